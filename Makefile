@@ -1,0 +1,125 @@
+# tpuprof - a plain Makefile (GNU make).
+#
+#   make                 build build/tpuprof
+#   make check           unit, golden and corrupt-input tests
+#   make run             build and run `tpuprof info` on testdata/
+#   make deps            install the Debian packages that are missing
+#   make SANITIZE=address,undefined check
+#   make valgrind        the test suite under valgrind
+#   make bench           speed and memory benchmark (docs/performance.md)
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make clean
+
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BUILD     ?= build
+CC        ?= cc
+PROTOC_C  ?= protoc-c
+OPT       ?= -O2 -g
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wformat=2 -Wpointer-arith -Wvla \
+	-Wwrite-strings -Wold-style-definition -Wno-unused-parameter \
+	-Wno-format-nonliteral -fno-common
+
+PKGS    := libprotobuf-c jansson libcurl zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lprotobuf-c -ljansson -lcurl -lz)
+
+ifneq ($(SANITIZE),)
+SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+BUILD := $(BUILD)-san
+endif
+
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -I$(BUILD)/proto
+CFLAGS   += -std=c11 $(OPT) $(WARN) $(SAN) $(PKG_CFLAGS) -MMD -MP
+# Generated protobuf-c code is not ours to warn about.
+PROTO_CFLAGS := -std=c11 $(OPT) -w $(SAN) $(PKG_CFLAGS)
+LDFLAGS  += $(SAN)
+LDLIBS   += $(PKG_LIBS) -lm -lpthread
+
+PROTOS     := $(wildcard proto/*.proto)
+PROTO_C    := $(patsubst proto/%.proto,$(BUILD)/proto/%.pb-c.c,$(PROTOS))
+PROTO_H    := $(PROTO_C:.c=.h)
+PROTO_OBJ  := $(PROTO_C:.c=.o)
+
+LIB_SRC  := $(wildcard src/util/*.c src/decode/*.c src/analyze/*.c src/report/*.c src/fetch/*.c)
+CLI_SRC  := $(wildcard src/cli/*.c)
+LIB_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
+CLI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
+LIB      := $(BUILD)/libtpuprof.a
+BIN      := $(BUILD)/tpuprof
+
+GEN_SRC  := $(wildcard tests/gen/*.c)
+GEN_BIN  := $(BUILD)/gen_capture
+
+TEST_SRC := $(wildcard tests/check_*.c)
+TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
+
+.PHONY: all check unit golden run deps bench clean install valgrind fuzz testdata
+.DEFAULT_GOAL := all
+
+all: $(BIN)
+
+$(BUILD)/proto/%.pb-c.c $(BUILD)/proto/%.pb-c.h: proto/%.proto
+	@mkdir -p $(@D)
+	$(PROTOC_C) -Iproto --c_out=$(BUILD)/proto $<
+
+$(BUILD)/proto/%.pb-c.o: $(BUILD)/proto/%.pb-c.c $(PROTO_H)
+	$(CC) $(CPPFLAGS) $(PROTO_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.c $(PROTO_H)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ) $(PROTO_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) $(CLI_OBJ) $(LIB) $(LDLIBS) -o $@
+
+$(GEN_BIN): $(GEN_SRC) $(PROTO_OBJ) $(PROTO_H)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/gen $(GEN_SRC) $(PROTO_OBJ) $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LIBS) -o $@
+
+# Small generated captures kept in testdata/ are rebuilt only on request;
+# tests compare against the committed files.
+testdata: $(GEN_BIN)
+	sh tests/make_testdata.sh $(GEN_BIN)
+
+unit: $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $(TEST_WRAP) $$t; done
+
+golden: $(BIN)
+	TPUPROF=$(BIN) TEST_WRAP="$(TEST_WRAP)" sh tests/golden.sh
+
+check: all unit golden
+	@echo "make check: all test suites passed"
+
+VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet
+valgrind:
+	$(MAKE) unit golden TEST_WRAP="$(VALGRIND)" OPT="-O0 -g"
+
+run: $(BIN)
+	$(BIN) info testdata/small.xplane.pb
+
+deps:
+	sh tests/install_deps.sh
+
+bench: $(BIN) $(GEN_BIN)
+	sh tests/bench.sh $(BIN) $(GEN_BIN)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tpuprof
+	if [ -f docs/tpuprof.1 ]; then install -m 644 docs/tpuprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/tpuprof.1; fi
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

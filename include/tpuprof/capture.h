@@ -1,0 +1,100 @@
+/*
+ * capture.h - turning CAPTURE arguments into a decoded capture set.
+ *
+ * A CAPTURE may be an *.xplane.pb (plain or gzip, told apart by magic
+ * bytes), a standalone *.hlo_proto.pb, an XLA dump file or directory
+ * (module_NNNN.*.hlo.pb), a run directory (every host in it), a TensorBoard
+ * logdir (…/plugins/profile/<run>/, the newest run unless a run is named),
+ * or "-" for standard input. Whether a file holds an XSpace or an HloProto
+ * is decided from its bytes, with the file name only as a tie-breaker; the
+ * decision is kept in tp_source.kind so commands can say what they took
+ * each file for.
+ *
+ * Ownership: tp_capture owns everything: the file buffers (mapped or
+ * malloc'd), the arena holding decoded records, and the arrays below.
+ * tp_capture_release() frees it all, after which no pointer into it is
+ * valid. An opened capture is not thread-safe; different captures are
+ * independent.
+ */
+#ifndef TPUPROF_CAPTURE_H
+#define TPUPROF_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpuprof/arena.h"
+#include "tpuprof/error.h"
+#include "tpuprof/hlo.h"
+#include "tpuprof/xspace.h"
+
+enum tp_source_kind {
+	TP_SOURCE_XSPACE,     /* an XSpace: one host                 */
+	TP_SOURCE_HLO_PROTO,  /* a serialized xla.HloProto           */
+	TP_SOURCE_XLA_DUMP,   /* an HloProto from an XLA dump        */
+};
+
+/* Bytes of one input file; owned by the capture. */
+struct tp_buffer {
+	const uint8_t *data;
+	size_t size;
+	void *map;            /* mmap'd region, or NULL               */
+	size_t map_len;
+	void *heap;           /* malloc'd copy (gzip, stdin), or NULL */
+};
+
+struct tp_source {
+	const char *path;     /* as given or found, arena; "-" = stdin */
+	enum tp_source_kind kind;
+	bool gzip;            /* the file was gzip-compressed          */
+	bool kind_from_name;  /* bytes were ambiguous; name decided     */
+	uint64_t file_bytes;  /* size on disk (compressed)             */
+	struct tp_buffer buf; /* decoded-from bytes (inflated)         */
+};
+
+struct tp_host {
+	const char *name;     /* XSpace hostname, else from file name  */
+	size_t source;        /* index into tp_capture.sources         */
+	struct tp_xspace xs;
+};
+
+struct tp_capture {
+	struct tp_arena arena;       /* decoded records; do not move     */
+	struct tp_source *sources;   /* malloc'd, in argument order      */
+	size_t n_sources, cap_sources;
+	struct tp_host *hosts;       /* malloc'd                         */
+	size_t n_hosts, cap_hosts;
+	struct tp_module *modules;   /* malloc'd                         */
+	size_t n_modules, cap_modules;
+	const char *run;             /* logdir run chosen, arena, or NULL */
+	char **notes;                /* malloc'd lines for the user       */
+	size_t n_notes, cap_notes;
+};
+
+struct tp_open_opts {
+	const char *run;         /* logdir run to take; NULL = newest        */
+	uint64_t max_input;      /* most bytes to inflate or read from stdin */
+};
+
+#define TP_DEFAULT_MAX_INPUT (UINT64_C(64) << 30)
+
+/* Opens and decodes every capture named in paths. On failure the capture
+ * is left released (nothing to free) and err names the file and problem. */
+enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
+			    size_t n_paths, const struct tp_open_opts *opts,
+			    struct tp_error *err);
+void tp_capture_release(struct tp_capture *cap);
+
+/* Decides what bytes hold: 'X' XSpace, 'H' HloProto, 0 undecidable. */
+int tp_sniff(const uint8_t *data, size_t size);
+
+/* Reads a whole file or stream into buf: regular files are mapped, others
+ * read; gzip is inflated up to max bytes. */
+enum tp_err tp_buffer_load(struct tp_buffer *buf, const char *path,
+			   uint64_t max, bool *gzip, uint64_t *file_bytes,
+			   struct tp_error *err);
+void tp_buffer_release(struct tp_buffer *buf);
+
+const char *tp_source_kind_name(enum tp_source_kind kind);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * info.h - what a capture holds and what it lacks (`tpuprof info`).
+ *
+ * The analysis walks the decoded capture once and derives what the raw
+ * records do not state directly: device type and software versions, the
+ * capture's wall-clock start and duration, counts of runtime memory and
+ * collective events, HLO module counts, and warnings naming the analyses
+ * that missing data rules out. Planes and lines are not copied: the
+ * report reads them from the capture, which must outlive the result.
+ *
+ * Ownership: tp_info_release() frees the result (malloc'd arrays and
+ * strings); it borrows nothing from the capture except plane pointers.
+ */
+#ifndef TPUPROF_INFO_H
+#define TPUPROF_INFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tpuprof/capture.h"
+
+struct tp_info_module {
+	const struct tp_module *module; /* borrowed from the capture       */
+	struct tp_hlo_counts counts;
+};
+
+struct tp_info_host {
+	const struct tp_host *host;      /* borrowed from the capture       */
+	const char *device_type;         /* malloc'd, or NULL               */
+	bool has_task_env;
+	uint64_t profile_start_ns;       /* Task Environment, epoch ns      */
+	uint64_t profile_stop_ns;
+	uint64_t memory_allocations;     /* MemoryAllocation events         */
+	uint64_t memory_deallocations;   /* MemoryDeallocation events       */
+	uint64_t collective_events;      /* collective op executions        */
+	uint64_t device_planes;          /* TPU, GPU and custom planes      */
+	uint64_t device_planes_with_events;
+	bool has_op_line;                /* XLA Ops / Framework Ops / kernels */
+	size_t first_module, n_modules;  /* range of tp_info.modules        */
+};
+
+struct tp_info {
+	struct tp_info_host *hosts;      /* malloc'd, capture order         */
+	size_t n_hosts;
+	struct tp_info_module *modules;  /* malloc'd, capture order         */
+	size_t n_modules;
+	char **warnings;                 /* malloc'd lines                  */
+	size_t n_warnings, cap_warnings;
+};
+
+/* Builds the info for every host and module; decodes HLO modules (so it
+ * can fail with TP_ERR_INPUT on a corrupt one, leaving info released). */
+enum tp_err tp_info_build(struct tp_info *info, struct tp_capture *cap,
+			  struct tp_error *err);
+void tp_info_release(struct tp_info *info);
+
+/* Versions and device description: plane stats whose names end in
+ * "_version", or are device_type_string/device_vendor; for reporting. */
+bool tp_info_is_version_stat(struct tp_str name);
+
+#endif

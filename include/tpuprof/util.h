@@ -1,0 +1,53 @@
+/*
+ * util.h - allocation wrappers, byte slices and small string helpers.
+ *
+ * tp_xmalloc and friends never return NULL: out of memory prints one line
+ * and aborts (as jq, tmux and redis do), so callers do not check. Slices
+ * (struct tp_str) borrow memory they do not own; the owner is documented
+ * wherever a slice is stored.
+ */
+#ifndef TPUPROF_UTIL_H
+#define TPUPROF_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+void *tp_xmalloc(size_t size);
+void *tp_xcalloc(size_t count, size_t size);
+void *tp_xrealloc(void *ptr, size_t size);
+/* Grows an array of *cap elements of elem_size bytes to hold at least need. */
+void *tp_xgrow(void *ptr, size_t *cap, size_t need, size_t elem_size);
+char *tp_xstrdup(const char *s);
+/* printf into a new malloc'd string; the caller frees it. */
+char *tp_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A borrowed run of bytes; not NUL-terminated. */
+struct tp_str {
+	const char *ptr;
+	size_t len;
+};
+
+#define TP_STR_NULL ((struct tp_str){ NULL, 0 })
+
+static inline struct tp_str tp_str_make(const char *p, size_t n)
+{
+	struct tp_str s = { p, n };
+	return s;
+}
+
+/* True when s equals the NUL-terminated string lit. */
+bool tp_str_eq(struct tp_str s, const char *lit);
+bool tp_str_has_prefix(struct tp_str s, const char *prefix);
+bool tp_str_contains(struct tp_str s, const char *needle);
+/* A new malloc'd NUL-terminated copy; the caller frees it. */
+char *tp_str_dup(struct tp_str s);
+
+/* Saturating int64 arithmetic: hostile files must not overflow sums. */
+int64_t tp_sat_add(int64_t a, int64_t b);
+int64_t tp_sat_mul(int64_t a, int64_t b);
+
+/* True when name ends with suffix. */
+bool tp_has_suffix(const char *name, const char *suffix);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * xspace.h - the decoded form of one XSpace (one host's *.xplane.pb).
+ *
+ * Decoding reads planes, lines and the metadata maps into compact records;
+ * events are never unpacked into structs: they stay in the file's bytes and
+ * are read with tp_event_iter, one at a time, as often as an analysis needs.
+ * This is what keeps a multi-GB capture within about its own size in memory.
+ *
+ * Ownership: every record and array below lives in the arena passed to
+ * tp_xspace_decode(); every struct tp_str points into the file's bytes
+ * (struct tp_buffer in capture.h), which must outlive the records. Both are
+ * released by tp_capture_release().
+ *
+ * Decoding validates the whole structure (every tag, length and event), so
+ * later iteration over a decoded XSpace cannot meet corrupt bytes.
+ */
+#ifndef TPUPROF_XSPACE_H
+#define TPUPROF_XSPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpuprof/arena.h"
+#include "tpuprof/error.h"
+#include "tpuprof/util.h"
+#include "tpuprof/wire.h"
+
+/* Which member of XStat's value oneof was set (last one wins). */
+enum tp_stat_kind {
+	TP_STAT_NONE = 0,
+	TP_STAT_DOUBLE,
+	TP_STAT_UINT64,
+	TP_STAT_INT64,
+	TP_STAT_STR,
+	TP_STAT_BYTES,
+	TP_STAT_REF,
+};
+
+struct tp_stat {
+	int64_t metadata_id;    /* key into the plane's stat metadata */
+	enum tp_stat_kind kind;
+	union {
+		double d;
+		uint64_t u;          /* UINT64 and REF                */
+		int64_t i;
+		struct tp_str s;     /* STR and BYTES, borrowed        */
+	} v;
+	size_t offset;          /* file offset of the value       */
+};
+
+/* Stat names tpuprof looks for. Resolved per plane to stat-metadata ids at
+ * decode time, so hot loops compare integers, not strings. */
+enum tp_stat_name {
+	TP_SN_DEVICE_OFFSET_PS,
+	TP_SN_DEVICE_DURATION_PS,
+	TP_SN_PROGRAM_ID,
+	TP_SN_SYMBOL_ID,
+	TP_SN_HLO_PROTO,
+	TP_SN_HLO_PROTO_OLD,    /* "HLO Proto", an older spelling      */
+	TP_SN_HLO_CATEGORY,
+	TP_SN_HLO_OP,
+	TP_SN_HLO_MODULE,
+	TP_SN_TF_OP,
+	TP_SN_COUNT
+};
+
+struct tp_stat_meta {
+	int64_t id;
+	struct tp_str name;     /* stat name, or an interned string   */
+};
+
+struct tp_event_meta {
+	int64_t id;
+	struct tp_str name;          /* on TPU op lines: the HLO text   */
+	struct tp_str display_name;  /* on TPU op lines: the HLO name   */
+	struct tp_stat *stats;       /* arena                           */
+	uint32_t n_stats;
+	uint32_t n_children;         /* child_id entries (fused ops)    */
+	size_t offset;               /* file offset of the message      */
+};
+
+struct tp_line {
+	int64_t id;
+	int64_t display_id;
+	struct tp_str name;
+	struct tp_str display_name;
+	int64_t timestamp_ns;
+	int64_t duration_ps;
+	struct tp_str body;     /* the XLine message bytes, borrowed   */
+	size_t body_offset;     /* file offset of body                 */
+	uint64_t n_events;      /* all events                          */
+	uint64_t n_aggregated;  /* events with num_occurrences, no time */
+	bool has_span;          /* at least one timed event            */
+	int64_t first_start_ps; /* earliest event start (absolute ps)  */
+	int64_t last_end_ps;    /* latest event end (absolute ps)      */
+};
+
+enum tp_plane_kind {
+	TP_PLANE_OTHER = 0,
+	TP_PLANE_TPU,           /* /device:TPU:N (TensorCore)          */
+	TP_PLANE_TPU_SPARSECORE,
+	TP_PLANE_GPU,
+	TP_PLANE_CUSTOM,        /* /device:CUSTOM:...                  */
+	TP_PLANE_HOST,          /* /host:CPU and other /host: planes   */
+	TP_PLANE_METADATA,      /* /host:metadata                      */
+	TP_PLANE_TASK_ENV,      /* Task Environment                    */
+};
+
+struct tp_idmap {
+	int64_t *keys;          /* arena, open addressing              */
+	uint32_t *values;       /* index + 1; 0 marks an empty slot    */
+	size_t cap;             /* power of two                        */
+};
+
+struct tp_plane {
+	int64_t id;
+	struct tp_str name;
+	enum tp_plane_kind kind;
+	int device_ordinal;             /* N of /device:XXX:N, else -1     */
+	struct tp_line *lines;          /* arena, file order               */
+	size_t n_lines;
+	struct tp_event_meta *event_meta; /* arena, file order             */
+	size_t n_event_meta;
+	struct tp_stat_meta *stat_meta; /* arena, file order               */
+	size_t n_stat_meta;
+	struct tp_stat *stats;          /* plane stats, arena              */
+	size_t n_stats;
+	struct tp_idmap event_meta_index; /* id -> event_meta index        */
+	struct tp_idmap stat_meta_index;  /* id -> stat_meta index         */
+	int64_t known_stat_id[TP_SN_COUNT]; /* valid when known_stat[i]    */
+	bool known_stat[TP_SN_COUNT];
+	size_t offset;                  /* file offset of the message      */
+};
+
+struct tp_xspace {
+	struct tp_plane *planes;        /* arena, file order               */
+	size_t n_planes;
+	struct tp_str *hostnames;       /* arena                           */
+	size_t n_hostnames;
+	size_t n_errors, n_warnings;
+	struct tp_str *errors;          /* arena                           */
+	struct tp_str *warnings;        /* arena                           */
+	int64_t time_origin_ns;         /* subtracted from line timestamps */
+	const uint8_t *base;            /* the file bytes                  */
+	size_t size;
+};
+
+/* Decodes an XSpace from data[0..size), which stays borrowed. name is the
+ * file name used in error messages. On failure the arena may hold partial
+ * records; they die with it. */
+enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
+			     const uint8_t *data, size_t size, const char *name,
+			     struct tp_error *err);
+
+/* Looks up metadata by id; NULL when absent. */
+const struct tp_event_meta *tp_plane_event_meta(const struct tp_plane *pl,
+						int64_t id);
+const struct tp_stat_meta *tp_plane_stat_meta(const struct tp_plane *pl,
+					      int64_t id);
+/* The name of a stat (its metadata's name), or an empty slice. */
+struct tp_str tp_stat_name(const struct tp_plane *pl, const struct tp_stat *st);
+/* A stat's string value: str_value, or the name behind ref_value. */
+bool tp_stat_str(const struct tp_plane *pl, const struct tp_stat *st,
+		 struct tp_str *out);
+/* A stat's integer value from any integer case (uint64 wins, as in XProf);
+ * doubles are truncated. False for strings and bytes. */
+bool tp_stat_int(const struct tp_stat *st, int64_t *out);
+/* Finds a stat in a list by well-known name; NULL when absent. */
+const struct tp_stat *tp_stats_find(const struct tp_plane *pl,
+				    const struct tp_stat *stats, size_t n,
+				    enum tp_stat_name which);
+/* Finds a stat in a list by any name; NULL when absent. */
+const struct tp_stat *tp_stats_find_name(const struct tp_plane *pl,
+					 const struct tp_stat *stats, size_t n,
+					 const char *name);
+
+/* One event, read from the file by tp_event_iter_next(). */
+struct tp_event {
+	int64_t metadata_id;
+	const struct tp_event_meta *meta; /* NULL when the id is unknown   */
+	bool timed;            /* false for aggregated events           */
+	int64_t num_occurrences; /* 1 for timed events                  */
+	int64_t offset_ps;     /* raw offset_ps                         */
+	int64_t duration_ps;   /* raw duration_ps                       */
+	int64_t start_ps;      /* absolute start, device time preferred */
+	int64_t dur_ps;        /* duration, device time preferred       */
+	struct tp_str stats;   /* the event's stats, as raw fields       */
+	size_t offset;         /* file offset of the event message      */
+};
+
+struct tp_event_iter {
+	const struct tp_plane *plane;
+	const struct tp_line *line;
+	int64_t line_base_ps;  /* (timestamp_ns - origin) * 1000        */
+	bool validate;         /* decode every stat (set by the decoder) */
+	struct tp_wire w;
+};
+
+void tp_event_iter_init(struct tp_event_iter *it, const struct tp_xspace *xs,
+			const struct tp_plane *pl, const struct tp_line *ln);
+/* 1 when ev was filled, 0 at the end, -1 on corrupt bytes (only possible
+ * on data that tp_xspace_decode did not validate). */
+int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev);
+
+/* Iterates the stats stored with an event (not its metadata's). */
+struct tp_stat_iter {
+	struct tp_wire w;
+};
+void tp_stat_iter_init(struct tp_stat_iter *it, const struct tp_xspace *xs,
+		       const struct tp_event *ev);
+int tp_stat_iter_next(struct tp_stat_iter *it, struct tp_stat *st);
+
+/* Finds a well-known stat on the event, then on its metadata. */
+bool tp_event_stat(const struct tp_xspace *xs, const struct tp_plane *pl,
+		   const struct tp_event *ev, enum tp_stat_name which,
+		   struct tp_stat *out);
+
+const char *tp_plane_kind_name(enum tp_plane_kind kind);
+
+#endif

@@ -1,0 +1,242 @@
+/*
+ * info.c - the `info` analysis (see info.h).
+ */
+#include "tpuprof/info.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void warn(struct tp_info *info, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn(struct tp_info *info, const char *fmt, ...)
+{
+	va_list ap;
+	char line[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	info->warnings = tp_xgrow(info->warnings, &info->cap_warnings,
+				  info->n_warnings + 1,
+				  sizeof(*info->warnings));
+	info->warnings[info->n_warnings++] = tp_xstrdup(line);
+}
+
+bool tp_info_is_version_stat(struct tp_str name)
+{
+	static const char suffix[] = "_version";
+	size_t n = sizeof(suffix) - 1;
+
+	return tp_str_eq(name, "device_type_string") ||
+	       tp_str_eq(name, "device_vendor") ||
+	       (name.len > n && memcmp(name.ptr + name.len - n, suffix, n) == 0);
+}
+
+/* A collective op execution: an op-line event whose HLO category names a
+ * collective (TPU), or a TF-era host CollectiveReduce event. */
+static bool is_collective_category(struct tp_str cat)
+{
+	static const char *const names[] = {
+		"all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+		"collective-permute", "collective-broadcast",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (tp_str_has_prefix(cat, names[i]))
+			return true;
+	return false;
+}
+
+static bool is_op_line(const struct tp_plane *pl, const struct tp_line *ln)
+{
+	if (tp_str_eq(ln->name, "XLA Ops") ||
+	    tp_str_eq(ln->name, "Framework Ops") ||
+	    tp_str_eq(ln->name, "TensorFlow Ops"))
+		return true;
+	return pl->kind == TP_PLANE_GPU && tp_str_has_prefix(ln->name, "Stream #");
+}
+
+static void count_line(const struct tp_host *h, const struct tp_plane *pl,
+		       const struct tp_line *ln, struct tp_info_host *ih)
+{
+	bool host_plane = tp_str_eq(pl->name, "/host:CPU");
+	bool op_line = pl->kind != TP_PLANE_HOST && is_op_line(pl, ln);
+	struct tp_event_iter it;
+	struct tp_event ev;
+
+	if (!host_plane && !op_line)
+		return;
+	tp_event_iter_init(&it, &h->xs, pl, ln);
+	while (tp_event_iter_next(&it, &ev) > 0) {
+		const struct tp_event_meta *em = ev.meta;
+		const struct tp_stat *cat;
+		struct tp_str s;
+
+		if (!em)
+			continue;
+		if (host_plane) {
+			if (tp_str_eq(em->name, "MemoryAllocation"))
+				ih->memory_allocations++;
+			else if (tp_str_eq(em->name, "MemoryDeallocation"))
+				ih->memory_deallocations++;
+			else if (tp_str_has_prefix(em->name, "CollectiveReduce"))
+				ih->collective_events++;
+			continue;
+		}
+		cat = tp_stats_find(pl, em->stats, em->n_stats,
+				    TP_SN_HLO_CATEGORY);
+		if (cat && tp_stat_str(pl, cat, &s) && is_collective_category(s))
+			ih->collective_events++;
+	}
+}
+
+static void task_environment(const struct tp_plane *pl, struct tp_info_host *ih)
+{
+	const struct tp_stat *s;
+	int64_t v;
+
+	ih->has_task_env = true;
+	s = tp_stats_find_name(pl, pl->stats, pl->n_stats, "profile_start_time");
+	if (s && tp_stat_int(s, &v))
+		ih->profile_start_ns = (uint64_t)v;
+	s = tp_stats_find_name(pl, pl->stats, pl->n_stats, "profile_stop_time");
+	if (s && tp_stat_int(s, &v))
+		ih->profile_stop_ns = (uint64_t)v;
+}
+
+static void device_type(const struct tp_plane *pl, struct tp_info_host *ih)
+{
+	const struct tp_stat *s;
+	struct tp_str v;
+
+	if (ih->device_type)
+		return;
+	s = tp_stats_find_name(pl, pl->stats, pl->n_stats, "device_type_string");
+	if (s && tp_stat_str(pl, s, &v) && v.len)
+		ih->device_type = tp_str_dup(v);
+}
+
+static void scan_host(const struct tp_host *h, struct tp_info_host *ih)
+{
+	for (size_t p = 0; p < h->xs.n_planes; p++) {
+		const struct tp_plane *pl = &h->xs.planes[p];
+		bool device = pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_GPU ||
+			      pl->kind == TP_PLANE_TPU_SPARSECORE ||
+			      pl->kind == TP_PLANE_CUSTOM;
+		uint64_t events = 0;
+
+		if (pl->kind == TP_PLANE_TASK_ENV)
+			task_environment(pl, ih);
+		if (device)
+			device_type(pl, ih);
+		for (size_t l = 0; l < pl->n_lines; l++) {
+			events += pl->lines[l].n_events;
+			if (device && pl->lines[l].n_events &&
+			    is_op_line(pl, &pl->lines[l]))
+				ih->has_op_line = true;
+			count_line(h, pl, &pl->lines[l], ih);
+		}
+		ih->device_planes += device;
+		ih->device_planes_with_events += device && events;
+	}
+}
+
+static void host_warnings(struct tp_info *info, const struct tp_info_host *ih,
+			  size_t n_modules_with_ba)
+{
+	const char *n = ih->host->name;
+
+	if (!ih->n_modules)
+		warn(info, "%s: no HLO modules: no compiler memory timeline, no fusion contents, no collective shapes or groups", n);
+	else if (!n_modules_with_ba)
+		warn(info, "%s: no HLO module has a buffer assignment: no compiler memory timeline", n);
+	if (!ih->device_planes_with_events)
+		warn(info, "%s: no device events: no op times, no device timeline", n);
+	else if (!ih->has_op_line)
+		warn(info, "%s: no op line (XLA Ops, Framework Ops or GPU kernels): no per-op device times", n);
+	if (!ih->memory_allocations && !ih->memory_deallocations)
+		warn(info, "%s: no MemoryAllocation/MemoryDeallocation events: no runtime memory timeline", n);
+	if (!ih->has_task_env)
+		warn(info, "%s: no Task Environment plane: capture start time unknown", n);
+	if (ih->host->xs.n_errors)
+		warn(info, "%s: the profiler recorded %zu collection error(s)", n, ih->host->xs.n_errors);
+}
+
+static enum tp_err add_modules(struct tp_info *info, struct tp_capture *cap,
+			       int host, size_t *with_ba, struct tp_error *err)
+{
+	*with_ba = 0;
+	for (size_t i = 0; i < cap->n_modules; i++) {
+		struct tp_module *m = &cap->modules[i];
+		struct tp_info_module *im;
+		enum tp_err rc;
+
+		if (m->host != host)
+			continue;
+		rc = tp_module_decode(m, &cap->arena, err);
+		if (rc != TP_OK)
+			return rc;
+		im = &info->modules[info->n_modules++];
+		im->module = m;
+		tp_hlo_count(m->hlo, &im->counts);
+		*with_ba += im->counts.has_buffer_assignment;
+	}
+	return TP_OK;
+}
+
+static enum tp_err build(struct tp_info *info, struct tp_capture *cap,
+			 struct tp_error *err)
+{
+	enum tp_err rc;
+	size_t with_ba;
+
+	memset(info, 0, sizeof(*info));
+	info->hosts = tp_xcalloc(cap->n_hosts, sizeof(*info->hosts));
+	info->modules = tp_xcalloc(cap->n_modules, sizeof(*info->modules));
+	for (size_t h = 0; h < cap->n_hosts; h++) {
+		struct tp_info_host *ih = &info->hosts[info->n_hosts++];
+
+		ih->host = &cap->hosts[h];
+		scan_host(ih->host, ih);
+		ih->first_module = info->n_modules;
+		rc = add_modules(info, cap, (int)h, &with_ba, err);
+		if (rc != TP_OK)
+			return rc;
+		ih->n_modules = info->n_modules - ih->first_module;
+		host_warnings(info, ih, with_ba);
+	}
+	/* Standalone HLO files and XLA dumps belong to no host. */
+	rc = add_modules(info, cap, -1, &with_ba, err);
+	if (rc != TP_OK)
+		return rc;
+	for (size_t i = 0; i < info->n_modules; i++)
+		if (info->modules[i].module->host < 0 &&
+		    !info->modules[i].counts.has_buffer_assignment)
+			warn(info, "%s: no buffer assignment (an XLA dump before optimizations?): no compiler memory timeline",
+			     info->modules[i].module->path);
+	return TP_OK;
+}
+
+enum tp_err tp_info_build(struct tp_info *info, struct tp_capture *cap,
+			  struct tp_error *err)
+{
+	enum tp_err rc = build(info, cap, err);
+
+	if (rc != TP_OK)
+		tp_info_release(info);
+	return rc;
+}
+
+void tp_info_release(struct tp_info *info)
+{
+	for (size_t i = 0; i < info->n_hosts; i++)
+		free((char *)info->hosts[i].device_type);
+	for (size_t i = 0; i < info->n_warnings; i++)
+		free(info->warnings[i]);
+	free(info->warnings);
+	free(info->hosts);
+	free(info->modules);
+	memset(info, 0, sizeof(*info));
+}

@@ -1,0 +1,75 @@
+/*
+ * cli.h - what the command files share: the command table entry, common
+ * options, output handling and messages. Only the CLI prints to the user
+ * or decides exit codes (docs/exit-codes.md).
+ */
+#ifndef TPUPROF_CLI_H
+#define TPUPROF_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "tpuprof/capture.h"
+#include "tpuprof/error.h"
+#include "tpuprof/report.h"
+
+#define TPUPROF_VERSION "0.1.0"
+
+enum tp_exit {
+	TP_EXIT_OK = 0,
+	TP_EXIT_CHECK_FAILED = 1,
+	TP_EXIT_USAGE = 2,
+	TP_EXIT_INPUT = 3,
+	TP_EXIT_NETWORK = 4,
+	TP_EXIT_OUTPUT = 5,
+	TP_EXIT_INTERNAL = 6,
+};
+
+struct tp_cmd {
+	const char *name;
+	const char *summary;   /* one line for `tpuprof --help`       */
+	const char *help;      /* full text for `tpuprof help NAME`   */
+	int (*run)(int argc, char **argv); /* returns an exit code  */
+};
+
+/* Options shared by the analysis commands. */
+struct tp_common_opts {
+	enum tp_format format;
+	const char *output;     /* -o FILE, NULL = stdout               */
+	struct tp_open_opts open;
+	bool quiet;
+	char **captures;        /* the CAPTURE arguments (argv slice)   */
+	int n_captures;
+};
+
+/* Parses argv (argv[0] is the command name) into o. Returns -1 when the
+ * command should exit now with *exit_code (help shown, or a usage error
+ * already reported), 0 otherwise. */
+int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
+			struct tp_common_opts *o, int *exit_code);
+
+/* Output: stdout, or a temporary file renamed over -o FILE only when
+ * everything was written, so a failed run never clobbers earlier output. */
+struct tp_output {
+	FILE *fp;
+	const char *path;   /* final path, or NULL for stdout          */
+	char *tmp_path;     /* malloc'd temporary path                 */
+};
+int tp_output_open(struct tp_output *out, const char *path);
+/* Flushes and closes; on success renames into place. ok=false discards.
+ * Returns an exit code (TP_EXIT_OUTPUT on a write failure). */
+int tp_output_close(struct tp_output *out, bool ok);
+
+/* Prints "tpuprof: <msg>" and returns the exit code for err->code. */
+int tp_cli_fail(const struct tp_error *err);
+int tp_exit_code(enum tp_err code);
+void tp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the capture's notes to stderr unless quiet. */
+void tp_cli_notes(const struct tp_capture *cap, bool quiet);
+
+/* Parses sizes like 512MB, 14.5GiB, 1024 into bytes. */
+bool tp_parse_size(const char *s, uint64_t *out);
+
+extern const struct tp_cmd tp_cmd_info;
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * main.c - the command table and dispatch. Each command lives in its own
+ * cmd_<name>.c and is registered here, sorted by name.
+ */
+#include "cli.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct tp_cmd *const commands[] = {
+	&tp_cmd_info,
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct tp_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: tpuprof COMMAND [options] CAPTURE...\n"
+		"       tpuprof help COMMAND\n"
+		"\n"
+		"Answers from TPU and GPU profile captures (*.xplane.pb), as text\n"
+		"for people and JSON (--format json) for scripts.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(out, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(out,
+		"  %-12s %s\n"
+		"\n"
+		"global options:\n"
+		"  -h, --help     this help\n"
+		"  --version      print the version\n"
+		"\n"
+		"exit codes: 0 ok, 1 a check failed, 2 usage, 3 unreadable or\n"
+		"corrupt input, 4 network, 5 output could not be written,\n"
+		"6 internal error (docs/exit-codes.md)\n",
+		"help", "help on a command");
+}
+
+static int help_command(int argc, char **argv)
+{
+	const struct tp_cmd *cmd;
+
+	if (argc < 2) {
+		print_usage(stdout);
+		return TP_EXIT_OK;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		tp_cli_error("no such command '%s' (see 'tpuprof --help')", argv[1]);
+		return TP_EXIT_USAGE;
+	}
+	fputs(cmd->help, stdout);
+	return TP_EXIT_OK;
+}
+
+/* stdout must reach its reader: a full disk or closed pipe is an error. */
+static int finish_stdout(int code)
+{
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		if (code == TP_EXIT_OK) {
+			fputs("tpuprof: cannot write standard output\n", stderr);
+			return TP_EXIT_OUTPUT;
+		}
+	}
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	const struct tp_cmd *cmd;
+	int code;
+
+	/* Report EPIPE as an output error instead of dying silently. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		print_usage(stderr);
+		return TP_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		print_usage(stdout);
+		return finish_stdout(TP_EXIT_OK);
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("tpuprof %s\n", TPUPROF_VERSION);
+		return finish_stdout(TP_EXIT_OK);
+	}
+	if (strcmp(argv[1], "help") == 0)
+		return finish_stdout(help_command(argc - 1, argv + 1));
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		tp_cli_error("no such command '%s' (see 'tpuprof --help')", argv[1]);
+		return TP_EXIT_USAGE;
+	}
+	code = cmd->run(argc - 1, argv + 1);
+	return finish_stdout(code);
+}

@@ -1,0 +1,190 @@
+/*
+ * capture.c - assembling a capture set from CAPTURE arguments: load each
+ * file, decide what it holds, decode XSpaces into hosts and collect HLO
+ * modules (see capture.h).
+ */
+#include "capture_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void tp_capture_note(struct tp_capture *cap, const char *fmt, ...)
+{
+	va_list ap;
+	char line[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	cap->notes = tp_xgrow(cap->notes, &cap->cap_notes, cap->n_notes + 1,
+			      sizeof(*cap->notes));
+	cap->notes[cap->n_notes++] = tp_xstrdup(line);
+}
+
+void tp_capture_push_module(struct tp_capture *cap, const struct tp_module *m)
+{
+	cap->modules = tp_xgrow(cap->modules, &cap->cap_modules,
+				cap->n_modules + 1, sizeof(*cap->modules));
+	cap->modules[cap->n_modules++] = *m;
+}
+
+const char *tp_source_kind_name(enum tp_source_kind kind)
+{
+	switch (kind) {
+	case TP_SOURCE_XSPACE:
+		return "xspace";
+	case TP_SOURCE_HLO_PROTO:
+		return "hlo_proto";
+	case TP_SOURCE_XLA_DUMP:
+		return "xla_dump";
+	}
+	return "unknown";
+}
+
+/* The host name when the XSpace has none: the file name without its
+ * .xplane.pb[.gz] suffix, as TensorBoard names hosts. */
+static const char *host_name_from_path(struct tp_arena *a, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	static const char *const suffixes[] = { ".xplane.pb.gz", ".xplane.pb",
+						".pb.gz", ".pb" };
+	size_t n;
+
+	base = base ? base + 1 : path;
+	if (strcmp(path, "-") == 0)
+		return "stdin";
+	n = strlen(base);
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+		if (tp_has_suffix(base, suffixes[i]) &&
+		    n > strlen(suffixes[i])) {
+			n -= strlen(suffixes[i]);
+			break;
+		}
+	return tp_arena_strndup(a, base, n);
+}
+
+static enum tp_err add_host(struct tp_capture *cap, size_t source,
+			    struct tp_error *err)
+{
+	struct tp_source *src = &cap->sources[source];
+	struct tp_host *h;
+	enum tp_err rc;
+
+	cap->hosts = tp_xgrow(cap->hosts, &cap->cap_hosts, cap->n_hosts + 1,
+			      sizeof(*cap->hosts));
+	h = &cap->hosts[cap->n_hosts];
+	memset(h, 0, sizeof(*h));
+	h->source = source;
+	rc = tp_xspace_decode(&h->xs, &cap->arena, src->buf.data,
+			      src->buf.size,
+			      strcmp(src->path, "-") ? src->path : "<stdin>",
+			      err);
+	if (rc != TP_OK)
+		return rc;
+	if (h->xs.n_hostnames && h->xs.hostnames[0].len)
+		h->name = tp_arena_strndup(&cap->arena, h->xs.hostnames[0].ptr,
+					   h->xs.hostnames[0].len);
+	else
+		h->name = host_name_from_path(&cap->arena, src->path);
+	cap->n_hosts++;
+	tp_capture_add_embedded_modules(cap, cap->n_hosts - 1);
+	return TP_OK;
+}
+
+/* Kind from the file name, for bytes that could be either message. */
+static int kind_from_name(const char *path)
+{
+	if (strstr(path, ".xplane.pb"))
+		return 'X';
+	if (strstr(path, ".hlo_proto.pb") || strstr(path, ".hlo.pb"))
+		return 'H';
+	return 0;
+}
+
+enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
+				const struct tp_open_opts *opts, bool in_dump,
+				struct tp_error *err)
+{
+	struct tp_source *src;
+	const char *shown = strcmp(path, "-") ? path : "<stdin>";
+	enum tp_err rc;
+	int kind;
+
+	cap->sources = tp_xgrow(cap->sources, &cap->cap_sources,
+				cap->n_sources + 1, sizeof(*cap->sources));
+	src = &cap->sources[cap->n_sources];
+	memset(src, 0, sizeof(*src));
+	src->path = tp_arena_strdup(&cap->arena, path);
+	rc = tp_buffer_load(&src->buf, path, opts->max_input, &src->gzip,
+			    &src->file_bytes, err);
+	if (rc != TP_OK)
+		return rc;
+	cap->n_sources++;
+	kind = tp_sniff(src->buf.data, src->buf.size);
+	if (!kind) {
+		kind = kind_from_name(path);
+		src->kind_from_name = true;
+	}
+	if (!kind) {
+		struct tp_wire w;
+		struct tp_field f;
+
+		tp_wire_init(&w, src->buf.data, src->buf.data, src->buf.size);
+		while (tp_wire_next(&w, &f) > 0)
+			;
+		if (w.error)
+			return tp_error_set(err, TP_ERR_INPUT,
+					    "%s: not a profile capture (not protobuf: %s at byte %zu)",
+					    shown, w.error, w.error_offset);
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: not a profile capture (neither an XSpace nor an HloProto)",
+				    shown);
+	}
+	if (kind == 'X') {
+		src->kind = TP_SOURCE_XSPACE;
+		return add_host(cap, cap->n_sources - 1, err);
+	}
+	src->kind = in_dump || strstr(path, ".hlo.pb") ? TP_SOURCE_XLA_DUMP
+							: TP_SOURCE_HLO_PROTO;
+	return tp_capture_add_file_module(cap, cap->n_sources - 1, err);
+}
+
+enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
+			    size_t n_paths, const struct tp_open_opts *opts,
+			    struct tp_error *err)
+{
+	enum tp_err rc = TP_OK;
+
+	memset(cap, 0, sizeof(*cap));
+	tp_arena_init(&cap->arena);
+	for (size_t i = 0; i < n_paths && rc == TP_OK; i++) {
+		struct stat st;
+
+		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			rc = tp_capture_add_dir(cap, paths[i], opts, err);
+		else
+			rc = tp_capture_add_file(cap, paths[i], opts, false,
+						 err);
+	}
+	if (rc != TP_OK)
+		tp_capture_release(cap);
+	return rc;
+}
+
+void tp_capture_release(struct tp_capture *cap)
+{
+	for (size_t i = 0; i < cap->n_sources; i++)
+		tp_buffer_release(&cap->sources[i].buf);
+	for (size_t i = 0; i < cap->n_notes; i++)
+		free(cap->notes[i]);
+	free(cap->notes);
+	free(cap->sources);
+	free(cap->hosts);
+	free(cap->modules);
+	tp_arena_release(&cap->arena);
+	memset(cap, 0, sizeof(*cap));
+}

@@ -1,0 +1,189 @@
+/*
+ * hlo.c - lazy decoding of HloProto bytes with protobuf-c into the capture
+ * arena, and simple counts over a module (see hlo.h).
+ *
+ * protobuf-c recurses once per nesting level. The only recursive messages
+ * tpuprof declares are ShapeProto (tuple_shapes) and LayoutProto
+ * (physical_shape), so a hostile file could nest shapes a million deep and
+ * overflow the stack. shape_depth_ok() walks those paths with the wire
+ * reader first and refuses nesting deeper than any real shape.
+ */
+#include "tpuprof/hlo.h"
+#include "tpuprof/wire.h"
+
+#include <string.h>
+
+#define TP_MAX_SHAPE_DEPTH 64
+
+static bool shape_ok(struct tp_wire *w, int depth);
+
+static bool layout_ok(struct tp_wire *w, int depth)
+{
+	struct tp_field f;
+	int rc;
+
+	while ((rc = tp_wire_next(w, &f)) > 0) {
+		if (f.number == 10 && f.type == TP_WIRE_LEN) {
+			struct tp_wire sub;
+
+			tp_wire_sub(&sub, w, &f);
+			if (!shape_ok(&sub, depth + 1))
+				return false;
+		}
+	}
+	return rc == 0;
+}
+
+static bool shape_ok(struct tp_wire *w, int depth)
+{
+	struct tp_field f;
+	int rc;
+
+	if (depth > TP_MAX_SHAPE_DEPTH)
+		return false;
+	while ((rc = tp_wire_next(w, &f)) > 0) {
+		struct tp_wire sub;
+
+		if (f.type != TP_WIRE_LEN || (f.number != 4 && f.number != 5))
+			continue;
+		tp_wire_sub(&sub, w, &f);
+		if (f.number == 4 ? !shape_ok(&sub, depth + 1)
+				  : !layout_ok(&sub, depth + 1))
+			return false;
+	}
+	return rc == 0;
+}
+
+/* Field paths from a message to the ShapeProtos inside it. Each row: in a
+ * message reached by `parent`, field `number` holds a `child` message. */
+enum msg { M_HLO, M_MODULE, M_COMP, M_INSTR, M_PROGSHAPE, M_SHAPE };
+
+static const struct {
+	enum msg parent;
+	uint32_t number;
+	enum msg child;
+} shape_paths[] = {
+	{ M_HLO, 1, M_MODULE },       { M_MODULE, 3, M_COMP },
+	{ M_MODULE, 4, M_PROGSHAPE }, { M_COMP, 2, M_INSTR },
+	{ M_COMP, 4, M_PROGSHAPE },   { M_INSTR, 3, M_SHAPE },
+	{ M_PROGSHAPE, 1, M_SHAPE },  { M_PROGSHAPE, 2, M_SHAPE },
+};
+
+static bool nesting_ok(struct tp_wire *w, enum msg kind)
+{
+	struct tp_field f;
+	int rc;
+
+	if (kind == M_SHAPE)
+		return shape_ok(w, 0);
+	while ((rc = tp_wire_next(w, &f)) > 0) {
+		if (f.type != TP_WIRE_LEN)
+			continue;
+		for (size_t i = 0; i < sizeof(shape_paths) / sizeof(shape_paths[0]); i++) {
+			struct tp_wire sub;
+
+			if (shape_paths[i].parent != kind ||
+			    shape_paths[i].number != f.number)
+				continue;
+			tp_wire_sub(&sub, w, &f);
+			if (!nesting_ok(&sub, shape_paths[i].child))
+				return false;
+		}
+	}
+	return rc == 0;
+}
+
+struct tp_str tp_module_name(const struct tp_module *m)
+{
+	if (m->hlo && m->hlo->hlo_module && m->hlo->hlo_module->name)
+		return tp_str_make(m->hlo->hlo_module->name,
+				   strlen(m->hlo->hlo_module->name));
+	for (size_t i = 0; i < m->label.len; i++)
+		if (m->label.ptr[i] == '(')
+			return tp_str_make(m->label.ptr, i);
+	return m->label;
+}
+
+enum tp_err tp_module_decode(struct tp_module *m, struct tp_arena *arena,
+			     struct tp_error *err)
+{
+	struct tp_wire w;
+	struct tp_str name = tp_module_name(m);
+
+	if (m->hlo)
+		return TP_OK;
+	tp_wire_init(&w, (const uint8_t *)m->raw.ptr,
+		     (const uint8_t *)m->raw.ptr, m->raw.len);
+	if (!nesting_ok(&w, M_HLO))
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: corrupt HLO module '%.*s' at byte %zu: %s",
+				    m->path, (int)name.len, name.ptr,
+				    m->raw_offset + w.error_offset,
+				    w.error ? w.error : "shapes nested too deeply");
+	m->hlo = xla__hlo_proto__unpack(tp_arena_protobuf_allocator(arena),
+					m->raw.len,
+					(const uint8_t *)m->raw.ptr);
+	if (!m->hlo)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: corrupt HLO module '%.*s' (the HloProto at byte %zu does not decode)",
+				    m->path, (int)name.len, name.ptr,
+				    m->raw_offset);
+	if (!m->program_id_known && m->hlo->hlo_module) {
+		m->program_id = (uint64_t)m->hlo->hlo_module->id;
+		m->program_id_known = true;
+	}
+	return TP_OK;
+}
+
+bool tp_opcode_is_collective(const char *op)
+{
+	static const char *const names[] = {
+		"all-reduce", "all-reduce-start", "all-gather",
+		"all-gather-start", "reduce-scatter", "all-to-all",
+		"ragged-all-to-all", "collective-permute",
+		"collective-permute-start", "collective-broadcast",
+		"collective-reduce", "send", "recv", "cross-replica-sum",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(op, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static void count_instructions(const Xla__HloComputationProto *c,
+			       struct tp_hlo_counts *out)
+{
+	out->instructions += c->n_instructions;
+	for (size_t i = 0; i < c->n_instructions; i++) {
+		const char *op = c->instructions[i]->opcode;
+
+		if (strcmp(op, "fusion") == 0)
+			out->fusions++;
+		else if (tp_opcode_is_collective(op))
+			out->collectives++;
+	}
+}
+
+void tp_hlo_count(const Xla__HloProto *hlo, struct tp_hlo_counts *out)
+{
+	const Xla__HloModuleProto *mod = hlo->hlo_module;
+	const Xla__BufferAssignmentProto *ba = hlo->buffer_assignment;
+
+	memset(out, 0, sizeof(*out));
+	if (mod) {
+		out->computations = mod->n_computations;
+		for (size_t i = 0; i < mod->n_computations; i++) {
+			if (mod->computations[i]->is_fusion_computation)
+				out->fusion_computations++;
+			count_instructions(mod->computations[i], out);
+		}
+	}
+	if (!ba)
+		return;
+	out->has_buffer_assignment = true;
+	out->logical_buffers = ba->n_logical_buffers;
+	out->allocations = ba->n_buffer_allocations;
+	out->heap_traces = ba->n_heap_simulator_traces;
+	for (size_t i = 0; i < ba->n_heap_simulator_traces; i++)
+		out->heap_events += ba->heap_simulator_traces[i]->n_events;
+}

@@ -1,0 +1,135 @@
+/*
+ * modules.c - finding the HLO modules of a host (format-facts §3) and of
+ * standalone HloProto files.
+ *
+ * Embedded modules are event metadata of plane "/host:metadata" carrying a
+ * bytes stat named "Hlo Proto" (or the older "HLO Proto"). The program id
+ * is the "program_id" stat when present (layout B), else the "(digits)"
+ * suffix of the metadata name, else the metadata id itself (layout A),
+ * read as unsigned: TPU fingerprints exceed INT64_MAX.
+ */
+#include "capture_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Parses the unsigned digits between the last "(" and a final ")". */
+bool tp_parse_paren_id(struct tp_str s, uint64_t *out)
+{
+	size_t open;
+	uint64_t v = 0;
+
+	if (s.len < 3 || s.ptr[s.len - 1] != ')')
+		return false;
+	open = s.len - 1;
+	while (open > 0 && s.ptr[open - 1] != '(')
+		open--;
+	if (open == 0 || open == s.len - 1)
+		return false;
+	for (size_t i = open; i < s.len - 1; i++) {
+		unsigned d = (unsigned)(s.ptr[i] - '0');
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+static const struct tp_stat *hlo_stat(const struct tp_plane *pl,
+				      const struct tp_event_meta *em)
+{
+	const struct tp_stat *s;
+
+	s = tp_stats_find(pl, em->stats, em->n_stats, TP_SN_HLO_PROTO);
+	if (!s)
+		s = tp_stats_find(pl, em->stats, em->n_stats,
+				  TP_SN_HLO_PROTO_OLD);
+	return s && s->kind == TP_STAT_BYTES ? s : NULL;
+}
+
+static bool seen_program(const struct tp_capture *cap, size_t first,
+			 uint64_t id)
+{
+	for (size_t i = first; i < cap->n_modules; i++)
+		if (cap->modules[i].program_id == id)
+			return true;
+	return false;
+}
+
+void tp_capture_add_embedded_modules(struct tp_capture *cap, size_t host)
+{
+	const struct tp_host *h = &cap->hosts[host];
+	size_t first = cap->n_modules;
+
+	for (size_t p = 0; p < h->xs.n_planes; p++) {
+		const struct tp_plane *pl = &h->xs.planes[p];
+
+		if (pl->kind != TP_PLANE_METADATA)
+			continue;
+		for (size_t e = 0; e < pl->n_event_meta; e++) {
+			const struct tp_event_meta *em = &pl->event_meta[e];
+			const struct tp_stat *bytes = hlo_stat(pl, em);
+			const struct tp_stat *pid;
+			struct tp_module m = { 0 };
+			int64_t v;
+
+			if (!bytes)
+				continue;
+			pid = tp_stats_find(pl, em->stats, em->n_stats,
+					    TP_SN_PROGRAM_ID);
+			if (pid && tp_stat_int(pid, &v)) {
+				m.program_id = (uint64_t)v;
+				m.embed_layout = 'B';
+			} else if (!tp_parse_paren_id(em->name, &m.program_id)) {
+				m.program_id = (uint64_t)em->id;
+			}
+			if (!m.embed_layout)
+				m.embed_layout = (uint64_t)em->id == m.program_id ? 'A' : 'B';
+			if (seen_program(cap, first, m.program_id)) {
+				tp_capture_note(cap, "%s: module %.*s appears twice; the first copy is used",
+						cap->sources[h->source].path,
+						(int)em->name.len, em->name.ptr);
+				continue;
+			}
+			m.program_id_known = true;
+			m.label = em->name;
+			m.raw = bytes->v.s;
+			m.raw_offset = (size_t)((const uint8_t *)bytes->v.s.ptr -
+						h->xs.base);
+			m.path = cap->sources[h->source].path;
+			m.host = (int)host;
+			m.origin = TP_MODULE_EMBEDDED;
+			tp_capture_push_module(cap, &m);
+		}
+	}
+}
+
+/* A standalone HloProto: its program id comes from a "(digits)" file name
+ * (XProf's cache files), else from the module id once decoded. */
+enum tp_err tp_capture_add_file_module(struct tp_capture *cap, size_t source,
+				       struct tp_error *err)
+{
+	struct tp_source *src = &cap->sources[source];
+	const char *base = strrchr(src->path, '/');
+	struct tp_module m = { 0 };
+	size_t n;
+
+	base = base ? base + 1 : src->path;
+	n = strlen(base);
+	if (tp_has_suffix(base, ".hlo_proto.pb"))
+		n -= strlen(".hlo_proto.pb");
+	m.label = tp_str_make(base, n);
+	m.program_id_known = tp_parse_paren_id(m.label, &m.program_id);
+	m.raw = tp_str_make((const char *)src->buf.data, src->buf.size);
+	m.path = src->path;
+	m.host = -1;
+	m.origin = src->kind == TP_SOURCE_XLA_DUMP ? TP_MODULE_XLA_DUMP
+						   : TP_MODULE_HLO_FILE;
+	tp_capture_push_module(cap, &m);
+	/* Decode now: a bare file has nothing else to offer, and its
+	 * program id may only be known from the module itself. */
+	return tp_module_decode(&cap->modules[cap->n_modules - 1], &cap->arena,
+				err);
+}

@@ -1,0 +1,60 @@
+/*
+ * sniff.c - telling an XSpace from an HloProto by its bytes.
+ *
+ * Both messages start with field 1, length-delimited (a plane; the module),
+ * so the first field's payload decides: an XPlane writes id (1) and, when
+ * present, stat_metadata (5) and stats (6) as varint / message / message,
+ * while an HloModuleProto writes name (1) as a string and id (5) and
+ * entry_computation_id (6) as varints, and has fields beyond 6. Top-level
+ * fields 2 and 4 exist only in XSpace (errors, hostnames).
+ */
+#include "tpuprof/capture.h"
+#include "tpuprof/wire.h"
+
+/* Votes of one field inside the first top-level message. */
+static int vote(const struct tp_field *f)
+{
+	bool len = f->type == TP_WIRE_LEN;
+
+	switch (f->number) {
+	case 1:
+		return len ? -1 : +1;     /* module name vs plane id  */
+	case 5:
+	case 6:
+		return len ? +1 : -1;     /* plane maps vs module ids */
+	default:
+		return f->number > 6 ? -1 : 0;
+	}
+}
+
+static int sniff_first_message(struct tp_wire *top, const struct tp_field *f)
+{
+	struct tp_wire w;
+	struct tp_field g;
+	int score = 0, rc;
+
+	tp_wire_sub(&w, top, f);
+	while ((rc = tp_wire_next(&w, &g)) > 0)
+		score += vote(&g);
+	if (rc < 0 || score == 0)
+		return 0;
+	return score > 0 ? 'X' : 'H';
+}
+
+int tp_sniff(const uint8_t *data, size_t size)
+{
+	struct tp_wire top;
+	struct tp_field f;
+	int rc, verdict = 0;
+
+	tp_wire_init(&top, data, data, size);
+	while ((rc = tp_wire_next(&top, &f)) > 0) {
+		if (f.type != TP_WIRE_LEN)
+			return 0; /* neither has top-level scalars */
+		if (f.number == 2 || f.number == 4)
+			verdict = 'X';
+		else if (f.number == 1 && !verdict)
+			verdict = sniff_first_message(&top, &f);
+	}
+	return rc < 0 ? 0 : verdict;
+}

@@ -1,0 +1,449 @@
+/*
+ * xspace.c - decoding an XSpace into planes, lines and metadata tables
+ * (see xspace.h for the shape of the result and who owns what).
+ *
+ * Each message is read twice: a counting pass sizes the arena arrays, a
+ * second pass fills them. Protobuf writes fields in number order, so an
+ * XPlane's lines (field 3) come before the metadata maps (4, 5) they refer
+ * to: lines are recorded as byte ranges first and their events are walked
+ * only once the plane's metadata is known.
+ */
+#include "xspace_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Timestamps above this many ns are wall-clock (not normalized to the
+ * session start) and would overflow int64 picoseconds. */
+#define TP_WALLCLOCK_NS INT64_C(4000000000000000)
+
+struct decode_ctx {
+	struct tp_arena *arena;
+	const char *name;        /* file name for messages */
+	struct tp_error *err;
+};
+
+static enum tp_err corrupt(struct decode_ctx *c, const struct tp_wire *w,
+			   const char *where)
+{
+	return tp_error_set(c->err, TP_ERR_INPUT,
+			    "%s: corrupt capture at byte %zu: %s (in %s)",
+			    c->name, w->error_offset, w->error, where);
+}
+
+static struct tp_str field_str(const struct tp_field *f)
+{
+	return tp_str_make((const char *)f->data, f->len);
+}
+
+static bool is_len(const struct tp_field *f)
+{
+	return f->type == TP_WIRE_LEN;
+}
+
+/* Counts LEN fields numbered `number` directly in w's range. */
+static int count_fields(struct tp_wire *w0, uint32_t number, size_t *n)
+{
+	struct tp_wire w = *w0;
+	struct tp_field f;
+	int rc;
+
+	*n = 0;
+	while ((rc = tp_wire_next(&w, &f)) > 0)
+		if (f.number == number && is_len(&f))
+			(*n)++;
+	if (rc < 0)
+		*w0 = w; /* hand the error to the caller */
+	return rc;
+}
+
+static int decode_stat_list(struct decode_ctx *c, struct tp_wire *w,
+			    uint32_t number, struct tp_stat **out, size_t *n)
+{
+	struct tp_wire scan = *w;
+	struct tp_field f;
+	size_t i = 0;
+	int rc;
+
+	if (count_fields(w, number, n) < 0)
+		return -1;
+	*out = tp_arena_alloc(c->arena, *n * sizeof(**out));
+	while ((rc = tp_wire_next(&scan, &f)) > 0)
+		if (f.number == number && is_len(&f))
+			if (tp_stat_decode(&scan, &f, &(*out)[i++]) < 0)
+				break;
+	if (scan.error) {
+		*w = scan;
+		return -1;
+	}
+	return 0;
+}
+
+/* A map entry: key in field 1 (absent when 0), value message in field 2. */
+static int map_entry(struct tp_wire *parent, const struct tp_field *f,
+		     int64_t *key, struct tp_wire *value, bool *has_value)
+{
+	struct tp_wire w;
+	struct tp_field g;
+	int rc;
+
+	*key = 0;
+	*has_value = false;
+	tp_wire_sub(&w, parent, f);
+	tp_wire_init(value, parent->base, f->data, 0);
+	while ((rc = tp_wire_next(&w, &g)) > 0) {
+		if (g.number == 1 && g.type == TP_WIRE_VARINT)
+			*key = (int64_t)g.value;
+		else if (g.number == 2 && is_len(&g)) {
+			tp_wire_sub(value, &w, &g);
+			*has_value = true;
+		}
+	}
+	if (rc < 0) {
+		*parent = w;
+		return -1;
+	}
+	return 0;
+}
+
+static int decode_event_meta(struct decode_ctx *c, struct tp_wire *w,
+			     struct tp_event_meta *em)
+{
+	struct tp_wire scan = *w;
+	struct tp_field f;
+	size_t n_stats;
+	int rc;
+
+	if (decode_stat_list(c, w, 5, &em->stats, &n_stats) < 0)
+		return -1;
+	em->n_stats = (uint32_t)n_stats;
+	while ((rc = tp_wire_next(&scan, &f)) > 0) {
+		if (f.number == 2 && is_len(&f))
+			em->name = field_str(&f);
+		else if (f.number == 4 && is_len(&f))
+			em->display_name = field_str(&f);
+		else if (f.number == 6) {
+			struct tp_packed_iter it;
+			uint64_t v;
+			int prc;
+
+			tp_packed_init(&it, &f);
+			while ((prc = tp_packed_next(&it, &v)) > 0)
+				em->n_children++;
+			if (prc < 0) {
+				scan.error = "corrupt packed child_id";
+				scan.error_offset = f.offset;
+				break;
+			}
+		}
+	}
+	if (scan.error) {
+		*w = scan;
+		return -1;
+	}
+	return 0;
+}
+
+static int decode_stat_meta(struct tp_wire *w, struct tp_stat_meta *sm)
+{
+	struct tp_field f;
+	int rc;
+
+	while ((rc = tp_wire_next(w, &f)) > 0)
+		if (f.number == 2 && is_len(&f))
+			sm->name = field_str(&f);
+	return rc;
+}
+
+/* Reads the event_metadata (4) and stat_metadata (5) maps of a plane. */
+static int decode_plane_maps(struct decode_ctx *c, struct tp_wire *pw,
+			     struct tp_plane *pl)
+{
+	struct tp_wire w = *pw;
+	struct tp_field f;
+	size_t ie = 0, is = 0;
+	int rc;
+
+	if (count_fields(pw, 4, &pl->n_event_meta) < 0 ||
+	    count_fields(pw, 5, &pl->n_stat_meta) < 0)
+		return -1;
+	pl->event_meta = tp_arena_calloc(c->arena, pl->n_event_meta,
+					 sizeof(*pl->event_meta));
+	pl->stat_meta = tp_arena_calloc(c->arena, pl->n_stat_meta,
+					sizeof(*pl->stat_meta));
+	while ((rc = tp_wire_next(&w, &f)) > 0) {
+		struct tp_wire value;
+		int64_t key;
+		bool has;
+
+		if ((f.number != 4 && f.number != 5) || !is_len(&f))
+			continue;
+		if (map_entry(&w, &f, &key, &value, &has) < 0)
+			break;
+		if (f.number == 4) {
+			struct tp_event_meta *em = &pl->event_meta[ie++];
+
+			em->id = key;
+			em->offset = f.offset;
+			if (has && decode_event_meta(c, &value, em) < 0) {
+				w = value;
+				break;
+			}
+		} else {
+			struct tp_stat_meta *sm = &pl->stat_meta[is++];
+
+			sm->id = key;
+			if (has && decode_stat_meta(&value, sm) < 0) {
+				w = value;
+				break;
+			}
+		}
+	}
+	if (w.error) {
+		*pw = w;
+		return -1;
+	}
+	tp_idmap_build(&pl->event_meta_index, c->arena, &pl->event_meta[0].id,
+		       sizeof(pl->event_meta[0]), pl->n_event_meta);
+	tp_idmap_build(&pl->stat_meta_index, c->arena, &pl->stat_meta[0].id,
+		       sizeof(pl->stat_meta[0]), pl->n_stat_meta);
+	tp_plane_resolve_known_stats(pl);
+	return 0;
+}
+
+/* Reads an XLine's scalar fields; its events are walked later. */
+static int decode_line_header(struct tp_wire *w, struct tp_line *ln)
+{
+	struct tp_field f;
+	int rc;
+
+	ln->body = tp_str_make((const char *)w->p, (size_t)(w->end - w->p));
+	ln->body_offset = (size_t)(w->p - w->base);
+	while ((rc = tp_wire_next(w, &f)) > 0) {
+		bool v = f.type == TP_WIRE_VARINT;
+
+		if (f.number == 1 && v)
+			ln->id = (int64_t)f.value;
+		else if (f.number == 10 && v)
+			ln->display_id = (int64_t)f.value;
+		else if (f.number == 2 && is_len(&f))
+			ln->name = field_str(&f);
+		else if (f.number == 11 && is_len(&f))
+			ln->display_name = field_str(&f);
+		else if (f.number == 3 && v)
+			ln->timestamp_ns = (int64_t)f.value;
+		else if (f.number == 9 && v)
+			ln->duration_ps = (int64_t)f.value;
+	}
+	return rc;
+}
+
+static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
+			struct tp_plane *pl)
+{
+	struct tp_wire w = *pw;
+	struct tp_field f;
+	size_t il = 0;
+	int rc;
+
+	if (count_fields(pw, 3, &pl->n_lines) < 0)
+		return -1;
+	pl->lines = tp_arena_calloc(c->arena, pl->n_lines, sizeof(*pl->lines));
+	while ((rc = tp_wire_next(&w, &f)) > 0) {
+		if (f.number == 1 && f.type == TP_WIRE_VARINT) {
+			pl->id = (int64_t)f.value;
+		} else if (f.number == 2 && is_len(&f)) {
+			pl->name = field_str(&f);
+		} else if (f.number == 3 && is_len(&f)) {
+			struct tp_wire lw;
+
+			tp_wire_sub(&lw, &w, &f);
+			if (decode_line_header(&lw, &pl->lines[il++]) < 0) {
+				w = lw;
+				break;
+			}
+		}
+	}
+	if (w.error) {
+		*pw = w;
+		return -1;
+	}
+	if (decode_stat_list(c, pw, 6, &pl->stats, &pl->n_stats) < 0)
+		return -1;
+	return decode_plane_maps(c, pw, pl);
+}
+
+/* Parses the N of "/device:XXX:N" (digits only), else -1. */
+static int device_ordinal(struct tp_str name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	long v = 0;
+
+	if (!tp_str_has_prefix(name, prefix) || name.len == n ||
+	    name.len > n + 6)
+		return -1;
+	for (size_t i = n; i < name.len; i++) {
+		if (name.ptr[i] < '0' || name.ptr[i] > '9')
+			return -1;
+		v = v * 10 + (name.ptr[i] - '0');
+	}
+	return (int)v;
+}
+
+static void classify_plane(struct tp_plane *pl)
+{
+	pl->device_ordinal = -1;
+	if ((pl->device_ordinal = device_ordinal(pl->name, "/device:TPU:")) >= 0)
+		pl->kind = TP_PLANE_TPU;
+	else if ((pl->device_ordinal =
+			  device_ordinal(pl->name, "/device:GPU:")) >= 0)
+		pl->kind = TP_PLANE_GPU;
+	else if (tp_str_has_prefix(pl->name, "/device:TPU:") &&
+		 tp_str_contains(pl->name, " SparseCore"))
+		pl->kind = TP_PLANE_TPU_SPARSECORE;
+	else if (tp_str_has_prefix(pl->name, "/device:CUSTOM:"))
+		pl->kind = TP_PLANE_CUSTOM;
+	else if (tp_str_eq(pl->name, "/host:metadata"))
+		pl->kind = TP_PLANE_METADATA;
+	else if (tp_str_has_prefix(pl->name, "/host:"))
+		pl->kind = TP_PLANE_HOST;
+	else if (tp_str_eq(pl->name, "Task Environment"))
+		pl->kind = TP_PLANE_TASK_ENV;
+	else
+		pl->kind = TP_PLANE_OTHER;
+}
+
+const char *tp_plane_kind_name(enum tp_plane_kind kind)
+{
+	static const char *const names[] = {
+		[TP_PLANE_OTHER] = "other",
+		[TP_PLANE_TPU] = "tpu_core",
+		[TP_PLANE_TPU_SPARSECORE] = "tpu_sparsecore",
+		[TP_PLANE_GPU] = "gpu",
+		[TP_PLANE_CUSTOM] = "custom",
+		[TP_PLANE_HOST] = "host",
+		[TP_PLANE_METADATA] = "metadata",
+		[TP_PLANE_TASK_ENV] = "task_environment",
+	};
+	return names[kind];
+}
+
+/* Wall-clock timestamps would overflow picoseconds: measure from the
+ * earliest line instead (see xspace.h, time_origin_ns). */
+static void choose_time_origin(struct tp_xspace *xs)
+{
+	int64_t lo = INT64_MAX, hi = 0;
+
+	for (size_t p = 0; p < xs->n_planes; p++)
+		for (size_t l = 0; l < xs->planes[p].n_lines; l++) {
+			int64_t ts = xs->planes[p].lines[l].timestamp_ns;
+
+			if (ts > 0 && ts < lo)
+				lo = ts;
+			if (ts > hi)
+				hi = ts;
+		}
+	xs->time_origin_ns = hi > TP_WALLCLOCK_NS ? lo : 0;
+}
+
+/* Walks every event of a line: validates it and measures the line. */
+static int scan_line_events(struct decode_ctx *c, const struct tp_xspace *xs,
+			    const struct tp_plane *pl, struct tp_line *ln)
+{
+	struct tp_event_iter it;
+	struct tp_event ev;
+	int rc;
+
+	tp_event_iter_init(&it, xs, pl, ln);
+	it.validate = true;
+	while ((rc = tp_event_iter_next(&it, &ev)) > 0) {
+		ln->n_events++;
+		if (!ev.timed) {
+			ln->n_aggregated++;
+			continue;
+		}
+		int64_t end = tp_sat_add(ev.start_ps, ev.dur_ps);
+
+		if (!ln->has_span || ev.start_ps < ln->first_start_ps)
+			ln->first_start_ps = ev.start_ps;
+		if (!ln->has_span || end > ln->last_end_ps)
+			ln->last_end_ps = end;
+		ln->has_span = true;
+	}
+	if (rc < 0) {
+		char where[160];
+
+		snprintf(where, sizeof(where), "an event of line '%.*s' of plane '%.*s'",
+			 (int)(ln->name.len > 40 ? 40 : ln->name.len), ln->name.ptr,
+			 (int)(pl->name.len > 60 ? 60 : pl->name.len), pl->name.ptr);
+		return corrupt(c, &it.w, where);
+	}
+	return 0;
+}
+
+static enum tp_err decode_space_fields(struct decode_ctx *c,
+				       struct tp_wire *top, struct tp_xspace *xs)
+{
+	struct tp_wire w = *top;
+	struct tp_field f;
+	size_t ip = 0, ih = 0, ie = 0, iw = 0;
+	int rc;
+
+	if (count_fields(top, 1, &xs->n_planes) < 0 ||
+	    count_fields(top, 2, &xs->n_errors) < 0 ||
+	    count_fields(top, 3, &xs->n_warnings) < 0 ||
+	    count_fields(top, 4, &xs->n_hostnames) < 0)
+		return corrupt(c, top, "the top-level XSpace message");
+	xs->planes = tp_arena_calloc(c->arena, xs->n_planes, sizeof(*xs->planes));
+	xs->errors = tp_arena_calloc(c->arena, xs->n_errors, sizeof(struct tp_str));
+	xs->warnings = tp_arena_calloc(c->arena, xs->n_warnings, sizeof(struct tp_str));
+	xs->hostnames = tp_arena_calloc(c->arena, xs->n_hostnames, sizeof(struct tp_str));
+	while ((rc = tp_wire_next(&w, &f)) > 0) {
+		if (!is_len(&f))
+			continue;
+		if (f.number == 1) {
+			struct tp_plane *pl = &xs->planes[ip++];
+			struct tp_wire pw;
+
+			tp_wire_sub(&pw, &w, &f);
+			pl->offset = f.offset;
+			if (decode_plane(c, &pw, pl) < 0)
+				return corrupt(c, &pw, "a plane");
+			classify_plane(pl);
+		} else if (f.number == 2) {
+			xs->errors[ie++] = field_str(&f);
+		} else if (f.number == 3) {
+			xs->warnings[iw++] = field_str(&f);
+		} else if (f.number == 4) {
+			xs->hostnames[ih++] = field_str(&f);
+		}
+	}
+	if (rc < 0)
+		return corrupt(c, &w, "the top-level XSpace message");
+	return TP_OK;
+}
+
+enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
+			     const uint8_t *data, size_t size, const char *name,
+			     struct tp_error *err)
+{
+	struct decode_ctx c = { arena, name, err };
+	struct tp_wire top;
+	enum tp_err rc;
+
+	memset(xs, 0, sizeof(*xs));
+	xs->base = data;
+	xs->size = size;
+	tp_wire_init(&top, data, data, size);
+	rc = decode_space_fields(&c, &top, xs);
+	if (rc != TP_OK)
+		return rc;
+	choose_time_origin(xs);
+	for (size_t p = 0; p < xs->n_planes; p++)
+		for (size_t l = 0; l < xs->planes[p].n_lines; l++)
+			if (scan_line_events(&c, xs, &xs->planes[p],
+					     &xs->planes[p].lines[l]) < 0)
+				return err->code;
+	return TP_OK;
+}

@@ -1,0 +1,225 @@
+/*
+ * xspace_stats.c - XStat decoding, the id maps of a plane, and stat lookup
+ * by name (see xspace.h).
+ */
+#include "xspace_internal.h"
+
+#include <string.h>
+
+/* The wire names of enum tp_stat_name, in its order. */
+static const char *const known_stat_names[TP_SN_COUNT] = {
+	[TP_SN_DEVICE_OFFSET_PS] = "device_offset_ps",
+	[TP_SN_DEVICE_DURATION_PS] = "device_duration_ps",
+	[TP_SN_PROGRAM_ID] = "program_id",
+	[TP_SN_SYMBOL_ID] = "symbol_id",
+	[TP_SN_HLO_PROTO] = "Hlo Proto",
+	[TP_SN_HLO_PROTO_OLD] = "HLO Proto",
+	[TP_SN_HLO_CATEGORY] = "hlo_category",
+	[TP_SN_HLO_OP] = "hlo_op",
+	[TP_SN_HLO_MODULE] = "hlo_module",
+	[TP_SN_TF_OP] = "tf_op",
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	/* splitmix64 finaliser: ids are often sequential or fingerprints */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+void tp_idmap_build(struct tp_idmap *m, struct tp_arena *a,
+		    const int64_t *ids, size_t stride, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	m->cap = cap;
+	m->keys = tp_arena_alloc(a, cap * sizeof(*m->keys));
+	m->values = tp_arena_calloc(a, cap, sizeof(*m->values));
+	for (size_t i = 0; i < n; i++) {
+		int64_t key = *(const int64_t *)((const char *)ids + i * stride);
+		size_t h = (size_t)mix64((uint64_t)key) & (cap - 1);
+
+		while (m->values[h] && m->keys[h] != key)
+			h = (h + 1) & (cap - 1);
+		m->keys[h] = key; /* a repeated key: the last entry wins */
+		m->values[h] = (uint32_t)(i + 1);
+	}
+}
+
+static long idmap_find(const struct tp_idmap *m, int64_t key)
+{
+	size_t h;
+
+	if (!m->cap)
+		return -1;
+	h = (size_t)mix64((uint64_t)key) & (m->cap - 1);
+	while (m->values[h]) {
+		if (m->keys[h] == key)
+			return (long)m->values[h] - 1;
+		h = (h + 1) & (m->cap - 1);
+	}
+	return -1;
+}
+
+const struct tp_event_meta *tp_plane_event_meta(const struct tp_plane *pl,
+						int64_t id)
+{
+	long i = idmap_find(&pl->event_meta_index, id);
+
+	return i < 0 ? NULL : &pl->event_meta[i];
+}
+
+const struct tp_stat_meta *tp_plane_stat_meta(const struct tp_plane *pl,
+					      int64_t id)
+{
+	long i = idmap_find(&pl->stat_meta_index, id);
+
+	return i < 0 ? NULL : &pl->stat_meta[i];
+}
+
+void tp_plane_resolve_known_stats(struct tp_plane *pl)
+{
+	memset(pl->known_stat, 0, sizeof(pl->known_stat));
+	for (size_t i = 0; i < pl->n_stat_meta; i++) {
+		const struct tp_stat_meta *sm = &pl->stat_meta[i];
+
+		for (int k = 0; k < TP_SN_COUNT; k++) {
+			if (tp_str_eq(sm->name, known_stat_names[k])) {
+				pl->known_stat_id[k] = sm->id;
+				pl->known_stat[k] = true;
+			}
+		}
+	}
+}
+
+/* Decodes one XStat message body. A known field with an unexpected wire
+ * type is skipped like an unknown one, as protobuf itself does. */
+int tp_stat_decode(struct tp_wire *parent, const struct tp_field *f,
+		   struct tp_stat *st)
+{
+	struct tp_wire w;
+	struct tp_field g;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	tp_wire_sub(&w, parent, f);
+	st->offset = f->offset;
+	while ((rc = tp_wire_next(&w, &g)) > 0) {
+		bool is_varint = g.type == TP_WIRE_VARINT;
+
+		switch (g.number) {
+		case 1:
+			if (is_varint)
+				st->metadata_id = (int64_t)g.value;
+			break;
+		case 2:
+			if (g.type == TP_WIRE_FIXED64) {
+				st->kind = TP_STAT_DOUBLE;
+				st->v.d = tp_wire_double(g.value);
+			}
+			break;
+		case 3:
+		case 7:
+			if (is_varint) {
+				st->kind = g.number == 3 ? TP_STAT_UINT64
+							 : TP_STAT_REF;
+				st->v.u = g.value;
+			}
+			break;
+		case 4:
+			if (is_varint) {
+				st->kind = TP_STAT_INT64;
+				st->v.i = (int64_t)g.value;
+			}
+			break;
+		case 5:
+		case 6:
+			if (g.type == TP_WIRE_LEN) {
+				st->kind = g.number == 5 ? TP_STAT_STR
+							 : TP_STAT_BYTES;
+				st->v.s = tp_str_make((const char *)g.data,
+						      g.len);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+		parent->error = w.error;
+		parent->error_offset = w.error_offset;
+		parent->p = parent->end;
+	}
+	return rc;
+}
+
+struct tp_str tp_stat_name(const struct tp_plane *pl, const struct tp_stat *st)
+{
+	const struct tp_stat_meta *sm = tp_plane_stat_meta(pl, st->metadata_id);
+
+	return sm ? sm->name : TP_STR_NULL;
+}
+
+bool tp_stat_str(const struct tp_plane *pl, const struct tp_stat *st,
+		 struct tp_str *out)
+{
+	if (st->kind == TP_STAT_STR) {
+		*out = st->v.s;
+		return true;
+	}
+	if (st->kind == TP_STAT_REF) {
+		const struct tp_stat_meta *sm =
+			tp_plane_stat_meta(pl, (int64_t)st->v.u);
+
+		if (sm) {
+			*out = sm->name;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool tp_stat_int(const struct tp_stat *st, int64_t *out)
+{
+	switch (st->kind) {
+	case TP_STAT_UINT64:
+	case TP_STAT_INT64:
+		*out = st->v.i; /* same bits; callers wanting uint64 cast */
+		return true;
+	case TP_STAT_DOUBLE:
+		if (st->v.d >= -9.2e18 && st->v.d <= 9.2e18) {
+			*out = (int64_t)st->v.d;
+			return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+const struct tp_stat *tp_stats_find(const struct tp_plane *pl,
+				    const struct tp_stat *stats, size_t n,
+				    enum tp_stat_name which)
+{
+	if (!pl->known_stat[which])
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (stats[i].metadata_id == pl->known_stat_id[which])
+			return &stats[i];
+	return NULL;
+}
+
+const struct tp_stat *tp_stats_find_name(const struct tp_plane *pl,
+					 const struct tp_stat *stats, size_t n,
+					 const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tp_str_eq(tp_stat_name(pl, &stats[i]), name))
+			return &stats[i];
+	return NULL;
+}

@@ -1,0 +1,245 @@
+/*
+ * info_json.c - the `tpuprof.info/1` document (docs/json.md).
+ */
+#include "tpuprof/report.h"
+
+static json_t *stat_value(const struct tp_plane *pl, const struct tp_stat *st)
+{
+	struct tp_str s;
+
+	switch (st->kind) {
+	case TP_STAT_DOUBLE:
+		return json_real(st->v.d);
+	case TP_STAT_UINT64:
+		return tp_json_uint(st->v.u);
+	case TP_STAT_INT64:
+		return tp_json_int(st->v.i);
+	case TP_STAT_STR:
+	case TP_STAT_REF:
+		if (tp_stat_str(pl, st, &s))
+			return tp_json_str(s);
+		return json_null();
+	case TP_STAT_BYTES:
+		return json_pack("{s:I}", "bytes", (json_int_t)st->v.s.len);
+	default:
+		return json_null();
+	}
+}
+
+/* Plane stats as an object by name; unnamed stats are keyed by id. */
+static json_t *plane_stats(const struct tp_plane *pl)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < pl->n_stats; i++) {
+		struct tp_str name = tp_stat_name(pl, &pl->stats[i]);
+		char key[256];
+
+		if (name.len)
+			snprintf(key, sizeof(key), "%.*s",
+				 (int)(name.len > 255 ? 255 : name.len), name.ptr);
+		else
+			snprintf(key, sizeof(key), "#%lld",
+				 (long long)pl->stats[i].metadata_id);
+		json_object_set_new(o, key, stat_value(pl, &pl->stats[i]));
+	}
+	return o;
+}
+
+static json_t *line_json(const struct tp_line *ln)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", tp_json_str(ln->name));
+	json_object_set_new(o, "display_name", tp_json_str(ln->display_name));
+	json_object_set_new(o, "id", tp_json_sid(ln->id));
+	json_object_set_new(o, "display_id", tp_json_sid(ln->display_id));
+	json_object_set_new(o, "timestamp_ns", tp_json_sid(ln->timestamp_ns));
+	json_object_set_new(o, "events", json_integer((json_int_t)ln->n_events));
+	json_object_set_new(o, "aggregated_events",
+			    json_integer((json_int_t)ln->n_aggregated));
+	if (ln->has_span) {
+		json_object_set_new(o, "first_start_ps", tp_json_int(ln->first_start_ps));
+		json_object_set_new(o, "last_end_ps", tp_json_int(ln->last_end_ps));
+		json_object_set_new(o, "span_ps",
+				    tp_json_int(tp_sat_add(ln->last_end_ps,
+							   -ln->first_start_ps)));
+	} else {
+		json_object_set_new(o, "first_start_ps", json_null());
+		json_object_set_new(o, "last_end_ps", json_null());
+		json_object_set_new(o, "span_ps", json_null());
+	}
+	return o;
+}
+
+static json_t *plane_json(const struct tp_plane *pl)
+{
+	json_t *o = json_object(), *lines = json_array();
+	uint64_t events = 0;
+
+	for (size_t l = 0; l < pl->n_lines; l++) {
+		json_array_append_new(lines, line_json(&pl->lines[l]));
+		events += pl->lines[l].n_events;
+	}
+	json_object_set_new(o, "name", tp_json_str(pl->name));
+	json_object_set_new(o, "id", tp_json_sid(pl->id));
+	json_object_set_new(o, "kind", json_string(tp_plane_kind_name(pl->kind)));
+	json_object_set_new(o, "device_ordinal",
+			    pl->device_ordinal >= 0 ? json_integer(pl->device_ordinal)
+						    : json_null());
+	json_object_set_new(o, "event_metadata", json_integer((json_int_t)pl->n_event_meta));
+	json_object_set_new(o, "stat_metadata", json_integer((json_int_t)pl->n_stat_meta));
+	json_object_set_new(o, "events", json_integer((json_int_t)events));
+	json_object_set_new(o, "stats", plane_stats(pl));
+	json_object_set_new(o, "lines", lines);
+	return o;
+}
+
+static json_t *module_json(const struct tp_info_module *im)
+{
+	const struct tp_module *m = im->module;
+	const struct tp_hlo_counts *c = &im->counts;
+	static const char *const origins[] = { "embedded", "hlo_proto_file", "xla_dump" };
+	json_t *o = json_object();
+	char layout[2] = { m->embed_layout, 0 };
+
+	json_object_set_new(o, "name", tp_json_str(tp_module_name(m)));
+	json_object_set_new(o, "program_id", tp_json_id(m->program_id));
+	json_object_set_new(o, "origin", json_string(origins[m->origin]));
+	json_object_set_new(o, "embed_layout", m->embed_layout ? json_string(layout) : json_null());
+	json_object_set_new(o, "path", tp_json_cstr(m->path));
+	json_object_set_new(o, "hlo_bytes", json_integer((json_int_t)m->raw.len));
+	json_object_set_new(o, "computations", json_integer((json_int_t)c->computations));
+	json_object_set_new(o, "fusion_computations", json_integer((json_int_t)c->fusion_computations));
+	json_object_set_new(o, "instructions", json_integer((json_int_t)c->instructions));
+	json_object_set_new(o, "fusions", json_integer((json_int_t)c->fusions));
+	json_object_set_new(o, "collectives", json_integer((json_int_t)c->collectives));
+	json_object_set_new(o, "buffer_assignment", json_boolean(c->has_buffer_assignment));
+	json_object_set_new(o, "logical_buffers", json_integer((json_int_t)c->logical_buffers));
+	json_object_set_new(o, "buffer_allocations", json_integer((json_int_t)c->allocations));
+	json_object_set_new(o, "heap_traces", json_integer((json_int_t)c->heap_traces));
+	json_object_set_new(o, "heap_events", json_integer((json_int_t)c->heap_events));
+	return o;
+}
+
+static json_t *str_array(const struct tp_str *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, tp_json_str(v[i]));
+	return a;
+}
+
+static json_t *versions_json(const struct tp_host *h)
+{
+	json_t *o = json_object();
+
+	for (size_t p = 0; p < h->xs.n_planes; p++) {
+		const struct tp_plane *pl = &h->xs.planes[p];
+
+		for (size_t i = 0; i < pl->n_stats; i++) {
+			struct tp_str name = tp_stat_name(pl, &pl->stats[i]);
+			struct tp_str v;
+			char key[128];
+
+			if (!tp_info_is_version_stat(name) ||
+			    !tp_stat_str(pl, &pl->stats[i], &v))
+				continue;
+			snprintf(key, sizeof(key), "%.*s",
+				 (int)(name.len > 127 ? 127 : name.len), name.ptr);
+			if (!json_object_get(o, key))
+				json_object_set_new(o, key, tp_json_str(v));
+		}
+	}
+	return o;
+}
+
+static json_t *capture_json(const struct tp_info_host *ih)
+{
+	if (!ih->has_task_env)
+		return json_null();
+	return json_pack("{s:o,s:o,s:o}",
+			 "start_unix_ns", tp_json_id(ih->profile_start_ns),
+			 "stop_unix_ns", tp_json_id(ih->profile_stop_ns),
+			 "duration_ps",
+			 ih->profile_stop_ns >= ih->profile_start_ns
+				 ? tp_json_uint((ih->profile_stop_ns - ih->profile_start_ns) * 1000u)
+				 : json_null());
+}
+
+static json_t *host_json(const struct tp_capture *cap, const struct tp_info *info,
+			 const struct tp_info_host *ih)
+{
+	const struct tp_host *h = ih->host;
+	json_t *o = json_object(), *planes = json_array(), *mods = json_array();
+	uint64_t events = 0;
+
+	for (size_t p = 0; p < h->xs.n_planes; p++) {
+		json_array_append_new(planes, plane_json(&h->xs.planes[p]));
+		for (size_t l = 0; l < h->xs.planes[p].n_lines; l++)
+			events += h->xs.planes[p].lines[l].n_events;
+	}
+	for (size_t i = 0; i < ih->n_modules; i++)
+		json_array_append_new(mods, module_json(&info->modules[ih->first_module + i]));
+	json_object_set_new(o, "name", tp_json_cstr(h->name));
+	json_object_set_new(o, "source", tp_json_cstr(cap->sources[h->source].path));
+	json_object_set_new(o, "hostnames", str_array(h->xs.hostnames, h->xs.n_hostnames));
+	json_object_set_new(o, "device_type", ih->device_type ? json_string(ih->device_type) : json_null());
+	json_object_set_new(o, "versions", versions_json(h));
+	json_object_set_new(o, "capture", capture_json(ih));
+	json_object_set_new(o, "time_origin_ns", tp_json_sid(h->xs.time_origin_ns));
+	json_object_set_new(o, "device_planes", json_integer((json_int_t)ih->device_planes));
+	json_object_set_new(o, "device_planes_with_events",
+			    json_integer((json_int_t)ih->device_planes_with_events));
+	json_object_set_new(o, "events", json_integer((json_int_t)events));
+	json_object_set_new(o, "memory_events",
+			    json_pack("{s:I,s:I}",
+				      "allocations", (json_int_t)ih->memory_allocations,
+				      "deallocations", (json_int_t)ih->memory_deallocations));
+	json_object_set_new(o, "collective_events", json_integer((json_int_t)ih->collective_events));
+	json_object_set_new(o, "errors", str_array(h->xs.errors, h->xs.n_errors));
+	json_object_set_new(o, "warnings", str_array(h->xs.warnings, h->xs.n_warnings));
+	json_object_set_new(o, "planes", planes);
+	json_object_set_new(o, "modules", mods);
+	return o;
+}
+
+static json_t *source_json(const struct tp_source *s)
+{
+	return json_pack("{s:o,s:s,s:s,s:b,s:I,s:I}", "path", tp_json_cstr(s->path),
+			 "kind", tp_source_kind_name(s->kind),
+			 "detected_by", s->kind_from_name ? "file name" : "content",
+			 "gzip", s->gzip, "file_bytes", (json_int_t)s->file_bytes,
+			 "bytes", (json_int_t)s->buf.size);
+}
+
+json_t *tp_info_json(const struct tp_capture *cap, const struct tp_info *info)
+{
+	json_t *doc = json_object(), *a;
+
+	json_object_set_new(doc, "schema", json_string("tpuprof.info/1"));
+	a = json_array();
+	for (size_t i = 0; i < cap->n_sources; i++)
+		json_array_append_new(a, source_json(&cap->sources[i]));
+	json_object_set_new(doc, "sources", a);
+	json_object_set_new(doc, "run", cap->run ? tp_json_cstr(cap->run) : json_null());
+	a = json_array();
+	for (size_t i = 0; i < info->n_hosts; i++)
+		json_array_append_new(a, host_json(cap, info, &info->hosts[i]));
+	json_object_set_new(doc, "hosts", a);
+	a = json_array();
+	for (size_t i = 0; i < info->n_modules; i++)
+		if (info->modules[i].module->host < 0)
+			json_array_append_new(a, module_json(&info->modules[i]));
+	json_object_set_new(doc, "modules", a);
+	a = json_array();
+	for (size_t i = 0; i < cap->n_notes; i++)
+		json_array_append_new(a, tp_json_cstr(cap->notes[i]));
+	json_object_set_new(doc, "notes", a);
+	a = json_array();
+	for (size_t i = 0; i < info->n_warnings; i++)
+		json_array_append_new(a, tp_json_cstr(info->warnings[i]));
+	json_object_set_new(doc, "warnings", a);
+	return doc;
+}

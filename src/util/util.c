@@ -1,0 +1,149 @@
+/*
+ * util.c - allocation wrappers that die on out-of-memory, slices, and
+ * saturating arithmetic for values read from untrusted files.
+ */
+#include "tpuprof/util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void out_of_memory(size_t size)
+{
+	fprintf(stderr, "tpuprof: out of memory (allocating %zu bytes)\n",
+		size);
+	abort();
+}
+
+void *tp_xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+void *tp_xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory(count * size);
+	return p;
+}
+
+void *tp_xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+void *tp_xgrow(void *ptr, size_t *cap, size_t need, size_t elem_size)
+{
+	size_t n = *cap ? *cap : 8;
+
+	if (need <= *cap)
+		return ptr;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			out_of_memory(SIZE_MAX);
+		n *= 2;
+	}
+	if (n > SIZE_MAX / elem_size)
+		out_of_memory(SIZE_MAX);
+	*cap = n;
+	return tp_xrealloc(ptr, n * elem_size);
+}
+
+char *tp_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = tp_xmalloc(n);
+
+	memcpy(p, s, n);
+	return p;
+}
+
+char *tp_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		out_of_memory(0);
+	p = tp_xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+bool tp_str_eq(struct tp_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.len == n && (n == 0 || memcmp(s.ptr, lit, n) == 0);
+}
+
+bool tp_str_has_prefix(struct tp_str s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return s.len >= n && (n == 0 || memcmp(s.ptr, prefix, n) == 0);
+}
+
+bool tp_str_contains(struct tp_str s, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	if (n == 0)
+		return true;
+	for (size_t i = 0; i + n <= s.len; i++)
+		if (memcmp(s.ptr + i, needle, n) == 0)
+			return true;
+	return false;
+}
+
+char *tp_str_dup(struct tp_str s)
+{
+	char *p = tp_xmalloc(s.len + 1);
+
+	if (s.len)
+		memcpy(p, s.ptr, s.len);
+	p[s.len] = '\0';
+	return p;
+}
+
+int64_t tp_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+int64_t tp_sat_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(a, b, &r))
+		return ((a < 0) != (b < 0)) ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+bool tp_has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), m = strlen(suffix);
+
+	return n >= m && strcmp(name + n - m, suffix) == 0;
+}
