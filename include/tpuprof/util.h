@@ -47,6 +47,10 @@ char *tp_str_dup(struct tp_str s);
 int64_t tp_sat_add(int64_t a, int64_t b);
 int64_t tp_sat_mul(int64_t a, int64_t b);
 
+/* Parses a size: a number with an optional unit B, K/KiB, KB, M/MiB, MB,
+ * G/GiB, GB, T/TiB, TB (case-insensitive), e.g. "14.5GiB", "512MB". */
+bool tp_parse_size(const char *s, uint64_t *out);
+
 /* True when name ends with suffix. */
 bool tp_has_suffix(const char *name, const char *suffix);
 

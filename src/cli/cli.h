@@ -67,9 +67,6 @@ void tp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the capture's notes to stderr unless quiet. */
 void tp_cli_notes(const struct tp_capture *cap, bool quiet);
 
-/* Parses sizes like 512MB, 14.5GiB, 1024 into bytes. */
-bool tp_parse_size(const char *s, uint64_t *out);
-
 extern const struct tp_cmd tp_cmd_info;
 
 #endif

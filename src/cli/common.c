@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,37 +54,6 @@ void tp_cli_notes(const struct tp_capture *cap, bool quiet)
 		return;
 	for (size_t i = 0; i < cap->n_notes; i++)
 		fprintf(stderr, "tpuprof: note: %s\n", cap->notes[i]);
-}
-
-bool tp_parse_size(const char *s, uint64_t *out)
-{
-	static const struct { const char *unit; double mult; } units[] = {
-		{ "", 1 }, { "B", 1 },
-		{ "K", 1024.0 }, { "KiB", 1024.0 }, { "KB", 1e3 },
-		{ "M", 1048576.0 }, { "MiB", 1048576.0 }, { "MB", 1e6 },
-		{ "G", 1073741824.0 }, { "GiB", 1073741824.0 }, { "GB", 1e9 },
-		{ "T", 1099511627776.0 }, { "TiB", 1099511627776.0 }, { "TB", 1e12 },
-	};
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || v < 0 || !isfinite(v))
-		return false;
-	while (*end == ' ')
-		end++;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(end, units[i].unit) == 0) {
-			double b = v * units[i].mult;
-
-			if (b >= 18446744073709551615.0)
-				return false;
-			*out = (uint64_t)(b + 0.5);
-			return true;
-		}
-	}
-	return false;
 }
 
 static int usage_error(const struct tp_cmd *cmd, const char *fmt, const char *arg)

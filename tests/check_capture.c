@@ -1,0 +1,359 @@
+/*
+ * check_capture.c - turning CAPTURE arguments into a capture: telling an
+ * XSpace from an HloProto by content, gzip (including a bomb and a cut
+ * stream), run directories, logdirs and their runs, XLA dump directories,
+ * embedded module layouts A and B, and the errors for bad inputs.
+ */
+#include "testutil.h"
+
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "tpuprof/capture.h"
+
+#define PID_A UINT64_C(17342868964687645945)
+
+/* A serialized HloProto: one module with one computation. */
+static struct pb hlo_bytes(const char *name, int64_t module_id, bool with_ba)
+{
+	Xla__HloProto hlo = XLA__HLO_PROTO__INIT;
+	Xla__HloModuleProto mod = XLA__HLO_MODULE_PROTO__INIT;
+	Xla__HloComputationProto comp = XLA__HLO_COMPUTATION_PROTO__INIT;
+	Xla__HloComputationProto *comps[] = { &comp };
+	Xla__HloInstructionProto ins[2] = { XLA__HLO_INSTRUCTION_PROTO__INIT,
+					    XLA__HLO_INSTRUCTION_PROTO__INIT };
+	Xla__HloInstructionProto *insp[] = { &ins[0], &ins[1] };
+	Xla__BufferAssignmentProto ba = XLA__BUFFER_ASSIGNMENT_PROTO__INIT;
+	struct pb b = { 0 };
+
+	ins[0].name = (char *)"p0";
+	ins[0].opcode = (char *)"parameter";
+	ins[0].id = 1;
+	ins[1].name = (char *)"all-reduce.1";
+	ins[1].opcode = (char *)"all-reduce";
+	ins[1].id = 2;
+	comp.name = (char *)"main";
+	comp.n_instructions = 2;
+	comp.instructions = insp;
+	mod.name = (char *)name;
+	mod.id = module_id;
+	mod.n_computations = 1;
+	mod.computations = comps;
+	hlo.hlo_module = &mod;
+	if (with_ba)
+		hlo.buffer_assignment = &ba;
+	b.len = xla__hlo_proto__get_packed_size(&hlo);
+	b.cap = b.len + 1;
+	b.data = tp_xmalloc(b.cap);
+	xla__hlo_proto__pack(&hlo, b.data);
+	return b;
+}
+
+/* An XSpace whose /host:metadata embeds one module, layout A or B. */
+static struct pb space_bytes(char layout, const char *hostname)
+{
+	struct pb space = { 0 }, plane = { 0 }, entry = { 0 }, em = { 0 };
+	struct pb st = { 0 }, sm = { 0 }, sme = { 0 }, dev = { 0 };
+	struct pb hlo = hlo_bytes("jit_f", 35, true);
+	int64_t key = layout == 'A' ? (int64_t)PID_A : 7;
+
+	pb_str(&dev, 2, "/device:TPU:0");
+	pb_msg(&space, 1, &dev);
+	pb_str(&plane, 2, "/host:metadata");
+	pb_int(&em, 1, key);
+	pb_str(&em, 2, "jit_f(17342868964687645945)");
+	pb_int(&st, 1, 1);
+	pb_lenfield(&st, 6, hlo.data, hlo.len);
+	pb_msg(&em, 5, &st);
+	if (layout == 'B') {
+		pb_str(&em, 4, "jit_f(17342868964687645945)");
+		pb_int(&st, 1, 2);
+		pb_int(&st, 3, (int64_t)PID_A);
+		pb_msg(&em, 5, &st);
+	}
+	pb_int(&entry, 1, key);
+	pb_msg(&entry, 2, &em);
+	pb_msg(&plane, 4, &entry);
+	for (int id = 1; id <= 2; id++) {
+		pb_int(&sm, 1, id);
+		pb_str(&sm, 2, id == 1 ? "Hlo Proto" : "program_id");
+		pb_int(&sme, 1, id);
+		pb_msg(&sme, 2, &sm);
+		pb_msg(&plane, 5, &sme);
+	}
+	pb_msg(&space, 1, &plane);
+	if (hostname)
+		pb_str(&space, 4, hostname);
+	pb_free(&hlo);
+	return space;
+}
+
+static struct pb gzip_bytes(const void *p, size_t n)
+{
+	struct pb out = { 0 };
+	z_stream z = { 0 };
+
+	out.cap = n + 1024;
+	out.data = tp_xmalloc(out.cap);
+	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (Bytef *)p;
+	z.avail_in = (uInt)n;
+	z.next_out = out.data;
+	z.avail_out = (uInt)out.cap;
+	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	out.len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+static const struct tp_open_opts defaults = { NULL, TP_DEFAULT_MAX_INPUT };
+
+START_TEST(test_sniff)
+{
+	struct pb x = space_bytes('A', NULL), h = hlo_bytes("m", 1, false);
+
+	ck_assert_int_eq(tp_sniff(x.data, x.len), 'X');
+	ck_assert_int_eq(tp_sniff(h.data, h.len), 'H');
+	ck_assert_int_eq(tp_sniff((const uint8_t *)"{\"json\": 1}", 11), 0);
+	pb_free(&x);
+	pb_free(&h);
+}
+END_TEST
+
+static void open_one(const char *path, struct tp_capture *cap)
+{
+	struct tp_error err = { 0 };
+	const char *paths[] = { path };
+
+	ck_assert_msg(tp_capture_open(cap, paths, 1, &defaults, &err) == TP_OK, "%s", err.msg);
+}
+
+START_TEST(test_layouts)
+{
+	for (int i = 0; i < 2; i++) {
+		char layout = i ? 'B' : 'A';
+		struct pb x = space_bytes(layout, i ? "worker-1" : NULL);
+		char *path = write_temp(".xplane.pb", x.data, x.len);
+		struct tp_capture cap;
+		struct tp_error err = { 0 };
+
+		open_one(path, &cap);
+		ck_assert_uint_eq(cap.n_hosts, 1);
+		ck_assert_uint_eq(cap.n_modules, 1);
+		ck_assert_uint_eq(cap.modules[0].program_id, PID_A);
+		ck_assert_int_eq(cap.modules[0].embed_layout, layout);
+		ck_assert_int_eq(tp_module_decode(&cap.modules[0], &cap.arena, &err), TP_OK);
+		ck_assert_str_eq(cap.modules[0].hlo->hlo_module->name, "jit_f");
+		if (i)
+			ck_assert_str_eq(cap.hosts[0].name, "worker-1");
+		else
+			ck_assert(strstr(path, cap.hosts[0].name) != NULL);
+		tp_capture_release(&cap);
+		unlink(path);
+		free(path);
+		pb_free(&x);
+	}
+}
+END_TEST
+
+START_TEST(test_gzip_and_hlo_file)
+{
+	struct pb x = space_bytes('A', NULL), gz = gzip_bytes(x.data, x.len);
+	struct pb h = hlo_bytes("jit_g", 42, true);
+	char *gzpath = write_temp(".bin", gz.data, gz.len);
+	char *hpath = write_temp(".pb", h.data, h.len);
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	const char *paths[] = { gzpath, hpath };
+
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 2, &defaults, &err), TP_OK);
+	ck_assert_uint_eq(cap.n_sources, 2);
+	ck_assert(cap.sources[0].gzip);
+	ck_assert_int_eq(cap.sources[0].kind, TP_SOURCE_XSPACE);
+	ck_assert_uint_eq(cap.sources[0].buf.size, x.len);
+	ck_assert_int_eq(cap.sources[1].kind, TP_SOURCE_HLO_PROTO);
+	ck_assert(!cap.sources[1].kind_from_name);
+	ck_assert_uint_eq(cap.n_modules, 2);
+	ck_assert_uint_eq(cap.modules[1].program_id, 42); /* module id */
+	ck_assert_int_eq(cap.modules[1].host, -1);
+	tp_capture_release(&cap);
+	unlink(gzpath);
+	unlink(hpath);
+	free(gzpath);
+	free(hpath);
+	pb_free(&x);
+	pb_free(&gz);
+	pb_free(&h);
+}
+END_TEST
+
+static void expect_error(const char *path, uint64_t max, const char *fragment)
+{
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	const char *paths[] = { path };
+	struct tp_open_opts o = { NULL, max };
+
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_ERR_INPUT);
+	ck_assert_msg(strstr(err.msg, fragment) != NULL, "'%s' lacks '%s'", err.msg, fragment);
+	ck_assert_msg(strstr(err.msg, path) != NULL, "'%s' does not name the file", err.msg);
+}
+
+START_TEST(test_bad_gzip)
+{
+	uint8_t *zeros = tp_xcalloc(1 << 20, 1);
+	struct pb bomb = gzip_bytes(zeros, 1 << 20);
+	struct pb x = space_bytes('A', NULL), gz = gzip_bytes(x.data, x.len);
+	char *bomb_path = write_temp(".xplane.pb", bomb.data, bomb.len);
+	char *cut_path = write_temp(".xplane.pb", gz.data, gz.len / 2);
+	char *ok_path = write_temp(".xplane.pb", gz.data, gz.len);
+
+	expect_error(bomb_path, TP_DEFAULT_MAX_INPUT, "gzip content is not a profile capture");
+	expect_error(cut_path, TP_DEFAULT_MAX_INPUT, "truncated gzip data");
+	expect_error(ok_path, 16, "inflates past the limit of 16 bytes");
+	unlink(bomb_path);
+	unlink(cut_path);
+	unlink(ok_path);
+	free(bomb_path);
+	free(cut_path);
+	free(ok_path);
+	free(zeros);
+	pb_free(&bomb);
+	pb_free(&x);
+	pb_free(&gz);
+}
+END_TEST
+
+static char *make_dir(void)
+{
+	char tmpl[] = "/tmp/tpuprof-dir-XXXXXX";
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	return tp_xstrdup(tmpl);
+}
+
+static void put_file(const char *dir, const char *name, const struct pb *b)
+{
+	char *path = tp_xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	if (b && b->len)
+		ck_assert_uint_eq(fwrite(b->data, 1, b->len, f), b->len);
+	fclose(f);
+	free(path);
+}
+
+static void remove_tree(const char *dir)
+{
+	char *cmd = tp_xasprintf("rm -rf '%s'", dir);
+
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+}
+
+START_TEST(test_logdir_runs)
+{
+	char *root = make_dir();
+	struct pb x = space_bytes('A', NULL), h = hlo_bytes("jit_f", 35, true);
+	const char *runs[] = { "2026_01_01_00_00_00", "2026_02_01_00_00_00" };
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	const char *paths[] = { root };
+	struct tp_open_opts named = { "2026_01_01_00_00_00", TP_DEFAULT_MAX_INPUT };
+	struct tp_open_opts missing = { "nope", TP_DEFAULT_MAX_INPUT };
+
+	for (int i = 0; i < 2; i++) {
+		char *run = tp_xasprintf("%s/plugins/profile/%s", root, runs[i]);
+		char *cmd = tp_xasprintf("mkdir -p '%s'", run);
+
+		ck_assert_int_eq(system(cmd), 0);
+		put_file(run, "host0.xplane.pb", &x);
+		put_file(run, "host1.xplane.pb", &x);
+		/* XProf's cache of an embedded module, and the empty marker */
+		put_file(run, "jit_f(17342868964687645945).hlo_proto.pb", &h);
+		put_file(run, "NO_MODULE.hlo_proto.pb", NULL);
+		free(run);
+		free(cmd);
+	}
+	open_one(root, &cap);
+	ck_assert_str_eq(cap.run, runs[1]);
+	ck_assert_uint_eq(cap.n_hosts, 2);
+	ck_assert_str_eq(cap.hosts[0].name, "host0");
+	ck_assert_str_eq(cap.hosts[1].name, "host1");
+	ck_assert_uint_eq(cap.n_modules, 2);   /* one per host, cache skipped */
+	ck_assert_uint_eq(cap.n_notes, 1);     /* which run was taken */
+	tp_capture_release(&cap);
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &named, &err), TP_OK);
+	ck_assert_str_eq(cap.run, runs[0]);
+	tp_capture_release(&cap);
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &missing, &err), TP_ERR_INPUT);
+	ck_assert(strstr(err.msg, "no run named 'nope' (2 runs here)") != NULL);
+	remove_tree(root);
+	free(root);
+	pb_free(&x);
+	pb_free(&h);
+}
+END_TEST
+
+START_TEST(test_dump_dir)
+{
+	char *dir = make_dir();
+	struct pb before = hlo_bytes("jit_f", 3, false), after = hlo_bytes("jit_f", 3, true);
+	struct tp_capture cap;
+
+	put_file(dir, "module_0003.jit_f.before_optimizations.hlo.pb", &before);
+	put_file(dir, "module_0003.jit_f.cpu_after_optimizations.hlo.pb", &after);
+	put_file(dir, "module_0003.jit_f.cpu_after_optimizations-buffer-assignment.txt", &after);
+	open_one(dir, &cap);
+	ck_assert_uint_eq(cap.n_sources, 1);
+	ck_assert_int_eq(cap.sources[0].kind, TP_SOURCE_XLA_DUMP);
+	ck_assert_int_eq(cap.modules[0].origin, TP_MODULE_XLA_DUMP);
+	ck_assert_uint_eq(cap.modules[0].program_id, 3);
+	ck_assert_ptr_nonnull(cap.modules[0].hlo->buffer_assignment);
+	tp_capture_release(&cap);
+	remove_tree(dir);
+	free(dir);
+	pb_free(&before);
+	pb_free(&after);
+}
+END_TEST
+
+START_TEST(test_bad_inputs)
+{
+	char *dir = make_dir();
+	char *empty = write_temp(".xplane.pb", "", 0);
+	char *text = write_temp(".txt", "hello, world\n", 13);
+	char *named = write_temp(".xplane.pb", "hello, world\n", 13);
+
+	expect_error(dir, TP_DEFAULT_MAX_INPUT, "no captures in this directory");
+	expect_error(empty, TP_DEFAULT_MAX_INPUT, "empty file, not a capture");
+	expect_error(text, TP_DEFAULT_MAX_INPUT, "not a profile capture (not protobuf: invalid wire type at byte 2)");
+	expect_error(named, TP_DEFAULT_MAX_INPUT, "corrupt capture at byte 2: invalid wire type");
+	expect_error("/nonexistent/x.xplane.pb", TP_DEFAULT_MAX_INPUT, "cannot open: No such file or directory");
+	remove_tree(dir);
+	unlink(empty);
+	unlink(text);
+	unlink(named);
+	free(dir);
+	free(empty);
+	free(text);
+	free(named);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("capture");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_sniff);
+	tcase_add_test(tc, test_layouts);
+	tcase_add_test(tc, test_gzip_and_hlo_file);
+	tcase_add_test(tc, test_bad_gzip);
+	tcase_add_test(tc, test_logdir_runs);
+	tcase_add_test(tc, test_dump_dir);
+	tcase_add_test(tc, test_bad_inputs);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -1,0 +1,111 @@
+/*
+ * check_util.c - arena, sizes, units and JSON string helpers.
+ */
+#include "testutil.h"
+
+#include "tpuprof/arena.h"
+#include "tpuprof/report.h"
+
+START_TEST(test_arena)
+{
+	struct tp_arena a;
+	char *small, *big;
+	void *pb;
+
+	tp_arena_init(&a);
+	for (int i = 0; i < 10000; i++) {
+		small = tp_arena_alloc(&a, (size_t)(i % 37) + 1);
+		ck_assert_uint_eq((uintptr_t)small % 16, 0);
+		memset(small, 0xab, (size_t)(i % 37) + 1);
+	}
+	big = tp_arena_calloc(&a, 8 << 20, 1);     /* bigger than a chunk */
+	ck_assert_int_eq(big[(8 << 20) - 1], 0);
+	small = tp_arena_strndup(&a, "abcdef", 3);
+	ck_assert_str_eq(small, "abc");
+	pb = tp_arena_protobuf_allocator(&a)->alloc(&a, 100);
+	ck_assert_ptr_nonnull(pb);
+	tp_arena_protobuf_allocator(&a)->free(&a, pb); /* no-op */
+	ck_assert_uint_ge(a.total, 8u << 20);
+	tp_arena_release(&a);
+	ck_assert_ptr_null(a.head);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	bool ok;
+	uint64_t bytes;
+} sizes[] = {
+	{ "1024", true, 1024 },
+	{ "14.5GiB", true, UINT64_C(15569256448) },
+	{ "512MB", true, 512000000 },
+	{ "2k", true, 2048 },
+	{ "1 TiB", true, UINT64_C(1099511627776) },
+	{ "-1", false, 0 },
+	{ "12 parsecs", false, 0 },
+	{ "", false, 0 },
+	{ "1e30", false, 0 },
+};
+
+START_TEST(test_parse_size)
+{
+	uint64_t v = 0;
+
+	ck_assert_msg(tp_parse_size(sizes[_i].text, &v) == sizes[_i].ok, "%s", sizes[_i].text);
+	if (sizes[_i].ok)
+		ck_assert_uint_eq(v, sizes[_i].bytes);
+}
+END_TEST
+
+static const struct {
+	int64_t ps;
+	const char *text;
+} times[] = {
+	{ 0, "0 ps" }, { 999, "999 ps" }, { 1500, "1.500 ns" },
+	{ INT64_C(92560000000000), "92.56 s" }, { INT64_C(-2000000), "-2.000 us" },
+};
+
+START_TEST(test_fmt)
+{
+	char buf[64];
+
+	ck_assert_str_eq(tp_fmt_ps(buf, sizeof(buf), times[_i].ps), times[_i].text);
+	ck_assert_str_eq(tp_fmt_bytes(buf, sizeof(buf), 1023), "1023 B");
+	ck_assert_str_eq(tp_fmt_bytes(buf, sizeof(buf), 862707), "842 KiB");
+	ck_assert_str_eq(tp_fmt_bytes(buf, sizeof(buf), UINT64_C(21474836512)), "20.0 GiB");
+	ck_assert_str_eq(tp_fmt_utc_ns(buf, sizeof(buf), UINT64_C(1741722099081044120)),
+			 "2025-03-11 19:41:39 UTC");
+}
+END_TEST
+
+START_TEST(test_json_scalars)
+{
+	json_t *j;
+
+	j = tp_json_str(tp_str_make("a\xef\xbf\xbd\xff" "b", 6)); /* invalid 0xff */
+	ck_assert_str_eq(json_string_value(j), "a\xef\xbf\xbd\xef\xbf\xbd" "b");
+	json_decref(j);
+	j = tp_json_uint(UINT64_C(12190760917235803885));
+	ck_assert_str_eq(json_string_value(j), "12190760917235803885");
+	json_decref(j);
+	j = tp_json_int(INT64_C(9007199254740991));
+	ck_assert(json_is_integer(j));
+	json_decref(j);
+	j = tp_json_int(INT64_C(9007199254740992));
+	ck_assert(json_is_string(j));
+	json_decref(j);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_arena);
+	tcase_add_loop_test(tc, test_parse_size, 0, sizeof(sizes) / sizeof(sizes[0]));
+	tcase_add_loop_test(tc, test_fmt, 0, sizeof(times) / sizeof(times[0]));
+	tcase_add_test(tc, test_json_scalars);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -1,0 +1,276 @@
+/*
+ * check_xspace.c - the XSpace decoder on hand-built bytes: metadata maps
+ * after lines, negative map keys, every stat value case, ref_value strings,
+ * device time preferred over raw offsets, aggregated events, unknown
+ * fields, wall-clock timestamps, and corruption at every byte.
+ */
+#include "testutil.h"
+
+#include "tpuprof/xspace.h"
+
+enum { SM_DEV_OFF = 1, SM_DEV_DUR = 2, SM_CAT = 3, SM_INTERNED = 4, SM_PID = 5 };
+#define BIG_PROGRAM_ID UINT64_C(12190760917235803885)
+
+static void stat_meta(struct pb *plane, int64_t id, const char *name)
+{
+	struct pb entry = { 0 }, value = { 0 };
+
+	pb_int(&value, 1, id);
+	pb_str(&value, 2, name);
+	if (id)
+		pb_int(&entry, 1, id);
+	pb_msg(&entry, 2, &value);
+	pb_msg(plane, 5, &entry);
+}
+
+static void stat_int(struct pb *msg, uint32_t field, int64_t meta, uint32_t kind, uint64_t v)
+{
+	struct pb st = { 0 };
+
+	pb_int(&st, 1, meta);
+	pb_int(&st, kind, (int64_t)v);
+	pb_msg(msg, field, &st);
+}
+
+static void event(struct pb *line, int64_t meta, int64_t off, int64_t dur,
+		  int64_t dev_off, int64_t dev_dur)
+{
+	struct pb ev = { 0 };
+
+	pb_int(&ev, 1, meta);
+	if (off >= 0)
+		pb_int(&ev, 2, off);
+	pb_int(&ev, 3, dur);
+	if (dev_off >= 0) {
+		stat_int(&ev, 4, SM_DEV_OFF, 3, (uint64_t)dev_off);
+		stat_int(&ev, 4, SM_DEV_DUR, 4, (uint64_t)dev_dur);
+	}
+	pb_str(&ev, 77, "future field");
+	pb_msg(line, 4, &ev);
+}
+
+/* One TPU plane: lines first (as protobuf writes them), then maps. */
+static struct pb build_space(int64_t host_ts_ns)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, agg = { 0 };
+	struct pb entry = { 0 }, em = { 0 }, st = { 0 }, host = { 0 };
+
+	pb_int(&plane, 1, 2);
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 3);
+	pb_str(&line, 2, "XLA Ops");
+	event(&line, (int64_t)BIG_PROGRAM_ID, 1000, 50, 900, 60); /* device wins */
+	event(&line, 7, 5000, 10, -1, 0);                         /* raw span   */
+	event(&line, 7, -1, 5, -1, 0);                            /* offset 0   */
+	pb_int(&agg, 1, 7);
+	pb_int(&agg, 5, 12);                                      /* aggregated */
+	pb_msg(&line, 4, &agg);
+	pb_msg(&plane, 3, &line);
+	/* event metadata keyed by a program id above INT64_MAX */
+	pb_int(&em, 1, (int64_t)BIG_PROGRAM_ID);
+	pb_str(&em, 2, "%fusion.3 = f32[8]{0} fusion()");
+	pb_str(&em, 4, "fusion.3");
+	stat_int(&em, 5, SM_PID, 3, BIG_PROGRAM_ID);
+	pb_int(&st, 1, SM_CAT);
+	pb_int(&st, 7, SM_INTERNED);                              /* ref_value */
+	pb_msg(&em, 5, &st);
+	pb_int(&em, 6, 11);                                       /* child_id  */
+	pb_int(&em, 6, 12);
+	pb_int(&entry, 1, (int64_t)BIG_PROGRAM_ID);
+	pb_msg(&entry, 2, &em);
+	pb_msg(&plane, 4, &entry);
+	stat_meta(&plane, SM_DEV_OFF, "device_offset_ps");
+	stat_meta(&plane, SM_DEV_DUR, "device_duration_ps");
+	stat_meta(&plane, SM_CAT, "hlo_category");
+	stat_meta(&plane, SM_INTERNED, "loop fusion");
+	stat_meta(&plane, SM_PID, "program_id");
+	stat_meta(&plane, 0, "stat with id zero");
+	pb_int(&st, 1, SM_CAT);                                   /* 1.5 */
+	pb_fixed64(&st, 2, 0x3ff8000000000000ULL);
+	pb_msg(&plane, 6, &st);
+	pb_msg(&space, 1, &plane);
+	pb_str(&host, 2, "/host:CPU");
+	line.len = 0;
+	pb_int(&line, 1, -559038737);
+	pb_str(&line, 2, "main/1");
+	pb_int(&line, 3, host_ts_ns);
+	event(&line, 1, 2000, 30, -1, 0);
+	pb_msg(&host, 3, &line);
+	pb_msg(&space, 1, &host);
+	pb_str(&space, 4, "worker-0");
+	pb_str(&space, 3, "a warning");
+	return space;
+}
+
+START_TEST(test_decode_structure)
+{
+	struct pb b = build_space(81445045);
+	struct tp_arena a;
+	struct tp_xspace xs;
+	struct tp_error err = { 0 };
+	const struct tp_plane *pl;
+	const struct tp_event_meta *em;
+	struct tp_str s;
+
+	tp_arena_init(&a);
+	ck_assert_int_eq(tp_xspace_decode(&xs, &a, b.data, b.len, "t.pb", &err), TP_OK);
+	ck_assert_uint_eq(xs.n_planes, 2);
+	ck_assert_uint_eq(xs.n_hostnames, 1);
+	ck_assert(tp_str_eq(xs.hostnames[0], "worker-0"));
+	ck_assert_uint_eq(xs.n_warnings, 1);
+	pl = &xs.planes[0];
+	ck_assert(tp_str_eq(pl->name, "/device:TPU:0"));
+	ck_assert_int_eq(pl->kind, TP_PLANE_TPU);
+	ck_assert_int_eq(pl->device_ordinal, 0);
+	ck_assert_int_eq(xs.planes[1].kind, TP_PLANE_HOST);
+	ck_assert_uint_eq(pl->n_stat_meta, 6);
+	ck_assert_ptr_nonnull(tp_plane_stat_meta(pl, 0));
+	em = tp_plane_event_meta(pl, (int64_t)BIG_PROGRAM_ID);
+	ck_assert_ptr_nonnull(em);
+	ck_assert(tp_str_eq(em->display_name, "fusion.3"));
+	ck_assert_uint_eq(em->n_children, 2);
+	ck_assert(tp_stat_str(pl, tp_stats_find(pl, em->stats, em->n_stats, TP_SN_HLO_CATEGORY), &s));
+	ck_assert(tp_str_eq(s, "loop fusion"));
+	ck_assert_uint_eq((uint64_t)tp_stats_find(pl, em->stats, em->n_stats, TP_SN_PROGRAM_ID)->v.u,
+			  BIG_PROGRAM_ID);
+	ck_assert_uint_eq(pl->n_stats, 1);
+	ck_assert(pl->stats[0].kind == TP_STAT_DOUBLE && pl->stats[0].v.d == 1.5);
+	ck_assert_ptr_null(tp_plane_event_meta(pl, 999));
+	tp_arena_release(&a);
+	pb_free(&b);
+}
+END_TEST
+
+START_TEST(test_event_times)
+{
+	struct pb b = build_space(81445045);
+	struct tp_arena a;
+	struct tp_xspace xs;
+	struct tp_error err = { 0 };
+	struct tp_event_iter it;
+	struct tp_event ev;
+	const struct tp_line *ln;
+
+	tp_arena_init(&a);
+	ck_assert_int_eq(tp_xspace_decode(&xs, &a, b.data, b.len, "t.pb", &err), TP_OK);
+	ln = &xs.planes[0].lines[0];
+	ck_assert_uint_eq(ln->n_events, 4);
+	ck_assert_uint_eq(ln->n_aggregated, 1);
+	ck_assert_int_eq(ln->first_start_ps, 0);     /* the event at offset 0 */
+	ck_assert_int_eq(ln->last_end_ps, 5010);
+	tp_event_iter_init(&it, &xs, &xs.planes[0], ln);
+	ck_assert_int_eq(tp_event_iter_next(&it, &ev), 1);
+	ck_assert_int_eq(ev.start_ps, 900);          /* device_offset_ps */
+	ck_assert_int_eq(ev.dur_ps, 60);
+	ck_assert_int_eq(ev.offset_ps, 1000);
+	ck_assert_ptr_nonnull(ev.meta);
+	ck_assert_int_eq(tp_event_iter_next(&it, &ev), 1);
+	ck_assert_int_eq(ev.start_ps, 5000);
+	ck_assert_ptr_null(ev.meta);
+	ck_assert_int_eq(tp_event_iter_next(&it, &ev), 1);
+	ck_assert(ev.timed);
+	ck_assert_int_eq(ev.start_ps, 0);
+	ck_assert_int_eq(tp_event_iter_next(&it, &ev), 1);
+	ck_assert(!ev.timed);
+	ck_assert_int_eq(ev.num_occurrences, 12);
+	ck_assert_int_eq(tp_event_iter_next(&it, &ev), 0);
+	/* host line: timestamp_ns * 1000 + offset */
+	ln = &xs.planes[1].lines[0];
+	ck_assert_int_eq(ln->id, -559038737);
+	ck_assert_int_eq(ln->first_start_ps, INT64_C(81445045) * 1000 + 2000);
+	tp_arena_release(&a);
+	pb_free(&b);
+}
+END_TEST
+
+/* Unnormalized (epoch) line timestamps would overflow picoseconds: they
+ * are measured from the earliest line instead. */
+START_TEST(test_wallclock_origin)
+{
+	int64_t epoch = INT64_C(1741722099081044120);
+	struct pb b = build_space(epoch);
+	struct tp_arena a;
+	struct tp_xspace xs;
+	struct tp_error err = { 0 };
+
+	tp_arena_init(&a);
+	ck_assert_int_eq(tp_xspace_decode(&xs, &a, b.data, b.len, "t.pb", &err), TP_OK);
+	ck_assert_int_eq(xs.time_origin_ns, epoch);
+	ck_assert_int_eq(xs.planes[1].lines[0].first_start_ps, 2000);
+	tp_arena_release(&a);
+	pb_free(&b);
+}
+END_TEST
+
+/* Cut the capture at every byte: the decoder either reads a valid prefix
+ * (a cut between top-level fields is a valid, shorter XSpace) or reports
+ * corruption with an offset inside the file. Never a crash. */
+START_TEST(test_truncated_everywhere)
+{
+	struct pb b = build_space(81445045);
+	size_t failures = 0;
+
+	for (size_t cut = 0; cut < b.len; cut++) {
+		uint8_t *copy = tp_xmalloc(cut ? cut : 1);
+		struct tp_arena a;
+		struct tp_xspace xs;
+		struct tp_error err = { 0 };
+		enum tp_err rc;
+
+		memcpy(copy, b.data, cut);
+		tp_arena_init(&a);
+		rc = tp_xspace_decode(&xs, &a, copy, cut, "cut.pb", &err);
+		if (rc != TP_OK) {
+			unsigned long off;
+
+			failures++;
+			ck_assert_int_eq(rc, TP_ERR_INPUT);
+			ck_assert_msg(sscanf(err.msg, "cut.pb: corrupt capture at byte %lu", &off) == 1,
+				      "message: %s", err.msg);
+			ck_assert_uint_le(off, cut);
+		}
+		tp_arena_release(&a);
+		free(copy);
+	}
+	ck_assert_uint_ge(failures, b.len - 4);
+	pb_free(&b);
+}
+END_TEST
+
+/* Flip every byte to 0xff in turn: no crash, no read out of bounds. */
+START_TEST(test_mangled_everywhere)
+{
+	struct pb b = build_space(81445045);
+
+	for (size_t i = 0; i < b.len; i++) {
+		uint8_t *copy = tp_xmalloc(b.len);
+		struct tp_arena a;
+		struct tp_xspace xs;
+		struct tp_error err = { 0 };
+
+		memcpy(copy, b.data, b.len);
+		copy[i] = 0xff;
+		tp_arena_init(&a);
+		if (tp_xspace_decode(&xs, &a, copy, b.len, "m.pb", &err) != TP_OK)
+			ck_assert_int_eq(err.code, TP_ERR_INPUT);
+		tp_arena_release(&a);
+		free(copy);
+	}
+	pb_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("xspace");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_decode_structure);
+	tcase_add_test(tc, test_event_times);
+	tcase_add_test(tc, test_wallclock_origin);
+	tcase_add_test(tc, test_truncated_everywhere);
+	tcase_add_test(tc, test_mangled_everywhere);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

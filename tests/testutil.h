@@ -1,0 +1,120 @@
+/*
+ * testutil.h - helpers for the Check unit tests: a tiny protobuf writer to
+ * build exact byte sequences by hand, and temporary files and folders.
+ * Header-only so each test binary stays one file.
+ */
+#ifndef TPUPROF_TESTUTIL_H
+#define TPUPROF_TESTUTIL_H
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tpuprof/util.h"
+
+struct pb {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+static inline void pb_bytes(struct pb *b, const void *p, size_t n)
+{
+	b->data = tp_xgrow(b->data, &b->cap, b->len + n + 1, 1);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+static inline void pb_varint(struct pb *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			tmp[n] |= 0x80;
+		n++;
+	} while (v);
+	pb_bytes(b, tmp, n);
+}
+
+static inline void pb_tag(struct pb *b, uint32_t field, unsigned type)
+{
+	pb_varint(b, ((uint64_t)field << 3) | type);
+}
+
+static inline void pb_int(struct pb *b, uint32_t field, int64_t v)
+{
+	pb_tag(b, field, 0);
+	pb_varint(b, (uint64_t)v);
+}
+
+static inline void pb_fixed64(struct pb *b, uint32_t field, uint64_t v)
+{
+	uint8_t tmp[8];
+
+	for (int i = 0; i < 8; i++)
+		tmp[i] = (uint8_t)(v >> (8 * i));
+	pb_tag(b, field, 1);
+	pb_bytes(b, tmp, 8);
+}
+
+static inline void pb_lenfield(struct pb *b, uint32_t field, const void *p,
+			       size_t n)
+{
+	pb_tag(b, field, 2);
+	pb_varint(b, n);
+	pb_bytes(b, p, n);
+}
+
+static inline void pb_str(struct pb *b, uint32_t field, const char *s)
+{
+	pb_lenfield(b, field, s, strlen(s));
+}
+
+/* Appends sub as a length-delimited field and frees it. */
+static inline void pb_msg(struct pb *b, uint32_t field, struct pb *sub)
+{
+	pb_lenfield(b, field, sub->data, sub->len);
+	free(sub->data);
+	memset(sub, 0, sizeof(*sub));
+}
+
+static inline void pb_free(struct pb *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Writes n bytes to a new temporary file; the caller unlinks and frees. */
+static inline char *write_temp(const char *suffix, const void *p, size_t n)
+{
+	char *path = tp_xasprintf("/tmp/tpuprof-test-XXXXXX%s", suffix);
+	int fd = mkstemps(path, (int)strlen(suffix));
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+	fclose(f);
+	return path;
+}
+
+static inline int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+#endif
