@@ -57,7 +57,7 @@ TEST_SRC := $(wildcard tests/check_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all check unit golden run deps bench clean install valgrind fuzz testdata
+.PHONY: all check unit golden reference run deps bench clean install valgrind fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -98,12 +98,20 @@ unit: $(TEST_BIN)
 golden: $(BIN)
 	TPUPROF=$(BIN) TEST_WRAP="$(TEST_WRAP)" sh tests/golden.sh
 
-check: all unit golden
+# Independent cross-checks: a Python reader on the shared captures
+# (../shared/captures) and the generator's ground truth for testdata/.
+reference: $(BIN)
+	python3 tests/reference/compare_info.py $(BIN) ../shared/captures
+	python3 tests/compare_summary.py $(BIN)
+
+check:
+	@sh tests/install_deps.sh
+	@$(MAKE) --no-print-directory all unit golden reference
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet
 valgrind:
-	$(MAKE) unit golden TEST_WRAP="$(VALGRIND)" OPT="-O0 -g"
+	$(MAKE) unit golden TEST_WRAP="$(VALGRIND)" OPT="-O0 -g" BUILD=build-vg
 
 run: $(BIN)
 	$(BIN) info testdata/small.xplane.pb
@@ -114,12 +122,16 @@ deps:
 bench: $(BIN) $(GEN_BIN)
 	sh tests/bench.sh $(BIN) $(GEN_BIN)
 
+# libFuzzer targets for the decoders; FUZZ_SECONDS each (default 60).
+fuzz:
+	sh tests/fuzz/run.sh
+
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tpuprof
 	if [ -f docs/tpuprof.1 ]; then install -m 644 docs/tpuprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/tpuprof.1; fi
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-vg build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

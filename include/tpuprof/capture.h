@@ -78,6 +78,11 @@ struct tp_open_opts {
 
 #define TP_DEFAULT_MAX_INPUT (UINT64_C(64) << 30)
 
+/* The default for max_input: three quarters of physical memory, at most
+ * TP_DEFAULT_MAX_INPUT, so a gzip bomb fails with a message rather than
+ * driving the machine out of memory. */
+uint64_t tp_default_max_input(void);
+
 /* Opens and decodes every capture named in paths. On failure the capture
  * is left released (nothing to free) and err names the file and problem. */
 enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,

@@ -24,6 +24,11 @@ struct tp_info_module {
 	struct tp_hlo_counts counts;
 };
 
+struct tp_info_version {
+	struct tp_str name;              /* stat name, borrowed              */
+	struct tp_str value;             /* string value, borrowed           */
+};
+
 struct tp_info_host {
 	const struct tp_host *host;      /* borrowed from the capture       */
 	const char *device_type;         /* malloc'd, or NULL               */
@@ -37,6 +42,8 @@ struct tp_info_host {
 	uint64_t device_planes_with_events;
 	bool has_op_line;                /* XLA Ops / Framework Ops / kernels */
 	size_t first_module, n_modules;  /* range of tp_info.modules        */
+	struct tp_info_version *versions; /* malloc'd; first seen per name  */
+	size_t n_versions, cap_versions;
 };
 
 struct tp_info {
@@ -53,9 +60,5 @@ struct tp_info {
 enum tp_err tp_info_build(struct tp_info *info, struct tp_capture *cap,
 			  struct tp_error *err);
 void tp_info_release(struct tp_info *info);
-
-/* Versions and device description: plane stats whose names end in
- * "_version", or are device_type_string/device_vendor; for reporting. */
-bool tp_info_is_version_stat(struct tp_str name);
 
 #endif

@@ -25,7 +25,7 @@ static void warn(struct tp_info *info, const char *fmt, ...)
 	info->warnings[info->n_warnings++] = tp_xstrdup(line);
 }
 
-bool tp_info_is_version_stat(struct tp_str name)
+static bool is_version_stat(struct tp_str name)
 {
 	static const char suffix[] = "_version";
 	size_t n = sizeof(suffix) - 1;
@@ -47,6 +47,24 @@ static bool is_collective_category(struct tp_str cat)
 		if (tp_str_has_prefix(cat, names[i]))
 			return true;
 	return false;
+}
+
+/* TF-era host collectives: TraceMe names "CollectiveReduce…", or TF op
+ * names "<name>:<type>" whose type is a collective kernel. */
+static bool is_tf_collective(struct tp_str name)
+{
+	size_t colon = name.len;
+	struct tp_str type;
+
+	if (tp_str_has_prefix(name, "CollectiveReduce"))
+		return true;
+	while (colon > 0 && name.ptr[colon - 1] != ':')
+		colon--;
+	if (colon == 0)
+		return false;
+	type = tp_str_make(name.ptr + colon, name.len - colon);
+	return tp_str_has_prefix(type, "Collective") ||
+	       tp_str_eq(type, "NcclAllReduce");
 }
 
 static bool is_op_line(const struct tp_plane *pl, const struct tp_line *ln)
@@ -81,7 +99,7 @@ static void count_line(const struct tp_host *h, const struct tp_plane *pl,
 				ih->memory_allocations++;
 			else if (tp_str_eq(em->name, "MemoryDeallocation"))
 				ih->memory_deallocations++;
-			else if (tp_str_has_prefix(em->name, "CollectiveReduce"))
+			else if (is_tf_collective(em->name))
 				ih->collective_events++;
 			continue;
 		}
@@ -106,16 +124,57 @@ static void task_environment(const struct tp_plane *pl, struct tp_info_host *ih)
 		ih->profile_stop_ns = (uint64_t)v;
 }
 
+/* device_type_string names TPUs; GPU planes carry only a vendor and a
+ * compute capability, which make the description instead. */
 static void device_type(const struct tp_plane *pl, struct tp_info_host *ih)
 {
-	const struct tp_stat *s;
-	struct tp_str v;
+	const struct tp_stat *s, *major, *minor;
+	struct tp_str v, vendor = TP_STR_NULL;
+	int64_t ma, mi;
 
 	if (ih->device_type)
 		return;
 	s = tp_stats_find_name(pl, pl->stats, pl->n_stats, "device_type_string");
-	if (s && tp_stat_str(pl, s, &v) && v.len)
+	if (s && tp_stat_str(pl, s, &v) && v.len) {
 		ih->device_type = tp_str_dup(v);
+		return;
+	}
+	if (pl->kind != TP_PLANE_GPU)
+		return;
+	s = tp_stats_find_name(pl, pl->stats, pl->n_stats, "device_vendor");
+	if (s)
+		tp_stat_str(pl, s, &vendor);
+	major = tp_stats_find_name(pl, pl->stats, pl->n_stats, "compute_cap_major");
+	minor = tp_stats_find_name(pl, pl->stats, pl->n_stats, "compute_cap_minor");
+	if (major && minor && tp_stat_int(major, &ma) && tp_stat_int(minor, &mi))
+		ih->device_type = tp_xasprintf("%.*s%sGPU, compute capability %lld.%lld",
+					       (int)vendor.len, vendor.ptr,
+					       vendor.len ? " " : "",
+					       (long long)ma, (long long)mi);
+	else if (vendor.len)
+		ih->device_type = tp_xasprintf("%.*s GPU", (int)vendor.len, vendor.ptr);
+}
+
+/* Plane stats naming software versions and the device, each name once. */
+static void collect_versions(const struct tp_plane *pl, struct tp_info_host *ih)
+{
+	for (size_t i = 0; i < pl->n_stats; i++) {
+		struct tp_str name = tp_stat_name(pl, &pl->stats[i]);
+		struct tp_str v;
+		bool seen = false;
+
+		if (!is_version_stat(name) || !tp_stat_str(pl, &pl->stats[i], &v))
+			continue;
+		for (size_t k = 0; k < ih->n_versions && !seen; k++)
+			seen = ih->versions[k].name.len == name.len &&
+			       memcmp(ih->versions[k].name.ptr, name.ptr, name.len) == 0;
+		if (seen)
+			continue;
+		ih->versions = tp_xgrow(ih->versions, &ih->cap_versions,
+					ih->n_versions + 1, sizeof(*ih->versions));
+		ih->versions[ih->n_versions].name = name;
+		ih->versions[ih->n_versions++].value = v;
+	}
 }
 
 static void scan_host(const struct tp_host *h, struct tp_info_host *ih)
@@ -129,6 +188,7 @@ static void scan_host(const struct tp_host *h, struct tp_info_host *ih)
 
 		if (pl->kind == TP_PLANE_TASK_ENV)
 			task_environment(pl, ih);
+		collect_versions(pl, ih);
 		if (device)
 			device_type(pl, ih);
 		for (size_t l = 0; l < pl->n_lines; l++) {
@@ -231,8 +291,10 @@ enum tp_err tp_info_build(struct tp_info *info, struct tp_capture *cap,
 
 void tp_info_release(struct tp_info *info)
 {
-	for (size_t i = 0; i < info->n_hosts; i++)
+	for (size_t i = 0; i < info->n_hosts; i++) {
 		free((char *)info->hosts[i].device_type);
+		free(info->hosts[i].versions);
+	}
 	for (size_t i = 0; i < info->n_warnings; i++)
 		free(info->warnings[i]);
 	free(info->warnings);

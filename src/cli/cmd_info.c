@@ -26,7 +26,7 @@ static const char info_help[] =
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  --run NAME           the run to take from a logdir (default newest)\n"
 	"  --max-input SIZE     most bytes to inflate or read from stdin\n"
-	"                       (default 64GiB)\n"
+	"                       (default 3/4 of memory, at most 64GiB)\n"
 	"  -q, --quiet          no notes on stderr\n"
 	"  -h, --help           this help\n"
 	"\n"

@@ -80,7 +80,7 @@ int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->open.max_input = TP_DEFAULT_MAX_INPUT;
+	o->open.max_input = tp_default_max_input();
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {

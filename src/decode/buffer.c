@@ -19,6 +19,17 @@
 
 #define CHUNK (1u << 20)
 
+uint64_t tp_default_max_input(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t phys;
+
+	if (pages <= 0 || size <= 0)
+		return TP_DEFAULT_MAX_INPUT;
+	phys = (uint64_t)pages * (uint64_t)size / 4 * 3;
+	return phys < TP_DEFAULT_MAX_INPUT ? phys : TP_DEFAULT_MAX_INPUT;
+}
+
 void tp_buffer_release(struct tp_buffer *buf)
 {
 	if (buf->map)

@@ -17,6 +17,14 @@
 
 static bool shape_ok(struct tp_wire *w, int depth);
 
+/* Hands a nested reader's failure to its parent, for the message. */
+static bool fail_from(struct tp_wire *w, const struct tp_wire *sub)
+{
+	w->error = sub->error;
+	w->error_offset = sub->error_offset;
+	return false;
+}
+
 static bool layout_ok(struct tp_wire *w, int depth)
 {
 	struct tp_field f;
@@ -28,7 +36,7 @@ static bool layout_ok(struct tp_wire *w, int depth)
 
 			tp_wire_sub(&sub, w, &f);
 			if (!shape_ok(&sub, depth + 1))
-				return false;
+				return fail_from(w, &sub);
 		}
 	}
 	return rc == 0;
@@ -39,8 +47,11 @@ static bool shape_ok(struct tp_wire *w, int depth)
 	struct tp_field f;
 	int rc;
 
-	if (depth > TP_MAX_SHAPE_DEPTH)
+	if (depth > TP_MAX_SHAPE_DEPTH) {
+		w->error = "shapes nested too deeply";
+		w->error_offset = (size_t)(w->p - w->base);
 		return false;
+	}
 	while ((rc = tp_wire_next(w, &f)) > 0) {
 		struct tp_wire sub;
 
@@ -49,7 +60,7 @@ static bool shape_ok(struct tp_wire *w, int depth)
 		tp_wire_sub(&sub, w, &f);
 		if (f.number == 4 ? !shape_ok(&sub, depth + 1)
 				  : !layout_ok(&sub, depth + 1))
-			return false;
+			return fail_from(w, &sub);
 	}
 	return rc == 0;
 }
@@ -87,7 +98,7 @@ static bool nesting_ok(struct tp_wire *w, enum msg kind)
 				continue;
 			tp_wire_sub(&sub, w, &f);
 			if (!nesting_ok(&sub, shape_paths[i].child))
-				return false;
+				return fail_from(w, &sub);
 		}
 	}
 	return rc == 0;
@@ -119,7 +130,7 @@ enum tp_err tp_module_decode(struct tp_module *m, struct tp_arena *arena,
 				    "%s: corrupt HLO module '%.*s' at byte %zu: %s",
 				    m->path, (int)name.len, name.ptr,
 				    m->raw_offset + w.error_offset,
-				    w.error ? w.error : "shapes nested too deeply");
+				    w.error);
 	m->hlo = xla__hlo_proto__unpack(tp_arena_protobuf_allocator(arena),
 					m->raw.len,
 					(const uint8_t *)m->raw.ptr);

@@ -59,7 +59,8 @@ static enum tp_err list_dir(const char *dir, struct name_list *out,
 		out->names[out->n++] = tp_xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(out->names, out->n, sizeof(*out->names), cmp_names);
+	if (out->n)
+		qsort(out->names, out->n, sizeof(*out->names), cmp_names);
 	return TP_OK;
 }
 

@@ -131,26 +131,16 @@ static json_t *str_array(const struct tp_str *v, size_t n)
 	return a;
 }
 
-static json_t *versions_json(const struct tp_host *h)
+static json_t *versions_json(const struct tp_info_host *ih)
 {
 	json_t *o = json_object();
 
-	for (size_t p = 0; p < h->xs.n_planes; p++) {
-		const struct tp_plane *pl = &h->xs.planes[p];
+	for (size_t i = 0; i < ih->n_versions; i++) {
+		char key[128];
+		struct tp_str n = ih->versions[i].name;
 
-		for (size_t i = 0; i < pl->n_stats; i++) {
-			struct tp_str name = tp_stat_name(pl, &pl->stats[i]);
-			struct tp_str v;
-			char key[128];
-
-			if (!tp_info_is_version_stat(name) ||
-			    !tp_stat_str(pl, &pl->stats[i], &v))
-				continue;
-			snprintf(key, sizeof(key), "%.*s",
-				 (int)(name.len > 127 ? 127 : name.len), name.ptr);
-			if (!json_object_get(o, key))
-				json_object_set_new(o, key, tp_json_str(v));
-		}
+		snprintf(key, sizeof(key), "%.*s", (int)(n.len > 127 ? 127 : n.len), n.ptr);
+		json_object_set_new(o, key, tp_json_str(ih->versions[i].value));
 	}
 	return o;
 }
@@ -186,7 +176,7 @@ static json_t *host_json(const struct tp_capture *cap, const struct tp_info *inf
 	json_object_set_new(o, "source", tp_json_cstr(cap->sources[h->source].path));
 	json_object_set_new(o, "hostnames", str_array(h->xs.hostnames, h->xs.n_hostnames));
 	json_object_set_new(o, "device_type", ih->device_type ? json_string(ih->device_type) : json_null());
-	json_object_set_new(o, "versions", versions_json(h));
+	json_object_set_new(o, "versions", versions_json(ih));
 	json_object_set_new(o, "capture", capture_json(ih));
 	json_object_set_new(o, "time_origin_ns", tp_json_sid(h->xs.time_origin_ns));
 	json_object_set_new(o, "device_planes", json_integer((json_int_t)ih->device_planes));

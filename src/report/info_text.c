@@ -8,25 +8,18 @@
 #include <inttypes.h>
 #include <string.h>
 
-static void print_versions(FILE *out, const struct tp_host *h)
+static void print_versions(FILE *out, const struct tp_info_host *ih)
 {
 	bool any = false;
 
-	for (size_t p = 0; p < h->xs.n_planes; p++) {
-		const struct tp_plane *pl = &h->xs.planes[p];
+	for (size_t i = 0; i < ih->n_versions; i++) {
+		struct tp_str n = ih->versions[i].name, v = ih->versions[i].value;
 
-		for (size_t i = 0; i < pl->n_stats; i++) {
-			struct tp_str name = tp_stat_name(pl, &pl->stats[i]);
-			struct tp_str v;
-
-			if (tp_str_eq(name, "device_type_string") ||
-			    !tp_info_is_version_stat(name) ||
-			    !tp_stat_str(pl, &pl->stats[i], &v))
-				continue;
-			fprintf(out, "%s%.*s %.*s", any ? ", " : "  versions     ",
-				(int)name.len, name.ptr, (int)v.len, v.ptr);
-			any = true;
-		}
+		if (tp_str_eq(n, "device_type_string") || tp_str_eq(n, "device_vendor"))
+			continue; /* already in the device line */
+		fprintf(out, "%s%.*s %.*s", any ? ", " : "  versions     ",
+			(int)n.len, n.ptr, (int)v.len, v.ptr);
+		any = true;
 	}
 	if (any)
 		fputc('\n', out);
@@ -105,7 +98,7 @@ static void print_host(FILE *out, const struct tp_capture *cap,
 	fprintf(out, "  device       %s, %" PRIu64 " device planes (%" PRIu64 " with events)\n",
 		ih->device_type ? ih->device_type : "unknown",
 		ih->device_planes, ih->device_planes_with_events);
-	print_versions(out, h);
+	print_versions(out, ih);
 	if (ih->has_task_env && ih->profile_stop_ns >= ih->profile_start_ns)
 		fprintf(out, "  capture      %s, %s\n",
 			tp_fmt_utc_ns(a, sizeof(a), ih->profile_start_ns),

@@ -93,7 +93,6 @@ typedef struct {
 
 void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_puts(StrBuf *sb, const char *s);
-void sb_clear(StrBuf *sb);
 void sb_free(StrBuf *sb);
 char *sb_arena(StrBuf *sb, Arena *a); /* copy into the arena */
 
@@ -223,8 +222,9 @@ void summary_write(const char *path, const Options *o, const ModuleInfo *mods,
 
 /* ---------------------------------------------------------------- XSpace */
 
-/* Write one host's XSpace to `path`; fills `fs` (arena-owned strings). */
+/* Write one host's XSpace to `path`. Scratch data goes to `a` (free it after
+ * the call); `fs` and its strings are allocated in `keep`. */
 void xspace_write_file(const Options *o, const ModuleInfo *mods, size_t n_mods,
-                       int host, const char *path, Arena *a, FileSum *fs);
+                       int host, const char *path, Arena *a, Arena *keep, FileSum *fs);
 
 #endif

@@ -176,13 +176,6 @@ void sb_puts(StrBuf *sb, const char *s)
     sb->len += n;
 }
 
-void sb_clear(StrBuf *sb)
-{
-    sb->len = 0;
-    if (sb->p)
-        sb->p[0] = 0;
-}
-
 void sb_free(StrBuf *sb)
 {
     free(sb->p);

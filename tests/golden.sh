@@ -1,0 +1,46 @@
+#!/bin/sh
+# Golden CLI tests: each tests/golden/NAME.cmd holds the arguments of one
+# tpuprof run (shell words, evaluated from the project root); NAME.out,
+# NAME.err and NAME.exit hold the exact stdout, stderr and exit status.
+#
+#   TPUPROF=build/tpuprof sh tests/golden.sh            run all
+#   TPUPROF=build/tpuprof sh tests/golden.sh --update   rewrite expectations
+#
+# The environment is pinned (LC_ALL=C, no proxies, TZ=UTC) so output does
+# not depend on the machine. Expectations were checked by hand and, for
+# the shared captures, against tests/reference/ before being committed.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+TPUPROF=${TPUPROF:-build/tpuprof}
+TEST_WRAP=${TEST_WRAP:-}
+update=0
+[ "${1:-}" = "--update" ] && update=1
+export LC_ALL=C TZ=UTC
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY no_proxy
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0 fail=0
+for cmd in tests/golden/*.cmd; do
+	name=${cmd%.cmd}
+	args=$(cat "$cmd")
+	eval "$TEST_WRAP $TPUPROF $args" >"$tmp/out" 2>"$tmp/err" </dev/null
+	echo $? >"$tmp/exit"
+	if [ $update = 1 ]; then
+		cp "$tmp/out" "$name.out"
+		cp "$tmp/err" "$name.err"
+		cp "$tmp/exit" "$name.exit"
+		continue
+	fi
+	ok=1
+	for part in out err exit; do
+		if ! cmp -s "$tmp/$part" "$name.$part"; then
+			ok=0
+			echo "FAIL $name ($part differs):"
+			diff -u "$name.$part" "$tmp/$part" | head -20
+		fi
+	done
+	if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+done
+[ $update = 1 ] && { echo "golden expectations rewritten"; exit 0; }
+echo "golden: $pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,1 @@
+info testdata/corrupt/deep-shape.hlo_proto.pb

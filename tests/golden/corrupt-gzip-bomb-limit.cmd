@@ -1,0 +1,1 @@
+info --max-input 1MiB testdata/corrupt/prefixed-bomb.xplane.pb.gz

@@ -1,0 +1,1 @@
+info testdata/corrupt/prefixed-bomb.xplane.pb.gz

@@ -1,0 +1,1 @@
+info testdata/corrupt/zeros-bomb.xplane.pb.gz

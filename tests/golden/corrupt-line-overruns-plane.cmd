@@ -1,0 +1,1 @@
+info testdata/corrupt/line-overruns-plane.xplane.pb

@@ -1,0 +1,1 @@
+info testdata/corrupt/not-a-capture.txt

@@ -1,0 +1,1 @@
+info --format json testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+info -q testdata/logdir

@@ -1,0 +1,1 @@
+info --run 2026_01_01_10_00_00 testdata/logdir

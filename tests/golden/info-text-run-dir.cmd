@@ -1,0 +1,1 @@
+info testdata/run-3hosts

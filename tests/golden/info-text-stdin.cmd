@@ -1,0 +1,1 @@
+info - < ../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb

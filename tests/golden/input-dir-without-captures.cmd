@@ -1,0 +1,1 @@
+info testdata/corrupt/no-captures

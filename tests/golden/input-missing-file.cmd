@@ -1,0 +1,1 @@
+info /nonexistent/capture.xplane.pb

@@ -1,0 +1,1 @@
+info --max-input 10KiB - < testdata/small.xplane.pb

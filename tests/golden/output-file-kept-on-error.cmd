@@ -1,0 +1,1 @@
+info --format json -o build/golden-out.json testdata/corrupt/random.xplane.pb

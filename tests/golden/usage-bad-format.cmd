@@ -1,0 +1,1 @@
+info --format yaml x

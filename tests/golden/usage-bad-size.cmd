@@ -1,0 +1,1 @@
+info --max-input lots x

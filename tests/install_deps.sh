@@ -1,0 +1,34 @@
+#!/bin/sh
+# Installs the Debian packages tpuprof needs to build and test, and only
+# those that are missing (a no-op when all are present). Runs apt-get as
+# root, or through sudo when not root.
+#   sh tests/install_deps.sh           install what is missing
+#   sh tests/install_deps.sh --list    print what is missing, install nothing
+set -eu
+PACKAGES="gcc make pkg-config protobuf-c-compiler libprotobuf-c-dev \
+libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3"
+
+missing=""
+for p in $PACKAGES; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ "${1:-}" = "--list" ]; then
+	echo "${missing# }"
+	exit 0
+fi
+[ -z "$missing" ] && exit 0
+echo "tpuprof: installing missing packages:$missing" >&2
+if [ "$(id -u)" = 0 ]; then
+	SUDO=
+elif command -v sudo >/dev/null 2>&1; then
+	SUDO=sudo
+else
+	echo "tpuprof: need root (or sudo) to install:$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Regenerates testdata/ with the capture generator (make testdata), then the
+# bad inputs in testdata/corrupt/. The files are committed; tests compare
+# against them, so run this only when the generator changes, and review
+# the golden diffs it causes.
+# Usage: tests/make_testdata.sh GEN_CAPTURE
+set -eu
+gen=$1
+cd "$(dirname "$0")/.."
+td=testdata
+rm -rf "$td/run-3hosts" "$td/logdir" "$td/xla-dump"
+# The main job's capture: 2 TPU cores, 2 programs, fusions, a collective,
+# heap traces and runtime memory events.
+"$gen" --seed 1 --cores 2 --programs 2 --events-per-line 200 \
+	--summary "$td/small.summary.json" -o "$td/small.xplane.pb"
+# Layout B, gzip, 4 cores, lines split into several XLine messages.
+"$gen" --seed 2 --cores 4 --programs 3 --layout B --gzip --split-line 50 \
+	--steps-line --summary "$td/layout-b.summary.json" -o "$td/layout-b.xplane.pb.gz"
+# A standalone HloProto with nested fusions and SHARE_WITH heap events.
+"$gen" --seed 3 --programs 1 --fusions 4 --nested-fusions 2 --hlo-only \
+	-o "$td/jit_train_step.hlo_proto.pb"
+# A run directory of three hosts.
+"$gen" --seed 4 --hosts 3 --cores 2 --events-per-line 50 \
+	--summary "$td/run-3hosts.summary.json" -o "$td/run-3hosts"
+# A logdir with two runs; the newer one has no HLO.
+mkdir -p "$td/logdir/plugins/profile/2026_01_01_10_00_00" \
+	"$td/logdir/plugins/profile/2026_01_02_10_00_00"
+"$gen" --seed 5 --events-per-line 20 \
+	-o "$td/logdir/plugins/profile/2026_01_01_10_00_00/worker0.xplane.pb"
+"$gen" --seed 6 --events-per-line 20 --no-hlo --no-hostnames \
+	-o "$td/logdir/plugins/profile/2026_01_02_10_00_00/worker0.xplane.pb"
+# An XLA dump directory: only the after-optimizations proto is taken.
+mkdir -p "$td/xla-dump"
+"$gen" --seed 7 --programs 1 --hlo-only \
+	-o "$td/xla-dump/module_0001.jit_step.sm_8.0_gpu_after_optimizations.hlo.pb"
+"$gen" --seed 8 --programs 1 --hlo-only \
+	-o "$td/xla-dump/module_0001.jit_step.before_optimizations.hlo.pb"
+python3 tests/make_corrupt.py "$td"
