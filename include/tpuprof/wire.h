@@ -45,15 +45,67 @@ void tp_wire_init(struct tp_wire *w, const uint8_t *base, const uint8_t *p,
 void tp_wire_sub(struct tp_wire *w, const struct tp_wire *parent,
 		 const struct tp_field *f);
 
+/* Out-of-line halves of the two readers below: the general cases. */
+int tp_wire_next_slow(struct tp_wire *w, struct tp_field *f);
+bool tp_wire_varint_slow(const uint8_t **p, const uint8_t *end, uint64_t *out);
+
+/* Decodes one varint from [*p, end): at most 10 bytes, the tenth may only
+ * hold the top bit. Returns false when truncated or too long. Inline: this
+ * and tp_wire_next are the innermost loop of every analysis. */
+static inline bool tp_wire_varint(const uint8_t **pp, const uint8_t *end,
+				  uint64_t *out)
+{
+	const uint8_t *p = *pp;
+
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		*pp = p + 1;
+		return true;
+	}
+	return tp_wire_varint_slow(pp, end, out);
+}
+
 /* Reads the next field into f. Returns 1 when a field was read, 0 at the
  * end of the range, -1 on malformed input (w->error, w->error_offset set;
  * further calls keep returning -1). Unknown fields need no skipping: the
- * reader is already past them. */
-int tp_wire_next(struct tp_wire *w, struct tp_field *f);
+ * reader is already past them. The fast path handles one-byte tags with
+ * varint or length-delimited payloads; everything else goes the slow way. */
+static inline int tp_wire_next(struct tp_wire *w, struct tp_field *f)
+{
+	const uint8_t *p = w->p;
+	uint8_t key;
 
-/* Decodes one varint from [*p, end): at most 10 bytes, the tenth may only
- * hold the top bit. Returns false when truncated or too long. */
-bool tp_wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out);
+	if (w->error)
+		return -1;
+	if (p >= w->end)
+		return 0;
+	key = *p;
+	if (key < 0x80 && key >= 8 && ((key & 7) == TP_WIRE_VARINT || (key & 7) == TP_WIRE_LEN)) {
+		const uint8_t *q = p + 1;
+		uint64_t v;
+
+		if (!tp_wire_varint(&q, w->end, &v))
+			return tp_wire_next_slow(w, f);
+		f->number = key >> 3;
+		f->type = (enum tp_wire_type)(key & 7);
+		f->offset = (size_t)(p - w->base);
+		if (f->type == TP_WIRE_VARINT) {
+			f->value = v;
+			f->data = NULL;
+			f->len = 0;
+		} else {
+			if (v > (uint64_t)(w->end - q))
+				return tp_wire_next_slow(w, f);
+			f->value = 0;
+			f->data = q;
+			f->len = (size_t)v;
+			q += v;
+		}
+		w->p = q;
+		return 1;
+	}
+	return tp_wire_next_slow(w, f);
+}
 
 /* Iterates the integers of a repeated int64 field that may be packed (one
  * LEN field) or unpacked (one VARINT field per element). For each element,

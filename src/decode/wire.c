@@ -24,10 +24,27 @@ void tp_wire_sub(struct tp_wire *w, const struct tp_wire *parent,
 	tp_wire_init(w, parent->base, f->data, f->len);
 }
 
-bool tp_wire_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+bool tp_wire_varint_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	uint64_t v = 0;
+
+	if (end - p >= 10) {
+		/* Room for the longest varint: no bounds check per byte. */
+		for (unsigned i = 0; i < 10; i++) {
+			uint8_t b = p[i];
+
+			v |= (uint64_t)(b & 0x7f) << (7 * i);
+			if (b < 0x80) {
+				if (i == 9 && b > 1)
+					return false;
+				*pp = p + i + 1;
+				*out = v;
+				return true;
+			}
+		}
+		return false;
+	}
 
 	for (unsigned shift = 0; shift < 64; shift += 7) {
 		uint8_t b;
@@ -102,7 +119,7 @@ static int read_payload(struct tp_wire *w, struct tp_field *f,
 	return 1;
 }
 
-int tp_wire_next(struct tp_wire *w, struct tp_field *f)
+int tp_wire_next_slow(struct tp_wire *w, struct tp_field *f)
 {
 	const uint8_t *tag_at = w->p;
 	uint64_t key;
