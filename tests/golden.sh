@@ -5,6 +5,7 @@
 #
 #   TPUPROF=build/tpuprof sh tests/golden.sh            run all
 #   TPUPROF=build/tpuprof sh tests/golden.sh --update   rewrite expectations
+#   TPUPROF=build/tpuprof sh tests/golden.sh --update 'fetch-*'   only those
 #
 # The environment is pinned (LC_ALL=C, no proxies, TZ=UTC) so output does
 # not depend on the machine. Expectations were checked by hand and, for
@@ -14,13 +15,14 @@ cd "$(dirname "$0")/.." || exit 2
 TPUPROF=${TPUPROF:-build/tpuprof}
 TEST_WRAP=${TEST_WRAP:-}
 update=0
-[ "${1:-}" = "--update" ] && update=1
+pattern='*'
+[ "${1:-}" = "--update" ] && update=1 && pattern=${2:-*}
 export LC_ALL=C TZ=UTC
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY no_proxy
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0 fail=0
-for cmd in tests/golden/*.cmd; do
+for cmd in tests/golden/$pattern.cmd; do
 	name=${cmd%.cmd}
 	args=$(cat "$cmd")
 	eval "$TEST_WRAP $TPUPROF $args" >"$tmp/out" 2>"$tmp/err" </dev/null
