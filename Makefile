@@ -57,7 +57,7 @@ TEST_SRC := $(wildcard tests/check_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all check unit golden reference run deps bench clean install valgrind fuzz testdata
+.PHONY: all check unit golden reference svg run deps bench clean install valgrind fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -102,11 +102,15 @@ golden: $(BIN)
 # (../shared/captures) and the generator's ground truth for testdata/.
 reference: $(BIN)
 	python3 tests/reference/compare_info.py $(BIN) ../shared/captures
+	python3 tests/reference/compare_memory.py $(BIN)
 	python3 tests/compare_summary.py $(BIN)
+
+svg: $(BIN)
+	sh tests/svg_test.sh $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference
+	@$(MAKE) --no-print-directory all unit golden reference svg
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

@@ -6,7 +6,7 @@
 #   sh tests/install_deps.sh --list    print what is missing, install nothing
 set -eu
 PACKAGES="gcc make pkg-config protobuf-c-compiler libprotobuf-c-dev \
-libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3"
+libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3 librsvg2-bin"
 
 missing=""
 for p in $PACKAGES; do

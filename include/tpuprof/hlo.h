@@ -62,6 +62,10 @@ struct tp_hlo_counts {
 };
 void tp_hlo_count(const Xla__HloProto *hlo, struct tp_hlo_counts *out);
 
+/* Parses the program id of a "<module>(<program id>)" label (the digits
+ * between the last "(" and a final ")"). */
+bool tp_parse_paren_id(struct tp_str s, uint64_t *out);
+
 /* True for opcodes that start or are a cross-device collective
  * (all-reduce, all-gather-start, send, ... and cross-replica-sum);
  * the matching -done opcodes return false. */

@@ -48,6 +48,27 @@ struct tp_common_opts {
 int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
 			struct tp_common_opts *o, int *exit_code);
 
+/* A command's own long option; ids start at TP_CLI_OPTION_BASE. */
+#define TP_CLI_OPTION_BASE 256
+struct tp_cli_option {
+	const char *name;
+	bool has_arg;
+	int id;
+};
+/* Called for each of the command's own options; returns 0, or the result
+ * of tp_cli_usage_error() for a bad value. */
+typedef int (*tp_cli_option_fn)(void *ctx, int id, const char *arg);
+
+/* tp_cli_parse_common plus the command's own options (extra ends with a
+ * NULL name). */
+int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
+		 const struct tp_cli_option *extra, tp_cli_option_fn on_option,
+		 void *ctx, struct tp_common_opts *o, int *exit_code);
+
+/* Prints "tpuprof: <fmt with arg> (see 'tpuprof help CMD')"; returns
+ * TP_EXIT_USAGE. */
+int tp_cli_usage_error(const struct tp_cmd *cmd, const char *fmt, const char *arg);
+
 /* Output: stdout, or a temporary file renamed over -o FILE only when
  * everything was written, so a failed run never clobbers earlier output. */
 struct tp_output {
@@ -68,5 +89,6 @@ void tp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tp_cli_notes(const struct tp_capture *cap, bool quiet);
 
 extern const struct tp_cmd tp_cmd_info;
+extern const struct tp_cmd tp_cmd_memory;
 
 #endif

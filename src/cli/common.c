@@ -56,7 +56,7 @@ void tp_cli_notes(const struct tp_capture *cap, bool quiet)
 		fprintf(stderr, "tpuprof: note: %s\n", cap->notes[i]);
 }
 
-static int usage_error(const struct tp_cmd *cmd, const char *fmt, const char *arg)
+int tp_cli_usage_error(const struct tp_cmd *cmd, const char *fmt, const char *arg)
 {
 	fflush(stdout);
 	fputs("tpuprof: ", stderr);
@@ -65,64 +65,110 @@ static int usage_error(const struct tp_cmd *cmd, const char *fmt, const char *ar
 	return TP_EXIT_USAGE;
 }
 
-int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
-			struct tp_common_opts *o, int *exit_code)
+static const struct option common_options[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "run", required_argument, NULL, 'r' },
+	{ "max-input", required_argument, NULL, 'm' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+};
+
+#define N_COMMON (sizeof(common_options) / sizeof(common_options[0]))
+
+/* The common options followed by the command's own, NULL-terminated. */
+static struct option *option_table(const struct tp_cli_option *extra)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "max-input", required_argument, NULL, 'm' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	size_t n = 0;
+	struct option *t;
+
+	while (extra && extra[n].name)
+		n++;
+	t = tp_xcalloc(N_COMMON + n + 1, sizeof(*t));
+	memcpy(t, common_options, sizeof(common_options));
+	for (size_t i = 0; i < n; i++) {
+		t[N_COMMON + i].name = extra[i].name;
+		t[N_COMMON + i].has_arg = extra[i].has_arg ? required_argument : no_argument;
+		t[N_COMMON + i].val = extra[i].id;
+	}
+	return t;
+}
+
+static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts *o)
+{
+	switch (c) {
+	case 'f':
+		if (strcmp(optarg, "json") == 0)
+			o->format = TP_FORMAT_JSON;
+		else if (strcmp(optarg, "text") == 0)
+			o->format = TP_FORMAT_TEXT;
+		else
+			return tp_cli_usage_error(cmd, "unknown format '%s' (text or json)", optarg);
+		return 0;
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case 'r':
+		o->open.run = optarg;
+		return 0;
+	case 'm':
+		if (!tp_parse_size(optarg, &o->open.max_input) || !o->open.max_input)
+			return tp_cli_usage_error(cmd, "bad size '%s' for --max-input", optarg);
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
+		 const struct tp_cli_option *extra, tp_cli_option_fn on_option,
+		 void *ctx, struct tp_common_opts *o, int *exit_code)
+{
+	struct option *longopts = option_table(extra);
+	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->open.max_input = tp_default_max_input();
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "json") == 0)
-				o->format = TP_FORMAT_JSON;
-			else if (strcmp(optarg, "text") == 0)
-				o->format = TP_FORMAT_TEXT;
-			else
-				return *exit_code = usage_error(cmd, "unknown format '%s' (text or json)", optarg), -1;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'r':
-			o->open.run = optarg;
-			break;
-		case 'm':
-			if (!tp_parse_size(optarg, &o->open.max_input) || !o->open.max_input)
-				return *exit_code = usage_error(cmd, "bad size '%s' for --max-input", optarg), -1;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
+	while (rc == 0 && (c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(cmd->help, stdout);
 			*exit_code = TP_EXIT_OK;
-			return -1;
-		default:
-			*exit_code = usage_error(cmd, "unknown or incomplete option '%s'",
-						 argv[optind - 1]);
-			return -1;
+			rc = -1;
+		} else if (c >= TP_CLI_OPTION_BASE && on_option) {
+			if (on_option(ctx, c, optarg) != 0) {
+				*exit_code = TP_EXIT_USAGE;
+				rc = -1;
+			}
+		} else if (c != '?' && c != ':' && (*exit_code = common_option(cmd, c, o)) >= 0) {
+			if (*exit_code)
+				rc = -1;
+		} else {
+			*exit_code = tp_cli_usage_error(cmd, "unknown or incomplete option '%s'",
+							argv[optind - 1]);
+			rc = -1;
 		}
 	}
+	free(longopts);
+	if (rc < 0)
+		return -1;
 	o->captures = argv + optind;
 	o->n_captures = argc - optind;
 	if (o->n_captures == 0) {
-		*exit_code = usage_error(cmd, "%s: no CAPTURE given", cmd->name);
+		*exit_code = tp_cli_usage_error(cmd, "%s: no CAPTURE given", cmd->name);
 		return -1;
 	}
 	return 0;
+}
+
+int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
+			struct tp_common_opts *o, int *exit_code)
+{
+	return tp_cli_parse(cmd, argc, argv, NULL, NULL, NULL, o, exit_code);
 }
 
 int tp_output_open(struct tp_output *out, const char *path)

@@ -10,6 +10,7 @@
 
 static const struct tp_cmd *const commands[] = {
 	&tp_cmd_info,
+	&tp_cmd_memory,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

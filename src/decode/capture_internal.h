@@ -13,7 +13,6 @@ void tp_capture_push_module(struct tp_capture *cap, const struct tp_module *m);
 void tp_capture_add_embedded_modules(struct tp_capture *cap, size_t host);
 enum tp_err tp_capture_add_file_module(struct tp_capture *cap, size_t source,
 				       struct tp_error *err);
-bool tp_parse_paren_id(struct tp_str s, uint64_t *out);
 
 /* Loads one file as a source of the capture (sniffing what it holds). */
 enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,

@@ -1,0 +1,30 @@
+/*
+ * memory_report.h - rendering memory results (text, JSON, SVG). The
+ * reporters only format what the analysis computed.
+ */
+#ifndef TPUPROF_MEMORY_REPORT_H
+#define TPUPROF_MEMORY_REPORT_H
+
+#include "tpuprof/memory.h"
+#include "tpuprof/report.h"
+
+/* New references. */
+json_t *tp_mem_module_json(const struct tp_mem_module *m);
+json_t *tp_shape_json(const Xla__ShapeProto *s);
+/* The whole `tpuprof.memory/1` document. */
+json_t *tp_memory_json(const struct tp_capture *cap, const struct tp_memory *mem);
+
+/* The SVG of the module with the highest peak (see memory_svg.c). */
+enum tp_err tp_memory_svg(FILE *out, const struct tp_memory *mem, struct tp_error *err);
+
+struct tp_memory_text_opts {
+	size_t limit;     /* buffers shown per module; 0 = all          */
+	int depth;        /* scope tree depth shown                     */
+};
+enum tp_err tp_report_memory(FILE *out, enum tp_format fmt,
+			     const struct tp_capture *cap,
+			     const struct tp_memory *mem,
+			     const struct tp_memory_text_opts *topt,
+			     struct tp_error *err);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * memory.c - the `memory` analysis over a whole capture: each distinct
+ * program analyzed once, device cores mapped to the programs that ran on
+ * them (the `XLA Modules` line, or the program_id of GPU kernels), the
+ * runtime timeline per device memory, capacity and warnings.
+ */
+#include "memory_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void warn(struct tp_memory *mem, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn(struct tp_memory *mem, const char *fmt, ...)
+{
+	va_list ap;
+	char line[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	mem->warnings = tp_xgrow(mem->warnings, &mem->cap_warnings,
+				 mem->n_warnings + 1, sizeof(*mem->warnings));
+	mem->warnings[mem->n_warnings++] = tp_xstrdup(line);
+}
+
+static bool module_matches(const struct tp_module *m, const char *want)
+{
+	char id[32];
+
+	if (!want)
+		return true;
+	snprintf(id, sizeof(id), "%" PRIu64, m->program_id);
+	return tp_str_eq(tp_module_name(m), want) || strcmp(id, want) == 0;
+}
+
+static bool is_core(const struct tp_plane *pl)
+{
+	return pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_GPU;
+}
+
+/* "/device:TPU:0", "TPU:0" and "0" all name the first TPU core. */
+static bool core_matches(const struct tp_plane *pl, const char *want)
+{
+	char ord[16];
+
+	if (!want)
+		return true;
+	snprintf(ord, sizeof(ord), "%d", pl->device_ordinal);
+	return tp_str_eq(pl->name, want) ||
+	       (pl->name.len > 8 && tp_str_eq(tp_str_make(pl->name.ptr + 8, pl->name.len - 8), want)) ||
+	       strcmp(ord, want) == 0;
+}
+
+static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap,
+				   const struct tp_mem_options *opt,
+				   const struct tp_memory_filter *f, struct tp_error *err)
+{
+	mem->modules = tp_xcalloc(cap->n_modules + 1, sizeof(*mem->modules));
+	for (size_t i = 0; i < cap->n_modules; i++) {
+		struct tp_module *m = &cap->modules[i];
+		bool dup = false;
+		enum tp_err rc;
+
+		if (f->host && m->host >= 0 && strcmp(cap->hosts[m->host].name, f->host) != 0)
+			continue;
+		rc = tp_module_decode(m, &cap->arena, err);
+		if (rc != TP_OK)
+			return rc;
+		if (!module_matches(m, f->module))
+			continue;
+		for (size_t j = 0; j < mem->n_modules && !dup; j++)
+			dup = mem->modules[j].module->program_id == m->program_id;
+		if (dup) /* every host of a pod embeds the same programs */
+			continue;
+		rc = tp_mem_module_analyze(&mem->modules[mem->n_modules++], m, opt, err);
+		if (rc != TP_OK)
+			return rc;
+	}
+	return TP_OK;
+}
+
+static void add_program(struct tp_mem_core *c, uint64_t id)
+{
+	for (size_t i = 0; i < c->n_programs; i++)
+		if (c->programs[i] == id) {
+			c->runs[i]++;
+			return;
+		}
+	c->programs = tp_xrealloc(c->programs, (c->n_programs + 1) * sizeof(*c->programs));
+	c->runs = tp_xrealloc(c->runs, (c->n_programs + 1) * sizeof(*c->runs));
+	c->programs[c->n_programs] = id;
+	c->runs[c->n_programs++] = 1;
+}
+
+/* Programs that ran on a core: "XLA Modules" events are named
+ * "<module>(<program id>)"; GPU kernels carry a program_id stat. */
+static void programs_of(struct tp_mem_core *c, const struct tp_host *h)
+{
+	const struct tp_plane *pl = c->plane;
+
+	for (size_t l = 0; l < pl->n_lines; l++) {
+		const struct tp_line *ln = &pl->lines[l];
+		bool modules_line = tp_str_eq(ln->name, "XLA Modules");
+		struct tp_event_iter it;
+		struct tp_event ev;
+
+		if (!modules_line && !(pl->kind == TP_PLANE_GPU && pl->known_stat[TP_SN_PROGRAM_ID]))
+			continue;
+		tp_event_iter_init(&it, &h->xs, pl, ln);
+		while (tp_event_iter_next(&it, &ev) > 0) {
+			struct tp_stat st;
+			uint64_t id;
+			int64_t v;
+
+			if (modules_line && ev.meta && tp_parse_paren_id(ev.meta->name, &id))
+				add_program(c, id);
+			else if (!modules_line && tp_event_stat(&h->xs, pl, &ev, TP_SN_PROGRAM_ID, &st) &&
+				 tp_stat_int(&st, &v))
+				add_program(c, (uint64_t)v);
+		}
+	}
+}
+
+static long runtime_device(const struct tp_memory *mem, const struct tp_mem_core *c)
+{
+	char ord[16], gpu[24];
+
+	snprintf(ord, sizeof(ord), "%d", c->plane->device_ordinal);
+	snprintf(gpu, sizeof(gpu), "GPU_%d_", c->plane->device_ordinal);
+	for (size_t i = 0; i < mem->runtime.n_devices; i++) {
+		const struct tp_mem_device *d = &mem->runtime.devices[i];
+
+		if (d->host == c->host && (strcmp(d->id, ord) == 0 ||
+					   strncmp(d->id, gpu, strlen(gpu)) == 0))
+			return (long)i;
+	}
+	return -1;
+}
+
+static void fill_core(struct tp_memory *mem, struct tp_mem_core *c,
+		      const struct tp_host *h, uint64_t hbm)
+{
+	const struct tp_stat *s;
+	int64_t v;
+
+	programs_of(c, h);
+	c->top_module = -1;
+	for (size_t i = 0; i < c->n_programs; i++)
+		for (size_t j = 0; j < mem->n_modules; j++)
+			if (mem->modules[j].module->program_id == c->programs[i] &&
+			    (c->top_module < 0 || mem->modules[j].peak > mem->modules[c->top_module].peak))
+				c->top_module = (long)j;
+	c->runtime = runtime_device(mem, c);
+	s = tp_stats_find_name(c->plane, c->plane->stats, c->plane->n_stats, "memory_size");
+	c->capacity = hbm ? hbm : s && tp_stat_int(s, &v) && v > 0 ? (uint64_t)v : 0;
+}
+
+static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
+			     const struct tp_memory_filter *f, struct tp_error *err)
+{
+	size_t n = 0, all = 0;
+
+	for (size_t h = 0; h < cap->n_hosts; h++)
+		for (size_t p = 0; p < cap->hosts[h].xs.n_planes; p++)
+			n += is_core(&cap->hosts[h].xs.planes[p]);
+	mem->cores = tp_xcalloc(n + 1, sizeof(*mem->cores));
+	for (size_t h = 0; h < cap->n_hosts; h++) {
+		const struct tp_host *host = &cap->hosts[h];
+
+		if (f->host && strcmp(host->name, f->host) != 0)
+			continue;
+		for (size_t p = 0; p < host->xs.n_planes; p++) {
+			const struct tp_plane *pl = &host->xs.planes[p];
+			struct tp_mem_core *c;
+
+			if (!is_core(pl))
+				continue;
+			all++;
+			if (!core_matches(pl, f->core))
+				continue;
+			c = &mem->cores[mem->n_cores++];
+			c->host = h;
+			c->plane = pl;
+			fill_core(mem, c, host, f->hbm);
+		}
+	}
+	if (f->core && !mem->n_cores)
+		return tp_error_set(err, TP_ERR_USAGE, "no core '%s' in the capture (%zu cores)",
+				    f->core, all);
+	return TP_OK;
+}
+
+static void core_warnings(struct tp_memory *mem, const struct tp_capture *cap)
+{
+	for (size_t i = 0; i < mem->n_cores; i++) {
+		const struct tp_mem_core *c = &mem->cores[i];
+		uint64_t peak = c->top_module >= 0 ? mem->modules[c->top_module].peak : 0;
+
+		if (c->runtime >= 0 && mem->runtime.devices[c->runtime].peak_bytes > 0 &&
+		    (uint64_t)mem->runtime.devices[c->runtime].peak_bytes > peak)
+			peak = (uint64_t)mem->runtime.devices[c->runtime].peak_bytes;
+		if (c->capacity && peak * 10 > c->capacity * 9)
+			warn(mem, "%s %.*s: peak %" PRIu64 " bytes is %.1f%% of its %" PRIu64 " bytes",
+			     cap->hosts[c->host].name, (int)c->plane->name.len, c->plane->name.ptr,
+			     peak, 100.0 * (double)peak / (double)c->capacity, c->capacity);
+	}
+	for (size_t i = 0; i < mem->n_modules; i++)
+		if (mem->modules[i].error) {
+			struct tp_str n = tp_module_name(mem->modules[i].module);
+
+			warn(mem, "module %.*s(%" PRIu64 "): no compiler timeline: %s",
+			     (int)n.len, n.ptr, mem->modules[i].module->program_id,
+			     mem->modules[i].error);
+		}
+}
+
+enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
+			    const struct tp_mem_options *opt,
+			    const struct tp_memory_filter *f, struct tp_error *err)
+{
+	enum tp_err rc;
+	bool host_found = !f->host;
+
+	memset(mem, 0, sizeof(*mem));
+	for (size_t h = 0; h < cap->n_hosts && !host_found; h++)
+		host_found = strcmp(cap->hosts[h].name, f->host) == 0;
+	if (!host_found)
+		return tp_error_set(err, TP_ERR_USAGE, "no host '%s' in the capture", f->host);
+	rc = analyze_modules(mem, cap, opt, f, err);
+	if (rc == TP_OK && f->module && !mem->n_modules)
+		rc = tp_error_set(err, TP_ERR_USAGE, "no module '%s' in the capture", f->module);
+	if (rc == TP_OK) {
+		tp_mem_runtime_build(&mem->runtime, cap);
+		rc = map_cores(mem, cap, f, err);
+	}
+	if (rc != TP_OK) {
+		tp_memory_release(mem);
+		return rc;
+	}
+	core_warnings(mem, cap);
+	return TP_OK;
+}
+
+void tp_memory_release(struct tp_memory *mem)
+{
+	for (size_t i = 0; i < mem->n_modules; i++)
+		tp_mem_module_release(&mem->modules[i]);
+	for (size_t i = 0; i < mem->n_cores; i++) {
+		free(mem->cores[i].programs);
+		free(mem->cores[i].runs);
+	}
+	for (size_t i = 0; i < mem->n_warnings; i++)
+		free(mem->warnings[i]);
+	free(mem->warnings);
+	free(mem->modules);
+	free(mem->cores);
+	tp_mem_runtime_release(&mem->runtime);
+	memset(mem, 0, sizeof(*mem));
+}

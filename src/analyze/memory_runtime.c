@@ -1,0 +1,226 @@
+/*
+ * memory_runtime.c - the runtime allocator's timeline (see
+ * memory_runtime.h and format-facts §6).
+ *
+ * The peak follows XProf: events are taken in capture order (plane, line,
+ * event) and a later event at equal heap + stack takes the peak. Times are
+ * reported absolute (§11.8): line-relative offsets from different lines
+ * do not share a time base.
+ */
+#include "tpuprof/i64map.h"
+#include "tpuprof/memory_runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tp_tf_dtype_name(int64_t t)
+{
+	static const char *const names[] = {
+		"INVALID", "float", "double", "int32", "uint8", "int16", "int8",
+		"string", "complex64", "int64", "bool", "qint8", "quint8", "qint32",
+		"bfloat16", "qint16", "quint16", "uint16", "complex128", "half",
+		"resource", "variant", "uint32", "uint64",
+	};
+	return t >= 0 && t < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[t] : "unknown";
+}
+
+static struct tp_mem_device *device(struct tp_mem_runtime *rt, size_t host,
+				    const char *id)
+{
+	struct tp_mem_device *d;
+
+	for (size_t i = 0; i < rt->n_devices; i++)
+		if (rt->devices[i].host == host && strcmp(rt->devices[i].id, id) == 0)
+			return &rt->devices[i];
+	rt->devices = tp_xgrow(rt->devices, &rt->cap_devices, rt->n_devices + 1,
+			       sizeof(*rt->devices));
+	d = &rt->devices[rt->n_devices++];
+	memset(d, 0, sizeof(*d));
+	d->id = tp_xstrdup(id);
+	d->host = host;
+	d->peak_step = -1;
+	return d;
+}
+
+/* Fills snapshot fields from one stat; the memory id is the last of
+ * index_on_host, device_ordinal and allocator_name. */
+static void apply_stat(const struct tp_plane *pl, const struct tp_stat *st,
+		       struct tp_mem_snapshot *s, char *id, size_t idn)
+{
+	struct tp_str name = tp_stat_name(pl, st), v;
+	int64_t i = 0;
+	bool is_int = tp_stat_int(st, &i);
+
+	if (tp_str_eq(name, "index_on_host") || tp_str_eq(name, "device_ordinal")) {
+		if (is_int)
+			snprintf(id, idn, "%lld", (long long)i);
+	} else if (tp_str_eq(name, "allocator_name")) {
+		if (tp_stat_str(pl, st, &v))
+			snprintf(id, idn, "%.*s", (int)v.len, v.ptr);
+	} else if (tp_str_eq(name, "bytes_reserved")) {
+		s->stack = i;
+	} else if (tp_str_eq(name, "bytes_allocated")) {
+		s->heap = i;
+	} else if (tp_str_eq(name, "bytes_available")) {
+		s->free = i;
+	} else if (tp_str_eq(name, "fragmentation")) {
+		s->fragmentation = st->kind == TP_STAT_DOUBLE ? st->v.d : (double)i;
+	} else if (tp_str_eq(name, "peak_bytes_in_use")) {
+		s->peak_in_use = i;
+	} else if (tp_str_eq(name, "requested_bytes")) {
+		s->requested = i;
+	} else if (tp_str_eq(name, "allocation_bytes")) {
+		s->allocated = i;
+	} else if (tp_str_eq(name, "addr")) {
+		s->address = (uint64_t)i;
+	} else if (tp_str_eq(name, "group_id")) {
+		s->step = i;
+	} else if (tp_str_eq(name, "data_type")) {
+		s->data_type = i;
+	} else if (tp_str_eq(name, "tf_op")) {
+		tp_stat_str(pl, st, &s->tf_op);
+	} else if (tp_str_eq(name, "region_type")) {
+		tp_stat_str(pl, st, &s->region);
+	} else if (tp_str_eq(name, "shape")) {
+		tp_stat_str(pl, st, &s->shape);
+	}
+}
+
+static void add_event(struct tp_mem_runtime *rt, size_t host,
+		      const struct tp_xspace *xs, const struct tp_plane *pl,
+		      const struct tp_event *ev, bool alloc, size_t seq)
+{
+	struct tp_mem_snapshot s = { 0 };
+	struct tp_stat_iter it;
+	struct tp_stat st;
+	char id[128] = "";
+	struct tp_mem_device *d;
+
+	s.time_ps = ev->start_ps;
+	s.offset_ps = ev->offset_ps;
+	s.allocation = alloc;
+	s.step = -1;
+	s.seq = seq;
+	tp_stat_iter_init(&it, xs, ev);
+	while (tp_stat_iter_next(&it, &st) > 0)
+		apply_stat(pl, &st, &s, id, sizeof(id));
+	d = device(rt, host, id);
+	d->snapshots = tp_xrealloc(d->snapshots, (d->n_snapshots + 1) * sizeof(s));
+	d->snapshots[d->n_snapshots++] = s;
+	d->allocations += alloc;
+	d->deallocations += !alloc;
+	d->lifetime_peak = s.peak_in_use;
+	if (!d->has_peak || s.stack + s.heap >= d->peak_bytes) {
+		d->has_peak = true;
+		d->peak_bytes = s.stack + s.heap;
+		d->capacity = s.stack + s.heap + s.free;
+		d->peak_snapshot = d->n_snapshots - 1; /* capture order for now */
+	}
+}
+
+static void scan_host(struct tp_mem_runtime *rt, size_t host, const struct tp_host *h)
+{
+	size_t seq = 0;
+
+	for (size_t p = 0; p < h->xs.n_planes; p++) {
+		const struct tp_plane *pl = &h->xs.planes[p];
+
+		if (!tp_str_eq(pl->name, "/host:CPU"))
+			continue;
+		for (size_t l = 0; l < pl->n_lines; l++) {
+			struct tp_event_iter it;
+			struct tp_event ev;
+
+			tp_event_iter_init(&it, &h->xs, pl, &pl->lines[l]);
+			while (tp_event_iter_next(&it, &ev) > 0) {
+				if (!ev.meta)
+					continue;
+				if (tp_str_eq(ev.meta->name, "MemoryAllocation"))
+					add_event(rt, host, &h->xs, pl, &ev, true, seq++);
+				else if (tp_str_eq(ev.meta->name, "MemoryDeallocation"))
+					add_event(rt, host, &h->xs, pl, &ev, false, seq++);
+			}
+		}
+	}
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct tp_mem_snapshot *x = a, *y = b;
+
+	if (x->time_ps != y->time_ps)
+		return x->time_ps < y->time_ps ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq); /* stable */
+}
+
+/* Sorts by time, fixes missing steps and copies allocation metadata to
+ * the matching deallocations (same address). */
+static void post_process(struct tp_mem_device *d)
+{
+	size_t peak_seq = d->snapshots[d->peak_snapshot].seq;
+	int64_t last_step = -1;
+	struct tp_i64map last_alloc;
+
+	qsort(d->snapshots, d->n_snapshots, sizeof(*d->snapshots), by_time);
+	tp_i64map_init(&last_alloc, d->n_snapshots);
+	for (size_t i = 0; i < d->n_snapshots; i++) {
+		struct tp_mem_snapshot *s = &d->snapshots[i];
+
+		if (s->seq == peak_seq)
+			d->peak_snapshot = i;
+		if (s->step < 0)
+			s->step = last_step + 1;
+		else
+			last_step = s->step;
+		if (s->allocation) {
+			tp_i64map_set(&last_alloc, (int64_t)s->address, (long)i);
+		} else {
+			long j = tp_i64map_get(&last_alloc, (int64_t)s->address);
+
+			if (j >= 0) {
+				s->tf_op = d->snapshots[j].tf_op;
+				s->region = d->snapshots[j].region;
+				s->data_type = d->snapshots[j].data_type;
+				s->shape = d->snapshots[j].shape;
+			}
+		}
+	}
+	tp_i64map_release(&last_alloc);
+	for (size_t i = 0; i < d->n_snapshots; i++)
+		if (d->snapshots[i].stack + d->snapshots[i].heap == d->peak_bytes)
+			d->peak_step = d->snapshots[i].step;
+}
+
+static int by_device(const void *a, const void *b)
+{
+	const struct tp_mem_device *x = a, *y = b;
+
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+void tp_mem_runtime_build(struct tp_mem_runtime *rt, const struct tp_capture *cap)
+{
+	memset(rt, 0, sizeof(*rt));
+	for (size_t h = 0; h < cap->n_hosts; h++)
+		scan_host(rt, h, &cap->hosts[h]);
+	if (rt->n_devices > 1)
+		qsort(rt->devices, rt->n_devices, sizeof(*rt->devices), by_device);
+	for (size_t i = 0; i < rt->n_devices; i++) {
+		post_process(&rt->devices[i]);
+		tp_mem_active_at_peak(&rt->devices[i]);
+	}
+}
+
+void tp_mem_runtime_release(struct tp_mem_runtime *rt)
+{
+	for (size_t i = 0; i < rt->n_devices; i++) {
+		free(rt->devices[i].id);
+		free(rt->devices[i].snapshots);
+		free(rt->devices[i].active);
+	}
+	free(rt->devices);
+	memset(rt, 0, sizeof(*rt));
+}

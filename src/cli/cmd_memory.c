@@ -1,0 +1,214 @@
+/*
+ * cmd_memory.c - `tpuprof memory CAPTURE...`: what holds memory at the
+ * peak, per core and per compiled program, and which scope made it.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/memory_report.h"
+
+static const char memory_help[] =
+	"usage: tpuprof memory [options] CAPTURE...\n"
+	"\n"
+	"Where memory goes. Per compiled program (HLO module) and memory space:\n"
+	"XProf's memory-viewer timeline (heap-simulator replay plus indefinite\n"
+	"buffers), the peak and where it happens, every buffer live at the peak\n"
+	"with its shape spelled out, category, live range, defining and freeing\n"
+	"instruction, name scope and source line; bytes at the peak by scope and\n"
+	"category; what-if estimates of splitting a buffer. Per device memory: the\n"
+	"runtime allocator timeline (MemoryAllocation events), its peak and the\n"
+	"allocations active then. Per core: the programs that ran, the highest\n"
+	"compiler peak, the runtime peak and the headroom to capacity.\n"
+	"Works on XLA dumps and standalone HloProtos too: a memory check before\n"
+	"the program ever runs.\n"
+	"\n"
+	"options:\n"
+	"  --format text|json     output format (default text)\n"
+	"  -o, --output FILE      write to FILE (replaced only on success)\n"
+	"  --host NAME            only this host\n"
+	"  --core CORE            only this core (/device:TPU:0, TPU:0 or 0)\n"
+	"  --module NAME|ID       only this module (name or program id)\n"
+	"  --memory-space N       memory space (buffer color): 0 HBM (default),\n"
+	"                         1 VMEM, 2 Sflag, 3 CMEM, 4 SMEM, 5 Host\n"
+	"  --split INSTR:K        replay with INSTR's buffer divided by K\n"
+	"  --hbm SIZE             device capacity, e.g. 16GiB (default: the\n"
+	"                         plane's memory_size stat)\n"
+	"  --limit N              buffers shown per module in text (default 20,\n"
+	"                         0 = all; JSON always has all)\n"
+	"  --depth N              scope tree depth in text (default 3)\n"
+	"  --svg FILE             also write an SVG: heap curve with the peak,\n"
+	"                         live ranges of the largest buffers, runtime\n"
+	"                         timeline\n"
+	"  --run NAME, --max-input SIZE, -q, -h    as for every command\n"
+	"\n"
+	"Sizes in JSON are bytes; a warning is printed when a core's peak is\n"
+	"above 90% of its capacity.\n"
+	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
+
+enum { OPT_HOST = TP_CLI_OPTION_BASE, OPT_CORE, OPT_MODULE, OPT_SPACE, OPT_SPLIT,
+       OPT_HBM, OPT_LIMIT, OPT_DEPTH, OPT_SVG };
+
+static const struct tp_cli_option memory_options[] = {
+	{ "host", true, OPT_HOST },       { "core", true, OPT_CORE },
+	{ "module", true, OPT_MODULE },   { "memory-space", true, OPT_SPACE },
+	{ "split", true, OPT_SPLIT },     { "hbm", true, OPT_HBM },
+	{ "limit", true, OPT_LIMIT },     { "depth", true, OPT_DEPTH },
+	{ "svg", true, OPT_SVG },
+	{ NULL, false, 0 },
+};
+
+struct memory_args {
+	struct tp_mem_options opt;
+	struct tp_memory_filter filter;
+	struct tp_memory_text_opts text;
+	char *split_name;                 /* malloc'd */
+	const char *svg;                  /* --svg FILE, or NULL */
+};
+
+static bool parse_count(const char *s, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_split(struct memory_args *a, const char *arg)
+{
+	const char *colon = strrchr(arg, ':');
+	long k;
+
+	if (!colon || colon == arg || !parse_count(colon + 1, 1L << 40, &k) || k < 1)
+		return tp_cli_usage_error(&tp_cmd_memory, "bad --split '%s' (INSTRUCTION:K, K >= 1)", arg);
+	free(a->split_name);
+	a->split_name = tp_str_dup(tp_str_make(arg, (size_t)(colon - arg)));
+	a->opt.split_instr = a->split_name;
+	a->opt.split_k = (uint64_t)k;
+	return 0;
+}
+
+static int on_option(void *ctx, int id, const char *arg)
+{
+	struct memory_args *a = ctx;
+	long v;
+
+	switch (id) {
+	case OPT_HOST:
+		a->filter.host = arg;
+		return 0;
+	case OPT_CORE:
+		a->filter.core = arg;
+		return 0;
+	case OPT_MODULE:
+		a->filter.module = arg;
+		return 0;
+	case OPT_SPACE:
+		if (!parse_count(arg, 1000, &v))
+			return tp_cli_usage_error(&tp_cmd_memory, "bad --memory-space '%s'", arg);
+		a->opt.color = v;
+		return 0;
+	case OPT_SPLIT:
+		return parse_split(a, arg);
+	case OPT_HBM:
+		if (!tp_parse_size(arg, &a->filter.hbm) || !a->filter.hbm)
+			return tp_cli_usage_error(&tp_cmd_memory, "bad size '%s' for --hbm", arg);
+		return 0;
+	case OPT_LIMIT:
+		if (!parse_count(arg, 1L << 30, &v))
+			return tp_cli_usage_error(&tp_cmd_memory, "bad --limit '%s'", arg);
+		a->text.limit = (size_t)v;
+		return 0;
+	case OPT_SVG:
+		a->svg = arg;
+		return 0;
+	case OPT_DEPTH:
+		if (!parse_count(arg, 1000, &v))
+			return tp_cli_usage_error(&tp_cmd_memory, "bad --depth '%s'", arg);
+		a->text.depth = (int)v;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int write_svg(const char *path, const struct tp_memory *mem)
+{
+	struct tp_output out;
+	struct tp_error err = { 0 };
+	enum tp_err rc;
+	int code = tp_output_open(&out, path);
+
+	if (code != TP_EXIT_OK)
+		return code;
+	rc = tp_memory_svg(out.fp, mem, &err);
+	code = tp_output_close(&out, rc == TP_OK);
+	if (rc != TP_OK && code == TP_EXIT_OK)
+		code = tp_cli_fail(&err);
+	return code;
+}
+
+static int report(const struct tp_common_opts *o, struct tp_capture *cap,
+		  struct memory_args *a)
+{
+	struct tp_memory mem;
+	struct tp_error err = { 0 };
+	struct tp_output out;
+	int code;
+
+	if (tp_memory_build(&mem, cap, &a->opt, &a->filter, &err) != TP_OK)
+		return tp_cli_fail(&err);
+	code = tp_output_open(&out, o->output);
+	if (code == TP_EXIT_OK) {
+		enum tp_err rc = tp_report_memory(out.fp, o->format, cap, &mem, &a->text, &err);
+
+		code = tp_output_close(&out, rc == TP_OK);
+		if (rc != TP_OK && code == TP_EXIT_OK)
+			code = tp_cli_fail(&err);
+	}
+	if (code == TP_EXIT_OK && a->svg)
+		code = write_svg(a->svg, &mem);
+	tp_memory_release(&mem);
+	return code;
+}
+
+static int run_memory(int argc, char **argv)
+{
+	struct memory_args a = { .opt = { .max_suggestions = 5 },
+				 .text = { .limit = 20, .depth = 3 } };
+	struct tp_common_opts o;
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	int code;
+
+	if (tp_cli_parse(&tp_cmd_memory, argc, argv, memory_options, on_option, &a,
+			 &o, &code) < 0) {
+		free(a.split_name);
+		return code;
+	}
+	if (tp_capture_open(&cap, (const char *const *)o.captures,
+			    (size_t)o.n_captures, &o.open, &err) != TP_OK) {
+		free(a.split_name);
+		return tp_cli_fail(&err);
+	}
+	tp_cli_notes(&cap, o.quiet);
+	code = report(&o, &cap, &a);
+	tp_capture_release(&cap);
+	free(a.split_name);
+	return code;
+}
+
+const struct tp_cmd tp_cmd_memory = {
+	.name = "memory",
+	.summary = "what holds memory at the peak, per core and program",
+	.help = memory_help,
+	.run = run_memory,
+};

@@ -1,0 +1,195 @@
+/*
+ * memory_json.c - the static (per module) part of `tpuprof.memory/1`
+ * (docs/json.md): every heap point, every buffer live at the peak, the
+ * scope tree, categories and what-if results.
+ */
+#include "tpuprof/memory_report.h"
+
+#include <string.h>
+
+#include "tpuprof/shape.h"
+
+static json_t *layout_json(const Xla__ShapeProto *s)
+{
+	const Xla__LayoutProto *l = s->layout;
+	json_t *o, *m2m, *tiles;
+
+	if (!l)
+		return json_null();
+	o = json_object();
+	m2m = json_array();
+	tiles = json_array();
+	for (size_t i = 0; i < l->n_minor_to_major; i++)
+		json_array_append_new(m2m, json_integer(l->minor_to_major[i]));
+	for (size_t i = 0; i < l->n_tiles; i++) {
+		json_t *t = json_array();
+
+		for (size_t j = 0; j < l->tiles[i]->n_dimensions; j++)
+			json_array_append_new(t, json_integer(l->tiles[i]->dimensions[j]));
+		json_array_append_new(tiles, t);
+	}
+	json_object_set_new(o, "minor_to_major", m2m);
+	json_object_set_new(o, "tiles", tiles);
+	json_object_set_new(o, "memory_space", json_integer(l->memory_space));
+	return o;
+}
+
+/* The shape spelled out, so nobody reads a layout as device ids. */
+json_t *tp_shape_json(const Xla__ShapeProto *s)
+{
+	json_t *o, *dims;
+	struct tp_strbuf sb;
+	char tmp[32];
+
+	if (!s)
+		return json_null();
+	o = json_object();
+	dims = json_array();
+	tp_strbuf_init(&sb);
+	tp_shape_format(&sb, s);
+	json_object_set_new(o, "text", tp_json_cstr(sb.buf));
+	tp_strbuf_release(&sb);
+	json_object_set_new(o, "element_type", json_string(tp_primitive_name(s->element_type, tmp, sizeof(tmp))));
+	for (size_t i = 0; i < s->n_dimensions; i++)
+		json_array_append_new(dims, json_integer(s->dimensions[i]));
+	json_object_set_new(o, "dimensions", dims);
+	json_object_set_new(o, "layout", layout_json(s));
+	json_object_set_new(o, "elements", tp_json_uint(tp_shape_elements(s)));
+	return o;
+}
+
+static json_t *instr_ref(const struct tp_mem_module *m, long instr)
+{
+	return instr >= 0 ? tp_json_cstr(m->idx.instrs[instr].proto->name) : json_null();
+}
+
+static json_t *live_json(const struct tp_mem_module *m, const struct tp_mem_live *l)
+{
+	const struct tp_mem_buffer *b = &m->buffers[l->buffer];
+	const struct tp_mem_buffer *d = &m->buffers[l->display];
+	const Xla__HloInstructionProto *ins = d->instr >= 0 ? m->idx.instrs[d->instr].proto : NULL;
+	json_t *o = json_object(), *idx = json_array();
+	const char *file = NULL;
+	int line = 0;
+	long end = d->span_end;
+
+	if (d->lb->defined_at)
+		for (size_t i = 0; i < d->lb->defined_at->n_shape_index; i++)
+			json_array_append_new(idx, json_integer(d->lb->defined_at->shape_index[i]));
+	json_object_set_new(o, "logical_buffer_id", tp_json_int(d->id));
+	json_object_set_new(o, "canonical_buffer_id", tp_json_int(b->id));
+	json_object_set_new(o, "instruction", ins ? tp_json_cstr(ins->name) : json_null());
+	json_object_set_new(o, "shape_index", idx);
+	json_object_set_new(o, "opcode", ins ? tp_json_cstr(ins->opcode) : json_null());
+	json_object_set_new(o, "shape", tp_shape_json(d->shape));
+	json_object_set_new(o, "size_bytes", tp_json_uint(l->size));
+	json_object_set_new(o, "unpadded_bytes", tp_json_uint(l->unpadded));
+	json_object_set_new(o, "padding_bytes", tp_json_uint(l->size > l->unpadded ? l->size - l->unpadded : 0));
+	json_object_set_new(o, "category", json_string(tp_mem_category_name(l->category)));
+	json_object_set_new(o, "indefinite", json_boolean(l->indefinite));
+	json_object_set_new(o, "allocation", json_integer((json_int_t)b->allocation));
+	json_object_set_new(o, "offset", tp_json_int(b->offset));
+	json_object_set_new(o, "live_start", l->indefinite || d->span_start < 0 ? json_null() : json_integer(d->span_start));
+	json_object_set_new(o, "live_end", l->indefinite || end < 0 ? json_null() : json_integer(end));
+	json_object_set_new(o, "defined_by", instr_ref(m, d->instr));
+	json_object_set_new(o, "freed_by",
+			    !l->indefinite && end >= 0 && (size_t)end + 1 < m->n_points
+				    ? tp_json_cstr(m->point_instr[end]) : json_null());
+	json_object_set_new(o, "scope", ins ? tp_json_cstr(tp_hlo_scope(ins)) : json_string(""));
+	if (ins && tp_hlo_source(&m->idx, ins, &file, &line))
+		json_object_set_new(o, "source", json_pack("{s:o,s:i}", "file", tp_json_cstr(file), "line", line));
+	else
+		json_object_set_new(o, "source", json_null());
+	return o;
+}
+
+static json_t *scopes_json(const struct tp_scope_tree *t, uint64_t peak)
+{
+	json_t *a = json_array();
+
+	/* depth-first, children sorted by bytes: parents before children */
+	size_t *stack = tp_xmalloc((t->n + 1) * sizeof(*stack));
+	size_t top = 0;
+
+	stack[top++] = 0;
+	while (top) {
+		const struct tp_scope_node *n = &t->nodes[stack[--top]];
+
+		json_array_append_new(a, json_pack("{s:o,s:i,s:o,s:o,s:I,s:f}",
+			"path", tp_json_cstr(n->path), "depth", n->depth,
+			"inclusive_bytes", tp_json_int(n->inclusive),
+			"exclusive_bytes", tp_json_int(n->exclusive),
+			"buffers", (json_int_t)n->count_inclusive,
+			"share_of_peak", peak ? (double)n->inclusive / (double)peak : 0.0));
+		for (size_t i = n->n_children; i-- > 0;)
+			stack[top++] = n->children[i];
+	}
+	free(stack);
+	return a;
+}
+
+static json_t *split_json(const struct tp_mem_module *m, const struct tp_mem_split *s)
+{
+	const struct tp_mem_buffer *b = &m->buffers[s->buffer];
+
+	return json_pack("{s:o,s:o,s:I,s:o,s:i,s:o,s:b}",
+			 "instruction", instr_ref(m, b->instr),
+			 "logical_buffer_id", tp_json_int(b->id),
+			 "k", (json_int_t)s->k,
+			 "peak_bytes", tp_json_uint(s->peak),
+			 "peak_position", (int)s->peak_position,
+			 "saved_bytes", tp_json_uint(s->saved),
+			 "estimate", 1);
+}
+
+json_t *tp_mem_module_json(const struct tp_mem_module *m)
+{
+	json_t *o = json_object(), *a;
+	struct tp_str name = tp_module_name(m->module);
+
+	json_object_set_new(o, "name", tp_json_str(name));
+	json_object_set_new(o, "program_id", tp_json_id(m->module->program_id));
+	json_object_set_new(o, "memory_space", json_integer(m->color));
+	json_object_set_new(o, "error", m->error ? tp_json_cstr(m->error) : json_null());
+	json_object_set_new(o, "heap_trace", m->trace >= 0 ? json_integer(m->trace) : json_null());
+	json_object_set_new(o, "peak_bytes", tp_json_uint(m->peak));
+	json_object_set_new(o, "peak_unpadded_bytes", tp_json_uint(m->peak_unpadded));
+	json_object_set_new(o, "padding_bytes", tp_json_uint(m->peak > m->peak_unpadded ? m->peak - m->peak_unpadded : 0));
+	json_object_set_new(o, "peak_position", json_integer(m->peak_position));
+	json_object_set_new(o, "peak_instruction",
+			    m->n_points ? tp_json_cstr(m->point_instr[m->peak_position]) : json_null());
+	json_object_set_new(o, "heap_points", json_integer((json_int_t)m->n_points));
+	json_object_set_new(o, "indefinite_bytes", tp_json_uint(m->indefinite_bytes));
+	json_object_set_new(o, "indefinite_allocation_bytes", tp_json_uint(m->indefinite_alloc_bytes));
+	json_object_set_new(o, "total_allocation_bytes", tp_json_uint(m->total_alloc_bytes));
+	json_object_set_new(o, "entry_parameter_bytes", tp_json_uint(m->entry_param_bytes));
+	json_object_set_new(o, "non_reusable_bytes", tp_json_uint(m->non_reusable_bytes));
+	json_object_set_new(o, "maybe_live_out_bytes", tp_json_uint(m->maybe_live_out_bytes));
+	json_object_set_new(o, "fragmentation",
+			    m->total_alloc_bytes > m->indefinite_alloc_bytes && m->total_alloc_bytes >= m->peak
+				    ? json_real((double)(m->total_alloc_bytes - m->peak) /
+						(double)(m->total_alloc_bytes - m->indefinite_alloc_bytes))
+				    : json_null());
+	a = json_object();
+	for (int c = 0; c < TP_MEM_N_CATEGORIES; c++)
+		json_object_set_new(a, tp_mem_category_name(c), tp_json_uint(m->by_category[c]));
+	json_object_set_new(o, "bytes_by_category", a);
+	a = json_array();
+	for (size_t i = 0; i < m->n_points; i++)
+		json_array_append_new(a, json_pack("{s:o,s:o,s:o}",
+			"bytes", tp_json_uint(m->heap[i] + m->indefinite_bytes),
+			"unpadded_bytes", tp_json_uint(m->heap_unpadded[i] + m->indefinite_bytes),
+			"instruction", tp_json_cstr(m->point_instr[i])));
+	json_object_set_new(o, "heap", a);
+	a = json_array();
+	for (size_t i = 0; i < m->n_live; i++)
+		json_array_append_new(a, live_json(m, &m->live[i]));
+	json_object_set_new(o, "live_at_peak", a);
+	json_object_set_new(o, "scopes", scopes_json(&m->scopes, m->peak));
+	a = json_array();
+	for (size_t i = 0; i < m->n_suggestions; i++)
+		json_array_append_new(a, split_json(m, &m->suggestions[i]));
+	json_object_set_new(o, "suggestions", a);
+	json_object_set_new(o, "what_if", m->whatif.buffer >= 0 ? split_json(m, &m->whatif) : json_null());
+	return o;
+}

@@ -1,0 +1,121 @@
+/*
+ * memory_runtime_json.c - the runtime and per-core parts of
+ * `tpuprof.memory/1`, and the document itself.
+ */
+#include "tpuprof/memory_report.h"
+
+#include <string.h>
+
+static json_t *snapshot_json(const struct tp_mem_snapshot *s)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "time_ps", tp_json_int(s->time_ps));
+	json_object_set_new(o, "activity", json_string(s->allocation ? "allocation" : "deallocation"));
+	json_object_set_new(o, "heap_bytes", tp_json_int(s->heap));
+	json_object_set_new(o, "stack_bytes", tp_json_int(s->stack));
+	json_object_set_new(o, "free_bytes", tp_json_int(s->free));
+	json_object_set_new(o, "requested_bytes", tp_json_int(s->requested));
+	json_object_set_new(o, "allocation_bytes", tp_json_int(s->allocated));
+	json_object_set_new(o, "address", tp_json_id(s->address));
+	json_object_set_new(o, "step", tp_json_int(s->step));
+	json_object_set_new(o, "op", tp_json_str(s->tf_op));
+	json_object_set_new(o, "region", tp_json_str(s->region));
+	json_object_set_new(o, "data_type", json_string(tp_tf_dtype_name(s->data_type)));
+	json_object_set_new(o, "shape", tp_json_str(s->shape));
+	return o;
+}
+
+static json_t *active_json(const struct tp_mem_device *d, const struct tp_mem_active *a)
+{
+	json_t *o;
+
+	if (a->snapshot < 0)
+		return json_pack("{s:s,s:o,s:I}", "special", a->special,
+				 "bytes", tp_json_int(a->bytes),
+				 "occurrences", (json_int_t)a->occurrences);
+	o = snapshot_json(&d->snapshots[a->snapshot]);
+	json_object_set_new(o, "bytes", tp_json_int(a->bytes));
+	json_object_set_new(o, "occurrences", json_integer((json_int_t)a->occurrences));
+	return o;
+}
+
+static json_t *device_json(const struct tp_capture *cap, const struct tp_mem_device *d)
+{
+	json_t *o = json_object(), *a = json_array();
+	const struct tp_mem_snapshot *p = d->has_peak ? &d->snapshots[d->peak_snapshot] : NULL;
+
+	json_object_set_new(o, "host", tp_json_cstr(cap->hosts[d->host].name));
+	json_object_set_new(o, "memory_id", tp_json_cstr(d->id));
+	json_object_set_new(o, "allocations", json_integer((json_int_t)d->allocations));
+	json_object_set_new(o, "deallocations", json_integer((json_int_t)d->deallocations));
+	json_object_set_new(o, "peak_bytes", tp_json_int(d->peak_bytes));
+	json_object_set_new(o, "peak_heap_bytes", p ? tp_json_int(p->heap) : json_null());
+	json_object_set_new(o, "peak_stack_bytes", p ? tp_json_int(p->stack) : json_null());
+	json_object_set_new(o, "peak_free_bytes", p ? tp_json_int(p->free) : json_null());
+	json_object_set_new(o, "peak_time_ps", p ? tp_json_int(p->time_ps) : json_null());
+	json_object_set_new(o, "peak_step", tp_json_int(d->peak_step));
+	json_object_set_new(o, "capacity_bytes", tp_json_int(d->capacity));
+	json_object_set_new(o, "lifetime_peak_bytes", tp_json_int(d->lifetime_peak));
+	for (size_t i = 0; i < d->n_active; i++)
+		json_array_append_new(a, active_json(d, &d->active[i]));
+	json_object_set_new(o, "active_at_peak", a);
+	a = json_array();
+	for (size_t i = 0; i < d->n_snapshots; i++)
+		json_array_append_new(a, snapshot_json(&d->snapshots[i]));
+	json_object_set_new(o, "timeline", a);
+	return o;
+}
+
+static json_t *core_json(const struct tp_capture *cap, const struct tp_memory *mem,
+			 const struct tp_mem_core *c)
+{
+	json_t *o = json_object(), *a = json_array();
+
+	for (size_t i = 0; i < c->n_programs; i++)
+		json_array_append_new(a, json_pack("{s:o,s:I}", "program_id",
+						   tp_json_id(c->programs[i]),
+						   "executions", (json_int_t)c->runs[i]));
+	json_object_set_new(o, "host", tp_json_cstr(cap->hosts[c->host].name));
+	json_object_set_new(o, "plane", tp_json_str(c->plane->name));
+	json_object_set_new(o, "programs", a);
+	json_object_set_new(o, "capacity_bytes", c->capacity ? tp_json_uint(c->capacity) : json_null());
+	if (c->top_module >= 0) {
+		const struct tp_mem_module *m = &mem->modules[c->top_module];
+
+		json_object_set_new(o, "compiler_peak_bytes", tp_json_uint(m->peak));
+		json_object_set_new(o, "compiler_peak_program_id", tp_json_id(m->module->program_id));
+	} else {
+		json_object_set_new(o, "compiler_peak_bytes", json_null());
+		json_object_set_new(o, "compiler_peak_program_id", json_null());
+	}
+	json_object_set_new(o, "runtime_memory_id", c->runtime >= 0
+			    ? tp_json_cstr(mem->runtime.devices[c->runtime].id) : json_null());
+	json_object_set_new(o, "runtime_peak_bytes", c->runtime >= 0
+			    ? tp_json_int(mem->runtime.devices[c->runtime].peak_bytes) : json_null());
+	return o;
+}
+
+json_t *tp_memory_json(const struct tp_capture *cap, const struct tp_memory *mem)
+{
+	json_t *doc = json_object(), *a;
+
+	json_object_set_new(doc, "schema", json_string("tpuprof.memory/1"));
+	a = json_array();
+	for (size_t i = 0; i < mem->n_cores; i++)
+		json_array_append_new(a, core_json(cap, mem, &mem->cores[i]));
+	json_object_set_new(doc, "cores", a);
+	a = json_array();
+	for (size_t i = 0; i < mem->n_modules; i++)
+		json_array_append_new(a, tp_mem_module_json(&mem->modules[i]));
+	json_object_set_new(doc, "modules", a);
+	a = json_array();
+	for (size_t i = 0; i < mem->runtime.n_devices; i++)
+		json_array_append_new(a, device_json(cap, &mem->runtime.devices[i]));
+	json_object_set_new(doc, "runtime", a);
+	a = json_array();
+	for (size_t i = 0; i < mem->n_warnings; i++)
+		json_array_append_new(a, tp_json_cstr(mem->warnings[i]));
+	json_object_set_new(doc, "warnings", a);
+	return doc;
+}

@@ -1,0 +1,213 @@
+/*
+ * memory_text.c - `tpuprof memory` for people: per core a summary, per
+ * module the peak with a sparkline of the heap curve, the largest buffers
+ * live at the peak with their shapes spelled out, the scope tree to a
+ * chosen depth, what-if estimates; then the runtime peaks. Fits 100
+ * columns; shapes are never cut (long ones get a line of their own).
+ */
+#include "tpuprof/memory_report.h"
+#include "tpuprof/shape.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPARK_WIDTH 60
+
+/* Up to three byte counts formatted in one printf. */
+static char fmt_slots[3][32];
+#define B(i, v) tp_fmt_bytes(fmt_slots[i], sizeof(fmt_slots[i]), (v))
+
+/* One line of block characters; the peak's column is marked below it. */
+static void sparkline(FILE *out, const struct tp_mem_module *m)
+{
+	static const char *const blocks[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t n = m->n_points, w = n < SPARK_WIDTH ? n : SPARK_WIDTH;
+	size_t peak_col = (size_t)m->peak_position * w / (n ? n : 1);
+
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		lo = m->heap[i] < lo ? m->heap[i] : lo;
+		hi = m->heap[i] > hi ? m->heap[i] : hi;
+	}
+	fprintf(out, "    heap   |");
+	for (size_t c = 0; c < w; c++) {
+		uint64_t v = 0;
+
+		for (size_t i = c * n / w; i < (c + 1) * n / w; i++)
+			v = m->heap[i] > v ? m->heap[i] : v;
+		fputs(blocks[hi > lo ? 1 + (v - lo) * 7 / (hi - lo) : 8], out);
+	}
+	fprintf(out, "|\n    %*s^ peak at %ld of %zu\n", (int)(8 + peak_col), "",
+		m->peak_position, n - 1);
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+	const struct tp_mem_live *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return (x->buffer > y->buffer) - (x->buffer < y->buffer);
+}
+
+static void print_buffer(FILE *out, const struct tp_mem_module *m,
+			 const struct tp_mem_live *l)
+{
+	const struct tp_mem_buffer *d = &m->buffers[l->display];
+	const Xla__HloInstructionProto *ins = d->instr >= 0 ? m->idx.instrs[d->instr].proto : NULL;
+	struct tp_strbuf sb;
+	char tmp[32];
+
+	tp_strbuf_init(&sb);
+	tp_shape_format(&sb, d->shape);
+	fprintf(out, "    %10s  %-12s %-28s %s\n", B(0, l->size),
+		tp_mem_category_name(l->category), ins ? ins->name : "?", sb.buf);
+	if (d->shape && d->shape->element_type != 13) {
+		fprintf(out, "                   %s, dims [", tp_primitive_name(d->shape->element_type, tmp, sizeof(tmp)));
+		for (size_t i = 0; i < d->shape->n_dimensions; i++)
+			fprintf(out, "%s%" PRId64, i ? "," : "", d->shape->dimensions[i]);
+		fprintf(out, "], %" PRIu64 " elements, unpadded %s", tp_shape_elements(d->shape),
+			B(1, l->unpadded));
+		if (!l->indefinite && d->span_start >= 0)
+			fprintf(out, ", live %ld..%ld", d->span_start, d->span_end);
+		fputc('\n', out);
+	}
+	if (ins && tp_hlo_scope(ins)[0])
+		fprintf(out, "                   scope %s\n", tp_hlo_scope(ins));
+	tp_strbuf_release(&sb);
+}
+
+static void print_scopes(FILE *out, const struct tp_scope_tree *t, size_t node,
+			 int depth, uint64_t peak)
+{
+	const struct tp_scope_node *n = &t->nodes[node];
+
+	if (node && n->depth > depth)
+		return;
+	if (node)
+		fprintf(out, "    %10s %5.1f%% %4" PRIu64 "  %*s%s\n", B(0, (uint64_t)n->inclusive),
+			peak ? 100.0 * (double)n->inclusive / (double)peak : 0.0,
+			n->count_inclusive, 2 * (n->depth - 1), "", n->name[0] ? n->name : "(no scope)");
+	for (size_t i = 0; i < n->n_children; i++)
+		print_scopes(out, t, n->children[i], depth, peak);
+}
+
+static void print_split(FILE *out, const struct tp_mem_module *m, const struct tp_mem_split *s)
+{
+	const struct tp_mem_buffer *b = &m->buffers[s->buffer];
+
+	fprintf(out, "    split %s %" PRIu64 " ways: peak %s (-%s) at %ld (estimate, same schedule)\n",
+		b->instr >= 0 ? m->idx.instrs[b->instr].proto->name : "?", s->k,
+		B(0, s->peak), B(1, s->saved), s->peak_position);
+}
+
+static void print_module(FILE *out, const struct tp_mem_module *m,
+			 const struct tp_memory_text_opts *o)
+{
+	struct tp_str name = tp_module_name(m->module);
+	struct tp_mem_live *sorted;
+	size_t shown;
+
+	fprintf(out, "\nmodule %.*s (program %" PRIu64 "), memory space %" PRId64 "\n",
+		(int)name.len, name.ptr, m->module->program_id, m->color);
+	if (m->error)
+		fprintf(out, "    no compiler timeline: %s\n", m->error);
+	fprintf(out, "    peak %s at position %ld (%s), unpadded %s, padding %s\n",
+		B(0, m->peak), m->peak_position,
+		m->n_points ? m->point_instr[m->peak_position] : "no heap trace",
+		B(1, m->peak_unpadded), B(2, m->peak - (m->peak_unpadded < m->peak ? m->peak_unpadded : m->peak)));
+	fprintf(out, "    indefinite %s, total allocation %s, %zu heap points\n",
+		B(0, m->indefinite_bytes), B(1, m->total_alloc_bytes), m->n_points);
+	fprintf(out, "    by category:");
+	for (int c = 0; c < TP_MEM_N_CATEGORIES; c++)
+		if (m->by_category[c])
+			fprintf(out, " %s %s", tp_mem_category_name(c), B(0, m->by_category[c]));
+	fputc('\n', out);
+	sparkline(out, m);
+	sorted = tp_xmalloc((m->n_live + 1) * sizeof(*sorted));
+	if (m->n_live)
+		memcpy(sorted, m->live, m->n_live * sizeof(*sorted));
+	qsort(sorted, m->n_live, sizeof(*sorted), by_size_desc);
+	shown = o->limit && o->limit < m->n_live ? o->limit : m->n_live;
+	fprintf(out, "  buffers live at the peak (%zu of %zu)\n", shown, m->n_live);
+	for (size_t i = 0; i < shown; i++)
+		print_buffer(out, m, &sorted[i]);
+	free(sorted);
+	fprintf(out, "  by scope (depth %d)\n", o->depth);
+	print_scopes(out, &m->scopes, 0, o->depth, m->peak);
+	if (m->whatif.buffer >= 0) {
+		fprintf(out, "  what if\n");
+		print_split(out, m, &m->whatif);
+	}
+	if (m->n_suggestions)
+		fprintf(out, "  suggestions (split along the leading dimension)\n");
+	for (size_t i = 0; i < m->n_suggestions; i++)
+		print_split(out, m, &m->suggestions[i]);
+}
+
+static void print_cores(FILE *out, const struct tp_capture *cap, const struct tp_memory *mem)
+{
+	if (!mem->n_cores)
+		return;
+	fprintf(out, "%-14s %-16s %8s %14s %14s %14s\n", "HOST", "CORE", "PROGRAMS",
+		"COMPILER PEAK", "RUNTIME PEAK", "CAPACITY");
+	for (size_t i = 0; i < mem->n_cores; i++) {
+		const struct tp_mem_core *c = &mem->cores[i];
+		char a[32] = "-", b[32] = "-", cap_s[32] = "-";
+
+		if (c->top_module >= 0)
+			tp_fmt_bytes(a, sizeof(a), mem->modules[c->top_module].peak);
+		if (c->runtime >= 0)
+			tp_fmt_bytes(b, sizeof(b), (uint64_t)mem->runtime.devices[c->runtime].peak_bytes);
+		if (c->capacity)
+			tp_fmt_bytes(cap_s, sizeof(cap_s), c->capacity);
+		fprintf(out, "%-14s %-16.*s %8zu %14s %14s %14s\n", cap->hosts[c->host].name,
+			(int)c->plane->name.len, c->plane->name.ptr, c->n_programs, a, b, cap_s);
+	}
+}
+
+static void print_runtime(FILE *out, const struct tp_capture *cap, const struct tp_memory *mem)
+{
+	if (!mem->runtime.n_devices)
+		return;
+	fprintf(out, "\nruntime memory (MemoryAllocation / MemoryDeallocation events)\n");
+	for (size_t i = 0; i < mem->runtime.n_devices; i++) {
+		const struct tp_mem_device *d = &mem->runtime.devices[i];
+		char a[32], b[32];
+
+		fprintf(out, "  %s %-20s peak %s (heap + stack) of %s, step %" PRId64 ", %" PRIu64
+			" alloc / %" PRIu64 " dealloc\n", cap->hosts[d->host].name, d->id,
+			tp_fmt_bytes(a, sizeof(a), (uint64_t)d->peak_bytes),
+			tp_fmt_bytes(b, sizeof(b), (uint64_t)d->capacity), d->peak_step,
+			d->allocations, d->deallocations);
+	}
+}
+
+enum tp_err tp_report_memory(FILE *out, enum tp_format fmt,
+			     const struct tp_capture *cap,
+			     const struct tp_memory *mem,
+			     const struct tp_memory_text_opts *topt,
+			     struct tp_error *err)
+{
+	if (fmt == TP_FORMAT_JSON) {
+		json_t *doc = tp_memory_json(cap, mem);
+		enum tp_err rc = tp_json_write(out, doc, err);
+
+		json_decref(doc);
+		return rc;
+	}
+	print_cores(out, cap, mem);
+	for (size_t i = 0; i < mem->n_modules; i++)
+		print_module(out, &mem->modules[i], topt);
+	print_runtime(out, cap, mem);
+	if (mem->n_warnings)
+		fprintf(out, "\nwarnings\n");
+	for (size_t i = 0; i < mem->n_warnings; i++)
+		fprintf(out, "  %s\n", mem->warnings[i]);
+	if (ferror(out))
+		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
+	return TP_OK;
+}

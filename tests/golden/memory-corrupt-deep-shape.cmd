@@ -1,0 +1,1 @@
+memory testdata/corrupt/deep-shape.hlo_proto.pb

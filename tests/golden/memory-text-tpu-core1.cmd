@@ -1,0 +1,1 @@
+memory --core TPU:1 --limit 3 --depth 2 ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

@@ -1,0 +1,1 @@
+memory --limit 3 testdata/xla-dump

@@ -1,0 +1,1 @@
+memory --hbm lots testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+memory --split nocolon testdata/small.xplane.pb

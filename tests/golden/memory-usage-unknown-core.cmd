@@ -1,0 +1,1 @@
+memory --core TPU:9 testdata/small.xplane.pb

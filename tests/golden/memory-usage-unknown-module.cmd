@@ -1,0 +1,1 @@
+memory --module nope testdata/small.xplane.pb
