@@ -78,6 +78,7 @@ struct tp_mem_module {
 	size_t n_buffers;
 	struct tp_i64map by_id;         /* logical buffer id -> first record  */
 	long trace;                     /* heap trace replayed, -1 if none    */
+	long *ev_buffer, *ev_canonical; /* malloc'd: trace event -> buffer    */
 	size_t n_points;                /* heap curve points (events + 1)     */
 	uint64_t *heap;                 /* bytes before each event, + final   */
 	uint64_t *heap_unpadded;

@@ -161,26 +161,46 @@ static int by_saved(const void *a, const void *b)
 	return (x->buffer > y->buffer) - (x->buffer < y->buffer);
 }
 
-/* Temporaries at the peak, split along their leading dimension. */
+#define MAX_CANDIDATES 64
+
+static int live_by_size(const void *a, const void *b)
+{
+	const struct tp_mem_live *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return (x->buffer > y->buffer) - (x->buffer < y->buffer);
+}
+
+/* Temporaries at the peak, split along their leading dimension. Only the
+ * MAX_CANDIDATES largest are tried: a split saves at most the buffer's
+ * size, and each try is a full replay. */
 void tp_mem_suggest(struct tp_mem_module *m, const struct tp_mem_options *opt)
 {
 	struct tp_mem_split *cands;
-	size_t n = 0;
+	struct tp_mem_live *order;
+	size_t n = 0, tried = 0;
 
 	if (m->trace < 0 || m->error)
 		return;
 	cands = tp_xcalloc(m->n_live + 1, sizeof(*cands));
-	for (size_t i = 0; i < m->n_live; i++) {
-		const struct tp_mem_live *l = &m->live[i];
+	order = tp_xmalloc((m->n_live + 1) * sizeof(*order));
+	if (m->n_live)
+		memcpy(order, m->live, m->n_live * sizeof(*order));
+	qsort(order, m->n_live, sizeof(*order), live_by_size);
+	for (size_t i = 0; i < m->n_live && tried < MAX_CANDIDATES; i++) {
+		const struct tp_mem_live *l = &order[i];
 		const Xla__ShapeProto *s = m->buffers[l->buffer].shape;
 
 		if (l->indefinite || l->category != TP_MEM_TEMPORARY || !s ||
 		    s->n_dimensions == 0 || s->dimensions[0] < 2)
 			continue;
+		tried++;
 		if (split_replay(m, l->buffer, (uint64_t)s->dimensions[0], &cands[n]) == 0 &&
 		    cands[n].saved > 0)
 			n++;
 	}
+	free(order);
 	qsort(cands, n, sizeof(*cands), by_saved);
 	m->n_suggestions = n < opt->max_suggestions ? n : opt->max_suggestions;
 	m->suggestions = cands;
@@ -278,5 +298,7 @@ void tp_mem_module_release(struct tp_mem_module *m)
 	free(m->point_instr);
 	free(m->live);
 	free(m->suggestions);
+	free(m->ev_buffer);
+	free(m->ev_canonical);
 	memset(m, 0, sizeof(*m));
 }

@@ -78,19 +78,23 @@ static void snapshot_peak(struct replay *r, long position)
 	}
 }
 
+/* What-if replays only need the heap total: the live list (and its
+ * linear removal) is kept only when recording the peak's contents. */
 static void add_to_heap(struct replay *r, long b, long position)
 {
 	r->heap += size_of(r, b);
 	r->unpadded += unpadded_of(r, b);
-	r->live = tp_xgrow(r->live, &r->cap_live, r->n_live + 1, sizeof(*r->live));
-	r->live[r->n_live++] = b;
+	if (r->record) {
+		r->live = tp_xgrow(r->live, &r->cap_live, r->n_live + 1, sizeof(*r->live));
+		r->live[r->n_live++] = b;
+	}
 	if (!r->have_peak || r->heap > r->peak)
 		snapshot_peak(r, position);
 }
 
 static void remove_from_heap(struct replay *r, long b)
 {
-	for (size_t i = r->n_live; i-- > 0;) {
+	for (size_t i = r->n_live; r->record && i-- > 0;) {
 		if (r->live[i] == b) {
 			memmove(&r->live[i], &r->live[i + 1],
 				(r->n_live - i - 1) * sizeof(*r->live));
@@ -114,7 +118,7 @@ static int replay_event(struct replay *r, const Xla__HeapSimulatorTrace__Event *
 			size_t i, long last)
 {
 	struct tp_mem_module *m = r->m;
-	long b = tp_i64map_get(&m->by_id, ev->buffer_id), c, root;
+	long b = m->ev_buffer[i], c, root;
 
 	if (b < 0)
 		return fail(r, i, "unknown logical buffer", ev->buffer_id);
@@ -140,7 +144,7 @@ static int replay_event(struct replay *r, const Xla__HeapSimulatorTrace__Event *
 			m->buffers[b].span_end = (long)i;
 		return 0;
 	case EV_SHARE_WITH:
-		c = tp_i64map_get(&m->by_id, ev->share_with_canonical_id);
+		c = m->ev_canonical[i];
 		if (c < 0)
 			return fail(r, i, "shares with an unknown buffer", ev->share_with_canonical_id);
 		m->buffers[b].canonical = c;
@@ -169,6 +173,16 @@ int tp_mem_replay(struct tp_mem_module *m, long split, uint64_t k, bool record,
 	long last = (long)tr->n_events;
 	int rc = 0;
 
+	if (!m->ev_buffer) {
+		/* resolve buffer ids once; every what-if replays the trace */
+		m->ev_buffer = tp_xmalloc((tr->n_events + 1) * sizeof(*m->ev_buffer));
+		m->ev_canonical = tp_xmalloc((tr->n_events + 1) * sizeof(*m->ev_canonical));
+		for (size_t i = 0; i < tr->n_events; i++) {
+			m->ev_buffer[i] = tp_i64map_get(&m->by_id, tr->events[i]->buffer_id);
+			m->ev_canonical[i] = tp_i64map_get(&m->by_id,
+							   tr->events[i]->share_with_canonical_id);
+		}
+	}
 	r.display = tp_xmalloc((m->n_buffers + 1) * sizeof(*r.display));
 	for (size_t b = 0; b < m->n_buffers; b++) {
 		m->buffers[b].ref = 0;
