@@ -35,6 +35,12 @@ static const struct {
 	{ CAP "gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "15", 1158144000, 2, 7, 579072000 },
 	{ CAP "gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "9", 51118092, 0, 3, 51118088 },
 	{ CAP "gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "3", 12, 0, 0, 12 },
+	/* generated: SHARE_WITH with live and with freed buffers, several
+	 * traces per module; figures agree with tests/reference/memory/ */
+	{ "testdata/small.xplane.pb", "9747602677744151882", 21612560, 16, 41, 8919056 },
+	{ "testdata/small.xplane.pb", "5992233345326312761", 1086480, 16, 41, 496656 },
+	{ "testdata/jit_train_step.hlo_proto.pb", "30", 4498448, 18, 41, 1221648 },
+	{ "testdata/multi-trace.hlo_proto.pb", "30", 2008080, 37, 61, 693264 },
 };
 
 static void open_capture(const char *path, struct tp_capture *cap, struct tp_memory *mem,

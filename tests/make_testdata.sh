@@ -19,6 +19,9 @@ rm -rf "$td/run-3hosts" "$td/logdir" "$td/xla-dump"
 # A standalone HloProto with nested fusions and SHARE_WITH heap events.
 "$gen" --seed 3 --programs 1 --fusions 4 --nested-fusions 2 --hlo-only \
 	-o "$td/jit_train_step.hlo_proto.pb"
+# Three heap-simulator traces per module, with SHARE_WITH both ways.
+"$gen" --seed 9 --programs 1 --heap-traces 3 --heap-events 60 --instructions 30 \
+	--hlo-only -o "$td/multi-trace.hlo_proto.pb"
 # A run directory of three hosts.
 "$gen" --seed 4 --hosts 3 --cores 2 --events-per-line 50 \
 	--summary "$td/run-3hosts.summary.json" -o "$td/run-3hosts"

@@ -63,8 +63,13 @@ static void print_buffer(FILE *out, const struct tp_mem_module *m,
 
 	tp_strbuf_init(&sb);
 	tp_shape_format(&sb, d->shape);
-	fprintf(out, "    %10s  %-12s %-28s %s\n", B(0, l->size),
-		tp_mem_category_name(l->category), ins ? ins->name : "?", sb.buf);
+	/* 100 columns: a long shape goes on a line of its own, never cut */
+	if (60 + sb.len > 100)
+		fprintf(out, "    %10s  %-12s %s\n                   %s\n", B(0, l->size),
+			tp_mem_category_name(l->category), ins ? ins->name : "?", sb.buf);
+	else
+		fprintf(out, "    %10s  %-12s %-28s %s\n", B(0, l->size),
+			tp_mem_category_name(l->category), ins ? ins->name : "?", sb.buf);
 	if (d->shape && d->shape->element_type != 13) {
 		fprintf(out, "                   %s, dims [", tp_primitive_name(d->shape->element_type, tmp, sizeof(tmp)));
 		for (size_t i = 0; i < d->shape->n_dimensions; i++)

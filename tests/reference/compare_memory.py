@@ -22,6 +22,7 @@ inputs = {
     "small": "testdata/small.xplane.pb",
     "layout-b": "testdata/layout-b.xplane.pb.gz",
     "jit_train_step": "testdata/jit_train_step.hlo_proto.pb",
+    "multi-trace": "testdata/multi-trace.hlo_proto.pb",
 }
 bad = 0
 
