@@ -127,9 +127,19 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 	fprintf(out, "    indefinite %s, total allocation %s, %zu heap points\n",
 		B(0, m->indefinite_bytes), B(1, m->total_alloc_bytes), m->n_points);
 	fprintf(out, "    by category:");
-	for (int c = 0; c < TP_MEM_N_CATEGORIES; c++)
-		if (m->by_category[c])
-			fprintf(out, " %s %s", tp_mem_category_name(c), B(0, m->by_category[c]));
+	for (int c = 0, col = 16; c < TP_MEM_N_CATEGORIES; c++) {
+		char item[64];
+
+		if (!m->by_category[c])
+			continue;
+		col += snprintf(item, sizeof(item), " %s %s", tp_mem_category_name(c),
+				B(0, m->by_category[c]));
+		if (col > 100) { /* wrap under the first item */
+			fprintf(out, "\n%15s", "");
+			col = 15 + (int)strlen(item);
+		}
+		fputs(item, out);
+	}
 	fputc('\n', out);
 	sparkline(out, m);
 	sorted = tp_xmalloc((m->n_live + 1) * sizeof(*sorted));
@@ -178,13 +188,13 @@ static void print_runtime(FILE *out, const struct tp_capture *cap, const struct 
 {
 	if (!mem->runtime.n_devices)
 		return;
-	fprintf(out, "\nruntime memory (MemoryAllocation / MemoryDeallocation events)\n");
+	fprintf(out, "\nruntime memory: peak heap + stack of capacity (MemoryAllocation events)\n");
 	for (size_t i = 0; i < mem->runtime.n_devices; i++) {
 		const struct tp_mem_device *d = &mem->runtime.devices[i];
 		char a[32], b[32];
 
-		fprintf(out, "  %s %-20s peak %s (heap + stack) of %s, step %" PRId64 ", %" PRIu64
-			" alloc / %" PRIu64 " dealloc\n", cap->hosts[d->host].name, d->id,
+		fprintf(out, "  %s %s: peak %s of %s, step %" PRId64 ", %" PRIu64
+			" allocations, %" PRIu64 " frees\n", cap->hosts[d->host].name, d->id,
 			tp_fmt_bytes(a, sizeof(a), (uint64_t)d->peak_bytes),
 			tp_fmt_bytes(b, sizeof(b), (uint64_t)d->capacity), d->peak_step,
 			d->allocations, d->deallocations);
