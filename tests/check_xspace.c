@@ -260,10 +260,22 @@ START_TEST(test_mangled_everywhere)
 }
 END_TEST
 
+/* The same corruption checks with the threaded scan forced on. */
+static void threads_on(void)
+{
+	tp_xspace_parallel_min_bytes = 0;
+}
+
+static void threads_off(void)
+{
+	tp_xspace_parallel_min_bytes = 8u << 20;
+}
+
 int main(void)
 {
 	Suite *s = suite_create("xspace");
 	TCase *tc = tcase_create("core");
+	TCase *tt = tcase_create("threaded");
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_decode_structure);
@@ -272,5 +284,11 @@ int main(void)
 	tcase_add_test(tc, test_truncated_everywhere);
 	tcase_add_test(tc, test_mangled_everywhere);
 	suite_add_tcase(s, tc);
+	tcase_set_timeout(tt, 60);
+	tcase_add_checked_fixture(tt, threads_on, threads_off);
+	tcase_add_test(tt, test_event_times);
+	tcase_add_test(tt, test_truncated_everywhere);
+	tcase_add_test(tt, test_mangled_everywhere);
+	suite_add_tcase(s, tt);
 	return run_suite(s);
 }

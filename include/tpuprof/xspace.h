@@ -62,6 +62,9 @@ enum tp_stat_name {
 	TP_SN_HLO_OP,
 	TP_SN_HLO_MODULE,
 	TP_SN_TF_OP,
+	TP_SN_FLOPS,
+	TP_SN_BYTES_ACCESSED,
+	TP_SN_SOURCE,
 	TP_SN_COUNT
 };
 
@@ -153,6 +156,10 @@ enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
 			     const uint8_t *data, size_t size, const char *name,
 			     struct tp_error *err);
 
+/* Captures with at least this many bytes of events are validated by one
+ * thread per core (default 8 MiB); tests lower it. */
+extern size_t tp_xspace_parallel_min_bytes;
+
 /* Looks up metadata by id; NULL when absent. */
 const struct tp_event_meta *tp_plane_event_meta(const struct tp_plane *pl,
 						int64_t id);
@@ -194,6 +201,8 @@ struct tp_event_iter {
 	const struct tp_line *line;
 	int64_t line_base_ps;  /* (timestamp_ns - origin) * 1000        */
 	bool validate;         /* decode every stat (set by the decoder) */
+	bool raw_times;        /* skip device_offset_ps lookups: for passes
+				* that only count, the stats need no decoding */
 	struct tp_wire w;
 };
 

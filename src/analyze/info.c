@@ -87,6 +87,7 @@ static void count_line(const struct tp_host *h, const struct tp_plane *pl,
 	if (!host_plane && !op_line)
 		return;
 	tp_event_iter_init(&it, &h->xs, pl, ln);
+	it.raw_times = true; /* counting only */
 	while (tp_event_iter_next(&it, &ev) > 0) {
 		const struct tp_event_meta *em = ev.meta;
 		const struct tp_stat *cat;

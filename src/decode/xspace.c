@@ -347,41 +347,6 @@ static void choose_time_origin(struct tp_xspace *xs)
 	xs->time_origin_ns = hi > TP_WALLCLOCK_NS ? lo : 0;
 }
 
-/* Walks every event of a line: validates it and measures the line. */
-static int scan_line_events(struct decode_ctx *c, const struct tp_xspace *xs,
-			    const struct tp_plane *pl, struct tp_line *ln)
-{
-	struct tp_event_iter it;
-	struct tp_event ev;
-	int rc;
-
-	tp_event_iter_init(&it, xs, pl, ln);
-	it.validate = true;
-	while ((rc = tp_event_iter_next(&it, &ev)) > 0) {
-		ln->n_events++;
-		if (!ev.timed) {
-			ln->n_aggregated++;
-			continue;
-		}
-		int64_t end = tp_sat_add(ev.start_ps, ev.dur_ps);
-
-		if (!ln->has_span || ev.start_ps < ln->first_start_ps)
-			ln->first_start_ps = ev.start_ps;
-		if (!ln->has_span || end > ln->last_end_ps)
-			ln->last_end_ps = end;
-		ln->has_span = true;
-	}
-	if (rc < 0) {
-		char where[160];
-
-		snprintf(where, sizeof(where), "an event of line '%.*s' of plane '%.*s'",
-			 (int)(ln->name.len > 40 ? 40 : ln->name.len), ln->name.ptr,
-			 (int)(pl->name.len > 60 ? 60 : pl->name.len), pl->name.ptr);
-		return corrupt(c, &it.w, where);
-	}
-	return 0;
-}
-
 static enum tp_err decode_space_fields(struct decode_ctx *c,
 				       struct tp_wire *top, struct tp_xspace *xs)
 {
@@ -429,7 +394,9 @@ enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
 			     struct tp_error *err)
 {
 	struct decode_ctx c = { arena, name, err };
-	struct tp_wire top;
+	struct tp_wire top, bad = { 0 };
+	const struct tp_plane *bad_plane = NULL;
+	const struct tp_line *bad_line = NULL;
 	enum tp_err rc;
 
 	memset(xs, 0, sizeof(*xs));
@@ -440,10 +407,13 @@ enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
 	if (rc != TP_OK)
 		return rc;
 	choose_time_origin(xs);
-	for (size_t p = 0; p < xs->n_planes; p++)
-		for (size_t l = 0; l < xs->planes[p].n_lines; l++)
-			if (scan_line_events(&c, xs, &xs->planes[p],
-					     &xs->planes[p].lines[l]) < 0)
-				return err->code;
+	if (tp_xspace_scan_lines(xs, &bad_plane, &bad_line, &bad) < 0) {
+		char where[160];
+
+		snprintf(where, sizeof(where), "an event of line '%.*s' of plane '%.*s'",
+			 (int)(bad_line->name.len > 40 ? 40 : bad_line->name.len), bad_line->name.ptr,
+			 (int)(bad_plane->name.len > 60 ? 60 : bad_plane->name.len), bad_plane->name.ptr);
+		return corrupt(&c, &bad, where);
+	}
 	return TP_OK;
 }

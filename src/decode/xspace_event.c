@@ -13,6 +13,7 @@ void tp_event_iter_init(struct tp_event_iter *it, const struct tp_xspace *xs,
 	it->plane = pl;
 	it->line = ln;
 	it->validate = false;
+	it->raw_times = false;
 	it->line_base_ps = tp_sat_mul(ln->timestamp_ns - xs->time_origin_ns,
 				      1000);
 	tp_wire_init(&it->w, xs->base, (const uint8_t *)ln->body.ptr,
@@ -111,7 +112,7 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *ef,
 		}
 	}
 	if (rc < 0 || ((it->validate ||
-			 it->plane->known_stat[TP_SN_DEVICE_OFFSET_PS]) &&
+			 (!it->raw_times && it->plane->known_stat[TP_SN_DEVICE_OFFSET_PS])) &&
 			device_span(&w, it->plane, ev, &off, &dur, &found) < 0)) {
 		it->w.error = w.error;
 		it->w.error_offset = w.error_offset;
@@ -123,7 +124,8 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *ef,
 	if (ev->timed)
 		ev->num_occurrences = 1;
 	ev->meta = tp_plane_event_meta(it->plane, ev->metadata_id);
-	if (found != 3 && ev->meta && it->plane->known_stat[TP_SN_DEVICE_OFFSET_PS])
+	if (found != 3 && ev->meta && !it->raw_times &&
+	    it->plane->known_stat[TP_SN_DEVICE_OFFSET_PS])
 		device_span_from_meta(it->plane, ev->meta, &off, &dur, &found);
 	if (found == 3) {
 		ev->start_ps = tp_sat_add(it->line_base_ps, off);

@@ -18,6 +18,9 @@ static const char *const known_stat_names[TP_SN_COUNT] = {
 	[TP_SN_HLO_OP] = "hlo_op",
 	[TP_SN_HLO_MODULE] = "hlo_module",
 	[TP_SN_TF_OP] = "tf_op",
+	[TP_SN_FLOPS] = "flops",
+	[TP_SN_BYTES_ACCESSED] = "bytes_accessed",
+	[TP_SN_SOURCE] = "source",
 };
 
 static uint64_t mix64(uint64_t x)

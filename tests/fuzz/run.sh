@@ -13,7 +13,7 @@ FLAGS="-std=c11 -g -O1 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -I$
 LIBSRC="$(ls src/util/*.c src/decode/*.c) $out/proto/hlo.pb-c.c $out/proto/xplane.pb-c.c"
 for t in xspace hlo; do
 	# shellcheck disable=SC2086
-	clang $FLAGS tests/fuzz/fuzz_$t.c $LIBSRC -lprotobuf-c -lz -o "$out/fuzz_$t"
+	clang $FLAGS tests/fuzz/fuzz_$t.c $LIBSRC -lprotobuf-c -lz -lpthread -o "$out/fuzz_$t"
 	mkdir -p "$out/corpus-$t"
 	seeds="testdata testdata/corrupt"
 	[ -d ../shared/captures ] && seeds="$seeds $(ls -d ../shared/captures/*/)"
