@@ -43,6 +43,12 @@ bool tp_str_contains(struct tp_str s, const char *needle);
 /* A new malloc'd NUL-terminated copy; the caller frees it. */
 char *tp_str_dup(struct tp_str s);
 
+/* Hashes for the project's open-addressing tables: tp_mix64 scrambles an
+ * integer key (ids are often sequential, or fingerprints); tp_hash_bytes
+ * is FNV-1a, then mixed. */
+uint64_t tp_mix64(uint64_t x);
+uint64_t tp_hash_bytes(const char *p, size_t n);
+
 /* Saturating int64 arithmetic: hostile files must not overflow sums. */
 int64_t tp_sat_add(int64_t a, int64_t b);
 int64_t tp_sat_mul(int64_t a, int64_t b);

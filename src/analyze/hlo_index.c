@@ -9,24 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-static uint64_t hash_str(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
-	return mix(h);
-}
-
 static void map_init(struct tp_hlo_map *m, size_t n)
 {
 	m->cap = 16;
@@ -81,7 +63,7 @@ static void index_instructions(struct tp_hlo_index *idx)
 	for (size_t c = 0; c < mod->n_computations; c++) {
 		const Xla__HloComputationProto *comp = mod->computations[c];
 
-		map_put(&idx->comp_by_id, mix((uint64_t)comp->id), c);
+		map_put(&idx->comp_by_id, tp_mix64((uint64_t)comp->id), c);
 		if (comp->id == mod->entry_computation_id ||
 		    (!idx->entry && strcmp(comp->name, mod->entry_computation_name) == 0))
 			idx->entry = comp;
@@ -92,8 +74,8 @@ static void index_instructions(struct tp_hlo_index *idx)
 			idx->instrs[k].computation = comp;
 			idx->instrs[k].fusion = -1;
 			idx->instrs[k].comp_index = c;
-			map_put(&idx->by_id, mix((uint64_t)ins->id), k);
-			map_put(&idx->by_name, hash_str(ins->name, strlen(ins->name)), k);
+			map_put(&idx->by_id, tp_mix64((uint64_t)ins->id), k);
+			map_put(&idx->by_name, tp_hash_bytes(ins->name, strlen(ins->name)), k);
 		}
 	}
 }
@@ -150,7 +132,7 @@ void tp_hlo_index_release(struct tp_hlo_index *idx)
 
 long tp_hlo_find_id(const struct tp_hlo_index *idx, int64_t id)
 {
-	uint64_t h = mix((uint64_t)id);
+	uint64_t h = tp_mix64((uint64_t)id);
 #define ID_MATCH(v) (idx->instrs[v].proto->id == id)
 	MAP_FIND(&idx->by_id, h, ID_MATCH);
 #undef ID_MATCH
@@ -158,7 +140,7 @@ long tp_hlo_find_id(const struct tp_hlo_index *idx, int64_t id)
 
 long tp_hlo_find_name(const struct tp_hlo_index *idx, struct tp_str name)
 {
-	uint64_t h = hash_str(name.ptr, name.len);
+	uint64_t h = tp_hash_bytes(name.ptr, name.len);
 #define NAME_MATCH(v) tp_str_eq(name, idx->instrs[v].proto->name)
 	MAP_FIND(&idx->by_name, h, NAME_MATCH);
 #undef NAME_MATCH
@@ -166,7 +148,7 @@ long tp_hlo_find_name(const struct tp_hlo_index *idx, struct tp_str name)
 
 static long find_comp(const struct tp_hlo_index *idx, int64_t id)
 {
-	uint64_t h = mix((uint64_t)id);
+	uint64_t h = tp_mix64((uint64_t)id);
 #define COMP_MATCH(v) (idx->module->computations[v]->id == id)
 	MAP_FIND(&idx->comp_by_id, h, COMP_MATCH);
 #undef COMP_MATCH

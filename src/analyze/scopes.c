@@ -6,15 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_path(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
-	return h ^ (h >> 29);
-}
-
 static void slots_insert(struct tp_scope_tree *t, uint64_t h, size_t node)
 {
 	size_t i = (size_t)h & (t->slot_cap - 1);
@@ -63,7 +54,7 @@ static size_t new_node(struct tp_scope_tree *t, size_t parent, const char *path,
 	}
 	if (2 * t->n > t->slot_cap)
 		slots_grow(t);
-	slots_insert(t, hash_path(path, len), idx);
+	slots_insert(t, tp_hash_bytes(path, len), idx);
 	return idx;
 }
 
@@ -88,7 +79,7 @@ void tp_scope_tree_release(struct tp_scope_tree *t)
 
 size_t tp_scope_tree_find(const struct tp_scope_tree *t, struct tp_str path)
 {
-	uint64_t h = hash_path(path.ptr, path.len);
+	uint64_t h = tp_hash_bytes(path.ptr, path.len);
 
 	for (size_t i = (size_t)h & (t->slot_cap - 1); t->slots[i];
 	     i = (i + 1) & (t->slot_cap - 1)) {

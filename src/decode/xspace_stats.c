@@ -23,16 +23,6 @@ static const char *const known_stat_names[TP_SN_COUNT] = {
 	[TP_SN_SOURCE] = "source",
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	/* splitmix64 finaliser: ids are often sequential or fingerprints */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 void tp_idmap_build(struct tp_idmap *m, struct tp_arena *a,
 		    const int64_t *ids, size_t stride, size_t n)
 {
@@ -45,7 +35,7 @@ void tp_idmap_build(struct tp_idmap *m, struct tp_arena *a,
 	m->values = tp_arena_calloc(a, cap, sizeof(*m->values));
 	for (size_t i = 0; i < n; i++) {
 		int64_t key = *(const int64_t *)((const char *)ids + i * stride);
-		size_t h = (size_t)mix64((uint64_t)key) & (cap - 1);
+		size_t h = (size_t)tp_mix64((uint64_t)key) & (cap - 1);
 
 		while (m->values[h] && m->keys[h] != key)
 			h = (h + 1) & (cap - 1);
@@ -60,7 +50,7 @@ static long idmap_find(const struct tp_idmap *m, int64_t key)
 
 	if (!m->cap)
 		return -1;
-	h = (size_t)mix64((uint64_t)key) & (m->cap - 1);
+	h = (size_t)tp_mix64((uint64_t)key) & (m->cap - 1);
 	while (m->values[h]) {
 		if (m->keys[h] == key)
 			return (long)m->values[h] - 1;

@@ -10,12 +10,7 @@
 
 static size_t slot(const struct tp_i64map *m, int64_t key)
 {
-	uint64_t x = (uint64_t)key;
-
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	return (size_t)x & (m->cap - 1);
+	return (size_t)tp_mix64((uint64_t)key) & (m->cap - 1);
 }
 
 static void alloc_slots(struct tp_i64map *m, size_t cap)

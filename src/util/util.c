@@ -181,3 +181,22 @@ bool tp_parse_size(const char *s, uint64_t *out)
 	}
 	return false;
 }
+
+uint64_t tp_mix64(uint64_t x)
+{
+	/* splitmix64 finaliser */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+uint64_t tp_hash_bytes(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+	return tp_mix64(h);
+}
