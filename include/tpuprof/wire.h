@@ -62,6 +62,24 @@ static inline bool tp_wire_varint(const uint8_t **pp, const uint8_t *end,
 		*pp = p + 1;
 		return true;
 	}
+	if (end - p >= 10) {
+		/* room for the longest varint: no bounds check per byte */
+		uint64_t v = 0;
+
+		for (unsigned i = 0; i < 9; i++) {
+			v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+			if (p[i] < 0x80) {
+				*pp = p + i + 1;
+				*out = v;
+				return true;
+			}
+		}
+		if (p[9] > 1)
+			return false; /* would overflow 64 bits */
+		*out = v | (uint64_t)p[9] << 63;
+		*pp = p + 10;
+		return true;
+	}
 	return tp_wire_varint_slow(pp, end, out);
 }
 

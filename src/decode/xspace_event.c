@@ -20,43 +20,53 @@ void tp_event_iter_init(struct tp_event_iter *it, const struct tp_xspace *xs,
 		     ln->body.len);
 }
 
-/* Picks device_offset_ps / device_duration_ps out of the event's stats
- * when the plane has them: TPU device time is the accurate one. */
-static int device_span(struct tp_wire *ew, const struct tp_plane *pl,
-		       struct tp_event *ev, int64_t *off, int64_t *dur,
-		       int *found)
+/* Device time (device_offset_ps, device_duration_ps) met in the stats. */
+struct device_time {
+	int64_t off, dur;
+	int found;               /* bit 0: offset seen, bit 1: duration */
+};
+
+static void note_device_time(const struct tp_plane *pl, struct device_time *t,
+			     int64_t id, int64_t v)
 {
-	struct tp_wire w;
-	struct tp_field f;
-	int rc;
+	if (id == pl->known_stat_id[TP_SN_DEVICE_OFFSET_PS]) {
+		t->off = v;
+		t->found |= 1;
+	} else if (pl->known_stat[TP_SN_DEVICE_DURATION_PS] &&
+		   id == pl->known_stat_id[TP_SN_DEVICE_DURATION_PS]) {
+		t->dur = v;
+		t->found |= 2;
+	}
+}
 
-	tp_wire_init(&w, ew->base, (const uint8_t *)ev->stats.ptr,
-		     ev->stats.len);
-	while ((rc = tp_wire_next(&w, &f)) > 0) {
-		struct tp_stat st;
-		int64_t v;
+/* One stat of an event. Every producer writes integer stats as
+ * [1: varint id][3 or 4: varint value]; that shape is read in place,
+ * anything else goes through tp_stat_decode, which also validates it.
+ * Returns -1 on corrupt bytes (the error is in w). */
+static int event_stat(struct tp_wire *w, const struct tp_field *f,
+		      const struct tp_plane *pl, bool want, struct device_time *t)
+{
+	const uint8_t *p = f->data, *end = f->data + f->len, *q;
+	uint64_t id, v;
+	struct tp_stat st;
+	int64_t iv;
 
-		if (f.number != 4 || f.type != TP_WIRE_LEN)
-			continue;
-		if (tp_stat_decode(&w, &f, &st) < 0)
-			break;
-		if (!pl->known_stat[TP_SN_DEVICE_OFFSET_PS] ||
-		    !tp_stat_int(&st, &v))
-			continue;
-		if (st.metadata_id == pl->known_stat_id[TP_SN_DEVICE_OFFSET_PS]) {
-			*off = v;
-			*found |= 1;
-		} else if (pl->known_stat[TP_SN_DEVICE_DURATION_PS] &&
-			   st.metadata_id ==
-				   pl->known_stat_id[TP_SN_DEVICE_DURATION_PS]) {
-			*dur = v;
-			*found |= 2;
+	if (f->len >= 4 && p[0] == 0x08) {
+		q = p + 1;
+		if (tp_wire_varint(&q, end, &id) && q < end &&
+		    (q[0] == 0x18 || q[0] == 0x20)) {
+			q++;
+			if (tp_wire_varint(&q, end, &v) && q == end) {
+				if (want)
+					note_device_time(pl, t, (int64_t)id, (int64_t)v);
+				return 0;
+			}
 		}
 	}
-	if (w.error) {
-		*ew = w;
+	if (tp_stat_decode(w, f, &st) < 0)
 		return -1;
-	}
+	if (want && tp_stat_int(&st, &iv))
+		note_device_time(pl, t, st.metadata_id, iv);
 	return 0;
 }
 
@@ -79,14 +89,19 @@ static void device_span_from_meta(const struct tp_plane *pl,
 		*found |= 2;
 }
 
+/* Decodes one event in a single pass over its fields. Stats are read
+ * only when device time is wanted or the decoder validates. */
 static int decode_event(struct tp_event_iter *it, const struct tp_field *ef,
 			struct tp_event *ev)
 {
+	const struct tp_plane *pl = it->plane;
+	bool want = !it->raw_times && pl->known_stat[TP_SN_DEVICE_OFFSET_PS];
+	bool look = want || it->validate;
+	struct device_time t = { 0, 0, 0 };
 	struct tp_wire w;
 	struct tp_field f;
-	int64_t off = 0, dur = 0;
-	int found = 0, rc;
 	bool has_offset = false, aggregated = false;
+	int rc;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->num_occurrences = 1;
@@ -94,6 +109,13 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *ef,
 	ev->stats = tp_str_make((const char *)ef->data, ef->len);
 	tp_wire_sub(&w, &it->w, ef);
 	while ((rc = tp_wire_next(&w, &f)) > 0) {
+		if (f.type == TP_WIRE_LEN) {
+			if (f.number == 4 && look && event_stat(&w, &f, pl, want, &t) < 0) {
+				rc = -1;
+				break;
+			}
+			continue;
+		}
 		if (f.type != TP_WIRE_VARINT)
 			continue;
 		if (f.number == 1) {
@@ -111,9 +133,7 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *ef,
 			ev->duration_ps = (int64_t)f.value;
 		}
 	}
-	if (rc < 0 || ((it->validate ||
-			 (!it->raw_times && it->plane->known_stat[TP_SN_DEVICE_OFFSET_PS])) &&
-			device_span(&w, it->plane, ev, &off, &dur, &found) < 0)) {
+	if (rc < 0) {
 		it->w.error = w.error;
 		it->w.error_offset = w.error_offset;
 		it->w.p = it->w.end;
@@ -123,13 +143,12 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *ef,
 	ev->timed = has_offset || !aggregated;
 	if (ev->timed)
 		ev->num_occurrences = 1;
-	ev->meta = tp_plane_event_meta(it->plane, ev->metadata_id);
-	if (found != 3 && ev->meta && !it->raw_times &&
-	    it->plane->known_stat[TP_SN_DEVICE_OFFSET_PS])
-		device_span_from_meta(it->plane, ev->meta, &off, &dur, &found);
-	if (found == 3) {
-		ev->start_ps = tp_sat_add(it->line_base_ps, off);
-		ev->dur_ps = dur;
+	ev->meta = tp_plane_event_meta(pl, ev->metadata_id);
+	if (t.found != 3 && ev->meta && want)
+		device_span_from_meta(pl, ev->meta, &t.off, &t.dur, &t.found);
+	if (t.found == 3) {
+		ev->start_ps = tp_sat_add(it->line_base_ps, t.off);
+		ev->dur_ps = t.dur;
 	} else {
 		ev->start_ps = tp_sat_add(it->line_base_ps, ev->offset_ps);
 		ev->dur_ps = ev->duration_ps;
