@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""The JSON contract: every key that a command emits is documented in
+docs/json.md under its schema, and every key documented there is emitted
+by at least one of the sample runs below. Keys are compared by name per
+schema (the tables' first column, split on '.', '[]' and ',').
+Usage: json_contract.py TPUPROF"""
+import json
+import re
+import subprocess
+import sys
+
+tpuprof = sys.argv[1]
+S = "../shared/captures/"
+runs = {
+    "tpuprof.info/1": [
+        ["info", "--format", "json", S + "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"],
+        ["info", "--format", "json", "testdata/jit_train_step.hlo_proto.pb"],
+        ["info", "--format", "json", "testdata/logdir"],
+    ],
+    "tpuprof.memory/1": [
+        ["memory", "--format", "json", "--split", "multiply.24:4", "testdata/small.xplane.pb"],
+        ["memory", "--format", "json", S + "gpu-mi300x-jax-attention/tw003.xplane.pb"],
+        ["memory", "--format", "json", "--hbm", "1MiB", "testdata/small.xplane.pb"],
+    ],
+}
+
+
+def documented(schema):
+    text = open("docs/json.md").read()
+    m = re.search(r"^## `" + re.escape(schema) + r"`.*?$(.*?)(?=^## |\Z)", text, re.M | re.S)
+    if not m:
+        return None
+    names = set()
+    table_ok = False
+    for line in m.group(1).splitlines():
+        if line.startswith("| ") and not line.startswith("|---"):
+            first = line.split("|")[1]
+            if first.strip() in ("field", "XProf (`memory_viewer` JSON)"):
+                table_ok = first.strip() == "field"
+                continue
+            if not table_ok:
+                continue
+            for tok in re.findall(r"`([^`]+)`", first):
+                for part in re.split(r"[.,\s]|\[\]", tok):
+                    if re.fullmatch(r"[a-z_][a-z0-9_]*|[A-Z][a-z-]+", part):
+                        names.add(part)
+        elif line.startswith("### "):
+            table_ok = False
+    return names
+
+
+def emitted(doc, keys, stats_ok):
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            keys.add(k)
+            # plane stats and versions are keyed by the capture's own names
+            if k in ("stats", "versions") and stats_ok:
+                continue
+            emitted(v, keys, stats_ok)
+    elif isinstance(doc, list):
+        for v in doc:
+            emitted(v, keys, stats_ok)
+
+
+bad = 0
+for schema, cmds in runs.items():
+    doc_names = documented(schema)
+    if doc_names is None:
+        print(f"{schema}: no section in docs/json.md")
+        bad += 1
+        continue
+    keys = set()
+    for cmd in cmds:
+        out = subprocess.run([tpuprof] + cmd, capture_output=True, check=True).stdout
+        d = json.loads(out)
+        if d.get("schema") != schema:
+            print(f"{' '.join(cmd)}: schema {d.get('schema')!r}, expected {schema!r}")
+            bad += 1
+        emitted(d, keys, True)
+    for k in sorted(keys - doc_names):
+        print(f"{schema}: emitted but not documented: {k}")
+        bad += 1
+    for k in sorted(doc_names - keys):
+        print(f"{schema}: documented but never emitted: {k}")
+        bad += 1
+    print(f"{schema}: {len(keys)} keys checked")
+print(f"json contract: {bad} problems")
+sys.exit(1 if bad else 0)
