@@ -57,7 +57,7 @@ TEST_SRC := $(wildcard tests/check_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all check unit golden reference svg contract run deps bench clean install valgrind fuzz testdata
+.PHONY: all check unit golden reference svg contract fetch-tests run deps bench clean install valgrind fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -112,9 +112,13 @@ svg: $(BIN)
 contract: $(BIN)
 	python3 tests/json_contract.py $(BIN)
 
+# fetch and capture against a local test server (tests/fetch/server.py).
+fetch-tests: $(BIN)
+	TPUPROF=$(BIN) sh tests/fetch/run.sh
+
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg contract
+	@$(MAKE) --no-print-directory all unit golden reference svg contract fetch-tests
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

@@ -17,6 +17,21 @@ runs = {
         ["info", "--format", "json", "testdata/jit_train_step.hlo_proto.pb"],
         ["info", "--format", "json", "testdata/logdir"],
     ],
+    "tpuprof.ops/1": [
+        ["ops", "--format", "json", S + "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"],
+        ["ops", "--format", "json", "--by", "scope", "testdata/layout-b.xplane.pb.gz"],
+        ["ops", "--format", "json", S + "gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb"],
+        ["ops", "--format", "json", S + "gpu-mi300x-jax-gemm/tw003.xplane.pb"],
+    ],
+    "tpuprof.fusions/1": [
+        ["fusions", "--format", "json", "--scope", "mlp", "testdata/jit_train_step.hlo_proto.pb"],
+        ["fusions", "--format", "json", "testdata/small.xplane.pb"],
+    ],
+    "tpuprof.collectives/1": [
+        ["collectives", "--format", "json", S + "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"],
+        ["collectives", "--format", "json", "testdata/collectives.xplane.pb"],
+        ["collectives", "--format", "json", S + "gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb"],
+    ],
     "tpuprof.memory/1": [
         ["memory", "--format", "json", "--split", "multiply.24:4", "testdata/small.xplane.pb"],
         ["memory", "--format", "json", S + "gpu-mi300x-jax-attention/tw003.xplane.pb"],

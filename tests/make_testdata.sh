@@ -38,4 +38,8 @@ mkdir -p "$td/xla-dump"
 	-o "$td/xla-dump/module_0001.jit_step.sm_8.0_gpu_after_optimizations.hlo.pb"
 "$gen" --seed 8 --programs 1 --hlo-only \
 	-o "$td/xla-dump/module_0001.jit_step.before_optimizations.hlo.pb"
+# Every collective kind (explicit and iota groups, channel ids, an async
+# all-reduce-start/done pair) on 4 cores, for `tpuprof collectives`.
+"$gen" --seed 9 --cores 4 --programs 1 --collectives 6 --events-per-line 120 \
+	-o "$td/collectives.xplane.pb"
 python3 tests/make_corrupt.py "$td"

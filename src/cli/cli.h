@@ -89,6 +89,11 @@ void tp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tp_cli_notes(const struct tp_capture *cap, bool quiet);
 
 extern const struct tp_cmd tp_cmd_info;
+extern const struct tp_cmd tp_cmd_fetch;
+extern const struct tp_cmd tp_cmd_capture;
+extern const struct tp_cmd tp_cmd_ops;
+extern const struct tp_cmd tp_cmd_fusions;
+extern const struct tp_cmd tp_cmd_collectives;
 extern const struct tp_cmd tp_cmd_memory;
 
 #endif

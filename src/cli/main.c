@@ -9,8 +9,13 @@
 #include <string.h>
 
 static const struct tp_cmd *const commands[] = {
+	&tp_cmd_capture,
+	&tp_cmd_collectives,
+	&tp_cmd_fetch,
+	&tp_cmd_fusions,
 	&tp_cmd_info,
 	&tp_cmd_memory,
+	&tp_cmd_ops,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

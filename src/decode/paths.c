@@ -74,6 +74,8 @@ static bool is_dump_name(const char *n)
 	return tp_has_suffix(n, ".hlo.pb");
 }
 
+/* A run holds hosts, or only modules (`tpuprof fetch` from a server that
+ * cannot give the raw .xplane.pb files). */
 static bool dir_has_xplane(const char *dir)
 {
 	struct name_list l;
@@ -82,7 +84,8 @@ static bool dir_has_xplane(const char *dir)
 	if (list_dir(dir, &l, NULL) != TP_OK)
 		return false;
 	for (size_t i = 0; i < l.n && !found; i++)
-		found = is_xplane_name(l.names[i]);
+		found = is_xplane_name(l.names[i]) ||
+			tp_has_suffix(l.names[i], ".hlo_proto.pb");
 	list_free(&l);
 	return found;
 }

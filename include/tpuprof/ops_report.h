@@ -1,0 +1,58 @@
+/*
+ * ops_report.h - rendering `ops`, `fusions` and `collectives` results as
+ * text or JSON (docs/json.md: tpuprof.ops/1, tpuprof.fusions/1,
+ * tpuprof.collectives/1). Reporters only format: they borrow the results
+ * and the capture, write to a caller-owned FILE, and return TP_ERR_OUTPUT
+ * when writing fails. The *_json builders return a new reference the
+ * caller owns.
+ */
+#ifndef TPUPROF_OPS_REPORT_H
+#define TPUPROF_OPS_REPORT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "tpuprof/collectives.h"
+#include "tpuprof/fusions.h"
+#include "tpuprof/ops.h"
+#include "tpuprof/report.h"
+#include "tpuprof/shape.h"
+#include "tpuprof/strbuf.h"
+
+/* What `ops` shows; the analysis results are borrowed. */
+struct tp_ops_view {
+	size_t limit;                     /* text rows per table; 0 = all  */
+	enum tp_ops_sort sort;
+	const struct tp_ops_filter *filter;
+	const struct tp_op_scopes *scopes; /* --by scope, or NULL          */
+};
+
+enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
+			  const struct tp_capture *cap, struct tp_ops *ops,
+			  const struct tp_ops_view *view, struct tp_error *err);
+json_t *tp_ops_json(const struct tp_capture *cap, const struct tp_ops *ops,
+		    const struct tp_ops_view *view);
+
+enum tp_err tp_report_fusions(FILE *out, enum tp_format fmt,
+			      const struct tp_capture *cap,
+			      const struct tp_fusions *f, struct tp_error *err);
+json_t *tp_fusions_json(const struct tp_capture *cap,
+			const struct tp_fusions *f);
+
+enum tp_err tp_report_collectives(FILE *out, enum tp_format fmt,
+				  const struct tp_capture *cap,
+				  const struct tp_collectives *c,
+				  struct tp_error *err);
+json_t *tp_collectives_json(const struct tp_capture *cap,
+			    const struct tp_collectives *c);
+
+/* A slice's bytes for printf("%.*s"), never NULL. */
+#define TP_SPTR(s) ((s).ptr ? (s).ptr : "")
+
+/* Shared by the reporters: names of things in the capture. */
+const char *tp_op_source_name(enum tp_op_source src);
+/* Module name of capture module m ("" when m is SIZE_MAX). */
+struct tp_str tp_report_module_name(const struct tp_capture *cap, size_t m);
+
+#endif

@@ -1,0 +1,389 @@
+/*
+ * op_keys.c - which op an event belongs to, and the op's descriptors.
+ *
+ * Hot path: TPU and TF events resolve through a per-metadata array (one
+ * integer lookup); GPU kernels through a hash of (program id, module name,
+ * op name) where names come as ref ids, whose hashes are computed once per
+ * stat metadata. No allocation and no string comparison per event.
+ */
+#include "ops_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 1099511628211ULL;
+	}
+	return h | 1; /* 0 marks "not computed" */
+}
+
+static uint64_t mix3(const uint64_t k[3])
+{
+	uint64_t h = k[0] * 0x9e3779b97f4a7c15ULL;
+
+	h ^= k[1] + 0xbf58476d1ce4e5b9ULL + (h << 6) + (h >> 2);
+	h ^= k[2] + 0x94d049bb133111ebULL + (h << 6) + (h >> 2);
+	return h ^ (h >> 31);
+}
+
+static struct tp_op_slot *slot_find(struct tp_op_ctx *c, const uint64_t k[3])
+{
+	size_t h;
+
+	if (c->n_slots * 2 >= c->cap_slots) {
+		struct tp_op_slot *old = c->slots;
+		size_t n = c->cap_slots;
+
+		c->cap_slots = n ? 2 * n : 64;
+		c->slots = tp_xcalloc(c->cap_slots, sizeof(*c->slots));
+		c->n_slots = 0;
+		for (size_t i = 0; i < n; i++)
+			if (old[i].used) {
+				*slot_find(c, old[i].key) = old[i];
+				c->n_slots++;
+			}
+		free(old);
+	}
+	h = (size_t)mix3(k) & (c->cap_slots - 1);
+	while (c->slots[h].used && memcmp(c->slots[h].key, k, sizeof(c->slots[h].key)))
+		h = (h + 1) & (c->cap_slots - 1);
+	return &c->slots[h];
+}
+
+/* A string stat value and its hash: ref hashes are cached per metadata. */
+static bool str_key(struct tp_op_ctx *c, const struct tp_stat *st,
+		    struct tp_str *s, uint64_t *h)
+{
+	if (st->kind == TP_STAT_REF) {
+		const struct tp_stat_meta *sm =
+			tp_plane_stat_meta(c->pl, (int64_t)st->v.u);
+		size_t i;
+
+		if (!sm)
+			return false;
+		i = (size_t)(sm - c->pl->stat_meta);
+		if (!c->name_hash[i])
+			c->name_hash[i] = hash_bytes(sm->name.ptr, sm->name.len);
+		*s = sm->name;
+		*h = c->name_hash[i];
+		return true;
+	}
+	if (st->kind != TP_STAT_STR)
+		return false;
+	*s = st->v.s;
+	*h = hash_bytes(s->ptr, s->len);
+	return true;
+}
+
+static bool module_passes(struct tp_op_ctx *c, uint64_t program_id, size_t m)
+{
+	char id[24];
+
+	if (!c->filter || !c->filter->module)
+		return true;
+	if (m == SIZE_MAX)
+		return false;
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)program_id);
+	return tp_str_eq(tp_module_name(&c->cap->modules[m]), c->filter->module) ||
+	       strcmp(id, c->filter->module) == 0;
+}
+
+static struct tp_str fusion_category(const char *kind)
+{
+	static const struct { const char *kind, *cat; } kinds[] = {
+		{ "kLoop", "loop fusion" }, { "kInput", "input fusion" },
+		{ "kOutput", "output fusion" }, { "kCustom", "custom fusion" },
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kind && strcmp(kind, kinds[i].kind) == 0)
+			return tp_str_make(kinds[i].cat, strlen(kinds[i].cat));
+	return tp_str_make("fusion", 6);
+}
+
+/* Fills what the HLO instruction knows and the event did not say. */
+static void from_hlo(struct tp_op_ctx *c, struct tp_op *op)
+{
+	const struct tp_hlo_index *idx;
+	const Xla__HloInstructionProto *ins;
+	const char *file;
+	int line;
+	size_t cut = op->name.len;
+
+	if (op->module == SIZE_MAX ||
+	    !(idx = tp_ops_index(c->ops, c->cap, op->module)))
+		return;
+	/* GPU hlo_op may name a nested op as "outer::inner" */
+	for (size_t i = 0; i + 1 < op->name.len; i++)
+		if (op->name.ptr[i] == ':' && op->name.ptr[i + 1] == ':') {
+			cut = i;
+			break;
+		}
+	op->instr = tp_hlo_find_name(idx, tp_str_make(op->name.ptr, cut));
+	if (op->instr < 0)
+		return;
+	ins = idx->instrs[op->instr].proto;
+	if (!op->scope.len)
+		op->scope = tp_str_make(tp_hlo_scope(ins), strlen(tp_hlo_scope(ins)));
+	if (!op->source && tp_hlo_source(idx, ins, &file, &line))
+		op->source = tp_xasprintf("%s:%d", file, line);
+	if (!op->category.len)
+		op->category = strcmp(ins->opcode, "fusion") == 0 ?
+				       fusion_category(ins->fusion_kind) :
+				       tp_str_make(ins->opcode, strlen(ins->opcode));
+	if (tp_collective_kind(tp_str_make(ins->opcode, strlen(ins->opcode))))
+		op->collective = true;
+}
+
+static uint32_t new_op(struct tp_op_ctx *c, const uint64_t k[3],
+		       uint64_t program_id, struct tp_str name)
+{
+	struct tp_ops *ops = c->ops;
+	size_t m = SIZE_MAX;
+	struct tp_op *op;
+	size_t local;
+
+	if (ops->cores[c->core].source != TP_OPSRC_TF)
+		m = tp_ops_find_module(c->cap, program_id);
+	if (!module_passes(c, program_id, m))
+		return TP_OP_NONE;
+	ops->ops = tp_xgrow(ops->ops, &ops->cap_ops, ops->n_ops + 1,
+			    sizeof(*ops->ops));
+	op = &ops->ops[ops->n_ops];
+	memset(op, 0, sizeof(*op));
+	op->core = c->core;
+	op->program_id = program_id;
+	op->module = m;
+	op->instr = -1;
+	op->name = name;
+	op->min_ps = INT64_MAX;
+	memcpy(op->key, k, sizeof(op->key));
+	local = ops->n_ops - ops->cores[c->core].first_op;
+	c->vals = tp_xgrow(c->vals, &c->cap_vals, local + 1, sizeof(*c->vals));
+	memset(&c->vals[local], 0, sizeof(c->vals[local]));
+	return (uint32_t)ops->n_ops++;
+}
+
+static uint32_t lookup_or_new(struct tp_op_ctx *c, const uint64_t k[3],
+			      uint64_t program_id, struct tp_str name,
+			      bool *created)
+{
+	struct tp_op_slot *s = slot_find(c, k);
+
+	*created = false;
+	if (s->used)
+		return s->op;
+	s->used = true;
+	memcpy(s->key, k, sizeof(s->key));
+	s->op = new_op(c, k, program_id, name);
+	c->n_slots++;
+	*created = s->op != TP_OP_NONE;
+	return s->op;
+}
+
+static void meta_vals(struct tp_op_ctx *c, struct tp_op *op,
+		      const struct tp_event_meta *em)
+{
+	struct tp_op_meta_vals *v =
+		&c->vals[op - c->ops->ops - c->ops->cores[c->core].first_op];
+	const struct tp_stat *s;
+
+	s = tp_stats_find(c->pl, em->stats, em->n_stats, TP_SN_FLOPS);
+	v->has_flops = s && tp_stat_int(s, &v->flops);
+	s = tp_stats_find(c->pl, em->stats, em->n_stats, TP_SN_BYTES_ACCESSED);
+	v->has_bytes = s && tp_stat_int(s, &v->bytes);
+}
+
+static void tpu_descriptors(struct tp_op_ctx *c, struct tp_op *op,
+			    const struct tp_event_meta *em)
+{
+	const struct tp_stat *s;
+	struct tp_str v;
+
+	s = tp_stats_find(c->pl, em->stats, em->n_stats, TP_SN_HLO_CATEGORY);
+	if (s && tp_stat_str(c->pl, s, &v))
+		op->category = v;
+	s = tp_stats_find(c->pl, em->stats, em->n_stats, TP_SN_TF_OP);
+	if (s && tp_stat_str(c->pl, s, &v))
+		op->scope = tp_scope_from_tf_op(v);
+	s = tp_stats_find(c->pl, em->stats, em->n_stats, TP_SN_SOURCE);
+	if (s && tp_stat_str(c->pl, s, &v) && v.len)
+		op->source = tp_str_dup(v);
+	if (tp_collective_kind(op->category))
+		op->collective = true;
+	meta_vals(c, op, em);
+	from_hlo(c, op);
+}
+
+/* TPU: (program id, symbol id) of the event metadata; symbol id 0 and
+ * metadata without both are no ops (format-facts §7). */
+static uint32_t resolve_tpu_meta(struct tp_op_ctx *c,
+				 const struct tp_event_meta *em)
+{
+	const struct tp_stat *ps, *ss;
+	int64_t pid, sid;
+	uint64_t k[3];
+	bool created;
+	uint32_t op;
+
+	ps = tp_stats_find(c->pl, em->stats, em->n_stats, TP_SN_PROGRAM_ID);
+	ss = tp_stats_find(c->pl, em->stats, em->n_stats, TP_SN_SYMBOL_ID);
+	if (!ps || !ss || !tp_stat_int(ps, &pid) || !tp_stat_int(ss, &sid) ||
+	    sid == 0)
+		return TP_OP_NONE;
+	k[0] = (uint64_t)pid;
+	k[1] = (uint64_t)sid;
+	k[2] = 0;
+	op = lookup_or_new(c, k, (uint64_t)pid,
+			   em->display_name.len ? em->display_name : em->name,
+			   &created);
+	if (created)
+		tpu_descriptors(c, &c->ops->ops[op], em);
+	return op;
+}
+
+/* TF-era: one op per TensorFlow op name "<scope>/<op>:<Type>". */
+static uint32_t resolve_tf_meta(struct tp_op_ctx *c,
+				const struct tp_event_meta *em)
+{
+	uint64_t k[3] = { 0, hash_bytes(em->name.ptr, em->name.len), 0 };
+	bool created;
+	uint32_t op = lookup_or_new(c, k, 0, em->name, &created);
+
+	if (created) {
+		struct tp_op *o = &c->ops->ops[op];
+
+		o->category = em->display_name;
+		o->scope = tp_scope_from_tf_op(em->name);
+		if (tp_str_has_prefix(em->display_name, "Collective") ||
+		    tp_str_eq(em->display_name, "NcclAllReduce"))
+			o->collective = true;
+	}
+	return op;
+}
+
+/* GPU: kernel events carry program_id, hlo_module and hlo_op. */
+static uint32_t resolve_gpu(struct tp_op_ctx *c, const struct tp_event *ev)
+{
+	const struct tp_plane *pl = c->pl;
+	struct tp_stat_iter it;
+	struct tp_stat st;
+	struct tp_str mod = TP_STR_NULL, name = TP_STR_NULL, tfop = TP_STR_NULL;
+	uint64_t k[3] = { 0, 0, 0 }, h;
+	bool created, has_op = false;
+	uint32_t op;
+
+	tp_stat_iter_init(&it, &c->host->xs, ev);
+	while (tp_stat_iter_next(&it, &st) > 0) {
+		int64_t v;
+
+		if (pl->known_stat[TP_SN_HLO_OP] &&
+		    st.metadata_id == pl->known_stat_id[TP_SN_HLO_OP] &&
+		    str_key(c, &st, &name, &h)) {
+			k[2] = h;
+			has_op = true;
+		} else if (pl->known_stat[TP_SN_HLO_MODULE] &&
+			   st.metadata_id == pl->known_stat_id[TP_SN_HLO_MODULE] &&
+			   str_key(c, &st, &mod, &h)) {
+			k[1] = h;
+		} else if (pl->known_stat[TP_SN_PROGRAM_ID] &&
+			   st.metadata_id == pl->known_stat_id[TP_SN_PROGRAM_ID] &&
+			   tp_stat_int(&st, &v)) {
+			k[0] = (uint64_t)v;
+		} else if (pl->known_stat[TP_SN_TF_OP] &&
+			   st.metadata_id == pl->known_stat_id[TP_SN_TF_OP]) {
+			tfop = TP_STR_NULL;
+			if (st.kind == TP_STAT_STR || st.kind == TP_STAT_REF)
+				tp_stat_str(pl, &st, &tfop);
+		}
+	}
+	if (!has_op)
+		return TP_OP_NONE;
+	op = lookup_or_new(c, k, k[0], name, &created);
+	if (created) {
+		struct tp_op *o = &c->ops->ops[op];
+		struct tp_str sc = tp_scope_from_tf_op(tfop);
+
+		from_hlo(c, o);
+		if (!o->scope.len && !tp_str_has_prefix(sc, "XlaModule"))
+			o->scope = sc;
+	}
+	return op;
+}
+
+uint32_t tp_op_resolve(struct tp_op_ctx *c, const struct tp_event *ev)
+{
+	enum tp_op_source src = c->ops->cores[c->core].source;
+	size_t mi;
+
+	if (src == TP_OPSRC_GPU)
+		return resolve_gpu(c, ev);
+	if (!ev->meta)
+		return TP_OP_NONE;
+	mi = (size_t)(ev->meta - c->pl->event_meta);
+	if (!c->meta_op[mi]) {
+		uint32_t op = src == TP_OPSRC_TPU ? resolve_tpu_meta(c, ev->meta)
+						  : resolve_tf_meta(c, ev->meta);
+
+		c->meta_op[mi] = op == TP_OP_NONE ? TP_OP_NONE : op + 1;
+	}
+	return c->meta_op[mi] == TP_OP_NONE ? TP_OP_NONE : c->meta_op[mi] - 1;
+}
+
+void tp_op_add_counts(struct tp_op_ctx *c, struct tp_op *op,
+		      const struct tp_event *ev)
+{
+	const struct tp_plane *pl = c->pl;
+	const struct tp_op_meta_vals *v =
+		&c->vals[op - c->ops->ops - c->ops->cores[c->core].first_op];
+	bool fl = false, by = false;
+	int64_t n = ev->num_occurrences > 0 ? ev->num_occurrences : 1;
+
+	if (pl->known_stat[TP_SN_FLOPS] || pl->known_stat[TP_SN_BYTES_ACCESSED]) {
+		struct tp_stat_iter it;
+		struct tp_stat st;
+		int64_t x;
+
+		tp_stat_iter_init(&it, &c->host->xs, ev);
+		while (tp_stat_iter_next(&it, &st) > 0) {
+			if (pl->known_stat[TP_SN_FLOPS] && !fl &&
+			    st.metadata_id == pl->known_stat_id[TP_SN_FLOPS] &&
+			    tp_stat_int(&st, &x)) {
+				op->flops = tp_sat_add(op->flops, x);
+				fl = op->has_flops = true;
+			} else if (pl->known_stat[TP_SN_BYTES_ACCESSED] && !by &&
+				   st.metadata_id == pl->known_stat_id[TP_SN_BYTES_ACCESSED] &&
+				   tp_stat_int(&st, &x)) {
+				op->bytes_accessed = tp_sat_add(op->bytes_accessed, x);
+				by = op->has_bytes = true;
+			}
+		}
+	}
+	if (!fl && v->has_flops) {
+		op->flops = tp_sat_add(op->flops, tp_sat_mul(v->flops, n));
+		op->has_flops = true;
+	}
+	if (!by && v->has_bytes) {
+		op->bytes_accessed = tp_sat_add(op->bytes_accessed,
+						tp_sat_mul(v->bytes, n));
+		op->has_bytes = true;
+	}
+}
+
+void tp_op_ctx_release(struct tp_op_ctx *c)
+{
+	free(c->meta_op);
+	free(c->name_hash);
+	free(c->slots);
+	free(c->vals);
+	c->meta_op = NULL;
+	c->name_hash = NULL;
+	c->slots = NULL;
+	c->vals = NULL;
+	c->n_slots = c->cap_slots = c->cap_vals = 0;
+}

@@ -1,0 +1,125 @@
+/*
+ * op_sort.c - ordering the op table (--sort), and telling collectives by
+ * opcode or category.
+ */
+#include "tpuprof/ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sort_names[] = {
+	[TP_SORT_TOTAL] = "total", [TP_SORT_SELF] = "self",
+	[TP_SORT_COUNT] = "count", [TP_SORT_AVG] = "avg",
+	[TP_SORT_MIN] = "min", [TP_SORT_NAME] = "name",
+};
+
+bool tp_ops_sort_parse(const char *s, enum tp_ops_sort *out)
+{
+	for (size_t i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++)
+		if (strcmp(s, sort_names[i]) == 0) {
+			*out = (enum tp_ops_sort)i;
+			return true;
+		}
+	return false;
+}
+
+static enum tp_ops_sort g_key; /* qsort has no context argument */
+static const struct tp_op *g_ops;
+
+int64_t tp_op_avg_ps(const struct tp_op *o)
+{
+	if (!o->occurrences || o->occurrences > (uint64_t)INT64_MAX)
+		return 0;
+	return o->total_ps / (int64_t)o->occurrences;
+}
+
+static int cmp_i64(int64_t a, int64_t b)
+{
+	return (a < b) - (a > b); /* descending */
+}
+
+static int cmp_name(const struct tp_op *a, const struct tp_op *b)
+{
+	size_t n = a->name.len < b->name.len ? a->name.len : b->name.len;
+	int c = n ? memcmp(a->name.ptr, b->name.ptr, n) : 0;
+
+	if (c)
+		return c;
+	if (a->name.len != b->name.len)
+		return a->name.len < b->name.len ? -1 : 1;
+	return (a->program_id > b->program_id) - (a->program_id < b->program_id);
+}
+
+static int by_key(const void *pa, const void *pb)
+{
+	const struct tp_op *a = &g_ops[*(const size_t *)pa];
+	const struct tp_op *b = &g_ops[*(const size_t *)pb];
+	int c = 0;
+
+	switch (g_key) {
+	case TP_SORT_TOTAL: c = cmp_i64(a->total_ps, b->total_ps); break;
+	case TP_SORT_SELF: c = cmp_i64(a->self_ps, b->self_ps); break;
+	case TP_SORT_COUNT:
+		c = cmp_i64((int64_t)a->occurrences, (int64_t)b->occurrences);
+		break;
+	case TP_SORT_AVG: c = cmp_i64(tp_op_avg_ps(a), tp_op_avg_ps(b)); break;
+	case TP_SORT_MIN: c = cmp_i64(a->min_ps, b->min_ps); break;
+	case TP_SORT_NAME: break;
+	}
+	if (!c)
+		c = cmp_name(a, b);
+	if (!c)
+		c = (*(const size_t *)pa > *(const size_t *)pb) -
+		    (*(const size_t *)pa < *(const size_t *)pb);
+	return c;
+}
+
+void tp_ops_sort(struct tp_ops *ops, enum tp_ops_sort key)
+{
+	size_t *perm = tp_xmalloc((ops->n_ops + 1) * sizeof(*perm));
+	size_t *where = tp_xmalloc((ops->n_ops + 1) * sizeof(*where));
+	struct tp_op *sorted = tp_xmalloc((ops->n_ops + 1) * sizeof(*sorted));
+
+	for (size_t i = 0; i < ops->n_ops; i++)
+		perm[i] = i;
+	g_key = key;
+	g_ops = ops->ops;
+	for (size_t c = 0; c < ops->n_cores; c++)
+		qsort(perm + ops->cores[c].first_op, ops->cores[c].n_ops,
+		      sizeof(*perm), by_key);
+	for (size_t i = 0; i < ops->n_ops; i++) {
+		sorted[i] = ops->ops[perm[i]];
+		where[perm[i]] = i;
+	}
+	for (size_t i = 0; i < ops->n_execs; i++)
+		ops->execs[i].op = where[ops->execs[i].op];
+	free(ops->ops);
+	ops->ops = sorted;
+	ops->cap_ops = ops->n_ops + 1;
+	free(perm);
+	free(where);
+}
+
+const char *tp_collective_kind(struct tp_str op)
+{
+	static const char *const kinds[] = {
+		"all-reduce", "all-gather", "reduce-scatter", "ragged-all-to-all",
+		"all-to-all", "collective-permute", "collective-broadcast",
+		"collective-reduce", "send", "recv",
+	};
+	static const char *const suffixes[] = { "", "-start", "-done" };
+
+	if (tp_str_eq(op, "cross-replica-sum"))
+		return "all-reduce";
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t n = strlen(kinds[i]);
+
+		if (op.len < n || memcmp(op.ptr, kinds[i], n) != 0)
+			continue;
+		for (size_t s = 0; s < 3; s++)
+			if (op.len - n == strlen(suffixes[s]) &&
+			    memcmp(op.ptr + n, suffixes[s], op.len - n) == 0)
+				return kinds[i];
+	}
+	return NULL;
+}

@@ -1,0 +1,260 @@
+/*
+ * ops.c - `tpuprof ops`: which planes are cores, which lines hold their
+ * ops, the filters, and the HLO indexes the ops link to (see ops.h).
+ */
+#include "ops_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t tp_ops_find_module(const struct tp_capture *cap, uint64_t program_id)
+{
+	for (size_t i = 0; i < cap->n_modules; i++)
+		if (cap->modules[i].hlo && cap->modules[i].program_id == program_id)
+			return i;
+	return SIZE_MAX;
+}
+
+const struct tp_hlo_index *tp_ops_index(struct tp_ops *ops,
+					struct tp_capture *cap, size_t m)
+{
+	if (m >= ops->n_modules || !cap->modules[m].hlo)
+		return NULL;
+	if (!ops->indexed[m]) {
+		tp_hlo_index_build(&ops->index[m], cap->modules[m].hlo);
+		ops->indexed[m] = true;
+	}
+	return &ops->index[m];
+}
+
+static bool is_device(const struct tp_plane *pl)
+{
+	return pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_TPU_SPARSECORE ||
+	       pl->kind == TP_PLANE_GPU;
+}
+
+static bool is_xla_op_line(const struct tp_line *ln)
+{
+	return tp_str_eq(ln->name, "XLA Ops") ||
+	       tp_str_eq(ln->name, "Sparse Core Ops");
+}
+
+static bool is_tf_op_line(const struct tp_line *ln)
+{
+	return tp_str_eq(ln->name, "TensorFlow Ops") ||
+	       tp_str_eq(ln->name, "Framework Ops");
+}
+
+static bool is_kernel_line(const struct tp_line *ln)
+{
+	return tp_str_has_prefix(ln->name, "Stream #");
+}
+
+/* How a plane's ops are found: HLO op lines, GPU kernels naming HLO ops,
+ * else the TensorFlow op line. False when the plane has none. */
+static bool op_source(const struct tp_plane *pl, enum tp_op_source *src)
+{
+	bool xla = false, tf = false, kern = false;
+
+	for (size_t l = 0; l < pl->n_lines; l++) {
+		const struct tp_line *ln = &pl->lines[l];
+
+		if (!ln->n_events)
+			continue;
+		xla |= is_xla_op_line(ln);
+		tf |= is_tf_op_line(ln);
+		kern |= is_kernel_line(ln);
+	}
+	if (xla && pl->kind != TP_PLANE_GPU)
+		*src = TP_OPSRC_TPU;
+	else if (kern && pl->kind == TP_PLANE_GPU && pl->known_stat[TP_SN_HLO_OP])
+		*src = TP_OPSRC_GPU;
+	else if (tf)
+		*src = TP_OPSRC_TF;
+	else
+		return false;
+	return true;
+}
+
+static bool line_used(enum tp_op_source src, const struct tp_line *ln)
+{
+	switch (src) {
+	case TP_OPSRC_TPU:
+		return is_xla_op_line(ln);
+	case TP_OPSRC_GPU:
+		return is_kernel_line(ln);
+	case TP_OPSRC_TF:
+		return is_tf_op_line(ln);
+	}
+	return false;
+}
+
+static bool core_matches(const struct tp_plane *pl, const char *want)
+{
+	char ord[16];
+
+	if (!want)
+		return true;
+	if (tp_str_eq(pl->name, want))
+		return true;
+	snprintf(ord, sizeof(ord), "%d", pl->device_ordinal);
+	return pl->device_ordinal >= 0 && strcmp(ord, want) == 0;
+}
+
+static void finish_core(struct tp_ops *ops, struct tp_ops_core *core)
+{
+	core->n_ops = ops->n_ops - core->first_op;
+	core->device_ps = 0;
+	if (core->has_span && core->first_start_ps < 0 &&
+	    core->last_end_ps > INT64_MAX + core->first_start_ps)
+		core->device_ps = INT64_MAX; /* hostile offsets */
+	else if (core->has_span)
+		core->device_ps = core->last_end_ps - core->first_start_ps;
+	for (size_t i = core->first_op; i < ops->n_ops; i++)
+		if (!ops->ops[i].occurrences || ops->ops[i].min_ps == INT64_MAX)
+			ops->ops[i].min_ps = 0;
+	for (size_t i = 0; i < core->n_steps; i++) {
+		struct tp_step *s = &ops->steps[core->first_step + i];
+		int64_t idle = tp_sat_add(tp_sat_add(s->dur_ps, -s->compute_ps),
+					  -s->collective_ps);
+
+		s->idle_ps = idle > 0 ? idle : 0;
+	}
+}
+
+static void scan_core(struct tp_ops *ops, struct tp_op_ctx *c,
+		      enum tp_op_source src)
+{
+	struct tp_ops_core *core;
+
+	ops->cores = tp_xrealloc(ops->cores,
+				 (ops->n_cores + 1) * sizeof(*ops->cores));
+	core = &ops->cores[ops->n_cores];
+	memset(core, 0, sizeof(*core));
+	core->host = (size_t)(c->host - c->cap->hosts);
+	core->plane = c->pl;
+	core->source = src;
+	core->first_op = ops->n_ops;
+	c->core = ops->n_cores++;
+	c->meta_op = tp_xcalloc(c->pl->n_event_meta + 1, sizeof(*c->meta_op));
+	c->name_hash = tp_xcalloc(c->pl->n_stat_meta + 1, sizeof(*c->name_hash));
+	tp_ops_read_steps(c);
+	for (size_t l = 0; l < c->pl->n_lines; l++)
+		if (line_used(src, &c->pl->lines[l]))
+			tp_ops_scan_line(c, &c->pl->lines[l]);
+	finish_core(ops, &ops->cores[c->core]);
+	tp_op_ctx_release(c);
+}
+
+static enum tp_err check_filter(const struct tp_capture *cap,
+				const struct tp_ops_filter *f,
+				struct tp_error *err)
+{
+	bool host = !f->host, core = !f->core, module = !f->module;
+	char id[24];
+
+	for (size_t h = 0; h < cap->n_hosts; h++) {
+		const struct tp_host *ho = &cap->hosts[h];
+
+		if (f->host && strcmp(ho->name, f->host) != 0)
+			continue;
+		host = true;
+		for (size_t p = 0; p < ho->xs.n_planes; p++)
+			core |= is_device(&ho->xs.planes[p]) &&
+				core_matches(&ho->xs.planes[p], f->core);
+	}
+	for (size_t m = 0; m < cap->n_modules && !module; m++) {
+		snprintf(id, sizeof(id), "%llu",
+			 (unsigned long long)cap->modules[m].program_id);
+		module = tp_str_eq(tp_module_name(&cap->modules[m]), f->module) ||
+			 strcmp(id, f->module) == 0;
+	}
+	if (!host)
+		return tp_error_set(err, TP_ERR_USAGE, "no host '%s' in the capture",
+				    f->host);
+	if (!core)
+		return tp_error_set(err, TP_ERR_USAGE,
+				    "no device core '%s' in the capture (give a plane name such as /device:TPU:0, or its number)",
+				    f->core);
+	if (!module)
+		return tp_error_set(err, TP_ERR_USAGE,
+				    "no HLO module '%s' in the capture (give a module name or program id)",
+				    f->module);
+	return TP_OK;
+}
+
+static enum tp_err decode_modules(struct tp_capture *cap, struct tp_error *err)
+{
+	for (size_t i = 0; i < cap->n_modules; i++) {
+		enum tp_err rc = tp_module_decode(&cap->modules[i], &cap->arena, err);
+
+		if (rc != TP_OK)
+			return rc;
+	}
+	return TP_OK;
+}
+
+static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
+			 const struct tp_ops_filter *f, struct tp_error *err)
+{
+	static const struct tp_ops_filter none = { NULL, NULL, NULL };
+	struct tp_op_ctx c;
+	enum tp_err rc;
+
+	memset(ops, 0, sizeof(*ops));
+	if (!f)
+		f = &none;
+	if ((rc = decode_modules(cap, err)) != TP_OK ||
+	    (rc = check_filter(cap, f, err)) != TP_OK)
+		return rc;
+	ops->n_modules = cap->n_modules;
+	ops->index = tp_xcalloc(cap->n_modules + 1, sizeof(*ops->index));
+	ops->indexed = tp_xcalloc(cap->n_modules + 1, sizeof(*ops->indexed));
+	memset(&c, 0, sizeof(c));
+	c.ops = ops;
+	c.cap = cap;
+	c.filter = f;
+	c.err = err;
+	for (size_t h = 0; h < cap->n_hosts; h++) {
+		c.host = &cap->hosts[h];
+		if (f->host && strcmp(c.host->name, f->host) != 0)
+			continue;
+		for (size_t p = 0; p < c.host->xs.n_planes; p++) {
+			enum tp_op_source src;
+
+			c.pl = &c.host->xs.planes[p];
+			if (is_device(c.pl) && core_matches(c.pl, f->core) &&
+			    op_source(c.pl, &src))
+				scan_core(ops, &c, src);
+		}
+	}
+	return TP_OK;
+}
+
+enum tp_err tp_ops_build(struct tp_ops *ops, struct tp_capture *cap,
+			 const struct tp_ops_filter *filter,
+			 struct tp_error *err)
+{
+	enum tp_err rc = build(ops, cap, filter, err);
+
+	if (rc != TP_OK)
+		tp_ops_release(ops);
+	return rc;
+}
+
+void tp_ops_release(struct tp_ops *ops)
+{
+	for (size_t i = 0; i < ops->n_ops; i++)
+		free(ops->ops[i].source);
+	for (size_t m = 0; m < ops->n_modules; m++)
+		if (ops->indexed[m])
+			tp_hlo_index_release(&ops->index[m]);
+	free(ops->ops);
+	free(ops->cores);
+	free(ops->steps);
+	free(ops->execs);
+	free(ops->index);
+	free(ops->indexed);
+	memset(ops, 0, sizeof(*ops));
+}

@@ -1,0 +1,60 @@
+/*
+ * ops_internal.h - what the files of the ops analysis share (ops.c,
+ * op_keys.c, op_lines.c, steps.c): the per-core build context.
+ */
+#ifndef TPUPROF_OPS_INTERNAL_H
+#define TPUPROF_OPS_INTERNAL_H
+
+#include "tpuprof/ops.h"
+
+#define TP_OP_NONE UINT32_MAX
+
+/* Per-occurrence FLOPs and bytes from event metadata, used when the event
+ * itself carries none (format-facts §2.4). */
+struct tp_op_meta_vals {
+	bool has_flops, has_bytes;
+	int64_t flops, bytes;
+};
+
+struct tp_op_slot {
+	uint64_t key[3];
+	uint32_t op;          /* index into tp_ops.ops                       */
+	bool used;
+};
+
+struct tp_op_ctx {
+	struct tp_ops *ops;
+	struct tp_capture *cap;
+	const struct tp_ops_filter *filter;
+	size_t module_filter;          /* SIZE_MAX: no module filter          */
+	bool module_filter_all;        /* filter given: match name, not index */
+	size_t core;
+	const struct tp_host *host;
+	const struct tp_plane *pl;
+	uint32_t *meta_op;             /* per event_meta: op + 1, or NONE     */
+	uint64_t *name_hash;           /* per stat_meta: hash of name, 0 = unset */
+	struct tp_op_slot *slots;      /* key -> op, open addressing          */
+	size_t cap_slots, n_slots;
+	struct tp_op_meta_vals *vals;  /* parallel to this core's ops         */
+	size_t cap_vals;
+	struct tp_error *err;
+	enum tp_err rc;                /* first error met while resolving     */
+};
+
+/* Resolves the op of one event (creating it on first sight); TP_OP_NONE
+ * when the event is not an op or is filtered out. */
+uint32_t tp_op_resolve(struct tp_op_ctx *c, const struct tp_event *ev);
+/* Per-event FLOPs/bytes when present on the event, else from metadata. */
+void tp_op_add_counts(struct tp_op_ctx *c, struct tp_op *op,
+		      const struct tp_event *ev);
+void tp_op_ctx_release(struct tp_op_ctx *c);
+
+/* One op line of the current core: occurrences, times, nesting, steps. */
+void tp_ops_scan_line(struct tp_op_ctx *c, const struct tp_line *ln);
+/* Reads the core's "Steps" line into ops->steps. */
+void tp_ops_read_steps(struct tp_op_ctx *c);
+/* Adds self time that started at t to the step holding t. */
+void tp_ops_step_add(struct tp_ops *ops, const struct tp_ops_core *core,
+		     int64_t t, int64_t self_ps, bool collective);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * cmd_fusions.c - `tpuprof fusions CAPTURE...`: every fusion of every HLO
+ * module with the instructions fused into it, and where the ops of a name
+ * scope ended up (--scope).
+ */
+#include "cli.h"
+
+#include "tpuprof/ops_report.h"
+
+static const char fusions_help[] =
+	"usage: tpuprof fusions [options] CAPTURE...\n"
+	"\n"
+	"The fusion symbol table: per HLO module every fusion with its kind,\n"
+	"its fused instructions (nested fusions opened recursively) with\n"
+	"opcode, shape and name scope, the distinct scopes it mixes, and its\n"
+	"measured device time when it ran.\n"
+	"\n"
+	"options:\n"
+	"  --scope PATTERN      only fusions holding an instruction whose scope\n"
+	"                       matches: a glob when PATTERN has * ? or [, else\n"
+	"                       a substring; matching instructions are marked\n"
+	"  --format text|json   output format (default text)\n"
+	"  -o, --output FILE    write to FILE (replaced only on success)\n"
+	"  --run NAME           the run to take from a logdir (default newest)\n"
+	"  --max-input SIZE     most bytes to inflate or read from stdin\n"
+	"  -q, --quiet          no notes on stderr\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
+
+enum { OPT_SCOPE = TP_CLI_OPTION_BASE };
+
+static const struct tp_cli_option fusions_options[] = {
+	{ "scope", true, OPT_SCOPE },
+	{ NULL, false, 0 },
+};
+
+static int on_option(void *ctx, int id, const char *arg)
+{
+	if (id == OPT_SCOPE)
+		*(const char **)ctx = arg;
+	return 0;
+}
+
+static int run_fusions(int argc, char **argv)
+{
+	const char *pattern = NULL;
+	struct tp_common_opts o;
+	struct tp_capture cap;
+	struct tp_fusions f;
+	struct tp_error err = { 0 };
+	struct tp_output out;
+	int code;
+
+	if (tp_cli_parse(&tp_cmd_fusions, argc, argv, fusions_options, on_option,
+			 &pattern, &o, &code) < 0)
+		return code;
+	if (tp_capture_open(&cap, (const char *const *)o.captures,
+			    (size_t)o.n_captures, &o.open, &err) != TP_OK)
+		return tp_cli_fail(&err);
+	tp_cli_notes(&cap, o.quiet);
+	if (tp_fusions_build(&f, &cap, pattern, &err) != TP_OK) {
+		tp_capture_release(&cap);
+		return tp_cli_fail(&err);
+	}
+	code = tp_output_open(&out, o.output);
+	if (code == TP_EXIT_OK) {
+		enum tp_err rc = tp_report_fusions(out.fp, o.format, &cap, &f, &err);
+
+		code = tp_output_close(&out, rc == TP_OK);
+		if (rc != TP_OK && code == TP_EXIT_OK)
+			code = tp_cli_fail(&err);
+	}
+	tp_fusions_release(&f);
+	tp_capture_release(&cap);
+	return code;
+}
+
+const struct tp_cmd tp_cmd_fusions = {
+	.name = "fusions",
+	.summary = "every fusion and the instructions fused into it",
+	.help = fusions_help,
+	.run = run_fusions,
+};

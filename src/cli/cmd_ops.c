@@ -1,0 +1,152 @@
+/*
+ * cmd_ops.c - `tpuprof ops CAPTURE...`: every op that ran on every core,
+ * with its time, and where that time went by name scope.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/ops_report.h"
+
+static const char ops_help[] =
+	"usage: tpuprof ops [options] CAPTURE...\n"
+	"\n"
+	"List every op per device core: occurrences, total, self, min and\n"
+	"average time, share of device time, FLOPs and bytes accessed with\n"
+	"their achieved rates, category, name-scope path and source line.\n"
+	"TPU ops are keyed by program id and symbol id and timed on the device\n"
+	"clock; GPU kernels are merged into their HLO ops; TF-era captures use\n"
+	"the TensorFlow Ops line. With a Steps line, per step the compute,\n"
+	"collective and idle time. Text shows per core the top --limit ops\n"
+	"(total, self, count, share of device time, category, op); JSON holds\n"
+	"every op with every field.\n"
+	"\n"
+	"options:\n"
+	"  --limit N            rows per table in text (default 20, 0 = all)\n"
+	"  --sort KEY           total (default), self, count, avg, min, name\n"
+	"  --by op|scope        scope: also roll self time up the name-scope\n"
+	"                       tree; a fusion's time is split over the scopes\n"
+	"                       inside it (docs/ops.md)\n"
+	"  --core CORE          only this core: plane name or device number\n"
+	"  --module MODULE      only ops of this module: name or program id\n"
+	"  --host HOST          only this host\n"
+	"  --format text|json   output format (default text)\n"
+	"  -o, --output FILE    write to FILE (replaced only on success)\n"
+	"  --run NAME           the run to take from a logdir (default newest)\n"
+	"  --max-input SIZE     most bytes to inflate or read from stdin\n"
+	"  -q, --quiet          no notes on stderr\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"exit: 0 ok, 2 usage (also a --core, --module or --host the capture\n"
+	"does not have), 3 unreadable or corrupt input, 5 output failed\n";
+
+enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY, OPT_CORE, OPT_MODULE,
+       OPT_HOST };
+
+static const struct tp_cli_option ops_options[] = {
+	{ "limit", true, OPT_LIMIT }, { "sort", true, OPT_SORT },
+	{ "by", true, OPT_BY }, { "core", true, OPT_CORE },
+	{ "module", true, OPT_MODULE }, { "host", true, OPT_HOST },
+	{ NULL, false, 0 },
+};
+
+struct ops_args {
+	struct tp_ops_filter filter;
+	struct tp_ops_view view;
+	bool by_scope;
+};
+
+static int on_option(void *ctx, int id, const char *arg)
+{
+	struct ops_args *a = ctx;
+	char *end;
+	unsigned long long n;
+
+	switch (id) {
+	case OPT_LIMIT:
+		n = strtoull(arg, &end, 10);
+		if (!*arg || *end || arg[0] == '-')
+			return tp_cli_usage_error(&tp_cmd_ops, "bad number '%s' for --limit", arg);
+		a->view.limit = (size_t)n;
+		return 0;
+	case OPT_SORT:
+		if (!tp_ops_sort_parse(arg, &a->view.sort))
+			return tp_cli_usage_error(&tp_cmd_ops, "unknown sort key '%s' (total, self, count, avg, min, name)", arg);
+		return 0;
+	case OPT_BY:
+		if (strcmp(arg, "scope") != 0 && strcmp(arg, "op") != 0)
+			return tp_cli_usage_error(&tp_cmd_ops, "unknown --by '%s' (op or scope)", arg);
+		a->by_scope = strcmp(arg, "scope") == 0;
+		return 0;
+	case OPT_CORE:
+		a->filter.core = arg;
+		return 0;
+	case OPT_MODULE:
+		a->filter.module = arg;
+		return 0;
+	case OPT_HOST:
+		a->filter.host = arg;
+		return 0;
+	}
+	return 0;
+}
+
+static int report(const struct tp_common_opts *o, struct tp_capture *cap,
+		  struct tp_ops *ops, const struct tp_ops_view *view)
+{
+	struct tp_output out;
+	struct tp_error err = { 0 };
+	int code = tp_output_open(&out, o->output);
+
+	if (code == TP_EXIT_OK) {
+		enum tp_err rc = tp_report_ops(out.fp, o->format, cap, ops, view, &err);
+
+		code = tp_output_close(&out, rc == TP_OK);
+		if (rc != TP_OK && code == TP_EXIT_OK)
+			code = tp_cli_fail(&err);
+	}
+	return code;
+}
+
+static int run_ops(int argc, char **argv)
+{
+	struct ops_args a = { .view = { .limit = 20, .sort = TP_SORT_TOTAL } };
+	struct tp_common_opts o;
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_op_scopes scopes;
+	struct tp_error err = { 0 };
+	int code;
+
+	if (tp_cli_parse(&tp_cmd_ops, argc, argv, ops_options, on_option, &a,
+			 &o, &code) < 0)
+		return code;
+	if (tp_capture_open(&cap, (const char *const *)o.captures,
+			    (size_t)o.n_captures, &o.open, &err) != TP_OK)
+		return tp_cli_fail(&err);
+	tp_cli_notes(&cap, o.quiet);
+	if (tp_ops_build(&ops, &cap, &a.filter, &err) != TP_OK) {
+		tp_capture_release(&cap);
+		return tp_cli_fail(&err);
+	}
+	tp_ops_sort(&ops, a.view.sort);
+	a.view.filter = &a.filter;
+	if (a.by_scope) {
+		tp_op_scopes_build(&scopes, &ops, &cap);
+		a.view.scopes = &scopes;
+	}
+	code = report(&o, &cap, &ops, &a.view);
+	if (a.by_scope)
+		tp_op_scopes_release(&scopes);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+	return code;
+}
+
+const struct tp_cmd tp_cmd_ops = {
+	.name = "ops",
+	.summary = "every op per core: time, FLOPs, bytes, scope",
+	.help = ops_help,
+	.run = run_ops,
+};

@@ -1,0 +1,77 @@
+/*
+ * http_internal.h - one transfer's state, shared by the engine loop
+ * (http.c) and the response callbacks and sinks (http_sink.c). Private to
+ * src/fetch/.
+ *
+ * Ownership: a xfer owns its curl handle and header list (during an
+ * attempt), the open .part file, the decoder, the memory buffer (until it
+ * is handed to the request as body) and the strings below.
+ */
+#ifndef TPUPROF_HTTP_INTERNAL_H
+#define TPUPROF_HTTP_INTERNAL_H
+
+#include <curl/curl.h>
+#include <stdio.h>
+
+#include "tpuprof/http.h"
+
+enum xfer_state { X_WAIT, X_ACTIVE, X_DONE };
+enum xfer_sink { SINK_NONE, SINK_FILE, SINK_MEM, SINK_SNIPPET };
+
+#define SNIPPET_MAX 1024
+
+struct xfer {
+	struct tp_http_req *req;
+	const struct tp_http_config *cfg;
+	CURL *easy;
+	struct curl_slist *hdrs;
+	enum xfer_state state;
+	unsigned attempt;          /* attempts started                     */
+	long long not_before_ms;   /* a retry waits until then             */
+	long long last_io_ms;      /* last header or body byte             */
+	char *part;                /* dest.part, malloc'd, or NULL         */
+	bool no_resume;            /* the server ignored a range: start over */
+	bool part_valid;           /* the .part holds a prefix of the object */
+	uint64_t resume_from;      /* bytes asked to skip this attempt     */
+
+	/* the answer of this attempt */
+	long status;
+	char reason[64];           /* the status line's reason phrase      */
+	char *ctype;               /* media type, lower case, malloc'd     */
+	char *cenc;                /* Content-Encoding, malloc'd           */
+	long retry_after_ms;
+	bool begun;                /* the body's first byte (or its end) seen */
+	enum xfer_sink sink;
+	FILE *fp;
+	struct tp_body_decoder dec;
+	char *mem;                 /* SINK_MEM and SINK_SNIPPET            */
+	size_t mem_len, mem_cap;
+	unsigned char head[8];     /* first decoded bytes                  */
+	size_t head_len;
+	uint64_t raw_bytes;
+
+	/* why this attempt failed (code TP_OK while it has not) */
+	struct tp_error fail;
+	bool fail_retry;           /* worth another attempt                */
+	bool restart;              /* start over at once from byte 0       */
+};
+
+long long tp_http_now_ms(void);
+
+/* Callbacks given to libcurl; ud is the xfer. */
+size_t tp_http_on_header(char *p, size_t size, size_t n, void *ud);
+size_t tp_http_on_body(char *p, size_t size, size_t n, void *ud);
+
+/* Decides the sink for the answer now arriving (status and headers
+ * known); fills x->fail when the answer is refused. */
+enum tp_err tp_http_begin_body(struct xfer *x);
+/* The body ended: checks it and hands it over (memory) or renames the
+ * .part into place (file). Fills x->fail on failure. */
+enum tp_err tp_http_complete(struct xfer *x);
+/* Closes the file and the decoder and frees the answer's state;
+ * removes the .part unless keep_part. */
+void tp_http_reset_answer(struct xfer *x, bool keep_part);
+/* One line for a failed status: "HTTP 503 Service Unavailable: <text>". */
+void tp_http_status_error(struct xfer *x);
+
+#endif

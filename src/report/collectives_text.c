@@ -1,0 +1,127 @@
+/*
+ * collectives_text.c - `tpuprof collectives` for people.
+ */
+#include "tpuprof/ops_report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+static void coll_text(FILE *out, const struct tp_capture *cap,
+		      const struct tp_collectives *c, const struct tp_collective *col)
+{
+	const struct tp_hlo_index *idx = &c->ops.index[col->module];
+	const Xla__HloInstructionProto *ins = idx->instrs[col->instr].proto;
+	struct tp_str mod = tp_module_name(&cap->modules[col->module]);
+	char b[32], r[32], t[32];
+	struct tp_strbuf sb;
+
+	tp_strbuf_init(&sb);
+	if (ins->shape)
+		tp_shape_format(&sb, ins->shape);
+	fprintf(out, "%s (%s) in %.*s%s%s\n", ins->name, col->kind, (int)mod.len, TP_SPTR(mod),
+		col->fusion >= 0 ? ", inside fusion " : "",
+		col->fusion >= 0 ? idx->instrs[col->fusion].proto->name : "");
+	fprintf(out, "  shape    %s\n  payload  %s (%" PRIu64 " B)\n", sb.buf,
+		tp_fmt_bytes(b, sizeof(b), col->bytes), col->bytes);
+	if (col->n_pairs && !col->groups.present)
+		fprintf(out, "  pairs    %zu source-target pairs", col->n_pairs);
+	else
+		fprintf(out, "  groups   %s", col->groups.text ? col->groups.text :
+				      "(none: all devices)");
+	if (col->groups.iota && col->groups.n_groups) {
+		char *x = tp_replica_groups_expanded(&col->groups);
+
+		fprintf(out, " = %s", x);
+		free(x);
+	}
+	fprintf(out, "\n  mode     %s, group size %" PRIu64 "\n", col->mode, col->group_size);
+	if (col->group_size)
+		fprintf(out, "  ring     %s sent per device per execution\n",
+			tp_fmt_bytes(r, sizeof(r), col->ring_bytes));
+	fprintf(out, "  ran      %" PRIu64 "x, %s on device%s", col->occurrences,
+		tp_fmt_ps(t, sizeof(t), col->time_ps),
+		col->timed_as_fusion ? " (the enclosing fusion's time)" : "");
+	if (col->time_ps > 0 && col->group_size && col->occurrences) {
+		double bw = (double)col->ring_bytes * (double)col->occurrences /
+			    ((double)col->time_ps * 1e-12);
+
+		fprintf(out, ", %s/s achieved", tp_fmt_bytes(b, sizeof(b), (uint64_t)bw));
+	}
+	fprintf(out, "\n  scope    %s\n", tp_hlo_scope(ins));
+	for (size_t i = 0; i < col->n_cores; i++) {
+		const struct tp_ops_core *oc = &c->ops.cores[col->cores[i].core];
+
+		fprintf(out, "    %s %.*s: %" PRIu64 "x, %s\n", cap->hosts[oc->host].name,
+			(int)oc->plane->name.len, TP_SPTR(oc->plane->name),
+			col->cores[i].occurrences,
+			tp_fmt_ps(t, sizeof(t), col->cores[i].time_ps));
+	}
+	tp_strbuf_release(&sb);
+}
+
+static void totals_text(FILE *out, const struct tp_capture *cap,
+			const struct tp_collectives *c)
+{
+	char t[32], d[32];
+
+	fprintf(out, "per module\n");
+	for (size_t i = 0; i < c->n_modules; i++) {
+		const struct tp_coll_module *m = &c->modules[i];
+		struct tp_str name = tp_module_name(&cap->modules[m->module]);
+
+		fprintf(out, "  %-32.*s %3zu collectives, %" PRIu64 " executions, %s\n",
+			(int)name.len, TP_SPTR(name), m->collectives, m->occurrences,
+			tp_fmt_ps(t, sizeof(t), m->time_ps));
+	}
+	fprintf(out, "per core (self time of collective ops / device time)\n");
+	for (size_t i = 0; i < c->ops.n_cores; i++) {
+		const struct tp_ops_core *oc = &c->ops.cores[i];
+
+		fprintf(out, "  %s %.*s: %s of %s (%.2f%%)\n", cap->hosts[oc->host].name,
+			(int)oc->plane->name.len, TP_SPTR(oc->plane->name),
+			tp_fmt_ps(t, sizeof(t), oc->collective_ps),
+			tp_fmt_ps(d, sizeof(d), oc->device_ps),
+			oc->device_ps > 0 ? 100.0 * (double)oc->collective_ps / (double)oc->device_ps : 0.0);
+	}
+}
+
+static void host_text(FILE *out, const struct tp_capture *cap,
+		      const struct tp_collectives *c)
+{
+	char t[32];
+
+	fprintf(out, "no HLO modules; host collective events (TF):\n");
+	for (size_t i = 0; i < c->n_host; i++) {
+		const struct tp_host_collective *h = &c->host[i];
+
+		fprintf(out, "  %s %.*s\n    %s  %.*s\n", cap->hosts[h->host].name,
+			(int)h->line.len, TP_SPTR(h->line), tp_fmt_ps(t, sizeof(t), h->dur_ps),
+			(int)h->name.len, TP_SPTR(h->name));
+	}
+}
+
+enum tp_err tp_report_collectives(FILE *out, enum tp_format fmt,
+				  const struct tp_capture *cap,
+				  const struct tp_collectives *c, struct tp_error *err)
+{
+	if (fmt == TP_FORMAT_JSON) {
+		json_t *doc = tp_collectives_json(cap, c);
+		enum tp_err rc = tp_json_write(out, doc, err);
+
+		json_decref(doc);
+		return rc;
+	}
+	if (!c->n && !c->n_host)
+		fprintf(out, "no collectives in this capture\n");
+	for (size_t i = 0; i < c->n; i++) {
+		coll_text(out, cap, c, &c->v[i]);
+		fputc('\n', out);
+	}
+	if (c->n_host)
+		host_text(out, cap, c);
+	else if (c->n)
+		totals_text(out, cap, c);
+	if (ferror(out))
+		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
+	return TP_OK;
+}

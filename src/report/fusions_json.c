@@ -1,0 +1,87 @@
+/*
+ * fusions_json.c - the `tpuprof.fusions/1` document (docs/json.md).
+ */
+#include "tpuprof/ops_report.h"
+
+#include <string.h>
+
+static json_t *shape_json(const Xla__ShapeProto *s)
+{
+	struct tp_strbuf sb;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	tp_strbuf_init(&sb);
+	tp_shape_format(&sb, s);
+	j = tp_json_cstr(sb.buf);
+	tp_strbuf_release(&sb);
+	return j;
+}
+
+static json_t *instr_json(const struct tp_hlo_index *idx,
+			  const struct tp_fused_instr *fi, bool pattern)
+{
+	const Xla__HloInstructionProto *ins = idx->instrs[fi->instr].proto;
+	json_t *j = json_object();
+
+	json_object_set_new(j, "name", tp_json_cstr(ins->name));
+	json_object_set_new(j, "opcode", tp_json_cstr(ins->opcode));
+	json_object_set_new(j, "shape", shape_json(ins->shape));
+	json_object_set_new(j, "scope", tp_json_cstr(tp_hlo_scope(ins)));
+	json_object_set_new(j, "depth", json_integer(fi->depth));
+	if (idx->instrs[fi->instr].fusion >= 0)
+		json_object_set_new(j, "fusion", tp_json_cstr(idx->instrs[idx->instrs[fi->instr].fusion].proto->name));
+	if (pattern)
+		json_object_set_new(j, "matches", json_boolean(fi->match));
+	return j;
+}
+
+static json_t *fusion_json(const struct tp_fusions *f, const struct tp_hlo_index *idx,
+			   const struct tp_fusion *fu)
+{
+	const Xla__HloInstructionProto *ins = idx->instrs[fu->instr].proto;
+	const Xla__HloComputationProto *called = idx->instrs[fu->instr].called;
+	json_t *j = json_object(), *a = json_array(), *sc = json_array();
+
+	json_object_set_new(j, "name", tp_json_cstr(ins->name));
+	json_object_set_new(j, "kind", ins->fusion_kind && ins->fusion_kind[0] ?
+				tp_json_cstr(ins->fusion_kind) : json_null());
+	json_object_set_new(j, "computation", called ? tp_json_cstr(called->name) : json_null());
+	json_object_set_new(j, "shape", shape_json(ins->shape));
+	json_object_set_new(j, "scope", tp_json_cstr(tp_hlo_scope(ins)));
+	json_object_set_new(j, "parent", fu->parent >= 0 ?
+				tp_json_cstr(idx->instrs[fu->parent].proto->name) : json_null());
+	json_object_set_new(j, "occurrences", tp_json_uint(fu->occurrences));
+	json_object_set_new(j, "total_ps", fu->occurrences ? tp_json_int(fu->total_ps) : json_null());
+	for (size_t i = 0; i < fu->n_scopes; i++)
+		json_array_append_new(sc, tp_json_str(fu->scopes[i]));
+	json_object_set_new(j, "scopes", sc);
+	for (size_t i = 0; i < fu->n; i++)
+		json_array_append_new(a, instr_json(idx, &f->instrs[fu->first + i], f->pattern != NULL));
+	json_object_set_new(j, "instructions", a);
+	return j;
+}
+
+json_t *tp_fusions_json(const struct tp_capture *cap, const struct tp_fusions *f)
+{
+	json_t *doc = json_object(), *mods = json_array();
+
+	json_object_set_new(doc, "schema", json_string("tpuprof.fusions/1"));
+	json_object_set_new(doc, "scope_pattern", f->pattern ? json_string(f->pattern) : json_null());
+	for (size_t mi = 0; mi < f->n_modules; mi++) {
+		size_t m = f->modules[mi];
+		const struct tp_hlo_index *idx = &f->ops.index[m];
+		json_t *jm = json_object(), *fa = json_array();
+
+		json_object_set_new(jm, "name", tp_json_str(tp_module_name(&cap->modules[m])));
+		json_object_set_new(jm, "program_id", tp_json_id(cap->modules[m].program_id));
+		for (size_t i = 0; i < f->n; i++)
+			if (f->v[i].module == m)
+				json_array_append_new(fa, fusion_json(f, idx, &f->v[i]));
+		json_object_set_new(jm, "fusions", fa);
+		json_array_append_new(mods, jm);
+	}
+	json_object_set_new(doc, "modules", mods);
+	return doc;
+}

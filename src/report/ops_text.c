@@ -1,0 +1,205 @@
+/*
+ * ops_text.c - `tpuprof ops` for people: per core the top ops, a line
+ * saying what was left out, the step breakdown, and with --by scope the
+ * scope tree and each fusion's split over scopes.
+ */
+#include "tpuprof/ops_report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define T(v) tp_fmt_ps(t_##v, sizeof(t_##v), v)
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* Several programs share a module name (e.g. jit_add compiled three
+ * times): the text then also names the program. */
+static bool name_shared(const struct tp_capture *cap, size_t m)
+{
+	struct tp_str name = tp_report_module_name(cap, m);
+
+	for (size_t i = 0; i < cap->n_modules; i++) {
+		struct tp_str other = tp_module_name(&cap->modules[i]);
+
+		if (cap->modules[i].program_id != cap->modules[m].program_id &&
+		    other.len == name.len && memcmp(other.ptr, name.ptr, name.len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The op column: name and module, the name elided in the middle so the
+ * row fits in 100 columns (JSON always has the whole name). */
+static void op_name(FILE *out, const struct tp_capture *cap, const struct tp_op *o)
+{
+	struct tp_str mod = tp_report_module_name(cap, o->module);
+	char suffix[160] = "";
+	size_t avail, head;
+
+	if (mod.len && name_shared(cap, o->module))
+		snprintf(suffix, sizeof(suffix), "  (%.*s #%" PRIu64 ")",
+			 (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod), o->program_id);
+	else if (mod.len)
+		snprintf(suffix, sizeof(suffix), "  (%.*s)",
+			 (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod));
+	avail = strlen(suffix) + 20 < 47 ? 47 - strlen(suffix) : 20;
+	if (o->name.len <= avail) {
+		fprintf(out, "%.*s%s\n", (int)o->name.len, TP_SPTR(o->name), suffix);
+		return;
+	}
+	head = (avail - 3) / 3;
+	fprintf(out, "%.*s...%.*s%s\n", (int)head, o->name.ptr,
+		(int)(avail - 3 - head), o->name.ptr + o->name.len - (avail - 3 - head),
+		suffix);
+}
+
+static void op_row(FILE *out, const struct tp_capture *cap,
+		   const struct tp_ops_core *core, const struct tp_op *o)
+{
+	char t_total[32], t_self[32];
+	int64_t total = o->total_ps, self = o->self_ps;
+
+	fprintf(out, "  %9s %9s %7" PRIu64 " %5.1f%%  %-14.*s ",
+		T(total), T(self), o->occurrences,
+		pct(o->self_ps, core->device_ps),
+		(int)(o->category.len > 14 ? 14 : o->category.len), TP_SPTR(o->category));
+	op_name(out, cap, o);
+}
+
+static void steps_text(FILE *out, const struct tp_ops *ops,
+		       const struct tp_ops_core *c, size_t limit)
+{
+	size_t n = limit && c->n_steps > limit ? limit : c->n_steps;
+
+	fprintf(out, "  steps (%zu)\n  %-12s %10s %10s %10s %10s\n", c->n_steps,
+		"step", "duration", "compute", "collective", "idle");
+	for (size_t i = 0; i < n; i++) {
+		const struct tp_step *s = &ops->steps[c->first_step + i];
+		char t_d[32], t_c[32], t_k[32], t_i[32];
+
+		fprintf(out, "  %-12.*s %10s %10s %10s %10s\n",
+			(int)(s->name.len > 12 ? 12 : s->name.len), TP_SPTR(s->name),
+			tp_fmt_ps(t_d, sizeof(t_d), s->dur_ps),
+			tp_fmt_ps(t_c, sizeof(t_c), s->compute_ps),
+			tp_fmt_ps(t_k, sizeof(t_k), s->collective_ps),
+			tp_fmt_ps(t_i, sizeof(t_i), s->idle_ps));
+	}
+	if (n < c->n_steps)
+		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n",
+			c->n_steps - n);
+}
+
+static void core_text(FILE *out, const struct tp_capture *cap,
+		      const struct tp_ops *ops, const struct tp_ops_core *c,
+		      size_t limit)
+{
+	char t_dev[32], t_op[32], t_coll[32], t_left[32];
+	size_t n = limit && c->n_ops > limit ? limit : c->n_ops;
+	int64_t left = 0;
+
+	fprintf(out, "%s %.*s: %zu ops, %" PRIu64 " events (%s)\n",
+		cap->hosts[c->host].name, (int)c->plane->name.len, TP_SPTR(c->plane->name),
+		c->n_ops, c->events, tp_op_source_name(c->source));
+	fprintf(out, "  device time %s, op time %s, collectives %s (%.1f%%)\n",
+		tp_fmt_ps(t_dev, sizeof(t_dev), c->device_ps),
+		tp_fmt_ps(t_op, sizeof(t_op), c->op_ps),
+		tp_fmt_ps(t_coll, sizeof(t_coll), c->collective_ps),
+		pct(c->collective_ps, c->device_ps));
+	fprintf(out, "  %9s %9s %7s %6s  %-14s %s\n", "total", "self",
+		"count", "device", "category", "op (module)");
+	for (size_t i = 0; i < n; i++)
+		op_row(out, cap, c, &ops->ops[c->first_op + i]);
+	for (size_t i = n; i < c->n_ops; i++)
+		left = tp_sat_add(left, ops->ops[c->first_op + i].total_ps);
+	if (n < c->n_ops)
+		fprintf(out, "  ... %zu more ops, %s in total, not shown (--limit 0 shows all)\n",
+			c->n_ops - n, tp_fmt_ps(t_left, sizeof(t_left), left));
+	if (c->n_steps)
+		steps_text(out, ops, c, limit);
+}
+
+static void tree_text(FILE *out, const struct tp_scope_tree *t, size_t node,
+		      size_t *rows, size_t limit)
+{
+	const struct tp_scope_node *n = &t->nodes[node];
+	char t_in[32], t_ex[32];
+
+	if (limit && *rows >= limit)
+		return;
+	(*rows)++;
+	fprintf(out, "  %10s %10s  %*s%s\n",
+		tp_fmt_ps(t_in, sizeof(t_in), n->inclusive),
+		tp_fmt_ps(t_ex, sizeof(t_ex), n->exclusive), 2 * n->depth, "",
+		node == 0 ? "(all)" : n->name);
+	for (size_t i = 0; i < n->n_children; i++)
+		tree_text(out, t, n->children[i], rows, limit);
+}
+
+static void splits_text(FILE *out, const struct tp_ops *ops,
+			const struct tp_op_scopes *s)
+{
+	size_t last = SIZE_MAX;
+
+	if (!s->n_shares)
+		return;
+	fprintf(out, "fusion time split over the scopes inside (docs/ops.md)\n");
+	for (size_t i = 0; i < s->n_shares; i++) {
+		const struct tp_scope_share *sh = &s->shares[i];
+		const struct tp_op *o = &ops->ops[sh->op];
+		char t[32];
+
+		if (sh->op != last)
+			fprintf(out, "  %.*s on %.*s: by %s\n", (int)o->name.len,
+				TP_SPTR(o->name), (int)ops->cores[o->core].plane->name.len,
+				TP_SPTR(ops->cores[o->core].plane->name),
+				sh->by_bytes ? "output bytes" : "instruction count");
+		last = sh->op;
+		fprintf(out, "    %10s  %.*s\n", tp_fmt_ps(t, sizeof(t), sh->ps),
+			(int)sh->scope.len, TP_SPTR(sh->scope));
+	}
+}
+
+static void scopes_text(FILE *out, const struct tp_ops *ops,
+			const struct tp_op_scopes *s, size_t limit)
+{
+	size_t rows = 0;
+
+	fprintf(out, "op self time by name scope (all cores shown above)\n");
+	fprintf(out, "  %10s %10s  %s\n", "inclusive", "exclusive", "scope");
+	tree_text(out, &s->tree, 0, &rows, limit);
+	if (limit && rows < s->tree.n)
+		fprintf(out, "  ... %zu more scopes not shown (--limit 0 shows all)\n",
+			s->tree.n - rows);
+	splits_text(out, ops, s);
+}
+
+enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
+			  const struct tp_capture *cap, struct tp_ops *ops,
+			  const struct tp_ops_view *view, struct tp_error *err)
+{
+	if (fmt == TP_FORMAT_JSON) {
+		json_t *doc = tp_ops_json(cap, ops, view);
+		enum tp_err rc = tp_json_write(out, doc, err);
+
+		json_decref(doc);
+		return rc;
+	}
+	if (!ops->n_cores)
+		fprintf(out, "no device ops in this capture\n");
+	for (size_t c = 0; c < ops->n_cores; c++) {
+		if (c)
+			fputc('\n', out);
+		core_text(out, cap, ops, &ops->cores[c], view->limit);
+	}
+	if (view->scopes) {
+		fputc('\n', out);
+		scopes_text(out, ops, view->scopes, view->limit);
+	}
+	if (ferror(out))
+		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
+	return TP_OK;
+}

@@ -1,0 +1,615 @@
+/*
+ * check_ops.c - `ops`, `fusions` and `collectives`: per-core op sums equal
+ * the sums over the raw events (numbers from tests/reference/ops_facts.py,
+ * an independent Python reader), the all-reduce of the TPU capture, iota
+ * replica groups, ring bytes, and fusion contents against the HLO.
+ */
+#include "testutil.h"
+
+#include "tpuprof/collectives.h"
+#include "tpuprof/fusions.h"
+#include "tpuprof/ops.h"
+
+#define TPU "../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"
+
+struct core_case {
+	const char *path, *plane;
+	size_t ops;
+	uint64_t occurrences;
+	int64_t total_ps;
+};
+
+/* tests/reference/ops_facts.py on each capture */
+static const struct core_case cores[] = {
+	{ "../shared/captures/gpu-mi300x-jax-attention/tw003.xplane.pb", "/device:GPU:0", 24, 87, INT64_C(3763002000) },
+	{ "../shared/captures/gpu-mi300x-jax-elementwise/tw003.xplane.pb", "/device:GPU:0", 13, 65, INT64_C(3835924000) },
+	{ "../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb", "/device:GPU:0", 16, 42, INT64_C(3415244000) },
+	{ "../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "/device:GPU:0", 4, 23, INT64_C(3413764000) },
+	{ "../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "/device:GPU:1", 4, 25, INT64_C(3345845000) },
+	{ "../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "/device:GPU:2", 4, 25, INT64_C(3524285000) },
+	{ "../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "/device:GPU:3", 4, 25, INT64_C(3403364000) },
+	{ "../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "/device:GPU:4", 4, 25, INT64_C(3493365000) },
+	{ "../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "/device:GPU:5", 4, 25, INT64_C(3464884000) },
+	{ "../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "/device:GPU:6", 4, 25, INT64_C(3403004000) },
+	{ "../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb", "/device:GPU:7", 4, 25, INT64_C(3502165000) },
+	{ "../shared/captures/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb", "/device:GPU:4", 665, 665, INT64_C(14825385000) },
+	{ "../shared/captures/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb", "/device:GPU:6", 665, 665, INT64_C(14865363000) },
+	{ TPU, "/device:TPU:0", 17, 1504, INT64_C(78783723903750) },
+	{ TPU, "/device:TPU:1", 16, 1503, INT64_C(78788304606250) },
+	{ TPU, "/device:TPU:2", 16, 1503, INT64_C(78780797327500) },
+	{ TPU, "/device:TPU:3", 16, 1503, INT64_C(78765077868750) },
+	{ "testdata/small.xplane.pb", "/device:TPU:0", 44, 200, INT64_C(275183371) },
+	{ "testdata/small.xplane.pb", "/device:TPU:1", 44, 200, INT64_C(280830382) },
+	{ "testdata/layout-b.xplane.pb.gz", "/device:TPU:0", 44, 200, INT64_C(17576489) },
+	{ "testdata/layout-b.xplane.pb.gz", "/device:TPU:1", 44, 200, INT64_C(17280086) },
+	{ "testdata/layout-b.xplane.pb.gz", "/device:TPU:2", 44, 200, INT64_C(17140977) },
+	{ "testdata/layout-b.xplane.pb.gz", "/device:TPU:3", 44, 200, INT64_C(17452480) },
+	{ "testdata/collectives.xplane.pb", "/device:TPU:0", 28, 120, INT64_C(336548323) },
+	{ "testdata/collectives.xplane.pb", "/device:TPU:1", 28, 120, INT64_C(337390800) },
+	{ "testdata/collectives.xplane.pb", "/device:TPU:2", 28, 120, INT64_C(332922769) },
+	{ "testdata/collectives.xplane.pb", "/device:TPU:3", 28, 120, INT64_C(337210966) },
+};
+
+static void open_capture(struct tp_capture *cap, const char *path)
+{
+	struct tp_error err = { 0 };
+	struct tp_open_opts o = { NULL, TP_DEFAULT_MAX_INPUT };
+
+	ck_assert_msg(tp_capture_open(cap, &path, 1, &o, &err) == TP_OK, "%s", err.msg);
+}
+
+START_TEST(test_core_sums)
+{
+	const struct core_case *c = &cores[_i];
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_error err = { 0 };
+	bool found = false;
+
+	open_capture(&cap, c->path);
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	for (size_t k = 0; k < ops.n_cores; k++) {
+		const struct tp_ops_core *core = &ops.cores[k];
+		uint64_t occ = 0;
+		int64_t total = 0;
+
+		if (!tp_str_eq(core->plane->name, c->plane))
+			continue;
+		found = true;
+		for (size_t i = 0; i < core->n_ops; i++) {
+			occ += ops.ops[core->first_op + i].occurrences;
+			total += ops.ops[core->first_op + i].total_ps;
+		}
+		ck_assert_uint_eq(core->n_ops, c->ops);
+		ck_assert_uint_eq(occ, c->occurrences);
+		ck_assert_int_eq(total, c->total_ps);
+		ck_assert_int_eq(core->op_ps, c->total_ps);
+		ck_assert_uint_eq(core->events, c->occurrences);
+	}
+	ck_assert_msg(found, "%s %s", c->path, c->plane);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* EXPECTED.md: the longest op of each TPU core. */
+START_TEST(test_longest_tpu_op)
+{
+	static const int64_t longest[] = { INT64_C(19444140796250), INT64_C(19443587217500),
+					   INT64_C(19443452867500), INT64_C(19442034850000) };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_error err = { 0 };
+
+	open_capture(&cap, TPU);
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	tp_ops_sort(&ops, TP_SORT_TOTAL);
+	ck_assert_uint_eq(ops.n_cores, 4);
+	for (size_t k = 0; k < 4; k++) {
+		const struct tp_op *o = &ops.ops[ops.cores[k].first_op];
+
+		ck_assert(tp_str_eq(o->name, "copy-done.4"));
+		ck_assert_uint_eq(o->occurrences, 100);
+		ck_assert_int_eq(o->total_ps, longest[k]);
+		/* device spans never nest here (format-facts §11.5) */
+		ck_assert_int_eq(ops.cores[k].self_ps, ops.cores[k].op_ps);
+	}
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+START_TEST(test_filters)
+{
+	static const struct { struct tp_ops_filter f; enum tp_err rc; size_t cores; } cases[] = {
+		{ { NULL, "/device:TPU:2", NULL }, TP_OK, 1 },
+		{ { NULL, "3", NULL }, TP_OK, 1 },
+		{ { NULL, "9", NULL }, TP_ERR_USAGE, 0 },
+		{ { "nohost", NULL, NULL }, TP_ERR_USAGE, 0 },
+		{ { NULL, NULL, "jit_nothing" }, TP_ERR_USAGE, 0 },
+		{ { NULL, NULL, "jit__psum" }, TP_OK, 4 },
+		{ { NULL, NULL, "9646411105960254074" }, TP_OK, 4 },
+	};
+	struct tp_capture cap;
+
+	open_capture(&cap, TPU);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tp_ops ops;
+		struct tp_error err = { 0 };
+
+		ck_assert_int_eq(tp_ops_build(&ops, &cap, &cases[i].f, &err), cases[i].rc);
+		ck_assert_uint_eq(ops.n_cores, cases[i].cores);
+		if (cases[i].f.module && cases[i].rc == TP_OK)
+			ck_assert_uint_eq(ops.n_ops, 4); /* the all-reduce, per core */
+		tp_ops_release(&ops);
+	}
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* The 12 all-reduce executions: 3 per core, with bytes, groups, times. */
+START_TEST(test_tpu_all_reduce)
+{
+	static const int64_t groups[] = { 0, 4, 1, 5, 2, 6, 3, 7 };
+	struct tp_capture cap;
+	struct tp_collectives c;
+	struct tp_error err = { 0 };
+	const struct tp_collective *col;
+	int64_t sum = 0;
+
+	open_capture(&cap, TPU);
+	ck_assert_int_eq(tp_collectives_build(&c, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(c.n, 1);
+	col = &c.v[0];
+	ck_assert_str_eq(col->kind, "all-reduce");
+	ck_assert_uint_eq(col->bytes, UINT64_C(5368709120));
+	ck_assert_str_eq(col->groups.text, "[4,2]<=[2,4]T(1,0)");
+	ck_assert_uint_eq(col->groups.n_groups, 4);
+	ck_assert_uint_eq(col->group_size, 2);
+	ck_assert_mem_eq(col->groups.ids, groups, sizeof(groups));
+	ck_assert_uint_eq(col->ring_bytes, UINT64_C(5368709120));
+	ck_assert_uint_eq(col->occurrences, 12);
+	ck_assert_uint_eq(col->n_execs, 12);
+	ck_assert_uint_eq(col->n_cores, 4);
+	for (size_t i = 0; i < col->n_execs; i++)
+		sum += c.execs[col->first_exec + i].dur_ps;
+	ck_assert_int_eq(sum, col->time_ps);
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_uint_eq(col->cores[i].occurrences, 3);
+		ck_assert_int_eq(col->cores[i].time_ps, c.ops.cores[col->cores[i].core].collective_ps);
+	}
+	tp_collectives_release(&c);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* Every kind on the generated capture. Occurrences and times: the sums of
+ * `ops_facts.py --ops` over the four cores (an async pair: both halves);
+ * bytes from the shapes: f32[128,256] = 131072, f32[10,1000] = 40000, the
+ * reduce-scatter's input f32[128,256], the all-to-all's f32[64,256] = 65536,
+ * f32[1024,2048] = 8388608. */
+static const struct coll_case {
+	const char *name, *kind, *mode, *done;
+	uint64_t bytes, group_size, ring;
+	uint64_t occurrences;
+	int64_t time_ps;
+	size_t execs;
+} colls[] = {
+	{ "all-reduce.13", "all-reduce", "cross-replica", NULL, 131072, 2, 131072, 24, 3966658, 24 },
+	{ "all-gather.20", "all-gather", "cross-replica-and-partition", NULL, 40000, 2, 20000, 16, 627898, 16 },
+	{ "reduce-scatter.25", "reduce-scatter", "cross-replica", NULL, 131072, 2, 65536, 16, 1999366, 16 },
+	{ "all-to-all.26", "all-to-all", "cross-partition", NULL, 65536, 2, 32768, 16, 1347094, 16 },
+	{ "collective-permute.31", "collective-permute", "cross-partition", NULL, 131072, 2, 131072, 16, 2713214, 16 },
+	{ "all-reduce-start.33", "all-reduce", "cross-replica-and-partition", "all-reduce-done.34",
+	  8388608, 2, 8388608, 16, INT64_C(164588631) + INT64_C(164667241), 32 },
+};
+
+START_TEST(test_collective_kinds)
+{
+	struct tp_capture cap;
+	struct tp_collectives c;
+	struct tp_error err = { 0 };
+
+	open_capture(&cap, "testdata/collectives.xplane.pb");
+	ck_assert_int_eq(tp_collectives_build(&c, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(c.n, sizeof(colls) / sizeof(colls[0]));
+	for (size_t i = 0; i < c.n; i++) {
+		const struct tp_collective *col = &c.v[i];
+		const struct tp_hlo_index *idx = &c.ops.index[col->module];
+		int64_t sum = 0;
+
+		ck_assert_str_eq(idx->instrs[col->instr].proto->name, colls[i].name);
+		ck_assert_str_eq(col->kind, colls[i].kind);
+		ck_assert_str_eq(col->mode, colls[i].mode);
+		if (colls[i].done)
+			ck_assert_str_eq(idx->instrs[col->done].proto->name, colls[i].done);
+		else
+			ck_assert_int_eq(col->done, -1);
+		ck_assert_uint_eq(col->bytes, colls[i].bytes);
+		ck_assert_uint_eq(col->group_size, colls[i].group_size);
+		ck_assert_uint_eq(col->ring_bytes, colls[i].ring);
+		ck_assert_uint_eq(col->occurrences, colls[i].occurrences);
+		ck_assert_int_eq(col->time_ps, colls[i].time_ps);
+		ck_assert_uint_eq(col->n_execs, colls[i].execs);
+		for (size_t k = 0; k < col->n_execs; k++)
+			sum += c.execs[col->first_exec + k].dur_ps;
+		ck_assert_int_eq(sum, colls[i].time_ps);
+	}
+	ck_assert_uint_eq(c.n_modules, 1);
+	ck_assert_uint_eq(c.modules[0].occurrences, 104);
+	tp_collectives_release(&c);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* A hand-built module: a fusion whose body holds the legacy
+ * cross-replica-sum, and a send whose shape is (data, context, token). */
+static char *write_fused_collective_module(void)
+{
+	/* protobuf-c fields are char *; the literals are never written */
+	Xla__HloProto hp = XLA__HLO_PROTO__INIT;
+	Xla__HloModuleProto mod = XLA__HLO_MODULE_PROTO__INIT;
+	Xla__HloComputationProto fused = XLA__HLO_COMPUTATION_PROTO__INIT;
+	Xla__HloComputationProto entry = XLA__HLO_COMPUTATION_PROTO__INIT;
+	Xla__HloInstructionProto p0 = XLA__HLO_INSTRUCTION_PROTO__INIT;
+	Xla__HloInstructionProto crs = XLA__HLO_INSTRUCTION_PROTO__INIT;
+	Xla__HloInstructionProto p1 = XLA__HLO_INSTRUCTION_PROTO__INIT;
+	Xla__HloInstructionProto fus = XLA__HLO_INSTRUCTION_PROTO__INIT;
+	Xla__HloInstructionProto snd = XLA__HLO_INSTRUCTION_PROTO__INIT;
+	Xla__ShapeProto f4 = XLA__SHAPE_PROTO__INIT, u32 = XLA__SHAPE_PROTO__INIT;
+	Xla__ShapeProto tok = XLA__SHAPE_PROTO__INIT, tup = XLA__SHAPE_PROTO__INIT;
+	Xla__ShapeProto *elems[] = { &f4, &u32, &tok };
+	Xla__ReplicaGroup g0 = XLA__REPLICA_GROUP__INIT, g1 = XLA__REPLICA_GROUP__INIT;
+	Xla__ReplicaGroup *groups[] = { &g0, &g1 };
+	int64_t dims[] = { 4 }, ids0[] = { 0, 1, 2 }, ids1[] = { 3 };
+	int64_t crs_ops[] = { 1 }, fus_called[] = { 10 }, fus_ops[] = { 3 };
+	int64_t snd_ops[] = { 3 };
+	Xla__HloInstructionProto *fused_ins[] = { &p0, &crs };
+	Xla__HloInstructionProto *entry_ins[] = { &p1, &fus, &snd };
+	Xla__HloComputationProto *comps[] = { &fused, &entry };
+	uint8_t *buf;
+	size_t n;
+	char *path;
+
+	f4.element_type = 11;
+	f4.n_dimensions = 1;
+	f4.dimensions = dims;
+	u32.element_type = 8;
+	tok.element_type = 17;
+	tup.element_type = 13;
+	tup.n_tuple_shapes = 3;
+	tup.tuple_shapes = elems;
+	g0.n_replica_ids = 3;
+	g0.replica_ids = ids0;
+	g1.n_replica_ids = 1;
+	g1.replica_ids = ids1;
+	p0.name = (char *)"param_0"; p0.opcode = (char *)"parameter"; p0.id = 1; p0.shape = &f4;
+	crs.name = (char *)"crs.2"; crs.opcode = (char *)"cross-replica-sum"; crs.id = 2; crs.shape = &f4;
+	crs.n_operand_ids = 1; crs.operand_ids = crs_ops;
+	crs.n_replica_groups = 2; crs.replica_groups = groups;
+	p1.name = (char *)"p"; p1.opcode = (char *)"parameter"; p1.id = 3; p1.shape = &f4;
+	fus.name = (char *)"fusion.4"; fus.opcode = (char *)"fusion"; fus.id = 4; fus.shape = &f4;
+	fus.fusion_kind = (char *)"kLoop";
+	fus.n_called_computation_ids = 1; fus.called_computation_ids = fus_called;
+	fus.n_operand_ids = 1; fus.operand_ids = fus_ops;
+	snd.name = (char *)"send.5"; snd.opcode = (char *)"send"; snd.id = 5; snd.shape = &tup;
+	snd.n_operand_ids = 1; snd.operand_ids = snd_ops; snd.channel_id = 7;
+	fused.name = (char *)"fused_computation"; fused.id = 10; fused.is_fusion_computation = 1;
+	fused.n_instructions = 2; fused.instructions = fused_ins; fused.root_id = 2;
+	entry.name = (char *)"main"; entry.id = 11;
+	entry.n_instructions = 3; entry.instructions = entry_ins; entry.root_id = 5;
+	mod.name = (char *)"jit_handmade"; mod.id = 77; mod.entry_computation_id = 11;
+	mod.entry_computation_name = (char *)"main";
+	mod.n_computations = 2; mod.computations = comps;
+	hp.hlo_module = &mod;
+	n = xla__hlo_proto__get_packed_size(&hp);
+	buf = tp_xmalloc(n);
+	xla__hlo_proto__pack(&hp, buf);
+	path = write_temp(".hlo_proto.pb", buf, n);
+	free(buf);
+	return path;
+}
+
+START_TEST(test_fused_and_legacy_collectives)
+{
+	char *path = write_fused_collective_module();
+	struct tp_capture cap;
+	struct tp_collectives c;
+	struct tp_error err = { 0 };
+	const struct tp_hlo_index *idx;
+
+	open_capture(&cap, path);
+	ck_assert_int_eq(tp_collectives_build(&c, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(c.n, 2);
+	idx = &c.ops.index[c.v[0].module];
+	ck_assert_str_eq(idx->instrs[c.v[0].instr].proto->name, "crs.2");
+	ck_assert_str_eq(c.v[0].kind, "all-reduce");
+	ck_assert_str_eq(idx->instrs[c.v[0].fusion].proto->name, "fusion.4");
+	ck_assert_uint_eq(c.v[0].bytes, 16);
+	ck_assert_str_eq(c.v[0].groups.text, "{{0,1,2},{3}}");
+	ck_assert_uint_eq(c.v[0].groups.n_groups, 2);
+	ck_assert_uint_eq(c.v[0].group_size, 3);
+	ck_assert_uint_eq(c.v[0].ring_bytes, 2 * 16 * 2 / 3);
+	ck_assert_str_eq(c.v[0].mode, "cross-replica");
+	ck_assert_str_eq(idx->instrs[c.v[1].instr].proto->name, "send.5");
+	ck_assert_str_eq(c.v[1].kind, "send");
+	ck_assert_uint_eq(c.v[1].bytes, 16); /* data only, not context/token */
+	ck_assert_str_eq(c.v[1].mode, "cross-partition");
+	ck_assert_int_eq(c.v[1].fusion, -1);
+	ck_assert_uint_eq(c.v[1].occurrences, 0);
+	tp_collectives_release(&c);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+struct iota_case {
+	int64_t groups, size, dims[3];
+	size_t n_dims;
+	int32_t perm[3];
+	const char *text, *expanded;
+};
+
+static const struct iota_case iotas[] = {
+	{ 4, 2, { 2, 4 }, 2, { 1, 0 }, "[4,2]<=[2,4]T(1,0)", "{{0,4},{1,5},{2,6},{3,7}}" },
+	{ 2, 4, { 8 }, 1, { 0 }, "[2,4]<=[8]", "{{0,1,2,3},{4,5,6,7}}" },
+	{ 1, 8, { 2, 2, 2 }, 3, { 2, 1, 0 }, "[1,8]<=[2,2,2]T(2,1,0)", "{{0,4,2,6,1,5,3,7}}" },
+	{ 3, 2, { 2, 4 }, 2, { 1, 0 }, "[3,2]<=[2,4]T(1,0)", NULL },
+};
+
+START_TEST(test_iota_groups)
+{
+	const struct iota_case *c = &iotas[_i];
+	Xla__IotaReplicaGroupListProto io = XLA__IOTA_REPLICA_GROUP_LIST_PROTO__INIT;
+	Xla__CollectiveDeviceListProto dl = XLA__COLLECTIVE_DEVICE_LIST_PROTO__INIT;
+	Xla__HloInstructionProto ins = XLA__HLO_INSTRUCTION_PROTO__INIT;
+	struct tp_replica_groups g;
+	bool ok;
+
+	io.num_replica_groups = c->groups;
+	io.num_devices_per_group = c->size;
+	io.n_iota_reshape_dims = c->n_dims;
+	io.iota_reshape_dims = (int64_t *)c->dims;
+	io.n_iota_transpose_perm = c->n_dims;
+	io.iota_transpose_perm = (int32_t *)c->perm;
+	dl.iota_replica_group_list = &io;
+	ins.collective_device_list = &dl;
+	ok = tp_replica_groups_read(&ins, &g);
+	ck_assert_str_eq(g.text, c->text);
+	ck_assert_int_eq(ok, c->expanded != NULL);
+	if (ok) {
+		char *x = tp_replica_groups_expanded(&g);
+
+		ck_assert_str_eq(x, c->expanded);
+		free(x);
+	}
+	tp_replica_groups_release(&g);
+}
+END_TEST
+
+START_TEST(test_ring_bytes)
+{
+	ck_assert_uint_eq(tp_ring_bytes("all-reduce", 1000, 4), 1500);
+	ck_assert_uint_eq(tp_ring_bytes("all-gather", 1000, 4), 750);
+	ck_assert_uint_eq(tp_ring_bytes("reduce-scatter", 1000, 4), 750);
+	ck_assert_uint_eq(tp_ring_bytes("all-to-all", 1000, 4), 750);
+	ck_assert_uint_eq(tp_ring_bytes("collective-permute", 1000, 2), 1000);
+	ck_assert_uint_eq(tp_ring_bytes("all-reduce", 1000, 0), 0);
+	ck_assert_str_eq(tp_collective_kind(tp_str_make("all-reduce-done", 15)), "all-reduce");
+	ck_assert_str_eq(tp_collective_kind(tp_str_make("cross-replica-sum", 17)), "all-reduce");
+	ck_assert_ptr_null(tp_collective_kind(tp_str_make("all-reducer", 11)));
+}
+END_TEST
+
+/* Appends the instructions of comp, nested fusions opened, as the
+ * fusion table should list them. */
+static void expect_walk(const struct tp_hlo_index *idx,
+			const Xla__HloComputationProto *comp, int depth,
+			long *out, int *depths, size_t *n)
+{
+	for (size_t i = 0; i < comp->n_instructions; i++) {
+		const Xla__HloInstructionProto *ins = comp->instructions[i];
+
+		out[*n] = tp_hlo_find_id(idx, ins->id);
+		depths[(*n)++] = depth;
+		if (strcmp(ins->opcode, "fusion") == 0)
+			expect_walk(idx, tp_hlo_computation(idx, ins->called_computation_ids[0]),
+				    depth + 1, out, depths, n);
+	}
+}
+
+/* Each fusion's list matches its fused computation in the HLO. */
+START_TEST(test_fusion_contents)
+{
+	struct tp_capture cap;
+	struct tp_fusions f;
+	struct tp_error err = { 0 };
+	size_t nested = 0;
+
+	open_capture(&cap, "testdata/jit_train_step.hlo_proto.pb");
+	ck_assert_int_eq(tp_fusions_build(&f, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(f.n, 6);
+	for (size_t i = 0; i < f.n; i++) {
+		const struct tp_hlo_index *idx = &f.ops.index[f.v[i].module];
+		const struct tp_hlo_instr *fi = &idx->instrs[f.v[i].instr];
+		long want[64];
+		int depths[64];
+		size_t n = 0;
+
+		ck_assert_str_eq(fi->proto->opcode, "fusion");
+		ck_assert_ptr_eq(fi->called,
+				 tp_hlo_computation(idx, fi->proto->called_computation_ids[0]));
+		expect_walk(idx, fi->called, 1, want, depths, &n);
+		ck_assert_uint_eq(f.v[i].n, n);
+		for (size_t k = 0; k < n; k++) {
+			ck_assert_int_eq(f.instrs[f.v[i].first + k].instr, want[k]);
+			ck_assert_int_eq(f.instrs[f.v[i].first + k].depth, depths[k]);
+		}
+		nested += f.v[i].parent >= 0;
+	}
+	ck_assert_uint_eq(nested, 2);
+	tp_fusions_release(&f);
+	ck_assert_int_eq(tp_fusions_build(&f, &cap, "*/mlp/maximum", &err), TP_OK);
+	ck_assert_uint_eq(f.n, 1);
+	ck_assert_uint_eq(f.v[0].n_matches, 1);
+	tp_fusions_release(&f);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* --by scope: shares add up to each fusion's self time, and the tree's
+ * root holds all self time. */
+START_TEST(test_scope_split)
+{
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_op_scopes s;
+	struct tp_error err = { 0 };
+	int64_t self = 0;
+
+	open_capture(&cap, "testdata/small.xplane.pb");
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	tp_op_scopes_build(&s, &ops, &cap);
+	for (size_t i = 0; i < ops.n_ops; i++)
+		self += ops.ops[i].self_ps;
+	ck_assert_int_eq(s.tree.nodes[0].inclusive, self);
+	ck_assert_uint_gt(s.n_shares, 0);
+	for (size_t i = 0; i < s.n_shares;) {
+		size_t op = s.shares[i].op;
+		int64_t sum = 0;
+
+		for (; i < s.n_shares && s.shares[i].op == op; i++)
+			sum += s.shares[i].ps;
+		ck_assert_int_eq(sum, ops.ops[op].self_ps);
+	}
+	tp_op_scopes_release(&s);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* The generator's Steps line covers every execution: all op self time
+ * lands in a step, and each step splits exactly into its three parts. */
+START_TEST(test_steps)
+{
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_error err = { 0 };
+
+	open_capture(&cap, "testdata/layout-b.xplane.pb.gz");
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(ops.n_cores, 4);
+	for (size_t k = 0; k < ops.n_cores; k++) {
+		const struct tp_ops_core *c = &ops.cores[k];
+		int64_t busy = 0, coll = 0;
+
+		ck_assert_uint_eq(c->n_steps, 2);
+		for (size_t i = 0; i < c->n_steps; i++) {
+			const struct tp_step *st = &ops.steps[c->first_step + i];
+
+			ck_assert_int_eq(st->compute_ps + st->collective_ps + st->idle_ps,
+					 st->dur_ps);
+			busy += st->compute_ps + st->collective_ps;
+			coll += st->collective_ps;
+		}
+		ck_assert_int_eq(busy, c->self_ps);
+		ck_assert_int_eq(coll, c->collective_ps);
+	}
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* Regression: an op line in reverse time order (hostile, or an odd
+ * producer) was sorted by insertion sort restarted on itself, quadratic
+ * in the events; past its move budget the sort must hand over to qsort.
+ * 200000 reversed events took minutes before the fix, well under a
+ * second after (this case has its own short timeout). */
+START_TEST(test_reversed_line)
+{
+	enum { N = 200000 };
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, em = { 0 }, entry = { 0 };
+	struct pb st = { 0 }, sm = { 0 }, sme = { 0 }, ev = { 0 };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_error err = { 0 };
+	struct tp_open_opts o = { NULL, TP_DEFAULT_MAX_INPUT };
+	const char *names[] = { "program_id", "symbol_id" };
+	char *path;
+	const char *paths[1];
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 3);
+	pb_str(&line, 2, "XLA Ops");
+	for (int i = 0; i < N; i++) {
+		pb_int(&ev, 1, 7);
+		pb_int(&ev, 2, (int64_t)(N - i) * 10);
+		pb_int(&ev, 3, 5);
+		pb_msg(&line, 4, &ev);
+	}
+	pb_msg(&plane, 3, &line);
+	pb_int(&em, 1, 7);
+	pb_str(&em, 2, "%op.1 = f32[] add()");
+	pb_str(&em, 4, "op.1");
+	for (int k = 0; k < 2; k++) {
+		pb_int(&st, 1, k + 1);
+		pb_int(&st, 3, k ? 9 : 5);
+		pb_msg(&em, 5, &st);
+	}
+	pb_int(&entry, 1, 7);
+	pb_msg(&entry, 2, &em);
+	pb_msg(&plane, 4, &entry);
+	for (int k = 0; k < 2; k++) {
+		pb_int(&sm, 1, k + 1);
+		pb_str(&sm, 2, names[k]);
+		pb_int(&sme, 1, k + 1);
+		pb_msg(&sme, 2, &sm);
+		pb_msg(&plane, 5, &sme);
+	}
+	pb_msg(&space, 1, &plane);
+	path = write_temp(".xplane.pb", space.data, space.len);
+	paths[0] = path;
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(ops.n_ops, 1);
+	ck_assert_uint_eq(ops.ops[0].occurrences, N);
+	ck_assert_int_eq(ops.ops[0].total_ps, 5 * N);
+	ck_assert_int_eq(ops.ops[0].self_ps, 5 * N);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+	pb_free(&space);
+}
+END_TEST
+
+static Suite *ops_suite(void)
+{
+	Suite *s = suite_create("ops");
+	TCase *tc = tcase_create("ops");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_core_sums, 0, sizeof(cores) / sizeof(cores[0]));
+	tcase_add_test(tc, test_longest_tpu_op);
+	tcase_add_test(tc, test_filters);
+	tcase_add_test(tc, test_tpu_all_reduce);
+	tcase_add_test(tc, test_collective_kinds);
+	tcase_add_test(tc, test_fused_and_legacy_collectives);
+	tcase_add_loop_test(tc, test_iota_groups, 0, sizeof(iotas) / sizeof(iotas[0]));
+	tcase_add_test(tc, test_ring_bytes);
+	tcase_add_test(tc, test_fusion_contents);
+	tcase_add_test(tc, test_scope_split);
+	tcase_add_test(tc, test_steps);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("hostile order");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, test_reversed_line);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(ops_suite());
+}

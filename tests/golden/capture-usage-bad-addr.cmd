@@ -1,0 +1,1 @@
+capture --service-addr '[::1]:9012' http://127.0.0.1:1/

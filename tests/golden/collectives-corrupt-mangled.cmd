@@ -1,0 +1,1 @@
+collectives ../shared/captures/bad-tpu-v6e-mangled-bytes/tpu_inference_2.xplane.pb

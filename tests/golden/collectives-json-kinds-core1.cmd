@@ -1,0 +1,1 @@
+collectives --format json --core 1 testdata/collectives.xplane.pb

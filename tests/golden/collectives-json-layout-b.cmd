@@ -1,0 +1,1 @@
+collectives --format json testdata/layout-b.xplane.pb.gz

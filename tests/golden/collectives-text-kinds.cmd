@@ -1,0 +1,1 @@
+collectives testdata/collectives.xplane.pb

@@ -1,0 +1,1 @@
+collectives testdata/small.xplane.pb

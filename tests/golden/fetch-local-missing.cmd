@@ -1,0 +1,1 @@
+fetch testdata/no-such-capture.xplane.pb

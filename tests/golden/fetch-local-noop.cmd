@@ -1,0 +1,1 @@
+fetch testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+fetch -H 'no colon' gs://b

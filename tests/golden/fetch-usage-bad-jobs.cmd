@@ -1,0 +1,1 @@
+fetch --jobs 65 gs://b

@@ -1,0 +1,1 @@
+fetch --idle-timeout 5h gs://b

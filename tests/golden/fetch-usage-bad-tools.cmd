@@ -1,0 +1,1 @@
+fetch --tools trace_viewer gs://b

@@ -1,0 +1,1 @@
+fetch -o /tmp/x

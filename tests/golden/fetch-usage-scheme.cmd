@@ -1,0 +1,1 @@
+fetch ftp://example.com/logs

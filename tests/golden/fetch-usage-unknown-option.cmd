@@ -1,0 +1,1 @@
+fetch --service-addr localhost:1 gs://b

@@ -1,0 +1,1 @@
+fusions testdata/corrupt/deep-shape.hlo_proto.pb

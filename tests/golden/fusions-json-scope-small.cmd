@@ -1,0 +1,1 @@
+fusions --format json --scope exponential testdata/small.xplane.pb

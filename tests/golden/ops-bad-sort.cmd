@@ -1,0 +1,1 @@
+ops --sort fastest ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

@@ -1,0 +1,1 @@
+ops testdata/corrupt/truncated.xplane.pb

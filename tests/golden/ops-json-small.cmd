@@ -1,0 +1,1 @@
+ops --format json testdata/small.xplane.pb

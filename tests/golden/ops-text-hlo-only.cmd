@@ -1,0 +1,1 @@
+ops testdata/jit_train_step.hlo_proto.pb
