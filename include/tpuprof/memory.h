@@ -126,7 +126,6 @@ bool tp_mem_allocation_indefinite(const Xla__BufferAllocationProto *a);
 int tp_mem_replay(struct tp_mem_module *m, long split, uint64_t k,
 		  bool record, uint64_t *peak, long *position);
 
-#endif
 
 /* ---- the whole `memory` analysis: modules, cores, runtime ---- */
 
@@ -170,3 +169,5 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 			    const struct tp_memory_filter *filter,
 			    struct tp_error *err);
 void tp_memory_release(struct tp_memory *mem);
+
+#endif

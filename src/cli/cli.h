@@ -95,5 +95,6 @@ extern const struct tp_cmd tp_cmd_ops;
 extern const struct tp_cmd tp_cmd_fusions;
 extern const struct tp_cmd tp_cmd_collectives;
 extern const struct tp_cmd tp_cmd_memory;
+extern const struct tp_cmd tp_cmd_report;
 
 #endif

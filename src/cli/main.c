@@ -16,6 +16,7 @@ static const struct tp_cmd *const commands[] = {
 	&tp_cmd_info,
 	&tp_cmd_memory,
 	&tp_cmd_ops,
+	&tp_cmd_report,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,105 @@
+/*
+ * cmd_report.c - `tpuprof report CAPTURE...`: the one-page answer after a
+ * run, and with --format json the complete document that `check`, `diff`
+ * and `merge` can read back as a baseline.
+ */
+#include "cli.h"
+
+#include "tpuprof/report_doc.h"
+
+static const char report_help[] =
+	"usage: tpuprof report [options] CAPTURE...\n"
+	"\n"
+	"The answer after a run, on one screen: the capture (hosts, devices,\n"
+	"time span); per core the memory peak of the compiled plan and of the\n"
+	"runtime allocator, the headroom to capacity, and the buffers and name\n"
+	"scopes that hold the highest peak; the ops and scopes that take the\n"
+	"time; collective traffic and its share of device time; warnings (near\n"
+	"capacity, missing data).\n"
+	"\n"
+	"--format json writes everything, as the documents of info, memory, ops\n"
+	"(with op_scopes, time by name scope) and collectives under one\n"
+	"\"tpuprof.report/1\" document: save it as a baseline for check and diff.\n"
+	"\n"
+	"options:\n"
+	"  --format text|json     output format (default text)\n"
+	"  -o, --output FILE      write to FILE (replaced only on success)\n"
+	"  --host NAME            only this host\n"
+	"  --core CORE            only this core (/device:TPU:0, TPU:0 or 0)\n"
+	"  --module NAME|ID       only this module (name or program id)\n"
+	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
+	"  --run NAME, --max-input SIZE, -q, -h    as for every command\n"
+	"\n"
+	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
+
+enum { OPT_HOST = TP_CLI_OPTION_BASE, OPT_CORE, OPT_MODULE, OPT_HBM };
+
+static const struct tp_cli_option report_options[] = {
+	{ "host", true, OPT_HOST },     { "core", true, OPT_CORE },
+	{ "module", true, OPT_MODULE }, { "hbm", true, OPT_HBM },
+	{ NULL, false, 0 },
+};
+
+static int on_option(void *ctx, int id, const char *arg)
+{
+	struct tp_report_filter *f = ctx;
+
+	switch (id) {
+	case OPT_HOST:
+		f->host = arg;
+		return 0;
+	case OPT_CORE:
+		f->core = arg;
+		return 0;
+	case OPT_MODULE:
+		f->module = arg;
+		return 0;
+	case OPT_HBM:
+		if (!tp_parse_size(arg, &f->hbm) || !f->hbm)
+			return tp_cli_usage_error(&tp_cmd_report, "bad size '%s' for --hbm", arg);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int run_report(int argc, char **argv)
+{
+	struct tp_report_filter f = { 0 };
+	struct tp_common_opts o;
+	struct tp_capture cap;
+	struct tp_report r;
+	struct tp_error err = { 0 };
+	struct tp_output out;
+	int code;
+
+	if (tp_cli_parse(&tp_cmd_report, argc, argv, report_options, on_option, &f,
+			 &o, &code) < 0)
+		return code;
+	if (tp_capture_open(&cap, (const char *const *)o.captures,
+			    (size_t)o.n_captures, &o.open, &err) != TP_OK)
+		return tp_cli_fail(&err);
+	tp_cli_notes(&cap, o.quiet);
+	if (tp_report_build(&r, &cap, &f, &err) != TP_OK) {
+		tp_capture_release(&cap);
+		return tp_cli_fail(&err);
+	}
+	code = tp_output_open(&out, o.output);
+	if (code == TP_EXIT_OK) {
+		enum tp_err rc = tp_report_write(out.fp, o.format, &cap, &r, &err);
+
+		code = tp_output_close(&out, rc == TP_OK);
+		if (rc != TP_OK && code == TP_EXIT_OK)
+			code = tp_cli_fail(&err);
+	}
+	tp_report_release(&r);
+	tp_capture_release(&cap);
+	return code;
+}
+
+const struct tp_cmd tp_cmd_report = {
+	.name = "report",
+	.summary = "the one-page answer: memory, time, traffic, warnings",
+	.help = report_help,
+	.run = run_report,
+};

@@ -1,0 +1,279 @@
+/*
+ * report_text.c - `tpuprof report` for people: one screen right after a
+ * run. The capture; per core the memory peak, its headroom and what holds
+ * it; the ops and scopes that take the time; collective traffic and its
+ * share of device time; warnings. Each part points to the command that
+ * shows everything.
+ */
+#include "tpuprof/i64map.h"
+#include "tpuprof/memory_report.h"
+#include "tpuprof/ops_report.h"
+#include "tpuprof/report_doc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP 5
+
+static char slot[4][32];
+#define BYTES(i, v) tp_fmt_bytes(slot[i], sizeof(slot[i]), (v))
+#define PS(i, v) tp_fmt_ps(slot[i], sizeof(slot[i]), (v))
+
+static void capture_line(FILE *out, const struct tp_capture *cap, const struct tp_report *r)
+{
+	const struct tp_info_host *h = r->info.n_hosts ? &r->info.hosts[0] : NULL;
+	uint64_t devices = 0;
+
+	for (size_t i = 0; i < r->info.n_hosts; i++)
+		devices += r->info.hosts[i].device_planes_with_events;
+	if (!h) {
+		fprintf(out, "capture   %zu compiled program(s), no trace\n", r->info.n_modules);
+		return;
+	}
+	fprintf(out, "capture   %s%s, %zu host(s), %" PRIu64 " busy device(s)", h->host->name,
+		r->info.n_hosts > 1 ? " and others" : "", r->info.n_hosts, devices);
+	if (h->device_type)
+		fprintf(out, ", %s", h->device_type);
+	if (h->has_task_env && h->profile_stop_ns >= h->profile_start_ns)
+		fprintf(out, ", %s, %s", tp_fmt_utc_ns(slot[0], sizeof(slot[0]), h->profile_start_ns),
+			PS(1, (int64_t)(h->profile_stop_ns - h->profile_start_ns) * 1000));
+	fputc('\n', out);
+	(void)cap;
+}
+
+/* Where the picture splits: walk down while one child holds nearly all
+ * of its parent, so the scopes listed say more than "jit(f)". */
+static size_t focus(const struct tp_scope_tree *t)
+{
+	size_t n = 0;
+
+	while (t->nodes[n].n_children) {
+		const struct tp_scope_node *big = &t->nodes[t->nodes[n].children[0]];
+
+		if (big->inclusive < t->nodes[n].inclusive / 20 * 19 || !big->n_children)
+			break;
+		n = t->nodes[n].children[0];
+	}
+	return n;
+}
+
+static void list_scopes(FILE *out, const struct tp_scope_tree *t, int64_t whole, bool ps)
+{
+	const struct tp_scope_node *f;
+
+	if (!t->n)
+		return;
+	f = &t->nodes[focus(t)];
+	for (size_t i = 0; i < f->n_children && i < 3; i++) {
+		const struct tp_scope_node *c = &t->nodes[f->children[i]];
+
+		fprintf(out, "  %10s %5.1f%%  scope %s\n",
+			ps ? PS(0, c->inclusive) : BYTES(0, (uint64_t)c->inclusive),
+			whole ? 100.0 * (double)c->inclusive / (double)whole : 0.0,
+			c->path[0] ? c->path : "(no scope)");
+	}
+}
+
+static int live_by_size(const void *a, const void *b)
+{
+	const struct tp_mem_live *x = a, *y = b;
+
+	return x->size != y->size ? (x->size > y->size ? -1 : 1) : (x->buffer > y->buffer) - (x->buffer < y->buffer);
+}
+
+/* The largest buffers and scopes at the peak of module m. */
+static void peak_holders(FILE *out, const struct tp_mem_module *m)
+{
+	struct tp_mem_live *s = tp_xmalloc((m->n_live + 1) * sizeof(*s));
+	size_t n = m->n_live < 3 ? m->n_live : 3;
+
+	if (m->n_live)
+		memcpy(s, m->live, m->n_live * sizeof(*s));
+	qsort(s, m->n_live, sizeof(*s), live_by_size);
+	for (size_t i = 0; i < n; i++) {
+		const struct tp_mem_buffer *d = &m->buffers[s[i].display];
+		const Xla__HloInstructionProto *ins = d->instr >= 0 ? m->idx.instrs[d->instr].proto : NULL;
+		struct tp_strbuf sb;
+
+		tp_strbuf_init(&sb);
+		tp_shape_format(&sb, d->shape);
+		fprintf(out, "  %10s %5.1f%%  buffer %s %s\n", BYTES(0, s[i].size),
+			m->peak ? 100.0 * (double)s[i].size / (double)m->peak : 0.0,
+			ins ? ins->name : "?", sb.buf);
+		if (ins && tp_hlo_scope(ins)[0])
+			fprintf(out, "                         in %s\n", tp_hlo_scope(ins));
+		tp_strbuf_release(&sb);
+	}
+	free(s);
+	list_scopes(out, &m->scopes, (int64_t)m->peak, false);
+}
+
+static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp_report *r)
+{
+	const struct tp_memory *mem = &r->memory;
+	const struct tp_mem_module *top = NULL;
+
+	fprintf(out, "memory    peak per core (compiler plan | runtime allocator) and headroom\n");
+	for (size_t i = 0; i < mem->n_cores; i++) {
+		const struct tp_mem_core *c = &mem->cores[i];
+		const struct tp_mem_module *m = c->top_module >= 0 ? &mem->modules[c->top_module] : NULL;
+		uint64_t peak = m ? m->peak : 0;
+		int64_t rt = c->runtime >= 0 ? mem->runtime.devices[c->runtime].peak_bytes : -1;
+
+		if (rt > 0 && (uint64_t)rt > peak)
+			peak = (uint64_t)rt;
+		fprintf(out, "  %s %.*s  %s | %s", cap->hosts[c->host].name, (int)c->plane->name.len,
+			c->plane->name.ptr, m ? BYTES(0, m->peak) : "-", rt >= 0 ? BYTES(1, (uint64_t)rt) : "-");
+		if (c->capacity)
+			fprintf(out, " of %s, %.1f%% free", BYTES(2, c->capacity),
+				peak < c->capacity ? 100.0 * (double)(c->capacity - peak) / (double)c->capacity : 0.0);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < mem->n_modules; i++)
+		if (!top || mem->modules[i].peak > top->peak)
+			top = &mem->modules[i];
+	if (top) {
+		struct tp_str n = tp_module_name(top->module);
+
+		fprintf(out, "  highest compiler peak: %.*s, %s at position %ld; held by\n",
+			(int)n.len, n.ptr, BYTES(0, top->peak), top->peak_position);
+		peak_holders(out, top);
+	}
+}
+
+struct op_total {
+	struct tp_str name;
+	size_t module;
+	int64_t self_ps;
+	uint64_t count;
+};
+
+static int by_self(const void *a, const void *b)
+{
+	const struct op_total *x = a, *y = b;
+
+	return x->self_ps != y->self_ps ? (x->self_ps > y->self_ps ? -1 : 1) : 0;
+}
+
+static bool same_op(const struct op_total *t, const struct tp_op *op)
+{
+	return t->module == op->module && t->name.len == op->name.len &&
+	       (!op->name.len || memcmp(t->name.ptr, op->name.ptr, op->name.len) == 0);
+}
+
+/* Ops merged over cores (the same op runs on every core), found through a
+ * hash of module and name; a collision falls back to a linear search. */
+static size_t merge_ops(const struct tp_ops *ops, struct op_total *t)
+{
+	struct tp_i64map seen;
+	size_t n = 0;
+
+	tp_i64map_init(&seen, ops->n_ops);
+	for (size_t i = 0; i < ops->n_ops; i++) {
+		const struct tp_op *op = &ops->ops[i];
+		int64_t key = (int64_t)(tp_hash_bytes(TP_SPTR(op->name), op->name.len) ^
+					tp_mix64(op->module));
+		long k = tp_i64map_get(&seen, key);
+
+		if (k >= 0 && !same_op(&t[k], op))
+			for (k = 0; k < (long)n && !same_op(&t[k], op); k++)
+				;
+		if (k < 0 || k == (long)n) {
+			k = (long)n++;
+			t[k].name = op->name;
+			t[k].module = op->module;
+			t[k].self_ps = 0;
+			t[k].count = 0;
+			tp_i64map_put(&seen, key, k);
+		}
+		t[k].self_ps = tp_sat_add(t[k].self_ps, op->self_ps);
+		t[k].count += op->occurrences;
+	}
+	tp_i64map_release(&seen);
+	qsort(t, n, sizeof(*t), by_self);
+	return n;
+}
+
+static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_report *r)
+{
+	const struct tp_ops *ops = &r->coll.ops;
+	struct op_total *t = tp_xmalloc((ops->n_ops + 1) * sizeof(*t));
+	int64_t device = 0, self = 0;
+	size_t n = merge_ops(ops, t);
+	const struct tp_scope_tree *tree = &r->scopes.tree;
+
+	if (!ops->n_cores) {
+		fprintf(out, "time      no device trace: compiled programs only\n");
+		free(t);
+		return;
+	}
+	for (size_t i = 0; i < ops->n_cores; i++) {
+		device = tp_sat_add(device, ops->cores[i].device_ps);
+		self = tp_sat_add(self, ops->cores[i].self_ps);
+	}
+	fprintf(out, "time      %zu ops on %zu core(s): op time %s of %s device time\n", n,
+		ops->n_cores, PS(0, self), PS(1, device));
+	for (size_t i = 0; i < n && i < TOP; i++) {
+		struct tp_str mod = tp_report_module_name(cap, t[i].module);
+
+		fprintf(out, "  %10s %5.1f%%  op %.*s%s%.*s%s x%" PRIu64 "\n", PS(0, t[i].self_ps),
+			self ? 100.0 * (double)t[i].self_ps / (double)self : 0.0,
+			(int)t[i].name.len, TP_SPTR(t[i].name), mod.len ? " (" : "",
+			(int)mod.len, TP_SPTR(mod), mod.len ? ")" : "", t[i].count);
+	}
+	list_scopes(out, tree, self, true);
+	free(t);
+}
+
+static void traffic_part(FILE *out, const struct tp_report *r)
+{
+	const struct tp_collectives *c = &r->coll;
+	uint64_t execs = 0, ring = 0;
+	int64_t coll = 0, device = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		execs += c->v[i].occurrences;
+		ring += c->v[i].ring_bytes * c->v[i].occurrences;
+	}
+	for (size_t i = 0; i < c->ops.n_cores; i++) {
+		coll = tp_sat_add(coll, c->ops.cores[i].collective_ps);
+		device = tp_sat_add(device, c->ops.cores[i].device_ps);
+	}
+	if (!c->ops.n_cores) {
+		fprintf(out, "traffic   %zu collective(s) in the programs; none ran\n", c->n);
+		return;
+	}
+	fprintf(out, "traffic   %zu collective(s), %" PRIu64 " execution(s), %s sent per device (ring), "
+		"%s = %.1f%% of device time\n", c->n, execs, BYTES(0, ring), PS(1, coll),
+		device ? 100.0 * (double)coll / (double)device : 0.0);
+	if (c->n_host)
+		fprintf(out, "          %zu TF host collective event(s)\n", c->n_host);
+}
+
+enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
+			    const struct tp_capture *cap, const struct tp_report *r,
+			    struct tp_error *err)
+{
+	if (fmt == TP_FORMAT_JSON) {
+		json_t *doc = tp_report_json(cap, r);
+		enum tp_err rc = tp_json_write(out, doc, err);
+
+		json_decref(doc);
+		return rc;
+	}
+	capture_line(out, cap, r);
+	memory_part(out, cap, r);
+	time_part(out, cap, r);
+	traffic_part(out, r);
+	if (r->info.n_warnings || r->memory.n_warnings)
+		fprintf(out, "warnings\n");
+	for (size_t i = 0; i < r->info.n_warnings; i++)
+		fprintf(out, "  %s\n", r->info.warnings[i]);
+	for (size_t i = 0; i < r->memory.n_warnings; i++)
+		fprintf(out, "  %s\n", r->memory.warnings[i]);
+	fprintf(out, "more: tpuprof memory | ops | collectives | info (--format json for all of it)\n");
+	if (ferror(out))
+		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
+	return TP_OK;
+}

@@ -1,0 +1,1 @@
+report ../shared/captures/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb

@@ -1,0 +1,1 @@
+report testdata/jit_train_step.hlo_proto.pb

@@ -1,0 +1,1 @@
+report --hbm 20MiB testdata/run-3hosts

@@ -1,0 +1,1 @@
+report testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+report --core 7 testdata/small.xplane.pb
