@@ -44,4 +44,12 @@ enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
 			    const struct tp_capture *cap, const struct tp_report *r,
 			    struct tp_error *err);
 
+/* The report document of a saved `report --format json` file (one path
+ * whose content is JSON with schema tpuprof.report/1) or of captures
+ * (built with the filter). *out is a new reference. Notes the capture
+ * made are not kept. */
+enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
+			       const struct tp_open_opts *o,
+			       const struct tp_report_filter *f, struct tp_error *err);
+
 #endif

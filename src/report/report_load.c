@@ -1,0 +1,66 @@
+/*
+ * report_load.c - a report document from a saved `report --format json`
+ * file or straight from captures, so that `check`, `diff` and `merge`
+ * treat both alike (docs/design.md: they work on results, not captures).
+ */
+#include "tpuprof/report_doc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A saved report is JSON: its first non-blank byte is '{'. */
+static bool looks_like_json(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	int c = EOF;
+
+	if (!f)
+		return false;
+	while ((c = fgetc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
+		;
+	fclose(f);
+	return c == '{';
+}
+
+static enum tp_err load_saved(json_t **out, const char *path, struct tp_error *err)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	const char *schema;
+
+	if (!doc)
+		return tp_error_set(err, TP_ERR_INPUT, "%s: not a valid JSON report (line %d: %s)",
+				    path, je.line, je.text);
+	schema = json_string_value(json_object_get(doc, "schema"));
+	if (!schema || strcmp(schema, "tpuprof.report/1") != 0) {
+		json_decref(doc);
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: not a tpuprof report (schema %s; make one with 'tpuprof report --format json')",
+				    path, schema ? schema : "missing");
+	}
+	*out = doc;
+	return TP_OK;
+}
+
+enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
+			       const struct tp_open_opts *o,
+			       const struct tp_report_filter *f, struct tp_error *err)
+{
+	struct tp_capture cap;
+	struct tp_report r;
+	enum tp_err rc;
+
+	*out = NULL;
+	if (n == 1 && looks_like_json(paths[0]))
+		return load_saved(out, paths[0], err);
+	rc = tp_capture_open(&cap, paths, n, o, err);
+	if (rc != TP_OK)
+		return rc;
+	rc = tp_report_build(&r, &cap, f, err);
+	if (rc == TP_OK) {
+		*out = tp_report_json(&cap, &r);
+		tp_report_release(&r);
+	}
+	tp_capture_release(&cap);
+	return rc;
+}
