@@ -57,7 +57,7 @@ TEST_SRC := $(wildcard tests/check_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all check unit golden reference svg contract fetch-tests run deps bench clean install valgrind fuzz testdata
+.PHONY: all check unit golden reference svg contract merge-test fetch-tests run deps bench clean install valgrind fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -108,6 +108,10 @@ reference: $(BIN)
 svg: $(BIN)
 	sh tests/svg_test.sh $(BIN)
 
+# Per-host reports merged equal the report over all files.
+merge-test: $(BIN)
+	sh tests/merge_test.sh $(BIN)
+
 # Every JSON key emitted is documented in docs/json.md, and vice versa.
 contract: $(BIN)
 	python3 tests/json_contract.py $(BIN)
@@ -118,7 +122,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg contract fetch-tests
+	@$(MAKE) --no-print-directory all unit golden reference svg contract merge-test fetch-tests
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

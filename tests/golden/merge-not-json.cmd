@@ -1,0 +1,1 @@
+merge testdata/corrupt/not-a-capture.txt

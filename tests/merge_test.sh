@@ -1,0 +1,39 @@
+#!/bin/sh
+# `tpuprof merge`: reports made per host and merged must equal, byte for
+# byte, the report over all the files at once. Usage: merge_test.sh TPUPROF
+set -u
+cd "$(dirname "$0")/.."
+tpuprof=${1:-build/tpuprof}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0 fail=0
+case_() { # name, report options, files...
+	name=$1 opts=$2
+	shift 2
+	parts=""
+	i=0
+	for f in "$@"; do
+		# shellcheck disable=SC2086
+		$tpuprof report -q --format json $opts -o "$tmp/$name.$i.json" "$f" || { fail=$((fail + 1)); return; }
+		parts="$parts $tmp/$name.$i.json"
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086
+	$tpuprof report -q --format json $opts -o "$tmp/$name.all.json" "$@" &&
+	$tpuprof merge -o "$tmp/$name.merged.json" $parts &&
+	if cmp -s "$tmp/$name.merged.json" "$tmp/$name.all.json"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL merge $name: merged report differs from the report over all files"
+		diff "$tmp/$name.merged.json" "$tmp/$name.all.json" | head -10
+		fail=$((fail + 1))
+	fi
+}
+case_ run-3hosts "" testdata/run-3hosts/host0.xplane.pb testdata/run-3hosts/host1.xplane.pb testdata/run-3hosts/host2.xplane.pb
+case_ near-capacity "--hbm 20MiB" testdata/run-3hosts/host0.xplane.pb testdata/run-3hosts/host1.xplane.pb testdata/run-3hosts/host2.xplane.pb
+case_ two-captures "" testdata/small.xplane.pb testdata/layout-b.xplane.pb.gz
+case_ with-hlo-file "" testdata/small.xplane.pb testdata/jit_train_step.hlo_proto.pb
+case_ shared "" ../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
+case_ shared-tf "" ../shared/captures/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb ../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb
+echo "merge: $pass passed, $fail failed"
+[ $fail = 0 ]
