@@ -2,7 +2,7 @@
 #
 #   make                 build build/tpuprof
 #   make check           unit, golden and corrupt-input tests
-#   make run             build and run `tpuprof info` on testdata/
+#   make run             build and run `tpuprof report` on testdata/
 #   make deps            install the Debian packages that are missing
 #   make SANITIZE=address,undefined check
 #   make valgrind        the test suite under valgrind
@@ -130,7 +130,7 @@ valgrind:
 	$(MAKE) unit golden TEST_WRAP="$(VALGRIND)" OPT="-O0 -g" BUILD=build-vg
 
 run: $(BIN)
-	$(BIN) info testdata/small.xplane.pb
+	$(BIN) report testdata/small.xplane.pb
 
 deps:
 	sh tests/install_deps.sh
