@@ -34,6 +34,10 @@ enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
 json_t *tp_ops_json(const struct tp_capture *cap, const struct tp_ops *ops,
 		    const struct tp_ops_view *view);
 
+/* The scope tree of `ops --by scope` (nodes in creation order), as
+ * `scopes[]` of tpuprof.ops/1; merge rebuilds it with the same writer. */
+json_t *tp_op_scope_tree_json(const struct tp_scope_tree *t);
+
 enum tp_err tp_report_fusions(FILE *out, enum tp_format fmt,
 			      const struct tp_capture *cap,
 			      const struct tp_fusions *f, struct tp_error *err);

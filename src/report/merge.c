@@ -4,6 +4,7 @@
  * order, and within a host the host's own order.
  */
 #include "tpuprof/merge.h"
+#include "tpuprof/ops_report.h"
 #include "tpuprof/report.h"
 #include "tpuprof/scopes.h"
 
@@ -186,23 +187,6 @@ static void add_scopes(struct tp_scope_tree *t, json_t *doc)
 	}
 }
 
-static json_t *scopes_json(const struct tp_scope_tree *t)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < t->n; i++) {
-		const struct tp_scope_node *n = &t->nodes[i];
-
-		json_array_append_new(a, json_pack("{s:o,s:i,s:o,s:o,s:o,s:o}",
-			"path", tp_json_cstr(n->path), "depth", n->depth,
-			"inclusive_ps", tp_json_int(n->inclusive),
-			"exclusive_ps", tp_json_int(n->exclusive),
-			"occurrences_inclusive", tp_json_uint(n->count_inclusive),
-			"occurrences_exclusive", tp_json_uint(n->count_exclusive)));
-	}
-	return a;
-}
-
 static enum tp_err check_doc(json_t *doc, const char *name, struct tp_error *err)
 {
 	static const char *const parts[] = { "info", "memory", "ops", "op_scopes", "collectives" };
@@ -273,7 +257,7 @@ enum tp_err tp_report_merge(json_t **out, json_t *const *docs,
 	}
 	json_array_extend(get(get(m, "memory"), "warnings"), module_warnings);
 	json_decref(module_warnings);
-	json_object_set_new(get(m, "op_scopes"), "scopes", scopes_json(&tree));
+	json_object_set_new(get(m, "op_scopes"), "scopes", tp_op_scope_tree_json(&tree));
 	if (has_modules(get(m, "info")))
 		json_object_set_new(get(m, "collectives"), "host_collectives", json_array());
 	tp_scope_tree_release(&tree);

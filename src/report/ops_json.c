@@ -107,7 +107,7 @@ static json_t *core_json(const struct tp_capture *cap, const struct tp_ops *ops,
 	return j;
 }
 
-static json_t *tree_json(const struct tp_scope_tree *t)
+json_t *tp_op_scope_tree_json(const struct tp_scope_tree *t)
 {
 	json_t *a = json_array();
 
@@ -178,7 +178,7 @@ json_t *tp_ops_json(const struct tp_capture *cap, const struct tp_ops *ops,
 		json_array_append_new(cores, core_json(cap, ops, &ops->cores[c]));
 	json_object_set_new(doc, "cores", cores);
 	if (view->scopes) {
-		json_object_set_new(doc, "scopes", tree_json(&view->scopes->tree));
+		json_object_set_new(doc, "scopes", tp_op_scope_tree_json(&view->scopes->tree));
 		json_object_set_new(doc, "fusion_splits",
 				    shares_json(cap, ops, view->scopes));
 	}
