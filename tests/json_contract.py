@@ -32,8 +32,18 @@ runs = {
         ["collectives", "--format", "json", "testdata/collectives.xplane.pb"],
         ["collectives", "--format", "json", S + "gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb"],
     ],
+    "tpuprof.check/1": [
+        ["check", "--format", "json", "--max-peak", "1GiB", "--max-peak-fraction", "0.5",
+         "--max-collective-bytes", "1MiB", "--baseline", "testdata/run-3hosts/host0.xplane.pb",
+         "--max-growth", "10", "--hbm", "32GiB", "testdata/small.xplane.pb"],
+        ["check", "--format", "json", "--scope", "jit(train_step)/jit(main)/transformer",
+         "--module", "jit_train_step", "--max-peak", "1GiB", "testdata/small.xplane.pb"],
+    ],
     "tpuprof.report/1": [
         ["report", "--format", "json", "testdata/small.xplane.pb"],
+    ],
+    "tpuprof.diff/1": [
+        ["diff", "--format", "json", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"],
     ],
     "tpuprof.memory/1": [
         ["memory", "--format", "json", "--split", "multiply.24:4", "testdata/small.xplane.pb"],
@@ -89,7 +99,11 @@ for schema, cmds in runs.items():
         continue
     keys = set()
     for cmd in cmds:
-        out = subprocess.run([tpuprof] + cmd, capture_output=True, check=True).stdout
+        res = subprocess.run([tpuprof] + cmd, capture_output=True)
+        # check exits 1 when a rule breaks, with its document written
+        if res.returncode not in ((0, 1) if cmd[0] == "check" else (0,)):
+            raise subprocess.CalledProcessError(res.returncode, cmd, res.stdout, res.stderr)
+        out = res.stdout
         d = json.loads(out)
         if d.get("schema") != schema:
             print(f"{' '.join(cmd)}: schema {d.get('schema')!r}, expected {schema!r}")

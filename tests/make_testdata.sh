@@ -42,4 +42,12 @@ mkdir -p "$td/xla-dump"
 # all-reduce-start/done pair) on 4 cores, for `tpuprof collectives`.
 "$gen" --seed 9 --cores 4 --programs 1 --collectives 6 --events-per-line 120 \
 	-o "$td/collectives.xplane.pb"
+# `tpuprof diff` against small.xplane.pb (same seed): diff-b has 4 more
+# instructions per module and a second collective (instructions renumber,
+# buffers and ops appear and disappear); diff-longer has the same programs
+# and 300 op events per core instead of 200 (memory unchanged, time grows).
+"$gen" --seed 1 --cores 2 --programs 2 --events-per-line 240 --instructions 24 \
+	--collectives 2 -o "$td/diff-b.xplane.pb"
+"$gen" --seed 1 --cores 2 --programs 2 --events-per-line 300 \
+	-o "$td/diff-longer.xplane.pb"
 python3 tests/make_corrupt.py "$td"

@@ -52,6 +52,9 @@ uint64_t tp_hash_bytes(const char *p, size_t n);
 /* Saturating int64 arithmetic: hostile files must not overflow sums. */
 int64_t tp_sat_add(int64_t a, int64_t b);
 int64_t tp_sat_mul(int64_t a, int64_t b);
+/* a - b, saturating; unlike tp_sat_add(a, -b) it is defined for
+ * b == INT64_MIN. */
+int64_t tp_sat_sub(int64_t a, int64_t b);
 
 /* Parses a size: a number with an optional unit B, K/KiB, KB, M/MiB, MB,
  * G/GiB, GB, T/TiB, TB (case-insensitive), e.g. "14.5GiB", "512MB". */

@@ -118,7 +118,11 @@ void tp_mem_active_at_peak(struct tp_mem_device *d)
 	if (peak->stack > 0)
 		push(d, &cap, -1, "stack", peak->stack);
 	sort_dev = d;
-	qsort(d->active, d->n_active, sizeof(*d->active), row_cmp);
+	/* d->active is NULL when nothing is live at the peak, and qsort's
+	 * base must not be NULL even for 0 elements (UBSan,
+	 * testdata/corrupt/runtime-peak-nothing-live.xplane.pb). */
+	if (d->n_active > 1)
+		qsort(d->active, d->n_active, sizeof(*d->active), row_cmp);
 	sort_dev = NULL;
 	for (size_t i = 0; i < d->n_active; i++) {
 		if (k && same_row(d, &d->active[k - 1], &d->active[i]))

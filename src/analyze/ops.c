@@ -110,14 +110,15 @@ static void finish_core(struct tp_ops *ops, struct tp_ops_core *core)
 	    core->last_end_ps > INT64_MAX + core->first_start_ps)
 		core->device_ps = INT64_MAX; /* hostile offsets */
 	else if (core->has_span)
-		core->device_ps = core->last_end_ps - core->first_start_ps;
+		core->device_ps = tp_sat_sub(core->last_end_ps, core->first_start_ps);
 	for (size_t i = core->first_op; i < ops->n_ops; i++)
 		if (!ops->ops[i].occurrences || ops->ops[i].min_ps == INT64_MAX)
 			ops->ops[i].min_ps = 0;
 	for (size_t i = 0; i < core->n_steps; i++) {
 		struct tp_step *s = &ops->steps[core->first_step + i];
-		int64_t idle = tp_sat_add(tp_sat_add(s->dur_ps, -s->compute_ps),
-					  -s->collective_ps);
+		/* tp_sat_sub: negating a hostile INT64_MIN would overflow */
+		int64_t idle = tp_sat_sub(tp_sat_sub(s->dur_ps, s->compute_ps),
+					  s->collective_ps);
 
 		s->idle_ps = idle > 0 ? idle : 0;
 	}

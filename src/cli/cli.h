@@ -95,7 +95,9 @@ extern const struct tp_cmd tp_cmd_ops;
 extern const struct tp_cmd tp_cmd_fusions;
 extern const struct tp_cmd tp_cmd_collectives;
 extern const struct tp_cmd tp_cmd_memory;
+extern const struct tp_cmd tp_cmd_diff;
 extern const struct tp_cmd tp_cmd_merge;
 extern const struct tp_cmd tp_cmd_report;
+extern const struct tp_cmd tp_cmd_check;
 
 #endif

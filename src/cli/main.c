@@ -10,7 +10,9 @@
 
 static const struct tp_cmd *const commands[] = {
 	&tp_cmd_capture,
+	&tp_cmd_check,
 	&tp_cmd_collectives,
+	&tp_cmd_diff,
 	&tp_cmd_fetch,
 	&tp_cmd_fusions,
 	&tp_cmd_info,

@@ -14,6 +14,10 @@
 #include <string.h>
 
 #define TP_MAX_SHAPE_DEPTH 64
+/* The largest serialized HloProto accepted: protobuf's 2 GiB limit. */
+#define TP_MAX_HLO_BYTES ((size_t)INT32_MAX)
+/* Most bytes of a module name quoted in a message. */
+#define TP_MAX_NAME_SHOWN 200
 
 static bool shape_ok(struct tp_wire *w, int depth);
 
@@ -104,6 +108,54 @@ static bool nesting_ok(struct tp_wire *w, enum msg kind)
 	return rc == 0;
 }
 
+/* protobuf-c merges every repeat of a singular message field into the
+ * first (as protobuf must), concatenating their repeated fields into a
+ * fresh array each time: N repeats cost O(N^2) time and arena memory
+ * (a 282 KB file of 35,000 "hlo_module { computations {} }" took 29 s
+ * and gigabytes; docs/fuzzing.md). No XLA writer repeats one, so a
+ * repeat is refused before unpacking. Walks every message field with the
+ * generated descriptors; nesting_ok() has already bounded the recursive
+ * shapes, and depth is capped again here. */
+#define TP_MAX_MSG_DEPTH 200
+
+static bool no_repeated_singular(struct tp_wire *w,
+				 const ProtobufCMessageDescriptor *d, int depth)
+{
+	struct tp_field f;
+	uint8_t seen[256] = { 0 };
+	int rc;
+
+	if (depth > TP_MAX_MSG_DEPTH) {
+		w->error = "messages nested too deeply";
+		w->error_offset = (size_t)(w->p - w->base);
+		return false;
+	}
+	while ((rc = tp_wire_next(w, &f)) > 0) {
+		const ProtobufCFieldDescriptor *fd;
+		struct tp_wire sub;
+		size_t i;
+
+		if (f.type != TP_WIRE_LEN)
+			continue;
+		fd = protobuf_c_message_descriptor_get_field(d, f.number);
+		if (!fd || fd->type != PROTOBUF_C_TYPE_MESSAGE)
+			continue;
+		i = (size_t)(fd - d->fields);
+		if (fd->label != PROTOBUF_C_LABEL_REPEATED && i < sizeof(seen)) {
+			if (seen[i]) {
+				w->error = "a message field is written twice";
+				w->error_offset = f.offset;
+				return false;
+			}
+			seen[i] = 1;
+		}
+		tp_wire_sub(&sub, w, &f);
+		if (!no_repeated_singular(&sub, fd->descriptor, depth + 1))
+			return fail_from(w, &sub);
+	}
+	return rc == 0;
+}
+
 struct tp_str tp_module_name(const struct tp_module *m)
 {
 	if (m->hlo && m->hlo->hlo_module && m->hlo->hlo_module->name)
@@ -123,9 +175,27 @@ enum tp_err tp_module_decode(struct tp_module *m, struct tp_arena *arena,
 
 	if (m->hlo)
 		return TP_OK;
+	/* Clamped: a label from a > 2 GiB capture must not reach "%.*s"
+	 * as a negative (ignored) precision, which reads up to a NUL. */
+	if (name.len > TP_MAX_NAME_SHOWN)
+		name.len = TP_MAX_NAME_SHOWN;
+	/* protobuf refuses messages of 2 GiB or more (C++ cannot write
+	 * them), and protobuf-c 1.4 rejects nested lengths above INT_MAX and
+	 * counts repeated elements in an unsigned int: say so plainly
+	 * rather than half-decode such bytes. */
+	if (m->raw.len > TP_MAX_HLO_BYTES)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: HLO module '%.*s' at byte %zu is too large for protobuf (%zu bytes; the limit is 2 GiB)",
+				    m->path, (int)name.len, name.ptr,
+				    m->raw_offset, m->raw.len);
 	tp_wire_init(&w, (const uint8_t *)m->raw.ptr,
 		     (const uint8_t *)m->raw.ptr, m->raw.len);
-	if (!nesting_ok(&w, M_HLO))
+	if (nesting_ok(&w, M_HLO)) {
+		tp_wire_init(&w, (const uint8_t *)m->raw.ptr,
+			     (const uint8_t *)m->raw.ptr, m->raw.len);
+		(void)no_repeated_singular(&w, &xla__hlo_proto__descriptor, 0);
+	}
+	if (w.error)
 		return tp_error_set(err, TP_ERR_INPUT,
 				    "%s: corrupt HLO module '%.*s' at byte %zu: %s",
 				    m->path, (int)name.len, name.ptr,

@@ -90,7 +90,11 @@ void tp_capture_add_embedded_modules(struct tp_capture *cap, size_t host)
 			if (seen_program(cap, first, m.program_id)) {
 				tp_capture_note(cap, "%s: module %.*s appears twice; the first copy is used",
 						cap->sources[h->source].path,
-						(int)em->name.len, em->name.ptr);
+						/* clamped: an int cast of a
+						 * > 2 GiB name would turn
+						 * negative and unbounded */
+						(int)(em->name.len > 200 ? 200 : em->name.len),
+						em->name.ptr);
 				continue;
 			}
 			m.program_id_known = true;

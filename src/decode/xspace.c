@@ -68,6 +68,13 @@ static int decode_stat_list(struct decode_ctx *c, struct tp_wire *w,
 
 	if (count_fields(w, number, n) < 0)
 		return -1;
+	if (*n > UINT32_MAX) {
+		/* tp_event_meta.n_stats is 32-bit; 2^32 stats take 8 GiB. */
+		w->error = "more than 4294967295 stats in one message";
+		w->error_offset = (size_t)(w->p - w->base);
+		w->p = w->end;
+		return -1;
+	}
 	*out = tp_arena_alloc(c->arena, *n * sizeof(**out));
 	while ((rc = tp_wire_next(&scan, &f)) > 0)
 		if (f.number == number && is_len(&f))
@@ -129,8 +136,11 @@ static int decode_event_meta(struct decode_ctx *c, struct tp_wire *w,
 			int prc;
 
 			tp_packed_init(&it, &f);
+			/* Saturating: a > 4 GiB packed field must not
+			 * wrap the 32-bit count. */
 			while ((prc = tp_packed_next(&it, &v)) > 0)
-				em->n_children++;
+				if (em->n_children < UINT32_MAX)
+					em->n_children++;
 			if (prc < 0) {
 				scan.error = "corrupt packed child_id";
 				scan.error_offset = f.offset;
@@ -168,6 +178,13 @@ static int decode_plane_maps(struct decode_ctx *c, struct tp_wire *pw,
 	if (count_fields(pw, 4, &pl->n_event_meta) < 0 ||
 	    count_fields(pw, 5, &pl->n_stat_meta) < 0)
 		return -1;
+	if (pl->n_event_meta >= UINT32_MAX || pl->n_stat_meta >= UINT32_MAX) {
+		/* struct tp_idmap stores index + 1 in 32 bits. */
+		pw->error = "more than 4294967294 metadata entries in a plane";
+		pw->error_offset = (size_t)(pw->p - pw->base);
+		pw->p = pw->end;
+		return -1;
+	}
 	pl->event_meta = tp_arena_calloc(c->arena, pl->n_event_meta,
 					 sizeof(*pl->event_meta));
 	pl->stat_meta = tp_arena_calloc(c->arena, pl->n_stat_meta,

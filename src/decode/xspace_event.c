@@ -14,7 +14,10 @@ void tp_event_iter_init(struct tp_event_iter *it, const struct tp_xspace *xs,
 	it->line = ln;
 	it->validate = false;
 	it->raw_times = false;
-	it->line_base_ps = tp_sat_mul(ln->timestamp_ns - xs->time_origin_ns,
+	/* Saturating: a hostile line timestamp (INT64_MIN next to a
+	 * wall-clock origin) must not overflow the subtraction either. */
+	it->line_base_ps = tp_sat_mul(tp_sat_sub(ln->timestamp_ns,
+						 xs->time_origin_ns),
 				      1000);
 	tp_wire_init(&it->w, xs->base, (const uint8_t *)ln->body.ptr,
 		     ln->body.len);

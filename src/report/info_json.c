@@ -62,8 +62,8 @@ static json_t *line_json(const struct tp_line *ln)
 		json_object_set_new(o, "first_start_ps", tp_json_int(ln->first_start_ps));
 		json_object_set_new(o, "last_end_ps", tp_json_int(ln->last_end_ps));
 		json_object_set_new(o, "span_ps",
-				    tp_json_int(tp_sat_add(ln->last_end_ps,
-							   -ln->first_start_ps)));
+				    tp_json_int(tp_sat_sub(ln->last_end_ps,
+							   ln->first_start_ps)));
 	} else {
 		json_object_set_new(o, "first_start_ps", json_null());
 		json_object_set_new(o, "last_end_ps", json_null());

@@ -34,7 +34,7 @@ static void print_line(FILE *out, const struct tp_line *ln)
 	if (ln->has_span)
 		fprintf(out, "  span %s",
 			tp_fmt_ps(span, sizeof(span),
-				  tp_sat_add(ln->last_end_ps, -ln->first_start_ps)));
+				  tp_sat_sub(ln->last_end_ps, ln->first_start_ps)));
 	if (ln->n_aggregated)
 		fprintf(out, "  (%" PRIu64 " aggregated)", ln->n_aggregated);
 	fputc('\n', out);

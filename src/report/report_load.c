@@ -33,10 +33,12 @@ static enum tp_err load_saved(json_t **out, const char *path, struct tp_error *e
 				    path, je.line, je.text);
 	schema = json_string_value(json_object_get(doc, "schema"));
 	if (!schema || strcmp(schema, "tpuprof.report/1") != 0) {
+		/* the message first: schema points into doc */
+		tp_error_set(err, TP_ERR_INPUT,
+			     "%s: not a tpuprof report (schema %s; make one with 'tpuprof report --format json')",
+			     path, schema ? schema : "missing");
 		json_decref(doc);
-		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: not a tpuprof report (schema %s; make one with 'tpuprof report --format json')",
-				    path, schema ? schema : "missing");
+		return TP_ERR_INPUT;
 	}
 	*out = doc;
 	return TP_OK;

@@ -135,6 +135,15 @@ int64_t tp_sat_add(int64_t a, int64_t b)
 	return r;
 }
 
+int64_t tp_sat_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 int64_t tp_sat_mul(int64_t a, int64_t b)
 {
 	int64_t r;

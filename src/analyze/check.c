@@ -1,0 +1,273 @@
+/*
+ * check.c - the rules of `tpuprof check` over a report document: a limit
+ * on the memory peak (bytes or a fraction of capacity), a limit on growth
+ * against a baseline report (peak memory, op time, collective bytes) and a
+ * limit on collective bytes. Each rule becomes one row per subject, so the
+ * verdict says exactly which core, module or scope broke which limit.
+ */
+#include "check_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/i64map.h"
+#include "tpuprof/util.h"
+
+const char *tp_check_rule_name(enum tp_check_rule r)
+{
+	static const char *const names[] = {
+		[TP_CHECK_MAX_PEAK] = "max-peak",
+		[TP_CHECK_MAX_PEAK_FRACTION] = "max-peak-fraction",
+		[TP_CHECK_MAX_GROWTH] = "max-growth",
+		[TP_CHECK_MAX_COLLECTIVE_BYTES] = "max-collective-bytes",
+	};
+	return names[r];
+}
+
+const char *tp_check_metric_name(enum tp_check_metric m)
+{
+	static const char *const names[] = {
+		[TP_METRIC_PEAK_BYTES] = "peak_bytes",
+		[TP_METRIC_OP_TIME] = "op_time_ps",
+		[TP_METRIC_COLLECTIVE_BYTES] = "collective_bytes",
+	};
+	return names[m];
+}
+
+static struct tp_check_row *add_row(struct tp_check *c, enum tp_check_rule rule,
+				    enum tp_check_metric metric,
+				    const struct tp_check_subject *x, const char *scope)
+{
+	struct tp_check_row *r;
+
+	c->rows = tp_xgrow(c->rows, &c->cap_rows, c->n_rows + 1, sizeof(*c->rows));
+	r = &c->rows[c->n_rows++];
+	memset(r, 0, sizeof(*r));
+	r->rule = rule;
+	r->metric = metric;
+	r->host = x->host;
+	r->plane = x->plane;
+	r->module = x->module;
+	r->program_id = x->program_id;
+	r->scope = scope;
+	r->source = x->source;
+	r->measured = x->value;
+	r->capacity = -1;
+	r->n_contrib = x->n_contrib;
+	memcpy(r->contrib, x->contrib, sizeof(r->contrib));
+	return r;
+}
+
+static void verdict(struct tp_check *c, struct tp_check_row *r, bool pass)
+{
+	r->pass = pass;
+	if (!pass)
+		c->n_failed++;
+}
+
+static enum tp_err peak_rules(struct tp_check *c, const json_t *doc,
+			      const struct tp_check_opts *o, const struct tp_check_where *w,
+			      struct tp_error *err)
+{
+	struct tp_check_subjects s = { 0 };
+	enum tp_err rc = TP_OK;
+
+	tp_check_memory_subjects(&s, doc, w);
+	if (s.n == 0) {
+		tp_check_subjects_release(&s);
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "no memory peak to check: the report has neither compiled programs with a buffer assignment nor runtime memory events");
+	}
+	for (size_t i = 0; o->has_max_peak && i < s.n; i++) {
+		struct tp_check_row *r = add_row(c, TP_CHECK_MAX_PEAK, TP_METRIC_PEAK_BYTES,
+						 &s.v[i], w->scope);
+
+		r->limit = o->max_peak > INT64_MAX ? INT64_MAX : (int64_t)o->max_peak;
+		verdict(c, r, r->measured <= r->limit);
+	}
+	for (size_t i = 0; o->has_max_peak_fraction && i < s.n; i++) {
+		const struct tp_check_subject *x = &s.v[i];
+		struct tp_check_row *r;
+
+		if (x->capacity <= 0) {
+			rc = tp_error_set(err, TP_ERR_USAGE,
+					  "--max-peak-fraction: no device capacity known for %s%s%s (give --hbm SIZE)",
+					  x->plane ? (x->host ? x->host : "?") : "module ",
+					  x->plane ? " " : "",
+					  x->plane ? x->plane : x->module ? x->module : "?");
+			break;
+		}
+		r = add_row(c, TP_CHECK_MAX_PEAK_FRACTION, TP_METRIC_PEAK_BYTES, x, w->scope);
+		r->capacity = x->capacity;
+		r->fraction = (double)x->value / (double)x->capacity;
+		r->limit_fraction = o->max_peak_fraction;
+		r->limit = (int64_t)floor(o->max_peak_fraction * (double)x->capacity);
+		verdict(c, r, r->measured <= r->limit);
+	}
+	tp_check_subjects_release(&s);
+	return rc;
+}
+
+static void collective_rules(struct tp_check *c, const json_t *doc,
+			     const struct tp_check_opts *o, const struct tp_check_where *w)
+{
+	struct tp_check_subjects s = { 0 };
+
+	tp_check_collective_subjects(&s, doc, w);
+	for (size_t i = 0; i < s.n; i++) {
+		struct tp_check_row *r = add_row(c, TP_CHECK_MAX_COLLECTIVE_BYTES,
+						 TP_METRIC_COLLECTIVE_BYTES, &s.v[i], w->scope);
+
+		r->limit = o->max_collective_bytes > INT64_MAX ? INT64_MAX
+							      : (int64_t)o->max_collective_bytes;
+		verdict(c, r, r->measured <= r->limit);
+	}
+	tp_check_subjects_release(&s);
+}
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* The baseline subject for x: the same core, or the module of that name
+ * (program ids change with every compile, names do not). */
+static const struct tp_check_subject *match(const struct tp_check_subjects *base,
+					    const struct tp_check_subject *x)
+{
+	for (size_t i = 0; i < base->n; i++) {
+		const struct tp_check_subject *b = &base->v[i];
+
+		if (x->plane ? (b->plane && same(b->host, x->host) && same(b->plane, x->plane))
+			     : (!b->plane && same(b->module, x->module)))
+			return b;
+	}
+	return NULL;
+}
+
+static int64_t contrib_key(const struct tp_check_contrib *c)
+{
+	return (int64_t)(tp_hash_bytes(c->name, strlen(c->name)) ^ tp_mix64((uint64_t)c->kind[0]));
+}
+
+/* The contributors that grew most: per kind and name, the value now minus
+ * the value in the baseline, largest increase first. */
+static void growth_contrib(struct tp_check_row *r, const struct tp_check_subject *x,
+			   const struct tp_check_subject *b)
+{
+	struct tp_i64map first;
+	int64_t *sum = tp_xcalloc(x->n_all + 1, sizeof(*sum));
+	size_t i;
+
+	tp_i64map_init(&first, x->n_all);
+	for (i = 0; i < x->n_all; i++) {
+		int64_t k = contrib_key(&x->all[i]);
+		long j = tp_i64map_get(&first, k);
+
+		if (j < 0)
+			tp_i64map_put(&first, k, j = (long)i);
+		sum[j] = tp_sat_add(sum[j], x->all[i].value);
+	}
+	for (i = 0; i < b->n_all; i++) {
+		long j = tp_i64map_get(&first, contrib_key(&b->all[i]));
+
+		if (j >= 0)
+			sum[j] = tp_sat_sub(sum[j], b->all[i].value);
+	}
+	r->n_contrib = 0;
+	for (i = 0; i < x->n_all; i++)
+		if (sum[i] > 0 && tp_i64map_get(&first, contrib_key(&x->all[i])) == (long)i)
+			tp_check_contrib_add(r->contrib, &r->n_contrib, x->all[i].kind,
+					     x->all[i].name, sum[i]);
+	tp_i64map_release(&first);
+	free(sum);
+}
+
+typedef void (*subjects_fn)(struct tp_check_subjects *s, const json_t *doc,
+			    const struct tp_check_where *w);
+
+static size_t growth_rule(struct tp_check *c, const json_t *doc, const struct tp_check_opts *o,
+			  const struct tp_check_where *w, const char *name,
+			  enum tp_check_metric metric, subjects_fn fn)
+{
+	struct tp_check_subjects cur = { 0 }, base = { 0 };
+	/* The baseline may name the module by another program id: look at
+	 * all of its modules, and match by name. */
+	struct tp_check_where bw = { name, w->scope, w->hbm };
+	size_t rows = 0;
+
+	fn(&cur, doc, w);
+	fn(&base, o->baseline, &bw);
+	for (size_t i = 0; i < cur.n; i++) {
+		const struct tp_check_subject *b = match(&base, &cur.v[i]);
+		struct tp_check_row *r;
+		double lim;
+
+		if (!b)
+			continue;
+		r = add_row(c, TP_CHECK_MAX_GROWTH, metric, &cur.v[i], w->scope);
+		r->has_baseline = true;
+		r->baseline = b->value;
+		growth_contrib(r, &cur.v[i], b);
+		lim = floor((double)b->value * (1.0 + o->max_growth_pct / 100.0));
+		r->limit = lim >= 9.2e18 ? INT64_MAX : (int64_t)lim;
+		verdict(c, r, r->measured <= r->limit);
+		rows++;
+	}
+	tp_check_subjects_release(&cur);
+	tp_check_subjects_release(&base);
+	return rows;
+}
+
+static enum tp_err validate(const json_t *doc, const struct tp_check_opts *o,
+			    struct tp_error *err)
+{
+	if (!o->has_max_peak && !o->has_max_peak_fraction && !o->has_max_growth &&
+	    !o->has_max_collective_bytes)
+		return tp_error_set(err, TP_ERR_USAGE,
+				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes)");
+	if (o->has_max_growth && !o->baseline)
+		return tp_error_set(err, TP_ERR_USAGE, "--max-growth needs --baseline REPORT.json");
+	if (o->module && !tp_check_doc_module(doc, o->module))
+		return tp_error_set(err, TP_ERR_USAGE, "no module '%s' in the report", o->module);
+	if (o->scope && !tp_check_doc_has_scope(doc, o->scope))
+		return tp_error_set(err, TP_ERR_USAGE, "no scope '%s' in the report", o->scope);
+	return TP_OK;
+}
+
+enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
+			 const struct tp_check_opts *o, struct tp_error *err)
+{
+	struct tp_check_where w = { o->module, o->scope, o->hbm };
+	enum tp_err rc;
+
+	memset(c, 0, sizeof(*c));
+	rc = validate(doc, o, err);
+	if (rc == TP_OK && (o->has_max_peak || o->has_max_peak_fraction))
+		rc = peak_rules(c, doc, o, &w, err);
+	if (rc == TP_OK && o->has_max_growth) {
+		const char *name = o->module ? tp_check_doc_module(doc, o->module) : NULL;
+		size_t n = growth_rule(c, doc, o, &w, name, TP_METRIC_PEAK_BYTES,
+				       tp_check_memory_subjects);
+
+		n += growth_rule(c, doc, o, &w, name, TP_METRIC_OP_TIME,
+				 tp_check_time_subjects);
+		n += growth_rule(c, doc, o, &w, name, TP_METRIC_COLLECTIVE_BYTES,
+				 tp_check_collective_subjects);
+		if (n == 0)
+			rc = tp_error_set(err, TP_ERR_INPUT,
+					  "--baseline: no core, module or scope in common with the baseline report");
+	}
+	if (rc == TP_OK && o->has_max_collective_bytes)
+		collective_rules(c, doc, o, &w);
+	if (rc != TP_OK)
+		tp_check_release(c);
+	return rc;
+}
+
+void tp_check_release(struct tp_check *c)
+{
+	free(c->rows);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,77 @@
+/*
+ * check_internal.h - what check.c (the rules) shares with check_subjects.c
+ * (memory) and check_ops.c (time, collectives), the measures read from a
+ * report document. A subject is one thing a rule measures: a core, a
+ * module, or a scope of a module, with its value and largest contributors.
+ * Strings are borrowed from the document.
+ */
+#ifndef TPUPROF_CHECK_INTERNAL_H
+#define TPUPROF_CHECK_INTERNAL_H
+
+#include "tpuprof/check.h"
+
+struct tp_check_subject {
+	const char *host, *plane;        /* a core, or NULL               */
+	const char *module, *program_id; /* a module, or NULL             */
+	const char *source;              /* static, or NULL               */
+	int64_t value;                   /* bytes or ps                   */
+	int64_t capacity;                /* bytes, -1 when unknown        */
+	size_t n_contrib;
+	struct tp_check_contrib contrib[TP_CHECK_MAX_CONTRIB];
+	struct tp_check_contrib *all;    /* malloc'd: every contribution  */
+	size_t n_all, cap_all;
+};
+
+struct tp_check_subjects {
+	struct tp_check_subject *v;  /* malloc'd */
+	size_t n, cap;
+};
+
+/* Where to look: module (name or program id) and scope prefix, both
+ * optional; hbm overrides the capacity when non-zero. */
+struct tp_check_where {
+	const char *module, *scope;
+	uint64_t hbm;
+};
+
+void tp_check_subjects_release(struct tp_check_subjects *s);
+/* A new zeroed subject at the end of s (capacity unknown). */
+struct tp_check_subject *tp_check_subject_add(struct tp_check_subjects *s);
+/* The module subject named name among s->v[first..], added when new. */
+struct tp_check_subject *tp_check_module_row(struct tp_check_subjects *s, size_t first,
+					     const char *name, const char *pid);
+
+/* Memory peaks: per core (the larger of compiler and runtime peak) when
+ * the document has cores and neither module nor scope is given; per
+ * module otherwise (peak_bytes, or the bytes under the scope). */
+void tp_check_memory_subjects(struct tp_check_subjects *s, const json_t *doc,
+			      const struct tp_check_where *w);
+/* Op self time per core, then per module over all cores. */
+void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
+			    const struct tp_check_where *w);
+/* Ring bytes per device per module, summed over executions (or over the
+ * instructions when nothing ran). */
+void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc,
+				  const struct tp_check_where *w);
+
+/* True when module names doc's module (name or program id). */
+bool tp_check_module_matches(const char *module, const char *name, const char *pid);
+/* True when scope path is prefix or below it (whole components). */
+bool tp_check_scope_under(const char *path, const char *prefix);
+/* The name of the module that module (a name or program id) names in
+ * doc, or NULL when there is none. */
+const char *tp_check_doc_module(const json_t *doc, const char *module);
+/* Whether the document has this scope anywhere. */
+bool tp_check_doc_has_scope(const json_t *doc, const char *scope);
+
+/* Integer from a JSON integer or decimal string; false when absent. */
+bool tp_check_jint(const json_t *v, int64_t *out);
+/* Adds a contribution to x: to its largest and to its full list. */
+void tp_check_subject_contrib(struct tp_check_subject *x, const char *kind,
+			      const char *name, int64_t value);
+/* Keeps the TP_CHECK_MAX_CONTRIB largest, largest first, earliest first
+ * among equals. */
+void tp_check_contrib_add(struct tp_check_contrib *c, size_t *n, const char *kind,
+			  const char *name, int64_t value);
+
+#endif

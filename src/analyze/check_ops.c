@@ -1,0 +1,160 @@
+/*
+ * check_ops.c - what `check` measures of time and traffic, from the report
+ * document: op self time per core and per module (under a scope: the op
+ * time there, each fusion split over its scopes as op_scopes splits it),
+ * and ring bytes of collectives per module.
+ */
+#include "check_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/util.h"
+
+#define J(o, k) json_object_get((o), (k))
+#define S(o, k) json_string_value(json_object_get((o), (k)))
+
+static int64_t jint0(const json_t *v)
+{
+	int64_t x = 0;
+
+	tp_check_jint(v, &x);
+	return x;
+}
+
+/* --- time ----------------------------------------------------------- */
+
+/* The op's self time under the scope: its share of each split fusion. */
+static int64_t op_scope_ps(const json_t *op, const json_t *core, const json_t *splits,
+			   const char *scope)
+{
+	const char *name = S(op, "name"), *pid = S(op, "program_id");
+	size_t i, j;
+	const json_t *f, *sc;
+
+	json_array_foreach(splits, i, f) {
+		const char *fp = S(f, "program_id");
+		int64_t sum = 0;
+
+		if (!name || !S(f, "op") || strcmp(S(f, "op"), name) != 0 ||
+		    (pid && fp && strcmp(pid, fp) != 0) ||
+		    !S(f, "plane") || !S(core, "plane") || strcmp(S(f, "plane"), S(core, "plane")) ||
+		    !S(f, "host") || !S(core, "host") || strcmp(S(f, "host"), S(core, "host")))
+			continue;
+		json_array_foreach(J(f, "scopes"), j, sc)
+			if (tp_check_scope_under(S(sc, "scope"), scope))
+				sum += jint0(J(sc, "time_ps"));
+		return sum;
+	}
+	return tp_check_scope_under(S(op, "scope"), scope) ? jint0(J(op, "self_ps")) : 0;
+}
+
+/* Op self time summed over cores, per module and op name. */
+struct op_sum {
+	size_t row;
+	const char *name;
+	int64_t ps;
+};
+
+static void op_sum_add(struct op_sum **v, size_t *n, size_t *cap, size_t row,
+		       const char *name, int64_t ps)
+{
+	for (size_t i = *n; i-- > 0;)
+		if ((*v)[i].row == row && strcmp((*v)[i].name, name) == 0) {
+			(*v)[i].ps += ps;
+			return;
+		}
+	*v = tp_xgrow(*v, cap, *n + 1, sizeof(**v));
+	(*v)[*n].row = row;
+	(*v)[*n].name = name;
+	(*v)[(*n)++].ps = ps;
+}
+
+void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
+			    const struct tp_check_where *w)
+{
+	const json_t *splits = J(J(doc, "op_scopes"), "fusion_splits");
+	const json_t *cores = J(J(doc, "ops"), "cores"), *core, *op;
+	struct op_sum *sums = NULL;
+	size_t i, j, first_module, n_sums = 0, cap_sums = 0;
+
+	json_array_foreach(cores, i, core) {
+		struct tp_check_subject *x = tp_check_subject_add(s);
+
+		x->host = S(core, "host");
+		x->plane = S(core, "plane");
+		x->module = w->module;
+		json_array_foreach(J(core, "ops"), j, op) {
+			int64_t ps;
+
+			if (!tp_check_module_matches(w->module, S(op, "module"), S(op, "program_id")))
+				continue;
+			ps = w->scope ? op_scope_ps(op, core, splits, w->scope) : jint0(J(op, "self_ps"));
+			x->value += ps;
+			if (ps)
+				tp_check_subject_contrib(x, "op", S(op, "name"), ps);
+		}
+	}
+	/* per module, over all cores; rows appear in first-seen order */
+	first_module = s->n;
+	json_array_foreach(cores, i, core) {
+		json_array_foreach(J(core, "ops"), j, op) {
+			const char *name = S(op, "module");
+			struct tp_check_subject *x;
+			int64_t ps;
+
+			if (!name || !tp_check_module_matches(w->module, name, S(op, "program_id")))
+				continue;
+			ps = w->scope ? op_scope_ps(op, core, splits, w->scope) : jint0(J(op, "self_ps"));
+			x = tp_check_module_row(s, first_module, name, S(op, "program_id"));
+			x->value += ps;
+			if (ps && S(op, "name"))
+				op_sum_add(&sums, &n_sums, &cap_sums, (size_t)(x - s->v),
+					   S(op, "name"), ps);
+		}
+	}
+	for (i = 0; i < n_sums; i++) {
+		struct tp_check_subject *x = &s->v[sums[i].row];
+
+		tp_check_subject_contrib(x, "op", sums[i].name, sums[i].ps);
+	}
+	free(sums);
+	/* a module without op time under the scope is not a subject */
+	for (i = j = first_module; w->scope && i < s->n; i++)
+		if (s->v[i].value)
+			s->v[j++] = s->v[i];
+		else
+			free(s->v[i].all);
+	if (w->scope)
+		s->n = j;
+}
+
+/* --- collectives ---------------------------------------------------- */
+
+void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc,
+				  const struct tp_check_where *w)
+{
+	const json_t *colls = J(J(doc, "collectives"), "collectives"), *c;
+	bool ran = false;
+	size_t i, first = s->n;
+
+	json_array_foreach(colls, i, c)
+		if (jint0(J(c, "occurrences")) > 0)
+			ran = true;
+	json_array_foreach(colls, i, c) {
+		struct tp_check_subject *x;
+		int64_t ring = 0, bytes;
+
+		if (!tp_check_module_matches(w->module, S(c, "module"), S(c, "program_id")) ||
+		    (w->scope && !tp_check_scope_under(S(c, "scope"), w->scope)))
+			continue;
+		tp_check_jint(J(c, "ring_bytes_per_device"), &ring);
+		bytes = ran ? tp_sat_mul(ring, jint0(J(c, "occurrences"))) : ring;
+		x = tp_check_module_row(s, first, S(c, "module"), S(c, "program_id"));
+		x->source = ran ? "executions" : "instructions";
+		x->value = tp_sat_add(x->value, bytes);
+		if (bytes)
+			tp_check_subject_contrib(x, "collective", S(c, "name"),
+					     bytes);
+	}
+}

@@ -1,0 +1,68 @@
+/*
+ * diff_internal.h - what diff.c, diff_memory.c and diff_time.c share: a
+ * set of rows keyed by a label, each with up to DIFF_METRICS values per
+ * side, and the readers that take values out of report documents.
+ *
+ * Ownership: a diff_set owns its entries (keys and labels); diff_section
+ * borrows the set and returns a new reference.
+ */
+#ifndef TPUPROF_DIFF_INTERNAL_H
+#define TPUPROF_DIFF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#define DIFF_METRICS 4
+enum { DIFF_A = 0, DIFF_B = 1 };
+
+struct diff_entry {
+	json_t *keys;                /* the row's naming fields; owned    */
+	char *label;                 /* index key and tie-break; malloc'd */
+	size_t seq;                  /* insertion order, last tie-break   */
+	int64_t v[2][DIFF_METRICS];  /* summed values per side            */
+	bool has[2][DIFF_METRICS];   /* present on that side              */
+};
+
+struct diff_set {
+	json_t *index;               /* label -> entry number; owned      */
+	struct diff_entry *v;        /* malloc'd                          */
+	size_t n, cap;
+};
+
+/* Totals of a section given by the caller (tree roots), else row sums. */
+struct diff_total {
+	bool set;
+	bool has[2];
+	int64_t v[2];
+};
+
+void diff_set_init(struct diff_set *s);
+void diff_set_release(struct diff_set *s);
+/* The entry for label, created with keys (stolen) when new; when it
+ * exists, keys are dropped. */
+struct diff_entry *diff_set_get(struct diff_set *s, const char *label, json_t *keys);
+/* Always a new entry (rows matched by the caller). keys stolen. */
+struct diff_entry *diff_set_add(struct diff_set *s, const char *label, json_t *keys);
+/* Adds v (saturating) to the metric on one side and marks it present. */
+void diff_entry_add(struct diff_entry *e, int side, int metric, int64_t v);
+
+/* The section object of one metric: unit, totals, counts, rows sorted by
+ * absolute delta. extra_name, when not NULL, adds <extra_name>_a and
+ * <extra_name>_b from metric `extra`. total NULL or unset: row sums. */
+json_t *diff_section(const struct diff_set *s, int metric, const char *unit,
+		     int extra, const char *extra_name, const struct diff_total *total);
+
+/* Readers of report documents, lenient: a missing or mistyped field reads
+ * as absent (false) or "". Integers may be numbers or decimal strings. */
+bool diff_int(const json_t *obj, const char *key, int64_t *out);
+const char *diff_str(const json_t *obj, const char *key);
+json_t *diff_path(const json_t *doc, const char *a, const char *b); /* borrowed */
+/* key parts joined by 0x1f into a malloc'd label */
+char *diff_label(const char *a, const char *b);
+
+void diff_memory(json_t *sections, const json_t *a, const json_t *b);
+void diff_time(json_t *sections, const json_t *a, const json_t *b);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * cmd_check.c - `tpuprof check CAPTURE|REPORT.json... [rules]`: the CI
+ * gate. Loads a report document (a saved report or captures, alike),
+ * evaluates the rules (src/analyze/check.c) and exits 0 when every rule
+ * holds, 1 when any breaks; other failures keep their own exit codes.
+ */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/check.h"
+#include "tpuprof/report_doc.h"
+#include "tpuprof/util.h"
+
+static const char check_help[] =
+	"usage: tpuprof check [options] CAPTURE|REPORT.json... RULE...\n"
+	"\n"
+	"The CI gate: evaluates every RULE on the capture (or on a report saved\n"
+	"with 'tpuprof report --format json', or on an XLA dump before anything\n"
+	"runs), prints one line per broken rule with the core, module or scope,\n"
+	"the measured value, the limit and the largest contributors, then a\n"
+	"summary line. --format json gives every check, passing or not\n"
+	"(\"tpuprof.check/1\").\n"
+	"\n"
+	"rules (at least one):\n"
+	"  --max-peak SIZE        memory peak, e.g. 14.5GiB: per core the larger of\n"
+	"                         the compiler peak of its programs and the runtime\n"
+	"                         allocator peak; per module when the capture has no\n"
+	"                         cores (XLA dumps, HloProtos) or with --module/--scope\n"
+	"  --max-peak-fraction F  the same peak as a fraction of device capacity\n"
+	"                         (plane memory_size, or --hbm), 0 < F <= 1\n"
+	"  --baseline REPORT.json --max-growth PCT\n"
+	"                         growth over the baseline of peak memory (per core or\n"
+	"                         module), op self time (per core and per module) and\n"
+	"                         collective bytes (per module), at most PCT percent\n"
+	"  --max-collective-bytes SIZE\n"
+	"                         ring bytes one device sends, per module, summed over\n"
+	"                         the executions captured (over the instructions, once\n"
+	"                         each, when nothing ran)\n"
+	"\n"
+	"restrictions:\n"
+	"  --module NAME|ID       every rule only for this module\n"
+	"  --scope PREFIX         memory: the bytes live at the peak under this name\n"
+	"                         scope; time: op self time under it; collectives:\n"
+	"                         those under it (whole /-separated components)\n"
+	"\n"
+	"options:\n"
+	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
+	"  --format text|json     output format (default text)\n"
+	"  -o, --output FILE      write to FILE (replaced only on success)\n"
+	"  --run NAME, --max-input SIZE, -q, -h    as for every command\n"
+	"\n"
+	"exit: 0 every rule holds, 1 a rule broke, 2 usage (also a --module or\n"
+	"--scope that names nothing, or a fraction without a known capacity),\n"
+	"3 unreadable or corrupt input or a baseline that is not a report,\n"
+	"5 output failed\n";
+
+enum {
+	OPT_MAX_PEAK = TP_CLI_OPTION_BASE,
+	OPT_MAX_PEAK_FRACTION,
+	OPT_BASELINE,
+	OPT_MAX_GROWTH,
+	OPT_MAX_COLLECTIVE_BYTES,
+	OPT_MODULE,
+	OPT_SCOPE,
+	OPT_HBM,
+};
+
+static const struct tp_cli_option check_options[] = {
+	{ "max-peak", true, OPT_MAX_PEAK },
+	{ "max-peak-fraction", true, OPT_MAX_PEAK_FRACTION },
+	{ "baseline", true, OPT_BASELINE },
+	{ "max-growth", true, OPT_MAX_GROWTH },
+	{ "max-collective-bytes", true, OPT_MAX_COLLECTIVE_BYTES },
+	{ "module", true, OPT_MODULE },
+	{ "scope", true, OPT_SCOPE },
+	{ "hbm", true, OPT_HBM },
+	{ NULL, false, 0 },
+};
+
+struct check_args {
+	struct tp_check_opts rules;
+	const char *baseline;
+};
+
+/* A finite decimal number, with an optional trailing '%' when pct. */
+static bool parse_number(const char *s, bool pct, double *out)
+{
+	char *end;
+
+	if (!*s || strchr(" \t\n", *s))
+		return false;
+	*out = strtod(s, &end);
+	if (pct && *end == '%')
+		end++;
+	return end != s && *end == '\0' && isfinite(*out);
+}
+
+static int on_option(void *ctx, int id, const char *arg)
+{
+	struct check_args *a = ctx;
+	struct tp_check_opts *r = &a->rules;
+	double v;
+
+	switch (id) {
+	case OPT_MAX_PEAK:
+		if (!tp_parse_size(arg, &r->max_peak))
+			return tp_cli_usage_error(&tp_cmd_check, "bad size '%s' for --max-peak", arg);
+		r->has_max_peak = true;
+		return 0;
+	case OPT_MAX_PEAK_FRACTION:
+		if (!parse_number(arg, false, &v) || !(v > 0 && v <= 1))
+			return tp_cli_usage_error(&tp_cmd_check,
+						  "bad fraction '%s' for --max-peak-fraction (above 0, at most 1, e.g. 0.9)",
+						  arg);
+		r->max_peak_fraction = v;
+		r->has_max_peak_fraction = true;
+		return 0;
+	case OPT_BASELINE:
+		a->baseline = arg;
+		return 0;
+	case OPT_MAX_GROWTH:
+		if (!parse_number(arg, true, &v) || v < 0 || v > 1e9)
+			return tp_cli_usage_error(&tp_cmd_check,
+						  "bad percentage '%s' for --max-growth (0 or more, e.g. 10 or 10%%)",
+						  arg);
+		r->max_growth_pct = v;
+		r->has_max_growth = true;
+		return 0;
+	case OPT_MAX_COLLECTIVE_BYTES:
+		if (!tp_parse_size(arg, &r->max_collective_bytes))
+			return tp_cli_usage_error(&tp_cmd_check,
+						  "bad size '%s' for --max-collective-bytes", arg);
+		r->has_max_collective_bytes = true;
+		return 0;
+	case OPT_MODULE:
+		r->module = arg;
+		return 0;
+	case OPT_SCOPE:
+		r->scope = arg;
+		return 0;
+	case OPT_HBM:
+		if (!tp_parse_size(arg, &r->hbm) || !r->hbm)
+			return tp_cli_usage_error(&tp_cmd_check, "bad size '%s' for --hbm", arg);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int usage_rules(const struct check_args *a)
+{
+	const struct tp_check_opts *r = &a->rules;
+
+	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
+	    !r->has_max_collective_bytes && !a->baseline)
+		return tp_cli_usage_error(&tp_cmd_check, "%s",
+					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes)");
+	if (r->has_max_growth && !a->baseline)
+		return tp_cli_usage_error(&tp_cmd_check, "%s", "--max-growth needs --baseline REPORT.json");
+	if (a->baseline && !r->has_max_growth)
+		return tp_cli_usage_error(&tp_cmd_check, "%s", "--baseline needs --max-growth PCT");
+	return TP_EXIT_OK;
+}
+
+static int evaluate(const struct tp_common_opts *o, struct check_args *a, json_t *doc)
+{
+	struct tp_check c;
+	struct tp_error err = { 0 };
+	struct tp_output out;
+	enum tp_err rc;
+	int code;
+
+	if (tp_check_run(&c, doc, &a->rules, &err) != TP_OK)
+		return tp_cli_fail(&err);
+	code = tp_output_open(&out, o->output);
+	if (code == TP_EXIT_OK) {
+		rc = tp_check_write(out.fp, o->format, &c, &a->rules, &err);
+		code = tp_output_close(&out, rc == TP_OK);
+		if (rc != TP_OK && code == TP_EXIT_OK)
+			code = tp_cli_fail(&err);
+		if (code == TP_EXIT_OK && c.n_failed)
+			code = TP_EXIT_CHECK_FAILED;
+	}
+	tp_check_release(&c);
+	return code;
+}
+
+static int run_check(int argc, char **argv)
+{
+	struct check_args a = { 0 };
+	struct tp_report_filter f = { 0 };
+	struct tp_common_opts o;
+	struct tp_error err = { 0 };
+	json_t *doc = NULL, *base = NULL;
+	int code;
+
+	if (tp_cli_parse(&tp_cmd_check, argc, argv, check_options, on_option, &a, &o,
+			 &code) < 0)
+		return code;
+	if ((code = usage_rules(&a)) != TP_EXIT_OK)
+		return code;
+	f.hbm = a.rules.hbm;
+	if (tp_report_doc_load(&doc, (const char *const *)o.captures, (size_t)o.n_captures,
+			       &o.open, &f, &err) != TP_OK)
+		return tp_cli_fail(&err);
+	if (a.baseline && tp_report_doc_load(&base, &a.baseline, 1, &o.open, &f, &err) != TP_OK) {
+		json_decref(doc);
+		return tp_cli_fail(&err);
+	}
+	a.rules.baseline = base;
+	code = evaluate(&o, &a, doc);
+	json_decref(base);
+	json_decref(doc);
+	return code;
+}
+
+const struct tp_cmd tp_cmd_check = {
+	.name = "check",
+	.summary = "the CI gate: fail when memory, time or traffic break a limit",
+	.help = check_help,
+	.run = run_check,
+};

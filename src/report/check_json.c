@@ -1,0 +1,87 @@
+/*
+ * check_json.c - the `tpuprof.check/1` document: the rules given, the
+ * verdict, and every row evaluated, passing or not (docs/json.md).
+ */
+#include "tpuprof/check.h"
+
+static json_t *opt_str(const char *s)
+{
+	return s ? tp_json_cstr(s) : json_null();
+}
+
+static json_t *limits_json(const struct tp_check_opts *o)
+{
+	json_t *l = json_object();
+
+	json_object_set_new(l, "max_peak_bytes",
+			    o->has_max_peak ? tp_json_uint(o->max_peak) : json_null());
+	json_object_set_new(l, "max_peak_fraction",
+			    o->has_max_peak_fraction ? json_real(o->max_peak_fraction)
+						     : json_null());
+	json_object_set_new(l, "max_growth_pct",
+			    o->has_max_growth ? json_real(o->max_growth_pct) : json_null());
+	json_object_set_new(l, "max_collective_bytes",
+			    o->has_max_collective_bytes ? tp_json_uint(o->max_collective_bytes)
+							: json_null());
+	json_object_set_new(l, "module", opt_str(o->module));
+	json_object_set_new(l, "scope", opt_str(o->scope));
+	json_object_set_new(l, "hbm_bytes", o->hbm ? tp_json_uint(o->hbm) : json_null());
+	return l;
+}
+
+static json_t *row_json(const struct tp_check_row *r)
+{
+	json_t *j = json_object(), *contrib = json_array();
+	bool fraction = r->rule == TP_CHECK_MAX_PEAK_FRACTION;
+
+	json_object_set_new(j, "rule", json_string(tp_check_rule_name(r->rule)));
+	json_object_set_new(j, "metric", json_string(tp_check_metric_name(r->metric)));
+	json_object_set_new(j, "pass", json_boolean(r->pass));
+	json_object_set_new(j, "host", opt_str(r->plane ? r->host : NULL));
+	json_object_set_new(j, "plane", opt_str(r->plane));
+	json_object_set_new(j, "module", opt_str(r->module));
+	json_object_set_new(j, "program_id", opt_str(r->program_id));
+	json_object_set_new(j, "scope", opt_str(r->scope));
+	json_object_set_new(j, "source", opt_str(r->source));
+	json_object_set_new(j, "unit",
+			    json_string(r->metric == TP_METRIC_OP_TIME ? "ps" : "bytes"));
+	json_object_set_new(j, "measured", tp_json_int(r->measured));
+	json_object_set_new(j, "limit", tp_json_int(r->limit));
+	json_object_set_new(j, "fraction", fraction ? json_real(r->fraction) : json_null());
+	json_object_set_new(j, "limit_fraction",
+			    fraction ? json_real(r->limit_fraction) : json_null());
+	json_object_set_new(j, "capacity_bytes",
+			    fraction ? tp_json_int(r->capacity) : json_null());
+	json_object_set_new(j, "baseline",
+			    r->has_baseline ? tp_json_int(r->baseline) : json_null());
+	json_object_set_new(j, "growth_pct",
+			    r->has_baseline && r->baseline > 0
+				    ? json_real(((double)r->measured - (double)r->baseline) * 100.0 /
+						(double)r->baseline)
+				    : json_null());
+	for (size_t i = 0; i < r->n_contrib; i++) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "kind", json_string(r->contrib[i].kind));
+		json_object_set_new(c, "name", tp_json_cstr(r->contrib[i].name));
+		json_object_set_new(c, "value", tp_json_int(r->contrib[i].value));
+		json_array_append_new(contrib, c);
+	}
+	json_object_set_new(j, "contributors", contrib);
+	return j;
+}
+
+json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o)
+{
+	json_t *doc = json_object(), *rows = json_array();
+
+	json_object_set_new(doc, "schema", json_string("tpuprof.check/1"));
+	json_object_set_new(doc, "verdict", json_string(c->n_failed ? "fail" : "pass"));
+	json_object_set_new(doc, "checks", tp_json_uint(c->n_rows));
+	json_object_set_new(doc, "failed", tp_json_uint(c->n_failed));
+	json_object_set_new(doc, "limits", limits_json(o));
+	for (size_t i = 0; i < c->n_rows; i++)
+		json_array_append_new(rows, row_json(&c->rows[i]));
+	json_object_set_new(doc, "results", rows);
+	return doc;
+}

@@ -1,0 +1,105 @@
+/*
+ * check_text.c - `tpuprof check` as text: one line per broken rule,
+ * naming the core, module or scope, the measured value, the limit and the
+ * largest contributors, then one summary line. Passing rows are only in
+ * the JSON, so a CI log shows what broke and nothing else.
+ */
+#include "tpuprof/check.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static const char *value(char *buf, size_t n, enum tp_check_metric m, int64_t v)
+{
+	if (m == TP_METRIC_OP_TIME)
+		return tp_fmt_ps(buf, n, v);
+	return tp_fmt_bytes(buf, n, v < 0 ? 0 : (uint64_t)v);
+}
+
+/* Both values in units, or exactly when the units would print them alike
+ * ("10.0 MiB > limit 10.0 MiB" says nothing). */
+static void values(char *a, char *b, size_t n, enum tp_check_metric m, int64_t x, int64_t y)
+{
+	value(a, n, m, x);
+	value(b, n, m, y);
+	if (strcmp(a, b) == 0) {
+		const char *unit = m == TP_METRIC_OP_TIME ? "ps" : "B";
+
+		snprintf(a, n, "%" PRId64 " %s", x, unit);
+		snprintf(b, n, "%" PRId64 " %s", y, unit);
+	}
+}
+
+static void subject(FILE *out, const struct tp_check_row *r)
+{
+	if (r->plane)
+		fprintf(out, " core %s %s", r->host ? r->host : "?", r->plane);
+	if (r->module)
+		fprintf(out, " module %s", r->module);
+	if (r->scope)
+		fprintf(out, " scope %s", r->scope);
+	if (!r->plane && !r->module && !r->scope)
+		fputs(" all", out);
+}
+
+static void row_text(FILE *out, const struct tp_check_row *r)
+{
+	char a[32], b[32], c[32];
+	bool growth = r->rule == TP_CHECK_MAX_GROWTH;
+
+	fprintf(out, "FAIL %s", tp_check_rule_name(r->rule));
+	if (r->rule == TP_CHECK_MAX_GROWTH)
+		fprintf(out, " %s", r->metric == TP_METRIC_PEAK_BYTES ? "peak memory"
+				    : r->metric == TP_METRIC_OP_TIME ? "op time"
+								     : "collective bytes");
+	subject(out, r);
+	values(a, c, sizeof(a), r->metric, r->measured, r->limit);
+	fprintf(out, ": %s", a);
+	if (r->source)
+		fprintf(out, " (%s)", r->source);
+	switch (r->rule) {
+	case TP_CHECK_MAX_PEAK_FRACTION:
+		fprintf(out, " = %.1f%% of %s > limit %g%% (%s)", r->fraction * 100.0,
+			value(b, sizeof(b), r->metric, r->capacity), r->limit_fraction * 100.0, c);
+		break;
+	case TP_CHECK_MAX_GROWTH:
+		if (r->baseline > 0)
+			fprintf(out, " = %+.1f%%", ((double)r->measured - (double)r->baseline) *
+							   100.0 / (double)r->baseline);
+		fprintf(out, " over baseline %s > limit %s",
+			value(b, sizeof(b), r->metric, r->baseline), c);
+		break;
+	default:
+		fprintf(out, " > limit %s", c);
+		break;
+	}
+	for (size_t i = 0; i < r->n_contrib; i++)
+		fprintf(out, "%s%s %s %s%s", i ? ", " : growth ? "; grew most: " : "; largest: ",
+			r->contrib[i].kind, r->contrib[i].name, growth ? "+" : "",
+			value(a, sizeof(a),
+			      r->contrib[i].kind[0] == 'o' ? TP_METRIC_OP_TIME : TP_METRIC_PEAK_BYTES,
+			      r->contrib[i].value));
+	fputc('\n', out);
+}
+
+enum tp_err tp_check_write(FILE *out, enum tp_format fmt, const struct tp_check *c,
+			   const struct tp_check_opts *o, struct tp_error *err)
+{
+	if (fmt == TP_FORMAT_JSON) {
+		json_t *doc = tp_check_json(c, o);
+		enum tp_err rc = tp_json_write(out, doc, err);
+
+		json_decref(doc);
+		return rc;
+	}
+	for (size_t i = 0; i < c->n_rows; i++)
+		if (!c->rows[i].pass)
+			row_text(out, &c->rows[i]);
+	if (c->n_failed)
+		fprintf(out, "check: FAIL, %zu of %zu checks failed\n", c->n_failed, c->n_rows);
+	else
+		fprintf(out, "check: ok, all %zu checks passed\n", c->n_rows);
+	if (ferror(out))
+		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write the check result");
+	return TP_OK;
+}

@@ -1,0 +1,208 @@
+/*
+ * diff_text.c - `tpuprof diff` for people: per section the totals in A
+ * and B, then the rows that changed, largest absolute change first, at
+ * most `limit` of them, and a line saying what was left out. Unchanged
+ * rows are only counted; --format json has every row.
+ */
+#include "tpuprof/diff.h"
+
+#include "tpuprof/util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_WIDTH 42 /* 100 columns less the 58 of the numbers */
+
+static const struct {
+	const char *name, *title;
+} sections[] = {
+	{ "memory_modules", "memory: compiler peak per module" },
+	{ "memory_cores_compiler", "memory: compiler peak per core" },
+	{ "memory_cores_runtime", "memory: runtime allocator peak per core" },
+	{ "peak_buffers", "memory: buffers live at each module's peak" },
+	{ "peak_scopes", "memory: bytes at the peaks by name scope" },
+	{ "ops", "time: op time, summed over cores" },
+	{ "op_scopes", "time: op self time by name scope" },
+	{ "collective_ring_bytes", "traffic: ring bytes per device, summed over executions" },
+	{ "collective_payload_bytes", "traffic: payload bytes, summed over executions" },
+	{ "collective_time", "traffic: device time of collectives" },
+};
+
+static int64_t num(const json_t *obj, const char *key, bool *has)
+{
+	const json_t *j = json_object_get(obj, key);
+
+	*has = json_is_integer(j) || json_is_string(j);
+	if (json_is_string(j))
+		return strtoll(json_string_value(j), NULL, 10);
+	return json_integer_value(j);
+}
+
+static const char *str(const json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : "";
+}
+
+/* A value in the section's unit, signed when asked; "-" when absent. */
+static const char *fmt(char *buf, size_t n, const char *unit, bool has, int64_t v, bool sign)
+{
+	char tmp[32];
+	uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	if (!has)
+		return "-";
+	if (strcmp(unit, "ps") == 0)
+		tp_fmt_ps(tmp, sizeof(tmp), (int64_t)(mag > INT64_MAX ? INT64_MAX : mag));
+	else
+		tp_fmt_bytes(tmp, sizeof(tmp), mag);
+	snprintf(buf, n, "%s%s", !sign ? (v < 0 ? "-" : "") : v < 0 ? "-" : v > 0 ? "+" : "",
+		 tmp);
+	return buf;
+}
+
+static const char *fmt_pct(char *buf, size_t n, const json_t *p)
+{
+	double v = json_real_value(p);
+
+	if (!json_is_real(p))
+		return "-";
+	if (v >= 10000 || v <= -10000)
+		snprintf(buf, n, "%s", v > 0 ? ">+9999%" : "<-9999%");
+	else
+		snprintf(buf, n, "%+.1f%%", v);
+	return buf;
+}
+
+/* What a row is about, in one string (malloc'd). */
+static char *row_name(const char *section, const json_t *row)
+{
+	const char *module = str(row, "module");
+
+	if (strncmp(section, "memory_cores", 12) == 0)
+		return tp_xasprintf("%s %s", str(row, "host"), str(row, "plane"));
+	if (strcmp(section, "memory_modules") == 0)
+		return tp_xasprintf("%s%s", module,
+				    strcmp(str(row, "matched_by"), "name") == 0
+					    ? " (by name: program id changed)" : "");
+	if (strcmp(section, "peak_buffers") == 0) {
+		const char *ia = str(row, "instruction_a"), *ib = str(row, "instruction_b");
+		const char *sa = str(row, "shape_a"), *sb = str(row, "shape_b");
+
+		if (*ia && *ib && strcmp(ia, ib) != 0)
+			return tp_xasprintf("%s>%s %s (%s)", ia, ib, *sb ? sb : sa, module);
+		if (*sa && *sb && strcmp(sa, sb) != 0)
+			return tp_xasprintf("%s %s>%s (%s)", *ib ? ib : ia, sa, sb, module);
+		return tp_xasprintf("%s %s (%s)", *ib ? ib : ia, *sb ? sb : sa, module);
+	}
+	if (strcmp(section, "peak_scopes") == 0)
+		return tp_xasprintf("%s: %s", module, str(row, "path"));
+	if (strcmp(section, "op_scopes") == 0)
+		return tp_xstrdup(str(row, "path"));
+	if (strcmp(section, "ops") == 0)
+		return tp_xasprintf("%s%s%s", module, *module ? ": " : "", str(row, "op"));
+	return tp_xasprintf("%s%s%s", module, *module ? ": " : "", str(row, "collective"));
+}
+
+/* Names longer than NAME_WIDTH lose their start (scope paths: the end
+ * says most) or their end (buffers: instruction and shape come first). */
+static void print_line(FILE *out, const char *what, const char *unit, const json_t *v,
+		       const char *name, bool keep_start)
+{
+	char a[48], b[48], d[48], p[16];
+	bool ha, hb, hd;
+	int64_t va = num(v, "a", &ha), vb = num(v, "b", &hb), vd = num(v, "delta", &hd);
+	size_t len = strlen(name);
+
+	fprintf(out, "  %-11s %10s %10s %11s %8s", what, fmt(a, sizeof(a), unit, ha, va, false),
+		fmt(b, sizeof(b), unit, hb, vb, false), fmt(d, sizeof(d), unit, hd, vd, true),
+		fmt_pct(p, sizeof(p), json_object_get(v, "percent")));
+	if (len > NAME_WIDTH && keep_start)
+		fprintf(out, "  %.*s...\n", NAME_WIDTH - 3, name);
+	else if (len > NAME_WIDTH)
+		fprintf(out, "  ...%s\n", name + len - (NAME_WIDTH - 3));
+	else if (len)
+		fprintf(out, "  %s\n", name);
+	else
+		fputc('\n', out);
+}
+
+static void print_counts(FILE *out, const json_t *counts, size_t n_rows)
+{
+	static const char *const words[] = { "grew", "shrank", "appeared", "disappeared",
+					     "unchanged" };
+	const char *sep = ": ";
+
+	fprintf(out, "  %zu row%s", n_rows, n_rows == 1 ? "" : "s");
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		json_int_t c = json_integer_value(json_object_get(counts, words[i]));
+
+		if (c) {
+			fprintf(out, "%s%lld %s", sep, (long long)c, words[i]);
+			sep = ", ";
+		}
+	}
+	fputc('\n', out);
+}
+
+static void print_section(FILE *out, const char *name, const char *title,
+			  const json_t *sec, size_t limit)
+{
+	const json_t *rows = json_object_get(sec, "rows");
+	const char *unit = str(sec, "unit");
+	size_t n = json_array_size(rows), shown = 0, changed = 0;
+
+	fprintf(out, "\n%s\n", title);
+	if (!n) {
+		fputs("  nothing in A or B\n", out);
+		return;
+	}
+	print_counts(out, json_object_get(sec, "counts"), n);
+	fprintf(out, "  %-11s %10s %10s %11s %8s\n", "", "A", "B", "B - A", "%");
+	print_line(out, "total", unit, json_object_get(sec, "totals"), "", false);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *row = json_array_get(rows, i);
+		char *label;
+
+		if (strcmp(str(row, "change"), "unchanged") == 0)
+			continue;
+		changed++;
+		if (limit && shown >= limit)
+			continue;
+		label = row_name(name, row);
+		print_line(out, str(row, "change"), unit, row, label,
+			   strcmp(name, "peak_buffers") == 0);
+		free(label);
+		shown++;
+	}
+	if (!changed)
+		fputs("  no row changed\n", out);
+	else if (shown < changed) {
+		const json_t *next = json_array_get(rows, shown);
+		char d[48];
+		bool has;
+		int64_t v = num(next, "delta", &has);
+
+		fprintf(out, "  ... %zu more changed row%s, each by at most %s (--limit 0 shows all)\n",
+			changed - shown, changed - shown == 1 ? "" : "s",
+			fmt(d, sizeof(d), unit, true, v < 0 ? -v : v, false));
+	}
+}
+
+enum tp_err tp_diff_write_text(FILE *out, const json_t *diff, size_t limit,
+			       struct tp_error *err)
+{
+	const json_t *secs = json_object_get(diff, "sections");
+
+	fprintf(out, "A  %s\nB  %s\n", str(diff, "a"), str(diff, "b"));
+	fputs("changes are B - A; rows by absolute change, largest first; unchanged rows\n"
+	      "are only counted (--format json lists every row)\n", out);
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		print_section(out, sections[i].name, sections[i].title,
+			      json_object_get(secs, sections[i].name), limit);
+	if (ferror(out))
+		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
+	return TP_OK;
+}

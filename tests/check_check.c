@@ -1,0 +1,331 @@
+/*
+ * check_check.c - `tpuprof check` (issue 6): every rule passing and
+ * failing on generated testdata, an XLA dump, a standalone HloProto and a
+ * shared capture, with the exact measured values and limits; a saved
+ * report standing in for the capture; usage errors; the text line and
+ * the tpuprof.check/1 document.
+ *
+ * testdata/check-baseline.report.json is the saved baseline: made with
+ * `tpuprof report --format json -o testdata/check-baseline.report.json
+ * testdata/jit_train_step.hlo_proto.pb` (module jit_train_step, peak
+ * 4498448 bytes), to gate the XLA dump in testdata/xla-dump against.
+ */
+#include "testutil.h"
+
+#include "tpuprof/check.h"
+#include "tpuprof/report_doc.h"
+
+#define CAP "../shared/captures/"
+#define SMALL "testdata/small.xplane.pb"
+#define DUMP "testdata/xla-dump"
+#define HLO "testdata/jit_train_step.hlo_proto.pb"
+#define INFER CAP "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"
+#define TRANSFORMER "jit(train_step)/jit(main)/transformer"
+#define GiB (UINT64_C(1) << 30)
+#define MiB (UINT64_C(1) << 20)
+
+static const struct {
+	const char *desc, *path, *base; /* base: baseline capture or report */
+	struct tp_check_opts o;
+	enum tp_err rc;
+	size_t rows, failed;
+	size_t row;                     /* the row checked below          */
+	int64_t measured, limit;
+	bool pass;
+} cases[] = {
+	{ "max-peak holds per core (runtime peak)", SMALL, NULL,
+	  { .has_max_peak = true, .max_peak = 2 * GiB },
+	  TP_OK, 2, 0, 0, 1977450496, 2147483648, true },
+	{ "max-peak breaks on core 0", SMALL, NULL,
+	  { .has_max_peak = true, .max_peak = GiB },
+	  TP_OK, 2, 1, 0, 1977450496, 1073741824, false },
+	{ "max-peak on core 1 is the compiler peak", SMALL, NULL,
+	  { .has_max_peak = true, .max_peak = GiB },
+	  TP_OK, 2, 1, 1, 21612560, 1073741824, true },
+	{ "max-peak-fraction of the plane's memory_size breaks", SMALL, NULL,
+	  { .has_max_peak_fraction = true, .max_peak_fraction = 0.05 },
+	  TP_OK, 2, 1, 0, 1977450496, 1717986918, false },
+	{ "max-peak-fraction of --hbm holds", SMALL, NULL,
+	  { .has_max_peak_fraction = true, .max_peak_fraction = 0.5, .hbm = 4 * GiB },
+	  TP_OK, 2, 0, 0, 1977450496, 2147483648, true },
+	{ "XLA dump: pre-flight max-peak breaks", DUMP, NULL,
+	  { .has_max_peak = true, .max_peak = 8 * MiB },
+	  TP_OK, 1, 1, 0, 8473632, 8388608, false },
+	{ "HloProto: pre-flight max-peak holds", HLO, NULL,
+	  { .has_max_peak = true, .max_peak = 5 * MiB },
+	  TP_OK, 1, 0, 0, 4498448, 5242880, true },
+	{ "XLA dump: fraction of --hbm breaks", DUMP, NULL,
+	  { .has_max_peak_fraction = true, .max_peak_fraction = 0.5, .hbm = 16 * MiB },
+	  TP_OK, 1, 1, 0, 8473632, 8388608, false },
+	{ "XLA dump: fraction without a capacity is a usage error", DUMP, NULL,
+	  { .has_max_peak_fraction = true, .max_peak_fraction = 0.5 },
+	  TP_ERR_USAGE, 0, 0, 0, 0, 0, false },
+	{ "shared capture: 20 GiB runtime peak breaks 20GiB", INFER, NULL,
+	  { .has_max_peak = true, .max_peak = 20 * GiB },
+	  TP_OK, 4, 4, 1, INT64_C(21492671104), INT64_C(21474836480), false },
+	{ "three hosts: each host's core 0 breaks", "testdata/run-3hosts", NULL,
+	  { .has_max_peak = true, .max_peak = GiB },
+	  TP_OK, 6, 3, 3, 17003552, 1073741824, true },
+	{ "--module by name: that module's peak", SMALL, NULL,
+	  { .has_max_peak = true, .max_peak = MiB, .module = "jit_f" },
+	  TP_OK, 1, 1, 0, 1086480, 1048576, false },
+	{ "--scope: bytes under the scope at the peak", SMALL, NULL,
+	  { .has_max_peak = true, .max_peak = 10 * MiB, .scope = TRANSFORMER },
+	  TP_OK, 1, 1, 0, 10489856, 10485760, false },
+	{ "--scope with a trailing slash", SMALL, NULL,
+	  { .has_max_peak = true, .max_peak = 11 * MiB, .scope = TRANSFORMER "/" },
+	  TP_OK, 1, 0, 0, 10489856, 11534336, true },
+	{ "growth 0% against itself holds everywhere", SMALL, SMALL,
+	  { .has_max_growth = true, .max_growth_pct = 0 },
+	  TP_OK, 8, 0, 4, 528851893, 528851893, true },
+	{ "growth: core 1 compiler peak grew 27%", SMALL, "testdata/run-3hosts/host0.xplane.pb",
+	  { .has_max_growth = true, .max_growth_pct = 10 },
+	  TP_OK, 8, 6, 1, 21612560, 18703907, false },
+	{ "growth: core 0 runtime peak held", SMALL, "testdata/run-3hosts/host0.xplane.pb",
+	  { .has_max_growth = true, .max_growth_pct = 10 },
+	  TP_OK, 8, 6, 0, 1977450496, 2175195545, true },
+	{ "growth: op time of core 0", SMALL, "testdata/run-3hosts/host0.xplane.pb",
+	  { .has_max_growth = true, .max_growth_pct = 10 },
+	  TP_OK, 8, 6, 2, 275183371, 27094361, false },
+	{ "growth: collective bytes of jit_train_step", SMALL, "testdata/run-3hosts/host0.xplane.pb",
+	  { .has_max_growth = true, .max_growth_pct = 10 },
+	  TP_OK, 8, 6, 6, 20971520, 9227468, false },
+	{ "growth against a saved report: XLA dump peak", DUMP, "testdata/check-baseline.report.json",
+	  { .has_max_growth = true, .max_growth_pct = 50 },
+	  TP_OK, 2, 1, 0, 8473632, 6747672, false },
+	{ "growth of a module named by program id", SMALL, SMALL,
+	  { .has_max_growth = true, .max_growth_pct = 0, .module = "5992233345326312761" },
+	  TP_OK, 5, 0, 3, 27161860, 27161860, true },
+	{ "growth of op time under a scope (fusions split)", SMALL, SMALL,
+	  { .has_max_growth = true, .max_growth_pct = 0, .scope = "jit(f)/jit(main)/transformer" },
+	  TP_OK, 4, 0, 3, 18396161, 18396161, true },
+	{ "max-collective-bytes holds at the limit", SMALL, NULL,
+	  { .has_max_collective_bytes = true, .max_collective_bytes = 20 * MiB },
+	  TP_OK, 2, 0, 0, 20971520, 20971520, true },
+	{ "max-collective-bytes breaks", SMALL, NULL,
+	  { .has_max_collective_bytes = true, .max_collective_bytes = MiB },
+	  TP_OK, 2, 1, 1, 20480, 1048576, true },
+	{ "max-collective-bytes before a run: each instruction once", HLO, NULL,
+	  { .has_max_collective_bytes = true, .max_collective_bytes = 1024 },
+	  TP_OK, 1, 1, 0, 524288, 1024, false },
+	{ "no rule", SMALL, NULL, { .module = "jit_f" }, TP_ERR_USAGE, 0, 0, 0, 0, 0, false },
+	{ "unknown module", SMALL, NULL,
+	  { .has_max_peak = true, .max_peak = GiB, .module = "jit_nothing" },
+	  TP_ERR_USAGE, 0, 0, 0, 0, 0, false },
+	{ "unknown scope", SMALL, NULL,
+	  { .has_max_peak = true, .max_peak = GiB, .scope = "jit(train_step)/nowhere" },
+	  TP_ERR_USAGE, 0, 0, 0, 0, 0, false },
+	{ "a scope is matched by whole components", SMALL, NULL,
+	  { .has_max_peak = true, .max_peak = GiB, .scope = "jit(train_step)/jit(ma" },
+	  TP_ERR_USAGE, 0, 0, 0, 0, 0, false },
+	{ "growth without a baseline", SMALL, NULL,
+	  { .has_max_growth = true, .max_growth_pct = 10 },
+	  TP_ERR_USAGE, 0, 0, 0, 0, 0, false },
+};
+
+static json_t *load(const char *path)
+{
+	json_t *doc = NULL;
+	struct tp_error err = { 0 };
+	struct tp_open_opts o = { NULL, TP_DEFAULT_MAX_INPUT };
+	struct tp_report_filter f = { 0 };
+
+	ck_assert_msg(tp_report_doc_load(&doc, &path, 1, &o, &f, &err) == TP_OK, "%s: %s",
+		      path, err.msg);
+	return doc;
+}
+
+START_TEST(test_rules)
+{
+	struct tp_check_opts o = cases[_i].o;
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	json_t *doc = load(cases[_i].path), *base = NULL;
+	enum tp_err rc;
+
+	if (cases[_i].base)
+		o.baseline = base = load(cases[_i].base);
+	rc = tp_check_run(&c, doc, &o, &err);
+	ck_assert_msg(rc == cases[_i].rc, "%s: rc %d (%s)", cases[_i].desc, rc, err.msg);
+	if (rc == TP_OK) {
+		const struct tp_check_row *r;
+
+		ck_assert_uint_eq(c.n_rows, cases[_i].rows);
+		ck_assert_uint_eq(c.n_failed, cases[_i].failed);
+		r = &c.rows[cases[_i].row];
+		ck_assert_int_eq(r->measured, cases[_i].measured);
+		ck_assert_int_eq(r->limit, cases[_i].limit);
+		ck_assert_int_eq(r->pass, cases[_i].pass);
+		tp_check_release(&c);
+	} else {
+		ck_assert_uint_eq(c.n_rows, 0);
+	}
+	json_decref(base);
+	json_decref(doc);
+}
+END_TEST
+
+static const struct {
+	const char *desc;
+	struct tp_check_opts o;
+	const char *msg;
+} usage_messages[] = {
+	{ "no rule", { 0 },
+	  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes)" },
+	{ "module", { .has_max_peak = true, .module = "nope" }, "no module 'nope' in the report" },
+	{ "scope", { .has_max_peak = true, .scope = "nope" }, "no scope 'nope' in the report" },
+	{ "growth", { .has_max_growth = true }, "--max-growth needs --baseline REPORT.json" },
+};
+
+START_TEST(test_usage_messages)
+{
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	json_t *doc = load(SMALL);
+
+	ck_assert_int_eq(tp_check_run(&c, doc, &usage_messages[_i].o, &err), TP_ERR_USAGE);
+	ck_assert_str_eq(err.msg, usage_messages[_i].msg);
+	json_decref(doc);
+}
+END_TEST
+
+/* A saved report gives the same rows as the capture it was made from. */
+START_TEST(test_saved_report)
+{
+	struct tp_check_opts o = { .has_max_peak = true, .max_peak = GiB,
+				   .has_max_collective_bytes = true, .max_collective_bytes = MiB };
+	struct tp_error err = { 0 };
+	struct tp_check a, b;
+	json_t *doc = load(SMALL), *saved;
+	char *path = write_temp(".json", "", 0);
+
+	ck_assert_int_eq(json_dump_file(doc, path, 0), 0);
+	saved = load(path);
+	ck_assert_int_eq(tp_check_run(&a, doc, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_check_run(&b, saved, &o, &err), TP_OK);
+	ck_assert_uint_eq(a.n_rows, 4);
+	ck_assert_uint_eq(a.n_rows, b.n_rows);
+	for (size_t i = 0; i < a.n_rows; i++) {
+		ck_assert_int_eq(a.rows[i].measured, b.rows[i].measured);
+		ck_assert_int_eq(a.rows[i].pass, b.rows[i].pass);
+		ck_assert_str_eq(a.rows[i].contrib[0].name, b.rows[i].contrib[0].name);
+	}
+	tp_check_release(&a);
+	tp_check_release(&b);
+	json_decref(saved);
+	json_decref(doc);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+/* A baseline that is not a report is an input error naming the file. */
+START_TEST(test_not_a_report)
+{
+	json_t *doc = NULL;
+	struct tp_error err = { 0 };
+	struct tp_open_opts o = { NULL, TP_DEFAULT_MAX_INPUT };
+	struct tp_report_filter f = { 0 };
+	static const char text[] = "{\"schema\": \"tpuprof.memory/1\"}\n";
+	char *path = write_temp(".json", text, sizeof(text) - 1);
+	const char *paths[] = { path };
+
+	ck_assert_int_eq(tp_report_doc_load(&doc, paths, 1, &o, &f, &err), TP_ERR_INPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not a tpuprof report (schema tpuprof.memory/1;"));
+	ck_assert_ptr_null(doc);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+/* A growth row names what grew, by how much; nothing grew against itself. */
+START_TEST(test_growth_contributors)
+{
+	struct tp_check_opts o = { .has_max_growth = true, .max_growth_pct = 50 };
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	json_t *doc = load(DUMP), *base = load("testdata/check-baseline.report.json");
+	const struct tp_check_row *r;
+
+	o.baseline = base;
+	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
+	r = &c.rows[0];
+	ck_assert_int_eq(r->baseline, 4498448);
+	ck_assert_uint_eq(r->n_contrib, 3);
+	ck_assert_str_eq(r->contrib[0].name, "broadcast.28");
+	ck_assert_int_eq(r->contrib[0].value, 4194304);
+	ck_assert_str_eq(r->contrib[1].name, "copy.43");
+	ck_assert_str_eq(r->contrib[2].name, "fusion.22");
+	ck_assert_int_eq(r->contrib[2].value, 16400);
+	tp_check_release(&c);
+	o.baseline = doc;
+	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
+	for (size_t i = 0; i < c.n_rows; i++)
+		ck_assert_uint_eq(c.rows[i].n_contrib, 0);
+	tp_check_release(&c);
+	json_decref(base);
+	json_decref(doc);
+}
+END_TEST
+
+static char *render(const struct tp_check *c, const struct tp_check_opts *o,
+		    enum tp_format fmt)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	struct tp_error err = { 0 };
+	FILE *f = open_memstream(&buf, &n);
+
+	ck_assert_int_eq(tp_check_write(f, fmt, c, o, &err), TP_OK);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_text_and_json)
+{
+	struct tp_check_opts o = { .has_max_peak = true, .max_peak = 8 * MiB };
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	json_t *doc = load(DUMP), *out;
+	char *text, *js;
+
+	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
+	text = render(&c, &o, TP_FORMAT_TEXT);
+	ck_assert_str_eq(text,
+			 "FAIL max-peak module jit_train_step: 8.08 MiB (compiler) > limit 8.00 MiB; "
+			 "largest: buffer broadcast.28 4.00 MiB, buffer copy.43 4.00 MiB, "
+			 "buffer Arg_2.3 32.0 KiB\n"
+			 "check: FAIL, 1 of 1 checks failed\n");
+	js = render(&c, &o, TP_FORMAT_JSON);
+	out = json_loads(js, 0, NULL);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_str_eq(json_string_value(json_object_get(out, "schema")), "tpuprof.check/1");
+	ck_assert_str_eq(json_string_value(json_object_get(out, "verdict")), "fail");
+	ck_assert_int_eq(json_integer_value(json_object_get(out, "failed")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(
+				 json_array_get(json_object_get(out, "results"), 0), "measured")),
+			 8473632);
+	json_decref(out);
+	free(js);
+	free(text);
+	tp_check_release(&c);
+	json_decref(doc);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("check");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_rules, 0, sizeof(cases) / sizeof(cases[0]));
+	tcase_add_loop_test(tc, test_usage_messages, 0,
+			    sizeof(usage_messages) / sizeof(usage_messages[0]));
+	tcase_add_test(tc, test_saved_report);
+	tcase_add_test(tc, test_growth_contributors);
+	tcase_add_test(tc, test_not_a_report);
+	tcase_add_test(tc, test_text_and_json);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

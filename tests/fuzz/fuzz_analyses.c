@@ -1,0 +1,147 @@
+/*
+ * fuzz_analyses.c - libFuzzer target for everything a hostile capture
+ * reaches after decoding: tp_capture_open on the bytes as a file (gzip
+ * inflation, sniffing, XSpace or standalone HloProto), then the info,
+ * memory (buffer assignment, heap-simulator replay, split suggestions),
+ * ops (with scopes), fusions and collectives analyses, each rendered as
+ * text and as JSON (and memory as SVG) into /dev/null. Any input must end
+ * in TP_OK or a clean error, with no crash, leak or sanitizer report.
+ *
+ * The bytes are written to a memfd and opened as /proc/self/fd/N, so the
+ * capture goes through the same mmap path as a file on disk.
+ */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tpuprof/capture.h"
+#include "tpuprof/collectives.h"
+#include "tpuprof/fusions.h"
+#include "tpuprof/info.h"
+#include "tpuprof/memory.h"
+#include "tpuprof/memory_report.h"
+#include "tpuprof/ops.h"
+#include "tpuprof/ops_report.h"
+#include "tpuprof/report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FUZZ_MAX_INPUT (4u << 20)
+
+static FILE *devnull;
+static int fd = -1;
+static char path[64];
+
+static void setup(void)
+{
+	if (devnull)
+		return;
+	devnull = fopen("/dev/null", "w");
+	fd = memfd_create("fuzz-capture", 0);
+	if (!devnull || fd < 0)
+		abort();
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+}
+
+static void run_info(struct tp_capture *cap)
+{
+	struct tp_info info;
+	struct tp_error err = { 0 };
+
+	if (tp_info_build(&info, cap, &err) != TP_OK)
+		return;
+	(void)tp_report_info(devnull, TP_FORMAT_TEXT, cap, &info, &err);
+	(void)tp_report_info(devnull, TP_FORMAT_JSON, cap, &info, &err);
+	tp_info_release(&info);
+}
+
+static void run_memory(struct tp_capture *cap)
+{
+	struct tp_mem_options opt = { .max_suggestions = 5 };
+	struct tp_memory_filter filter = { 0 };
+	struct tp_memory_text_opts text = { .limit = 20, .depth = 3 };
+	struct tp_memory mem;
+	struct tp_error err = { 0 };
+
+	if (tp_memory_build(&mem, cap, &opt, &filter, &err) != TP_OK)
+		return;
+	(void)tp_report_memory(devnull, TP_FORMAT_TEXT, cap, &mem, &text, &err);
+	(void)tp_report_memory(devnull, TP_FORMAT_JSON, cap, &mem, &text, &err);
+	(void)tp_memory_svg(devnull, &mem, &err);
+	tp_memory_release(&mem);
+}
+
+static void run_ops(struct tp_capture *cap)
+{
+	struct tp_ops_filter filter = { 0 };
+	struct tp_ops_view view = { .limit = 20, .sort = TP_SORT_TOTAL };
+	struct tp_op_scopes scopes;
+	struct tp_ops ops;
+	struct tp_error err = { 0 };
+
+	if (tp_ops_build(&ops, cap, &filter, &err) != TP_OK)
+		return;
+	tp_ops_sort(&ops, view.sort);
+	view.filter = &filter;
+	(void)tp_report_ops(devnull, TP_FORMAT_TEXT, cap, &ops, &view, &err);
+	tp_op_scopes_build(&scopes, &ops, cap);
+	view.scopes = &scopes;
+	(void)tp_report_ops(devnull, TP_FORMAT_JSON, cap, &ops, &view, &err);
+	(void)tp_report_ops(devnull, TP_FORMAT_TEXT, cap, &ops, &view, &err);
+	tp_op_scopes_release(&scopes);
+	tp_ops_release(&ops);
+}
+
+static void run_fusions(struct tp_capture *cap)
+{
+	struct tp_fusions f;
+	struct tp_error err = { 0 };
+
+	if (tp_fusions_build(&f, cap, NULL, &err) != TP_OK)
+		return;
+	(void)tp_report_fusions(devnull, TP_FORMAT_TEXT, cap, &f, &err);
+	(void)tp_report_fusions(devnull, TP_FORMAT_JSON, cap, &f, &err);
+	tp_fusions_release(&f);
+}
+
+static void run_collectives(struct tp_capture *cap)
+{
+	struct tp_ops_filter filter = { 0 };
+	struct tp_collectives c;
+	struct tp_error err = { 0 };
+
+	if (tp_collectives_build(&c, cap, &filter, &err) != TP_OK)
+		return;
+	(void)tp_report_collectives(devnull, TP_FORMAT_TEXT, cap, &c, &err);
+	(void)tp_report_collectives(devnull, TP_FORMAT_JSON, cap, &c, &err);
+	tp_collectives_release(&c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tp_open_opts opts = { .max_input = 64u << 20 };
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	const char *paths[1];
+
+	if (size > FUZZ_MAX_INPUT)
+		return 0;
+	setup();
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+		abort();
+	paths[0] = path;
+	if (tp_capture_open(&cap, paths, 1, &opts, &err) != TP_OK)
+		return 0;
+	run_info(&cap);
+	run_memory(&cap);
+	run_ops(&cap);
+	run_fusions(&cap);
+	run_collectives(&cap);
+	tp_capture_release(&cap);
+	return 0;
+}

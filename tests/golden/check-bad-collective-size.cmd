@@ -1,0 +1,1 @@
+check --max-collective-bytes lots testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+check --max-peak-fraction half testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+check --max-peak-fraction 1.5 testdata/small.xplane.pb

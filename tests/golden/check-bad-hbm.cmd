@@ -1,0 +1,1 @@
+check --hbm 0 --max-peak 1GiB testdata/small.xplane.pb

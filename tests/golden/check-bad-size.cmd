@@ -1,0 +1,1 @@
+check --max-peak 12XB testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+check --baseline testdata/small.xplane.pb testdata/small.xplane.pb

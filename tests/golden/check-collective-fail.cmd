@@ -1,0 +1,1 @@
+check --max-collective-bytes 1MiB testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+check --max-collective-bytes 20MiB testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+check --max-peak 8MiB testdata/xla-dump

@@ -1,0 +1,1 @@
+check --max-peak-fraction 0.05 testdata/small.xplane.pb

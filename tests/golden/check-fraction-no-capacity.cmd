@@ -1,0 +1,1 @@
+check --max-peak-fraction 0.5 testdata/xla-dump

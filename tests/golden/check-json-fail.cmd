@@ -1,0 +1,1 @@
+check --format json --max-peak 8MiB testdata/xla-dump

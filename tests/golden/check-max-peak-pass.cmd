@@ -1,0 +1,1 @@
+check --max-peak 2GiB testdata/small.xplane.pb

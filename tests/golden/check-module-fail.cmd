@@ -1,0 +1,1 @@
+check --module jit_f --max-peak 1MiB testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+info testdata/corrupt/line-timestamp-int64-min.xplane.pb

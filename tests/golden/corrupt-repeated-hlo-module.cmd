@@ -1,0 +1,1 @@
+info testdata/corrupt/repeated-hlo-module.hlo_proto.pb

@@ -1,0 +1,1 @@
+memory testdata/corrupt/repeated-program-shape.hlo_proto.pb

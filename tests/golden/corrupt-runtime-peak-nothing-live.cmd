@@ -1,0 +1,1 @@
+memory --format json testdata/corrupt/runtime-peak-nothing-live.xplane.pb

@@ -1,0 +1,1 @@
+diff testdata/small.summary.json testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+diff testdata/small.xplane.pb testdata/diff-b.xplane.pb > /dev/full
