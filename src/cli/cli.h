@@ -81,6 +81,15 @@ int tp_output_open(struct tp_output *out, const char *path);
  * Returns an exit code (TP_EXIT_OUTPUT on a write failure). */
 int tp_output_close(struct tp_output *out, bool ok);
 
+/* Closes out after the reporter returned rc: on failure the output is
+ * discarded and the reporter's error printed. Returns the exit code. */
+int tp_output_finish(struct tp_output *out, enum tp_err rc,
+		     const struct tp_error *err);
+
+/* Opens the CAPTURE arguments of o into cap, printing its notes unless
+ * -q. Returns TP_EXIT_OK, or the exit code after printing the error. */
+int tp_cli_open_capture(const struct tp_common_opts *o, struct tp_capture *cap);
+
 /* Prints "tpuprof: <msg>" and returns the exit code for err->code. */
 int tp_cli_fail(const struct tp_error *err);
 int tp_exit_code(enum tp_err code);

@@ -64,22 +64,15 @@ static int run_collectives(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_collectives, argc, argv, coll_options, on_option,
 			 &filter, &o, &code) < 0)
 		return code;
-	if (tp_capture_open(&cap, (const char *const *)o.captures,
-			    (size_t)o.n_captures, &o.open, &err) != TP_OK)
-		return tp_cli_fail(&err);
-	tp_cli_notes(&cap, o.quiet);
+	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
+		return code;
 	if (tp_collectives_build(&c, &cap, &filter, &err) != TP_OK) {
 		tp_capture_release(&cap);
 		return tp_cli_fail(&err);
 	}
 	code = tp_output_open(&out, o.output);
-	if (code == TP_EXIT_OK) {
-		enum tp_err rc = tp_report_collectives(out.fp, o.format, &cap, &c, &err);
-
-		code = tp_output_close(&out, rc == TP_OK);
-		if (rc != TP_OK && code == TP_EXIT_OK)
-			code = tp_cli_fail(&err);
-	}
+	if (code == TP_EXIT_OK)
+		code = tp_output_finish(&out, tp_report_collectives(out.fp, o.format, &cap, &c, &err), &err);
 	tp_collectives_release(&c);
 	tp_capture_release(&cap);
 	return code;

@@ -108,13 +108,8 @@ static int run_diff(int argc, char **argv)
 	json_decref(a);
 	json_decref(b);
 	code = tp_output_open(&out, o.output);
-	if (code == TP_EXIT_OK) {
-		enum tp_err rc = tp_diff_write(out.fp, o.format, d, limit, &err);
-
-		code = tp_output_close(&out, rc == TP_OK);
-		if (rc != TP_OK && code == TP_EXIT_OK)
-			code = tp_cli_fail(&err);
-	}
+	if (code == TP_EXIT_OK)
+		code = tp_output_finish(&out, tp_diff_write(out.fp, o.format, d, limit, &err), &err);
 	json_decref(d);
 	return code;
 }

@@ -43,22 +43,15 @@ static int run_info(int argc, char **argv)
 
 	if (tp_cli_parse_common(&tp_cmd_info, argc, argv, &o, &code) < 0)
 		return code;
-	if (tp_capture_open(&cap, (const char *const *)o.captures,
-			    (size_t)o.n_captures, &o.open, &err) != TP_OK)
-		return tp_cli_fail(&err);
-	tp_cli_notes(&cap, o.quiet);
+	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
+		return code;
 	if (tp_info_build(&info, &cap, &err) != TP_OK) {
 		tp_capture_release(&cap);
 		return tp_cli_fail(&err);
 	}
 	code = tp_output_open(&out, o.output);
-	if (code == TP_EXIT_OK) {
-		enum tp_err rc = tp_report_info(out.fp, o.format, &cap, &info, &err);
-
-		code = tp_output_close(&out, rc == TP_OK);
-		if (rc != TP_OK && code == TP_EXIT_OK)
-			code = tp_cli_fail(&err);
-	}
+	if (code == TP_EXIT_OK)
+		code = tp_output_finish(&out, tp_report_info(out.fp, o.format, &cap, &info, &err), &err);
 	tp_info_release(&info);
 	tp_capture_release(&cap);
 	return code;

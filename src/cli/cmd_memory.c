@@ -167,13 +167,8 @@ static int report(const struct tp_common_opts *o, struct tp_capture *cap,
 	if (tp_memory_build(&mem, cap, &a->opt, &a->filter, &err) != TP_OK)
 		return tp_cli_fail(&err);
 	code = tp_output_open(&out, o->output);
-	if (code == TP_EXIT_OK) {
-		enum tp_err rc = tp_report_memory(out.fp, o->format, cap, &mem, &a->text, &err);
-
-		code = tp_output_close(&out, rc == TP_OK);
-		if (rc != TP_OK && code == TP_EXIT_OK)
-			code = tp_cli_fail(&err);
-	}
+	if (code == TP_EXIT_OK)
+		code = tp_output_finish(&out, tp_report_memory(out.fp, o->format, cap, &mem, &a->text, &err), &err);
 	if (code == TP_EXIT_OK && a->svg)
 		code = write_svg(a->svg, &mem);
 	tp_memory_release(&mem);

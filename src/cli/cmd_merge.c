@@ -66,13 +66,8 @@ static int run_merge(int argc, char **argv)
 	}
 	release_docs(docs, n);
 	code = tp_output_open(&out, o.output);
-	if (code == TP_EXIT_OK) {
-		enum tp_err rc = tp_json_write(out.fp, merged, &err);
-
-		code = tp_output_close(&out, rc == TP_OK);
-		if (rc != TP_OK && code == TP_EXIT_OK)
-			code = tp_cli_fail(&err);
-	}
+	if (code == TP_EXIT_OK)
+		code = tp_output_finish(&out, tp_json_write(out.fp, merged, &err), &err);
 	json_decref(merged);
 	return code;
 }

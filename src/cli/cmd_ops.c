@@ -99,13 +99,8 @@ static int report(const struct tp_common_opts *o, struct tp_capture *cap,
 	struct tp_error err = { 0 };
 	int code = tp_output_open(&out, o->output);
 
-	if (code == TP_EXIT_OK) {
-		enum tp_err rc = tp_report_ops(out.fp, o->format, cap, ops, view, &err);
-
-		code = tp_output_close(&out, rc == TP_OK);
-		if (rc != TP_OK && code == TP_EXIT_OK)
-			code = tp_cli_fail(&err);
-	}
+	if (code == TP_EXIT_OK)
+		code = tp_output_finish(&out, tp_report_ops(out.fp, o->format, cap, ops, view, &err), &err);
 	return code;
 }
 
@@ -122,10 +117,8 @@ static int run_ops(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_ops, argc, argv, ops_options, on_option, &a,
 			 &o, &code) < 0)
 		return code;
-	if (tp_capture_open(&cap, (const char *const *)o.captures,
-			    (size_t)o.n_captures, &o.open, &err) != TP_OK)
-		return tp_cli_fail(&err);
-	tp_cli_notes(&cap, o.quiet);
+	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
+		return code;
 	if (tp_ops_build(&ops, &cap, &a.filter, &err) != TP_OK) {
 		tp_capture_release(&cap);
 		return tp_cli_fail(&err);

@@ -222,3 +222,24 @@ int tp_output_close(struct tp_output *out, bool ok)
 	out->fp = NULL;
 	return rc;
 }
+
+int tp_output_finish(struct tp_output *out, enum tp_err rc,
+		     const struct tp_error *err)
+{
+	int code = tp_output_close(out, rc == TP_OK);
+
+	if (rc != TP_OK && code == TP_EXIT_OK)
+		code = tp_cli_fail(err);
+	return code;
+}
+
+int tp_cli_open_capture(const struct tp_common_opts *o, struct tp_capture *cap)
+{
+	struct tp_error err = { 0 };
+
+	if (tp_capture_open(cap, (const char *const *)o->captures,
+			    (size_t)o->n_captures, &o->open, &err) != TP_OK)
+		return tp_cli_fail(&err);
+	tp_cli_notes(cap, o->quiet);
+	return TP_EXIT_OK;
+}
