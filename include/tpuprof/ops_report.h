@@ -3,8 +3,10 @@
  * text or JSON (docs/json.md: tpuprof.ops/1, tpuprof.fusions/1,
  * tpuprof.collectives/1). Reporters only format: they borrow the results
  * and the capture, write to a caller-owned FILE, and return TP_ERR_OUTPUT
- * when writing fails. The *_json builders return a new reference the
- * caller owns.
+ * when writing fails. The *_json writers put their document into a JSON
+ * writer (json_stream.h): under key in the open object, or as an element
+ * or the whole document when key is NULL; stream or tree is the writer's
+ * choice.
  */
 #ifndef TPUPROF_OPS_REPORT_H
 #define TPUPROF_OPS_REPORT_H
@@ -15,6 +17,7 @@
 
 #include "tpuprof/collectives.h"
 #include "tpuprof/fusions.h"
+#include "tpuprof/json_stream.h"
 #include "tpuprof/ops.h"
 #include "tpuprof/report.h"
 #include "tpuprof/shape.h"
@@ -26,30 +29,33 @@ struct tp_ops_view {
 	enum tp_ops_sort sort;
 	const struct tp_ops_filter *filter;
 	const struct tp_op_scopes *scopes; /* --by scope, or NULL          */
+	bool omit_cores;                  /* JSON without cores[] (report's
+					     op_scopes: they are in ops)   */
 };
 
 enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
 			  const struct tp_capture *cap, struct tp_ops *ops,
 			  const struct tp_ops_view *view, struct tp_error *err);
-json_t *tp_ops_json(const struct tp_capture *cap, const struct tp_ops *ops,
-		    const struct tp_ops_view *view);
+void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
+		 const struct tp_ops *ops, const struct tp_ops_view *view);
 
 /* The scope tree of `ops --by scope` (nodes in creation order), as
  * `scopes[]` of tpuprof.ops/1; merge rebuilds it with the same writer. */
-json_t *tp_op_scope_tree_json(const struct tp_scope_tree *t);
+void tp_op_scope_tree_json(struct tp_jw *w, const char *key,
+			   const struct tp_scope_tree *t);
 
 enum tp_err tp_report_fusions(FILE *out, enum tp_format fmt,
 			      const struct tp_capture *cap,
 			      const struct tp_fusions *f, struct tp_error *err);
-json_t *tp_fusions_json(const struct tp_capture *cap,
-			const struct tp_fusions *f);
+void tp_fusions_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
+		     const struct tp_fusions *f);
 
 enum tp_err tp_report_collectives(FILE *out, enum tp_format fmt,
 				  const struct tp_capture *cap,
 				  const struct tp_collectives *c,
 				  struct tp_error *err);
-json_t *tp_collectives_json(const struct tp_capture *cap,
-			    const struct tp_collectives *c);
+void tp_collectives_json(struct tp_jw *w, const char *key,
+			 const struct tp_capture *cap, const struct tp_collectives *c);
 
 /* A slice's bytes for printf("%.*s"), never NULL. */
 #define TP_SPTR(s) ((s).ptr ? (s).ptr : "")

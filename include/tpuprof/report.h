@@ -18,6 +18,7 @@
 
 #include "tpuprof/capture.h"
 #include "tpuprof/info.h"
+#include "tpuprof/json_stream.h"
 
 enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON };
 
@@ -26,10 +27,13 @@ enum tp_err tp_report_info(FILE *out, enum tp_format fmt,
 			   const struct tp_capture *cap,
 			   const struct tp_info *info, struct tp_error *err);
 
-/* Builds the info document; the caller owns the returned reference. */
-json_t *tp_info_json(const struct tp_capture *cap, const struct tp_info *info);
+/* Puts the info document into w, under key in the open object (NULL: as
+ * an element, or as the document). */
+void tp_info_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
+		  const struct tp_info *info);
 
-/* Writes a JSON document (2-space indent, trailing newline). */
+/* Writes a whole jansson document (TP_JSON_FLAGS, trailing newline);
+ * documents that grow with the capture are streamed with a tp_jw. */
 enum tp_err tp_json_write(FILE *out, json_t *doc, struct tp_error *err);
 
 /* Formatting helpers for text output; write into buf (size n) and return

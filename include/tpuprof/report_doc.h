@@ -36,8 +36,11 @@ enum tp_err tp_report_build(struct tp_report *r, struct tp_capture *cap,
 void tp_report_release(struct tp_report *r);
 
 /* The `tpuprof.report/1` document: the info, memory, ops and
- * collectives documents under their names. New reference. */
-json_t *tp_report_json(const struct tp_capture *cap, const struct tp_report *r);
+ * collectives documents under their names, and op_scopes (the ops --by
+ * scope document without its cores). Put into w as the document: streamed
+ * by `report --format json`, built as a tree for check and diff. */
+void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
+		    const struct tp_report *r);
 
 /* One screen of text (see report_text.c). */
 enum tp_err tp_report_write(FILE *out, enum tp_format fmt,

@@ -105,11 +105,11 @@ enum tp_err tp_report_collectives(FILE *out, enum tp_format fmt,
 				  const struct tp_collectives *c, struct tp_error *err)
 {
 	if (fmt == TP_FORMAT_JSON) {
-		json_t *doc = tp_collectives_json(cap, c);
-		enum tp_err rc = tp_json_write(out, doc, err);
+		struct tp_jw w;
 
-		json_decref(doc);
-		return rc;
+		tp_jw_init(&w, out);
+		tp_collectives_json(&w, NULL, cap, c);
+		return tp_jw_finish(&w, err);
 	}
 	if (!c->n && !c->n_host)
 		fprintf(out, "no collectives in this capture\n");

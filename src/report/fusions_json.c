@@ -1,5 +1,6 @@
 /*
- * fusions_json.c - the `tpuprof.fusions/1` document (docs/json.md).
+ * fusions_json.c - the `tpuprof.fusions/1` document (docs/json.md),
+ * written one fusion at a time.
  */
 #include "tpuprof/ops_report.h"
 
@@ -63,25 +64,27 @@ static json_t *fusion_json(const struct tp_fusions *f, const struct tp_hlo_index
 	return j;
 }
 
-json_t *tp_fusions_json(const struct tp_capture *cap, const struct tp_fusions *f)
+void tp_fusions_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
+		     const struct tp_fusions *f)
 {
-	json_t *doc = json_object(), *mods = json_array();
-
-	json_object_set_new(doc, "schema", json_string("tpuprof.fusions/1"));
-	json_object_set_new(doc, "scope_pattern", f->pattern ? json_string(f->pattern) : json_null());
-	for (size_t mi = 0; mi < f->n_modules; mi++) {
+	tp_jw_object(w, key);
+	tp_jw_put(w, "schema", json_string("tpuprof.fusions/1"));
+	tp_jw_put(w, "scope_pattern", f->pattern ? json_string(f->pattern) : json_null());
+	tp_jw_array(w, "modules");
+	for (size_t mi = 0; mi < f->n_modules && tp_jw_ok(w); mi++) {
 		size_t m = f->modules[mi];
 		const struct tp_hlo_index *idx = &f->ops.index[m];
-		json_t *jm = json_object(), *fa = json_array();
 
-		json_object_set_new(jm, "name", tp_json_str(tp_module_name(&cap->modules[m])));
-		json_object_set_new(jm, "program_id", tp_json_id(cap->modules[m].program_id));
-		for (size_t i = 0; i < f->n; i++)
+		tp_jw_object(w, NULL);
+		tp_jw_put(w, "name", tp_json_str(tp_module_name(&cap->modules[m])));
+		tp_jw_put(w, "program_id", tp_json_id(cap->modules[m].program_id));
+		tp_jw_array(w, "fusions");
+		for (size_t i = 0; i < f->n && tp_jw_ok(w); i++)
 			if (f->v[i].module == m)
-				json_array_append_new(fa, fusion_json(f, idx, &f->v[i]));
-		json_object_set_new(jm, "fusions", fa);
-		json_array_append_new(mods, jm);
+				tp_jw_put(w, NULL, fusion_json(f, idx, &f->v[i]));
+		tp_jw_end(w);
+		tp_jw_end(w);
 	}
-	json_object_set_new(doc, "modules", mods);
-	return doc;
+	tp_jw_end(w);
+	tp_jw_end(w);
 }

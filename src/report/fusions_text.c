@@ -60,11 +60,11 @@ enum tp_err tp_report_fusions(FILE *out, enum tp_format fmt,
 			      const struct tp_fusions *f, struct tp_error *err)
 {
 	if (fmt == TP_FORMAT_JSON) {
-		json_t *doc = tp_fusions_json(cap, f);
-		enum tp_err rc = tp_json_write(out, doc, err);
+		struct tp_jw w;
 
-		json_decref(doc);
-		return rc;
+		tp_jw_init(&w, out);
+		tp_fusions_json(&w, NULL, cap, f);
+		return tp_jw_finish(&w, err);
 	}
 	if (!f->n)
 		fprintf(out, f->pattern ? "no fusion holds an instruction of scope '%s'\n" :

@@ -1,5 +1,6 @@
 /*
- * info_json.c - the `tpuprof.info/1` document (docs/json.md).
+ * info_json.c - the `tpuprof.info/1` document (docs/json.md), written
+ * host by host and plane by plane (json_stream.h).
  */
 #include "tpuprof/report.h"
 
@@ -72,27 +73,27 @@ static json_t *line_json(const struct tp_line *ln)
 	return o;
 }
 
-static json_t *plane_json(const struct tp_plane *pl)
+static void plane_json(struct tp_jw *w, const struct tp_plane *pl)
 {
-	json_t *o = json_object(), *lines = json_array();
 	uint64_t events = 0;
 
-	for (size_t l = 0; l < pl->n_lines; l++) {
-		json_array_append_new(lines, line_json(&pl->lines[l]));
+	for (size_t l = 0; l < pl->n_lines; l++)
 		events += pl->lines[l].n_events;
-	}
-	json_object_set_new(o, "name", tp_json_str(pl->name));
-	json_object_set_new(o, "id", tp_json_sid(pl->id));
-	json_object_set_new(o, "kind", json_string(tp_plane_kind_name(pl->kind)));
-	json_object_set_new(o, "device_ordinal",
-			    pl->device_ordinal >= 0 ? json_integer(pl->device_ordinal)
-						    : json_null());
-	json_object_set_new(o, "event_metadata", json_integer((json_int_t)pl->n_event_meta));
-	json_object_set_new(o, "stat_metadata", json_integer((json_int_t)pl->n_stat_meta));
-	json_object_set_new(o, "events", json_integer((json_int_t)events));
-	json_object_set_new(o, "stats", plane_stats(pl));
-	json_object_set_new(o, "lines", lines);
-	return o;
+	tp_jw_object(w, NULL);
+	tp_jw_put(w, "name", tp_json_str(pl->name));
+	tp_jw_put(w, "id", tp_json_sid(pl->id));
+	tp_jw_put(w, "kind", json_string(tp_plane_kind_name(pl->kind)));
+	tp_jw_put(w, "device_ordinal",
+		  pl->device_ordinal >= 0 ? json_integer(pl->device_ordinal) : json_null());
+	tp_jw_put(w, "event_metadata", json_integer((json_int_t)pl->n_event_meta));
+	tp_jw_put(w, "stat_metadata", json_integer((json_int_t)pl->n_stat_meta));
+	tp_jw_put(w, "events", json_integer((json_int_t)events));
+	tp_jw_put(w, "stats", plane_stats(pl));
+	tp_jw_array(w, "lines");
+	for (size_t l = 0; l < pl->n_lines && tp_jw_ok(w); l++)
+		tp_jw_put(w, NULL, line_json(&pl->lines[l]));
+	tp_jw_end(w);
+	tp_jw_end(w);
 }
 
 static json_t *module_json(const struct tp_info_module *im)
@@ -158,41 +159,43 @@ static json_t *capture_json(const struct tp_info_host *ih)
 				 : json_null());
 }
 
-static json_t *host_json(const struct tp_capture *cap, const struct tp_info *info,
-			 const struct tp_info_host *ih)
+static void host_json(struct tp_jw *w, const struct tp_capture *cap,
+		      const struct tp_info *info, const struct tp_info_host *ih)
 {
 	const struct tp_host *h = ih->host;
-	json_t *o = json_object(), *planes = json_array(), *mods = json_array();
 	uint64_t events = 0;
 
-	for (size_t p = 0; p < h->xs.n_planes; p++) {
-		json_array_append_new(planes, plane_json(&h->xs.planes[p]));
+	for (size_t p = 0; p < h->xs.n_planes; p++)
 		for (size_t l = 0; l < h->xs.planes[p].n_lines; l++)
 			events += h->xs.planes[p].lines[l].n_events;
-	}
-	for (size_t i = 0; i < ih->n_modules; i++)
-		json_array_append_new(mods, module_json(&info->modules[ih->first_module + i]));
-	json_object_set_new(o, "name", tp_json_cstr(h->name));
-	json_object_set_new(o, "source", tp_json_cstr(cap->sources[h->source].path));
-	json_object_set_new(o, "hostnames", str_array(h->xs.hostnames, h->xs.n_hostnames));
-	json_object_set_new(o, "device_type", ih->device_type ? json_string(ih->device_type) : json_null());
-	json_object_set_new(o, "versions", versions_json(ih));
-	json_object_set_new(o, "capture", capture_json(ih));
-	json_object_set_new(o, "time_origin_ns", tp_json_sid(h->xs.time_origin_ns));
-	json_object_set_new(o, "device_planes", json_integer((json_int_t)ih->device_planes));
-	json_object_set_new(o, "device_planes_with_events",
-			    json_integer((json_int_t)ih->device_planes_with_events));
-	json_object_set_new(o, "events", json_integer((json_int_t)events));
-	json_object_set_new(o, "memory_events",
-			    json_pack("{s:I,s:I}",
-				      "allocations", (json_int_t)ih->memory_allocations,
-				      "deallocations", (json_int_t)ih->memory_deallocations));
-	json_object_set_new(o, "collective_events", json_integer((json_int_t)ih->collective_events));
-	json_object_set_new(o, "errors", str_array(h->xs.errors, h->xs.n_errors));
-	json_object_set_new(o, "warnings", str_array(h->xs.warnings, h->xs.n_warnings));
-	json_object_set_new(o, "planes", planes);
-	json_object_set_new(o, "modules", mods);
-	return o;
+	tp_jw_object(w, NULL);
+	tp_jw_put(w, "name", tp_json_cstr(h->name));
+	tp_jw_put(w, "source", tp_json_cstr(cap->sources[h->source].path));
+	tp_jw_put(w, "hostnames", str_array(h->xs.hostnames, h->xs.n_hostnames));
+	tp_jw_put(w, "device_type", ih->device_type ? json_string(ih->device_type) : json_null());
+	tp_jw_put(w, "versions", versions_json(ih));
+	tp_jw_put(w, "capture", capture_json(ih));
+	tp_jw_put(w, "time_origin_ns", tp_json_sid(h->xs.time_origin_ns));
+	tp_jw_put(w, "device_planes", json_integer((json_int_t)ih->device_planes));
+	tp_jw_put(w, "device_planes_with_events",
+		  json_integer((json_int_t)ih->device_planes_with_events));
+	tp_jw_put(w, "events", json_integer((json_int_t)events));
+	tp_jw_put(w, "memory_events",
+		  json_pack("{s:I,s:I}",
+			    "allocations", (json_int_t)ih->memory_allocations,
+			    "deallocations", (json_int_t)ih->memory_deallocations));
+	tp_jw_put(w, "collective_events", json_integer((json_int_t)ih->collective_events));
+	tp_jw_put(w, "errors", str_array(h->xs.errors, h->xs.n_errors));
+	tp_jw_put(w, "warnings", str_array(h->xs.warnings, h->xs.n_warnings));
+	tp_jw_array(w, "planes");
+	for (size_t p = 0; p < h->xs.n_planes && tp_jw_ok(w); p++)
+		plane_json(w, &h->xs.planes[p]);
+	tp_jw_end(w);
+	tp_jw_array(w, "modules");
+	for (size_t i = 0; i < ih->n_modules && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, module_json(&info->modules[ih->first_module + i]));
+	tp_jw_end(w);
+	tp_jw_end(w);
 }
 
 static json_t *source_json(const struct tp_source *s)
@@ -204,32 +207,32 @@ static json_t *source_json(const struct tp_source *s)
 			 "bytes", (json_int_t)s->buf.size);
 }
 
-json_t *tp_info_json(const struct tp_capture *cap, const struct tp_info *info)
+void tp_info_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
+		  const struct tp_info *info)
 {
-	json_t *doc = json_object(), *a;
-
-	json_object_set_new(doc, "schema", json_string("tpuprof.info/1"));
-	a = json_array();
-	for (size_t i = 0; i < cap->n_sources; i++)
-		json_array_append_new(a, source_json(&cap->sources[i]));
-	json_object_set_new(doc, "sources", a);
-	json_object_set_new(doc, "run", cap->run ? tp_json_cstr(cap->run) : json_null());
-	a = json_array();
-	for (size_t i = 0; i < info->n_hosts; i++)
-		json_array_append_new(a, host_json(cap, info, &info->hosts[i]));
-	json_object_set_new(doc, "hosts", a);
-	a = json_array();
-	for (size_t i = 0; i < info->n_modules; i++)
+	tp_jw_object(w, key);
+	tp_jw_put(w, "schema", json_string("tpuprof.info/1"));
+	tp_jw_array(w, "sources");
+	for (size_t i = 0; i < cap->n_sources && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, source_json(&cap->sources[i]));
+	tp_jw_end(w);
+	tp_jw_put(w, "run", cap->run ? tp_json_cstr(cap->run) : json_null());
+	tp_jw_array(w, "hosts");
+	for (size_t i = 0; i < info->n_hosts && tp_jw_ok(w); i++)
+		host_json(w, cap, info, &info->hosts[i]);
+	tp_jw_end(w);
+	tp_jw_array(w, "modules");
+	for (size_t i = 0; i < info->n_modules && tp_jw_ok(w); i++)
 		if (info->modules[i].module->host < 0)
-			json_array_append_new(a, module_json(&info->modules[i]));
-	json_object_set_new(doc, "modules", a);
-	a = json_array();
-	for (size_t i = 0; i < cap->n_notes; i++)
-		json_array_append_new(a, tp_json_cstr(cap->notes[i]));
-	json_object_set_new(doc, "notes", a);
-	a = json_array();
-	for (size_t i = 0; i < info->n_warnings; i++)
-		json_array_append_new(a, tp_json_cstr(info->warnings[i]));
-	json_object_set_new(doc, "warnings", a);
-	return doc;
+			tp_jw_put(w, NULL, module_json(&info->modules[i]));
+	tp_jw_end(w);
+	tp_jw_array(w, "notes");
+	for (size_t i = 0; i < cap->n_notes && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, tp_json_cstr(cap->notes[i]));
+	tp_jw_end(w);
+	tp_jw_array(w, "warnings");
+	for (size_t i = 0; i < info->n_warnings && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, tp_json_cstr(info->warnings[i]));
+	tp_jw_end(w);
+	tp_jw_end(w);
 }

@@ -117,11 +117,11 @@ enum tp_err tp_report_info(FILE *out, enum tp_format fmt,
 			   const struct tp_info *info, struct tp_error *err)
 {
 	if (fmt == TP_FORMAT_JSON) {
-		json_t *doc = tp_info_json(cap, info);
-		enum tp_err rc = tp_json_write(out, doc, err);
+		struct tp_jw w;
 
-		json_decref(doc);
-		return rc;
+		tp_jw_init(&w, out);
+		tp_info_json(&w, NULL, cap, info);
+		return tp_jw_finish(&w, err);
 	}
 	for (size_t i = 0; i < info->n_hosts; i++) {
 		if (i)

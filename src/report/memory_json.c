@@ -1,7 +1,8 @@
 /*
  * memory_json.c - the static (per module) part of `tpuprof.memory/1`
  * (docs/json.md): every heap point, every buffer live at the peak, the
- * scope tree, categories and what-if results.
+ * scope tree, categories and what-if results, written piece by piece
+ * (json_stream.h).
  */
 #include "tpuprof/memory_report.h"
 
@@ -103,19 +104,18 @@ static json_t *live_json(const struct tp_mem_module *m, const struct tp_mem_live
 	return o;
 }
 
-static json_t *scopes_json(const struct tp_scope_tree *t, uint64_t peak)
+static void scopes_json(struct tp_jw *w, const struct tp_scope_tree *t, uint64_t peak)
 {
-	json_t *a = json_array();
-
 	/* depth-first, children sorted by bytes: parents before children */
 	size_t *stack = tp_xmalloc((t->n + 1) * sizeof(*stack));
 	size_t top = 0;
 
+	tp_jw_array(w, "scopes");
 	stack[top++] = 0;
-	while (top) {
+	while (top && tp_jw_ok(w)) {
 		const struct tp_scope_node *n = &t->nodes[stack[--top]];
 
-		json_array_append_new(a, json_pack("{s:o,s:i,s:o,s:o,s:I,s:f}",
+		tp_jw_put(w, NULL, json_pack("{s:o,s:i,s:o,s:o,s:I,s:f}",
 			"path", tp_json_cstr(n->path), "depth", n->depth,
 			"inclusive_bytes", tp_json_int(n->inclusive),
 			"exclusive_bytes", tp_json_int(n->exclusive),
@@ -124,8 +124,8 @@ static json_t *scopes_json(const struct tp_scope_tree *t, uint64_t peak)
 		for (size_t i = n->n_children; i-- > 0;)
 			stack[top++] = n->children[i];
 	}
+	tp_jw_end(w);
 	free(stack);
-	return a;
 }
 
 static json_t *split_json(const struct tp_mem_module *m, const struct tp_mem_split *s)
@@ -142,54 +142,56 @@ static json_t *split_json(const struct tp_mem_module *m, const struct tp_mem_spl
 			 "estimate", 1);
 }
 
-json_t *tp_mem_module_json(const struct tp_mem_module *m)
+/* One module: heap points, live buffers and scope nodes one by one (a
+ * heap trace has a point per allocation event). */
+void tp_mem_module_json(struct tp_jw *w, const struct tp_mem_module *m)
 {
-	json_t *o = json_object(), *a;
+	json_t *cat = json_object(), *a;
 	struct tp_str name = tp_module_name(m->module);
 
-	json_object_set_new(o, "name", tp_json_str(name));
-	json_object_set_new(o, "program_id", tp_json_id(m->module->program_id));
-	json_object_set_new(o, "memory_space", json_integer(m->color));
-	json_object_set_new(o, "error", m->error ? tp_json_cstr(m->error) : json_null());
-	json_object_set_new(o, "heap_trace", m->trace >= 0 ? json_integer(m->trace) : json_null());
-	json_object_set_new(o, "peak_bytes", tp_json_uint(m->peak));
-	json_object_set_new(o, "peak_unpadded_bytes", tp_json_uint(m->peak_unpadded));
-	json_object_set_new(o, "padding_bytes", tp_json_uint(m->peak > m->peak_unpadded ? m->peak - m->peak_unpadded : 0));
-	json_object_set_new(o, "peak_position", json_integer(m->peak_position));
-	json_object_set_new(o, "peak_instruction",
-			    m->n_points ? tp_json_cstr(m->point_instr[m->peak_position]) : json_null());
-	json_object_set_new(o, "heap_points", json_integer((json_int_t)m->n_points));
-	json_object_set_new(o, "indefinite_bytes", tp_json_uint(m->indefinite_bytes));
-	json_object_set_new(o, "indefinite_allocation_bytes", tp_json_uint(m->indefinite_alloc_bytes));
-	json_object_set_new(o, "total_allocation_bytes", tp_json_uint(m->total_alloc_bytes));
-	json_object_set_new(o, "entry_parameter_bytes", tp_json_uint(m->entry_param_bytes));
-	json_object_set_new(o, "non_reusable_bytes", tp_json_uint(m->non_reusable_bytes));
-	json_object_set_new(o, "maybe_live_out_bytes", tp_json_uint(m->maybe_live_out_bytes));
-	json_object_set_new(o, "fragmentation",
-			    m->total_alloc_bytes > m->indefinite_alloc_bytes && m->total_alloc_bytes >= m->peak
-				    ? json_real((double)(m->total_alloc_bytes - m->peak) /
-						(double)(m->total_alloc_bytes - m->indefinite_alloc_bytes))
-				    : json_null());
-	a = json_object();
+	tp_jw_object(w, NULL);
+	tp_jw_put(w, "name", tp_json_str(name));
+	tp_jw_put(w, "program_id", tp_json_id(m->module->program_id));
+	tp_jw_put(w, "memory_space", json_integer(m->color));
+	tp_jw_put(w, "error", m->error ? tp_json_cstr(m->error) : json_null());
+	tp_jw_put(w, "heap_trace", m->trace >= 0 ? json_integer(m->trace) : json_null());
+	tp_jw_put(w, "peak_bytes", tp_json_uint(m->peak));
+	tp_jw_put(w, "peak_unpadded_bytes", tp_json_uint(m->peak_unpadded));
+	tp_jw_put(w, "padding_bytes", tp_json_uint(m->peak > m->peak_unpadded ? m->peak - m->peak_unpadded : 0));
+	tp_jw_put(w, "peak_position", json_integer(m->peak_position));
+	tp_jw_put(w, "peak_instruction",
+		  m->n_points ? tp_json_cstr(m->point_instr[m->peak_position]) : json_null());
+	tp_jw_put(w, "heap_points", json_integer((json_int_t)m->n_points));
+	tp_jw_put(w, "indefinite_bytes", tp_json_uint(m->indefinite_bytes));
+	tp_jw_put(w, "indefinite_allocation_bytes", tp_json_uint(m->indefinite_alloc_bytes));
+	tp_jw_put(w, "total_allocation_bytes", tp_json_uint(m->total_alloc_bytes));
+	tp_jw_put(w, "entry_parameter_bytes", tp_json_uint(m->entry_param_bytes));
+	tp_jw_put(w, "non_reusable_bytes", tp_json_uint(m->non_reusable_bytes));
+	tp_jw_put(w, "maybe_live_out_bytes", tp_json_uint(m->maybe_live_out_bytes));
+	tp_jw_put(w, "fragmentation",
+		  m->total_alloc_bytes > m->indefinite_alloc_bytes && m->total_alloc_bytes >= m->peak
+			  ? json_real((double)(m->total_alloc_bytes - m->peak) /
+				      (double)(m->total_alloc_bytes - m->indefinite_alloc_bytes))
+			  : json_null());
 	for (int c = 0; c < TP_MEM_N_CATEGORIES; c++)
-		json_object_set_new(a, tp_mem_category_name(c), tp_json_uint(m->by_category[c]));
-	json_object_set_new(o, "bytes_by_category", a);
-	a = json_array();
-	for (size_t i = 0; i < m->n_points; i++)
-		json_array_append_new(a, json_pack("{s:o,s:o,s:o}",
+		json_object_set_new(cat, tp_mem_category_name(c), tp_json_uint(m->by_category[c]));
+	tp_jw_put(w, "bytes_by_category", cat);
+	tp_jw_array(w, "heap");
+	for (size_t i = 0; i < m->n_points && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, json_pack("{s:o,s:o,s:o}",
 			"bytes", tp_json_uint(m->heap[i] + m->indefinite_bytes),
 			"unpadded_bytes", tp_json_uint(m->heap_unpadded[i] + m->indefinite_bytes),
 			"instruction", tp_json_cstr(m->point_instr[i])));
-	json_object_set_new(o, "heap", a);
-	a = json_array();
-	for (size_t i = 0; i < m->n_live; i++)
-		json_array_append_new(a, live_json(m, &m->live[i]));
-	json_object_set_new(o, "live_at_peak", a);
-	json_object_set_new(o, "scopes", scopes_json(&m->scopes, m->peak));
+	tp_jw_end(w);
+	tp_jw_array(w, "live_at_peak");
+	for (size_t i = 0; i < m->n_live && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, live_json(m, &m->live[i]));
+	tp_jw_end(w);
+	scopes_json(w, &m->scopes, m->peak);
 	a = json_array();
 	for (size_t i = 0; i < m->n_suggestions; i++)
 		json_array_append_new(a, split_json(m, &m->suggestions[i]));
-	json_object_set_new(o, "suggestions", a);
-	json_object_set_new(o, "what_if", m->whatif.buffer >= 0 ? split_json(m, &m->whatif) : json_null());
-	return o;
+	tp_jw_put(w, "suggestions", a);
+	tp_jw_put(w, "what_if", m->whatif.buffer >= 0 ? split_json(m, &m->whatif) : json_null());
+	tp_jw_end(w);
 }

@@ -1,6 +1,7 @@
 /*
  * memory_runtime_json.c - the runtime and per-core parts of
- * `tpuprof.memory/1`, and the document itself.
+ * `tpuprof.memory/1`, and the document itself, written piece by piece
+ * (json_stream.h).
  */
 #include "tpuprof/memory_report.h"
 
@@ -40,31 +41,34 @@ static json_t *active_json(const struct tp_mem_device *d, const struct tp_mem_ac
 	return o;
 }
 
-static json_t *device_json(const struct tp_capture *cap, const struct tp_mem_device *d)
+/* One runtime memory: its timeline has a snapshot per allocator event. */
+static void device_json(struct tp_jw *w, const struct tp_capture *cap,
+			const struct tp_mem_device *d)
 {
-	json_t *o = json_object(), *a = json_array();
 	const struct tp_mem_snapshot *p = d->has_peak ? &d->snapshots[d->peak_snapshot] : NULL;
 
-	json_object_set_new(o, "host", tp_json_cstr(cap->hosts[d->host].name));
-	json_object_set_new(o, "memory_id", tp_json_cstr(d->id));
-	json_object_set_new(o, "allocations", json_integer((json_int_t)d->allocations));
-	json_object_set_new(o, "deallocations", json_integer((json_int_t)d->deallocations));
-	json_object_set_new(o, "peak_bytes", tp_json_int(d->peak_bytes));
-	json_object_set_new(o, "peak_heap_bytes", p ? tp_json_int(p->heap) : json_null());
-	json_object_set_new(o, "peak_stack_bytes", p ? tp_json_int(p->stack) : json_null());
-	json_object_set_new(o, "peak_free_bytes", p ? tp_json_int(p->free) : json_null());
-	json_object_set_new(o, "peak_time_ps", p ? tp_json_int(p->time_ps) : json_null());
-	json_object_set_new(o, "peak_step", tp_json_int(d->peak_step));
-	json_object_set_new(o, "capacity_bytes", tp_json_int(d->capacity));
-	json_object_set_new(o, "lifetime_peak_bytes", tp_json_int(d->lifetime_peak));
-	for (size_t i = 0; i < d->n_active; i++)
-		json_array_append_new(a, active_json(d, &d->active[i]));
-	json_object_set_new(o, "active_at_peak", a);
-	a = json_array();
-	for (size_t i = 0; i < d->n_snapshots; i++)
-		json_array_append_new(a, snapshot_json(&d->snapshots[i]));
-	json_object_set_new(o, "timeline", a);
-	return o;
+	tp_jw_object(w, NULL);
+	tp_jw_put(w, "host", tp_json_cstr(cap->hosts[d->host].name));
+	tp_jw_put(w, "memory_id", tp_json_cstr(d->id));
+	tp_jw_put(w, "allocations", json_integer((json_int_t)d->allocations));
+	tp_jw_put(w, "deallocations", json_integer((json_int_t)d->deallocations));
+	tp_jw_put(w, "peak_bytes", tp_json_int(d->peak_bytes));
+	tp_jw_put(w, "peak_heap_bytes", p ? tp_json_int(p->heap) : json_null());
+	tp_jw_put(w, "peak_stack_bytes", p ? tp_json_int(p->stack) : json_null());
+	tp_jw_put(w, "peak_free_bytes", p ? tp_json_int(p->free) : json_null());
+	tp_jw_put(w, "peak_time_ps", p ? tp_json_int(p->time_ps) : json_null());
+	tp_jw_put(w, "peak_step", tp_json_int(d->peak_step));
+	tp_jw_put(w, "capacity_bytes", tp_json_int(d->capacity));
+	tp_jw_put(w, "lifetime_peak_bytes", tp_json_int(d->lifetime_peak));
+	tp_jw_array(w, "active_at_peak");
+	for (size_t i = 0; i < d->n_active && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, active_json(d, &d->active[i]));
+	tp_jw_end(w);
+	tp_jw_array(w, "timeline");
+	for (size_t i = 0; i < d->n_snapshots && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, snapshot_json(&d->snapshots[i]));
+	tp_jw_end(w);
+	tp_jw_end(w);
 }
 
 static json_t *core_json(const struct tp_capture *cap, const struct tp_memory *mem,
@@ -96,26 +100,26 @@ static json_t *core_json(const struct tp_capture *cap, const struct tp_memory *m
 	return o;
 }
 
-json_t *tp_memory_json(const struct tp_capture *cap, const struct tp_memory *mem)
+void tp_memory_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
+		    const struct tp_memory *mem)
 {
-	json_t *doc = json_object(), *a;
-
-	json_object_set_new(doc, "schema", json_string("tpuprof.memory/1"));
-	a = json_array();
-	for (size_t i = 0; i < mem->n_cores; i++)
-		json_array_append_new(a, core_json(cap, mem, &mem->cores[i]));
-	json_object_set_new(doc, "cores", a);
-	a = json_array();
-	for (size_t i = 0; i < mem->n_modules; i++)
-		json_array_append_new(a, tp_mem_module_json(&mem->modules[i]));
-	json_object_set_new(doc, "modules", a);
-	a = json_array();
-	for (size_t i = 0; i < mem->runtime.n_devices; i++)
-		json_array_append_new(a, device_json(cap, &mem->runtime.devices[i]));
-	json_object_set_new(doc, "runtime", a);
-	a = json_array();
-	for (size_t i = 0; i < mem->n_warnings; i++)
-		json_array_append_new(a, tp_json_cstr(mem->warnings[i]));
-	json_object_set_new(doc, "warnings", a);
-	return doc;
+	tp_jw_object(w, key);
+	tp_jw_put(w, "schema", json_string("tpuprof.memory/1"));
+	tp_jw_array(w, "cores");
+	for (size_t i = 0; i < mem->n_cores && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, core_json(cap, mem, &mem->cores[i]));
+	tp_jw_end(w);
+	tp_jw_array(w, "modules");
+	for (size_t i = 0; i < mem->n_modules && tp_jw_ok(w); i++)
+		tp_mem_module_json(w, &mem->modules[i]);
+	tp_jw_end(w);
+	tp_jw_array(w, "runtime");
+	for (size_t i = 0; i < mem->runtime.n_devices && tp_jw_ok(w); i++)
+		device_json(w, cap, &mem->runtime.devices[i]);
+	tp_jw_end(w);
+	tp_jw_array(w, "warnings");
+	for (size_t i = 0; i < mem->n_warnings && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, tp_json_cstr(mem->warnings[i]));
+	tp_jw_end(w);
+	tp_jw_end(w);
 }

@@ -208,11 +208,11 @@ enum tp_err tp_report_memory(FILE *out, enum tp_format fmt,
 			     struct tp_error *err)
 {
 	if (fmt == TP_FORMAT_JSON) {
-		json_t *doc = tp_memory_json(cap, mem);
-		enum tp_err rc = tp_json_write(out, doc, err);
+		struct tp_jw w;
 
-		json_decref(doc);
-		return rc;
+		tp_jw_init(&w, out);
+		tp_memory_json(&w, NULL, cap, mem);
+		return tp_jw_finish(&w, err);
 	}
 	print_cores(out, cap, mem);
 	for (size_t i = 0; i < mem->n_modules; i++)

@@ -187,6 +187,19 @@ static void add_scopes(struct tp_scope_tree *t, json_t *doc)
 	}
 }
 
+/* op_scopes of the merged document: the rebuilt tree, and no cores[]
+ * (reports saved before they were left out still carry a copy of
+ * ops.cores there). */
+static void set_scopes(json_t *op_scopes, const struct tp_scope_tree *tree)
+{
+	struct tp_jw w;
+
+	tp_jw_init(&w, NULL);
+	tp_op_scope_tree_json(&w, NULL, tree);
+	json_object_set_new(op_scopes, "scopes", tp_jw_take(&w));
+	json_object_del(op_scopes, "cores");
+}
+
 static enum tp_err check_doc(json_t *doc, const char *name, struct tp_error *err)
 {
 	static const char *const parts[] = { "info", "memory", "ops", "op_scopes", "collectives" };
@@ -250,14 +263,13 @@ enum tp_err tp_report_merge(json_t **out, json_t *const *docs,
 		merge_info(get(m, "info"), get(d, "info"));
 		merge_memory(get(m, "memory"), get(d, "memory"), module_warnings);
 		concat(get(m, "ops"), get(d, "ops"), "cores");
-		concat(get(m, "op_scopes"), get(d, "op_scopes"), "cores");
 		concat(get(m, "op_scopes"), get(d, "op_scopes"), "fusion_splits");
 		add_scopes(&tree, get(d, "op_scopes"));
 		merge_collectives(get(m, "collectives"), get(d, "collectives"));
 	}
 	json_array_extend(get(get(m, "memory"), "warnings"), module_warnings);
 	json_decref(module_warnings);
-	json_object_set_new(get(m, "op_scopes"), "scopes", tp_op_scope_tree_json(&tree));
+	set_scopes(get(m, "op_scopes"), &tree);
 	if (has_modules(get(m, "info")))
 		json_object_set_new(get(m, "collectives"), "host_collectives", json_array());
 	tp_scope_tree_release(&tree);

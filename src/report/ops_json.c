@@ -1,7 +1,8 @@
 /*
  * ops_json.c - the `tpuprof.ops/1` document (docs/json.md): every op of
  * every core, nothing cut; steps; with --by scope the scope tree and the
- * split of every fusion's time.
+ * split of every fusion's time. Written piece by piece (json_stream.h):
+ * each op, step, scope node and fusion split is its own small value.
  */
 #include "tpuprof/ops_report.h"
 
@@ -65,95 +66,98 @@ static json_t *op_json(const struct tp_capture *cap, const struct tp_ops *ops,
 	return j;
 }
 
-static json_t *steps_json(const struct tp_ops *ops, const struct tp_ops_core *c)
+static json_t *step_json(const struct tp_step *s)
 {
-	json_t *a = json_array();
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
+		"name", tp_json_str(s->name),
+		"start_ps", tp_json_int(s->start_ps),
+		"duration_ps", tp_json_int(s->dur_ps),
+		"compute_ps", tp_json_int(s->compute_ps),
+		"collective_ps", tp_json_int(s->collective_ps),
+		"idle_ps", tp_json_int(s->idle_ps));
+}
 
-	for (size_t i = 0; i < c->n_steps; i++) {
-		const struct tp_step *s = &ops->steps[c->first_step + i];
-
-		json_array_append_new(a, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
-			"name", tp_json_str(s->name),
-			"start_ps", tp_json_int(s->start_ps),
-			"duration_ps", tp_json_int(s->dur_ps),
-			"compute_ps", tp_json_int(s->compute_ps),
-			"collective_ps", tp_json_int(s->collective_ps),
-			"idle_ps", tp_json_int(s->idle_ps)));
+/* One core: its ops one by one, a core can hold tens of thousands. */
+static void core_json(struct tp_jw *w, const struct tp_capture *cap,
+		      const struct tp_ops *ops, const struct tp_ops_core *c)
+{
+	tp_jw_object(w, NULL);
+	tp_jw_put(w, "host", tp_json_cstr(cap->hosts[c->host].name));
+	tp_jw_put(w, "plane", tp_json_str(c->plane->name));
+	tp_jw_put(w, "source", json_string(tp_op_source_name(c->source)));
+	tp_jw_put(w, "events", tp_json_uint(c->events));
+	tp_jw_put(w, "first_start_ps", c->has_span ? tp_json_int(c->first_start_ps) : json_null());
+	tp_jw_put(w, "device_ps", tp_json_int(c->device_ps));
+	tp_jw_put(w, "op_ps", tp_json_int(c->op_ps));
+	tp_jw_put(w, "self_ps", tp_json_int(c->self_ps));
+	tp_jw_put(w, "idle_ps", tp_json_int(c->device_ps > c->self_ps ?
+					    c->device_ps - c->self_ps : 0));
+	tp_jw_put(w, "collective_ps", tp_json_int(c->collective_ps));
+	tp_jw_put(w, "n_ops", tp_json_uint(c->n_ops));
+	tp_jw_array(w, "ops");
+	for (size_t i = 0; i < c->n_ops && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, op_json(cap, ops, &ops->ops[c->first_op + i]));
+	tp_jw_end(w);
+	if (c->n_steps) {
+		tp_jw_array(w, "steps");
+		for (size_t i = 0; i < c->n_steps && tp_jw_ok(w); i++)
+			tp_jw_put(w, NULL, step_json(&ops->steps[c->first_step + i]));
+		tp_jw_end(w);
+	} else {
+		tp_jw_put(w, "steps", json_null());
 	}
-	return a;
+	tp_jw_end(w);
 }
 
-static json_t *core_json(const struct tp_capture *cap, const struct tp_ops *ops,
-			 const struct tp_ops_core *c)
+void tp_op_scope_tree_json(struct tp_jw *w, const char *key, const struct tp_scope_tree *t)
 {
-	json_t *j = json_object(), *a = json_array();
-
-	json_object_set_new(j, "host", tp_json_cstr(cap->hosts[c->host].name));
-	json_object_set_new(j, "plane", tp_json_str(c->plane->name));
-	json_object_set_new(j, "source", json_string(tp_op_source_name(c->source)));
-	json_object_set_new(j, "events", tp_json_uint(c->events));
-	json_object_set_new(j, "first_start_ps", c->has_span ? tp_json_int(c->first_start_ps) : json_null());
-	json_object_set_new(j, "device_ps", tp_json_int(c->device_ps));
-	json_object_set_new(j, "op_ps", tp_json_int(c->op_ps));
-	json_object_set_new(j, "self_ps", tp_json_int(c->self_ps));
-	json_object_set_new(j, "idle_ps", tp_json_int(c->device_ps > c->self_ps ?
-						      c->device_ps - c->self_ps : 0));
-	json_object_set_new(j, "collective_ps", tp_json_int(c->collective_ps));
-	json_object_set_new(j, "n_ops", tp_json_uint(c->n_ops));
-	for (size_t i = 0; i < c->n_ops; i++)
-		json_array_append_new(a, op_json(cap, ops, &ops->ops[c->first_op + i]));
-	json_object_set_new(j, "ops", a);
-	json_object_set_new(j, "steps", c->n_steps ? steps_json(ops, c) : json_null());
-	return j;
-}
-
-json_t *tp_op_scope_tree_json(const struct tp_scope_tree *t)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < t->n; i++) {
+	tp_jw_array(w, key);
+	for (size_t i = 0; i < t->n && tp_jw_ok(w); i++) {
 		const struct tp_scope_node *n = &t->nodes[i];
 
-		json_array_append_new(a, json_pack("{s:o,s:i,s:o,s:o,s:o,s:o}",
+		tp_jw_put(w, NULL, json_pack("{s:o,s:i,s:o,s:o,s:o,s:o}",
 			"path", tp_json_cstr(n->path), "depth", n->depth,
 			"inclusive_ps", tp_json_int(n->inclusive),
 			"exclusive_ps", tp_json_int(n->exclusive),
 			"occurrences_inclusive", tp_json_uint(n->count_inclusive),
 			"occurrences_exclusive", tp_json_uint(n->count_exclusive)));
 	}
-	return a;
+	tp_jw_end(w);
 }
 
-static json_t *shares_json(const struct tp_capture *cap, const struct tp_ops *ops,
-			   const struct tp_op_scopes *s)
+/* One fusion and its scopes: the shares of one op are consecutive. */
+static json_t *split_json(const struct tp_capture *cap, const struct tp_ops *ops,
+			  const struct tp_op_scopes *s, size_t *i)
 {
-	json_t *a = json_array(), *cur = NULL;
-	size_t last = SIZE_MAX;
+	const struct tp_scope_share *first = &s->shares[*i];
+	const struct tp_op *o = &ops->ops[first->op];
+	json_t *f = json_object(), *a = json_array();
 
-	for (size_t i = 0; i < s->n_shares; i++) {
-		const struct tp_scope_share *sh = &s->shares[i];
-		const struct tp_op *o = &ops->ops[sh->op];
+	json_object_set_new(f, "op", tp_json_str(o->name));
+	json_object_set_new(f, "program_id", tp_json_id(o->program_id));
+	json_object_set_new(f, "plane", tp_json_str(ops->cores[o->core].plane->name));
+	json_object_set_new(f, "host", tp_json_cstr(cap->hosts[ops->cores[o->core].host].name));
+	json_object_set_new(f, "self_ps", tp_json_int(o->self_ps));
+	json_object_set_new(f, "weight_unit", json_string(first->by_bytes ? "bytes" : "instructions"));
+	for (; *i < s->n_shares && s->shares[*i].op == first->op; (*i)++) {
+		const struct tp_scope_share *sh = &s->shares[*i];
 
-		if (sh->op != last) {
-			json_t *f = json_object();
-
-			json_object_set_new(f, "op", tp_json_str(o->name));
-			json_object_set_new(f, "program_id", tp_json_id(o->program_id));
-			json_object_set_new(f, "plane", tp_json_str(ops->cores[o->core].plane->name));
-			json_object_set_new(f, "host", tp_json_cstr(cap->hosts[ops->cores[o->core].host].name));
-			json_object_set_new(f, "self_ps", tp_json_int(o->self_ps));
-			json_object_set_new(f, "weight_unit", json_string(sh->by_bytes ? "bytes" : "instructions"));
-			cur = json_array();
-			json_object_set_new(f, "scopes", cur);
-			json_array_append_new(a, f);
-			last = sh->op;
-		}
-		json_array_append_new(cur, json_pack("{s:o,s:o,s:o}",
+		json_array_append_new(a, json_pack("{s:o,s:o,s:o}",
 			"scope", tp_json_str(sh->scope),
 			"weight", tp_json_uint(sh->weight),
 			"time_ps", tp_json_int(sh->ps)));
 	}
-	return a;
+	json_object_set_new(f, "scopes", a);
+	return f;
+}
+
+static void shares_json(struct tp_jw *w, const struct tp_capture *cap,
+			const struct tp_ops *ops, const struct tp_op_scopes *s)
+{
+	tp_jw_array(w, "fusion_splits");
+	for (size_t i = 0; i < s->n_shares && tp_jw_ok(w);)
+		tp_jw_put(w, NULL, split_json(cap, ops, s, &i));
+	tp_jw_end(w);
 }
 
 static json_t *filter_json(const struct tp_ops_filter *f)
@@ -164,23 +168,25 @@ static json_t *filter_json(const struct tp_ops_filter *f)
 		"module", f && f->module ? json_string(f->module) : json_null());
 }
 
-json_t *tp_ops_json(const struct tp_capture *cap, const struct tp_ops *ops,
-		    const struct tp_ops_view *view)
+void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
+		 const struct tp_ops *ops, const struct tp_ops_view *view)
 {
 	static const char *const sorts[] = { "total", "self", "count", "avg",
 					     "min", "name" };
-	json_t *doc = json_object(), *cores = json_array();
 
-	json_object_set_new(doc, "schema", json_string("tpuprof.ops/1"));
-	json_object_set_new(doc, "sort", json_string(sorts[view->sort]));
-	json_object_set_new(doc, "filter", filter_json(view->filter));
-	for (size_t c = 0; c < ops->n_cores; c++)
-		json_array_append_new(cores, core_json(cap, ops, &ops->cores[c]));
-	json_object_set_new(doc, "cores", cores);
-	if (view->scopes) {
-		json_object_set_new(doc, "scopes", tp_op_scope_tree_json(&view->scopes->tree));
-		json_object_set_new(doc, "fusion_splits",
-				    shares_json(cap, ops, view->scopes));
+	tp_jw_object(w, key);
+	tp_jw_put(w, "schema", json_string("tpuprof.ops/1"));
+	tp_jw_put(w, "sort", json_string(sorts[view->sort]));
+	tp_jw_put(w, "filter", filter_json(view->filter));
+	if (!view->omit_cores) {
+		tp_jw_array(w, "cores");
+		for (size_t c = 0; c < ops->n_cores && tp_jw_ok(w); c++)
+			core_json(w, cap, ops, &ops->cores[c]);
+		tp_jw_end(w);
 	}
-	return doc;
+	if (view->scopes) {
+		tp_op_scope_tree_json(w, "scopes", &view->scopes->tree);
+		shares_json(w, cap, ops, view->scopes);
+	}
+	tp_jw_end(w);
 }

@@ -182,11 +182,11 @@ enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
 			  const struct tp_ops_view *view, struct tp_error *err)
 {
 	if (fmt == TP_FORMAT_JSON) {
-		json_t *doc = tp_ops_json(cap, ops, view);
-		enum tp_err rc = tp_json_write(out, doc, err);
+		struct tp_jw w;
 
-		json_decref(doc);
-		return rc;
+		tp_jw_init(&w, out);
+		tp_ops_json(&w, NULL, cap, ops, view);
+		return tp_jw_finish(&w, err);
 	}
 	if (!ops->n_cores)
 		fprintf(out, "no device ops in this capture\n");

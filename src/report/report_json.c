@@ -2,29 +2,32 @@
  * report_json.c - the `tpuprof.report/1` document: the documents of
  * `info`, `memory`, `ops` (every op, and the scope tree) and `collectives`
  * under their names, each keeping its own "schema", so a saved report can
- * stand in for the capture in `check`, `diff` and `merge`.
+ * stand in for the capture in `check`, `diff` and `merge`. op_scopes
+ * leaves out cores[]: they are ops.cores, the largest part of the report.
  */
 #include "tpuprof/memory_report.h"
 #include "tpuprof/ops_report.h"
 #include "tpuprof/report_doc.h"
 
-json_t *tp_report_json(const struct tp_capture *cap, const struct tp_report *r)
+void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
+		    const struct tp_report *r)
 {
 	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL };
 	struct tp_ops_view by_scope = { .limit = 0, .sort = 0, .filter = NULL,
-					.scopes = &r->scopes };
-	json_t *doc = json_object(), *warnings = json_array();
+					.scopes = &r->scopes, .omit_cores = true };
 
-	json_object_set_new(doc, "schema", json_string("tpuprof.report/1"));
-	json_object_set_new(doc, "info", tp_info_json(cap, &r->info));
-	json_object_set_new(doc, "memory", tp_memory_json(cap, &r->memory));
-	json_object_set_new(doc, "ops", tp_ops_json(cap, &r->coll.ops, &all));
-	json_object_set_new(doc, "op_scopes", tp_ops_json(cap, &r->coll.ops, &by_scope));
-	json_object_set_new(doc, "collectives", tp_collectives_json(cap, &r->coll));
+	tp_jw_object(w, NULL);
+	tp_jw_put(w, "schema", json_string("tpuprof.report/1"));
+	tp_info_json(w, "info", cap, &r->info);
+	tp_memory_json(w, "memory", cap, &r->memory);
+	tp_ops_json(w, "ops", cap, &r->coll.ops, &all);
+	tp_ops_json(w, "op_scopes", cap, &r->coll.ops, &by_scope);
+	tp_collectives_json(w, "collectives", cap, &r->coll);
+	tp_jw_array(w, "warnings");
 	for (size_t i = 0; i < r->info.n_warnings; i++)
-		json_array_append_new(warnings, tp_json_cstr(r->info.warnings[i]));
+		tp_jw_put(w, NULL, tp_json_cstr(r->info.warnings[i]));
 	for (size_t i = 0; i < r->memory.n_warnings; i++)
-		json_array_append_new(warnings, tp_json_cstr(r->memory.warnings[i]));
-	json_object_set_new(doc, "warnings", warnings);
-	return doc;
+		tp_jw_put(w, NULL, tp_json_cstr(r->memory.warnings[i]));
+	tp_jw_end(w);
+	tp_jw_end(w);
 }

@@ -60,7 +60,11 @@ enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
 		return rc;
 	rc = tp_report_build(&r, &cap, f, err);
 	if (rc == TP_OK) {
-		*out = tp_report_json(&cap, &r);
+		struct tp_jw w;
+
+		tp_jw_init(&w, NULL);
+		tp_report_json(&w, &cap, &r);
+		*out = tp_jw_take(&w);
 		tp_report_release(&r);
 	}
 	tp_capture_release(&cap);

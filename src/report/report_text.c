@@ -256,11 +256,11 @@ enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
 			    struct tp_error *err)
 {
 	if (fmt == TP_FORMAT_JSON) {
-		json_t *doc = tp_report_json(cap, r);
-		enum tp_err rc = tp_json_write(out, doc, err);
+		struct tp_jw w;
 
-		json_decref(doc);
-		return rc;
+		tp_jw_init(&w, out);
+		tp_report_json(&w, cap, r);
+		return tp_jw_finish(&w, err);
 	}
 	capture_line(out, cap, r);
 	memory_part(out, cap, r);

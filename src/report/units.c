@@ -166,7 +166,7 @@ json_t *tp_json_str(struct tp_str s)
 
 enum tp_err tp_json_write(FILE *out, json_t *doc, struct tp_error *err)
 {
-	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_ENSURE_ASCII) < 0 ||
+	if (json_dumpf(doc, out, TP_JSON_FLAGS) < 0 ||
 	    fputc('\n', out) == EOF)
 		return tp_error_set(err, TP_ERR_OUTPUT,
 				    "cannot write JSON output");

@@ -1,0 +1,277 @@
+/*
+ * json_stream.c - the piecewise JSON writer (json_stream.h). In stream
+ * mode it writes the punctuation of the open containers itself, exactly
+ * as jansson's dump.c lays out JSON_INDENT(2): after an opening bracket
+ * and after each ',' a newline and 2 spaces per level; before the closing
+ * bracket a newline at the container's own level, or nothing when the
+ * container is empty ("[]", "{}"); "key": value with one space. Each value
+ * is dumped by jansson itself, with 2 spaces per open container added
+ * after each of its newlines (strings never hold a raw newline: jansson
+ * escapes it).
+ */
+#include "tpuprof/json_stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/util.h"
+
+/* Text is gathered here and handed to stdio in large writes: jansson
+ * calls back once per token, and a stdio call per token is slow. */
+#define JW_BUF_SIZE (64 * 1024)
+
+void tp_jw_init(struct tp_jw *w, FILE *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	if (out)
+		w->buf = tp_xmalloc(JW_BUF_SIZE);
+}
+
+bool tp_jw_ok(const struct tp_jw *w)
+{
+	return !w->failed && !w->misused;
+}
+
+/* Stream mode and nothing gone wrong: text may be written. */
+static bool writing(const struct tp_jw *w)
+{
+	return w->out && tp_jw_ok(w);
+}
+
+static void flush(struct tp_jw *w)
+{
+	if (w->len && !w->failed && fwrite(w->buf, 1, w->len, w->out) != w->len)
+		w->failed = true;
+	w->len = 0;
+}
+
+static void raw(struct tp_jw *w, const char *s, size_t n)
+{
+	while (n && !w->failed) {
+		size_t k = JW_BUF_SIZE - w->len;
+
+		if (k > n)
+			k = n;
+		memcpy(w->buf + w->len, s, k);
+		w->len += k;
+		s += k;
+		n -= k;
+		if (w->len == JW_BUF_SIZE)
+			flush(w);
+	}
+}
+
+static void newline(struct tp_jw *w, int level)
+{
+	static const char spaces[] = "                                ";
+	size_t n = (size_t)level * 2;
+
+	raw(w, "\n", 1);
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		raw(w, spaces, k);
+		n -= k;
+	}
+}
+
+/* jansson's dump callback: its text, shifted right by w->indent levels. */
+static int dump_cb(const char *s, size_t n, void *data)
+{
+	struct tp_jw *w = data;
+
+	while (n) {
+		const char *nl = memchr(s, '\n', n);
+		size_t k = nl ? (size_t)(nl - s) : n;
+
+		raw(w, s, k);
+		if (!nl)
+			break;
+		newline(w, w->indent);
+		s += k + 1;
+		n -= k + 1;
+	}
+	return w->failed ? -1 : 0;
+}
+
+static void dump(struct tp_jw *w, const json_t *v)
+{
+	w->indent = w->depth;
+	if (json_dump_callback(v, dump_cb, w, TP_JSON_FLAGS | JSON_ENCODE_ANY) != 0)
+		w->failed = true;
+}
+
+/* A key as jansson quotes it; plain ASCII (the usual case) without
+ * building a jansson string. */
+static void key_text(struct tp_jw *w, const char *key)
+{
+	size_t n = strlen(key);
+	bool plain = true;
+
+	for (size_t i = 0; i < n && plain; i++) {
+		unsigned char c = (unsigned char)key[i];
+
+		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+	}
+	if (plain) {
+		raw(w, "\"", 1);
+		raw(w, key, n);
+		raw(w, "\"", 1);
+	} else {
+		json_t *s = json_stringn(key, n);
+
+		if (!s) {
+			w->misused = true; /* not UTF-8 */
+			return;
+		}
+		dump(w, s);
+		json_decref(s);
+	}
+	raw(w, ": ", 2);
+}
+
+/* Before an element: checks the key against the container and writes the
+ * separator and key. False when the element must be dropped. */
+static bool begin(struct tp_jw *w, const char *key)
+{
+	int d = w->depth;
+
+	if (w->misused)
+		return false;
+	if (d == 0 ? key != NULL || w->done : (key != NULL) != w->object[d - 1]) {
+		w->misused = true;
+		return false;
+	}
+	if (d == 0)
+		return true;
+	if (writing(w)) {
+		if (!w->empty[d - 1])
+			raw(w, ",", 1);
+		newline(w, d);
+		if (key)
+			key_text(w, key);
+	}
+	w->empty[d - 1] = false;
+	return !w->misused;
+}
+
+/* Tree mode: v (stolen) into the open container, or as the document. */
+static void attach(struct tp_jw *w, const char *key, json_t *v)
+{
+	int d = w->depth;
+
+	if (d == 0)
+		w->root = v;
+	else if (key)
+		json_object_set_new(w->open[d - 1], key, v);
+	else
+		json_array_append_new(w->open[d - 1], v);
+}
+
+void tp_jw_put(struct tp_jw *w, const char *key, json_t *v)
+{
+	if (!v)
+		return;
+	if (!begin(w, key)) {
+		json_decref(v);
+		return;
+	}
+	if (w->out) {
+		if (writing(w))
+			dump(w, v);
+		json_decref(v);
+	} else {
+		attach(w, key, v);
+	}
+	if (w->depth == 0)
+		w->done = true;
+}
+
+static void open_container(struct tp_jw *w, const char *key, bool object)
+{
+	int d = w->depth;
+	bool ok;
+
+	if (d == TP_JW_MAX_DEPTH) {
+		w->misused = true;
+		return;
+	}
+	ok = begin(w, key);
+	w->open[d] = NULL;
+	if (w->out) {
+		if (ok && writing(w))
+			raw(w, object ? "{" : "[", 1);
+	} else {
+		/* the writer keeps its own reference until tp_jw_end */
+		w->open[d] = object ? json_object() : json_array();
+		if (ok)
+			attach(w, key, json_incref(w->open[d]));
+	}
+	w->object[d] = object;
+	w->empty[d] = true;
+	w->depth = d + 1;
+}
+
+void tp_jw_object(struct tp_jw *w, const char *key)
+{
+	open_container(w, key, true);
+}
+
+void tp_jw_array(struct tp_jw *w, const char *key)
+{
+	open_container(w, key, false);
+}
+
+void tp_jw_end(struct tp_jw *w)
+{
+	int d;
+
+	if (w->depth == 0) {
+		w->misused = true;
+		return;
+	}
+	d = --w->depth;
+	if (writing(w)) {
+		if (!w->empty[d])
+			newline(w, d);
+		raw(w, w->object[d] ? "}" : "]", 1);
+	}
+	json_decref(w->open[d]);
+	w->open[d] = NULL;
+	if (d == 0)
+		w->done = true;
+}
+
+enum tp_err tp_jw_finish(struct tp_jw *w, struct tp_error *err)
+{
+	bool unfinished = w->depth != 0 || !w->done;
+
+	if (w->out) {
+		if (writing(w) && !unfinished)
+			raw(w, "\n", 1);
+		flush(w);
+		free(w->buf);
+		w->buf = NULL;
+	}
+	if (w->misused || (unfinished && !w->failed))
+		return tp_error_set(err, TP_ERR_INTERNAL,
+				    "JSON document written out of order");
+	if (w->failed)
+		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write JSON output");
+	return TP_OK;
+}
+
+json_t *tp_jw_take(struct tp_jw *w)
+{
+	json_t *root = w->root;
+
+	/* containers a buggy caller left open: the writer's references */
+	while (w->depth > 0) {
+		w->depth--;
+		json_decref(w->open[w->depth]);
+		w->open[w->depth] = NULL;
+	}
+	w->root = NULL;
+	return root;
+}

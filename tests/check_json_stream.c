@@ -1,0 +1,272 @@
+/*
+ * check_json_stream.c - the piecewise JSON writer: for every document in
+ * the table and every split depth (how many levels are opened and closed
+ * by the writer before values are put whole), the streamed text equals
+ * json_dumps() of the whole tree with TP_JSON_FLAGS, byte for byte, and
+ * tree mode builds an equal tree. Then write errors and misuse.
+ */
+#include "testutil.h"
+
+#include <signal.h>
+
+#include "tpuprof/json_stream.h"
+
+static const struct {
+	const char *what;
+	const char *json;
+} docs[] = {
+	{ "empty object", "{}" },
+	{ "empty array", "[]" },
+	{ "scalar document", "\"just a string\"" },
+	{ "flat object", "{\"schema\": \"x/1\", \"n\": 3, \"r\": 0.1, \"t\": true, \"f\": false, \"z\": null}" },
+	{ "nested", "{\"a\": {\"b\": {\"c\": [1, [2, [3, {\"d\": []}]]]}}, \"e\": [{}, [], {\"f\": {}}]}" },
+	{ "empty containers everywhere",
+	  "[[], {}, [[]], [{}], {\"a\": []}, {\"b\": {}}, [[], []], {\"c\": [], \"d\": {}}]" },
+	{ "array of objects, as the reports have",
+	  "{\"cores\": [{\"host\": \"h\", \"ops\": [{\"name\": \"x\", \"ps\": 5}, {\"name\": \"y\", \"ps\": 6}],"
+	  " \"steps\": null}, {\"host\": \"i\", \"ops\": [], \"steps\": [{\"s\": 1}]}], \"w\": [\"a\", \"b\"]}" },
+	{ "strings needing escapes",
+	  "{\"q\": \"say \\\"hi\\\"\", \"bs\": \"a\\\\b\", \"nl\": \"line\\nnext\\r\\t\", "
+	  "\"ctl\": \"\\u0001\\u001f\\u007f\", \"utf8\": \"caf\\u00e9 \\u2192 \\ud83d\\ude00\", "
+	  "\"slash\": \"a/b\", \"nested\": [\"\\n\", {\"x\": \"\\n\\n\"}]}" },
+	{ "keys needing escapes",
+	  "{\"a\\\"b\": 1, \"back\\\\slash\": {\"tab\\tkey\": [1]}, \"\\u00e9t\\u00e9\": [], "
+	  "\"nl\\nkey\": {}, \"\": \"empty key\", \"del\\u007f\": 2}" },
+	{ "numbers", "[0, -1, 9007199254740991, -9007199254740992, 1.5, -0.0, 1e+300, 3.14159265358979, 1e-07]" },
+	{ "deep", "[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]" },
+};
+
+/* Writes v: containers down to `split` levels by the writer, deeper
+ * values whole. */
+static void emit(struct tp_jw *w, const char *key, json_t *v, int split)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (split <= 0 || !(json_is_object(v) || json_is_array(v))) {
+		tp_jw_put(w, key, json_incref(v));
+		return;
+	}
+	if (json_is_object(v)) {
+		tp_jw_object(w, key);
+		json_object_foreach(v, k, x)
+			emit(w, k, x, split - 1);
+	} else {
+		tp_jw_array(w, key);
+		json_array_foreach(v, i, x)
+			emit(w, NULL, x, split - 1);
+	}
+	tp_jw_end(w);
+}
+
+static char *expected(json_t *doc)
+{
+	char *s = json_dumps(doc, TP_JSON_FLAGS | JSON_ENCODE_ANY), *t;
+
+	ck_assert_ptr_nonnull(s);
+	t = tp_xasprintf("%s\n", s);
+	free(s);
+	return t;
+}
+
+START_TEST(test_same_bytes)
+{
+	json_error_t je;
+	json_t *doc = json_loads(docs[_i].json, JSON_DECODE_ANY, &je);
+	char *want;
+
+	ck_assert_msg(doc != NULL, "%s: %s", docs[_i].what, je.text);
+	want = expected(doc);
+	for (int split = 0; split <= TP_JW_MAX_DEPTH; split++) {
+		struct tp_jw w;
+		struct tp_error err = { 0 };
+		char *got = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&got, &n);
+		json_t *tree;
+		char *again;
+
+		ck_assert_ptr_nonnull(f);
+		tp_jw_init(&w, f);
+		emit(&w, NULL, doc, split);
+		ck_assert_int_eq(tp_jw_finish(&w, &err), TP_OK);
+		fclose(f);
+		ck_assert_msg(strcmp(got, want) == 0, "%s, split %d:\n%s\nwanted:\n%s",
+			      docs[_i].what, split, got, want);
+		free(got);
+
+		tp_jw_init(&w, NULL);
+		emit(&w, NULL, doc, split);
+		ck_assert_int_eq(tp_jw_finish(&w, &err), TP_OK);
+		tree = tp_jw_take(&w);
+		ck_assert_msg(json_equal(tree, doc), "%s, split %d: tree differs", docs[_i].what, split);
+		again = expected(tree);
+		ck_assert_str_eq(again, want);
+		free(again);
+		json_decref(tree);
+	}
+	free(want);
+	json_decref(doc);
+}
+END_TEST
+
+/* A NULL value is dropped, as json_object_set_new drops it. */
+START_TEST(test_null_dropped)
+{
+	struct tp_jw w;
+	char *got = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&got, &n);
+
+	tp_jw_init(&w, f);
+	tp_jw_object(&w, NULL);
+	tp_jw_put(&w, "gone", NULL);
+	tp_jw_array(&w, "a");
+	tp_jw_put(&w, NULL, NULL);
+	tp_jw_end(&w);
+	tp_jw_end(&w);
+	ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+	fclose(f);
+	ck_assert_str_eq(got, "{\n  \"a\": []\n}\n");
+	free(got);
+}
+END_TEST
+
+/* A full disk: the error sticks, big loops can stop, finish says so. */
+START_TEST(test_write_error)
+{
+	FILE *f = fopen("/dev/full", "w");
+	struct tp_jw w;
+	struct tp_error err = { 0 };
+	size_t i;
+
+	if (!f)
+		return; /* no /dev/full here */
+	tp_jw_init(&w, f);
+	tp_jw_array(&w, NULL);
+	for (i = 0; i < 1000000 && tp_jw_ok(&w); i++)
+		tp_jw_put(&w, NULL, json_string("a string to fill the buffer"));
+	ck_assert(!tp_jw_ok(&w));
+	ck_assert_uint_lt(i, 1000000);
+	tp_jw_end(&w);
+	ck_assert_int_eq(tp_jw_finish(&w, &err), TP_ERR_OUTPUT);
+	ck_assert_str_eq(err.msg, "cannot write JSON output");
+	fclose(f);
+}
+END_TEST
+
+/* A small document fails only at finish, when the text reaches stdio. */
+START_TEST(test_write_error_at_finish)
+{
+	int fds[2];
+	FILE *f;
+	struct tp_jw w;
+	struct tp_error err = { 0 };
+
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe(fds), 0);
+	close(fds[0]);
+	f = fdopen(fds[1], "w");
+	setvbuf(f, NULL, _IONBF, 0);
+	tp_jw_init(&w, f);
+	tp_jw_object(&w, NULL);
+	tp_jw_put(&w, "k", json_integer(1));
+	tp_jw_end(&w);
+	ck_assert(tp_jw_ok(&w));
+	ck_assert_int_eq(tp_jw_finish(&w, &err), TP_ERR_OUTPUT);
+	fclose(f);
+}
+END_TEST
+
+enum misuse { KEY_IN_ARRAY, NO_KEY_IN_OBJECT, END_UNOPENED, UNFINISHED, TWO_DOCUMENTS,
+	      TOO_DEEP, NOTHING };
+
+static const struct {
+	const char *what;
+	enum misuse how;
+} misuses[] = {
+	{ "a key inside an array", KEY_IN_ARRAY },
+	{ "no key inside an object", NO_KEY_IN_OBJECT },
+	{ "closing what is not open", END_UNOPENED },
+	{ "a container left open", UNFINISHED },
+	{ "two top-level values", TWO_DOCUMENTS },
+	{ "nesting deeper than TP_JW_MAX_DEPTH", TOO_DEEP },
+	{ "no document at all", NOTHING },
+};
+
+static void misuse(struct tp_jw *w, enum misuse how)
+{
+	switch (how) {
+	case KEY_IN_ARRAY:
+		tp_jw_array(w, NULL);
+		tp_jw_put(w, "k", json_true());
+		tp_jw_end(w);
+		break;
+	case NO_KEY_IN_OBJECT:
+		tp_jw_object(w, NULL);
+		tp_jw_array(w, NULL);
+		tp_jw_end(w);
+		tp_jw_end(w);
+		break;
+	case END_UNOPENED:
+		tp_jw_put(w, NULL, json_true());
+		tp_jw_end(w);
+		break;
+	case UNFINISHED:
+		tp_jw_object(w, NULL);
+		tp_jw_array(w, "a");
+		tp_jw_end(w);
+		break;
+	case TWO_DOCUMENTS:
+		tp_jw_array(w, NULL);
+		tp_jw_end(w);
+		tp_jw_object(w, NULL);
+		tp_jw_end(w);
+		break;
+	case TOO_DEEP:
+		for (int i = 0; i <= TP_JW_MAX_DEPTH; i++)
+			tp_jw_array(w, NULL);
+		for (int i = 0; i <= TP_JW_MAX_DEPTH; i++)
+			tp_jw_end(w);
+		break;
+	case NOTHING:
+		break;
+	}
+}
+
+START_TEST(test_misuse)
+{
+	for (int tree = 0; tree < 2; tree++) {
+		struct tp_jw w;
+		struct tp_error err = { 0 };
+		char *got = NULL;
+		size_t n = 0;
+		FILE *f = tree ? NULL : open_memstream(&got, &n);
+
+		tp_jw_init(&w, f);
+		misuse(&w, misuses[_i].how);
+		ck_assert_msg(tp_jw_finish(&w, &err) == TP_ERR_INTERNAL, "%s", misuses[_i].what);
+		ck_assert_str_eq(err.msg, "JSON document written out of order");
+		json_decref(tp_jw_take(&w));
+		if (f) {
+			fclose(f);
+			free(got);
+		}
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("json_stream");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_loop_test(tc, test_same_bytes, 0, sizeof(docs) / sizeof(docs[0]));
+	tcase_add_test(tc, test_null_dropped);
+	tcase_add_test(tc, test_write_error);
+	tcase_add_test(tc, test_write_error_at_finish);
+	tcase_add_loop_test(tc, test_misuse, 0, sizeof(misuses) / sizeof(misuses[0]));
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
