@@ -1,57 +1,164 @@
 #!/bin/sh
 # make bench: generates (once, into bench/, which git ignores) TPU-training
 # shaped captures of about 100 MB and 1 GB with the capture generator, then
-# reports wall time, throughput and peak RSS of tpuprof on each, and side
-# by side on the same files: `protoc --decode_raw` and a Python script that
-# parses the XSpace with python3-protobuf and sums time per op (what users
-# write today), with the ratios. Figures go into docs/performance.md.
-# Usage: tests/bench.sh TPUPROF GEN_CAPTURE   (BENCH_SIZES="100" to skip 1 GB)
+# reports wall time, CPU time, throughput and peak RSS of tpuprof (report,
+# info, memory, ops) on each, and side by side on the same files:
+# `protoc --decode_raw` and a Python script that parses the XSpace with
+# python3-protobuf and sums time per op (what users write today), with the
+# ratios. Then a run directory of 16 hosts x 100 MB with `report -j 2`, and
+# last a block with one line per target of issue 7: measured, limit,
+# PASS/FAIL. Figures go into docs/performance.md.
+# Usage: tests/bench.sh TPUPROF GEN_CAPTURE
+#   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB)
+#   BENCH_HOSTS=0 skips the run directory (default 16 hosts)
 set -eu
 tpuprof=$1 gen=$2
 dir=bench
 sizes=${BENCH_SIZES:-100 1000}
+hosts=${BENCH_HOSTS:-16}
 mkdir -p "$dir/py"
 protoc -Iproto --python_out="$dir/py" proto/xplane.proto
 py=/usr/bin/python3
 command -v "$py" >/dev/null || py=python3
+# the shape of a training step: 8 cores, XLA Ops events dominating, HLO with
+# buffer assignment, runtime memory events; --target-bytes is per file
+gen_opts="--seed 1 --cores 8 --programs 4 --instructions 400 --fusions 60
+	--heap-events 2000 --memory-events 5000"
 
-measure() { # label, file, command... ; prints a row, leaves seconds in $dir/last
-	label=$1 file=$2
+# generate OUT BYTES [OPTION...]: once; into OUT.tmp first, so that an
+# interrupted run leaves no half-written capture to be measured next time
+generate() {
+	out=$1 target=$2
 	shift 2
-	/usr/bin/time -f "%e %M" -o "$dir/time.txt" "$@" >/dev/null 2>"$dir/stderr.txt" || {
-		echo "$label: failed: $(tail -1 "$dir/stderr.txt")"
-		return 0
-	}
-	read -r wall rss_kb <"$dir/time.txt"
-	bytes=$(wc -c <"$file")
-	echo "$wall" >"$dir/last"
-	awk -v l="$label" -v w="$wall" -v r="$rss_kb" -v b="$bytes" 'BEGIN {
-		mbs = (w > 0) ? b / 1e6 / w : 0;
-		printf "  %-36s %8.2f s %9.1f MB/s %9.1f MB peak RSS (%.2fx file)\n",
-			l, w, mbs, r / 1024, r * 1024 / b }'
+	[ -s "$out" ] && return 0
+	echo "generating $out ..." >&2
+	rm -rf "$out.tmp"
+	# shellcheck disable=SC2086 # gen_opts is a list of options
+	"$gen" $gen_opts --target-bytes "$target" "$@" -o "$out.tmp"
+	mv "$out.tmp" "$out"
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
+# measure LABEL BYTES RSS_REF COMMAND...: runs COMMAND under GNU time and
+# prints a row (throughput over BYTES, peak RSS against RSS_REF, which is
+# the file, or for a run directory its largest host). Leaves wall (s) and
+# rss (KiB) in globals for ratios and targets; both empty if it failed.
+measure() {
+	label=$1 bytes=$2 ref=$3
+	shift 3
+	wall='' rss='' rc=0
+	/usr/bin/time -f "%e %M %U %S" -o "$dir/time.txt" "$@" >/dev/null 2>"$dir/stderr.txt" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "  $label: failed (exit $rc): $(tail -1 "$dir/stderr.txt")"
+		return 0
+	fi
+	read -r wall rss user sys <"$dir/time.txt"
+	what="file"
+	[ "$ref" = "$bytes" ] || what="largest host"
+	awk -v l="$label" -v w="$wall" -v r="$rss" -v b="$bytes" -v f="$ref" \
+		-v c="$user" -v s="$sys" -v what="$what" 'BEGIN {
+		mbs = (w > 0) ? b / 1e6 / w : 0;
+		printf "  %-34s %7.2f s wall %7.2f s cpu %8.1f MB/s %8.1f MB peak RSS (%.2fx %s)\n",
+			l, w, c + s, mbs, r / 1024, r * 1024 / f, what }'
+}
+
+# div A B: A / B with two decimals; empty if either is missing
+div() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }'; }
+
+# per_file RSS_KIB BYTES: peak RSS as a multiple of BYTES; empty if missing
+per_file() { awk -v r="$1" -v b="$2" 'BEGIN { if (r != "" && b > 0) printf "%.2f", r * 1024 / b }'; }
+
+# get NAME: the value of the variable NAME, empty if unset (set -u)
+get() { eval "printf '%s' \"\${$1:-}\""; }
+
+# bench_size MB: one capture; keeps report's and info's figures in
+# variables named after the size (rep_wall_100, ...) for the targets
+bench_size() {
+	mb=$1
+	cap=$dir/train-${mb}mb.xplane.pb
+	generate "$cap" "${mb}000000"
+	b=$(wc -c <"$cap")
+	echo "capture: $cap ($b bytes)"
+	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$cap"
+	rw=$wall
+	eval "rep_wall_$mb=\$wall rep_rss_$mb=\$rss bytes_$mb=\$b"
+	measure "tpuprof info --format json" "$b" "$b" "$tpuprof" info --format json "$cap"
+	iw=$wall
+	measure "tpuprof memory --format json" "$b" "$b" "$tpuprof" memory -q --format json "$cap"
+	measure "tpuprof ops --format json" "$b" "$b" "$tpuprof" ops -q --format json "$cap"
+	# shellcheck disable=SC2016 # $1 is expanded by the inner sh
+	measure "protoc --decode_raw" "$b" "$b" sh -c 'protoc --decode_raw <"$1"' sh "$cap"
+	pw=$wall
+	measure "python3-protobuf, time per op" "$b" "$b" "$py" tests/bench_python.py "$dir/py" "$cap"
+	yw=$wall
+	yr=$(div "$yw" "$rw") pr=$(div "$pw" "$rw")
+	eval "py_ratio_$mb=\$yr protoc_ratio_$mb=\$pr"
+	echo "  ratios: python / report = ${yr}x, protoc / report = ${pr}x;" \
+		"python / info = $(div "$yw" "$iw")x, protoc / info = $(div "$pw" "$iw")x"
+}
+
+# -j is new: a tpuprof without it rejects the option as a usage error
+# (exit 2) before reading anything, so an empty input is enough to ask
+supports_j() {
+	rc=0
+	"$tpuprof" report -q -j 2 --format json /dev/null >/dev/null 2>&1 || rc=$?
+	[ "$rc" -ne 2 ]
+}
+
+# bench_hosts N: a run directory of N hosts x 100 MB; the generator seeds
+# each host's events from its own stream, so the hosts differ. Without -j
+# as a reference (every host at once), then with -j 2 (the target).
+bench_hosts() {
+	n=$1
+	hd=$dir/train-${n}x100mb
+	generate "$hd" 100000000 --hosts "$n"
+	tl=$(wc -c "$hd"/*.xplane.pb | awk '$2 != "total" { s += $1; if ($1 > m) m = $1 }
+		END { print s, m }')
+	total=${tl% *} largest=${tl#* }
+	echo "run directory: $hd ($n hosts, $total bytes, largest host $largest bytes)"
+	measure "tpuprof report (all hosts)" "$total" "$largest" \
+		"$tpuprof" report -q --format json "$hd"
+	if supports_j; then
+		measure "tpuprof report -j 2" "$total" "$largest" \
+			"$tpuprof" report -q -j 2 --format json "$hd"
+		hosts_rss=$(per_file "$rss" "$largest")
+	else
+		hosts_why="-j not supported"
+		echo "  tpuprof report -j 2: $hosts_why"
+	fi
+}
+
+# target TEXT VALUE OP LIMIT [WHY]: one line of the targets block; VALUE
+# empty means the run was skipped or failed (WHY, if known)
+target() {
+	if [ -z "$2" ]; then
+		printf "  %-58s %s\n" "$1" "not measured${5:+ ($5)}"
+		return 0
+	fi
+	awk -v t="$1" -v v="$2" -v op="$3" -v lim="$4" 'BEGIN {
+		ok = (op == "<=") ? v <= lim : (op == ">=") ? v >= lim : v < lim;
+		printf "  %-58s %8.2f  limit %s %-5s %s\n", t, v, op, lim, ok ? "PASS" : "FAIL" }'
+}
+
+# targets: issue 7's, measured on the 1 GB capture; the speed ratios on the
+# largest capture this run measured (the same file for all three programs)
+targets() {
+	big=0
+	for mb in $sizes; do
+		if [ "$mb" -gt "$big" ]; then big=$mb; fi
+	done
+	rw=$(get rep_wall_1000) rr=$(get rep_rss_1000) b=$(get bytes_1000)
+	echo "targets (issue 7):"
+	target "report on 1 GB: wall (s)" "$rw" "<=" 1.5
+	target "report on 1 GB: peak RSS / file" "$(per_file "$rr" "$b")" "<=" 1.25
+	target "python / report on ${big} MB (x)" "$(get "py_ratio_$big")" ">=" 20
+	target "protoc --decode_raw / report on ${big} MB (x)" "$(get "protoc_ratio_$big")" ">=" 5
+	target "report wall: 1 GB / 100 MB (x)" "$(div "$rw" "$(get rep_wall_100)")" "<=" 11
+	target "run directory, -j 2: peak RSS / largest host file" "${hosts_rss:-}" "<" 2 "${hosts_why:-}"
+}
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m)"
 for mb in $sizes; do
-	cap=$dir/train-${mb}mb.xplane.pb
-	if [ ! -s "$cap" ]; then
-		echo "generating $cap ..." >&2
-		"$gen" --seed 1 --cores 8 --programs 4 --instructions 400 --fusions 60 \
-			--heap-events 2000 --memory-events 5000 \
-			--target-bytes "${mb}000000" -o "$cap"
-	fi
-	echo "capture: $cap ($(wc -c <"$cap") bytes)"
-	measure "tpuprof info --format json" "$cap" "$tpuprof" info --format json "$cap"
-	t_info=$(cat "$dir/last")
-	measure "tpuprof memory --format json" "$cap" "$tpuprof" memory -q --format json "$cap"
-	if "$tpuprof" help ops >/dev/null 2>&1; then
-		measure "tpuprof ops --format json" "$cap" "$tpuprof" ops -q --format json "$cap"
-	fi
-	measure "protoc --decode_raw" "$cap" sh -c "protoc --decode_raw < '$cap'"
-	t_protoc=$(cat "$dir/last")
-	measure "python3-protobuf, time per op" "$cap" "$py" tests/bench_python.py "$dir/py" "$cap"
-	t_py=$(cat "$dir/last")
-	echo "  ratios: protoc / tpuprof info = $(ratio "$t_protoc" "$t_info"), python / tpuprof info = $(ratio "$t_py" "$t_info")"
+	bench_size "$mb"
 done
+if [ "$hosts" -gt 0 ]; then bench_hosts "$hosts"; fi
+targets

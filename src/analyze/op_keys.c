@@ -344,7 +344,8 @@ void tp_op_add_counts(struct tp_op_ctx *c, struct tp_op *op,
 	bool fl = false, by = false;
 	int64_t n = ev->num_occurrences > 0 ? ev->num_occurrences : 1;
 
-	if (pl->known_stat[TP_SN_FLOPS] || pl->known_stat[TP_SN_BYTES_ACCESSED]) {
+	if (ev->other_stats &&
+	    (pl->known_stat[TP_SN_FLOPS] || pl->known_stat[TP_SN_BYTES_ACCESSED])) {
 		struct tp_stat_iter it;
 		struct tp_stat st;
 		int64_t x;

@@ -22,6 +22,16 @@ struct tp_op_slot {
 	bool used;
 };
 
+/* Scratch memory of one thread's op passes, reused from line to line
+ * (op_lines.c). */
+struct tp_op_bufs {
+	struct tp_op_rec *recs;
+	size_t cap_recs;
+	struct tp_op_open *stack;
+	size_t cap_stack;
+};
+void tp_op_bufs_release(struct tp_op_bufs *b);
+
 struct tp_op_ctx {
 	struct tp_ops *ops;
 	struct tp_capture *cap;
@@ -39,6 +49,7 @@ struct tp_op_ctx {
 	size_t cap_vals;
 	struct tp_error *err;
 	enum tp_err rc;                /* first error met while resolving     */
+	struct tp_op_bufs *bufs;       /* the thread's scratch, borrowed      */
 };
 
 /* Resolves the op of one event (creating it on first sight); TP_OP_NONE
@@ -50,7 +61,7 @@ void tp_op_add_counts(struct tp_op_ctx *c, struct tp_op *op,
 void tp_op_ctx_release(struct tp_op_ctx *c);
 
 /* One op line of the current core: occurrences, times, nesting, steps. */
-void tp_ops_scan_line(struct tp_op_ctx *c, const struct tp_line *ln);
+void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln);
 /* Reads the core's "Steps" line into ops->steps. */
 void tp_ops_read_steps(struct tp_op_ctx *c);
 /* Adds self time that started at t to the step holding t. */
