@@ -97,6 +97,11 @@ enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
 			    struct tp_error *err);
 void tp_capture_release(struct tp_capture *cap);
 
+/* Decodes a module of cap (tp_module_decode), sharing the HLO of an
+ * identical module decoded before. */
+enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m,
+				     struct tp_error *err);
+
 /* Scans the lines of every host that opening deferred; fails on the
  * first corrupt one (see tp_xspace_finish_scan). Analyses call it before
  * reading lines other than through a scanning iterator. */

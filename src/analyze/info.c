@@ -269,7 +269,7 @@ static enum tp_err add_modules(struct tp_info *info, struct tp_capture *cap,
 
 		if (m->host != host)
 			continue;
-		rc = tp_module_decode(m, &cap->arena, err);
+		rc = tp_capture_decode_module(cap, m, err);
 		if (rc != TP_OK)
 			return rc;
 		im = &info->modules[info->n_modules++];

@@ -68,7 +68,7 @@ static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap
 
 		if (f->host && m->host >= 0 && strcmp(cap->hosts[m->host].name, f->host) != 0)
 			continue;
-		rc = tp_module_decode(m, &cap->arena, err);
+		rc = tp_capture_decode_module(cap, m, err);
 		if (rc != TP_OK)
 			return rc;
 		if (!module_matches(m, f->module))

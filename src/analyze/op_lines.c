@@ -118,8 +118,9 @@ static void nest(struct tp_ops *ops, struct tp_ops_core *core,
 		if (depth)
 			b->stack[depth - 1].child =
 				tp_sat_add(b->stack[depth - 1].child, r[i].dur);
-		b->stack = tp_xgrow(b->stack, &b->cap_stack, depth + 1,
-				    sizeof(*b->stack));
+		if (depth == b->cap_stack)
+			b->stack = tp_xgrow(b->stack, &b->cap_stack, depth + 1,
+					    sizeof(*b->stack));
 		b->stack[depth].rec = i;
 		b->stack[depth++].child = 0;
 	}

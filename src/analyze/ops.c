@@ -23,6 +23,12 @@ const struct tp_hlo_index *tp_ops_index(struct tp_ops *ops,
 {
 	if (m >= ops->n_modules || !cap->modules[m].hlo)
 		return NULL;
+	/* modules sharing one HLO (tp_capture_decode_module) share its index */
+	for (size_t i = 0; i < m; i++)
+		if (cap->modules[i].hlo == cap->modules[m].hlo) {
+			m = i;
+			break;
+		}
 	if (!ops->indexed[m]) {
 		tp_hlo_index_build(&ops->index[m], cap->modules[m].hlo);
 		ops->indexed[m] = true;
@@ -209,7 +215,7 @@ static enum tp_err check_filter(const struct tp_capture *cap,
 static enum tp_err decode_modules(struct tp_capture *cap, struct tp_error *err)
 {
 	for (size_t i = 0; i < cap->n_modules; i++) {
-		enum tp_err rc = tp_module_decode(&cap->modules[i], &cap->arena, err);
+		enum tp_err rc = tp_capture_decode_module(cap, &cap->modules[i], err);
 
 		if (rc != TP_OK)
 			return rc;

@@ -503,6 +503,9 @@ enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
 	if (tp_xspace_scan_lines(xs, opts ? opts->defer_min_bytes : 0, &bad_plane,
 				 &bad_line, &bad) < 0)
 		return scan_failed(&c, bad_plane, bad_line, &bad);
+	/* Decoding read the metadata too; what analyses need of it faults
+	 * back in, so a run of many hosts keeps only what it uses. */
+	tp_xspace_drop(xs, data, size);
 	return TP_OK;
 }
 

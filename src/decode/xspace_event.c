@@ -229,10 +229,25 @@ static bool fast_fields(const struct tp_event_iter *it, const uint8_t *p,
 			struct event_fields *ef)
 {
 	const uint8_t *slack = it->slack;
+	uint64_t v;
 
+	/* The usual prefix in the usual order, straight-line: metadata id,
+	 * offset, duration; then the loop takes whatever follows. */
+	if (p < end && *p == 0x08 && (p = fast_varint(p + 1, end, slack, &v))) {
+		ev->metadata_id = (int64_t)v;
+		if (p < end && *p == 0x10 && (p = fast_varint(p + 1, end, slack, &v))) {
+			ev->offset_ps = (int64_t)v;
+			ef->has_offset = true;
+			if (p < end && *p == 0x18 &&
+			    (p = fast_varint(p + 1, end, slack, &v)))
+				ev->duration_ps = (int64_t)v;
+		}
+	}
+	if (!p)
+		return false;
 	while (p < end) {
 		uint8_t key = *p;
-		uint64_t v, id;
+		uint64_t id;
 		const uint8_t *s, *se;
 
 		if (!(p = fast_varint(p + 1, end, slack, &v)))

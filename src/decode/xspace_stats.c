@@ -130,7 +130,6 @@ int tp_stat_decode(struct tp_wire *parent, const struct tp_field *f,
 
 	memset(st, 0, sizeof(*st));
 	tp_wire_sub(&w, parent, f);
-	st->offset = f->offset;
 	while ((rc = tp_wire_next(&w, &g)) > 0) {
 		bool is_varint = g.type == TP_WIRE_VARINT;
 
