@@ -319,6 +319,34 @@ START_TEST(test_dump_dir)
 }
 END_TEST
 
+/* Three hosts embed the same two programs: six modules, two HLOs. */
+START_TEST(test_shared_hlo)
+{
+	const char *path = "testdata/run-3hosts";
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	size_t distinct = 0;
+
+	ck_assert_int_eq(tp_capture_open(&cap, &path, 1, &defaults, &err), TP_OK);
+	ck_assert_uint_eq(cap.n_modules, 6);
+	for (size_t i = 0; i < cap.n_modules; i++)
+		ck_assert_int_eq(tp_capture_decode_module(&cap, &cap.modules[i], &err), TP_OK);
+	for (size_t i = 0; i < cap.n_modules; i++) {
+		bool first = true;
+
+		for (size_t j = 0; j < i; j++)
+			if (cap.modules[j].hlo == cap.modules[i].hlo) {
+				first = false;
+				ck_assert_uint_eq(cap.modules[j].program_id,
+						  cap.modules[i].program_id);
+			}
+		distinct += first;
+	}
+	ck_assert_uint_eq(distinct, 2);
+	tp_capture_release(&cap);
+}
+END_TEST
+
 START_TEST(test_bad_inputs)
 {
 	char *dir = make_dir();
@@ -354,6 +382,7 @@ int main(void)
 	tcase_add_test(tc, test_logdir_runs);
 	tcase_add_test(tc, test_dump_dir);
 	tcase_add_test(tc, test_bad_inputs);
+	tcase_add_test(tc, test_shared_hlo);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
