@@ -161,14 +161,14 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	else
 		tp_event_iter_init_scan(&it, &c->host->xs, c->pl, ln);
 	while (tp_event_iter_next(&it, &ev) > 0) {
-		uint32_t id = tp_op_resolve(c, &ev);
+		uint32_t id = tp_op_resolve_fast(c, &ev);
 		struct tp_op *op;
 
 		if (id == TP_OP_NONE)
 			continue;
 		op = &ops->ops[id];
 		core->events++;
-		tp_op_add_counts(c, op, &ev);
+		tp_op_add_counts(c, id, &ev);
 		if (!ev.timed) {
 			op->occurrences += (uint64_t)(ev.num_occurrences > 0 ?
 						      ev.num_occurrences : 0);

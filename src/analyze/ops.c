@@ -171,6 +171,7 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 	for (size_t l = 0; l < c->pl->n_lines; l++)
 		if (line_used(src, &c->pl->lines[l]))
 			tp_ops_scan_line(c, (struct tp_line *)&c->pl->lines[l]);
+	tp_op_apply_meta_vals(c);
 	finish_core(frag, &frag->cores[0]);
 	tp_op_ctx_release(c);
 }
