@@ -137,7 +137,7 @@ START_TEST(test_hlo_index)
 	struct tp_capture cap;
 	struct tp_error err = { 0 };
 	const char *paths[] = { "testdata/jit_train_step.hlo_proto.pb" };
-	struct tp_open_opts o = { NULL, TP_DEFAULT_MAX_INPUT };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
 	struct tp_hlo_index idx;
 	size_t fused = 0, in_fusion_bodies = 0;
 

@@ -106,7 +106,7 @@ static struct pb gzip_bytes(const void *p, size_t n)
 	return out;
 }
 
-static const struct tp_open_opts defaults = { NULL, TP_DEFAULT_MAX_INPUT };
+static const struct tp_open_opts defaults = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
 
 START_TEST(test_sniff)
 {
@@ -192,7 +192,7 @@ static void expect_error(const char *path, uint64_t max, const char *fragment)
 	struct tp_capture cap;
 	struct tp_error err = { 0 };
 	const char *paths[] = { path };
-	struct tp_open_opts o = { NULL, max };
+	struct tp_open_opts o = { .run = NULL, .max_input = max };
 
 	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_ERR_INPUT);
 	ck_assert_msg(strstr(err.msg, fragment) != NULL, "'%s' lacks '%s'", err.msg, fragment);
@@ -260,8 +260,8 @@ START_TEST(test_logdir_runs)
 	struct tp_capture cap;
 	struct tp_error err = { 0 };
 	const char *paths[] = { root };
-	struct tp_open_opts named = { "2026_01_01_00_00_00", TP_DEFAULT_MAX_INPUT };
-	struct tp_open_opts missing = { "nope", TP_DEFAULT_MAX_INPUT };
+	struct tp_open_opts named = { .run = "2026_01_01_00_00_00", .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_open_opts missing = { .run = "nope", .max_input = TP_DEFAULT_MAX_INPUT };
 
 	for (int i = 0; i < 2; i++) {
 		char *run = tp_xasprintf("%s/plugins/profile/%s", root, runs[i]);
@@ -319,6 +319,34 @@ START_TEST(test_dump_dir)
 }
 END_TEST
 
+/* Three hosts embed the same two programs: six modules, two HLOs. */
+START_TEST(test_shared_hlo)
+{
+	const char *path = "testdata/run-3hosts";
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	size_t distinct = 0;
+
+	ck_assert_int_eq(tp_capture_open(&cap, &path, 1, &defaults, &err), TP_OK);
+	ck_assert_uint_eq(cap.n_modules, 6);
+	for (size_t i = 0; i < cap.n_modules; i++)
+		ck_assert_int_eq(tp_capture_decode_module(&cap, &cap.modules[i], &err), TP_OK);
+	for (size_t i = 0; i < cap.n_modules; i++) {
+		bool first = true;
+
+		for (size_t j = 0; j < i; j++)
+			if (cap.modules[j].hlo == cap.modules[i].hlo) {
+				first = false;
+				ck_assert_uint_eq(cap.modules[j].program_id,
+						  cap.modules[i].program_id);
+			}
+		distinct += first;
+	}
+	ck_assert_uint_eq(distinct, 2);
+	tp_capture_release(&cap);
+}
+END_TEST
+
 START_TEST(test_bad_inputs)
 {
 	char *dir = make_dir();
@@ -354,6 +382,7 @@ int main(void)
 	tcase_add_test(tc, test_logdir_runs);
 	tcase_add_test(tc, test_dump_dir);
 	tcase_add_test(tc, test_bad_inputs);
+	tcase_add_test(tc, test_shared_hlo);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

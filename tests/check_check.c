@@ -127,7 +127,7 @@ static json_t *load(const char *path)
 {
 	json_t *doc = NULL;
 	struct tp_error err = { 0 };
-	struct tp_open_opts o = { NULL, TP_DEFAULT_MAX_INPUT };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
 	struct tp_report_filter f = { 0 };
 
 	ck_assert_msg(tp_report_doc_load(&doc, &path, 1, &o, &f, &err) == TP_OK, "%s: %s",
@@ -224,7 +224,7 @@ START_TEST(test_not_a_report)
 {
 	json_t *doc = NULL;
 	struct tp_error err = { 0 };
-	struct tp_open_opts o = { NULL, TP_DEFAULT_MAX_INPUT };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
 	struct tp_report_filter f = { 0 };
 	static const char text[] = "{\"schema\": \"tpuprof.memory/1\"}\n";
 	char *path = write_temp(".json", text, sizeof(text) - 1);

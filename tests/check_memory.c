@@ -48,7 +48,7 @@ static void open_capture(const char *path, struct tp_capture *cap, struct tp_mem
 {
 	struct tp_error err = { 0 };
 	const char *paths[] = { path };
-	struct tp_open_opts o = { NULL, TP_DEFAULT_MAX_INPUT };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
 	struct tp_mem_options opt = { .max_suggestions = 5 };
 
 	ck_assert_msg(tp_capture_open(cap, paths, 1, &o, &err) == TP_OK, "%s", err.msg);

@@ -53,7 +53,7 @@ static const struct core_case cores[] = {
 static void open_capture(struct tp_capture *cap, const char *path)
 {
 	struct tp_error err = { 0 };
-	struct tp_open_opts o = { NULL, TP_DEFAULT_MAX_INPUT };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
 
 	ck_assert_msg(tp_capture_open(cap, &path, 1, &o, &err) == TP_OK, "%s", err.msg);
 }
@@ -534,7 +534,7 @@ START_TEST(test_reversed_line)
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_error err = { 0 };
-	struct tp_open_opts o = { NULL, TP_DEFAULT_MAX_INPUT };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
 	const char *names[] = { "program_id", "symbol_id" };
 	char *path;
 	const char *paths[1];

@@ -260,6 +260,111 @@ START_TEST(test_mangled_everywhere)
 }
 END_TEST
 
+/* The event reader's fast path (one load per varint) at every varint
+ * length, with the event ending at the very end of the file, where fewer
+ * than eight bytes remain and the byte-wise reader takes over. */
+static const uint64_t varint_values[] = {
+	0, 1, 127, 128, 16383, 16384, (UINT64_C(1) << 35) - 1,
+	UINT64_C(1) << 35, (UINT64_C(1) << 56) - 1, UINT64_C(1) << 56,
+	UINT64_C(1) << 62, (UINT64_C(1) << 63) - 1, UINT64_C(1) << 63,
+	UINT64_MAX,
+};
+
+/* One plane whose line is the last field of the file; with_extra adds a
+ * stat besides device time to the event. */
+static struct pb space_ending_in_event(uint64_t v, bool with_extra)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 };
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	stat_meta(&plane, SM_DEV_OFF, "device_offset_ps");
+	stat_meta(&plane, SM_DEV_DUR, "device_duration_ps");
+	stat_meta(&plane, SM_CAT, "flops");
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&ev, 1, (int64_t)v);
+	pb_int(&ev, 2, (int64_t)v);
+	pb_int(&ev, 3, (int64_t)v);
+	if (with_extra)
+		stat_int(&ev, 4, SM_CAT, 3, v);
+	stat_int(&ev, 4, SM_DEV_DUR, 3, v / 3);
+	stat_int(&ev, 4, SM_DEV_OFF, 3, v / 2);
+	pb_msg(&line, 4, &ev);
+	pb_msg(&plane, 3, &line);
+	pb_msg(&space, 1, &plane);
+	return space;
+}
+
+START_TEST(test_varint_lengths)
+{
+	uint64_t v = varint_values[_i];
+
+	for (int extra = 0; extra < 2; extra++) {
+		struct pb b = space_ending_in_event(v, extra);
+		struct tp_arena a;
+		struct tp_xspace xs;
+		struct tp_error err = { 0 };
+		struct tp_event_iter it;
+		struct tp_event ev;
+		const struct tp_plane *pl;
+
+		tp_arena_init(&a);
+		ck_assert_int_eq(tp_xspace_decode(&xs, &a, b.data, b.len, "v.pb", &err), TP_OK);
+		pl = &xs.planes[0];
+		ck_assert_uint_eq(pl->lines[0].n_events, 1);
+		tp_event_iter_init(&it, &xs, pl, &pl->lines[0]);
+		ck_assert_int_eq(tp_event_iter_next(&it, &ev), 1);
+		ck_assert_uint_eq((uint64_t)ev.metadata_id, v);
+		ck_assert_uint_eq((uint64_t)ev.offset_ps, v);
+		ck_assert_uint_eq((uint64_t)ev.duration_ps, v);
+		ck_assert_uint_eq((uint64_t)ev.dur_ps, v / 3);
+		/* device time, saturated at INT64_MAX as every start is */
+		ck_assert_int_eq(ev.start_ps, (int64_t)(v / 2 > INT64_MAX ? INT64_MAX : v / 2));
+		ck_assert(ev.other_stats == (extra == 1));
+		ck_assert_int_eq(tp_event_iter_next(&it, &ev), 0);
+		tp_arena_release(&a);
+		pb_free(&b);
+	}
+}
+END_TEST
+
+/* An eleven-byte varint, or a tenth byte past 64 bits, is corrupt also
+ * where the fast path reads it: as the event's last bytes (byte-wise
+ * reader) and followed by padding (one-load reader). */
+START_TEST(test_varint_too_long)
+{
+	static const uint8_t tails[][11] = {
+		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 },
+		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 },
+	};
+	for (size_t k = 0; k < 4; k++) {
+		struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, st = { 0 };
+		struct tp_arena a;
+		struct tp_xspace xs;
+		struct tp_error err = { 0 };
+
+		pb_str(&plane, 2, "/device:TPU:0");
+		stat_meta(&plane, SM_DEV_OFF, "device_offset_ps");
+		pb_int(&ev, 1, 1);
+		pb_int(&st, 1, SM_DEV_OFF);
+		pb_tag(&st, 3, 0);
+		pb_bytes(&st, tails[k % 2], k % 2 ? 11 : 10);
+		pb_msg(&ev, 4, &st);
+		pb_msg(&line, 4, &ev);
+		pb_msg(&plane, 3, &line);
+		pb_msg(&space, 1, &plane);
+		if (k >= 2)
+			pb_str(&space, 3, "a warning after the plane: room to read ahead");
+		tp_arena_init(&a);
+		ck_assert_int_eq(tp_xspace_decode(&xs, &a, space.data, space.len, "v.pb", &err),
+				 TP_ERR_INPUT);
+		ck_assert_msg(strstr(err.msg, "v.pb: corrupt capture at byte ") == err.msg,
+			      "%s", err.msg);
+		tp_arena_release(&a);
+		pb_free(&space);
+	}
+}
+END_TEST
+
 /* The same corruption checks with the threaded scan forced on. */
 static void threads_on(void)
 {
@@ -283,6 +388,9 @@ int main(void)
 	tcase_add_test(tc, test_wallclock_origin);
 	tcase_add_test(tc, test_truncated_everywhere);
 	tcase_add_test(tc, test_mangled_everywhere);
+	tcase_add_loop_test(tc, test_varint_lengths, 0,
+			    sizeof(varint_values) / sizeof(varint_values[0]));
+	tcase_add_test(tc, test_varint_too_long);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tt, 60);
 	tcase_add_checked_fixture(tt, threads_on, threads_off);

@@ -74,7 +74,14 @@ struct tp_capture {
 struct tp_open_opts {
 	const char *run;         /* logdir run to take; NULL = newest        */
 	uint64_t max_input;      /* most bytes to inflate or read from stdin */
+	/* Device lines at least this long are not scanned at open (0: all
+	 * are): for commands whose analysis reads them anyway (ops), which
+	 * then reads each event once. See struct tp_decode_opts. */
+	size_t defer_min_bytes;
 };
+
+/* What commands that run the ops analysis pass as defer_min_bytes. */
+#define TP_DEFER_MIN_BYTES ((size_t)1 << 20)
 
 #define TP_DEFAULT_MAX_INPUT (UINT64_C(64) << 30)
 
@@ -89,6 +96,16 @@ enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
 			    size_t n_paths, const struct tp_open_opts *opts,
 			    struct tp_error *err);
 void tp_capture_release(struct tp_capture *cap);
+
+/* Decodes a module of cap (tp_module_decode), sharing the HLO of an
+ * identical module decoded before. */
+enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m,
+				     struct tp_error *err);
+
+/* Scans the lines of every host that opening deferred; fails on the
+ * first corrupt one (see tp_xspace_finish_scan). Analyses call it before
+ * reading lines other than through a scanning iterator. */
+enum tp_err tp_capture_finish_scan(struct tp_capture *cap, struct tp_error *err);
 
 /* Decides what bytes hold: 'X' XSpace, 'H' HloProto, 0 undecidable. */
 int tp_sniff(const uint8_t *data, size_t size);

@@ -49,12 +49,36 @@ char *tp_str_dup(struct tp_str s);
 uint64_t tp_mix64(uint64_t x);
 uint64_t tp_hash_bytes(const char *p, size_t n);
 
-/* Saturating int64 arithmetic: hostile files must not overflow sums. */
-int64_t tp_sat_add(int64_t a, int64_t b);
-int64_t tp_sat_mul(int64_t a, int64_t b);
+/* Saturating int64 arithmetic: hostile files must not overflow sums.
+ * Inline: they run once or more per event. */
+static inline int64_t tp_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 /* a - b, saturating; unlike tp_sat_add(a, -b) it is defined for
  * b == INT64_MIN. */
-int64_t tp_sat_sub(int64_t a, int64_t b);
+static inline int64_t tp_sat_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+static inline int64_t tp_sat_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(a, b, &r))
+		return ((a < 0) != (b < 0)) ? INT64_MIN : INT64_MAX;
+	return r;
+}
 
 /* Parses a size: a number with an optional unit B, K/KiB, KB, M/MiB, MB,
  * G/GiB, GB, T/TiB, TB (case-insensitive), e.g. "14.5GiB", "512MB". */

@@ -46,8 +46,7 @@ struct tp_stat {
 		int64_t i;
 		struct tp_str s;     /* STR and BYTES, borrowed        */
 	} v;
-	size_t offset;          /* file offset of the value       */
-};
+};  /* 32 bytes: a pod's metadata holds millions of these */
 
 /* Stat names tpuprof looks for. Resolved per plane to stat-metadata ids at
  * decode time, so hot loops compare integers, not strings. */
@@ -92,11 +91,22 @@ struct tp_line {
 	int64_t duration_ps;
 	struct tp_str body;     /* the XLine message bytes, borrowed   */
 	size_t body_offset;     /* file offset of body                 */
+	uint64_t n_event_fields; /* events framed in the message: known
+				  * at decode, before any event is read */
+	/* Set by the scan of the line's events (see tp_xspace_decode_ex):
+	 * until `scanned`, these are zero. */
+	bool scanned;           /* every event read and validated      */
 	uint64_t n_events;      /* all events                          */
 	uint64_t n_aggregated;  /* events with num_occurrences, no time */
 	bool has_span;          /* at least one timed event            */
 	int64_t first_start_ps; /* earliest event start (absolute ps)  */
 	int64_t last_end_ps;    /* latest event end (absolute ps)      */
+	uint32_t *meta_counts;  /* arena: events per event_meta index
+				 * (saturating), on lines with many more
+				 * events than metadata; else NULL      */
+	const char *scan_error; /* static text when the scan met corrupt
+				 * bytes, at file offset scan_error_offset */
+	size_t scan_error_offset;
 };
 
 enum tp_plane_kind {
@@ -114,6 +124,9 @@ struct tp_idmap {
 	int64_t *keys;          /* arena, open addressing              */
 	uint32_t *values;       /* index + 1; 0 marks an empty slot    */
 	size_t cap;             /* power of two                        */
+	uint32_t *direct;       /* arena: index + 1 by id, when every id
+				 * is small (producers number from 1)  */
+	size_t n_direct;        /* ids below this are in direct        */
 };
 
 struct tp_plane {
@@ -147,6 +160,9 @@ struct tp_xspace {
 	int64_t time_origin_ns;         /* subtracted from line timestamps */
 	const uint8_t *base;            /* the file bytes                  */
 	size_t size;
+	const char *name;               /* file name for messages, borrowed */
+	bool drop_pages;                /* base maps a file: resident pages
+					 * of scanned lines may be dropped */
 };
 
 /* Decodes an XSpace from data[0..size), which stays borrowed. name is the
@@ -159,6 +175,42 @@ enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
 /* Captures with at least this many bytes of events are validated by one
  * thread per core (default 8 MiB); tests lower it. */
 extern size_t tp_xspace_parallel_min_bytes;
+
+struct tp_decode_opts {
+	/* Lines of device planes (TPU, GPU) at least this long are left
+	 * unscanned (0: scan everything): an analysis that reads them anyway
+	 * scans them as it goes (tp_event_iter_init_scan), so their events
+	 * are read once, not twice. tp_xspace_finish_scan() scans whatever
+	 * is left; until then those lines' counts are zero. */
+	size_t defer_min_bytes;
+	/* The bytes map a file: pages of a line may be dropped from memory
+	 * once it is scanned (they fault back in if read again). Never set
+	 * for heap copies, where dropping would lose the data. */
+	bool drop_pages;
+};
+
+/* tp_xspace_decode with options; opts NULL = scan everything. name must
+ * outlive xs (it is used in messages of tp_xspace_finish_scan). */
+enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
+				const uint8_t *data, size_t size,
+				const char *name,
+				const struct tp_decode_opts *opts,
+				struct tp_error *err);
+
+/* Scans every line not scanned yet, then fails with the first corrupt
+ * line in file order (scanned here or by an analysis), with the message
+ * the decoder gives. Cheap when nothing is left. */
+enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err);
+
+/* Threads for scans and analyses: tp_set_threads(n) (from -j), default
+ * the number of online CPUs; at most 64. */
+void tp_set_threads(unsigned n);
+unsigned tp_threads(void);
+
+/* Drops the resident pages wholly inside [p, p+len) of a mapped file
+ * (xs->drop_pages); a no-op otherwise. Safe at any time: the bytes read
+ * the same afterwards. */
+void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len);
 
 /* Looks up metadata by id; NULL when absent. */
 const struct tp_event_meta *tp_plane_event_meta(const struct tp_plane *pl,
@@ -193,6 +245,10 @@ struct tp_event {
 	int64_t start_ps;      /* absolute start, device time preferred */
 	int64_t dur_ps;        /* duration, device time preferred       */
 	struct tp_str stats;   /* the event's stats, as raw fields       */
+	bool other_stats;      /* stats besides device offset/duration: the
+				* only ones read while decoding; when false,
+				* a stat_iter over the event finds nothing
+				* else (lets hot loops skip the walk) */
 	size_t offset;         /* file offset of the event message      */
 };
 
@@ -203,13 +259,31 @@ struct tp_event_iter {
 	bool validate;         /* decode every stat (set by the decoder) */
 	bool raw_times;        /* skip device_offset_ps lookups: for passes
 				* that only count, the stats need no decoding */
+	const uint8_t *slack;  /* end of the file bytes: varints may be read
+				* up to here unchecked, then bounds-tested */
+	struct tp_line *scan;  /* set by tp_event_iter_init_scan        */
+	const struct tp_xspace *xs;
+	const uint8_t *dropped; /* pages before this may be dropped     */
 	struct tp_wire w;
 };
 
 void tp_event_iter_init(struct tp_event_iter *it, const struct tp_xspace *xs,
 			const struct tp_plane *pl, const struct tp_line *ln);
+/* Iterates a line that is not scanned yet, validating every event and
+ * filling the line's scan results (counts, span, meta_counts, and
+ * scanned or scan_error at the end). Only one scan of a line at a time. */
+void tp_event_iter_init_scan(struct tp_event_iter *it,
+			     const struct tp_xspace *xs,
+			     const struct tp_plane *pl, struct tp_line *ln);
+/* For readers of any line: a line opening deferred is scanned by this
+ * first read (tp_event_iter_init_scan), others are only read. A scan
+ * writes the line's counts, hence the cast: only one thread may read a
+ * deferred line at a time. */
+void tp_event_iter_init_read(struct tp_event_iter *it,
+			     const struct tp_xspace *xs,
+			     const struct tp_plane *pl, const struct tp_line *ln);
 /* 1 when ev was filled, 0 at the end, -1 on corrupt bytes (only possible
- * on data that tp_xspace_decode did not validate). */
+ * on lines not scanned yet). */
 int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev);
 
 /* Iterates the stats stored with an event (not its metadata's). */

@@ -76,8 +76,43 @@ static bool is_op_line(const struct tp_plane *pl, const struct tp_line *ln)
 	return pl->kind == TP_PLANE_GPU && tp_str_has_prefix(ln->name, "Stream #");
 }
 
+/* What an event of a given metadata counts as. */
+enum event_kind { EK_NONE, EK_ALLOC, EK_DEALLOC, EK_COLLECTIVE };
+
+static enum event_kind classify(const struct tp_plane *pl,
+				const struct tp_event_meta *em, bool host_plane)
+{
+	const struct tp_stat *cat;
+	struct tp_str s;
+
+	if (host_plane) {
+		if (tp_str_eq(em->name, "MemoryAllocation"))
+			return EK_ALLOC;
+		if (tp_str_eq(em->name, "MemoryDeallocation"))
+			return EK_DEALLOC;
+		return is_tf_collective(em->name) ? EK_COLLECTIVE : EK_NONE;
+	}
+	cat = tp_stats_find(pl, em->stats, em->n_stats, TP_SN_HLO_CATEGORY);
+	return cat && tp_stat_str(pl, cat, &s) && is_collective_category(s) ?
+		       EK_COLLECTIVE : EK_NONE;
+}
+
+static void add_kind(struct tp_info_host *ih, enum event_kind k, uint64_t n)
+{
+	if (k == EK_ALLOC)
+		ih->memory_allocations += n;
+	else if (k == EK_DEALLOC)
+		ih->memory_deallocations += n;
+	else if (k == EK_COLLECTIVE)
+		ih->collective_events += n;
+}
+
+/* Events are classified by metadata, once per metadata entry (kinds[]:
+ * kind + 1, 0 = not yet); lines whose scan counted events per metadata
+ * are not read again. */
 static void count_line(const struct tp_host *h, const struct tp_plane *pl,
-		       const struct tp_line *ln, struct tp_info_host *ih)
+		       const struct tp_line *ln, unsigned char *kinds,
+		       struct tp_info_host *ih)
 {
 	bool host_plane = tp_str_eq(pl->name, "/host:CPU");
 	bool op_line = pl->kind != TP_PLANE_HOST && is_op_line(pl, ln);
@@ -86,28 +121,23 @@ static void count_line(const struct tp_host *h, const struct tp_plane *pl,
 
 	if (!host_plane && !op_line)
 		return;
+	for (size_t m = 0; m < pl->n_event_meta && ln->meta_counts; m++)
+		if (ln->meta_counts[m])
+			add_kind(ih, classify(pl, &pl->event_meta[m], host_plane),
+				 ln->meta_counts[m]);
+	if (ln->meta_counts)
+		return;
 	tp_event_iter_init(&it, &h->xs, pl, ln);
 	it.raw_times = true; /* counting only */
 	while (tp_event_iter_next(&it, &ev) > 0) {
-		const struct tp_event_meta *em = ev.meta;
-		const struct tp_stat *cat;
-		struct tp_str s;
+		size_t mi;
 
-		if (!em)
+		if (!ev.meta)
 			continue;
-		if (host_plane) {
-			if (tp_str_eq(em->name, "MemoryAllocation"))
-				ih->memory_allocations++;
-			else if (tp_str_eq(em->name, "MemoryDeallocation"))
-				ih->memory_deallocations++;
-			else if (is_tf_collective(em->name))
-				ih->collective_events++;
-			continue;
-		}
-		cat = tp_stats_find(pl, em->stats, em->n_stats,
-				    TP_SN_HLO_CATEGORY);
-		if (cat && tp_stat_str(pl, cat, &s) && is_collective_category(s))
-			ih->collective_events++;
+		mi = (size_t)(ev.meta - pl->event_meta);
+		if (!kinds[mi])
+			kinds[mi] = (unsigned char)(classify(pl, ev.meta, host_plane) + 1);
+		add_kind(ih, (enum event_kind)(kinds[mi] - 1), 1);
 	}
 }
 
@@ -186,19 +216,22 @@ static void scan_host(const struct tp_host *h, struct tp_info_host *ih)
 			      pl->kind == TP_PLANE_TPU_SPARSECORE ||
 			      pl->kind == TP_PLANE_CUSTOM;
 		uint64_t events = 0;
+		unsigned char *kinds;
 
 		if (pl->kind == TP_PLANE_TASK_ENV)
 			task_environment(pl, ih);
 		collect_versions(pl, ih);
 		if (device)
 			device_type(pl, ih);
+		kinds = tp_xcalloc(pl->n_event_meta + 1, 1);
 		for (size_t l = 0; l < pl->n_lines; l++) {
 			events += pl->lines[l].n_events;
 			if (device && pl->lines[l].n_events &&
 			    is_op_line(pl, &pl->lines[l]))
 				ih->has_op_line = true;
-			count_line(h, pl, &pl->lines[l], ih);
+			count_line(h, pl, &pl->lines[l], kinds, ih);
 		}
+		free(kinds);
 		ih->device_planes += device;
 		ih->device_planes_with_events += device && events;
 	}
@@ -236,7 +269,7 @@ static enum tp_err add_modules(struct tp_info *info, struct tp_capture *cap,
 
 		if (m->host != host)
 			continue;
-		rc = tp_module_decode(m, &cap->arena, err);
+		rc = tp_capture_decode_module(cap, m, err);
 		if (rc != TP_OK)
 			return rc;
 		im = &info->modules[info->n_modules++];
@@ -254,6 +287,8 @@ static enum tp_err build(struct tp_info *info, struct tp_capture *cap,
 	size_t with_ba;
 
 	memset(info, 0, sizeof(*info));
+	if ((rc = tp_capture_finish_scan(cap, err)) != TP_OK)
+		return rc;
 	info->hosts = tp_xcalloc(cap->n_hosts, sizeof(*info->hosts));
 	info->modules = tp_xcalloc(cap->n_modules, sizeof(*info->modules));
 	for (size_t h = 0; h < cap->n_hosts; h++) {

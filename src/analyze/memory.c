@@ -68,7 +68,7 @@ static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap
 
 		if (f->host && m->host >= 0 && strcmp(cap->hosts[m->host].name, f->host) != 0)
 			continue;
-		rc = tp_module_decode(m, &cap->arena, err);
+		rc = tp_capture_decode_module(cap, m, err);
 		if (rc != TP_OK)
 			return rc;
 		if (!module_matches(m, f->module))
@@ -111,7 +111,8 @@ static void programs_of(struct tp_mem_core *c, const struct tp_host *h)
 
 		if (!modules_line && !(pl->kind == TP_PLANE_GPU && pl->known_stat[TP_SN_PROGRAM_ID]))
 			continue;
-		tp_event_iter_init(&it, &h->xs, pl, ln);
+		/* a read to the end: it scans a line opening deferred */
+		tp_event_iter_init_read(&it, &h->xs, pl, ln);
 		while (tp_event_iter_next(&it, &ev) > 0) {
 			struct tp_stat st;
 			uint64_t id;

@@ -132,7 +132,7 @@ static void scan_host(struct tp_mem_runtime *rt, size_t host, const struct tp_ho
 			struct tp_event_iter it;
 			struct tp_event ev;
 
-			tp_event_iter_init(&it, &h->xs, pl, &pl->lines[l]);
+			tp_event_iter_init_read(&it, &h->xs, pl, &pl->lines[l]);
 			while (tp_event_iter_next(&it, &ev) > 0) {
 				if (!ev.meta)
 					continue;

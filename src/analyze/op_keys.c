@@ -335,43 +335,77 @@ uint32_t tp_op_resolve(struct tp_op_ctx *c, const struct tp_event *ev)
 	return c->meta_op[mi] == TP_OP_NONE ? TP_OP_NONE : c->meta_op[mi] - 1;
 }
 
-void tp_op_add_counts(struct tp_op_ctx *c, struct tp_op *op,
-		      const struct tp_event *ev)
+/* FLOPs/bytes stats on the event itself: *fl, *by say which it had. */
+static void event_counts(struct tp_op_ctx *c, struct tp_op *op,
+			 const struct tp_event *ev, bool *fl, bool *by)
 {
 	const struct tp_plane *pl = c->pl;
-	const struct tp_op_meta_vals *v =
-		&c->vals[op - c->ops->ops - c->ops->cores[c->core].first_op];
-	bool fl = false, by = false;
-	int64_t n = ev->num_occurrences > 0 ? ev->num_occurrences : 1;
+	struct tp_stat_iter it;
+	struct tp_stat st;
+	int64_t x;
 
-	if (pl->known_stat[TP_SN_FLOPS] || pl->known_stat[TP_SN_BYTES_ACCESSED]) {
-		struct tp_stat_iter it;
-		struct tp_stat st;
-		int64_t x;
-
-		tp_stat_iter_init(&it, &c->host->xs, ev);
-		while (tp_stat_iter_next(&it, &st) > 0) {
-			if (pl->known_stat[TP_SN_FLOPS] && !fl &&
-			    st.metadata_id == pl->known_stat_id[TP_SN_FLOPS] &&
-			    tp_stat_int(&st, &x)) {
-				op->flops = tp_sat_add(op->flops, x);
-				fl = op->has_flops = true;
-			} else if (pl->known_stat[TP_SN_BYTES_ACCESSED] && !by &&
-				   st.metadata_id == pl->known_stat_id[TP_SN_BYTES_ACCESSED] &&
-				   tp_stat_int(&st, &x)) {
-				op->bytes_accessed = tp_sat_add(op->bytes_accessed, x);
-				by = op->has_bytes = true;
-			}
+	tp_stat_iter_init(&it, &c->host->xs, ev);
+	while (tp_stat_iter_next(&it, &st) > 0) {
+		if (pl->known_stat[TP_SN_FLOPS] && !*fl &&
+		    st.metadata_id == pl->known_stat_id[TP_SN_FLOPS] &&
+		    tp_stat_int(&st, &x)) {
+			op->flops = tp_sat_add(op->flops, x);
+			*fl = op->has_flops = true;
+		} else if (pl->known_stat[TP_SN_BYTES_ACCESSED] && !*by &&
+			   st.metadata_id == pl->known_stat_id[TP_SN_BYTES_ACCESSED] &&
+			   tp_stat_int(&st, &x)) {
+			op->bytes_accessed = tp_sat_add(op->bytes_accessed, x);
+			*by = op->has_bytes = true;
 		}
 	}
-	if (!fl && v->has_flops) {
-		op->flops = tp_sat_add(op->flops, tp_sat_mul(v->flops, n));
-		op->has_flops = true;
-	}
-	if (!by && v->has_bytes) {
-		op->bytes_accessed = tp_sat_add(op->bytes_accessed,
-						tp_sat_mul(v->bytes, n));
-		op->has_bytes = true;
+}
+
+static uint64_t sat_uadd(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+void tp_op_add_counts(struct tp_op_ctx *c, uint32_t id, const struct tp_event *ev)
+{
+	const struct tp_plane *pl = c->pl;
+	struct tp_op_meta_vals *v = &c->vals[id - c->ops->cores[c->core].first_op];
+	bool fl = false, by = false;
+	uint64_t n = ev->num_occurrences > 0 ? (uint64_t)ev->num_occurrences : 1;
+
+	/* other_stats false: the event has no stat but device time */
+	if (ev->other_stats &&
+	    (pl->known_stat[TP_SN_FLOPS] || pl->known_stat[TP_SN_BYTES_ACCESSED]))
+		event_counts(c, &c->ops->ops[id], ev, &fl, &by);
+	if (!fl && v->has_flops)
+		v->n_flops = sat_uadd(v->n_flops, n);
+	if (!by && v->has_bytes)
+		v->n_bytes = sat_uadd(v->n_bytes, n);
+}
+
+static int64_t clamp_count(uint64_t n)
+{
+	return n > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
+void tp_op_apply_meta_vals(struct tp_op_ctx *c)
+{
+	const struct tp_ops_core *core = &c->ops->cores[c->core];
+
+	for (size_t i = 0; i < c->ops->n_ops - core->first_op; i++) {
+		struct tp_op *op = &c->ops->ops[core->first_op + i];
+		struct tp_op_meta_vals *v = &c->vals[i];
+
+		if (v->n_flops) {
+			op->flops = tp_sat_add(op->flops, tp_sat_mul(v->flops,
+								     clamp_count(v->n_flops)));
+			op->has_flops = true;
+		}
+		if (v->n_bytes) {
+			op->bytes_accessed = tp_sat_add(op->bytes_accessed,
+							tp_sat_mul(v->bytes, clamp_count(v->n_bytes)));
+			op->has_bytes = true;
+		}
+		v->n_flops = v->n_bytes = 0;
 	}
 }
 

@@ -5,16 +5,34 @@
  * fully inside the one below it on the stack (format-facts §7, §11.6);
  * self time = duration - the durations of direct children.
  *
- * Memory: one array of records per line (not per event).
+ * Memory: one record per event of the line (24 bytes) in buffers that
+ * the thread reuses from line to line and core to core (struct
+ * tp_op_bufs), so a multi-GB capture does not fault in fresh memory for
+ * every line; a child sum per open event lives on the stack.
  */
 #include "ops_internal.h"
 
 #include <stdlib.h>
 
-struct rec {
-	int64_t start, dur, child;
+struct tp_op_rec {
+	int64_t start, dur;
 	uint32_t op;
 };
+#define rec tp_op_rec
+
+struct tp_op_open {
+	size_t rec;          /* index of the open event                 */
+	int64_t child;       /* durations of its direct children so far */
+};
+
+void tp_op_bufs_release(struct tp_op_bufs *b)
+{
+	free(b->recs);
+	free(b->stack);
+	b->recs = NULL;
+	b->stack = NULL;
+	b->cap_recs = b->cap_stack = 0;
+}
 
 static int by_start(const void *a, const void *b)
 {
@@ -62,10 +80,10 @@ static void push_exec(struct tp_ops *ops, const struct rec *r)
 
 /* An event leaves the stack: its self time is final. */
 static void finish(struct tp_ops *ops, struct tp_ops_core *core,
-		   const struct rec *r)
+		   const struct rec *r, int64_t child)
 {
 	struct tp_op *op = &ops->ops[r->op];
-	int64_t self = r->dur - r->child;
+	int64_t self = r->dur - child;
 
 	if (self < 0)
 		self = 0;
@@ -78,10 +96,10 @@ static void finish(struct tp_ops *ops, struct tp_ops_core *core,
 	tp_ops_step_add(ops, core, r->start, self, op->collective);
 }
 
-static void nest(struct tp_ops *ops, struct tp_ops_core *core, struct rec *r,
-		 size_t n)
+static void nest(struct tp_ops *ops, struct tp_ops_core *core,
+		 struct tp_op_bufs *b, size_t n)
 {
-	size_t *stack = tp_xmalloc((n ? n : 1) * sizeof(*stack));
+	struct rec *r = b->recs;
 	size_t depth = 0;
 
 	sort_records(r, n);
@@ -89,21 +107,27 @@ static void nest(struct tp_ops *ops, struct tp_ops_core *core, struct rec *r,
 		int64_t end = tp_sat_add(r[i].start, r[i].dur);
 
 		while (depth) {
-			const struct rec *top = &r[stack[depth - 1]];
+			const struct tp_op_open *top = &b->stack[depth - 1];
+			const struct rec *t = &r[top->rec];
 
-			if (end <= tp_sat_add(top->start, top->dur))
+			if (end <= tp_sat_add(t->start, t->dur))
 				break;
-			finish(ops, core, top);
+			finish(ops, core, t, top->child);
 			depth--;
 		}
 		if (depth)
-			r[stack[depth - 1]].child =
-				tp_sat_add(r[stack[depth - 1]].child, r[i].dur);
-		stack[depth++] = i;
+			b->stack[depth - 1].child =
+				tp_sat_add(b->stack[depth - 1].child, r[i].dur);
+		if (depth == b->cap_stack)
+			b->stack = tp_xgrow(b->stack, &b->cap_stack, depth + 1,
+					    sizeof(*b->stack));
+		b->stack[depth].rec = i;
+		b->stack[depth++].child = 0;
 	}
-	while (depth)
-		finish(ops, core, &r[stack[--depth]]);
-	free(stack);
+	while (depth) {
+		depth--;
+		finish(ops, core, &r[b->stack[depth].rec], b->stack[depth].child);
+	}
 }
 
 static void span(struct tp_ops_core *core, int64_t start, int64_t end)
@@ -115,25 +139,36 @@ static void span(struct tp_ops_core *core, int64_t start, int64_t end)
 	core->has_span = true;
 }
 
-void tp_ops_scan_line(struct tp_op_ctx *c, const struct tp_line *ln)
+/* A line that opening left unscanned is scanned by this very pass, so
+ * its events are read once (see struct tp_decode_opts). The record array
+ * is sized by the events framed in the line, known either way; the pass
+ * runs to the end so that the scan completes. */
+void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_ops_core *core = &ops->cores[c->core];
-	struct rec *r = tp_xmalloc((ln->n_events ? ln->n_events : 1) * sizeof(*r));
+	struct tp_op_bufs *b = c->bufs;
+	size_t cap = ln->n_event_fields;
+	struct rec *r;
 	size_t n = 0;
 	struct tp_event_iter it;
 	struct tp_event ev;
 
-	tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
-	while (n < ln->n_events && tp_event_iter_next(&it, &ev) > 0) {
-		uint32_t id = tp_op_resolve(c, &ev);
+	b->recs = tp_xgrow(b->recs, &b->cap_recs, cap + 1, sizeof(*b->recs));
+	r = b->recs;
+	if (ln->scanned)
+		tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
+	else
+		tp_event_iter_init_scan(&it, &c->host->xs, c->pl, ln);
+	while (tp_event_iter_next(&it, &ev) > 0) {
+		uint32_t id = tp_op_resolve_fast(c, &ev);
 		struct tp_op *op;
 
 		if (id == TP_OP_NONE)
 			continue;
 		op = &ops->ops[id];
 		core->events++;
-		tp_op_add_counts(c, op, &ev);
+		tp_op_add_counts(c, id, &ev);
 		if (!ev.timed) {
 			op->occurrences += (uint64_t)(ev.num_occurrences > 0 ?
 						      ev.num_occurrences : 0);
@@ -145,12 +180,12 @@ void tp_ops_scan_line(struct tp_op_ctx *c, const struct tp_line *ln)
 			op->min_ps = ev.dur_ps;
 		core->op_ps = tp_sat_add(core->op_ps, ev.dur_ps);
 		span(core, ev.start_ps, tp_sat_add(ev.start_ps, ev.dur_ps));
+		if (n == cap)
+			continue; /* more events than framed: cannot happen */
 		r[n].start = ev.start_ps;
 		/* a negative duration (hostile input) nests as an instant */
 		r[n].dur = ev.dur_ps > 0 ? ev.dur_ps : 0;
-		r[n].child = 0;
 		r[n++].op = id;
 	}
-	nest(ops, core, r, n);
-	free(r);
+	nest(ops, core, b, n);
 }

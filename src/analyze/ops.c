@@ -4,6 +4,8 @@
  */
 #include "ops_internal.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,12 @@ const struct tp_hlo_index *tp_ops_index(struct tp_ops *ops,
 {
 	if (m >= ops->n_modules || !cap->modules[m].hlo)
 		return NULL;
+	/* modules sharing one HLO (tp_capture_decode_module) share its index */
+	for (size_t i = 0; i < m; i++)
+		if (cap->modules[i].hlo == cap->modules[m].hlo) {
+			m = i;
+			break;
+		}
 	if (!ops->indexed[m]) {
 		tp_hlo_index_build(&ops->index[m], cap->modules[m].hlo);
 		ops->indexed[m] = true;
@@ -60,7 +68,8 @@ static bool op_source(const struct tp_plane *pl, enum tp_op_source *src)
 	for (size_t l = 0; l < pl->n_lines; l++) {
 		const struct tp_line *ln = &pl->lines[l];
 
-		if (!ln->n_events)
+		/* n_event_fields: known before a deferred line is scanned */
+		if (!ln->n_event_fields)
 			continue;
 		xla |= is_xla_op_line(ln);
 		tf |= is_tf_op_line(ln);
@@ -124,27 +133,46 @@ static void finish_core(struct tp_ops *ops, struct tp_ops_core *core)
 	}
 }
 
-static void scan_core(struct tp_ops *ops, struct tp_op_ctx *c,
+/* Lines the ops do not read are scanned (validated) before the steps
+ * and ops are read, in case opening deferred them. */
+static void scan_other_lines(const struct tp_host *h, struct tp_plane *pl,
+			     enum tp_op_source src)
+{
+	for (size_t l = 0; l < pl->n_lines; l++) {
+		struct tp_line *ln = &pl->lines[l];
+		struct tp_event_iter it;
+		struct tp_event ev;
+
+		if (ln->scanned || line_used(src, ln))
+			continue;
+		tp_event_iter_init_scan(&it, &h->xs, pl, ln);
+		while (tp_event_iter_next(&it, &ev) > 0)
+			;
+	}
+}
+
+/* One core, into its own tp_ops (core 0 of it): cores run in parallel. */
+static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 		      enum tp_op_source src)
 {
 	struct tp_ops_core *core;
 
-	ops->cores = tp_xrealloc(ops->cores,
-				 (ops->n_cores + 1) * sizeof(*ops->cores));
-	core = &ops->cores[ops->n_cores];
-	memset(core, 0, sizeof(*core));
+	frag->cores = tp_xcalloc(1, sizeof(*frag->cores));
+	core = &frag->cores[0];
 	core->host = (size_t)(c->host - c->cap->hosts);
 	core->plane = c->pl;
 	core->source = src;
-	core->first_op = ops->n_ops;
-	c->core = ops->n_cores++;
+	frag->n_cores = 1;
+	c->core = 0;
 	c->meta_op = tp_xcalloc(c->pl->n_event_meta + 1, sizeof(*c->meta_op));
 	c->name_hash = tp_xcalloc(c->pl->n_stat_meta + 1, sizeof(*c->name_hash));
+	scan_other_lines(c->host, (struct tp_plane *)c->pl, src);
 	tp_ops_read_steps(c);
 	for (size_t l = 0; l < c->pl->n_lines; l++)
 		if (line_used(src, &c->pl->lines[l]))
-			tp_ops_scan_line(c, &c->pl->lines[l]);
-	finish_core(ops, &ops->cores[c->core]);
+			tp_ops_scan_line(c, (struct tp_line *)&c->pl->lines[l]);
+	tp_op_apply_meta_vals(c);
+	finish_core(frag, &frag->cores[0]);
 	tp_op_ctx_release(c);
 }
 
@@ -188,7 +216,7 @@ static enum tp_err check_filter(const struct tp_capture *cap,
 static enum tp_err decode_modules(struct tp_capture *cap, struct tp_error *err)
 {
 	for (size_t i = 0; i < cap->n_modules; i++) {
-		enum tp_err rc = tp_module_decode(&cap->modules[i], &cap->arena, err);
+		enum tp_err rc = tp_capture_decode_module(cap, &cap->modules[i], err);
 
 		if (rc != TP_OK)
 			return rc;
@@ -196,14 +224,144 @@ static enum tp_err decode_modules(struct tp_capture *cap, struct tp_error *err)
 	return TP_OK;
 }
 
+/* A core to analyse: its plane and where its ops come from. */
+struct core_job {
+	const struct tp_host *host;
+	const struct tp_plane *plane;
+	enum tp_op_source src;
+	struct tp_ops frag;          /* the job's result                  */
+};
+
+struct core_pool {
+	struct tp_ops *ops;          /* shared, read-only while jobs run  */
+	struct tp_capture *cap;
+	const struct tp_ops_filter *filter;
+	struct core_job *jobs;
+	size_t n_jobs;
+	atomic_size_t next;
+};
+
+static void run_job(struct core_pool *pool, struct core_job *job,
+		    struct tp_op_bufs *bufs)
+{
+	struct tp_op_ctx c;
+
+	memset(&c, 0, sizeof(c));
+	c.bufs = bufs;
+	/* The HLO indexes were all built beforehand: jobs only read them. */
+	job->frag.index = pool->ops->index;
+	job->frag.indexed = pool->ops->indexed;
+	job->frag.n_modules = pool->ops->n_modules;
+	c.ops = &job->frag;
+	c.cap = pool->cap;
+	c.filter = pool->filter;
+	c.host = job->host;
+	c.pl = job->plane;
+	scan_core(&job->frag, &c, job->src);
+}
+
+static void *worker(void *arg)
+{
+	struct core_pool *pool = arg;
+	struct tp_op_bufs bufs = { 0 };
+	size_t i;
+
+	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->n_jobs)
+		run_job(pool, &pool->jobs[i], &bufs);
+	tp_op_bufs_release(&bufs);
+	return NULL;
+}
+
+static void run_jobs(struct core_pool *pool)
+{
+	pthread_t tids[64];
+	size_t want = tp_threads(), started = 0;
+
+	if (want > pool->n_jobs)
+		want = pool->n_jobs;
+	if (want > 64)
+		want = 64;
+	atomic_init(&pool->next, 0);
+	for (size_t t = 1; t < want; t++)
+		if (pthread_create(&tids[started], NULL, worker, pool) == 0)
+			started++;
+	worker(pool);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+}
+
+/* Appends a job's core to ops, renumbering its ops, steps and
+ * executions; ownership of every array element moves to ops. */
+static void append_fragment(struct tp_ops *ops, struct tp_ops *fr)
+{
+	size_t core = ops->n_cores, op0 = ops->n_ops, step0 = ops->n_steps;
+
+	ops->cores = tp_xrealloc(ops->cores, (core + 1) * sizeof(*ops->cores));
+	ops->cores[core] = fr->cores[0];
+	ops->cores[core].first_op = op0;
+	ops->cores[core].first_step = step0;
+	ops->n_cores++;
+	ops->ops = tp_xgrow(ops->ops, &ops->cap_ops, op0 + fr->n_ops + 1,
+			    sizeof(*ops->ops));
+	for (size_t i = 0; i < fr->n_ops; i++) {
+		ops->ops[op0 + i] = fr->ops[i];
+		ops->ops[op0 + i].core = core;
+	}
+	ops->n_ops += fr->n_ops;
+	ops->steps = tp_xgrow(ops->steps, &ops->cap_steps, step0 + fr->n_steps + 1,
+			      sizeof(*ops->steps));
+	for (size_t i = 0; i < fr->n_steps; i++) {
+		ops->steps[step0 + i] = fr->steps[i];
+		ops->steps[step0 + i].core = core;
+	}
+	ops->n_steps += fr->n_steps;
+	ops->execs = tp_xgrow(ops->execs, &ops->cap_execs,
+			      ops->n_execs + fr->n_execs + 1, sizeof(*ops->execs));
+	for (size_t i = 0; i < fr->n_execs; i++) {
+		ops->execs[ops->n_execs + i] = fr->execs[i];
+		ops->execs[ops->n_execs + i].op += op0;
+	}
+	ops->n_execs += fr->n_execs;
+	free(fr->cores);
+	free(fr->ops);
+	free(fr->steps);
+	free(fr->execs);
+}
+
+static void collect_jobs(struct core_pool *pool, struct tp_capture *cap,
+			 const struct tp_ops_filter *f)
+{
+	for (size_t h = 0; h < cap->n_hosts; h++) {
+		const struct tp_host *host = &cap->hosts[h];
+
+		if (f->host && strcmp(host->name, f->host) != 0)
+			continue;
+		for (size_t p = 0; p < host->xs.n_planes; p++) {
+			const struct tp_plane *pl = &host->xs.planes[p];
+			enum tp_op_source src;
+
+			if (!is_device(pl) || !core_matches(pl, f->core) ||
+			    !op_source(pl, &src))
+				continue;
+			pool->jobs = tp_xrealloc(pool->jobs, (pool->n_jobs + 1) *
+							     sizeof(*pool->jobs));
+			memset(&pool->jobs[pool->n_jobs], 0, sizeof(*pool->jobs));
+			pool->jobs[pool->n_jobs].host = host;
+			pool->jobs[pool->n_jobs].plane = pl;
+			pool->jobs[pool->n_jobs++].src = src;
+		}
+	}
+}
+
 static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 			 const struct tp_ops_filter *f, struct tp_error *err)
 {
 	static const struct tp_ops_filter none = { NULL, NULL, NULL };
-	struct tp_op_ctx c;
+	struct core_pool pool;
 	enum tp_err rc;
 
 	memset(ops, 0, sizeof(*ops));
+	memset(&pool, 0, sizeof(pool));
 	if (!f)
 		f = &none;
 	if ((rc = decode_modules(cap, err)) != TP_OK ||
@@ -212,25 +370,19 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	ops->n_modules = cap->n_modules;
 	ops->index = tp_xcalloc(cap->n_modules + 1, sizeof(*ops->index));
 	ops->indexed = tp_xcalloc(cap->n_modules + 1, sizeof(*ops->indexed));
-	memset(&c, 0, sizeof(c));
-	c.ops = ops;
-	c.cap = cap;
-	c.filter = f;
-	c.err = err;
-	for (size_t h = 0; h < cap->n_hosts; h++) {
-		c.host = &cap->hosts[h];
-		if (f->host && strcmp(c.host->name, f->host) != 0)
-			continue;
-		for (size_t p = 0; p < c.host->xs.n_planes; p++) {
-			enum tp_op_source src;
-
-			c.pl = &c.host->xs.planes[p];
-			if (is_device(c.pl) && core_matches(c.pl, f->core) &&
-			    op_source(c.pl, &src))
-				scan_core(ops, &c, src);
-		}
-	}
-	return TP_OK;
+	for (size_t m = 0; m < cap->n_modules; m++)
+		tp_ops_index(ops, cap, m);
+	pool.ops = ops;
+	pool.cap = cap;
+	pool.filter = f;
+	collect_jobs(&pool, cap, f);
+	run_jobs(&pool);
+	for (size_t j = 0; j < pool.n_jobs; j++)
+		append_fragment(ops, &pool.jobs[j].frag);
+	free(pool.jobs);
+	/* lines opening deferred and no core read (other hosts or cores,
+	 * unused lines), and the verdict on corrupt bytes met by the jobs */
+	return tp_capture_finish_scan(cap, err);
 }
 
 enum tp_err tp_ops_build(struct tp_ops *ops, struct tp_capture *cap,

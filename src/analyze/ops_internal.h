@@ -14,6 +14,9 @@
 struct tp_op_meta_vals {
 	bool has_flops, has_bytes;
 	int64_t flops, bytes;
+	/* occurrences that take these values, multiplied in once at the end
+	 * of the core (tp_op_apply_meta_vals), not per event */
+	uint64_t n_flops, n_bytes;
 };
 
 struct tp_op_slot {
@@ -21,6 +24,16 @@ struct tp_op_slot {
 	uint32_t op;          /* index into tp_ops.ops                       */
 	bool used;
 };
+
+/* Scratch memory of one thread's op passes, reused from line to line
+ * (op_lines.c). */
+struct tp_op_bufs {
+	struct tp_op_rec *recs;
+	size_t cap_recs;
+	struct tp_op_open *stack;
+	size_t cap_stack;
+};
+void tp_op_bufs_release(struct tp_op_bufs *b);
 
 struct tp_op_ctx {
 	struct tp_ops *ops;
@@ -39,18 +52,33 @@ struct tp_op_ctx {
 	size_t cap_vals;
 	struct tp_error *err;
 	enum tp_err rc;                /* first error met while resolving     */
+	struct tp_op_bufs *bufs;       /* the thread's scratch, borrowed      */
 };
 
 /* Resolves the op of one event (creating it on first sight); TP_OP_NONE
  * when the event is not an op or is filtered out. */
 uint32_t tp_op_resolve(struct tp_op_ctx *c, const struct tp_event *ev);
+
+/* The per-event case inline: metadata seen before on a TPU or TF line. */
+static inline uint32_t tp_op_resolve_fast(struct tp_op_ctx *c,
+					  const struct tp_event *ev)
+{
+	if (ev->meta && c->ops->cores[c->core].source != TP_OPSRC_GPU) {
+		uint32_t k = c->meta_op[ev->meta - c->pl->event_meta];
+
+		if (k)
+			return k == TP_OP_NONE ? TP_OP_NONE : k - 1;
+	}
+	return tp_op_resolve(c, ev);
+}
 /* Per-event FLOPs/bytes when present on the event, else from metadata. */
-void tp_op_add_counts(struct tp_op_ctx *c, struct tp_op *op,
-		      const struct tp_event *ev);
+void tp_op_add_counts(struct tp_op_ctx *c, uint32_t op, const struct tp_event *ev);
+/* Adds the metadata FLOPs/bytes of the core's occurrences to its ops. */
+void tp_op_apply_meta_vals(struct tp_op_ctx *c);
 void tp_op_ctx_release(struct tp_op_ctx *c);
 
 /* One op line of the current core: occurrences, times, nesting, steps. */
-void tp_ops_scan_line(struct tp_op_ctx *c, const struct tp_line *ln);
+void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln);
 /* Reads the core's "Steps" line into ops->steps. */
 void tp_ops_read_steps(struct tp_op_ctx *c);
 /* Adds self time that started at t to the step holding t. */

@@ -1,6 +1,8 @@
 /*
  * report.c - building `tpuprof report` from the other analyses (see
- * report_doc.h). The capture is decoded once; each analysis walks it.
+ * report_doc.h). The capture is decoded once; the ops pass reads the op
+ * lines' events (the only large part), the others read metadata, small
+ * lines and the per-line counts the scan left.
  */
 #include "tpuprof/report_doc.h"
 #include "tpuprof/report.h"
@@ -15,13 +17,16 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	struct tp_ops_filter of = { f->host, f->core, f->module };
 	enum tp_err rc;
 
-	rc = tp_info_build(&r->info, cap, err);
-	if (rc != TP_OK)
-		return rc;
+	/* info last: it needs every line scanned, and opening left the op
+	 * lines (TP_DEFER_MIN_BYTES) to the ops pass, so that their events
+	 * are read once; memory reads no op line */
 	rc = tp_memory_build(&r->memory, cap, &mopt, &mf, err);
 	if (rc != TP_OK)
 		return rc;
 	rc = tp_collectives_build(&r->coll, cap, &of, err);
+	if (rc != TP_OK)
+		return rc;
+	rc = tp_info_build(&r->info, cap, err);
 	if (rc != TP_OK)
 		return rc;
 	tp_op_scopes_build(&r->scopes, &r->coll.ops, cap);

@@ -50,7 +50,7 @@ static const char check_help[] =
 	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
 	"  --format text|json     output format (default text)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
-	"  --run NAME, --max-input SIZE, -q, -h    as for every command\n"
+	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
 	"\n"
 	"exit: 0 every rule holds, 1 a rule broke, 2 usage (also a --module or\n"
 	"--scope that names nothing, or a fraction without a known capacity),\n"

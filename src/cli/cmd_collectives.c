@@ -25,6 +25,8 @@ static const char collectives_help[] =
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  --run NAME           the run to take from a logdir (default newest)\n"
 	"  --max-input SIZE     most bytes to inflate or read from stdin\n"
+	"  -j, --jobs N         threads for decoding and analysis (default: one\n"
+	"                       per CPU)\n"
 	"  -q, --quiet          no notes on stderr\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -64,6 +66,7 @@ static int run_collectives(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_collectives, argc, argv, coll_options, on_option,
 			 &filter, &o, &code) < 0)
 		return code;
+	o.open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
 	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
 		return code;
 	if (tp_collectives_build(&c, &cap, &filter, &err) != TP_OK) {

@@ -43,7 +43,7 @@ static const char diff_help[] =
 	"  --limit N              changed rows per section in text (default 10,\n"
 	"                         0 = all); unchanged rows are only counted\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
-	"  --run NAME, --max-input SIZE, -q, -h    as for every command (--run\n"
+	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command (--run\n"
 	"                         applies to both A and B)\n"
 	"\n"
 	"exit: 0 ok (whatever changed; 'tpuprof check' is the gate), 2 usage,\n"

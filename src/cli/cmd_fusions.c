@@ -23,6 +23,8 @@ static const char fusions_help[] =
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  --run NAME           the run to take from a logdir (default newest)\n"
 	"  --max-input SIZE     most bytes to inflate or read from stdin\n"
+	"  -j, --jobs N         threads for decoding and analysis (default: one\n"
+	"                       per CPU)\n"
 	"  -q, --quiet          no notes on stderr\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -55,6 +57,7 @@ static int run_fusions(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_fusions, argc, argv, fusions_options, on_option,
 			 &pattern, &o, &code) < 0)
 		return code;
+	o.open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
 	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
 		return code;
 	if (tp_fusions_build(&f, &cap, pattern, &err) != TP_OK) {

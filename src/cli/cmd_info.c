@@ -26,6 +26,8 @@ static const char info_help[] =
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  --run NAME           the run to take from a logdir (default newest)\n"
 	"  --max-input SIZE     most bytes to inflate or read from stdin\n"
+	"  -j, --jobs N         threads for decoding and analysis (default: one\n"
+	"                       per CPU)\n"
 	"                       (default 3/4 of memory, at most 64GiB)\n"
 	"  -q, --quiet          no notes on stderr\n"
 	"  -h, --help           this help\n"

@@ -43,7 +43,7 @@ static const char memory_help[] =
 	"  --svg FILE             also write an SVG: heap curve with the peak,\n"
 	"                         live ranges of the largest buffers, runtime\n"
 	"                         timeline\n"
-	"  --run NAME, --max-input SIZE, -q, -h    as for every command\n"
+	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
 	"\n"
 	"Sizes in JSON are bytes; a warning is printed when a core's peak is\n"
 	"above 90% of its capacity.\n"

@@ -35,6 +35,8 @@ static const char ops_help[] =
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  --run NAME           the run to take from a logdir (default newest)\n"
 	"  --max-input SIZE     most bytes to inflate or read from stdin\n"
+	"  -j, --jobs N         threads for decoding and analysis (default: one\n"
+	"                       per CPU)\n"
 	"  -q, --quiet          no notes on stderr\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -117,6 +119,7 @@ static int run_ops(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_ops, argc, argv, ops_options, on_option, &a,
 			 &o, &code) < 0)
 		return code;
+	o.open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
 	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
 		return code;
 	if (tp_ops_build(&ops, &cap, &a.filter, &err) != TP_OK) {

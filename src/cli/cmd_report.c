@@ -21,6 +21,11 @@ static const char report_help[] =
 	"(with op_scopes, time by name scope) and collectives under one\n"
 	"\"tpuprof.report/1\" document: save it as a baseline for check and diff.\n"
 	"\n"
+	"A run directory is one capture of many hosts. Their cores are analysed\n"
+	"-j N at a time (default: one per CPU), each reading its events once,\n"
+	"and only the event bytes being read stay in memory, so a pod's run\n"
+	"needs about the memory of its decoded metadata, not of its files.\n"
+	"\n"
 	"options:\n"
 	"  --format text|json     output format (default text)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
@@ -28,7 +33,7 @@ static const char report_help[] =
 	"  --core CORE            only this core (/device:TPU:0, TPU:0 or 0)\n"
 	"  --module NAME|ID       only this module (name or program id)\n"
 	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
-	"  --run NAME, --max-input SIZE, -q, -h    as for every command\n"
+	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
 	"\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
 
@@ -76,6 +81,7 @@ static int run_report(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_report, argc, argv, report_options, on_option, &f,
 			 &o, &code) < 0)
 		return code;
+	o.open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
 	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
 		return code;
 	if (tp_report_build(&r, &cap, &f, &err) != TP_OK) {

@@ -71,6 +71,7 @@ static const struct option common_options[] = {
 	{ "run", required_argument, NULL, 'r' },
 	{ "max-input", required_argument, NULL, 'm' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 };
 
@@ -92,6 +93,20 @@ static struct option *option_table(const struct tp_cli_option *extra)
 		t[N_COMMON + i].val = extra[i].id;
 	}
 	return t;
+}
+
+/* -j N: threads for decoding and analysis (process-wide). */
+static int jobs_option(const struct tp_cmd *cmd, const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || n < 1 || n > 64)
+		return tp_cli_usage_error(cmd, "bad count '%s' for -j (1 to 64)", arg);
+	tp_set_threads((unsigned)n);
+	return 0;
 }
 
 static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts *o)
@@ -118,6 +133,8 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 	case 'q':
 		o->quiet = true;
 		return 0;
+	case 'j':
+		return jobs_option(cmd, optarg);
 	default:
 		return -1;
 	}
@@ -134,7 +151,7 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 	o->open.max_input = tp_default_max_input();
 	optind = 1;
 	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while (rc == 0 && (c = getopt_long(argc, argv, "o:qhj:", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(cmd->help, stdout);
 			*exit_code = TP_EXIT_OK;

@@ -67,9 +67,15 @@ static const char *host_name_from_path(struct tp_arena *a, const char *path)
 }
 
 static enum tp_err add_host(struct tp_capture *cap, size_t source,
+			    const struct tp_open_opts *opts,
 			    struct tp_error *err)
 {
 	struct tp_source *src = &cap->sources[source];
+	struct tp_decode_opts dopts = {
+		.defer_min_bytes = opts ? opts->defer_min_bytes : 0,
+		/* a mapped file reads back the same; a heap copy would not */
+		.drop_pages = src->buf.map != NULL,
+	};
 	struct tp_host *h;
 	enum tp_err rc;
 
@@ -78,10 +84,10 @@ static enum tp_err add_host(struct tp_capture *cap, size_t source,
 	h = &cap->hosts[cap->n_hosts];
 	memset(h, 0, sizeof(*h));
 	h->source = source;
-	rc = tp_xspace_decode(&h->xs, &cap->arena, src->buf.data,
-			      src->buf.size,
-			      strcmp(src->path, "-") ? src->path : "<stdin>",
-			      err);
+	rc = tp_xspace_decode_ex(&h->xs, &cap->arena, src->buf.data,
+				 src->buf.size,
+				 strcmp(src->path, "-") ? src->path : "<stdin>",
+				 &dopts, err);
 	if (rc != TP_OK)
 		return rc;
 	if (h->xs.n_hostnames && h->xs.hostnames[0].len)
@@ -145,7 +151,7 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 	}
 	if (kind == 'X') {
 		src->kind = TP_SOURCE_XSPACE;
-		return add_host(cap, cap->n_sources - 1, err);
+		return add_host(cap, cap->n_sources - 1, opts, err);
 	}
 	src->kind = in_dump || strstr(path, ".hlo.pb") ? TP_SOURCE_XLA_DUMP
 							: TP_SOURCE_HLO_PROTO;
@@ -187,4 +193,15 @@ void tp_capture_release(struct tp_capture *cap)
 	free(cap->modules);
 	tp_arena_release(&cap->arena);
 	memset(cap, 0, sizeof(*cap));
+}
+
+enum tp_err tp_capture_finish_scan(struct tp_capture *cap, struct tp_error *err)
+{
+	for (size_t h = 0; h < cap->n_hosts; h++) {
+		enum tp_err rc = tp_xspace_finish_scan(&cap->hosts[h].xs, err);
+
+		if (rc != TP_OK)
+			return rc;
+	}
+	return TP_OK;
 }

@@ -137,3 +137,27 @@ enum tp_err tp_capture_add_file_module(struct tp_capture *cap, size_t source,
 	return tp_module_decode(&cap->modules[cap->n_modules - 1], &cap->arena,
 				err);
 }
+
+/* Every host of a pod embeds the same programs: bytes equal to a module
+ * decoded already share its HLO (read-only from then on) instead of
+ * unpacking another copy into the arena. */
+enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m,
+				     struct tp_error *err)
+{
+	if (m->hlo)
+		return TP_OK;
+	for (size_t i = 0; i < cap->n_modules; i++) {
+		const struct tp_module *o = &cap->modules[i];
+
+		if (o == m || !o->hlo || o->raw.len != m->raw.len ||
+		    memcmp(o->raw.ptr, m->raw.ptr, m->raw.len) != 0)
+			continue;
+		m->hlo = o->hlo;
+		if (!m->program_id_known && o->program_id_known) {
+			m->program_id = o->program_id;
+			m->program_id_known = true;
+		}
+		return TP_OK;
+	}
+	return tp_module_decode(m, &cap->arena, err);
+}

@@ -22,6 +22,7 @@ struct decode_ctx {
 	struct tp_arena *arena;
 	const char *name;        /* file name for messages */
 	struct tp_error *err;
+	const struct tp_xspace *xs;
 };
 
 static enum tp_err corrupt(struct decode_ctx *c, const struct tp_wire *w,
@@ -229,31 +230,89 @@ static int decode_plane_maps(struct decode_ctx *c, struct tp_wire *pw,
 	return 0;
 }
 
-/* Reads an XLine's scalar fields; its events are walked later. */
-static int decode_line_header(struct tp_wire *w, struct tp_line *ln)
+/* Reads an XLine's scalar fields; its events are walked later. Fields
+ * may follow the events, so this reads every event's framing; it drops
+ * the pages behind it as it goes (see tp_xspace_drop). */
+static void header_field(struct tp_line *ln, const struct tp_field *f)
 {
+	bool v = f->type == TP_WIRE_VARINT;
+
+	if (f->number == 1 && v)
+		ln->id = (int64_t)f->value;
+	else if (f->number == 10 && v)
+		ln->display_id = (int64_t)f->value;
+	else if (f->number == 2 && is_len(f))
+		ln->name = field_str(f);
+	else if (f->number == 11 && is_len(f))
+		ln->display_name = field_str(f);
+	else if (f->number == 3 && v)
+		ln->timestamp_ns = (int64_t)f->value;
+	else if (f->number == 9 && v)
+		ln->duration_ps = (int64_t)f->value;
+	else if (f->number == 4 && is_len(f))
+		ln->n_event_fields++;
+}
+
+/* Skips events (tag 0x22, length in range) by their framing alone; the
+ * scan reads and validates them later. Returns how many it skipped. */
+static uint64_t skip_events(struct tp_wire *w, const uint8_t *stop)
+{
+	const uint8_t *p = w->p, *end = w->end, *q;
+	uint64_t len, n = 0;
+
+	while (p < end && p < stop && *p == 0x22) {
+		q = p + 1;
+		if (!tp_wire_varint(&q, end, &len) || len > (uint64_t)(end - q))
+			break; /* tp_wire_next reports it */
+		p = q + len;
+		n++;
+	}
+	w->p = p;
+	return n;
+}
+
+static int decode_line_header(const struct decode_ctx *c, struct tp_wire *w,
+			      struct tp_line *ln)
+{
+	const uint8_t *dropped = w->p;
 	struct tp_field f;
 	int rc;
 
 	ln->body = tp_str_make((const char *)w->p, (size_t)(w->end - w->p));
 	ln->body_offset = (size_t)(w->p - w->base);
-	while ((rc = tp_wire_next(w, &f)) > 0) {
-		bool v = f.type == TP_WIRE_VARINT;
+	for (;;) {
+		/* a few MiB at a time, dropping the pages behind */
+		if (w->p - dropped >= (4 << 20)) {
+			tp_xspace_drop(c->xs, dropped, (size_t)(w->p - dropped));
+			dropped = w->p;
+		}
+		if (w->p < w->end && *w->p == 0x22) {
+			uint64_t n = skip_events(w, dropped + ((size_t)4 << 20));
 
-		if (f.number == 1 && v)
-			ln->id = (int64_t)f.value;
-		else if (f.number == 10 && v)
-			ln->display_id = (int64_t)f.value;
-		else if (f.number == 2 && is_len(&f))
-			ln->name = field_str(&f);
-		else if (f.number == 11 && is_len(&f))
-			ln->display_name = field_str(&f);
-		else if (f.number == 3 && v)
-			ln->timestamp_ns = (int64_t)f.value;
-		else if (f.number == 9 && v)
-			ln->duration_ps = (int64_t)f.value;
+			ln->n_event_fields += n;
+			if (n)
+				continue; /* else a bad length: tp_wire_next says so */
+		}
+		if ((rc = tp_wire_next(w, &f)) <= 0)
+			break;
+		header_field(ln, &f);
 	}
+	tp_xspace_drop(c->xs, dropped, (size_t)(w->p - dropped));
 	return rc;
+}
+
+/* Per-metadata event counts let analyses count events by kind without
+ * reading them again; kept for lines with at least 8 events per metadata
+ * entry, so they cost at most a small part of the line's bytes. */
+static void alloc_meta_counts(struct decode_ctx *c, struct tp_plane *pl)
+{
+	for (size_t l = 0; l < pl->n_lines; l++) {
+		struct tp_line *ln = &pl->lines[l];
+
+		if (pl->n_event_meta && ln->n_event_fields >= 8 * (uint64_t)pl->n_event_meta)
+			ln->meta_counts = tp_arena_calloc(c->arena, pl->n_event_meta,
+							  sizeof(*ln->meta_counts));
+	}
 }
 
 static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
@@ -276,7 +335,7 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 			struct tp_wire lw;
 
 			tp_wire_sub(&lw, &w, &f);
-			if (decode_line_header(&lw, &pl->lines[il++]) < 0) {
+			if (decode_line_header(c, &lw, &pl->lines[il++]) < 0) {
 				w = lw;
 				break;
 			}
@@ -286,9 +345,11 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 		*pw = w;
 		return -1;
 	}
-	if (decode_stat_list(c, pw, 6, &pl->stats, &pl->n_stats) < 0)
+	if (decode_stat_list(c, pw, 6, &pl->stats, &pl->n_stats) < 0 ||
+	    decode_plane_maps(c, pw, pl) < 0)
 		return -1;
-	return decode_plane_maps(c, pw, pl);
+	alloc_meta_counts(c, pl);
+	return 0;
 }
 
 /* Parses the N of "/device:XXX:N" (digits only), else -1. */
@@ -406,11 +467,24 @@ static enum tp_err decode_space_fields(struct decode_ctx *c,
 	return TP_OK;
 }
 
-enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
-			     const uint8_t *data, size_t size, const char *name,
-			     struct tp_error *err)
+static enum tp_err scan_failed(struct decode_ctx *c, const struct tp_plane *pl,
+				const struct tp_line *ln, const struct tp_wire *bad)
 {
-	struct decode_ctx c = { arena, name, err };
+	char where[160];
+
+	snprintf(where, sizeof(where), "an event of line '%.*s' of plane '%.*s'",
+		 (int)(ln->name.len > 40 ? 40 : ln->name.len), ln->name.ptr,
+		 (int)(pl->name.len > 60 ? 60 : pl->name.len), pl->name.ptr);
+	return corrupt(c, bad, where);
+}
+
+enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
+				const uint8_t *data, size_t size,
+				const char *name,
+				const struct tp_decode_opts *opts,
+				struct tp_error *err)
+{
+	struct decode_ctx c = { arena, name, err, xs };
 	struct tp_wire top, bad = { 0 };
 	const struct tp_plane *bad_plane = NULL;
 	const struct tp_line *bad_line = NULL;
@@ -419,18 +493,37 @@ enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
 	memset(xs, 0, sizeof(*xs));
 	xs->base = data;
 	xs->size = size;
+	xs->name = name;
+	xs->drop_pages = opts && opts->drop_pages;
 	tp_wire_init(&top, data, data, size);
 	rc = decode_space_fields(&c, &top, xs);
 	if (rc != TP_OK)
 		return rc;
 	choose_time_origin(xs);
-	if (tp_xspace_scan_lines(xs, &bad_plane, &bad_line, &bad) < 0) {
-		char where[160];
+	if (tp_xspace_scan_lines(xs, opts ? opts->defer_min_bytes : 0, &bad_plane,
+				 &bad_line, &bad) < 0)
+		return scan_failed(&c, bad_plane, bad_line, &bad);
+	/* Decoding read the metadata too; what analyses need of it faults
+	 * back in, so a run of many hosts keeps only what it uses. */
+	tp_xspace_drop(xs, data, size);
+	return TP_OK;
+}
 
-		snprintf(where, sizeof(where), "an event of line '%.*s' of plane '%.*s'",
-			 (int)(bad_line->name.len > 40 ? 40 : bad_line->name.len), bad_line->name.ptr,
-			 (int)(bad_plane->name.len > 60 ? 60 : bad_plane->name.len), bad_plane->name.ptr);
-		return corrupt(&c, &bad, where);
-	}
+enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
+			     const uint8_t *data, size_t size, const char *name,
+			     struct tp_error *err)
+{
+	return tp_xspace_decode_ex(xs, arena, data, size, name, NULL, err);
+}
+
+enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err)
+{
+	struct decode_ctx c = { NULL, xs->name ? xs->name : "capture", err, xs };
+	struct tp_wire bad = { 0 };
+	const struct tp_plane *bad_plane = NULL;
+	const struct tp_line *bad_line = NULL;
+
+	if (tp_xspace_scan_lines(xs, 0, &bad_plane, &bad_line, &bad) < 0)
+		return scan_failed(&c, bad_plane, bad_line, &bad);
 	return TP_OK;
 }

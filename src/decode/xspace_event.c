@@ -19,8 +19,77 @@ void tp_event_iter_init(struct tp_event_iter *it, const struct tp_xspace *xs,
 	it->line_base_ps = tp_sat_mul(tp_sat_sub(ln->timestamp_ns,
 						 xs->time_origin_ns),
 				      1000);
+	it->slack = xs->base + xs->size;
+	it->scan = NULL;
+	it->xs = xs;
+	it->dropped = (const uint8_t *)ln->body.ptr;
 	tp_wire_init(&it->w, xs->base, (const uint8_t *)ln->body.ptr,
 		     ln->body.len);
+}
+
+void tp_event_iter_init_scan(struct tp_event_iter *it,
+			     const struct tp_xspace *xs,
+			     const struct tp_plane *pl, struct tp_line *ln)
+{
+	tp_event_iter_init(it, xs, pl, ln);
+	it->validate = true;
+	it->scan = ln;
+	ln->n_events = ln->n_aggregated = 0;
+	ln->has_span = false;
+	ln->first_start_ps = ln->last_end_ps = 0;
+	if (ln->meta_counts)
+		memset(ln->meta_counts, 0, pl->n_event_meta * sizeof(*ln->meta_counts));
+}
+
+void tp_event_iter_init_read(struct tp_event_iter *it,
+			     const struct tp_xspace *xs,
+			     const struct tp_plane *pl, const struct tp_line *ln)
+{
+	if (ln->scanned)
+		tp_event_iter_init(it, xs, pl, ln);
+	else
+		tp_event_iter_init_scan(it, xs, pl, (struct tp_line *)ln);
+}
+
+/* What a scan learns from one event. */
+static void scan_account(const struct tp_plane *pl, struct tp_line *ln,
+			 const struct tp_event *ev)
+{
+	int64_t end;
+
+	ln->n_events++;
+	if (ln->meta_counts && ev->meta) {
+		uint32_t *c = &ln->meta_counts[ev->meta - pl->event_meta];
+
+		if (*c != UINT32_MAX)
+			(*c)++;
+	}
+	if (!ev->timed) {
+		ln->n_aggregated++;
+		return;
+	}
+	end = tp_sat_add(ev->start_ps, ev->dur_ps);
+	if (!ln->has_span || ev->start_ps < ln->first_start_ps)
+		ln->first_start_ps = ev->start_ps;
+	if (!ln->has_span || end > ln->last_end_ps)
+		ln->last_end_ps = end;
+	ln->has_span = true;
+}
+
+/* The end of a scan: done, or the first corrupt byte. */
+static int scan_end(struct tp_event_iter *it, int rc)
+{
+	struct tp_line *ln = it->scan;
+
+	if (ln && rc <= 0) {
+		ln->scanned = true;
+		if (rc < 0) {
+			ln->scan_error = it->w.error;
+			ln->scan_error_offset = it->w.error_offset;
+		}
+		it->scan = NULL;
+	}
+	return rc;
 }
 
 /* Device time (device_offset_ps, device_duration_ps) met in the stats. */
@@ -40,6 +109,14 @@ static void note_device_time(const struct tp_plane *pl, struct device_time *t,
 		t->dur = v;
 		t->found |= 2;
 	}
+}
+
+static inline bool is_device_time(const struct tp_plane *pl, int64_t id)
+{
+	return (pl->known_stat[TP_SN_DEVICE_OFFSET_PS] &&
+		id == pl->known_stat_id[TP_SN_DEVICE_OFFSET_PS]) ||
+	       (pl->known_stat[TP_SN_DEVICE_DURATION_PS] &&
+		id == pl->known_stat_id[TP_SN_DEVICE_DURATION_PS]);
 }
 
 /* One stat of an event. Every producer writes integer stats as
@@ -92,28 +169,145 @@ static void device_span_from_meta(const struct tp_plane *pl,
 		*found |= 2;
 }
 
-/* Decodes one event in a single pass over its fields. Stats are read
- * only when device time is wanted or the decoder validates. */
-static int decode_event(struct tp_event_iter *it, const struct tp_field *ef,
-			struct tp_event *ev)
+/* A varint of the message ending at end. slack is the end of the file:
+ * while eight bytes remain before it, the varint is read with one load
+ * and no branch per byte (lengths vary from event to event, so per-byte
+ * branches mispredict), then tested against end once. NULL when
+ * truncated or longer than ten bytes. */
+static inline __attribute__((always_inline)) const uint8_t *
+fast_varint(const uint8_t *p, const uint8_t *end, const uint8_t *slack,
+	    uint64_t *out)
 {
-	const struct tp_plane *pl = it->plane;
-	bool want = !it->raw_times && pl->known_stat[TP_SN_DEVICE_OFFSET_PS];
-	bool look = want || it->validate;
-	struct device_time t = { 0, 0, 0 };
+	/* one-byte varints (tags' values, ids, lengths) at fixed places
+	 * in every event: a well-predicted branch */
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		return p + 1;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (slack - p >= 8) {
+		uint64_t w, stop;
+		unsigned bits;
+
+		memcpy(&w, p, sizeof(w));
+		stop = ~w & UINT64_C(0x8080808080808080);
+		if (stop) {
+			bits = (unsigned)__builtin_ctzll(stop) + 1; /* 8 * length */
+			if (p + bits / 8 > end)
+				return NULL;
+			if (bits < 64)
+				w &= (UINT64_C(1) << bits) - 1;
+			/* drop each byte's continuation bit: 8x7 -> 4x14 -> 2x28 -> 56 */
+			w = ((w & UINT64_C(0x7f007f007f007f00)) >> 1) |
+			    (w & UINT64_C(0x007f007f007f007f));
+			w = ((w & UINT64_C(0x3fff00003fff0000)) >> 2) |
+			    (w & UINT64_C(0x00003fff00003fff));
+			w = ((w & UINT64_C(0x0fffffff00000000)) >> 4) |
+			    (w & UINT64_C(0x000000000fffffff));
+			*out = w;
+			return p + bits / 8;
+		}
+	}
+#else
+	(void)slack;
+#endif
+	return tp_wire_varint_slow(&p, end, out) ? p : NULL;
+}
+
+/* What the fields of one event said, before device time is chosen. */
+struct event_fields {
+	struct device_time t;
+	bool has_offset, aggregated;
+};
+
+/* The shape every producer writes: one-byte tags, varint scalars, and
+ * stats of the shape [08 id][18|20 value]. Returns false at anything else
+ * (or corrupt bytes); the caller then starts over with the general
+ * decoder, which also validates, so nothing here needs to be undone. */
+static bool fast_fields(const struct tp_event_iter *it, const uint8_t *p,
+			const uint8_t *end, bool want, struct tp_event *ev,
+			struct event_fields *ef)
+{
+	const uint8_t *slack = it->slack;
+	uint64_t v;
+
+	/* The usual prefix in the usual order, straight-line: metadata id,
+	 * offset, duration; then the loop takes whatever follows. */
+	if (p < end && *p == 0x08 && (p = fast_varint(p + 1, end, slack, &v))) {
+		ev->metadata_id = (int64_t)v;
+		if (p < end && *p == 0x10 && (p = fast_varint(p + 1, end, slack, &v))) {
+			ev->offset_ps = (int64_t)v;
+			ef->has_offset = true;
+			if (p < end && *p == 0x18 &&
+			    (p = fast_varint(p + 1, end, slack, &v)))
+				ev->duration_ps = (int64_t)v;
+		}
+	}
+	if (!p)
+		return false;
+	while (p < end) {
+		uint8_t key = *p;
+		uint64_t id;
+		const uint8_t *s, *se;
+
+		if (!(p = fast_varint(p + 1, end, slack, &v)))
+			return false;
+		switch (key) {
+		case 0x08:
+			ev->metadata_id = (int64_t)v;
+			break;
+		case 0x10: /* oneof data: the last member written wins */
+			ev->offset_ps = (int64_t)v;
+			ef->has_offset = true;
+			ef->aggregated = false;
+			break;
+		case 0x18:
+			ev->duration_ps = (int64_t)v;
+			break;
+		case 0x28:
+			ev->num_occurrences = (int64_t)v;
+			ef->aggregated = true;
+			ef->has_offset = false;
+			break;
+		case 0x22:
+			if (v > (uint64_t)(end - p))
+				return false;
+			s = p;
+			se = p + v;
+			p = se;
+			if (s >= se || *s != 0x08 ||
+			    !(s = fast_varint(s + 1, se, slack, &id)) || s >= se ||
+			    (*s != 0x18 && *s != 0x20) ||
+			    !(s = fast_varint(s + 1, se, slack, &v)) || s != se)
+				return false;
+			if (!is_device_time(it->plane, (int64_t)id))
+				ev->other_stats = true;
+			else if (want)
+				note_device_time(it->plane, &ef->t, (int64_t)id,
+						 (int64_t)v);
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Any other shape, field by field; validates every stat when asked. */
+static int general_fields(struct tp_event_iter *it, const struct tp_field *evf,
+			  bool want, bool look, struct tp_event *ev,
+			  struct event_fields *ef)
+{
 	struct tp_wire w;
 	struct tp_field f;
-	bool has_offset = false, aggregated = false;
 	int rc;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->num_occurrences = 1;
-	ev->offset = ef->offset;
-	ev->stats = tp_str_make((const char *)ef->data, ef->len);
-	tp_wire_sub(&w, &it->w, ef);
+	tp_wire_sub(&w, &it->w, evf);
 	while ((rc = tp_wire_next(&w, &f)) > 0) {
 		if (f.type == TP_WIRE_LEN) {
-			if (f.number == 4 && look && event_stat(&w, &f, pl, want, &t) < 0) {
+			ev->other_stats |= f.number == 4; /* not told apart here */
+			if (f.number == 4 && look &&
+			    event_stat(&w, &f, it->plane, want, &ef->t) < 0) {
 				rc = -1;
 				break;
 			}
@@ -124,14 +318,13 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *ef,
 		if (f.number == 1) {
 			ev->metadata_id = (int64_t)f.value;
 		} else if (f.number == 2) {
-			/* oneof data: the last member written wins */
 			ev->offset_ps = (int64_t)f.value;
-			has_offset = true;
-			aggregated = false;
+			ef->has_offset = true;
+			ef->aggregated = false;
 		} else if (f.number == 5) {
 			ev->num_occurrences = (int64_t)f.value;
-			aggregated = true;
-			has_offset = false;
+			ef->aggregated = true;
+			ef->has_offset = false;
 		} else if (f.number == 3) {
 			ev->duration_ps = (int64_t)f.value;
 		}
@@ -140,18 +333,60 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *ef,
 		it->w.error = w.error;
 		it->w.error_offset = w.error_offset;
 		it->w.p = it->w.end;
-		return -1;
+	}
+	return rc;
+}
+
+/* Field by field, not memset: this runs once per event and a memset
+ * call of this size costs more than the event's decoding. */
+static inline void reset_event(struct tp_event *ev, const struct tp_field *evf,
+			       struct event_fields *ef)
+{
+	ev->metadata_id = 0;
+	ev->meta = NULL;
+	ev->timed = false;
+	ev->num_occurrences = 1;
+	ev->offset_ps = 0;
+	ev->duration_ps = 0;
+	ev->start_ps = 0;
+	ev->dur_ps = 0;
+	ev->offset = evf->offset;
+	ev->stats = tp_str_make((const char *)evf->data, evf->len);
+	ev->other_stats = false;
+	ef->t.off = 0;
+	ef->t.dur = 0;
+	ef->t.found = 0;
+	ef->has_offset = false;
+	ef->aggregated = false;
+}
+
+/* Decodes one event in a single pass over its fields. Stats are read
+ * only when device time is wanted or the decoder validates. */
+static int decode_event(struct tp_event_iter *it, const struct tp_field *evf,
+			struct tp_event *ev)
+{
+	const struct tp_plane *pl = it->plane;
+	bool want = !it->raw_times && pl->known_stat[TP_SN_DEVICE_OFFSET_PS];
+	bool look = want || it->validate;
+	struct event_fields ef;
+
+	reset_event(ev, evf, &ef);
+	if (!fast_fields(it, evf->data, evf->data + evf->len, want, ev, &ef)) {
+		reset_event(ev, evf, &ef);
+		if (general_fields(it, evf, want, look, ev, &ef) < 0)
+			return -1;
 	}
 	/* Neither oneof member written: a timed event at offset 0. */
-	ev->timed = has_offset || !aggregated;
+	ev->timed = ef.has_offset || !ef.aggregated;
 	if (ev->timed)
 		ev->num_occurrences = 1;
 	ev->meta = tp_plane_event_meta(pl, ev->metadata_id);
-	if (t.found != 3 && ev->meta && want)
-		device_span_from_meta(pl, ev->meta, &t.off, &t.dur, &t.found);
-	if (t.found == 3) {
-		ev->start_ps = tp_sat_add(it->line_base_ps, t.off);
-		ev->dur_ps = t.dur;
+	if (ef.t.found != 3 && ev->meta && want)
+		device_span_from_meta(pl, ev->meta, &ef.t.off, &ef.t.dur,
+				      &ef.t.found);
+	if (ef.t.found == 3) {
+		ev->start_ps = tp_sat_add(it->line_base_ps, ef.t.off);
+		ev->dur_ps = ef.t.dur;
 	} else {
 		ev->start_ps = tp_sat_add(it->line_base_ps, ev->offset_ps);
 		ev->dur_ps = ev->duration_ps;
@@ -159,14 +394,58 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *ef,
 	return 1;
 }
 
-int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev)
+static int next_event(struct tp_event_iter *it, struct tp_event *ev)
 {
 	struct tp_field f;
 	int rc;
+	const uint8_t *p = it->w.p, *q;
+	uint64_t len;
 
+	/* The usual next field: an event, tag 0x22 and a length in range. */
+	if (!it->w.error && p < it->w.end && *p == 0x22 &&
+	    (q = fast_varint(p + 1, it->w.end, it->slack, &len)) &&
+	    len <= (uint64_t)(it->w.end - q)) {
+		f.number = 4;
+		f.type = TP_WIRE_LEN;
+		f.value = 0;
+		f.data = q;
+		f.len = (size_t)len;
+		f.offset = (size_t)(p - it->w.base);
+		it->w.p = q + len;
+		return decode_event(it, &f, ev);
+	}
 	while ((rc = tp_wire_next(&it->w, &f)) > 0)
 		if (f.number == 4 && f.type == TP_WIRE_LEN)
 			return decode_event(it, &f, ev);
+	return rc;
+}
+
+/* Long lines are read once front to back: the pages behind the reader
+ * are dropped every few MiB (when the bytes map a file), so resident
+ * memory stays near the parts being read, not the whole capture. */
+#define DROP_STEP ((size_t)4 << 20)
+
+static void drop_behind(struct tp_event_iter *it)
+{
+	if ((size_t)(it->w.p - it->dropped) >= DROP_STEP) {
+		tp_xspace_drop(it->xs, it->dropped, (size_t)(it->w.p - it->dropped));
+		it->dropped = it->w.p;
+	}
+}
+
+int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev)
+{
+	int rc = next_event(it, ev);
+
+	if (it->xs->drop_pages)
+		drop_behind(it);
+
+	if (it->scan) {
+		if (rc > 0)
+			scan_account(it->plane, it->scan, ev);
+		else
+			scan_end(it, rc);
+	}
 	return rc;
 }
 

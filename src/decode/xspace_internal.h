@@ -17,10 +17,13 @@ int tp_stat_decode(struct tp_wire *parent, const struct tp_field *f,
 /* Fills pl->known_stat_id[] from the plane's stat metadata names. */
 void tp_plane_resolve_known_stats(struct tp_plane *pl);
 
-/* Validates and measures every line (in parallel for large captures).
- * On corrupt bytes returns -1 with the first damaged line in file order
- * and the error in bad->error / bad->error_offset. */
-int tp_xspace_scan_lines(struct tp_xspace *xs, const struct tp_plane **bad_plane,
+/* Validates and measures every line not scanned yet (in parallel for
+ * large captures), except device-plane lines of at least defer_min_bytes
+ * (0: none deferred). On corrupt bytes anywhere (also in lines scanned
+ * before) returns -1 with the first damaged line in file order and the
+ * error in bad->error / bad->error_offset. */
+int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
+			 const struct tp_plane **bad_plane,
 			 const struct tp_line **bad_line, struct tp_wire *bad);
 
 #endif

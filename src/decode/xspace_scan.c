@@ -11,18 +11,17 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* Below this many bytes of events, threads cost more than they save.
  * A variable so that tests can force the threaded path on small input. */
 size_t tp_xspace_parallel_min_bytes = 8u << 20;
-#define MAX_THREADS 16
+#define MAX_THREADS 64
 
 struct line_job {
 	const struct tp_plane *plane;
 	struct tp_line *line;
-	const char *error;        /* static text, or NULL */
-	size_t error_offset;
 };
 
 struct scan_pool {
@@ -34,32 +33,13 @@ struct scan_pool {
 
 static void scan_line(const struct tp_xspace *xs, struct line_job *job)
 {
-	struct tp_line *ln = job->line;
 	struct tp_event_iter it;
 	struct tp_event ev;
-	int rc;
 
-	tp_event_iter_init(&it, xs, job->plane, ln);
-	it.validate = true;
-	while ((rc = tp_event_iter_next(&it, &ev)) > 0) {
-		int64_t end;
-
-		ln->n_events++;
-		if (!ev.timed) {
-			ln->n_aggregated++;
-			continue;
-		}
-		end = tp_sat_add(ev.start_ps, ev.dur_ps);
-		if (!ln->has_span || ev.start_ps < ln->first_start_ps)
-			ln->first_start_ps = ev.start_ps;
-		if (!ln->has_span || end > ln->last_end_ps)
-			ln->last_end_ps = end;
-		ln->has_span = true;
-	}
-	if (rc < 0) {
-		job->error = it.w.error;
-		job->error_offset = it.w.error_offset;
-	}
+	tp_event_iter_init_scan(&it, xs, job->plane, job->line);
+	while (tp_event_iter_next(&it, &ev) > 0)
+		;
+	tp_xspace_drop(xs, job->line->body.ptr, job->line->body.len);
 }
 
 static void *worker(void *arg)
@@ -81,8 +61,7 @@ static int by_size_desc(const void *a, const void *b)
 
 static size_t thread_count(size_t jobs, size_t bytes)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = cpus > 1 ? (size_t)cpus : 1;
+	size_t n = tp_threads();
 
 	if (bytes < tp_xspace_parallel_min_bytes)
 		return 1;
@@ -104,42 +83,104 @@ static void run_pool(struct scan_pool *pool, size_t threads)
 		pthread_join(tids[t], NULL);
 }
 
-static const struct line_job *first_error(const struct line_job *jobs, size_t n)
+/* The damaged line that comes first in the file, among every line. */
+static const struct tp_line *first_error(const struct tp_xspace *xs,
+					 const struct tp_plane **plane)
 {
-	const struct line_job *bad = NULL;
+	const struct tp_line *bad = NULL;
 
-	for (size_t i = 0; i < n; i++)
-		if (jobs[i].error && (!bad || jobs[i].error_offset < bad->error_offset))
-			bad = &jobs[i];
+	for (size_t p = 0; p < xs->n_planes; p++)
+		for (size_t l = 0; l < xs->planes[p].n_lines; l++) {
+			const struct tp_line *ln = &xs->planes[p].lines[l];
+
+			if (ln->scan_error &&
+			    (!bad || ln->scan_error_offset < bad->scan_error_offset)) {
+				bad = ln;
+				*plane = &xs->planes[p];
+			}
+		}
 	return bad;
 }
 
-int tp_xspace_scan_lines(struct tp_xspace *xs, const struct tp_plane **bad_plane,
+static bool deferred(const struct tp_plane *pl, const struct tp_line *ln,
+		     size_t defer_min_bytes)
+{
+	bool device = pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_GPU ||
+		      pl->kind == TP_PLANE_TPU_SPARSECORE;
+
+	return defer_min_bytes && device && ln->body.len >= defer_min_bytes;
+}
+
+int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
+			 const struct tp_plane **bad_plane,
 			 const struct tp_line **bad_line, struct tp_wire *bad)
 {
 	struct scan_pool pool = { .xs = xs };
 	size_t n = 0, bytes = 0;
-	const struct line_job *err;
+	const struct tp_line *err;
 
 	for (size_t p = 0; p < xs->n_planes; p++)
 		n += xs->planes[p].n_lines;
 	pool.jobs = tp_xcalloc(n + 1, sizeof(*pool.jobs));
 	for (size_t p = 0; p < xs->n_planes; p++)
 		for (size_t l = 0; l < xs->planes[p].n_lines; l++) {
-			pool.jobs[pool.n_jobs].plane = &xs->planes[p];
-			pool.jobs[pool.n_jobs++].line = &xs->planes[p].lines[l];
-			bytes += xs->planes[p].lines[l].body.len;
+			struct tp_plane *pl = &xs->planes[p];
+			struct tp_line *ln = &pl->lines[l];
+
+			if (ln->scanned || deferred(pl, ln, defer_min_bytes))
+				continue;
+			pool.jobs[pool.n_jobs].plane = pl;
+			pool.jobs[pool.n_jobs++].line = ln;
+			bytes += ln->body.len;
 		}
 	qsort(pool.jobs, pool.n_jobs, sizeof(*pool.jobs), by_size_desc);
 	atomic_init(&pool.next, 0);
-	run_pool(&pool, thread_count(pool.n_jobs, bytes));
-	err = first_error(pool.jobs, pool.n_jobs);
-	if (err) {
-		*bad_plane = err->plane;
-		*bad_line = err->line;
-		bad->error = err->error;
-		bad->error_offset = err->error_offset;
-	}
+	if (pool.n_jobs)
+		run_pool(&pool, thread_count(pool.n_jobs, bytes));
 	free(pool.jobs);
+	err = first_error(xs, bad_plane);
+	if (err) {
+		*bad_line = err;
+		bad->error = err->scan_error;
+		bad->error_offset = err->scan_error_offset;
+	}
 	return err ? -1 : 0;
+}
+
+static unsigned threads_set;
+
+void tp_set_threads(unsigned n)
+{
+	threads_set = n > MAX_THREADS ? MAX_THREADS : n;
+}
+
+unsigned tp_threads(void)
+{
+	long cpus;
+
+	if (threads_set)
+		return threads_set;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 1)
+		return 1;
+	return cpus > MAX_THREADS ? MAX_THREADS : (unsigned)cpus;
+}
+
+void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len)
+{
+	static long page;
+	uintptr_t lo = (uintptr_t)p, hi = lo + len;
+
+	if (!xs->drop_pages)
+		return;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	if (page <= 0)
+		return;
+	/* only whole pages inside the range: a page shared with the next
+	 * message stays */
+	lo = (lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	hi &= ~((uintptr_t)page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

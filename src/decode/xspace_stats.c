@@ -23,6 +23,30 @@ static const char *const known_stat_names[TP_SN_COUNT] = {
 	[TP_SN_SOURCE] = "source",
 };
 
+/* Ids numbered densely from 0 or 1 (what producers write) get a direct
+ * table, so the per-event lookup is one load; the table is at most about
+ * twice the records, so a hostile id only disables it. */
+static void idmap_direct(struct tp_idmap *m, struct tp_arena *a,
+			 const int64_t *ids, size_t stride, size_t n)
+{
+	size_t limit = 2 * n + 64;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t key = *(const int64_t *)((const char *)ids + i * stride);
+
+		if (key < 0 || (uint64_t)key >= limit)
+			return;
+		if ((size_t)key >= m->n_direct)
+			m->n_direct = (size_t)key + 1;
+	}
+	m->direct = tp_arena_calloc(a, m->n_direct + 1, sizeof(*m->direct));
+	for (size_t i = 0; i < n; i++) {
+		int64_t key = *(const int64_t *)((const char *)ids + i * stride);
+
+		m->direct[key] = (uint32_t)(i + 1); /* the last entry wins */
+	}
+}
+
 void tp_idmap_build(struct tp_idmap *m, struct tp_arena *a,
 		    const int64_t *ids, size_t stride, size_t n)
 {
@@ -31,6 +55,8 @@ void tp_idmap_build(struct tp_idmap *m, struct tp_arena *a,
 	while (cap < 2 * n)
 		cap *= 2;
 	m->cap = cap;
+	m->direct = NULL;
+	m->n_direct = 0;
 	m->keys = tp_arena_alloc(a, cap * sizeof(*m->keys));
 	m->values = tp_arena_calloc(a, cap, sizeof(*m->values));
 	for (size_t i = 0; i < n; i++) {
@@ -42,12 +68,15 @@ void tp_idmap_build(struct tp_idmap *m, struct tp_arena *a,
 		m->keys[h] = key; /* a repeated key: the last entry wins */
 		m->values[h] = (uint32_t)(i + 1);
 	}
+	idmap_direct(m, a, ids, stride, n);
 }
 
 static long idmap_find(const struct tp_idmap *m, int64_t key)
 {
 	size_t h;
 
+	if (m->direct)
+		return (uint64_t)key < m->n_direct ? (long)m->direct[key] - 1 : -1;
 	if (!m->cap)
 		return -1;
 	h = (size_t)tp_mix64((uint64_t)key) & (m->cap - 1);
@@ -101,7 +130,6 @@ int tp_stat_decode(struct tp_wire *parent, const struct tp_field *f,
 
 	memset(st, 0, sizeof(*st));
 	tp_wire_sub(&w, parent, f);
-	st->offset = f->offset;
 	while ((rc = tp_wire_next(&w, &g)) > 0) {
 		bool is_varint = g.type == TP_WIRE_VARINT;
 

@@ -50,12 +50,14 @@ enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
 {
 	struct tp_capture cap;
 	struct tp_report r;
+	struct tp_open_opts oo = *o;
 	enum tp_err rc;
 
 	*out = NULL;
 	if (n == 1 && looks_like_json(paths[0]))
 		return load_saved(out, paths[0], err);
-	rc = tp_capture_open(&cap, paths, n, o, err);
+	oo.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
+	rc = tp_capture_open(&cap, paths, n, &oo, err);
 	if (rc != TP_OK)
 		return rc;
 	rc = tp_report_build(&r, &cap, f, err);

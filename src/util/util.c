@@ -126,33 +126,6 @@ char *tp_str_dup(struct tp_str s)
 	return p;
 }
 
-int64_t tp_sat_add(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		return b > 0 ? INT64_MAX : INT64_MIN;
-	return r;
-}
-
-int64_t tp_sat_sub(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_sub_overflow(a, b, &r))
-		return b < 0 ? INT64_MAX : INT64_MIN;
-	return r;
-}
-
-int64_t tp_sat_mul(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_mul_overflow(a, b, &r))
-		return ((a < 0) != (b < 0)) ? INT64_MIN : INT64_MAX;
-	return r;
-}
-
 bool tp_has_suffix(const char *name, const char *suffix)
 {
 	size_t n = strlen(name), m = strlen(suffix);

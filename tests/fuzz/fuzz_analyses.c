@@ -7,6 +7,9 @@
  * text and as JSON (and memory as SVG) into /dev/null. Any input must end
  * in TP_OK or a clean error, with no crash, leak or sanitizer report.
  *
+ * The capture is then opened a second time the way report, ops and check
+ * open it, with device lines deferred to the threaded ops pass.
+ *
  * The bytes are written to a memfd and opened as /proc/self/fd/N, so the
  * capture goes through the same mmap path as a file on disk.
  */
@@ -143,5 +146,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run_fusions(&cap);
 	run_collectives(&cap);
 	tp_capture_release(&cap);
+	/* Again as report, ops and check open captures: device lines left
+	 * to the ops pass (two threads), which scans them as it reads. */
+	opts.defer_min_bytes = 1;
+	tp_set_threads(2);
+	if (tp_capture_open(&cap, paths, 1, &opts, &err) == TP_OK) {
+		run_memory(&cap);
+		run_collectives(&cap);
+		run_info(&cap);
+		run_ops(&cap);
+		tp_capture_release(&cap);
+	}
+	tp_set_threads(0);
 	return 0;
 }

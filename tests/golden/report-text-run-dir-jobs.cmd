@@ -1,0 +1,1 @@
+report -j 2 --host host1 testdata/run-3hosts

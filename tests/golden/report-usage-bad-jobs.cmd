@@ -1,0 +1,1 @@
+report -j 0 testdata/small.xplane.pb
