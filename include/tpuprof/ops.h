@@ -38,9 +38,12 @@ struct tp_op {
 	uint64_t program_id;    /* 0 for TF ops                           */
 	size_t module;          /* index into tp_capture.modules, SIZE_MAX */
 	long instr;             /* index in that module's HLO index, -1    */
-	struct tp_str name;     /* HLO op name or TF op name, borrowed    */
+	/* name, category and scope point into `strings` (copies, so that
+	 * the capture's pages need not stay in memory for the output) */
+	struct tp_str name;     /* HLO op name or TF op name              */
 	struct tp_str category; /* hlo_category, fusion kind, TF op type  */
-	struct tp_str scope;    /* name-scope path, borrowed; may be empty */
+	struct tp_str scope;    /* name-scope path; may be empty          */
+	char *strings;          /* malloc'd: the three strings above      */
 	char *source;           /* "file:line", malloc'd, or NULL         */
 	uint64_t occurrences;
 	int64_t total_ps, self_ps, min_ps;
@@ -48,7 +51,6 @@ struct tp_op {
 	int64_t flops;          /* summed over occurrences                */
 	int64_t bytes_accessed; /* summed over occurrences                */
 	bool collective;        /* a collective (category or opcode)      */
-	uint64_t key[3];        /* internal: identity of the op           */
 };
 
 struct tp_ops_core {

@@ -147,6 +147,7 @@ struct tp_plane {
 	int64_t known_stat_id[TP_SN_COUNT]; /* valid when known_stat[i]    */
 	bool known_stat[TP_SN_COUNT];
 	size_t offset;                  /* file offset of the message      */
+	struct tp_str bytes;            /* the XPlane message, borrowed    */
 };
 
 struct tp_xspace {

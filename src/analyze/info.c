@@ -232,6 +232,9 @@ static void scan_host(const struct tp_host *h, struct tp_info_host *ih)
 			count_line(h, pl, &pl->lines[l], kinds, ih);
 		}
 		free(kinds);
+		/* classifying read every metadata entry: keep only what the
+		 * output needs resident (see tp_xspace_drop) */
+		tp_xspace_drop(&h->xs, pl->bytes.ptr, pl->bytes.len);
 		ih->device_planes += device;
 		ih->device_planes_with_events += device && events;
 	}

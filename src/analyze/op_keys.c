@@ -162,7 +162,6 @@ static uint32_t new_op(struct tp_op_ctx *c, const uint64_t k[3],
 	op->instr = -1;
 	op->name = name;
 	op->min_ps = INT64_MAX;
-	memcpy(op->key, k, sizeof(op->key));
 	local = ops->n_ops - ops->cores[c->core].first_op;
 	c->vals = tp_xgrow(c->vals, &c->cap_vals, local + 1, sizeof(*c->vals));
 	memset(&c->vals[local], 0, sizeof(c->vals[local]));
@@ -220,6 +219,27 @@ static void tpu_descriptors(struct tp_op_ctx *c, struct tp_op *op,
 	from_hlo(c, op);
 }
 
+/* The op's strings copied out of the capture (see struct tp_op). */
+static void own_strings(struct tp_op *o)
+{
+	struct tp_str *parts[] = { &o->name, &o->category, &o->scope };
+	size_t n = 0;
+	char *p;
+
+	for (size_t i = 0; i < 3; i++)
+		n += parts[i]->len + 1;
+	p = o->strings = tp_xmalloc(n);
+	for (size_t i = 0; i < 3; i++) {
+		size_t len = parts[i]->len;
+
+		if (len)
+			memcpy(p, parts[i]->ptr, len);
+		p[len] = '\0';
+		*parts[i] = tp_str_make(p, len);
+		p += len + 1;
+	}
+}
+
 /* TPU: (program id, symbol id) of the event metadata; symbol id 0 and
  * metadata without both are no ops (format-facts §7). */
 static uint32_t resolve_tpu_meta(struct tp_op_ctx *c,
@@ -242,8 +262,10 @@ static uint32_t resolve_tpu_meta(struct tp_op_ctx *c,
 	op = lookup_or_new(c, k, (uint64_t)pid,
 			   em->display_name.len ? em->display_name : em->name,
 			   &created);
-	if (created)
+	if (created) {
 		tpu_descriptors(c, &c->ops->ops[op], em);
+		own_strings(&c->ops->ops[op]);
+	}
 	return op;
 }
 
@@ -263,6 +285,7 @@ static uint32_t resolve_tf_meta(struct tp_op_ctx *c,
 		if (tp_str_has_prefix(em->display_name, "Collective") ||
 		    tp_str_eq(em->display_name, "NcclAllReduce"))
 			o->collective = true;
+		own_strings(o);
 	}
 	return op;
 }
@@ -312,6 +335,7 @@ static uint32_t resolve_gpu(struct tp_op_ctx *c, const struct tp_event *ev)
 		from_hlo(c, o);
 		if (!o->scope.len && !tp_str_has_prefix(sc, "XlaModule"))
 			o->scope = sc;
+		own_strings(o);
 	}
 	return op;
 }
@@ -360,12 +384,7 @@ static void event_counts(struct tp_op_ctx *c, struct tp_op *op,
 	}
 }
 
-static uint64_t sat_uadd(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
-
-void tp_op_add_counts(struct tp_op_ctx *c, uint32_t id, const struct tp_event *ev)
+void tp_op_add_counts_slow(struct tp_op_ctx *c, uint32_t id, const struct tp_event *ev)
 {
 	const struct tp_plane *pl = c->pl;
 	struct tp_op_meta_vals *v = &c->vals[id - c->ops->cores[c->core].first_op];
@@ -377,9 +396,9 @@ void tp_op_add_counts(struct tp_op_ctx *c, uint32_t id, const struct tp_event *e
 	    (pl->known_stat[TP_SN_FLOPS] || pl->known_stat[TP_SN_BYTES_ACCESSED]))
 		event_counts(c, &c->ops->ops[id], ev, &fl, &by);
 	if (!fl && v->has_flops)
-		v->n_flops = sat_uadd(v->n_flops, n);
+		v->n_flops = tp_op_sat_uadd(v->n_flops, n);
 	if (!by && v->has_bytes)
-		v->n_bytes = sat_uadd(v->n_bytes, n);
+		v->n_bytes = tp_op_sat_uadd(v->n_bytes, n);
 }
 
 static int64_t clamp_count(uint64_t n)

@@ -93,7 +93,8 @@ static void finish(struct tp_ops *ops, struct tp_ops_core *core,
 		core->collective_ps = tp_sat_add(core->collective_ps, self);
 		push_exec(ops, r);
 	}
-	tp_ops_step_add(ops, core, r->start, self, op->collective);
+	if (core->n_steps)
+		tp_ops_step_add(ops, core, r->start, self, op->collective);
 }
 
 static void nest(struct tp_ops *ops, struct tp_ops_core *core,

@@ -174,6 +174,8 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 	tp_op_apply_meta_vals(c);
 	finish_core(frag, &frag->cores[0]);
 	tp_op_ctx_release(c);
+	/* the ops hold copies of what they need from the plane's bytes */
+	tp_xspace_drop(&c->host->xs, c->pl->bytes.ptr, c->pl->bytes.len);
 }
 
 static enum tp_err check_filter(const struct tp_capture *cap,
@@ -241,6 +243,18 @@ struct core_pool {
 	atomic_size_t next;
 };
 
+/* A finished job keeps its arrays at their size, not their capacity:
+ * all jobs' results are held at once before they are appended. */
+static void shrink_fragment(struct tp_ops *fr)
+{
+	fr->ops = tp_xrealloc(fr->ops, (fr->n_ops + 1) * sizeof(*fr->ops));
+	fr->steps = tp_xrealloc(fr->steps, (fr->n_steps + 1) * sizeof(*fr->steps));
+	fr->execs = tp_xrealloc(fr->execs, (fr->n_execs + 1) * sizeof(*fr->execs));
+	fr->cap_ops = fr->n_ops + 1;
+	fr->cap_steps = fr->n_steps + 1;
+	fr->cap_execs = fr->n_execs + 1;
+}
+
 static void run_job(struct core_pool *pool, struct core_job *job,
 		    struct tp_op_bufs *bufs)
 {
@@ -258,6 +272,7 @@ static void run_job(struct core_pool *pool, struct core_job *job,
 	c.host = job->host;
 	c.pl = job->plane;
 	scan_core(&job->frag, &c, job->src);
+	shrink_fragment(&job->frag);
 }
 
 static void *worker(void *arg)
@@ -291,32 +306,26 @@ static void run_jobs(struct core_pool *pool)
 }
 
 /* Appends a job's core to ops, renumbering its ops, steps and
- * executions; ownership of every array element moves to ops. */
+ * executions; ownership of every array element moves to ops, whose
+ * arrays were sized for all jobs (reserve_all), so nothing doubles. */
 static void append_fragment(struct tp_ops *ops, struct tp_ops *fr)
 {
 	size_t core = ops->n_cores, op0 = ops->n_ops, step0 = ops->n_steps;
 
-	ops->cores = tp_xrealloc(ops->cores, (core + 1) * sizeof(*ops->cores));
 	ops->cores[core] = fr->cores[0];
 	ops->cores[core].first_op = op0;
 	ops->cores[core].first_step = step0;
 	ops->n_cores++;
-	ops->ops = tp_xgrow(ops->ops, &ops->cap_ops, op0 + fr->n_ops + 1,
-			    sizeof(*ops->ops));
 	for (size_t i = 0; i < fr->n_ops; i++) {
 		ops->ops[op0 + i] = fr->ops[i];
 		ops->ops[op0 + i].core = core;
 	}
 	ops->n_ops += fr->n_ops;
-	ops->steps = tp_xgrow(ops->steps, &ops->cap_steps, step0 + fr->n_steps + 1,
-			      sizeof(*ops->steps));
 	for (size_t i = 0; i < fr->n_steps; i++) {
 		ops->steps[step0 + i] = fr->steps[i];
 		ops->steps[step0 + i].core = core;
 	}
 	ops->n_steps += fr->n_steps;
-	ops->execs = tp_xgrow(ops->execs, &ops->cap_execs,
-			      ops->n_execs + fr->n_execs + 1, sizeof(*ops->execs));
 	for (size_t i = 0; i < fr->n_execs; i++) {
 		ops->execs[ops->n_execs + i] = fr->execs[i];
 		ops->execs[ops->n_execs + i].op += op0;
@@ -326,6 +335,24 @@ static void append_fragment(struct tp_ops *ops, struct tp_ops *fr)
 	free(fr->ops);
 	free(fr->steps);
 	free(fr->execs);
+}
+
+static void reserve_all(struct tp_ops *ops, const struct core_pool *pool)
+{
+	size_t n_ops = 0, n_steps = 0, n_execs = 0;
+
+	for (size_t j = 0; j < pool->n_jobs; j++) {
+		n_ops += pool->jobs[j].frag.n_ops;
+		n_steps += pool->jobs[j].frag.n_steps;
+		n_execs += pool->jobs[j].frag.n_execs;
+	}
+	ops->cores = tp_xcalloc(pool->n_jobs + 1, sizeof(*ops->cores));
+	ops->ops = tp_xcalloc(n_ops + 1, sizeof(*ops->ops));
+	ops->steps = tp_xcalloc(n_steps + 1, sizeof(*ops->steps));
+	ops->execs = tp_xcalloc(n_execs + 1, sizeof(*ops->execs));
+	ops->cap_ops = n_ops + 1;
+	ops->cap_steps = n_steps + 1;
+	ops->cap_execs = n_execs + 1;
 }
 
 static void collect_jobs(struct core_pool *pool, struct tp_capture *cap,
@@ -377,6 +404,7 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	pool.filter = f;
 	collect_jobs(&pool, cap, f);
 	run_jobs(&pool);
+	reserve_all(ops, &pool);
 	for (size_t j = 0; j < pool.n_jobs; j++)
 		append_fragment(ops, &pool.jobs[j].frag);
 	free(pool.jobs);
@@ -398,8 +426,10 @@ enum tp_err tp_ops_build(struct tp_ops *ops, struct tp_capture *cap,
 
 void tp_ops_release(struct tp_ops *ops)
 {
-	for (size_t i = 0; i < ops->n_ops; i++)
+	for (size_t i = 0; i < ops->n_ops; i++) {
 		free(ops->ops[i].source);
+		free(ops->ops[i].strings);
+	}
 	for (size_t m = 0; m < ops->n_modules; m++)
 		if (ops->indexed[m])
 			tp_hlo_index_release(&ops->index[m]);

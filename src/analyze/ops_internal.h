@@ -72,7 +72,32 @@ static inline uint32_t tp_op_resolve_fast(struct tp_op_ctx *c,
 	return tp_op_resolve(c, ev);
 }
 /* Per-event FLOPs/bytes when present on the event, else from metadata. */
-void tp_op_add_counts(struct tp_op_ctx *c, uint32_t op, const struct tp_event *ev);
+void tp_op_add_counts_slow(struct tp_op_ctx *c, uint32_t op, const struct tp_event *ev);
+
+static inline uint64_t tp_op_sat_uadd(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Per-event FLOPs/bytes; inline for the usual event, whose only stats
+ * are device time: it takes the metadata's values. */
+static inline void tp_op_add_counts(struct tp_op_ctx *c, uint32_t op,
+				    const struct tp_event *ev)
+{
+	struct tp_op_meta_vals *v;
+	uint64_t n;
+
+	if (ev->other_stats) {
+		tp_op_add_counts_slow(c, op, ev);
+		return;
+	}
+	v = &c->vals[op - c->ops->cores[c->core].first_op];
+	n = ev->num_occurrences > 0 ? (uint64_t)ev->num_occurrences : 1;
+	if (v->has_flops)
+		v->n_flops = tp_op_sat_uadd(v->n_flops, n);
+	if (v->has_bytes)
+		v->n_bytes = tp_op_sat_uadd(v->n_bytes, n);
+}
 /* Adds the metadata FLOPs/bytes of the core's occurrences to its ops. */
 void tp_op_apply_meta_vals(struct tp_op_ctx *c);
 void tp_op_ctx_release(struct tp_op_ctx *c);

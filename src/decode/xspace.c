@@ -451,6 +451,7 @@ static enum tp_err decode_space_fields(struct decode_ctx *c,
 
 			tp_wire_sub(&pw, &w, &f);
 			pl->offset = f.offset;
+			pl->bytes = field_str(&f);
 			if (decode_plane(c, &pw, pl) < 0)
 				return corrupt(c, &pw, "a plane");
 			classify_plane(pl);

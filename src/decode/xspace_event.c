@@ -380,7 +380,14 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *evf,
 	ev->timed = ef.has_offset || !ef.aggregated;
 	if (ev->timed)
 		ev->num_occurrences = 1;
-	ev->meta = tp_plane_event_meta(pl, ev->metadata_id);
+	/* the direct table inline: one load per event (xspace_stats.c) */
+	if (pl->event_meta_index.direct)
+		ev->meta = (uint64_t)ev->metadata_id < pl->event_meta_index.n_direct &&
+				   pl->event_meta_index.direct[ev->metadata_id] ?
+			   &pl->event_meta[pl->event_meta_index.direct[ev->metadata_id] - 1] :
+			   NULL;
+	else
+		ev->meta = tp_plane_event_meta(pl, ev->metadata_id);
 	if (ef.t.found != 3 && ev->meta && want)
 		device_span_from_meta(pl, ev->meta, &ef.t.off, &ef.t.dur,
 				      &ef.t.found);
@@ -437,8 +444,15 @@ int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev)
 {
 	int rc = next_event(it, ev);
 
-	if (it->xs->drop_pages)
-		drop_behind(it);
+	if (it->xs->drop_pages) {
+		if (rc <= 0) { /* the end: the rest of the line too */
+			tp_xspace_drop(it->xs, it->dropped,
+				       (size_t)(it->w.end - it->dropped));
+			it->dropped = it->w.end;
+		} else {
+			drop_behind(it);
+		}
+	}
 
 	if (it->scan) {
 		if (rc > 0)
