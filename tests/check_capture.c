@@ -347,6 +347,52 @@ START_TEST(test_shared_hlo)
 }
 END_TEST
 
+/* Hosts decode in parallel, but the error is the first bad host's in
+ * argument order, whatever thread met which first: a good host, then a
+ * truncated one, then one of random bytes, then a missing file. */
+START_TEST(test_host_errors_in_order)
+{
+	struct tp_buffer good;
+	struct tp_error err = { 0 };
+	struct tp_capture cap;
+	uint64_t file_bytes;
+	bool gz;
+	char junk[4096];
+	const char *paths[4];
+	char *tmp[3];
+
+	ck_assert_int_eq(tp_buffer_load(&good, "testdata/small.xplane.pb", 1 << 24, &gz,
+					&file_bytes, &err), TP_OK);
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 7919 + 13);
+	tmp[0] = write_temp(".xplane.pb", good.data, good.size);
+	tmp[1] = write_temp(".xplane.pb", good.data, good.size - 1000);
+	tmp[2] = write_temp(".xplane.pb", junk, sizeof(junk));
+	paths[0] = tmp[0];
+	paths[1] = tmp[1];
+	paths[2] = tmp[2];
+	paths[3] = "/nonexistent/host.xplane.pb";
+	for (unsigned threads = 1; threads <= 4; threads += 3) {
+		tp_set_threads(threads);
+		ck_assert_int_eq(tp_capture_open(&cap, paths, 4, &defaults, &err), TP_ERR_INPUT);
+		ck_assert_msg(strncmp(err.msg, tmp[1], strlen(tmp[1])) == 0, "%s", err.msg);
+		ck_assert_int_eq(tp_capture_open(&cap, paths + 2, 2, &defaults, &err), TP_ERR_INPUT);
+		ck_assert_msg(strncmp(err.msg, tmp[2], strlen(tmp[2])) == 0, "%s", err.msg);
+		/* good hosts and then a missing file: the file's error */
+		paths[1] = paths[3];
+		ck_assert_int_ne(tp_capture_open(&cap, paths, 2, &defaults, &err), TP_OK);
+		ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/host.xplane.pb"));
+		paths[1] = tmp[1];
+	}
+	tp_set_threads(0);
+	for (int i = 0; i < 3; i++) {
+		unlink(tmp[i]);
+		free(tmp[i]);
+	}
+	tp_buffer_release(&good);
+}
+END_TEST
+
 START_TEST(test_bad_inputs)
 {
 	char *dir = make_dir();
@@ -383,6 +429,7 @@ int main(void)
 	tcase_add_test(tc, test_dump_dir);
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_shared_hlo);
+	tcase_add_test(tc, test_host_errors_in_order);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

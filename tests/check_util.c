@@ -5,6 +5,7 @@
 
 #include "tpuprof/arena.h"
 #include "tpuprof/report.h"
+#include "tpuprof/strpool.h"
 
 START_TEST(test_arena)
 {
@@ -46,6 +47,35 @@ static const struct {
 	{ "", false, 0 },
 	{ "1e30", false, 0 },
 };
+
+/* One copy per distinct string, stable across growth, NUL-terminated. */
+START_TEST(test_strpool)
+{
+	static const char *const words[] = { "fusion.1", "fusion.12", "add", "" };
+	struct tp_strpool p;
+	struct tp_str first[4], again;
+	char buf[32];
+
+	tp_strpool_init(&p);
+	for (size_t i = 0; i < 4; i++)
+		first[i] = tp_strpool_intern(&p, tp_str_make(words[i], strlen(words[i])));
+	for (int i = 0; i < 5000; i++) { /* grows the table many times */
+		snprintf(buf, sizeof(buf), "op.%d", i);
+		tp_strpool_intern(&p, tp_str_make(buf, strlen(buf)));
+	}
+	for (size_t i = 0; i < 4; i++) {
+		/* a copy of the bytes elsewhere finds the same string */
+		snprintf(buf, sizeof(buf), "%s", words[i]);
+		again = tp_strpool_intern(&p, tp_str_make(buf, strlen(buf)));
+		ck_assert_ptr_eq(again.ptr, first[i].ptr);
+		ck_assert_str_eq(again.ptr, words[i]);
+		ck_assert_uint_eq(again.len, strlen(words[i]));
+	}
+	ck_assert_ptr_ne(first[0].ptr, first[1].ptr); /* a prefix is not equal */
+	ck_assert_uint_eq(p.n, 3 + 5000);             /* "" is not stored */
+	tp_strpool_release(&p);
+}
+END_TEST
 
 START_TEST(test_parse_size)
 {
@@ -103,6 +133,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_arena);
+	tcase_add_test(tc, test_strpool);
 	tcase_add_loop_test(tc, test_parse_size, 0, sizeof(sizes) / sizeof(sizes[0]));
 	tcase_add_loop_test(tc, test_fmt, 0, sizeof(times) / sizeof(times[0]));
 	tcase_add_test(tc, test_json_scalars);

@@ -13,7 +13,10 @@
  * Ownership: tp_capture owns everything: the file buffers (mapped or
  * malloc'd), the arena holding decoded records, and the arrays below.
  * tp_capture_release() frees it all, after which no pointer into it is
- * valid. An opened capture is not thread-safe; different captures are
+ * valid. Consecutive XSpace files (a run directory's hosts) are decoded
+ * in parallel, tp_threads() at a time, each into its own arena; every
+ * other step happens in argument order, so the result and the first
+ * error reported do not depend on the threads. An opened capture is not thread-safe; different captures are
  * independent.
  */
 #ifndef TPUPROF_CAPTURE_H
@@ -55,7 +58,8 @@ struct tp_source {
 struct tp_host {
 	const char *name;     /* XSpace hostname, else from file name  */
 	size_t source;        /* index into tp_capture.sources         */
-	struct tp_xspace xs;
+	struct tp_xspace xs;  /* records in arena                      */
+	struct tp_arena *arena; /* malloc'd: hosts decode in parallel  */
 };
 
 struct tp_capture {
@@ -69,6 +73,9 @@ struct tp_capture {
 	const char *run;             /* logdir run chosen, arena, or NULL */
 	char **notes;                /* malloc'd lines for the user       */
 	size_t n_notes, cap_notes;
+	/* internal: XSpace sources loaded, not decoded yet (capture.c) */
+	size_t *pending;
+	size_t n_pending, cap_pending;
 };
 
 struct tp_open_opts {

@@ -26,6 +26,7 @@
 #include "tpuprof/capture.h"
 #include "tpuprof/hlo_index.h"
 #include "tpuprof/scopes.h"
+#include "tpuprof/strpool.h"
 
 enum tp_op_source {
 	TP_OPSRC_TPU,       /* XLA Ops line, program id + symbol id     */
@@ -38,12 +39,11 @@ struct tp_op {
 	uint64_t program_id;    /* 0 for TF ops                           */
 	size_t module;          /* index into tp_capture.modules, SIZE_MAX */
 	long instr;             /* index in that module's HLO index, -1    */
-	/* name, category and scope point into `strings` (copies, so that
-	 * the capture's pages need not stay in memory for the output) */
+	/* name, category and scope are in tp_ops.strings (pooled copies,
+	 * so that the capture's pages need not stay in memory) */
 	struct tp_str name;     /* HLO op name or TF op name              */
 	struct tp_str category; /* hlo_category, fusion kind, TF op type  */
 	struct tp_str scope;    /* name-scope path; may be empty          */
-	char *strings;          /* malloc'd: the three strings above      */
 	char *source;           /* "file:line", malloc'd, or NULL         */
 	uint64_t occurrences;
 	int64_t total_ps, self_ps, min_ps;
@@ -99,6 +99,8 @@ struct tp_ops {
 	size_t n_steps;
 	struct tp_op_exec *execs;    /* malloc'd, collective executions    */
 	size_t n_execs;
+	struct tp_strpool *strings;  /* malloc'd: the ops' strings; a
+				      * core's job borrows its parent's  */
 	struct tp_hlo_index *index;  /* malloc'd, one per capture module   */
 	bool *indexed;               /* which of index[] are built         */
 	size_t n_modules;

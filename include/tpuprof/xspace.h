@@ -188,6 +188,9 @@ struct tp_decode_opts {
 	 * once it is scanned (they fault back in if read again). Never set
 	 * for heap copies, where dropping would lose the data. */
 	bool drop_pages;
+	/* Threads for the scan (0: tp_threads()); 1 when several captures
+	 * are decoded at once, each on its own thread. */
+	unsigned threads;
 };
 
 /* tp_xspace_decode with options; opts NULL = scan everything. name must

@@ -219,25 +219,15 @@ static void tpu_descriptors(struct tp_op_ctx *c, struct tp_op *op,
 	from_hlo(c, op);
 }
 
-/* The op's strings copied out of the capture (see struct tp_op). */
-static void own_strings(struct tp_op *o)
+/* The op's strings copied out of the capture, once per distinct string
+ * (see struct tp_op). */
+static void own_strings(struct tp_op_ctx *c, struct tp_op *o)
 {
-	struct tp_str *parts[] = { &o->name, &o->category, &o->scope };
-	size_t n = 0;
-	char *p;
+	struct tp_strpool *pool = c->ops->strings;
 
-	for (size_t i = 0; i < 3; i++)
-		n += parts[i]->len + 1;
-	p = o->strings = tp_xmalloc(n);
-	for (size_t i = 0; i < 3; i++) {
-		size_t len = parts[i]->len;
-
-		if (len)
-			memcpy(p, parts[i]->ptr, len);
-		p[len] = '\0';
-		*parts[i] = tp_str_make(p, len);
-		p += len + 1;
-	}
+	o->name = tp_strpool_intern(pool, o->name);
+	o->category = tp_strpool_intern(pool, o->category);
+	o->scope = tp_strpool_intern(pool, o->scope);
 }
 
 /* TPU: (program id, symbol id) of the event metadata; symbol id 0 and
@@ -264,7 +254,7 @@ static uint32_t resolve_tpu_meta(struct tp_op_ctx *c,
 			   &created);
 	if (created) {
 		tpu_descriptors(c, &c->ops->ops[op], em);
-		own_strings(&c->ops->ops[op]);
+		own_strings(c, &c->ops->ops[op]);
 	}
 	return op;
 }
@@ -285,7 +275,7 @@ static uint32_t resolve_tf_meta(struct tp_op_ctx *c,
 		if (tp_str_has_prefix(em->display_name, "Collective") ||
 		    tp_str_eq(em->display_name, "NcclAllReduce"))
 			o->collective = true;
-		own_strings(o);
+		own_strings(c, o);
 	}
 	return op;
 }
@@ -335,7 +325,7 @@ static uint32_t resolve_gpu(struct tp_op_ctx *c, const struct tp_event *ev)
 		from_hlo(c, o);
 		if (!o->scope.len && !tp_str_has_prefix(sc, "XlaModule"))
 			o->scope = sc;
-		own_strings(o);
+		own_strings(c, o);
 	}
 	return op;
 }

@@ -263,6 +263,7 @@ static void run_job(struct core_pool *pool, struct core_job *job,
 	memset(&c, 0, sizeof(c));
 	c.bufs = bufs;
 	/* The HLO indexes were all built beforehand: jobs only read them. */
+	job->frag.strings = pool->ops->strings;
 	job->frag.index = pool->ops->index;
 	job->frag.indexed = pool->ops->indexed;
 	job->frag.n_modules = pool->ops->n_modules;
@@ -395,6 +396,8 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	    (rc = check_filter(cap, f, err)) != TP_OK)
 		return rc;
 	ops->n_modules = cap->n_modules;
+	ops->strings = tp_xmalloc(sizeof(*ops->strings));
+	tp_strpool_init(ops->strings);
 	ops->index = tp_xcalloc(cap->n_modules + 1, sizeof(*ops->index));
 	ops->indexed = tp_xcalloc(cap->n_modules + 1, sizeof(*ops->indexed));
 	for (size_t m = 0; m < cap->n_modules; m++)
@@ -428,7 +431,10 @@ void tp_ops_release(struct tp_ops *ops)
 {
 	for (size_t i = 0; i < ops->n_ops; i++) {
 		free(ops->ops[i].source);
-		free(ops->ops[i].strings);
+	}
+	if (ops->strings) {
+		tp_strpool_release(ops->strings);
+		free(ops->strings);
 	}
 	for (size_t m = 0; m < ops->n_modules; m++)
 		if (ops->indexed[m])

@@ -5,7 +5,9 @@
  */
 #include "capture_internal.h"
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,30 +68,76 @@ static const char *host_name_from_path(struct tp_arena *a, const char *path)
 	return tp_arena_strndup(a, base, n);
 }
 
-static enum tp_err add_host(struct tp_capture *cap, size_t source,
-			    const struct tp_open_opts *opts,
-			    struct tp_error *err)
-{
-	struct tp_source *src = &cap->sources[source];
-	struct tp_decode_opts dopts = {
-		.defer_min_bytes = opts ? opts->defer_min_bytes : 0,
-		/* a mapped file reads back the same; a heap copy would not */
-		.drop_pages = src->buf.map != NULL,
-	};
-	struct tp_host *h;
+/* One XSpace decoded on a worker thread. */
+struct host_job {
+	size_t source;
+	struct tp_xspace xs;
+	struct tp_arena *arena;
+	struct tp_decode_opts opts;
+	struct tp_error err;
 	enum tp_err rc;
+};
+
+struct host_pool {
+	struct tp_capture *cap;
+	struct host_job *jobs;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void decode_host(struct tp_capture *cap, struct host_job *job)
+{
+	const struct tp_source *src = &cap->sources[job->source];
+
+	job->arena = tp_xmalloc(sizeof(*job->arena));
+	tp_arena_init(job->arena);
+	job->rc = tp_xspace_decode_ex(&job->xs, job->arena, src->buf.data,
+				      src->buf.size,
+				      strcmp(src->path, "-") ? src->path : "<stdin>",
+				      &job->opts, &job->err);
+}
+
+static void *host_worker(void *arg)
+{
+	struct host_pool *pool = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->n)
+		decode_host(pool->cap, &pool->jobs[i]);
+	return NULL;
+}
+
+static void run_host_pool(struct host_pool *pool)
+{
+	pthread_t tids[64];
+	size_t want = tp_threads(), started = 0;
+
+	if (want > pool->n)
+		want = pool->n;
+	if (want > 64)
+		want = 64;
+	atomic_init(&pool->next, 0);
+	for (size_t t = 1; t < want; t++)
+		if (pthread_create(&tids[started], NULL, host_worker, pool) == 0)
+			started++;
+	host_worker(pool);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+}
+
+static void push_host(struct tp_capture *cap, struct host_job *job)
+{
+	const struct tp_source *src = &cap->sources[job->source];
+	struct tp_host *h;
 
 	cap->hosts = tp_xgrow(cap->hosts, &cap->cap_hosts, cap->n_hosts + 1,
 			      sizeof(*cap->hosts));
 	h = &cap->hosts[cap->n_hosts];
 	memset(h, 0, sizeof(*h));
-	h->source = source;
-	rc = tp_xspace_decode_ex(&h->xs, &cap->arena, src->buf.data,
-				 src->buf.size,
-				 strcmp(src->path, "-") ? src->path : "<stdin>",
-				 &dopts, err);
-	if (rc != TP_OK)
-		return rc;
+	h->source = job->source;
+	h->xs = job->xs;
+	h->arena = job->arena;
+	job->arena = NULL;
 	if (h->xs.n_hostnames && h->xs.hostnames[0].len)
 		h->name = tp_arena_strndup(&cap->arena, h->xs.hostnames[0].ptr,
 					   h->xs.hostnames[0].len);
@@ -97,6 +145,60 @@ static enum tp_err add_host(struct tp_capture *cap, size_t source,
 		h->name = host_name_from_path(&cap->arena, src->path);
 	cap->n_hosts++;
 	tp_capture_add_embedded_modules(cap, cap->n_hosts - 1);
+}
+
+static void free_job_arena(struct host_job *job)
+{
+	if (job->arena) {
+		tp_arena_release(job->arena);
+		free(job->arena);
+		job->arena = NULL;
+	}
+}
+
+enum tp_err tp_capture_flush_hosts(struct tp_capture *cap,
+				   const struct tp_open_opts *opts,
+				   struct tp_error *err)
+{
+	struct host_pool pool = { .cap = cap, .n = cap->n_pending };
+	enum tp_err rc = TP_OK;
+
+	if (!cap->n_pending)
+		return TP_OK;
+	pool.jobs = tp_xcalloc(pool.n, sizeof(*pool.jobs));
+	for (size_t i = 0; i < pool.n; i++) {
+		struct host_job *job = &pool.jobs[i];
+
+		job->source = cap->pending[i];
+		job->opts.defer_min_bytes = opts ? opts->defer_min_bytes : 0;
+		/* a mapped file reads back the same; a heap copy would not */
+		job->opts.drop_pages = cap->sources[job->source].buf.map != NULL;
+		/* several hosts: one thread each, not threads of threads */
+		job->opts.threads = pool.n > 1 ? 1 : 0;
+	}
+	cap->n_pending = 0;
+	run_host_pool(&pool);
+	for (size_t i = 0; i < pool.n; i++) {
+		struct host_job *job = &pool.jobs[i];
+
+		if (rc == TP_OK && job->rc != TP_OK) {
+			rc = job->rc;
+			*err = job->err;
+		}
+		if (rc == TP_OK)
+			push_host(cap, job);
+		free_job_arena(job);
+	}
+	free(pool.jobs);
+	return rc;
+}
+
+/* An XSpace waits for the others of its run: see tp_capture_flush_hosts. */
+static enum tp_err add_host(struct tp_capture *cap, size_t source)
+{
+	cap->pending = tp_xgrow(cap->pending, &cap->cap_pending,
+				cap->n_pending + 1, sizeof(*cap->pending));
+	cap->pending[cap->n_pending++] = source;
 	return TP_OK;
 }
 
@@ -108,6 +210,20 @@ static int kind_from_name(const char *path)
 	if (strstr(path, ".hlo_proto.pb") || strstr(path, ".hlo.pb"))
 		return 'H';
 	return 0;
+}
+
+/* A failure at this source comes after the hosts before it: one of them
+ * failing to decode is the error to report, as if decoded one by one. */
+static enum tp_err flush_then(struct tp_capture *cap,
+			      const struct tp_open_opts *opts, enum tp_err rc,
+			      struct tp_error *err)
+{
+	struct tp_error saved = *err;
+
+	if (tp_capture_flush_hosts(cap, opts, err) != TP_OK)
+		return err->code;
+	*err = saved;
+	return rc;
 }
 
 enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
@@ -127,7 +243,7 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 	rc = tp_buffer_load(&src->buf, path, opts->max_input, &src->gzip,
 			    &src->file_bytes, err);
 	if (rc != TP_OK)
-		return rc;
+		return flush_then(cap, opts, rc, err);
 	cap->n_sources++;
 	kind = tp_sniff(src->buf.data, src->buf.size);
 	if (!kind) {
@@ -138,23 +254,32 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 		struct tp_wire w;
 		struct tp_field f;
 
+		struct tp_error bad = { 0 };
+
 		tp_wire_init(&w, src->buf.data, src->buf.data, src->buf.size);
 		while (tp_wire_next(&w, &f) > 0)
 			;
 		if (w.error)
-			return tp_error_set(err, TP_ERR_INPUT,
-					    "%s: not a profile capture (not protobuf: %s at byte %zu)",
-					    shown, w.error, w.error_offset);
-		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: not a profile capture (neither an XSpace nor an HloProto)",
-				    shown);
+			tp_error_set(&bad, TP_ERR_INPUT,
+				     "%s: not a profile capture (not protobuf: %s at byte %zu)",
+				     shown, w.error, w.error_offset);
+		else
+			tp_error_set(&bad, TP_ERR_INPUT,
+				     "%s: not a profile capture (neither an XSpace nor an HloProto)",
+				     shown);
+		*err = bad;
+		return flush_then(cap, opts, TP_ERR_INPUT, err);
 	}
 	if (kind == 'X') {
 		src->kind = TP_SOURCE_XSPACE;
-		return add_host(cap, cap->n_sources - 1, opts, err);
+		return add_host(cap, cap->n_sources - 1);
 	}
 	src->kind = in_dump || strstr(path, ".hlo.pb") ? TP_SOURCE_XLA_DUMP
 							: TP_SOURCE_HLO_PROTO;
+	/* modules come after the hosts before them, as given */
+	rc = tp_capture_flush_hosts(cap, opts, err);
+	if (rc != TP_OK)
+		return rc;
 	return tp_capture_add_file_module(cap, cap->n_sources - 1, err);
 }
 
@@ -176,6 +301,8 @@ enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
 			rc = tp_capture_add_file(cap, paths[i], opts, false,
 						 err);
 	}
+	if (rc == TP_OK)
+		rc = tp_capture_flush_hosts(cap, opts, err);
 	if (rc != TP_OK)
 		tp_capture_release(cap);
 	return rc;
@@ -189,7 +316,12 @@ void tp_capture_release(struct tp_capture *cap)
 		free(cap->notes[i]);
 	free(cap->notes);
 	free(cap->sources);
+	for (size_t i = 0; i < cap->n_hosts; i++) {
+		tp_arena_release(cap->hosts[i].arena);
+		free(cap->hosts[i].arena);
+	}
 	free(cap->hosts);
+	free(cap->pending);
 	free(cap->modules);
 	tp_arena_release(&cap->arena);
 	memset(cap, 0, sizeof(*cap));

@@ -19,6 +19,13 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 				const struct tp_open_opts *opts, bool in_dump,
 				struct tp_error *err);
 
+/* Decodes the XSpace sources loaded since the last flush, in parallel,
+ * and adds them as hosts in order. Before anything else is added (so
+ * that order is kept) and at the end of opening. */
+enum tp_err tp_capture_flush_hosts(struct tp_capture *cap,
+				   const struct tp_open_opts *opts,
+				   struct tp_error *err);
+
 /* Expands a directory argument into files (run dir, logdir, XLA dump). */
 enum tp_err tp_capture_add_dir(struct tp_capture *cap, const char *path,
 			       const struct tp_open_opts *opts,

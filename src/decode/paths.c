@@ -133,6 +133,9 @@ static enum tp_err add_run_dir(struct tp_capture *cap, const char *dir,
 		rc = tp_capture_add_file(cap, full, opts, false, err);
 		free(full);
 	}
+	/* the hosts' embedded modules decide which cache files to skip */
+	if (rc == TP_OK)
+		rc = tp_capture_flush_hosts(cap, opts, err);
 	for (size_t i = 0; i < l->n && rc == TP_OK; i++) {
 		char *full;
 

@@ -59,12 +59,26 @@ static int count_fields(struct tp_wire *w0, uint32_t number, size_t *n)
 	return rc;
 }
 
+static bool is_known_stat(const struct tp_plane *pl, int64_t id)
+{
+	for (int k = 0; k < TP_SN_COUNT; k++)
+		if (pl->known_stat[k] && pl->known_stat_id[k] == id)
+			return true;
+	return false;
+}
+
+/* Decodes (validating) every stat numbered `number` of w; keeps only
+ * those whose metadata names a stat tpuprof looks up when keep_known is
+ * a plane (event metadata: tp_stats_find is the only reader, and a pod's
+ * metadata holds millions of stats), else all of them. */
 static int decode_stat_list(struct decode_ctx *c, struct tp_wire *w,
-			    uint32_t number, struct tp_stat **out, size_t *n)
+			    uint32_t number, const struct tp_plane *keep_known,
+			    struct tp_stat **out, size_t *n)
 {
 	struct tp_wire scan = *w;
 	struct tp_field f;
-	size_t i = 0;
+	struct tp_stat st;
+	size_t i = 0, kept = 0;
 	int rc;
 
 	if (count_fields(w, number, n) < 0)
@@ -76,15 +90,34 @@ static int decode_stat_list(struct decode_ctx *c, struct tp_wire *w,
 		w->p = w->end;
 		return -1;
 	}
-	*out = tp_arena_alloc(c->arena, *n * sizeof(**out));
+	if (keep_known) {
+		while ((rc = tp_wire_next(&scan, &f)) > 0)
+			if (f.number == number && is_len(&f)) {
+				if (tp_stat_decode(&scan, &f, &st) < 0)
+					break;
+				kept += is_known_stat(keep_known, st.metadata_id);
+			}
+		if (scan.error) {
+			*w = scan;
+			return -1;
+		}
+		scan = *w;
+	} else {
+		kept = *n;
+	}
+	*out = tp_arena_alloc(c->arena, kept * sizeof(**out));
 	while ((rc = tp_wire_next(&scan, &f)) > 0)
-		if (f.number == number && is_len(&f))
-			if (tp_stat_decode(&scan, &f, &(*out)[i++]) < 0)
+		if (f.number == number && is_len(&f)) {
+			if (tp_stat_decode(&scan, &f, &st) < 0)
 				break;
+			if (!keep_known || is_known_stat(keep_known, st.metadata_id))
+				(*out)[i++] = st;
+		}
 	if (scan.error) {
 		*w = scan;
 		return -1;
 	}
+	*n = kept;
 	return 0;
 }
 
@@ -116,14 +149,14 @@ static int map_entry(struct tp_wire *parent, const struct tp_field *f,
 }
 
 static int decode_event_meta(struct decode_ctx *c, struct tp_wire *w,
-			     struct tp_event_meta *em)
+			     const struct tp_plane *pl, struct tp_event_meta *em)
 {
 	struct tp_wire scan = *w;
 	struct tp_field f;
 	size_t n_stats;
 	int rc;
 
-	if (decode_stat_list(c, w, 5, &em->stats, &n_stats) < 0)
+	if (decode_stat_list(c, w, 5, pl, &em->stats, &n_stats) < 0)
 		return -1;
 	em->n_stats = (uint32_t)n_stats;
 	while ((rc = tp_wire_next(&scan, &f)) > 0) {
@@ -167,13 +200,46 @@ static int decode_stat_meta(struct tp_wire *w, struct tp_stat_meta *sm)
 	return rc;
 }
 
+/* Reads the stat_metadata map (5) ahead of the event metadata, so that
+ * event metadata keeps only the stats looked up. Returns the file offset
+ * of the first damaged entry (its field), or SIZE_MAX: the main pass
+ * stops there and reports it, so errors come in file order as in one
+ * pass. A damaged field of the plane itself is left to the main pass. */
+static size_t decode_stat_maps(struct tp_wire *pw, struct tp_plane *pl,
+			       struct tp_wire *bad)
+{
+	struct tp_wire w = *pw;
+	struct tp_field f;
+	size_t is = 0;
+
+	while (tp_wire_next(&w, &f) > 0) {
+		struct tp_wire value;
+		int64_t key;
+		bool has;
+
+		if (f.number != 5 || !is_len(&f))
+			continue;
+		if (map_entry(&w, &f, &key, &value, &has) < 0) {
+			*bad = w;
+			return f.offset;
+		}
+		pl->stat_meta[is].id = key;
+		if (has && decode_stat_meta(&value, &pl->stat_meta[is]) < 0) {
+			*bad = value;
+			return f.offset;
+		}
+		is++;
+	}
+	return SIZE_MAX;
+}
+
 /* Reads the event_metadata (4) and stat_metadata (5) maps of a plane. */
 static int decode_plane_maps(struct decode_ctx *c, struct tp_wire *pw,
 			     struct tp_plane *pl)
 {
-	struct tp_wire w = *pw;
+	struct tp_wire w = *pw, bad5 = { 0 };
 	struct tp_field f;
-	size_t ie = 0, is = 0;
+	size_t ie = 0, bad5_at;
 	int rc;
 
 	if (count_fields(pw, 4, &pl->n_event_meta) < 0 ||
@@ -190,33 +256,28 @@ static int decode_plane_maps(struct decode_ctx *c, struct tp_wire *pw,
 					 sizeof(*pl->event_meta));
 	pl->stat_meta = tp_arena_calloc(c->arena, pl->n_stat_meta,
 					sizeof(*pl->stat_meta));
+	bad5_at = decode_stat_maps(pw, pl, &bad5);
+	tp_plane_resolve_known_stats(pl);
 	while ((rc = tp_wire_next(&w, &f)) > 0) {
 		struct tp_wire value;
 		int64_t key;
 		bool has;
 
-		if ((f.number != 4 && f.number != 5) || !is_len(&f))
+		if (f.offset >= bad5_at) {
+			w = bad5;
+			break;
+		}
+		if (f.number != 4 || !is_len(&f))
 			continue;
 		if (map_entry(&w, &f, &key, &value, &has) < 0)
 			break;
-		if (f.number == 4) {
-			struct tp_event_meta *em = &pl->event_meta[ie++];
-
-			em->id = key;
-			em->offset = f.offset;
-			if (has && decode_event_meta(c, &value, em) < 0) {
-				w = value;
-				break;
-			}
-		} else {
-			struct tp_stat_meta *sm = &pl->stat_meta[is++];
-
-			sm->id = key;
-			if (has && decode_stat_meta(&value, sm) < 0) {
-				w = value;
-				break;
-			}
+		pl->event_meta[ie].id = key;
+		pl->event_meta[ie].offset = f.offset;
+		if (has && decode_event_meta(c, &value, pl, &pl->event_meta[ie]) < 0) {
+			w = value;
+			break;
 		}
+		ie++;
 	}
 	if (w.error) {
 		*pw = w;
@@ -226,13 +287,9 @@ static int decode_plane_maps(struct decode_ctx *c, struct tp_wire *pw,
 		       sizeof(pl->event_meta[0]), pl->n_event_meta);
 	tp_idmap_build(&pl->stat_meta_index, c->arena, &pl->stat_meta[0].id,
 		       sizeof(pl->stat_meta[0]), pl->n_stat_meta);
-	tp_plane_resolve_known_stats(pl);
 	return 0;
 }
 
-/* Reads an XLine's scalar fields; its events are walked later. Fields
- * may follow the events, so this reads every event's framing; it drops
- * the pages behind it as it goes (see tp_xspace_drop). */
 static void header_field(struct tp_line *ln, const struct tp_field *f)
 {
 	bool v = f->type == TP_WIRE_VARINT;
@@ -345,7 +402,7 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 		*pw = w;
 		return -1;
 	}
-	if (decode_stat_list(c, pw, 6, &pl->stats, &pl->n_stats) < 0 ||
+	if (decode_stat_list(c, pw, 6, NULL, &pl->stats, &pl->n_stats) < 0 ||
 	    decode_plane_maps(c, pw, pl) < 0)
 		return -1;
 	alloc_meta_counts(c, pl);
@@ -501,7 +558,8 @@ enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
 	if (rc != TP_OK)
 		return rc;
 	choose_time_origin(xs);
-	if (tp_xspace_scan_lines(xs, opts ? opts->defer_min_bytes : 0, &bad_plane,
+	if (tp_xspace_scan_lines(xs, opts ? opts->defer_min_bytes : 0,
+				 opts ? opts->threads : 0, &bad_plane,
 				 &bad_line, &bad) < 0)
 		return scan_failed(&c, bad_plane, bad_line, &bad);
 	/* Decoding read the metadata too; what analyses need of it faults
@@ -524,7 +582,7 @@ enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err)
 	const struct tp_plane *bad_plane = NULL;
 	const struct tp_line *bad_line = NULL;
 
-	if (tp_xspace_scan_lines(xs, 0, &bad_plane, &bad_line, &bad) < 0)
+	if (tp_xspace_scan_lines(xs, 0, 0, &bad_plane, &bad_line, &bad) < 0)
 		return scan_failed(&c, bad_plane, bad_line, &bad);
 	return TP_OK;
 }

@@ -21,9 +21,9 @@ void tp_plane_resolve_known_stats(struct tp_plane *pl);
  * large captures), except device-plane lines of at least defer_min_bytes
  * (0: none deferred). On corrupt bytes anywhere (also in lines scanned
  * before) returns -1 with the first damaged line in file order and the
- * error in bad->error / bad->error_offset. */
+ * error in bad->error / bad->error_offset. threads 0: tp_threads(). */
 int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
-			 const struct tp_plane **bad_plane,
+			 unsigned threads, const struct tp_plane **bad_plane,
 			 const struct tp_line **bad_line, struct tp_wire *bad);
 
 #endif

@@ -59,9 +59,9 @@ static int by_size_desc(const void *a, const void *b)
 	return (x->line->body.len < y->line->body.len) - (x->line->body.len > y->line->body.len);
 }
 
-static size_t thread_count(size_t jobs, size_t bytes)
+static size_t thread_count(size_t jobs, size_t bytes, unsigned threads)
 {
-	size_t n = tp_threads();
+	size_t n = threads ? threads : tp_threads();
 
 	if (bytes < tp_xspace_parallel_min_bytes)
 		return 1;
@@ -112,7 +112,7 @@ static bool deferred(const struct tp_plane *pl, const struct tp_line *ln,
 }
 
 int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
-			 const struct tp_plane **bad_plane,
+			 unsigned threads, const struct tp_plane **bad_plane,
 			 const struct tp_line **bad_line, struct tp_wire *bad)
 {
 	struct scan_pool pool = { .xs = xs };
@@ -136,7 +136,7 @@ int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
 	qsort(pool.jobs, pool.n_jobs, sizeof(*pool.jobs), by_size_desc);
 	atomic_init(&pool.next, 0);
 	if (pool.n_jobs)
-		run_pool(&pool, thread_count(pool.n_jobs, bytes));
+		run_pool(&pool, thread_count(pool.n_jobs, bytes, threads));
 	free(pool.jobs);
 	err = first_error(xs, bad_plane);
 	if (err) {
