@@ -243,9 +243,17 @@ int tp_output_close(struct tp_output *out, bool ok)
 int tp_output_finish(struct tp_output *out, enum tp_err rc,
 		     const struct tp_error *err)
 {
+	int saved = errno;
 	int code = tp_output_close(out, rc == TP_OK);
 
-	if (rc != TP_OK && code == TP_EXIT_OK)
+	if (rc == TP_ERR_OUTPUT) {
+		/* the write that failed mid-document: say where and why */
+		tp_cli_error("cannot write %s: %s",
+			     out->path ? out->path : "standard output",
+			     strerror(saved ? saved : EIO));
+		return TP_EXIT_OUTPUT;
+	}
+	if (rc != TP_OK)
 		code = tp_cli_fail(err);
 	return code;
 }

@@ -1,0 +1,1 @@
+report --format json testdata/small.xplane.pb > /dev/full
