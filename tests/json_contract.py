@@ -39,7 +39,7 @@ runs = {
         ["check", "--format", "json", "--scope", "jit(train_step)/jit(main)/transformer",
          "--module", "jit_train_step", "--max-peak", "1GiB", "testdata/small.xplane.pb"],
     ],
-    "tpuprof.report/1": [
+    "tpuprof.report/2": [
         ["report", "--format", "json", "testdata/small.xplane.pb"],
     ],
     "tpuprof.diff/1": [
@@ -108,7 +108,7 @@ for schema, cmds in runs.items():
         if d.get("schema") != schema:
             print(f"{' '.join(cmd)}: schema {d.get('schema')!r}, expected {schema!r}")
             bad += 1
-        if schema == "tpuprof.report/1":
+        if schema == "tpuprof.report/2":
             # its parts are the other documents, checked under their schemas
             keys.update(d.keys())
             continue

@@ -30,6 +30,12 @@ struct tp_report_filter {
 	uint64_t hbm;                     /* capacity override, 0 = planes  */
 };
 
+/* The schema tpuprof writes, and whether a saved document is a report it
+ * reads: "tpuprof.report/2", or "/1" (which also repeated ops.cores
+ * under op_scopes; readers ignore that copy). */
+#define TP_REPORT_SCHEMA "tpuprof.report/2"
+bool tp_report_schema_ok(const char *schema);
+
 /* Runs every analysis. On failure the report is left released. */
 enum tp_err tp_report_build(struct tp_report *r, struct tp_capture *cap,
 			    const struct tp_report_filter *f, struct tp_error *err);

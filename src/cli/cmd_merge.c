@@ -17,7 +17,7 @@ static const char merge_help[] =
 	"over all the files at once: hosts, cores and runtime memories in\n"
 	"argument order, each compiled program once, collective executions and\n"
 	"op time summed, the op scope tree rebuilt. The result is JSON (a\n"
-	"tpuprof.report/1 document) that check and diff accept as a baseline.\n"
+	"tpuprof.report/2 document) that check and diff accept as a baseline.\n"
 	"\n"
 	"  host0$ tpuprof report --format json -o host0.json /logs/run/host0.xplane.pb\n"
 	"  host1$ tpuprof report --format json -o host1.json /logs/run/host1.xplane.pb\n"

@@ -19,7 +19,7 @@ static const char report_help[] =
 	"\n"
 	"--format json writes everything, as the documents of info, memory, ops\n"
 	"(with op_scopes, time by name scope) and collectives under one\n"
-	"\"tpuprof.report/1\" document: save it as a baseline for check and diff.\n"
+	"\"tpuprof.report/2\" document: save it as a baseline for check and diff.\n"
 	"\n"
 	"A run directory is one capture of many hosts. Their cores are analysed\n"
 	"-j N at a time (default: one per CPU), each reading its events once,\n"

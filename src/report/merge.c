@@ -5,6 +5,7 @@
  */
 #include "tpuprof/merge.h"
 #include "tpuprof/ops_report.h"
+#include "tpuprof/report_doc.h"
 #include "tpuprof/report.h"
 #include "tpuprof/scopes.h"
 
@@ -205,7 +206,7 @@ static enum tp_err check_doc(json_t *doc, const char *name, struct tp_error *err
 	static const char *const parts[] = { "info", "memory", "ops", "op_scopes", "collectives" };
 	const char *schema = json_string_value(get(doc, "schema"));
 
-	if (!schema || strcmp(schema, "tpuprof.report/1") != 0)
+	if (!tp_report_schema_ok(schema))
 		return tp_error_set(err, TP_ERR_INPUT, "%s: not a tpuprof report (schema %s)",
 				    name, schema ? schema : "missing");
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
@@ -254,6 +255,9 @@ enum tp_err tp_report_merge(json_t **out, json_t *const *docs,
 		return rc != TP_OK ? rc : tp_error_set(err, TP_ERR_USAGE, "nothing to merge");
 	}
 	m = json_deep_copy(docs[0]);
+	/* a /1 input merges into the current version (its op_scopes.cores
+	 * copy is dropped below) */
+	json_object_set_new(m, "schema", json_string(TP_REPORT_SCHEMA));
 	split_module_warnings(get(m, "memory"), module_warnings);
 	tp_scope_tree_init(&tree);
 	add_scopes(&tree, get(m, "op_scopes"));

@@ -1,5 +1,5 @@
 /*
- * report_json.c - the `tpuprof.report/1` document: the documents of
+ * report_json.c - the `tpuprof.report/2` document: the documents of
  * `info`, `memory`, `ops` (every op, and the scope tree) and `collectives`
  * under their names, each keeping its own "schema", so a saved report can
  * stand in for the capture in `check`, `diff` and `merge`. op_scopes
@@ -9,6 +9,8 @@
 #include "tpuprof/ops_report.h"
 #include "tpuprof/report_doc.h"
 
+#include <string.h>
+
 void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 		    const struct tp_report *r)
 {
@@ -17,7 +19,7 @@ void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 					.scopes = &r->scopes, .omit_cores = true };
 
 	tp_jw_object(w, NULL);
-	tp_jw_put(w, "schema", json_string("tpuprof.report/1"));
+	tp_jw_put(w, "schema", json_string(TP_REPORT_SCHEMA));
 	tp_info_json(w, "info", cap, &r->info);
 	tp_memory_json(w, "memory", cap, &r->memory);
 	tp_ops_json(w, "ops", cap, &r->coll.ops, &all);
@@ -30,4 +32,10 @@ void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 		tp_jw_put(w, NULL, tp_json_cstr(r->memory.warnings[i]));
 	tp_jw_end(w);
 	tp_jw_end(w);
+}
+
+bool tp_report_schema_ok(const char *schema)
+{
+	return schema && (strcmp(schema, TP_REPORT_SCHEMA) == 0 ||
+			  strcmp(schema, "tpuprof.report/1") == 0);
 }

@@ -32,7 +32,7 @@ static enum tp_err load_saved(json_t **out, const char *path, struct tp_error *e
 		return tp_error_set(err, TP_ERR_INPUT, "%s: not a valid JSON report (line %d: %s)",
 				    path, je.line, je.text);
 	schema = json_string_value(json_object_get(doc, "schema"));
-	if (!schema || strcmp(schema, "tpuprof.report/1") != 0) {
+	if (!tp_report_schema_ok(schema)) {
 		/* the message first: schema points into doc */
 		tp_error_set(err, TP_ERR_INPUT,
 			     "%s: not a tpuprof report (schema %s; make one with 'tpuprof report --format json')",
