@@ -6,6 +6,7 @@
 #   make deps            install the Debian packages that are missing
 #   make SANITIZE=address,undefined check
 #   make valgrind        the test suite under valgrind
+#   make tsan            the unit tests under ThreadSanitizer
 #   make bench           speed and memory benchmark (docs/performance.md)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make clean
@@ -57,7 +58,7 @@ TEST_SRC := $(wildcard tests/check_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all check unit golden reference svg contract merge-test fetch-tests run deps bench clean install valgrind fuzz testdata
+.PHONY: all check unit golden reference svg contract merge-test fetch-tests run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -129,6 +130,11 @@ VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kin
 valgrind:
 	$(MAKE) unit golden TEST_WRAP="$(VALGRIND)" OPT="-O0 -g" BUILD=build-vg
 
+# The unit tests (threaded decoding, scans and ops among them) under
+# ThreadSanitizer; any report fails the run.
+tsan:
+	TSAN_OPTIONS=halt_on_error=1 $(MAKE) unit SANITIZE=thread BUILD=build-tsan
+
 run: $(BIN)
 	$(BIN) report testdata/small.xplane.pb
 
@@ -148,6 +154,6 @@ install: $(BIN)
 	if [ -f docs/tpuprof.1 ]; then install -m 644 docs/tpuprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/tpuprof.1; fi
 
 clean:
-	rm -rf build build-san build-vg build-fuzz
+	rm -rf build build-san build-vg build-tsan build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

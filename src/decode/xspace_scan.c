@@ -168,13 +168,12 @@ unsigned tp_threads(void)
 
 void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len)
 {
-	static long page;
 	uintptr_t lo = (uintptr_t)p, hi = lo + len;
+	long page;
 
 	if (!xs->drop_pages)
 		return;
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
+	page = sysconf(_SC_PAGESIZE); /* from the auxiliary vector: cheap */
 	if (page <= 0)
 		return;
 	/* only whole pages inside the range: a page shared with the next
