@@ -23,6 +23,7 @@
 
 #include "tpuprof/arena.h"
 #include "tpuprof/error.h"
+#include "tpuprof/parallel.h"
 #include "tpuprof/util.h"
 #include "tpuprof/wire.h"
 
@@ -206,10 +207,6 @@ enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
  * the decoder gives. Cheap when nothing is left. */
 enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err);
 
-/* Threads for scans and analyses: tp_set_threads(n) (from -j), default
- * the number of online CPUs; at most 64. */
-void tp_set_threads(unsigned n);
-unsigned tp_threads(void);
 
 /* Drops the resident pages wholly inside [p, p+len) of a mapped file
  * (xs->drop_pages); a no-op otherwise. Safe at any time: the bytes read

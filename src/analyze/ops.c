@@ -4,8 +4,6 @@
  */
 #include "ops_internal.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,7 +238,7 @@ struct core_pool {
 	const struct tp_ops_filter *filter;
 	struct core_job *jobs;
 	size_t n_jobs;
-	atomic_size_t next;
+	struct tp_op_bufs *bufs;     /* one per worker thread              */
 };
 
 /* A finished job keeps its arrays at their size, not their capacity:
@@ -255,13 +253,14 @@ static void shrink_fragment(struct tp_ops *fr)
 	fr->cap_execs = fr->n_execs + 1;
 }
 
-static void run_job(struct core_pool *pool, struct core_job *job,
-		    struct tp_op_bufs *bufs)
+static void run_job(void *ctx, size_t i, unsigned worker)
 {
+	struct core_pool *pool = ctx;
+	struct core_job *job = &pool->jobs[i];
 	struct tp_op_ctx c;
 
 	memset(&c, 0, sizeof(c));
-	c.bufs = bufs;
+	c.bufs = &pool->bufs[worker];
 	/* The HLO indexes were all built beforehand: jobs only read them. */
 	job->frag.strings = pool->ops->strings;
 	job->frag.index = pool->ops->index;
@@ -276,34 +275,15 @@ static void run_job(struct core_pool *pool, struct core_job *job,
 	shrink_fragment(&job->frag);
 }
 
-static void *worker(void *arg)
-{
-	struct core_pool *pool = arg;
-	struct tp_op_bufs bufs = { 0 };
-	size_t i;
-
-	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->n_jobs)
-		run_job(pool, &pool->jobs[i], &bufs);
-	tp_op_bufs_release(&bufs);
-	return NULL;
-}
-
 static void run_jobs(struct core_pool *pool)
 {
-	pthread_t tids[64];
-	size_t want = tp_threads(), started = 0;
+	unsigned threads = tp_threads();
 
-	if (want > pool->n_jobs)
-		want = pool->n_jobs;
-	if (want > 64)
-		want = 64;
-	atomic_init(&pool->next, 0);
-	for (size_t t = 1; t < want; t++)
-		if (pthread_create(&tids[started], NULL, worker, pool) == 0)
-			started++;
-	worker(pool);
-	for (size_t t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
+	pool->bufs = tp_xcalloc(threads, sizeof(*pool->bufs));
+	tp_parallel_for(pool->n_jobs, threads, run_job, pool);
+	for (unsigned t = 0; t < threads; t++)
+		tp_op_bufs_release(&pool->bufs[t]);
+	free(pool->bufs);
 }
 
 /* Appends a job's core to ops, renumbering its ops, steps and

@@ -5,9 +5,7 @@
  */
 #include "capture_internal.h"
 
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,48 +79,21 @@ struct host_job {
 struct host_pool {
 	struct tp_capture *cap;
 	struct host_job *jobs;
-	size_t n;
-	atomic_size_t next;
 };
 
-static void decode_host(struct tp_capture *cap, struct host_job *job)
+static void decode_host(void *ctx, size_t i, unsigned worker)
 {
-	const struct tp_source *src = &cap->sources[job->source];
+	struct host_pool *pool = ctx;
+	struct host_job *job = &pool->jobs[i];
+	const struct tp_source *src = &pool->cap->sources[job->source];
 
+	(void)worker;
 	job->arena = tp_xmalloc(sizeof(*job->arena));
 	tp_arena_init(job->arena);
 	job->rc = tp_xspace_decode_ex(&job->xs, job->arena, src->buf.data,
 				      src->buf.size,
 				      strcmp(src->path, "-") ? src->path : "<stdin>",
 				      &job->opts, &job->err);
-}
-
-static void *host_worker(void *arg)
-{
-	struct host_pool *pool = arg;
-	size_t i;
-
-	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->n)
-		decode_host(pool->cap, &pool->jobs[i]);
-	return NULL;
-}
-
-static void run_host_pool(struct host_pool *pool)
-{
-	pthread_t tids[64];
-	size_t want = tp_threads(), started = 0;
-
-	if (want > pool->n)
-		want = pool->n;
-	if (want > 64)
-		want = 64;
-	atomic_init(&pool->next, 0);
-	for (size_t t = 1; t < want; t++)
-		if (pthread_create(&tids[started], NULL, host_worker, pool) == 0)
-			started++;
-	host_worker(pool);
-	for (size_t t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
 }
 
 static void push_host(struct tp_capture *cap, struct host_job *job)
@@ -160,13 +131,14 @@ enum tp_err tp_capture_flush_hosts(struct tp_capture *cap,
 				   const struct tp_open_opts *opts,
 				   struct tp_error *err)
 {
-	struct host_pool pool = { .cap = cap, .n = cap->n_pending };
+	struct host_pool pool = { .cap = cap };
+	size_t n = cap->n_pending;
 	enum tp_err rc = TP_OK;
 
-	if (!cap->n_pending)
+	if (!n)
 		return TP_OK;
-	pool.jobs = tp_xcalloc(pool.n, sizeof(*pool.jobs));
-	for (size_t i = 0; i < pool.n; i++) {
+	pool.jobs = tp_xcalloc(n, sizeof(*pool.jobs));
+	for (size_t i = 0; i < n; i++) {
 		struct host_job *job = &pool.jobs[i];
 
 		job->source = cap->pending[i];
@@ -174,11 +146,11 @@ enum tp_err tp_capture_flush_hosts(struct tp_capture *cap,
 		/* a mapped file reads back the same; a heap copy would not */
 		job->opts.drop_pages = cap->sources[job->source].buf.map != NULL;
 		/* several hosts: one thread each, not threads of threads */
-		job->opts.threads = pool.n > 1 ? 1 : 0;
+		job->opts.threads = n > 1 ? 1 : 0;
 	}
 	cap->n_pending = 0;
-	run_host_pool(&pool);
-	for (size_t i = 0; i < pool.n; i++) {
+	tp_parallel_for(n, 0, decode_host, &pool);
+	for (size_t i = 0; i < n; i++) {
 		struct host_job *job = &pool.jobs[i];
 
 		if (rc == TP_OK && job->rc != TP_OK) {

@@ -8,8 +8,6 @@
  */
 #include "xspace_internal.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -17,39 +15,29 @@
 /* Below this many bytes of events, threads cost more than they save.
  * A variable so that tests can force the threaded path on small input. */
 size_t tp_xspace_parallel_min_bytes = 8u << 20;
-#define MAX_THREADS 64
 
 struct line_job {
 	const struct tp_plane *plane;
 	struct tp_line *line;
 };
 
-struct scan_pool {
+struct scan_jobs {
 	const struct tp_xspace *xs;
 	struct line_job *jobs;
-	size_t n_jobs;
-	atomic_size_t next;
 };
 
-static void scan_line(const struct tp_xspace *xs, struct line_job *job)
+static void scan_line(void *ctx, size_t i, unsigned worker)
 {
+	const struct scan_jobs *s = ctx;
+	const struct line_job *job = &s->jobs[i];
 	struct tp_event_iter it;
 	struct tp_event ev;
 
-	tp_event_iter_init_scan(&it, xs, job->plane, job->line);
+	(void)worker;
+	tp_event_iter_init_scan(&it, s->xs, job->plane, job->line);
 	while (tp_event_iter_next(&it, &ev) > 0)
 		;
-	tp_xspace_drop(xs, job->line->body.ptr, job->line->body.len);
-}
-
-static void *worker(void *arg)
-{
-	struct scan_pool *pool = arg;
-	size_t i;
-
-	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->n_jobs)
-		scan_line(pool->xs, &pool->jobs[i]);
-	return NULL;
+	tp_xspace_drop(s->xs, job->line->body.ptr, job->line->body.len);
 }
 
 static int by_size_desc(const void *a, const void *b)
@@ -57,30 +45,6 @@ static int by_size_desc(const void *a, const void *b)
 	const struct line_job *x = a, *y = b;
 
 	return (x->line->body.len < y->line->body.len) - (x->line->body.len > y->line->body.len);
-}
-
-static size_t thread_count(size_t jobs, size_t bytes, unsigned threads)
-{
-	size_t n = threads ? threads : tp_threads();
-
-	if (bytes < tp_xspace_parallel_min_bytes)
-		return 1;
-	if (n > MAX_THREADS)
-		n = MAX_THREADS;
-	return n < jobs ? n : jobs;
-}
-
-static void run_pool(struct scan_pool *pool, size_t threads)
-{
-	pthread_t tids[MAX_THREADS];
-	size_t started = 0;
-
-	for (size_t t = 1; t < threads; t++)
-		if (pthread_create(&tids[started], NULL, worker, pool) == 0)
-			started++;
-	worker(pool); /* the calling thread works too; fewer threads is fine */
-	for (size_t t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
 }
 
 /* The damaged line that comes first in the file, among every line. */
@@ -115,13 +79,13 @@ int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
 			 unsigned threads, const struct tp_plane **bad_plane,
 			 const struct tp_line **bad_line, struct tp_wire *bad)
 {
-	struct scan_pool pool = { .xs = xs };
-	size_t n = 0, bytes = 0;
+	struct scan_jobs s = { .xs = xs };
+	size_t n = 0, n_jobs = 0, bytes = 0;
 	const struct tp_line *err;
 
 	for (size_t p = 0; p < xs->n_planes; p++)
 		n += xs->planes[p].n_lines;
-	pool.jobs = tp_xcalloc(n + 1, sizeof(*pool.jobs));
+	s.jobs = tp_xcalloc(n + 1, sizeof(*s.jobs));
 	for (size_t p = 0; p < xs->n_planes; p++)
 		for (size_t l = 0; l < xs->planes[p].n_lines; l++) {
 			struct tp_plane *pl = &xs->planes[p];
@@ -129,15 +93,15 @@ int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
 
 			if (ln->scanned || deferred(pl, ln, defer_min_bytes))
 				continue;
-			pool.jobs[pool.n_jobs].plane = pl;
-			pool.jobs[pool.n_jobs++].line = ln;
+			s.jobs[n_jobs].plane = pl;
+			s.jobs[n_jobs++].line = ln;
 			bytes += ln->body.len;
 		}
-	qsort(pool.jobs, pool.n_jobs, sizeof(*pool.jobs), by_size_desc);
-	atomic_init(&pool.next, 0);
-	if (pool.n_jobs)
-		run_pool(&pool, thread_count(pool.n_jobs, bytes, threads));
-	free(pool.jobs);
+	/* largest lines first, so that threads finish together */
+	qsort(s.jobs, n_jobs, sizeof(*s.jobs), by_size_desc);
+	tp_parallel_for(n_jobs, bytes < tp_xspace_parallel_min_bytes ? 1 : threads,
+			scan_line, &s);
+	free(s.jobs);
 	err = first_error(xs, bad_plane);
 	if (err) {
 		*bad_line = err;
@@ -145,25 +109,6 @@ int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
 		bad->error_offset = err->scan_error_offset;
 	}
 	return err ? -1 : 0;
-}
-
-static unsigned threads_set;
-
-void tp_set_threads(unsigned n)
-{
-	threads_set = n > MAX_THREADS ? MAX_THREADS : n;
-}
-
-unsigned tp_threads(void)
-{
-	long cpus;
-
-	if (threads_set)
-		return threads_set;
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (cpus < 1)
-		return 1;
-	return cpus > MAX_THREADS ? MAX_THREADS : (unsigned)cpus;
 }
 
 void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len)
