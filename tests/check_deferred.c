@@ -95,7 +95,7 @@ START_TEST(test_same_errors)
 
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(tp_buffer_load(&buf, src, 1 << 24, &gz, &file_bytes, &err), TP_OK);
-	for (size_t i = 0; i < buf.size; i += 97) {
+	for (size_t i = 0; i < buf.size; i += 211) {
 		uint8_t *copy = tp_xmalloc(buf.size);
 		FILE *fp;
 		char *plain, *fast;

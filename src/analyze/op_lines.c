@@ -18,10 +18,9 @@ struct tp_op_rec {
 	int64_t start, dur;
 	uint32_t op;
 };
-#define rec tp_op_rec
 
 struct tp_op_open {
-	size_t rec;          /* index of the open event                 */
+	size_t index;        /* record of the open event                */
 	int64_t child;       /* durations of its direct children so far */
 };
 
@@ -36,7 +35,7 @@ void tp_op_bufs_release(struct tp_op_bufs *b)
 
 static int by_start(const void *a, const void *b)
 {
-	const struct rec *x = a, *y = b;
+	const struct tp_op_rec *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
@@ -48,12 +47,12 @@ static int by_start(const void *a, const void *b)
 /* Op lines are written in (raw) start order, and device spans move a few
  * events only (format-facts §11.5): insertion sort with a budget of moves
  * is linear then; past the budget (hostile order), qsort takes over. */
-static void sort_records(struct rec *r, size_t n)
+static void sort_records(struct tp_op_rec *r, size_t n)
 {
 	size_t budget = 8 * n + 64;
 
 	for (size_t i = 1; i < n; i++) {
-		struct rec x = r[i];
+		struct tp_op_rec x = r[i];
 		size_t j = i;
 
 		while (j > 0 && by_start(&r[j - 1], &x) > 0) {
@@ -69,7 +68,7 @@ static void sort_records(struct rec *r, size_t n)
 	}
 }
 
-static void push_exec(struct tp_ops *ops, const struct rec *r)
+static void push_exec(struct tp_ops *ops, const struct tp_op_rec *r)
 {
 	ops->execs = tp_xgrow(ops->execs, &ops->cap_execs, ops->n_execs + 1,
 			      sizeof(*ops->execs));
@@ -80,7 +79,7 @@ static void push_exec(struct tp_ops *ops, const struct rec *r)
 
 /* An event leaves the stack: its self time is final. */
 static void finish(struct tp_ops *ops, struct tp_ops_core *core,
-		   const struct rec *r, int64_t child)
+		   const struct tp_op_rec *r, int64_t child)
 {
 	struct tp_op *op = &ops->ops[r->op];
 	int64_t self = r->dur - child;
@@ -100,7 +99,7 @@ static void finish(struct tp_ops *ops, struct tp_ops_core *core,
 static void nest(struct tp_ops *ops, struct tp_ops_core *core,
 		 struct tp_op_bufs *b, size_t n)
 {
-	struct rec *r = b->recs;
+	struct tp_op_rec *r = b->recs;
 	size_t depth = 0;
 
 	sort_records(r, n);
@@ -109,7 +108,7 @@ static void nest(struct tp_ops *ops, struct tp_ops_core *core,
 
 		while (depth) {
 			const struct tp_op_open *top = &b->stack[depth - 1];
-			const struct rec *t = &r[top->rec];
+			const struct tp_op_rec *t = &r[top->index];
 
 			if (end <= tp_sat_add(t->start, t->dur))
 				break;
@@ -122,12 +121,12 @@ static void nest(struct tp_ops *ops, struct tp_ops_core *core,
 		if (depth == b->cap_stack)
 			b->stack = tp_xgrow(b->stack, &b->cap_stack, depth + 1,
 					    sizeof(*b->stack));
-		b->stack[depth].rec = i;
+		b->stack[depth].index = i;
 		b->stack[depth++].child = 0;
 	}
 	while (depth) {
 		depth--;
-		finish(ops, core, &r[b->stack[depth].rec], b->stack[depth].child);
+		finish(ops, core, &r[b->stack[depth].index], b->stack[depth].child);
 	}
 }
 
@@ -150,7 +149,7 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	struct tp_ops_core *core = &ops->cores[c->core];
 	struct tp_op_bufs *b = c->bufs;
 	size_t cap = ln->n_event_fields;
-	struct rec *r;
+	struct tp_op_rec *r;
 	size_t n = 0;
 	struct tp_event_iter it;
 	struct tp_event ev;
