@@ -365,6 +365,47 @@ START_TEST(test_varint_too_long)
 }
 END_TEST
 
+/* Lines' framing walked in parallel after the structure (every line,
+ * here) reports the same first damaged byte as one pass, for every byte
+ * of the capture set to 0xff or cut short. */
+START_TEST(test_parallel_framing_same_errors)
+{
+	struct pb b = build_space(81445045);
+
+	for (size_t i = 0; i < 2 * b.len; i++) {
+		uint8_t *copy = tp_xmalloc(b.len);
+		size_t len = i < b.len ? b.len : i - b.len;
+		char msg[2][1100];
+		enum tp_err rc[2];
+
+		memcpy(copy, b.data, b.len);
+		if (i < b.len)
+			copy[i] = 0xff;
+		for (int way = 0; way < 2; way++) {
+			struct tp_decode_opts o = { .threads = way ? 3 : 1 };
+			struct tp_arena a;
+			struct tp_xspace xs;
+			struct tp_error err = { 0 };
+
+			tp_xspace_framing_min_bytes = way ? 0 : (size_t)1 << 20;
+			tp_arena_init(&a);
+			rc[way] = tp_xspace_decode_ex(&xs, &a, copy, len, "f.pb", &o, &err);
+			snprintf(msg[way], sizeof(msg[way]), "%s", rc[way] ? err.msg : "");
+			if (rc[way] == TP_OK)
+				snprintf(msg[way], sizeof(msg[way]), "%llu events",
+					 (unsigned long long)xs.planes[0].lines[0].n_events);
+			tp_arena_release(&a);
+		}
+		tp_xspace_framing_min_bytes = (size_t)1 << 20;
+		ck_assert_int_eq(rc[0], rc[1]);
+		ck_assert_msg(strcmp(msg[0], msg[1]) == 0, "byte %zu: '%s' vs '%s'",
+			      i, msg[0], msg[1]);
+		free(copy);
+	}
+	pb_free(&b);
+}
+END_TEST
+
 /* The same corruption checks with the threaded scan forced on. */
 static void threads_on(void)
 {
@@ -391,6 +432,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_varint_lengths, 0,
 			    sizeof(varint_values) / sizeof(varint_values[0]));
 	tcase_add_test(tc, test_varint_too_long);
+	tcase_add_test(tc, test_parallel_framing_same_errors);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tt, 60);
 	tcase_add_checked_fixture(tt, threads_on, threads_off);

@@ -23,11 +23,14 @@ struct decode_ctx {
 	const char *name;        /* file name for messages */
 	struct tp_error *err;
 	const struct tp_xspace *xs;
+	struct tp_framing *pending; /* long lines' framing, walked later */
+	size_t fail_offset;         /* where corrupt() was called for     */
 };
 
 static enum tp_err corrupt(struct decode_ctx *c, const struct tp_wire *w,
 			   const char *where)
 {
+	c->fail_offset = w->error_offset;
 	return tp_error_set(c->err, TP_ERR_INPUT,
 			    "%s: corrupt capture at byte %zu: %s (in %s)",
 			    c->name, w->error_offset, w->error, where);
@@ -290,74 +293,6 @@ static int decode_plane_maps(struct decode_ctx *c, struct tp_wire *pw,
 	return 0;
 }
 
-static void header_field(struct tp_line *ln, const struct tp_field *f)
-{
-	bool v = f->type == TP_WIRE_VARINT;
-
-	if (f->number == 1 && v)
-		ln->id = (int64_t)f->value;
-	else if (f->number == 10 && v)
-		ln->display_id = (int64_t)f->value;
-	else if (f->number == 2 && is_len(f))
-		ln->name = field_str(f);
-	else if (f->number == 11 && is_len(f))
-		ln->display_name = field_str(f);
-	else if (f->number == 3 && v)
-		ln->timestamp_ns = (int64_t)f->value;
-	else if (f->number == 9 && v)
-		ln->duration_ps = (int64_t)f->value;
-	else if (f->number == 4 && is_len(f))
-		ln->n_event_fields++;
-}
-
-/* Skips events (tag 0x22, length in range) by their framing alone; the
- * scan reads and validates them later. Returns how many it skipped. */
-static uint64_t skip_events(struct tp_wire *w, const uint8_t *stop)
-{
-	const uint8_t *p = w->p, *end = w->end, *q;
-	uint64_t len, n = 0;
-
-	while (p < end && p < stop && *p == 0x22) {
-		q = p + 1;
-		if (!tp_wire_varint(&q, end, &len) || len > (uint64_t)(end - q))
-			break; /* tp_wire_next reports it */
-		p = q + len;
-		n++;
-	}
-	w->p = p;
-	return n;
-}
-
-static int decode_line_header(const struct decode_ctx *c, struct tp_wire *w,
-			      struct tp_line *ln)
-{
-	const uint8_t *dropped = w->p;
-	struct tp_field f;
-	int rc;
-
-	ln->body = tp_str_make((const char *)w->p, (size_t)(w->end - w->p));
-	ln->body_offset = (size_t)(w->p - w->base);
-	for (;;) {
-		/* a few MiB at a time, dropping the pages behind */
-		if (w->p - dropped >= (4 << 20)) {
-			tp_xspace_drop(c->xs, dropped, (size_t)(w->p - dropped));
-			dropped = w->p;
-		}
-		if (w->p < w->end && *w->p == 0x22) {
-			uint64_t n = skip_events(w, dropped + ((size_t)4 << 20));
-
-			ln->n_event_fields += n;
-			if (n)
-				continue; /* else a bad length: tp_wire_next says so */
-		}
-		if ((rc = tp_wire_next(w, &f)) <= 0)
-			break;
-		header_field(ln, &f);
-	}
-	tp_xspace_drop(c->xs, dropped, (size_t)(w->p - dropped));
-	return rc;
-}
-
 /* Per-metadata event counts let analyses count events by kind without
  * reading them again; kept for lines with at least 8 events per metadata
  * entry, so they cost at most a small part of the line's bytes. */
@@ -392,7 +327,7 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 			struct tp_wire lw;
 
 			tp_wire_sub(&lw, &w, &f);
-			if (decode_line_header(c, &lw, &pl->lines[il++]) < 0) {
+			if (tp_line_header(c->xs, &lw, &pl->lines[il++], c->pending) < 0) {
 				w = lw;
 				break;
 			}
@@ -405,7 +340,6 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 	if (decode_stat_list(c, pw, 6, NULL, &pl->stats, &pl->n_stats) < 0 ||
 	    decode_plane_maps(c, pw, pl) < 0)
 		return -1;
-	alloc_meta_counts(c, pl);
 	return 0;
 }
 
@@ -536,13 +470,31 @@ static enum tp_err scan_failed(struct decode_ctx *c, const struct tp_plane *pl,
 	return corrupt(c, bad, where);
 }
 
+/* The framing of the long lines, in parallel; its first error counts if
+ * it comes before the one the structure met (rc), as one pass would have
+ * met it first. */
+static enum tp_err finish_framing(struct decode_ctx *c,
+				  struct tp_framing *pending, unsigned threads,
+				  enum tp_err rc)
+{
+	struct tp_wire bad;
+
+	if (pending->n && tp_framing_run(c->xs, pending, threads, &bad) < 0 &&
+	    (rc == TP_OK || bad.error_offset < c->fail_offset))
+		rc = corrupt(c, &bad, "a plane");
+	tp_framing_release(pending);
+	return rc;
+}
+
 enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
 				const uint8_t *data, size_t size,
 				const char *name,
 				const struct tp_decode_opts *opts,
 				struct tp_error *err)
 {
-	struct decode_ctx c = { arena, name, err, xs };
+	unsigned threads = opts && opts->threads ? opts->threads : tp_threads();
+	struct tp_framing pending = { 0 };
+	struct decode_ctx c = { arena, name, err, xs, NULL, SIZE_MAX };
 	struct tp_wire top, bad = { 0 };
 	const struct tp_plane *bad_plane = NULL;
 	const struct tp_line *bad_line = NULL;
@@ -553,10 +505,16 @@ enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
 	xs->size = size;
 	xs->name = name;
 	xs->drop_pages = opts && opts->drop_pages;
+	/* with threads, long lines' framing is walked in parallel after
+	 * the structure (xspace_framing.c) */
+	c.pending = threads > 1 ? &pending : NULL;
 	tp_wire_init(&top, data, data, size);
 	rc = decode_space_fields(&c, &top, xs);
+	rc = finish_framing(&c, &pending, threads, rc);
 	if (rc != TP_OK)
 		return rc;
+	for (size_t p = 0; p < xs->n_planes; p++)
+		alloc_meta_counts(&c, &xs->planes[p]);
 	choose_time_origin(xs);
 	if (tp_xspace_scan_lines(xs, opts ? opts->defer_min_bytes : 0,
 				 opts ? opts->threads : 0, &bad_plane,
@@ -577,7 +535,8 @@ enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
 
 enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err)
 {
-	struct decode_ctx c = { NULL, xs->name ? xs->name : "capture", err, xs };
+	struct decode_ctx c = { NULL, xs->name ? xs->name : "capture", err, xs,
+				NULL, SIZE_MAX };
 	struct tp_wire bad = { 0 };
 	const struct tp_plane *bad_plane = NULL;
 	const struct tp_line *bad_line = NULL;

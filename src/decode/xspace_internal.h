@@ -26,4 +26,22 @@ int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
 			 unsigned threads, const struct tp_plane **bad_plane,
 			 const struct tp_line **bad_line, struct tp_wire *bad);
 
+/* Long lines whose framing walk waits for threads (xspace_framing.c). */
+struct tp_framing {
+	struct tp_line **lines;  /* malloc'd                            */
+	size_t n, cap;
+	struct tp_wire *errors;  /* malloc'd by tp_framing_run, per line */
+};
+
+/* Reads an XLine's fields from w (the line's bytes), walking past every
+ * event's framing; with pending, a long line is only recorded for
+ * tp_framing_run. -1 on corrupt bytes, the error in w. */
+int tp_line_header(const struct tp_xspace *xs, struct tp_wire *w,
+		   struct tp_line *ln, struct tp_framing *pending);
+/* Walks the pending lines on up to `threads` threads; -1 with the first
+ * damaged byte (in file order) in *bad. */
+int tp_framing_run(const struct tp_xspace *xs, struct tp_framing *pending,
+		   unsigned threads, struct tp_wire *bad);
+void tp_framing_release(struct tp_framing *pending);
+
 #endif
