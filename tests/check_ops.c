@@ -584,6 +584,114 @@ START_TEST(test_reversed_line)
 }
 END_TEST
 
+/* A line nested as it is read must give what sorting and nesting gives.
+ * The events: an all-reduce holding two adds, a lone add, an all-reduce;
+ * order 0 is sorted, the others put one event out of place early, in
+ * the middle and last, so the one-pass nesting is abandoned at different
+ * points (after executions were recorded) and the line is read again. */
+struct nest_event { int64_t meta, start, dur; };
+
+static const struct nest_event nest_events[] = {
+	{ 7, 1000, 500 }, { 8, 1100, 100 }, { 8, 1300, 150 },
+	{ 8, 2000, 40 }, { 7, 3000, 60 }, { 8, 3010, 10 },
+};
+static const int nest_orders[][6] = {
+	{ 0, 1, 2, 3, 4, 5 }, { 1, 0, 2, 3, 4, 5 }, { 0, 1, 3, 2, 4, 5 },
+	{ 0, 1, 2, 3, 5, 4 },
+};
+
+static void nest_meta(struct pb *plane, int64_t id, int64_t sym, const char *cat)
+{
+	struct pb em = { 0 }, entry = { 0 }, st = { 0 };
+
+	pb_int(&em, 1, id);
+	pb_str(&em, 4, id == 7 ? "all-reduce.1" : "add.1");
+	pb_int(&st, 1, 1);
+	pb_int(&st, 3, 5);
+	pb_msg(&em, 5, &st);
+	pb_int(&st, 1, 2);
+	pb_int(&st, 3, sym);
+	pb_msg(&em, 5, &st);
+	pb_int(&st, 1, 3);
+	pb_str(&st, 5, cat);
+	pb_msg(&em, 5, &st);
+	pb_int(&entry, 1, id);
+	pb_msg(&entry, 2, &em);
+	pb_msg(plane, 4, &entry);
+}
+
+static char *nest_capture(const int *order)
+{
+	static const char *const names[] = { "program_id", "symbol_id", "hlo_category" };
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, sm = { 0 }, sme = { 0 };
+	char *path;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_str(&line, 2, "XLA Ops");
+	for (int i = 0; i < 6; i++) {
+		const struct nest_event *e = &nest_events[order[i]];
+
+		pb_int(&ev, 1, e->meta);
+		pb_int(&ev, 2, e->start);
+		pb_int(&ev, 3, e->dur);
+		pb_msg(&line, 4, &ev);
+	}
+	pb_msg(&plane, 3, &line);
+	nest_meta(&plane, 7, 11, "all-reduce");
+	nest_meta(&plane, 8, 12, "non-fusion elementwise");
+	for (int k = 0; k < 3; k++) {
+		pb_int(&sm, 1, k + 1);
+		pb_str(&sm, 2, names[k]);
+		pb_int(&sme, 1, k + 1);
+		pb_msg(&sme, 2, &sm);
+		pb_msg(&plane, 5, &sme);
+	}
+	pb_msg(&space, 1, &plane);
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	return path;
+}
+
+START_TEST(test_nest_orders)
+{
+	char *path = nest_capture(nest_orders[_i]);
+	const char *paths[1] = { path };
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_error err = { 0 };
+	int64_t want_exec[2][2] = { { 1000, 500 }, { 3000, 60 } };
+
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(ops.n_cores, 1);
+	ck_assert_uint_eq(ops.n_ops, 2);
+	for (size_t i = 0; i < ops.n_ops; i++) {
+		const struct tp_op *op = &ops.ops[i];
+
+		if (op->collective) { /* 500 - 100 - 150, and 60 - 10 */
+			ck_assert_int_eq(op->self_ps, 250 + 50);
+			ck_assert_int_eq(op->total_ps, 560);
+		} else {
+			ck_assert_int_eq(op->self_ps, 300);
+			ck_assert_int_eq(op->occurrences, 4);
+		}
+	}
+	ck_assert_int_eq(ops.cores[0].self_ps, 600);
+	ck_assert_int_eq(ops.cores[0].collective_ps, 300);
+	ck_assert_uint_eq(ops.n_execs, 2);
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert_int_eq(ops.execs[i].start_ps - ops.cores[0].first_start_ps + 1000,
+				 want_exec[i][0]);
+		ck_assert_int_eq(ops.execs[i].dur_ps, want_exec[i][1]);
+	}
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 static Suite *ops_suite(void)
 {
 	Suite *s = suite_create("ops");
@@ -605,6 +713,7 @@ static Suite *ops_suite(void)
 	tc = tcase_create("hostile order");
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_reversed_line);
+	tcase_add_loop_test(tc, test_nest_orders, 0, sizeof(nest_orders) / sizeof(nest_orders[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }

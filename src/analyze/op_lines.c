@@ -5,14 +5,18 @@
  * fully inside the one below it on the stack (format-facts §7, §11.6);
  * self time = duration - the durations of direct children.
  *
- * Memory: one record per event of the line (24 bytes) in buffers that
- * the thread reuses from line to line and core to core (struct
- * tp_op_bufs), so a multi-GB capture does not fault in fresh memory for
- * every line; a child sum per open event lives on the stack.
+ * Lines nearly always arrive sorted: they are nested as they are read,
+ * with a stack of open events and no record per event; the line's self
+ * times are kept apart and added to the ops when the line ends. An event
+ * out of order (or a core with a Steps line, whose split by step is not
+ * kept apart) makes the line take the general way: its self times are
+ * dropped, its events read again into records (24 bytes each, in a
+ * buffer the thread reuses), sorted and nested.
  */
 #include "ops_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct tp_op_rec {
 	int64_t start, dur;
@@ -24,13 +28,18 @@ struct tp_op_open {
 	int64_t child;       /* durations of its direct children so far */
 };
 
+struct tp_op_open_rec {
+	struct tp_op_rec rec; /* the open event                          */
+	int64_t child;        /* durations of its direct children so far */
+};
+
 void tp_op_bufs_release(struct tp_op_bufs *b)
 {
 	free(b->recs);
 	free(b->stack);
-	b->recs = NULL;
-	b->stack = NULL;
-	b->cap_recs = b->cap_stack = 0;
+	free(b->open);
+	free(b->self);
+	memset(b, 0, sizeof(*b));
 }
 
 static int by_start(const void *a, const void *b)
@@ -139,23 +148,162 @@ static void span(struct tp_ops_core *core, int64_t start, int64_t end)
 	core->has_span = true;
 }
 
-/* A line that opening left unscanned is scanned by this very pass, so
- * its events are read once (see struct tp_decode_opts). The record array
- * is sized by the events framed in the line, known either way; the pass
- * runs to the end so that the scan completes. */
+/* A line nested as it is read (see the top of this file). */
+struct stream {
+	bool on;              /* still sorted so far                  */
+	bool records;         /* a Steps line: records from the start  */
+	bool have_prev;
+	struct tp_op_rec prev;
+	size_t depth;
+	size_t execs0;        /* executions before the line            */
+	int64_t core_self, collective;
+};
+
+static void stream_start(struct stream *st, const struct tp_ops *ops,
+			 const struct tp_ops_core *core)
+{
+	memset(st, 0, sizeof(*st));
+	st->records = core->n_steps > 0;
+	st->on = !st->records;
+	st->execs0 = ops->n_execs;
+}
+
+/* An event leaves the stack: its self time goes to the line's sums. */
+static void stream_finish(struct tp_op_ctx *c, struct stream *st,
+			  const struct tp_op_open_rec *o)
+{
+	struct tp_ops *ops = c->ops;
+	struct tp_op_bufs *b = c->bufs;
+	size_t local = o->rec.op - ops->cores[c->core].first_op;
+	int64_t self = o->rec.dur - o->child;
+
+	if (self < 0)
+		self = 0;
+	if (local >= b->cap_self) {
+		size_t old = b->cap_self;
+
+		b->self = tp_xgrow(b->self, &b->cap_self, local + 1, sizeof(*b->self));
+		memset(b->self + old, 0, (b->cap_self - old) * sizeof(*b->self));
+	}
+	b->self[local] = tp_sat_add(b->self[local], self);
+	st->core_self = tp_sat_add(st->core_self, self);
+	if (ops->ops[o->rec.op].collective) {
+		st->collective = tp_sat_add(st->collective, self);
+		push_exec(ops, &o->rec);
+	}
+}
+
+static void stream_push(struct tp_op_ctx *c, struct stream *st,
+			const struct tp_op_rec *r)
+{
+	struct tp_op_bufs *b = c->bufs;
+	int64_t end = tp_sat_add(r->start, r->dur);
+
+	if (st->have_prev && by_start(&st->prev, r) > 0) {
+		st->on = false; /* out of order: the general way */
+		return;
+	}
+	st->have_prev = true;
+	st->prev = *r;
+	while (st->depth) {
+		const struct tp_op_open_rec *top = &b->open[st->depth - 1];
+
+		if (end <= tp_sat_add(top->rec.start, top->rec.dur))
+			break;
+		stream_finish(c, st, top);
+		st->depth--;
+	}
+	if (st->depth)
+		b->open[st->depth - 1].child =
+			tp_sat_add(b->open[st->depth - 1].child, r->dur);
+	if (st->depth == b->cap_open)
+		b->open = tp_xgrow(b->open, &b->cap_open, st->depth + 1,
+				   sizeof(*b->open));
+	b->open[st->depth].rec = *r;
+	b->open[st->depth++].child = 0;
+}
+
+/* The sorted line's end: the last open events close, and its self times
+ * join the ops' (sums of non-negative times: order does not matter). */
+static void stream_end(struct tp_op_ctx *c, struct stream *st)
+{
+	struct tp_ops *ops = c->ops;
+	struct tp_ops_core *core = &ops->cores[c->core];
+	struct tp_op_bufs *b = c->bufs;
+
+	while (st->depth) {
+		st->depth--;
+		stream_finish(c, st, &b->open[st->depth]);
+	}
+	for (size_t i = 0; i < b->cap_self && core->first_op + i < ops->n_ops; i++) {
+		if (!b->self[i])
+			continue;
+		ops->ops[core->first_op + i].self_ps =
+			tp_sat_add(ops->ops[core->first_op + i].self_ps, b->self[i]);
+		b->self[i] = 0;
+	}
+	core->self_ps = tp_sat_add(core->self_ps, st->core_self);
+	core->collective_ps = tp_sat_add(core->collective_ps, st->collective);
+}
+
+static void stream_abandon(struct tp_op_ctx *c, struct stream *st)
+{
+	struct tp_op_bufs *b = c->bufs;
+
+	c->ops->n_execs = st->execs0;
+	if (b->cap_self)
+		memset(b->self, 0, b->cap_self * sizeof(*b->self));
+	st->depth = 0;
+}
+
+static struct tp_op_rec record_of(const struct tp_event *ev, uint32_t id)
+{
+	struct tp_op_rec r;
+
+	r.start = ev->start_ps;
+	/* a negative duration (hostile input) nests as an instant */
+	r.dur = ev->dur_ps > 0 ? ev->dur_ps : 0;
+	r.op = id;
+	return r;
+}
+
+/* The general way: every timed op event of the line into records, then
+ * sorted and nested. The line is scanned already; its counts are kept. */
+static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
+{
+	struct tp_op_bufs *b = c->bufs;
+	size_t n = 0, cap = ln->n_event_fields;
+	struct tp_event_iter it;
+	struct tp_event ev;
+
+	b->recs = tp_xgrow(b->recs, &b->cap_recs, cap + 1, sizeof(*b->recs));
+	tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
+	while (n < cap && tp_event_iter_next(&it, &ev) > 0) {
+		uint32_t id = tp_op_resolve_fast(c, &ev);
+
+		if (id != TP_OP_NONE && ev.timed)
+			b->recs[n++] = record_of(&ev, id);
+	}
+	nest(c->ops, &c->ops->cores[c->core], b, n);
+}
+
+/* One pass over the line: counts and times per op, and nesting as it
+ * goes while the line is sorted. A line that opening left unscanned is
+ * scanned by this very pass, so its events are read once (see struct
+ * tp_decode_opts); the pass runs to the end so that the scan completes. */
 void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_ops_core *core = &ops->cores[c->core];
 	struct tp_op_bufs *b = c->bufs;
-	size_t cap = ln->n_event_fields;
-	struct tp_op_rec *r;
-	size_t n = 0;
+	size_t n = 0, cap = ln->n_event_fields;
 	struct tp_event_iter it;
 	struct tp_event ev;
+	struct stream st;
 
-	b->recs = tp_xgrow(b->recs, &b->cap_recs, cap + 1, sizeof(*b->recs));
-	r = b->recs;
+	stream_start(&st, ops, core);
+	if (st.records)
+		b->recs = tp_xgrow(b->recs, &b->cap_recs, cap + 1, sizeof(*b->recs));
 	if (ln->scanned)
 		tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 	else
@@ -180,12 +328,20 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 			op->min_ps = ev.dur_ps;
 		core->op_ps = tp_sat_add(core->op_ps, ev.dur_ps);
 		span(core, ev.start_ps, tp_sat_add(ev.start_ps, ev.dur_ps));
-		if (n == cap)
-			continue; /* more events than framed: cannot happen */
-		r[n].start = ev.start_ps;
-		/* a negative duration (hostile input) nests as an instant */
-		r[n].dur = ev.dur_ps > 0 ? ev.dur_ps : 0;
-		r[n++].op = id;
+		if (st.on) {
+			struct tp_op_rec r = record_of(&ev, id);
+
+			stream_push(c, &st, &r);
+		} else if (st.records && n < cap) {
+			b->recs[n++] = record_of(&ev, id);
+		}
 	}
-	nest(ops, core, b, n);
+	if (st.records) {
+		nest(ops, core, b, n);
+	} else if (st.on) {
+		stream_end(c, &st);
+	} else {
+		stream_abandon(c, &st);
+		nest_records(c, ln);
+	}
 }

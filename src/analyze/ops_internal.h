@@ -28,10 +28,14 @@ struct tp_op_slot {
 /* Scratch memory of one thread's op passes, reused from line to line
  * (op_lines.c). */
 struct tp_op_bufs {
-	struct tp_op_rec *recs;
+	struct tp_op_rec *recs;        /* records of an unsorted line       */
 	size_t cap_recs;
 	struct tp_op_open *stack;
 	size_t cap_stack;
+	struct tp_op_open_rec *open;   /* streaming: the open events        */
+	size_t cap_open;
+	int64_t *self;                 /* streaming: a line's self time per op */
+	size_t cap_self;
 };
 void tp_op_bufs_release(struct tp_op_bufs *b);
 
