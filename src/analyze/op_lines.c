@@ -168,9 +168,18 @@ static void stream_start(struct stream *st, const struct tp_ops *ops,
 	st->execs0 = ops->n_execs;
 }
 
-/* An event leaves the stack: its self time goes to the line's sums. */
-static void stream_finish(struct tp_op_ctx *c, struct stream *st,
-			  const struct tp_op_open_rec *o)
+static void grow_self(struct tp_op_bufs *b, size_t local)
+{
+	size_t old = b->cap_self;
+
+	b->self = tp_xgrow(b->self, &b->cap_self, local + 1, sizeof(*b->self));
+	memset(b->self + old, 0, (b->cap_self - old) * sizeof(*b->self));
+}
+
+/* An event leaves the stack: its self time goes to the line's sums.
+ * Inline: once per event. */
+static inline void stream_finish(struct tp_op_ctx *c, struct stream *st,
+				 const struct tp_op_open_rec *o)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_op_bufs *b = c->bufs;
@@ -179,12 +188,8 @@ static void stream_finish(struct tp_op_ctx *c, struct stream *st,
 
 	if (self < 0)
 		self = 0;
-	if (local >= b->cap_self) {
-		size_t old = b->cap_self;
-
-		b->self = tp_xgrow(b->self, &b->cap_self, local + 1, sizeof(*b->self));
-		memset(b->self + old, 0, (b->cap_self - old) * sizeof(*b->self));
-	}
+	if (local >= b->cap_self)
+		grow_self(b, local);
 	b->self[local] = tp_sat_add(b->self[local], self);
 	st->core_self = tp_sat_add(st->core_self, self);
 	if (ops->ops[o->rec.op].collective) {
@@ -193,8 +198,8 @@ static void stream_finish(struct tp_op_ctx *c, struct stream *st,
 	}
 }
 
-static void stream_push(struct tp_op_ctx *c, struct stream *st,
-			const struct tp_op_rec *r)
+static inline void stream_push(struct tp_op_ctx *c, struct stream *st,
+			       const struct tp_op_rec *r)
 {
 	struct tp_op_bufs *b = c->bufs;
 	int64_t end = tp_sat_add(r->start, r->dur);
