@@ -365,6 +365,16 @@ START_TEST(test_varint_too_long)
 }
 END_TEST
 
+static uint64_t count_events(const struct tp_xspace *xs)
+{
+	uint64_t n = 0;
+
+	for (size_t p = 0; p < xs->n_planes; p++)
+		for (size_t l = 0; l < xs->planes[p].n_lines; l++)
+			n += xs->planes[p].lines[l].n_events;
+	return n;
+}
+
 /* Lines' framing walked in parallel after the structure (every line,
  * here) reports the same first damaged byte as one pass, for every byte
  * of the capture set to 0xff or cut short. */
@@ -392,8 +402,8 @@ START_TEST(test_parallel_framing_same_errors)
 			rc[way] = tp_xspace_decode_ex(&xs, &a, copy, len, "f.pb", &o, &err);
 			snprintf(msg[way], sizeof(msg[way]), "%s", rc[way] ? err.msg : "");
 			if (rc[way] == TP_OK)
-				snprintf(msg[way], sizeof(msg[way]), "%llu events",
-					 (unsigned long long)xs.planes[0].lines[0].n_events);
+				snprintf(msg[way], sizeof(msg[way]), "%zu planes, %llu events",
+					 xs.n_planes, (unsigned long long)count_events(&xs));
 			tp_arena_release(&a);
 		}
 		tp_xspace_framing_min_bytes = (size_t)1 << 20;
