@@ -90,6 +90,24 @@ int tp_output_finish(struct tp_output *out, enum tp_err rc,
  * -q. Returns TP_EXIT_OK, or the exit code after printing the error. */
 int tp_cli_open_capture(const struct tp_common_opts *o, struct tp_capture *cap);
 
+/* What an analysis command does once its options are parsed: build its
+ * results from the capture, write them, release them. ctx is the
+ * command's own state (options in, results out). */
+struct tp_cli_analysis {
+	bool reads_op_lines;  /* runs the ops pass: open with the op lines
+			       * left to it (TP_DEFER_MIN_BYTES)          */
+	enum tp_err (*build)(void *ctx, struct tp_capture *cap,
+			     struct tp_error *err);
+	enum tp_err (*write)(void *ctx, FILE *out, enum tp_format fmt,
+			     const struct tp_capture *cap, struct tp_error *err);
+	void (*release)(void *ctx);  /* only after a successful build    */
+};
+
+/* Opens o's captures, builds, writes to o's output, releases it all.
+ * Returns the exit code (errors printed). */
+int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *a,
+			void *ctx);
+
 /* Prints "tpuprof: <msg>" and returns the exit code for err->code. */
 int tp_cli_fail(const struct tp_error *err);
 int tp_exit_code(enum tp_err code);

@@ -53,32 +53,40 @@ static int on_option(void *ctx, int id, const char *arg)
 	return 0;
 }
 
+struct coll_run {
+	struct tp_ops_filter filter;
+	struct tp_collectives c;
+};
+
+static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err)
+{
+	struct coll_run *r = ctx;
+
+	return tp_collectives_build(&r->c, cap, &r->filter, err);
+}
+
+static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
+			 const struct tp_capture *cap, struct tp_error *err)
+{
+	return tp_report_collectives(out, fmt, cap, &((struct coll_run *)ctx)->c, err);
+}
+
+static void release(void *ctx)
+{
+	tp_collectives_release(&((struct coll_run *)ctx)->c);
+}
+
 static int run_collectives(int argc, char **argv)
 {
-	struct tp_ops_filter filter = { NULL, NULL, NULL };
+	static const struct tp_cli_analysis steps = { true, build, write_out, release };
+	struct coll_run r = { .filter = { NULL, NULL, NULL } };
 	struct tp_common_opts o;
-	struct tp_capture cap;
-	struct tp_collectives c;
-	struct tp_error err = { 0 };
-	struct tp_output out;
 	int code;
 
 	if (tp_cli_parse(&tp_cmd_collectives, argc, argv, coll_options, on_option,
-			 &filter, &o, &code) < 0)
+			 &r.filter, &o, &code) < 0)
 		return code;
-	o.open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
-	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
-		return code;
-	if (tp_collectives_build(&c, &cap, &filter, &err) != TP_OK) {
-		tp_capture_release(&cap);
-		return tp_cli_fail(&err);
-	}
-	code = tp_output_open(&out, o.output);
-	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_report_collectives(out.fp, o.format, &cap, &c, &err), &err);
-	tp_collectives_release(&c);
-	tp_capture_release(&cap);
-	return code;
+	return tp_cli_run_analysis(&o, &steps, &r);
 }
 
 const struct tp_cmd tp_cmd_collectives = {

@@ -44,32 +44,40 @@ static int on_option(void *ctx, int id, const char *arg)
 	return 0;
 }
 
+struct fusions_run {
+	const char *pattern;
+	struct tp_fusions f;
+};
+
+static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err)
+{
+	struct fusions_run *r = ctx;
+
+	return tp_fusions_build(&r->f, cap, r->pattern, err);
+}
+
+static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
+			 const struct tp_capture *cap, struct tp_error *err)
+{
+	return tp_report_fusions(out, fmt, cap, &((struct fusions_run *)ctx)->f, err);
+}
+
+static void release(void *ctx)
+{
+	tp_fusions_release(&((struct fusions_run *)ctx)->f);
+}
+
 static int run_fusions(int argc, char **argv)
 {
-	const char *pattern = NULL;
+	static const struct tp_cli_analysis steps = { true, build, write_out, release };
+	struct fusions_run r = { .pattern = NULL };
 	struct tp_common_opts o;
-	struct tp_capture cap;
-	struct tp_fusions f;
-	struct tp_error err = { 0 };
-	struct tp_output out;
 	int code;
 
 	if (tp_cli_parse(&tp_cmd_fusions, argc, argv, fusions_options, on_option,
-			 &pattern, &o, &code) < 0)
+			 &r.pattern, &o, &code) < 0)
 		return code;
-	o.open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
-	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
-		return code;
-	if (tp_fusions_build(&f, &cap, pattern, &err) != TP_OK) {
-		tp_capture_release(&cap);
-		return tp_cli_fail(&err);
-	}
-	code = tp_output_open(&out, o.output);
-	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_report_fusions(out.fp, o.format, &cap, &f, &err), &err);
-	tp_fusions_release(&f);
-	tp_capture_release(&cap);
-	return code;
+	return tp_cli_run_analysis(&o, &steps, &r);
 }
 
 const struct tp_cmd tp_cmd_fusions = {

@@ -34,29 +34,32 @@ static const char info_help[] =
 	"\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
 
+static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err)
+{
+	return tp_info_build(ctx, cap, err);
+}
+
+static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
+			 const struct tp_capture *cap, struct tp_error *err)
+{
+	return tp_report_info(out, fmt, cap, ctx, err);
+}
+
+static void release(void *ctx)
+{
+	tp_info_release(ctx);
+}
+
 static int run_info(int argc, char **argv)
 {
+	static const struct tp_cli_analysis steps = { false, build, write_out, release };
 	struct tp_common_opts o;
-	struct tp_capture cap;
 	struct tp_info info;
-	struct tp_error err = { 0 };
-	struct tp_output out;
 	int code;
 
 	if (tp_cli_parse_common(&tp_cmd_info, argc, argv, &o, &code) < 0)
 		return code;
-	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
-		return code;
-	if (tp_info_build(&info, &cap, &err) != TP_OK) {
-		tp_capture_release(&cap);
-		return tp_cli_fail(&err);
-	}
-	code = tp_output_open(&out, o.output);
-	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_report_info(out.fp, o.format, &cap, &info, &err), &err);
-	tp_info_release(&info);
-	tp_capture_release(&cap);
-	return code;
+	return tp_cli_run_analysis(&o, &steps, &info);
 }
 
 const struct tp_cmd tp_cmd_info = {

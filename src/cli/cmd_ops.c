@@ -94,50 +94,56 @@ static int on_option(void *ctx, int id, const char *arg)
 	return 0;
 }
 
-static int report(const struct tp_common_opts *o, struct tp_capture *cap,
-		  struct tp_ops *ops, const struct tp_ops_view *view)
-{
-	struct tp_output out;
-	struct tp_error err = { 0 };
-	int code = tp_output_open(&out, o->output);
+struct ops_run {
+	struct ops_args a;
+	struct tp_ops ops;
+	struct tp_op_scopes scopes;
+};
 
-	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_report_ops(out.fp, o->format, cap, ops, view, &err), &err);
-	return code;
+static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err)
+{
+	struct ops_run *r = ctx;
+	enum tp_err rc = tp_ops_build(&r->ops, cap, &r->a.filter, err);
+
+	if (rc != TP_OK)
+		return rc;
+	tp_ops_sort(&r->ops, r->a.view.sort);
+	r->a.view.filter = &r->a.filter;
+	if (r->a.by_scope) {
+		tp_op_scopes_build(&r->scopes, &r->ops, cap);
+		r->a.view.scopes = &r->scopes;
+	}
+	return TP_OK;
+}
+
+static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
+			     const struct tp_capture *cap, struct tp_error *err)
+{
+	struct ops_run *r = ctx;
+
+	return tp_report_ops(out, fmt, cap, &r->ops, &r->a.view, err);
+}
+
+static void release(void *ctx)
+{
+	struct ops_run *r = ctx;
+
+	if (r->a.by_scope)
+		tp_op_scopes_release(&r->scopes);
+	tp_ops_release(&r->ops);
 }
 
 static int run_ops(int argc, char **argv)
 {
-	struct ops_args a = { .view = { .limit = 20, .sort = TP_SORT_TOTAL } };
+	static const struct tp_cli_analysis steps = { true, build, write_out, release };
+	struct ops_run r = { .a = { .view = { .limit = 20, .sort = TP_SORT_TOTAL } } };
 	struct tp_common_opts o;
-	struct tp_capture cap;
-	struct tp_ops ops;
-	struct tp_op_scopes scopes;
-	struct tp_error err = { 0 };
 	int code;
 
-	if (tp_cli_parse(&tp_cmd_ops, argc, argv, ops_options, on_option, &a,
+	if (tp_cli_parse(&tp_cmd_ops, argc, argv, ops_options, on_option, &r.a,
 			 &o, &code) < 0)
 		return code;
-	o.open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
-	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
-		return code;
-	if (tp_ops_build(&ops, &cap, &a.filter, &err) != TP_OK) {
-		tp_capture_release(&cap);
-		return tp_cli_fail(&err);
-	}
-	tp_ops_sort(&ops, a.view.sort);
-	a.view.filter = &a.filter;
-	if (a.by_scope) {
-		tp_op_scopes_build(&scopes, &ops, &cap);
-		a.view.scopes = &scopes;
-	}
-	code = report(&o, &cap, &ops, &a.view);
-	if (a.by_scope)
-		tp_op_scopes_release(&scopes);
-	tp_ops_release(&ops);
-	tp_capture_release(&cap);
-	return code;
+	return tp_cli_run_analysis(&o, &steps, &r);
 }
 
 const struct tp_cmd tp_cmd_ops = {

@@ -68,32 +68,40 @@ static int on_option(void *ctx, int id, const char *arg)
 	}
 }
 
+struct report_run {
+	struct tp_report_filter f;
+	struct tp_report r;
+};
+
+static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err)
+{
+	struct report_run *run = ctx;
+
+	return tp_report_build(&run->r, cap, &run->f, err);
+}
+
+static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
+			 const struct tp_capture *cap, struct tp_error *err)
+{
+	return tp_report_write(out, fmt, cap, &((struct report_run *)ctx)->r, err);
+}
+
+static void release(void *ctx)
+{
+	tp_report_release(&((struct report_run *)ctx)->r);
+}
+
 static int run_report(int argc, char **argv)
 {
-	struct tp_report_filter f = { 0 };
+	static const struct tp_cli_analysis steps = { true, build, write_out, release };
+	struct report_run run = { .f = { 0 } };
 	struct tp_common_opts o;
-	struct tp_capture cap;
-	struct tp_report r;
-	struct tp_error err = { 0 };
-	struct tp_output out;
 	int code;
 
-	if (tp_cli_parse(&tp_cmd_report, argc, argv, report_options, on_option, &f,
-			 &o, &code) < 0)
+	if (tp_cli_parse(&tp_cmd_report, argc, argv, report_options, on_option,
+			 &run.f, &o, &code) < 0)
 		return code;
-	o.open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
-	if ((code = tp_cli_open_capture(&o, &cap)) != TP_EXIT_OK)
-		return code;
-	if (tp_report_build(&r, &cap, &f, &err) != TP_OK) {
-		tp_capture_release(&cap);
-		return tp_cli_fail(&err);
-	}
-	code = tp_output_open(&out, o.output);
-	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_report_write(out.fp, o.format, &cap, &r, &err), &err);
-	tp_report_release(&r);
-	tp_capture_release(&cap);
-	return code;
+	return tp_cli_run_analysis(&o, &steps, &run);
 }
 
 const struct tp_cmd tp_cmd_report = {

@@ -268,3 +268,28 @@ int tp_cli_open_capture(const struct tp_common_opts *o, struct tp_capture *cap)
 	tp_cli_notes(cap, o->quiet);
 	return TP_EXIT_OK;
 }
+
+int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *a,
+			void *ctx)
+{
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	struct tp_output out;
+	int code;
+
+	if (a->reads_op_lines)
+		o->open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* read once */
+	if ((code = tp_cli_open_capture(o, &cap)) != TP_EXIT_OK)
+		return code;
+	if (a->build(ctx, &cap, &err) != TP_OK) {
+		tp_capture_release(&cap);
+		return tp_cli_fail(&err);
+	}
+	code = tp_output_open(&out, o->output);
+	if (code == TP_EXIT_OK)
+		code = tp_output_finish(&out, a->write(ctx, out.fp, o->format, &cap, &err),
+					&err);
+	a->release(ctx);
+	tp_capture_release(&cap);
+	return code;
+}
