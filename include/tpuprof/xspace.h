@@ -291,6 +291,23 @@ void tp_event_iter_init_read(struct tp_event_iter *it,
  * on lines not scanned yet). */
 int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev);
 
+/* Plain events in bulk, for the hot loops over op lines: timed events of
+ * the usual shape whose metadata is known and whose only stats are
+ * device time (when the plane has device time, both are present). They
+ * decode without a struct tp_event each, into arrays. */
+#define TP_EVENT_BATCH 256
+struct tp_event_batch {
+	uint32_t meta[TP_EVENT_BATCH];     /* index into plane->event_meta  */
+	int64_t start_ps[TP_EVENT_BATCH];  /* as tp_event.start_ps         */
+	int64_t dur_ps[TP_EVENT_BATCH];    /* as tp_event.dur_ps           */
+};
+/* Reads the plain events that come next (at most TP_EVENT_BATCH) into
+ * b, scanning them as tp_event_iter_next would, and returns how many.
+ * 0 when the next event is not plain, or the line ended: read it with
+ * tp_event_iter_next, which also reports the end and corrupt bytes.
+ * Mixing the two calls reads every event once, in file order. */
+size_t tp_event_iter_batch(struct tp_event_iter *it, struct tp_event_batch *b);
+
 /* Iterates the stats stored with an event (not its metadata's). */
 struct tp_stat_iter {
 	struct tp_wire w;

@@ -39,6 +39,7 @@ void tp_op_bufs_release(struct tp_op_bufs *b)
 	free(b->stack);
 	free(b->open);
 	free(b->self);
+	free(b->batch);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -261,13 +262,13 @@ static void stream_abandon(struct tp_op_ctx *c, struct stream *st)
 	st->depth = 0;
 }
 
-static struct tp_op_rec record_of(const struct tp_event *ev, uint32_t id)
+static inline struct tp_op_rec record_of(int64_t start, int64_t dur, uint32_t id)
 {
 	struct tp_op_rec r;
 
-	r.start = ev->start_ps;
+	r.start = start;
 	/* a negative duration (hostile input) nests as an instant */
-	r.dur = ev->dur_ps > 0 ? ev->dur_ps : 0;
+	r.dur = dur > 0 ? dur : 0;
 	r.op = id;
 	return r;
 }
@@ -287,66 +288,117 @@ static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
 		uint32_t id = tp_op_resolve_fast(c, &ev);
 
 		if (id != TP_OP_NONE && ev.timed)
-			b->recs[n++] = record_of(&ev, id);
+			b->recs[n++] = record_of(ev.start_ps, ev.dur_ps, id);
 	}
 	nest(c->ops, &c->ops->cores[c->core], b, n);
+}
+
+/* What one pass over a line keeps between events. */
+struct line_pass {
+	struct tp_op_ctx *c;
+	struct tp_ops_core *core;
+	struct stream st;
+	size_t n, cap;        /* records, when the line takes them     */
+};
+
+/* One timed occurrence of op id: its times, the core's span, nesting.
+ * Inline: once per event. */
+static inline void add_timed(struct line_pass *lp, uint32_t id, int64_t start,
+			     int64_t dur)
+{
+	struct tp_op *op = &lp->c->ops->ops[id];
+	struct tp_op_rec r = record_of(start, dur, id);
+
+	op->occurrences++;
+	op->total_ps = tp_sat_add(op->total_ps, dur);
+	if (dur < op->min_ps)
+		op->min_ps = dur;
+	lp->core->op_ps = tp_sat_add(lp->core->op_ps, dur);
+	span(lp->core, start, tp_sat_add(start, dur));
+	if (lp->st.on)
+		stream_push(lp->c, &lp->st, &r);
+	else if (lp->st.records && lp->n < lp->cap)
+		lp->c->bufs->recs[lp->n++] = r;
+}
+
+/* Any event, read one at a time. */
+static void add_event(struct line_pass *lp, const struct tp_event *ev)
+{
+	uint32_t id = tp_op_resolve_fast(lp->c, ev);
+
+	if (id == TP_OP_NONE)
+		return;
+	lp->core->events++;
+	tp_op_add_counts(lp->c, id, ev);
+	if (!ev->timed) {
+		lp->c->ops->ops[id].occurrences +=
+			(uint64_t)(ev->num_occurrences > 0 ? ev->num_occurrences : 0);
+		return;
+	}
+	add_timed(lp, id, ev->start_ps, ev->dur_ps);
+}
+
+/* Plain events in bulk (tp_event_iter_batch): timed, one occurrence, no
+ * stats but device time, metadata known. */
+static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
+		      size_t n)
+{
+	struct tp_op_ctx *c = lp->c;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = tp_op_resolve_meta(c, b->meta[i]);
+
+		if (id == TP_OP_NONE)
+			continue;
+		lp->core->events++;
+		tp_op_add_meta_counts(c, id, 1);
+		add_timed(lp, id, b->start_ps[i], b->dur_ps[i]);
+	}
 }
 
 /* One pass over the line: counts and times per op, and nesting as it
  * goes while the line is sorted. A line that opening left unscanned is
  * scanned by this very pass, so its events are read once (see struct
- * tp_decode_opts); the pass runs to the end so that the scan completes. */
+ * tp_decode_opts); the pass runs to the end so that the scan completes.
+ * TPU and TF op lines are read in bulk; GPU kernels name their ops in
+ * stats, one event at a time. */
 void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 {
 	struct tp_ops *ops = c->ops;
-	struct tp_ops_core *core = &ops->cores[c->core];
 	struct tp_op_bufs *b = c->bufs;
-	size_t n = 0, cap = ln->n_event_fields;
+	struct line_pass lp = { c, &ops->cores[c->core], { 0 }, 0, 0 };
+	bool bulk = lp.core->source != TP_OPSRC_GPU;
 	struct tp_event_iter it;
 	struct tp_event ev;
-	struct stream st;
 
-	stream_start(&st, ops, core);
-	if (st.records)
-		b->recs = tp_xgrow(b->recs, &b->cap_recs, cap + 1, sizeof(*b->recs));
+	stream_start(&lp.st, ops, lp.core);
+	if (bulk && !b->batch)
+		b->batch = tp_xmalloc(sizeof(*b->batch));
+	if (lp.st.records) {
+		lp.cap = ln->n_event_fields;
+		b->recs = tp_xgrow(b->recs, &b->cap_recs, lp.cap + 1, sizeof(*b->recs));
+	}
 	if (ln->scanned)
 		tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 	else
 		tp_event_iter_init_scan(&it, &c->host->xs, c->pl, ln);
-	while (tp_event_iter_next(&it, &ev) > 0) {
-		uint32_t id = tp_op_resolve_fast(c, &ev);
-		struct tp_op *op;
+	for (;;) {
+		size_t n = bulk ? tp_event_iter_batch(&it, b->batch) : 0;
 
-		if (id == TP_OP_NONE)
-			continue;
-		op = &ops->ops[id];
-		core->events++;
-		tp_op_add_counts(c, id, &ev);
-		if (!ev.timed) {
-			op->occurrences += (uint64_t)(ev.num_occurrences > 0 ?
-						      ev.num_occurrences : 0);
+		if (n) {
+			add_batch(&lp, b->batch, n);
 			continue;
 		}
-		op->occurrences++;
-		op->total_ps = tp_sat_add(op->total_ps, ev.dur_ps);
-		if (ev.dur_ps < op->min_ps)
-			op->min_ps = ev.dur_ps;
-		core->op_ps = tp_sat_add(core->op_ps, ev.dur_ps);
-		span(core, ev.start_ps, tp_sat_add(ev.start_ps, ev.dur_ps));
-		if (st.on) {
-			struct tp_op_rec r = record_of(&ev, id);
-
-			stream_push(c, &st, &r);
-		} else if (st.records && n < cap) {
-			b->recs[n++] = record_of(&ev, id);
-		}
+		if (tp_event_iter_next(&it, &ev) <= 0)
+			break;
+		add_event(&lp, &ev);
 	}
-	if (st.records) {
-		nest(ops, core, b, n);
-	} else if (st.on) {
-		stream_end(c, &st);
+	if (lp.st.records) {
+		nest(ops, lp.core, b, lp.n);
+	} else if (lp.st.on) {
+		stream_end(c, &lp.st);
 	} else {
-		stream_abandon(c, &st);
+		stream_abandon(c, &lp.st);
 		nest_records(c, ln);
 	}
 }

@@ -7,6 +7,8 @@
 
 #include "tpuprof/ops.h"
 
+#include <string.h>
+
 #define TP_OP_NONE UINT32_MAX
 
 /* Per-occurrence FLOPs and bytes from event metadata, used when the event
@@ -36,6 +38,7 @@ struct tp_op_bufs {
 	size_t cap_open;
 	int64_t *self;                 /* streaming: a line's self time per op */
 	size_t cap_self;
+	struct tp_event_batch *batch;  /* bulk reading of op lines          */
 };
 void tp_op_bufs_release(struct tp_op_bufs *b);
 
@@ -63,16 +66,27 @@ struct tp_op_ctx {
  * when the event is not an op or is filtered out. */
 uint32_t tp_op_resolve(struct tp_op_ctx *c, const struct tp_event *ev);
 
-/* The per-event case inline: metadata seen before on a TPU or TF line. */
+/* The op of an event whose metadata is known (an index into the plane's
+ * event_meta) on a TPU or TF line: inline, from the per-metadata cache
+ * once the metadata was seen. */
+static inline uint32_t tp_op_resolve_meta(struct tp_op_ctx *c, uint32_t meta)
+{
+	uint32_t k = c->meta_op[meta];
+	struct tp_event ev;
+
+	if (k)
+		return k == TP_OP_NONE ? TP_OP_NONE : k - 1;
+	memset(&ev, 0, sizeof(ev)); /* TPU and TF ops come from metadata only */
+	ev.meta = &c->pl->event_meta[meta];
+	return tp_op_resolve(c, &ev);
+}
+
+/* Any event: GPU kernels name their ops in stats. */
 static inline uint32_t tp_op_resolve_fast(struct tp_op_ctx *c,
 					  const struct tp_event *ev)
 {
-	if (ev->meta && c->ops->cores[c->core].source != TP_OPSRC_GPU) {
-		uint32_t k = c->meta_op[ev->meta - c->pl->event_meta];
-
-		if (k)
-			return k == TP_OP_NONE ? TP_OP_NONE : k - 1;
-	}
+	if (ev->meta && c->ops->cores[c->core].source != TP_OPSRC_GPU)
+		return tp_op_resolve_meta(c, (uint32_t)(ev->meta - c->pl->event_meta));
 	return tp_op_resolve(c, ev);
 }
 /* Per-event FLOPs/bytes when present on the event, else from metadata. */
@@ -83,24 +97,29 @@ static inline uint64_t tp_op_sat_uadd(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/* n occurrences that take their FLOPs/bytes from the metadata. */
+static inline void tp_op_add_meta_counts(struct tp_op_ctx *c, uint32_t op,
+					 uint64_t n)
+{
+	struct tp_op_meta_vals *v = &c->vals[op - c->ops->cores[c->core].first_op];
+
+	if (v->has_flops)
+		v->n_flops = tp_op_sat_uadd(v->n_flops, n);
+	if (v->has_bytes)
+		v->n_bytes = tp_op_sat_uadd(v->n_bytes, n);
+}
+
 /* Per-event FLOPs/bytes; inline for the usual event, whose only stats
  * are device time: it takes the metadata's values. */
 static inline void tp_op_add_counts(struct tp_op_ctx *c, uint32_t op,
 				    const struct tp_event *ev)
 {
-	struct tp_op_meta_vals *v;
-	uint64_t n;
-
 	if (ev->other_stats) {
 		tp_op_add_counts_slow(c, op, ev);
 		return;
 	}
-	v = &c->vals[op - c->ops->cores[c->core].first_op];
-	n = ev->num_occurrences > 0 ? (uint64_t)ev->num_occurrences : 1;
-	if (v->has_flops)
-		v->n_flops = tp_op_sat_uadd(v->n_flops, n);
-	if (v->has_bytes)
-		v->n_bytes = tp_op_sat_uadd(v->n_bytes, n);
+	tp_op_add_meta_counts(c, op, ev->num_occurrences > 0 ?
+				     (uint64_t)ev->num_occurrences : 1);
 }
 /* Adds the metadata FLOPs/bytes of the core's occurrences to its ops. */
 void tp_op_apply_meta_vals(struct tp_op_ctx *c);
