@@ -5,7 +5,8 @@
  *
  * The caller opens and closes containers and puts values into them, in
  * document order. Each value is a small jansson tree: in stream mode it is
- * dumped at once, re-indented to its depth, and freed; the text is
+ * written at once (containers and the common scalars by the writer, reals
+ * and strings that need escapes by jansson) and freed; the text is
  * byte-identical to json_dumpf() of the whole tree with TP_JSON_FLAGS
  * (jansson's 2-space layout, empty containers as [] and {}). In tree mode
  * the same calls build that tree instead, for readers that need the

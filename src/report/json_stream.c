@@ -4,8 +4,11 @@
  * as jansson's dump.c lays out JSON_INDENT(2): after an opening bracket
  * and after each ',' a newline and 2 spaces per level; before the closing
  * bracket a newline at the container's own level, or nothing when the
- * container is empty ("[]", "{}"); "key": value with one space. Each value
- * is dumped by jansson itself, with 2 spaces per open container added
+ * container is empty ("[]", "{}"); "key": value with one space. A value
+ * put whole is walked element by element through the same punctuation;
+ * integers, literals and strings without escapes are written here, reals
+ * and strings that need escapes by jansson. Only past the depth limit is
+ * a container dumped by jansson, with 2 spaces per open container added
  * after each of its newlines (strings never hold a raw newline: jansson
  * escapes it).
  */
@@ -46,7 +49,7 @@ static void flush(struct tp_jw *w)
 	w->len = 0;
 }
 
-static void raw(struct tp_jw *w, const char *s, size_t n)
+static void raw_slow(struct tp_jw *w, const char *s, size_t n)
 {
 	while (n && !w->failed) {
 		size_t k = JW_BUF_SIZE - w->len;
@@ -62,16 +65,33 @@ static void raw(struct tp_jw *w, const char *s, size_t n)
 	}
 }
 
+/* Called for every token: the usual case (room in the buffer) inline. */
+static inline void raw(struct tp_jw *w, const char *s, size_t n)
+{
+	if (n < JW_BUF_SIZE - w->len) {
+		memcpy(w->buf + w->len, s, n);
+		w->len += n;
+	} else {
+		raw_slow(w, s, n);
+	}
+}
+
+/* A newline and 2 spaces per level, in one piece. */
 static void newline(struct tp_jw *w, int level)
 {
-	static const char spaces[] = "                                ";
+	static const char line[] = "\n"
+		"                                                                ";
 	size_t n = (size_t)level * 2;
 
-	raw(w, "\n", 1);
-	while (n) {
-		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+	if (n + 1 < sizeof(line)) {
+		raw(w, line, n + 1);
+		return;
+	}
+	raw(w, line, sizeof(line) - 1);
+	for (n -= sizeof(line) - 2; n; ) {
+		size_t k = n < sizeof(line) - 2 ? n : sizeof(line) - 2;
 
-		raw(w, spaces, k);
+		raw(w, line + 1, k);
 		n -= k;
 	}
 }
@@ -169,21 +189,122 @@ static void attach(struct tp_jw *w, const char *key, json_t *v)
 		json_array_append_new(w->open[d - 1], v);
 }
 
+static void open_container(struct tp_jw *w, const char *key, bool object);
+
+/* An integer as jansson prints it ("%lld"), without printf. */
+static void integer_text(struct tp_jw *w, json_int_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	/* negated as unsigned: -INT64_MIN does not fit */
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
+				       (unsigned long long)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	raw(w, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* A string jansson would write unchanged between quotes: printable
+ * ASCII without '"' or '\\' (with JSON_ENSURE_ASCII, anything else is
+ * escaped). */
+static bool plain_string(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			return false;
+	}
+	return true;
+}
+
+/* A scalar's text: integers, plain strings and literals here; reals and
+ * strings that need escapes by jansson itself. */
+static void scalar_text(struct tp_jw *w, json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_INTEGER:
+		integer_text(w, json_integer_value(v));
+		return;
+	case JSON_STRING:
+		if (plain_string(json_string_value(v), json_string_length(v))) {
+			raw(w, "\"", 1);
+			raw(w, json_string_value(v), json_string_length(v));
+			raw(w, "\"", 1);
+			return;
+		}
+		break;
+	case JSON_TRUE:
+		raw(w, "true", 4);
+		return;
+	case JSON_FALSE:
+		raw(w, "false", 5);
+		return;
+	case JSON_NULL:
+		raw(w, "null", 4);
+		return;
+	default:
+		break;
+	}
+	dump(w, v);
+}
+
+/* Stream mode: v written element by element through the writer's own
+ * punctuation, which lays containers out as jansson does (objects in
+ * insertion order, as jansson dumps them): much faster than a jansson
+ * dump re-indented line by line. Past the depth limit, jansson dumps. */
+static void emit(struct tp_jw *w, const char *key, json_t *v)
+{
+	bool object = json_is_object(v);
+
+	if ((object || json_is_array(v)) && w->depth < TP_JW_MAX_DEPTH) {
+		open_container(w, key, object);
+		if (object) {
+			const char *k;
+			json_t *x;
+
+			json_object_foreach(v, k, x)
+				emit(w, k, x);
+		} else {
+			size_t i;
+			json_t *x;
+
+			json_array_foreach(v, i, x)
+				emit(w, NULL, x);
+		}
+		tp_jw_end(w);
+		return;
+	}
+	if (!begin(w, key))
+		return;
+	if (writing(w)) {
+		if (json_is_object(v) || json_is_array(v))
+			dump(w, v);
+		else
+			scalar_text(w, v);
+	}
+	if (w->depth == 0)
+		w->done = true;
+}
+
 void tp_jw_put(struct tp_jw *w, const char *key, json_t *v)
 {
 	if (!v)
 		return;
+	if (w->out) {
+		emit(w, key, v);
+		json_decref(v);
+		return;
+	}
 	if (!begin(w, key)) {
 		json_decref(v);
 		return;
 	}
-	if (w->out) {
-		if (writing(w))
-			dump(w, v);
-		json_decref(v);
-	} else {
-		attach(w, key, v);
-	}
+	attach(w, key, v);
 	if (w->depth == 0)
 		w->done = true;
 }
