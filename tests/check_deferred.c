@@ -3,8 +3,9 @@
  *
  * Commands that run the ops analysis open captures with their large
  * device lines left unscanned (struct tp_decode_opts.defer_min_bytes) and
- * scan them inside the ops pass, one thread per core; pages behind the
- * readers are dropped. Here every capture is reported both ways, with
+ * scan them inside the ops pass, one thread per core, reading the fields
+ * after their first event there too (tp_line.tail_unread); pages behind
+ * the readers are dropped. Here every capture is reported both ways, with
  * nothing deferred on one thread and everything deferred on three, and
  * the report documents must be equal byte for byte; corrupt bytes
  * anywhere must give the same error either way.
@@ -45,8 +46,11 @@ static char *report_of(const char *path, size_t defer, unsigned threads)
 	char *text;
 
 	tp_set_threads(threads);
+	/* deferred: every line's tail is left to its scan too */
+	tp_xspace_framing_min_bytes = defer ? 0 : (size_t)1 << 20;
 	if (tp_capture_open(&cap, &path, 1, &o, &err) != TP_OK) {
 		tp_set_threads(0);
+		tp_xspace_framing_min_bytes = (size_t)1 << 20;
 		return tp_xasprintf("error %d: %s", (int)err.code, err.msg);
 	}
 	if (tp_report_build(&r, &cap, &f, &err) != TP_OK) {
@@ -65,6 +69,7 @@ static char *report_of(const char *path, size_t defer, unsigned threads)
 	}
 	tp_capture_release(&cap);
 	tp_set_threads(0);
+	tp_xspace_framing_min_bytes = (size_t)1 << 20;
 	return text;
 }
 

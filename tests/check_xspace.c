@@ -416,6 +416,145 @@ START_TEST(test_parallel_framing_same_errors)
 }
 END_TEST
 
+/* Lines with fields after their events (duration_ps, display_id,
+ * display_name, and a name repeated after the events, which counts in no
+ * line), on two TPU planes and a host plane. */
+static struct pb space_with_tails(void)
+{
+	struct pb space = { 0 };
+
+	for (int p = 0; p < 3; p++) {
+		struct pb plane = { 0 };
+
+		pb_int(&plane, 1, p + 1);
+		pb_str(&plane, 2, p == 2 ? "/host:CPU" : p ? "/device:TPU:1" : "/device:TPU:0");
+		for (int l = 0; l < 2; l++) {
+			struct pb line = { 0 };
+
+			pb_int(&line, 1, l + 1);
+			pb_str(&line, 2, l ? "XLA Modules" : "XLA Ops");
+			pb_int(&line, 3, 1000 + p);
+			for (int e = 0; e < 6; e++)
+				event(&line, 7, 100 * e, 50, e % 2 ? 90 * e : -1, 40);
+			pb_int(&line, 9, 777 + l);
+			pb_int(&line, 10, 3 + l);
+			pb_str(&line, 11, l ? "modules shown" : "ops shown");
+			pb_str(&line, 2, "a name after the events");
+			pb_msg(&plane, 3, &line);
+			pb_free(&line);
+		}
+		stat_meta(&plane, SM_DEV_OFF, "device_offset_ps");
+		stat_meta(&plane, SM_DEV_DUR, "device_duration_ps");
+		pb_msg(&space, 1, &plane);
+		pb_free(&plane);
+	}
+	return space;
+}
+
+/* What decoding and scanning everything says: the message (a deferred
+ * line's damaged framing is met by its scan, not at open; the words are
+ * the same), or every line's fields and counts. */
+static void decode_all(const uint8_t *data, size_t len, bool deferred,
+		       unsigned threads, char *out, size_t cap, size_t *tails)
+{
+	struct tp_decode_opts o = { .defer_min_bytes = deferred ? 1 : 0,
+				    .threads = threads };
+	struct tp_arena a;
+	struct tp_xspace xs;
+	struct tp_error err = { 0 };
+	size_t used = 0;
+
+	tp_xspace_framing_min_bytes = deferred ? 0 : (size_t)1 << 20;
+	tp_arena_init(&a);
+	if (tp_xspace_decode_ex(&xs, &a, data, len, "t.pb", &o, &err) != TP_OK) {
+		snprintf(out, cap, "%s", err.msg);
+	} else {
+		for (size_t p = 0; p < xs.n_planes; p++)
+			for (size_t l = 0; l < xs.planes[p].n_lines; l++)
+				*tails += xs.planes[p].lines[l].tail_unread;
+		if (tp_xspace_finish_scan(&xs, &err) != TP_OK) {
+			snprintf(out, cap, "%s", err.msg); /* later, same words */
+		} else {
+			for (size_t p = 0; p < xs.n_planes; p++)
+				for (size_t l = 0; l < xs.planes[p].n_lines && used < cap; l++) {
+					const struct tp_line *ln = &xs.planes[p].lines[l];
+
+					used += (size_t)snprintf(out + used, cap - used,
+						"[%lld %.*s %.*s %lld %lld %lld %llu %llu %lld %lld]",
+						(long long)ln->id, (int)ln->name.len, ln->name.ptr,
+						(int)ln->display_name.len, ln->display_name.ptr,
+						(long long)ln->display_id, (long long)ln->duration_ps,
+						(long long)ln->timestamp_ns,
+						(unsigned long long)ln->n_event_fields,
+						(unsigned long long)ln->n_events,
+						(long long)ln->first_start_ps,
+						(long long)ln->last_end_ps);
+				}
+		}
+	}
+	tp_xspace_framing_min_bytes = (size_t)1 << 20;
+	tp_arena_release(&a);
+}
+
+/* Deferred lines leave their tail (the fields after the first event) to
+ * their scan: once scanned they hold what a full decode reads, and
+ * damaged bytes anywhere give the full decode's message, on one thread
+ * or three. */
+START_TEST(test_deferred_tails)
+{
+	struct pb b = space_with_tails();
+	uint8_t *copy = tp_xmalloc(b.len);
+	char plain[2048], fast[2048], threaded[2048];
+	size_t tails = 0;
+
+	decode_all(b.data, b.len, true, 1, fast, sizeof(fast), &tails);
+	ck_assert_uint_eq(tails, 4); /* the device planes' lines */
+	ck_assert_msg(strstr(fast, "[1 XLA Ops ops shown 3 777 1000 6 6 ") == fast, "%s", fast);
+	ck_assert_ptr_nonnull(strstr(fast, "[2 XLA Modules modules shown 4 778 1002 6 6 "));
+	for (size_t i = 0; i < 2 * b.len; i++) {
+		size_t len = i < b.len ? b.len : i - b.len;
+
+		memcpy(copy, b.data, b.len);
+		if (i < b.len)
+			copy[i] = 0xff;
+		decode_all(copy, len, false, 1, plain, sizeof(plain), &tails);
+		decode_all(copy, len, true, 1, fast, sizeof(fast), &tails);
+		decode_all(copy, len, true, 3, threaded, sizeof(threaded), &tails);
+		ck_assert_msg(strcmp(plain, fast) == 0, "%s %zu: '%s' vs '%s'",
+			      i < b.len ? "byte" : "cut at", i < b.len ? i : len, plain, fast);
+		ck_assert_msg(strcmp(plain, threaded) == 0, "%zu: '%s' vs '%s'", i,
+			      plain, threaded);
+	}
+	free(copy);
+	pb_free(&b);
+}
+END_TEST
+
+/* Two damaged bytes: a damaged event before a damaged framing (in the
+ * same line, another line or a line scanned at open) must still give
+ * the framing's message, as a full decode meets it first. */
+START_TEST(test_deferred_tails_two_errors)
+{
+	struct pb b = space_with_tails();
+	uint8_t *copy = tp_xmalloc(b.len);
+	char plain[2048], fast[2048];
+	size_t tails = 0;
+
+	for (size_t i = 0; i < b.len; i += 7)
+		for (size_t j = i + 5; j < b.len; j += 11) {
+			memcpy(copy, b.data, b.len);
+			copy[i] = 0xff;
+			copy[j] = 0xff;
+			decode_all(copy, b.len, false, 1, plain, sizeof(plain), &tails);
+			decode_all(copy, b.len, true, 2, fast, sizeof(fast), &tails);
+			ck_assert_msg(strcmp(plain, fast) == 0, "bytes %zu, %zu: '%s' vs '%s'",
+				      i, j, plain, fast);
+		}
+	free(copy);
+	pb_free(&b);
+}
+END_TEST
+
 /* The same corruption checks with the threaded scan forced on. */
 static void threads_on(void)
 {
@@ -443,6 +582,8 @@ int main(void)
 			    sizeof(varint_values) / sizeof(varint_values[0]));
 	tcase_add_test(tc, test_varint_too_long);
 	tcase_add_test(tc, test_parallel_framing_same_errors);
+	tcase_add_test(tc, test_deferred_tails);
+	tcase_add_test(tc, test_deferred_tails_two_errors);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tt, 60);
 	tcase_add_checked_fixture(tt, threads_on, threads_off);

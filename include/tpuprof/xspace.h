@@ -93,7 +93,16 @@ struct tp_line {
 	struct tp_str body;     /* the XLine message bytes, borrowed   */
 	size_t body_offset;     /* file offset of body                 */
 	uint64_t n_event_fields; /* events framed in the message: known
-				  * at decode, before any event is read */
+				  * at decode, before any event is read;
+				  * on a line with tail_unread, 1 until
+				  * its scan ends (the line has events) */
+	/* A deferred line's fields after its first event (display_id,
+	 * display_name, duration_ps, the events' framing) are read by its
+	 * scan, not at decode: walking a GB of framing at open would read
+	 * every event twice (tp_decode_opts.defer_min_bytes). id, name and
+	 * timestamp_ns are those written before the first event, in every
+	 * line (where producers write them; repeats after it are ignored). */
+	bool tail_unread;
 	/* Set by the scan of the line's events (see tp_xspace_decode_ex):
 	 * until `scanned`, these are zero. */
 	bool scanned;           /* every event read and validated      */
@@ -108,6 +117,9 @@ struct tp_line {
 	const char *scan_error; /* static text when the scan met corrupt
 				 * bytes, at file offset scan_error_offset */
 	size_t scan_error_offset;
+	bool framing_error;     /* scan_error is in the line's framing
+				 * (tail_unread lines only): the decoder
+				 * would have met it at open            */
 };
 
 enum tp_plane_kind {
@@ -186,8 +198,12 @@ struct tp_decode_opts {
 	/* Lines of device planes (TPU, GPU) at least this long are left
 	 * unscanned (0: scan everything): an analysis that reads them anyway
 	 * scans them as it goes (tp_event_iter_init_scan), so their events
-	 * are read once, not twice. tp_xspace_finish_scan() scans whatever
-	 * is left; until then those lines' counts are zero. */
+	 * are read once, not twice. Their framing too: the fields after
+	 * their first event are left to the scan (tp_line.tail_unread).
+	 * tp_xspace_finish_scan() scans whatever is left; until then those
+	 * lines' counts are zero. Errors are those of a full decode: a
+	 * damaged framing is reported as the decoder reports it, before any
+	 * damaged event (see tp_xspace_finish_scan). */
 	size_t defer_min_bytes;
 	/* The bytes map a file: pages of a line may be dropped from memory
 	 * once it is scanned (they fault back in if read again). Never set
@@ -269,6 +285,8 @@ struct tp_event_iter {
 	struct tp_line *scan;  /* set by tp_event_iter_init_scan        */
 	const struct tp_xspace *xs;
 	const uint8_t *dropped; /* pages before this may be dropped     */
+	const uint8_t *event_end; /* end of the event being decoded      */
+	bool framing_failed;   /* the error is in the line's framing    */
 	struct tp_wire w;
 };
 

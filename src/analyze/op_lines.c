@@ -298,8 +298,18 @@ struct line_pass {
 	struct tp_op_ctx *c;
 	struct tp_ops_core *core;
 	struct stream st;
-	size_t n, cap;        /* records, when the line takes them     */
+	size_t n;             /* records, when the line takes them     */
 };
+
+/* Records grow as they come: a line's events are counted by the scan
+ * this pass is (tp_line.tail_unread), not before. */
+static inline void push_record(struct tp_op_bufs *b, size_t *n,
+			       const struct tp_op_rec *r)
+{
+	if (*n == b->cap_recs)
+		b->recs = tp_xgrow(b->recs, &b->cap_recs, *n + 1, sizeof(*b->recs));
+	b->recs[(*n)++] = *r;
+}
 
 /* One timed occurrence of op id: its times, the core's span, nesting.
  * Inline: once per event. */
@@ -317,8 +327,8 @@ static inline void add_timed(struct line_pass *lp, uint32_t id, int64_t start,
 	span(lp->core, start, tp_sat_add(start, dur));
 	if (lp->st.on)
 		stream_push(lp->c, &lp->st, &r);
-	else if (lp->st.records && lp->n < lp->cap)
-		lp->c->bufs->recs[lp->n++] = r;
+	else if (lp->st.records)
+		push_record(lp->c->bufs, &lp->n, &r);
 }
 
 /* Any event, read one at a time. */
@@ -366,7 +376,7 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_op_bufs *b = c->bufs;
-	struct line_pass lp = { c, &ops->cores[c->core], { 0 }, 0, 0 };
+	struct line_pass lp = { c, &ops->cores[c->core], { 0 }, 0 };
 	bool bulk = lp.core->source != TP_OPSRC_GPU;
 	struct tp_event_iter it;
 	struct tp_event ev;
@@ -374,10 +384,6 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	stream_start(&lp.st, ops, lp.core);
 	if (bulk && !b->batch)
 		b->batch = tp_xmalloc(sizeof(*b->batch));
-	if (lp.st.records) {
-		lp.cap = ln->n_event_fields;
-		b->recs = tp_xgrow(b->recs, &b->cap_recs, lp.cap + 1, sizeof(*b->recs));
-	}
 	if (ln->scanned)
 		tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 	else

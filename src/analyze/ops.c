@@ -66,7 +66,8 @@ static bool op_source(const struct tp_plane *pl, enum tp_op_source *src)
 	for (size_t l = 0; l < pl->n_lines; l++) {
 		const struct tp_line *ln = &pl->lines[l];
 
-		/* n_event_fields: known before a deferred line is scanned */
+		/* n_event_fields: non-zero when the line has events, also before
+		 * a deferred line is scanned */
 		if (!ln->n_event_fields)
 			continue;
 		xla |= is_xla_op_line(ln);

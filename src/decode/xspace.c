@@ -295,13 +295,16 @@ static int decode_plane_maps(struct decode_ctx *c, struct tp_wire *pw,
 
 /* Per-metadata event counts let analyses count events by kind without
  * reading them again; kept for lines with at least 8 events per metadata
- * entry, so they cost at most a small part of the line's bytes. */
+ * entry (or, while the events are not counted yet, 256 bytes), so they
+ * cost at most a small part of the line's bytes. */
 static void alloc_meta_counts(struct decode_ctx *c, struct tp_plane *pl)
 {
 	for (size_t l = 0; l < pl->n_lines; l++) {
 		struct tp_line *ln = &pl->lines[l];
+		uint64_t per_meta = ln->tail_unread ? ln->body.len / 256 :
+						      ln->n_event_fields / 8;
 
-		if (pl->n_event_meta && ln->n_event_fields >= 8 * (uint64_t)pl->n_event_meta)
+		if (pl->n_event_meta && per_meta >= (uint64_t)pl->n_event_meta)
 			ln->meta_counts = tp_arena_calloc(c->arena, pl->n_event_meta,
 							  sizeof(*ln->meta_counts));
 	}
@@ -327,7 +330,7 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 			struct tp_wire lw;
 
 			tp_wire_sub(&lw, &w, &f);
-			if (tp_line_header(c->xs, &lw, &pl->lines[il++], c->pending) < 0) {
+			if (tp_line_header(c->xs, &lw, pl, &pl->lines[il++], c->pending) < 0) {
 				w = lw;
 				break;
 			}
@@ -464,26 +467,45 @@ static enum tp_err scan_failed(struct decode_ctx *c, const struct tp_plane *pl,
 {
 	char where[160];
 
+	if (ln->framing_error) /* as the decoder says it at open */
+		return corrupt(c, bad, "a plane");
 	snprintf(where, sizeof(where), "an event of line '%.*s' of plane '%.*s'",
 		 (int)(ln->name.len > 40 ? 40 : ln->name.len), ln->name.ptr,
 		 (int)(pl->name.len > 60 ? 60 : pl->name.len), pl->name.ptr);
 	return corrupt(c, bad, where);
 }
 
-/* The framing of the long lines, in parallel; its first error counts if
- * it comes before the one the structure met (rc), as one pass would have
- * met it first. */
+/* The framing of the long lines, in parallel, but for the deferred ones
+ * (left to their scans) when the structure is sound; its first error
+ * counts if it comes before the one the structure met (rc), as one pass
+ * would have met it first. */
 static enum tp_err finish_framing(struct decode_ctx *c,
 				  struct tp_framing *pending, unsigned threads,
-				  enum tp_err rc)
+				  size_t defer_min_bytes, enum tp_err rc)
 {
 	struct tp_wire bad;
 
-	if (pending->n && tp_framing_run(c->xs, pending, threads, &bad) < 0 &&
+	if (pending->n &&
+	    tp_framing_run(c->xs, pending, threads, rc == TP_OK ? defer_min_bytes : 0,
+			   &bad) < 0 &&
 	    (rc == TP_OK || bad.error_offset < c->fail_offset))
 		rc = corrupt(c, &bad, "a plane");
 	tp_framing_release(pending);
 	return rc;
+}
+
+/* Opening scanned the lines it does not defer and one is damaged: a
+ * full decode reports a damaged framing of a deferred line, or an
+ * earlier damaged event in one, first. So they are scanned too. */
+static enum tp_err open_scan_failed(struct decode_ctx *c, struct tp_xspace *xs,
+				    unsigned threads)
+{
+	const struct tp_plane *pl = NULL;
+	const struct tp_line *ln = NULL;
+	struct tp_wire bad = { 0 };
+
+	tp_xspace_scan_lines(xs, 0, threads, &pl, &ln, &bad);
+	return scan_failed(c, pl, ln, &bad);
 }
 
 enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
@@ -493,6 +515,7 @@ enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
 				struct tp_error *err)
 {
 	unsigned threads = opts && opts->threads ? opts->threads : tp_threads();
+	size_t defer = opts ? opts->defer_min_bytes : 0;
 	struct tp_framing pending = { 0 };
 	struct decode_ctx c = { arena, name, err, xs, NULL, SIZE_MAX };
 	struct tp_wire top, bad = { 0 };
@@ -505,21 +528,20 @@ enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
 	xs->size = size;
 	xs->name = name;
 	xs->drop_pages = opts && opts->drop_pages;
-	/* with threads, long lines' framing is walked in parallel after
-	 * the structure (xspace_framing.c) */
-	c.pending = threads > 1 ? &pending : NULL;
+	/* long lines' framing is walked in parallel after the structure,
+	 * or by their scans (xspace_framing.c) */
+	c.pending = &pending;
 	tp_wire_init(&top, data, data, size);
 	rc = decode_space_fields(&c, &top, xs);
-	rc = finish_framing(&c, &pending, threads, rc);
+	rc = finish_framing(&c, &pending, threads, defer, rc);
 	if (rc != TP_OK)
 		return rc;
 	for (size_t p = 0; p < xs->n_planes; p++)
 		alloc_meta_counts(&c, &xs->planes[p]);
 	choose_time_origin(xs);
-	if (tp_xspace_scan_lines(xs, opts ? opts->defer_min_bytes : 0,
-				 opts ? opts->threads : 0, &bad_plane,
+	if (tp_xspace_scan_lines(xs, defer, opts ? opts->threads : 0, &bad_plane,
 				 &bad_line, &bad) < 0)
-		return scan_failed(&c, bad_plane, bad_line, &bad);
+		return open_scan_failed(&c, xs, opts ? opts->threads : 0);
 	/* Decoding read the metadata too; what analyses need of it faults
 	 * back in, so a run of many hosts keeps only what it uses. */
 	tp_xspace_drop(xs, data, size);

@@ -23,6 +23,8 @@ void tp_event_iter_init(struct tp_event_iter *it, const struct tp_xspace *xs,
 	it->scan = NULL;
 	it->xs = xs;
 	it->dropped = (const uint8_t *)ln->body.ptr;
+	it->event_end = NULL;
+	it->framing_failed = false;
 	tp_wire_init(&it->w, xs->base, (const uint8_t *)ln->body.ptr,
 		     ln->body.len);
 }
@@ -76,7 +78,10 @@ static void scan_account(const struct tp_plane *pl, struct tp_line *ln,
 	ln->has_span = true;
 }
 
-/* The end of a scan: done, or the first corrupt byte. */
+/* The end of a scan: done, or the first corrupt byte. A line whose
+ * tail opening left unread has it read now: on a damaged event, the
+ * framing after it is still walked, as a damaged framing there is what
+ * a full decode reports. */
 static int scan_end(struct tp_event_iter *it, int rc)
 {
 	struct tp_line *ln = it->scan;
@@ -86,7 +91,13 @@ static int scan_end(struct tp_event_iter *it, int rc)
 		if (rc < 0) {
 			ln->scan_error = it->w.error;
 			ln->scan_error_offset = it->w.error_offset;
+			ln->framing_error = it->framing_failed;
+			if (ln->tail_unread && !it->framing_failed)
+				tp_line_walk_tail(it->xs, ln, it->event_end);
+		} else if (ln->tail_unread) {
+			ln->n_event_fields = ln->n_events;
 		}
+		ln->tail_unread = false;
 		it->scan = NULL;
 	}
 	return rc;
@@ -394,6 +405,7 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *evf,
 	bool look = want || it->validate;
 	struct event_fields ef;
 
+	it->event_end = evf->data + evf->len;
 	reset_event(ev, evf, &ef);
 	if (!fast_fields(it, evf->data, evf->data + evf->len, want, ev, &ef)) {
 		reset_event(ev, evf, &ef);
@@ -445,9 +457,13 @@ static int next_event(struct tp_event_iter *it, struct tp_event *ev)
 		it->w.p = q + len;
 		return decode_event(it, &f, ev);
 	}
-	while ((rc = tp_wire_next(&it->w, &f)) > 0)
+	while ((rc = tp_wire_next(&it->w, &f)) > 0) {
 		if (f.number == 4 && f.type == TP_WIRE_LEN)
 			return decode_event(it, &f, ev);
+		if (it->scan && it->scan->tail_unread)
+			tp_line_tail_field(it->scan, &f);
+	}
+	it->framing_failed = rc < 0;
 	return rc;
 }
 

@@ -3,16 +3,20 @@
  * number order, so some (duration_ps, display_id, display_name) follow
  * the events: reading them means walking every event's framing (a tag
  * and a length; the events themselves are read later, by a scan). On a
- * GB capture that walk is a sizeable part of opening, so with threads
- * the long lines wait in a list and are walked in parallel once the
- * structure is read; the decoder then reports the first damaged byte in
- * file order, as a single pass would.
+ * GB capture that walk is a sizeable part of opening, so the fields
+ * before the first event are read at once and long lines wait in a list:
+ * deferred ones (tp_decode_opts.defer_min_bytes) are left to their scan,
+ * which reads every event anyway; the others are walked in parallel once
+ * the structure is read. Either way the decoder reports the first
+ * damaged byte of the framing in file order, as a single pass would.
  */
 #include "xspace_internal.h"
 
 #include <stdlib.h>
 
-/* Lines shorter than this are walked at once; tests lower it. */
+/* Lines shorter than this are walked at once, longer ones once the
+ * structure is read (in parallel, or left to their scan); tests lower
+ * it. */
 size_t tp_xspace_framing_min_bytes = (size_t)1 << 20;
 
 static bool is_len(const struct tp_field *f)
@@ -25,24 +29,58 @@ static struct tp_str field_str(const struct tp_field *f)
 	return tp_str_make((const char *)f->data, f->len);
 }
 
-static void header_field(struct tp_line *ln, const struct tp_field *f)
+/* One of the line's own fields. id, name and timestamp count only before
+ * the first event: a deferred line's are read at open, before its events
+ * are (see tp_line.tail_unread), and every line reads them alike. */
+static void header_field(struct tp_line *ln, const struct tp_field *f,
+			 bool after_event)
 {
 	bool v = f->type == TP_WIRE_VARINT;
 
-	if (f->number == 1 && v)
-		ln->id = (int64_t)f->value;
+	if (f->number == 4 && is_len(f))
+		ln->n_event_fields++;
 	else if (f->number == 10 && v)
 		ln->display_id = (int64_t)f->value;
-	else if (f->number == 2 && is_len(f))
-		ln->name = field_str(f);
 	else if (f->number == 11 && is_len(f))
 		ln->display_name = field_str(f);
-	else if (f->number == 3 && v)
-		ln->timestamp_ns = (int64_t)f->value;
 	else if (f->number == 9 && v)
 		ln->duration_ps = (int64_t)f->value;
-	else if (f->number == 4 && is_len(f))
-		ln->n_event_fields++;
+	else if (after_event)
+		return;
+	else if (f->number == 1 && v)
+		ln->id = (int64_t)f->value;
+	else if (f->number == 2 && is_len(f))
+		ln->name = field_str(f);
+	else if (f->number == 3 && v)
+		ln->timestamp_ns = (int64_t)f->value;
+}
+
+void tp_line_tail_field(struct tp_line *ln, const struct tp_field *f)
+{
+	header_field(ln, f, true);
+}
+
+/* The fields before the first event. 1 with w at that event, 0 at the
+ * end of a line without events, -1 on corrupt bytes. */
+static int read_head(struct tp_wire *w, struct tp_line *ln)
+{
+	struct tp_wire peek;
+	struct tp_field f;
+	int rc;
+
+	for (;;) {
+		if (w->p < w->end && *w->p == 0x22)
+			return 1;
+		peek = *w;
+		if ((rc = tp_wire_next(&peek, &f)) <= 0) {
+			*w = peek;
+			return rc;
+		}
+		if (f.number == 4 && is_len(&f))
+			return 1; /* an event under a longer tag */
+		*w = peek;
+		header_field(ln, &f, false);
+	}
 }
 
 /* Skips events (tag 0x22, length in range) by their framing alone; the
@@ -63,10 +101,8 @@ static uint64_t skip_events(struct tp_wire *w, const uint8_t *stop)
 	return n;
 }
 
-/* Reads an XLine's scalar fields; its events are walked later. Fields
- * may follow the events, so this reads every event's framing; it drops
- * the pages behind it as it goes (see tp_xspace_drop). */
-/* The walk itself: header fields, and every event's framing. */
+/* The line's fields from w->p on, walking every event's framing, a few
+ * MiB at a time, dropping the pages behind it (see tp_xspace_drop). */
 static int walk_line(const struct tp_xspace *xs, struct tp_wire *w,
 		     struct tp_line *ln)
 {
@@ -74,10 +110,7 @@ static int walk_line(const struct tp_xspace *xs, struct tp_wire *w,
 	struct tp_field f;
 	int rc;
 
-	ln->body = tp_str_make((const char *)w->p, (size_t)(w->end - w->p));
-	ln->body_offset = (size_t)(w->p - w->base);
 	for (;;) {
-		/* a few MiB at a time, dropping the pages behind */
 		if (w->p - dropped >= (4 << 20)) {
 			tp_xspace_drop(xs, dropped, (size_t)(w->p - dropped));
 			dropped = w->p;
@@ -91,24 +124,31 @@ static int walk_line(const struct tp_xspace *xs, struct tp_wire *w,
 		}
 		if ((rc = tp_wire_next(w, &f)) <= 0)
 			break;
-		header_field(ln, &f);
+		header_field(ln, &f, ln->n_event_fields > 0);
 	}
 	tp_xspace_drop(xs, dropped, (size_t)(w->p - dropped));
 	return rc;
 }
 
-
 int tp_line_header(const struct tp_xspace *xs, struct tp_wire *w,
-		   struct tp_line *ln, struct tp_framing *pending)
+		   const struct tp_plane *pl, struct tp_line *ln,
+		   struct tp_framing *pending)
 {
-	if (!pending || (size_t)(w->end - w->p) < tp_xspace_framing_min_bytes)
-		return walk_line(xs, w, ln);
-	/* the walk starts from the line's first byte, as here */
+	struct tp_framing_line *e;
+	int rc;
+
 	ln->body = tp_str_make((const char *)w->p, (size_t)(w->end - w->p));
 	ln->body_offset = (size_t)(w->p - w->base);
+	if ((rc = read_head(w, ln)) <= 0)
+		return rc;
+	if (!pending || ln->body.len < tp_xspace_framing_min_bytes)
+		return walk_line(xs, w, ln);
 	pending->lines = tp_xgrow(pending->lines, &pending->cap, pending->n + 1,
 				  sizeof(*pending->lines));
-	pending->lines[pending->n++] = ln;
+	e = &pending->lines[pending->n++];
+	e->line = ln;
+	e->plane = pl;
+	e->from = w->p;
 	w->p = w->end;
 	return 0;
 }
@@ -121,22 +161,44 @@ struct framing_run {
 static void walk_pending(void *ctx, size_t i, unsigned worker)
 {
 	const struct framing_run *run = ctx;
-	struct tp_line *ln = run->pending->lines[i];
+	const struct tp_framing_line *e = &run->pending->lines[i];
+	const uint8_t *end = (const uint8_t *)e->line->body.ptr + e->line->body.len;
 	struct tp_wire *w = &run->pending->errors[i];
 
 	(void)worker;
-	tp_wire_init(w, run->xs->base, (const uint8_t *)ln->body.ptr, ln->body.len);
-	if (walk_line(run->xs, w, ln) >= 0)
+	w->error = NULL;
+	if (e->line->tail_unread)
+		return; /* its scan reads it */
+	e->line->n_event_fields = 0;
+	tp_wire_init(w, run->xs->base, e->from, (size_t)(end - e->from));
+	if (walk_line(run->xs, w, e->line) >= 0)
 		w->error = NULL;
 }
 
-int tp_framing_run(const struct tp_xspace *xs, struct tp_framing *pending,
-		   unsigned threads, struct tp_wire *bad)
+/* Deferred lines' tails are left to their scans (tails true), or not. */
+static size_t mark_tails(struct tp_framing *pending, size_t defer_min_bytes,
+			 bool tails)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pending->n; i++) {
+		struct tp_framing_line *e = &pending->lines[i];
+
+		if (defer_min_bytes && tp_line_deferred(e->plane, e->line, defer_min_bytes)) {
+			e->line->tail_unread = tails;
+			e->line->n_event_fields = tails; /* read_head met one */
+			n++;
+		}
+	}
+	return n;
+}
+
+static int walk_all(const struct tp_xspace *xs, struct tp_framing *pending,
+		    unsigned threads, struct tp_wire *bad)
 {
 	struct framing_run run = { xs, pending };
 	const struct tp_wire *first = NULL;
 
-	pending->errors = tp_xcalloc(pending->n, sizeof(*pending->errors));
 	tp_parallel_for(pending->n, threads, walk_pending, &run);
 	for (size_t i = 0; i < pending->n; i++)
 		if (pending->errors[i].error &&
@@ -145,6 +207,34 @@ int tp_framing_run(const struct tp_xspace *xs, struct tp_framing *pending,
 	if (first)
 		*bad = *first;
 	return first ? -1 : 0;
+}
+
+int tp_framing_run(const struct tp_xspace *xs, struct tp_framing *pending,
+		   unsigned threads, size_t defer_min_bytes, struct tp_wire *bad)
+{
+	int rc;
+
+	pending->errors = tp_xcalloc(pending->n + 1, sizeof(*pending->errors));
+	mark_tails(pending, defer_min_bytes, true);
+	rc = walk_all(xs, pending, threads, bad);
+	if (rc < 0 && mark_tails(pending, defer_min_bytes, false))
+		/* a damaged framing: one of a deferred line may come first */
+		rc = walk_all(xs, pending, threads, bad);
+	return rc;
+}
+
+void tp_line_walk_tail(const struct tp_xspace *xs, struct tp_line *ln,
+		       const uint8_t *from)
+{
+	const uint8_t *end = (const uint8_t *)ln->body.ptr + ln->body.len;
+	struct tp_wire w;
+
+	tp_wire_init(&w, xs->base, from, (size_t)(end - from));
+	if (walk_line(xs, &w, ln) < 0) {
+		ln->scan_error = w.error;
+		ln->scan_error_offset = w.error_offset;
+		ln->framing_error = true;
+	}
 }
 
 void tp_framing_release(struct tp_framing *pending)

@@ -26,22 +26,43 @@ int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
 			 unsigned threads, const struct tp_plane **bad_plane,
 			 const struct tp_line **bad_line, struct tp_wire *bad);
 
-/* Long lines whose framing walk waits for threads (xspace_framing.c). */
+/* Whether opening leaves a line to the analysis that reads it: a long
+ * line of a device plane (see tp_decode_opts.defer_min_bytes). */
+bool tp_line_deferred(const struct tp_plane *pl, const struct tp_line *ln,
+		      size_t defer_min_bytes);
+
+/* Long lines whose framing walk waits (xspace_framing.c). */
+struct tp_framing_line {
+	struct tp_line *line;
+	const struct tp_plane *plane;
+	const uint8_t *from;     /* the first event: the walk starts there */
+};
 struct tp_framing {
-	struct tp_line **lines;  /* malloc'd                            */
+	struct tp_framing_line *lines; /* malloc'd                      */
 	size_t n, cap;
 	struct tp_wire *errors;  /* malloc'd by tp_framing_run, per line */
 };
 
-/* Reads an XLine's fields from w (the line's bytes), walking past every
- * event's framing; with pending, a long line is only recorded for
- * tp_framing_run. -1 on corrupt bytes, the error in w. */
+/* Reads an XLine's fields from w (the line's bytes): those before the
+ * first event at once; the rest, walking past every event's framing,
+ * also at once for short lines or without pending, else the line is
+ * recorded for tp_framing_run. -1 on corrupt bytes, the error in w. */
 int tp_line_header(const struct tp_xspace *xs, struct tp_wire *w,
-		   struct tp_line *ln, struct tp_framing *pending);
-/* Walks the pending lines on up to `threads` threads; -1 with the first
- * damaged byte (in file order) in *bad. */
+		   const struct tp_plane *pl, struct tp_line *ln,
+		   struct tp_framing *pending);
+/* Leaves deferred lines (defer_min_bytes, 0: none) to their scan
+ * (tail_unread), walks the other pending lines on up to `threads`
+ * threads; -1 with the first damaged byte (in file order) in *bad. */
 int tp_framing_run(const struct tp_xspace *xs, struct tp_framing *pending,
-		   unsigned threads, struct tp_wire *bad);
+		   unsigned threads, size_t defer_min_bytes, struct tp_wire *bad);
 void tp_framing_release(struct tp_framing *pending);
+
+/* A field of a tail_unread line met by its scan (not an event). */
+void tp_line_tail_field(struct tp_line *ln, const struct tp_field *f);
+/* The rest of a tail_unread line's framing from `from` (the end of the
+ * event its scan failed on): a damaged framing there replaces the
+ * scan's error (scan_error, framing_error), as it would come first. */
+void tp_line_walk_tail(const struct tp_xspace *xs, struct tp_line *ln,
+		       const uint8_t *from);
 
 #endif

@@ -47,7 +47,16 @@ static int by_size_desc(const void *a, const void *b)
 	return (x->line->body.len < y->line->body.len) - (x->line->body.len > y->line->body.len);
 }
 
-/* The damaged line that comes first in the file, among every line. */
+/* Whether a's error is reported before b's: a damaged framing before
+ * any damaged event (a full decode meets it at open), then file order. */
+static bool reported_first(const struct tp_line *a, const struct tp_line *b)
+{
+	if (a->framing_error != b->framing_error)
+		return a->framing_error;
+	return a->scan_error_offset < b->scan_error_offset;
+}
+
+/* The damaged line whose error a full decode reports, among every line. */
 static const struct tp_line *first_error(const struct tp_xspace *xs,
 					 const struct tp_plane **plane)
 {
@@ -57,8 +66,7 @@ static const struct tp_line *first_error(const struct tp_xspace *xs,
 		for (size_t l = 0; l < xs->planes[p].n_lines; l++) {
 			const struct tp_line *ln = &xs->planes[p].lines[l];
 
-			if (ln->scan_error &&
-			    (!bad || ln->scan_error_offset < bad->scan_error_offset)) {
+			if (ln->scan_error && (!bad || reported_first(ln, bad))) {
 				bad = ln;
 				*plane = &xs->planes[p];
 			}
@@ -66,8 +74,8 @@ static const struct tp_line *first_error(const struct tp_xspace *xs,
 	return bad;
 }
 
-static bool deferred(const struct tp_plane *pl, const struct tp_line *ln,
-		     size_t defer_min_bytes)
+bool tp_line_deferred(const struct tp_plane *pl, const struct tp_line *ln,
+		      size_t defer_min_bytes)
 {
 	bool device = pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_GPU ||
 		      pl->kind == TP_PLANE_TPU_SPARSECORE;
@@ -91,7 +99,7 @@ int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
 			struct tp_plane *pl = &xs->planes[p];
 			struct tp_line *ln = &pl->lines[l];
 
-			if (ln->scanned || deferred(pl, ln, defer_min_bytes))
+			if (ln->scanned || tp_line_deferred(pl, ln, defer_min_bytes))
 				continue;
 			s.jobs[n_jobs].plane = pl;
 			s.jobs[n_jobs++].line = ln;
