@@ -32,12 +32,23 @@ struct tp_cmd {
 	int (*run)(int argc, char **argv); /* returns an exit code  */
 };
 
+/* --host, --core and --module: the part of the capture a command looks
+ * at. Each command copies them into its library's filter struct
+ * (TP_CLI_FILTER_COPY). Borrowed from argv; NULL when not given. */
+struct tp_cli_filter {
+	const char *host;
+	const char *core;
+	const char *module;
+};
+
 /* Options shared by the analysis commands. */
 struct tp_common_opts {
 	enum tp_format format;
 	const char *output;     /* -o FILE, NULL = stdout               */
 	struct tp_open_opts open;
 	bool quiet;
+	struct tp_cli_filter filter; /* --host, --core, --module: only
+				      * those the command's table lists    */
 	char **captures;        /* the CAPTURE arguments (argv slice)   */
 	int n_captures;
 };
@@ -48,19 +59,44 @@ struct tp_common_opts {
 int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
 			struct tp_common_opts *o, int *exit_code);
 
-/* A command's own long option; ids start at TP_CLI_OPTION_BASE. */
-#define TP_CLI_OPTION_BASE 256
+/* A row of a command's option table: one of its own options (ids from
+ * TP_CLI_OPTION_BASE) or one of TP_CLI_FILTER_OPTIONS. */
 struct tp_cli_option {
 	const char *name;
 	bool has_arg;
 	int id;
 };
+
+/* Option ids sit above every short option character, which getopt
+ * returns as itself. The filter options come first: tp_cli_parse stores
+ * them in o->filter, so a command only lists their rows, never handles
+ * them. */
+enum {
+	TP_CLI_OPT_HOST = 256,
+	TP_CLI_OPT_CORE,
+	TP_CLI_OPT_MODULE,
+	TP_CLI_OPTION_BASE,
+};
+
+/* The rows for --host, --core and --module in a command's table. */
+#define TP_CLI_FILTER_OPTIONS \
+	{ "host", true, TP_CLI_OPT_HOST }, \
+	{ "core", true, TP_CLI_OPT_CORE }, \
+	{ "module", true, TP_CLI_OPT_MODULE }
+
+/* Copies a tp_cli_filter into a library filter (tp_memory_filter,
+ * tp_ops_filter, tp_report_filter): distinct types with the same three
+ * fields, so a macro rather than a function. */
+#define TP_CLI_FILTER_COPY(dst, src) \
+	((dst)->host = (src)->host, (dst)->core = (src)->core, \
+	 (dst)->module = (src)->module)
+
 /* Called for each of the command's own options; returns 0, or the result
  * of tp_cli_usage_error() for a bad value. */
 typedef int (*tp_cli_option_fn)(void *ctx, int id, const char *arg);
 
-/* tp_cli_parse_common plus the command's own options (extra ends with a
- * NULL name). */
+/* tp_cli_parse_common plus the options in extra (ends with a NULL name):
+ * on_option gets the command's own, o->filter the filter options. */
 int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 		 const struct tp_cli_option *extra, tp_cli_option_fn on_option,
 		 void *ctx, struct tp_common_opts *o, int *exit_code);

@@ -63,7 +63,6 @@ enum {
 	OPT_BASELINE,
 	OPT_MAX_GROWTH,
 	OPT_MAX_COLLECTIVE_BYTES,
-	OPT_MODULE,
 	OPT_SCOPE,
 	OPT_HBM,
 };
@@ -74,7 +73,7 @@ static const struct tp_cli_option check_options[] = {
 	{ "baseline", true, OPT_BASELINE },
 	{ "max-growth", true, OPT_MAX_GROWTH },
 	{ "max-collective-bytes", true, OPT_MAX_COLLECTIVE_BYTES },
-	{ "module", true, OPT_MODULE },
+	{ "module", true, TP_CLI_OPT_MODULE },  /* into o.filter */
 	{ "scope", true, OPT_SCOPE },
 	{ "hbm", true, OPT_HBM },
 	{ NULL, false, 0 },
@@ -134,9 +133,6 @@ static int on_option(void *ctx, int id, const char *arg)
 			return tp_cli_usage_error(&tp_cmd_check,
 						  "bad size '%s' for --max-collective-bytes", arg);
 		r->has_max_collective_bytes = true;
-		return 0;
-	case OPT_MODULE:
-		r->module = arg;
 		return 0;
 	case OPT_SCOPE:
 		r->scope = arg;
@@ -202,6 +198,7 @@ static int run_check(int argc, char **argv)
 		return code;
 	if ((code = usage_rules(&a)) != TP_EXIT_OK)
 		return code;
+	a.rules.module = o.filter.module;
 	f.hbm = a.rules.hbm;
 	if (tp_report_doc_load(&doc, (const char *const *)o.captures, (size_t)o.n_captures,
 			       &o.open, &f, &err) != TP_OK)

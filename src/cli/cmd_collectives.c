@@ -33,25 +33,10 @@ static const char collectives_help[] =
 	"exit: 0 ok, 2 usage (also a --core, --module or --host the capture\n"
 	"does not have), 3 unreadable or corrupt input, 5 output failed\n";
 
-enum { OPT_CORE = TP_CLI_OPTION_BASE, OPT_MODULE, OPT_HOST };
-
 static const struct tp_cli_option coll_options[] = {
-	{ "core", true, OPT_CORE }, { "module", true, OPT_MODULE },
-	{ "host", true, OPT_HOST }, { NULL, false, 0 },
+	TP_CLI_FILTER_OPTIONS,
+	{ NULL, false, 0 },
 };
-
-static int on_option(void *ctx, int id, const char *arg)
-{
-	struct tp_ops_filter *f = ctx;
-
-	if (id == OPT_CORE)
-		f->core = arg;
-	else if (id == OPT_MODULE)
-		f->module = arg;
-	else if (id == OPT_HOST)
-		f->host = arg;
-	return 0;
-}
 
 struct coll_run {
 	struct tp_ops_filter filter;
@@ -83,9 +68,10 @@ static int run_collectives(int argc, char **argv)
 	struct tp_common_opts o;
 	int code;
 
-	if (tp_cli_parse(&tp_cmd_collectives, argc, argv, coll_options, on_option,
-			 &r.filter, &o, &code) < 0)
+	if (tp_cli_parse(&tp_cmd_collectives, argc, argv, coll_options, NULL, NULL,
+			 &o, &code) < 0)
 		return code;
+	TP_CLI_FILTER_COPY(&r.filter, &o.filter);
 	return tp_cli_run_analysis(&o, &steps, &r);
 }
 

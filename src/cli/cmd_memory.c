@@ -49,12 +49,11 @@ static const char memory_help[] =
 	"above 90% of its capacity.\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
 
-enum { OPT_HOST = TP_CLI_OPTION_BASE, OPT_CORE, OPT_MODULE, OPT_SPACE, OPT_SPLIT,
-       OPT_HBM, OPT_LIMIT, OPT_DEPTH, OPT_SVG };
+enum { OPT_SPACE = TP_CLI_OPTION_BASE, OPT_SPLIT, OPT_HBM, OPT_LIMIT, OPT_DEPTH,
+       OPT_SVG };
 
 static const struct tp_cli_option memory_options[] = {
-	{ "host", true, OPT_HOST },       { "core", true, OPT_CORE },
-	{ "module", true, OPT_MODULE },   { "memory-space", true, OPT_SPACE },
+	TP_CLI_FILTER_OPTIONS,            { "memory-space", true, OPT_SPACE },
 	{ "split", true, OPT_SPLIT },     { "hbm", true, OPT_HBM },
 	{ "limit", true, OPT_LIMIT },     { "depth", true, OPT_DEPTH },
 	{ "svg", true, OPT_SVG },
@@ -102,15 +101,6 @@ static int on_option(void *ctx, int id, const char *arg)
 	long v;
 
 	switch (id) {
-	case OPT_HOST:
-		a->filter.host = arg;
-		return 0;
-	case OPT_CORE:
-		a->filter.core = arg;
-		return 0;
-	case OPT_MODULE:
-		a->filter.module = arg;
-		return 0;
 	case OPT_SPACE:
 		if (!parse_count(arg, 1000, &v))
 			return tp_cli_usage_error(&tp_cmd_memory, "bad --memory-space '%s'", arg);
@@ -189,6 +179,7 @@ static int run_memory(int argc, char **argv)
 		free(a.split_name);
 		return code;
 	}
+	TP_CLI_FILTER_COPY(&a.filter, &o.filter);
 	if (tp_capture_open(&cap, (const char *const *)o.captures,
 			    (size_t)o.n_captures, &o.open, &err) != TP_OK) {
 		free(a.split_name);

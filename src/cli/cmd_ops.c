@@ -43,13 +43,11 @@ static const char ops_help[] =
 	"exit: 0 ok, 2 usage (also a --core, --module or --host the capture\n"
 	"does not have), 3 unreadable or corrupt input, 5 output failed\n";
 
-enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY, OPT_CORE, OPT_MODULE,
-       OPT_HOST };
+enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY };
 
 static const struct tp_cli_option ops_options[] = {
 	{ "limit", true, OPT_LIMIT }, { "sort", true, OPT_SORT },
-	{ "by", true, OPT_BY }, { "core", true, OPT_CORE },
-	{ "module", true, OPT_MODULE }, { "host", true, OPT_HOST },
+	{ "by", true, OPT_BY }, TP_CLI_FILTER_OPTIONS,
 	{ NULL, false, 0 },
 };
 
@@ -80,15 +78,6 @@ static int on_option(void *ctx, int id, const char *arg)
 		if (strcmp(arg, "scope") != 0 && strcmp(arg, "op") != 0)
 			return tp_cli_usage_error(&tp_cmd_ops, "unknown --by '%s' (op or scope)", arg);
 		a->by_scope = strcmp(arg, "scope") == 0;
-		return 0;
-	case OPT_CORE:
-		a->filter.core = arg;
-		return 0;
-	case OPT_MODULE:
-		a->filter.module = arg;
-		return 0;
-	case OPT_HOST:
-		a->filter.host = arg;
 		return 0;
 	}
 	return 0;
@@ -143,6 +132,7 @@ static int run_ops(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_ops, argc, argv, ops_options, on_option, &r.a,
 			 &o, &code) < 0)
 		return code;
+	TP_CLI_FILTER_COPY(&r.a.filter, &o.filter);
 	return tp_cli_run_analysis(&o, &steps, &r);
 }
 

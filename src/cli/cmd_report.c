@@ -37,11 +37,10 @@ static const char report_help[] =
 	"\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
 
-enum { OPT_HOST = TP_CLI_OPTION_BASE, OPT_CORE, OPT_MODULE, OPT_HBM };
+enum { OPT_HBM = TP_CLI_OPTION_BASE };
 
 static const struct tp_cli_option report_options[] = {
-	{ "host", true, OPT_HOST },     { "core", true, OPT_CORE },
-	{ "module", true, OPT_MODULE }, { "hbm", true, OPT_HBM },
+	TP_CLI_FILTER_OPTIONS, { "hbm", true, OPT_HBM },
 	{ NULL, false, 0 },
 };
 
@@ -49,23 +48,11 @@ static int on_option(void *ctx, int id, const char *arg)
 {
 	struct tp_report_filter *f = ctx;
 
-	switch (id) {
-	case OPT_HOST:
-		f->host = arg;
-		return 0;
-	case OPT_CORE:
-		f->core = arg;
-		return 0;
-	case OPT_MODULE:
-		f->module = arg;
-		return 0;
-	case OPT_HBM:
-		if (!tp_parse_size(arg, &f->hbm) || !f->hbm)
-			return tp_cli_usage_error(&tp_cmd_report, "bad size '%s' for --hbm", arg);
-		return 0;
-	default:
+	if (id != OPT_HBM)
 		return -1;
-	}
+	if (!tp_parse_size(arg, &f->hbm) || !f->hbm)
+		return tp_cli_usage_error(&tp_cmd_report, "bad size '%s' for --hbm", arg);
+	return 0;
 }
 
 struct report_run {
@@ -101,6 +88,7 @@ static int run_report(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_report, argc, argv, report_options, on_option,
 			 &run.f, &o, &code) < 0)
 		return code;
+	TP_CLI_FILTER_COPY(&run.f, &o.filter);
 	return tp_cli_run_analysis(&o, &steps, &run);
 }
 

@@ -135,6 +135,15 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 		return 0;
 	case 'j':
 		return jobs_option(cmd, optarg);
+	case TP_CLI_OPT_HOST: /* only from a table with these rows */
+		o->filter.host = optarg;
+		return 0;
+	case TP_CLI_OPT_CORE:
+		o->filter.core = optarg;
+		return 0;
+	case TP_CLI_OPT_MODULE:
+		o->filter.module = optarg;
+		return 0;
 	default:
 		return -1;
 	}
