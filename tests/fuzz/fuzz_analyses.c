@@ -149,6 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Again as report, ops and check open captures: device lines left
 	 * to the ops pass (two threads), which scans them as it reads. */
 	opts.defer_min_bytes = 1;
+	tp_xspace_framing_min_bytes = 0; /* their tails too */
 	tp_set_threads(2);
 	if (tp_capture_open(&cap, paths, 1, &opts, &err) == TP_OK) {
 		run_memory(&cap);
@@ -158,5 +159,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tp_capture_release(&cap);
 	}
 	tp_set_threads(0);
+	tp_xspace_framing_min_bytes = (size_t)1 << 20;
 	return 0;
 }
