@@ -14,7 +14,9 @@
 
 enum { SM_DEV_OFF = 1, SM_DEV_DUR = 2, SM_FLOPS = 3 };
 
-static void stat_meta(struct pb *plane, int64_t id, const char *name)
+/* A metadata map entry of a plane: field 4 (events) or 5 (stats), each
+ * metadata holding its id and name. */
+static void metadata(struct pb *plane, uint32_t field, int64_t id, const char *name)
 {
 	struct pb entry = { 0 }, value = { 0 };
 
@@ -22,20 +24,7 @@ static void stat_meta(struct pb *plane, int64_t id, const char *name)
 	pb_str(&value, 2, name);
 	pb_int(&entry, 1, id);
 	pb_msg(&entry, 2, &value);
-	pb_msg(plane, 5, &entry);
-	pb_free(&value);
-	pb_free(&entry);
-}
-
-static void event_meta(struct pb *plane, int64_t id, const char *name)
-{
-	struct pb entry = { 0 }, value = { 0 };
-
-	pb_int(&value, 1, id);
-	pb_str(&value, 2, name);
-	pb_int(&entry, 1, id);
-	pb_msg(&entry, 2, &value);
-	pb_msg(plane, 4, &entry);
+	pb_msg(plane, field, &entry);
 	pb_free(&value);
 	pb_free(&entry);
 }
@@ -129,14 +118,14 @@ static struct pb build_space(bool long_runs)
 			event(&line, p ? NO_STATS : PLAIN, i++);
 		pb_str(&line, 11, "after the events");
 		pb_msg(&plane, 3, &line);
-		event_meta(&plane, 1, "a");
-		event_meta(&plane, 2, "b");
-		event_meta(&plane, 3, "c");
+		metadata(&plane, 4, 1, "a");
+		metadata(&plane, 4, 2, "b");
+		metadata(&plane, 4, 3, "c");
 		if (!p) {
-			stat_meta(&plane, SM_DEV_OFF, "device_offset_ps");
-			stat_meta(&plane, SM_DEV_DUR, "device_duration_ps");
+			metadata(&plane, 5, SM_DEV_OFF, "device_offset_ps");
+			metadata(&plane, 5, SM_DEV_DUR, "device_duration_ps");
 		}
-		stat_meta(&plane, SM_FLOPS, "flops");
+		metadata(&plane, 5, SM_FLOPS, "flops");
 		pb_msg(&space, 1, &plane);
 		pb_free(&line);
 		pb_free(&plane);

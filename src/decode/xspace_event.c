@@ -596,8 +596,8 @@ plain_stats(const uint8_t *q, const uint8_t *e, const uint8_t *slack,
 
 /* What a scan learns from a batch: scan_account for each event, kept in
  * locals and stored once. */
-static void scan_account_batch(const struct tp_plane *pl, struct tp_line *ln,
-			       const struct tp_event_batch *b, size_t n)
+static void scan_account_batch(struct tp_line *ln, const struct tp_event_batch *b,
+			       size_t n)
 {
 	int64_t lo = ln->first_start_ps, hi = ln->last_end_ps;
 	bool has = ln->has_span;
@@ -614,62 +614,64 @@ static void scan_account_batch(const struct tp_plane *pl, struct tp_line *ln,
 			hi = end;
 		has = true;
 	}
-	(void)pl;
 	ln->first_start_ps = lo;
 	ln->last_end_ps = hi;
 	ln->has_span = has;
 }
 
+/* The plain event whose field starts at p (the 0x22 tag) into slot n
+ * of b; returns its end, or NULL when it is not plain. */
+static inline __attribute__((always_inline)) const uint8_t *
+plain_event(const struct tp_event_iter *it, const struct device_ids *d,
+	    const uint8_t *p, const uint8_t *end, struct tp_event_batch *b,
+	    size_t n)
+{
+	const uint32_t *direct = it->plane->event_meta_index.direct;
+	const uint8_t *slack = it->slack, *q, *e;
+	uint64_t len, mid, off = 0, dur = 0;
+	struct device_time t = { 0, 0, 0 };
+
+	if (!(q = fast_varint(p + 1, end, slack, &len)) || len > (uint64_t)(end - q))
+		return NULL;
+	e = q + len;
+	if (q >= e || *q != 0x08 || !(q = fast_varint(q + 1, e, slack, &mid)) ||
+	    q >= e || *q != 0x10)
+		return NULL;
+	/* with device time, the event's own times are only checked */
+	if (d->want) {
+		if (!(q = skip_varint(q + 1, e, slack)) ||
+		    (q < e && *q == 0x18 && !(q = skip_varint(q + 1, e, slack))))
+			return NULL;
+	} else if (!(q = fast_varint(q + 1, e, slack, &off)) ||
+		   (q < e && *q == 0x18 && !(q = fast_varint(q + 1, e, slack, &dur)))) {
+		return NULL;
+	}
+	if (!plain_stats(q, e, slack, d, &t) || (d->want && t.found != 3) ||
+	    mid >= it->plane->event_meta_index.n_direct || !direct[mid])
+		return NULL;
+	b->meta[n] = direct[mid] - 1;
+	b->start_ps[n] = tp_sat_add(it->line_base_ps, d->want ? t.off : (int64_t)off);
+	b->dur_ps[n] = d->want ? t.dur : (int64_t)dur;
+	return e;
+}
+
 size_t tp_event_iter_batch(struct tp_event_iter *it, struct tp_event_batch *b)
 {
-	const struct tp_plane *pl = it->plane;
-	const uint32_t *direct = pl->event_meta_index.direct;
-	uint64_t n_direct = pl->event_meta_index.n_direct;
-	const uint8_t *p = it->w.p, *end = it->w.end, *slack = it->slack;
+	const uint8_t *p = it->w.p, *end = it->w.end, *next;
 	struct device_ids d;
 	size_t n = 0;
 
-	if (it->w.error || !direct)
+	if (it->w.error || !it->plane->event_meta_index.direct)
 		return 0;
 	device_ids_of(it, &d);
-	while (n < TP_EVENT_BATCH && p < end && *p == 0x22) {
-		const uint8_t *q, *e;
-		uint64_t len, mid, off = 0, dur = 0;
-		struct device_time t = { 0, 0, 0 };
-
-		if (!(q = fast_varint(p + 1, end, slack, &len)) ||
-		    len > (uint64_t)(end - q))
-			break;
-		e = q + len;
-		if (q >= e || *q != 0x08 || !(q = fast_varint(q + 1, e, slack, &mid)) ||
-		    q >= e || *q != 0x10)
-			break;
-		/* with device time, the event's own times are only checked */
-		if (d.want) {
-			if (!(q = skip_varint(q + 1, e, slack)) ||
-			    (q < e && *q == 0x18 && !(q = skip_varint(q + 1, e, slack))))
-				break;
-		} else if (!(q = fast_varint(q + 1, e, slack, &off)) ||
-			   (q < e && *q == 0x18 && !(q = fast_varint(q + 1, e, slack, &dur)))) {
-			break;
-		}
-		if (!plain_stats(q, e, slack, &d, &t) || (d.want && t.found != 3) ||
-		    mid >= n_direct || !direct[mid])
-			break;
-		b->meta[n] = direct[mid] - 1;
-		if (d.want) {
-			b->start_ps[n] = tp_sat_add(it->line_base_ps, t.off);
-			b->dur_ps[n] = t.dur;
-		} else {
-			b->start_ps[n] = tp_sat_add(it->line_base_ps, (int64_t)off);
-			b->dur_ps[n] = (int64_t)dur;
-		}
+	while (n < TP_EVENT_BATCH && p < end && *p == 0x22 &&
+	       (next = plain_event(it, &d, p, end, b, n))) {
 		n++;
-		p = e;
+		p = next;
 	}
 	it->w.p = p;
 	if (it->scan)
-		scan_account_batch(pl, it->scan, b, n);
+		scan_account_batch(it->scan, b, n);
 	if (it->xs->drop_pages)
 		drop_behind(it);
 	return n;
