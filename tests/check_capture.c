@@ -10,6 +10,11 @@
 #include <zlib.h>
 
 #include "tpuprof/capture.h"
+#include "tpuprof/info.h"
+#include "tpuprof/json_stream.h"
+#include "tpuprof/memory.h"
+#include "tpuprof/memory_report.h"
+#include "tpuprof/report.h"
 
 #define PID_A UINT64_C(17342868964687645945)
 
@@ -347,6 +352,93 @@ START_TEST(test_shared_hlo)
 }
 END_TEST
 
+/* Resident kB of the mapping that holds p: the Rss line of its entry in
+ * /proc/self/smaps; -1 when not found. */
+static long mapping_rss_kb(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	uintptr_t a = (uintptr_t)p;
+	char line[512];
+	bool in = false;
+	long kb = -1;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = a >= lo && a < hi;
+		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+/* Every page of every host's mapped file read, as analyses do. */
+static void touch_hosts(const struct tp_capture *cap)
+{
+	volatile uint8_t sum = 0;
+
+	for (size_t h = 0; h < cap->n_hosts; h++) {
+		const struct tp_xspace *xs = &cap->hosts[h].xs;
+
+		for (size_t i = 0; i < xs->size; i += 4096)
+			sum += xs->base[i];
+		ck_assert_int_gt(mapping_rss_kb(xs->base), 16);
+	}
+	(void)sum;
+}
+
+/* Writers read names and stats all over a host's file; once a host is
+ * written, its pages are dropped (tp_capture_drop_host), or a pod's run
+ * directory keeps a few MB per host resident to the end (at most the
+ * file's last, partial page stays). */
+START_TEST(test_writers_drop_pages)
+{
+	const char *path = "testdata/run-3hosts";
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	struct tp_info info;
+	struct tp_memory mem;
+	struct tp_mem_options mopt = { .max_suggestions = 5 };
+	struct tp_memory_filter mf = { 0 };
+	FILE *null = fopen("/dev/null", "w");
+	struct tp_jw w;
+
+	ck_assert_ptr_nonnull(null);
+	ck_assert_int_eq(tp_capture_open(&cap, &path, 1, &defaults, &err), TP_OK);
+	ck_assert(cap.hosts[0].xs.drop_pages); /* mapped files */
+	ck_assert_int_eq(tp_info_build(&info, &cap, &err), TP_OK);
+	ck_assert_int_eq(tp_memory_build(&mem, &cap, &mopt, &mf, &err), TP_OK);
+	ck_assert_uint_eq(mem.runtime.n_devices, 6); /* two per host */
+
+	touch_hosts(&cap);
+	tp_jw_init(&w, null);
+	tp_info_json(&w, NULL, &cap, &info);
+	ck_assert_int_eq(tp_jw_finish(&w, &err), TP_OK);
+	for (size_t h = 0; h < cap.n_hosts; h++)
+		ck_assert_int_le(mapping_rss_kb(cap.hosts[h].xs.base), 4);
+
+	touch_hosts(&cap);
+	tp_jw_init(&w, null);
+	tp_memory_json(&w, NULL, &cap, &mem);
+	ck_assert_int_eq(tp_jw_finish(&w, &err), TP_OK);
+	for (size_t h = 0; h < cap.n_hosts; h++)
+		ck_assert_int_le(mapping_rss_kb(cap.hosts[h].xs.base), 4);
+
+	touch_hosts(&cap);
+	ck_assert_int_eq(tp_report_info(null, TP_FORMAT_TEXT, &cap, &info, &err), TP_OK);
+	for (size_t h = 0; h < cap.n_hosts; h++)
+		ck_assert_int_le(mapping_rss_kb(cap.hosts[h].xs.base), 4);
+
+	tp_memory_release(&mem);
+	tp_info_release(&info);
+	tp_capture_release(&cap);
+	fclose(null);
+}
+END_TEST
+
 /* Hosts decode in parallel, but the error is the first bad host's in
  * argument order, whatever thread met which first: a good host, then a
  * truncated one, then one of random bytes, then a missing file. */
@@ -430,6 +522,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_shared_hlo);
 	tcase_add_test(tc, test_host_errors_in_order);
+	tcase_add_test(tc, test_writers_drop_pages);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -114,6 +114,12 @@ enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m
  * reading lines other than through a scanning iterator. */
 enum tp_err tp_capture_finish_scan(struct tp_capture *cap, struct tp_error *err);
 
+/* Drops the resident pages of a host's mapped file (tp_xspace_drop): for
+ * writers that have read what they print of a host (names and stats all
+ * over its file, each read mapping a block of pages around it), so that
+ * a pod's hosts do not stay resident to the end. */
+void tp_capture_drop_host(const struct tp_capture *cap, size_t host);
+
 /* Decides what bytes hold: 'X' XSpace, 'H' HloProto, 0 undecidable. */
 int tp_sniff(const uint8_t *data, size_t size);
 

@@ -309,3 +309,13 @@ enum tp_err tp_capture_finish_scan(struct tp_capture *cap, struct tp_error *err)
 	}
 	return TP_OK;
 }
+
+void tp_capture_drop_host(const struct tp_capture *cap, size_t host)
+{
+	const struct tp_xspace *xs;
+
+	if (host >= cap->n_hosts)
+		return;
+	xs = &cap->hosts[host].xs;
+	tp_xspace_drop(xs, xs->base, xs->size);
+}

@@ -138,12 +138,23 @@ enum tp_err tp_capture_add_file_module(struct tp_capture *cap, size_t source,
 				err);
 }
 
+/* An embedded module's bytes are not read again once decoded (the HLO
+ * is copied out) or matched: their pages of the mapped capture are
+ * dropped, or every host of a pod would keep a few MB of them resident. */
+static void drop_raw(const struct tp_capture *cap, const struct tp_module *m)
+{
+	if (m->host >= 0 && (size_t)m->host < cap->n_hosts)
+		tp_xspace_drop(&cap->hosts[m->host].xs, m->raw.ptr, m->raw.len);
+}
+
 /* Every host of a pod embeds the same programs: bytes equal to a module
  * decoded already share its HLO (read-only from then on) instead of
  * unpacking another copy into the arena. */
 enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m,
 				     struct tp_error *err)
 {
+	enum tp_err rc;
+
 	if (m->hlo)
 		return TP_OK;
 	for (size_t i = 0; i < cap->n_modules; i++) {
@@ -157,7 +168,10 @@ enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m
 			m->program_id = o->program_id;
 			m->program_id_known = true;
 		}
+		drop_raw(cap, m);
 		return TP_OK;
 	}
-	return tp_module_decode(m, &cap->arena, err);
+	rc = tp_module_decode(m, &cap->arena, err);
+	drop_raw(cap, m);
+	return rc;
 }

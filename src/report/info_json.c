@@ -196,6 +196,7 @@ static void host_json(struct tp_jw *w, const struct tp_capture *cap,
 		tp_jw_put(w, NULL, module_json(&info->modules[ih->first_module + i]));
 	tp_jw_end(w);
 	tp_jw_end(w);
+	tp_capture_drop_host(cap, (size_t)(h - cap->hosts));
 }
 
 static json_t *source_json(const struct tp_source *s)
