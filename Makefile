@@ -142,10 +142,12 @@ deps:
 	sh tests/install_deps.sh
 
 bench: $(BIN) $(GEN_BIN)
+	sh tests/install_deps.sh --bench
 	sh tests/bench.sh $(BIN) $(GEN_BIN)
 
 # libFuzzer targets for the decoders; FUZZ_SECONDS each (default 60).
 fuzz:
+	sh tests/install_deps.sh --fuzz
 	sh tests/fuzz/run.sh
 
 install: $(BIN)

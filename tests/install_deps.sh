@@ -4,9 +4,21 @@
 # root, or through sudo when not root.
 #   sh tests/install_deps.sh           install what is missing
 #   sh tests/install_deps.sh --list    print what is missing, install nothing
+#   --bench   also what `make bench` compares against (protoc, python3-
+#             protobuf) and measures with (GNU time)
+#   --fuzz    also clang and its fuzzer runtime, for `make fuzz`
 set -eu
 PACKAGES="gcc make pkg-config protobuf-c-compiler libprotobuf-c-dev \
 libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3 librsvg2-bin"
+list=no
+for arg in "$@"; do
+	case $arg in
+	--list) list=yes ;;
+	--bench) PACKAGES="$PACKAGES protobuf-compiler python3-protobuf time" ;;
+	--fuzz) PACKAGES="$PACKAGES clang libclang-rt-14-dev" ;;
+	*) echo "usage: sh tests/install_deps.sh [--list] [--bench] [--fuzz]" >&2; exit 2 ;;
+	esac
+done
 
 missing=""
 for p in $PACKAGES; do
@@ -14,7 +26,7 @@ for p in $PACKAGES; do
 		missing="$missing $p"
 	fi
 done
-if [ "${1:-}" = "--list" ]; then
+if [ "$list" = yes ]; then
 	echo "${missing# }"
 	exit 0
 fi
