@@ -375,6 +375,12 @@ static long mapping_rss_kb(const void *p)
 	return kb;
 }
 
+static bool in_file(const struct tp_xspace *xs, struct tp_str s)
+{
+	return s.len && (const uint8_t *)s.ptr >= xs->base &&
+	       (const uint8_t *)s.ptr < xs->base + xs->size;
+}
+
 /* Every page of every host's mapped file read, as analyses do. */
 static void touch_hosts(const struct tp_capture *cap)
 {
@@ -393,8 +399,9 @@ static void touch_hosts(const struct tp_capture *cap)
 /* Writers read names and stats all over a host's file; once a host is
  * written, its pages are dropped (tp_capture_drop_host), or a pod's run
  * directory keeps a few MB per host resident to the end (at most the
- * file's last, partial page stays). */
-START_TEST(test_writers_drop_pages)
+ * file's last, partial page stays). So does the memory analysis, which
+ * runs before the ops pass; and plane and line names are copied out. */
+START_TEST(test_pages_dropped)
 {
 	const char *path = "testdata/run-3hosts";
 	struct tp_capture cap;
@@ -409,9 +416,24 @@ START_TEST(test_writers_drop_pages)
 	ck_assert_ptr_nonnull(null);
 	ck_assert_int_eq(tp_capture_open(&cap, &path, 1, &defaults, &err), TP_OK);
 	ck_assert(cap.hosts[0].xs.drop_pages); /* mapped files */
-	ck_assert_int_eq(tp_info_build(&info, &cap, &err), TP_OK);
+	for (size_t h = 0; h < cap.n_hosts; h++) {
+		const struct tp_xspace *xs = &cap.hosts[h].xs;
+
+		/* plane and line names, printed everywhere, are copies */
+		for (size_t p = 0; p < xs->n_planes; p++) {
+			const struct tp_plane *pl = &xs->planes[p];
+
+			ck_assert(!in_file(xs, pl->name));
+			for (size_t l = 0; l < pl->n_lines; l++)
+				ck_assert(!in_file(xs, pl->lines[l].name));
+		}
+	}
+	touch_hosts(&cap);
 	ck_assert_int_eq(tp_memory_build(&mem, &cap, &mopt, &mf, &err), TP_OK);
 	ck_assert_uint_eq(mem.runtime.n_devices, 6); /* two per host */
+	for (size_t h = 0; h < cap.n_hosts; h++) /* not kept for the ops pass */
+		ck_assert_int_le(mapping_rss_kb(cap.hosts[h].xs.base), 4);
+	ck_assert_int_eq(tp_info_build(&info, &cap, &err), TP_OK);
 
 	touch_hosts(&cap);
 	tp_jw_init(&w, null);
@@ -522,7 +544,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_shared_hlo);
 	tcase_add_test(tc, test_host_errors_in_order);
-	tcase_add_test(tc, test_writers_drop_pages);
+	tcase_add_test(tc, test_pages_dropped);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -310,6 +310,24 @@ static void alloc_meta_counts(struct decode_ctx *c, struct tp_plane *pl)
 	}
 }
 
+/* Plane and line names are printed by every writer (per core, per
+ * collective execution): copied out of the file, so that reading them
+ * does not map a block of the capture's pages back in for each plane.
+ * Names of hostile length stay borrowed. */
+static struct tp_str kept_name(struct decode_ctx *c, struct tp_str s)
+{
+	if (!s.len || s.len > 4096)
+		return s;
+	return tp_str_make(tp_arena_strndup(c->arena, s.ptr, s.len), s.len);
+}
+
+static void keep_names(struct decode_ctx *c, struct tp_plane *pl)
+{
+	pl->name = kept_name(c, pl->name);
+	for (size_t l = 0; l < pl->n_lines; l++)
+		pl->lines[l].name = kept_name(c, pl->lines[l].name);
+}
+
 static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 			struct tp_plane *pl)
 {
@@ -343,6 +361,7 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 	if (decode_stat_list(c, pw, 6, NULL, &pl->stats, &pl->n_stats) < 0 ||
 	    decode_plane_maps(c, pw, pl) < 0)
 		return -1;
+	keep_names(c, pl);
 	return 0;
 }
 
