@@ -96,12 +96,14 @@ struct tp_line {
 				  * at decode, before any event is read;
 				  * on a line with tail_unread, 1 until
 				  * its scan ends (the line has events) */
-	/* A deferred line's fields after its first event (display_id,
+	/* A long line's fields after its first event (display_id,
 	 * display_name, duration_ps, the events' framing) are read by its
-	 * scan, not at decode: walking a GB of framing at open would read
-	 * every event twice (tp_decode_opts.defer_min_bytes). id, name and
-	 * timestamp_ns are those written before the first event, in every
-	 * line (where producers write them; repeats after it are ignored). */
+	 * scan, not by a walk at decode, which would read every event twice:
+	 * by the scan at open, or for a deferred line by the analysis that
+	 * reads it (tp_decode_opts.defer_min_bytes); true until then. id,
+	 * name and timestamp_ns are those written before the first event,
+	 * in every line (where producers write them; repeats after it are
+	 * ignored). */
 	bool tail_unread;
 	/* Set by the scan of the line's events (see tp_xspace_decode_ex):
 	 * until `scanned`, these are zero. */
@@ -198,8 +200,7 @@ struct tp_decode_opts {
 	/* Lines of device planes (TPU, GPU) at least this long are left
 	 * unscanned (0: scan everything): an analysis that reads them anyway
 	 * scans them as it goes (tp_event_iter_init_scan), so their events
-	 * are read once, not twice. Their framing too: the fields after
-	 * their first event are left to the scan (tp_line.tail_unread).
+	 * are read once, not twice (their framing too: tp_line.tail_unread).
 	 * tp_xspace_finish_scan() scans whatever is left; until then those
 	 * lines' counts are zero. Errors are those of a full decode: a
 	 * damaged framing is reported as the decoder reports it, before any

@@ -348,7 +348,7 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 			struct tp_wire lw;
 
 			tp_wire_sub(&lw, &w, &f);
-			if (tp_line_header(c->xs, &lw, pl, &pl->lines[il++], c->pending) < 0) {
+			if (tp_line_header(c->xs, &lw, &pl->lines[il++], c->pending) < 0) {
 				w = lw;
 				break;
 			}
@@ -494,19 +494,17 @@ static enum tp_err scan_failed(struct decode_ctx *c, const struct tp_plane *pl,
 	return corrupt(c, bad, where);
 }
 
-/* The framing of the long lines, in parallel, but for the deferred ones
- * (left to their scans) when the structure is sound; its first error
- * counts if it comes before the one the structure met (rc), as one pass
- * would have met it first. */
+/* The framing of the long lines: left to their scans when the structure
+ * is sound; else walked (in parallel), and its first error counts if it
+ * comes before the one the structure met (rc), as one pass would have
+ * met it first. */
 static enum tp_err finish_framing(struct decode_ctx *c,
 				  struct tp_framing *pending, unsigned threads,
-				  size_t defer_min_bytes, enum tp_err rc)
+				  enum tp_err rc)
 {
 	struct tp_wire bad;
 
-	if (pending->n &&
-	    tp_framing_run(c->xs, pending, threads, rc == TP_OK ? defer_min_bytes : 0,
-			   &bad) < 0 &&
+	if (pending->n && tp_framing_run(c->xs, pending, threads, rc == TP_OK, &bad) < 0 &&
 	    (rc == TP_OK || bad.error_offset < c->fail_offset))
 		rc = corrupt(c, &bad, "a plane");
 	tp_framing_release(pending);
@@ -552,7 +550,7 @@ enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
 	c.pending = &pending;
 	tp_wire_init(&top, data, data, size);
 	rc = decode_space_fields(&c, &top, xs);
-	rc = finish_framing(&c, &pending, threads, defer, rc);
+	rc = finish_framing(&c, &pending, threads, rc);
 	if (rc != TP_OK)
 		return rc;
 	for (size_t p = 0; p < xs->n_planes; p++)

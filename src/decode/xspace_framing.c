@@ -2,13 +2,13 @@
  * xspace_framing.c - an XLine's own fields. Protobuf writes them in
  * number order, so some (duration_ps, display_id, display_name) follow
  * the events: reading them means walking every event's framing (a tag
- * and a length; the events themselves are read later, by a scan). On a
- * GB capture that walk is a sizeable part of opening, so the fields
- * before the first event are read at once and long lines wait in a list:
- * deferred ones (tp_decode_opts.defer_min_bytes) are left to their scan,
- * which reads every event anyway; the others are walked in parallel once
- * the structure is read. Either way the decoder reports the first
- * damaged byte of the framing in file order, as a single pass would.
+ * and a length). The fields before the first event are read at once;
+ * a long line's tail (the rest) is left to the scan that reads its
+ * events anyway, at open or in the analysis that defers it
+ * (tp_line.tail_unread), so a GB capture is read once, not twice. Only
+ * when the structure is damaged are long lines walked here, in parallel,
+ * so that the decoder reports the first damaged byte of the framing in
+ * file order, as a single pass would.
  */
 #include "xspace_internal.h"
 
@@ -131,8 +131,7 @@ static int walk_line(const struct tp_xspace *xs, struct tp_wire *w,
 }
 
 int tp_line_header(const struct tp_xspace *xs, struct tp_wire *w,
-		   const struct tp_plane *pl, struct tp_line *ln,
-		   struct tp_framing *pending)
+		   struct tp_line *ln, struct tp_framing *pending)
 {
 	struct tp_framing_line *e;
 	int rc;
@@ -147,7 +146,6 @@ int tp_line_header(const struct tp_xspace *xs, struct tp_wire *w,
 				  sizeof(*pending->lines));
 	e = &pending->lines[pending->n++];
 	e->line = ln;
-	e->plane = pl;
 	e->from = w->p;
 	w->p = w->end;
 	return 0;
@@ -166,31 +164,9 @@ static void walk_pending(void *ctx, size_t i, unsigned worker)
 	struct tp_wire *w = &run->pending->errors[i];
 
 	(void)worker;
-	w->error = NULL;
-	if (e->line->tail_unread)
-		return; /* its scan reads it */
-	e->line->n_event_fields = 0;
 	tp_wire_init(w, run->xs->base, e->from, (size_t)(end - e->from));
 	if (walk_line(run->xs, w, e->line) >= 0)
 		w->error = NULL;
-}
-
-/* Deferred lines' tails are left to their scans (tails true), or not. */
-static size_t mark_tails(struct tp_framing *pending, size_t defer_min_bytes,
-			 bool tails)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < pending->n; i++) {
-		struct tp_framing_line *e = &pending->lines[i];
-
-		if (defer_min_bytes && tp_line_deferred(e->plane, e->line, defer_min_bytes)) {
-			e->line->tail_unread = tails;
-			e->line->n_event_fields = tails; /* read_head met one */
-			n++;
-		}
-	}
-	return n;
 }
 
 static int walk_all(const struct tp_xspace *xs, struct tp_framing *pending,
@@ -210,17 +186,17 @@ static int walk_all(const struct tp_xspace *xs, struct tp_framing *pending,
 }
 
 int tp_framing_run(const struct tp_xspace *xs, struct tp_framing *pending,
-		   unsigned threads, size_t defer_min_bytes, struct tp_wire *bad)
+		   unsigned threads, bool leave_tails, struct tp_wire *bad)
 {
-	int rc;
-
+	if (leave_tails) {
+		for (size_t i = 0; i < pending->n; i++) {
+			pending->lines[i].line->tail_unread = true;
+			pending->lines[i].line->n_event_fields = 1; /* read_head met one */
+		}
+		return 0;
+	}
 	pending->errors = tp_xcalloc(pending->n + 1, sizeof(*pending->errors));
-	mark_tails(pending, defer_min_bytes, true);
-	rc = walk_all(xs, pending, threads, bad);
-	if (rc < 0 && mark_tails(pending, defer_min_bytes, false))
-		/* a damaged framing: one of a deferred line may come first */
-		rc = walk_all(xs, pending, threads, bad);
-	return rc;
+	return walk_all(xs, pending, threads, bad);
 }
 
 void tp_line_walk_tail(const struct tp_xspace *xs, struct tp_line *ln,

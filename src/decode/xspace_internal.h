@@ -34,7 +34,6 @@ bool tp_line_deferred(const struct tp_plane *pl, const struct tp_line *ln,
 /* Long lines whose framing walk waits (xspace_framing.c). */
 struct tp_framing_line {
 	struct tp_line *line;
-	const struct tp_plane *plane;
 	const uint8_t *from;     /* the first event: the walk starts there */
 };
 struct tp_framing {
@@ -48,13 +47,13 @@ struct tp_framing {
  * also at once for short lines or without pending, else the line is
  * recorded for tp_framing_run. -1 on corrupt bytes, the error in w. */
 int tp_line_header(const struct tp_xspace *xs, struct tp_wire *w,
-		   const struct tp_plane *pl, struct tp_line *ln,
-		   struct tp_framing *pending);
-/* Leaves deferred lines (defer_min_bytes, 0: none) to their scan
- * (tail_unread), walks the other pending lines on up to `threads`
- * threads; -1 with the first damaged byte (in file order) in *bad. */
+		   struct tp_line *ln, struct tp_framing *pending);
+/* The pending lines: with leave_tails, left to their scans
+ * (tail_unread); else (the structure is damaged) walked on up to
+ * `threads` threads, -1 with the first damaged byte (in file order) in
+ * *bad. */
 int tp_framing_run(const struct tp_xspace *xs, struct tp_framing *pending,
-		   unsigned threads, size_t defer_min_bytes, struct tp_wire *bad);
+		   unsigned threads, bool leave_tails, struct tp_wire *bad);
 void tp_framing_release(struct tp_framing *pending);
 
 /* A field of a tail_unread line met by its scan (not an event). */
