@@ -6,6 +6,7 @@
  */
 #include "testutil.h"
 
+#include "tpuprof/capture.h"
 #include "tpuprof/xspace.h"
 
 enum { SM_DEV_OFF = 1, SM_DEV_DUR = 2, SM_CAT = 3, SM_INTERNED = 4, SM_PID = 5 };
@@ -375,10 +376,10 @@ static uint64_t count_events(const struct tp_xspace *xs)
 	return n;
 }
 
-/* Lines' framing walked in parallel after the structure (every line,
- * here) reports the same first damaged byte as one pass, for every byte
- * of the capture set to 0xff or cut short. */
-START_TEST(test_parallel_framing_same_errors)
+/* Lines' tails left to their scans (every line here, on three threads)
+ * give the same first damaged byte as one pass, for every byte of the
+ * capture set to 0xff or cut short. */
+START_TEST(test_tails_same_errors)
 {
 	struct pb b = build_space(81445045);
 
@@ -555,6 +556,42 @@ START_TEST(test_deferred_tails_two_errors)
 }
 END_TEST
 
+/* Found by fuzz_xspace's differential check: a plane whose damaged
+ * event-metadata entry comes before a line with a damaged framing. One
+ * pass meets the line first (a plane's metadata is decoded after its
+ * lines), so every way must name byte 3576, not the entry's byte 145
+ * (lines' tails left to scans named 145). */
+START_TEST(test_line_framing_before_bad_metadata)
+{
+	const char *path = "testdata/corrupt/line-framing-before-bad-metadata.xplane.pb";
+	struct tp_buffer buf;
+	struct tp_error err = { 0 };
+	uint64_t file_bytes;
+	bool gz;
+
+	ck_assert_int_eq(tp_buffer_load(&buf, path, 1 << 24, &gz, &file_bytes, &err), TP_OK);
+	for (int way = 0; way < 8; way++) {
+		struct tp_decode_opts o = { .defer_min_bytes = way & 1,
+					    .threads = way & 2 ? 3 : 1 };
+		struct tp_arena a;
+		struct tp_xspace xs;
+		enum tp_err rc;
+
+		tp_xspace_framing_min_bytes = way & 4 ? 0 : (size_t)1 << 20;
+		tp_arena_init(&a);
+		rc = tp_xspace_decode_ex(&xs, &a, buf.data, buf.size, "f.pb", &o, &err);
+		if (rc == TP_OK)
+			rc = tp_xspace_finish_scan(&xs, &err);
+		ck_assert_int_eq(rc, TP_ERR_INPUT);
+		ck_assert_str_eq(err.msg, "f.pb: corrupt capture at byte 3576: "
+				 "invalid field number (in a plane)");
+		tp_arena_release(&a);
+	}
+	tp_xspace_framing_min_bytes = (size_t)1 << 20;
+	tp_buffer_release(&buf);
+}
+END_TEST
+
 /* The same corruption checks with the threaded scan forced on. */
 static void threads_on(void)
 {
@@ -581,9 +618,10 @@ int main(void)
 	tcase_add_loop_test(tc, test_varint_lengths, 0,
 			    sizeof(varint_values) / sizeof(varint_values[0]));
 	tcase_add_test(tc, test_varint_too_long);
-	tcase_add_test(tc, test_parallel_framing_same_errors);
+	tcase_add_test(tc, test_tails_same_errors);
 	tcase_add_test(tc, test_deferred_tails);
 	tcase_add_test(tc, test_deferred_tails_two_errors);
+	tcase_add_test(tc, test_line_framing_before_bad_metadata);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tt, 60);
 	tcase_add_checked_fixture(tt, threads_on, threads_off);

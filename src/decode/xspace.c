@@ -23,7 +23,7 @@ struct decode_ctx {
 	const char *name;        /* file name for messages */
 	struct tp_error *err;
 	const struct tp_xspace *xs;
-	struct tp_framing *pending; /* long lines' framing, walked later */
+	bool leave_tails;          /* long lines' tails to their scans  */
 	size_t fail_offset;         /* where corrupt() was called for     */
 };
 
@@ -348,7 +348,7 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 			struct tp_wire lw;
 
 			tp_wire_sub(&lw, &w, &f);
-			if (tp_line_header(c->xs, &lw, &pl->lines[il++], c->pending) < 0) {
+			if (tp_line_header(c->xs, &lw, &pl->lines[il++], c->leave_tails) < 0) {
 				w = lw;
 				break;
 			}
@@ -494,23 +494,6 @@ static enum tp_err scan_failed(struct decode_ctx *c, const struct tp_plane *pl,
 	return corrupt(c, bad, where);
 }
 
-/* The framing of the long lines: left to their scans when the structure
- * is sound; else walked (in parallel), and its first error counts if it
- * comes before the one the structure met (rc), as one pass would have
- * met it first. */
-static enum tp_err finish_framing(struct decode_ctx *c,
-				  struct tp_framing *pending, unsigned threads,
-				  enum tp_err rc)
-{
-	struct tp_wire bad;
-
-	if (pending->n && tp_framing_run(c->xs, pending, threads, rc == TP_OK, &bad) < 0 &&
-	    (rc == TP_OK || bad.error_offset < c->fail_offset))
-		rc = corrupt(c, &bad, "a plane");
-	tp_framing_release(pending);
-	return rc;
-}
-
 /* Opening scanned the lines it does not defer and one is damaged: a
  * full decode reports a damaged framing of a deferred line, or an
  * earlier damaged event in one, first. So they are scanned too. */
@@ -525,34 +508,48 @@ static enum tp_err open_scan_failed(struct decode_ctx *c, struct tp_xspace *xs,
 	return scan_failed(c, pl, ln, &bad);
 }
 
+/* The structure: planes, lines' heads, metadata, into an emptied xs;
+ * long lines' tails are left to their scans when leave_tails. */
+static enum tp_err decode_structure(struct decode_ctx *c, struct tp_xspace *xs,
+				    const uint8_t *data, size_t size,
+				    const struct tp_decode_opts *opts,
+				    bool leave_tails)
+{
+	struct tp_wire top;
+
+	memset(xs, 0, sizeof(*xs));
+	xs->base = data;
+	xs->size = size;
+	xs->name = c->name;
+	xs->drop_pages = opts && opts->drop_pages;
+	c->leave_tails = leave_tails;
+	tp_wire_init(&top, data, data, size);
+	return decode_space_fields(c, &top, xs);
+}
+
 enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
 				const uint8_t *data, size_t size,
 				const char *name,
 				const struct tp_decode_opts *opts,
 				struct tp_error *err)
 {
-	unsigned threads = opts && opts->threads ? opts->threads : tp_threads();
 	size_t defer = opts ? opts->defer_min_bytes : 0;
-	struct tp_framing pending = { 0 };
-	struct decode_ctx c = { arena, name, err, xs, NULL, SIZE_MAX };
-	struct tp_wire top, bad = { 0 };
+	struct decode_ctx c = { arena, name, err, xs, true, SIZE_MAX };
+	struct tp_wire bad = { 0 };
 	const struct tp_plane *bad_plane = NULL;
 	const struct tp_line *bad_line = NULL;
-	enum tp_err rc;
 
-	memset(xs, 0, sizeof(*xs));
-	xs->base = data;
-	xs->size = size;
-	xs->name = name;
-	xs->drop_pages = opts && opts->drop_pages;
-	/* long lines' framing is walked in parallel after the structure,
-	 * or by their scans (xspace_framing.c) */
-	c.pending = &pending;
-	tp_wire_init(&top, data, data, size);
-	rc = decode_space_fields(&c, &top, xs);
-	rc = finish_framing(&c, &pending, threads, rc);
-	if (rc != TP_OK)
-		return rc;
+	if (decode_structure(&c, xs, data, size, opts, true) != TP_OK) {
+		/* Damaged: decoded again walking every line where it stands,
+		 * so that the message names what one pass meets first (a
+		 * line's framing before the metadata after it in the plane,
+		 * before anything later in the file). Errors only. */
+		if (decode_structure(&c, xs, data, size, opts, false) == TP_OK)
+			return tp_error_set(err, TP_ERR_INTERNAL,
+					    "%s: a second pass decodes what the first refused",
+					    name);
+		return err->code;
+	}
 	for (size_t p = 0; p < xs->n_planes; p++)
 		alloc_meta_counts(&c, &xs->planes[p]);
 	choose_time_origin(xs);
@@ -575,7 +572,7 @@ enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
 enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err)
 {
 	struct decode_ctx c = { NULL, xs->name ? xs->name : "capture", err, xs,
-				NULL, SIZE_MAX };
+				false, SIZE_MAX };
 	struct tp_wire bad = { 0 };
 	const struct tp_plane *bad_plane = NULL;
 	const struct tp_line *bad_line = NULL;

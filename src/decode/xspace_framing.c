@@ -2,21 +2,18 @@
  * xspace_framing.c - an XLine's own fields. Protobuf writes them in
  * number order, so some (duration_ps, display_id, display_name) follow
  * the events: reading them means walking every event's framing (a tag
- * and a length). The fields before the first event are read at once;
- * a long line's tail (the rest) is left to the scan that reads its
- * events anyway, at open or in the analysis that defers it
- * (tp_line.tail_unread), so a GB capture is read once, not twice. Only
- * when the structure is damaged are long lines walked here, in parallel,
- * so that the decoder reports the first damaged byte of the framing in
- * file order, as a single pass would.
+ * and a length). The fields before the first event are read at once; a
+ * long line's tail (the rest) is left to the scan that reads its events
+ * anyway, at open or in the analysis that defers it (tp_line.tail_unread),
+ * so a GB capture is read once, not twice. A damaged structure is decoded
+ * again with every line walked where it stands (tp_xspace_decode_ex), so
+ * that the message is the one a single pass gives.
  */
 #include "xspace_internal.h"
 
-#include <stdlib.h>
 
-/* Lines shorter than this are walked at once, longer ones once the
- * structure is read (in parallel, or left to their scan); tests lower
- * it. */
+/* Lines shorter than this are walked at once, longer ones' tails left
+ * to their scans; tests lower it. */
 size_t tp_xspace_framing_min_bytes = (size_t)1 << 20;
 
 static bool is_len(const struct tp_field *f)
@@ -131,72 +128,20 @@ static int walk_line(const struct tp_xspace *xs, struct tp_wire *w,
 }
 
 int tp_line_header(const struct tp_xspace *xs, struct tp_wire *w,
-		   struct tp_line *ln, struct tp_framing *pending)
+		   struct tp_line *ln, bool leave_tail)
 {
-	struct tp_framing_line *e;
 	int rc;
 
 	ln->body = tp_str_make((const char *)w->p, (size_t)(w->end - w->p));
 	ln->body_offset = (size_t)(w->p - w->base);
 	if ((rc = read_head(w, ln)) <= 0)
 		return rc;
-	if (!pending || ln->body.len < tp_xspace_framing_min_bytes)
+	if (!leave_tail || ln->body.len < tp_xspace_framing_min_bytes)
 		return walk_line(xs, w, ln);
-	pending->lines = tp_xgrow(pending->lines, &pending->cap, pending->n + 1,
-				  sizeof(*pending->lines));
-	e = &pending->lines[pending->n++];
-	e->line = ln;
-	e->from = w->p;
+	ln->tail_unread = true;
+	ln->n_event_fields = 1; /* read_head met one */
 	w->p = w->end;
 	return 0;
-}
-
-struct framing_run {
-	const struct tp_xspace *xs;
-	struct tp_framing *pending;
-};
-
-static void walk_pending(void *ctx, size_t i, unsigned worker)
-{
-	const struct framing_run *run = ctx;
-	const struct tp_framing_line *e = &run->pending->lines[i];
-	const uint8_t *end = (const uint8_t *)e->line->body.ptr + e->line->body.len;
-	struct tp_wire *w = &run->pending->errors[i];
-
-	(void)worker;
-	tp_wire_init(w, run->xs->base, e->from, (size_t)(end - e->from));
-	if (walk_line(run->xs, w, e->line) >= 0)
-		w->error = NULL;
-}
-
-static int walk_all(const struct tp_xspace *xs, struct tp_framing *pending,
-		    unsigned threads, struct tp_wire *bad)
-{
-	struct framing_run run = { xs, pending };
-	const struct tp_wire *first = NULL;
-
-	tp_parallel_for(pending->n, threads, walk_pending, &run);
-	for (size_t i = 0; i < pending->n; i++)
-		if (pending->errors[i].error &&
-		    (!first || pending->errors[i].error_offset < first->error_offset))
-			first = &pending->errors[i];
-	if (first)
-		*bad = *first;
-	return first ? -1 : 0;
-}
-
-int tp_framing_run(const struct tp_xspace *xs, struct tp_framing *pending,
-		   unsigned threads, bool leave_tails, struct tp_wire *bad)
-{
-	if (leave_tails) {
-		for (size_t i = 0; i < pending->n; i++) {
-			pending->lines[i].line->tail_unread = true;
-			pending->lines[i].line->n_event_fields = 1; /* read_head met one */
-		}
-		return 0;
-	}
-	pending->errors = tp_xcalloc(pending->n + 1, sizeof(*pending->errors));
-	return walk_all(xs, pending, threads, bad);
 }
 
 void tp_line_walk_tail(const struct tp_xspace *xs, struct tp_line *ln,
@@ -213,11 +158,3 @@ void tp_line_walk_tail(const struct tp_xspace *xs, struct tp_line *ln,
 	}
 }
 
-void tp_framing_release(struct tp_framing *pending)
-{
-	free(pending->lines);
-	free(pending->errors);
-	pending->lines = NULL;
-	pending->errors = NULL;
-	pending->n = pending->cap = 0;
-}

@@ -31,30 +31,12 @@ int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
 bool tp_line_deferred(const struct tp_plane *pl, const struct tp_line *ln,
 		      size_t defer_min_bytes);
 
-/* Long lines whose framing walk waits (xspace_framing.c). */
-struct tp_framing_line {
-	struct tp_line *line;
-	const uint8_t *from;     /* the first event: the walk starts there */
-};
-struct tp_framing {
-	struct tp_framing_line *lines; /* malloc'd                      */
-	size_t n, cap;
-	struct tp_wire *errors;  /* malloc'd by tp_framing_run, per line */
-};
-
 /* Reads an XLine's fields from w (the line's bytes): those before the
- * first event at once; the rest, walking past every event's framing,
- * also at once for short lines or without pending, else the line is
- * recorded for tp_framing_run. -1 on corrupt bytes, the error in w. */
+ * first event, and the rest (walking past every event's framing) but for
+ * a long line with leave_tail, whose tail its scan reads
+ * (tail_unread). -1 on corrupt bytes, the error in w. */
 int tp_line_header(const struct tp_xspace *xs, struct tp_wire *w,
-		   struct tp_line *ln, struct tp_framing *pending);
-/* The pending lines: with leave_tails, left to their scans
- * (tail_unread); else (the structure is damaged) walked on up to
- * `threads` threads, -1 with the first damaged byte (in file order) in
- * *bad. */
-int tp_framing_run(const struct tp_xspace *xs, struct tp_framing *pending,
-		   unsigned threads, bool leave_tails, struct tp_wire *bad);
-void tp_framing_release(struct tp_framing *pending);
+		   struct tp_line *ln, bool leave_tail);
 
 /* A field of a tail_unread line met by its scan (not an event). */
 void tp_line_tail_field(struct tp_line *ln, const struct tp_field *f);
