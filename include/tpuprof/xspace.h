@@ -191,9 +191,8 @@ enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
 /* Captures with at least this many bytes of events are validated by one
  * thread per core (default 8 MiB); tests lower it. */
 extern size_t tp_xspace_parallel_min_bytes;
-/* With more than one thread, lines of at least this many bytes (default
- * 1 MiB) have their framing walked in parallel after the structure; tests
- * lower it. */
+/* Lines of at least this many bytes (default 1 MiB) leave their tail to
+ * their scan (tp_line.tail_unread); tests lower it. */
 extern size_t tp_xspace_framing_min_bytes;
 
 struct tp_decode_opts {

@@ -24,13 +24,11 @@ struct decode_ctx {
 	struct tp_error *err;
 	const struct tp_xspace *xs;
 	bool leave_tails;          /* long lines' tails to their scans  */
-	size_t fail_offset;         /* where corrupt() was called for     */
 };
 
 static enum tp_err corrupt(struct decode_ctx *c, const struct tp_wire *w,
 			   const char *where)
 {
-	c->fail_offset = w->error_offset;
 	return tp_error_set(c->err, TP_ERR_INPUT,
 			    "%s: corrupt capture at byte %zu: %s (in %s)",
 			    c->name, w->error_offset, w->error, where);
@@ -534,7 +532,7 @@ enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
 				struct tp_error *err)
 {
 	size_t defer = opts ? opts->defer_min_bytes : 0;
-	struct decode_ctx c = { arena, name, err, xs, true, SIZE_MAX };
+	struct decode_ctx c = { arena, name, err, xs, true };
 	struct tp_wire bad = { 0 };
 	const struct tp_plane *bad_plane = NULL;
 	const struct tp_line *bad_line = NULL;
@@ -572,7 +570,7 @@ enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
 enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err)
 {
 	struct decode_ctx c = { NULL, xs->name ? xs->name : "capture", err, xs,
-				false, SIZE_MAX };
+				false };
 	struct tp_wire bad = { 0 };
 	const struct tp_plane *bad_plane = NULL;
 	const struct tp_line *bad_line = NULL;

@@ -27,8 +27,8 @@ static struct tp_str field_str(const struct tp_field *f)
 }
 
 /* One of the line's own fields. id, name and timestamp count only before
- * the first event: a deferred line's are read at open, before its events
- * are (see tp_line.tail_unread), and every line reads them alike. */
+ * the first event: a long line's tail is read by its scan, after they
+ * were used (see tp_line.tail_unread), and every line reads them alike. */
 static void header_field(struct tp_line *ln, const struct tp_field *f,
 			 bool after_event)
 {
