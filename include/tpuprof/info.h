@@ -35,6 +35,8 @@ struct tp_info_host {
 	bool has_task_env;
 	uint64_t profile_start_ns;       /* Task Environment, epoch ns      */
 	uint64_t profile_stop_ns;
+	bool has_capture_ps;             /* stop not before start           */
+	uint64_t capture_ps;             /* stop - start in ps, saturating  */
 	uint64_t memory_allocations;     /* MemoryAllocation events         */
 	uint64_t memory_deallocations;   /* MemoryDeallocation events       */
 	uint64_t collective_events;      /* collective op executions        */
@@ -45,6 +47,12 @@ struct tp_info_host {
 	struct tp_info_version *versions; /* malloc'd; first seen per name  */
 	size_t n_versions, cap_versions;
 };
+
+/* capture_ps for printing as a signed duration (INT64_MAX at most). */
+static inline int64_t tp_info_capture_ps(const struct tp_info_host *ih)
+{
+	return ih->capture_ps > INT64_MAX ? INT64_MAX : (int64_t)ih->capture_ps;
+}
 
 struct tp_info {
 	struct tp_info_host *hosts;      /* malloc'd, capture order         */

@@ -153,6 +153,13 @@ static void task_environment(const struct tp_plane *pl, struct tp_info_host *ih)
 	s = tp_stats_find_name(pl, pl->stats, pl->n_stats, "profile_stop_time");
 	if (s && tp_stat_int(s, &v))
 		ih->profile_stop_ns = (uint64_t)v;
+	/* saturating: hostile times would overflow picoseconds */
+	ih->has_capture_ps = ih->profile_stop_ns >= ih->profile_start_ns;
+	if (ih->has_capture_ps) {
+		uint64_t ns = ih->profile_stop_ns - ih->profile_start_ns;
+
+		ih->capture_ps = ns > UINT64_MAX / 1000 ? UINT64_MAX : ns * 1000;
+	}
 }
 
 /* device_type_string names TPUs; GPU planes carry only a vendor and a

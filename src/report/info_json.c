@@ -154,9 +154,7 @@ static json_t *capture_json(const struct tp_info_host *ih)
 			 "start_unix_ns", tp_json_id(ih->profile_start_ns),
 			 "stop_unix_ns", tp_json_id(ih->profile_stop_ns),
 			 "duration_ps",
-			 ih->profile_stop_ns >= ih->profile_start_ns
-				 ? tp_json_uint((ih->profile_stop_ns - ih->profile_start_ns) * 1000u)
-				 : json_null());
+			 ih->has_capture_ps ? tp_json_uint(ih->capture_ps) : json_null());
 }
 
 static void host_json(struct tp_jw *w, const struct tp_capture *cap,

@@ -99,11 +99,10 @@ static void print_host(FILE *out, const struct tp_capture *cap,
 		ih->device_type ? ih->device_type : "unknown",
 		ih->device_planes, ih->device_planes_with_events);
 	print_versions(out, ih);
-	if (ih->has_task_env && ih->profile_stop_ns >= ih->profile_start_ns)
+	if (ih->has_task_env && ih->has_capture_ps)
 		fprintf(out, "  capture      %s, %s\n",
 			tp_fmt_utc_ns(a, sizeof(a), ih->profile_start_ns),
-			tp_fmt_ps(b, sizeof(b),
-				  (int64_t)(ih->profile_stop_ns - ih->profile_start_ns) * 1000));
+			tp_fmt_ps(b, sizeof(b), tp_info_capture_ps(ih)));
 	fprintf(out, "  events       %" PRIu64 "; runtime memory %" PRIu64 " allocations, %" PRIu64
 		" deallocations; %" PRIu64 " collective executions\n",
 		events, ih->memory_allocations, ih->memory_deallocations,

@@ -35,9 +35,9 @@ static void capture_line(FILE *out, const struct tp_capture *cap, const struct t
 		r->info.n_hosts > 1 ? " and others" : "", r->info.n_hosts, devices);
 	if (h->device_type)
 		fprintf(out, ", %s", h->device_type);
-	if (h->has_task_env && h->profile_stop_ns >= h->profile_start_ns)
+	if (h->has_task_env && h->has_capture_ps)
 		fprintf(out, ", %s, %s", tp_fmt_utc_ns(slot[0], sizeof(slot[0]), h->profile_start_ns),
-			PS(1, (int64_t)(h->profile_stop_ns - h->profile_start_ns) * 1000));
+			PS(1, tp_info_capture_ps(h)));
 	fputc('\n', out);
 	(void)cap;
 }

@@ -1,0 +1,1 @@
+info --format json testdata/corrupt/capture-time-overflow.xplane.pb

@@ -1,0 +1,1 @@
+report testdata/corrupt/capture-time-overflow.xplane.pb

@@ -1,0 +1,1 @@
+info testdata/corrupt/capture-time-overflow.xplane.pb
