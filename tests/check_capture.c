@@ -396,6 +396,13 @@ static void touch_hosts(const struct tp_capture *cap)
 	(void)sum;
 }
 
+/* No host's mapping holds more than the file's last, partial page. */
+static void assert_dropped(const struct tp_capture *cap)
+{
+	for (size_t h = 0; h < cap->n_hosts; h++)
+		ck_assert_int_le(mapping_rss_kb(cap->hosts[h].xs.base), 4);
+}
+
 /* Writers read names and stats all over a host's file; once a host is
  * written, its pages are dropped (tp_capture_drop_host), or a pod's run
  * directory keeps a few MB per host resident to the end (at most the
@@ -431,28 +438,24 @@ START_TEST(test_pages_dropped)
 	touch_hosts(&cap);
 	ck_assert_int_eq(tp_memory_build(&mem, &cap, &mopt, &mf, &err), TP_OK);
 	ck_assert_uint_eq(mem.runtime.n_devices, 6); /* two per host */
-	for (size_t h = 0; h < cap.n_hosts; h++) /* not kept for the ops pass */
-		ck_assert_int_le(mapping_rss_kb(cap.hosts[h].xs.base), 4);
+	assert_dropped(&cap); /* not kept for the ops pass */
 	ck_assert_int_eq(tp_info_build(&info, &cap, &err), TP_OK);
 
 	touch_hosts(&cap);
 	tp_jw_init(&w, null);
 	tp_info_json(&w, NULL, &cap, &info);
 	ck_assert_int_eq(tp_jw_finish(&w, &err), TP_OK);
-	for (size_t h = 0; h < cap.n_hosts; h++)
-		ck_assert_int_le(mapping_rss_kb(cap.hosts[h].xs.base), 4);
+	assert_dropped(&cap);
 
 	touch_hosts(&cap);
 	tp_jw_init(&w, null);
 	tp_memory_json(&w, NULL, &cap, &mem);
 	ck_assert_int_eq(tp_jw_finish(&w, &err), TP_OK);
-	for (size_t h = 0; h < cap.n_hosts; h++)
-		ck_assert_int_le(mapping_rss_kb(cap.hosts[h].xs.base), 4);
+	assert_dropped(&cap);
 
 	touch_hosts(&cap);
 	ck_assert_int_eq(tp_report_info(null, TP_FORMAT_TEXT, &cap, &info, &err), TP_OK);
-	for (size_t h = 0; h < cap.n_hosts; h++)
-		ck_assert_int_le(mapping_rss_kb(cap.hosts[h].xs.base), 4);
+	assert_dropped(&cap);
 
 	tp_memory_release(&mem);
 	tp_info_release(&info);
