@@ -133,6 +133,57 @@ START_TEST(test_null_dropped)
 }
 END_TEST
 
+/* The shortcuts (tp_jw_put_int, tp_jw_put_plain) write what tp_jw_put
+ * of the same values writes, in both modes; a string that needs escapes
+ * is refused, and so is every string in tree mode. */
+static void shortcuts(struct tp_jw *w, bool tree)
+{
+	static const int64_t ints[] = { 0, -1, 42, INT64_MAX, INT64_MIN };
+	static const char *const plain[] = { "", "op.1", "a/b ~\x7f" };
+
+	tp_jw_object(w, NULL);
+	tp_jw_array(w, "ints");
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		tp_jw_put_int(w, NULL, ints[i]);
+	tp_jw_end(w);
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		bool took = tp_jw_put_plain(w, plain[i], plain[i], strlen(plain[i]));
+
+		ck_assert(took != tree);
+		if (!took)
+			tp_jw_put(w, plain[i], json_string(plain[i]));
+	}
+	ck_assert(!tp_jw_put_plain(w, "q", "say \"hi\"", 8));
+	ck_assert(!tp_jw_put_plain(w, "e", "caf\xc3\xa9", 5));
+	ck_assert(!tp_jw_put_plain(w, "n", "a\nb", 3));
+	tp_jw_end(w);
+}
+
+START_TEST(test_shortcuts)
+{
+	struct tp_jw w;
+	char *got = NULL, *want;
+	size_t n = 0;
+	FILE *f = open_memstream(&got, &n);
+	json_t *tree;
+
+	tp_jw_init(&w, NULL);
+	shortcuts(&w, true);
+	ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+	tree = tp_jw_take(&w);
+	want = expected(tree);
+	tp_jw_init(&w, f);
+	shortcuts(&w, false);
+	ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+	fclose(f);
+	ck_assert_str_eq(got, want);
+	ck_assert_ptr_nonnull(strstr(got, "-9223372036854775808"));
+	free(got);
+	free(want);
+	json_decref(tree);
+}
+END_TEST
+
 /* A full disk: the error sticks, big loops can stop, finish says so. */
 START_TEST(test_write_error)
 {
@@ -264,6 +315,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_same_bytes, 0, sizeof(docs) / sizeof(docs[0]));
 	tcase_add_test(tc, test_null_dropped);
+	tcase_add_test(tc, test_shortcuts);
 	tcase_add_test(tc, test_write_error);
 	tcase_add_test(tc, test_write_error_at_finish);
 	tcase_add_loop_test(tc, test_misuse, 0, sizeof(misuses) / sizeof(misuses[0]));

@@ -28,6 +28,7 @@
 #define TPUPROF_JSON_STREAM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -65,6 +66,14 @@ void tp_jw_array(struct tp_jw *w, const char *key);
 void tp_jw_end(struct tp_jw *w);
 /* Put a value (stolen; see above for key). */
 void tp_jw_put(struct tp_jw *w, const char *key, json_t *v);
+
+/* Shortcuts for hot writers (every op of a report), with no jansson value
+ * in stream mode: an integer (json_integer's text), and a string that
+ * needs no escape. tp_jw_put_plain writes nothing and returns false when
+ * the string needs escapes or the writer builds a tree: put it as a
+ * value then. */
+void tp_jw_put_int(struct tp_jw *w, const char *key, int64_t v);
+bool tp_jw_put_plain(struct tp_jw *w, const char *key, const char *s, size_t n);
 
 /* False once a write failed or the writer was misused. */
 bool tp_jw_ok(const struct tp_jw *w);

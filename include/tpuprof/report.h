@@ -52,4 +52,11 @@ json_t *tp_json_sid(int64_t v);
 json_t *tp_json_str(struct tp_str s);
 json_t *tp_json_cstr(const char *s);
 
+/* tp_jw_put(w, key, tp_json_int(v)) and the like, without a jansson value
+ * for the usual case when w streams: for values written per op. */
+void tp_jw_int(struct tp_jw *w, const char *key, int64_t v);
+void tp_jw_uint(struct tp_jw *w, const char *key, uint64_t v);
+void tp_jw_id(struct tp_jw *w, const char *key, uint64_t v);
+void tp_jw_str(struct tp_jw *w, const char *key, struct tp_str s);
+
 #endif

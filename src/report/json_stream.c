@@ -291,6 +291,37 @@ static void emit(struct tp_jw *w, const char *key, json_t *v)
 		w->done = true;
 }
 
+void tp_jw_put_int(struct tp_jw *w, const char *key, int64_t v)
+{
+	if (!w->out) {
+		tp_jw_put(w, key, json_integer((json_int_t)v));
+		return;
+	}
+	if (!begin(w, key))
+		return;
+	if (writing(w))
+		integer_text(w, (json_int_t)v);
+	if (w->depth == 0)
+		w->done = true;
+}
+
+bool tp_jw_put_plain(struct tp_jw *w, const char *key, const char *s, size_t n)
+{
+	if (!w->out || !plain_string(s, n))
+		return false;
+	if (!begin(w, key))
+		return true;
+	if (writing(w)) {
+		raw(w, "\"", 1);
+		if (n)
+			raw(w, s, n);
+		raw(w, "\"", 1);
+	}
+	if (w->depth == 0)
+		w->done = true;
+	return true;
+}
+
 void tp_jw_put(struct tp_jw *w, const char *key, json_t *v)
 {
 	if (!v)

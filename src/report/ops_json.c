@@ -22,48 +22,54 @@ struct tp_str tp_report_module_name(const struct tp_capture *cap, size_t m)
 				  : tp_str_make("", 0);
 }
 
-static json_t *str_or_null(struct tp_str s)
-{
-	return s.len ? tp_json_str(s) : json_null();
-}
-
 static json_t *rate(int64_t amount, int64_t ps)
 {
 	return ps > 0 ? json_real((double)amount / ((double)ps * 1e-12))
 		      : json_null();
 }
 
-static json_t *op_json(const struct tp_capture *cap, const struct tp_ops *ops,
-		       const struct tp_op *o)
+/* One op, field by field: the report's most numerous object. */
+static void op_json(struct tp_jw *w, const struct tp_capture *cap,
+		    const struct tp_ops *ops, const struct tp_op *o)
 {
 	const struct tp_ops_core *core = &ops->cores[o->core];
-	json_t *j = json_object();
 
-	json_object_set_new(j, "name", tp_json_str(o->name));
-	json_object_set_new(j, "program_id", core->source == TP_OPSRC_TF ?
-				json_null() : tp_json_id(o->program_id));
-	json_object_set_new(j, "module", o->module == SIZE_MAX ? json_null() :
-				tp_json_str(tp_report_module_name(cap, o->module)));
-	json_object_set_new(j, "category", str_or_null(o->category));
-	json_object_set_new(j, "scope", tp_json_str(o->scope));
-	json_object_set_new(j, "source", o->source ? tp_json_cstr(o->source) : json_null());
-	json_object_set_new(j, "collective", json_boolean(o->collective));
-	json_object_set_new(j, "occurrences", tp_json_uint(o->occurrences));
-	json_object_set_new(j, "total_ps", tp_json_int(o->total_ps));
-	json_object_set_new(j, "self_ps", tp_json_int(o->self_ps));
-	json_object_set_new(j, "min_ps", tp_json_int(o->min_ps));
-	json_object_set_new(j, "avg_ps", tp_json_int(tp_op_avg_ps(o)));
-	json_object_set_new(j, "device_share", core->device_ps > 0 ?
-				json_real((double)o->self_ps / (double)core->device_ps) :
-				json_null());
-	json_object_set_new(j, "flops", o->has_flops ? tp_json_int(o->flops) : json_null());
-	json_object_set_new(j, "bytes_accessed", o->has_bytes ?
-				tp_json_int(o->bytes_accessed) : json_null());
-	json_object_set_new(j, "flops_per_s", o->has_flops ?
-				rate(o->flops, o->total_ps) : json_null());
-	json_object_set_new(j, "bytes_per_s", o->has_bytes ?
-				rate(o->bytes_accessed, o->total_ps) : json_null());
-	return j;
+	tp_jw_object(w, NULL);
+	tp_jw_str(w, "name", o->name);
+	if (core->source == TP_OPSRC_TF)
+		tp_jw_put(w, "program_id", json_null());
+	else
+		tp_jw_id(w, "program_id", o->program_id);
+	if (o->module == SIZE_MAX)
+		tp_jw_put(w, "module", json_null());
+	else
+		tp_jw_str(w, "module", tp_report_module_name(cap, o->module));
+	if (o->category.len)
+		tp_jw_str(w, "category", o->category);
+	else
+		tp_jw_put(w, "category", json_null());
+	tp_jw_str(w, "scope", o->scope);
+	tp_jw_put(w, "source", o->source ? tp_json_cstr(o->source) : json_null());
+	tp_jw_put(w, "collective", json_boolean(o->collective));
+	tp_jw_uint(w, "occurrences", o->occurrences);
+	tp_jw_int(w, "total_ps", o->total_ps);
+	tp_jw_int(w, "self_ps", o->self_ps);
+	tp_jw_int(w, "min_ps", o->min_ps);
+	tp_jw_int(w, "avg_ps", tp_op_avg_ps(o));
+	tp_jw_put(w, "device_share", core->device_ps > 0 ?
+		  json_real((double)o->self_ps / (double)core->device_ps) : json_null());
+	if (o->has_flops)
+		tp_jw_int(w, "flops", o->flops);
+	else
+		tp_jw_put(w, "flops", json_null());
+	if (o->has_bytes)
+		tp_jw_int(w, "bytes_accessed", o->bytes_accessed);
+	else
+		tp_jw_put(w, "bytes_accessed", json_null());
+	tp_jw_put(w, "flops_per_s", o->has_flops ? rate(o->flops, o->total_ps) : json_null());
+	tp_jw_put(w, "bytes_per_s", o->has_bytes ?
+		  rate(o->bytes_accessed, o->total_ps) : json_null());
+	tp_jw_end(w);
 }
 
 static json_t *step_json(const struct tp_step *s)
@@ -96,7 +102,7 @@ static void core_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "n_ops", tp_json_uint(c->n_ops));
 	tp_jw_array(w, "ops");
 	for (size_t i = 0; i < c->n_ops && tp_jw_ok(w); i++)
-		tp_jw_put(w, NULL, op_json(cap, ops, &ops->ops[c->first_op + i]));
+		op_json(w, cap, ops, &ops->ops[c->first_op + i]);
 	tp_jw_end(w);
 	if (c->n_steps) {
 		tp_jw_array(w, "steps");

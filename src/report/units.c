@@ -164,6 +164,37 @@ json_t *tp_json_str(struct tp_str s)
 	return j ? j : json_string("");
 }
 
+void tp_jw_int(struct tp_jw *w, const char *key, int64_t v)
+{
+	if (v > -JSON_SAFE_INT && v < JSON_SAFE_INT)
+		tp_jw_put_int(w, key, v);
+	else
+		tp_jw_put(w, key, tp_json_int(v));
+}
+
+void tp_jw_uint(struct tp_jw *w, const char *key, uint64_t v)
+{
+	if (v < (uint64_t)JSON_SAFE_INT)
+		tp_jw_put_int(w, key, (int64_t)v);
+	else
+		tp_jw_put(w, key, tp_json_uint(v));
+}
+
+void tp_jw_id(struct tp_jw *w, const char *key, uint64_t v)
+{
+	char s[32];
+	int n = snprintf(s, sizeof(s), "%" PRIu64, v);
+
+	if (!tp_jw_put_plain(w, key, s, (size_t)n))
+		tp_jw_put(w, key, json_string(s));
+}
+
+void tp_jw_str(struct tp_jw *w, const char *key, struct tp_str s)
+{
+	if (!tp_jw_put_plain(w, key, s.ptr, s.len))
+		tp_jw_put(w, key, tp_json_str(s));
+}
+
 enum tp_err tp_json_write(FILE *out, json_t *doc, struct tp_error *err)
 {
 	if (json_dumpf(doc, out, TP_JSON_FLAGS) < 0 ||
