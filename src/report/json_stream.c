@@ -122,22 +122,37 @@ static void dump(struct tp_jw *w, const json_t *v)
 		w->failed = true;
 }
 
+/* A string jansson would write unchanged between quotes: printable
+ * ASCII without '"' or '\\' (with JSON_ENSURE_ASCII, anything else is
+ * escaped). */
+static bool plain_string(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			return false;
+	}
+	return true;
+}
+
+/* A plain string between quotes. */
+static void quoted(struct tp_jw *w, const char *s, size_t n)
+{
+	raw(w, "\"", 1);
+	if (n)
+		raw(w, s, n);
+	raw(w, "\"", 1);
+}
+
 /* A key as jansson quotes it; plain ASCII (the usual case) without
  * building a jansson string. */
 static void key_text(struct tp_jw *w, const char *key)
 {
 	size_t n = strlen(key);
-	bool plain = true;
 
-	for (size_t i = 0; i < n && plain; i++) {
-		unsigned char c = (unsigned char)key[i];
-
-		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-	}
-	if (plain) {
-		raw(w, "\"", 1);
-		raw(w, key, n);
-		raw(w, "\"", 1);
+	if (plain_string(key, n)) {
+		quoted(w, key, n);
 	} else {
 		json_t *s = json_stringn(key, n);
 
@@ -208,20 +223,6 @@ static void integer_text(struct tp_jw *w, json_int_t v)
 	raw(w, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-/* A string jansson would write unchanged between quotes: printable
- * ASCII without '"' or '\\' (with JSON_ENSURE_ASCII, anything else is
- * escaped). */
-static bool plain_string(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
-			return false;
-	}
-	return true;
-}
-
 /* A scalar's text: integers, plain strings and literals here; reals and
  * strings that need escapes by jansson itself. */
 static void scalar_text(struct tp_jw *w, json_t *v)
@@ -232,9 +233,7 @@ static void scalar_text(struct tp_jw *w, json_t *v)
 		return;
 	case JSON_STRING:
 		if (plain_string(json_string_value(v), json_string_length(v))) {
-			raw(w, "\"", 1);
-			raw(w, json_string_value(v), json_string_length(v));
-			raw(w, "\"", 1);
+			quoted(w, json_string_value(v), json_string_length(v));
 			return;
 		}
 		break;
@@ -311,12 +310,8 @@ bool tp_jw_put_plain(struct tp_jw *w, const char *key, const char *s, size_t n)
 		return false;
 	if (!begin(w, key))
 		return true;
-	if (writing(w)) {
-		raw(w, "\"", 1);
-		if (n)
-			raw(w, s, n);
-		raw(w, "\"", 1);
-	}
+	if (writing(w))
+		quoted(w, s, n);
 	if (w->depth == 0)
 		w->done = true;
 	return true;
