@@ -44,8 +44,10 @@ PROTO_C    := $(patsubst proto/%.proto,$(BUILD)/proto/%.pb-c.c,$(PROTOS))
 PROTO_H    := $(PROTO_C:.c=.h)
 PROTO_OBJ  := $(PROTO_C:.c=.o)
 
-LIB_SRC  := $(wildcard src/util/*.c src/decode/*.c src/analyze/*.c src/report/*.c src/fetch/*.c)
-CLI_SRC  := $(wildcard src/cli/*.c)
+# Every C file under src/ except the CLI's belongs to the library; new
+# folders need no Makefile edit.
+LIB_SRC  := $(sort $(shell find src -name '*.c' ! -path 'src/cli/*'))
+CLI_SRC  := $(sort $(shell find src/cli -name '*.c'))
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
 LIB      := $(BUILD)/libtpuprof.a

@@ -17,13 +17,13 @@ mkdir -p "$out/proto"
 protoc-c -Iproto --c_out="$out/proto" proto/xplane.proto proto/hlo.proto
 # -fno-sanitize-recover: an UBSan report stops the run like a crash.
 FLAGS="-std=c11 -g -O1 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -I$out/proto -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
-LIBSRC="$(ls src/util/*.c src/decode/*.c) $out/proto/hlo.pb-c.c $out/proto/xplane.pb-c.c"
+LIBSRC="$(find src/util src/decode -name '*.c' | sort) $out/proto/hlo.pb-c.c $out/proto/xplane.pb-c.c"
 for t in $TARGETS; do
 	src=$LIBSRC
 	libs="-lprotobuf-c -lz -lpthread"
 	# The analyses target also links the analyses and the JSON writers.
 	if [ "$t" = analyses ]; then
-		src="$src $(ls src/analyze/*.c src/report/*.c | grep -v fetch_report)"
+		src="$src $(find src/analyze src/report -name '*.c' | sort | grep -v fetch_report)"
 		libs="$libs -ljansson -lm"
 	fi
 	# shellcheck disable=SC2086
