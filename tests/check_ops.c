@@ -122,13 +122,13 @@ END_TEST
 START_TEST(test_filters)
 {
 	static const struct { struct tp_ops_filter f; enum tp_err rc; size_t cores; } cases[] = {
-		{ { NULL, "/device:TPU:2", NULL }, TP_OK, 1 },
-		{ { NULL, "3", NULL }, TP_OK, 1 },
-		{ { NULL, "9", NULL }, TP_ERR_USAGE, 0 },
-		{ { "nohost", NULL, NULL }, TP_ERR_USAGE, 0 },
-		{ { NULL, NULL, "jit_nothing" }, TP_ERR_USAGE, 0 },
-		{ { NULL, NULL, "jit__psum" }, TP_OK, 4 },
-		{ { NULL, NULL, "9646411105960254074" }, TP_OK, 4 },
+		{ { NULL, "/device:TPU:2", NULL, NULL }, TP_OK, 1 },
+		{ { NULL, "3", NULL, NULL }, TP_OK, 1 },
+		{ { NULL, "9", NULL, NULL }, TP_ERR_USAGE, 0 },
+		{ { "nohost", NULL, NULL, NULL }, TP_ERR_USAGE, 0 },
+		{ { NULL, NULL, "jit_nothing", NULL }, TP_ERR_USAGE, 0 },
+		{ { NULL, NULL, "jit__psum", NULL }, TP_OK, 4 },
+		{ { NULL, NULL, "9646411105960254074", NULL }, TP_OK, 4 },
 	};
 	struct tp_capture cap;
 

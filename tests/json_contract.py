@@ -39,6 +39,9 @@ runs = {
         ["check", "--format", "json", "--scope", "jit(train_step)/jit(main)/transformer",
          "--module", "jit_train_step", "--max-peak", "1GiB", "testdata/small.xplane.pb"],
     ],
+    "tpuprof.devices/1": [
+        ["devices", "--format", "json"],
+    ],
     "tpuprof.report/2": [
         ["report", "--format", "json", "testdata/small.xplane.pb"],
     ],

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "tpuprof/capture.h"
+#include "tpuprof/device.h"
 #include "tpuprof/hlo_index.h"
 #include "tpuprof/i64map.h"
 #include "tpuprof/scopes.h"
@@ -142,6 +143,7 @@ struct tp_mem_core {
 	long top_module;                /* index into tp_memory.modules, -1   */
 	long runtime;                   /* index into runtime.devices, -1     */
 	uint64_t capacity;              /* bytes; 0 when unknown              */
+	struct tp_device_figures device; /* capacity's source, peaks (device.h) */
 };
 
 struct tp_memory {
@@ -159,6 +161,7 @@ struct tp_memory_filter {
 	const char *core;               /* "/device:TPU:0", "TPU:0" or "0"    */
 	const char *module;             /* module name or program id          */
 	uint64_t hbm;                   /* capacity override, 0 = from planes */
+	const struct tp_device_row *device; /* --device, NULL = detected     */
 };
 
 /* Runs the analysis over a capture. Decodes the modules it needs (so it
@@ -169,5 +172,16 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 			    const struct tp_memory_filter *filter,
 			    struct tp_error *err);
 void tp_memory_release(struct tp_memory *mem);
+
+/* A core's headroom: capacity less the larger of its compiler and
+ * runtime peaks, in bytes (negative when over) and percent of capacity. */
+struct tp_mem_headroom {
+	uint64_t peak;                  /* the larger peak                    */
+	int64_t bytes;
+	double percent;
+};
+/* False (bytes and percent 0) when the core's capacity is unknown. */
+bool tp_mem_core_headroom(const struct tp_memory *mem, const struct tp_mem_core *c,
+			  struct tp_mem_headroom *h);
 
 #endif

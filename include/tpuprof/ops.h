@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "tpuprof/capture.h"
+#include "tpuprof/device.h"
 #include "tpuprof/hlo_index.h"
 #include "tpuprof/scopes.h"
 #include "tpuprof/strpool.h"
@@ -88,6 +89,7 @@ struct tp_ops_filter {
 	const char *host;    /* host name, or NULL for all                  */
 	const char *core;    /* plane name or device ordinal, or NULL       */
 	const char *module;  /* module name or program id, or NULL          */
+	const struct tp_device_row *device; /* --device, NULL = detected    */
 };
 
 struct tp_ops {

@@ -28,6 +28,7 @@ struct tp_report {
 struct tp_report_filter {
 	const char *host, *core, *module; /* as for memory and ops          */
 	uint64_t hbm;                     /* capacity override, 0 = planes  */
+	const struct tp_device_row *device; /* --device, NULL = detected    */
 };
 
 /* The schema tpuprof writes, and whether a saved document is a report it

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "tpuprof/capture.h"
+#include "tpuprof/device.h"
 #include "tpuprof/error.h"
 #include "tpuprof/report.h"
 
@@ -39,6 +40,7 @@ struct tp_cli_filter {
 	const char *host;
 	const char *core;
 	const char *module;
+	const struct tp_device_row *device; /* --device NAME, or NULL        */
 };
 
 /* Options shared by the analysis commands. */
@@ -75,6 +77,7 @@ enum {
 	TP_CLI_OPT_HOST = 256,
 	TP_CLI_OPT_CORE,
 	TP_CLI_OPT_MODULE,
+	TP_CLI_OPT_DEVICE,
 	TP_CLI_OPTION_BASE,
 };
 
@@ -82,14 +85,15 @@ enum {
 #define TP_CLI_FILTER_OPTIONS \
 	{ "host", true, TP_CLI_OPT_HOST }, \
 	{ "core", true, TP_CLI_OPT_CORE }, \
-	{ "module", true, TP_CLI_OPT_MODULE }
+	{ "module", true, TP_CLI_OPT_MODULE }, \
+	{ "device", true, TP_CLI_OPT_DEVICE }
 
 /* Copies a tp_cli_filter into a library filter (tp_memory_filter,
  * tp_ops_filter, tp_report_filter): distinct types with the same three
  * fields, so a macro rather than a function. */
 #define TP_CLI_FILTER_COPY(dst, src) \
 	((dst)->host = (src)->host, (dst)->core = (src)->core, \
-	 (dst)->module = (src)->module)
+	 (dst)->module = (src)->module, (dst)->device = (src)->device)
 
 /* Called for each of the command's own options; returns 0, or the result
  * of tp_cli_usage_error() for a bad value. */
@@ -162,5 +166,6 @@ extern const struct tp_cmd tp_cmd_diff;
 extern const struct tp_cmd tp_cmd_merge;
 extern const struct tp_cmd tp_cmd_report;
 extern const struct tp_cmd tp_cmd_check;
+extern const struct tp_cmd tp_cmd_devices;
 
 #endif

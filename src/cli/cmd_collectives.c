@@ -64,7 +64,7 @@ static void release(void *ctx)
 static int run_collectives(int argc, char **argv)
 {
 	static const struct tp_cli_analysis steps = { true, build, write_out, release };
-	struct coll_run r = { .filter = { NULL, NULL, NULL } };
+	struct coll_run r = { .filter = { NULL, NULL, NULL, NULL } };
 	struct tp_common_opts o;
 	int code;
 

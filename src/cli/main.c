@@ -12,6 +12,7 @@ static const struct tp_cmd *const commands[] = {
 	&tp_cmd_capture,
 	&tp_cmd_check,
 	&tp_cmd_collectives,
+	&tp_cmd_devices,
 	&tp_cmd_diff,
 	&tp_cmd_fetch,
 	&tp_cmd_fusions,

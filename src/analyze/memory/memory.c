@@ -144,10 +144,9 @@ static long runtime_device(const struct tp_memory *mem, const struct tp_mem_core
 }
 
 static void fill_core(struct tp_memory *mem, struct tp_mem_core *c,
-		      const struct tp_host *h, uint64_t hbm)
+		      const struct tp_host *h, const struct tp_memory_filter *f)
 {
-	const struct tp_stat *s;
-	int64_t v;
+	struct tp_device_hints hints = { f->device, f->hbm, 0 };
 
 	programs_of(c, h);
 	c->top_module = -1;
@@ -157,8 +156,11 @@ static void fill_core(struct tp_memory *mem, struct tp_mem_core *c,
 			    (c->top_module < 0 || mem->modules[j].peak > mem->modules[c->top_module].peak))
 				c->top_module = (long)j;
 	c->runtime = runtime_device(mem, c);
-	s = tp_stats_find_name(c->plane, c->plane->stats, c->plane->n_stats, "memory_size");
-	c->capacity = hbm ? hbm : s && tp_stat_int(s, &v) && v > 0 ? (uint64_t)v : 0;
+	if (c->runtime >= 0 && mem->runtime.devices[c->runtime].capacity > 0)
+		hints.allocator_capacity = (uint64_t)mem->runtime.devices[c->runtime].capacity;
+	/* --hbm, memory_size, the allocator's capacity, the device table */
+	tp_device_resolve(c->plane, &hints, &c->device);
+	c->capacity = c->device.capacity.source ? (uint64_t)c->device.capacity.value : 0;
 }
 
 static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
@@ -187,7 +189,7 @@ static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
 			c = &mem->cores[mem->n_cores++];
 			c->host = h;
 			c->plane = pl;
-			fill_core(mem, c, host, f->hbm);
+			fill_core(mem, c, host, f);
 		}
 	}
 	if (f->core && !mem->n_cores)

@@ -365,7 +365,7 @@ static void collect_jobs(struct core_pool *pool, struct tp_capture *cap,
 static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 			 const struct tp_ops_filter *f, struct tp_error *err)
 {
-	static const struct tp_ops_filter none = { NULL, NULL, NULL };
+	static const struct tp_ops_filter none = { NULL, NULL, NULL, NULL };
 	struct core_pool pool;
 	enum tp_err rc;
 

@@ -13,8 +13,8 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 			 const struct tp_report_filter *f, struct tp_error *err)
 {
 	struct tp_mem_options mopt = { .color = 0, .max_suggestions = 5 };
-	struct tp_memory_filter mf = { f->host, f->core, f->module, f->hbm };
-	struct tp_ops_filter of = { f->host, f->core, f->module };
+	struct tp_memory_filter mf = { f->host, f->core, f->module, f->hbm, f->device };
+	struct tp_ops_filter of = { f->host, f->core, f->module, f->device };
 	enum tp_err rc;
 
 	/* info last: it needs every line scanned, and opening left the op

@@ -3,6 +3,7 @@
  * `tpuprof.memory/1`, and the document itself, written piece by piece
  * (json_stream.h).
  */
+#include "tpuprof/device_report.h"
 #include "tpuprof/memory_report.h"
 
 #include <string.h>
@@ -76,6 +77,8 @@ static json_t *core_json(const struct tp_capture *cap, const struct tp_memory *m
 			 const struct tp_mem_core *c)
 {
 	json_t *o = json_object(), *a = json_array();
+	struct tp_mem_headroom h;
+	bool known;
 
 	for (size_t i = 0; i < c->n_programs; i++)
 		json_array_append_new(a, json_pack("{s:o,s:I}", "program_id",
@@ -85,6 +88,12 @@ static json_t *core_json(const struct tp_capture *cap, const struct tp_memory *m
 	json_object_set_new(o, "plane", tp_json_str(c->plane->name));
 	json_object_set_new(o, "programs", a);
 	json_object_set_new(o, "capacity_bytes", c->capacity ? tp_json_uint(c->capacity) : json_null());
+	json_object_set_new(o, "capacity_source", c->capacity
+			    ? json_string(tp_fig_source_name(c->device.capacity.source)) : json_null());
+	known = tp_mem_core_headroom(mem, c, &h);
+	json_object_set_new(o, "headroom_bytes", known ? tp_json_int(h.bytes) : json_null());
+	json_object_set_new(o, "headroom_percent", known ? json_real(h.percent) : json_null());
+	json_object_set_new(o, "device", tp_device_figures_json(&c->device));
 	if (c->top_module >= 0) {
 		const struct tp_mem_module *m = &mem->modules[c->top_module];
 

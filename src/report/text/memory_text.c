@@ -5,6 +5,7 @@
  * chosen depth, what-if estimates; then the runtime peaks. Fits 100
  * columns; shapes are never cut (long ones get a line of their own).
  */
+#include "tpuprof/device_report.h"
 #include "tpuprof/memory_report.h"
 #include "tpuprof/shape.h"
 
@@ -163,15 +164,56 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 		print_split(out, m, &m->suggestions[i]);
 }
 
+static void headroom_text(char *buf, size_t n, const struct tp_mem_headroom *h)
+{
+	char b[32];
+
+	tp_fmt_bytes(b, sizeof(b), (uint64_t)(h->bytes < 0 ? -h->bytes : h->bytes));
+	snprintf(buf, n, "%s%s %.1f%%", h->bytes < 0 ? "-" : "", b, h->percent);
+}
+
+/* Where the capacities came from, one line per distinct device and
+ * source; cores without one said once. */
+static void capacity_notes(FILE *out, const struct tp_memory *mem)
+{
+	size_t unknown = 0;
+
+	for (size_t i = 0; i < mem->n_cores; i++) {
+		const struct tp_mem_core *c = &mem->cores[i];
+		bool seen = false;
+		char label[96];
+
+		if (!c->capacity) {
+			unknown++;
+			continue;
+		}
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = mem->cores[j].capacity && mem->cores[j].device.row == c->device.row &&
+			       mem->cores[j].device.row_source == c->device.row_source &&
+			       mem->cores[j].device.capacity.source == c->device.capacity.source;
+		if (!seen)
+			fprintf(out, "capacity: %s, from the %s\n",
+				tp_device_label(label, sizeof(label), &c->device),
+				c->device.capacity.source == TP_FIG_FLAG ? "--hbm flag"
+				: c->device.capacity.source == TP_FIG_CAPTURE ? "capture"
+				: "device table (docs/devices.md)");
+	}
+	if (unknown)
+		fprintf(out, "capacity unknown for %zu core%s: the capture gives no memory size and "
+			"names no known device (give --device NAME or --hbm SIZE)\n",
+			unknown, unknown == 1 ? "" : "s");
+}
+
 static void print_cores(FILE *out, const struct tp_capture *cap, const struct tp_memory *mem)
 {
 	if (!mem->n_cores)
 		return;
-	fprintf(out, "%-14s %-16s %8s %14s %14s %14s\n", "HOST", "CORE", "PROGRAMS",
-		"COMPILER PEAK", "RUNTIME PEAK", "CAPACITY");
+	fprintf(out, "%-14s %-16s %8s %14s %14s %14s %17s\n", "HOST", "CORE", "PROGRAMS",
+		"COMPILER PEAK", "RUNTIME PEAK", "CAPACITY", "HEADROOM");
 	for (size_t i = 0; i < mem->n_cores; i++) {
 		const struct tp_mem_core *c = &mem->cores[i];
-		char a[32] = "-", b[32] = "-", cap_s[32] = "-";
+		char a[32] = "-", b[32] = "-", cap_s[32] = "-", room[48] = "-";
+		struct tp_mem_headroom h;
 
 		if (c->top_module >= 0)
 			tp_fmt_bytes(a, sizeof(a), mem->modules[c->top_module].peak);
@@ -179,9 +221,12 @@ static void print_cores(FILE *out, const struct tp_capture *cap, const struct tp
 			tp_fmt_bytes(b, sizeof(b), (uint64_t)mem->runtime.devices[c->runtime].peak_bytes);
 		if (c->capacity)
 			tp_fmt_bytes(cap_s, sizeof(cap_s), c->capacity);
-		fprintf(out, "%-14s %-16.*s %8zu %14s %14s %14s\n", cap->hosts[c->host].name,
-			(int)c->plane->name.len, c->plane->name.ptr, c->n_programs, a, b, cap_s);
+		if (tp_mem_core_headroom(mem, c, &h))
+			headroom_text(room, sizeof(room), &h);
+		fprintf(out, "%-14s %-16.*s %8zu %14s %14s %14s %17s\n", cap->hosts[c->host].name,
+			(int)c->plane->name.len, c->plane->name.ptr, c->n_programs, a, b, cap_s, room);
 	}
+	capacity_notes(out, mem);
 }
 
 static void print_runtime(FILE *out, const struct tp_capture *cap, const struct tp_memory *mem)
