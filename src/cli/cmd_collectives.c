@@ -21,6 +21,7 @@ static const char collectives_help[] =
 	"  --core CORE          times from this core only (plane name or number)\n"
 	"  --module MODULE      only this module (name or program id)\n"
 	"  --host HOST          times from this host only\n"
+	"  --device NAME        the device (tpuprof devices lists the names)\n"
 	"  --format text|json   output format (default text)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  --run NAME           the run to take from a logdir (default newest)\n"

@@ -31,6 +31,7 @@ static const char ops_help[] =
 	"  --core CORE          only this core: plane name or device number\n"
 	"  --module MODULE      only ops of this module: name or program id\n"
 	"  --host HOST          only this host\n"
+	"  --device NAME        the device (tpuprof devices lists the names)\n"
 	"  --format text|json   output format (default text)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  --run NAME           the run to take from a logdir (default newest)\n"

@@ -33,6 +33,7 @@ static const char report_help[] =
 	"  --core CORE            only this core (/device:TPU:0, TPU:0 or 0)\n"
 	"  --module NAME|ID       only this module (name or program id)\n"
 	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
+	"  --device NAME          the device (tpuprof devices lists the names)\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
 	"\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";

@@ -147,7 +147,7 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 	case TP_CLI_OPT_DEVICE:
 		o->filter.device = tp_device_lookup(optarg);
 		if (!o->filter.device)
-			return tp_cli_usage_error(cmd, "unknown device '%s' (see 'tpuprof devices')",
+			return tp_cli_usage_error(cmd, "unknown device '%s'; 'tpuprof devices' lists the names",
 						  optarg);
 		return 0;
 	default:

@@ -113,6 +113,7 @@ static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp
 {
 	const struct tp_memory *mem = &r->memory;
 	const struct tp_mem_module *top = NULL;
+	size_t unknown = 0;
 
 	fprintf(out, "memory    peak per core (compiler plan | runtime allocator) and headroom\n");
 	for (size_t i = 0; i < mem->n_cores; i++) {
@@ -128,8 +129,12 @@ static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp
 		if (c->capacity)
 			fprintf(out, " of %s, %.1f%% free", BYTES(2, c->capacity),
 				peak < c->capacity ? 100.0 * (double)(c->capacity - peak) / (double)c->capacity : 0.0);
+		unknown += !c->capacity;
 		fputc('\n', out);
 	}
+	if (unknown)
+		fprintf(out, "  capacity unknown for %zu core%s: no memory size in the capture and no known "
+			"device (give --device NAME or --hbm SIZE)\n", unknown, unknown == 1 ? "" : "s");
 	for (size_t i = 0; i < mem->n_modules; i++)
 		if (!top || mem->modules[i].peak > top->peak)
 			top = &mem->modules[i];

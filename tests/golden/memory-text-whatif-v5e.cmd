@@ -1,0 +1,1 @@
+memory --device v5e --limit 1 --depth 1 ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

@@ -1,0 +1,1 @@
+memory --device tpu-v99 ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
