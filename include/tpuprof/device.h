@@ -124,4 +124,45 @@ struct tp_figure tp_device_peak_for(const struct tp_device_figures *f,
  * …); TP_PREC_UNKNOWN for others (pred, s32, f64, tuples). */
 enum tp_precision tp_precision_of_type(const char *type, size_t len);
 
+/* ---- the roofline of one op, module or core (src/device/roofline.c) ---- */
+
+enum tp_bound { TP_BOUND_UNKNOWN, TP_BOUND_COMPUTE, TP_BOUND_MEMORY, TP_BOUND_COLLECTIVE };
+
+/* "unknown", "compute", "memory", "collective". */
+const char *tp_bound_name(enum tp_bound b);
+
+/* What an amount of work did in some time. peak_time_ps is the time the
+ * FLOPs would take at their precision's peak, summed over ops (so mixed
+ * precisions add up); a negative value means some FLOPs had no known
+ * peak. */
+struct tp_work {
+	bool has_flops, has_bytes;
+	double flops, bytes;
+	double peak_time_ps;
+	int64_t ps;                 /* time it took                         */
+	bool collective;            /* an op that is a collective           */
+};
+
+/* Adds one op (flops and bytes as measured, precision p) to w. */
+void tp_work_add(struct tp_work *w, const struct tp_device_figures *f,
+		 enum tp_precision p, bool has_flops, int64_t flops,
+		 bool has_bytes, int64_t bytes);
+
+/* The figures derived from w; each has_ flag false when an input is
+ * missing (no FLOPs or bytes in the capture, no peak or bandwidth known,
+ * no time). */
+struct tp_roofline {
+	bool has_flops_rate, has_bytes_rate, has_flop_util, has_hbm_util, has_intensity;
+	double flops_per_s, bytes_per_s;
+	double flop_utilization;    /* achieved / peak, 0..1 (can exceed 1) */
+	double hbm_utilization;     /* bytes/s over HBM bandwidth           */
+	double intensity;           /* FLOPs per byte                       */
+	enum tp_bound bound;        /* compute when intensity >= the ridge
+				     * (peak / HBM bandwidth), else memory;
+				     * collective for collectives           */
+};
+
+void tp_roofline_of(const struct tp_work *w, const struct tp_device_figures *f,
+		    struct tp_roofline *r);
+
 #endif

@@ -52,6 +52,7 @@ struct tp_op {
 	int64_t flops;          /* summed over occurrences                */
 	int64_t bytes_accessed; /* summed over occurrences                */
 	bool collective;        /* a collective (category or opcode)      */
+	enum tp_precision precision; /* of its matrix operands, else output */
 };
 
 struct tp_ops_core {
@@ -68,6 +69,7 @@ struct tp_ops_core {
 	int64_t self_ps;             /* sum of op self times (all ops)    */
 	int64_t collective_ps;       /* self time of collective ops       */
 	uint64_t events;             /* op events counted                 */
+	struct tp_device_figures device; /* peaks and bandwidth (device.h) */
 };
 
 /* One event of the core's "Steps" line, with the op self time that
@@ -162,5 +164,34 @@ struct tp_op_scopes {
 void tp_op_scopes_build(struct tp_op_scopes *s, struct tp_ops *ops,
 			struct tp_capture *cap);
 void tp_op_scopes_release(struct tp_op_scopes *s);
+
+/* ---- roofline (op_roofline.c): devices, precisions, per module ---- */
+
+/* Resolves each core's device figures (forced: --device, or NULL) and
+ * each op's precision from its HLO instruction. Called by tp_ops_build. */
+void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
+			     const struct tp_device_row *forced);
+
+/* An op's work (total time), for tp_roofline_of(). */
+void tp_op_work(const struct tp_ops *ops, const struct tp_op *o, struct tp_work *w);
+
+/* A core's work: every op's FLOPs and bytes over the core's device time
+ * (the practitioners' utilization), and its busy (self) time. */
+void tp_core_work(const struct tp_ops *ops, const struct tp_ops_core *c,
+		  struct tp_work *w);
+
+/* The work of one module on one core: its ops' FLOPs and bytes over
+ * their self time. Modules in order of first op; malloc'd array. */
+struct tp_module_work {
+	size_t module;          /* index into tp_capture.modules, SIZE_MAX */
+	uint64_t program_id;
+	size_t n_ops;
+	struct tp_work work;
+};
+size_t tp_core_modules(const struct tp_ops *ops, const struct tp_ops_core *c,
+		       struct tp_module_work **out);
+
+/* Why a core has no utilization, said once: NULL when it has one. */
+const char *tp_core_roofline_gap(const struct tp_ops *ops, const struct tp_ops_core *c);
 
 #endif

@@ -392,6 +392,7 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	for (size_t j = 0; j < pool.n_jobs; j++)
 		append_fragment(ops, &pool.jobs[j].frag);
 	free(pool.jobs);
+	tp_ops_roofline_prepare(ops, cap, f->device);
 	/* lines opening deferred and no core read (other hosts or cores,
 	 * unused lines), and the verdict on corrupt bytes met by the jobs */
 	return tp_capture_finish_scan(cap, err);

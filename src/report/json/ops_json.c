@@ -6,6 +6,10 @@
  */
 #include "tpuprof/ops_report.h"
 
+#include <stdlib.h>
+
+#include "tpuprof/device_report.h"
+
 const char *tp_op_source_name(enum tp_op_source src)
 {
 	switch (src) {
@@ -26,6 +30,83 @@ static json_t *rate(int64_t amount, int64_t ps)
 {
 	return ps > 0 ? json_real((double)amount / ((double)ps * 1e-12))
 		      : json_null();
+}
+
+static json_t *maybe(bool known, double v)
+{
+	return known ? json_real(v) : json_null();
+}
+
+/* The op against its device (docs/devices.md). */
+static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const struct tp_op *o)
+{
+	const struct tp_device_figures *f = &ops->cores[o->core].device;
+	struct tp_work work;
+	struct tp_roofline r;
+
+	tp_op_work(ops, o, &work);
+	tp_roofline_of(&work, f, &r);
+	tp_jw_put(w, "precision", o->precision == TP_PREC_UNKNOWN ? json_null()
+			: json_string(tp_precision_name(o->precision)));
+	tp_jw_put(w, "peak_flops_per_s", tp_figure_json(tp_device_peak_for(f, o->precision)));
+	tp_jw_put(w, "flop_utilization", maybe(r.has_flop_util, r.flop_utilization));
+	tp_jw_put(w, "hbm_bw_utilization", maybe(r.has_hbm_util, r.hbm_utilization));
+	tp_jw_put(w, "arithmetic_intensity", maybe(r.has_intensity, r.intensity));
+	tp_jw_put(w, "bound", json_string(tp_bound_name(r.bound)));
+}
+
+/* A core's or module's achieved rates and shares. */
+static void work_json(json_t *o, const struct tp_work *work, const struct tp_device_figures *f)
+{
+	struct tp_roofline r;
+
+	tp_roofline_of(work, f, &r);
+	json_object_set_new(o, "flops_per_s", maybe(r.has_flops_rate, r.flops_per_s));
+	json_object_set_new(o, "bytes_per_s", maybe(r.has_bytes_rate, r.bytes_per_s));
+	json_object_set_new(o, "flop_utilization", maybe(r.has_flop_util, r.flop_utilization));
+	json_object_set_new(o, "hbm_bw_utilization", maybe(r.has_hbm_util, r.hbm_utilization));
+	json_object_set_new(o, "arithmetic_intensity", maybe(r.has_intensity, r.intensity));
+}
+
+static void core_roofline_json(struct tp_jw *w, const struct tp_capture *cap,
+			       const struct tp_ops *ops, const struct tp_ops_core *c)
+{
+	struct tp_module_work *mods;
+	size_t n = tp_core_modules(ops, c, &mods);
+	const char *gap = tp_core_roofline_gap(ops, c);
+	json_t *o = json_object();
+	struct tp_work work;
+
+	tp_core_work(ops, c, &work);
+	tp_jw_put(w, "device", tp_device_figures_json(&c->device));
+	tp_jw_put(w, "duty_cycle", c->device_ps > 0
+		  ? json_real((double)c->self_ps / (double)c->device_ps) : json_null());
+	work_json(o, &work, &c->device);
+	tp_jw_put(w, "flops_per_s", json_incref(json_object_get(o, "flops_per_s")));
+	tp_jw_put(w, "bytes_per_s", json_incref(json_object_get(o, "bytes_per_s")));
+	tp_jw_put(w, "flop_utilization", json_incref(json_object_get(o, "flop_utilization")));
+	tp_jw_put(w, "hbm_bw_utilization", json_incref(json_object_get(o, "hbm_bw_utilization")));
+	tp_jw_put(w, "roofline_gap", gap ? json_string(gap) : json_null());
+	json_decref(o);
+	tp_jw_array(w, "modules");
+	for (size_t i = 0; i < n && tp_jw_ok(w); i++) {
+		json_t *m = json_object();
+
+		json_object_set_new(m, "module", mods[i].module == SIZE_MAX ? json_null()
+				    : tp_json_str(tp_report_module_name(cap, mods[i].module)));
+		json_object_set_new(m, "program_id", c->source == TP_OPSRC_TF ? json_null()
+				    : tp_json_id(mods[i].program_id));
+		json_object_set_new(m, "ops", tp_json_uint(mods[i].n_ops));
+		json_object_set_new(m, "self_ps", tp_json_int(mods[i].work.ps));
+		json_object_set_new(m, "flops", mods[i].work.has_flops
+				    ? tp_json_int((int64_t)mods[i].work.flops) : json_null());
+		json_object_set_new(m, "bytes_accessed", mods[i].work.has_bytes
+				    ? tp_json_int((int64_t)mods[i].work.bytes) : json_null());
+		work_json(m, &mods[i].work, &c->device);
+		tp_jw_put(w, NULL, m);
+	}
+	tp_jw_end(w);
+	free(mods);
 }
 
 /* One op, field by field: the report's most numerous object. */
@@ -69,6 +150,7 @@ static void op_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "flops_per_s", o->has_flops ? rate(o->flops, o->total_ps) : json_null());
 	tp_jw_put(w, "bytes_per_s", o->has_bytes ?
 		  rate(o->bytes_accessed, o->total_ps) : json_null());
+	op_roofline_json(w, ops, o);
 	tp_jw_end(w);
 }
 
@@ -100,6 +182,7 @@ static void core_json(struct tp_jw *w, const struct tp_capture *cap,
 					    c->device_ps - c->self_ps : 0));
 	tp_jw_put(w, "collective_ps", tp_json_int(c->collective_ps));
 	tp_jw_put(w, "n_ops", tp_json_uint(c->n_ops));
+	core_roofline_json(w, cap, ops, c);
 	tp_jw_array(w, "ops");
 	for (size_t i = 0; i < c->n_ops && tp_jw_ok(w); i++)
 		op_json(w, cap, ops, &ops->ops[c->first_op + i]);

@@ -4,6 +4,7 @@
  * scope tree and each fusion's split over scopes.
  */
 #include "tpuprof/ops_report.h"
+#include "tpuprof/device_report.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -57,17 +58,67 @@ static void op_name(FILE *out, const struct tp_capture *cap, const struct tp_op 
 		suffix);
 }
 
-static void op_row(FILE *out, const struct tp_capture *cap,
-		   const struct tp_ops_core *core, const struct tp_op *o)
+static void share(char *buf, size_t n, bool known, double v)
+{
+	if (!known)
+		snprintf(buf, n, "-");
+	else if (v == 0 || 100.0 * v >= 0.1)
+		snprintf(buf, n, "%.1f%%", 100.0 * v);
+	else    /* small shares keep two digits: 0.00048%, not 0.0% */
+		snprintf(buf, n, "%.2g%%", 100.0 * v);
+}
+
+/* FLOP utilization, HBM share and bound: only on cores that have them. */
+static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_op *o)
+{
+	struct tp_work w;
+	struct tp_roofline r;
+	char flop[16], hbm[16];
+
+	tp_op_work(ops, o, &w);
+	tp_roofline_of(&w, &ops->cores[o->core].device, &r);
+	share(flop, sizeof(flop), r.has_flop_util, r.flop_utilization);
+	share(hbm, sizeof(hbm), r.has_hbm_util, r.hbm_utilization);
+	fprintf(out, "%6s %6s %-10s ", flop, hbm, tp_bound_name(r.bound));
+}
+
+static void op_row(FILE *out, const struct tp_capture *cap, const struct tp_ops *ops,
+		   const struct tp_ops_core *core, const struct tp_op *o, bool roofline)
 {
 	char t_total[32], t_self[32];
 	int64_t total = o->total_ps, self = o->self_ps;
 
-	fprintf(out, "  %9s %9s %7" PRIu64 " %5.1f%%  %-14.*s ",
-		T(total), T(self), o->occurrences,
-		pct(o->self_ps, core->device_ps),
+	fprintf(out, "  %9s %9s %7" PRIu64 " %5.1f%%  ",
+		T(total), T(self), o->occurrences, pct(o->self_ps, core->device_ps));
+	if (roofline)
+		roofline_cells(out, ops, o);
+	fprintf(out, "%-14.*s ",
 		(int)(o->category.len > 14 ? 14 : o->category.len), TP_SPTR(o->category));
 	op_name(out, cap, o);
+}
+
+/* The core against its device: duty cycle, overall FLOP utilization (the
+ * figure practitioners quote), HBM share; or why not, once. Returns
+ * whether the op rows get roofline columns. */
+static bool core_roofline(FILE *out, const struct tp_ops *ops, const struct tp_ops_core *c)
+{
+	const char *gap = tp_core_roofline_gap(ops, c);
+	struct tp_work w;
+	struct tp_roofline r;
+	char label[96], flop[16], hbm[16];
+
+	tp_core_work(ops, c, &w);
+	tp_roofline_of(&w, &c->device, &r);
+	share(flop, sizeof(flop), r.has_flop_util, r.flop_utilization);
+	share(hbm, sizeof(hbm), r.has_hbm_util, r.hbm_utilization);
+	fprintf(out, "  %s: busy %.1f%% of device time",
+		tp_device_label(label, sizeof(label), &c->device), pct(c->self_ps, c->device_ps));
+	if (r.has_flop_util || r.has_hbm_util)
+		fprintf(out, ", FLOP utilization %s, HBM bandwidth %s", flop, hbm);
+	fputc('\n', out);
+	if (gap)
+		fprintf(out, "  (%s)\n", gap);
+	return w.has_flops || w.has_bytes;
 }
 
 static void steps_text(FILE *out, const struct tp_ops *ops,
@@ -100,6 +151,7 @@ static void core_text(FILE *out, const struct tp_capture *cap,
 	char t_dev[32], t_op[32], t_coll[32], t_left[32];
 	size_t n = limit && c->n_ops > limit ? limit : c->n_ops;
 	int64_t left = 0;
+	bool roofline;
 
 	fprintf(out, "%s %.*s: %zu ops, %" PRIu64 " events (%s)\n",
 		cap->hosts[c->host].name, (int)c->plane->name.len, TP_SPTR(c->plane->name),
@@ -109,10 +161,13 @@ static void core_text(FILE *out, const struct tp_capture *cap,
 		tp_fmt_ps(t_op, sizeof(t_op), c->op_ps),
 		tp_fmt_ps(t_coll, sizeof(t_coll), c->collective_ps),
 		pct(c->collective_ps, c->device_ps));
-	fprintf(out, "  %9s %9s %7s %6s  %-14s %s\n", "total", "self",
-		"count", "device", "category", "op (module)");
+	roofline = core_roofline(out, ops, c);
+	fprintf(out, "  %9s %9s %7s %6s  ", "total", "self", "count", "device");
+	if (roofline)
+		fprintf(out, "%6s %6s %-10s ", "flop", "hbm", "bound");
+	fprintf(out, "%-14s %s\n", "category", "op (module)");
 	for (size_t i = 0; i < n; i++)
-		op_row(out, cap, c, &ops->ops[c->first_op + i]);
+		op_row(out, cap, ops, c, &ops->ops[c->first_op + i], roofline);
 	for (size_t i = n; i < c->n_ops; i++)
 		left = tp_sat_add(left, ops->ops[c->first_op + i].total_ps);
 	if (n < c->n_ops)

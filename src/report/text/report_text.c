@@ -200,6 +200,42 @@ static size_t merge_ops(const struct tp_ops *ops, struct op_total *t)
 	return n;
 }
 
+/* Over all cores: busy share, FLOP utilization (each op's FLOPs at its
+ * peak over the device time) and HBM share; or why not, once. */
+static void utilization_line(FILE *out, const struct tp_ops *ops)
+{
+	double peak_s = 0, hbm_s = 0, device_s = 0, busy_s = 0;
+	bool flops_ok = true, hbm_ok = true;
+	const char *gap = NULL;
+
+	for (size_t i = 0; i < ops->n_cores; i++) {
+		const struct tp_ops_core *c = &ops->cores[i];
+		struct tp_work w;
+
+		tp_core_work(ops, c, &w);
+		device_s += (double)c->device_ps * 1e-12;
+		busy_s += (double)c->self_ps * 1e-12;
+		flops_ok = flops_ok && w.has_flops && w.peak_time_ps >= 0;
+		hbm_ok = hbm_ok && w.has_bytes && c->device.hbm_bw.source;
+		if (flops_ok)
+			peak_s += w.peak_time_ps * 1e-12;
+		if (hbm_ok)
+			hbm_s += w.bytes / c->device.hbm_bw.value;
+		if (!gap)
+			gap = tp_core_roofline_gap(ops, c);
+	}
+	if (device_s <= 0)
+		return;
+	fprintf(out, "  busy %.1f%% of device time", 100.0 * busy_s / device_s);
+	if (flops_ok)
+		fprintf(out, ", FLOP utilization %.2g%%", 100.0 * peak_s / device_s);
+	if (hbm_ok)
+		fprintf(out, ", HBM bandwidth %.2g%%", 100.0 * hbm_s / device_s);
+	fputc('\n', out);
+	if (gap)
+		fprintf(out, "  (%s)\n", gap);
+}
+
 static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_report *r)
 {
 	const struct tp_ops *ops = &r->coll.ops;
@@ -219,6 +255,7 @@ static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_r
 	}
 	fprintf(out, "time      %zu ops on %zu core(s): op time %s of %s device time\n", n,
 		ops->n_cores, PS(0, self), PS(1, device));
+	utilization_line(out, ops);
 	for (size_t i = 0; i < n && i < TOP; i++) {
 		struct tp_str mod = tp_report_module_name(cap, t[i].module);
 

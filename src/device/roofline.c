@@ -1,0 +1,81 @@
+/*
+ * roofline.c - achieved FLOP/s and bytes/s against a device's peaks: FLOP
+ * utilization, HBM bandwidth share, arithmetic intensity and what bounds
+ * the work, as XProf's roofline and HLO-stats tools define them (ridge =
+ * peak FLOP/s / HBM bytes/s; format-facts, device facts).
+ */
+#include "tpuprof/device.h"
+
+const char *tp_bound_name(enum tp_bound b)
+{
+	switch (b) {
+	case TP_BOUND_COMPUTE:
+		return "compute";
+	case TP_BOUND_MEMORY:
+		return "memory";
+	case TP_BOUND_COLLECTIVE:
+		return "collective";
+	case TP_BOUND_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+void tp_work_add(struct tp_work *w, const struct tp_device_figures *f,
+		 enum tp_precision p, bool has_flops, int64_t flops,
+		 bool has_bytes, int64_t bytes)
+{
+	if (has_flops) {
+		struct tp_figure peak = tp_device_peak_for(f, p);
+
+		w->has_flops = true;
+		w->flops += (double)flops;
+		if (flops > 0 && peak.source && w->peak_time_ps >= 0)
+			w->peak_time_ps += (double)flops / peak.value * 1e12;
+		else if (flops > 0)
+			w->peak_time_ps = -1;   /* FLOPs at an unknown peak */
+	}
+	if (has_bytes) {
+		w->has_bytes = true;
+		w->bytes += (double)bytes;
+	}
+}
+
+void tp_roofline_of(const struct tp_work *w, const struct tp_device_figures *f,
+		    struct tp_roofline *r)
+{
+	double s = (double)w->ps * 1e-12;
+
+	*r = (struct tp_roofline){ .bound = TP_BOUND_UNKNOWN };
+	if (w->ps > 0 && w->has_flops) {
+		r->has_flops_rate = true;
+		r->flops_per_s = w->flops / s;
+		if (w->peak_time_ps >= 0) {
+			r->has_flop_util = true;
+			r->flop_utilization = w->peak_time_ps / (double)w->ps;
+		}
+	}
+	if (w->ps > 0 && w->has_bytes) {
+		r->has_bytes_rate = true;
+		r->bytes_per_s = w->bytes / s;
+		if (f->hbm_bw.source) {
+			r->has_hbm_util = true;
+			r->hbm_utilization = r->bytes_per_s / f->hbm_bw.value;
+		}
+	}
+	if (w->has_flops && w->has_bytes && w->bytes > 0) {
+		r->has_intensity = true;
+		r->intensity = w->flops / w->bytes;
+	}
+	if (w->collective)
+		r->bound = TP_BOUND_COLLECTIVE;
+	else if (r->has_intensity && w->peak_time_ps > 0 && f->hbm_bw.source) {
+		/* the work's own peak: its FLOPs over their time at peak */
+		double peak = w->flops / (w->peak_time_ps * 1e-12);
+
+		r->bound = r->intensity >= peak / f->hbm_bw.value ? TP_BOUND_COMPUTE
+								  : TP_BOUND_MEMORY;
+	} else if (r->has_intensity && w->flops == 0 && f->hbm_bw.source) {
+		r->bound = TP_BOUND_MEMORY;     /* bytes moved, nothing computed */
+	}
+}

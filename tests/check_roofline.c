@@ -1,0 +1,219 @@
+/*
+ * check_roofline.c - ops against the device: each op's FLOP utilization,
+ * HBM share, arithmetic intensity and bound; each core's duty cycle and
+ * overall FLOP utilization; each module's; with the values worked out by
+ * hand from the op sums (tests/check_ops.c checks those against the raw
+ * events) and the v6e plane stats (918.0 TFLOP/s, 1637.993152512 GB/s).
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "tpuprof/ops.h"
+
+#define TPU "../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"
+#define MI300X "../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb"
+
+#define PEAK 918e12
+#define HBM 1637.993152512e9
+
+static void build(struct tp_capture *cap, struct tp_ops *ops, const char *path,
+		  const char *core, const char *device)
+{
+	struct tp_error err = { 0 };
+	const char *paths[] = { path };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_ops_filter f = { NULL, core, NULL, tp_device_lookup(device) };
+
+	ck_assert_msg(tp_capture_open(cap, paths, 1, &o, &err) == TP_OK, "%s", err.msg);
+	ck_assert_msg(tp_ops_build(ops, cap, &f, &err) == TP_OK, "%s", err.msg);
+}
+
+static const struct tp_op *find_op(const struct tp_ops *ops, const char *name)
+{
+	for (size_t i = 0; i < ops->n_ops; i++)
+		if (tp_str_eq(ops->ops[i].name, name))
+			return &ops->ops[i];
+	ck_abort_msg("no op %s", name);
+	return NULL;
+}
+
+#define NEAR(a, b) ck_assert_msg(fabs((a) - (b)) <= 1e-9 * fabs(b), "%.17g != %.17g", (double)(a), (double)(b))
+
+static const struct {
+	const char *op;
+	int64_t flops, bytes, total_ps;
+	enum tp_bound bound;
+} tpu_ops[] = {
+	{ "broadcast_add_fusion.1", INT64_C(134217728000), INT64_C(1073741824000), INT64_C(815343591250), TP_BOUND_MEMORY },
+	{ "copy-done.4", 0, INT64_C(536870912000), INT64_C(19444140796250), TP_BOUND_MEMORY },
+	{ "all-reduce", INT64_C(4026531840), INT64_C(32212254720), INT64_C(365061093750), TP_BOUND_COLLECTIVE },
+};
+
+START_TEST(test_tpu_ops)
+{
+	struct tp_capture cap;
+	struct tp_ops ops;
+	const struct tp_op *o;
+	struct tp_work w;
+	struct tp_roofline r;
+	double s;
+
+	build(&cap, &ops, TPU, "0", NULL);
+	o = find_op(&ops, tpu_ops[_i].op);
+	ck_assert_int_eq(o->flops, tpu_ops[_i].flops);
+	ck_assert_int_eq(o->bytes_accessed, tpu_ops[_i].bytes);
+	ck_assert_int_eq(o->total_ps, tpu_ops[_i].total_ps);
+	ck_assert_int_eq(o->precision, TP_PREC_F32);   /* f32[5,1024,1024,256] */
+	tp_op_work(&ops, o, &w);
+	tp_roofline_of(&w, &ops.cores[o->core].device, &r);
+	s = (double)tpu_ops[_i].total_ps * 1e-12;
+	ck_assert(r.has_flop_util && r.has_hbm_util && r.has_intensity);
+	NEAR(r.flops_per_s, (double)tpu_ops[_i].flops / s);
+	NEAR(r.flop_utilization + 1, (double)tpu_ops[_i].flops / s / PEAK + 1);
+	NEAR(r.hbm_utilization, (double)tpu_ops[_i].bytes / s / HBM);
+	NEAR(r.intensity + 1, (double)tpu_ops[_i].flops / (double)tpu_ops[_i].bytes + 1);
+	ck_assert_int_eq(r.bound, tpu_ops[_i].bound);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* TPU:0: 406679715840 FLOPs (jit_f 3 × 134217728000, the all-reduce
+ * 4026531840) and 9701257379840 bytes over 92475685460000 ps, busy
+ * 78783723903750 ps. */
+START_TEST(test_tpu_core)
+{
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_module_work *mods;
+	struct tp_work w;
+	struct tp_roofline r;
+	const struct tp_ops_core *c;
+	double s = 92.47568546;
+	size_t n, k;
+
+	build(&cap, &ops, TPU, "0", NULL);
+	c = &ops.cores[0];
+	ck_assert_int_eq(c->device_ps, INT64_C(92475685460000));
+	ck_assert_int_eq(c->self_ps, INT64_C(78783723903750));
+	ck_assert_ptr_null(tp_core_roofline_gap(&ops, c));
+	tp_core_work(&ops, c, &w);
+	tp_roofline_of(&w, &c->device, &r);
+	NEAR(w.flops, 406679715840.0);
+	NEAR(w.bytes, 9701257379840.0);
+	NEAR(r.flop_utilization, 406679715840.0 / s / PEAK);
+	NEAR(r.hbm_utilization, 9701257379840.0 / s / HBM);
+	n = tp_core_modules(&ops, c, &mods);
+	ck_assert_uint_eq(n, 3);
+	for (k = 0; k < n && mods[k].program_id != UINT64_C(12190760917235803885); k++)
+		;
+	ck_assert_uint_lt(k, n);                  /* jit_f */
+	ck_assert_uint_eq(mods[k].n_ops, 15);
+	ck_assert_int_eq(mods[k].work.ps, INT64_C(78414219043750));
+	NEAR(mods[k].work.flops, 402653184000.0);
+	tp_roofline_of(&mods[k].work, &c->device, &r);
+	NEAR(r.flop_utilization, 402653184000.0 / 78.41421904375 / PEAK);
+	NEAR(r.intensity, 402653184000.0 / 9663676416000.0);
+	free(mods);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* What if on a v5e: its table peak (197 TFLOP/s) and bandwidth (819 GB/s). */
+START_TEST(test_tpu_whatif)
+{
+	struct tp_capture cap;
+	struct tp_ops ops;
+	const struct tp_op *o;
+	struct tp_work w;
+	struct tp_roofline r;
+	double s = 0.81534359125;
+
+	build(&cap, &ops, TPU, "0", "v5e");
+	o = find_op(&ops, "broadcast_add_fusion.1");
+	ck_assert_int_eq(ops.cores[0].device.peak_flops[TP_PREC_BF16].source, TP_FIG_TABLE);
+	tp_op_work(&ops, o, &w);
+	tp_roofline_of(&w, &ops.cores[0].device, &r);
+	NEAR(r.flop_utilization, 134217728000.0 / s / 197e12);
+	NEAR(r.hbm_utilization, 1073741824000.0 / s / 819e9);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* MI300X captures carry no FLOPs or bytes: every figure missing, said. */
+START_TEST(test_gpu_gap)
+{
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_work w;
+	struct tp_roofline r;
+
+	build(&cap, &ops, MI300X, NULL, NULL);
+	ck_assert_str_eq(tp_core_roofline_gap(&ops, &ops.cores[0]),
+			 "the capture has no FLOPs or bytes for these ops: no utilization or bound");
+	for (size_t i = 0; i < ops.n_ops; i++) {
+		tp_op_work(&ops, &ops.ops[i], &w);
+		tp_roofline_of(&w, &ops.cores[0].device, &r);
+		ck_assert(!r.has_flop_util && !r.has_hbm_util && !r.has_intensity);
+		ck_assert_int_eq(r.bound, TP_BOUND_UNKNOWN);
+	}
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* The rule itself, on made-up work: the ridge of a v6e is 918e12 /
+ * 1638e9 = 560.4 FLOPs per byte. */
+START_TEST(test_ridge)
+{
+	struct tp_device_hints h = { tp_device_lookup("v6e"), 0, 0 };
+	struct tp_device_figures f;
+	struct tp_work w;
+	struct tp_roofline r;
+
+	tp_device_resolve(NULL, &h, &f);
+	memset(&w, 0, sizeof(w));
+	tp_work_add(&w, &f, TP_PREC_BF16, true, 561000, true, 1000);
+	w.ps = 1000000;
+	tp_roofline_of(&w, &f, &r);
+	ck_assert_int_eq(r.bound, TP_BOUND_COMPUTE);
+	NEAR(r.flop_utilization, 561000.0 / 1e-6 / 918e12);
+	memset(&w, 0, sizeof(w));
+	tp_work_add(&w, &f, TP_PREC_BF16, true, 560000, true, 1000);
+	w.ps = 1000000;
+	tp_roofline_of(&w, &f, &r);
+	ck_assert_int_eq(r.bound, TP_BOUND_MEMORY);
+	/* int8 work against the int8 peak (1836) */
+	memset(&w, 0, sizeof(w));
+	tp_work_add(&w, &f, TP_PREC_INT8, true, 1836, false, 0);
+	w.ps = 1000;
+	tp_roofline_of(&w, &f, &r);
+	NEAR(r.flop_utilization, 1836.0 / 1e-9 / 1836e12);
+	ck_assert_int_eq(r.bound, TP_BOUND_UNKNOWN);    /* no bytes */
+	/* FLOPs at a precision without a peak: no utilization */
+	memset(&w, 0, sizeof(w));
+	tp_work_add(&w, &f, TP_PREC_UNKNOWN, true, 10, true, 10);
+	w.ps = 1000;
+	tp_roofline_of(&w, &f, &r);
+	ck_assert(!r.has_flop_util);
+	ck_assert_int_eq(r.bound, TP_BOUND_UNKNOWN);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("roofline");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_tpu_ops, 0, sizeof(tpu_ops) / sizeof(tpu_ops[0]));
+	tcase_add_test(tc, test_tpu_core);
+	tcase_add_test(tc, test_tpu_whatif);
+	tcase_add_test(tc, test_gpu_gap);
+	tcase_add_test(tc, test_ridge);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
