@@ -3,13 +3,16 @@
  * HBM share, arithmetic intensity and bound; each core's duty cycle and
  * overall FLOP utilization; each module's; with the values worked out by
  * hand from the op sums (tests/check_ops.c checks those against the raw
- * events) and the v6e plane stats (918.0 TFLOP/s, 1637.993152512 GB/s).
+ * events) and the v6e plane stats (918.0 TFLOP/s, 1637.993152512 GB/s);
+ * and the check rules on them, --min-headroom and --min-flops-utilization.
  */
 #include "testutil.h"
 
 #include <math.h>
 
+#include "tpuprof/check.h"
 #include "tpuprof/ops.h"
+#include "tpuprof/report_doc.h"
 
 #define TPU "../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"
 #define MI300X "../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb"
@@ -203,6 +206,78 @@ START_TEST(test_ridge)
 }
 END_TEST
 
+static json_t *load(const char *path)
+{
+	json_t *doc = NULL;
+	struct tp_error err = { 0 };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_report_filter f = { 0 };
+
+	ck_assert_msg(tp_report_doc_load(&doc, &path, 1, &o, &f, &err) == TP_OK, "%s", err.msg);
+	return doc;
+}
+
+/* v6e TPU:0: capacity 33550237696 (allocator), runtime peak 21492569216,
+ * headroom 12057668480 bytes; FLOP utilization as in test_tpu_core.
+ * MI300X gemm GPU:0: 206141652992 - 482345216 = 205659307776. */
+static const struct {
+	const char *path;
+	struct tp_check_opts o;
+	enum tp_err rc;
+	size_t rows, failed;
+	int64_t measured, limit;     /* row 0; limit -1: a fraction rule */
+	double fraction, limit_fraction;
+} rules[] = {
+	{ TPU, { .has_min_headroom = true, .min_headroom_is_pct = true, .min_headroom_pct = 40 },
+	  TP_OK, 4, 4, INT64_C(12057668480), INT64_C(13420095079), 12057668480.0 / 33550237696.0, 0.4 },
+	{ TPU, { .has_min_headroom = true, .min_headroom_is_pct = true, .min_headroom_pct = 30 },
+	  TP_OK, 4, 0, INT64_C(12057668480), INT64_C(10065071309), 12057668480.0 / 33550237696.0, 0.3 },
+	{ TPU, { .has_min_headroom = true, .min_headroom = UINT64_C(12884901888) },
+	  TP_OK, 4, 4, INT64_C(12057668480), INT64_C(12884901888), 12057668480.0 / 33550237696.0, 0 },
+	{ TPU, { .has_min_headroom = true, .min_headroom = UINT64_C(11811160064) },
+	  TP_OK, 4, 0, INT64_C(12057668480), INT64_C(11811160064), 12057668480.0 / 33550237696.0, 0 },
+	{ TPU, { .has_min_headroom = true, .min_headroom = 1, .hbm = UINT64_C(17179869184) },
+	  TP_OK, 4, 4, INT64_C(17179869184) - INT64_C(21492569216), 1,
+	  (17179869184.0 - 21492569216.0) / 17179869184.0, 0 },
+	{ TPU, { .has_min_flops_utilization = true, .min_flops_utilization = 0.3 },
+	  TP_OK, 4, 4, 0, -1, 406679715840.0 / 92.47568546 / PEAK, 0.3 },
+	{ TPU, { .has_min_flops_utilization = true, .min_flops_utilization = 0 },
+	  TP_OK, 4, 0, 0, -1, 406679715840.0 / 92.47568546 / PEAK, 0 },
+	{ TPU, { .has_min_flops_utilization = true, .min_flops_utilization = 0.3, .module = "jit_f" },
+	  TP_OK, 4, 4, 0, -1, 402653184000.0 / 78.41421904375 / PEAK, 0.3 },
+	{ TPU, { .has_min_flops_utilization = true, .min_flops_utilization = 0.3,
+		 .scope = "jit(f)" }, TP_ERR_USAGE, 0, 0, 0, 0, 0, 0 },
+	{ MI300X, { .has_min_headroom = true, .min_headroom_is_pct = true, .min_headroom_pct = 99.9 },
+	  TP_OK, 1, 1, INT64_C(205659307776), INT64_C(205935511340), 205659307776.0 / 206141652992.0, 0.999 },
+	{ MI300X, { .has_min_flops_utilization = true, .min_flops_utilization = 0.1 },
+	  TP_ERR_INPUT, 0, 0, 0, 0, 0, 0 },
+};
+
+START_TEST(test_check_rules)
+{
+	json_t *doc = load(rules[_i].path);
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	enum tp_err rc = tp_check_run(&c, doc, &rules[_i].o, &err);
+
+	ck_assert_msg(rc == rules[_i].rc, "case %d: rc %d (%s)", _i, rc, err.msg);
+	if (rc == TP_OK) {
+		const struct tp_check_row *r = &c.rows[0];
+
+		ck_assert_uint_eq(c.n_rows, rules[_i].rows);
+		ck_assert_uint_eq(c.n_failed, rules[_i].failed);
+		if (rules[_i].limit >= 0) {
+			ck_assert_int_eq(r->measured, rules[_i].measured);
+			ck_assert_int_eq(r->limit, rules[_i].limit);
+		}
+		NEAR(r->fraction, rules[_i].fraction);
+		ck_assert(fabs(r->limit_fraction - rules[_i].limit_fraction) < 1e-12);
+		tp_check_release(&c);
+	}
+	json_decref(doc);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roofline");
@@ -214,6 +289,7 @@ int main(void)
 	tcase_add_test(tc, test_tpu_whatif);
 	tcase_add_test(tc, test_gpu_gap);
 	tcase_add_test(tc, test_ridge);
+	tcase_add_loop_test(tc, test_check_rules, 0, sizeof(rules) / sizeof(rules[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -40,6 +40,12 @@ struct tp_check_opts {
 	const char *module;           /* --module NAME|ID, or NULL          */
 	const char *scope;            /* --scope PREFIX, or NULL            */
 	uint64_t hbm;                 /* --hbm capacity, 0 = from the doc   */
+	bool has_min_headroom;        /* --min-headroom SIZE|PCT%           */
+	bool min_headroom_is_pct;
+	uint64_t min_headroom;        /* bytes                              */
+	double min_headroom_pct;      /* percent of capacity, 0..100        */
+	bool has_min_flops_utilization;
+	double min_flops_utilization; /* --min-flops-utilization, 0..1      */
 };
 
 enum tp_check_rule {
@@ -47,6 +53,8 @@ enum tp_check_rule {
 	TP_CHECK_MAX_PEAK_FRACTION,
 	TP_CHECK_MAX_GROWTH,
 	TP_CHECK_MAX_COLLECTIVE_BYTES,
+	TP_CHECK_MIN_HEADROOM,
+	TP_CHECK_MIN_FLOPS_UTILIZATION,
 };
 
 /* What a row measures. */
@@ -54,6 +62,8 @@ enum tp_check_metric {
 	TP_METRIC_PEAK_BYTES,       /* bytes at the memory peak            */
 	TP_METRIC_OP_TIME,          /* op self time, ps                    */
 	TP_METRIC_COLLECTIVE_BYTES, /* ring bytes per device, summed       */
+	TP_METRIC_HEADROOM_BYTES,   /* capacity - peak, bytes              */
+	TP_METRIC_FLOP_UTILIZATION, /* a fraction: in fraction, not measured */
 };
 
 #define TP_CHECK_MAX_CONTRIB 3
@@ -75,8 +85,10 @@ struct tp_check_row {
 					    "instructions" or NULL (static) */
 	int64_t measured;                /* bytes or ps                   */
 	int64_t limit;                   /* bytes or ps                   */
-	double fraction, limit_fraction; /* max-peak-fraction only        */
-	int64_t capacity;                /* max-peak-fraction: bytes      */
+	double fraction, limit_fraction; /* max-peak-fraction; min-headroom
+					    (of capacity; limit_fraction
+					    with a PCT); min-flops-utilization */
+	int64_t capacity;                /* max-peak-fraction, min-headroom */
 	bool has_baseline;
 	int64_t baseline;                /* max-growth: baseline value    */
 	bool pass;

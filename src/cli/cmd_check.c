@@ -39,6 +39,13 @@ static const char check_help[] =
 	"                         ring bytes one device sends, per module, summed over\n"
 	"                         the executions captured (over the instructions, once\n"
 	"                         each, when nothing ran)\n"
+	"  --min-headroom SIZE|PCT%\n"
+	"                         capacity less the peak (as for --max-peak), at least\n"
+	"                         SIZE (e.g. 2GiB) or PCT percent of the capacity\n"
+	"  --min-flops-utilization F\n"
+	"                         per core (per module with --module) the overall FLOP\n"
+	"                         utilization, FLOPs at their peak over device time,\n"
+	"                         at least F (0 to 1, e.g. 0.3); docs/devices.md\n"
 	"\n"
 	"restrictions:\n"
 	"  --module NAME|ID       every rule only for this module\n"
@@ -48,14 +55,15 @@ static const char check_help[] =
 	"\n"
 	"options:\n"
 	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
+	"  --device NAME          the device (tpuprof devices lists the names)\n"
 	"  --format text|json     output format (default text)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
 	"\n"
 	"exit: 0 every rule holds, 1 a rule broke, 2 usage (also a --module or\n"
-	"--scope that names nothing, or a fraction without a known capacity),\n"
-	"3 unreadable or corrupt input or a baseline that is not a report,\n"
-	"5 output failed\n";
+	"--scope that names nothing, or a fraction or headroom without a known\n"
+	"capacity), 3 unreadable or corrupt input, a baseline that is not a\n"
+	"report, or no FLOP utilization to check, 5 output failed\n";
 
 enum {
 	OPT_MAX_PEAK = TP_CLI_OPTION_BASE,
@@ -65,6 +73,8 @@ enum {
 	OPT_MAX_COLLECTIVE_BYTES,
 	OPT_SCOPE,
 	OPT_HBM,
+	OPT_MIN_HEADROOM,
+	OPT_MIN_FLOPS_UTILIZATION,
 };
 
 static const struct tp_cli_option check_options[] = {
@@ -76,6 +86,9 @@ static const struct tp_cli_option check_options[] = {
 	{ "module", true, TP_CLI_OPT_MODULE },  /* into o.filter */
 	{ "scope", true, OPT_SCOPE },
 	{ "hbm", true, OPT_HBM },
+	{ "device", true, TP_CLI_OPT_DEVICE },  /* into o.filter */
+	{ "min-headroom", true, OPT_MIN_HEADROOM },
+	{ "min-flops-utilization", true, OPT_MIN_FLOPS_UTILIZATION },
 	{ NULL, false, 0 },
 };
 
@@ -95,6 +108,27 @@ static bool parse_number(const char *s, bool pct, double *out)
 	if (pct && *end == '%')
 		end++;
 	return end != s && *end == '\0' && isfinite(*out);
+}
+
+/* SIZE (2GiB) or PCT% (10%) of the capacity. */
+static int min_headroom(struct tp_check_opts *r, const char *arg)
+{
+	size_t n = strlen(arg);
+	double v;
+
+	if (n && arg[n - 1] == '%') {
+		if (!parse_number(arg, true, &v) || v < 0 || v > 100)
+			return tp_cli_usage_error(&tp_cmd_check,
+						  "bad percentage '%s' for --min-headroom (0%% to 100%%)", arg);
+		r->min_headroom_is_pct = true;
+		r->min_headroom_pct = v;
+	} else if (!tp_parse_size(arg, &r->min_headroom)) {
+		return tp_cli_usage_error(&tp_cmd_check,
+					  "bad size '%s' for --min-headroom (a size, e.g. 2GiB, or a percentage, e.g. 10%%)",
+					  arg);
+	}
+	r->has_min_headroom = true;
+	return 0;
 }
 
 static int on_option(void *ctx, int id, const char *arg)
@@ -141,6 +175,16 @@ static int on_option(void *ctx, int id, const char *arg)
 		if (!tp_parse_size(arg, &r->hbm) || !r->hbm)
 			return tp_cli_usage_error(&tp_cmd_check, "bad size '%s' for --hbm", arg);
 		return 0;
+	case OPT_MIN_HEADROOM:
+		return min_headroom(r, arg);
+	case OPT_MIN_FLOPS_UTILIZATION:
+		if (!parse_number(arg, false, &v) || !(v >= 0 && v <= 1))
+			return tp_cli_usage_error(&tp_cmd_check,
+						  "bad fraction '%s' for --min-flops-utilization (0 to 1, e.g. 0.3)",
+						  arg);
+		r->min_flops_utilization = v;
+		r->has_min_flops_utilization = true;
+		return 0;
 	default:
 		return -1;
 	}
@@ -151,9 +195,10 @@ static int usage_rules(const struct check_args *a)
 	const struct tp_check_opts *r = &a->rules;
 
 	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
-	    !r->has_max_collective_bytes && !a->baseline)
+	    !r->has_max_collective_bytes && !r->has_min_headroom &&
+	    !r->has_min_flops_utilization && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s",
-					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes)");
+					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization)");
 	if (r->has_max_growth && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s", "--max-growth needs --baseline REPORT.json");
 	if (a->baseline && !r->has_max_growth)
@@ -200,6 +245,7 @@ static int run_check(int argc, char **argv)
 		return code;
 	a.rules.module = o.filter.module;
 	f.hbm = a.rules.hbm;
+	f.device = o.filter.device;
 	if (tp_report_doc_load(&doc, (const char *const *)o.captures, (size_t)o.n_captures,
 			       &o.open, &f, &err) != TP_OK)
 		return tp_cli_fail(&err);

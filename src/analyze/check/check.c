@@ -21,6 +21,8 @@ const char *tp_check_rule_name(enum tp_check_rule r)
 		[TP_CHECK_MAX_PEAK_FRACTION] = "max-peak-fraction",
 		[TP_CHECK_MAX_GROWTH] = "max-growth",
 		[TP_CHECK_MAX_COLLECTIVE_BYTES] = "max-collective-bytes",
+		[TP_CHECK_MIN_HEADROOM] = "min-headroom",
+		[TP_CHECK_MIN_FLOPS_UTILIZATION] = "min-flops-utilization",
 	};
 	return names[r];
 }
@@ -31,6 +33,8 @@ const char *tp_check_metric_name(enum tp_check_metric m)
 		[TP_METRIC_PEAK_BYTES] = "peak_bytes",
 		[TP_METRIC_OP_TIME] = "op_time_ps",
 		[TP_METRIC_COLLECTIVE_BYTES] = "collective_bytes",
+		[TP_METRIC_HEADROOM_BYTES] = "headroom_bytes",
+		[TP_METRIC_FLOP_UTILIZATION] = "flop_utilization",
 	};
 	return names[m];
 }
@@ -64,6 +68,18 @@ static void verdict(struct tp_check *c, struct tp_check_row *r, bool pass)
 	r->pass = pass;
 	if (!pass)
 		c->n_failed++;
+}
+
+struct tp_check_row *tp_check_new_row(struct tp_check *c, enum tp_check_rule rule,
+				      enum tp_check_metric metric,
+				      const struct tp_check_subject *x, const char *scope)
+{
+	return add_row(c, rule, metric, x, scope);
+}
+
+void tp_check_verdict(struct tp_check *c, struct tp_check_row *r, bool pass)
+{
+	verdict(c, r, pass);
 }
 
 static enum tp_err peak_rules(struct tp_check *c, const json_t *doc,
@@ -224,9 +240,9 @@ static enum tp_err validate(const json_t *doc, const struct tp_check_opts *o,
 			    struct tp_error *err)
 {
 	if (!o->has_max_peak && !o->has_max_peak_fraction && !o->has_max_growth &&
-	    !o->has_max_collective_bytes)
+	    !o->has_max_collective_bytes && !o->has_min_headroom && !o->has_min_flops_utilization)
 		return tp_error_set(err, TP_ERR_USAGE,
-				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes)");
+				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization)");
 	if (o->has_max_growth && !o->baseline)
 		return tp_error_set(err, TP_ERR_USAGE, "--max-growth needs --baseline REPORT.json");
 	if (o->module && !tp_check_doc_module(doc, o->module))
@@ -261,6 +277,10 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 	}
 	if (rc == TP_OK && o->has_max_collective_bytes)
 		collective_rules(c, doc, o, &w);
+	if (rc == TP_OK && o->has_min_headroom)
+		rc = tp_check_headroom_rule(c, doc, o, &w, err);
+	if (rc == TP_OK && o->has_min_flops_utilization)
+		rc = tp_check_utilization_rule(c, doc, o, &w, err);
 	if (rc != TP_OK)
 		tp_check_release(c);
 	return rc;

@@ -74,4 +74,20 @@ void tp_check_subject_contrib(struct tp_check_subject *x, const char *kind,
 void tp_check_contrib_add(struct tp_check_contrib *c, size_t *n, const char *kind,
 			  const char *name, int64_t value);
 
+/* A new row for subject x (check.c), and its verdict. */
+struct tp_check_row *tp_check_new_row(struct tp_check *c, enum tp_check_rule rule,
+				      enum tp_check_metric metric,
+				      const struct tp_check_subject *x, const char *scope);
+void tp_check_verdict(struct tp_check *c, struct tp_check_row *r, bool pass);
+
+/* --min-headroom and --min-flops-utilization (check_device.c).
+ * TP_ERR_USAGE when a subject has no capacity, TP_ERR_INPUT when a core
+ * has no FLOP utilization (the report's reason quoted). */
+enum tp_err tp_check_headroom_rule(struct tp_check *c, const json_t *doc,
+				   const struct tp_check_opts *o,
+				   const struct tp_check_where *w, struct tp_error *err);
+enum tp_err tp_check_utilization_rule(struct tp_check *c, const json_t *doc,
+				      const struct tp_check_opts *o,
+				      const struct tp_check_where *w, struct tp_error *err);
+
 #endif

@@ -26,13 +26,23 @@ static json_t *limits_json(const struct tp_check_opts *o)
 	json_object_set_new(l, "module", opt_str(o->module));
 	json_object_set_new(l, "scope", opt_str(o->scope));
 	json_object_set_new(l, "hbm_bytes", o->hbm ? tp_json_uint(o->hbm) : json_null());
+	json_object_set_new(l, "min_headroom_bytes", o->has_min_headroom && !o->min_headroom_is_pct
+			    ? tp_json_uint(o->min_headroom) : json_null());
+	json_object_set_new(l, "min_headroom_pct", o->has_min_headroom && o->min_headroom_is_pct
+			    ? json_real(o->min_headroom_pct) : json_null());
+	json_object_set_new(l, "min_flops_utilization", o->has_min_flops_utilization
+			    ? json_real(o->min_flops_utilization) : json_null());
 	return l;
 }
 
 static json_t *row_json(const struct tp_check_row *r)
 {
 	json_t *j = json_object(), *contrib = json_array();
-	bool fraction = r->rule == TP_CHECK_MAX_PEAK_FRACTION;
+	bool fraction = r->rule == TP_CHECK_MAX_PEAK_FRACTION || r->rule == TP_CHECK_MIN_HEADROOM ||
+			r->rule == TP_CHECK_MIN_FLOPS_UTILIZATION;
+	bool util = r->metric == TP_METRIC_FLOP_UTILIZATION;
+	bool limit_fraction = r->rule != TP_CHECK_MIN_HEADROOM || r->limit_fraction > 0 ||
+			      r->limit == 0;
 
 	json_object_set_new(j, "rule", json_string(tp_check_rule_name(r->rule)));
 	json_object_set_new(j, "metric", json_string(tp_check_metric_name(r->metric)));
@@ -43,15 +53,15 @@ static json_t *row_json(const struct tp_check_row *r)
 	json_object_set_new(j, "program_id", opt_str(r->program_id));
 	json_object_set_new(j, "scope", opt_str(r->scope));
 	json_object_set_new(j, "source", opt_str(r->source));
-	json_object_set_new(j, "unit",
-			    json_string(r->metric == TP_METRIC_OP_TIME ? "ps" : "bytes"));
-	json_object_set_new(j, "measured", tp_json_int(r->measured));
-	json_object_set_new(j, "limit", tp_json_int(r->limit));
+	json_object_set_new(j, "unit", json_string(r->metric == TP_METRIC_OP_TIME ? "ps"
+						   : util ? "fraction" : "bytes"));
+	json_object_set_new(j, "measured", util ? json_real(r->fraction) : tp_json_int(r->measured));
+	json_object_set_new(j, "limit", util ? json_real(r->limit_fraction) : tp_json_int(r->limit));
 	json_object_set_new(j, "fraction", fraction ? json_real(r->fraction) : json_null());
-	json_object_set_new(j, "limit_fraction",
-			    fraction ? json_real(r->limit_fraction) : json_null());
+	json_object_set_new(j, "limit_fraction", fraction && limit_fraction
+			    ? json_real(r->limit_fraction) : json_null());
 	json_object_set_new(j, "capacity_bytes",
-			    fraction ? tp_json_int(r->capacity) : json_null());
+			    fraction && !util ? tp_json_int(r->capacity) : json_null());
 	json_object_set_new(j, "baseline",
 			    r->has_baseline ? tp_json_int(r->baseline) : json_null());
 	json_object_set_new(j, "growth_pct",

@@ -13,7 +13,20 @@ static const char *value(char *buf, size_t n, enum tp_check_metric m, int64_t v)
 {
 	if (m == TP_METRIC_OP_TIME)
 		return tp_fmt_ps(buf, n, v);
+	if (m == TP_METRIC_HEADROOM_BYTES && v < 0) {   /* over capacity */
+		char b[32];
+
+		snprintf(buf, n, "-%s", tp_fmt_bytes(b, sizeof(b), (uint64_t)-(v + 1) + 1));
+		return buf;
+	}
 	return tp_fmt_bytes(buf, n, v < 0 ? 0 : (uint64_t)v);
+}
+
+/* min-flops-utilization: fractions, not bytes. */
+static void utilization_row(FILE *out, const struct tp_check_row *r)
+{
+	fprintf(out, ": FLOP utilization %.2g%% < limit %g%%", r->fraction * 100.0,
+		r->limit_fraction * 100.0);
 }
 
 /* Both values in units, or exactly when the units would print them alike
@@ -53,11 +66,29 @@ static void row_text(FILE *out, const struct tp_check_row *r)
 				    : r->metric == TP_METRIC_OP_TIME ? "op time"
 								     : "collective bytes");
 	subject(out, r);
+	if (r->rule == TP_CHECK_MIN_FLOPS_UTILIZATION) {
+		utilization_row(out, r);
+		fputc('\n', out);
+		return;
+	}
 	values(a, c, sizeof(a), r->metric, r->measured, r->limit);
-	fprintf(out, ": %s", a);
-	if (r->source)
-		fprintf(out, " (%s)", r->source);
+	if (r->rule == TP_CHECK_MIN_HEADROOM) {
+		fprintf(out, ": headroom %s = %.1f%% of %s", a, r->fraction * 100.0,
+			value(b, sizeof(b), TP_METRIC_PEAK_BYTES, r->capacity));
+		if (r->source)
+			fprintf(out, " (%s peak)", r->source);
+		if (r->limit_fraction > 0)
+			fprintf(out, " < limit %g%% (%s)", r->limit_fraction * 100.0, c);
+		else
+			fprintf(out, " < limit %s", c);
+	} else {
+		fprintf(out, ": %s", a);
+		if (r->source)
+			fprintf(out, " (%s)", r->source);
+	}
 	switch (r->rule) {
+	case TP_CHECK_MIN_HEADROOM:
+		break;
 	case TP_CHECK_MAX_PEAK_FRACTION:
 		fprintf(out, " = %.1f%% of %s > limit %g%% (%s)", r->fraction * 100.0,
 			value(b, sizeof(b), r->metric, r->capacity), r->limit_fraction * 100.0, c);

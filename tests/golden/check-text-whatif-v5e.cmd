@@ -1,0 +1,1 @@
+check --device v5e --min-headroom 2GiB ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
