@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "tpuprof/check.h"
+#include "tpuprof/collectives.h"
 #include "tpuprof/ops.h"
 #include "tpuprof/report_doc.h"
 
@@ -206,6 +207,35 @@ START_TEST(test_ridge)
 }
 END_TEST
 
+/* The all-reduce: 5368709120 ring bytes per device (all-reduce over
+ * groups of 2: 2 (G-1)/G S = S), 12 executions, 1460345258750 ps on the
+ * four cores; v6e ICI 800 GB/s both ways, so 400 GB/s one way. */
+START_TEST(test_collective_link)
+{
+	struct tp_capture cap;
+	struct tp_collectives c;
+	struct tp_error err = { 0 };
+	const char *paths[] = { TPU };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
+	double bw, share, want = 5368709120.0 * 12 / 1.46034525875;
+
+	ck_assert_msg(tp_capture_open(&cap, paths, 1, &o, &err) == TP_OK, "%s", err.msg);
+	ck_assert_msg(tp_collectives_build(&c, &cap, NULL, &err) == TP_OK, "%s", err.msg);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_uint_eq(c.v[0].ring_bytes, UINT64_C(5368709120));
+	ck_assert_uint_eq(c.v[0].occurrences, 12);
+	ck_assert_int_eq(c.v[0].time_ps, INT64_C(1460345258750));
+	ck_assert(tp_collective_rate(&c.v[0], &bw));
+	NEAR(bw, want);
+	ck_assert_int_eq(tp_collective_link(&c, &c.v[0]).source, TP_FIG_TABLE);
+	NEAR(tp_collective_link(&c, &c.v[0]).value, 800e9);
+	ck_assert(tp_collective_link_share(&c, &c.v[0], &share));
+	NEAR(share, want / 400e9);
+	tp_collectives_release(&c);
+	tp_capture_release(&cap);
+}
+END_TEST
+
 static json_t *load(const char *path)
 {
 	json_t *doc = NULL;
@@ -289,6 +319,7 @@ int main(void)
 	tcase_add_test(tc, test_tpu_whatif);
 	tcase_add_test(tc, test_gpu_gap);
 	tcase_add_test(tc, test_ridge);
+	tcase_add_test(tc, test_collective_link);
 	tcase_add_loop_test(tc, test_check_rules, 0, sizeof(rules) / sizeof(rules[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);

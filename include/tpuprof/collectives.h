@@ -115,6 +115,17 @@ enum tp_err tp_collectives_build(struct tp_collectives *c,
 				 struct tp_error *err);
 void tp_collectives_release(struct tp_collectives *c);
 
+/* Bytes one device sent per second: ring bytes × occurrences / time;
+ * false without a time or group size. */
+bool tp_collective_rate(const struct tp_collective *col, double *bytes_per_s);
+/* The interconnect (both directions, per plane) of the device of the
+ * first core it ran on; none when unknown. */
+struct tp_figure tp_collective_link(const struct tp_collectives *c,
+				    const struct tp_collective *col);
+/* The rate over one direction of that interconnect (half the figure). */
+bool tp_collective_link_share(const struct tp_collectives *c, const struct tp_collective *col,
+			      double *share);
+
 /* Appends the TF-era host collective events of every host to c->host
  * (used by tp_collectives_build when the capture has no HLO). */
 void tp_host_collectives_scan(struct tp_collectives *c,

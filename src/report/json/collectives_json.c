@@ -3,6 +3,7 @@
  * written piece by piece (json_stream.h).
  */
 #include "tpuprof/ops_report.h"
+#include "tpuprof/device_report.h"
 
 static json_t *groups_json(const struct tp_replica_groups *g)
 {
@@ -16,6 +17,19 @@ static json_t *groups_json(const struct tp_replica_groups *g)
 		json_array_append_new(a, grp);
 	}
 	return a;
+}
+
+/* The interconnect of the cores it ran on (the first one's device) and
+ * the share of it the collective used: bytes sent per second over half
+ * the both-directions figure, since a device sends on half of it. */
+static void link_json(struct tp_jw *w, const struct tp_collectives *c,
+		      const struct tp_collective *col)
+{
+	double share;
+
+	tp_jw_put(w, "interconnect_bytes_per_s", tp_figure_json(tp_collective_link(c, col)));
+	tp_jw_put(w, "interconnect_share", tp_collective_link_share(c, col, &share)
+		  ? json_real(share) : json_null());
 }
 
 /* One collective: its cores and executions one by one, since every
@@ -54,6 +68,7 @@ static void coll_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "achieved_bytes_per_s", col->time_ps > 0 && col->group_size ?
 		  json_real((double)col->ring_bytes * (double)col->occurrences /
 			    ((double)col->time_ps * 1e-12)) : json_null());
+	link_json(w, c, col);
 	tp_strbuf_release(&sb);
 	tp_jw_array(w, "cores");
 	for (size_t i = 0; i < col->n_cores && tp_jw_ok(w); i++) {

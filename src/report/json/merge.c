@@ -127,10 +127,15 @@ static void merge_collective(json_t *into, json_t *v)
 	t = json_integer_value(get(into, "time_ps"));
 	occ = json_integer_value(get(into, "occurrences"));
 	/* the same arithmetic as collectives_json.c */
-	if (t > 0 && json_is_integer(ring) && !json_is_null(get(into, "group_size")))
-		json_object_set_new(into, "achieved_bytes_per_s",
-				    json_real((double)json_integer_value(ring) * (double)occ /
-					      ((double)t * 1e-12)));
+	if (t > 0 && json_is_integer(ring) && !json_is_null(get(into, "group_size"))) {
+		double bw = (double)json_integer_value(ring) * (double)occ / ((double)t * 1e-12);
+		json_t *link = get(get(into, "interconnect_bytes_per_s"), "value");
+
+		json_object_set_new(into, "achieved_bytes_per_s", json_real(bw));
+		if (json_is_number(link) && json_number_value(link) > 0)
+			json_object_set_new(into, "interconnect_share",
+					    json_real(bw / (json_number_value(link) / 2)));
+	}
 }
 
 static json_t *find2(json_t *a, const char *k1, const char *v1, const char *k2, const char *v2)

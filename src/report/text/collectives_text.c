@@ -6,6 +6,19 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+/* The share of the interconnect one way (half its both-directions
+ * figure), when the device is known. */
+static void link_share(FILE *out, const struct tp_collectives *c,
+		       const struct tp_collective *col)
+{
+	const struct tp_device_row *row = c->ops.cores[col->cores[0].core].device.row;
+	double share;
+
+	if (tp_collective_link_share(c, col, &share) && row)
+		fprintf(out, " = %.1f%% of %s (%.0f GB/s each way per device)", 100.0 * share,
+			row->interconnect, tp_collective_link(c, col).value / 2e9);
+}
+
 static void coll_text(FILE *out, const struct tp_capture *cap,
 		      const struct tp_collectives *c, const struct tp_collective *col)
 {
@@ -46,6 +59,7 @@ static void coll_text(FILE *out, const struct tp_capture *cap,
 			    ((double)col->time_ps * 1e-12);
 
 		fprintf(out, ", %s/s achieved", tp_fmt_bytes(b, sizeof(b), (uint64_t)bw));
+		link_share(out, c, col);
 	}
 	fprintf(out, "\n  scope    %s\n", tp_hlo_scope(ins));
 	for (size_t i = 0; i < col->n_cores; i++) {
