@@ -12,6 +12,7 @@
 
 #include "tpuprof/check.h"
 #include "tpuprof/collectives.h"
+#include "tpuprof/diff.h"
 #include "tpuprof/ops.h"
 #include "tpuprof/report_doc.h"
 
@@ -308,6 +309,57 @@ START_TEST(test_check_rules)
 }
 END_TEST
 
+static json_t *load_as(const char *path, const char *device)
+{
+	json_t *doc = NULL;
+	struct tp_error err = { 0 };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_report_filter f = { .device = tp_device_lookup(device) };
+
+	ck_assert_msg(tp_report_doc_load(&doc, &path, 1, &o, &f, &err) == TP_OK, "%s", err.msg);
+	return doc;
+}
+
+static const json_t *row_of(const json_t *diff, const char *section, const char *plane)
+{
+	const json_t *rows = json_object_get(json_object_get(json_object_get(diff, "sections"),
+							     section), "rows");
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(rows, i, r)
+		if (strcmp(json_string_value(json_object_get(r, "plane")), plane) == 0)
+			return r;
+	ck_abort_msg("no row %s in %s", plane, section);
+	return NULL;
+}
+
+/* diff A (the capture as it is) and B (what if on a v5e): TPU:0's
+ * headroom goes from 33550237696 - 21492569216 to 16 GiB - 21492569216,
+ * its utilization from the 918 to the 197 TFLOP/s peak. */
+START_TEST(test_diff_device)
+{
+	json_t *a = load_as(TPU, NULL), *b = load_as(TPU, "v5e");
+	json_t *d = tp_diff_reports(a, b, "a", "b");
+	const json_t *r = row_of(d, "memory_cores_headroom", "/device:TPU:0");
+	int64_t ua = llround(406679715840.0 / 92.47568546 / PEAK * 1e9);
+	int64_t ub = llround(406679715840.0 / 92.47568546 / 197e12 * 1e9);
+
+	ck_assert_int_eq(json_integer_value(json_object_get(r, "a")), INT64_C(12057668480));
+	ck_assert_int_eq(json_integer_value(json_object_get(r, "b")), INT64_C(-4312700032));
+	ck_assert_int_eq(json_integer_value(json_object_get(r, "delta")), INT64_C(-16370368512));
+	ck_assert_str_eq(json_string_value(json_object_get(r, "change")), "shrank");
+	r = row_of(d, "cores_flop_utilization", "/device:TPU:0");
+	ck_assert_int_eq(json_integer_value(json_object_get(r, "a")), ua);
+	ck_assert_int_eq(json_integer_value(json_object_get(r, "b")), ub);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+		json_object_get(d, "sections"), "cores_flop_utilization"), "unit")), "ppb");
+	json_decref(d);
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roofline");
@@ -320,6 +372,7 @@ int main(void)
 	tcase_add_test(tc, test_gpu_gap);
 	tcase_add_test(tc, test_ridge);
 	tcase_add_test(tc, test_collective_link);
+	tcase_add_test(tc, test_diff_device);
 	tcase_add_loop_test(tc, test_check_rules, 0, sizeof(rules) / sizeof(rules[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -233,6 +233,7 @@ json_t *tp_diff_reports(const json_t *a, const json_t *b, const char *a_name,
 	json_object_set_new(doc, "b", tp_json_cstr(b_name));
 	diff_memory(sections, a, b);
 	diff_time(sections, a, b);
+	diff_device(sections, a, b);
 	json_object_set_new(doc, "sections", sections);
 	return doc;
 }

@@ -64,5 +64,7 @@ char *diff_label(const char *a, const char *b);
 
 void diff_memory(json_t *sections, const json_t *a, const json_t *b);
 void diff_time(json_t *sections, const json_t *a, const json_t *b);
+/* Headroom and FLOP utilization per core (diff_device.c). */
+void diff_device(json_t *sections, const json_t *a, const json_t *b);
 
 #endif

@@ -20,6 +20,7 @@ static const struct {
 	{ "memory_modules", "memory: compiler peak per module" },
 	{ "memory_cores_compiler", "memory: compiler peak per core" },
 	{ "memory_cores_runtime", "memory: runtime allocator peak per core" },
+	{ "memory_cores_headroom", "memory: headroom to capacity per core" },
 	{ "peak_buffers", "memory: buffers live at each module's peak" },
 	{ "peak_scopes", "memory: bytes at the peaks by name scope" },
 	{ "ops", "time: op time, summed over cores" },
@@ -27,6 +28,7 @@ static const struct {
 	{ "collective_ring_bytes", "traffic: ring bytes per device, summed over executions" },
 	{ "collective_payload_bytes", "traffic: payload bytes, summed over executions" },
 	{ "collective_time", "traffic: device time of collectives" },
+	{ "cores_flop_utilization", "device: FLOP utilization per core (total: all cores)" },
 };
 
 static int64_t num(const json_t *obj, const char *key, bool *has)
@@ -56,6 +58,8 @@ static const char *fmt(char *buf, size_t n, const char *unit, bool has, int64_t 
 		return "-";
 	if (strcmp(unit, "ps") == 0)
 		tp_fmt_ps(tmp, sizeof(tmp), (int64_t)(mag > INT64_MAX ? INT64_MAX : mag));
+	else if (strcmp(unit, "ppb") == 0)     /* a share of the peak */
+		snprintf(tmp, sizeof(tmp), "%.3g%%", (double)mag / 1e7);
 	else
 		tp_fmt_bytes(tmp, sizeof(tmp), mag);
 	snprintf(buf, n, "%s%s", !sign ? (v < 0 ? "-" : "") : v < 0 ? "-" : v > 0 ? "+" : "",
@@ -81,7 +85,7 @@ static char *row_name(const char *section, const json_t *row)
 {
 	const char *module = str(row, "module");
 
-	if (strncmp(section, "memory_cores", 12) == 0)
+	if (strncmp(section, "memory_cores", 12) == 0 || strncmp(section, "cores_", 6) == 0)
 		return tp_xasprintf("%s %s", str(row, "host"), str(row, "plane"));
 	if (strcmp(section, "memory_modules") == 0)
 		return tp_xasprintf("%s%s", module,
