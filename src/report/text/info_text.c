@@ -126,7 +126,7 @@ enum tp_err tp_report_info(FILE *out, enum tp_format fmt,
 		if (i)
 			fputc('\n', out);
 		print_host(out, cap, info, &info->hosts[i]);
-		tp_capture_drop_host(cap, (size_t)(info->hosts[i].host - cap->hosts));
+
 	}
 	for (size_t i = 0; i < info->n_modules; i++) {
 		const struct tp_info_module *im = &info->modules[i];
