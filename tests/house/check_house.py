@@ -10,8 +10,11 @@ usage: check_house.py BUILD_DIR
   of one folder are one module with one private header);
 - every call points down the layers below (a module may use its own layer
   and the layers under it, never one above), and fetch uses nothing above
-  decode.
+  decode;
+- so does every #include of a public header (include/tpuprof/), whose
+  layer is the layer of the files that define what it declares.
 """
+import re
 import os
 import subprocess
 import sys
@@ -72,6 +75,48 @@ def symbols(obj):
         elif len(parts) == 2 and parts[0] == "U":
             used.add(parts[1])
     return defined, used
+
+
+DECL = re.compile(r"^[a-z].*?\b(tp_[a-z0-9_]+)\s*\(", re.M)
+INCLUDE = re.compile(r'^#include "tpuprof/([a-z0-9_]+\.h)"', re.M)
+
+
+def header_layers(owner):
+    """Each public header's layer: the highest layer among the files that
+    define the functions it declares (a header with declarations only of
+    types and inline helpers sits in util)."""
+    layers = {}
+    order = [name for name, _ in LAYERS]
+    for h in sorted(os.listdir("include/tpuprof")):
+        with open(os.path.join("include/tpuprof", h), encoding="utf-8") as fh:
+            text = fh.read()
+        found = set()
+        for name in DECL.findall(text):
+            f = owner.get(name)
+            if f:
+                found.add(layer_of(os.path.dirname(f)))
+        found.discard(None)
+        layers[h] = max(found, key=order.index) if found else "util"
+    return layers
+
+
+def include_problems(owner):
+    layers = header_layers(owner)
+    problems = []
+    users = [(f, layer_of(os.path.dirname(f))) for f in c_files()]
+    for root, _, files in os.walk("src"):
+        users += [(os.path.join(root, f), layer_of(root))
+                  for f in files if f.endswith(".h")]
+    users += [(os.path.join("include/tpuprof", h), layers[h]) for h in layers]
+    for path, layer in sorted(users):
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        for h in INCLUDE.findall(text):
+            lh = layers.get(h)
+            if lh and lh != layer and lh not in ALLOWED[layer]:
+                problems.append(f"upward include: {path} ({layer}) includes "
+                                f"tpuprof/{h} ({lh})")
+    return problems
 
 
 def main():
@@ -158,6 +203,7 @@ def main():
                            if (a, b) in why)
         problems.append("loop between " + ", ".join(comp) + ": " + detail)
 
+    problems += include_problems(owner)
     for p in problems:
         print("house: " + p)
     if problems:
