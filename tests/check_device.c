@@ -11,7 +11,7 @@
 #include <ctype.h>
 #include <math.h>
 
-#include "tpuprof/device.h"
+#include "tpuprof/device_plane.h"
 #include "tpuprof/memory.h"
 
 #define CAP "../shared/captures/"
@@ -215,7 +215,7 @@ START_TEST(test_figures)
 		open_capture(&cap, k->capture);
 		pl = plane(&cap, k->plane);
 	}
-	tp_device_resolve(pl, &h, &f);
+	tp_device_resolve_plane(pl, &h, &f);
 	if (k->row)
 		ck_assert_str_eq(f.row ? f.row->key : "(none)", k->row);
 	else
@@ -245,11 +245,11 @@ START_TEST(test_detect_and_peaks)
 		char name[32];
 
 		snprintf(name, sizeof(name), "/device:GPU:%d", i);
-		ck_assert_str_eq(tp_device_detect(plane(&cap, name))->key, "AMD Instinct MI300X");
+		ck_assert_str_eq(tp_device_detect_plane(plane(&cap, name))->key, "AMD Instinct MI300X");
 	}
 	tp_capture_release(&cap);
 	open_capture(&cap, TPU);
-	tp_device_resolve(plane(&cap, "/device:TPU:1"), &none, &f);
+	tp_device_resolve_plane(plane(&cap, "/device:TPU:1"), &none, &f);
 	/* TPU: f32 and f16 ops against the one MXU peak */
 	fig_eq(tp_device_peak_for(&f, TP_PREC_F32), 918e12, C);
 	fig_eq(tp_device_peak_for(&f, TP_PREC_F16), 918e12, C);
@@ -257,7 +257,7 @@ START_TEST(test_detect_and_peaks)
 	ck_assert_int_eq(tp_device_peak_for(&f, TP_PREC_UNKNOWN).source, N);
 	tp_capture_release(&cap);
 	open_capture(&cap, V100);
-	tp_device_resolve(plane(&cap, "/device:GPU:6"), &none, &f);
+	tp_device_resolve_plane(plane(&cap, "/device:GPU:6"), &none, &f);
 	/* a V100 has no bf16 and the table no f32 figure for it */
 	ck_assert_int_eq(tp_device_peak_for(&f, TP_PREC_BF16).source, N);
 	ck_assert_int_eq(tp_device_peak_for(&f, TP_PREC_F32).source, N);

@@ -13,8 +13,12 @@
  * then the capture's own figures describe a different chip and are not
  * used (a "what if this ran on a v5e?" question).
  *
+ * This module knows no capture: what a plane's stats say arrives as a
+ * struct tp_plane_facts (read by device_plane.h in analyze/common).
+ *
  * Ownership: rows are static and live forever; struct tp_device_figures
- * holds no pointers but to rows, so it is copied freely.
+ * holds no pointers but to rows, so it is copied freely; plane facts
+ * borrow their strings from the caller.
  */
 #ifndef TPUPROF_DEVICE_H
 #define TPUPROF_DEVICE_H
@@ -23,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tpuprof/xspace.h"
+#include "tpuprof/util.h"
 
 /* The precisions the table has peaks for. */
 enum tp_precision {
@@ -101,13 +105,30 @@ struct tp_device_hints {
 	uint64_t allocator_capacity;        /* runtime allocator, 0 = none  */
 };
 
-/* The row a plane's stats name: device_type_string on TPU; on GPU
+/* What one capture plane says about its device (its plane stats); a
+ * number 0 or a flag false means the stat is absent. */
+struct tp_plane_facts {
+	bool tpu, gpu;                  /* plane kind                        */
+	struct tp_str type_string;      /* device_type_string                */
+	struct tp_str gpu_name;         /* gpu_device_name                   */
+	bool amd;                       /* device_vendor "AMD"               */
+	bool has_cc;
+	int cc_major, cc_minor;         /* compute_cap_major / minor         */
+	double cores;                   /* core_count                        */
+	double memory_size;             /* bytes                             */
+	double clock_khz;               /* clock_rate                        */
+	double peak_tflops;             /* peak_teraflops_per_second         */
+	double peak_hbm_gbps;           /* peak_hbm_bw_gigabytes_per_second  */
+	double memory_bandwidth;        /* bytes/s                           */
+};
+
+/* The row a plane's facts name: device_type_string on TPU; on GPU
  * gpu_device_name, else vendor, compute capability, core count, memory
  * size and clock. NULL when nothing matches (or a TPU says "Cloud TPU"). */
-const struct tp_device_row *tp_device_detect(const struct tp_plane *pl);
+const struct tp_device_row *tp_device_detect(const struct tp_plane_facts *p);
 
-/* Fills f for plane pl (NULL: no capture, table and flags only). */
-void tp_device_resolve(const struct tp_plane *pl, const struct tp_device_hints *h,
+/* Fills f for a plane's facts (NULL: no capture, table and flags only). */
+void tp_device_resolve(const struct tp_plane_facts *p, const struct tp_device_hints *h,
 		       struct tp_device_figures *f);
 
 /* A chip figure of a row divided to one plane. */

@@ -14,11 +14,11 @@
 #include "tpuprof/device.h"
 #include "tpuprof/report.h"
 
-/* `tpuprof devices`: the whole table. */
+/* `tpuprof devices`: the whole table (src/report/write.c). */
 enum tp_err tp_report_devices(FILE *out, enum tp_format fmt, struct tp_error *err);
 void tp_devices_json(struct tp_jw *w, const char *key);
 /* The table as text. */
-void tp_devices_text(FILE *out);
+enum tp_err tp_devices_text(FILE *out, struct tp_error *err);
 
 /* A figure as {"value": V, "source": "capture"|"table"|"flag"}, or null
  * when unknown. New reference. */

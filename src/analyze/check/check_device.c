@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "tpuprof/util.h"
+
 #define J(o, k) json_object_get((o), (k))
 
 static const char *subject_name(const struct tp_check_subject *x)

@@ -6,6 +6,8 @@
  */
 #include "memory_internal.h"
 
+#include "tpuprof/device_plane.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -159,7 +161,7 @@ static void fill_core(struct tp_memory *mem, struct tp_mem_core *c,
 	if (c->runtime >= 0 && mem->runtime.devices[c->runtime].capacity > 0)
 		hints.allocator_capacity = (uint64_t)mem->runtime.devices[c->runtime].capacity;
 	/* --hbm, memory_size, the allocator's capacity, the device table */
-	tp_device_resolve(c->plane, &hints, &c->device);
+	tp_device_resolve_plane(c->plane, &hints, &c->device);
 	c->capacity = c->device.capacity.source ? (uint64_t)c->device.capacity.value : 0;
 }
 

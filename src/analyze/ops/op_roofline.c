@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tpuprof/shape.h"
+#include "tpuprof/device_plane.h"
 
 static enum tp_precision type_precision(const Xla__ShapeProto *s)
 {
@@ -76,7 +77,7 @@ void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
 
 	(void)cap;
 	for (size_t c = 0; c < ops->n_cores; c++)
-		tp_device_resolve(ops->cores[c].plane, &h, &ops->cores[c].device);
+		tp_device_resolve_plane(ops->cores[c].plane, &h, &ops->cores[c].device);
 	for (size_t i = 0; i < ops->n_ops; i++)
 		ops->ops[i].precision = op_precision(ops, &ops->ops[i]);
 }

@@ -110,21 +110,6 @@ void tp_devices_json(struct tp_jw *w, const char *key)
 	tp_jw_end(w);
 }
 
-enum tp_err tp_report_devices(FILE *out, enum tp_format fmt, struct tp_error *err)
-{
-	struct tp_jw w;
-
-	if (fmt == TP_FORMAT_TEXT) {
-		tp_devices_text(out);
-		if (ferror(out))
-			return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
-		return TP_OK;
-	}
-	tp_jw_init(&w, out);
-	tp_devices_json(&w, NULL);
-	return tp_jw_finish(&w, err);
-}
-
 json_t *tp_figure_json(struct tp_figure f)
 {
 	json_t *v;

@@ -30,7 +30,7 @@ static void print_row(FILE *out, const struct tp_device_row *r)
 	fprintf(out, "%-28s aliases %s; sources %s\n", "", r->aliases, r->sources);
 }
 
-void tp_devices_text(FILE *out)
+enum tp_err tp_devices_text(FILE *out, struct tp_error *err)
 {
 	fprintf(out, "per chip: HBM GiB, dense peak TFLOP/s, HBM and interconnect GB/s; "
 		"a plane is 1/PLANES of a chip\n");
@@ -39,6 +39,9 @@ void tp_devices_text(FILE *out)
 	for (size_t i = 0; i < tp_device_count(); i++)
 		print_row(out, tp_device_at(i));
 	fprintf(out, "sources: docs/devices.md\n");
+	if (ferror(out))
+		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
+	return TP_OK;
 }
 
 const char *tp_device_label(char *buf, size_t n, const struct tp_device_figures *f)
