@@ -266,6 +266,35 @@ START_TEST(test_detect_and_peaks)
 }
 END_TEST
 
+/* Hostile plane stats give no figure and no crash (sanitizers watch
+ * the casts); a GPU the table does not know keeps its own bandwidth
+ * unless it is AMD's. */
+START_TEST(test_hostile_facts)
+{
+	struct tp_device_hints none = { NULL, 0, 0 };
+	struct tp_plane_facts p = { .tpu = true, .type_string = { "TPU v6 Lite", 11 },
+				    .peak_tflops = INFINITY, .peak_hbm_gbps = NAN,
+				    .memory_size = -5 };
+	struct tp_device_figures f;
+
+	tp_device_resolve(&p, &none, &f);
+	ck_assert_str_eq(f.row->key, "TPU v6 lite");
+	fig_eq(f.peak_flops[TP_PREC_BF16], 918e12, T);   /* the table's */
+	fig_eq(f.hbm_bw, 1638e9, T);
+	fig_eq(f.capacity, 32 * GIB, T);
+	p = (struct tp_plane_facts){ .gpu = true, .has_cc = true, .cc_major = 9, .cc_minor = 0,
+				     .cores = 1e300, .clock_khz = 1e300, .memory_size = 1e300,
+				     .memory_bandwidth = 2e12 };
+	tp_device_resolve(&p, &none, &f);
+	ck_assert_ptr_null(f.row);
+	fig_eq(f.hbm_bw, 2e12, C);
+	ck_assert_int_eq(f.capacity.source, N);          /* 1e300 bytes: no */
+	p.amd = true;
+	tp_device_resolve(&p, &none, &f);
+	ck_assert_int_eq(f.hbm_bw.source, N);
+}
+END_TEST
+
 /* memory: the capacity and headroom of every v6e core (the allocator's
  * capacity, 33550237696 bytes, on each) and of every MI300X GPU. */
 START_TEST(test_memory_headroom)
@@ -338,6 +367,7 @@ int main(void)
 	tcase_add_test(tc, test_precision_types);
 	tcase_add_loop_test(tc, test_figures, 0, sizeof(fig_cases) / sizeof(fig_cases[0]));
 	tcase_add_test(tc, test_detect_and_peaks);
+	tcase_add_test(tc, test_hostile_facts);
 	tcase_add_test(tc, test_memory_headroom);
 	tcase_add_test(tc, test_memory_over_capacity);
 	suite_add_tcase(s, tc);

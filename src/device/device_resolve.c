@@ -5,6 +5,7 @@
  */
 #include "tpuprof/device.h"
 
+#include <math.h>
 #include <string.h>
 
 static bool gpu_row_fits(const struct tp_device_row *r, const struct tp_plane_facts *p,
@@ -18,7 +19,7 @@ static bool gpu_row_fits(const struct tp_device_row *r, const struct tp_plane_fa
 		return false;
 	if (!arch.len && !p->has_cc)
 		return false;
-	if (p->cores > 0 && r->plane_cores != (unsigned)p->cores)
+	if (p->cores > 0 && (double)r->plane_cores != p->cores)
 		return false;
 	return true;
 }
@@ -47,7 +48,7 @@ static const struct tp_device_row *gpu_pick(const struct tp_plane_facts *p, stru
 		if (mem && hbm < p->memory_size)
 			continue;
 		if (p->clock_khz > 0 && r->clock_mhz &&
-		    r->clock_mhz != (unsigned)(p->clock_khz / 1000))
+		    fabs((double)r->clock_mhz - p->clock_khz / 1000) >= 1)
 			continue;
 		if (!best || (mem && hbm < plane_hbm_bytes(best))) {
 			best = r;
@@ -84,10 +85,11 @@ const struct tp_device_row *tp_device_detect(const struct tp_plane_facts *p)
 				  : NULL;
 }
 
-/* Sets a figure not set yet: callers go from the strongest source down. */
+/* Sets a figure not set yet: callers go from the strongest source down.
+ * Hostile stats (NaN, infinities, absurd sizes) are no figure. */
 static void set(struct tp_figure *f, double v, enum tp_fig_source src)
 {
-	if (v > 0 && !f->source) {
+	if (v > 0 && v < 1e30 && !f->source) {
 		f->value = v;
 		f->source = src;
 	}

@@ -43,8 +43,10 @@ void tp_plane_facts_read(const struct tp_plane *pl, struct tp_plane_facts *out)
 	out->type_string = stat_string(pl, "device_type_string");
 	out->gpu_name = stat_string(pl, "gpu_device_name");
 	out->amd = tp_str_eq(stat_string(pl, "device_vendor"), "AMD");
+	/* small integers only: hostile values must not overflow an int */
 	out->has_cc = stat_number(pl, "compute_cap_major", &major) &&
-		      stat_number(pl, "compute_cap_minor", &minor);
+		      stat_number(pl, "compute_cap_minor", &minor) &&
+		      major >= 0 && major < 1000 && minor >= 0 && minor < 1000;
 	if (out->has_cc) {
 		out->cc_major = (int)major;
 		out->cc_minor = (int)minor;

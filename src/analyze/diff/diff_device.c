@@ -48,7 +48,9 @@ static void utilization_rows(struct diff_set *s, struct diff_total *t, int side,
 		const json_t *u = json_object_get(c, "flop_utilization");
 		int64_t ps;
 
-		if (!json_is_number(u) || !diff_int(c, "device_ps", &ps))
+		/* a saved document may hold anything: keep to what fits */
+		if (!json_is_number(u) || !diff_int(c, "device_ps", &ps) || ps < 0 ||
+		    !(fabs(json_number_value(u)) < 1e9))
 			continue;
 		diff_entry_add(core_entry(s, c), side, 0, (int64_t)llround(json_number_value(u) * 1e9));
 		peak += json_number_value(u) * (double)ps;

@@ -55,6 +55,12 @@ static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const st
 	tp_jw_put(w, "bound", json_string(tp_bound_name(r.bound)));
 }
 
+/* A sum of int64 counts, saturated as the counts themselves are. */
+static int64_t whole(double v)
+{
+	return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
+}
+
 /* A core's or module's achieved rates and shares. */
 static void work_json(json_t *o, const struct tp_work *work, const struct tp_device_figures *f)
 {
@@ -99,9 +105,9 @@ static void core_roofline_json(struct tp_jw *w, const struct tp_capture *cap,
 		json_object_set_new(m, "ops", tp_json_uint(mods[i].n_ops));
 		json_object_set_new(m, "self_ps", tp_json_int(mods[i].work.ps));
 		json_object_set_new(m, "flops", mods[i].work.has_flops
-				    ? tp_json_int((int64_t)mods[i].work.flops) : json_null());
+				    ? tp_json_int(whole(mods[i].work.flops)) : json_null());
 		json_object_set_new(m, "bytes_accessed", mods[i].work.has_bytes
-				    ? tp_json_int((int64_t)mods[i].work.bytes) : json_null());
+				    ? tp_json_int(whole(mods[i].work.bytes)) : json_null());
 		work_json(m, &mods[i].work, &c->device);
 		tp_jw_put(w, NULL, m);
 	}
