@@ -42,6 +42,8 @@ static const char diff_help[] =
 	"                         (schema tpuprof.diff/1, docs/json.md)\n"
 	"  --limit N              changed rows per section in text (default 10,\n"
 	"                         0 = all); unchanged rows are only counted\n"
+	"  --device NAME          the device of captures A and B (tpuprof devices\n"
+	"                         lists the names); saved reports keep theirs\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command (--run\n"
 	"                         applies to both A and B)\n"
@@ -53,6 +55,7 @@ enum { OPT_LIMIT = TP_CLI_OPTION_BASE };
 
 static const struct tp_cli_option diff_options[] = {
 	{ "limit", true, OPT_LIMIT },
+	{ "device", true, TP_CLI_OPT_DEVICE },  /* into o.filter */
 	{ NULL, false, 0 },
 };
 
@@ -74,7 +77,7 @@ static int on_option(void *ctx, int id, const char *arg)
 
 static int load(json_t **doc, const char *path, const struct tp_common_opts *o)
 {
-	struct tp_report_filter f = { 0 };
+	struct tp_report_filter f = { .device = o->filter.device };
 	struct tp_error err = { 0 };
 
 	if (tp_report_doc_load(doc, &path, 1, &o->open, &f, &err) != TP_OK)
