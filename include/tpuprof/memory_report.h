@@ -11,6 +11,11 @@
 
 /* A shape spelled out; a new reference. */
 json_t *tp_shape_json(const Xla__ShapeProto *s);
+/* "why is it live" (memory_why_json.c): the buffer's display name
+ * ("fusion.3{1}"), one why_live object, the peak_by_last_user list. */
+json_t *tp_mem_buffer_name_json(const struct tp_mem_module *m, long buffer);
+json_t *tp_mem_why_json(const struct tp_mem_module *m, const struct tp_mem_why *w);
+json_t *tp_mem_groups_json(const struct tp_mem_module *m);
 /* One element of modules[], put into the open array of w. */
 void tp_mem_module_json(struct tp_jw *w, const struct tp_mem_module *m);
 /* The whole `tpuprof.memory/1` document, under key in the open object of
