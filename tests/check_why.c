@@ -9,7 +9,7 @@
 #include "hlo_build.h"
 
 #define END { NULL, NULL, NULL, 0, NULL, NULL, 0 }
-#define NO_EVENTS ((const struct ev_spec[]){ { -1, 0 } })
+#define NO_EVENTS ((const struct ev_spec[]){ { -1, 0, 0 } })
 
 /* ---- get-tuple-element, tuple, bitcast; a fusion is one use ---- */
 
@@ -259,7 +259,7 @@ static const struct buf_spec order_bufs[] = {
 
 /* b runs before a: the trace says so, the instruction order does not */
 static const struct ev_spec order_events[] = {
-	{ 0, 2 }, { 0, 1 }, { 0, 3 }, { 1, 2 }, { 1, 1 }, { 1, 3 }, { -1, 0 },
+	{ 0, 2, 0 }, { 0, 1, 0 }, { 0, 3, 0 }, { 1, 2, 0 }, { 1, 1, 0 }, { 1, 3, 0 }, { -1, 0, 0 },
 };
 
 START_TEST(test_schedule_less)
@@ -308,6 +308,55 @@ START_TEST(test_schedule_less)
 }
 END_TEST
 
+/* ---- in place: b takes a's bytes, so c (b's last user) frees them ---- */
+
+static const struct ins_spec inplace_ins[] = {
+	{ "main", "p0", "parameter", 0, NULL, NULL, 0 },
+	{ "main", "a", "negate", 0, "p0", NULL, 0 },
+	{ "main", "b", "negate", 0, "a", NULL, 0 },
+	{ "main", "c", "negate", 0, "b", NULL, 0 },
+	{ "main", "d", "negate", 0, "c", NULL, 0 },
+	END,
+};
+
+static const struct buf_spec inplace_bufs[] = {
+	{ "p0", -1, 16, 0 }, { "a", -1, 100, 2 }, { "b", -1, 100, 2 }, { "c", -1, 10, 2 },
+	{ "d", -1, 16, 1 }, { NULL, 0, 0, 0 },
+};
+
+static const struct ev_spec inplace_events[] = {
+	{ 0, 1, 0 }, { 2, 2, 1 }, { 1, 1, 0 }, { 0, 3, 0 }, { 1, 2, 0 }, { 1, 3, 0 }, { -1, 0, 0 },
+};
+
+START_TEST(test_in_place)
+{
+	struct spec sp = { inplace_ins, inplace_bufs, inplace_events, "p0 a b c d" };
+	struct built b;
+	const struct tp_mem_why *w;
+	char got[128] = "";
+
+	build(&b, &sp);
+	ck_assert_int_eq(b.m.peak_position, 3);
+	ck_assert_int_eq(b.m.why.peak_position, 3);
+	ck_assert_uint_eq(b.m.n_live, 4);           /* p0, d, a's bytes, c */
+	w = &b.m.why.live[2];
+	ck_assert_int_eq(b.m.buffers[w->buffer].id, 11);
+	ck_assert_int_eq(b.m.buffers[w->value].id, 12);
+	ck_assert_int_eq(w->last_user, instr(&b, "c"));
+	ck_assert_int_eq(w->wait, 0);
+	for (size_t i = 0; i < w->n_chain; i++) {
+		strcat(got, i ? " " : "");
+		strcat(got, b.m.idx.instrs[w->chain[i].instr].proto->name);
+	}
+	ck_assert_str_eq(got, "a b c");
+	ck_assert_int_eq(w->chain[1].role, TP_STEP_ALIASES);
+	ck_assert_str_eq(w->note, "its bytes pass in place to b, whose last user frees them");
+	ck_assert_int_eq(b.m.why.live[3].last_user, instr(&b, "d"));
+	ck_assert_int_eq(b.m.why.live[3].wait, 1);
+	unbuild(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("why");
@@ -319,6 +368,7 @@ int main(void)
 	tcase_add_test(tc, test_conditional_call);
 	tcase_add_test(tc, test_fusion_root);
 	tcase_add_test(tc, test_schedule_less);
+	tcase_add_test(tc, test_in_place);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -33,8 +33,9 @@ struct buf_spec {
 };
 
 struct ev_spec {
-	int kind;               /* 0 alloc, 1 free                         */
+	int kind;               /* 0 alloc, 1 free, 2 share with           */
 	int buffer;             /* index into the buffer table             */
+	int canonical;          /* share with: the buffer shared           */
 };
 
 struct spec {
@@ -265,6 +266,8 @@ static void build_buffers(struct tp_arena *a, const struct spec *sp, Xla__Buffer
 		xla__heap_simulator_trace__event__init(ev);
 		ev->kind = sp->events[e].kind;
 		ev->buffer_id = 10 + sp->events[e].buffer;
+		if (ev->kind == 2)
+			ev->share_with_canonical_id = 10 + sp->events[e].canonical;
 		ev->instruction_name = (char *)sp->bufs[sp->events[e].buffer].instr;
 		tr->events[tr->n_events++] = ev;
 	}

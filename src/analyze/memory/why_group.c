@@ -135,10 +135,16 @@ static void follow_sharers(const struct tp_mem_module *m, const struct tp_mem_li
 			continue;
 		tp_mem_why_buffer(m, x, &other);
 		if (other.last_user_position > w->last_user_position) {
+			/* the chain: this buffer's definition, then the sharer
+			 * holding its bytes, on to the sharer's last user */
+			struct tp_mem_step first = w->chain[0];
+
 			free(w->chain);
-			w->chain = other.chain;
-			w->n_chain = other.n_chain;
-			other.chain = NULL;
+			w->chain = tp_xcalloc(other.n_chain + 2, sizeof(*w->chain));
+			w->chain[0] = first;
+			memcpy(w->chain + 1, other.chain, other.n_chain * sizeof(*w->chain));
+			w->chain[1].role = TP_STEP_ALIASES;
+			w->n_chain = other.n_chain + 1;
 			w->value = x;
 			w->last_user = other.last_user;
 			w->last_user_position = other.last_user_position;

@@ -53,7 +53,7 @@ static void print_step(FILE *out, const struct tp_mem_module *m, const struct tp
 
 	tp_strbuf_init(&sb);
 	if (s->role == TP_STEP_DEFINES) {
-		tp_mem_buffer_name(&sb, m, w->value);
+		tp_mem_buffer_name(&sb, m, w->buffer);
 	} else {
 		tp_strbuf_adds(&sb, iname(m, s->instr));
 		if (s->role == TP_STEP_ALIASES && s->depth) {
@@ -109,7 +109,10 @@ static void print_life(FILE *out, const struct tp_mem_module *m, const struct tp
 	if (w->last_user >= 0) {
 		fprintf(out, "  last user %s (%s) at position %ld", iname(m, w->last_user),
 			m->idx.instrs[w->last_user].proto->opcode, w->last_user_position);
-		if (w->has_wait)
+		if (w->has_wait && w->wait == 0)
+			fprintf(out, ", at the peak (position %ld, %s)", peak,
+				m->point_instr[m->peak_position]);
+		else if (w->has_wait)
 			fprintf(out, ", %ld position%s %s the peak (position %ld, %s)",
 				w->wait < 0 ? -w->wait : w->wait, (w->wait == 1 || w->wait == -1) ? "" : "s",
 				w->wait < 0 ? "before" : "after", peak, m->point_instr[m->peak_position]);
