@@ -101,11 +101,18 @@ unit: $(TEST_BIN)
 golden: $(BIN)
 	TPUPROF=$(BIN) TEST_WRAP="$(TEST_WRAP)" sh tests/golden.sh
 
+# Last users and chains checked against the HLO by an independent walk.
+WHY_CAPTURES := $(addprefix ../shared/captures/,tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb \
+	gpu-mi300x-jax-attention/tw003.xplane.pb gpu-mi300x-jax-elementwise/tw003.xplane.pb \
+	gpu-mi300x-jax-gemm/tw003.xplane.pb gpu-mi300x8-jax-conv3d/tw003.xplane.pb) \
+	testdata/small.xplane.pb testdata/jit_train_step.hlo_proto.pb testdata/multi-trace.hlo_proto.pb
+
 # Independent cross-checks: a Python reader on the shared captures
 # (../shared/captures) and the generator's ground truth for testdata/.
 reference: $(BIN)
 	python3 tests/reference/compare_info.py $(BIN) ../shared/captures
 	python3 tests/reference/compare_memory.py $(BIN)
+	/usr/bin/python3 tests/reference/memory/why_check.py $(BIN) $(WHY_CAPTURES)
 	python3 tests/compare_summary.py $(BIN)
 
 svg: $(BIN)

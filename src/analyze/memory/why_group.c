@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_SHARE_WITH = 2 };
+enum { EV_FREE = 1, EV_SHARE_WITH = 2 };
 
 static const char *kind_name(enum tp_mem_category c)
 {
@@ -112,6 +112,32 @@ static long root_of(const struct tp_mem_module *m, long b)
 	return b;
 }
 
+/* The event that frees root's memory after the peak (its count back to
+ * 0), or -1: sharers after it reuse freed memory, a life of its own. */
+static long segment_end(const struct tp_mem_module *m, const Xla__HeapSimulatorTrace *tr,
+			long root)
+{
+	long ref = 0;
+
+	for (size_t e = 0; e < tr->n_events; e++) {
+		const Xla__HeapSimulatorTrace__Event *ev = tr->events[e];
+		long x = m->ev_buffer[e];
+
+		if (x < 0)
+			continue;
+		if (ev->kind == EV_SHARE_WITH) {
+			long c = m->ev_canonical[e];
+
+			ref += c >= 0 && root_of(m, c) == root;
+		} else if (root_of(m, x) == root) {
+			ref += ev->kind == EV_FREE ? -1 : 1;
+			if (ev->kind == EV_FREE && ref <= 0 && (long)e > m->peak_position)
+				return (long)e;
+		}
+	}
+	return -1;
+}
+
 /* Buffers sharing the memory of live entry l (an in-place reuse): the
  * one whose last user runs last frees the bytes. */
 static void follow_sharers(const struct tp_mem_module *m, const struct tp_mem_live *l,
@@ -120,16 +146,16 @@ static void follow_sharers(const struct tp_mem_module *m, const struct tp_mem_li
 	const Xla__HeapSimulatorTrace *tr =
 		m->module->hlo->buffer_assignment->heap_simulator_traces[m->trace];
 
-	long end = m->buffers[l->buffer].span_end;
+	long end = segment_end(m, tr, l->buffer);
 
 	for (size_t e = 0; e < tr->n_events; e++) {
-		long x = m->ev_buffer ? m->ev_buffer[e] : -1;
+		long x = m->ev_buffer[e];
 		struct tp_mem_why other;
 
 		/* sharers holding the bytes at the peak or taking them
 		 * over later, before the memory is freed */
 		if (tr->events[e]->kind != EV_SHARE_WITH || x < 0 || x == w->buffer ||
-		    root_of(m, x) != l->buffer || (end >= 0 && end < (long)e) ||
+		    root_of(m, x) != l->buffer || (end >= 0 && end <= (long)e) ||
 		    ((long)e <= m->peak_position && m->buffers[x].span_end >= 0 &&
 		     m->buffers[x].span_end <= m->peak_position))
 			continue;
