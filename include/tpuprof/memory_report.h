@@ -32,9 +32,12 @@ struct tp_memory_text_opts {
 };
 /* `memory --why NAME`: the story of every buffer named NAME ("fusion.3",
  * or "fusion.3{1}" for one element of a tuple output) in the modules of
- * mem, as text. TP_ERR_USAGE when there is none. */
-enum tp_err tp_report_memory_why(FILE *out, const struct tp_memory *mem, const char *name,
-				 struct tp_error *err);
+ * mem, as text or as a `tpuprof.memory_why/1` document. TP_ERR_USAGE
+ * when there is none. */
+enum tp_err tp_report_memory_why(FILE *out, enum tp_format fmt, const struct tp_memory *mem,
+				 const char *name, struct tp_error *err);
+enum tp_err tp_memory_why_json(FILE *out, const struct tp_memory *mem, const char *name,
+			       struct tp_error *err);
 /* Pieces of the memory text (memory_why_text.c): a live buffer's last
  * user line, and the peak grouped by last user (limit rows, 0 = all). */
 void tp_mem_why_text_line(FILE *out, const struct tp_mem_module *m, size_t live);

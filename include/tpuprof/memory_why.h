@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tpuprof/error.h"
 #include "tpuprof/i64map.h"
 #include "tpuprof/scopes.h"
 #include "tpuprof/strbuf.h"
@@ -126,6 +127,12 @@ void tp_mem_buffer_name(struct tp_strbuf *sb, const struct tp_mem_module *m,
  * *other_space counts buffers of that name in other memory spaces. */
 size_t tp_mem_find_named(const struct tp_mem_module *m, const char *name,
 			 long **out, size_t *other_space);
+
+/* The usage error for a --why NAME that matched nothing, after
+ * searching `searched` modules (other_space: matches in other memory
+ * spaces). Returns TP_ERR_USAGE. */
+enum tp_err tp_mem_why_missing(const char *name, size_t searched, size_t other_space,
+			       struct tp_error *err);
 
 /* Index into m->live of the entry showing or holding buffer b, or -1. */
 long tp_mem_live_index(const struct tp_mem_module *m, long buffer);

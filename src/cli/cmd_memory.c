@@ -166,7 +166,7 @@ static int report(const struct tp_common_opts *o, struct tp_capture *cap,
 		return tp_cli_fail(&err);
 	code = tp_output_open(&out, o->output);
 	if (code == TP_EXIT_OK && a->why)
-		code = tp_output_finish(&out, tp_report_memory_why(out.fp, &mem, a->why, &err), &err);
+		code = tp_output_finish(&out, tp_report_memory_why(out.fp, o->format, &mem, a->why, &err), &err);
 	else if (code == TP_EXIT_OK)
 		code = tp_output_finish(&out, tp_report_memory(out.fp, o->format, cap, &mem, &a->text, &err), &err);
 	if (code == TP_EXIT_OK && a->svg)

@@ -64,3 +64,14 @@ long tp_mem_live_index(const struct tp_mem_module *m, long buffer)
 			return (long)i;
 	return -1;
 }
+
+enum tp_err tp_mem_why_missing(const char *name, size_t searched, size_t other_space,
+			       struct tp_error *err)
+{
+	if (other_space)
+		return tp_error_set(err, TP_ERR_USAGE,
+				    "no buffer named '%s' in this memory space; %zu in others (see --memory-space)",
+				    name, other_space);
+	return tp_error_set(err, TP_ERR_USAGE, "no buffer named '%s' in %zu module%s with a buffer assignment",
+			    name, searched, searched == 1 ? "" : "s");
+}

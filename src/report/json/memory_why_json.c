@@ -81,3 +81,75 @@ json_t *tp_mem_groups_json(const struct tp_mem_module *m)
 	}
 	return a;
 }
+
+static json_t *story_json(const struct tp_mem_module *m, long buffer)
+{
+	const struct tp_mem_buffer *b = &m->buffers[buffer];
+	const Xla__BufferAllocationProto *a =
+		m->module->hlo->buffer_assignment->buffer_allocations[b->allocation];
+	long live = tp_mem_live_index(m, buffer);
+	struct tp_mem_why own;
+	json_t *o = json_object(), *why;
+
+	if (live >= 0 && m->live[live].display == buffer) {
+		why = tp_mem_why_json(m, &m->why.live[live]);
+	} else {
+		tp_mem_why_buffer(m, buffer, &own);
+		why = tp_mem_why_json(m, &own);
+		tp_mem_why_clear(&own);
+	}
+	json_object_set_new(o, "module", tp_json_str(tp_module_name(m->module)));
+	json_object_set_new(o, "program_id", tp_json_id(m->module->program_id));
+	json_object_set_new(o, "memory_space", json_integer(m->color));
+	json_object_set_new(o, "display_name", tp_mem_buffer_name_json(m, buffer));
+	json_object_set_new(o, "logical_buffer_id", tp_json_int(b->id));
+	json_object_set_new(o, "instruction", name_or_null(m, b->instr));
+	json_object_set_new(o, "size_bytes", tp_json_uint(b->size));
+	json_object_set_new(o, "category", json_string(tp_mem_category_name(tp_mem_allocation_category(a))));
+	json_object_set_new(o, "live_at_peak", json_boolean(live >= 0 || tp_mem_allocation_indefinite(a)));
+	json_object_set_new(o, "peak_position", m->why.peak_position >= 0
+			    ? json_integer(m->why.peak_position) : json_null());
+	json_object_set_new(o, "why_live", why);
+	return o;
+}
+
+enum tp_err tp_memory_why_json(FILE *out, const struct tp_memory *mem, const char *name,
+			       struct tp_error *err)
+{
+	struct tp_jw w;
+	size_t shown = 0, other = 0, searched = 0;
+
+	for (size_t i = 0; i < mem->n_modules; i++) {
+		long *found;
+		size_t elsewhere;
+
+		if (!mem->modules[i].why.built)
+			continue;
+		searched++;
+		shown += tp_mem_find_named(&mem->modules[i], name, &found, &elsewhere);
+		other += elsewhere;
+		free(found);
+	}
+	if (!shown)
+		return tp_mem_why_missing(name, searched, other, err);
+	tp_jw_init(&w, out);
+	tp_jw_object(&w, NULL);
+	tp_jw_put(&w, "schema", json_string("tpuprof.memory_why/1"));
+	tp_jw_put(&w, "name", tp_json_cstr(name));
+	tp_jw_array(&w, "buffers");
+	for (size_t i = 0; i < mem->n_modules && tp_jw_ok(&w); i++) {
+		const struct tp_mem_module *m = &mem->modules[i];
+		long *found;
+		size_t elsewhere, n;
+
+		if (!m->why.built)
+			continue;
+		n = tp_mem_find_named(m, name, &found, &elsewhere);
+		for (size_t j = 0; j < n; j++)
+			tp_jw_put(&w, NULL, story_json(m, found[j]));
+		free(found);
+	}
+	tp_jw_end(&w);
+	tp_jw_end(&w);
+	return tp_jw_finish(&w, err);
+}

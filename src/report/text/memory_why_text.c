@@ -168,10 +168,13 @@ static void print_story(FILE *out, const struct tp_mem_module *m, long buffer)
 		tp_mem_why_clear(&own);
 }
 
-enum tp_err tp_report_memory_why(FILE *out, const struct tp_memory *mem, const char *name,
-				 struct tp_error *err)
+enum tp_err tp_report_memory_why(FILE *out, enum tp_format fmt, const struct tp_memory *mem,
+				 const char *name, struct tp_error *err)
 {
 	size_t shown = 0, other = 0, searched = 0;
+
+	if (fmt == TP_FORMAT_JSON)
+		return tp_memory_why_json(out, mem, name, err);
 
 	for (size_t i = 0; i < mem->n_modules; i++) {
 		const struct tp_mem_module *m = &mem->modules[i];
@@ -190,13 +193,8 @@ enum tp_err tp_report_memory_why(FILE *out, const struct tp_memory *mem, const c
 		}
 		free(found);
 	}
-	if (!shown && other)
-		return tp_error_set(err, TP_ERR_USAGE,
-				    "no buffer named '%s' in this memory space; %zu in others (see --memory-space)",
-				    name, other);
 	if (!shown)
-		return tp_error_set(err, TP_ERR_USAGE, "no buffer named '%s' in %zu module%s with a buffer assignment",
-				    name, searched, searched == 1 ? "" : "s");
+		return tp_mem_why_missing(name, searched, other, err);
 	if (ferror(out))
 		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
 	return TP_OK;
