@@ -296,6 +296,9 @@ START_TEST(test_schedule_less)
 	ck_assert_uint_eq(w->groups[1].bytes, 50);
 	ck_assert_int_eq(w->groups[1].position, 5);
 	ck_assert_int_eq(w->groups[1].wait, 1);
+	/* and by the last user's scope (op_name = the computation here) */
+	ck_assert_int_eq(w->user_scopes.nodes[tp_scope_tree_find(&w->user_scopes, tp_str_make("main", 4))].inclusive, 350);
+	ck_assert_uint_eq(w->user_scopes.nodes[tp_scope_tree_find(&w->user_scopes, tp_str_make("main", 4))].count_inclusive, 3);
 	unbuild(&b);
 	/* with a schedule, its order wins */
 	sp.schedule = "p0 a b bb c d";

@@ -16,6 +16,7 @@ json_t *tp_shape_json(const Xla__ShapeProto *s);
 json_t *tp_mem_buffer_name_json(const struct tp_mem_module *m, long buffer);
 json_t *tp_mem_why_json(const struct tp_mem_module *m, const struct tp_mem_why *w);
 json_t *tp_mem_groups_json(const struct tp_mem_module *m);
+json_t *tp_mem_user_scopes_json(const struct tp_mem_module *m);
 /* One element of modules[], put into the open array of w. */
 void tp_mem_module_json(struct tp_jw *w, const struct tp_mem_module *m);
 /* The whole `tpuprof.memory/1` document, under key in the open object of

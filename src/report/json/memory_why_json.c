@@ -82,6 +82,30 @@ json_t *tp_mem_groups_json(const struct tp_mem_module *m)
 	return a;
 }
 
+/* The peak's temporaries by their last user's scope, depth first,
+ * largest first; the root has path "". */
+json_t *tp_mem_user_scopes_json(const struct tp_mem_module *m)
+{
+	const struct tp_scope_tree *t = &m->why.user_scopes;
+	json_t *a = json_array();
+	size_t *stack = tp_xmalloc((t->n + 1) * sizeof(*stack));
+	size_t top = 0;
+
+	if (t->n)
+		stack[top++] = 0;
+	while (top) {
+		const struct tp_scope_node *n = &t->nodes[stack[--top]];
+
+		json_array_append_new(a, json_pack("{s:o,s:i,s:o,s:I}", "path", tp_json_cstr(n->path),
+						   "depth", n->depth, "bytes", tp_json_int(n->inclusive),
+						   "buffers", (json_int_t)n->count_inclusive));
+		for (size_t i = n->n_children; i-- > 0;)
+			stack[top++] = n->children[i];
+	}
+	free(stack);
+	return a;
+}
+
 static json_t *story_json(const struct tp_mem_module *m, long buffer)
 {
 	const struct tp_mem_buffer *b = &m->buffers[buffer];

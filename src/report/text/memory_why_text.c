@@ -218,6 +218,28 @@ void tp_mem_why_text_line(FILE *out, const struct tp_mem_module *m, size_t live)
 	fputc('\n', out);
 }
 
+/* The first level below the root, and one more where it is a single
+ * chain (jit(f)/jit(main) reads as one). */
+static void print_user_scopes(FILE *out, const struct tp_scope_tree *t)
+{
+	const struct tp_scope_node *f;
+
+	if (!t->n)
+		return;
+	f = &t->nodes[0];
+	while (f->n_children == 1 && t->nodes[f->children[0]].n_children)
+		f = &t->nodes[f->children[0]];
+	if (!f->n_children)
+		return;
+	fprintf(out, "    by the last user's scope:\n");
+	for (size_t i = 0; i < f->n_children && i < 5; i++) {
+		const struct tp_scope_node *c = &t->nodes[f->children[i]];
+
+		fprintf(out, "    %10s %4" PRIu64 "  %s\n", B(0, (uint64_t)c->inclusive),
+			c->count_inclusive, c->path[0] ? c->path : "(no scope)");
+	}
+}
+
 void tp_mem_why_text_groups(FILE *out, const struct tp_mem_module *m, size_t limit)
 {
 	const struct tp_mem_why_data *w = &m->why;
@@ -241,6 +263,7 @@ void tp_mem_why_text_groups(FILE *out, const struct tp_mem_module *m, size_t lim
 		if (scope[0])
 			fprintf(out, "                     scope %s\n", scope);
 	}
+	print_user_scopes(out, &w->user_scopes);
 	for (size_t i = 0; i < w->n_groups; i++) {
 		const struct tp_mem_user_group *g = &w->groups[i];
 
