@@ -37,6 +37,9 @@ struct tp_memory_text_opts {
  * when there is none. */
 enum tp_err tp_report_memory_why(FILE *out, enum tp_format fmt, const struct tp_memory *mem,
 				 const char *name, struct tp_error *err);
+/* Its two writers (memory_why_text.c, memory_why_json.c). */
+enum tp_err tp_memory_why_text(FILE *out, const struct tp_memory *mem, const char *name,
+			       struct tp_error *err);
 enum tp_err tp_memory_why_json(FILE *out, const struct tp_memory *mem, const char *name,
 			       struct tp_error *err);
 /* Pieces of the memory text (memory_why_text.c): a live buffer's last

@@ -228,17 +228,25 @@ static void group(struct tp_mem_module *m)
 	tp_scope_tree_sort(&w->user_scopes);
 }
 
-static bool trace_shares(const struct tp_mem_module *m)
+/* Per buffer: true when another buffer shares its memory (SHARE_WITH),
+ * so only those live entries pay for a look at the trace; NULL when the
+ * trace shares nothing. */
+static bool *shared_roots(const struct tp_mem_module *m)
 {
 	const Xla__HeapSimulatorTrace *tr;
+	bool *shared = NULL;
 
-	if (m->trace < 0 || m->error)
-		return false;
+	if (m->trace < 0 || m->error || !m->ev_buffer)
+		return NULL;
 	tr = m->module->hlo->buffer_assignment->heap_simulator_traces[m->trace];
-	for (size_t e = 0; e < tr->n_events; e++)
-		if (tr->events[e]->kind == EV_SHARE_WITH)
-			return true;
-	return false;
+	for (size_t e = 0; e < tr->n_events; e++) {
+		if (tr->events[e]->kind != EV_SHARE_WITH || m->ev_buffer[e] < 0)
+			continue;
+		if (!shared)
+			shared = tp_xcalloc(m->n_buffers + 1, sizeof(*shared));
+		shared[root_of(m, m->ev_buffer[e])] = true;
+	}
+	return shared;
 }
 
 static long peak_position(const struct tp_mem_module *m)
@@ -256,7 +264,7 @@ static long peak_position(const struct tp_mem_module *m)
 void tp_mem_why_build(struct tp_mem_module *m)
 {
 	struct tp_mem_why_data *w = &m->why;
-	bool shares;
+	bool *shared;
 
 	tp_scope_tree_init(&w->user_scopes);
 	w->built = true;
@@ -264,12 +272,13 @@ void tp_mem_why_build(struct tp_mem_module *m)
 	tp_mem_why_order(m);
 	w->peak_position = peak_position(m);
 	w->live = tp_xcalloc(m->n_live + 1, sizeof(*w->live));
-	shares = trace_shares(m);
+	shared = shared_roots(m);
 	for (size_t i = 0; i < m->n_live; i++) {
 		tp_mem_why_buffer(m, m->live[i].display, &w->live[i]);
-		if (!m->live[i].indefinite && shares)
+		if (!m->live[i].indefinite && shared && shared[m->live[i].buffer])
 			follow_sharers(m, &m->live[i], &w->live[i]);
 	}
+	free(shared);
 	group(m);
 }
 

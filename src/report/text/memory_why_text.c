@@ -168,13 +168,10 @@ static void print_story(FILE *out, const struct tp_mem_module *m, long buffer)
 		tp_mem_why_clear(&own);
 }
 
-enum tp_err tp_report_memory_why(FILE *out, enum tp_format fmt, const struct tp_memory *mem,
-				 const char *name, struct tp_error *err)
+enum tp_err tp_memory_why_text(FILE *out, const struct tp_memory *mem, const char *name,
+			       struct tp_error *err)
 {
 	size_t shown = 0, other = 0, searched = 0;
-
-	if (fmt == TP_FORMAT_JSON)
-		return tp_memory_why_json(out, mem, name, err);
 
 	for (size_t i = 0; i < mem->n_modules; i++) {
 		const struct tp_mem_module *m = &mem->modules[i];
