@@ -360,6 +360,40 @@ START_TEST(test_in_place)
 }
 END_TEST
 
+/* ---- hostile: a computation calling itself, a while without a body ---- */
+
+static const struct ins_spec hostile_ins[] = {
+	{ "loop", "lp", "parameter", 0, NULL, NULL, 0 },
+	{ "loop", "lc", "call", 0, "lp", "loop", 0 },
+	{ "main", "p0", "parameter", 0, NULL, NULL, 0 },
+	{ "main", "v", "negate", 0, "p0", NULL, 0 },
+	{ "main", "c", "call", 0, "v", "loop", 0 },
+	{ "main", "w", "while", 0, "c", NULL, 0 },
+	{ "main", "x", "negate", 0, "w", NULL, 0 },
+	END,
+};
+
+static const struct buf_spec hostile_bufs[] = {
+	{ "p0", -1, 16, 0 }, { "v", -1, 16, 2 }, { "x", -1, 16, 1 }, { NULL, 0, 0, 0 },
+};
+
+START_TEST(test_hostile_calls)
+{
+	struct spec sp = { hostile_ins, hostile_bufs, NO_EVENTS, "p0 v c w x" };
+	struct built b;
+
+	build(&b, &sp);
+	/* the cycle is flattened once and walked once: the callee's ROOT is
+	 * a call that makes a new value, so v ends at c */
+	ck_assert_int_eq(position(&b, "lp"), 2);
+	ck_assert_int_eq(position(&b, "lc"), 3);
+	ck_assert_int_eq(position(&b, "c"), 4);
+	ck_assert_int_eq(position(&b, "x"), 6);
+	expect_why(&b, 1, "c", 4, "v c");
+	unbuild(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("why");
@@ -372,6 +406,7 @@ int main(void)
 	tcase_add_test(tc, test_fusion_root);
 	tcase_add_test(tc, test_schedule_less);
 	tcase_add_test(tc, test_in_place);
+	tcase_add_test(tc, test_hostile_calls);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

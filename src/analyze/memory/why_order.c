@@ -23,7 +23,12 @@ struct order_ctx {
 	const Xla__HloScheduleProto *sched;
 	char *state;            /* per computation: 0 new, 1 busy, 2 done */
 	long next;
+	int depth;              /* nesting of called computations         */
 };
+
+/* Real programs nest a few levels; hostile ones must not exhaust the
+ * stack. Deeper computations take their caller's position. */
+#define MAX_NESTING 64
 
 struct keyed {
 	long instr;
@@ -168,9 +173,10 @@ static void flatten(struct order_ctx *o, size_t c)
 	size_t n = o->m->idx.module->computations[c]->n_instructions;
 	long *seq;
 
-	if (o->state[c]) /* done, or a cycle in hostile input */
+	if (o->state[c] || o->depth >= MAX_NESTING) /* done, or a cycle */
 		return;
 	o->state[c] = 1;
+	o->depth++;
 	seq = tp_xmalloc((n + 1) * sizeof(*seq));
 	computation_order(o, c, seq);
 	for (size_t i = 0; i < n; i++) {
@@ -179,6 +185,7 @@ static void flatten(struct order_ctx *o, size_t c)
 		o->w->own_time[seq[i]] = true;
 	}
 	free(seq);
+	o->depth--;
 	o->state[c] = 2;
 }
 
