@@ -46,6 +46,9 @@ enum tp_err tp_memory_why_json(FILE *out, const struct tp_memory *mem, const cha
  * user line, and the peak grouped by last user (limit rows, 0 = all). */
 void tp_mem_why_text_line(FILE *out, const struct tp_mem_module *m, size_t live);
 void tp_mem_why_text_groups(FILE *out, const struct tp_mem_module *m, size_t limit);
+/* One line for `report`: the bytes at the peak waiting for the largest
+ * group's last user, and when it runs. */
+void tp_mem_why_text_tower(FILE *out, const struct tp_mem_module *m);
 enum tp_err tp_report_memory(FILE *out, enum tp_format fmt,
 			     const struct tp_capture *cap,
 			     const struct tp_memory *mem,

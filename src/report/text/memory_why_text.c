@@ -272,3 +272,24 @@ void tp_mem_why_text_groups(FILE *out, const struct tp_mem_module *m, size_t lim
 		break;
 	}
 }
+
+void tp_mem_why_text_tower(FILE *out, const struct tp_mem_module *m)
+{
+	const struct tp_mem_user_group *g;
+	const char *scope;
+
+	if (!m->why.built || !m->why.n_groups)
+		return;
+	g = &m->why.groups[0];
+	scope = tp_hlo_scope(m->idx.instrs[g->last_user].proto);
+	fprintf(out, "  %10s %5.1f%%  wait for %s%s%s%s", B(0, g->bytes),
+		m->peak ? 100.0 * (double)g->bytes / (double)m->peak : 0.0, iname(m, g->last_user),
+		scope[0] ? " (" : "", scope, scope[0] ? ")" : "");
+	if (g->has_wait && g->wait == 0)
+		fprintf(out, ", at the peak\n");
+	else if (g->has_wait)
+		fprintf(out, ", %ld position%s %s\n", g->wait < 0 ? -g->wait : g->wait,
+			g->wait == 1 || g->wait == -1 ? "" : "s", g->wait < 0 ? "before" : "later");
+	else
+		fputc('\n', out);
+}

@@ -111,6 +111,7 @@ static void peak_holders(FILE *out, const struct tp_mem_module *m)
 	}
 	free(s);
 	list_scopes(out, &m->scopes, (int64_t)m->peak, false);
+	tp_mem_why_text_tower(out, m);
 }
 
 static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp_report *r)
