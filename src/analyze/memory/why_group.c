@@ -112,72 +112,98 @@ static long root_of(const struct tp_mem_module *m, long b)
 	return b;
 }
 
-/* The event that frees root's memory after the peak (its count back to
- * 0), or -1: sharers after it reuse freed memory, a life of its own. */
-static long segment_end(const struct tp_mem_module *m, const Xla__HeapSimulatorTrace *tr,
-			long root)
+/* Who shares memory in the trace, found in one pass: each event's root
+ * buffer, the SHARE_WITH events, and per root the event that frees its
+ * memory after the peak (its count back to 0), -1 if none: sharers after
+ * that reuse freed memory, a life of its own. */
+struct sharing {
+	long *root;             /* per event                              */
+	long *seg_end;          /* per buffer                             */
+	size_t *shares;         /* SHARE_WITH event indices               */
+	size_t n_shares;
+};
+
+static bool sharing_build(const struct tp_mem_module *m, struct sharing *s)
 {
-	long ref = 0;
+	const Xla__HeapSimulatorTrace *tr;
+	long *ref;
 
+	memset(s, 0, sizeof(*s));
+	if (m->trace < 0 || m->error || !m->ev_buffer)
+		return false;
+	tr = m->module->hlo->buffer_assignment->heap_simulator_traces[m->trace];
+	s->root = tp_xmalloc((tr->n_events + 1) * sizeof(*s->root));
+	s->shares = tp_xmalloc((tr->n_events + 1) * sizeof(*s->shares));
+	s->seg_end = tp_xmalloc((m->n_buffers + 1) * sizeof(*s->seg_end));
+	ref = tp_xcalloc(m->n_buffers + 1, sizeof(*ref));
+	for (size_t b = 0; b < m->n_buffers; b++)
+		s->seg_end[b] = -1;
 	for (size_t e = 0; e < tr->n_events; e++) {
-		const Xla__HeapSimulatorTrace__Event *ev = tr->events[e];
-		long x = m->ev_buffer[e];
+		long x = m->ev_buffer[e], r = x >= 0 ? root_of(m, x) : -1;
 
-		if (x < 0)
+		s->root[e] = r;
+		if (r < 0)
 			continue;
-		if (ev->kind == EV_SHARE_WITH) {
-			long c = m->ev_canonical[e];
-
-			ref += c >= 0 && root_of(m, c) == root;
-		} else if (root_of(m, x) == root) {
-			ref += ev->kind == EV_FREE ? -1 : 1;
-			if (ev->kind == EV_FREE && ref <= 0 && (long)e > m->peak_position)
-				return (long)e;
-		}
+		if (tr->events[e]->kind == EV_SHARE_WITH)
+			s->shares[s->n_shares++] = e;
+		ref[r] += tr->events[e]->kind == EV_FREE ? -1 : 1;
+		if (tr->events[e]->kind == EV_FREE && ref[r] <= 0 && (long)e > m->peak_position &&
+		    s->seg_end[r] < 0)
+			s->seg_end[r] = (long)e;
 	}
-	return -1;
+	free(ref);
+	return s->n_shares > 0;
+}
+
+static void sharing_release(struct sharing *s)
+{
+	free(s->root);
+	free(s->seg_end);
+	free(s->shares);
+}
+
+static void take_over(const struct tp_mem_module *m, struct tp_mem_why *w, long x,
+		      struct tp_mem_why *other)
+{
+	/* the chain: this buffer's definition, then the sharer holding
+	 * its bytes, on to the sharer's last user */
+	struct tp_mem_step first = w->chain[0];
+
+	free(w->chain);
+	w->chain = tp_xcalloc(other->n_chain + 2, sizeof(*w->chain));
+	w->chain[0] = first;
+	memcpy(w->chain + 1, other->chain, other->n_chain * sizeof(*w->chain));
+	w->chain[1].role = TP_STEP_ALIASES;
+	w->n_chain = other->n_chain + 1;
+	w->value = x;
+	w->last_user = other->last_user;
+	w->last_user_position = other->last_user_position;
+	set_wait(m, w);
+	free(w->note);
+	w->note = temporary_note(m, w);
 }
 
 /* Buffers sharing the memory of live entry l (an in-place reuse): the
  * one whose last user runs last frees the bytes. */
 static void follow_sharers(const struct tp_mem_module *m, const struct tp_mem_live *l,
-			   struct tp_mem_why *w)
+			   struct tp_mem_why *w, const struct sharing *s)
 {
-	const Xla__HeapSimulatorTrace *tr =
-		m->module->hlo->buffer_assignment->heap_simulator_traces[m->trace];
+	long end = s->seg_end[l->buffer];
 
-	long end = segment_end(m, tr, l->buffer);
-
-	for (size_t e = 0; e < tr->n_events; e++) {
+	for (size_t i = 0; i < s->n_shares; i++) {
+		size_t e = s->shares[i];
 		long x = m->ev_buffer[e];
 		struct tp_mem_why other;
 
 		/* sharers holding the bytes at the peak or taking them
 		 * over later, before the memory is freed */
-		if (tr->events[e]->kind != EV_SHARE_WITH || x < 0 || x == w->buffer ||
-		    root_of(m, x) != l->buffer || (end >= 0 && end <= (long)e) ||
+		if (s->root[e] != l->buffer || x == w->buffer || (end >= 0 && end <= (long)e) ||
 		    ((long)e <= m->peak_position && m->buffers[x].span_end >= 0 &&
 		     m->buffers[x].span_end <= m->peak_position))
 			continue;
 		tp_mem_why_buffer(m, x, &other);
-		if (other.last_user_position > w->last_user_position) {
-			/* the chain: this buffer's definition, then the sharer
-			 * holding its bytes, on to the sharer's last user */
-			struct tp_mem_step first = w->chain[0];
-
-			free(w->chain);
-			w->chain = tp_xcalloc(other.n_chain + 2, sizeof(*w->chain));
-			w->chain[0] = first;
-			memcpy(w->chain + 1, other.chain, other.n_chain * sizeof(*w->chain));
-			w->chain[1].role = TP_STEP_ALIASES;
-			w->n_chain = other.n_chain + 1;
-			w->value = x;
-			w->last_user = other.last_user;
-			w->last_user_position = other.last_user_position;
-			set_wait(m, w);
-			free(w->note);
-			w->note = temporary_note(m, w);
-		}
+		if (other.last_user_position > w->last_user_position)
+			take_over(m, w, x, &other);
 		tp_mem_why_clear(&other);
 	}
 }
@@ -228,27 +254,6 @@ static void group(struct tp_mem_module *m)
 	tp_scope_tree_sort(&w->user_scopes);
 }
 
-/* Per buffer: true when another buffer shares its memory (SHARE_WITH),
- * so only those live entries pay for a look at the trace; NULL when the
- * trace shares nothing. */
-static bool *shared_roots(const struct tp_mem_module *m)
-{
-	const Xla__HeapSimulatorTrace *tr;
-	bool *shared = NULL;
-
-	if (m->trace < 0 || m->error || !m->ev_buffer)
-		return NULL;
-	tr = m->module->hlo->buffer_assignment->heap_simulator_traces[m->trace];
-	for (size_t e = 0; e < tr->n_events; e++) {
-		if (tr->events[e]->kind != EV_SHARE_WITH || m->ev_buffer[e] < 0)
-			continue;
-		if (!shared)
-			shared = tp_xcalloc(m->n_buffers + 1, sizeof(*shared));
-		shared[root_of(m, m->ev_buffer[e])] = true;
-	}
-	return shared;
-}
-
 static long peak_position(const struct tp_mem_module *m)
 {
 	const char *name;
@@ -264,7 +269,8 @@ static long peak_position(const struct tp_mem_module *m)
 void tp_mem_why_build(struct tp_mem_module *m)
 {
 	struct tp_mem_why_data *w = &m->why;
-	bool *shared;
+	struct sharing sh;
+	bool shares;
 
 	tp_scope_tree_init(&w->user_scopes);
 	w->built = true;
@@ -272,13 +278,13 @@ void tp_mem_why_build(struct tp_mem_module *m)
 	tp_mem_why_order(m);
 	w->peak_position = peak_position(m);
 	w->live = tp_xcalloc(m->n_live + 1, sizeof(*w->live));
-	shared = shared_roots(m);
+	shares = sharing_build(m, &sh);
 	for (size_t i = 0; i < m->n_live; i++) {
 		tp_mem_why_buffer(m, m->live[i].display, &w->live[i]);
-		if (!m->live[i].indefinite && shared && shared[m->live[i].buffer])
-			follow_sharers(m, &m->live[i], &w->live[i]);
+		if (!m->live[i].indefinite && shares)
+			follow_sharers(m, &m->live[i], &w->live[i], &sh);
 	}
-	free(shared);
+	sharing_release(&sh);
 	group(m);
 }
 
