@@ -266,6 +266,58 @@ START_TEST(test_detect_and_peaks)
 }
 END_TEST
 
+/* GPU planes told apart by their stats alone (no name), as the shared
+ * captures show them: vendor, compute capability, cores, memory size
+ * a little under the nominal HBM, boost clock. */
+START_TEST(test_detect_gpus)
+{
+	static const struct {
+		bool amd; int cc_major, cc_minor; double cores, mem_gib, clock_mhz;
+		const char *gpu_name, *key;
+	} cases[] = {
+		{ false, 7, 0, 80, 15.78, 1530, NULL, "Tesla V100-SXM2-16GB" },
+		{ false, 7, 0, 80, 31.7, 1530, NULL, "Tesla V100-SXM2-32GB" },
+		{ false, 7, 0, 80, 15.78, 1380, NULL, "Tesla V100-PCIE-16GB" },
+		{ false, 7, 0, 80, 15.78, 0, NULL, NULL },          /* SXM2 or PCIe? */
+		{ false, 7, 5, 40, 14.7, 1590, NULL, "Tesla T4" },
+		{ false, 8, 0, 108, 39.4, 1410, NULL, "NVIDIA A100-SXM4-40GB" },
+		{ false, 8, 0, 108, 79.1, 1410, NULL, "NVIDIA A100-SXM4-80GB" },
+		{ false, 9, 0, 132, 79.1, 1980, NULL, "NVIDIA H100 80GB HBM3" },
+		{ false, 9, 0, 114, 79.1, 1755, NULL, "NVIDIA H100 PCIe" },
+		{ false, 9, 0, 132, 139.8, 1980, NULL, "NVIDIA H200" },
+		{ false, 9, 0, 132, 0, 1980, NULL, NULL },          /* H100 or H200? */
+		{ false, 10, 0, 148, 178.4, 1965, NULL, "NVIDIA B200" },
+		{ false, 6, 1, 28, 10.9, 1582, NULL, "NVIDIA GeForce GTX 1080 Ti" },
+		{ false, 9, 0, 132, 200, 1980, NULL, NULL },        /* larger than any */
+		{ true, 9, 0, 110, 63.98, 1700, NULL, "AMD Instinct MI250X" },
+		{ true, 9, 4, 304, 191.98, 2100, NULL, "AMD Instinct MI300X" },
+		{ true, 9, 4, 304, 255.98, 2100, NULL, "AMD Instinct MI325X" },
+		{ true, 9, 5, 256, 287.98, 2400, NULL, "AMD Instinct MI355X" },
+		{ true, 0, 0, 304, 191.98, 0, "gfx942", "AMD Instinct MI300X" },
+		{ false, 0, 0, 0, 0, 0, "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3" },
+		{ false, 8, 6, 84, 23.6, 1860, NULL, NULL },         /* RTX 3090: not in the table */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tp_plane_facts p = { .gpu = true, .amd = cases[i].amd,
+					    .has_cc = cases[i].cc_major > 0,
+					    .cc_major = cases[i].cc_major, .cc_minor = cases[i].cc_minor,
+					    .cores = cases[i].cores, .memory_size = cases[i].mem_gib * GIB,
+					    .clock_khz = cases[i].clock_mhz * 1000 };
+		const struct tp_device_row *r;
+
+		if (cases[i].gpu_name)
+			p.gpu_name = tp_str_make(cases[i].gpu_name, strlen(cases[i].gpu_name));
+		r = tp_device_detect(&p);
+		if (cases[i].key)
+			ck_assert_msg(r && strcmp(r->key, cases[i].key) == 0, "case %zu: %s", i,
+				      r ? r->key : "(none)");
+		else
+			ck_assert_msg(!r, "case %zu: %s", i, r->key);
+	}
+}
+END_TEST
+
 /* Hostile plane stats give no figure and no crash (sanitizers watch
  * the casts); a GPU the table does not know keeps its own bandwidth
  * unless it is AMD's. */
@@ -368,6 +420,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_figures, 0, sizeof(fig_cases) / sizeof(fig_cases[0]));
 	tcase_add_test(tc, test_detect_and_peaks);
 	tcase_add_test(tc, test_hostile_facts);
+	tcase_add_test(tc, test_detect_gpus);
 	tcase_add_test(tc, test_memory_headroom);
 	tcase_add_test(tc, test_memory_over_capacity);
 	suite_add_tcase(s, tc);
