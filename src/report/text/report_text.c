@@ -124,16 +124,17 @@ static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp
 	for (size_t i = 0; i < mem->n_cores; i++) {
 		const struct tp_mem_core *c = &mem->cores[i];
 		const struct tp_mem_module *m = c->top_module >= 0 ? &mem->modules[c->top_module] : NULL;
-		uint64_t peak = m ? m->peak : 0;
 		int64_t rt = c->runtime >= 0 ? mem->runtime.devices[c->runtime].peak_bytes : -1;
+		struct tp_mem_headroom room;
 
-		if (rt > 0 && (uint64_t)rt > peak)
-			peak = (uint64_t)rt;
 		fprintf(out, "  %s %.*s  %s | %s", cap->hosts[c->host].name, (int)c->plane->name.len,
 			c->plane->name.ptr, m ? BYTES(0, m->peak) : "-", rt >= 0 ? BYTES(1, (uint64_t)rt) : "-");
-		if (c->capacity)
-			fprintf(out, " of %s, %.1f%% free", BYTES(2, c->capacity),
-				peak < c->capacity ? 100.0 * (double)(c->capacity - peak) / (double)c->capacity : 0.0);
+		if (tp_mem_core_headroom(mem, c, &room) && room.bytes >= 0)
+			fprintf(out, " of %s, %s (%.1f%%) free", BYTES(2, c->capacity),
+				BYTES(0, (uint64_t)room.bytes), room.percent);
+		else if (c->capacity)
+			fprintf(out, " of %s, over by %s (%.1f%%)", BYTES(2, c->capacity),
+				BYTES(0, (uint64_t)-room.bytes), -room.percent);
 		unknown += !c->capacity;
 		fputc('\n', out);
 	}
