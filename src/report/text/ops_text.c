@@ -7,6 +7,7 @@
 #include "tpuprof/device_report.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,6 +98,39 @@ static void op_row(FILE *out, const struct tp_capture *cap, const struct tp_ops 
 	op_name(out, cap, o);
 }
 
+static int by_module_time(const void *a, const void *b)
+{
+	const struct tp_module_work *x = a, *y = b;
+
+	return x->work.ps != y->work.ps ? (x->work.ps > y->work.ps ? -1 : 1) : 0;
+}
+
+/* The modules of a core against its device, most self time first (the
+ * first five; JSON has them all). */
+static void modules_text(FILE *out, const struct tp_capture *cap, const struct tp_ops *ops,
+			 const struct tp_ops_core *c)
+{
+	struct tp_module_work *m;
+	size_t n = tp_core_modules(ops, c, &m);
+
+	qsort(m, n, sizeof(*m), by_module_time);
+	fprintf(out, "  per module: self time, FLOP utilization, HBM bandwidth\n");
+	for (size_t i = 0; i < n && i < 5; i++) {
+		struct tp_str name = tp_report_module_name(cap, m[i].module);
+		struct tp_roofline r;
+		char t[32], flop[16], hbm[16];
+
+		tp_roofline_of(&m[i].work, &c->device, &r);
+		share(flop, sizeof(flop), r.has_flop_util, r.flop_utilization);
+		share(hbm, sizeof(hbm), r.has_hbm_util, r.hbm_utilization);
+		fprintf(out, "  %9s %8s %6s  %.*s (%zu ops)\n", tp_fmt_ps(t, sizeof(t), m[i].work.ps),
+			flop, hbm, (int)(name.len > 60 ? 60 : name.len), TP_SPTR(name), m[i].n_ops);
+	}
+	if (n > 5)
+		fprintf(out, "  ... %zu more modules (JSON has them all)\n", n - 5);
+	free(m);
+}
+
 /* The core against its device: duty cycle, overall FLOP utilization (the
  * figure practitioners quote), HBM share; or why not, once. Returns
  * whether the op rows get roofline columns. */
@@ -173,6 +207,8 @@ static void core_text(FILE *out, const struct tp_capture *cap,
 	if (n < c->n_ops)
 		fprintf(out, "  ... %zu more ops, %s in total, not shown (--limit 0 shows all)\n",
 			c->n_ops - n, tp_fmt_ps(t_left, sizeof(t_left), left));
+	if (roofline)
+		modules_text(out, cap, ops, c);
 	if (c->n_steps)
 		steps_text(out, ops, c, limit);
 }
