@@ -97,11 +97,41 @@ static void add_program(struct tp_mem_core *c, uint64_t id)
 	c->runs[c->n_programs++] = 1;
 }
 
+/* GPU kernels name their program in a stat: read in bulk (as
+ * tp_event_stat finds it: on the event, else on its metadata), up to
+ * the first event the bulk reader leaves to tp_event_iter_next. */
+static void gpu_programs_bulk(struct tp_mem_core *c, const struct tp_plane *pl,
+			      struct tp_event_iter *it, struct tp_event_batch *b)
+{
+	struct tp_batch_keys keys;
+	size_t n;
+
+	memset(&keys, 0, sizeof(keys));
+	keys.keep_on[0] = true;
+	keys.keep[0] = pl->known_stat_id[TP_SN_PROGRAM_ID];
+	while ((n = tp_event_iter_batch_keyed(it, &keys, b)) > 0)
+		for (size_t i = 0; i < n; i++) {
+			const struct tp_event_meta *em = &pl->event_meta[b->meta[i]];
+			const struct tp_stat *s;
+			int64_t v;
+
+			if (b->kind[0][i] != TP_STAT_NONE) {
+				if (b->kind[0][i] != TP_STAT_REF)
+					add_program(c, b->value[0][i]);
+			} else if ((s = tp_stats_find(pl, em->stats, em->n_stats,
+						      TP_SN_PROGRAM_ID)) &&
+				   tp_stat_int(s, &v)) {
+				add_program(c, (uint64_t)v);
+			}
+		}
+}
+
 /* Programs that ran on a core: "XLA Modules" events are named
  * "<module>(<program id>)"; GPU kernels carry a program_id stat. */
 static void programs_of(struct tp_mem_core *c, const struct tp_host *h)
 {
 	const struct tp_plane *pl = c->plane;
+	struct tp_event_batch *b = tp_xmalloc(sizeof(*b));
 
 	for (size_t l = 0; l < pl->n_lines; l++) {
 		const struct tp_line *ln = &pl->lines[l];
@@ -113,11 +143,15 @@ static void programs_of(struct tp_mem_core *c, const struct tp_host *h)
 			continue;
 		/* a read to the end: it scans a line opening deferred */
 		tp_event_iter_init_read(&it, &h->xs, pl, ln);
-		while (tp_event_iter_next(&it, &ev) > 0) {
+		for (;;) {
 			struct tp_stat st;
 			uint64_t id;
 			int64_t v;
 
+			if (!modules_line)
+				gpu_programs_bulk(c, pl, &it, b);
+			if (tp_event_iter_next(&it, &ev) <= 0)
+				break;
 			if (modules_line && ev.meta && tp_parse_paren_id(ev.meta->name, &id))
 				add_program(c, id);
 			else if (!modules_line && tp_event_stat(&h->xs, pl, &ev, TP_SN_PROGRAM_ID, &st) &&
@@ -125,6 +159,7 @@ static void programs_of(struct tp_mem_core *c, const struct tp_host *h)
 				add_program(c, (uint64_t)v);
 		}
 	}
+	free(b);
 }
 
 static long runtime_device(const struct tp_memory *mem, const struct tp_mem_core *c)
