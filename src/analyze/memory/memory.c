@@ -5,6 +5,7 @@
  * runtime timeline per device memory, capacity and warnings.
  */
 #include "memory_internal.h"
+#include "tpuprof/parallel.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -184,7 +185,6 @@ static void fill_core(struct tp_memory *mem, struct tp_mem_core *c,
 	const struct tp_stat *s;
 	int64_t v;
 
-	programs_of(c, h);
 	c->top_module = -1;
 	for (size_t i = 0; i < c->n_programs; i++)
 		for (size_t j = 0; j < mem->n_modules; j++)
@@ -196,9 +196,24 @@ static void fill_core(struct tp_memory *mem, struct tp_mem_core *c,
 	c->capacity = hbm ? hbm : s && tp_stat_int(s, &v) && v > 0 ? (uint64_t)v : 0;
 }
 
+struct programs_pool {
+	struct tp_mem_core *cores;
+	const struct tp_capture *cap;
+};
+
+static void programs_job(void *ctx, size_t i, unsigned worker)
+{
+	const struct programs_pool *pool = ctx;
+	struct tp_mem_core *c = &pool->cores[i];
+
+	(void)worker;
+	programs_of(c, &pool->cap->hosts[c->host]);
+}
+
 static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
 			     const struct tp_memory_filter *f, struct tp_error *err)
 {
+	struct programs_pool pool;
 	size_t n = 0, all = 0;
 
 	for (size_t h = 0; h < cap->n_hosts; h++)
@@ -222,9 +237,14 @@ static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
 			c = &mem->cores[mem->n_cores++];
 			c->host = h;
 			c->plane = pl;
-			fill_core(mem, c, host, f->hbm);
 		}
 	}
+	/* each core reads its own plane's lines: in parallel */
+	pool.cores = mem->cores;
+	pool.cap = cap;
+	tp_parallel_for(mem->n_cores, 0, programs_job, &pool);
+	for (size_t i = 0; i < mem->n_cores; i++)
+		fill_core(mem, &mem->cores[i], &cap->hosts[mem->cores[i].host], f->hbm);
 	if (f->core && !mem->n_cores)
 		return tp_error_set(err, TP_ERR_USAGE, "no core '%s' in the capture (%zu cores)",
 				    f->core, all);

@@ -121,12 +121,28 @@ plain_stats(const uint8_t *q, const uint8_t *e, const uint8_t *slack,
 		uint64_t len, id, v = 0;
 		uint8_t tag, role;
 
-		if (*q != 0x22 || !(s = fast_varint(q + 1, e, slack, &len)) ||
-		    len > (uint64_t)(e - s))
-			return false;
-		se = s + len;
-		if (!simple_stat(s, se, slack, &id, &tag, &v))
-			return false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint64_t w;
+
+		/* the usual stat in one load: [22 04][08 id][tag value], a
+		 * one-byte id and a one-byte varint value */
+		if (e - q >= 6 && slack - q >= 8 &&
+		    (memcpy(&w, q, sizeof(w)), (w & 0xffffff) == 0x080422) &&
+		    !(w & UINT64_C(0x800080000000)) &&
+		    ((tag = (uint8_t)(w >> 32)) == 0x18 || tag == 0x20 || tag == 0x38)) {
+			id = (w >> 24) & 0xff;
+			v = (w >> 40) & 0xff;
+			se = q + 6;
+		} else
+#endif
+		{
+			if (*q != 0x22 || !(s = fast_varint(q + 1, e, slack, &len)) ||
+			    len > (uint64_t)(e - s))
+				return false;
+			se = s + len;
+			if (!simple_stat(s, se, slack, &id, &tag, &v))
+				return false;
+		}
 		role = id < ROLE_TABLE ? r->role[id] : role_of(r, id);
 		if (role == ROLE_PASS) {
 			q = se;
