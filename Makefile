@@ -60,7 +60,7 @@ TEST_SRC := $(wildcard tests/check_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all check unit golden reference svg contract merge-test fetch-tests run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference svg contract merge-test scale-test fetch-tests run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -115,6 +115,10 @@ svg: $(BIN)
 merge-test: $(BIN)
 	sh tests/merge_test.sh $(BIN)
 
+# docs/scale.md's recipes, and merging 1,024 host reports.
+scale-test: $(BIN) $(GEN_BIN)
+	sh tests/scale_test.sh $(BIN) $(GEN_BIN)
+
 # Every JSON key emitted is documented in docs/json.md, and vice versa.
 contract: $(BIN)
 	python3 tests/json_contract.py $(BIN)
@@ -125,7 +129,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg contract merge-test fetch-tests
+	@$(MAKE) --no-print-directory all unit golden reference svg contract merge-test scale-test fetch-tests
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

@@ -9,12 +9,13 @@
 #   --fuzz    also clang and its fuzzer runtime, for `make fuzz`
 set -eu
 PACKAGES="gcc make pkg-config protobuf-c-compiler libprotobuf-c-dev \
-libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3 librsvg2-bin"
+libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3 librsvg2-bin \
+parallel python3-yaml"
 list=no
 for arg in "$@"; do
 	case $arg in
 	--list) list=yes ;;
-	--bench) PACKAGES="$PACKAGES protobuf-compiler python3-protobuf time" ;;
+	--bench) PACKAGES="$PACKAGES protobuf-compiler python3-protobuf time linux-perf" ;;
 	--fuzz) PACKAGES="$PACKAGES clang libclang-rt-14-dev" ;;
 	*) echo "usage: sh tests/install_deps.sh [--list] [--bench] [--fuzz]" >&2; exit 2 ;;
 	esac
