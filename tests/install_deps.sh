@@ -5,7 +5,7 @@
 #   sh tests/install_deps.sh           install what is missing
 #   sh tests/install_deps.sh --list    print what is missing, install nothing
 #   --bench   also what `make bench` compares against (protoc, python3-
-#             protobuf) and measures with (GNU time)
+#             protobuf) and measures with (GNU time, perf)
 #   --fuzz    also clang and its fuzzer runtime, for `make fuzz`
 set -eu
 PACKAGES="gcc make pkg-config protobuf-c-compiler libprotobuf-c-dev \
