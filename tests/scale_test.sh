@@ -17,6 +17,11 @@ gen=$root/${2:-build/gen_capture}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0 fail=0
+# a sanitized build (build-san/) runs several times slower, and ASan's
+# quarantine keeps freed memory: the CPU limit is 10 s there, memory not
+# compared
+cpu_limit=2.0 sanitized=no
+case $tpuprof in *-san/*) cpu_limit=10.0 sanitized=yes ;; esac
 ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL scale: $*"; fail=$((fail + 1)); }
 
@@ -126,10 +131,10 @@ set -- $(measure tpuprof merge --expect 1024 -o "$tmp/pod.json" "$tmp/pod" 2>"$t
 cpu=$1 rc=$3
 hosts=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["info"]["hosts"]))' "$tmp/pod.json" 2>/dev/null)
 if [ "$rc" = 0 ] && [ "$hosts" = 1024 ] && [ ! -s "$tmp/pod.err" ] &&
-	awk -v c="$cpu" 'BEGIN { exit !(c < 2.0) }'; then
+	awk -v c="$cpu" -v l="$cpu_limit" 'BEGIN { exit !(c < l) }'; then
 	ok
 else
-	bad "1,024 host reports: exit $rc, $hosts hosts, $cpu s of CPU (limit 2): $(head -c 200 "$tmp/pod.err")"
+	bad "1,024 host reports: exit $rc, $hosts hosts, $cpu s of CPU (limit $cpu_limit): $(head -c 200 "$tmp/pod.err")"
 fi
 echo "scale: 1,024 host reports merged in $cpu s of CPU"
 
@@ -146,8 +151,8 @@ set -- $(measure sh -c 'tpuprof merge -q -o "$1" $(cat "$2")' sh "$tmp/same.json
 same_rss=$2
 set -- $(measure tpuprof merge -q -o "$tmp/one-merged.json" "$tmp/one.json")
 one_rss=$2
-if cmp -s "$tmp/same.json" "$tmp/one-merged.json" &&
-	awk -v a="$same_rss" -v b="$one_rss" 'BEGIN { exit !(a < 2 * b + 8192) }'; then
+if cmp -s "$tmp/same.json" "$tmp/one-merged.json" && { [ $sanitized = yes ] ||
+	awk -v a="$same_rss" -v b="$one_rss" 'BEGIN { exit !(a < 2 * b + 8192) }'; }; then
 	ok
 else
 	bad "the same report 1,024 times: $same_rss KB peak against $one_rss KB for one"

@@ -61,6 +61,51 @@ simple_stat(const uint8_t *s, const uint8_t *se, const uint8_t *slack,
 	return s == se ? s : NULL;
 }
 
+/* The usual stat, [22 len][08 id][tag value] with a one-byte length and
+ * id, from one load: its end, with *id, *tag and *v as simple_stat gives
+ * them; NULL when it is not of that form (simple_stat decides then). */
+static inline __attribute__((always_inline)) const uint8_t *
+short_stat(const uint8_t *q, const uint8_t *e, const uint8_t *slack,
+	   uint64_t *id, uint8_t *tag, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, len;
+	const uint8_t *se;
+
+	if (slack - q < 8)
+		return NULL;
+	memcpy(&w, q, sizeof(w));
+	len = (w >> 8) & 0xff;
+	if ((w & 0xff00ff) != 0x080022 || (w & UINT64_C(0x80000000)) || len < 3 ||
+	    len >= 0x80 || len + 2 > (uint64_t)(e - q))
+		return NULL;
+	se = q + 2 + len;
+	*id = (w >> 24) & 0x7f;
+	*tag = (uint8_t)(w >> 32);
+	switch (*tag) {
+	case 0x18:
+	case 0x20:
+	case 0x38:
+		if (len == 4 && !(w & UINT64_C(0x800000000000))) {
+			*v = (w >> 40) & 0x7f;
+			return se;
+		}
+		return fast_varint(q + 5, se, slack, v) == se ? se : NULL;
+	case 0x11:
+		return len == 11 ? se : NULL;
+	case 0x2a:
+	case 0x32:
+		return !(w & UINT64_C(0x800000000000)) && len == 4 + ((w >> 40) & 0x7f) ?
+			       se : NULL;
+	default:
+		return NULL;
+	}
+#else
+	(void)q, (void)e, (void)slack, (void)id, (void)tag, (void)v;
+	return NULL;
+#endif
+}
+
 /* The kind of a kept stat's value by its tag (varints only). */
 static inline uint8_t varint_kind(uint8_t tag)
 {
@@ -121,21 +166,7 @@ plain_stats(const uint8_t *q, const uint8_t *e, const uint8_t *slack,
 		uint64_t len, id, v = 0;
 		uint8_t tag, role;
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		uint64_t w;
-
-		/* the usual stat in one load: [22 04][08 id][tag value], a
-		 * one-byte id and a one-byte varint value */
-		if (e - q >= 6 && slack - q >= 8 &&
-		    (memcpy(&w, q, sizeof(w)), (w & 0xffffff) == 0x080422) &&
-		    !(w & UINT64_C(0x800080000000)) &&
-		    ((tag = (uint8_t)(w >> 32)) == 0x18 || tag == 0x20 || tag == 0x38)) {
-			id = (w >> 24) & 0xff;
-			v = (w >> 40) & 0xff;
-			se = q + 6;
-		} else
-#endif
-		{
+		if (!(se = short_stat(q, e, slack, &id, &tag, &v))) {
 			if (*q != 0x22 || !(s = fast_varint(q + 1, e, slack, &len)) ||
 			    len > (uint64_t)(e - s))
 				return false;
