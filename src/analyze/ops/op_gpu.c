@@ -173,6 +173,81 @@ uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 	return s->op;
 }
 
+void tp_op_programs_line(struct tp_op_ctx *c, const struct tp_line *ln)
+{
+	struct tp_ops_core *core = &c->ops->cores[c->core];
+
+	c->count_programs = c->pl->kind == TP_PLANE_GPU &&
+			    c->pl->known_stat[TP_SN_PROGRAM_ID];
+	if (!c->count_programs)
+		return;
+	c->line_programs = core->n_programs;
+	core->programs = tp_xrealloc(core->programs,
+				     (core->n_programs + 1) * sizeof(*core->programs));
+	core->programs[core->n_programs].line = ln;
+	core->programs[core->n_programs].id = 0;
+	core->programs[core->n_programs++].runs = 0; /* the line was read */
+}
+
+/* One event carrying program id: the line's entry for it, made on first
+ * sight (the line's placeholder first). */
+static void count_program(struct tp_op_ctx *c, uint64_t id)
+{
+	struct tp_ops_core *core = &c->ops->cores[c->core];
+	struct tp_line_program *p = core->programs + c->line_programs;
+	size_t n = core->n_programs - c->line_programs;
+
+	for (size_t i = 0; i < n; i++)
+		if (p[i].runs && p[i].id == id) {
+			p[i].runs++;
+			return;
+		}
+	if (n == 1 && !p[0].runs) {
+		p[0].id = id;
+		p[0].runs = 1;
+		return;
+	}
+	core->programs = tp_xrealloc(core->programs,
+				     (core->n_programs + 1) * sizeof(*core->programs));
+	core->programs[core->n_programs].line = core->programs[c->line_programs].line;
+	core->programs[core->n_programs].id = id;
+	core->programs[core->n_programs++].runs = 1;
+}
+
+/* As tp_event_stat finds program_id, on the event else on its metadata,
+ * and tp_stat_int reads it; kept values are integers or refs. */
+void tp_op_programs_batch(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n)
+{
+	if (!c->count_programs)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t kind = b->kind[TP_GPU_KEY_PROGRAM][i];
+		const struct tp_event_meta *em;
+		const struct tp_stat *s;
+		int64_t v;
+
+		if (kind == TP_STAT_UINT64 || kind == TP_STAT_INT64) {
+			count_program(c, b->value[TP_GPU_KEY_PROGRAM][i]);
+		} else if (kind == TP_STAT_NONE) {
+			em = &c->pl->event_meta[b->meta[i]];
+			if ((s = tp_stats_find(c->pl, em->stats, em->n_stats, TP_SN_PROGRAM_ID)) &&
+			    tp_stat_int(s, &v))
+				count_program(c, (uint64_t)v);
+		}
+	}
+}
+
+void tp_op_programs_event(struct tp_op_ctx *c, const struct tp_event *ev)
+{
+	struct tp_stat st;
+	int64_t v;
+
+	if (c->count_programs &&
+	    tp_event_stat(&c->host->xs, c->pl, ev, TP_SN_PROGRAM_ID, &st) &&
+	    tp_stat_int(&st, &v))
+		count_program(c, (uint64_t)v);
+}
+
 void tp_op_gpu_release(struct tp_op_ctx *c)
 {
 	free(c->gpu_slots);

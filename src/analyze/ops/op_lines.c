@@ -403,6 +403,8 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 
 	tp_op_count_keys(c->pl, &count_keys);
 	stream_start(&lp.st, ops, lp.core);
+	if (gpu)
+		tp_op_programs_line(c, ln);
 	if (bulk && !b->batch)
 		b->batch = tp_xmalloc(sizeof(*b->batch));
 	if (ln->scanned)
@@ -414,15 +416,19 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 							    &count_keys, b->batch) : 0;
 
 		if (n) {
-			if (gpu)
+			if (gpu) {
 				add_gpu_batch(&lp, b->batch, n);
-			else
+				tp_op_programs_batch(c, b->batch, n);
+			} else {
 				add_batch(&lp, b->batch, n);
+			}
 			continue;
 		}
 		if (tp_event_iter_next(&it, &ev) <= 0)
 			break;
 		add_event(&lp, &ev);
+		if (gpu)
+			tp_op_programs_event(c, &ev);
 	}
 	if (lp.st.records) {
 		nest(ops, lp.core, b, lp.n);

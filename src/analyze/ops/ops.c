@@ -421,6 +421,8 @@ void tp_ops_release(struct tp_ops *ops)
 		if (ops->indexed[m])
 			tp_hlo_index_release(&ops->index[m]);
 	free(ops->ops);
+	for (size_t i = 0; i < ops->n_cores; i++)
+		free(ops->cores[i].programs);
 	free(ops->cores);
 	free(ops->steps);
 	free(ops->execs);

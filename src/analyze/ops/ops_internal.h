@@ -63,6 +63,8 @@ struct tp_op_ctx {
 	struct tp_op_gpu_slot *gpu_slots; /* GPU kernels' stat values -> op  */
 	size_t cap_gpu_slots, n_gpu_slots;
 	struct tp_batch_keys gpu_keys; /* what GPU bulk reading keeps        */
+	bool count_programs;           /* this line's: tp_ops_core.programs   */
+	size_t line_programs;          /* the line's first entry there        */
 };
 
 /* The stats GPU kernels name their op with, as kept by bulk reading
@@ -90,6 +92,12 @@ void tp_op_count_keys(const struct tp_plane *pl, struct tp_batch_keys *k);
 uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 				 const struct tp_event_batch *b, size_t i);
 void tp_op_gpu_release(struct tp_op_ctx *c);
+
+/* The programs of a GPU line's kernels (tp_ops_core.programs): a line
+ * starts, then each event read in bulk or one at a time. */
+void tp_op_programs_line(struct tp_op_ctx *c, const struct tp_line *ln);
+void tp_op_programs_batch(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n);
+void tp_op_programs_event(struct tp_op_ctx *c, const struct tp_event *ev);
 
 /* Resolves the op of one event (creating it on first sight); TP_OP_NONE
  * when the event is not an op or is filtered out. */
