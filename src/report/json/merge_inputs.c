@@ -53,7 +53,8 @@ static enum tp_err add_dir(struct tp_merge_inputs *in, const char *dir,
 			names[n++] = tp_xasprintf("%s/%s", dir, e->d_name);
 		}
 	closedir(d);
-	qsort(names, n, sizeof(*names), by_name);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n; i++) {
 		push(in, names[i]);
 		free(names[i]);
