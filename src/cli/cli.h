@@ -162,5 +162,6 @@ extern const struct tp_cmd tp_cmd_diff;
 extern const struct tp_cmd tp_cmd_merge;
 extern const struct tp_cmd tp_cmd_report;
 extern const struct tp_cmd tp_cmd_check;
+extern const struct tp_cmd tp_cmd_trace;
 
 #endif

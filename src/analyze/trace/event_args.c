@@ -1,0 +1,91 @@
+/*
+ * event_args.c - an event's stats as slice arguments: its metadata's
+ * stats first, then its own (XProf's order), ref values resolved to
+ * their strings, bytes values (serialized protos) given by their size; and the event's full name
+ * as long_name where the slice shows the short one (on TPU op lines the
+ * full name is the HLO text, shapes included).
+ */
+#include "trace_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static struct tp_trace_arg *new_arg(struct tl *t)
+{
+	if (t->n_args == t->cap_args)
+		t->args = tp_xgrow(t->args, &t->cap_args, t->n_args + 1, sizeof(*t->args));
+	memset(&t->args[t->n_args], 0, sizeof(*t->args));
+	return &t->args[t->n_args++];
+}
+
+/* stable: the stat lives in metadata, so its strings do too. */
+static void add_stat(struct tl *t, const struct tp_stat *st, bool stable)
+{
+	struct tp_trace_arg *a;
+	struct tp_str s;
+
+	if (st->kind == TP_STAT_NONE)
+		return;
+	a = new_arg(t);
+	a->name = tp_stat_name(t->pl, st);
+	switch (st->kind) {
+	case TP_STAT_DOUBLE:
+		a->kind = TP_ARG_DOUBLE;
+		a->v.d = st->v.d;
+		break;
+	case TP_STAT_UINT64:
+		a->kind = TP_ARG_UINT;
+		a->v.u = st->v.u;
+		break;
+	case TP_STAT_INT64:
+		a->kind = TP_ARG_INT;
+		a->v.i = st->v.i;
+		break;
+	case TP_STAT_STR:
+	case TP_STAT_REF:
+		a->kind = TP_ARG_STR;
+		a->stable = stable || st->kind == TP_STAT_REF;
+		a->v.s = tp_stat_str(t->pl, st, &s) ? s : TP_STR_NULL;
+		break;
+	case TP_STAT_BYTES:
+	default:
+		/* serialized protos: their size in bytes, not their bytes */
+		a->kind = TP_ARG_UINT;
+		a->v.u = st->v.s.len;
+		break;
+	}
+}
+
+struct tp_str tl_event_args(struct tl *t, const struct tp_event *ev)
+{
+	const struct tp_event_meta *m = ev->meta;
+	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
+	struct tp_stat_iter it;
+	struct tp_stat st;
+	struct tp_str name;
+
+	t->n_args = 0;
+	if (!m) {
+		snprintf(t->scratch, sizeof(t->scratch), "event %" PRId64, ev->metadata_id);
+		return tp_str_make(t->scratch, strlen(t->scratch));
+	}
+	name = m->display_name.len ? m->display_name : m->name;
+	if (m->display_name.len && !tp_str_eq(m->name, "") &&
+	    (m->name.len != m->display_name.len ||
+	     memcmp(m->name.ptr, m->display_name.ptr, m->name.len) != 0)) {
+		struct tp_trace_arg *a = new_arg(t);
+
+		a->name = tp_str_make("long_name", 9);
+		a->kind = TP_ARG_STR;
+		a->stable = true;
+		a->v.s = m->name;
+	}
+	for (uint32_t i = 0; i < m->n_stats; i++)
+		add_stat(t, &m->stats[i], true);
+	if (!ev->stats.len)
+		return name;
+	tp_stat_iter_init(&it, xs, ev);
+	while (tp_stat_iter_next(&it, &st) > 0)
+		add_stat(t, &st, false);
+	return name;
+}

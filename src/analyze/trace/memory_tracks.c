@@ -1,0 +1,66 @@
+/*
+ * memory_tracks.c - the runtime allocator's timeline (the memory
+ * analysis's, format-facts §6) as counter tracks in the host plane's
+ * process: bytes in use (heap + stack) per memory, whose maximum is the
+ * runtime peak `tpuprof memory` reports, heap bytes alone, and an
+ * instant at the peak.
+ */
+#include "trace_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+static void peak_instant(struct tl *t, uint64_t *peaks, const struct tp_mem_device *d)
+{
+	const struct tp_mem_snapshot *s = &d->snapshots[d->peak_snapshot];
+	int64_t at = tp_sat_add(s->time_ps, t->shift_ps[t->host]);
+	struct tp_trace_arg args[3] = {
+		{ .name = { "peak_bytes", 10 }, .kind = TP_ARG_INT, .v.i = d->peak_bytes },
+		{ .name = { "heap_bytes", 10 }, .kind = TP_ARG_INT, .v.i = s->heap },
+		{ .name = { "stack_bytes", 11 }, .kind = TP_ARG_INT, .v.i = s->stack },
+	};
+	struct tp_trace_slice sl = { { "runtime memory peak", 19 }, args, 3 };
+	char *name;
+
+	if (!tl_in_window(t, at, at))
+		return;
+	if (!*peaks) {
+		name = tp_xasprintf("Memory peaks");
+		*peaks = tl_new_track(t, name, false);
+		free(name);
+	}
+	t->w->instant(t->w->ctx, *peaks, tl_ns(at), &sl);
+	t->st->peaks++;
+}
+
+void tl_memory_tracks(struct tl *t, const struct tp_mem_runtime *rt, size_t h)
+{
+	uint64_t peaks = 0;
+
+	for (size_t i = 0; i < rt->n_devices; i++) {
+		const struct tp_mem_device *d = &rt->devices[i];
+		uint64_t in_use, heap;
+		char *name;
+
+		if (d->host != h || !d->n_snapshots)
+			continue;
+		name = tp_xasprintf("Memory %s bytes in use", d->id);
+		in_use = tl_new_track(t, name, true);
+		free(name);
+		name = tp_xasprintf("Memory %s heap bytes", d->id);
+		heap = tl_new_track(t, name, true);
+		free(name);
+		for (size_t k = 0; k < d->n_snapshots; k++) {
+			const struct tp_mem_snapshot *s = &d->snapshots[k];
+			int64_t at = tp_sat_add(s->time_ps, t->shift_ps[h]);
+
+			if (!tl_in_window(t, at, at))
+				continue;
+			t->w->counter(t->w->ctx, in_use, tl_ns(at), tp_sat_add(s->heap, s->stack));
+			t->w->counter(t->w->ctx, heap, tl_ns(at), s->heap);
+			t->st->counter_points++;
+		}
+		if (d->has_peak)
+			peak_instant(t, &peaks, d);
+	}
+}

@@ -1,0 +1,102 @@
+/*
+ * trace_internal.h - the timeline model's parts (src/analyze/trace/):
+ * the walk (timeline.c), a line's events in time order (line_order.c),
+ * track assignment (line_tracks.c), event arguments (event_args.c), the
+ * derived name-scope track (scope_track.c) and the runtime memory
+ * counters (memory_tracks.c).
+ *
+ * Ownership: struct tl owns its malloc'd buffers (tl_release); it
+ * borrows the capture and the writer.
+ */
+#ifndef TPUPROF_TRACE_INTERNAL_H
+#define TPUPROF_TRACE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpuprof/memory_runtime.h"
+#include "tpuprof/strpool.h"
+#include "tpuprof/trace.h"
+
+/* One open slice on a track: its end, for nesting. */
+struct tl_open {
+	int64_t end_ps;
+};
+
+/* A track of a line: the line's own, or one of its overlap splits. */
+struct tl_track {
+	uint64_t uuid;
+	struct tl_open *open;     /* malloc'd stack                       */
+	size_t depth, cap;
+};
+
+/* One level of the name-scope track: a scope component, open. */
+struct tl_scope {
+	struct tp_str name;       /* pooled                               */
+	int64_t start_ns, end_ns;
+};
+
+struct tl {
+	const struct tp_capture *cap;
+	const struct tp_trace_opts *opts;
+	struct tp_trace_writer *w;
+	struct tp_trace_stats *st;
+	int64_t *shift_ps;        /* per host: event ps -> trace ps       */
+	uint64_t next_uuid;
+	uint32_t next_pid;
+	int rank;
+	/* the process being written */
+	size_t host;
+	const struct tp_plane *pl;
+	uint64_t process;
+	uint32_t pid, next_tid;
+	int track_rank;
+	/* the line being written */
+	const struct tp_line *ln;
+	struct tl_track *tracks;  /* malloc'd, reused per line            */
+	size_t n_tracks, cap_tracks;
+	/* arguments of the event being written */
+	struct tp_trace_arg *args;
+	size_t n_args, cap_args;
+	char scratch[64];         /* a formatted argument value           */
+	/* the derived name-scope track of the plane's XLA Ops line */
+	bool scopes_on;
+	uint64_t scope_track;
+	struct tl_scope *scopes;  /* malloc'd stack                       */
+	size_t n_scopes, cap_scopes;
+	struct tp_strpool pool;   /* scope components                     */
+};
+
+/* timeline.c */
+uint64_t tl_new_track(struct tl *t, const char *name, bool counter);
+static inline int64_t tl_ns(int64_t trace_ps)
+{
+	return trace_ps < 0 ? 0 : trace_ps / 1000;
+}
+/* True when [start, end] (trace ps) overlaps the --from/--to window. */
+bool tl_in_window(const struct tl *t, int64_t start_ps, int64_t end_ps);
+
+/* line_order.c: every timed event of the line, in (start ascending,
+ * duration descending, file order) order, to tl_line_event. */
+enum tp_err tl_write_line(struct tl *t, struct tp_error *err);
+
+/* line_tracks.c */
+void tl_line_begin(struct tl *t);
+void tl_line_event(struct tl *t, const struct tp_event *ev);
+void tl_line_end(struct tl *t);
+
+/* event_args.c: fills t->args for ev; returns the slice name. */
+struct tp_str tl_event_args(struct tl *t, const struct tp_event *ev);
+
+/* scope_track.c */
+void tl_scopes_begin(struct tl *t);
+void tl_scopes_event(struct tl *t, const struct tp_event *ev, int64_t start_ps,
+		     int64_t end_ps);
+void tl_scopes_end(struct tl *t);
+
+/* memory_tracks.c: counters and peak instants of host h, in its host
+ * plane's process. */
+void tl_memory_tracks(struct tl *t, const struct tp_mem_runtime *rt, size_t h);
+
+#endif
