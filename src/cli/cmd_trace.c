@@ -140,8 +140,10 @@ static int take_format(int argc, char **argv, char **kept, int *n_kept,
 			i += skip;
 			continue;
 		}
-		if (v)
-			return tp_cli_usage_error(&tp_cmd_trace, "unknown format '%s' (perfetto or json)", v);
+		if (v) {
+			tp_cli_usage_error(&tp_cmd_trace, "unknown format '%s' (perfetto or json)", v);
+			return -1;
+		}
 		kept[(*n_kept)++] = argv[i];
 	}
 	kept[*n_kept] = NULL;
