@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "../src/report/trace/trace_out.h"
+#include "tpuprof/capture.h"
 #include "tpuprof/trace.h"
 
 static const struct {
@@ -200,6 +201,102 @@ START_TEST(test_intern)
 }
 END_TEST
 
+/* The model: one XLA Ops line in any order, on any path (in order, a
+ * reorder window, sorted whole), gives the same trace: a holds b and the
+ * instant e; c overlaps a without nesting and goes to "XLA Ops (2)"; d
+ * follows a on the line's own track. */
+struct line_event { const char *name; int64_t start, dur; }; /* ps */
+
+static const struct line_event line_events[] = {
+	{ "a", 0, 10000 }, { "b", 1000, 2000 }, { "e", 3000, 0 },
+	{ "c", 5000, 10000 }, { "d", 12000, 1000 },
+};
+
+static const struct {
+	int order[5];
+	size_t window;
+} line_cases[] = {
+	{ { 0, 1, 2, 3, 4 }, 4096 },   /* in order                       */
+	{ { 4, 3, 2, 1, 0 }, 4096 },   /* reversed: the window sorts it  */
+	{ { 1, 0, 3, 2, 4 }, 1 },      /* a window of 1 cannot: sorted   */
+	{ { 4, 3, 2, 1, 0 }, 2 },
+};
+
+static char *line_capture(const int *order)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, em = { 0 }, entry = { 0 };
+	char *path;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_str(&line, 2, "XLA Ops");
+	for (int i = 0; i < 5; i++) {
+		const struct line_event *e = &line_events[order[i]];
+
+		pb_int(&ev, 1, order[i] + 1);
+		pb_int(&ev, 2, e->start);
+		pb_int(&ev, 3, e->dur);
+		pb_msg(&line, 4, &ev);
+	}
+	pb_msg(&plane, 3, &line);
+	for (int i = 0; i < 5; i++) {
+		pb_int(&em, 1, i + 1);
+		pb_str(&em, 2, line_events[i].name);
+		pb_int(&entry, 1, i + 1);
+		pb_msg(&entry, 2, &em);
+		pb_msg(&plane, 4, &entry);
+	}
+	pb_msg(&space, 1, &plane);
+	pb_str(&space, 4, "h");
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	return path;
+}
+
+START_TEST(test_line_orders)
+{
+	char *path = line_capture(line_cases[_i].order);
+	const char *paths[1] = { path };
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_trace_opts opts = { .format = TP_TRACE_JSON, .no_derived = true };
+	struct tp_trace_stats st;
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	FILE *f = tmpfile();
+	size_t n, saved = tp_trace_window;
+	char *got;
+
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	tp_trace_window = line_cases[_i].window;
+	ck_assert_int_eq(tp_trace_write(f, &cap, &opts, &st, &err), TP_OK);
+	tp_trace_window = saved;
+	ck_assert_uint_eq(st.slices, 4);
+	ck_assert_uint_eq(st.instants, 1);
+	ck_assert_uint_eq(st.tracks, 2);
+	ck_assert_uint_eq(st.overlap_tracks, 1);
+	got = read_file(f, &n);
+	got[n] = 0;
+	ck_assert_str_eq(got,
+		"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+		"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"h /device:TPU:0\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":0}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"XLA Ops\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":0}},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0.000,\"name\":\"a\",\"dur\":0.010},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0.001,\"name\":\"b\",\"dur\":0.002},\n"
+		"{\"ph\":\"i\",\"pid\":1,\"tid\":1,\"ts\":0.003,\"name\":\"e\",\"s\":\"t\"},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":\"XLA Ops (2)\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":1}},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":0.005,\"name\":\"c\",\"dur\":0.010},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0.012,\"name\":\"d\",\"dur\":0.001}\n"
+		"]}\n");
+	free(got);
+	fclose(f);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace");
@@ -211,6 +308,7 @@ int main(void)
 	tcase_add_test(tc, test_json_strings);
 	tcase_add_test(tc, test_gzip_sink);
 	tcase_add_test(tc, test_intern);
+	tcase_add_loop_test(tc, test_line_orders, 0, sizeof(line_cases) / sizeof(line_cases[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

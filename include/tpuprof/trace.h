@@ -48,6 +48,10 @@ struct tp_trace_opts {
 	bool no_derived;        /* no name-scope, memory or peak tracks   */
 };
 
+/* Events a line may be out of time order by and still be written with
+ * a reorder window (default 4096); tests lower it. */
+extern size_t tp_trace_window;
+
 /* What was written, for the command's summary line and tests. */
 struct tp_trace_stats {
 	uint64_t slices;          /* events with a duration               */

@@ -6,7 +6,7 @@
  * Lines nearly always arrive in that order, or close to it: device time
  * (device_offset_ps) moves a few TPU events (format-facts §11.5). So a
  * first pass reads the line's times only and tells whether a reorder
- * window of WINDOW events puts it in order; the second pass then keeps
+ * window of tp_trace_window events puts it in order; the second pass then keeps
  * that window in a heap (memory bounded by the window, not the line) and
  * re-reads each event from the file when it leaves the heap. A line in
  * worse order has its event positions sorted whole (32 bytes each).
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WINDOW 4096
+size_t tp_trace_window = 4096;
 
 struct key {
 	int64_t start, dur;
@@ -39,9 +39,23 @@ static int key_qsort(const void *a, const void *b)
 }
 
 struct heap {
-	struct key k[WINDOW];
+	struct key *k;            /* tp_trace_window entries              */
 	size_t n;
 };
+
+static struct heap *heap_new(void)
+{
+	struct heap *h = tp_xmalloc(sizeof(*h));
+
+	h->k = tp_xmalloc((tp_trace_window ? tp_trace_window : 1) * sizeof(*h->k));
+	return h;
+}
+
+static void heap_free(struct heap *h)
+{
+	free(h->k);
+	free(h);
+}
 
 static void heap_push(struct heap *h, struct key k)
 {
@@ -108,14 +122,13 @@ enum { IN_ORDER, IN_WINDOW, OUT_OF_ORDER };
 static int line_order(const struct tl *t, int *rc)
 {
 	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
-	struct heap *h = tp_xmalloc(sizeof(*h));
+	struct heap *h = heap_new();
 	struct key last = { INT64_MIN, 0, 0, 0 }, prev = last;
 	struct tp_event_iter it;
 	struct tp_event ev;
 	uint64_t seq = 0;
 	int order = IN_ORDER;
 
-	h->n = 0;
 	tp_event_iter_init(&it, xs, t->pl, t->ln);
 	while ((*rc = tp_event_iter_next(&it, &ev)) > 0 && order != OUT_OF_ORDER) {
 		struct key k;
@@ -127,7 +140,7 @@ static int line_order(const struct tl *t, int *rc)
 			order = IN_WINDOW;
 		prev = k;
 		heap_push(h, k);
-		if (h->n == WINDOW) {
+		if (h->n >= tp_trace_window) {
 			struct key out = heap_pop(h);
 
 			if (key_cmp(&out, &last) < 0)
@@ -135,7 +148,7 @@ static int line_order(const struct tl *t, int *rc)
 			last = out;
 		}
 	}
-	free(h);
+	heap_free(h);
 	return order;
 }
 
@@ -164,25 +177,24 @@ static enum tp_err write_in_order(struct tl *t, struct tp_error *err)
 
 static enum tp_err write_windowed(struct tl *t, struct tp_error *err)
 {
-	struct heap *h = tp_xmalloc(sizeof(*h));
+	struct heap *h = heap_new();
 	struct tp_event_iter it;
 	struct tp_event ev;
 	enum tp_err e = TP_OK;
 	uint64_t seq = 0;
 	int rc;
 
-	h->n = 0;
 	tp_event_iter_init(&it, &t->cap->hosts[t->host].xs, t->pl, t->ln);
 	while (e == TP_OK && (rc = tp_event_iter_next(&it, &ev)) > 0) {
 		if (!ev.timed)
 			continue;
 		heap_push(h, key_of(&ev, seq++));
-		if (h->n == WINDOW)
+		if (h->n >= tp_trace_window)
 			e = emit_at(t, heap_pop(h).offset, err);
 	}
 	while (e == TP_OK && h->n)
 		e = emit_at(t, heap_pop(h).offset, err);
-	free(h);
+	heap_free(h);
 	return e;
 }
 
