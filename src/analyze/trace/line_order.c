@@ -48,6 +48,7 @@ static struct heap *heap_new(void)
 	struct heap *h = tp_xmalloc(sizeof(*h));
 
 	h->k = tp_xmalloc((tp_trace_window ? tp_trace_window : 1) * sizeof(*h->k));
+	h->n = 0;
 	return h;
 }
 

@@ -63,6 +63,10 @@ static enum tp_err check_filters(const struct tl *t, struct tp_error *err)
 {
 	bool host = false, core = false;
 
+	if (!t->cap->n_hosts)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: no timeline to write: HloProtos and XLA dumps hold no events (give an *.xplane.pb)",
+				    t->cap->n_sources ? t->cap->sources[0].path : "capture");
 	for (size_t h = 0; h < t->cap->n_hosts; h++) {
 		if (!host_wanted(t, h))
 			continue;
