@@ -13,7 +13,8 @@ reader (trace_dump, protoc-c code from perfetto_subset.proto):
 - the Chrome JSON output parses and holds the same slices, instants and
   counter values;
 - hosts share one time base (Task Environment start times), --host,
-  --core, --from/--to cut the trace as documented, gzip output works.
+  --core, --from/--to cut the trace as documented, gzip output works,
+  -o onto a FIFO writes into it.
 
 usage: check_trace.py TPUPROF TRACE_DUMP
 """
@@ -22,6 +23,7 @@ import gzip
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 import tempfile
@@ -218,6 +220,22 @@ def host_filter(cap, tmp):
     check(procs == {'host1'}, f'{cap} --host host1: {procs}')
 
 
+def fifo_output(cap, tmp):
+    """-o onto a FIFO (or /dev/null) writes into it; it used to rename a
+    temporary file over it, which as root replaced /dev/null itself."""
+    fifo = os.path.join(tmp, 'pipe')
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(['cat', fifo], stdout=subprocess.PIPE)
+    rc = subprocess.run([TPUPROF, 'trace', '-q', cap, '-o', fifo], timeout=60).returncode
+    try:
+        data = reader.communicate(timeout=10)[0]
+    except subprocess.TimeoutExpired:
+        reader.kill()
+        data = b''
+    check(rc == 0 and stat.S_ISFIFO(os.stat(fifo).st_mode) and data[:1] == b'\x0a',
+          f'-o FIFO: exit {rc}, still a FIFO: {stat.S_ISFIFO(os.stat(fifo).st_mode)}, {len(data)} bytes read')
+
+
 def one(cap, tmp, gz=False):
     out = os.path.join(tmp, 'trace.pftrace' + ('.gz' if gz else ''))
     write(cap, out)
@@ -246,6 +264,7 @@ def main():
             tr = one(path, tmp, gz=i == 1)
             if cap == 'testdata/small.xplane.pb':
                 filters(path, tr, tmp)
+                fifo_output(path, tmp)
             if cap == 'testdata/run-3hosts':
                 time_base(path, tr)
                 host_filter(path, tmp)
