@@ -93,7 +93,7 @@ START_TEST(test_perfetto_packets)
 	FILE *f = tmpfile();
 	struct tp_trace_writer w;
 	struct tp_trace_arg arg = { .name = { "a", 1 }, .kind = TP_ARG_INT, .v.i = -1 };
-	struct tp_trace_slice s = { { "n", 1 }, &arg, 1 };
+	struct tp_trace_slice s = { .name = { "n", 1 }, .args = &arg, .n_args = 1 };
 	struct tp_error err = { 0 };
 	uint64_t bytes;
 	size_t n;
@@ -130,7 +130,7 @@ START_TEST(test_json_strings)
 {
 	FILE *f = tmpfile();
 	struct tp_trace_writer w;
-	struct tp_trace_slice s = { { "a\"b\\c\n\x01\xff\xc3\xa9", 10 }, NULL, 0 };
+	struct tp_trace_slice s = { .name = { "a\"b\\c\n\x01\xff\xc3\xa9", 10 } };
 	struct tp_error err = { 0 };
 	uint64_t bytes;
 	size_t n;

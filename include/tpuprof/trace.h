@@ -94,11 +94,19 @@ struct tp_trace_arg {
 	} v;
 };
 
-/* A slice or instant: its name (stable) and arguments. */
+/* A slice or instant: its name (stable) and arguments. Events of one
+ * metadata share a name and their first arguments (the metadata's
+ * stats): key names that metadata, and the first n_fixed args are the
+ * same for every slice with that key, so a writer encodes them once.
+ * When the writer says it has them (has_fixed), the model leaves them out
+ * and sets fixed_omitted: args are then only the event's own. */
 struct tp_trace_slice {
 	struct tp_str name;
 	const struct tp_trace_arg *args;
 	size_t n_args;
+	const void *key;          /* NULL: nothing shared                 */
+	size_t n_fixed;
+	bool fixed_omitted;
 };
 
 /* What every writer implements. Track ids are unique in the file and
@@ -123,6 +131,8 @@ struct tp_trace_writer {
 	void (*instant)(void *ctx, uint64_t track, int64_t ts_ns,
 			const struct tp_trace_slice *s);
 	void (*counter)(void *ctx, uint64_t track, int64_t ts_ns, int64_t value);
+	/* True when the fixed args of key are encoded already. */
+	bool (*has_fixed)(void *ctx, const void *key);
 	/* Flushes; TP_ERR_OUTPUT when any write failed. */
 	enum tp_err (*finish)(void *ctx, uint64_t *bytes, struct tp_error *err);
 	void (*release)(void *ctx);

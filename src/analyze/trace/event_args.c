@@ -10,6 +10,26 @@
 #include <inttypes.h>
 #include <string.h>
 
+static void add_stat(struct tl *t, const struct tp_stat *st, bool stable);
+static struct tp_trace_arg *new_arg(struct tl *t);
+
+/* The args every event of m shares: long_name, then m's stats. */
+static void metadata_args(struct tl *t, const struct tp_event_meta *m)
+{
+	if (m->display_name.len && m->name.len &&
+	    (m->name.len != m->display_name.len ||
+	     memcmp(m->name.ptr, m->display_name.ptr, m->name.len) != 0)) {
+		struct tp_trace_arg *a = new_arg(t);
+
+		a->name = tp_str_make("long_name", 9);
+		a->kind = TP_ARG_STR;
+		a->stable = true;
+		a->v.s = m->name;
+	}
+	for (uint32_t i = 0; i < m->n_stats; i++)
+		add_stat(t, &m->stats[i], true);
+}
+
 static struct tp_trace_arg *new_arg(struct tl *t)
 {
 	if (t->n_args == t->cap_args)
@@ -56,36 +76,44 @@ static void add_stat(struct tl *t, const struct tp_stat *st, bool stable)
 	}
 }
 
-struct tp_str tl_event_args(struct tl *t, const struct tp_event *ev)
+static bool is_device_time(const struct tp_plane *pl, const struct tp_stat *st)
+{
+	return (pl->known_stat[TP_SN_DEVICE_OFFSET_PS] &&
+		st->metadata_id == pl->known_stat_id[TP_SN_DEVICE_OFFSET_PS]) ||
+	       (pl->known_stat[TP_SN_DEVICE_DURATION_PS] &&
+		st->metadata_id == pl->known_stat_id[TP_SN_DEVICE_DURATION_PS]);
+}
+
+void tl_event_slice(struct tl *t, const struct tp_event *ev, struct tp_trace_slice *out)
 {
 	const struct tp_event_meta *m = ev->meta;
 	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
 	struct tp_stat_iter it;
 	struct tp_stat st;
-	struct tp_str name;
 
 	t->n_args = 0;
+	memset(out, 0, sizeof(*out));
 	if (!m) {
+		/* pooled: writers intern names by pointer */
 		snprintf(t->scratch, sizeof(t->scratch), "event %" PRId64, ev->metadata_id);
-		return tp_str_make(t->scratch, strlen(t->scratch));
+		out->name = tp_strpool_intern(&t->pool, tp_str_make(t->scratch, strlen(t->scratch)));
+	} else {
+		out->name = m->display_name.len ? m->display_name : m->name;
+		out->key = m;
+		if (t->w->has_fixed(t->w->ctx, m))
+			out->fixed_omitted = true;
+		else
+			metadata_args(t, m);
+		out->n_fixed = t->n_args;
 	}
-	name = m->display_name.len ? m->display_name : m->name;
-	if (m->display_name.len && !tp_str_eq(m->name, "") &&
-	    (m->name.len != m->display_name.len ||
-	     memcmp(m->name.ptr, m->display_name.ptr, m->name.len) != 0)) {
-		struct tp_trace_arg *a = new_arg(t);
-
-		a->name = tp_str_make("long_name", 9);
-		a->kind = TP_ARG_STR;
-		a->stable = true;
-		a->v.s = m->name;
+	/* device_offset_ps and device_duration_ps are the slice's own start
+	 * and duration (to the ps): not repeated as arguments */
+	if (ev->other_stats) {
+		tp_stat_iter_init(&it, xs, ev);
+		while (tp_stat_iter_next(&it, &st) > 0)
+			if (!is_device_time(t->pl, &st))
+				add_stat(t, &st, false);
 	}
-	for (uint32_t i = 0; i < m->n_stats; i++)
-		add_stat(t, &m->stats[i], true);
-	if (!ev->stats.len)
-		return name;
-	tp_stat_iter_init(&it, xs, ev);
-	while (tp_stat_iter_next(&it, &st) > 0)
-		add_stat(t, &st, false);
-	return name;
+	out->args = t->args;
+	out->n_args = t->n_args;
 }

@@ -83,9 +83,7 @@ void tl_line_event(struct tl *t, const struct tp_event *ev)
 	}
 	if (!tr)
 		tr = add_track(t);
-	s.name = tl_event_args(t, ev);
-	s.args = t->args;
-	s.n_args = t->n_args;
+	tl_event_slice(t, ev, &s);
 	if (!dur) {
 		t->w->instant(t->w->ctx, tr->uuid, tl_ns(start), &s);
 		t->st->instants++;

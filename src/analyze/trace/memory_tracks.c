@@ -22,7 +22,7 @@ static void peak_instant(struct tl *t, uint64_t track, const struct tp_mem_devic
 		{ .name = { "heap_bytes", 10 }, .kind = TP_ARG_INT, .v.i = s->heap },
 		{ .name = { "stack_bytes", 11 }, .kind = TP_ARG_INT, .v.i = s->stack },
 	};
-	struct tp_trace_slice sl = { { "runtime memory peak", 19 }, args, 4 };
+	struct tp_trace_slice sl = { .name = { "runtime memory peak", 19 }, .args = args, .n_args = 4 };
 
 	t->w->instant(t->w->ctx, track, tl_ns(at), &sl);
 	t->st->peaks++;

@@ -9,19 +9,23 @@
  */
 #include "trace_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void tl_scopes_begin(struct tl *t)
 {
 	t->scope_track = 0; /* declared with the first scope */
 	t->n_scopes = 0;
+	t->n_parts = t->n_cached_parts = 0;
+	free(t->meta_parts);
+	t->meta_parts = tp_xcalloc(t->pl->n_event_meta + 1, sizeof(*t->meta_parts));
 }
 
 static void close_from(struct tl *t, size_t level)
 {
 	while (t->n_scopes > level) {
 		struct tl_scope *sc = &t->scopes[--t->n_scopes];
-		struct tp_trace_slice s = { sc->name, NULL, 0 };
+		struct tp_trace_slice s = { .name = sc->name };
 
 		t->w->end(t->w->ctx, t->scope_track, sc->end_ns, &s, sc->start_ns);
 	}
@@ -35,45 +39,75 @@ static bool scope_of(const struct tl *t, const struct tp_event *ev, struct tp_st
 	       tp_stat_str(t->pl, &st, out) && out->len;
 }
 
+/* Appends the scope parts of ev (pooled) to t->parts; returns how many. */
+static size_t split_scope(struct tl *t, const struct tp_event *ev)
+{
+	struct tp_str path;
+	const char *p, *slash;
+	size_t n = 0;
+
+	if (!scope_of(t, ev, &path))
+		return 0;
+	p = path.ptr;
+	while ((slash = memchr(p, '/', (size_t)(path.ptr + path.len - p)))) {
+		t->parts = tp_xgrow(t->parts, &t->cap_parts, t->n_parts + 1, sizeof(*t->parts));
+		t->parts[t->n_parts++] = tp_strpool_intern(&t->pool,
+							   tp_str_make(p, (size_t)(slash - p)));
+		p = slash + 1;
+		n++;
+	}
+	return n;
+}
+
+/* The scope parts of ev: an op whose only stats are in its metadata has
+ * its metadata's, split once per plane. */
+static const struct tp_str *parts_of(struct tl *t, const struct tp_event *ev, size_t *n)
+{
+	size_t mi, first;
+
+	if (!ev->meta || ev->other_stats) {
+		t->n_parts = t->n_cached_parts; /* scratch after the cached ones */
+		first = t->n_parts;
+		*n = split_scope(t, ev);
+		return t->parts + first;
+	}
+	mi = (size_t)(ev->meta - t->pl->event_meta);
+	if (!t->meta_parts[mi].done) {
+		t->n_parts = t->n_cached_parts;
+		t->meta_parts[mi].first = (uint32_t)t->n_parts;
+		t->meta_parts[mi].n = (uint32_t)split_scope(t, ev);
+		t->meta_parts[mi].done = true;
+		t->n_cached_parts = t->n_parts;
+	}
+	*n = t->meta_parts[mi].n;
+	return t->parts + t->meta_parts[mi].first;
+}
+
 void tl_scopes_event(struct tl *t, const struct tp_event *ev, int64_t start_ps,
 		     int64_t end_ps)
 {
-	struct tp_str path, part;
 	int64_t start = tl_ns(start_ps), end = tl_ns(end_ps);
-	size_t level = 0;
-	const char *p, *slash;
+	size_t n, level = 0;
+	const struct tp_str *parts = parts_of(t, ev, &n);
 
-	if (!scope_of(t, ev, &path)) {
-		close_from(t, 0);
-		return;
-	}
-	p = path.ptr;
-	while ((slash = memchr(p, '/', (size_t)(path.ptr + path.len - p)))) {
-		part = tp_strpool_intern(&t->pool, tp_str_make(p, (size_t)(slash - p)));
-		p = slash + 1;
-		if (level < t->n_scopes && t->scopes[level].name.ptr == part.ptr) {
-			t->scopes[level].end_ns = end;
-			level++;
-			continue;
-		}
-		close_from(t, level);
-		if (!t->scope_track)
-			t->scope_track = tl_new_track(t, "Name scopes (derived)", false);
+	for (; level < n && level < t->n_scopes &&
+	       t->scopes[level].name.ptr == parts[level].ptr; level++)
+		t->scopes[level].end_ns = end;
+	close_from(t, level); /* the previous op's deeper scopes end */
+	if (level < n && !t->scope_track)
+		t->scope_track = tl_new_track(t, "Name scopes (derived)", false);
+	for (; level < n; level++) {
+		struct tp_trace_slice s = { .name = parts[level] };
+
 		t->scopes = tp_xgrow(t->scopes, &t->cap_scopes, t->n_scopes + 1,
 				     sizeof(*t->scopes));
-		t->scopes[t->n_scopes].name = part;
+		t->scopes[t->n_scopes].name = parts[level];
 		t->scopes[t->n_scopes].start_ns = start;
 		t->scopes[t->n_scopes].end_ns = end;
-		{
-			struct tp_trace_slice s = { part, NULL, 0 };
-
-			t->w->begin(t->w->ctx, t->scope_track, start, -1, &s);
-		}
 		t->n_scopes++;
+		t->w->begin(t->w->ctx, t->scope_track, start, -1, &s);
 		t->st->scope_slices++;
-		level++;
 	}
-	close_from(t, level); /* deeper scopes of the previous op end */
 }
 
 void tl_scopes_end(struct tl *t)

@@ -260,6 +260,8 @@ enum tp_err tp_trace_write(FILE *out, const struct tp_capture *cap,
 	free(t.tracks);
 	free(t.args);
 	free(t.scopes);
+	free(t.parts);
+	free(t.meta_parts);
 	free(t.shift_ps);
 	tp_strpool_release(&t.pool);
 	return rc;

@@ -66,6 +66,13 @@ struct tl {
 	struct tl_scope *scopes;  /* malloc'd stack                       */
 	size_t n_scopes, cap_scopes;
 	struct tp_strpool pool;   /* scope components                     */
+	struct tp_str *parts;     /* malloc'd: scope parts of the plane's
+				   * metadata, then of the current op    */
+	size_t n_parts, n_cached_parts, cap_parts;
+	struct tl_meta_parts {
+		uint32_t first, n;
+		bool done;
+	} *meta_parts;            /* malloc'd, per event metadata         */
 };
 
 /* timeline.c */
@@ -86,8 +93,8 @@ void tl_line_begin(struct tl *t);
 void tl_line_event(struct tl *t, const struct tp_event *ev);
 void tl_line_end(struct tl *t);
 
-/* event_args.c: fills t->args for ev; returns the slice name. */
-struct tp_str tl_event_args(struct tl *t, const struct tp_event *ev);
+/* event_args.c: the slice of ev (its args in t->args). */
+void tl_event_slice(struct tl *t, const struct tp_event *ev, struct tp_trace_slice *s);
 
 /* scope_track.c */
 void tl_scopes_begin(struct tl *t);

@@ -18,6 +18,9 @@
 
 struct js_writer {
 	struct tp_sink sink;
+	struct tp_pb *capture;    /* set: text goes here, not to the sink  */
+	struct tp_fixed_cache fixed; /* per event metadata: its args' text */
+	struct tp_pb text;
 	bool first;               /* no event written yet                 */
 	/* counter tracks' names by uuid: counters are named, not tracked */
 	struct { uint64_t uuid; uint32_t pid; char *name; } *counters;
@@ -27,6 +30,19 @@ struct js_writer {
 	size_t cap_ids;
 };
 
+static void js_out(struct js_writer *w, const void *p, size_t n)
+{
+	if (w->capture)
+		tp_pb_raw(w->capture, p, n);
+	else
+		tp_sink_write(&w->sink, p, n);
+}
+
+static void js_puts(struct js_writer *w, const char *s)
+{
+	js_out(w, s, strlen(s));
+}
+
 /* Valid UTF-8 passes; control characters, quotes and backslashes are
  * escaped; invalid bytes become U+FFFD so the document stays JSON. */
 static void put_string(struct js_writer *w, const char *p, size_t n)
@@ -34,14 +50,14 @@ static void put_string(struct js_writer *w, const char *p, size_t n)
 	const unsigned char *s = (const unsigned char *)p;
 	size_t run = 0;
 
-	tp_sink_write(&w->sink, "\"", 1);
+	js_out(w, "\"", 1);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = s[i];
 		char esc[8];
 
 		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80)
 			continue;
-		tp_sink_write(&w->sink, p + run, i - run);
+		js_out(w, p + run, i - run);
 		if (c >= 0x80) {
 			size_t k = 0;
 
@@ -62,22 +78,22 @@ static void put_string(struct js_writer *w, const char *p, size_t n)
 				       (c == 0xf4 && s[i + 1] >= 0x90)))
 				k = 0;
 			if (k) {
-				tp_sink_write(&w->sink, p + i, k);
+				js_out(w, p + i, k);
 				i += k - 1;
 			} else {
-				tp_sink_write(&w->sink, "\xEF\xBF\xBD", 3);
+				js_out(w, "\xEF\xBF\xBD", 3);
 			}
 		} else {
 			if (c == '"' || c == '\\')
 				snprintf(esc, sizeof(esc), "\\%c", c);
 			else
 				snprintf(esc, sizeof(esc), "\\u%04x", c);
-			tp_sink_puts(&w->sink, esc);
+			js_puts(w, esc);
 		}
 		run = i + 1;
 	}
-	tp_sink_write(&w->sink, p + run, n - run);
-	tp_sink_write(&w->sink, "\"", 1);
+	js_out(w, p + run, n - run);
+	js_out(w, "\"", 1);
 }
 
 static void put_cstr(struct js_writer *w, const char *s)
@@ -97,7 +113,7 @@ static void put_fmt(struct js_writer *w, const char *fmt, ...)
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		tp_sink_write(&w->sink, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		js_out(w, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 /* ns as µs with three decimals: exact, and small numbers stay exact in
@@ -109,7 +125,7 @@ static void put_us(struct js_writer *w, int64_t ns)
 
 static void next_event(struct js_writer *w)
 {
-	tp_sink_puts(&w->sink, w->first ? "\n" : ",\n");
+	js_puts(w, w->first ? "\n" : ",\n");
 	w->first = false;
 }
 
@@ -133,7 +149,7 @@ static void js_process(void *ctx, uint64_t uuid, uint32_t pid, const char *name,
 	next_event(w);
 	put_fmt(w, "{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"name\":\"process_name\",\"args\":{\"name\":", pid);
 	put_cstr(w, name);
-	tp_sink_puts(&w->sink, "}},\n");
+	js_puts(w, "}},\n");
 	put_fmt(w, "{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}}",
 		pid, rank);
 }
@@ -156,23 +172,22 @@ static void js_track(void *ctx, uint64_t uuid, uint64_t process, uint32_t pid,
 	put_fmt(w, "{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"name\":\"thread_name\",\"args\":{\"name\":",
 		pid, tid);
 	put_cstr(w, name);
-	tp_sink_puts(&w->sink, "}},\n");
+	js_puts(w, "}},\n");
 	put_fmt(w, "{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
 		pid, tid, rank);
 }
 
-static void put_args(struct js_writer *w, const struct tp_trace_slice *s)
+static void put_arg_list(struct js_writer *w, const struct tp_trace_arg *args,
+			 size_t first, size_t n, bool comma)
 {
-	if (!s->n_args)
-		return;
-	tp_sink_puts(&w->sink, ",\"args\":{");
-	for (size_t i = 0; i < s->n_args; i++) {
-		const struct tp_trace_arg *a = &s->args[i];
+	for (size_t i = first; i < n; i++) {
+		const struct tp_trace_arg *a = &args[i];
 
-		if (i)
-			tp_sink_write(&w->sink, ",", 1);
+		if (comma)
+			js_out(w, ",", 1);
+		comma = true;
 		put_string(w, a->name.ptr, a->name.len);
-		tp_sink_write(&w->sink, ":", 1);
+		js_out(w, ":", 1);
 		switch (a->kind) {
 		case TP_ARG_INT:
 			put_fmt(w, "%" PRId64, a->v.i);
@@ -184,14 +199,47 @@ static void put_args(struct js_writer *w, const struct tp_trace_slice *s)
 			if (isfinite(a->v.d))
 				put_fmt(w, "%.17g", a->v.d);
 			else
-				tp_sink_puts(&w->sink, "null");
+				js_puts(w, "null");
 			break;
 		case TP_ARG_STR:
 			put_string(w, a->v.s.ptr, a->v.s.len);
 			break;
 		}
 	}
-	tp_sink_write(&w->sink, "}", 1);
+}
+
+/* The fixed args' text of a keyed slice is made once and kept. */
+static void put_args(struct js_writer *w, const struct tp_trace_slice *s)
+{
+	const struct tp_fixed *f = s->key ? tp_fixed_get(&w->fixed, s->key) : NULL;
+	size_t first = 0;
+	bool comma;
+
+	if (s->key && !f) {
+		tp_pb_reset(&w->text);
+		w->capture = &w->text;
+		put_arg_list(w, s->args, 0, s->n_fixed, false);
+		w->capture = NULL;
+		tp_fixed_put(&w->fixed, s->key, w->text.p, w->text.len, 0);
+		f = tp_fixed_get(&w->fixed, s->key);
+	}
+	if (f)
+		first = s->fixed_omitted ? 0 : s->n_fixed;
+	comma = f && f->len;
+	if (!comma && first >= s->n_args)
+		return;
+	js_puts(w, ",\"args\":{");
+	if (comma)
+		js_out(w, w->fixed.bytes + f->off, f->len);
+	put_arg_list(w, s->args, first, s->n_args, comma);
+	js_out(w, "}", 1);
+}
+
+static bool js_has_fixed(void *ctx, const void *key)
+{
+	struct js_writer *w = ctx;
+
+	return tp_fixed_get(&w->fixed, key) != NULL;
 }
 
 static void event_head(struct js_writer *w, const char *ph, uint64_t track,
@@ -203,7 +251,7 @@ static void event_head(struct js_writer *w, const char *ph, uint64_t track,
 	next_event(w);
 	put_fmt(w, "{\"ph\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":", ph, pid, tid);
 	put_us(w, ts);
-	tp_sink_puts(&w->sink, ",\"name\":");
+	js_puts(w, ",\"name\":");
 	put_string(w, s->name.ptr, s->name.len);
 }
 
@@ -211,10 +259,10 @@ static void complete(struct js_writer *w, uint64_t track, int64_t ts, int64_t du
 		     const struct tp_trace_slice *s)
 {
 	event_head(w, "X", track, ts, s);
-	tp_sink_puts(&w->sink, ",\"dur\":");
+	js_puts(w, ",\"dur\":");
 	put_us(w, dur);
 	put_args(w, s);
-	tp_sink_write(&w->sink, "}", 1);
+	js_out(w, "}", 1);
 }
 
 static void js_begin(void *ctx, uint64_t track, int64_t ts, int64_t dur,
@@ -237,9 +285,9 @@ static void js_instant(void *ctx, uint64_t track, int64_t ts,
 	struct js_writer *w = ctx;
 
 	event_head(w, "i", track, ts, s);
-	tp_sink_puts(&w->sink, ",\"s\":\"t\"");
+	js_puts(w, ",\"s\":\"t\"");
 	put_args(w, s);
-	tp_sink_write(&w->sink, "}", 1);
+	js_out(w, "}", 1);
 }
 
 static void js_counter(void *ctx, uint64_t track, int64_t ts, int64_t value)
@@ -252,7 +300,7 @@ static void js_counter(void *ctx, uint64_t track, int64_t ts, int64_t value)
 		next_event(w);
 		put_fmt(w, "{\"ph\":\"C\",\"pid\":%" PRIu32 ",\"ts\":", w->counters[i].pid);
 		put_us(w, ts);
-		tp_sink_puts(&w->sink, ",\"name\":");
+		js_puts(w, ",\"name\":");
 		put_cstr(w, w->counters[i].name);
 		put_fmt(w, ",\"args\":{\"bytes\":%" PRId64 "}}", value);
 		return;
@@ -263,7 +311,7 @@ static enum tp_err js_finish(void *ctx, uint64_t *bytes, struct tp_error *err)
 {
 	struct js_writer *w = ctx;
 
-	tp_sink_puts(&w->sink, "\n]}\n");
+	js_puts(w, "\n]}\n");
 	*bytes = w->sink.total;
 	return tp_sink_finish(&w->sink, err);
 }
@@ -273,6 +321,8 @@ static void js_release(void *ctx)
 	struct js_writer *w = ctx;
 
 	tp_sink_release(&w->sink);
+	tp_fixed_release(&w->fixed);
+	tp_pb_release(&w->text);
 	for (size_t i = 0; i < w->n_counters; i++)
 		free(w->counters[i].name);
 	free(w->counters);
@@ -285,11 +335,12 @@ void tp_trace_json_writer(struct tp_trace_writer *tw, FILE *out, bool gzip)
 	struct js_writer *w = tp_xcalloc(1, sizeof(*w));
 
 	tp_sink_init(&w->sink, out, gzip);
+	tp_fixed_init(&w->fixed);
 	w->first = true;
-	tp_sink_puts(&w->sink, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	js_puts(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	*tw = (struct tp_trace_writer){
 		.ctx = w, .process = js_process, .track = js_track,
 		.begin = js_begin, .end = js_end, .instant = js_instant,
-		.counter = js_counter, .finish = js_finish, .release = js_release,
+		.counter = js_counter, .has_fixed = js_has_fixed, .finish = js_finish, .release = js_release,
 	};
 }

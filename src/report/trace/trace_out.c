@@ -61,6 +61,12 @@ void tp_sink_write(struct tp_sink *s, const void *p, size_t n)
 	const uint8_t *b = p;
 
 	s->total += n;
+	if (s->len + n < SINK_BUF) { /* the usual case: a few bytes */
+		if (n)
+			memcpy(s->buf + s->len, p, n);
+		s->len += n;
+		return;
+	}
 	while (n) {
 		size_t room = SINK_BUF - s->len, take = n < room ? n : room;
 
@@ -183,6 +189,14 @@ void tp_pb_bytes(struct tp_pb *b, uint32_t field, const void *p, size_t n)
 	b->len += n;
 }
 
+void tp_pb_raw(struct tp_pb *b, const void *p, size_t n)
+{
+	reserve(b, n);
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
 void tp_pb_open(struct tp_pb *b, uint32_t field)
 {
 	tag(b, field, TP_PB_LEN);
@@ -266,4 +280,42 @@ void tp_intern_put(struct tp_intern *t, uint32_t kind, const char *ptr,
 	s->len = len;
 	s->kind = kind;
 	s->id = id;
+}
+
+/* ---- fixed arguments per key ----------------------------------------- */
+
+void tp_fixed_init(struct tp_fixed_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+	tp_intern_init(&c->index);
+}
+
+void tp_fixed_release(struct tp_fixed_cache *c)
+{
+	tp_intern_release(&c->index);
+	free(c->ents);
+	free(c->bytes);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct tp_fixed *tp_fixed_get(const struct tp_fixed_cache *c, const void *key)
+{
+	uint64_t id = tp_intern_get(&c->index, 0, key, 0);
+
+	return id ? &c->ents[id - 1] : NULL;
+}
+
+void tp_fixed_put(struct tp_fixed_cache *c, const void *key, const void *p,
+		  size_t n, uint64_t name_id)
+{
+	c->ents = tp_xgrow(c->ents, &c->cap, c->n + 1, sizeof(*c->ents));
+	c->bytes = tp_xgrow(c->bytes, &c->cap_bytes, c->len + n + 1, 1);
+	if (n)
+		memcpy(c->bytes + c->len, p, n);
+	c->ents[c->n].off = c->len;
+	c->ents[c->n].len = n;
+	c->ents[c->n].name_id = name_id;
+	c->len += n;
+	c->n++;
+	tp_intern_put(&c->index, 0, key, 0, c->n);
 }

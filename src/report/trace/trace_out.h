@@ -59,6 +59,8 @@ void tp_pb_uint(struct tp_pb *b, uint32_t field, uint64_t v);
 void tp_pb_int(struct tp_pb *b, uint32_t field, int64_t v);
 void tp_pb_double(struct tp_pb *b, uint32_t field, double v);
 void tp_pb_bytes(struct tp_pb *b, uint32_t field, const void *p, size_t n);
+/* Bytes already encoded (fields), appended as they are. */
+void tp_pb_raw(struct tp_pb *b, const void *p, size_t n);
 void tp_pb_open(struct tp_pb *b, uint32_t field);
 void tp_pb_close(struct tp_pb *b);
 /* Bytes a varint of v takes. */
@@ -85,5 +87,26 @@ uint64_t tp_intern_get(const struct tp_intern *t, uint32_t kind,
 		       const char *ptr, size_t len);
 void tp_intern_put(struct tp_intern *t, uint32_t kind, const char *ptr,
 		   size_t len, uint64_t id);
+
+/* The encoded fixed arguments of each slice key (trace.h), and the
+ * name id the writer gave the key's name, written once per key. */
+struct tp_fixed {
+	size_t off, len;          /* in bytes                              */
+	uint64_t name_id;
+};
+struct tp_fixed_cache {
+	struct tp_intern index;   /* key -> entry + 1                      */
+	struct tp_fixed *ents;
+	size_t n, cap;
+	uint8_t *bytes;
+	size_t len, cap_bytes;
+};
+
+void tp_fixed_init(struct tp_fixed_cache *c);
+void tp_fixed_release(struct tp_fixed_cache *c);
+/* The entry of key, or NULL. */
+const struct tp_fixed *tp_fixed_get(const struct tp_fixed_cache *c, const void *key);
+void tp_fixed_put(struct tp_fixed_cache *c, const void *key, const void *p,
+		  size_t n, uint64_t name_id);
 
 #endif
