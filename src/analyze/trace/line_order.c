@@ -119,38 +119,58 @@ static int read_at(const struct tl *t, size_t off, struct tp_event *ev)
 
 enum { IN_ORDER, IN_WINDOW, OUT_OF_ORDER };
 
-/* Pass 1: the order the line is in. */
+struct order_pass {
+	struct heap *h;
+	struct key last, prev;
+	uint64_t seq;
+	int order;
+};
+
+static void order_step(struct order_pass *o, int64_t start, int64_t dur)
+{
+	struct key k = { start, dur > 0 ? dur : 0, o->seq++, 0 };
+
+	if (key_cmp(&k, &o->prev) < 0)
+		o->order = IN_WINDOW;
+	o->prev = k;
+	heap_push(o->h, k);
+	if (o->h->n >= tp_trace_window) {
+		struct key out = heap_pop(o->h);
+
+		if (key_cmp(&out, &o->last) < 0)
+			o->order = OUT_OF_ORDER;
+		o->last = out;
+	}
+}
+
+/* Pass 1: the order the line is in, from the events' times only (plain
+ * events in batches, as the ops pass reads them). */
 static int line_order(const struct tl *t, int *rc)
 {
 	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
-	struct heap *h = heap_new();
-	struct key last = { INT64_MIN, 0, 0, 0 }, prev = last;
+	struct order_pass o = { heap_new(), { INT64_MIN, 0, 0, 0 }, { INT64_MIN, 0, 0, 0 },
+				0, IN_ORDER };
+	struct tp_event_batch *b = tp_xmalloc(sizeof(*b));
 	struct tp_event_iter it;
 	struct tp_event ev;
-	uint64_t seq = 0;
-	int order = IN_ORDER;
 
+	*rc = 1;
 	tp_event_iter_init(&it, xs, t->pl, t->ln);
-	while ((*rc = tp_event_iter_next(&it, &ev)) > 0 && order != OUT_OF_ORDER) {
-		struct key k;
+	while (o.order != OUT_OF_ORDER) {
+		size_t n = tp_event_iter_batch(&it, b);
 
-		if (!ev.timed)
+		for (size_t i = 0; i < n; i++)
+			order_step(&o, b->start_ps[i], b->dur_ps[i]);
+		if (n)
 			continue;
-		k = key_of(&ev, seq++);
-		if (key_cmp(&k, &prev) < 0)
-			order = IN_WINDOW;
-		prev = k;
-		heap_push(h, k);
-		if (h->n >= tp_trace_window) {
-			struct key out = heap_pop(h);
-
-			if (key_cmp(&out, &last) < 0)
-				order = OUT_OF_ORDER;
-			last = out;
-		}
+		if ((*rc = tp_event_iter_next(&it, &ev)) <= 0)
+			break;
+		if (ev.timed)
+			order_step(&o, ev.start_ps, ev.dur_ps);
 	}
-	heap_free(h);
-	return order;
+	heap_free(o.h);
+	free(b);
+	return o.order;
 }
 
 static enum tp_err emit_at(struct tl *t, size_t off, struct tp_error *err)
