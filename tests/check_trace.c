@@ -10,7 +10,7 @@
 
 #include "../src/report/trace/trace_out.h"
 #include "tpuprof/capture.h"
-#include "tpuprof/trace.h"
+#include "tpuprof/trace_write.h"
 
 static const struct {
 	uint64_t v;

@@ -2,9 +2,9 @@
  * trace.h - the whole timeline of a capture for a trace viewer
  * (`tpuprof trace`): Perfetto's protobuf trace, or Chrome trace-event JSON.
  *
- * The timeline model (src/analyze/trace/) walks every plane, line and
- * event of the capture once, in file order, and tells a writer
- * (src/report/trace/) what to put down: a process per plane, a track per
+ * The timeline model (src/analyze/trace/, tp_trace_walk) walks every
+ * plane, line and event of the capture once, in file order, and tells a
+ * writer (src/report/trace/, trace_write.h) what to put down: a process per plane, a track per
  * line (more tracks of the same name where events on one line overlap
  * without nesting), a slice per event with its stats as arguments, the
  * derived name-scope tracks and the runtime-memory counters. Nothing is
@@ -18,8 +18,9 @@
  * earliest event kept. Viewers get nanoseconds (ps are cut, start and end
  * separately, which keeps nesting).
  *
- * Ownership: the writer borrows the capture, which must outlive the call;
- * the output FILE stays the caller's.
+ * Ownership: the model lends the writer names and stats that point into
+ * the capture's bytes, valid during the call that gets them (strings
+ * marked stable stay valid while the capture is open).
  */
 #ifndef TPUPROF_TRACE_H
 #define TPUPROF_TRACE_H
@@ -66,13 +67,6 @@ struct tp_trace_stats {
 	uint64_t peaks;           /* peak instants                        */
 	uint64_t bytes;           /* bytes written (before gzip)          */
 };
-
-/* Writes the timeline of cap to out. TP_ERR_USAGE when --host or --core
- * names nothing in the capture; TP_ERR_INPUT when it has no XSpace (HLO
- * only); TP_ERR_OUTPUT when writing fails. */
-enum tp_err tp_trace_write(FILE *out, const struct tp_capture *cap,
-			   const struct tp_trace_opts *opts,
-			   struct tp_trace_stats *stats, struct tp_error *err);
 
 /* ---- between the model and the writers ------------------------------ */
 
@@ -138,8 +132,16 @@ struct tp_trace_writer {
 	void (*release)(void *ctx);
 };
 
-/* The writers (src/report/trace/): set w up to write to out. */
-void tp_trace_perfetto_writer(struct tp_trace_writer *w, FILE *out, bool gzip);
-void tp_trace_json_writer(struct tp_trace_writer *w, FILE *out, bool gzip);
+/* Checks --host and --core against cap: TP_ERR_USAGE when they name
+ * nothing in it, TP_ERR_INPUT when it has no XSpace (HLO only). */
+enum tp_err tp_trace_check(const struct tp_capture *cap,
+			   const struct tp_trace_opts *opts, struct tp_error *err);
+
+/* The timeline model: walks cap once and tells w what to write (not
+ * finish: the caller does). Counts go to stats. */
+enum tp_err tp_trace_walk(const struct tp_capture *cap,
+			  const struct tp_trace_opts *opts,
+			  struct tp_trace_writer *w, struct tp_trace_stats *stats,
+			  struct tp_error *err);
 
 #endif

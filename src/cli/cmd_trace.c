@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/trace.h"
+#include "tpuprof/trace_write.h"
 
 static const char trace_help[] =
 	"usage: tpuprof trace [options] CAPTURE... -o FILE\n"

@@ -226,11 +226,22 @@ static enum tp_err walk(struct tl *t, struct tp_error *err)
 	return rc;
 }
 
-enum tp_err tp_trace_write(FILE *out, const struct tp_capture *cap,
-			   const struct tp_trace_opts *opts,
-			   struct tp_trace_stats *stats, struct tp_error *err)
+enum tp_err tp_trace_check(const struct tp_capture *cap,
+			   const struct tp_trace_opts *opts, struct tp_error *err)
 {
-	struct tp_trace_writer w;
+	struct tl t;
+
+	memset(&t, 0, sizeof(t));
+	t.cap = cap;
+	t.opts = opts;
+	return check_filters(&t, err);
+}
+
+enum tp_err tp_trace_walk(const struct tp_capture *cap,
+			  const struct tp_trace_opts *opts,
+			  struct tp_trace_writer *w, struct tp_trace_stats *stats,
+			  struct tp_error *err)
+{
 	struct tl t;
 	enum tp_err rc;
 
@@ -239,22 +250,15 @@ enum tp_err tp_trace_write(FILE *out, const struct tp_capture *cap,
 	t.cap = cap;
 	t.opts = opts;
 	t.st = stats;
-	t.w = &w;
+	t.w = w;
 	if ((rc = check_filters(&t, err)) != TP_OK)
 		return rc;
-	if (opts->format == TP_TRACE_JSON)
-		tp_trace_json_writer(&w, out, opts->gzip);
-	else
-		tp_trace_perfetto_writer(&w, out, opts->gzip);
 	t.shift_ps = tp_xcalloc(cap->n_hosts ? cap->n_hosts : 1, sizeof(*t.shift_ps));
 	t.next_uuid = 1;
 	t.next_pid = 1;
 	tp_strpool_init(&t.pool);
 	time_base(&t);
 	rc = walk(&t, err);
-	if (rc == TP_OK)
-		rc = w.finish(w.ctx, &stats->bytes, err);
-	w.release(w.ctx);
 	for (size_t i = 0; i < t.cap_tracks; i++)
 		free(t.tracks[i].open);
 	free(t.tracks);

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tpuprof/memory_runtime.h"
+#include "tpuprof/memory.h"
 #include "tpuprof/strpool.h"
 #include "tpuprof/trace.h"
 

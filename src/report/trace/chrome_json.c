@@ -5,7 +5,7 @@
  * decimals, relative to trace time 0), `i` instants and `C` counters.
  * Commas are written properly: no trailing `{}` event.
  */
-#include "tpuprof/trace.h"
+#include "tpuprof/trace_write.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * interned (trace-facts §1.11 and §4.1). Field numbers are those of
  * trace-facts §1.14.
  */
-#include "tpuprof/trace.h"
+#include "tpuprof/trace_write.h"
 
 #include <stdlib.h>
 #include <string.h>
