@@ -138,8 +138,9 @@ enum tp_err tp_trace_check(const struct tp_capture *cap,
 			   const struct tp_trace_opts *opts, struct tp_error *err);
 
 /* The timeline model: walks cap once and tells w what to write (not
- * finish: the caller does). Counts go to stats. */
-enum tp_err tp_trace_walk(const struct tp_capture *cap,
+ * finish: the caller does). Counts go to stats. HLO modules the op
+ * events name are decoded into cap as they are needed. */
+enum tp_err tp_trace_walk(struct tp_capture *cap,
 			  const struct tp_trace_opts *opts,
 			  struct tp_trace_writer *w, struct tp_trace_stats *stats,
 			  struct tp_error *err);

@@ -18,7 +18,7 @@
  * opts->gzip). TP_ERR_USAGE when --host or --core names nothing in the
  * capture; TP_ERR_INPUT when it has no XSpace (HLO only); TP_ERR_OUTPUT
  * when writing fails. */
-enum tp_err tp_trace_write(FILE *out, const struct tp_capture *cap,
+enum tp_err tp_trace_write(FILE *out, struct tp_capture *cap,
 			   const struct tp_trace_opts *opts,
 			   struct tp_trace_stats *stats, struct tp_error *err);
 

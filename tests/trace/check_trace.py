@@ -32,6 +32,10 @@ TPUPROF, DUMP = sys.argv[1], sys.argv[2]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.path.join(ROOT, '..', 'shared', 'captures')
 DERIVED = {'Name scopes (derived)', 'Memory peaks'}
+
+
+def derived(track):
+    return track in DERIVED or track.endswith(' name scopes (derived)')
 failures = []
 
 
@@ -90,7 +94,7 @@ def line_counts(cap, tr):
     for key, n in want.items():
         check(got[key] == n, f'{cap}: {key}: {got[key]} slices, {n} events')
     for key in got:
-        check(key in want or key[1] in DERIVED, f'{cap}: track {key} is no line')
+        check(key in want or derived(key[1]), f'{cap}: track {key} is no line')
     return sum(want.values())
 
 
@@ -107,16 +111,23 @@ def op_times(cap, tr):
             name_of = lambda e: e['args'].get('hlo_op')
         else:
             continue
-        count, total = collections.Counter(), collections.Counter()
+        count, total, args = collections.Counter(), collections.Counter(), {}
         for e in tr.d['slices'] + tr.d['instants']:
             p, line = tr.line_of(e)
             if p == proc and on(line):
                 count[name_of(e)] += 1
                 total[name_of(e)] += e.get('dur', 0)
+                pid = e['args'].get('program_id')
+                args.setdefault((name_of(e), None if pid is None else pid % 2**64), e['args'])
         occ, ps = collections.Counter(), collections.Counter()
         for op in core['ops']:
             occ[op['name']] += op['occurrences']
             ps[op['name']] += op['total_ps']
+        for op in core['ops']:  # what the HLO adds: module and source line
+            a = args.get((op['name'], int(op['program_id'])), {})
+            check(a.get('hlo_module') == op['module'], f"{cap} {proc} {op['name']}: hlo_module {a.get('hlo_module')}, ops {op['module']}")
+            if op.get('source'):
+                check(a.get('source') == op['source'], f"{cap} {proc} {op['name']}: source {a.get('source')}, ops {op['source']}")
         for name in occ:
             check(count[name] == occ[name], f'{cap} {proc} {name}: {count[name]} slices, {occ[name]} occurrences')
             check(abs(total[name] * 1000 - ps[name]) <= 1000 * occ[name],
@@ -205,7 +216,7 @@ def filters(cap, tr, tmp):
     write(cap, out, '--from', '100us', '--to', '200us', '--no-derived')
     cut = Trace(dump(out))
     want = collections.Counter(tr.where[e['track']][0] for e in tr.events
-                               if tr.where[e['track']][1] not in DERIVED and
+                               if not derived(tr.where[e['track']][1]) and
                                e['ts'] + e.get('dur', 0) >= lo and e['ts'] <= hi)
     got = collections.Counter(cut.where[e['track']][0] for e in cut.events)
     check(got == want and got, f'{cap} --from/--to: {dict(got)} want {dict(want)}')

@@ -11,7 +11,32 @@
 #include <string.h>
 
 static void add_stat(struct tl *t, const struct tp_stat *st, bool stable);
-static struct tp_trace_arg *new_arg(struct tl *t);
+
+/* A TPU op's metadata names its program and instruction. */
+static void hlo_of_metadata(struct tl *t, const struct tp_event_meta *m)
+{
+	const struct tp_stat *pid = tp_stats_find(t->pl, m->stats, m->n_stats, TP_SN_PROGRAM_ID);
+	int64_t v;
+
+	if (pid && m->display_name.len && tp_stat_int(pid, &v))
+		tl_hlo_args(t, (uint64_t)v, m->display_name,
+			    !tp_stats_find(t->pl, m->stats, m->n_stats, TP_SN_HLO_MODULE));
+}
+
+/* A GPU kernel's own stats name its program and HLO op. */
+static void hlo_of_event(struct tl *t, const struct tp_event *ev)
+{
+	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
+	struct tp_stat op, pid, mod;
+	struct tp_str name;
+	int64_t v;
+
+	if (tp_event_stat(xs, t->pl, ev, TP_SN_HLO_OP, &op) &&
+	    tp_stat_str(t->pl, &op, &name) && name.len &&
+	    tp_event_stat(xs, t->pl, ev, TP_SN_PROGRAM_ID, &pid) && tp_stat_int(&pid, &v))
+		tl_hlo_args(t, (uint64_t)v, name,
+			    !tp_event_stat(xs, t->pl, ev, TP_SN_HLO_MODULE, &mod));
+}
 
 /* The args every event of m shares: long_name, then m's stats. */
 static void metadata_args(struct tl *t, const struct tp_event_meta *m)
@@ -19,7 +44,7 @@ static void metadata_args(struct tl *t, const struct tp_event_meta *m)
 	if (m->display_name.len && m->name.len &&
 	    (m->name.len != m->display_name.len ||
 	     memcmp(m->name.ptr, m->display_name.ptr, m->name.len) != 0)) {
-		struct tp_trace_arg *a = new_arg(t);
+		struct tp_trace_arg *a = tl_new_arg(t);
 
 		a->name = tp_str_make("long_name", 9);
 		a->kind = TP_ARG_STR;
@@ -28,9 +53,11 @@ static void metadata_args(struct tl *t, const struct tp_event_meta *m)
 	}
 	for (uint32_t i = 0; i < m->n_stats; i++)
 		add_stat(t, &m->stats[i], true);
+	if (t->is_device)
+		hlo_of_metadata(t, m);
 }
 
-static struct tp_trace_arg *new_arg(struct tl *t)
+struct tp_trace_arg *tl_new_arg(struct tl *t)
 {
 	if (t->n_args == t->cap_args)
 		t->args = tp_xgrow(t->args, &t->cap_args, t->n_args + 1, sizeof(*t->args));
@@ -46,7 +73,7 @@ static void add_stat(struct tl *t, const struct tp_stat *st, bool stable)
 
 	if (st->kind == TP_STAT_NONE)
 		return;
-	a = new_arg(t);
+	a = tl_new_arg(t);
 	a->name = tp_stat_name(t->pl, st);
 	switch (st->kind) {
 	case TP_STAT_DOUBLE:
@@ -113,6 +140,8 @@ void tl_event_slice(struct tl *t, const struct tp_event *ev, struct tp_trace_sli
 		while (tp_stat_iter_next(&it, &st) > 0)
 			if (!is_device_time(t->pl, &st))
 				add_stat(t, &st, false);
+		if (t->is_device)
+			hlo_of_event(t, ev);
 	}
 	out->args = t->args;
 	out->n_args = t->n_args;

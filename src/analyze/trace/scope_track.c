@@ -1,8 +1,10 @@
 /*
  * scope_track.c - the derived name-scope track of a device's XLA Ops
- * line, as XProf's "Framework Name Scope": one slice per scope level,
- * from the ops' tf_op path (jit(f)/jit(main)/layer_1/mlp/mul has scopes
- * jit(f), jit(main), layer_1 and mlp; the last part is the op). Runs of
+ * line (and of each GPU kernel stream), as XProf's "Framework Name
+ * Scope": one slice per scope level, from the ops' tf_op path, or the HLO
+ * instruction's op_name where tf_op is no path (jit(f)/jit(main)/
+ * layer_1/mlp/mul has scopes jit(f), jit(main), layer_1 and mlp; the
+ * last part is the op). Runs of
  * consecutive top-level ops under one scope make one slice, so the levels
  * nest: a level's slice spans its ops, the next level's lies inside it.
  * Only ops on the line's own track at depth 0 count (they never overlap).
@@ -21,6 +23,18 @@ void tl_scopes_begin(struct tl *t)
 	t->meta_parts = tp_xcalloc(t->pl->n_event_meta + 1, sizeof(*t->meta_parts));
 }
 
+/* "Name scopes (derived)" for XLA Ops; "<line> name scopes (derived)"
+ * for a GPU stream. */
+static void new_scope_track(struct tl *t)
+{
+	struct tp_str line = t->ln->display_name.len ? t->ln->display_name : t->ln->name;
+	char *name = tp_str_eq(line, "XLA Ops") ? tp_xstrdup("Name scopes (derived)") :
+		     tp_xasprintf("%.*s name scopes (derived)", (int)line.len, line.ptr);
+
+	t->scope_track = tl_new_track(t, name, false);
+	free(name);
+}
+
 static void close_from(struct tl *t, size_t level)
 {
 	while (t->n_scopes > level) {
@@ -31,12 +45,33 @@ static void close_from(struct tl *t, size_t level)
 	}
 }
 
-static bool scope_of(const struct tl *t, const struct tp_event *ev, struct tp_str *out)
+/* The op's scope path: its tf_op stat when that is a path, else the
+ * HLO instruction's op_name (GPU kernels say only "XlaModule:"). The
+ * instruction: a TPU op's program_id and display name, a GPU kernel's
+ * program_id and hlo_op. */
+static bool scope_of(struct tl *t, const struct tp_event *ev, struct tp_str *out)
 {
-	struct tp_stat st;
+	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
+	struct tp_stat st, pid;
+	struct tp_str name = TP_STR_NULL;
+	int64_t v;
 
-	return tp_event_stat(&t->cap->hosts[t->host].xs, t->pl, ev, TP_SN_TF_OP, &st) &&
-	       tp_stat_str(t->pl, &st, out) && out->len;
+	if (tp_event_stat(xs, t->pl, ev, TP_SN_TF_OP, &st) && tp_stat_str(t->pl, &st, out) &&
+	    memchr(out->ptr, '/', out->len))
+		return true;
+	if (!tp_event_stat(xs, t->pl, ev, TP_SN_PROGRAM_ID, &pid) || !tp_stat_int(&pid, &v))
+		return false;
+	if (tp_event_stat(xs, t->pl, ev, TP_SN_HLO_OP, &st))
+		tp_stat_str(t->pl, &st, &name);
+	else if (ev->meta)
+		name = ev->meta->display_name;
+	if (!name.len)
+		return false;
+	*out = tl_hlo_scope(t, (uint64_t)v, name);
+	if (!out->len)
+		return false;
+	/* op_name's last part is the op, as in tf_op: keep the path whole */
+	return true;
 }
 
 /* Appends the scope parts of ev (pooled) to t->parts; returns how many. */
@@ -95,7 +130,7 @@ void tl_scopes_event(struct tl *t, const struct tp_event *ev, int64_t start_ps,
 		t->scopes[level].end_ns = end;
 	close_from(t, level); /* the previous op's deeper scopes end */
 	if (level < n && !t->scope_track)
-		t->scope_track = tl_new_track(t, "Name scopes (derived)", false);
+		new_scope_track(t);
 	for (; level < n; level++) {
 		struct tp_trace_slice s = { .name = parts[level] };
 

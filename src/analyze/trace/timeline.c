@@ -152,10 +152,13 @@ static void time_base(struct tl *t)
 	free(epoch);
 }
 
+/* Lines whose ops get a name-scope track: XLA Ops, GPU streams. */
 static bool is_scope_source(const struct tp_plane *pl, const struct tp_line *ln)
 {
 	return is_device(pl) && (tp_str_eq(ln->name, "XLA Ops") ||
-				 tp_str_eq(ln->display_name, "XLA Ops"));
+				 tp_str_eq(ln->display_name, "XLA Ops") ||
+				 (pl->kind == TP_PLANE_GPU &&
+				  tp_str_has_prefix(ln->name, "Stream #")));
 }
 
 static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
@@ -167,6 +170,7 @@ static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl
 
 	t->host = h;
 	t->pl = pl;
+	t->is_device = is_device(pl);
 	t->process = t->next_uuid++;
 	t->pid = t->next_pid++;
 	t->next_tid = 1;
@@ -229,15 +233,16 @@ static enum tp_err walk(struct tl *t, struct tp_error *err)
 enum tp_err tp_trace_check(const struct tp_capture *cap,
 			   const struct tp_trace_opts *opts, struct tp_error *err)
 {
+	/* only read: the model's capture is writable for HLO decoding */
 	struct tl t;
 
 	memset(&t, 0, sizeof(t));
-	t.cap = cap;
+	t.cap = (struct tp_capture *)cap;
 	t.opts = opts;
 	return check_filters(&t, err);
 }
 
-enum tp_err tp_trace_walk(const struct tp_capture *cap,
+enum tp_err tp_trace_walk(struct tp_capture *cap,
 			  const struct tp_trace_opts *opts,
 			  struct tp_trace_writer *w, struct tp_trace_stats *stats,
 			  struct tp_error *err)
@@ -266,6 +271,7 @@ enum tp_err tp_trace_walk(const struct tp_capture *cap,
 	free(t.scopes);
 	free(t.parts);
 	free(t.meta_parts);
+	tl_hlo_release(&t);
 	free(t.shift_ps);
 	tp_strpool_release(&t.pool);
 	return rc;

@@ -37,8 +37,10 @@ struct tl_scope {
 	int64_t start_ns, end_ns;
 };
 
+struct tl_module;
+
 struct tl {
-	const struct tp_capture *cap;
+	struct tp_capture *cap;
 	const struct tp_trace_opts *opts;
 	struct tp_trace_writer *w;
 	struct tp_trace_stats *st;
@@ -49,6 +51,7 @@ struct tl {
 	/* the process being written */
 	size_t host;
 	const struct tp_plane *pl;
+	bool is_device;           /* a TPU, GPU or custom device plane     */
 	uint64_t process;
 	uint32_t pid, next_tid;
 	int track_rank;
@@ -73,6 +76,8 @@ struct tl {
 		uint32_t first, n;
 		bool done;
 	} *meta_parts;            /* malloc'd, per event metadata         */
+	struct tl_module *mods;   /* malloc'd: HLO modules looked up      */
+	size_t n_mods, cap_mods;
 };
 
 /* timeline.c */
@@ -95,6 +100,17 @@ void tl_line_end(struct tl *t);
 
 /* event_args.c: the slice of ev (its args in t->args). */
 void tl_event_slice(struct tl *t, const struct tp_event *ev, struct tp_trace_slice *s);
+
+/* event_args.c: one more argument, zeroed, in t->args. */
+struct tp_trace_arg *tl_new_arg(struct tl *t);
+
+/* hlo_args.c: hlo_module (with_module), source and shape of the named
+ * instruction of the program, as arguments; its scope path ("" when
+ * unknown). */
+void tl_hlo_args(struct tl *t, uint64_t program_id, struct tp_str instr,
+		 bool with_module);
+struct tp_str tl_hlo_scope(struct tl *t, uint64_t program_id, struct tp_str instr);
+void tl_hlo_release(struct tl *t);
 
 /* scope_track.c */
 void tl_scopes_begin(struct tl *t);

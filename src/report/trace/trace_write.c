@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-enum tp_err tp_trace_write(FILE *out, const struct tp_capture *cap,
+enum tp_err tp_trace_write(FILE *out, struct tp_capture *cap,
 			   const struct tp_trace_opts *opts,
 			   struct tp_trace_stats *stats, struct tp_error *err)
 {
