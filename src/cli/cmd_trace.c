@@ -22,7 +22,8 @@ static const char trace_help[] =
 	"and plane; events that overlap without nesting go to more tracks of\n"
 	"the same name (\"XLA Ops (2)\"). Each slice carries the event's stats.\n"
 	"Derived tracks: name scopes per device, runtime memory counters per\n"
-	"allocator, instants at the runtime memory peaks. All hosts on one\n"
+	"allocator, instants at the runtime and compiler memory peaks (each\n"
+	"run of a module's peak instruction). All hosts on one\n"
 	"time base; time 0 is the earliest event written. No event cap, and\n"
 	"memory does not grow with the number of events.\n"
 	"\n"
@@ -170,9 +171,9 @@ static int write_trace(const struct tp_common_opts *o, struct tp_trace_opts *t)
 			fprintf(stderr,
 				"tpuprof: trace: %" PRIu64 " slices, %" PRIu64 " instants on %" PRIu64
 				" tracks (%" PRIu64 " overlap splits), %" PRIu64 " scope slices, %" PRIu64
-				" memory points, %" PRIu64 " bytes%s\n",
+				" memory points, %" PRIu64 " peaks, %" PRIu64 " bytes%s\n",
 				st.slices, st.instants, st.tracks, st.overlap_tracks,
-				st.scope_slices, st.counter_points, st.bytes,
+				st.scope_slices, st.counter_points, st.peaks, st.bytes,
 				t->gzip ? " before gzip" : "");
 	}
 	tp_capture_release(&cap);

@@ -9,7 +9,9 @@ reader (trace_dump, protoc-c code from perfetto_subset.proto):
   duration = occurrences and total_ps of `tpuprof ops` (durations are ns:
   within 1 ns per occurrence);
 - each runtime memory counter's maximum = the runtime peak of
-  `tpuprof memory`, and the peak instant says the same;
+  `tpuprof memory`, and the peak instant says the same; every run of a
+  module's peak instruction (`memory`'s peak_instruction) carries a
+  compiler peak instant with its peak_bytes, and nothing else does;
 - the Chrome JSON output parses and holds the same slices, instants and
   counter values;
 - hosts share one time base (Task Environment start times), --host,
@@ -31,11 +33,12 @@ import tempfile
 TPUPROF, DUMP = sys.argv[1], sys.argv[2]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.path.join(ROOT, '..', 'shared', 'captures')
-DERIVED = {'Name scopes (derived)', 'Memory peaks'}
+DERIVED = {'Name scopes (derived)', 'Memory peaks', 'Compiler memory peaks'}
 
 
 def derived(track):
-    return track in DERIVED or track.endswith(' name scopes (derived)')
+    return (track in DERIVED or track.endswith(' name scopes (derived)') or
+            track.endswith(' compiler memory peaks'))
 failures = []
 
 
@@ -151,7 +154,27 @@ def memory_peaks(cap, tr):
         check(key in vals and max(vals[key]) == r['peak_bytes'],
               f'{cap} {key}: counter max {max(vals.get(key, [0]))}, peak {r["peak_bytes"]}')
         check(peaks.get((proc, r['memory_id'])) == r['peak_bytes'], f'{cap} {key}: peak instant')
-    return len(mem['runtime'])
+    # compiler peaks: an instant at each run of the peak instruction
+    runs, marks = collections.Counter(), collections.Counter()
+    for e in tr.d['slices']:
+        line = tr.line_of(e)[1]
+        if 'program_id' not in e['args']:
+            continue
+        if line == 'XLA Ops':
+            runs[(e['name'], e['args']['program_id'] % 2**64)] += 1
+        elif line.startswith('Stream #') and 'hlo_op' in e['args']:  # GPU kernels
+            runs[(e['args']['hlo_op'], e['args']['program_id'] % 2**64)] += 1
+    for e in tr.d['instants']:
+        if e['name'] == 'compiler memory peak':
+            a = e['args']
+            marks[(a['instruction'], a['program_id'] % 2**64, a['peak_bytes'])] += 1
+    want = collections.Counter()
+    for m in mem['modules']:
+        key = (m['peak_instruction'], int(m['program_id']))
+        if m['peak_instruction'] and runs[key]:
+            want[key + (m['peak_bytes'],)] = runs[key]
+    check(marks == want, f'{cap}: compiler peak instants {dict(marks)}, want {dict(want)}')
+    return len(mem['runtime']), sum(marks.values())
 
 
 def json_same(cap, tr, tmp):
@@ -256,9 +279,9 @@ def one(cap, tmp, gz=False):
     tr = Trace(dump(out))
     n = line_counts(cap, tr)
     ops = op_times(cap, tr)
-    peaks = memory_peaks(cap, tr)
+    peaks, marks = memory_peaks(cap, tr)
     json_same(cap, tr, tmp)
-    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks')
+    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks, {marks} compiler peak instants')
     return tr
 
 

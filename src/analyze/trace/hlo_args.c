@@ -17,8 +17,10 @@
 
 struct tl_module {
 	uint64_t program_id;
-	const struct tp_module *module;   /* NULL: none usable              */
+	struct tp_module *module;         /* NULL: none usable              */
 	struct tp_hlo_index idx;
+	int memory;                       /* 0 not analyzed, 1 done, -1 failed */
+	struct tp_mem_module mm;
 };
 
 /* The capture's module with this program id, this host's first. */
@@ -64,9 +66,12 @@ static struct tl_module *module_of(struct tl *t, uint64_t program_id)
 
 void tl_hlo_release(struct tl *t)
 {
-	for (size_t i = 0; i < t->n_mods; i++)
+	for (size_t i = 0; i < t->n_mods; i++) {
 		if (t->mods[i].module)
 			tp_hlo_index_release(&t->mods[i].idx);
+		if (t->mods[i].memory > 0)
+			tp_mem_module_release(&t->mods[i].mm);
+	}
 	free(t->mods);
 	t->mods = NULL;
 	t->n_mods = t->cap_mods = 0;
@@ -136,4 +141,21 @@ struct tp_str tl_hlo_scope(struct tl *t, uint64_t program_id, struct tp_str inst
 	const char *scope = ins ? tp_hlo_scope(ins) : "";
 
 	return tp_str_make(scope, strlen(scope));
+}
+
+const struct tp_mem_module *tl_memory_of(struct tl *t, uint64_t program_id)
+{
+	struct tl_module *tm = module_of(t, program_id);
+	struct tp_mem_options opt = { 0 };
+	struct tp_error err = { 0 };
+
+	if (!tm)
+		return NULL;
+	if (!tm->memory) {
+		/* HBM, as `tpuprof memory` by default; no what-if splits */
+		tm->memory = tp_mem_module_analyze(&tm->mm, tm->module, &opt, &err) == TP_OK ? 1 : -1;
+		if (tm->memory < 0)
+			tp_mem_module_release(&tm->mm);
+	}
+	return tm->memory > 0 ? &tm->mm : NULL;
 }

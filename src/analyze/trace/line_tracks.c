@@ -95,6 +95,8 @@ void tl_line_event(struct tl *t, const struct tp_event *ev)
 	t->st->slices++;
 	if (top && t->scopes_on)
 		tl_scopes_event(t, ev, start, end);
+	if (t->scopes_on)
+		tl_peaks_event(t, ev, start);
 }
 
 void tl_line_end(struct tl *t)

@@ -186,8 +186,10 @@ static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl
 		}
 		t->ln = ln;
 		t->scopes_on = !t->opts->no_derived && is_scope_source(pl, ln);
-		if (t->scopes_on)
+		if (t->scopes_on) {
 			tl_scopes_begin(t);
+			tl_peaks_begin(t);
+		}
 		tl_line_begin(t);
 		rc = tl_write_line(t, err);
 		tl_line_end(t);
@@ -271,6 +273,7 @@ enum tp_err tp_trace_walk(struct tp_capture *cap,
 	free(t.scopes);
 	free(t.parts);
 	free(t.meta_parts);
+	free(t.meta_peak);
 	tl_hlo_release(&t);
 	free(t.shift_ps);
 	tp_strpool_release(&t.pool);

@@ -76,6 +76,9 @@ struct tl {
 		uint32_t first, n;
 		bool done;
 	} *meta_parts;            /* malloc'd, per event metadata         */
+	uint64_t peak_track;      /* the line's compiler peaks, 0 = none yet */
+	uint8_t *meta_peak;       /* malloc'd, per event metadata: known
+				   * not to be a peak instruction          */
 	struct tl_module *mods;   /* malloc'd: HLO modules looked up      */
 	size_t n_mods, cap_mods;
 };
@@ -111,6 +114,12 @@ void tl_hlo_args(struct tl *t, uint64_t program_id, struct tp_str instr,
 		 bool with_module);
 struct tp_str tl_hlo_scope(struct tl *t, uint64_t program_id, struct tp_str instr);
 void tl_hlo_release(struct tl *t);
+/* The memory analysis of the program's module (once), or NULL. */
+const struct tp_mem_module *tl_memory_of(struct tl *t, uint64_t program_id);
+
+/* peak_marks.c: compiler memory peak instants on the line's ops */
+void tl_peaks_begin(struct tl *t);
+void tl_peaks_event(struct tl *t, const struct tp_event *ev, int64_t start_ps);
 
 /* scope_track.c */
 void tl_scopes_begin(struct tl *t);
