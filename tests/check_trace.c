@@ -77,6 +77,20 @@ START_TEST(test_fields)
 }
 END_TEST
 
+static char *read_file_big(FILE *f, size_t *n)
+{
+	long size;
+	char *buf;
+
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	buf = tp_xmalloc((size_t)size + 1);
+	*n = fread(buf, 1, (size_t)size, f);
+	buf[*n] = 0;
+	return buf;
+}
+
 static char *read_file(FILE *f, size_t *n)
 {
 	char *buf = tp_xmalloc(1 << 16);
@@ -297,6 +311,56 @@ START_TEST(test_line_orders)
 }
 END_TEST
 
+/* Perfetto keeps 512 levels per track: 600 events each inside the one
+ * before make 512 on the line's track and 88 on "XLA Ops (2)". */
+START_TEST(test_depth_limit)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, em = { 0 }, entry = { 0 };
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_trace_opts opts = { .format = TP_TRACE_JSON, .no_derived = true };
+	struct tp_trace_stats st;
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	FILE *f = tmpfile();
+	const char *paths[1];
+	char *path, *got;
+	size_t n, on_second = 0;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_str(&line, 2, "XLA Ops");
+	for (int i = 0; i < 600; i++) {
+		pb_int(&ev, 1, 1);
+		pb_int(&ev, 2, i * 1000);
+		pb_int(&ev, 3, (600 - i) * 2000);
+		pb_msg(&line, 4, &ev);
+	}
+	pb_msg(&plane, 3, &line);
+	pb_int(&em, 1, 1);
+	pb_str(&em, 2, "op");
+	pb_int(&entry, 1, 1);
+	pb_msg(&entry, 2, &em);
+	pb_msg(&plane, 4, &entry);
+	pb_msg(&space, 1, &plane);
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	paths[0] = path;
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_trace_write(f, &cap, &opts, &st, &err), TP_OK);
+	ck_assert_uint_eq(st.slices, 600);
+	ck_assert_uint_eq(st.tracks, 2);
+	ck_assert_uint_eq(st.overlap_tracks, 1);
+	got = read_file_big(f, &n);
+	for (char *p = got; (p = strstr(p, "\"tid\":2,\"ts\"")); p++)
+		on_second++;
+	ck_assert_uint_eq(on_second, 88);
+	free(got);
+	fclose(f);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace");
@@ -308,6 +372,7 @@ int main(void)
 	tcase_add_test(tc, test_json_strings);
 	tcase_add_test(tc, test_gzip_sink);
 	tcase_add_test(tc, test_intern);
+	tcase_add_test(tc, test_depth_limit);
 	tcase_add_loop_test(tc, test_line_orders, 0, sizeof(line_cases) / sizeof(line_cases[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -47,6 +47,10 @@ struct tp_trace_opts {
 				 * is kept when it overlaps it            */
 	int64_t from_ps, to_ps;
 	bool no_derived;        /* no name-scope, memory or peak tracks   */
+	/* Called before each plane: bytes of the planes written so far and
+	 * of all to write, and the process's name; NULL for none. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total, const char *what);
+	void *progress_ctx;
 };
 
 /* Events a line may be out of time order by and still be written with

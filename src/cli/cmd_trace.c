@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tpuprof/trace_write.h"
 
@@ -151,6 +152,17 @@ static int take_format(int argc, char **argv, char **kept, int *n_kept,
 	return 0;
 }
 
+/* On a terminal: how far the walk is, by bytes of planes. */
+static void draw_progress(void *ctx, uint64_t done, uint64_t total, const char *what)
+{
+	int *drawn = ctx;
+
+	fprintf(stderr, "\rtpuprof: trace: %3d%% %s\033[K",
+		total ? (int)(done * 100 / total) : 100, what);
+	fflush(stderr);
+	*drawn = 1;
+}
+
 static int write_trace(const struct tp_common_opts *o, struct tp_trace_opts *t)
 {
 	struct tp_capture cap;
@@ -158,14 +170,20 @@ static int write_trace(const struct tp_common_opts *o, struct tp_trace_opts *t)
 	struct tp_error err = { 0 };
 	struct tp_output out;
 	enum tp_err rc;
-	int code;
+	int code, drawn = 0;
 
 	if ((code = tp_cli_open_capture(o, &cap)) != TP_EXIT_OK)
 		return code;
+	if (!o->quiet && isatty(STDERR_FILENO)) {
+		t->progress = draw_progress;
+		t->progress_ctx = &drawn;
+	}
 	t->gzip = strcmp(o->output, "-") != 0 && tp_has_suffix(o->output, ".gz");
 	code = tp_output_open(&out, o->output);
 	if (code == TP_EXIT_OK) {
 		rc = tp_trace_write(out.fp, &cap, t, &st, &err);
+		if (drawn)
+			fputs("\r\033[K", stderr);
 		code = tp_output_finish(&out, rc, &err);
 		if (code == TP_EXIT_OK && !o->quiet)
 			fprintf(stderr,

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_DEPTH 512
+
 static struct tl_track *add_track(struct tl *t)
 {
 	struct tl_track *tr;
@@ -78,7 +80,9 @@ void tl_line_event(struct tl *t, const struct tp_event *ev)
 		struct tl_track *c = &t->tracks[k];
 
 		close_until(t, c, start);
-		if (!dur || !c->depth || c->open[c->depth - 1].end_ps >= end)
+		/* Perfetto keeps 512 levels per track: deeper goes on */
+		if (!dur || !c->depth ||
+		    (c->open[c->depth - 1].end_ps >= end && c->depth < MAX_DEPTH))
 			tr = c;
 	}
 	if (!tr)

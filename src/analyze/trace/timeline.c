@@ -176,6 +176,9 @@ static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl
 	t->next_tid = 1;
 	t->track_rank = 0;
 	t->w->process(t->w->ctx, t->process, t->pid, name, t->rank++);
+	if (t->opts->progress)
+		t->opts->progress(t->opts->progress_ctx, t->done_bytes, t->total_bytes, name);
+	t->done_bytes += pl->bytes.len;
 	free(name);
 	for (size_t l = 0; l < pl->n_lines && rc == TP_OK; l++) {
 		const struct tp_line *ln = &pl->lines[l];
@@ -199,10 +202,21 @@ static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl
 	return rc;
 }
 
+static bool plane_written(const struct tl *t, const struct tp_plane *pl)
+{
+	return plane_wanted(t, pl) && (pl->n_lines || pl->kind == TP_PLANE_HOST) &&
+	       pl->kind != TP_PLANE_METADATA && pl->kind != TP_PLANE_TASK_ENV;
+}
+
 static enum tp_err walk(struct tl *t, struct tp_error *err)
 {
 	struct tp_mem_runtime rt = { 0 };
 	enum tp_err rc = TP_OK;
+
+	for (size_t h = 0; h < t->cap->n_hosts; h++)
+		for (size_t p = 0; host_wanted(t, h) && p < t->cap->hosts[h].xs.n_planes; p++)
+			if (plane_written(t, &t->cap->hosts[h].xs.planes[p]))
+				t->total_bytes += t->cap->hosts[h].xs.planes[p].bytes.len;
 
 	if (!t->opts->no_derived)
 		tp_mem_runtime_build(&rt, t->cap);
@@ -215,9 +229,7 @@ static enum tp_err walk(struct tl *t, struct tp_error *err)
 		for (size_t p = 0; p < xs->n_planes && rc == TP_OK; p++) {
 			const struct tp_plane *pl = &xs->planes[p];
 
-			if (!plane_wanted(t, pl) || (!pl->n_lines && pl->kind != TP_PLANE_HOST))
-				continue;
-			if (pl->kind == TP_PLANE_METADATA || pl->kind == TP_PLANE_TASK_ENV)
+			if (!plane_written(t, pl))
 				continue;
 			rc = write_plane(t, h, pl, err);
 			if (rc == TP_OK && pl->kind == TP_PLANE_HOST && !memory_done &&

@@ -45,6 +45,7 @@ struct tl {
 	struct tp_trace_writer *w;
 	struct tp_trace_stats *st;
 	int64_t *shift_ps;        /* per host: event ps -> trace ps       */
+	uint64_t done_bytes, total_bytes; /* planes' bytes, for progress  */
 	uint64_t next_uuid;
 	uint32_t next_pid;
 	int rank;
