@@ -182,6 +182,9 @@ def json_same(cap, tr, tmp):
     write(cap, out, '--format', 'json')
     with open(out, encoding='utf-8') as f:
         j = json.load(f)
+    write(cap, out + '.gz', '--format', 'json')
+    with gzip.open(out + '.gz', 'rt', encoding='utf-8') as f:
+        check(json.load(f) == j, f'{cap}: gzipped JSON differs from the JSON')
     procs, threads, got, counters = {}, {}, collections.Counter(), collections.Counter()
     for e in j['traceEvents']:
         if e['ph'] == 'M' and e['name'] == 'process_name':
