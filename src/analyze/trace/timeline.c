@@ -183,10 +183,9 @@ static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl
 	for (size_t l = 0; l < pl->n_lines && rc == TP_OK; l++) {
 		const struct tp_line *ln = &pl->lines[l];
 
-		if (ln->n_events == ln->n_aggregated) {
-			t->st->aggregated += ln->n_aggregated;
+		t->st->aggregated += ln->n_aggregated; /* no time: not written */
+		if (ln->n_events == ln->n_aggregated)
 			continue; /* nothing on the timeline */
-		}
 		t->ln = ln;
 		t->scopes_on = !t->opts->no_derived && is_scope_source(pl, ln);
 		if (t->scopes_on) {
