@@ -193,6 +193,9 @@ static int write_trace(const struct tp_common_opts *o, struct tp_trace_opts *t)
 				st.slices, st.instants, st.tracks, st.overlap_tracks,
 				st.scope_slices, st.counter_points, st.peaks, st.bytes,
 				t->gzip ? " before gzip" : "");
+		if (code == TP_EXIT_OK && !o->quiet && st.aggregated)
+			fprintf(stderr, "tpuprof: note: %" PRIu64 " aggregated events (no time, only a count) are not on the timeline\n",
+				st.aggregated);
 	}
 	tp_capture_release(&cap);
 	return code;
