@@ -2,8 +2,8 @@
  * trace_dump.c - the trace test's own reader of a Perfetto trace (plain
  * or gzip): decodes it with protobuf-c code generated from
  * tests/trace/perfetto_subset.proto (not with tpuprof's encoder), checks
- * the rules of trace-facts §5 (sequence id and flags, interned ids defined
- * before use, tracks declared before use, unique uuids, BEGIN/END paired
+ * the rules of trace-facts §5 (only fields of the subset, sequence id and
+ * flags, interned ids defined before use, tracks declared before use, unique uuids, BEGIN/END paired
  * and nested per track in time order, counter tracks holding counters
  * only) and prints every track, slice, instant and counter value as one
  * JSON document on stdout for tests/trace/check_trace.py.
@@ -289,6 +289,14 @@ int main(int argc, char **argv)
 			fail("packet %zu without a trusted_packet_sequence_id", i);
 		if (i == 0 && (p->sequence_flags & 1) == 0)
 			fail("first packet without SEQ_INCREMENTAL_STATE_CLEARED");
+		if (p->base.n_unknown_fields ||
+		    (p->track_event && p->track_event->base.n_unknown_fields) ||
+		    (p->track_descriptor && p->track_descriptor->base.n_unknown_fields) ||
+		    (p->interned_data && p->interned_data->base.n_unknown_fields))
+			fail("packet %zu has fields the subset does not know", i);
+		for (size_t k = 0; p->track_event && k < p->track_event->n_debug_annotations; k++)
+			if (p->track_event->debug_annotations[k]->base.n_unknown_fields)
+				fail("packet %zu: an annotation has unknown fields", i);
 		if (p->interned_data)
 			read_interned(p->interned_data);
 		if (p->track_descriptor)
