@@ -91,7 +91,7 @@ $(BIN): $(CLI_OBJ) $(LIB)
 $(GEN_BIN): $(GEN_SRC) $(PROTO_OBJ) $(PROTO_H)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/gen $(GEN_SRC) $(PROTO_OBJ) $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
+$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h tests/hlo_build.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LIBS) -o $@
 
@@ -106,11 +106,18 @@ unit: $(TEST_BIN)
 golden: $(BIN)
 	TPUPROF=$(BIN) TEST_WRAP="$(TEST_WRAP)" sh tests/golden.sh
 
+# Last users and chains checked against the HLO by an independent walk.
+WHY_CAPTURES := $(addprefix ../shared/captures/,tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb \
+	gpu-mi300x-jax-attention/tw003.xplane.pb gpu-mi300x-jax-elementwise/tw003.xplane.pb \
+	gpu-mi300x-jax-gemm/tw003.xplane.pb gpu-mi300x8-jax-conv3d/tw003.xplane.pb) \
+	testdata/small.xplane.pb testdata/jit_train_step.hlo_proto.pb testdata/multi-trace.hlo_proto.pb
+
 # Independent cross-checks: a Python reader on the shared captures
 # (../shared/captures) and the generator's ground truth for testdata/.
 reference: $(BIN)
 	python3 tests/reference/compare_info.py $(BIN) ../shared/captures
 	python3 tests/reference/compare_memory.py $(BIN)
+	/usr/bin/python3 tests/reference/memory/why_check.py $(BIN) $(WHY_CAPTURES)
 	python3 tests/compare_summary.py $(BIN)
 
 svg: $(BIN)
