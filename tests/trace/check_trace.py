@@ -16,7 +16,7 @@ reader (trace_dump, protoc-c code from perfetto_subset.proto):
   counter values;
 - hosts share one time base (Task Environment start times), --host,
   --core, --from/--to cut the trace as documented, gzip output works,
-  -o onto a FIFO writes into it.
+  -o onto a FIFO writes into it, a closed pipe is exit 5 with its reason.
 
 usage: check_trace.py TPUPROF TRACE_DUMP
 """
@@ -273,6 +273,17 @@ def fifo_output(cap, tmp):
           f'-o FIFO: exit {rc}, still a FIFO: {stat.S_ISFIFO(os.stat(fifo).st_mode)}, {len(data)} bytes read')
 
 
+def closed_pipe(cap):
+    """A reader that goes away: exit 5 and why (the writer thread's errno)."""
+    p = subprocess.Popen([TPUPROF, 'trace', '-q', cap, '-o', '-'], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.read(10)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    rc = p.wait(timeout=60)
+    check(rc == 5 and 'Broken pipe' in err, f'closed pipe: exit {rc}, {err!r}')
+
+
 def one(cap, tmp, gz=False):
     out = os.path.join(tmp, 'trace.pftrace' + ('.gz' if gz else ''))
     write(cap, out)
@@ -302,6 +313,7 @@ def main():
             if cap == 'testdata/small.xplane.pb':
                 filters(path, tr, tmp)
                 fifo_output(path, tmp)
+                closed_pipe(path)
             if cap == 'testdata/run-3hosts':
                 time_base(path, tr)
                 host_filter(path, tmp)

@@ -1,6 +1,7 @@
 /*
- * trace_out.c - buffered (optionally gzip'd) output, the protobuf encoder
- * and the intern table the trace writers share (trace_out.h).
+ * trace_out.c - the protobuf encoder, the intern table and the fixed
+ * argument cache the trace writers share (trace_out.h; the output is
+ * sink.c).
  */
 #include "trace_out.h"
 
@@ -8,100 +9,6 @@
 #include <string.h>
 
 #include "tpuprof/util.h"
-
-#define SINK_BUF ((size_t)1 << 20)
-
-void tp_sink_init(struct tp_sink *s, FILE *fp, bool gz)
-{
-	memset(s, 0, sizeof(*s));
-	s->fp = fp;
-	s->gz = gz;
-	s->buf = tp_xmalloc(SINK_BUF);
-	if (gz) {
-		s->zbuf = tp_xmalloc(SINK_BUF);
-		/* level 1, as XProf writes its traces: the deflate would
-		 * otherwise cost more than the whole walk (31 = gzip header) */
-		if (deflateInit2(&s->z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-			s->failed = true;
-	}
-}
-
-static void deflate_out(struct tp_sink *s, const uint8_t *p, size_t n, int flush)
-{
-	s->z.next_in = (Bytef *)p;
-	s->z.avail_in = (uInt)n;
-	do {
-		s->z.next_out = s->zbuf;
-		s->z.avail_out = (uInt)SINK_BUF;
-		if (deflate(&s->z, flush) == Z_STREAM_ERROR) {
-			s->failed = true;
-			return;
-		}
-		size_t have = SINK_BUF - s->z.avail_out;
-		if (have && fwrite(s->zbuf, 1, have, s->fp) != have) {
-			s->failed = true;
-			return;
-		}
-	} while (s->z.avail_out == 0 || (flush == Z_FINISH && s->z.avail_in));
-}
-
-static void flush_buf(struct tp_sink *s, int flush)
-{
-	if (!s->failed) {
-		if (s->gz)
-			deflate_out(s, s->buf, s->len, flush);
-		else if (s->len && fwrite(s->buf, 1, s->len, s->fp) != s->len)
-			s->failed = true;
-	}
-	s->len = 0;
-}
-
-void tp_sink_write(struct tp_sink *s, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	s->total += n;
-	if (s->len + n < SINK_BUF) { /* the usual case: a few bytes */
-		if (n)
-			memcpy(s->buf + s->len, p, n);
-		s->len += n;
-		return;
-	}
-	while (n) {
-		size_t room = SINK_BUF - s->len, take = n < room ? n : room;
-
-		memcpy(s->buf + s->len, b, take);
-		s->len += take;
-		b += take;
-		n -= take;
-		if (s->len == SINK_BUF)
-			flush_buf(s, Z_NO_FLUSH);
-	}
-}
-
-void tp_sink_puts(struct tp_sink *s, const char *str)
-{
-	tp_sink_write(s, str, strlen(str));
-}
-
-enum tp_err tp_sink_finish(struct tp_sink *s, struct tp_error *err)
-{
-	flush_buf(s, Z_FINISH);
-	if (!s->failed && fflush(s->fp) != 0)
-		s->failed = true;
-	if (s->failed || ferror(s->fp))
-		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write the trace");
-	return TP_OK;
-}
-
-void tp_sink_release(struct tp_sink *s)
-{
-	if (s->gz)
-		deflateEnd(&s->z);
-	free(s->buf);
-	free(s->zbuf);
-	s->buf = s->zbuf = NULL;
-}
 
 /* ---- protobuf encoding ------------------------------------------------ */
 

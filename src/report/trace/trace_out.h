@@ -12,22 +12,33 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include <zlib.h>
 
 #include "tpuprof/error.h"
 
-/* Buffered bytes to a FILE, deflated as gzip when gz is set. A failed
- * write is remembered (failed) and later writes are dropped. */
+/* Buffered bytes to a FILE, deflated as gzip when gz is set; a second
+ * thread writes full buffers while the next fills (sink.c). A failed
+ * write is remembered and later writes are dropped. Used by one thread. */
+#define SINK_BUFS 4
 struct tp_sink {
 	FILE *fp;
 	bool gz;
-	bool failed;
 	z_stream z;
-	uint8_t *buf, *zbuf;
+	uint8_t *buf;            /* the buffer being filled               */
 	size_t len;
 	uint64_t total;          /* bytes given, before gzip              */
+	uint8_t *bufs[SINK_BUFS], *zbuf;
+	size_t lens[SINK_BUFS];
+	size_t fill, next_out, queued; /* ring: queued buffers after next_out */
+	bool running, done, finishing;
+	bool write_failed;       /* set by the writer; read after a join  */
+	int write_errno;         /* why                                    */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 };
 
 void tp_sink_init(struct tp_sink *s, FILE *fp, bool gz);
