@@ -97,9 +97,9 @@ void tl_line_event(struct tl *t, const struct tp_event *ev)
 	t->w->begin(t->w->ctx, tr->uuid, tl_ns(start), tl_ns(end) - tl_ns(start), &s);
 	push(tr, end);
 	t->st->slices++;
-	if (top && t->scopes_on)
+	if (top && t->derived_on)
 		tl_scopes_event(t, ev, start, end);
-	if (t->scopes_on)
+	if (t->derived_on)
 		tl_peaks_event(t, ev, start);
 }
 

@@ -187,15 +187,15 @@ static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl
 		if (ln->n_events == ln->n_aggregated)
 			continue; /* nothing on the timeline */
 		t->ln = ln;
-		t->scopes_on = !t->opts->no_derived && is_scope_source(pl, ln);
-		if (t->scopes_on) {
+		t->derived_on = !t->opts->no_derived && is_scope_source(pl, ln);
+		if (t->derived_on) {
 			tl_scopes_begin(t);
 			tl_peaks_begin(t);
 		}
 		tl_line_begin(t);
 		rc = tl_write_line(t, err);
 		tl_line_end(t);
-		if (t->scopes_on)
+		if (t->derived_on)
 			tl_scopes_end(t);
 	}
 	return rc;

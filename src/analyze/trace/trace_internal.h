@@ -63,13 +63,14 @@ struct tl {
 	/* arguments of the event being written */
 	struct tp_trace_arg *args;
 	size_t n_args, cap_args;
-	char scratch[64];         /* a formatted argument value           */
-	/* the derived name-scope track of the plane's XLA Ops line */
-	bool scopes_on;
+	char scratch[64];         /* an unknown event's name              */
+	/* the line's derived tracks (XLA Ops, GPU streams): name scopes
+	 * and compiler memory peaks */
+	bool derived_on;
 	uint64_t scope_track;
 	struct tl_scope *scopes;  /* malloc'd stack                       */
 	size_t n_scopes, cap_scopes;
-	struct tp_strpool pool;   /* scope components                     */
+	struct tp_strpool pool;   /* scope parts, HLO texts, unknown names */
 	struct tp_str *parts;     /* malloc'd: scope parts of the plane's
 				   * metadata, then of the current op    */
 	size_t n_parts, n_cached_parts, cap_parts;
