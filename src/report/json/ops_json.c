@@ -7,6 +7,7 @@
 #include "tpuprof/ops_report.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "tpuprof/device_report.h"
 
@@ -37,6 +38,13 @@ static json_t *maybe(bool known, double v)
 	return known ? json_real(v) : json_null();
 }
 
+/* A short constant string, without a jansson value when streaming. */
+static void word(struct tp_jw *w, const char *key, const char *s)
+{
+	if (!tp_jw_put_plain(w, key, s, strlen(s)))
+		tp_jw_put(w, key, json_string(s));
+}
+
 /* The op against its device (docs/devices.md). */
 static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const struct tp_op *o)
 {
@@ -46,13 +54,15 @@ static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const st
 
 	tp_op_work(ops, o, &work);
 	tp_roofline_of(&work, f, &r);
-	tp_jw_put(w, "precision", o->precision == TP_PREC_UNKNOWN ? json_null()
-			: json_string(tp_precision_name(o->precision)));
+	if (o->precision == TP_PREC_UNKNOWN)
+		tp_jw_put(w, "precision", json_null());
+	else
+		word(w, "precision", tp_precision_name(o->precision));
 	tp_jw_put(w, "peak_flops_per_s", tp_figure_json(tp_device_peak_for(f, o->precision)));
 	tp_jw_put(w, "flop_utilization", maybe(r.has_flop_util, r.flop_utilization));
 	tp_jw_put(w, "hbm_bw_utilization", maybe(r.has_hbm_util, r.hbm_utilization));
 	tp_jw_put(w, "arithmetic_intensity", maybe(r.has_intensity, r.intensity));
-	tp_jw_put(w, "bound", json_string(tp_bound_name(r.bound)));
+	word(w, "bound", tp_bound_name(r.bound));
 }
 
 /* A sum of int64 counts, saturated as the counts themselves are. */
