@@ -76,7 +76,21 @@ $(BUILD)/%.o: %.c $(PROTO_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(LIB): $(LIB_OBJ) $(PROTO_OBJ)
+# The HTML page's script and style are real files, compiled in as C
+# (src/report/html/embed.sh; docs/html.md).
+HTML_CSS := $(sort $(wildcard src/report/html/assets/*.css))
+HTML_JS  := $(sort $(wildcard src/report/html/assets/*.js))
+HTML_GEN := $(BUILD)/gen/html_assets.c
+HTML_OBJ := $(BUILD)/gen/html_assets.o
+
+$(HTML_GEN): src/report/html/embed.sh $(HTML_CSS) $(HTML_JS)
+	@mkdir -p $(@D)
+	sh src/report/html/embed.sh $(HTML_CSS) -- $(HTML_JS) > $@.tmp && mv $@.tmp $@
+
+$(HTML_OBJ): $(HTML_GEN)
+	$(CC) $(CPPFLAGS) $(PROTO_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ) $(PROTO_OBJ) $(HTML_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 

@@ -20,7 +20,8 @@
 #include "tpuprof/info.h"
 #include "tpuprof/json_stream.h"
 
-enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON };
+/* HTML: only the commands that write a page take it (include/tpuprof/html.h). */
+enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON, TP_FORMAT_HTML };
 
 /* `tpuprof info`. */
 enum tp_err tp_report_info(FILE *out, enum tp_format fmt,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tpuprof/html.h"
 #include "tpuprof/memory_report.h"
 
 static const char memory_help[] =
@@ -27,7 +28,8 @@ static const char memory_help[] =
 	"the program ever runs.\n"
 	"\n"
 	"options:\n"
-	"  --format text|json     output format (default text)\n"
+	"  --format text|json|html  output format (default text; html: one\n"
+	"                         self-contained page, docs/html.md)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  --host NAME            only this host\n"
 	"  --core CORE            only this core (/device:TPU:0, TPU:0 or 0)\n"
@@ -157,7 +159,9 @@ static int report(const struct tp_common_opts *o, struct tp_capture *cap,
 	if (tp_memory_build(&mem, cap, &a->opt, &a->filter, &err) != TP_OK)
 		return tp_cli_fail(&err);
 	code = tp_output_open(&out, o->output);
-	if (code == TP_EXIT_OK)
+	if (code == TP_EXIT_OK && o->format == TP_FORMAT_HTML)
+		code = tp_output_finish(&out, tp_html_memory(out.fp, cap, &mem, &err), &err);
+	else if (code == TP_EXIT_OK)
 		code = tp_output_finish(&out, tp_report_memory(out.fp, o->format, cap, &mem, &a->text, &err), &err);
 	if (code == TP_EXIT_OK && a->svg)
 		code = write_svg(a->svg, &mem);
@@ -197,4 +201,5 @@ const struct tp_cmd tp_cmd_memory = {
 	.summary = "what holds memory at the peak, per core and program",
 	.help = memory_help,
 	.run = run_memory,
+	.html = true,
 };

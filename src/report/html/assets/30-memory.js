@@ -1,0 +1,608 @@
+/* Memory view: per core and module the heap over program order with the
+ * peak, the tower of buffers live at the peak, the largest buffers' live
+ * ranges, a pinned buffer card, search, and the runtime allocator. */
+
+function bufName(b) {
+	if (b.display_name)
+		return b.display_name;
+	const base = b.instruction || b.defined_by || "buffer " + b.logical_buffer_id;
+	const si = b.shape_index || [];
+	return si.length ? base + "{" + si.join(",") + "}" : base;
+}
+
+function moduleLabel(m) {
+	return m.name + " (" + m.program_id + ")";
+}
+
+/* Modules by peak, largest first; the default is the first. */
+function modulesByPeak(mem) {
+	return (mem.modules || []).map(function (m, i) { return i; }).sort(function (a, b) {
+		return (mem.modules[b].peak_bytes || 0) - (mem.modules[a].peak_bytes || 0);
+	});
+}
+
+/* The module a deep link names: a name or a program id. */
+function findModule(mem, key) {
+	const ms = mem.modules || [];
+	for (let i = 0; i < ms.length; i++)
+		if (ms[i].program_id === key || ms[i].name === key)
+			return i;
+	return -1;
+}
+
+/* A buffer by display name, then instruction, then logical id, searched
+ * in modules by peak (the deep link #buffer=NAME). */
+function findBuffer(mem, name, moduleKey) {
+	const order = modulesByPeak(mem);
+	const want = moduleKey ? findModule(mem, moduleKey) : -1;
+	const tests = [
+		function (b) { return bufName(b) === name; },
+		function (b) { return b.instruction === name; },
+		function (b) { return String(b.logical_buffer_id) === name; },
+	];
+	for (const t of tests)
+		for (const mi of order) {
+			if (want >= 0 && mi !== want)
+				continue;
+			const bs = mem.modules[mi].live_at_peak || [];
+			for (let i = 0; i < bs.length; i++)
+				if (t(bs[i]))
+					return { module: mi, index: i };
+		}
+	return null;
+}
+
+/* The scope depth where the tower's picture splits: walk down while one
+ * child holds nearly all of its parent (as the text report does). */
+function scopeFocusDepth(m) {
+	const sc = m.scopes || [];
+	let depth = 0, path = "";
+	for (;;) {
+		let parent = null, best = null;
+		for (const s of sc) {
+			if (s.path === path)
+				parent = s;
+			if (s.depth === depth + 1 && (path === "" || s.path.startsWith(path + "/")) &&
+			    (!best || s.inclusive_bytes > best.inclusive_bytes))
+				best = s;
+		}
+		if (!parent || !best || best.inclusive_bytes < parent.inclusive_bytes * 0.95)
+			return depth;
+		depth++;
+		path = best.path;
+		if (depth > 32)
+			return depth;
+	}
+}
+
+function scopeGroup(scope, depth) {
+	if (!scope)
+		return "(no scope)";
+	const parts = scope.split("/");
+	return parts.slice(0, Math.min(parts.length, depth + 1)).join("/");
+}
+
+const MemoryView = {
+	state: { core: "", module: -1, colorBy: "category", pinned: null, query: "", hover: null },
+
+	init: function (root, mem) {
+		this.root = root;
+		this.mem = mem;
+		const order = modulesByPeak(mem);
+		this.state.module = order.length ? order[0] : -1;
+		root.appendChild(this.toolbar());
+		this.header = root.appendChild(el("div", { class: "module-head" }));
+		const grid = root.appendChild(el("div", { class: "mem-grid" }));
+		this.charts = grid.appendChild(el("div", { class: "mem-charts" }));
+		const side = grid.appendChild(el("div", { class: "mem-side" }));
+		this.results = side.appendChild(el("div", { class: "search-results" }));
+		this.card = side.appendChild(el("div", { class: "card", id: "buffer-card" }));
+		this.runtime = root.appendChild(el("div", { class: "runtime" }));
+		this.renderModule();
+		this.renderCard();
+		this.renderRuntime();
+	},
+
+	toolbar: function () {
+		const self = this, mem = this.mem;
+		const bar = el("div", { class: "toolbar" });
+		const core = el("select", { id: "mem-core", title: "core" });
+		core.appendChild(el("option", { value: "" }, "all cores"));
+		(mem.cores || []).forEach(function (c) {
+			core.appendChild(el("option", { value: coreKey(c.host, c.plane) }, coreKey(c.host, c.plane)));
+		});
+		core.addEventListener("change", function () {
+			self.state.core = core.value;
+			self.fillModules();
+			const first = self.moduleChoices()[0];
+			if (first !== undefined)
+				self.state.module = first;
+			self.moduleSelect.value = String(self.state.module);
+			self.renderModule();
+			self.renderRuntime();
+		});
+		this.moduleSelect = el("select", { id: "mem-module", title: "module" });
+		this.moduleSelect.addEventListener("change", function () {
+			self.state.module = Number(self.moduleSelect.value);
+			self.renderModule();
+		});
+		const color = el("select", { id: "mem-color", title: "colour the tower by" },
+			el("option", { value: "category" }, "colour by category"),
+			el("option", { value: "scope" }, "colour by scope"));
+		color.addEventListener("change", function () {
+			self.state.colorBy = color.value;
+			self.renderModule();
+		});
+		this.colorSelect = color;
+		const search = el("input", { id: "mem-search", type: "search", placeholder: "search buffers by name or scope", size: 34 });
+		search.addEventListener("input", function () {
+			self.state.query = search.value;
+			self.renderResults();
+			self.highlight();
+		});
+		this.searchInput = search;
+		this.coreSelect = core;
+		this.fillModules();
+		bar.append(el("label", {}, "core ", core), el("label", {}, "module ", this.moduleSelect), color, search);
+		return bar;
+	},
+
+	moduleChoices: function () {
+		const mem = this.mem, key = this.state.core;
+		let ids = null;
+		if (key) {
+			const c = (mem.cores || []).find(function (x) { return coreKey(x.host, x.plane) === key; });
+			ids = new Set(((c && c.programs) || []).map(function (p) { return p.program_id; }));
+		}
+		return modulesByPeak(mem).filter(function (i) {
+			return !ids || ids.has(mem.modules[i].program_id);
+		});
+	},
+
+	fillModules: function () {
+		const s = clear(this.moduleSelect), mem = this.mem;
+		this.moduleChoices().forEach(function (i) {
+			const m = mem.modules[i];
+			s.appendChild(el("option", { value: String(i) },
+				moduleLabel(m) + " — peak " + (m.error ? "n/a" : fmtBytes(m.peak_bytes))));
+		});
+		s.value = String(this.state.module);
+	},
+
+	currentCore: function () {
+		const key = this.state.core, mem = this.mem;
+		if (key)
+			return (mem.cores || []).find(function (c) { return coreKey(c.host, c.plane) === key; });
+		const m = mem.modules[this.state.module];
+		return m && (mem.cores || []).find(function (c) {
+			return (c.programs || []).some(function (p) { return p.program_id === m.program_id; });
+		});
+	},
+
+	selectModule: function (mi) {
+		if (mi === this.state.module)
+			return;
+		if (this.state.core && this.moduleChoices().indexOf(mi) < 0) {
+			this.state.core = "";
+			this.coreSelect.value = "";
+			this.fillModules();
+		}
+		this.state.module = mi;
+		this.moduleSelect.value = String(mi);
+		this.renderModule();
+	},
+
+	renderModule: function () {
+		const m = this.mem.modules[this.state.module];
+		clear(this.header);
+		clear(this.charts);
+		if (!m) {
+			this.header.appendChild(el("p", { class: "muted" }, "No compiled program with a buffer assignment in this capture."));
+			return;
+		}
+		this.header.appendChild(this.moduleFacts(m));
+		if (m.error) {
+			this.charts.appendChild(el("p", { class: "warn" }, "No compiler timeline: " + m.error));
+			return;
+		}
+		this.bands = [];
+		this.charts.appendChild(el("h3", {}, "Heap over program order, and the buffers live at the peak"));
+		this.charts.appendChild(this.heapChart(m));
+		this.readout = this.charts.appendChild(el("div", { class: "readout", id: "heap-readout" },
+			"Point at the curve to read a position; click to keep it."));
+		this.charts.appendChild(this.legend(m));
+		this.charts.appendChild(el("h3", {}, "Live ranges of the largest buffers at the peak"));
+		this.charts.appendChild(this.rangesChart(m));
+		this.highlight();
+	},
+
+	moduleFacts: function (m) {
+		const core = this.currentCore();
+		const facts = el("div", { class: "facts" });
+		function fact(k, v, copy) {
+			facts.appendChild(el("div", { class: "fact" }, el("span", { class: "k" }, k), " ",
+				el("span", { class: "v" }, v), copy !== undefined ? copyButton(String(copy)) : null));
+		}
+		fact("module", moduleLabel(m), m.name);
+		if (!m.error) {
+			fact("peak", fmtBytesExact(m.peak_bytes), m.peak_bytes);
+			fact("at position", m.peak_position + (m.peak_instruction ? " (" + m.peak_instruction + ")" : ""),
+				m.peak_instruction || m.peak_position);
+			fact("padding at peak", fmtBytes(m.padding_bytes));
+			fact("indefinite", fmtBytes(m.indefinite_bytes));
+			if (m.fragmentation !== null && m.fragmentation !== undefined)
+				fact("fragmentation", fmtPct(m.fragmentation));
+		}
+		if (core && core.capacity_bytes) {
+			const peak = Math.max(core.compiler_peak_bytes || 0, core.runtime_peak_bytes || 0);
+			fact("capacity " + coreKey(core.host, core.plane), fmtBytes(core.capacity_bytes) +
+				", " + fmtPct(1 - peak / core.capacity_bytes) + " free at the core's highest peak");
+		}
+		return facts;
+	},
+
+	colorOf: function (b) {
+		if (this.state.colorBy === "scope")
+			return hashColor(scopeGroup(b.scope, this.focus));
+		return categoryColor(b.category);
+	},
+
+	heapChart: function (m) {
+		const self = this;
+		const W = Math.max(720, this.charts.clientWidth || 900), H = 340;
+		const L = 84, T = 16, B = 44, TW = 190, GAP = 36;
+		const pw = W - L - TW - GAP - 12, ph = H - T - B;
+		const heap = m.heap || [];
+		const n = Math.max(2, heap.length);
+		let max = m.peak_bytes || 0, tower = 0;
+		heap.forEach(function (p) { max = Math.max(max, p.bytes); });
+		(m.live_at_peak || []).forEach(function (b) { tower += b.size_bytes; });
+		const yt = byteTicks(Math.max(max, tower), 6);
+		const x = function (i) { return L + (i / (n - 1)) * pw; };
+		const y = function (b) { return T + ph - (b / yt.top) * ph; };
+		this.focus = scopeFocusDepth(m);
+		this.geom = { L: L, pw: pw, n: n, x: x };
+		const s = svg("svg", { width: W, height: H, class: "chart", id: "heap-chart", role: "img" });
+		yt.ticks.forEach(function (t) {
+			s.appendChild(svg("line", { x1: L, x2: L + pw, y1: y(t), y2: y(t), class: "grid" }));
+			s.appendChild(svg("text", { x: L - 6, y: y(t) + 4, class: "tick", "text-anchor": "end", text: yt.label(t) }));
+		});
+		intTicks(n - 1, 8).forEach(function (t) {
+			s.appendChild(svg("line", { x1: x(t), x2: x(t), y1: T + ph, y2: T + ph + 4, class: "axis" }));
+			s.appendChild(svg("text", { x: x(t), y: T + ph + 16, class: "tick", "text-anchor": "middle", text: String(t) }));
+		});
+		s.appendChild(svg("text", { x: L + pw / 2, y: H - 6, class: "axis-title", "text-anchor": "middle",
+			text: "program order (heap-simulator event index)" }));
+		s.appendChild(svg("line", { x1: L, x2: L + pw, y1: T + ph, y2: T + ph, class: "axis" }));
+		s.appendChild(svg("line", { x1: L, x2: L, y1: T, y2: T + ph, class: "axis" }));
+		function stepPath(key) {
+			let d = "";
+			heap.forEach(function (p, i) {
+				d += (i ? "H" + x(i).toFixed(1) + "V" : "M" + x(0).toFixed(1) + ",") + y(p[key]).toFixed(1);
+			});
+			return d;
+		}
+		if (heap.length) {
+			s.appendChild(svg("path", { d: stepPath("bytes") + "V" + y(0) + "H" + x(0) + "Z", class: "heap-area" }));
+			s.appendChild(svg("path", { d: stepPath("unpadded_bytes"), class: "heap-unpadded" }));
+			s.appendChild(svg("path", { d: stepPath("bytes"), class: "heap-line", id: "heap-curve" }));
+			const pi = Math.min(heap.length - 1, m.peak_position + 1);
+			const px = x(pi), py = y(m.peak_bytes);
+			s.appendChild(svg("line", { x1: px, x2: px, y1: T, y2: T + ph, class: "peak-line", id: "peak-marker" }));
+			s.appendChild(svg("circle", { cx: px, cy: py, r: 4, class: "peak-dot" }));
+			const label = "peak " + fmtBytes(m.peak_bytes) + " at " + m.peak_position;
+			const right = px < L + pw * 0.6;
+			s.appendChild(svg("text", { x: right ? px + 8 : px - 8, y: Math.max(T + 12, py - 8), class: "peak-label",
+				"text-anchor": right ? "start" : "end", text: label }));
+		} else {
+			s.appendChild(svg("text", { x: L + pw / 2, y: T + ph / 2, "text-anchor": "middle", class: "muted",
+				text: "no heap-simulator trace: the tower shows the buffers that live for the whole program" }));
+		}
+		const guide = s.appendChild(svg("line", { x1: 0, x2: 0, y1: T, y2: T + ph, class: "guide", visibility: "hidden" }));
+		const hit = svg("rect", { x: L, y: T, width: pw, height: ph, class: "hit" });
+		let pinned = false;
+		function at(ev) {
+			const r = s.getBoundingClientRect();
+			return Math.max(0, Math.min(heap.length - 1, Math.round((ev.clientX - r.left - L) / pw * (n - 1))));
+		}
+		function show(i) {
+			const p = heap[i];
+			if (!p)
+				return;
+			guide.setAttribute("x1", x(i));
+			guide.setAttribute("x2", x(i));
+			guide.setAttribute("visibility", "visible");
+			clear(self.readout).append("position " + i + ": " + fmtBytesExact(p.bytes) + " (unpadded " +
+				fmtBytes(p.unpadded_bytes) + ") before " + (p.instruction || "the end"), " ",
+				copyButton(p.instruction || "", "copy the instruction"));
+		}
+		hit.addEventListener("mousemove", function (ev) { if (!pinned) show(at(ev)); });
+		hit.addEventListener("click", function (ev) { pinned = !pinned; show(at(ev)); });
+		if (heap.length)
+			s.appendChild(hit);
+		this.drawTower(s, m, L + pw + GAP, TW - 10, y);
+		return s;
+	},
+
+	drawTower: function (s, m, x0, w, y) {
+		const self = this;
+		let base = 0;
+		s.appendChild(svg("text", { x: x0 + w / 2, y: 12, "text-anchor": "middle", class: "axis-title", text: "at the peak" }));
+		(m.live_at_peak || []).forEach(function (b, i) {
+			const y1 = y(base), y2 = y(base + b.size_bytes);
+			base += b.size_bytes;
+			const h = Math.max(0.5, y1 - y2);
+			const g = svg("g", { class: "band", "data-index": i, "data-name": bufName(b) });
+			g.appendChild(svg("rect", { x: x0, y: y2, width: w, height: h, fill: self.colorOf(b) },
+				svg("title", { text: bufName(b) + " " + ((b.shape && b.shape.text) || "") + " " + fmtBytes(b.size_bytes) })));
+			if (h >= 13) {
+				const label = bufName(b) + " " + fmtBytes(b.size_bytes);
+				g.appendChild(svg("text", { x: x0 + 4, y: y2 + h / 2 + 4, class: "band-label",
+					text: label.length > w / 6.2 ? label.slice(0, Math.floor(w / 6.2) - 1) + "…" : label }));
+			}
+			g.addEventListener("click", function () { self.pin(self.state.module, i); });
+			s.appendChild(g);
+		});
+		this.tower = s;
+	},
+
+	legend: function (m) {
+		const groups = new Map(), self = this;
+		(m.live_at_peak || []).forEach(function (b) {
+			const k = self.state.colorBy === "scope" ? scopeGroup(b.scope, self.focus) : b.category || "?";
+			groups.set(k, (groups.get(k) || 0) + b.size_bytes);
+		});
+		const div = el("div", { class: "legend" });
+		Array.from(groups.entries()).sort(function (a, b) { return b[1] - a[1]; }).slice(0, 14).forEach(function (e) {
+			const c = self.state.colorBy === "scope" ? hashColor(e[0]) : categoryColor(e[0]);
+			div.appendChild(el("span", { class: "chip" }, el("i", { style: "background:" + c }), e[0] + " " + fmtBytes(e[1])));
+		});
+		return div;
+	},
+
+	rangesChart: function (m) {
+		const self = this, g = this.geom;
+		const bs = (m.live_at_peak || []).map(function (b, i) { return { b: b, i: i }; })
+			.sort(function (a, b) { return b.b.size_bytes - a.b.size_bytes || a.i - b.i; }).slice(0, 30);
+		const RH = 18, T = 6, W = g.L + g.pw + 240;
+		const H = T + bs.length * RH + 24;
+		const s = svg("svg", { width: W, height: H, class: "chart", id: "ranges-chart" });
+		const heapN = (m.heap || []).length;
+		const pos = function (p) { return heapN ? g.x(Math.min(g.n - 1, p)) : g.L; };
+		bs.forEach(function (e, r) {
+			const b = e.b;
+			const yy = T + r * RH;
+			const x1 = b.indefinite || b.live_start === null ? g.L : pos(b.live_start);
+			const x2 = b.indefinite || b.live_end === null ? g.L + g.pw : pos(b.live_end + 1);
+			const grp = svg("g", { class: "range", "data-index": e.i, "data-name": bufName(b) });
+			grp.appendChild(svg("rect", { x: x1, y: yy + 3, width: Math.max(2, x2 - x1), height: RH - 7,
+				fill: self.colorOf(b), class: b.indefinite ? "indefinite" : "" },
+				svg("title", { text: bufName(b) + ": " + (b.indefinite ? "whole program" : b.live_start + "–" + b.live_end) })));
+			const label = bufName(b) + "  " + fmtBytes(b.size_bytes);
+			const after = x2 + 6 + label.length * 6.4 < W;
+			grp.appendChild(svg("text", { x: after ? x2 + 6 : x1 - 6, y: yy + RH - 5, class: "range-label",
+				"text-anchor": after ? "start" : "end", text: label }));
+			grp.addEventListener("click", function () { self.pin(self.state.module, e.i); });
+			s.appendChild(grp);
+		});
+		if (heapN) {
+			const px = g.x(Math.min(heapN - 1, m.peak_position + 1));
+			s.appendChild(svg("line", { x1: px, x2: px, y1: 0, y2: H - 20, class: "peak-line" }));
+		}
+		intTicks(g.n - 1, 8).forEach(function (t) {
+			s.appendChild(svg("text", { x: g.x(t), y: H - 6, class: "tick", "text-anchor": "middle", text: String(t) }));
+		});
+		return s;
+	},
+
+	pin: function (mi, index) {
+		this.selectModule(mi);
+		this.state.pinned = { module: mi, index: index };
+		this.renderCard();
+		this.highlight();
+	},
+
+	highlight: function () {
+		const q = this.state.query.trim().toLowerCase();
+		const m = this.mem.modules[this.state.module];
+		const pin = this.state.pinned;
+		const bs = (m && m.live_at_peak) || [];
+		this.root.querySelectorAll(".band, .range").forEach(function (g) {
+			const b = bs[Number(g.getAttribute("data-index"))];
+			const match = !q || (b && (bufName(b).toLowerCase().includes(q) || (b.scope || "").toLowerCase().includes(q)));
+			g.classList.toggle("dim", !match);
+			g.classList.toggle("pinned", !!(pin && pin.module === MemoryView.state.module &&
+				pin.index === Number(g.getAttribute("data-index"))));
+		});
+	},
+
+	renderResults: function () {
+		const self = this, q = this.state.query.trim().toLowerCase();
+		clear(this.results);
+		if (!q)
+			return;
+		const hits = [];
+		(this.mem.modules || []).forEach(function (m, mi) {
+			(m.live_at_peak || []).forEach(function (b, i) {
+				if (bufName(b).toLowerCase().includes(q) || (b.scope || "").toLowerCase().includes(q))
+					hits.push({ m: m, mi: mi, b: b, i: i });
+			});
+		});
+		hits.sort(function (a, b) { return b.b.size_bytes - a.b.size_bytes; });
+		this.results.appendChild(el("div", { class: "muted" }, hits.length + " buffer(s) at a peak match"));
+		const list = el("ul", { class: "hits" });
+		hits.slice(0, 100).forEach(function (h) {
+			list.appendChild(el("li", { onclick: function () { self.pin(h.mi, h.i); } },
+				el("b", {}, bufName(h.b)), " ", fmtBytes(h.b.size_bytes), " ",
+				el("span", { class: "muted" }, h.m.name)));
+		});
+		this.results.appendChild(list);
+	},
+
+	renderCard: function () {
+		const c = clear(this.card), p = this.state.pinned;
+		if (!p) {
+			c.appendChild(el("p", { class: "muted" }, "Click a buffer in the tower or the live ranges to pin its card here; it stays until you click another."));
+			return;
+		}
+		const m = this.mem.modules[p.module], b = m.live_at_peak[p.index];
+		c.appendChild(el("h3", { class: "card-title" }, bufName(b)));
+		const dl = el("dl", { class: "fields" });
+		function field(k, v, copy) {
+			if (v === null || v === undefined || v === "")
+				return;
+			dl.appendChild(el("dt", {}, k));
+			dl.appendChild(el("dd", { "data-field": k }, el("span", { class: "val" }, v),
+				copyButton(String(copy === undefined ? v : copy), "copy " + k)));
+		}
+		const sh = b.shape || {};
+		const lay = sh.layout;
+		field("name", bufName(b));
+		field("module", moduleLabel(m), m.name);
+		field("shape", sh.text);
+		if (sh.dimensions)
+			field("dimensions", sh.element_type + "[" + sh.dimensions.join(",") + "]");
+		if (lay) {
+			field("layout", "{" + (lay.minor_to_major || []).join(",") + "}" +
+				((lay.tiles || []).length ? " tiles " + lay.tiles.map(function (t) { return "T(" + t.join(",") + ")"; }).join("") : ""));
+		}
+		field("size", fmtBytesExact(b.size_bytes), b.size_bytes);
+		field("unpadded", fmtBytesExact(b.unpadded_bytes), b.unpadded_bytes);
+		field("padding", fmtBytesExact(b.padding_bytes), b.padding_bytes);
+		field("category", b.category + (b.indefinite ? " (lives for the whole program)" : ""), b.category);
+		field("scope", b.scope);
+		field("source", sourceText(b.source));
+		field("live range", b.indefinite || b.live_start === null ? "whole program" :
+			b.live_start + " – " + b.live_end + " (" + (b.live_end - b.live_start) + " positions)",
+			b.indefinite ? "whole program" : b.live_start + "-" + b.live_end);
+		field("defined by", b.defined_by ? b.defined_by + (b.opcode ? " (" + b.opcode + ")" : "") : null, b.defined_by);
+		field("freed by", b.freed_by);
+		field("allocation", b.allocation !== undefined ? "#" + b.allocation + " offset " + fmtInt(b.offset) : null,
+			b.allocation + ":" + b.offset);
+		field("logical buffer", b.logical_buffer_id + (b.canonical_buffer_id !== b.logical_buffer_id ?
+			" (memory of " + b.canonical_buffer_id + ")" : ""), b.logical_buffer_id);
+		c.appendChild(dl);
+		c.appendChild(this.whyLive(b, m));
+		c.appendChild(el("div", { class: "card-link" }, "link ",
+			copyButton(linkTo({ buffer: bufName(b), module: m.program_id }), "copy a link to this card")));
+	},
+
+	/* "What keeps it live": the why_live object when the capture's JSON
+	 * has it (docs/json.md), else the live range and the freeing
+	 * instruction. */
+	whyLive: function (b, m) {
+		const box = el("div", { class: "why", id: "why-live" }, el("h4", {}, "What keeps it live"));
+		const w = b.why_live;
+		if (!w) {
+			let t;
+			if (b.indefinite || b.live_start === null)
+				t = "It lives for the whole program (" + (b.category || "indefinite") + "): the peak cannot free it.";
+			else
+				t = "Allocated at position " + b.live_start + (b.defined_by ? " by " + b.defined_by : "") +
+					", live across the peak at " + m.peak_position + ", freed at " + b.live_end +
+					(b.freed_by ? " while " + b.freed_by + " runs" : "") + ".";
+			box.appendChild(el("p", {}, t));
+			return box;
+		}
+		const dl = el("dl", { class: "fields" });
+		function field(k, v) {
+			if (v === null || v === undefined || v === "")
+				return;
+			dl.appendChild(el("dt", {}, k));
+			dl.appendChild(el("dd", { "data-field": k }, el("span", { class: "val" }, String(v)), copyButton(String(v))));
+		}
+		field("kind", w.kind);
+		field("last user", w.last_user);
+		field("at position", w.last_user_position);
+		field("its scope", w.last_user_scope);
+		field("its source", w.last_user_source);
+		field("waits", w.wait_positions === null || w.wait_positions === undefined ? null : w.wait_positions + " positions");
+		field("note", w.note);
+		box.appendChild(dl);
+		if (w.chain && w.chain.length) {
+			box.appendChild(el("div", { class: "muted" }, "chain from the definition to the last user"));
+			box.appendChild(el("ol", { class: "chain" }, w.chain.map(function (n) { return el("li", {}, n); })));
+			box.appendChild(copyButton(w.chain.join(" -> "), "copy the chain"));
+		}
+		return box;
+	},
+
+	renderRuntime: function () {
+		const r = clear(this.runtime), mem = this.mem;
+		const rts = mem.runtime || [];
+		r.appendChild(el("h3", {}, "Runtime allocator: bytes in use over time, per device"));
+		if (!rts.length) {
+			r.appendChild(el("p", { class: "muted" }, "No MemoryAllocation events in this capture."));
+			return;
+		}
+		const core = this.state.core ? this.currentCore() : null;
+		const users = {};
+		(mem.cores || []).forEach(function (c) {
+			if (c.runtime_memory_id)
+				(users[c.host + "\u0000" + c.runtime_memory_id] = users[c.host + "\u0000" + c.runtime_memory_id] || []).push(shortPlane(c.plane));
+		});
+		const list = rts.slice().sort(function (a, b) {
+			const am = core && a.host === core.host && a.memory_id === core.runtime_memory_id;
+			const bm = core && b.host === core.host && b.memory_id === core.runtime_memory_id;
+			return (bm ? 1 : 0) - (am ? 1 : 0);
+		});
+		const self = this;
+		list.forEach(function (rt) {
+			const who = users[rt.host + "\u0000" + rt.memory_id];
+			r.appendChild(el("div", { class: "rt-title" }, rt.host + " memory " + rt.memory_id +
+				(who ? " (" + who.join(", ") + ")" : "") + ": peak " + fmtBytes(rt.peak_bytes) +
+				" (heap " + fmtBytes(rt.peak_heap_bytes) + ", stack " + fmtBytes(rt.peak_stack_bytes) + ") in step " +
+				rt.peak_step + "; " + fmtInt(rt.allocations) + " allocations; capacity " + fmtBytes(rt.capacity_bytes)));
+			r.appendChild(self.runtimeChart(rt));
+		});
+	},
+
+	runtimeChart: function (rt) {
+		const tl = rt.timeline || [];
+		const W = Math.max(720, this.runtime.clientWidth || 900), H = 170, L = 84, T = 10, B = 34;
+		const pw = W - L - 20, ph = H - T - B;
+		const s = svg("svg", { width: W, height: H, class: "chart runtime-chart" });
+		if (!tl.length)
+			return s;
+		const t0 = tl[0].time_ps, span = Math.max(1, tl[tl.length - 1].time_ps - t0);
+		let max = rt.peak_bytes || 0;
+		tl.forEach(function (p) { max = Math.max(max, p.heap_bytes + p.stack_bytes); });
+		const yt = byteTicks(max, 4), xt = timeTicks(span, 8);
+		const x = function (t) { return L + (t - t0) / span * pw; };
+		const y = function (b) { return T + ph - b / yt.top * ph; };
+		yt.ticks.forEach(function (t) {
+			s.appendChild(svg("line", { x1: L, x2: L + pw, y1: y(t), y2: y(t), class: "grid" }));
+			s.appendChild(svg("text", { x: L - 6, y: y(t) + 4, class: "tick", "text-anchor": "end", text: yt.label(t) }));
+		});
+		xt.ticks.forEach(function (t) {
+			s.appendChild(svg("text", { x: x(t0 + t), y: T + ph + 16, class: "tick", "text-anchor": "middle", text: xt.label(t) }));
+		});
+		s.appendChild(svg("text", { x: L + pw / 2, y: H - 4, class: "axis-title", "text-anchor": "middle", text: "time since the first allocator event" }));
+		/* at most one point per pixel column: the largest */
+		let d = "", col = -1, colMax = 0, last = 0;
+		tl.forEach(function (p, i) {
+			const px = Math.round(x(p.time_ps)), v = p.heap_bytes + p.stack_bytes;
+			if (px !== col) {
+				if (col >= 0)
+					d += "H" + col + "V" + y(colMax).toFixed(1);
+				col = px;
+				colMax = v;
+				if (i === 0)
+					d = "M" + px + "," + y(v).toFixed(1);
+			} else {
+				colMax = Math.max(colMax, v);
+			}
+			last = v;
+		});
+		d += "H" + col + "V" + y(Math.max(colMax, last)).toFixed(1) + "H" + (L + pw);
+		s.appendChild(svg("path", { d: d, class: "runtime-line" }));
+		s.appendChild(svg("line", { x1: L, x2: L + pw, y1: T + ph, y2: T + ph, class: "axis" }));
+		if (rt.peak_time_ps !== null && rt.peak_time_ps !== undefined) {
+			const px = x(rt.peak_time_ps);
+			s.appendChild(svg("line", { x1: px, x2: px, y1: T, y2: T + ph, class: "peak-line" }));
+			s.appendChild(svg("text", { x: px + (px < L + pw * 0.7 ? 6 : -6), y: T + 12, class: "peak-label",
+				"text-anchor": px < L + pw * 0.7 ? "start" : "end", text: "peak " + fmtBytes(rt.peak_bytes) }));
+		}
+		return s;
+	},
+};

@@ -1,0 +1,1 @@
+const DiffView = { init: function (root) { root.appendChild(el("p", {}, "diff")); } };
