@@ -1,7 +1,8 @@
 # tpuprof - a plain Makefile (GNU make).
 #
 #   make                 build build/tpuprof
-#   make check           unit, golden and corrupt-input tests
+#   make check           unit, golden and corrupt-input tests, and the HTML
+#                        page in headless Chromium (make html)
 #   make run             build and run `tpuprof report` on testdata/
 #   make deps            install the Debian packages that are missing
 #   make SANITIZE=address,undefined check
@@ -60,7 +61,7 @@ TEST_SRC := $(wildcard tests/check_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all check unit golden reference svg contract merge-test fetch-tests run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference svg html contract merge-test fetch-tests run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -125,6 +126,11 @@ reference: $(BIN)
 svg: $(BIN)
 	sh tests/svg_test.sh $(BIN)
 
+# `--format html` pages in a headless Chromium (tests/html/): no console
+# error, no request, deep links, every op; screenshots in $(BUILD)/html.
+html: $(BIN) $(GEN_BIN)
+	python3 tests/html/html_test.py $(BIN) $(GEN_BIN) $(BUILD)/html
+
 # Per-host reports merged equal the report over all files.
 merge-test: $(BIN)
 	sh tests/merge_test.sh $(BIN)
@@ -139,7 +145,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg contract merge-test fetch-tests
+	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test fetch-tests
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages tpuprof needs to build and test, and only
 # those that are missing (a no-op when all are present). Runs apt-get as
-# root, or through sudo when not root.
+# root, or through sudo when not root. chromium is for the HTML page tests
+# (make html: the page opened in a real browser, headless).
 #   sh tests/install_deps.sh           install what is missing
 #   sh tests/install_deps.sh --list    print what is missing, install nothing
 #   --bench   also what `make bench` compares against (protoc, python3-
@@ -9,7 +10,8 @@
 #   --fuzz    also clang and its fuzzer runtime, for `make fuzz`
 set -eu
 PACKAGES="gcc make pkg-config protobuf-c-compiler libprotobuf-c-dev \
-libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3 librsvg2-bin"
+libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3 librsvg2-bin \
+chromium"
 list=no
 for arg in "$@"; do
 	case $arg in

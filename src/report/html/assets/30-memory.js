@@ -290,7 +290,8 @@ const MemoryView = {
 			const px = x(pi), py = y(m.peak_bytes);
 			s.appendChild(svg("line", { x1: px, x2: px, y1: T, y2: T + ph, class: "peak-line", id: "peak-marker" }));
 			s.appendChild(svg("circle", { cx: px, cy: py, r: 4, class: "peak-dot" }));
-			const label = "peak " + fmtBytes(m.peak_bytes) + " at " + m.peak_position;
+			const label = "peak " + fmtBytes(m.peak_bytes) + " after event " + m.peak_position +
+				(m.peak_instruction ? " (" + m.peak_instruction + ")" : "");
 			const right = px < L + pw * 0.6;
 			s.appendChild(svg("text", { x: right ? px + 8 : px - 8, y: Math.max(T + 12, py - 8), class: "peak-label",
 				"text-anchor": right ? "start" : "end", text: label }));

@@ -1,0 +1,329 @@
+"""`--format html` in a real headless Chromium (tests/html/cdp.py).
+
+    python3 tests/html/html_test.py TPUPROF GEN_CAPTURE OUTDIR
+
+Writes the pages of report, memory, ops and diff into OUTDIR, then checks
+each the way a person would use it, against the JSON the same build
+writes: no console error, no request beyond the page's own file (the
+browser has no network at all), deep links open what they name, the ops
+table holds every op and its filters and totals are exact, fusions open,
+search finds, and 100,000 ops stay fast. A screenshot of every view is
+kept in OUTDIR.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402
+
+CAPTURES = "../shared/captures"
+TPU4 = CAPTURES + "/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"
+CONV = CAPTURES + "/gpu-mi300x8-jax-conv3d/tw003.xplane.pb"
+
+passed = 0
+failed = 0
+
+
+def check(what, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL html: %s %s" % (what, detail))
+
+
+def run(tpuprof, *args):
+    r = subprocess.run([tpuprof] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise SystemExit("tpuprof %s failed: %s" % (" ".join(args), r.stderr.decode()))
+    return r.stdout
+
+
+def json_of(tpuprof, *args):
+    return json.loads(run(tpuprof, *(list(args) + ["--format", "json", "-q"])))
+
+
+def page(tpuprof, out, name, *args):
+    path = os.path.join(out, name + ".html")
+    run(tpuprof, *(list(args) + ["--format", "html", "-q", "-o", path]))
+    return path
+
+
+def static_checks(path):
+    """Nothing in the page can load anything: no external src/href, no
+    link or import, no url(); the data block cannot end early."""
+    text = open(path, encoding="utf-8").read()
+    name = os.path.basename(path)
+    data = re.search(r'<script type="application/json" id="tp-data">(.*?)</script>', text, re.S)
+    check(name + " has one data block", data is not None)
+    check(name + " data is valid JSON", data is not None and json.loads(data.group(1)) is not None)
+    check(name + " data holds no raw <, > or &", data is not None and not re.search(r"[<>&]", data.group(1)))
+    check(name + " has no <link>, <img>, <iframe> or @import",
+          not re.search(r"<(link|img|iframe|embed|object)\b|@import", text, re.I))
+    check(name + " has no src= or href= to anywhere",
+          not re.search(r"""\b(src|href)\s*=\s*["']?(https?:|//)""", text, re.I))
+    check(name + " has no url(", "url(" not in text.lower())
+    urls = set(re.findall(r"https?://[^\s\"'<>)]*", text))
+    check(name + " names no URL but the SVG namespace", urls <= {"http://www.w3.org/2000/svg"}, str(urls))
+    check(name + " forbids every fetch (CSP default-src 'none')",
+          "default-src 'none'" in text and "connect-src" not in text)
+    return len(text)
+
+
+class Page:
+    def __init__(self, browser, path):
+        self.b = browser
+        self.url = "file://" + os.path.abspath(path)
+        self.name = os.path.basename(path)
+
+    def open(self, fragment=""):
+        self.b.problems.clear()
+        self.b.requests.clear()
+        self.b.open(self.url + ("#" + fragment if fragment else ""))
+        return self
+
+    def clean(self, what):
+        errs = self.b.eval("window.tpErrors")
+        others = [u for u in self.b.requests if u.split("#")[0] != self.url]
+        check("%s %s: no page error" % (self.name, what), errs == [], str(errs))
+        check("%s %s: no console error" % (self.name, what), self.b.problems == [], str(self.b.problems))
+        check("%s %s: no request but the page" % (self.name, what), others == [], str(others))
+
+    def js(self, expr):
+        return self.b.eval(expr)
+
+
+def fmt_int(n):
+    return "{:,}".format(n)
+
+
+def buf_name(b):
+    if b.get("display_name"):
+        return b["display_name"]
+    base = b.get("instruction") or b.get("defined_by") or "buffer %d" % b["logical_buffer_id"]
+    si = b.get("shape_index") or []
+    return base + ("{" + ",".join(map(str, si)) + "}" if si else "")
+
+
+def test_report(b, path, doc, out, prefix):
+    p = Page(b, path)
+    mem, ops = doc["memory"], doc["ops"]
+    n_ops = sum(c["n_ops"] for c in ops["cores"])
+    for view in ("summary", "memory", "scopes", "ops"):
+        p.open("view=" + view)
+        p.clean("view " + view)
+        check("%s view %s shown" % (p.name, view),
+              p.js("!document.getElementById('view-%s').hidden" % view) is True)
+        b.screenshot(os.path.join(out, "%s-%s.png" % (prefix, view)))
+
+    # summary: the same warnings as the JSON (and the text)
+    p.open("view=summary")
+    shown = p.js("Array.from(document.querySelectorAll('#warnings li')).map(e => e.textContent)")
+    check(p.name + " summary warnings", shown == doc["warnings"], "%r != %r" % (shown, doc["warnings"]))
+
+    # the ops table holds every op, and its totals are exact
+    p.open("view=ops")
+    total = p.js("+document.getElementById('ops-count').dataset.total")
+    check(p.name + " ops table holds every op", total == n_ops, "%s != %s" % (total, n_ops))
+    rows_in_dom = p.js("document.querySelectorAll('#ops-table .vt-row').length")
+    check(p.name + " ops table renders only what is in sight", 0 < rows_in_dom <= min(n_ops, 80), str(rows_in_dom))
+    cats = {}
+    for c in ops["cores"]:
+        for o in c["ops"]:
+            cats.setdefault(o["category"] or "", []).append(o)
+    cat = max(cats, key=lambda k: len(cats[k]))
+    p.js("(() => { const s = document.getElementById('ops_category') || OpsView.ops_category; s.value = %s; "
+         "s.dispatchEvent(new Event('change')); })()" % json.dumps(cat))
+    shown = p.js("+document.getElementById('ops-count').dataset.shown")
+    check(p.name + " category filter", shown == len(cats[cat]), "%s: %s != %s" % (cat, shown, len(cats[cat])))
+    occ = p.js("document.getElementById('ops-totals').textContent")
+    want = "count " + fmt_int(sum(o["occurrences"] for o in cats[cat]))
+    check(p.name + " totals of the filtered rows", want in occ, "%r not in %r" % (want, occ))
+    p.js("OpsView.ops_category.value=''; OpsView.ops_category.dispatchEvent(new Event('change'))")
+    p.js("document.querySelector('#ops-table .vt-head [data-key=occurrences]').click()")
+    first = p.js("OpsView.filtered[0].occurrences")
+    most = max(o["occurrences"] for c in ops["cores"] for o in c["ops"])
+    check(p.name + " sorts by count", first == most, "%s != %s" % (first, most))
+    p.js("document.querySelector('#ops-table .vt-head [data-key=name]').click()")
+    names = p.js("OpsView.filtered.slice(0, 5).map(r => r.name)")
+    check(p.name + " sorts by name", names == sorted(names, key=lambda s: s.lower()) or names == sorted(names), str(names))
+
+    # a fusion opens into the instructions fused into it
+    fused = p.js("(() => { const r = OpsView.rows.find(r => r.fused && r.fused.length); if (!r) return null;"
+                 " OpsView.setOp(r.name); const before = OpsView.display.length;"
+                 " document.querySelector('#ops-table .vt-row[data-op] .twisty').click();"
+                 " return [r.name, r.fused.length, before, OpsView.display.length, r.fused[0][0],"
+                 " document.querySelector('#ops-table .vt-row.child') ? document.querySelector('#ops-table .vt-row.child').textContent : ''] })()")
+    if fused:
+        name, n_fused, before, after, first_fused, child_text = fused
+        check(p.name + " fusion opens", after == before + n_fused, str(fused))
+        check(p.name + " fused op listed", first_fused in child_text, str(fused))
+        b.screenshot(os.path.join(out, "%s-ops-fusion.png" % prefix))
+
+    # #op=NAME: the table filtered to that op, on every core it ran
+    big = max((o for c in ops["cores"] for o in c["ops"]), key=lambda o: o["total_ps"])
+    p.open("op=" + big["name"])
+    p.clean("#op")
+    want = sum(1 for c in ops["cores"] for o in c["ops"] if o["name"] == big["name"])
+    check(p.name + " #op shows the ops view", p.js("!document.getElementById('view-ops').hidden") is True)
+    check(p.name + " #op filters to that op", p.js("+document.getElementById('ops-count').dataset.shown") == want)
+    names = p.js("Array.from(document.querySelectorAll('#ops-table .vt-row[data-op]')).map(e => e.dataset.op)")
+    check(p.name + " #op rows are that op", names and set(names) == {big["name"]}, str(names))
+
+    # #buffer=NAME: the card of the largest buffer at the highest peak
+    mods = [m for m in mem["modules"] if not m["error"] and m["live_at_peak"]]
+    if mods:
+        m = max(mods, key=lambda m: m["peak_bytes"])
+        buf = max(m["live_at_peak"], key=lambda x: x["size_bytes"])
+        p.open("buffer=%s&module=%s" % (buf_name(buf), m["program_id"]))
+        p.clean("#buffer")
+        title = p.js("document.querySelector('#buffer-card .card-title').textContent")
+        check(p.name + " #buffer opens its card", title == buf_name(buf), "%r" % title)
+        field = lambda k: p.js("(document.querySelector('#buffer-card dd[data-field=\"%s\"] .val') || {}).textContent" % k)
+        if buf.get("shape"):
+            check(p.name + " card shape", field("shape") == buf["shape"]["text"], field("shape"))
+        check(p.name + " card size", (field("size") or "").startswith(fmt_int(buf["size_bytes"]) + " B"), field("size"))
+        check(p.name + " card scope", field("scope") == (buf["scope"] or None), field("scope"))
+        check(p.name + " card category", (field("category") or "").startswith(buf["category"]), field("category"))
+        n_fields = p.js("document.querySelectorAll('#buffer-card dd').length")
+        n_copy = p.js("document.querySelectorAll('#buffer-card dd button.copy').length")
+        check(p.name + " a copy button per field", n_fields > 5 and n_copy == n_fields, "%s/%s" % (n_copy, n_fields))
+        why = p.js("document.getElementById('why-live').textContent")
+        if buf.get("why_live"):
+            check(p.name + " why_live shown", buf["why_live"]["kind"] in why, why)
+        elif buf.get("freed_by"):
+            check(p.name + " freed_by shown without why_live", buf["freed_by"] in why, why)
+        b.screenshot(os.path.join(out, "%s-card.png" % prefix))
+        # the card stays pinned until another buffer is clicked
+        p.js("document.getElementById('heap-chart').dispatchEvent(new MouseEvent('mousemove', {bubbles: true}))")
+        check(p.name + " card stays on mouse moves",
+              p.js("document.querySelector('#buffer-card .card-title').textContent") == buf_name(buf))
+        other = [i for i, x in enumerate(m["live_at_peak"]) if buf_name(x) != buf_name(buf)]
+        if other:
+            p.js("document.querySelector('#heap-chart .band[data-index=\"%d\"]').dispatchEvent(new MouseEvent('click', {bubbles: true}))" % other[0])
+            check(p.name + " clicking another band pins it",
+                  p.js("document.querySelector('#buffer-card .card-title').textContent") == buf_name(m["live_at_peak"][other[0]]))
+        bands = p.js("document.querySelectorAll('#heap-chart .band').length")
+        check(p.name + " the tower has a band per buffer at the peak", bands == len(m["live_at_peak"]), str(bands))
+        # search by scope finds every buffer at a peak that matches
+        scope_word = next((x["scope"].split("/")[-1] for x in m["live_at_peak"] if x["scope"]), None)
+        if scope_word:
+            q = scope_word.lower()
+            want = sum(1 for mm in mem["modules"] for x in mm["live_at_peak"]
+                       if q in buf_name(x).lower() or q in (x["scope"] or "").lower())
+            p.js("(() => { const i = document.getElementById('mem-search'); i.value = %s; i.dispatchEvent(new Event('input')); })()" % json.dumps(scope_word))
+            got = p.js("document.querySelector('.search-results .muted').textContent")
+            check(p.name + " search by scope", got.startswith("%d buffer(s)" % want), "%r want %d" % (got, want))
+        p.open("view=memory&color=scope&module=" + m["program_id"])
+        p.clean("colour by scope")
+        b.screenshot(os.path.join(out, "%s-memory-by-scope.png" % prefix))
+
+    # #scope=PATH: that scope opened and selected
+    sc = [s for m in mem["modules"] for s in m["scopes"] if s["depth"] >= 2]
+    if sc:
+        s = max(sc, key=lambda s: (s["depth"], s["inclusive_bytes"]))
+        p.open("scope=" + s["path"])
+        p.clean("#scope")
+        sel = p.js("(document.querySelector('#scope-tree .scope-row.selected') || {dataset: {}}).dataset.path")
+        check(p.name + " #scope selects it", sel == s["path"], "%r" % sel)
+        title = p.js("document.querySelector('#scope-detail .card-title').textContent")
+        check(p.name + " #scope detail", title.startswith(s["path"]), title)
+        b.screenshot(os.path.join(out, "%s-scope.png" % prefix))
+
+
+def test_memory_page(b, path, mem, out, prefix):
+    p = Page(b, path)
+    for view in ("summary", "memory", "scopes"):
+        p.open("view=" + view)
+        p.clean("view " + view)
+        b.screenshot(os.path.join(out, "%s-%s.png" % (prefix, view)))
+    check(p.name + " has no ops view", p.js("App.has('ops')") is False)
+    p.open("view=memory")
+    n_rt = p.js("document.querySelectorAll('#view-memory .runtime-chart').length")
+    check(p.name + " a runtime chart per device memory", n_rt == len(mem["runtime"]), "%s != %s" % (n_rt, len(mem["runtime"])))
+    ticks = p.js("Array.from(document.querySelectorAll('#heap-chart .tick')).map(e => e.textContent)")
+    check(p.name + " byte axis has real ticks", any(t.endswith("iB") for t in ticks), str(ticks[:6]))
+
+
+def test_ops_page(b, path, ops, out, prefix, budget_s=None):
+    p = Page(b, path)
+    t0 = time.time()
+    p.open("view=ops")
+    opened = time.time() - t0
+    p.clean("view ops")
+    n_ops = sum(c["n_ops"] for c in ops["cores"])
+    check(p.name + " table holds every op", p.js("+document.getElementById('ops-count').dataset.total") == n_ops)
+    coll = p.js("OpsView.rows.filter(r => r.collective && r.coll).length")
+    want = sum(1 for c in ops["cores"] for o in c["ops"] if o["collective"])
+    check(p.name + " collectives joined", coll == want, "%s != %s" % (coll, want))
+    b.screenshot(os.path.join(out, prefix + "-ops.png"))
+    if budget_s:
+        check("%s opens in under %ss (%.2fs)" % (p.name, budget_s, opened), opened < budget_s)
+        t = p.js("(() => { const t = performance.now(); document.querySelector('#ops-table .vt-head [data-key=name]').click();"
+                 " OpsView.scroller.scrollTop = 22 * 50000; OpsView.paint(); return performance.now() - t; })()")
+        check("%s sorts and scrolls 100,000 rows in under 1.5s (%.0f ms)" % (p.name, t), t < 1500)
+        rows = p.js("document.querySelectorAll('#ops-table .vt-row').length")
+        check(p.name + " keeps under 100 rows in the DOM", 0 < rows < 100, str(rows))
+        p.js("(() => { const i = OpsView.ops_text; i.value = 'fusion'; OpsView.state.text = 'fusion'; OpsView.apply(); })()")
+        want = sum(1 for c in ops["cores"] for o in c["ops"]
+                   if any("fusion" in (o.get(k) or "").lower() for k in ("name", "scope", "category", "source", "module")))
+        check(p.name + " text filter over 100,000 rows",
+              p.js("+document.getElementById('ops-count').dataset.shown") == want)
+
+
+def test_diff(b, path, diff, out):
+    p = Page(b, path)
+    p.open()
+    p.clean("diff")
+    b.screenshot(os.path.join(out, "diff.png"))
+    towers = p.js("document.querySelectorAll('.diff-towers svg').length")
+    check(p.name + " both towers", towers == 2, str(towers))
+    rows = [r for r in diff["sections"]["ops"]["rows"] if r["change"] != "unchanged"]
+    shown = p.js("document.querySelectorAll('#diff-ops tr.row').length")
+    check(p.name + " every changed op", shown == len(rows), "%s != %s" % (shown, len(rows)))
+
+
+def main():
+    tpuprof, gen, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    os.makedirs(out, exist_ok=True)
+    if not cdp.find_chromium():
+        raise SystemExit("html: chromium not found (sh tests/install_deps.sh installs it)")
+    pages = {
+        "report": page(tpuprof, out, "report", "report", "testdata/small.xplane.pb"),
+        "report-tpu": page(tpuprof, out, "report-tpu", "report", TPU4),
+        "memory": page(tpuprof, out, "memory", "memory", CONV),
+        "ops": page(tpuprof, out, "ops", "ops", "testdata/small.xplane.pb"),
+        "diff": page(tpuprof, out, "diff", "diff", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"),
+    }
+    big = os.path.join(out, "ops-100k.xplane.pb")
+    if not os.path.exists(big):
+        subprocess.run([gen, "--cores", "2", "--programs", "10", "--steps", "10", "--instructions", "5000",
+                        "--fusions", "20", "--events-per-line", "60000", "--memory-events", "50", "-o", big],
+                       check=True, stdout=subprocess.DEVNULL)
+    pages["ops-100k"] = page(tpuprof, out, "ops-100k", "ops", big)
+    for name, path in pages.items():
+        size = static_checks(path)
+        if name == "report":
+            check("report page stays small (%d bytes)" % size, size < 400000)
+    b = cdp.Browser()
+    try:
+        test_report(b, pages["report"], json_of(tpuprof, "report", "testdata/small.xplane.pb"), out, "report")
+        test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu")
+        test_memory_page(b, pages["memory"], json_of(tpuprof, "memory", CONV), out, "memory")
+        test_ops_page(b, pages["ops"], json_of(tpuprof, "ops", "testdata/small.xplane.pb"), out, "ops")
+        test_ops_page(b, pages["ops-100k"], json_of(tpuprof, "ops", big), out, "ops-100k", budget_s=15)
+        test_diff(b, pages["diff"], json_of(tpuprof, "diff", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"), out)
+    finally:
+        b.close()
+    print("html: %d passed, %d failed (screenshots in %s)" % (passed, failed, out))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
