@@ -277,6 +277,51 @@ def test_ops_page(b, path, ops, out, prefix, budget_s=None):
               p.js("+document.getElementById('ops-count').dataset.shown") == want)
 
 
+def with_why_live(src, dst):
+    """The report page with the agreed why_live, display_name and
+    peak_by_last_user fields (docs/json.md) put into its data, as a build
+    that reports them writes them: the card must show them."""
+    text = open(src, encoding="utf-8").read()
+    m = re.search(r'(<script type="application/json" id="tp-data">)(.*?)(</script>)', text, re.S)
+    data = json.loads(m.group(2))
+    mem = data["report"]["memory"]
+    mod = max(mem["modules"], key=lambda x: x["peak_bytes"] or 0)
+    buf = max(mod["live_at_peak"], key=lambda x: x["size_bytes"])
+    buf["display_name"] = buf["instruction"] + "{0}"
+    buf["why_live"] = {"kind": "temporary", "last_user": "fusion.99", "last_user_position": 31,
+                       "last_user_scope": "jit(f)/layer_3/<mlp>", "last_user_source": "model.py:12",
+                       "chain": [buf["instruction"], "add.7", "fusion.99"], "wait_positions": 9,
+                       "note": None}
+    mod["peak_by_last_user"] = [{"last_user": "fusion.99", "scope": "jit(f)/layer_3", "position": 31,
+                                 "wait_positions": 9, "bytes": buf["size_bytes"], "buffers": 1}]
+    js = json.dumps(data, separators=(",", ":"))
+    js = js.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    with open(dst, "w", encoding="utf-8") as f:
+        f.write(text[:m.start(2)] + js + text[m.end(2):])
+    return buf, mod
+
+
+def test_why_live(b, src, out):
+    path = os.path.join(out, "report-why-live.html")
+    buf, mod = with_why_live(src, path)
+    p = Page(b, path)
+    p.open("buffer=" + buf["display_name"])
+    p.clean("why_live")
+    title = p.js("document.querySelector('#buffer-card .card-title').textContent")
+    check("why_live: #buffer finds display_name", title == buf["display_name"], title)
+    field = lambda k: p.js("(document.querySelector('#why-live dd[data-field=\"%s\"] .val') || {}).textContent" % k)
+    check("why_live: kind", field("kind") == "temporary", str(field("kind")))
+    check("why_live: last user", field("last user") == "fusion.99", str(field("last user")))
+    check("why_live: at position", field("at position") == "31", str(field("at position")))
+    check("why_live: its scope (escaped in the data)", field("its scope") == "jit(f)/layer_3/<mlp>", str(field("its scope")))
+    check("why_live: waits", field("waits") == "9 positions", str(field("waits")))
+    chain = p.js("Array.from(document.querySelectorAll('#why-live .chain li')).map(e => e.textContent)")
+    check("why_live: chain", chain == buf["why_live"]["chain"], str(chain))
+    rows = p.js("document.querySelectorAll('#last-users tr').length")
+    check("peak_by_last_user table", rows == 2, str(rows))
+    b.screenshot(os.path.join(out, "report-why-live.png"))
+
+
 def test_diff(b, path, diff, out):
     p = Page(b, path)
     p.open()
@@ -315,6 +360,7 @@ def main():
     try:
         test_report(b, pages["report"], json_of(tpuprof, "report", "testdata/small.xplane.pb"), out, "report")
         test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu")
+        test_why_live(b, pages["report"], out)
         test_memory_page(b, pages["memory"], json_of(tpuprof, "memory", CONV), out, "memory")
         test_ops_page(b, pages["ops"], json_of(tpuprof, "ops", "testdata/small.xplane.pb"), out, "ops")
         test_ops_page(b, pages["ops-100k"], json_of(tpuprof, "ops", big), out, "ops-100k", budget_s=15)

@@ -213,7 +213,44 @@ const MemoryView = {
 		this.charts.appendChild(this.legend(m));
 		this.charts.appendChild(el("h3", {}, "Live ranges of the largest buffers at the peak"));
 		this.charts.appendChild(this.rangesChart(m));
+		this.charts.appendChild(this.lastUsers(m));
+		this.charts.appendChild(this.splits(m));
 		this.highlight();
+	},
+
+	/* peak_by_last_user (docs/json.md), when the capture's JSON has it:
+	 * the bytes at the peak grouped by the instruction they wait for. */
+	lastUsers: function (m) {
+		const rows = m.peak_by_last_user || [];
+		const box = el("div", { id: "last-users" });
+		if (!rows.length)
+			return box;
+		box.appendChild(el("h3", {}, "What the peak waits for: bytes at the peak by their last user"));
+		box.appendChild(el("table", { class: "plain" }, el("tr", {},
+			["bytes", "buffers", "last user", "position", "waits", "scope"].map(function (h) { return el("th", {}, h); })),
+			rows.slice(0, 20).map(function (r) {
+				return el("tr", {}, el("td", { class: "num" }, fmtBytes(r.bytes)), el("td", { class: "num" }, fmtInt(r.buffers)),
+					el("td", { class: "mono" }, r.last_user), el("td", { class: "num" }, fmtInt(r.position)),
+					el("td", { class: "num" }, fmtInt(r.wait_positions)), el("td", { class: "muted" }, r.scope || ""));
+			})));
+		return box;
+	},
+
+	/* The what-if estimates: suggestions[] and the --split result. */
+	splits: function (m) {
+		const rows = (m.what_if ? [m.what_if] : []).concat(m.suggestions || []);
+		const box = el("div", { id: "splits" });
+		if (!rows.length)
+			return box;
+		box.appendChild(el("h3", {}, "What if a temporary were split along its leading dimension (estimates)"));
+		box.appendChild(el("table", { class: "plain" }, el("tr", {},
+			["buffer", "split", "new peak", "saved"].map(function (h) { return el("th", {}, h); })),
+			rows.map(function (r, i) {
+				return el("tr", {}, el("td", { class: "mono" }, r.instruction + (i === 0 && m.what_if ? " (--split)" : "")),
+					el("td", { class: "num" }, "÷ " + fmtInt(r.k)), el("td", { class: "num" }, fmtBytes(r.peak_bytes)),
+					el("td", { class: "num" }, fmtBytes(r.saved_bytes)));
+			})));
+		return box;
 	},
 
 	moduleFacts: function (m) {

@@ -89,6 +89,18 @@ const ScopesView = {
 	/* #scope=PATH: open its ancestors, select it, bring it into view. */
 	reveal: function (path) {
 		let p = path;
+		const mem = this.mem;
+		const holds = function (mi) {
+			return ((mem.modules[mi] || {}).scopes || []).some(function (s) { return s.path === path; });
+		};
+		if (mem && this.module !== undefined && !holds(this.module)) {
+			const other = modulesByPeak(mem).find(holds);
+			if (other !== undefined) {
+				this.module = other;
+				document.getElementById("scope-module").value = String(other);
+				this.build();
+			}
+		}
 		if (!this.map.has(path)) {
 			this.selected = path;
 			this.renderDetail();

@@ -9,7 +9,7 @@ const ROW_H = 22;
 const OP_COLUMNS = [
 	{ key: "name", title: "op", w: "minmax(220px,2fr)", str: true },
 	{ key: "module", title: "module", w: "minmax(120px,1fr)", str: true },
-	{ key: "core", title: "core", w: "110px", str: true },
+	{ key: "core", title: "core", w: "minmax(90px,0.7fr)", str: true },
 	{ key: "category", title: "category", w: "minmax(110px,1fr)", str: true },
 	{ key: "occurrences", title: "count", w: "70px", fmt: fmtInt },
 	{ key: "total_ps", title: "total", w: "86px", fmt: fmtPs },
@@ -38,8 +38,10 @@ function opRows(ops, coll, fused) {
 		});
 	});
 	const rows = [];
+	const hosts = new Set(((ops && ops.cores) || []).map(function (c) { return c.host; }));
 	((ops && ops.cores) || []).forEach(function (core) {
-		const ck = coreKey(core.host, core.plane);
+		/* the host only when there are several */
+		const ck = hosts.size > 1 ? coreKey(core.host, core.plane) : shortPlane(core.plane);
 		(core.ops || []).forEach(function (o) {
 			const c = byKey.get(o.program_id + "\u0000" + o.name) || null;
 			const f = fused && o.program_id && fused[o.program_id] ? fused[o.program_id][o.name] : null;
