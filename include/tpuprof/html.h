@@ -48,13 +48,13 @@ enum tp_err tp_html_report(FILE *out, const struct tp_capture *cap,
 /* `memory --format html`: the memory and scopes views. */
 enum tp_err tp_html_memory(FILE *out, const struct tp_capture *cap,
 			   const struct tp_memory *mem, struct tp_error *err);
-/* `ops --format html`: the ops table (collectives joined in) and the
- * scopes view of op time; scopes may be NULL. */
+/* `ops --format html`: the ops table (the collectives of c joined in;
+ * c may be NULL) and the scopes view of op time (scopes may be NULL). */
 enum tp_err tp_html_ops(FILE *out, const struct tp_capture *cap,
-			const struct tp_collectives *c,
+			const struct tp_ops *ops, const struct tp_collectives *c,
 			const struct tp_op_scopes *scopes, struct tp_error *err);
 /* `diff --format html`: the diff document and the report documents of
- * both sides (for their towers), all borrowed. */
+ * both sides (for their towers; either may be NULL), all borrowed. */
 enum tp_err tp_html_diff(FILE *out, json_t *diff, json_t *a, json_t *b,
 			 struct tp_error *err);
 

@@ -4,8 +4,9 @@
  * (format-facts §6, §11.8): bytes in use over absolute time, the peak
  * (heap + stack) and the allocations active at the peak.
  *
- * Ownership: the result owns its malloc'd arrays; string slices borrow the
- * capture's bytes, so the capture must outlive it.
+ * Ownership: the result owns its malloc'd arrays and the pool that holds
+ * its snapshots' strings (copied, so the capture's pages can go once the
+ * analysis has read them); it borrows only host indexes.
  */
 #ifndef TPUPROF_MEMORY_RUNTIME_H
 #define TPUPROF_MEMORY_RUNTIME_H
@@ -15,6 +16,7 @@
 #include <stdint.h>
 
 #include "tpuprof/capture.h"
+#include "tpuprof/strpool.h"
 
 struct tp_mem_snapshot {
 	int64_t time_ps;          /* absolute (line timestamp + offset)      */
@@ -27,7 +29,7 @@ struct tp_mem_snapshot {
 	uint64_t address;
 	int64_t step;             /* group_id; -1 when none, then fixed up   */
 	int64_t data_type;        /* TF DataType number                      */
-	struct tp_str tf_op, region, shape; /* borrowed                     */
+	struct tp_str tf_op, region, shape; /* pooled (tp_mem_runtime.pool) */
 	size_t seq;               /* order met in the capture                 */
 };
 
@@ -58,6 +60,7 @@ struct tp_mem_device {
 struct tp_mem_runtime {
 	struct tp_mem_device *devices; /* malloc'd, by host then memory id   */
 	size_t n_devices, cap_devices;
+	struct tp_strpool pool;        /* the snapshots' strings             */
 };
 
 /* Walks /host:CPU of every host. */

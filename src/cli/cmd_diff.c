@@ -7,8 +7,7 @@
  */
 #include "cli.h"
 
-#include "tpuprof/diff.h"
-#include "tpuprof/html.h"
+#include "tpuprof/diff_report.h"
 #include "tpuprof/report_doc.h"
 
 #include <errno.h>
@@ -109,10 +108,9 @@ static int run_diff(int argc, char **argv)
 	}
 	d = tp_diff_reports(a, b, o.captures[0], o.captures[1]);
 	code = tp_output_open(&out, o.output);
-	if (code == TP_EXIT_OK && o.format == TP_FORMAT_HTML)
-		code = tp_output_finish(&out, tp_html_diff(out.fp, d, a, b, &err), &err);
-	else if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_diff_write(out.fp, o.format, d, limit, &err), &err);
+	if (code == TP_EXIT_OK)
+		code = tp_output_finish(&out, tp_diff_write_sides(out.fp, o.format, d, a, b, limit, &err),
+					&err);
 	json_decref(a);
 	json_decref(b);
 	json_decref(d);

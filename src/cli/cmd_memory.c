@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/html.h"
 #include "tpuprof/memory_report.h"
 
 static const char memory_help[] =
@@ -159,9 +158,7 @@ static int report(const struct tp_common_opts *o, struct tp_capture *cap,
 	if (tp_memory_build(&mem, cap, &a->opt, &a->filter, &err) != TP_OK)
 		return tp_cli_fail(&err);
 	code = tp_output_open(&out, o->output);
-	if (code == TP_EXIT_OK && o->format == TP_FORMAT_HTML)
-		code = tp_output_finish(&out, tp_html_memory(out.fp, cap, &mem, &err), &err);
-	else if (code == TP_EXIT_OK)
+	if (code == TP_EXIT_OK)
 		code = tp_output_finish(&out, tp_report_memory(out.fp, o->format, cap, &mem, &a->text, &err), &err);
 	if (code == TP_EXIT_OK && a->svg)
 		code = write_svg(a->svg, &mem);

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/html.h"
 #include "tpuprof/ops_report.h"
 
 static const char ops_help[] =
@@ -131,8 +130,11 @@ static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
 {
 	struct ops_run *r = ctx;
 
-	if (r->html)
-		return tp_html_ops(out, cap, &r->coll, &r->scopes, err);
+	if (r->html) {
+		struct tp_ops_view page = { .scopes = &r->scopes, .coll = &r->coll };
+
+		return tp_report_ops(out, fmt, cap, &r->coll.ops, &page, err);
+	}
 	return tp_report_ops(out, fmt, cap, &r->ops, &r->a.view, err);
 }
 

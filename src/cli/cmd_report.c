@@ -5,7 +5,6 @@
  */
 #include "cli.h"
 
-#include "tpuprof/html.h"
 #include "tpuprof/report_doc.h"
 
 static const char report_help[] =
@@ -73,8 +72,6 @@ static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err
 static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
 			 const struct tp_capture *cap, struct tp_error *err)
 {
-	if (fmt == TP_FORMAT_HTML)
-		return tp_html_report(out, cap, &((struct report_run *)ctx)->r, err);
 	return tp_report_write(out, fmt, cap, &((struct report_run *)ctx)->r, err);
 }
 

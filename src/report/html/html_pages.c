@@ -60,7 +60,7 @@ enum tp_err tp_html_memory(FILE *out, const struct tp_capture *cap,
 }
 
 enum tp_err tp_html_ops(FILE *out, const struct tp_capture *cap,
-			const struct tp_collectives *c,
+			const struct tp_ops *ops, const struct tp_collectives *c,
 			const struct tp_op_scopes *scopes, struct tp_error *err)
 {
 	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL };
@@ -70,17 +70,19 @@ enum tp_err tp_html_ops(FILE *out, const struct tp_capture *cap,
 	struct tp_jw w;
 
 	tp_jw_init(&w, NULL);
-	tp_ops_json(&w, NULL, cap, &c->ops, &all);
+	tp_ops_json(&w, NULL, cap, ops, &all);
 	put_tree(d, "ops", &w);
 	if (scopes) {
 		tp_jw_init(&w, NULL);
-		tp_ops_json(&w, NULL, cap, &c->ops, &by_scope);
+		tp_ops_json(&w, NULL, cap, ops, &by_scope);
 		put_tree(d, "op_scopes", &w);
 	}
-	tp_jw_init(&w, NULL);
-	tp_collectives_json(&w, NULL, cap, c);
-	put_tree(d, "collectives", &w);
-	json_object_set_new(d, "fused", tp_html_fused_ops(&c->ops));
+	if (c) {
+		tp_jw_init(&w, NULL);
+		tp_collectives_json(&w, NULL, cap, c);
+		put_tree(d, "collectives", &w);
+	}
+	json_object_set_new(d, "fused", tp_html_fused_ops(ops));
 	return finish(out, "tpuprof ops", d, err);
 }
 
@@ -91,7 +93,9 @@ enum tp_err tp_html_diff(FILE *out, json_t *diff, json_t *a, json_t *b,
 
 	json_object_set(d, "diff", diff);
 	/* the towers need only each side's memory document */
-	json_object_set(d, "memory_a", json_object_get(a, "memory"));
-	json_object_set(d, "memory_b", json_object_get(b, "memory"));
+	if (a && json_object_get(a, "memory"))
+		json_object_set(d, "memory_a", json_object_get(a, "memory"));
+	if (b && json_object_get(b, "memory"))
+		json_object_set(d, "memory_b", json_object_get(b, "memory"));
 	return finish(out, "tpuprof diff", d, err);
 }
