@@ -165,9 +165,14 @@ class Browser:
         """Two animation frames: what the page drew is on screen."""
         self.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
-    def screenshot(self, path):
+    def screenshot(self, path, scale=None):
+        """The viewport as PNG; with scale, reduced (the pictures in docs/)."""
         self.settle()
-        png = self.send("Page.captureScreenshot", format="png")["data"]
+        params = {"format": "png"}
+        if scale:
+            w, h = self.eval("[innerWidth, innerHeight]")
+            params["clip"] = {"x": 0, "y": 0, "width": w, "height": h, "scale": scale}
+        png = self.send("Page.captureScreenshot", **params)["data"]
         with open(path, "wb") as f:
             f.write(base64.b64decode(png))
 

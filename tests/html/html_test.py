@@ -28,6 +28,22 @@ passed = 0
 failed = 0
 
 
+# The views docs/html.md shows, reduced: screenshot name -> picture name.
+# `make html` writes them to OUTDIR/docs/; copy them to docs/html/.
+DOC_PICTURES = {
+    "report-warnings": "summary", "report-tpu-memory": "memory", "report-why-live": "card",
+    "report-scope": "scopes", "report-tpu-ops-fusion": "ops", "diff": "diff",
+    "memory-memory": "memory-gpu",
+}
+
+
+def shot(b, out, name):
+    b.screenshot(os.path.join(out, name + ".png"))
+    if name in DOC_PICTURES:
+        os.makedirs(os.path.join(out, "docs"), exist_ok=True)
+        b.screenshot(os.path.join(out, "docs", DOC_PICTURES[name] + ".png"), scale=0.6)
+
+
 def check(what, ok, detail=""):
     global passed, failed
     if ok:
@@ -120,7 +136,7 @@ def test_report(b, path, doc, out, prefix):
         p.clean("view " + view)
         check("%s view %s shown" % (p.name, view),
               p.js("!document.getElementById('view-%s').hidden" % view) is True)
-        b.screenshot(os.path.join(out, "%s-%s.png" % (prefix, view)))
+        shot(b, out, "%s-%s" % (prefix, view))
 
     # summary: the same warnings as the JSON (and the text)
     p.open("view=summary")
@@ -164,7 +180,7 @@ def test_report(b, path, doc, out, prefix):
         name, n_fused, before, after, first_fused, child_text = fused
         check(p.name + " fusion opens", after == before + n_fused, str(fused))
         check(p.name + " fused op listed", first_fused in child_text, str(fused))
-        b.screenshot(os.path.join(out, "%s-ops-fusion.png" % prefix))
+        shot(b, out, "%s-ops-fusion" % prefix)
 
     # #op=NAME: the table filtered to that op, on every core it ran
     big = max((o for c in ops["cores"] for o in c["ops"]), key=lambda o: o["total_ps"])
@@ -199,7 +215,7 @@ def test_report(b, path, doc, out, prefix):
             check(p.name + " why_live shown", buf["why_live"]["kind"] in why, why)
         elif buf.get("freed_by"):
             check(p.name + " freed_by shown without why_live", buf["freed_by"] in why, why)
-        b.screenshot(os.path.join(out, "%s-card.png" % prefix))
+        shot(b, out, "%s-card" % prefix)
         # the card stays pinned until another buffer is clicked
         p.js("document.getElementById('heap-chart').dispatchEvent(new MouseEvent('mousemove', {bubbles: true}))")
         check(p.name + " card stays on mouse moves",
@@ -209,6 +225,15 @@ def test_report(b, path, doc, out, prefix):
             p.js("document.querySelector('#heap-chart .band[data-index=\"%d\"]').dispatchEvent(new MouseEvent('click', {bubbles: true}))" % other[0])
             check(p.name + " clicking another band pins it",
                   p.js("document.querySelector('#buffer-card .card-title').textContent") == buf_name(m["live_at_peak"][other[0]]))
+        # pointing at the heap curve reads that position
+        if m["heap"]:
+            i = len(m["heap"]) // 2
+            got = p.js("(() => { const h = document.querySelector('#heap-chart .hit'), r = h.getBoundingClientRect();"
+                       " h.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + r.width * %d / %d,"
+                       " clientY: r.top + 5})); return document.getElementById('heap-readout').textContent; })()"
+                       % (i, len(m["heap"]) - 1))
+            want = "position %d: %s B" % (i, fmt_int(m["heap"][i]["bytes"]))
+            check(p.name + " heap readout", got.startswith(want), "%r, want %r" % (got, want))
         bands = p.js("document.querySelectorAll('#heap-chart .band').length")
         check(p.name + " the tower has a band per buffer at the peak", bands == len(m["live_at_peak"]), str(bands))
         # search by scope finds every buffer at a peak that matches
@@ -222,7 +247,7 @@ def test_report(b, path, doc, out, prefix):
             check(p.name + " search by scope", got.startswith("%d buffer(s)" % want), "%r want %d" % (got, want))
         p.open("view=memory&color=scope&module=" + m["program_id"])
         p.clean("colour by scope")
-        b.screenshot(os.path.join(out, "%s-memory-by-scope.png" % prefix))
+        shot(b, out, "%s-memory-by-scope" % prefix)
 
     # #scope=PATH: that scope opened and selected
     sc = [s for m in mem["modules"] for s in m["scopes"] if s["depth"] >= 2]
@@ -234,7 +259,7 @@ def test_report(b, path, doc, out, prefix):
         check(p.name + " #scope selects it", sel == s["path"], "%r" % sel)
         title = p.js("document.querySelector('#scope-detail .card-title').textContent")
         check(p.name + " #scope detail", title.startswith(s["path"]), title)
-        b.screenshot(os.path.join(out, "%s-scope.png" % prefix))
+        shot(b, out, "%s-scope" % prefix)
 
 
 def test_memory_page(b, path, mem, out, prefix):
@@ -242,7 +267,7 @@ def test_memory_page(b, path, mem, out, prefix):
     for view in ("summary", "memory", "scopes"):
         p.open("view=" + view)
         p.clean("view " + view)
-        b.screenshot(os.path.join(out, "%s-%s.png" % (prefix, view)))
+        shot(b, out, "%s-%s" % (prefix, view))
     check(p.name + " has no ops view", p.js("App.has('ops')") is False)
     p.open("view=memory")
     n_rt = p.js("document.querySelectorAll('#view-memory .runtime-chart').length")
@@ -262,7 +287,7 @@ def test_ops_page(b, path, ops, out, prefix, budget_s=None):
     coll = p.js("OpsView.rows.filter(r => r.collective && r.coll).length")
     want = sum(1 for c in ops["cores"] for o in c["ops"] if o["collective"])
     check(p.name + " collectives joined", coll == want, "%s != %s" % (coll, want))
-    b.screenshot(os.path.join(out, prefix + "-ops.png"))
+    shot(b, out, prefix + "-ops")
     if budget_s:
         check("%s opens in under %ss (%.2fs)" % (p.name, budget_s, opened), opened < budget_s)
         t = p.js("(() => { const t = performance.now(); document.querySelector('#ops-table .vt-head [data-key=name]').click();"
@@ -319,14 +344,25 @@ def test_why_live(b, src, out):
     check("why_live: chain", chain == buf["why_live"]["chain"], str(chain))
     rows = p.js("document.querySelectorAll('#last-users tr').length")
     check("peak_by_last_user table", rows == 2, str(rows))
-    b.screenshot(os.path.join(out, "report-why-live.png"))
+    shot(b, out, "report-why-live")
+
+
+def test_warnings(b, path, doc, out):
+    p = Page(b, path)
+    p.open("view=summary")
+    p.clean("warnings")
+    shown = p.js("Array.from(document.querySelectorAll('#warnings li')).map(e => e.textContent)")
+    check("summary shows the report's warnings", shown == doc["warnings"] and len(shown) == 2, str(shown))
+    over = p.js("document.getElementById('summary-cores').textContent")
+    check("summary says a core is over capacity", "over by" in over, over)
+    shot(b, out, "report-warnings")
 
 
 def test_diff(b, path, diff, out):
     p = Page(b, path)
     p.open()
     p.clean("diff")
-    b.screenshot(os.path.join(out, "diff.png"))
+    shot(b, out, "diff")
     towers = p.js("document.querySelectorAll('.diff-towers svg').length")
     check(p.name + " both towers", towers == 2, str(towers))
     rows = [r for r in diff["sections"]["ops"]["rows"] if r["change"] != "unchanged"]
@@ -341,6 +377,7 @@ def main():
         raise SystemExit("html: chromium not found (sh tests/install_deps.sh installs it)")
     pages = {
         "report": page(tpuprof, out, "report", "report", "testdata/small.xplane.pb"),
+        "report-hbm": page(tpuprof, out, "report-hbm", "report", "--hbm", "22MiB", "testdata/small.xplane.pb"),
         "report-tpu": page(tpuprof, out, "report-tpu", "report", TPU4),
         "memory": page(tpuprof, out, "memory", "memory", CONV),
         "ops": page(tpuprof, out, "ops", "ops", "testdata/small.xplane.pb"),
@@ -361,6 +398,7 @@ def main():
         test_report(b, pages["report"], json_of(tpuprof, "report", "testdata/small.xplane.pb"), out, "report")
         test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu")
         test_why_live(b, pages["report"], out)
+        test_warnings(b, pages["report-hbm"], json_of(tpuprof, "report", "--hbm", "22MiB", "testdata/small.xplane.pb"), out)
         test_memory_page(b, pages["memory"], json_of(tpuprof, "memory", CONV), out, "memory")
         test_ops_page(b, pages["ops"], json_of(tpuprof, "ops", "testdata/small.xplane.pb"), out, "ops")
         test_ops_page(b, pages["ops-100k"], json_of(tpuprof, "ops", big), out, "ops-100k", budget_s=15)

@@ -64,7 +64,8 @@ const SummaryView = {
 				el("td", { class: "num" }, fmtBytes(c.runtime_peak_bytes)),
 				el("td", { class: "num" }, fmtBytes(c.capacity_bytes)),
 				el("td", { class: "num" + (c.capacity_bytes && peak > 0.9 * c.capacity_bytes ? " warn" : "") },
-					c.capacity_bytes ? fmtPct(1 - peak / c.capacity_bytes) : "–")));
+					!c.capacity_bytes ? "–" : peak > c.capacity_bytes ?
+					"over by " + fmtBytes(peak - c.capacity_bytes) : fmtPct(1 - peak / c.capacity_bytes))));
 		});
 		s.appendChild(t);
 		const order = modulesByPeak(mem);

@@ -101,6 +101,20 @@ const MemoryView = {
 		this.renderModule();
 		this.renderCard();
 		this.renderRuntime();
+		/* the charts take the page's width: draw them again when it
+		 * changes (the pinned card stays) */
+		const self = this;
+		let timer = 0, width = this.charts.clientWidth;
+		window.addEventListener("resize", function () {
+			clearTimeout(timer);
+			timer = setTimeout(function () {
+				if (self.charts.clientWidth && self.charts.clientWidth !== width) {
+					width = self.charts.clientWidth;
+					self.renderModule();
+					self.renderRuntime();
+				}
+			}, 150);
+		});
 	},
 
 	toolbar: function () {
