@@ -127,7 +127,7 @@ def buf_name(b):
     return base + ("{" + ",".join(map(str, si)) + "}" if si else "")
 
 
-def test_report(b, path, doc, out, prefix):
+def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
     p = Page(b, path)
     mem, ops = doc["memory"], doc["ops"]
     n_ops = sum(c["n_ops"] for c in ops["cores"])
@@ -142,6 +142,15 @@ def test_report(b, path, doc, out, prefix):
     p.open("view=summary")
     shown = p.js("Array.from(document.querySelectorAll('#warnings li')).map(e => e.textContent)")
     check(p.name + " summary warnings", shown == doc["warnings"], "%r != %r" % (shown, doc["warnings"]))
+    # the time line as the text report's
+    text = run(tpuprof_bin, "report", "-q", *doc_args).decode()
+    want = re.search(r"^time +(.*)$", text, re.M).group(1)
+    got = p.js("document.getElementById('summary-time').textContent")
+    check(p.name + " summary time line as the text", got.startswith(want), "%r vs %r" % (got, want))
+    for part, el_id in (("capture", "capture-line"), ("traffic", "summary-traffic")):
+        want = re.search(r"^%s +(.*)$" % part, text, re.M).group(1)
+        got = p.js("document.getElementById('%s').textContent" % el_id)
+        check("%s summary %s line as the text" % (p.name, part), got == want, "%r vs %r" % (got, want))
 
     # the ops table holds every op, and its totals are exact
     p.open("view=ops")
@@ -395,8 +404,9 @@ def main():
             check("report page stays small (%d bytes)" % size, size < 400000)
     b = cdp.Browser()
     try:
-        test_report(b, pages["report"], json_of(tpuprof, "report", "testdata/small.xplane.pb"), out, "report")
-        test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu")
+        test_report(b, pages["report"], json_of(tpuprof, "report", "testdata/small.xplane.pb"), out, "report",
+                    tpuprof, ["testdata/small.xplane.pb"])
+        test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu", tpuprof, [TPU4])
         test_why_live(b, pages["report"], out)
         test_warnings(b, pages["report-hbm"], json_of(tpuprof, "report", "--hbm", "22MiB", "testdata/small.xplane.pb"), out)
         test_memory_page(b, pages["memory"], json_of(tpuprof, "memory", CONV), out, "memory")

@@ -105,8 +105,10 @@ const SummaryView = {
 			e.occ += o.occurrences;
 			by.set(k, e);
 		});
-		s.appendChild(el("p", {}, fmtInt(n) + " ops on " + (ops.cores || []).length + " core(s): op time " + fmtPs(opPs) +
-			" of " + fmtPs(dev) + " device time"));
+		/* ops counted once over the cores they ran on, as the text */
+		s.appendChild(el("p", { id: "summary-time" }, fmtInt(by.size) + " ops on " + (ops.cores || []).length +
+			" core(s): op time " + fmtPs(opPs) + " of " + fmtPs(dev) + " device time" +
+			(by.size !== n ? " (" + fmtInt(n) + " rows in the ops table, one per op and core)" : "")));
 		const top = Array.from(by.values()).sort(function (a, b) { return b.total - a.total; }).slice(0, 5);
 		s.appendChild(el("table", { class: "plain", id: "summary-ops" }, top.map(function (e) {
 			return el("tr", {}, el("td", { class: "num" }, fmtPs(e.total)), el("td", { class: "num" }, opPs ? fmtPct(e.total / opPs) : ""),
@@ -132,7 +134,7 @@ const SummaryView = {
 			ring += (c.ring_bytes_per_device || 0) * (c.occurrences || 0);
 		});
 		(coll.cores || []).forEach(function (c) { t += c.collective_ps || 0; dev += c.device_ps || 0; });
-		s.appendChild(el("p", {}, cs.length + " collective(s), " + fmtInt(execs) + " execution(s), " + fmtBytes(ring) +
+		s.appendChild(el("p", { id: "summary-traffic" }, cs.length + " collective(s), " + fmtInt(execs) + " execution(s), " + fmtBytes(ring) +
 			" sent per device (ring), " + fmtPs(t) + (dev ? " = " + fmtPct(t / dev) + " of device time" : "")));
 		return s;
 	},

@@ -211,7 +211,12 @@ const MemoryView = {
 		clear(this.header);
 		clear(this.charts);
 		if (!m) {
-			this.header.appendChild(el("p", { class: "muted" }, "No compiled program with a buffer assignment in this capture."));
+			this.header.appendChild(el("p", { class: "muted" }, "No compiled program with a buffer assignment in this capture" +
+				((this.mem.runtime || []).length ? "; the runtime allocator is below." : ".")));
+			this.card.parentNode.hidden = true;
+			this.moduleSelect.parentNode.hidden = true;
+			this.colorSelect.hidden = true;
+			this.searchInput.hidden = true;
 			return;
 		}
 		this.header.appendChild(this.moduleFacts(m));
