@@ -367,6 +367,63 @@ def test_warnings(b, path, doc, out):
     shot(b, out, "report-warnings")
 
 
+def first_pixel(png_path, x=4):
+    """RGB of pixel (x, 0) of an 8-bit RGB or RGBA PNG (row 0 needs no
+    earlier row to unfilter)."""
+    import struct
+    import zlib
+    data = open(png_path, "rb").read()
+    pos, idat, width, ctype = 8, b"", 0, 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, _, depth, ctype = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    bpp = 4 if ctype == 6 else 3
+    raw = zlib.decompress(idat)
+    filt, row = raw[0], bytearray(raw[1:1 + width * bpp])
+    if filt in (1, 3, 4):  # Sub, Average, Paeth: the left neighbour (above is 0)
+        for i in range(bpp, len(row)):
+            left = row[i - bpp]
+            row[i] = (row[i] + (left if filt != 3 else left // 2)) & 0xFF
+    return tuple(row[x * bpp:x * bpp + 3])
+
+
+def test_firefox(pages, out):
+    """Firefox, when installed: the page renders with its header and no
+    error banner (the banner is what any script error shows). The check is
+    proven able to fail by a page whose data are broken."""
+    import shutil
+    ff = shutil.which("firefox-esr") or shutil.which("firefox")
+    if not ff:
+        print("html: firefox not installed; its check skipped")
+        return
+    home = os.path.join(out, "firefox-home")
+    os.makedirs(home, exist_ok=True)
+    broken = os.path.join(out, "broken.html")
+    text = open(pages["report"], encoding="utf-8").read()
+    text = re.sub(r'(id="tp-data">).*?(</script>)', lambda m: m.group(1) + "{" + m.group(2), text, count=1, flags=re.S)
+    open(broken, "w", encoding="utf-8").write(text)
+
+    def shoot(path, fragment, png):
+        subprocess.run([ff, "--headless", "--window-size=1400,900", "--screenshot", os.path.abspath(png),
+                        "file://" + os.path.abspath(path) + "#" + fragment],
+                       env=dict(os.environ, HOME=os.path.abspath(home)), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=120)
+        return first_pixel(png)
+
+    header, banner = (246, 248, 250), (253, 231, 233)
+    for view in ("memory", "ops"):
+        png = os.path.join(out, "firefox-%s.png" % view)
+        px = shoot(pages["report-tpu"], "view=" + view, png)
+        check("firefox: %s view renders, no error banner" % view, px == header, str(px))
+    px = shoot(broken, "view=memory", os.path.join(out, "firefox-broken.png"))
+    check("firefox: a broken page shows the error banner", px == banner, str(px))
+
+
 def test_diff(b, path, diff, out):
     p = Page(b, path)
     p.open()
@@ -415,6 +472,7 @@ def main():
         test_diff(b, pages["diff"], json_of(tpuprof, "diff", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"), out)
     finally:
         b.close()
+    test_firefox(pages, out)
     print("html: %d passed, %d failed (screenshots in %s)" % (passed, failed, out))
     sys.exit(1 if failed else 0)
 

@@ -8,6 +8,14 @@ window.addEventListener("error", function (e) {
 	tpShowError(String(e.message || e.error || e));
 });
 
+/* An exception as one readable text: Firefox's stack lacks the message. */
+function errText(e) {
+	if (!e || typeof e !== "object")
+		return String(e);
+	const head = (e.name || "Error") + ": " + (e.message || "");
+	return e.stack && e.stack.indexOf(e.message) < 0 ? head + "\n" + e.stack : String(e.stack || head);
+}
+
 function tpShowError(msg) {
 	window.tpErrors.push(msg);
 	let b = document.getElementById("errors");

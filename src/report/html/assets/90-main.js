@@ -107,7 +107,7 @@ const App = {
 				}
 			}
 		} catch (e) {
-			tpShowError(String(e && e.stack || e));
+			tpShowError(errText(e));
 		}
 	},
 };
@@ -121,6 +121,6 @@ document.addEventListener("DOMContentLoaded", function () {
 	try {
 		App.start();
 	} catch (e) {
-		tpShowError(String(e && e.stack || e));
+		tpShowError(errText(e));
 	}
 });
