@@ -52,27 +52,32 @@ function findBuffer(mem, name, moduleKey) {
 	return null;
 }
 
-/* The scope depth where the tower's picture splits: walk down while one
- * child holds nearly all of its parent (as the text report does). */
-function scopeFocusDepth(m) {
-	const sc = m.scopes || [];
-	let depth = 0, path = "";
-	for (;;) {
-		let parent = null, best = null;
-		for (const s of sc) {
-			if (s.path === path)
-				parent = s;
-			if (s.depth === depth + 1 && (path === "" || s.path.startsWith(path + "/")) &&
-			    (!best || s.inclusive_bytes > best.inclusive_bytes))
-				best = s;
+/* Colours by scope: the scope level at which the buffers at the peak
+ * fall into the most groups, at most 10 (so the tower splits where it
+ * can; the shallowest such level), each group its own colour, the
+ * largest first. */
+function scopeColoring(m) {
+	const bufs = m.live_at_peak || [];
+	let depth = 0, most = 0;
+	for (let d = 0; d < 16; d++) {
+		const n = new Set(bufs.map(function (b) { return scopeGroup(b.scope, d); })).size;
+		if (n > 10)
+			break;
+		if (n > most) {
+			depth = d;
+			most = n;
 		}
-		if (!parent || !best || best.inclusive_bytes < parent.inclusive_bytes * 0.95)
-			return depth;
-		depth++;
-		path = best.path;
-		if (depth > 32)
-			return depth;
 	}
+	const bytes = new Map();
+	bufs.forEach(function (b) {
+		const g = scopeGroup(b.scope, depth);
+		bytes.set(g, (bytes.get(g) || 0) + b.size_bytes);
+	});
+	const colors = new Map();
+	Array.from(bytes.keys()).sort(function (a, b) { return bytes.get(b) - bytes.get(a); }).forEach(function (g, i) {
+		colors.set(g, i < PALETTE.length ? PALETTE[i] : hashColor(g));
+	});
+	return { depth: depth, colors: colors };
 }
 
 function scopeGroup(scope, depth) {
@@ -264,7 +269,7 @@ const MemoryView = {
 
 	colorOf: function (b) {
 		if (this.state.colorBy === "scope")
-			return hashColor(scopeGroup(b.scope, this.focus));
+			return this.scopes.colors.get(scopeGroup(b.scope, this.scopes.depth));
 		return categoryColor(b.category);
 	},
 
@@ -281,7 +286,7 @@ const MemoryView = {
 		const yt = byteTicks(Math.max(max, tower), 6);
 		const x = function (i) { return L + (i / (n - 1)) * pw; };
 		const y = function (b) { return T + ph - (b / yt.top) * ph; };
-		this.focus = scopeFocusDepth(m);
+		this.scopes = scopeColoring(m);
 		this.geom = { L: L, pw: pw, n: n, x: x };
 		const s = svg("svg", { width: W, height: H, class: "chart", id: "heap-chart", role: "img" });
 		yt.ticks.forEach(function (t) {
@@ -371,12 +376,12 @@ const MemoryView = {
 	legend: function (m) {
 		const groups = new Map(), self = this;
 		(m.live_at_peak || []).forEach(function (b) {
-			const k = self.state.colorBy === "scope" ? scopeGroup(b.scope, self.focus) : b.category || "?";
+			const k = self.state.colorBy === "scope" ? scopeGroup(b.scope, self.scopes.depth) : b.category || "?";
 			groups.set(k, (groups.get(k) || 0) + b.size_bytes);
 		});
 		const div = el("div", { class: "legend" });
 		Array.from(groups.entries()).sort(function (a, b) { return b[1] - a[1]; }).slice(0, 14).forEach(function (e) {
-			const c = self.state.colorBy === "scope" ? hashColor(e[0]) : categoryColor(e[0]);
+			const c = self.state.colorBy === "scope" ? self.scopes.colors.get(e[0]) : categoryColor(e[0]);
 			div.appendChild(el("span", { class: "chip" }, el("i", { style: "background:" + c }), e[0] + " " + fmtBytes(e[1])));
 		});
 		return div;
