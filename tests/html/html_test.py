@@ -278,6 +278,7 @@ def test_memory_page(b, path, mem, out, prefix):
         p.clean("view " + view)
         shot(b, out, "%s-%s" % (prefix, view))
     check(p.name + " has no ops view", p.js("App.has('ops')") is False)
+    check(p.name + " title names the capture", p.js("document.title") == "tpuprof memory: " + CONV, p.js("document.title"))
     p.open("view=memory")
     n_rt = p.js("document.querySelectorAll('#view-memory .runtime-chart').length")
     check(p.name + " a runtime chart per device memory", n_rt == len(mem["runtime"]), "%s != %s" % (n_rt, len(mem["runtime"])))

@@ -7,12 +7,16 @@
 #include "tpuprof/memory_report.h"
 #include "tpuprof/ops_report.h"
 
-static json_t *envelope(const char *page)
+/* The envelope, with the capture's files for the page's title. */
+static json_t *envelope(const char *page, const struct tp_capture *cap)
 {
-	json_t *d = json_object();
+	json_t *d = json_object(), *files = json_array();
 
 	json_object_set_new(d, "schema", json_string(TP_HTML_SCHEMA));
 	json_object_set_new(d, "page", json_string(page));
+	for (size_t i = 0; cap && i < cap->n_sources; i++)
+		json_array_append_new(files, tp_json_cstr(cap->sources[i].path));
+	json_object_set_new(d, "sources", files);
 	return d;
 }
 
@@ -37,7 +41,7 @@ static enum tp_err finish(FILE *out, const char *title, json_t *d,
 enum tp_err tp_html_report(FILE *out, const struct tp_capture *cap,
 			   const struct tp_report *r, struct tp_error *err)
 {
-	json_t *d = envelope("report");
+	json_t *d = envelope("report", cap);
 	struct tp_jw w;
 
 	tp_jw_init(&w, NULL);
@@ -50,7 +54,7 @@ enum tp_err tp_html_report(FILE *out, const struct tp_capture *cap,
 enum tp_err tp_html_memory(FILE *out, const struct tp_capture *cap,
 			   const struct tp_memory *mem, struct tp_error *err)
 {
-	json_t *d = envelope("memory");
+	json_t *d = envelope("memory", cap);
 	struct tp_jw w;
 
 	tp_jw_init(&w, NULL);
@@ -66,7 +70,7 @@ enum tp_err tp_html_ops(FILE *out, const struct tp_capture *cap,
 	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL };
 	struct tp_ops_view by_scope = { .limit = 0, .sort = 0, .filter = NULL,
 					.scopes = scopes, .omit_cores = true };
-	json_t *d = envelope("ops");
+	json_t *d = envelope("ops", cap);
 	struct tp_jw w;
 
 	tp_jw_init(&w, NULL);
@@ -89,7 +93,7 @@ enum tp_err tp_html_ops(FILE *out, const struct tp_capture *cap,
 enum tp_err tp_html_diff(FILE *out, json_t *diff, json_t *a, json_t *b,
 			 struct tp_error *err)
 {
-	json_t *d = envelope("diff");
+	json_t *d = envelope("diff", NULL);
 
 	json_object_set(d, "diff", diff);
 	/* the towers need only each side's memory document */

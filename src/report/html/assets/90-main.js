@@ -51,8 +51,8 @@ const App = {
 		};
 		const what = { report: "report", memory: "memory", ops: "ops", diff: "diff" }[raw.page] || raw.page;
 		let where = "";
-		if (D.info && D.info.sources && D.info.sources.length)
-			where = D.info.sources.map(function (s) { return s.path; }).join(", ");
+		if ((raw.sources || []).length)
+			where = raw.sources.join(", ");
 		else if (D.diff)
 			where = D.diff.a + " → " + D.diff.b;
 		D.title = what + (where ? ": " + where : "");
