@@ -225,6 +225,16 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
         elif buf.get("freed_by"):
             check(p.name + " freed_by shown without why_live", buf["freed_by"] in why, why)
         shot(b, out, "%s-card" % prefix)
+        # the defining op, when the table has it, one click away
+        op_names = {o["name"] for c in ops["cores"] for o in c["ops"]}
+        has_op_button = p.js("!!document.querySelector('#buffer-card dd[data-field=\"defined by\"] button[title^=\"this op\"]')")
+        check(p.name + " card links its defining op when it ran", has_op_button == (buf.get("defined_by") in op_names),
+              "%s %s" % (has_op_button, buf.get("defined_by")))
+        if has_op_button:
+            p.js("document.querySelector('#buffer-card dd[data-field=\"defined by\"] button[title^=\"this op\"]').click()")
+            check(p.name + " the op button filters the table", p.js("OpsView.state.op") == buf["defined_by"]
+                  and p.js("!document.getElementById('view-ops').hidden") is True)
+            p.open("buffer=%s&module=%s" % (buf_name(buf), m["program_id"]))
         # the card stays pinned until another buffer is clicked
         p.js("document.getElementById('heap-chart').dispatchEvent(new MouseEvent('mousemove', {bubbles: true}))")
         check(p.name + " card stays on mouse moves",

@@ -118,6 +118,11 @@ Object.assign(MemoryView, {
 			b.live_start + " – " + b.live_end + " (" + (b.live_end - b.live_start) + " positions)",
 			b.indefinite ? "whole program" : b.live_start + "-" + b.live_end);
 		field("defined by", b.defined_by ? b.defined_by + (b.opcode ? " (" + b.opcode + ")" : "") : null, b.defined_by);
+		if (b.defined_by && App.hasOp(b.defined_by)) {
+			const dd = dl.lastChild;
+			dd.appendChild(el("button", { class: "jump", title: "this op in the ops table",
+				onclick: function () { App.show("ops"); OpsView.setOp(b.defined_by); } }, "op"));
+		}
 		field("freed by", b.freed_by);
 		field("allocation", b.allocation !== undefined ? "#" + b.allocation + " offset " + fmtInt(b.offset) : null,
 			b.allocation + ":" + b.offset);

@@ -277,7 +277,12 @@ const OpsView = {
 		OP_COLUMNS.forEach(function (c) {
 			const v = r[c.key];
 			const text = c.fmt ? (v === null || v === undefined || v === "" ? "" : c.fmt(v)) : v;
-			row.appendChild(el("div", { class: c.str ? "" : "num", title: c.str ? v : String(v) }, text));
+			const cell = row.appendChild(el("div", { class: c.str ? "" : "num", title: c.str ? v : String(v) }, text));
+			if (c.key === "scope" && v && App.has("scopes")) {
+				cell.classList.add("link");
+				cell.title = "open " + v + " in the scope tree";
+				cell.addEventListener("click", function () { App.show("scopes"); ScopesView.reveal(v); });
+			}
 		});
 		return row;
 	},

@@ -9,6 +9,17 @@ const App = {
 		return this.views.some(function (v) { return v.id === id; });
 	},
 
+	/* Whether the ops table has an op of this name (built on first use). */
+	hasOp: function (name) {
+		if (!this.opNames) {
+			const names = this.opNames = new Set();
+			((this.data.ops && this.data.ops.cores) || []).forEach(function (c) {
+				(c.ops || []).forEach(function (o) { names.add(o.name); });
+			});
+		}
+		return this.has("ops") && this.opNames.has(name);
+	},
+
 	start: function () {
 		const raw = JSON.parse(document.getElementById("tp-data").textContent);
 		const D = this.data = this.normalise(raw);
