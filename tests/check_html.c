@@ -3,7 +3,8 @@
  * hostile string in the table, the data block holds it so that the block
  * cannot end early or open a comment (no "</", "<!--", raw "<", ">", "&",
  * no raw U+2028/U+2029), and the text between the tags parses back to
- * the same document; the title is escaped; a failed write is reported.
+ * the same document; arrays of like objects are packed as columns; the
+ * title is escaped; a failed write is reported.
  */
 #include "testutil.h"
 
@@ -73,6 +74,47 @@ START_TEST(test_hostile_strings)
 }
 END_TEST
 
+static const struct {
+	const char *what, *in, *out;
+} packs[] = {
+	{ "like objects become columns",
+	  "{\"a\": [{\"x\": 1, \"y\": \"s\"}, {\"x\": 2, \"y\": null}, {\"x\": 3, \"y\": [1]}, {\"x\": 4, \"y\": {}}]}",
+	  "{\"a\": {\"tp_columns\": [\"x\", \"y\"], \"tp_rows\": [[1, \"s\"], [2, null], [3, [1]], [4, {}]]}}" },
+	{ "fewer than 4 stay",
+	  "[{\"x\": 1}, {\"x\": 2}, {\"x\": 3}]", "[{\"x\": 1}, {\"x\": 2}, {\"x\": 3}]" },
+	{ "different keys stay",
+	  "[{\"x\": 1}, {\"x\": 2}, {\"y\": 3}, {\"x\": 4}]", "[{\"x\": 1}, {\"x\": 2}, {\"y\": 3}, {\"x\": 4}]" },
+	{ "another key order stays",
+	  "[{\"x\": 1, \"y\": 1}, {\"x\": 2, \"y\": 2}, {\"y\": 3, \"x\": 3}, {\"x\": 4, \"y\": 4}]",
+	  "[{\"x\": 1, \"y\": 1}, {\"x\": 2, \"y\": 2}, {\"y\": 3, \"x\": 3}, {\"x\": 4, \"y\": 4}]" },
+	{ "nested tables, scalars and empty objects",
+	  "[{\"o\": [{\"k\": 1}, {\"k\": 2}, {\"k\": 3}, {\"k\": 4}]}, {\"o\": 1}, {\"o\": 2}, {\"o\": 3}, {}, 5]",
+	  "[{\"o\": {\"tp_columns\": [\"k\"], \"tp_rows\": [[1], [2], [3], [4]]}}, {\"o\": 1}, {\"o\": 2}, {\"o\": 3}, {}, 5]" },
+	{ "empty objects are no table", "[{}, {}, {}, {}]", "[{}, {}, {}, {}]" },
+};
+
+START_TEST(test_pack)
+{
+	json_error_t je;
+	json_t *in = json_loads(packs[_i].in, JSON_PRESERVE_ORDER, &je);
+	json_t *want = json_loads(packs[_i].out, JSON_PRESERVE_ORDER, &je);
+	json_t *got;
+	char *a, *b;
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(want);
+	got = tp_html_pack(in);
+	a = json_dumps(got, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	b = json_dumps(want, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	ck_assert_msg(strcmp(a, b) == 0, "%s: %s, want %s", packs[_i].what, a, b);
+	free(a);
+	free(b);
+	json_decref(got);
+	json_decref(in);
+	json_decref(want);
+}
+END_TEST
+
 START_TEST(test_title_escaped)
 {
 	json_t *doc = json_object();
@@ -106,6 +148,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_loop_test(tc, test_hostile_strings, 0, sizeof(hostile) / sizeof(hostile[0]));
+	tcase_add_loop_test(tc, test_pack, 0, sizeof(packs) / sizeof(packs[0]));
 	tcase_add_test(tc, test_title_escaped);
 	tcase_add_test(tc, test_write_error);
 	suite_add_tcase(s, tc);

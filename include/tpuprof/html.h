@@ -28,7 +28,15 @@
  * with the documents of that page under their names (docs/html.md). */
 #define TP_HTML_SCHEMA "tpuprof.html/1"
 
-/* The page around data (borrowed): title (plain text, escaped here), the
+/* The data in columns: every array of at least 4 objects that all have
+ * the same keys in the same order becomes {TP_HTML_COLUMNS: [keys],
+ * TP_HTML_ROWS: [[values], ...]} (recursively); all else is kept. The
+ * page's script reverses it. A new reference; v is borrowed. */
+#define TP_HTML_COLUMNS "tp_columns"
+#define TP_HTML_ROWS "tp_rows"
+json_t *tp_html_pack(json_t *v);
+
+/* The page around data (borrowed, packed by tp_html_pack): title (plain text, escaped here), the
  * style and script, and data as compact JSON in which '<', '>' and '&'
  * are written as \u003c, \u003e, \u0026 (and all non-ASCII as \uXXXX,
  * U+2028 and U+2029 among them), so no string in it can end the script
@@ -48,11 +56,13 @@ enum tp_err tp_html_report(FILE *out, const struct tp_capture *cap,
 /* `memory --format html`: the memory and scopes views. */
 enum tp_err tp_html_memory(FILE *out, const struct tp_capture *cap,
 			   const struct tp_memory *mem, struct tp_error *err);
-/* `ops --format html`: the ops table (the collectives of c joined in;
- * c may be NULL) and the scopes view of op time (scopes may be NULL). */
+struct tp_ops_view;
+/* `ops --format html`: the ops table (the ops document as view sorts and
+ * filters it, view->coll joined in) and the scopes view of op time
+ * (view->scopes); either may be NULL. */
 enum tp_err tp_html_ops(FILE *out, const struct tp_capture *cap,
-			const struct tp_ops *ops, const struct tp_collectives *c,
-			const struct tp_op_scopes *scopes, struct tp_error *err);
+			const struct tp_ops *ops, const struct tp_ops_view *view,
+			struct tp_error *err);
 /* `diff --format html`: the diff document and the report documents of
  * both sides (for their towers; either may be NULL), all borrowed. */
 enum tp_err tp_html_diff(FILE *out, json_t *diff, json_t *a, json_t *b,

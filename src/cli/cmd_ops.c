@@ -101,9 +101,12 @@ static enum tp_err build_html(struct ops_run *r, struct tp_capture *cap,
 {
 	enum tp_err rc = tp_collectives_build(&r->coll, cap, &r->a.filter, err);
 
-	if (rc == TP_OK)
-		tp_op_scopes_build(&r->scopes, &r->coll.ops, cap);
-	return rc;
+	if (rc != TP_OK)
+		return rc;
+	/* as `ops` sorts them (the collectives hold no op index) */
+	tp_ops_sort(&r->coll.ops, r->a.view.sort);
+	tp_op_scopes_build(&r->scopes, &r->coll.ops, cap);
+	return TP_OK;
 }
 
 static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err)
@@ -131,7 +134,8 @@ static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
 	struct ops_run *r = ctx;
 
 	if (r->html) {
-		struct tp_ops_view page = { .scopes = &r->scopes, .coll = &r->coll };
+		struct tp_ops_view page = { .sort = r->a.view.sort, .filter = &r->a.filter,
+					    .scopes = &r->scopes, .coll = &r->coll };
 
 		return tp_report_ops(out, fmt, cap, &r->coll.ops, &page, err);
 	}

@@ -50,7 +50,7 @@ enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
 	if (fmt == TP_FORMAT_JSON)
 		STREAM_JSON(out, err, tp_ops_json(&w_, NULL, cap, ops, view));
 	if (fmt == TP_FORMAT_HTML)
-		return tp_html_ops(out, cap, ops, view->coll, view->scopes, err);
+		return tp_html_ops(out, cap, ops, view, err);
 	return tp_ops_text(out, cap, ops, view, err);
 }
 

@@ -71,6 +71,41 @@ def page(tpuprof, out, name, *args):
     return path
 
 
+def same(a, b, where="$"):
+    """Equal documents, reals to the 9 digits the page keeps; the first
+    difference, or None."""
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and \
+                abs(a - b) <= 1e-8 * max(abs(a), abs(b)):
+            return None
+        return "%s: %r != %r" % (where, a, b)
+    if type(a) is not type(b):
+        return "%s: %r != %r" % (where, a, b)
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return "%s: keys %s != %s" % (where, list(a), list(b))
+        for k in a:
+            d = same(a[k], b[k], where + "." + k)
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return "%s: %d != %d items" % (where, len(a), len(b))
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = same(x, y, "%s[%d]" % (where, i))
+            if d:
+                return d
+        return None
+    return None if a == b else "%s: %r != %r" % (where, a, b)
+
+
+def data_of(path):
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r'<script type="application/json" id="tp-data">(.*?)</script>', text, re.S)
+    return unpack(json.loads(m.group(1)))
+
+
 def static_checks(path):
     """Nothing in the page can load anything: no external src/href, no
     link or import, no url(); the data block cannot end early."""
@@ -313,6 +348,7 @@ def test_ops_page(b, path, ops, out, prefix, budget_s=None):
         t = p.js("(() => { const t = performance.now(); document.querySelector('#ops-table .vt-head [data-key=name]').click();"
                  " OpsView.scroller.scrollTop = 22 * 50000; OpsView.paint(); return performance.now() - t; })()")
         check("%s sorts and scrolls 100,000 rows in under 1.5s (%.0f ms)" % (p.name, t), t < 1500)
+        print("html: %s: %d ops open in %.2f s, sort by name and scroll %.0f ms" % (p.name, n_ops, opened, t))
         rows = p.js("document.querySelectorAll('#ops-table .vt-row').length")
         check(p.name + " keeps under 100 rows in the DOM", 0 < rows < 100, str(rows))
         p.js("(() => { const i = OpsView.ops_text; i.value = 'fusion'; OpsView.state.text = 'fusion'; OpsView.apply(); })()")
@@ -322,13 +358,24 @@ def test_ops_page(b, path, ops, out, prefix, budget_s=None):
               p.js("+document.getElementById('ops-count').dataset.shown") == want)
 
 
+def unpack(v):
+    """The page's data tables (src/report/html/html_pack.c) as objects."""
+    if isinstance(v, list):
+        return [unpack(x) for x in v]
+    if isinstance(v, dict):
+        if set(v) == {"tp_columns", "tp_rows"}:
+            return [dict(zip(v["tp_columns"], map(unpack, r))) for r in v["tp_rows"]]
+        return {k: unpack(x) for k, x in v.items()}
+    return v
+
+
 def with_why_live(src, dst):
     """The report page with the agreed why_live, display_name and
     peak_by_last_user fields (docs/json.md) put into its data, as a build
     that reports them writes them: the card must show them."""
     text = open(src, encoding="utf-8").read()
     m = re.search(r'(<script type="application/json" id="tp-data">)(.*?)(</script>)', text, re.S)
-    data = json.loads(m.group(2))
+    data = unpack(json.loads(m.group(2)))
     mem = data["report"]["memory"]
     mod = max(mem["modules"], key=lambda x: x["peak_bytes"] or 0)
     buf = max(mod["live_at_peak"], key=lambda x: x["size_bytes"])
@@ -470,6 +517,23 @@ def main():
         size = static_checks(path)
         if name == "report":
             check("report page stays small (%d bytes)" % size, size < 400000)
+        if name == "ops-100k":
+            check("100,000 ops page stays under 30 MB (%d bytes)" % size, size < 30 << 20)
+    # the page holds the very documents --format json writes
+    rep = data_of(pages["report"])["report"]
+    want = json_of(tpuprof, "report", "testdata/small.xplane.pb")
+    d = same(rep, want)
+    check("report page data = report --format json", d is None, d)
+    ops_page = data_of(pages["ops"])
+    d = same(ops_page["ops"], json_of(tpuprof, "ops", "testdata/small.xplane.pb"))
+    check("ops page data = ops --format json", d is None, d)
+    d = same(ops_page["op_scopes"], {k: v for k, v in json_of(tpuprof, "ops", "--by", "scope", "testdata/small.xplane.pb").items()
+                                     if k != "cores"})
+    check("ops page op_scopes = ops --by scope --format json without cores", d is None, d)
+    d = same(ops_page["collectives"], json_of(tpuprof, "collectives", "testdata/small.xplane.pb"))
+    check("ops page collectives = collectives --format json", d is None, d)
+    d = same(data_of(pages["memory"])["memory"], json_of(tpuprof, "memory", CONV))
+    check("memory page data = memory --format json", d is None, d)
     b = cdp.Browser()
     try:
         test_report(b, pages["report"], json_of(tpuprof, "report", "testdata/small.xplane.pb"), out, "report",

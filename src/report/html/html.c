@@ -67,6 +67,7 @@ enum tp_err tp_html_write(FILE *out, const char *title, json_t *data,
 			  struct tp_error *err)
 {
 	struct sink s = { out, false };
+	json_t *packed = tp_html_pack(data);
 
 	fputs(page_head, out);
 	text_escaped(out, title);
@@ -75,9 +76,12 @@ enum tp_err tp_html_write(FILE *out, const char *title, json_t *data,
 	fputs("</style>\n</head>\n<body>\n<div id=\"app\"><noscript>This page needs "
 	      "JavaScript.</noscript></div>\n"
 	      "<script type=\"application/json\" id=\"tp-data\">", out);
-	if (json_dump_callback(data, escaped_chunk, &s,
-			       JSON_COMPACT | JSON_ENSURE_ASCII) != 0)
+	/* shares and rates are shown to 3 digits: 9 keep them exact enough
+	 * and save a third of each */
+	if (json_dump_callback(packed, escaped_chunk, &s,
+			       JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(9)) != 0)
 		s.failed = true;
+	json_decref(packed);
 	fputs("</script>\n<script>\n", out);
 	fputs(tp_html_js, out);
 	fputs("</script>\n</body>\n</html>\n", out);

@@ -64,11 +64,14 @@ enum tp_err tp_html_memory(FILE *out, const struct tp_capture *cap,
 }
 
 enum tp_err tp_html_ops(FILE *out, const struct tp_capture *cap,
-			const struct tp_ops *ops, const struct tp_collectives *c,
-			const struct tp_op_scopes *scopes, struct tp_error *err)
+			const struct tp_ops *ops, const struct tp_ops_view *view,
+			struct tp_error *err)
 {
-	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL };
-	struct tp_ops_view by_scope = { .limit = 0, .sort = 0, .filter = NULL,
+	const struct tp_collectives *c = view->coll;
+	const struct tp_op_scopes *scopes = view->scopes;
+	/* the documents `ops --format json` and `ops --by scope` write */
+	struct tp_ops_view all = { .limit = 0, .sort = view->sort, .filter = view->filter };
+	struct tp_ops_view by_scope = { .limit = 0, .sort = view->sort, .filter = view->filter,
 					.scopes = scopes, .omit_cores = true };
 	json_t *d = envelope("ops", cap);
 	struct tp_jw w;

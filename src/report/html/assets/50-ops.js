@@ -189,16 +189,20 @@ const OpsView = {
 		const col = OP_COLUMNS.find(function (c) { return c.key === s.sort; });
 		const dir = s.desc ? -1 : 1;
 		this.filtered = this.rows.filter(function (r) { return self.matches(r); });
+		/* code-point order for names (as the CLI's --sort name), no
+		 * locale: it sorts 100,000 rows many times faster */
+		const str = !!(col && col.str);
 		this.filtered.sort(function (a, b) {
-			let x = a[s.sort], y = b[s.sort], c;
-			if (col && col.str)
-				c = String(x || "").localeCompare(String(y || ""));
-			else {
+			let x = a[s.sort], y = b[s.sort];
+			if (str) {
+				x = x || "";
+				y = y || "";
+			} else {
 				x = x === null || x === undefined ? -Infinity : x;
 				y = y === null || y === undefined ? -Infinity : y;
-				c = x < y ? -1 : x > y ? 1 : 0;
 			}
-			return c * dir || a.name.localeCompare(b.name) || a.id - b.id;
+			const c = x < y ? -1 : x > y ? 1 : 0;
+			return c * dir || (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id);
 		});
 		this.head.querySelectorAll(".sortable").forEach(function (h) {
 			h.classList.toggle("sorted", h.getAttribute("data-key") === s.sort);

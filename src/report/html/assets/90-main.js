@@ -1,6 +1,29 @@
 /* The page: read the data, build the views the data allow, follow deep
  * links (#view=, #buffer=NAME[&module=ID], #op=NAME, #scope=PATH). */
 
+/* The data's tables back into arrays of objects (src/report/html/
+ * html_pack.c writes arrays of like objects as columns and rows). */
+function unpack(v) {
+	if (Array.isArray(v))
+		return v.map(unpack);
+	if (v === null || typeof v !== "object")
+		return v;
+	const cols = v.tp_columns, rows = v.tp_rows;
+	if (cols && rows && Object.keys(v).length === 2) {
+		const n = cols.length, out = new Array(rows.length);
+		for (let i = 0; i < rows.length; i++) {
+			const r = rows[i], o = {};
+			for (let j = 0; j < n; j++)
+				o[cols[j]] = unpack(r[j]);
+			out[i] = o;
+		}
+		return out;
+	}
+	for (const k in v)
+		v[k] = unpack(v[k]);
+	return v;
+}
+
 const App = {
 	views: [],
 	made: {},
@@ -21,7 +44,7 @@ const App = {
 	},
 
 	start: function () {
-		const raw = JSON.parse(document.getElementById("tp-data").textContent);
+		const raw = unpack(JSON.parse(document.getElementById("tp-data").textContent));
 		const D = this.data = this.normalise(raw);
 		const app = clear(document.getElementById("app"));
 		const head = app.appendChild(el("header", { class: "top" }));
