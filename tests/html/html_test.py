@@ -414,6 +414,15 @@ def test_why_live(b, src, out):
     shot(b, out, "report-why-live")
 
 
+def test_split(b, path):
+    """memory --split: the what-if row first, with the re-simulated peak."""
+    p = Page(b, path)
+    p.open("view=memory")
+    p.clean("--split")
+    row = p.js("Array.from(document.querySelectorAll('#splits tr')[1].children).map(e => e.textContent)")
+    check("memory --split: the what-if row", row == ["multiply.24 (--split)", "÷ 4", "17.6 MiB", "3.00 MiB"], str(row))
+
+
 def test_warnings(b, path, doc, out):
     p = Page(b, path)
     p.open("view=summary")
@@ -504,6 +513,7 @@ def main():
         "report-hbm": page(tpuprof, out, "report-hbm", "report", "--hbm", "22MiB", "testdata/small.xplane.pb"),
         "report-tpu": page(tpuprof, out, "report-tpu", "report", TPU4),
         "memory": page(tpuprof, out, "memory", "memory", CONV),
+        "memory-split": page(tpuprof, out, "memory-split", "memory", "--split", "multiply.24:4", "testdata/small.xplane.pb"),
         "ops": page(tpuprof, out, "ops", "ops", "testdata/small.xplane.pb"),
         "diff": page(tpuprof, out, "diff", "diff", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"),
     }
@@ -540,6 +550,7 @@ def main():
                     tpuprof, ["testdata/small.xplane.pb"])
         test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu", tpuprof, [TPU4])
         test_why_live(b, pages["report"], out)
+        test_split(b, pages["memory-split"])
         test_warnings(b, pages["report-hbm"], json_of(tpuprof, "report", "--hbm", "22MiB", "testdata/small.xplane.pb"), out)
         test_memory_page(b, pages["memory"], json_of(tpuprof, "memory", CONV), out, "memory")
         test_ops_page(b, pages["ops"], json_of(tpuprof, "ops", "testdata/small.xplane.pb"), out, "ops")
