@@ -163,16 +163,28 @@ const DiffView = {
 		const s = (this.diff.sections || {}).ops || { rows: [], unit: "ps" };
 		const t = el("table", { class: "plain diff", id: "diff-ops" }, el("tr", {},
 			["op", "module", "A time", "B time", "B − A", "%", "A count", "B count", "change"].map(function (h) { return el("th", {}, h); })));
-		s.rows.forEach(function (r) {
-			if (r.change === "unchanged")
-				return;
+		const changed = s.rows.filter(function (r) { return r.change !== "unchanged"; });
+		const box = el("div", {}, t);
+		/* the largest changes first; a huge diff shows the rest on demand */
+		let shown = 0;
+		function more(n) {
+			changed.slice(shown, shown + n).forEach(row);
+			shown = Math.min(changed.length, shown + n);
+			clear(tail);
+			if (shown < changed.length)
+				tail.appendChild(el("button", { onclick: function () { more(changed.length); } },
+					"show the other " + fmtInt(changed.length - shown) + " changed ops"));
+		}
+		const tail = box.appendChild(el("div", {}));
+		function row(r) {
 			t.appendChild(el("tr", { class: "row" }, el("td", { class: "mono" }, r.op), el("td", {}, r.module),
 				el("td", { class: "num" }, fmtUnit(s.unit, r.a)), el("td", { class: "num" }, fmtUnit(s.unit, r.b)),
 				el("td", { class: "num" }, fmtDelta(s.unit, r.delta)), el("td", { class: "num" }, fmtPercent(r.percent)),
 				el("td", { class: "num" }, fmtInt(r.occurrences_a)), el("td", { class: "num" }, fmtInt(r.occurrences_b)),
 				el("td", {}, r.change)));
-		});
-		return t;
+		}
+		more(2000);
+		return box;
 	},
 
 	section: function (key, s) {
