@@ -61,7 +61,12 @@ TEST_SRC := $(wildcard tests/check_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all check unit golden reference svg html contract merge-test fetch-tests run deps bench clean install valgrind tsan fuzz testdata
+# The house rules (docs/design.md): file and folder sizes, calls and
+# includes pointing down the layers, no loop between modules.
+house: $(BIN)
+	python3 tests/house/check_house.py $(BUILD)
+
+.PHONY: all check unit golden reference svg html contract merge-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -101,7 +106,7 @@ $(BIN): $(CLI_OBJ) $(LIB)
 $(GEN_BIN): $(GEN_SRC) $(PROTO_OBJ) $(PROTO_H)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/gen $(GEN_SRC) $(PROTO_OBJ) $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
+$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h tests/hlo_build.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LIBS) -o $@
 
@@ -116,11 +121,18 @@ unit: $(TEST_BIN)
 golden: $(BIN)
 	TPUPROF=$(BIN) TEST_WRAP="$(TEST_WRAP)" sh tests/golden.sh
 
+# Last users and chains checked against the HLO by an independent walk.
+WHY_CAPTURES := $(addprefix ../shared/captures/,tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb \
+	gpu-mi300x-jax-attention/tw003.xplane.pb gpu-mi300x-jax-elementwise/tw003.xplane.pb \
+	gpu-mi300x-jax-gemm/tw003.xplane.pb gpu-mi300x8-jax-conv3d/tw003.xplane.pb) \
+	testdata/small.xplane.pb testdata/jit_train_step.hlo_proto.pb testdata/multi-trace.hlo_proto.pb
+
 # Independent cross-checks: a Python reader on the shared captures
 # (../shared/captures) and the generator's ground truth for testdata/.
 reference: $(BIN)
 	python3 tests/reference/compare_info.py $(BIN) ../shared/captures
 	python3 tests/reference/compare_memory.py $(BIN)
+	/usr/bin/python3 tests/reference/memory/why_check.py $(BIN) $(WHY_CAPTURES)
 	python3 tests/compare_summary.py $(BIN)
 
 svg: $(BIN)
@@ -145,7 +157,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test fetch-tests
+	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test fetch-tests house
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

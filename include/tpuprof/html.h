@@ -18,11 +18,9 @@
 
 #include <jansson.h>
 
-#include "tpuprof/collectives.h"
+#include "tpuprof/capture.h"
 #include "tpuprof/error.h"
-#include "tpuprof/memory.h"
 #include "tpuprof/ops.h"
-#include "tpuprof/report_doc.h"
 
 /* The page's data envelope: {"schema": TP_HTML_SCHEMA, "page": KIND, ...}
  * with the documents of that page under their names (docs/html.md). */
@@ -36,8 +34,8 @@
 #define TP_HTML_ROWS "tp_rows"
 json_t *tp_html_pack(json_t *v);
 
-/* The page around data (borrowed, packed by tp_html_pack): title (plain text, escaped here), the
- * style and script, and data as compact JSON in which '<', '>' and '&'
+/* The page around data (borrowed, packed by tp_html_pack): title (plain
+ * text, escaped here), the style and script, and data as compact JSON in which '<', '>' and '&'
  * are written as \u003c, \u003e, \u0026 (and all non-ASCII as \uXXXX,
  * U+2028 and U+2029 among them), so no string in it can end the script
  * block or open a comment. */
@@ -50,22 +48,17 @@ enum tp_err tp_html_write(FILE *out, const char *title, json_t *data,
  * Uses the HLO indexes the ops pass built. A new reference. */
 json_t *tp_html_fused_ops(const struct tp_ops *ops);
 
-/* `report --format html`: every view (summary, memory, scopes, ops). */
-enum tp_err tp_html_report(FILE *out, const struct tp_capture *cap,
-			   const struct tp_report *r, struct tp_error *err);
-/* `memory --format html`: the memory and scopes views. */
-enum tp_err tp_html_memory(FILE *out, const struct tp_capture *cap,
-			   const struct tp_memory *mem, struct tp_error *err);
-struct tp_ops_view;
-/* `ops --format html`: the ops table (the ops document as view sorts and
- * filters it, view->coll joined in) and the scopes view of op time
- * (view->scopes); either may be NULL. */
-enum tp_err tp_html_ops(FILE *out, const struct tp_capture *cap,
-			const struct tp_ops *ops, const struct tp_ops_view *view,
-			struct tp_error *err);
-/* `diff --format html`: the diff document and the report documents of
- * both sides (for their towers; either may be NULL), all borrowed. */
-enum tp_err tp_html_diff(FILE *out, json_t *diff, json_t *a, json_t *b,
-			 struct tp_error *err);
+/* One part of a page's data: a document under its name (docs/html.md). */
+struct tp_html_part {
+	const char *key;
+	json_t *doc;          /* borrowed; NULL: the part is left out */
+};
+
+/* The page `page` ("report", "memory", "ops" or "diff"): the envelope
+ * with the capture's files (cap may be NULL) and the parts, written by
+ * tp_html_write. src/report/write.c builds the parts with the JSON
+ * writers, so the page's data are the documents --format json writes. */
+enum tp_err tp_html_page(FILE *out, const char *page, const struct tp_capture *cap,
+			 const struct tp_html_part *parts, size_t n, struct tp_error *err);
 
 #endif

@@ -8,7 +8,7 @@
  * do not share a time base.
  */
 #include "tpuprof/i64map.h"
-#include "tpuprof/memory_runtime.h"
+#include "tpuprof/memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
