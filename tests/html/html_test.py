@@ -31,7 +31,7 @@ failed = 0
 # The views docs/html.md shows, reduced: screenshot name -> picture name.
 # `make html` writes them to OUTDIR/docs/; copy them to docs/html/.
 DOC_PICTURES = {
-    "report-warnings": "summary", "report-tpu-memory": "memory", "report-why-live": "card",
+    "report-warnings": "summary", "report-tpu-memory": "memory", "report-tpu-card": "card",
     "report-scope": "scopes", "report-tpu-ops-fusion": "ops", "diff": "diff",
     "memory-memory": "memory-gpu",
 }
