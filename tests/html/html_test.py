@@ -187,6 +187,17 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
         got = p.js("document.getElementById('%s').textContent" % el_id)
         check("%s summary %s line as the text" % (p.name, part), got == want, "%r vs %r" % (got, want))
 
+    # a link in the summary opens what it names in the same page
+    first = p.js("(() => { const a = document.querySelector('#view-summary a[href^=\"#buffer=\"]'); if (!a) return null;"
+                 " const name = a.textContent; a.click(); return name; })()")
+    if first:
+        b.settle()
+        check(p.name + " summary buffer link pins its card",
+              p.js("!document.getElementById('view-memory').hidden && document.querySelector('#buffer-card .card-title').textContent") == first)
+        p.js("history.back()")
+        b.settle()
+        check(p.name + " back returns to the summary", p.js("App.current") == "summary", p.js("App.current"))
+
     # the ops table holds every op, and its totals are exact
     p.open("view=ops")
     total = p.js("+document.getElementById('ops-count').dataset.total")
@@ -327,6 +338,14 @@ def test_memory_page(b, path, mem, out, prefix):
     p.open("view=memory")
     n_rt = p.js("document.querySelectorAll('#view-memory .runtime-chart').length")
     check(p.name + " a runtime chart per device memory", n_rt == len(mem["runtime"]), "%s != %s" % (n_rt, len(mem["runtime"])))
+    # pointing at a runtime chart reads the allocator event there
+    rt = mem["runtime"][0]
+    got = p.js("(() => { const h = document.querySelector('#view-memory .runtime-chart .hit'), r = h.getBoundingClientRect();"
+               " h.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.right - 1, clientY: r.top + 5}));"
+               " return document.querySelector('#view-memory .rt-readout').textContent; })()")
+    last = rt["timeline"][-1]
+    check(p.name + " runtime readout names the last event", (" step %d: %s of " % (last["step"], last["activity"])) in got
+          and (last["op"] in got), "%r vs %r" % (got, last))
     ticks = p.js("Array.from(document.querySelectorAll('#heap-chart .tick')).map(e => e.textContent)")
     check(p.name + " byte axis has real ticks", any(t.endswith("iB") for t in ticks), str(ticks[:6]))
 

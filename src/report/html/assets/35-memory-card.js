@@ -250,6 +250,38 @@ Object.assign(MemoryView, {
 			s.appendChild(svg("text", { x: px + (px < L + pw * 0.7 ? 6 : -6), y: T + 12, class: "peak-label",
 				"text-anchor": px < L + pw * 0.7 ? "start" : "end", text: "peak " + fmtBytes(rt.peak_bytes) }));
 		}
-		return s;
+		const readout = el("div", { class: "readout rt-readout" }, "Point at the curve to read an allocator event; click to keep it.");
+		this.runtimeReadout(s, tl, { L: L, T: T, pw: pw, ph: ph, t0: t0, span: span, x: x }, readout);
+		return el("div", { class: "rt-chart" }, s, readout);
+	},
+
+	/* The allocator event at the pointer: the last one at or before it. */
+	runtimeReadout: function (s, tl, g, readout) {
+		const guide = s.appendChild(svg("line", { x1: 0, x2: 0, y1: g.T, y2: g.T + g.ph, class: "guide", visibility: "hidden" }));
+		const hit = s.appendChild(svg("rect", { x: g.L, y: g.T, width: g.pw, height: g.ph, class: "hit" }));
+		let pinned = false;
+		function show(ev) {
+			const r = s.getBoundingClientRect();
+			const t = g.t0 + (ev.clientX - r.left - g.L) / g.pw * g.span;
+			let lo = 0, hi = tl.length - 1;
+			while (lo < hi) {
+				const mid = (lo + hi + 1) >> 1;
+				if (tl[mid].time_ps <= t)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			const p = tl[lo];
+			guide.setAttribute("x1", g.x(p.time_ps));
+			guide.setAttribute("x2", g.x(p.time_ps));
+			guide.setAttribute("visibility", "visible");
+			const what = p.activity + " of " + fmtBytes(p.allocation_bytes) + (p.op ? " by " + p.op : "") +
+				(p.shape ? " " + p.shape : "") + (p.region ? " (" + p.region + ")" : "");
+			clear(readout).append(fmtPs(p.time_ps - g.t0) + ", step " + p.step + ": " + what + "; in use " +
+				fmtBytes(p.heap_bytes + p.stack_bytes) + " (heap " + fmtBytes(p.heap_bytes) + ")", " ",
+				copyButton(what, "copy the event"));
+		}
+		hit.addEventListener("mousemove", function (ev) { if (!pinned) show(ev); });
+		hit.addEventListener("click", function (ev) { pinned = !pinned; show(ev); });
 	},
 });
