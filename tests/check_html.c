@@ -3,8 +3,9 @@
  * hostile string in the table, the data block holds it so that the block
  * cannot end early or open a comment (no "</", "<!--", raw "<", ">", "&",
  * no raw U+2028/U+2029), and the text between the tags parses back to
- * the same document; arrays of like objects are packed as columns; the
- * title is escaped; a failed write is reported.
+ * the same document; arrays of like objects are packed as columns;
+ * fusions list their fused instructions, nested bodies in place, cycles
+ * opened once; the title is escaped; a failed write is reported.
  */
 #include "testutil.h"
 
@@ -115,6 +116,106 @@ START_TEST(test_pack)
 }
 END_TEST
 
+/* An instruction of a hand-made module; called is a computation id or 0. */
+static Xla__HloInstructionProto instr(const char *name, const char *opcode, int64_t id,
+				      int64_t *called)
+{
+	Xla__HloInstructionProto i = XLA__HLO_INSTRUCTION_PROTO__INIT;
+
+	/* protobuf-c fields are char *; the literals are never written */
+	i.name = (char *)name;
+	i.opcode = (char *)opcode;
+	i.id = id;
+	if (called) {
+		i.n_called_computation_ids = 1;
+		i.called_computation_ids = called;
+	}
+	return i;
+}
+
+static Xla__HloComputationProto computation(const char *name, int64_t id,
+					    Xla__HloInstructionProto **ins, size_t n)
+{
+	Xla__HloComputationProto c = XLA__HLO_COMPUTATION_PROTO__INIT;
+
+	c.name = (char *)name;
+	c.id = id;
+	c.instructions = ins;
+	c.n_instructions = n;
+	return c;
+}
+
+/* The fused table of one op, the fusion at index k of the module. */
+static char *fused_of(Xla__HloComputationProto **comps, size_t n, int64_t entry, long k)
+{
+	Xla__HloProto hp = XLA__HLO_PROTO__INIT;
+	Xla__HloModuleProto mod = XLA__HLO_MODULE_PROTO__INIT;
+	struct tp_hlo_index idx;
+	struct tp_op op = { .module = 0, .instr = k, .program_id = 7 };
+	bool indexed = true;
+	struct tp_ops ops = { .ops = &op, .n_ops = 1, .index = &idx, .indexed = &indexed,
+			      .n_modules = 1 };
+	json_t *t;
+	char *s;
+
+	mod.name = (char *)"m";
+	mod.entry_computation_id = entry;
+	mod.entry_computation_name = (char *)"";
+	mod.computations = comps;
+	mod.n_computations = n;
+	hp.hlo_module = &mod;
+	tp_hlo_index_build(&idx, &hp);
+	t = tp_html_fused_ops(&ops);
+	s = json_dumps(t, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(t);
+	tp_hlo_index_release(&idx);
+	return s;
+}
+
+/* A fusion whose body holds another: the inner body right after its
+ * fusion, one level deeper. */
+START_TEST(test_fused_nested)
+{
+	int64_t to_c1 = 10, to_c2 = 20;
+	Xla__HloInstructionProto q = instr("q", "parameter", 21, NULL), m = instr("m", "multiply", 22, NULL);
+	Xla__HloInstructionProto p = instr("p", "parameter", 11, NULL), g = instr("G", "fusion", 12, &to_c2);
+	Xla__HloInstructionProto a = instr("a", "add", 13, NULL);
+	Xla__HloInstructionProto x = instr("x", "parameter", 31, NULL), f = instr("F", "fusion", 32, &to_c1);
+	Xla__HloInstructionProto *c2i[] = { &q, &m }, *c1i[] = { &p, &g, &a }, *ei[] = { &x, &f };
+	Xla__HloComputationProto c2 = computation("c2", 20, c2i, 2), c1 = computation("c1", 10, c1i, 3);
+	Xla__HloComputationProto e = computation("main", 30, ei, 2);
+	Xla__HloComputationProto *comps[] = { &c2, &c1, &e };
+	char *got = fused_of(comps, 3, 30, 6);
+
+	ck_assert_str_eq(got, "{\"7\":{\"F\":[[\"p\",\"parameter\",null,\"\",1],[\"G\",\"fusion\",null,\"\",1],"
+			 "[\"q\",\"parameter\",null,\"\",2],[\"m\",\"multiply\",null,\"\",2],"
+			 "[\"a\",\"add\",null,\"\",1]]}}");
+	free(got);
+}
+END_TEST
+
+/* Hostile HLO: a body that calls itself, and two that call each other,
+ * are each opened once on the way down (the walk ends). */
+START_TEST(test_fused_cycles)
+{
+	int64_t to_a = 40, to_b = 50;
+	Xla__HloInstructionProto u = instr("u", "parameter", 41, NULL), pa = instr("P", "fusion", 42, &to_b);
+	Xla__HloInstructionProto self = instr("S", "fusion", 43, &to_a);
+	Xla__HloInstructionProto v = instr("v", "parameter", 51, NULL), qb = instr("Q", "fusion", 52, &to_a);
+	Xla__HloInstructionProto r = instr("R", "fusion", 61, &to_a);
+	Xla__HloInstructionProto *ai[] = { &u, &pa, &self }, *bi[] = { &v, &qb }, *ei[] = { &r };
+	Xla__HloComputationProto ca = computation("a", 40, ai, 3), cb = computation("b", 50, bi, 2);
+	Xla__HloComputationProto e = computation("main", 60, ei, 1);
+	Xla__HloComputationProto *comps[] = { &ca, &cb, &e };
+	char *got = fused_of(comps, 3, 60, 5);
+
+	ck_assert_str_eq(got, "{\"7\":{\"R\":[[\"u\",\"parameter\",null,\"\",1],[\"P\",\"fusion\",null,\"\",1],"
+			 "[\"v\",\"parameter\",null,\"\",2],[\"Q\",\"fusion\",null,\"\",2],"
+			 "[\"S\",\"fusion\",null,\"\",1]]}}");
+	free(got);
+}
+END_TEST
+
 START_TEST(test_title_escaped)
 {
 	json_t *doc = json_object();
@@ -149,6 +250,8 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_hostile_strings, 0, sizeof(hostile) / sizeof(hostile[0]));
 	tcase_add_loop_test(tc, test_pack, 0, sizeof(packs) / sizeof(packs[0]));
+	tcase_add_test(tc, test_fused_nested);
+	tcase_add_test(tc, test_fused_cycles);
 	tcase_add_test(tc, test_title_escaped);
 	tcase_add_test(tc, test_write_error);
 	suite_add_tcase(s, tc);
