@@ -88,7 +88,7 @@ function scopeGroup(scope, depth) {
 }
 
 const MemoryView = {
-	state: { core: "", module: -1, colorBy: "category", pinned: null, query: "", hover: null },
+	state: { core: "", module: -1, colorBy: "category", pinned: null, query: "" },
 
 	init: function (root, mem) {
 		this.root = root;
@@ -370,7 +370,6 @@ const MemoryView = {
 			g.addEventListener("click", function () { self.pin(self.state.module, i); });
 			s.appendChild(g);
 		});
-		this.tower = s;
 	},
 
 	legend: function (m) {
