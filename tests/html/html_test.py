@@ -517,6 +517,17 @@ def test_diff(b, path, diff, out):
     shot(b, out, "diff")
     towers = p.js("document.querySelectorAll('.diff-towers svg').length")
     check(p.name + " both towers", towers == 2, str(towers))
+    # the bands of buffers that appeared in B (or left A) are marked, as
+    # the peak_buffers rows of the module pair say
+    mod = p.js("DiffView.pairs[DiffView.pair].module")
+    rows = [r for r in diff["sections"]["peak_buffers"]["rows"] if r["module"] == mod]
+    for side, change, key in (("B", "appeared", "instruction_b"), ("A", "disappeared", "instruction_a")):
+        want = sorted(r[key] + ("{%s}" % ",".join(map(str, r["shape_index"])) if r["shape_index"] else "")
+                      for r in rows if r["change"] == change)
+        got = sorted(p.js("Array.from(document.querySelectorAll('#diff-tower-%s .band[data-change=%s]')).map(e => e.dataset.name)"
+                          % (side, change)))
+        check("%s tower %s marks the buffers that %s" % (p.name, side, change), got == want and len(want) > 0,
+              "%s vs %s" % (got, want))
     rows = [r for r in diff["sections"]["ops"]["rows"] if r["change"] != "unchanged"]
     shown = p.js("document.querySelectorAll('#diff-ops tr.row').length")
     check(p.name + " every changed op", shown == len(rows), "%s != %s" % (shown, len(rows)))

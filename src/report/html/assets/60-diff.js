@@ -108,15 +108,33 @@ const DiffView = {
 		const top = byteTicks(Math.max((ma && ma.peak_bytes) || 0, (mb && mb.peak_bytes) || 0), 6);
 		t.appendChild(this.tower("A", ma, top));
 		t.appendChild(this.tower("B", mb, top));
+		t.appendChild(this.marksLegend());
+	},
+
+	/* How each buffer at a peak changed (peak_buffers rows), by side,
+	 * module name, defining instruction and shape index. */
+	bufferChange: function (side, m, b) {
+		if (!this.changes) {
+			const ch = this.changes = new Map();
+			(((this.diff.sections || {}).peak_buffers || {}).rows || []).forEach(function (r) {
+				const si = (r.shape_index || []).join(",");
+				if (r.instruction_a)
+					ch.set("A\u0000" + r.module + "\u0000" + r.instruction_a + "\u0000" + si, r);
+				if (r.instruction_b)
+					ch.set("B\u0000" + r.module + "\u0000" + r.instruction_b + "\u0000" + si, r);
+			});
+		}
+		const r = this.changes.get(side + "\u0000" + m.name + "\u0000" + b.instruction + "\u0000" + (b.shape_index || []).join(","));
+		return r ? r.change : null;
 	},
 
 	tower: function (side, m, yt) {
-		const self = this, W = 320, H = 440, L = 70, T = 44, B = 20, w = 170, ph = H - T - B;
+		const self = this, W = 330, H = 440, L = 70, T = 44, B = 20, w = 170, ph = H - T - B;
 		const s = svg("svg", { width: W, height: H, class: "chart", id: "diff-tower-" + side });
 		const y = function (b) { return T + ph - b / yt.top * ph; };
 		s.appendChild(svg("text", { x: L, y: 14, class: "axis-title", text: side + ": " + (m ? moduleLabel(m) : "absent") }));
 		if (m)
-			s.appendChild(svg("text", { x: L, y: 30, class: "peak-label", text: "peak " + fmtBytes(m.peak_bytes) + " at " + m.peak_position }));
+			s.appendChild(svg("text", { x: L, y: 30, class: "peak-label", text: "peak " + fmtBytes(m.peak_bytes) + " after event " + m.peak_position }));
 		yt.ticks.forEach(function (t) {
 			s.appendChild(svg("line", { x1: L, x2: L + w, y1: y(t), y2: y(t), class: "grid" }));
 			s.appendChild(svg("text", { x: L - 6, y: y(t) + 4, class: "tick", "text-anchor": "end", text: yt.label(t) }));
@@ -125,9 +143,14 @@ const DiffView = {
 		((m && m.live_at_peak) || []).forEach(function (b) {
 			const y1 = y(base), y2 = y(base + b.size_bytes), h = Math.max(0.5, y1 - y2);
 			base += b.size_bytes;
-			const g = svg("g", { class: "band", "data-name": bufName(b) },
+			const change = self.bufferChange(side, m, b);
+			const g = svg("g", { class: "band" + (change ? " " + change : ""), "data-name": bufName(b), "data-change": change },
 				svg("rect", { x: L, y: y2, width: w, height: h, fill: categoryColor(b.category) },
-					svg("title", { text: bufName(b) + " " + ((b.shape && b.shape.text) || "") + " " + fmtBytes(b.size_bytes) })));
+					svg("title", { text: bufName(b) + " " + ((b.shape && b.shape.text) || "") + " " + fmtBytes(b.size_bytes) +
+						(change ? " (" + change + ")" : "") })));
+			/* what is new in B, or gone from A, is marked beside the band */
+			if (change === "appeared" || change === "disappeared" || change === "grew" || change === "shrank")
+				g.appendChild(svg("rect", { x: L + w + 2, y: y2, width: 6, height: h, class: "mark " + change }));
 			if (h >= 13) {
 				const label = bufName(b) + " " + fmtBytes(b.size_bytes);
 				g.appendChild(svg("text", { x: L + 4, y: y2 + h / 2 + 4, class: "band-label", text: label.length > 23 ? label.slice(0, 22) + "…" : label }));
@@ -137,6 +160,12 @@ const DiffView = {
 		});
 		s.appendChild(svg("line", { x1: L, x2: L, y1: T, y2: T + ph, class: "axis" }));
 		return s;
+	},
+
+	marksLegend: function () {
+		return el("div", { class: "legend" }, ["appeared", "disappeared", "grew", "shrank"].map(function (c) {
+			return el("span", { class: "chip" }, el("i", { class: "mark-" + c }), c + " (mark beside the band)");
+		}));
 	},
 
 	pin: function (side, m, b) {
