@@ -66,7 +66,7 @@ TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference svg html contract merge-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference svg html contract merge-test trace-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -147,6 +147,19 @@ html: $(BIN) $(GEN_BIN)
 merge-test: $(BIN)
 	sh tests/merge_test.sh $(BIN)
 
+# tpuprof trace read back by the test's own Perfetto reader (protoc-c
+# code from tests/trace/perfetto_subset.proto) and held to the capture.
+TRACE_DUMP := $(BUILD)/tests/trace/trace_dump
+$(BUILD)/tests/trace/perfetto_subset.pb-c.c: tests/trace/perfetto_subset.proto
+	@mkdir -p $(@D)
+	$(PROTOC_C) -Itests/trace --c_out=$(BUILD)/tests/trace $<
+
+$(TRACE_DUMP): tests/trace/trace_dump.c $(BUILD)/tests/trace/perfetto_subset.pb-c.c
+	$(CC) $(CPPFLAGS) -I$(BUILD)/tests/trace -std=c11 -O1 -g -w $(PKG_CFLAGS) $^ $(PKG_LIBS) -o $@
+
+trace-test: $(BIN) $(TRACE_DUMP)
+	python3 tests/trace/check_trace.py $(BIN) $(TRACE_DUMP)
+
 # Every JSON key emitted is documented in docs/json.md, and vice versa.
 contract: $(BIN)
 	python3 tests/json_contract.py $(BIN)
@@ -157,7 +170,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test fetch-tests house
+	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test trace-test fetch-tests house
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

@@ -112,6 +112,8 @@ struct tp_output {
 	FILE *fp;
 	const char *path;   /* final path, or NULL for stdout          */
 	char *tmp_path;     /* malloc'd temporary path                 */
+	bool direct;        /* path is no regular file (a device, a FIFO):
+			     * written in place, never replaced        */
 };
 int tp_output_open(struct tp_output *out, const char *path);
 /* Flushes and closes; on success renames into place. ok=false discards.
@@ -163,5 +165,6 @@ extern const struct tp_cmd tp_cmd_diff;
 extern const struct tp_cmd tp_cmd_merge;
 extern const struct tp_cmd tp_cmd_report;
 extern const struct tp_cmd tp_cmd_check;
+extern const struct tp_cmd tp_cmd_trace;
 
 #endif

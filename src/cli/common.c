@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void tp_cli_error(const char *fmt, ...)
@@ -202,12 +203,24 @@ int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
 
 int tp_output_open(struct tp_output *out, const char *path)
 {
+	struct stat st;
+
 	memset(out, 0, sizeof(*out));
 	if (!path || strcmp(path, "-") == 0) {
 		out->fp = stdout;
 		return TP_EXIT_OK;
 	}
 	out->path = path;
+	/* -o /dev/null or a FIFO: a rename over it would replace the device
+	 * (as root, /dev/null itself) with a regular file */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		out->direct = true;
+		if (!(out->fp = fopen(path, "w"))) {
+			tp_cli_error("cannot open '%s': %s", path, strerror(errno));
+			return TP_EXIT_OUTPUT;
+		}
+		return TP_EXIT_OK;
+	}
 	out->tmp_path = tp_xasprintf("%s.tmp.XXXXXX", path);
 	int fd = mkstemp(out->tmp_path);
 	if (fd < 0 || !(out->fp = fdopen(fd, "w"))) {
@@ -238,6 +251,10 @@ int tp_output_close(struct tp_output *out, bool ok)
 		if (fclose(out->fp) != 0 && rc == TP_EXIT_OK) {
 			tp_cli_error("cannot write %s: %s", out->path, strerror(errno));
 			rc = TP_EXIT_OUTPUT;
+		}
+		if (out->direct) {
+			out->fp = NULL;
+			return rc;
 		}
 		if (ok && rc == TP_EXIT_OK && rename(out->tmp_path, out->path) != 0) {
 			tp_cli_error("cannot rename '%s' to '%s': %s", out->tmp_path,
