@@ -299,6 +299,14 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
                        % (i, len(m["heap"]) - 1))
             want = "position %d: %s B" % (i, fmt_int(m["heap"][i]["bytes"]))
             check(p.name + " heap readout", got.startswith(want), "%r, want %r" % (got, want))
+            # at the peak every buffer of the tower is live
+            i = m["peak_position"] + 1
+            got = p.js("(() => { const h = document.querySelector('#heap-chart .hit'), r = h.getBoundingClientRect();"
+                       " h.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + r.width * %d / %d,"
+                       " clientY: r.top + 5})); return document.getElementById('heap-readout').textContent; })()"
+                       % (i, len(m["heap"]) - 1))
+            want = "; %d of the peak's buffers live here" % len(m["live_at_peak"])
+            check(p.name + " heap readout at the peak holds the tower", want in got, "%r, want %r" % (got, want))
         bands = p.js("document.querySelectorAll('#heap-chart .band').length")
         check(p.name + " the tower has a band per buffer at the peak", bands == len(m["live_at_peak"]), str(bands))
         # search by scope finds every buffer at a peak that matches

@@ -339,8 +339,18 @@ const MemoryView = {
 			guide.setAttribute("x1", x(i));
 			guide.setAttribute("x2", x(i));
 			guide.setAttribute("visibility", "visible");
+			/* heap point i comes before event i: a buffer allocated at
+			 * event s and freed at event e is in it when s < i <= e */
+			let n = 0, bytes = 0;
+			(m.live_at_peak || []).forEach(function (b) {
+				if (b.indefinite || b.live_start === null || (b.live_start < i && i <= b.live_end)) {
+					n++;
+					bytes += b.size_bytes;
+				}
+			});
 			clear(self.readout).append("position " + i + ": " + fmtBytesExact(p.bytes) + " (unpadded " +
-				fmtBytes(p.unpadded_bytes) + ") before " + (p.instruction || "the end"), " ",
+				fmtBytes(p.unpadded_bytes) + ") before " + (p.instruction || "the end") + "; " +
+				n + " of the peak's buffers live here (" + fmtBytes(bytes) + ")", " ",
 				copyButton(p.instruction || "", "copy the instruction"));
 		}
 		hit.addEventListener("mousemove", function (ev) { if (!pinned) show(at(ev)); });
