@@ -66,7 +66,7 @@ TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference svg html contract merge-test trace-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -147,6 +147,10 @@ html: $(BIN) $(GEN_BIN)
 merge-test: $(BIN)
 	sh tests/merge_test.sh $(BIN)
 
+# docs/scale.md's recipes, and merging 1,024 host reports.
+scale-test: $(BIN) $(GEN_BIN)
+	sh tests/scale_test.sh $(BIN) $(GEN_BIN)
+
 # tpuprof trace read back by the test's own Perfetto reader (protoc-c
 # code from tests/trace/perfetto_subset.proto) and held to the capture.
 TRACE_DUMP := $(BUILD)/tests/trace/trace_dump
@@ -170,7 +174,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test trace-test fetch-tests house
+	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

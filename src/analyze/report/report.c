@@ -6,7 +6,59 @@
  */
 #include "tpuprof/report_analysis.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* A line's entries in the ops pass's list: contiguous, one core's. */
+struct line_block {
+	const struct tp_line *line;
+	const struct tp_line_program *first;
+	size_t n;
+};
+
+static int by_line(const void *a, const void *b)
+{
+	uintptr_t u = (uintptr_t)((const struct line_block *)a)->line,
+		  v = (uintptr_t)((const struct line_block *)b)->line;
+
+	return (u > v) - (u < v);
+}
+
+/* The ops pass's program counts of GPU kernel lines, for the memory
+ * analysis (tp_mem_known_programs): sorted by line, each line's entries
+ * kept together in their first-seen order. */
+static void known_programs(struct tp_mem_known_programs *k, const struct tp_ops *ops)
+{
+	struct tp_mem_line_program *e;
+	struct line_block *blocks;
+	size_t n = 0, lines = 0, at = 0;
+
+	for (size_t c = 0; c < ops->n_cores; c++)
+		n += ops->cores[c].n_programs;
+	blocks = tp_xcalloc(n + 1, sizeof(*blocks));
+	for (size_t c = 0; c < ops->n_cores; c++)
+		for (size_t i = 0; i < ops->cores[c].n_programs; i++) {
+			const struct tp_line_program *p = &ops->cores[c].programs[i];
+
+			if (!lines || blocks[lines - 1].line != p->line) {
+				blocks[lines].line = p->line;
+				blocks[lines++].first = p;
+			}
+			blocks[lines - 1].n++;
+		}
+	qsort(blocks, lines, sizeof(*blocks), by_line);
+	e = tp_xcalloc(n + 1, sizeof(*e));
+	for (size_t l = 0; l < lines; l++)
+		for (size_t i = 0; i < blocks[l].n; i++) {
+			e[at].line = blocks[l].line;
+			e[at].id = blocks[l].first[i].id;
+			e[at++].runs = blocks[l].first[i].runs;
+		}
+	free(blocks);
+	k->entries = e;
+	k->n = n;
+}
 
 static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 			 const struct tp_report_filter *f, struct tp_error *err)
@@ -14,15 +66,22 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	struct tp_mem_options mopt = { .color = 0, .max_suggestions = 5 };
 	struct tp_memory_filter mf = { f->host, f->core, f->module, f->hbm };
 	struct tp_ops_filter of = { f->host, f->core, f->module };
+	struct tp_mem_known_programs known;
 	enum tp_err rc;
 
 	/* info last: it needs every line scanned, and opening left the op
 	 * lines (TP_DEFER_MIN_BYTES) to the ops pass, so that their events
-	 * are read once; memory reads no op line */
-	rc = tp_memory_build(&r->memory, cap, &mopt, &mf, err);
+	 * are read once; memory reads no op line, but for the programs GPU
+	 * kernels carry, which the ops pass counts for it */
+	rc = tp_memory_check_filter(cap, &mf, err); /* its errors first */
+	if (rc == TP_OK)
+		rc = tp_collectives_build(&r->coll, cap, &of, err);
 	if (rc != TP_OK)
 		return rc;
-	rc = tp_collectives_build(&r->coll, cap, &of, err);
+	known_programs(&known, &r->coll.ops);
+	mopt.known = &known;
+	rc = tp_memory_build(&r->memory, cap, &mopt, &mf, err);
+	free((void *)known.entries);
 	if (rc != TP_OK)
 		return rc;
 	rc = tp_info_build(&r->info, cap, err);
