@@ -45,7 +45,9 @@ static void word(struct tp_jw *w, const char *key, const char *s)
 		tp_jw_put(w, key, json_string(s));
 }
 
-/* The op against its device (docs/devices.md). */
+/* The op against its device (docs/devices.md). The peak it is measured
+ * against is the core's, for its precision: not repeated per op (a
+ * 100,000-op page must stay small). */
 static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const struct tp_op *o)
 {
 	const struct tp_device_figures *f = &ops->cores[o->core].device;
@@ -58,7 +60,6 @@ static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const st
 		tp_jw_put(w, "precision", json_null());
 	else
 		word(w, "precision", tp_precision_name(o->precision));
-	tp_jw_put(w, "peak_flops_per_s", tp_figure_json(tp_device_peak_for(f, o->precision)));
 	tp_jw_put(w, "flop_utilization", maybe(r.has_flop_util, r.flop_utilization));
 	tp_jw_put(w, "hbm_bw_utilization", maybe(r.has_hbm_util, r.hbm_utilization));
 	tp_jw_put(w, "arithmetic_intensity", maybe(r.has_intensity, r.intensity));
