@@ -3,6 +3,7 @@
  * command files.
  */
 #include "cli.h"
+#include "args.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -154,13 +155,13 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 		 void *ctx, struct tp_common_opts *o, int *exit_code)
 {
 	struct option *longopts = option_table(extra);
+	struct tp_cli_args args;
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->open.max_input = tp_default_max_input();
-	optind = 1;
-	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, "o:qhj:", longopts, NULL)) != -1) {
+	tp_cli_args_begin(&args, argc, argv);
+	while (rc == 0 && (c = tp_cli_args_next(&args, "-o:qhj:", longopts)) != -1) {
 		if (c == 'h') {
 			fputs(cmd->help, stdout);
 			*exit_code = TP_EXIT_OK;
@@ -180,10 +181,9 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 		}
 	}
 	free(longopts);
+	o->captures = tp_cli_args_end(&args, &o->n_captures);
 	if (rc < 0)
 		return -1;
-	o->captures = argv + optind;
-	o->n_captures = argc - optind;
 	if (o->n_captures == 0) {
 		*exit_code = tp_cli_usage_error(cmd, "%s: no CAPTURE given", cmd->name);
 		return -1;
