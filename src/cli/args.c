@@ -11,6 +11,8 @@
 
 #include "tpuprof/util.h"
 
+bool tp_cli_parse_only;
+
 void tp_cli_args_begin(struct tp_cli_args *a, int argc, char **argv)
 {
 	a->argc = argc;

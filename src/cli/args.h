@@ -34,4 +34,9 @@ int tp_cli_args_next(struct tp_cli_args *a, const char *shorts,
 		     const struct option *longopts);
 char **tp_cli_args_end(struct tp_cli_args *a, int *n_operands);
 
+/* For the argument parser's fuzz target (tests/fuzz/fuzz_args.c) only:
+ * when true, a command's parse that succeeded makes it return 0 at once,
+ * before it opens or fetches anything. Always false in tpuprof. */
+extern bool tp_cli_parse_only;
+
 #endif

@@ -188,6 +188,10 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 		*exit_code = tp_cli_usage_error(cmd, "%s: no CAPTURE given", cmd->name);
 		return -1;
 	}
+	if (tp_cli_parse_only) {
+		*exit_code = TP_EXIT_OK;
+		return -1;
+	}
 	return 0;
 }
 

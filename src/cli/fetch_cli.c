@@ -284,6 +284,8 @@ int tp_fetch_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 					"%s: no SOURCE given", cmd->name);
 	if (rc == 0 && capture)
 		rc = check_capture(cmd, &cli->cap);
+	if (rc == 0 && tp_cli_parse_only)
+		rc = -1;
 	if (rc != 0) {
 		*exit_code = rc < 0 ? TP_EXIT_OK : rc;
 		free(cli->headers);
