@@ -175,7 +175,7 @@ static enum tp_err add_host(struct tp_capture *cap, size_t source)
 }
 
 /* Kind from the file name, for bytes that could be either message. */
-static int kind_from_name(const char *path)
+int tp_capture_kind_from_name(const char *path)
 {
 	if (strstr(path, ".xplane.pb"))
 		return 'X';
@@ -219,7 +219,7 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 	cap->n_sources++;
 	kind = tp_sniff(src->buf.data, src->buf.size);
 	if (!kind) {
-		kind = kind_from_name(path);
+		kind = tp_capture_kind_from_name(path);
 		src->kind_from_name = true;
 	}
 	if (!kind) {

@@ -14,6 +14,10 @@ void tp_capture_add_embedded_modules(struct tp_capture *cap, size_t host);
 enum tp_err tp_capture_add_file_module(struct tp_capture *cap, size_t source,
 				       struct tp_error *err);
 
+/* 'X' or 'H' when the file name says XSpace or HloProto, else 0: the
+ * tie-break when the bytes do not tell (docs/design.md). */
+int tp_capture_kind_from_name(const char *path);
+
 /* Loads one file as a source of the capture (sniffing what it holds). */
 enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 				const struct tp_open_opts *opts, bool in_dump,
