@@ -74,6 +74,7 @@ static const struct option common_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "partial", no_argument, NULL, 'P' },
 };
 
 #define N_COMMON (sizeof(common_options) / sizeof(common_options[0]))
@@ -133,6 +134,9 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 		return 0;
 	case 'q':
 		o->quiet = true;
+		return 0;
+	case 'P':
+		o->open.partial = true;
 		return 0;
 	case 'j':
 		return jobs_option(cmd, optarg);
@@ -282,6 +286,22 @@ int tp_cli_open_capture(const struct tp_common_opts *o, struct tp_capture *cap)
 	return TP_EXIT_OK;
 }
 
+void tp_cli_damage(const struct tp_capture *cap)
+{
+	char line[1024];
+
+	for (size_t i = 0; i < cap->n_damage; i++) {
+		tp_damage_format(&cap->damage[i], line, sizeof(line));
+		fflush(stdout);
+		fprintf(stderr, "tpuprof: warning: %s\n", line);
+	}
+}
+
+bool tp_cli_is_damage(const struct tp_error *err)
+{
+	return err->code == TP_ERR_INPUT && strstr(err->msg, ": corrupt capture at byte ");
+}
+
 int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *a,
 			void *ctx)
 {
@@ -294,10 +314,22 @@ int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *
 		o->open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* read once */
 	if ((code = tp_cli_open_capture(o, &cap)) != TP_EXIT_OK)
 		return code;
-	if (a->build(ctx, &cap, &err) != TP_OK) {
+	if (a->build(ctx, &cap, &err) != TP_OK && o->open.defer_min_bytes &&
+	    tp_cli_is_damage(&err)) {
+		/* damage in a line left to the analysis: open again with every
+		 * line read at open, where a damaged part can be left out */
+		tp_capture_release(&cap);
+		o->open.defer_min_bytes = 0;
+		if ((code = tp_cli_open_capture(o, &cap)) != TP_EXIT_OK)
+			return code;
+		tp_error_clear(&err);
+		(void)a->build(ctx, &cap, &err);
+	}
+	if (err.code != TP_OK) {
 		tp_capture_release(&cap);
 		return tp_cli_fail(&err);
 	}
+	tp_cli_damage(&cap);
 	code = tp_output_open(&out, o->output);
 	if (code == TP_EXIT_OK)
 		code = tp_output_finish(&out, a->write(ctx, out.fp, o->format, &cap, &err),

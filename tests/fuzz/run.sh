@@ -62,6 +62,7 @@ for t in $TARGETS; do
 	flags=
 	seeds="testdata testdata/corrupt"
 	[ -d ../shared/captures ] && seeds="$seeds $(ls -d ../shared/captures/*/)"
+	maxlen=4194304
 	case $t in
 	analyses|reports)
 		# the analyses, the JSON writers and the JSON readers
@@ -71,6 +72,9 @@ for t in $TARGETS; do
 	fetch)
 		src="$(find src/util src/fetch -name '*.c' | sort)"
 		libs="-ljansson -lcurl -lz -lm -lpthread"
+		# server answers are small; megabyte seeds would make each
+		# mutation cost a quarter of a second
+		maxlen=65536
 		seeds="$out/seeds-fetch" ;;
 	args)
 		src="$ALL $out/proto/hlo.pb-c.c $out/proto/xplane.pb-c.c"
@@ -82,7 +86,7 @@ for t in $TARGETS; do
 	clang $FLAGS tests/fuzz/fuzz_$t.c $src $libs -o "$out/fuzz_$t"
 	mkdir -p "$out/corpus-$t"
 	# shellcheck disable=SC2086
-	(cd "$out" && ./fuzz_$t -max_total_time="$SECONDS_EACH" -max_len=4194304 \
+	(cd "$out" && ./fuzz_$t -max_total_time="$SECONDS_EACH" -max_len=$maxlen \
 		-rss_limit_mb=4096 $EXTRA $flags -artifact_prefix=crash-$t- corpus-$t \
 		$(for s in $seeds; do case $s in /*|build-fuzz/*) echo "${s#build-fuzz/}";; *) echo "../$s";; esac; done))
 done

@@ -64,6 +64,9 @@ static void merge_info(json_t *dst, json_t *src)
 	concat(dst, src, "modules");
 	concat(dst, src, "notes");
 	concat(dst, src, "warnings");
+	if (json_is_array(get(src, "damage")) && !json_is_array(get(dst, "damage")))
+		json_object_set_new(dst, "damage", json_array());
+	concat(dst, src, "damage");
 	if (json_is_null(get(dst, "run")) && !json_is_null(get(src, "run")))
 		json_object_set(dst, "run", get(src, "run"));
 }
