@@ -53,7 +53,11 @@ static char *report_of(const char *path, size_t defer, unsigned threads)
 		tp_xspace_framing_min_bytes = (size_t)1 << 20;
 		return tp_xasprintf("error %d: %s", (int)err.code, err.msg);
 	}
-	if (tp_report_build(&r, &cap, &f, &err) != TP_OK) {
+	if (tp_report_build(&r, &cap, &f, &err) != TP_OK &&
+	    !(tp_capture_reopen_whole(&cap, &path, 1, &o, &err) &&
+	      tp_report_build(&r, &cap, &f, &err) == TP_OK)) {
+		/* a damaged part in a deferred line: reopened whole, as every
+		 * caller does (tp_capture_reopen_whole), or refused */
 		text = tp_xasprintf("error %d: %s", (int)err.code, err.msg);
 	} else {
 		size_t len;

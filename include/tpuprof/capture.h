@@ -124,6 +124,17 @@ enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
 			    struct tp_error *err);
 void tp_capture_release(struct tp_capture *cap);
 
+/* An analysis of a capture opened with defer_min_bytes failed with err:
+ * when that is damage in a line left to the analysis, opens the capture
+ * again (released first) with every line read at open, where a damaged
+ * part is left out (src/decode/capture/damage.c), and returns true: run
+ * the analysis again. False, with cap and err untouched, for any other
+ * failure; false with cap released and err set when the reopening fails.
+ * o->defer_min_bytes is set to 0. */
+bool tp_capture_reopen_whole(struct tp_capture *cap, const char *const *paths,
+			     size_t n_paths, struct tp_open_opts *o,
+			     struct tp_error *err);
+
 /* The line shown for a damaged part: "FILE: skipped PART, damaged at
  * byte N: WHAT". Into buf (always NUL-terminated). */
 void tp_damage_format(const struct tp_damage *d, char *buf, size_t size);

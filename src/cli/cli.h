@@ -147,8 +147,6 @@ int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *
 /* Prints one "tpuprof: warning: ..." line per damaged part the capture
  * was read without (they are also in info's warnings and JSON). */
 void tp_cli_damage(const struct tp_capture *cap);
-/* A corrupt-capture error, the kind a damaged part gives. */
-bool tp_cli_is_damage(const struct tp_error *err);
 
 /* Prints "tpuprof: <msg>" and returns the exit code for err->code. */
 int tp_cli_fail(const struct tp_error *err);

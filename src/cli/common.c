@@ -297,11 +297,6 @@ void tp_cli_damage(const struct tp_capture *cap)
 	}
 }
 
-bool tp_cli_is_damage(const struct tp_error *err)
-{
-	return err->code == TP_ERR_INPUT && strstr(err->msg, ": corrupt capture at byte ");
-}
-
 int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *a,
 			void *ctx)
 {
@@ -314,17 +309,10 @@ int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *
 		o->open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* read once */
 	if ((code = tp_cli_open_capture(o, &cap)) != TP_EXIT_OK)
 		return code;
-	if (a->build(ctx, &cap, &err) != TP_OK && o->open.defer_min_bytes &&
-	    tp_cli_is_damage(&err)) {
-		/* damage in a line left to the analysis: open again with every
-		 * line read at open, where a damaged part can be left out */
-		tp_capture_release(&cap);
-		o->open.defer_min_bytes = 0;
-		if ((code = tp_cli_open_capture(o, &cap)) != TP_EXIT_OK)
-			return code;
-		tp_error_clear(&err);
-		(void)a->build(ctx, &cap, &err);
-	}
+	if (a->build(ctx, &cap, &err) != TP_OK &&
+	    tp_capture_reopen_whole(&cap, (const char *const *)o->captures,
+				    (size_t)o->n_captures, &o->open, &err))
+		(void)a->build(ctx, &cap, &err);   /* damage left out */
 	if (err.code != TP_OK) {
 		tp_capture_release(&cap);
 		return tp_cli_fail(&err);

@@ -75,14 +75,14 @@ enum tp_err tp_damage_module(struct tp_capture *cap, struct tp_module *m,
 	const char *what = NULL;
 	uint64_t at = m->raw_offset;
 
-	if (err->code != TP_ERR_INPUT || m->origin != TP_MODULE_EMBEDDED)
+	/* a module over protobuf's 2 GiB is whole, not damaged: refused */
+	if (err->code != TP_ERR_INPUT || m->origin != TP_MODULE_EMBEDDED ||
+	    strstr(err->msg, "too large for protobuf"))
 		return err->code;
 	if (!message_offset(err->msg, "HLO module", &at, &what))
 		at = m->raw_offset;
 	if (!what)
-		what = strstr(err->msg, "too large") ?
-		       "too large for protobuf (the limit is 2 GiB)" :
-		       "the HloProto does not decode";
+		what = "the HloProto does not decode";
 	tp_damage_push(&l, m->path,
 		       tp_xasprintf("HLO module '%.*s'", (int)(name.len > 200 ? 200 : name.len),
 				    name.ptr),
@@ -93,6 +93,19 @@ enum tp_err tp_damage_module(struct tp_capture *cap, struct tp_module *m,
 	m->damaged = true;
 	tp_error_clear(err);
 	return TP_OK;
+}
+
+bool tp_capture_reopen_whole(struct tp_capture *cap, const char *const *paths,
+			     size_t n_paths, struct tp_open_opts *o,
+			     struct tp_error *err)
+{
+	if (!o->defer_min_bytes || err->code != TP_ERR_INPUT ||
+	    !strstr(err->msg, ": corrupt capture at byte "))
+		return false;
+	tp_capture_release(cap);
+	o->defer_min_bytes = 0;
+	tp_error_clear(err);
+	return tp_capture_open(cap, paths, n_paths, o, err) == TP_OK;
 }
 
 /* ---- XSpace: cutting out the damaged part ---- */

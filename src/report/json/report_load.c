@@ -61,17 +61,8 @@ enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
 	if (rc != TP_OK)
 		return rc;
 	rc = tp_report_build(&r, &cap, f, err);
-	if (rc == TP_ERR_INPUT && strstr(err->msg, ": corrupt capture at byte ")) {
-		/* damage in a line left to the ops pass: every line read at
-		 * open instead, where a damaged part can be left out
-		 * (src/decode/capture/damage.c) */
-		tp_capture_release(&cap);
-		oo.defer_min_bytes = 0;
-		if ((rc = tp_capture_open(&cap, paths, n, &oo, err)) != TP_OK)
-			return rc;
-		tp_error_clear(err);
-		rc = tp_report_build(&r, &cap, f, err);
-	}
+	if (rc != TP_OK && tp_capture_reopen_whole(&cap, paths, n, &oo, err))
+		rc = tp_report_build(&r, &cap, f, err);   /* damage left out */
 	if (rc == TP_OK) {
 		struct tp_jw w;
 
