@@ -53,6 +53,12 @@ struct tp_source {
 	bool kind_from_name;  /* bytes were ambiguous; name decided     */
 	uint64_t file_bytes;  /* size on disk (compressed)             */
 	struct tp_buffer buf; /* decoded-from bytes (inflated)         */
+	/* Damaged parts cut out of buf (damage.c): where, in the original
+	 * bytes, sorted; malloc'd, NULL when none. */
+	struct tp_source_cut {
+		size_t start, len;
+	} *cuts;
+	size_t n_cuts;
 };
 
 struct tp_host {

@@ -186,8 +186,8 @@ static int run_memory(int argc, char **argv)
 		return tp_cli_fail(&err);
 	}
 	tp_cli_notes(&cap, o.quiet);
-	tp_cli_damage(&cap);
 	code = report(&o, &cap, &a);
+	tp_cli_damage(&cap);   /* modules are decoded, damaged ones found */
 	tp_capture_release(&cap);
 	free(a.split_name);
 	return code;

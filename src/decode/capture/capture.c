@@ -295,8 +295,10 @@ enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
 
 void tp_capture_release(struct tp_capture *cap)
 {
-	for (size_t i = 0; i < cap->n_sources; i++)
+	for (size_t i = 0; i < cap->n_sources; i++) {
 		tp_buffer_release(&cap->sources[i].buf);
+		free(cap->sources[i].cuts);
+	}
 	for (size_t i = 0; i < cap->n_notes; i++)
 		free(cap->notes[i]);
 	free(cap->notes);

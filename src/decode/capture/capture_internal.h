@@ -57,6 +57,10 @@ enum tp_err tp_damage_salvage(struct tp_source *src, const char *shown,
 			      const struct tp_decode_opts *opts, bool partial,
 			      struct tp_damage_list *found, struct tp_error *err);
 
+/* An offset in src->buf as an offset in the file's own bytes (they
+ * differ once damaged parts were cut out). */
+size_t tp_source_original_offset(const struct tp_source *src, size_t at);
+
 /* An embedded module whose bytes do not decode (err from
  * tp_module_decode): noted as damage, m->damaged set, TP_OK. Other
  * modules (a standalone file is nothing but its module) keep err. */

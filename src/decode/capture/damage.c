@@ -81,6 +81,9 @@ enum tp_err tp_damage_module(struct tp_capture *cap, struct tp_module *m,
 		return err->code;
 	if (!message_offset(err->msg, "HLO module", &at, &what))
 		at = m->raw_offset;
+	if (m->host >= 0 && (size_t)m->host < cap->n_hosts)   /* of the file */
+		at = tp_source_original_offset(&cap->sources[cap->hosts[m->host].source],
+					       (size_t)at);
 	if (!what)
 		what = "the HloProto does not decode";
 	tp_damage_push(&l, m->path,
@@ -110,23 +113,29 @@ bool tp_capture_reopen_whole(struct tp_capture *cap, const char *const *paths,
 
 /* ---- XSpace: cutting out the damaged part ---- */
 
-struct cut {
-	size_t start, len;        /* in the original bytes */
-};
-
 struct salvage {
 	uint8_t *data;            /* the working copy, malloc'd */
 	size_t size;
-	struct cut cuts[MAX_CUTS];  /* sorted by start */
+	struct tp_source_cut cuts[MAX_CUTS];  /* original offsets, sorted */
 	size_t n_cuts;
 };
+
+static size_t map_back(const struct tp_source_cut *cuts, size_t n, size_t at)
+{
+	for (size_t i = 0; i < n && cuts[i].start <= at; i++)
+		at += cuts[i].len;
+	return at;
+}
 
 /* An offset in the copy, as an offset in the original bytes. */
 static size_t original(const struct salvage *s, size_t at)
 {
-	for (size_t i = 0; i < s->n_cuts && s->cuts[i].start <= at; i++)
-		at += s->cuts[i].len;
-	return at;
+	return map_back(s->cuts, s->n_cuts, at);
+}
+
+size_t tp_source_original_offset(const struct tp_source *src, size_t at)
+{
+	return map_back(src->cuts, src->n_cuts, at);
 }
 
 static void record_cut(struct salvage *s, size_t copy_start, size_t len)
@@ -137,7 +146,7 @@ static void record_cut(struct salvage *s, size_t copy_start, size_t len)
 		s->cuts[i] = s->cuts[i - 1];
 		i--;
 	}
-	s->cuts[i] = (struct cut){ start, len };
+	s->cuts[i] = (struct tp_source_cut){ start, len };
 	s->n_cuts++;
 }
 
@@ -343,6 +352,9 @@ enum tp_err tp_damage_salvage(struct tp_source *src, const char *shown,
 	src->buf.heap = s->data;
 	src->buf.data = s->data;
 	src->buf.size = s->size;
+	src->cuts = tp_xmalloc(s->n_cuts * sizeof(*src->cuts));
+	memcpy(src->cuts, s->cuts, s->n_cuts * sizeof(*src->cuts));
+	src->n_cuts = s->n_cuts;
 	free(s);
 	return TP_OK;
 }
