@@ -54,6 +54,7 @@ static const char check_help[] =
 	"  --format text|json     output format (default text)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
+	"  --partial              read a capture cut short up to its last complete plane\n"
 	"\n"
 	"exit: 0 every rule holds, 1 a rule broke (or the input is partial,\n"
 	"without --allow-partial), 2 usage (also a --module or\n"

@@ -44,6 +44,7 @@ static const char memory_help[] =
 	"                         live ranges of the largest buffers, runtime\n"
 	"                         timeline\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
+	"  --partial              read a capture cut short up to its last complete plane\n"
 	"\n"
 	"Sizes in JSON are bytes; a warning is printed when a core's peak is\n"
 	"above 90% of its capacity.\n"
