@@ -60,7 +60,12 @@ TEST_SRC := $(wildcard tests/check_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-.PHONY: all check unit golden reference svg contract merge-test fetch-tests run deps bench clean install valgrind tsan fuzz testdata
+# The house rules (docs/design.md): file and folder sizes, calls and
+# includes pointing down the layers, no loop between modules.
+house: $(BIN)
+	python3 tests/house/check_house.py $(BUILD)
+
+.PHONY: all check unit golden reference svg contract merge-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -125,7 +130,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg contract merge-test fetch-tests
+	@$(MAKE) --no-print-directory all unit golden reference svg contract merge-test fetch-tests house
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

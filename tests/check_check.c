@@ -12,7 +12,7 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/check.h"
+#include "tpuprof/check_report.h"
 #include "tpuprof/report_doc.h"
 
 #define CAP "../shared/captures/"

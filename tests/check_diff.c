@@ -8,7 +8,7 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/diff.h"
+#include "tpuprof/diff_report.h"
 #include "tpuprof/report_doc.h"
 
 #define SMALL "testdata/small.xplane.pb"

@@ -9,6 +9,7 @@
 
 #include "tpuprof/fetch.h"
 #include "tpuprof/fetch_parse.h"
+#include "tpuprof/http.h"
 
 /* Parses json text with parse(doc, list, err); compares the list with
  * want ("a|b|c", "" for empty) or the error with want_err. */
@@ -232,15 +233,15 @@ END_TEST
 
 START_TEST(test_gcs_error)
 {
-	char *m = tp_parse_gcs_error("{\"error\": {\"code\": 401, \"message\": \"Invalid Credentials\"}}");
+	char *m = tp_http_error_message("{\"error\": {\"code\": 401, \"message\": \"Invalid Credentials\"}}");
 
 	ck_assert_str_eq(m, "Invalid Credentials");
 	free(m);
-	m = tp_parse_gcs_error("{\"error\": \"logdir is not set, abort capturing.\"}");
+	m = tp_http_error_message("{\"error\": \"logdir is not set, abort capturing.\"}");
 	ck_assert_str_eq(m, "logdir is not set, abort capturing.");
 	free(m);
-	ck_assert_ptr_null(tp_parse_gcs_error("Not found"));
-	ck_assert_ptr_null(tp_parse_gcs_error("{\"error\": {\"code\": 1}}"));
+	ck_assert_ptr_null(tp_http_error_message("Not found"));
+	ck_assert_ptr_null(tp_http_error_message("{\"error\": {\"code\": 1}}"));
 }
 END_TEST
 

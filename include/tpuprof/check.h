@@ -23,7 +23,6 @@
 #include <jansson.h>
 
 #include "tpuprof/error.h"
-#include "tpuprof/report.h"
 
 /* The rules given on the command line; a rule is off when its has_ flag
  * is false. Borrowed: baseline, module and scope. */
@@ -104,12 +103,5 @@ void tp_check_release(struct tp_check *c);
 /* Rule and metric names as in the JSON ("max-peak", "peak_bytes", ...). */
 const char *tp_check_rule_name(enum tp_check_rule r);
 const char *tp_check_metric_name(enum tp_check_metric m);
-
-/* The `tpuprof.check/1` document. New reference. */
-json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o);
-
-/* Text: one line per failing row, then a summary line; or the JSON. */
-enum tp_err tp_check_write(FILE *out, enum tp_format fmt, const struct tp_check *c,
-			   const struct tp_check_opts *o, struct tp_error *err);
 
 #endif

@@ -33,22 +33,11 @@
 #include <jansson.h>
 
 #include "tpuprof/error.h"
-#include "tpuprof/report.h"
 
 /* The tpuprof.diff/1 document of report documents a and b (borrowed);
  * a_name and b_name (copied) say where they came from. Missing or
  * malformed parts of a document count as empty. New reference. */
 json_t *tp_diff_reports(const json_t *a, const json_t *b, const char *a_name,
 			const char *b_name);
-
-/* Writes the diff document: JSON in full, or text with at most `limit`
- * changed rows per section (0 = all) and a line saying what was left out.
- * Returns TP_ERR_OUTPUT when writing fails. */
-enum tp_err tp_diff_write(FILE *out, enum tp_format fmt, json_t *diff, size_t limit,
-			  struct tp_error *err);
-
-/* The text rendering (diff_text.c); tp_diff_write calls it. */
-enum tp_err tp_diff_write_text(FILE *out, const json_t *diff, size_t limit,
-			       struct tp_error *err);
 
 #endif

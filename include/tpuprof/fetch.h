@@ -29,7 +29,6 @@
 
 #include "tpuprof/error.h"
 #include "tpuprof/http.h"
-#include "tpuprof/report.h"
 
 /* What fetch asks a TensorBoard/XProf server for: tool JSON, and each
  * module's HloProto (the graph_viewer tool with type=pb). */
@@ -163,11 +162,5 @@ struct tp_fetch_analyses {
 };
 void tp_fetch_analyses(const struct tp_fetch_result *r,
 		       struct tp_fetch_analyses *a);
-
-/* Writes the summary as text or JSON (docs/json.md, tpuprof.fetch/1).
- * Returns TP_ERR_OUTPUT when writing fails. */
-enum tp_err tp_report_fetch(FILE *out, enum tp_format fmt,
-			    const struct tp_fetch_result *r,
-			    struct tp_error *err);
 
 #endif

@@ -76,9 +76,6 @@ struct tp_gcs_objects {
  * nextPageToken (new string) or NULL on the last page. */
 enum tp_err tp_parse_gcs_page(json_t *doc, struct tp_gcs_objects *objs,
 			      char **next_token, struct tp_error *err);
-/* The message of a GCS error document {"error": {"message": ...}}, a
- * new string, or NULL. */
-char *tp_parse_gcs_error(const char *body);
 void tp_gcs_objects_release(struct tp_gcs_objects *objs);
 
 /* The entries of an HTML directory listing (Python's http.server, nginx

@@ -128,6 +128,11 @@ bool tp_http_curl_retryable(int curl_code);
 /* NULL when a response of media type ctype (NULL = none given) fits
  * expect, else why not, e.g. "an HTML page (text/html), not JSON" (a
  * static buffer, valid until the next call). */
+/* The message of a JSON error document, as GCS ({"error": {"message":
+ * ...}}) and the profile plugin ({"error": "..."}) send them: a new
+ * string, or NULL when body is not one. */
+char *tp_http_error_message(const char *body);
+
 const char *tp_http_type_mismatch(enum tp_http_expect expect,
 				  const char *ctype);
 

@@ -5,11 +5,14 @@
  * records do not state directly: device type and software versions, the
  * capture's wall-clock start and duration, counts of runtime memory and
  * collective events, HLO module counts, and warnings naming the analyses
- * that missing data rules out. Planes and lines are not copied: the
- * report reads them from the capture, which must outlive the result.
+ * that missing data rules out. What the writers print of a plane's stats
+ * and versions is copied into the result's pool, so that the analysis can
+ * release each host's pages once it has read them and the writers read
+ * only the result; plane and line names are the decoder's own copies.
  *
- * Ownership: tp_info_release() frees the result (malloc'd arrays and
- * strings); it borrows nothing from the capture except plane pointers.
+ * Ownership: tp_info_release() frees the result (malloc'd arrays, the
+ * pool's strings); it borrows the capture's hosts, planes and modules,
+ * so the capture must outlive it.
  */
 #ifndef TPUPROF_INFO_H
 #define TPUPROF_INFO_H
@@ -18,6 +21,7 @@
 #include <stdint.h>
 
 #include "tpuprof/capture.h"
+#include "tpuprof/strpool.h"
 
 struct tp_info_module {
 	const struct tp_module *module; /* borrowed from the capture       */
@@ -25,8 +29,29 @@ struct tp_info_module {
 };
 
 struct tp_info_version {
-	struct tp_str name;              /* stat name, borrowed              */
-	struct tp_str value;             /* string value, borrowed           */
+	struct tp_str name;              /* stat name, pooled                */
+	struct tp_str value;             /* string value, pooled             */
+};
+
+/* A plane stat as `info --format json` lists it. */
+struct tp_info_stat {
+	struct tp_str name;              /* pooled; empty when unnamed       */
+	int64_t metadata_id;             /* the key when unnamed             */
+	enum tp_stat_kind kind;
+	union {
+		double d;
+		uint64_t u;
+		int64_t i;
+		size_t bytes;                /* BYTES: the length only          */
+	} v;
+	bool has_str;                    /* STR, REF: resolved              */
+	struct tp_str str;               /* pooled                          */
+};
+
+struct tp_info_plane {
+	struct tp_info_stat *stats;      /* malloc'd, the plane's order     */
+	size_t n_stats;
+	struct tp_str *line_display_names; /* malloc'd, pooled, per line    */
 };
 
 struct tp_info_host {
@@ -46,6 +71,10 @@ struct tp_info_host {
 	size_t first_module, n_modules;  /* range of tp_info.modules        */
 	struct tp_info_version *versions; /* malloc'd; first seen per name  */
 	size_t n_versions, cap_versions;
+	struct tp_info_plane *planes;    /* malloc'd, one per host plane    */
+	/* the XSpace's own lists, pooled; malloc'd arrays of the host's
+	 * xs.n_hostnames, n_errors, n_warnings */
+	struct tp_str *hostnames, *errors, *warnings;
 };
 
 /* capture_ps for printing as a signed duration (INT64_MAX at most). */
@@ -61,6 +90,7 @@ struct tp_info {
 	size_t n_modules;
 	char **warnings;                 /* malloc'd lines                  */
 	size_t n_warnings, cap_warnings;
+	struct tp_strpool pool;          /* stat names and values           */
 };
 
 /* Builds the info for every host and module; decodes HLO modules (so it

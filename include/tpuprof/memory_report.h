@@ -30,5 +30,9 @@ enum tp_err tp_report_memory(FILE *out, enum tp_format fmt,
 			     const struct tp_memory *mem,
 			     const struct tp_memory_text_opts *topt,
 			     struct tp_error *err);
+enum tp_err tp_memory_text(FILE *out, const struct tp_capture *cap,
+			   const struct tp_memory *mem,
+			   const struct tp_memory_text_opts *topt,
+			   struct tp_error *err);
 
 #endif

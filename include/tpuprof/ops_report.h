@@ -36,6 +36,8 @@ struct tp_ops_view {
 enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
 			  const struct tp_capture *cap, struct tp_ops *ops,
 			  const struct tp_ops_view *view, struct tp_error *err);
+enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *ops,
+			const struct tp_ops_view *view, struct tp_error *err);
 void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		 const struct tp_ops *ops, const struct tp_ops_view *view);
 
@@ -47,6 +49,8 @@ void tp_op_scope_tree_json(struct tp_jw *w, const char *key,
 enum tp_err tp_report_fusions(FILE *out, enum tp_format fmt,
 			      const struct tp_capture *cap,
 			      const struct tp_fusions *f, struct tp_error *err);
+enum tp_err tp_fusions_text(FILE *out, const struct tp_capture *cap,
+			    const struct tp_fusions *f, struct tp_error *err);
 void tp_fusions_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		     const struct tp_fusions *f);
 
@@ -54,6 +58,8 @@ enum tp_err tp_report_collectives(FILE *out, enum tp_format fmt,
 				  const struct tp_capture *cap,
 				  const struct tp_collectives *c,
 				  struct tp_error *err);
+enum tp_err tp_collectives_text(FILE *out, const struct tp_capture *cap,
+				const struct tp_collectives *c, struct tp_error *err);
 void tp_collectives_json(struct tp_jw *w, const char *key,
 			 const struct tp_capture *cap, const struct tp_collectives *c);
 

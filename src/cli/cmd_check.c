@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/check.h"
+#include "tpuprof/check_report.h"
 #include "tpuprof/damage.h"
 #include "tpuprof/report_doc.h"
 #include "tpuprof/util.h"

@@ -7,7 +7,7 @@
  */
 #include "cli.h"
 
-#include "tpuprof/diff.h"
+#include "tpuprof/diff_report.h"
 #include "tpuprof/report_doc.h"
 
 #include <errno.h>

@@ -70,23 +70,6 @@ enum tp_err tp_parse_gcs_page(json_t *doc, struct tp_gcs_objects *objs,
 	return TP_OK;
 }
 
-char *tp_parse_gcs_error(const char *body)
-{
-	json_t *doc = json_loads(body, 0, NULL), *e;
-	const char *msg = NULL;
-	char *out = NULL;
-
-	e = json_object_get(doc, "error");
-	if (json_is_object(e))
-		msg = str_field(e, "message");
-	else if (json_is_string(e))
-		msg = str_field(doc, "error");
-	if (msg)
-		out = tp_xstrdup(msg);
-	json_decref(doc);
-	return out;
-}
-
 void tp_gcs_objects_release(struct tp_gcs_objects *objs)
 {
 	for (size_t i = 0; i < objs->n; i++) {

@@ -7,7 +7,7 @@
  * Names from servers are raw in the result: text output quotes them
  * (tp_quote_name), JSON escapes them (ASCII output).
  */
-#include "tpuprof/fetch.h"
+#include "tpuprof/fetch_report.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,7 @@
  * diff_time.c (ops, op scopes, collectives); the rules are in diff.h.
  */
 #include "tpuprof/diff.h"
+#include "tpuprof/json_value.h"
 
 #include "diff_internal.h"
 #include "tpuprof/util.h"

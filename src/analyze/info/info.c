@@ -194,7 +194,8 @@ static void device_type(const struct tp_plane *pl, struct tp_info_host *ih)
 }
 
 /* Plane stats naming software versions and the device, each name once. */
-static void collect_versions(const struct tp_plane *pl, struct tp_info_host *ih)
+static void collect_versions(struct tp_strpool *pool, const struct tp_plane *pl,
+			     struct tp_info_host *ih)
 {
 	for (size_t i = 0; i < pl->n_stats; i++) {
 		struct tp_str name = tp_stat_name(pl, &pl->stats[i]);
@@ -210,13 +211,62 @@ static void collect_versions(const struct tp_plane *pl, struct tp_info_host *ih)
 			continue;
 		ih->versions = tp_xgrow(ih->versions, &ih->cap_versions,
 					ih->n_versions + 1, sizeof(*ih->versions));
-		ih->versions[ih->n_versions].name = name;
-		ih->versions[ih->n_versions++].value = v;
+		ih->versions[ih->n_versions].name = tp_strpool_intern(pool, name);
+		ih->versions[ih->n_versions++].value = tp_strpool_intern(pool, v);
 	}
 }
 
-static void scan_host(const struct tp_host *h, struct tp_info_host *ih)
+static struct tp_str *pooled_list(struct tp_strpool *pool, const struct tp_str *v,
+				  size_t n)
 {
+	struct tp_str *out = tp_xcalloc(n ? n : 1, sizeof(*out));
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = tp_strpool_intern(pool, v[i]);
+	return out;
+}
+
+/* Every plane stat, copied for the writers (tp_info_stat). */
+static void copy_plane_stats(struct tp_strpool *pool, const struct tp_plane *pl,
+			     struct tp_info_plane *ip)
+{
+	ip->stats = tp_xcalloc(pl->n_stats ? pl->n_stats : 1, sizeof(*ip->stats));
+	ip->n_stats = pl->n_stats;
+	for (size_t i = 0; i < pl->n_stats; i++) {
+		const struct tp_stat *st = &pl->stats[i];
+		struct tp_info_stat *is = &ip->stats[i];
+		struct tp_str v;
+
+		is->name = tp_strpool_intern(pool, tp_stat_name(pl, st));
+		is->metadata_id = st->metadata_id;
+		is->kind = st->kind;
+		if (st->kind == TP_STAT_DOUBLE)
+			is->v.d = st->v.d;
+		else if (st->kind == TP_STAT_UINT64 || st->kind == TP_STAT_REF)
+			is->v.u = st->v.u;
+		else if (st->kind == TP_STAT_INT64)
+			is->v.i = st->v.i;
+		else if (st->kind == TP_STAT_BYTES)
+			is->v.bytes = st->v.s.len;
+		if ((st->kind == TP_STAT_STR || st->kind == TP_STAT_REF) &&
+		    tp_stat_str(pl, st, &v)) {
+			is->has_str = true;
+			is->str = tp_strpool_intern(pool, v);
+		}
+	}
+	ip->line_display_names = tp_xcalloc(pl->n_lines ? pl->n_lines : 1,
+					    sizeof(struct tp_str));
+	for (size_t l = 0; l < pl->n_lines; l++)
+		ip->line_display_names[l] = tp_strpool_intern(pool, pl->lines[l].display_name);
+}
+
+static void scan_host(struct tp_strpool *pool, const struct tp_host *h,
+		      struct tp_info_host *ih)
+{
+	ih->planes = tp_xcalloc(h->xs.n_planes ? h->xs.n_planes : 1, sizeof(*ih->planes));
+	ih->hostnames = pooled_list(pool, h->xs.hostnames, h->xs.n_hostnames);
+	ih->errors = pooled_list(pool, h->xs.errors, h->xs.n_errors);
+	ih->warnings = pooled_list(pool, h->xs.warnings, h->xs.n_warnings);
 	for (size_t p = 0; p < h->xs.n_planes; p++) {
 		const struct tp_plane *pl = &h->xs.planes[p];
 		bool device = pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_GPU ||
@@ -227,7 +277,8 @@ static void scan_host(const struct tp_host *h, struct tp_info_host *ih)
 
 		if (pl->kind == TP_PLANE_TASK_ENV)
 			task_environment(pl, ih);
-		collect_versions(pl, ih);
+		collect_versions(pool, pl, ih);
+		copy_plane_stats(pool, pl, &ih->planes[p]);
 		if (device)
 			device_type(pl, ih);
 		kinds = tp_xcalloc(pl->n_event_meta + 1, 1);
@@ -299,6 +350,7 @@ static enum tp_err build(struct tp_info *info, struct tp_capture *cap,
 	size_t with_ba;
 
 	memset(info, 0, sizeof(*info));
+	tp_strpool_init(&info->pool);
 	if ((rc = tp_capture_finish_scan(cap, err)) != TP_OK)
 		return rc;
 	info->hosts = tp_xcalloc(cap->n_hosts, sizeof(*info->hosts));
@@ -307,13 +359,15 @@ static enum tp_err build(struct tp_info *info, struct tp_capture *cap,
 		struct tp_info_host *ih = &info->hosts[info->n_hosts++];
 
 		ih->host = &cap->hosts[h];
-		scan_host(ih->host, ih);
+		scan_host(&info->pool, ih->host, ih);
 		ih->first_module = info->n_modules;
 		rc = add_modules(info, cap, (int)h, &with_ba, err);
 		if (rc != TP_OK)
 			return rc;
 		ih->n_modules = info->n_modules - ih->first_module;
 		host_warnings(info, ih, with_ba);
+		/* everything the writers print of this host is in the result */
+		tp_capture_drop_host(cap, h);
 	}
 	/* Standalone HLO files and XLA dumps belong to no host. */
 	rc = add_modules(info, cap, -1, &with_ba, err);
@@ -348,11 +402,21 @@ void tp_info_release(struct tp_info *info)
 	for (size_t i = 0; i < info->n_hosts; i++) {
 		free((char *)info->hosts[i].device_type);
 		free(info->hosts[i].versions);
+		for (size_t p = 0; info->hosts[i].planes &&
+				   p < info->hosts[i].host->xs.n_planes; p++) {
+			free(info->hosts[i].planes[p].stats);
+			free(info->hosts[i].planes[p].line_display_names);
+		}
+		free(info->hosts[i].planes);
+		free(info->hosts[i].hostnames);
+		free(info->hosts[i].errors);
+		free(info->hosts[i].warnings);
 	}
 	for (size_t i = 0; i < info->n_warnings; i++)
 		free(info->warnings[i]);
 	free(info->warnings);
 	free(info->hosts);
 	free(info->modules);
+	tp_strpool_release(&info->pool);
 	memset(info, 0, sizeof(*info));
 }

@@ -5,7 +5,7 @@
  * preallocated device memory", add "stack", sort and merge like rows.
  */
 #include "tpuprof/i64map.h"
-#include "tpuprof/memory_runtime.h"
+#include "tpuprof/memory.h"
 
 #include <stdlib.h>
 #include <string.h>

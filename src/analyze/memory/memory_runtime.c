@@ -8,7 +8,7 @@
  * do not share a time base.
  */
 #include "tpuprof/i64map.h"
-#include "tpuprof/memory_runtime.h"
+#include "tpuprof/memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +87,13 @@ static void apply_stat(const struct tp_plane *pl, const struct tp_stat *st,
 	}
 }
 
+/* A slice the capture lent, copied into the pool; an absent one stays
+ * absent (NULL, which JSON writes as null, not ""). */
+static struct tp_str pooled(struct tp_mem_runtime *rt, struct tp_str s)
+{
+	return s.ptr ? tp_strpool_intern(&rt->pool, s) : s;
+}
+
 static void add_event(struct tp_mem_runtime *rt, size_t host,
 		      const struct tp_xspace *xs, const struct tp_plane *pl,
 		      const struct tp_event *ev, bool alloc, size_t seq)
@@ -105,6 +112,10 @@ static void add_event(struct tp_mem_runtime *rt, size_t host,
 	tp_stat_iter_init(&it, xs, ev);
 	while (tp_stat_iter_next(&it, &st) > 0)
 		apply_stat(pl, &st, &s, id, sizeof(id));
+	/* pooled, so the writers need none of the capture's pages */
+	s.tf_op = pooled(rt, s.tf_op);
+	s.region = pooled(rt, s.region);
+	s.shape = pooled(rt, s.shape);
 	d = device(rt, host, id);
 	d->snapshots = tp_xrealloc(d->snapshots, (d->n_snapshots + 1) * sizeof(s));
 	d->snapshots[d->n_snapshots++] = s;
@@ -204,6 +215,7 @@ static int by_device(const void *a, const void *b)
 void tp_mem_runtime_build(struct tp_mem_runtime *rt, const struct tp_capture *cap)
 {
 	memset(rt, 0, sizeof(*rt));
+	tp_strpool_init(&rt->pool);
 	for (size_t h = 0; h < cap->n_hosts; h++)
 		scan_host(rt, h, &cap->hosts[h]);
 	if (rt->n_devices > 1)
@@ -222,5 +234,6 @@ void tp_mem_runtime_release(struct tp_mem_runtime *rt)
 		free(rt->devices[i].active);
 	}
 	free(rt->devices);
+	tp_strpool_release(&rt->pool);
 	memset(rt, 0, sizeof(*rt));
 }

@@ -4,8 +4,7 @@
  * lines' events (the only large part), the others read metadata, small
  * lines and the per-line counts the scan left.
  */
-#include "tpuprof/report_doc.h"
-#include "tpuprof/report.h"
+#include "tpuprof/report_analysis.h"
 
 #include <string.h>
 

@@ -44,253 +44,6 @@ static bool is_len(const struct tp_field *f)
 	return f->type == TP_WIRE_LEN;
 }
 
-/* Counts LEN fields numbered `number` directly in w's range. */
-static int count_fields(struct tp_wire *w0, uint32_t number, size_t *n)
-{
-	struct tp_wire w = *w0;
-	struct tp_field f;
-	int rc;
-
-	*n = 0;
-	while ((rc = tp_wire_next(&w, &f)) > 0)
-		if (f.number == number && is_len(&f))
-			(*n)++;
-	if (rc < 0)
-		*w0 = w; /* hand the error to the caller */
-	return rc;
-}
-
-static bool is_known_stat(const struct tp_plane *pl, int64_t id)
-{
-	for (int k = 0; k < TP_SN_COUNT; k++)
-		if (pl->known_stat[k] && pl->known_stat_id[k] == id)
-			return true;
-	return false;
-}
-
-/* Decodes (validating) every stat numbered `number` of w; keeps only
- * those whose metadata names a stat tpuprof looks up when keep_known is
- * a plane (event metadata: tp_stats_find is the only reader, and a pod's
- * metadata holds millions of stats), else all of them. */
-static int decode_stat_list(struct decode_ctx *c, struct tp_wire *w,
-			    uint32_t number, const struct tp_plane *keep_known,
-			    struct tp_stat **out, size_t *n)
-{
-	struct tp_wire scan = *w;
-	struct tp_field f;
-	struct tp_stat st;
-	size_t i = 0, kept = 0;
-	int rc;
-
-	if (count_fields(w, number, n) < 0)
-		return -1;
-	if (*n > UINT32_MAX) {
-		/* tp_event_meta.n_stats is 32-bit; 2^32 stats take 8 GiB. */
-		w->error = "more than 4294967295 stats in one message";
-		w->error_offset = (size_t)(w->p - w->base);
-		w->p = w->end;
-		return -1;
-	}
-	if (keep_known) {
-		while ((rc = tp_wire_next(&scan, &f)) > 0)
-			if (f.number == number && is_len(&f)) {
-				if (tp_stat_decode(&scan, &f, &st) < 0)
-					break;
-				kept += is_known_stat(keep_known, st.metadata_id);
-			}
-		if (scan.error) {
-			*w = scan;
-			return -1;
-		}
-		scan = *w;
-	} else {
-		kept = *n;
-	}
-	*out = tp_arena_alloc(c->arena, kept * sizeof(**out));
-	while ((rc = tp_wire_next(&scan, &f)) > 0)
-		if (f.number == number && is_len(&f)) {
-			if (tp_stat_decode(&scan, &f, &st) < 0)
-				break;
-			if (!keep_known || is_known_stat(keep_known, st.metadata_id))
-				(*out)[i++] = st;
-		}
-	if (scan.error) {
-		*w = scan;
-		return -1;
-	}
-	*n = kept;
-	return 0;
-}
-
-/* A map entry: key in field 1 (absent when 0), value message in field 2. */
-static int map_entry(struct tp_wire *parent, const struct tp_field *f,
-		     int64_t *key, struct tp_wire *value, bool *has_value)
-{
-	struct tp_wire w;
-	struct tp_field g;
-	int rc;
-
-	*key = 0;
-	*has_value = false;
-	tp_wire_sub(&w, parent, f);
-	tp_wire_init(value, parent->base, f->data, 0);
-	while ((rc = tp_wire_next(&w, &g)) > 0) {
-		if (g.number == 1 && g.type == TP_WIRE_VARINT)
-			*key = (int64_t)g.value;
-		else if (g.number == 2 && is_len(&g)) {
-			tp_wire_sub(value, &w, &g);
-			*has_value = true;
-		}
-	}
-	if (rc < 0) {
-		*parent = w;
-		return -1;
-	}
-	return 0;
-}
-
-static int decode_event_meta(struct decode_ctx *c, struct tp_wire *w,
-			     const struct tp_plane *pl, struct tp_event_meta *em)
-{
-	struct tp_wire scan = *w;
-	struct tp_field f;
-	size_t n_stats;
-	int rc;
-
-	if (decode_stat_list(c, w, 5, pl, &em->stats, &n_stats) < 0)
-		return -1;
-	em->n_stats = (uint32_t)n_stats;
-	while ((rc = tp_wire_next(&scan, &f)) > 0) {
-		if (f.number == 2 && is_len(&f))
-			em->name = field_str(&f);
-		else if (f.number == 4 && is_len(&f))
-			em->display_name = field_str(&f);
-		else if (f.number == 6) {
-			struct tp_packed_iter it;
-			uint64_t v;
-			int prc;
-
-			tp_packed_init(&it, &f);
-			/* Saturating: a > 4 GiB packed field must not
-			 * wrap the 32-bit count. */
-			while ((prc = tp_packed_next(&it, &v)) > 0)
-				if (em->n_children < UINT32_MAX)
-					em->n_children++;
-			if (prc < 0) {
-				scan.error = "corrupt packed child_id";
-				scan.error_offset = f.offset;
-				break;
-			}
-		}
-	}
-	if (scan.error) {
-		*w = scan;
-		return -1;
-	}
-	return 0;
-}
-
-static int decode_stat_meta(struct tp_wire *w, struct tp_stat_meta *sm)
-{
-	struct tp_field f;
-	int rc;
-
-	while ((rc = tp_wire_next(w, &f)) > 0)
-		if (f.number == 2 && is_len(&f))
-			sm->name = field_str(&f);
-	return rc;
-}
-
-/* Reads the stat_metadata map (5) ahead of the event metadata, so that
- * event metadata keeps only the stats looked up. Returns the file offset
- * of the first damaged entry (its field), or SIZE_MAX: the main pass
- * stops there and reports it, so errors come in file order as in one
- * pass. A damaged field of the plane itself is left to the main pass. */
-static size_t decode_stat_maps(struct tp_wire *pw, struct tp_plane *pl,
-			       struct tp_wire *bad)
-{
-	struct tp_wire w = *pw;
-	struct tp_field f;
-	size_t is = 0;
-
-	while (tp_wire_next(&w, &f) > 0) {
-		struct tp_wire value;
-		int64_t key;
-		bool has;
-
-		if (f.number != 5 || !is_len(&f))
-			continue;
-		if (map_entry(&w, &f, &key, &value, &has) < 0) {
-			*bad = w;
-			return f.offset;
-		}
-		pl->stat_meta[is].id = key;
-		if (has && decode_stat_meta(&value, &pl->stat_meta[is]) < 0) {
-			*bad = value;
-			return f.offset;
-		}
-		is++;
-	}
-	return SIZE_MAX;
-}
-
-/* Reads the event_metadata (4) and stat_metadata (5) maps of a plane. */
-static int decode_plane_maps(struct decode_ctx *c, struct tp_wire *pw,
-			     struct tp_plane *pl)
-{
-	struct tp_wire w = *pw, bad5 = { 0 };
-	struct tp_field f;
-	size_t ie = 0, bad5_at;
-	int rc;
-
-	if (count_fields(pw, 4, &pl->n_event_meta) < 0 ||
-	    count_fields(pw, 5, &pl->n_stat_meta) < 0)
-		return -1;
-	if (pl->n_event_meta >= UINT32_MAX || pl->n_stat_meta >= UINT32_MAX) {
-		/* struct tp_idmap stores index + 1 in 32 bits. */
-		pw->error = "more than 4294967294 metadata entries in a plane";
-		pw->error_offset = (size_t)(pw->p - pw->base);
-		pw->p = pw->end;
-		return -1;
-	}
-	pl->event_meta = tp_arena_calloc(c->arena, pl->n_event_meta,
-					 sizeof(*pl->event_meta));
-	pl->stat_meta = tp_arena_calloc(c->arena, pl->n_stat_meta,
-					sizeof(*pl->stat_meta));
-	bad5_at = decode_stat_maps(pw, pl, &bad5);
-	tp_plane_resolve_known_stats(pl);
-	while ((rc = tp_wire_next(&w, &f)) > 0) {
-		struct tp_wire value;
-		int64_t key;
-		bool has;
-
-		if (f.offset >= bad5_at) {
-			w = bad5;
-			break;
-		}
-		if (f.number != 4 || !is_len(&f))
-			continue;
-		if (map_entry(&w, &f, &key, &value, &has) < 0)
-			break;
-		pl->event_meta[ie].id = key;
-		pl->event_meta[ie].offset = f.offset;
-		if (has && decode_event_meta(c, &value, pl, &pl->event_meta[ie]) < 0) {
-			w = value;
-			break;
-		}
-		ie++;
-	}
-	if (w.error) {
-		*pw = w;
-		return -1;
-	}
-	tp_idmap_build(&pl->event_meta_index, c->arena, &pl->event_meta[0].id,
-		       sizeof(pl->event_meta[0]), pl->n_event_meta);
-	tp_idmap_build(&pl->stat_meta_index, c->arena, &pl->stat_meta[0].id,
-		       sizeof(pl->stat_meta[0]), pl->n_stat_meta);
-	return 0;
-}
-
 /* Per-metadata event counts let analyses count events by kind without
  * reading them again; kept for lines with at least 8 events per metadata
  * entry (or, while the events are not counted yet, 256 bytes), so they
@@ -334,7 +87,7 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 	size_t il = 0;
 	int rc;
 
-	if (count_fields(pw, 3, &pl->n_lines) < 0)
+	if (tp_count_fields(pw, 3, &pl->n_lines) < 0)
 		return -1;
 	pl->lines = tp_arena_calloc(c->arena, pl->n_lines, sizeof(*pl->lines));
 	while ((rc = tp_wire_next(&w, &f)) > 0) {
@@ -356,8 +109,8 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 		*pw = w;
 		return -1;
 	}
-	if (decode_stat_list(c, pw, 6, NULL, &pl->stats, &pl->n_stats) < 0 ||
-	    decode_plane_maps(c, pw, pl) < 0)
+	if (tp_stat_list_decode(c->arena, pw, 6, NULL, &pl->stats, &pl->n_stats) < 0 ||
+	    tp_plane_maps_decode(c->arena, pw, pl) < 0)
 		return -1;
 	keep_names(c, pl);
 	return 0;
@@ -444,10 +197,10 @@ static enum tp_err decode_space_fields(struct decode_ctx *c,
 	size_t ip = 0, ih = 0, ie = 0, iw = 0;
 	int rc;
 
-	if (count_fields(top, 1, &xs->n_planes) < 0 ||
-	    count_fields(top, 2, &xs->n_errors) < 0 ||
-	    count_fields(top, 3, &xs->n_warnings) < 0 ||
-	    count_fields(top, 4, &xs->n_hostnames) < 0)
+	if (tp_count_fields(top, 1, &xs->n_planes) < 0 ||
+	    tp_count_fields(top, 2, &xs->n_errors) < 0 ||
+	    tp_count_fields(top, 3, &xs->n_warnings) < 0 ||
+	    tp_count_fields(top, 4, &xs->n_hostnames) < 0)
 		return corrupt(c, top, "the top-level XSpace message");
 	xs->planes = tp_arena_calloc(c->arena, xs->n_planes, sizeof(*xs->planes));
 	xs->errors = tp_arena_calloc(c->arena, xs->n_errors, sizeof(struct tp_str));

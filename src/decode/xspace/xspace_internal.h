@@ -6,6 +6,8 @@
 
 #include "tpuprof/xspace.h"
 
+#include <string.h>
+
 /* Builds an id -> index map over n records whose int64 id sits every
  * `stride` bytes from ids. Repeated ids: the last record wins. */
 void tp_idmap_build(struct tp_idmap *m, struct tp_arena *a,
@@ -45,5 +47,98 @@ void tp_line_tail_field(struct tp_line *ln, const struct tp_field *f);
  * scan's error (scan_error, framing_error), as it would come first. */
 void tp_line_walk_tail(const struct tp_xspace *xs, struct tp_line *ln,
 		       const uint8_t *from);
+
+/* Counts LEN fields numbered `number` directly in w's range; on corrupt
+ * bytes -1 with the error in w0 (xspace_meta.c). */
+int tp_count_fields(struct tp_wire *w0, uint32_t number, size_t *n);
+/* Decodes (validating) every stat numbered `number` of w into an arena
+ * array; keep_known: see xspace_meta.c. -1 on corrupt bytes (in w). */
+int tp_stat_list_decode(struct tp_arena *arena, struct tp_wire *w,
+			uint32_t number, const struct tp_plane *keep_known,
+			struct tp_stat **out, size_t *n);
+/* Reads the event_metadata (4) and stat_metadata (5) maps of a plane and
+ * builds their indexes. -1 on corrupt bytes (in pw). */
+int tp_plane_maps_decode(struct tp_arena *arena, struct tp_wire *pw,
+			 struct tp_plane *pl);
+
+/* Device time (device_offset_ps, device_duration_ps) met in the stats. */
+struct device_time {
+	int64_t off, dur;
+	int found;               /* bit 0: offset seen, bit 1: duration */
+};
+
+
+/* A varint of the message ending at end. slack is the end of the file:
+ * while eight bytes remain before it, the varint is read with one load
+ * and no branch per byte (lengths vary from event to event, so per-byte
+ * branches mispredict), then tested against end once. NULL when
+ * truncated or longer than ten bytes. */
+static inline __attribute__((always_inline)) const uint8_t *
+fast_varint(const uint8_t *p, const uint8_t *end, const uint8_t *slack,
+	    uint64_t *out)
+{
+	/* one-byte varints (tags' values, ids, lengths) at fixed places
+	 * in every event: a well-predicted branch */
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		return p + 1;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (slack - p >= 8) {
+		uint64_t w, stop;
+		unsigned bits;
+
+		memcpy(&w, p, sizeof(w));
+		stop = ~w & UINT64_C(0x8080808080808080);
+		if (stop) {
+			bits = (unsigned)__builtin_ctzll(stop) + 1; /* 8 * length */
+			if (p + bits / 8 > end)
+				return NULL;
+			if (bits < 64)
+				w &= (UINT64_C(1) << bits) - 1;
+			/* drop each byte's continuation bit: 8x7 -> 4x14 -> 2x28 -> 56 */
+			w = ((w & UINT64_C(0x7f007f007f007f00)) >> 1) |
+			    (w & UINT64_C(0x007f007f007f007f));
+			w = ((w & UINT64_C(0x3fff00003fff0000)) >> 2) |
+			    (w & UINT64_C(0x00003fff00003fff));
+			w = ((w & UINT64_C(0x0fffffff00000000)) >> 4) |
+			    (w & UINT64_C(0x000000000fffffff));
+			*out = w;
+			return p + bits / 8;
+		}
+	}
+#else
+	(void)slack;
+#endif
+	return tp_wire_varint_slow(&p, end, out) ? p : NULL;
+}
+
+/* The end of a varint whose value is not needed: fast_varint's checks,
+ * without putting the bits together. */
+static inline __attribute__((always_inline)) const uint8_t *
+skip_varint(const uint8_t *p, const uint8_t *end, const uint8_t *slack)
+{
+	uint64_t v;
+
+	if (p < end && *p < 0x80)
+		return p + 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (slack - p >= 8) {
+		uint64_t w, stop;
+
+		memcpy(&w, p, sizeof(w));
+		stop = ~w & UINT64_C(0x8080808080808080);
+		if (stop) {
+			p += ((unsigned)__builtin_ctzll(stop) + 1) / 8;
+			return p > end ? NULL : p;
+		}
+	}
+#endif
+	return fast_varint(p, end, slack, &v);
+}
+
+/* Drops the pages a long line's reader has left behind, every few MiB
+ * (xspace_event.c). */
+void tp_event_iter_drop_behind(struct tp_event_iter *it);
 
 #endif

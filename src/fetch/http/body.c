@@ -9,6 +9,7 @@
  * the size limit counts decoded bytes.
  */
 #include "tpuprof/http.h"
+#include "tpuprof/util.h"
 
 #include <string.h>
 #include <strings.h>
@@ -215,4 +216,21 @@ void tp_body_decoder_release(struct tp_body_decoder *d)
 	if (d->inited)
 		inflateEnd(&d->zs);
 	d->inited = false;
+}
+
+char *tp_http_error_message(const char *body)
+{
+	json_t *doc = json_loads(body, 0, NULL), *e;
+	const char *msg = NULL;
+	char *out = NULL;
+
+	e = json_object_get(doc, "error");
+	if (json_is_object(e))
+		msg = json_string_value(json_object_get(e, "message"));
+	else if (json_is_string(e))
+		msg = json_string_value(e);
+	if (msg)
+		out = tp_xstrdup(msg);
+	json_decref(doc);
+	return out;
 }

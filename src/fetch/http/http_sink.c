@@ -366,7 +366,7 @@ static void snippet_line(const struct xfer *x, char *out, size_t n)
 	if (!x->mem || !x->mem_len || (x->ctype && strstr(x->ctype, "html")))
 		return;
 	if (x->ctype && strstr(x->ctype, "json"))
-		msg = tp_parse_gcs_error(x->mem);
+		msg = tp_http_error_message(x->mem);
 	s = msg ? msg : x->mem;
 	for (; *s && k + 1 < n && k < 200; s++) {
 		char c = (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s;

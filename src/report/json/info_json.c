@@ -5,10 +5,8 @@
 #include "tpuprof/report.h"
 #include "tpuprof/damage.h"
 
-static json_t *stat_value(const struct tp_plane *pl, const struct tp_stat *st)
+static json_t *stat_value(const struct tp_info_stat *st)
 {
-	struct tp_str s;
-
 	switch (st->kind) {
 	case TP_STAT_DOUBLE:
 		return json_real(st->v.d);
@@ -18,42 +16,40 @@ static json_t *stat_value(const struct tp_plane *pl, const struct tp_stat *st)
 		return tp_json_int(st->v.i);
 	case TP_STAT_STR:
 	case TP_STAT_REF:
-		if (tp_stat_str(pl, st, &s))
-			return tp_json_str(s);
-		return json_null();
+		return st->has_str ? tp_json_str(st->str) : json_null();
 	case TP_STAT_BYTES:
-		return json_pack("{s:I}", "bytes", (json_int_t)st->v.s.len);
+		return json_pack("{s:I}", "bytes", (json_int_t)st->v.bytes);
 	default:
 		return json_null();
 	}
 }
 
 /* Plane stats as an object by name; unnamed stats are keyed by id. */
-static json_t *plane_stats(const struct tp_plane *pl)
+static json_t *plane_stats(const struct tp_info_plane *ip)
 {
 	json_t *o = json_object();
 
-	for (size_t i = 0; i < pl->n_stats; i++) {
-		struct tp_str name = tp_stat_name(pl, &pl->stats[i]);
+	for (size_t i = 0; i < ip->n_stats; i++) {
+		const struct tp_info_stat *st = &ip->stats[i];
 		char key[256];
 
-		if (name.len)
+		if (st->name.len)
 			snprintf(key, sizeof(key), "%.*s",
-				 (int)(name.len > 255 ? 255 : name.len), name.ptr);
+				 (int)(st->name.len > 255 ? 255 : st->name.len),
+				 st->name.ptr);
 		else
-			snprintf(key, sizeof(key), "#%lld",
-				 (long long)pl->stats[i].metadata_id);
-		json_object_set_new(o, key, stat_value(pl, &pl->stats[i]));
+			snprintf(key, sizeof(key), "#%lld", (long long)st->metadata_id);
+		json_object_set_new(o, key, stat_value(st));
 	}
 	return o;
 }
 
-static json_t *line_json(const struct tp_line *ln)
+static json_t *line_json(const struct tp_line *ln, struct tp_str display_name)
 {
 	json_t *o = json_object();
 
 	json_object_set_new(o, "name", tp_json_str(ln->name));
-	json_object_set_new(o, "display_name", tp_json_str(ln->display_name));
+	json_object_set_new(o, "display_name", tp_json_str(display_name));
 	json_object_set_new(o, "id", tp_json_sid(ln->id));
 	json_object_set_new(o, "display_id", tp_json_sid(ln->display_id));
 	json_object_set_new(o, "timestamp_ns", tp_json_sid(ln->timestamp_ns));
@@ -74,7 +70,8 @@ static json_t *line_json(const struct tp_line *ln)
 	return o;
 }
 
-static void plane_json(struct tp_jw *w, const struct tp_plane *pl)
+static void plane_json(struct tp_jw *w, const struct tp_plane *pl,
+		       const struct tp_info_plane *ip)
 {
 	uint64_t events = 0;
 
@@ -89,10 +86,10 @@ static void plane_json(struct tp_jw *w, const struct tp_plane *pl)
 	tp_jw_put(w, "event_metadata", json_integer((json_int_t)pl->n_event_meta));
 	tp_jw_put(w, "stat_metadata", json_integer((json_int_t)pl->n_stat_meta));
 	tp_jw_put(w, "events", json_integer((json_int_t)events));
-	tp_jw_put(w, "stats", plane_stats(pl));
+	tp_jw_put(w, "stats", plane_stats(ip));
 	tp_jw_array(w, "lines");
 	for (size_t l = 0; l < pl->n_lines && tp_jw_ok(w); l++)
-		tp_jw_put(w, NULL, line_json(&pl->lines[l]));
+		tp_jw_put(w, NULL, line_json(&pl->lines[l], ip->line_display_names[l]));
 	tp_jw_end(w);
 	tp_jw_end(w);
 }
@@ -170,7 +167,7 @@ static void host_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_object(w, NULL);
 	tp_jw_put(w, "name", tp_json_cstr(h->name));
 	tp_jw_put(w, "source", tp_json_cstr(cap->sources[h->source].path));
-	tp_jw_put(w, "hostnames", str_array(h->xs.hostnames, h->xs.n_hostnames));
+	tp_jw_put(w, "hostnames", str_array(ih->hostnames, h->xs.n_hostnames));
 	tp_jw_put(w, "device_type", ih->device_type ? json_string(ih->device_type) : json_null());
 	tp_jw_put(w, "versions", versions_json(ih));
 	tp_jw_put(w, "capture", capture_json(ih));
@@ -184,18 +181,17 @@ static void host_json(struct tp_jw *w, const struct tp_capture *cap,
 			    "allocations", (json_int_t)ih->memory_allocations,
 			    "deallocations", (json_int_t)ih->memory_deallocations));
 	tp_jw_put(w, "collective_events", json_integer((json_int_t)ih->collective_events));
-	tp_jw_put(w, "errors", str_array(h->xs.errors, h->xs.n_errors));
-	tp_jw_put(w, "warnings", str_array(h->xs.warnings, h->xs.n_warnings));
+	tp_jw_put(w, "errors", str_array(ih->errors, h->xs.n_errors));
+	tp_jw_put(w, "warnings", str_array(ih->warnings, h->xs.n_warnings));
 	tp_jw_array(w, "planes");
 	for (size_t p = 0; p < h->xs.n_planes && tp_jw_ok(w); p++)
-		plane_json(w, &h->xs.planes[p]);
+		plane_json(w, &h->xs.planes[p], &ih->planes[p]);
 	tp_jw_end(w);
 	tp_jw_array(w, "modules");
 	for (size_t i = 0; i < ih->n_modules && tp_jw_ok(w); i++)
 		tp_jw_put(w, NULL, module_json(&info->modules[ih->first_module + i]));
 	tp_jw_end(w);
 	tp_jw_end(w);
-	tp_capture_drop_host(cap, (size_t)(h - cap->hosts));
 }
 
 static json_t *source_json(const struct tp_source *s)

@@ -69,7 +69,7 @@ static void device_json(struct tp_jw *w, const struct tp_capture *cap,
 		tp_jw_put(w, NULL, snapshot_json(&d->snapshots[i]));
 	tp_jw_end(w);
 	tp_jw_end(w);
-	tp_capture_drop_host(cap, d->host); /* the snapshots' strings */
+
 }
 
 static json_t *core_json(const struct tp_capture *cap, const struct tp_memory *mem,

@@ -4,7 +4,7 @@
  * largest contributors, then one summary line. Passing rows are only in
  * the JSON, so a CI log shows what broke and nothing else.
  */
-#include "tpuprof/check.h"
+#include "tpuprof/check_report.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -82,16 +82,8 @@ static void row_text(FILE *out, const struct tp_check_row *r)
 	fputc('\n', out);
 }
 
-enum tp_err tp_check_write(FILE *out, enum tp_format fmt, const struct tp_check *c,
-			   const struct tp_check_opts *o, struct tp_error *err)
+enum tp_err tp_check_text(FILE *out, const struct tp_check *c, struct tp_error *err)
 {
-	if (fmt == TP_FORMAT_JSON) {
-		json_t *doc = tp_check_json(c, o);
-		enum tp_err rc = tp_json_write(out, doc, err);
-
-		json_decref(doc);
-		return rc;
-	}
 	for (size_t i = 0; i < c->n_rows; i++)
 		if (!c->rows[i].pass)
 			row_text(out, &c->rows[i]);

@@ -100,17 +100,9 @@ static void host_text(FILE *out, const struct tp_capture *cap,
 	}
 }
 
-enum tp_err tp_report_collectives(FILE *out, enum tp_format fmt,
-				  const struct tp_capture *cap,
-				  const struct tp_collectives *c, struct tp_error *err)
+enum tp_err tp_collectives_text(FILE *out, const struct tp_capture *cap,
+				const struct tp_collectives *c, struct tp_error *err)
 {
-	if (fmt == TP_FORMAT_JSON) {
-		struct tp_jw w;
-
-		tp_jw_init(&w, out);
-		tp_collectives_json(&w, NULL, cap, c);
-		return tp_jw_finish(&w, err);
-	}
 	if (!c->n && !c->n_host)
 		fprintf(out, "no collectives in this capture\n");
 	for (size_t i = 0; i < c->n; i++) {

@@ -4,7 +4,7 @@
  * most `limit` of them, and a line saying what was left out. Unchanged
  * rows are only counted; --format json has every row.
  */
-#include "tpuprof/diff.h"
+#include "tpuprof/diff_report.h"
 
 #include "tpuprof/util.h"
 

@@ -55,17 +55,9 @@ static void fusion_text(FILE *out, const struct tp_fusions *f,
 	}
 }
 
-enum tp_err tp_report_fusions(FILE *out, enum tp_format fmt,
-			      const struct tp_capture *cap,
-			      const struct tp_fusions *f, struct tp_error *err)
+enum tp_err tp_fusions_text(FILE *out, const struct tp_capture *cap,
+			    const struct tp_fusions *f, struct tp_error *err)
 {
-	if (fmt == TP_FORMAT_JSON) {
-		struct tp_jw w;
-
-		tp_jw_init(&w, out);
-		tp_fusions_json(&w, NULL, cap, f);
-		return tp_jw_finish(&w, err);
-	}
 	if (!f->n)
 		fprintf(out, f->pattern ? "no fusion holds an instruction of scope '%s'\n" :
 			"no fusions in this capture%s\n", f->pattern ? f->pattern : "");

@@ -111,22 +111,14 @@ static void print_host(FILE *out, const struct tp_capture *cap,
 	print_modules(out, &info->modules[ih->first_module], ih->n_modules);
 }
 
-enum tp_err tp_report_info(FILE *out, enum tp_format fmt,
-			   const struct tp_capture *cap,
-			   const struct tp_info *info, struct tp_error *err)
+enum tp_err tp_info_text(FILE *out, const struct tp_capture *cap,
+			 const struct tp_info *info, struct tp_error *err)
 {
-	if (fmt == TP_FORMAT_JSON) {
-		struct tp_jw w;
-
-		tp_jw_init(&w, out);
-		tp_info_json(&w, NULL, cap, info);
-		return tp_jw_finish(&w, err);
-	}
 	for (size_t i = 0; i < info->n_hosts; i++) {
 		if (i)
 			fputc('\n', out);
 		print_host(out, cap, info, &info->hosts[i]);
-		tp_capture_drop_host(cap, (size_t)(info->hosts[i].host - cap->hosts));
+
 	}
 	for (size_t i = 0; i < info->n_modules; i++) {
 		const struct tp_info_module *im = &info->modules[i];

@@ -201,19 +201,11 @@ static void print_runtime(FILE *out, const struct tp_capture *cap, const struct 
 	}
 }
 
-enum tp_err tp_report_memory(FILE *out, enum tp_format fmt,
-			     const struct tp_capture *cap,
-			     const struct tp_memory *mem,
-			     const struct tp_memory_text_opts *topt,
-			     struct tp_error *err)
+enum tp_err tp_memory_text(FILE *out, const struct tp_capture *cap,
+			   const struct tp_memory *mem,
+			   const struct tp_memory_text_opts *topt,
+			   struct tp_error *err)
 {
-	if (fmt == TP_FORMAT_JSON) {
-		struct tp_jw w;
-
-		tp_jw_init(&w, out);
-		tp_memory_json(&w, NULL, cap, mem);
-		return tp_jw_finish(&w, err);
-	}
 	print_cores(out, cap, mem);
 	for (size_t i = 0; i < mem->n_modules; i++)
 		print_module(out, &mem->modules[i], topt);

@@ -177,17 +177,9 @@ static void scopes_text(FILE *out, const struct tp_ops *ops,
 	splits_text(out, ops, s);
 }
 
-enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
-			  const struct tp_capture *cap, struct tp_ops *ops,
-			  const struct tp_ops_view *view, struct tp_error *err)
+enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *ops,
+			const struct tp_ops_view *view, struct tp_error *err)
 {
-	if (fmt == TP_FORMAT_JSON) {
-		struct tp_jw w;
-
-		tp_jw_init(&w, out);
-		tp_ops_json(&w, NULL, cap, ops, view);
-		return tp_jw_finish(&w, err);
-	}
 	if (!ops->n_cores)
 		fprintf(out, "no device ops in this capture\n");
 	for (size_t c = 0; c < ops->n_cores; c++) {

@@ -251,17 +251,9 @@ static void traffic_part(FILE *out, const struct tp_report *r)
 		fprintf(out, "          %zu TF host collective event(s)\n", c->n_host);
 }
 
-enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
-			    const struct tp_capture *cap, const struct tp_report *r,
-			    struct tp_error *err)
+enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
+			   const struct tp_report *r, struct tp_error *err)
 {
-	if (fmt == TP_FORMAT_JSON) {
-		struct tp_jw w;
-
-		tp_jw_init(&w, out);
-		tp_report_json(&w, cap, r);
-		return tp_jw_finish(&w, err);
-	}
 	capture_line(out, cap, r);
 	memory_part(out, cap, r);
 	time_part(out, cap, r);

@@ -1,0 +1,16 @@
+/*
+ * units.h - human units for text output. Each writes into buf (size n)
+ * and returns it. Bytes use binary units (KiB, MiB, GiB), times adapt from
+ * ps to s. Text writers are their only users; JSON keeps raw integers.
+ */
+#ifndef TPUPROF_UNITS_H
+#define TPUPROF_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+const char *tp_fmt_bytes(char *buf, size_t n, uint64_t bytes);
+const char *tp_fmt_ps(char *buf, size_t n, int64_t ps);
+const char *tp_fmt_utc_ns(char *buf, size_t n, uint64_t epoch_ns);
+
+#endif
