@@ -12,8 +12,13 @@
  * --max-input. For a stream without such a name the payload of its first
  * field 1 (a plane or a module) is walked one level down too, as the
  * sniff must parse it (sniff.c): its fields are well formed and end
- * inside it. Nothing deeper is looked at here: that is the decoder's,
- * which may skip a damaged part (damage.c) rather than refuse it.
+ * inside it (unless a field 2 or 4, only XSpace has them, came first: the
+ * sniff then does not parse it either). Nothing deeper is looked at here:
+ * that is the decoder's, which may skip a damaged part (damage.c) rather
+ * than refuse it. One difference remains, by necessity: a stream whose
+ * first plane is damaged is refused at once, while a file of the same
+ * bytes whose later top-level fields (2 or 4) show an XSpace is read
+ * without that plane; a stream cannot wait for its end to know.
  */
 #include "stream_check.h"
 
@@ -71,6 +76,8 @@ static enum tp_stream_verdict len_field(struct tp_stream_check *c, uint64_t key,
 		c->big_len = len;
 		return TP_STREAM_TOO_BIG;
 	}
+	if (key >> 3 == 2 || key >> 3 == 4)
+		c->walk_first = false;   /* an XSpace already: sniff stops here */
 	if (key >> 3 == 1 && c->walk_first) {
 		c->walk_first = false;
 		c->in_first = true;
