@@ -1,9 +1,10 @@
 /*
  * buffer.c - getting a file's bytes into memory: mmap for regular files
  * (the pages are the page cache's, so a 1 GB capture costs no copy),
- * read() for pipes and stdin, zlib for gzip (stream_read.c). Every path that grows a
- * buffer checks the caller's byte limit, so a gzip bomb or an endless
- * stream ends with an error instead of exhausting memory.
+ * streams and gzip in stream_read.c. Every path that grows a buffer
+ * checks the caller's byte limit, so a gzip bomb or an endless stream
+ * ends with an error instead of exhausting memory, and streams are
+ * checked as they arrive (stream_check.c).
  */
 #include "tpuprof/capture.h"
 
@@ -18,7 +19,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
 
 uint64_t tp_default_max_input(void)
 {

@@ -73,7 +73,6 @@ static enum tp_stream_verdict len_field(struct tp_stream_check *c, uint64_t key,
 	}
 	if (start > c->max || len > c->max - start) {
 		c->error_at = c->at;
-		c->big_len = len;
 		return TP_STREAM_TOO_BIG;
 	}
 	if (key >> 3 == 2 || key >> 3 == 4)

@@ -31,8 +31,7 @@ struct tp_stream_check {
 	uint64_t at;         /* the next field to read                    */
 	uint64_t first_at, first_end; /* the field being walked          */
 	const char *error;   /* what is wrong (static), for BAD*         */
-	uint64_t error_at;   /* its byte                                  */
-	uint64_t big_len;    /* TOO_BIG: the length that does not fit    */
+	uint64_t error_at;   /* its byte (TOO_BIG: the field's)           */
 };
 
 /* named: the path's name says XSpace or HloProto (capture.c). */
