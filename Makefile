@@ -65,7 +65,7 @@ TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference svg contract merge-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference svg contract merge-test trace-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -91,7 +91,7 @@ $(BIN): $(CLI_OBJ) $(LIB)
 $(GEN_BIN): $(GEN_SRC) $(PROTO_OBJ) $(PROTO_H)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/gen $(GEN_SRC) $(PROTO_OBJ) $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
+$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h tests/hlo_build.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LIBS) -o $@
 
@@ -106,11 +106,18 @@ unit: $(TEST_BIN)
 golden: $(BIN)
 	TPUPROF=$(BIN) TEST_WRAP="$(TEST_WRAP)" sh tests/golden.sh
 
+# Last users and chains checked against the HLO by an independent walk.
+WHY_CAPTURES := $(addprefix ../shared/captures/,tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb \
+	gpu-mi300x-jax-attention/tw003.xplane.pb gpu-mi300x-jax-elementwise/tw003.xplane.pb \
+	gpu-mi300x-jax-gemm/tw003.xplane.pb gpu-mi300x8-jax-conv3d/tw003.xplane.pb) \
+	testdata/small.xplane.pb testdata/jit_train_step.hlo_proto.pb testdata/multi-trace.hlo_proto.pb
+
 # Independent cross-checks: a Python reader on the shared captures
 # (../shared/captures) and the generator's ground truth for testdata/.
 reference: $(BIN)
 	python3 tests/reference/compare_info.py $(BIN) ../shared/captures
 	python3 tests/reference/compare_memory.py $(BIN)
+	/usr/bin/python3 tests/reference/memory/why_check.py $(BIN) $(WHY_CAPTURES)
 	python3 tests/compare_summary.py $(BIN)
 
 svg: $(BIN)
@@ -119,6 +126,19 @@ svg: $(BIN)
 # Per-host reports merged equal the report over all files.
 merge-test: $(BIN)
 	sh tests/merge_test.sh $(BIN)
+
+# tpuprof trace read back by the test's own Perfetto reader (protoc-c
+# code from tests/trace/perfetto_subset.proto) and held to the capture.
+TRACE_DUMP := $(BUILD)/tests/trace/trace_dump
+$(BUILD)/tests/trace/perfetto_subset.pb-c.c: tests/trace/perfetto_subset.proto
+	@mkdir -p $(@D)
+	$(PROTOC_C) -Itests/trace --c_out=$(BUILD)/tests/trace $<
+
+$(TRACE_DUMP): tests/trace/trace_dump.c $(BUILD)/tests/trace/perfetto_subset.pb-c.c
+	$(CC) $(CPPFLAGS) -I$(BUILD)/tests/trace -std=c11 -O1 -g -w $(PKG_CFLAGS) $^ $(PKG_LIBS) -o $@
+
+trace-test: $(BIN) $(TRACE_DUMP)
+	python3 tests/trace/check_trace.py $(BIN) $(TRACE_DUMP)
 
 # Every JSON key emitted is documented in docs/json.md, and vice versa.
 contract: $(BIN)
@@ -130,7 +150,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg contract merge-test fetch-tests house
+	@$(MAKE) --no-print-directory all unit golden reference svg contract merge-test trace-test fetch-tests house
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

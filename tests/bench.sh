@@ -6,12 +6,14 @@
 # `protoc --decode_raw` and a Python script that parses the XSpace with
 # python3-protobuf and sums time per op (what users write today), with the
 # ratios. Then a run directory of 16 hosts x 100 MB with `report -j 2`, and
-# last a block with one line per target of issue 7: measured, limit,
+# `trace` on 200 MB against `report`, and
+# last a block with one line per target of issues 7 and 16: measured, limit,
 # PASS/FAIL. Figures go into docs/performance.md.
 # Usage: tests/bench.sh TPUPROF GEN_CAPTURE
 #   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB)
 #   BENCH_HOSTS=0 skips the run directory (default 16 hosts)
 #   BENCH_RUNS=N runs each tpuprof command N times, keeps the median (3)
+#   BENCH_TRACE=0 skips `trace` on a 200 MB capture (issue 16)
 set -eu
 tpuprof=$1 gen=$2
 dir=bench
@@ -139,6 +141,25 @@ bench_hosts() {
 	fi
 }
 
+# bench_trace: issue 16's row: `trace` on a 200 MB capture against
+# `report` on the same file (wall), and its peak RSS against the file.
+# The trace (about 5x the capture) is deleted after each run.
+bench_trace() {
+	cap=$dir/train-200mb.xplane.pb
+	generate "$cap" 200000000
+	b=$(wc -c <"$cap")
+	echo "capture: $cap ($b bytes)"
+	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$cap"
+	trace_rep_wall=$wall
+	measure "tpuprof trace -o FILE.pftrace" "$b" "$b" \
+		sh -c '"$1" trace -q "$2" -o "$3"; rc=$?; rm -f "$3"; exit $rc' sh \
+		"$tpuprof" "$cap" "$dir/trace-200mb.pftrace"
+	trace_wall=$wall trace_rss=$(per_file "$rss" "$b")
+	measure "tpuprof trace --no-derived" "$b" "$b" \
+		sh -c '"$1" trace -q --no-derived "$2" -o "$3"; rc=$?; rm -f "$3"; exit $rc' sh \
+		"$tpuprof" "$cap" "$dir/trace-200mb.pftrace"
+}
+
 # target TEXT VALUE OP LIMIT [WHY]: one line of the targets block; VALUE
 # empty means the run was skipped or failed (WHY, if known)
 target() {
@@ -166,6 +187,9 @@ targets() {
 	target "protoc --decode_raw / report on ${big} MB (x)" "$(get "protoc_ratio_$big")" ">=" 5
 	target "report wall: 1 GB / 100 MB (x)" "$(div "$rw" "$(get rep_wall_100)")" "<=" 11
 	target "run directory, -j 2: peak RSS / largest host file" "${hosts_rss:-}" "<" 2 "${hosts_why:-}"
+	echo "targets (issue 16):"
+	target "trace on 200 MB: wall / report wall (x)" "$(div "${trace_wall:-}" "${trace_rep_wall:-}")" "<=" 1
+	target "trace on 200 MB: peak RSS / file" "${trace_rss:-}" "<=" 0.3
 }
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m)"
@@ -173,4 +197,5 @@ for mb in $sizes; do
 	bench_size "$mb"
 done
 if [ "$hosts" -gt 0 ]; then bench_hosts "$hosts"; fi
+if [ "${BENCH_TRACE:-1}" != 0 ]; then bench_trace; fi
 targets

@@ -4,17 +4,18 @@
 # root, or through sudo when not root.
 #   sh tests/install_deps.sh           install what is missing
 #   sh tests/install_deps.sh --list    print what is missing, install nothing
-#   --bench   also what `make bench` compares against (protoc, python3-
-#             protobuf) and measures with (GNU time)
+#   --bench   also what `make bench` measures with (GNU time); protoc and
+#             python3-protobuf are always installed (make reference uses them)
 #   --fuzz    also clang and its fuzzer runtime, for `make fuzz`
 set -eu
 PACKAGES="gcc make pkg-config protobuf-c-compiler libprotobuf-c-dev \
-libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3 librsvg2-bin"
+libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3 librsvg2-bin \
+protobuf-compiler python3-protobuf"
 list=no
 for arg in "$@"; do
 	case $arg in
 	--list) list=yes ;;
-	--bench) PACKAGES="$PACKAGES protobuf-compiler python3-protobuf time" ;;
+	--bench) PACKAGES="$PACKAGES time" ;;
 	--fuzz) PACKAGES="$PACKAGES clang libclang-rt-14-dev" ;;
 	*) echo "usage: sh tests/install_deps.sh [--list] [--bench] [--fuzz]" >&2; exit 2 ;;
 	esac

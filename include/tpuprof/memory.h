@@ -25,6 +25,7 @@
 #include "tpuprof/capture.h"
 #include "tpuprof/hlo_index.h"
 #include "tpuprof/i64map.h"
+#include "tpuprof/memory_why.h"
 #include "tpuprof/scopes.h"
 #include "tpuprof/strpool.h"
 
@@ -101,6 +102,7 @@ struct tp_mem_module {
 	struct tp_mem_split *suggestions; /* malloc'd, best first             */
 	size_t n_suggestions;
 	struct tp_mem_split whatif;     /* --split result; buffer -1 if none  */
+	struct tp_mem_why_data why;     /* last users, chains, groups         */
 };
 
 struct tp_mem_options {

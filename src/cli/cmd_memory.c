@@ -35,6 +35,10 @@ static const char memory_help[] =
 	"  --memory-space N       memory space (buffer color): 0 HBM (default),\n"
 	"                         1 VMEM, 2 Sflag, 3 CMEM, 4 SMEM, 5 Host\n"
 	"  --split INSTR:K        replay with INSTR's buffer divided by K\n"
+	"  --why NAME             one buffer's story: why it is live, its last\n"
+	"                         user, the chain from its definition to that\n"
+	"                         user, the wait after the peak (NAME is an\n"
+	"                         instruction, or NAME{i} for a tuple element)\n"
 	"  --hbm SIZE             device capacity, e.g. 16GiB (default: the\n"
 	"                         plane's memory_size stat)\n"
 	"  --limit N              buffers shown per module in text (default 20,\n"
@@ -51,13 +55,13 @@ static const char memory_help[] =
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
 
 enum { OPT_SPACE = TP_CLI_OPTION_BASE, OPT_SPLIT, OPT_HBM, OPT_LIMIT, OPT_DEPTH,
-       OPT_SVG };
+       OPT_SVG, OPT_WHY };
 
 static const struct tp_cli_option memory_options[] = {
 	TP_CLI_FILTER_OPTIONS,            { "memory-space", true, OPT_SPACE },
 	{ "split", true, OPT_SPLIT },     { "hbm", true, OPT_HBM },
 	{ "limit", true, OPT_LIMIT },     { "depth", true, OPT_DEPTH },
-	{ "svg", true, OPT_SVG },
+	{ "svg", true, OPT_SVG },         { "why", true, OPT_WHY },
 	{ NULL, false, 0 },
 };
 
@@ -67,6 +71,7 @@ struct memory_args {
 	struct tp_memory_text_opts text;
 	char *split_name;                 /* malloc'd */
 	const char *svg;                  /* --svg FILE, or NULL */
+	const char *why;                  /* --why NAME, or NULL */
 };
 
 static bool parse_count(const char *s, long max, long *out)
@@ -121,6 +126,9 @@ static int on_option(void *ctx, int id, const char *arg)
 	case OPT_SVG:
 		a->svg = arg;
 		return 0;
+	case OPT_WHY:
+		a->why = arg;
+		return 0;
 	case OPT_DEPTH:
 		if (!parse_count(arg, 1000, &v))
 			return tp_cli_usage_error(&tp_cmd_memory, "bad --depth '%s'", arg);
@@ -158,7 +166,9 @@ static int report(const struct tp_common_opts *o, struct tp_capture *cap,
 	if (tp_memory_build(&mem, cap, &a->opt, &a->filter, &err) != TP_OK)
 		return tp_cli_fail(&err);
 	code = tp_output_open(&out, o->output);
-	if (code == TP_EXIT_OK)
+	if (code == TP_EXIT_OK && a->why)
+		code = tp_output_finish(&out, tp_report_memory_why(out.fp, o->format, &mem, a->why, &err), &err);
+	else if (code == TP_EXIT_OK)
 		code = tp_output_finish(&out, tp_report_memory(out.fp, o->format, cap, &mem, &a->text, &err), &err);
 	if (code == TP_EXIT_OK && a->svg)
 		code = write_svg(a->svg, &mem);

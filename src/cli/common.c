@@ -1,15 +1,20 @@
 /*
  * common.c - option parsing, output files and messages shared by the
- * command files.
+ * command files. Every command parses in GNU order (tp_cli_args_*, at the
+ * end): options before, between and after the operands, and `--` ending
+ * the options, whatever POSIXLY_CORRECT says (getopt's RETURN_IN_ORDER
+ * mode, the leading '-' of the short option string, returns each operand
+ * as option 1; they are kept in order and handed back as one slice of
+ * argv).
  */
 #include "cli.h"
-#include "args.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void tp_cli_error(const char *fmt, ...)
@@ -207,12 +212,24 @@ int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
 
 int tp_output_open(struct tp_output *out, const char *path)
 {
+	struct stat st;
+
 	memset(out, 0, sizeof(*out));
 	if (!path || strcmp(path, "-") == 0) {
 		out->fp = stdout;
 		return TP_EXIT_OK;
 	}
 	out->path = path;
+	/* -o /dev/null or a FIFO: a rename over it would replace the device
+	 * (as root, /dev/null itself) with a regular file */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		out->direct = true;
+		if (!(out->fp = fopen(path, "w"))) {
+			tp_cli_error("cannot open '%s': %s", path, strerror(errno));
+			return TP_EXIT_OUTPUT;
+		}
+		return TP_EXIT_OK;
+	}
 	out->tmp_path = tp_xasprintf("%s.tmp.XXXXXX", path);
 	int fd = mkstemp(out->tmp_path);
 	if (fd < 0 || !(out->fp = fdopen(fd, "w"))) {
@@ -243,6 +260,10 @@ int tp_output_close(struct tp_output *out, bool ok)
 		if (fclose(out->fp) != 0 && rc == TP_EXIT_OK) {
 			tp_cli_error("cannot write %s: %s", out->path, strerror(errno));
 			rc = TP_EXIT_OUTPUT;
+		}
+		if (out->direct) {
+			out->fp = NULL;
+			return rc;
 		}
 		if (ok && rc == TP_EXIT_OK && rename(out->tmp_path, out->path) != 0) {
 			tp_cli_error("cannot rename '%s' to '%s': %s", out->tmp_path,
@@ -325,4 +346,52 @@ int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *
 	a->release(ctx);
 	tp_capture_release(&cap);
 	return code;
+}
+
+/* ---- GNU argument order (cli.h) ---- */
+
+bool tp_cli_parse_only;
+
+void tp_cli_args_begin(struct tp_cli_args *a, int argc, char **argv)
+{
+	a->argc = argc;
+	a->argv = argv;
+	a->operands = tp_xcalloc((size_t)argc + 1, sizeof(*a->operands));
+	a->n_operands = 0;
+	a->finished = false;
+	/* 0, not 1: glibc then forgets the cluster position of an earlier
+	 * parse that stopped inside "-qz" (a pointer into old argv). */
+	optind = 0;
+	opterr = 0;
+}
+
+int tp_cli_args_next(struct tp_cli_args *a, const char *shorts,
+		     const struct option *longopts)
+{
+	int c;
+
+	while ((c = getopt_long(a->argc, a->argv, shorts, longopts, NULL)) == 1)
+		a->operands[a->n_operands++] = optarg;
+	if (c == -1)
+		a->finished = true;
+	return c;
+}
+
+char **tp_cli_args_end(struct tp_cli_args *a, int *n_operands)
+{
+	int n = a->n_operands;
+	char **tail;
+
+	/* after `--` getopt stops at optind: the rest are operands too */
+	for (int i = a->finished ? optind : a->argc; i < a->argc; i++)
+		a->operands[n++] = a->argv[i];
+	/* every option is parsed: the slots of argv are free to reuse (the
+	 * option values point at the strings, not at the slots) */
+	tail = a->argv + a->argc - n;
+	for (int i = 0; i < n; i++)
+		tail[i] = a->operands[i];
+	free(a->operands);
+	a->operands = NULL;
+	*n_operands = n;
+	return tail;
 }

@@ -6,7 +6,6 @@
  * the terminal.
  */
 #include "fetch_cli.h"
-#include "args.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -177,7 +176,7 @@ static struct option *option_table(bool capture, char *shorts)
 	struct option *t = tp_xcalloc(N_OPTS + 1, sizeof(*t));
 	size_t n = 0, s = 0;
 
-	shorts[s++] = '-'; /* GNU order: operands anywhere (args.h) */
+	shorts[s++] = '-'; /* GNU order: operands anywhere (cli.h) */
 	for (size_t i = 0; i < N_OPTS; i++) {
 		const struct opt_def *d = &opt_defs[i];
 		bool arg = d->kind != OPT_TRUE && d->kind != OPT_HELP;

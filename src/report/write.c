@@ -40,6 +40,14 @@ enum tp_err tp_report_memory(FILE *out, enum tp_format fmt,
 	return tp_memory_text(out, cap, mem, topt, err);
 }
 
+enum tp_err tp_report_memory_why(FILE *out, enum tp_format fmt, const struct tp_memory *mem,
+				 const char *name, struct tp_error *err)
+{
+	if (fmt == TP_FORMAT_JSON)
+		return tp_memory_why_json(out, mem, name, err);
+	return tp_memory_why_text(out, mem, name, err);
+}
+
 enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
 			  const struct tp_capture *cap, struct tp_ops *ops,
 			  const struct tp_ops_view *view, struct tp_error *err)

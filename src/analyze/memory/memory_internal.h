@@ -13,4 +13,12 @@ void tp_mem_choose_trace(struct tp_mem_module *m);
 bool tp_mem_check_trace(struct tp_mem_module *m);
 void tp_mem_suggest(struct tp_mem_module *m, const struct tp_mem_options *opt);
 
+/* why is it live (why_*.c) */
+int64_t tp_mem_param_key(size_t comp, int64_t number);
+void tp_mem_why_graph(struct tp_mem_module *m);
+void tp_mem_why_graph_release(struct tp_mem_why_data *w);
+void tp_mem_why_order(struct tp_mem_module *m);
+/* Fills last_user, its position, the chain, reaches_output, cut_short. */
+void tp_mem_why_walk(const struct tp_mem_module *m, long buffer, struct tp_mem_why *out);
+
 #endif

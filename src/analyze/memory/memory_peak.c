@@ -283,11 +283,13 @@ enum tp_err tp_mem_module_analyze(struct tp_mem_module *m,
 	describe_live(m);
 	whatif(m, opt);
 	tp_mem_suggest(m, opt);
+	tp_mem_why_build(m);
 	return TP_OK;
 }
 
 void tp_mem_module_release(struct tp_mem_module *m)
 {
+	tp_mem_why_release(m);
 	tp_hlo_index_release(&m->idx);
 	tp_i64map_release(&m->by_id);
 	tp_scope_tree_release(&m->scopes);

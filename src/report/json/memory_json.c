@@ -64,7 +64,8 @@ static json_t *instr_ref(const struct tp_mem_module *m, long instr)
 	return instr >= 0 ? tp_json_cstr(m->idx.instrs[instr].proto->name) : json_null();
 }
 
-static json_t *live_json(const struct tp_mem_module *m, const struct tp_mem_live *l)
+static json_t *live_json(const struct tp_mem_module *m, const struct tp_mem_live *l,
+			 const struct tp_mem_why *why)
 {
 	const struct tp_mem_buffer *b = &m->buffers[l->buffer];
 	const struct tp_mem_buffer *d = &m->buffers[l->display];
@@ -80,6 +81,7 @@ static json_t *live_json(const struct tp_mem_module *m, const struct tp_mem_live
 	json_object_set_new(o, "logical_buffer_id", tp_json_int(d->id));
 	json_object_set_new(o, "canonical_buffer_id", tp_json_int(b->id));
 	json_object_set_new(o, "instruction", ins ? tp_json_cstr(ins->name) : json_null());
+	json_object_set_new(o, "display_name", tp_mem_buffer_name_json(m, l->display));
 	json_object_set_new(o, "shape_index", idx);
 	json_object_set_new(o, "opcode", ins ? tp_json_cstr(ins->opcode) : json_null());
 	json_object_set_new(o, "shape", tp_shape_json(d->shape));
@@ -101,6 +103,7 @@ static json_t *live_json(const struct tp_mem_module *m, const struct tp_mem_live
 		json_object_set_new(o, "source", json_pack("{s:o,s:i}", "file", tp_json_cstr(file), "line", line));
 	else
 		json_object_set_new(o, "source", json_null());
+	json_object_set_new(o, "why_live", why ? tp_mem_why_json(m, why) : json_null());
 	return o;
 }
 
@@ -185,8 +188,10 @@ void tp_mem_module_json(struct tp_jw *w, const struct tp_mem_module *m)
 	tp_jw_end(w);
 	tp_jw_array(w, "live_at_peak");
 	for (size_t i = 0; i < m->n_live && tp_jw_ok(w); i++)
-		tp_jw_put(w, NULL, live_json(m, &m->live[i]));
+		tp_jw_put(w, NULL, live_json(m, &m->live[i], m->why.built ? &m->why.live[i] : NULL));
 	tp_jw_end(w);
+	tp_jw_put(w, "peak_by_last_user", tp_mem_groups_json(m));
+	tp_jw_put(w, "peak_by_last_user_scope", tp_mem_user_scopes_json(m));
 	scopes_json(w, &m->scopes, m->peak);
 	a = json_array();
 	for (size_t i = 0; i < m->n_suggestions; i++)

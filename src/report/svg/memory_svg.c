@@ -125,7 +125,8 @@ static void bars_panel(FILE *out, const struct tp_mem_module *m, int y0)
 		struct tp_strbuf sb;
 
 		tp_strbuf_init(&sb);
-		tp_strbuf_addf(&sb, "%s: ", d->instr >= 0 ? m->idx.instrs[d->instr].proto->name : "?");
+		tp_mem_buffer_name(&sb, m, s[i].display); /* "fusion.3{1}" */
+		tp_strbuf_adds(&sb, ": ");
 		tp_shape_format(&sb, d->shape);
 		tp_strbuf_addf(&sb, " (%.2f MiB)", mib(s[i].size));
 		fprintf(out, "<rect class=\"buffer\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",

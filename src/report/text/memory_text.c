@@ -58,18 +58,20 @@ static void print_buffer(FILE *out, const struct tp_mem_module *m,
 {
 	const struct tp_mem_buffer *d = &m->buffers[l->display];
 	const Xla__HloInstructionProto *ins = d->instr >= 0 ? m->idx.instrs[d->instr].proto : NULL;
-	struct tp_strbuf sb;
+	struct tp_strbuf sb, name;
 	char tmp[32];
 
 	tp_strbuf_init(&sb);
+	tp_strbuf_init(&name);
 	tp_shape_format(&sb, d->shape);
+	tp_mem_buffer_name(&name, m, l->display); /* "fusion.3{1}" */
 	/* 100 columns: a long shape goes on a line of its own, never cut */
 	if (60 + sb.len > 100)
 		fprintf(out, "    %10s  %-12s %s\n                   %s\n", B(0, l->size),
-			tp_mem_category_name(l->category), ins ? ins->name : "?", sb.buf);
+			tp_mem_category_name(l->category), name.buf, sb.buf);
 	else
 		fprintf(out, "    %10s  %-12s %-28s %s\n", B(0, l->size),
-			tp_mem_category_name(l->category), ins ? ins->name : "?", sb.buf);
+			tp_mem_category_name(l->category), name.buf, sb.buf);
 	if (d->shape && d->shape->element_type != 13) {
 		fprintf(out, "                   %s, dims [", tp_primitive_name(d->shape->element_type, tmp, sizeof(tmp)));
 		for (size_t i = 0; i < d->shape->n_dimensions; i++)
@@ -82,7 +84,9 @@ static void print_buffer(FILE *out, const struct tp_mem_module *m,
 	}
 	if (ins && tp_hlo_scope(ins)[0])
 		fprintf(out, "                   scope %s\n", tp_hlo_scope(ins));
+	tp_mem_why_text_line(out, m, (size_t)tp_mem_live_index(m, l->display));
 	tp_strbuf_release(&sb);
+	tp_strbuf_release(&name);
 }
 
 static void print_scopes(FILE *out, const struct tp_scope_tree *t, size_t node,
@@ -102,11 +106,13 @@ static void print_scopes(FILE *out, const struct tp_scope_tree *t, size_t node,
 
 static void print_split(FILE *out, const struct tp_mem_module *m, const struct tp_mem_split *s)
 {
-	const struct tp_mem_buffer *b = &m->buffers[s->buffer];
+	struct tp_strbuf name;
 
+	tp_strbuf_init(&name);
+	tp_mem_buffer_name(&name, m, s->buffer);
 	fprintf(out, "    split %s %" PRIu64 " ways: peak %s (-%s) at %ld (estimate, same schedule)\n",
-		b->instr >= 0 ? m->idx.instrs[b->instr].proto->name : "?", s->k,
-		B(0, s->peak), B(1, s->saved), s->peak_position);
+		name.buf, s->k, B(0, s->peak), B(1, s->saved), s->peak_position);
+	tp_strbuf_release(&name);
 }
 
 static void print_module(FILE *out, const struct tp_mem_module *m,
@@ -153,6 +159,7 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 	free(sorted);
 	fprintf(out, "  by scope (depth %d)\n", o->depth);
 	print_scopes(out, &m->scopes, 0, o->depth, m->peak);
+	tp_mem_why_text_groups(out, m, o->limit);
 	if (m->whatif.buffer >= 0) {
 		fprintf(out, "  what if\n");
 		print_split(out, m, &m->whatif);

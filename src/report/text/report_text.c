@@ -94,19 +94,24 @@ static void peak_holders(FILE *out, const struct tp_mem_module *m)
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_mem_buffer *d = &m->buffers[s[i].display];
 		const Xla__HloInstructionProto *ins = d->instr >= 0 ? m->idx.instrs[d->instr].proto : NULL;
-		struct tp_strbuf sb;
+		struct tp_strbuf sb, name;
 
 		tp_strbuf_init(&sb);
+		tp_strbuf_init(&name);
 		tp_shape_format(&sb, d->shape);
+		/* "fusion.3{1}": a tuple output's buffers told apart */
+		tp_mem_buffer_name(&name, m, s[i].display);
 		fprintf(out, "  %10s %5.1f%%  buffer %s %s\n", BYTES(0, s[i].size),
 			m->peak ? 100.0 * (double)s[i].size / (double)m->peak : 0.0,
-			ins ? ins->name : "?", sb.buf);
+			name.buf, sb.buf);
+		tp_strbuf_release(&name);
 		if (ins && tp_hlo_scope(ins)[0])
 			fprintf(out, "                         in %s\n", tp_hlo_scope(ins));
 		tp_strbuf_release(&sb);
 	}
 	free(s);
 	list_scopes(out, &m->scopes, (int64_t)m->peak, false);
+	tp_mem_why_text_tower(out, m);
 }
 
 static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp_report *r)

@@ -1,0 +1,292 @@
+/*
+ * timeline.c - `tpuprof trace`: the walk over every host, plane and line
+ * of a capture, the common time base, the --host/--core filters and the
+ * window (see trace.h).
+ */
+#include "trace_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t tl_new_track(struct tl *t, const char *name, bool counter)
+{
+	uint64_t uuid = t->next_uuid++;
+
+	t->w->track(t->w->ctx, uuid, t->process, t->pid, t->next_tid++, name,
+		    t->track_rank++, counter);
+	if (!counter)
+		t->st->tracks++;
+	return uuid;
+}
+
+bool tl_in_window(const struct tl *t, int64_t start_ps, int64_t end_ps)
+{
+	if (t->opts->has_from && end_ps < t->opts->from_ps)
+		return false;
+	if (t->opts->has_to && start_ps > t->opts->to_ps)
+		return false;
+	return true;
+}
+
+static bool host_wanted(const struct tl *t, size_t h)
+{
+	return !t->opts->host || strcmp(t->cap->hosts[h].name, t->opts->host) == 0;
+}
+
+static bool is_device(const struct tp_plane *pl)
+{
+	return pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_TPU_SPARSECORE ||
+	       pl->kind == TP_PLANE_GPU || pl->kind == TP_PLANE_CUSTOM;
+}
+
+/* --core: a plane name, its name without "/device:" (TPU:0), or its
+ * number; only device planes. */
+static bool plane_wanted(const struct tl *t, const struct tp_plane *pl)
+{
+	const char *want = t->opts->core;
+	char ord[24];
+
+	if (!want)
+		return true;
+	if (!is_device(pl))
+		return false;
+	if (tp_str_eq(pl->name, want))
+		return true;
+	if (tp_str_has_prefix(pl->name, "/device:") &&
+	    tp_str_eq(tp_str_make(pl->name.ptr + 8, pl->name.len - 8), want))
+		return true;
+	snprintf(ord, sizeof(ord), "%d", pl->device_ordinal);
+	return pl->device_ordinal >= 0 && strcmp(ord, want) == 0;
+}
+
+static enum tp_err check_filters(const struct tl *t, struct tp_error *err)
+{
+	bool host = false, core = false;
+
+	if (!t->cap->n_hosts)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: no timeline to write: HloProtos and XLA dumps hold no events (give an *.xplane.pb)",
+				    t->cap->n_sources ? t->cap->sources[0].path : "capture");
+	for (size_t h = 0; h < t->cap->n_hosts; h++) {
+		if (!host_wanted(t, h))
+			continue;
+		host = true;
+		for (size_t p = 0; p < t->cap->hosts[h].xs.n_planes; p++)
+			core |= plane_wanted(t, &t->cap->hosts[h].xs.planes[p]);
+	}
+	if (!host)
+		return tp_error_set(err, TP_ERR_USAGE, "no host '%s' in the capture",
+				    t->opts->host);
+	if (!core)
+		return tp_error_set(err, TP_ERR_USAGE,
+				    "no device core '%s' in the capture (give a plane name such as /device:TPU:0, TPU:0, or its number)",
+				    t->opts->core);
+	return TP_OK;
+}
+
+/* A host's clock in epoch ns at its event time 0, when known: the line
+ * timestamps' origin when they are wall-clock, else the session start
+ * that normalization subtracted (format-facts §1 "Timestamps"). */
+static bool host_epoch(const struct tp_host *ho, int64_t *out)
+{
+	const struct tp_xspace *xs = &ho->xs;
+
+	if (xs->time_origin_ns) {
+		*out = xs->time_origin_ns;
+		return true;
+	}
+	for (size_t p = 0; p < xs->n_planes; p++) {
+		const struct tp_plane *pl = &xs->planes[p];
+		const struct tp_stat *s;
+		int64_t v;
+
+		if (pl->kind != TP_PLANE_TASK_ENV)
+			continue;
+		s = tp_stats_find_name(pl, pl->stats, pl->n_stats, "profile_start_time");
+		if (s && tp_stat_int(s, &v) && v > 0) {
+			*out = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Per host, the shift from its event times to trace time: hosts on one
+ * clock when all of them know their epoch, and trace time 0 at the
+ * earliest event of the planes written. */
+static void time_base(struct tl *t)
+{
+	size_t n = t->cap->n_hosts;
+	int64_t *epoch = tp_xcalloc(n ? n : 1, sizeof(*epoch));
+	int64_t lo_epoch = INT64_MAX, origin = INT64_MAX;
+	bool all = n > 0;
+
+	for (size_t h = 0; h < n; h++)
+		if (host_wanted(t, h))
+			all &= host_epoch(&t->cap->hosts[h], &epoch[h]);
+	for (size_t h = 0; h < n; h++)
+		if (all && host_wanted(t, h) && epoch[h] < lo_epoch)
+			lo_epoch = epoch[h];
+	for (size_t h = 0; h < n; h++) {
+		const struct tp_xspace *xs = &t->cap->hosts[h].xs;
+
+		t->shift_ps[h] = all ? tp_sat_mul(epoch[h] - lo_epoch, 1000) : 0;
+		if (!host_wanted(t, h))
+			continue;
+		for (size_t p = 0; p < xs->n_planes; p++) {
+			if (!plane_wanted(t, &xs->planes[p]))
+				continue;
+			for (size_t l = 0; l < xs->planes[p].n_lines; l++) {
+				const struct tp_line *ln = &xs->planes[p].lines[l];
+				int64_t s = tp_sat_add(ln->first_start_ps, t->shift_ps[h]);
+
+				if (ln->has_span && s < origin)
+					origin = s;
+			}
+		}
+	}
+	if (origin == INT64_MAX)
+		origin = 0;
+	for (size_t h = 0; h < n; h++)
+		t->shift_ps[h] = tp_sat_sub(t->shift_ps[h], origin);
+	free(epoch);
+}
+
+/* Lines whose ops get a name-scope track: XLA Ops, GPU streams. */
+static bool is_scope_source(const struct tp_plane *pl, const struct tp_line *ln)
+{
+	return is_device(pl) && (tp_str_eq(ln->name, "XLA Ops") ||
+				 tp_str_eq(ln->display_name, "XLA Ops") ||
+				 (pl->kind == TP_PLANE_GPU &&
+				  tp_str_has_prefix(ln->name, "Stream #")));
+}
+
+static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
+			       struct tp_error *err)
+{
+	char *name = tp_xasprintf("%s %.*s", t->cap->hosts[h].name,
+				  (int)pl->name.len, pl->name.ptr);
+	enum tp_err rc = TP_OK;
+
+	t->host = h;
+	t->pl = pl;
+	t->is_device = is_device(pl);
+	t->process = t->next_uuid++;
+	t->pid = t->next_pid++;
+	t->next_tid = 1;
+	t->track_rank = 0;
+	t->w->process(t->w->ctx, t->process, t->pid, name, t->rank++);
+	if (t->opts->progress)
+		t->opts->progress(t->opts->progress_ctx, t->done_bytes, t->total_bytes, name);
+	t->done_bytes += pl->bytes.len;
+	free(name);
+	for (size_t l = 0; l < pl->n_lines && rc == TP_OK; l++) {
+		const struct tp_line *ln = &pl->lines[l];
+
+		t->st->aggregated += ln->n_aggregated; /* no time: not written */
+		if (ln->n_events == ln->n_aggregated)
+			continue; /* nothing on the timeline */
+		t->ln = ln;
+		t->derived_on = !t->opts->no_derived && is_scope_source(pl, ln);
+		if (t->derived_on) {
+			tl_scopes_begin(t);
+			tl_peaks_begin(t);
+		}
+		tl_line_begin(t);
+		rc = tl_write_line(t, err);
+		tl_line_end(t);
+		if (t->derived_on)
+			tl_scopes_end(t);
+	}
+	return rc;
+}
+
+static bool plane_written(const struct tl *t, const struct tp_plane *pl)
+{
+	return plane_wanted(t, pl) && (pl->n_lines || pl->kind == TP_PLANE_HOST) &&
+	       pl->kind != TP_PLANE_METADATA && pl->kind != TP_PLANE_TASK_ENV;
+}
+
+static enum tp_err walk(struct tl *t, struct tp_error *err)
+{
+	struct tp_mem_runtime rt = { 0 };
+	enum tp_err rc = TP_OK;
+
+	for (size_t h = 0; h < t->cap->n_hosts; h++)
+		for (size_t p = 0; host_wanted(t, h) && p < t->cap->hosts[h].xs.n_planes; p++)
+			if (plane_written(t, &t->cap->hosts[h].xs.planes[p]))
+				t->total_bytes += t->cap->hosts[h].xs.planes[p].bytes.len;
+
+	if (!t->opts->no_derived)
+		tp_mem_runtime_build(&rt, t->cap);
+	for (size_t h = 0; h < t->cap->n_hosts && rc == TP_OK; h++) {
+		const struct tp_xspace *xs = &t->cap->hosts[h].xs;
+		bool memory_done = false;
+
+		if (!host_wanted(t, h))
+			continue;
+		for (size_t p = 0; p < xs->n_planes && rc == TP_OK; p++) {
+			const struct tp_plane *pl = &xs->planes[p];
+
+			if (!plane_written(t, pl))
+				continue;
+			rc = write_plane(t, h, pl, err);
+			if (rc == TP_OK && pl->kind == TP_PLANE_HOST && !memory_done &&
+			    !t->opts->no_derived) {
+				tl_memory_tracks(t, &rt, h);
+				memory_done = true;
+			}
+		}
+		tp_capture_drop_host(t->cap, h);
+	}
+	tp_mem_runtime_release(&rt);
+	return rc;
+}
+
+enum tp_err tp_trace_check(const struct tp_capture *cap,
+			   const struct tp_trace_opts *opts, struct tp_error *err)
+{
+	/* only read: the model's capture is writable for HLO decoding */
+	struct tl t;
+
+	memset(&t, 0, sizeof(t));
+	t.cap = (struct tp_capture *)cap;
+	t.opts = opts;
+	return check_filters(&t, err);
+}
+
+enum tp_err tp_trace_walk(struct tp_capture *cap,
+			  const struct tp_trace_opts *opts,
+			  struct tp_trace_writer *w, struct tp_trace_stats *stats,
+			  struct tp_error *err)
+{
+	struct tl t;
+	enum tp_err rc;
+
+	memset(stats, 0, sizeof(*stats));
+	memset(&t, 0, sizeof(t));
+	t.cap = cap;
+	t.opts = opts;
+	t.st = stats;
+	t.w = w;
+	if ((rc = check_filters(&t, err)) != TP_OK)
+		return rc;
+	t.shift_ps = tp_xcalloc(cap->n_hosts ? cap->n_hosts : 1, sizeof(*t.shift_ps));
+	t.next_uuid = 1;
+	t.next_pid = 1;
+	tp_strpool_init(&t.pool);
+	time_base(&t);
+	rc = walk(&t, err);
+	for (size_t i = 0; i < t.cap_tracks; i++)
+		free(t.tracks[i].open);
+	free(t.tracks);
+	free(t.args);
+	free(t.scopes);
+	free(t.parts);
+	free(t.meta_parts);
+	free(t.meta_peak);
+	tl_hlo_release(&t);
+	free(t.shift_ps);
+	tp_strpool_release(&t.pool);
+	return rc;
+}

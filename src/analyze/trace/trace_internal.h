@@ -1,0 +1,136 @@
+/*
+ * trace_internal.h - the timeline model's parts (src/analyze/trace/):
+ * the walk (timeline.c), a line's events in time order (line_order.c),
+ * track assignment (line_tracks.c), event arguments (event_args.c), the
+ * derived name-scope track (scope_track.c) and the runtime memory
+ * counters (memory_tracks.c).
+ *
+ * Ownership: struct tl owns its malloc'd buffers (tl_release); it
+ * borrows the capture and the writer.
+ */
+#ifndef TPUPROF_TRACE_INTERNAL_H
+#define TPUPROF_TRACE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpuprof/memory.h"
+#include "tpuprof/strpool.h"
+#include "tpuprof/trace.h"
+
+/* One open slice on a track: its end, for nesting. */
+struct tl_open {
+	int64_t end_ps;
+};
+
+/* A track of a line: the line's own, or one of its overlap splits. */
+struct tl_track {
+	uint64_t uuid;
+	struct tl_open *open;     /* malloc'd stack                       */
+	size_t depth, cap;
+};
+
+/* One level of the name-scope track: a scope component, open. */
+struct tl_scope {
+	struct tp_str name;       /* pooled                               */
+	int64_t start_ns, end_ns;
+};
+
+struct tl_module;
+
+struct tl {
+	struct tp_capture *cap;
+	const struct tp_trace_opts *opts;
+	struct tp_trace_writer *w;
+	struct tp_trace_stats *st;
+	int64_t *shift_ps;        /* per host: event ps -> trace ps       */
+	uint64_t done_bytes, total_bytes; /* planes' bytes, for progress  */
+	uint64_t next_uuid;
+	uint32_t next_pid;
+	int rank;
+	/* the process being written */
+	size_t host;
+	const struct tp_plane *pl;
+	bool is_device;           /* a TPU, GPU or custom device plane     */
+	uint64_t process;
+	uint32_t pid, next_tid;
+	int track_rank;
+	/* the line being written */
+	const struct tp_line *ln;
+	struct tl_track *tracks;  /* malloc'd, reused per line            */
+	size_t n_tracks, cap_tracks;
+	/* arguments of the event being written */
+	struct tp_trace_arg *args;
+	size_t n_args, cap_args;
+	char scratch[64];         /* an unknown event's name              */
+	/* the line's derived tracks (XLA Ops, GPU streams): name scopes
+	 * and compiler memory peaks */
+	bool derived_on;
+	uint64_t scope_track;
+	struct tl_scope *scopes;  /* malloc'd stack                       */
+	size_t n_scopes, cap_scopes;
+	struct tp_strpool pool;   /* scope parts, HLO texts, unknown names */
+	struct tp_str *parts;     /* malloc'd: scope parts of the plane's
+				   * metadata, then of the current op    */
+	size_t n_parts, n_cached_parts, cap_parts;
+	struct tl_meta_parts {
+		uint32_t first, n;
+		bool done;
+	} *meta_parts;            /* malloc'd, per event metadata         */
+	uint64_t peak_track;      /* the line's compiler peaks, 0 = none yet */
+	uint8_t *meta_peak;       /* malloc'd, per event metadata: known
+				   * not to be a peak instruction          */
+	struct tl_module *mods;   /* malloc'd: HLO modules looked up      */
+	size_t n_mods, cap_mods;
+};
+
+/* timeline.c */
+uint64_t tl_new_track(struct tl *t, const char *name, bool counter);
+static inline int64_t tl_ns(int64_t trace_ps)
+{
+	return trace_ps < 0 ? 0 : trace_ps / 1000;
+}
+/* True when [start, end] (trace ps) overlaps the --from/--to window. */
+bool tl_in_window(const struct tl *t, int64_t start_ps, int64_t end_ps);
+
+/* line_order.c: every timed event of the line, in (start ascending,
+ * duration descending, file order) order, to tl_line_event. */
+enum tp_err tl_write_line(struct tl *t, struct tp_error *err);
+
+/* line_tracks.c */
+void tl_line_begin(struct tl *t);
+void tl_line_event(struct tl *t, const struct tp_event *ev);
+void tl_line_end(struct tl *t);
+
+/* event_args.c: the slice of ev (its args in t->args). */
+void tl_event_slice(struct tl *t, const struct tp_event *ev, struct tp_trace_slice *s);
+
+/* event_args.c: one more argument, zeroed, in t->args. */
+struct tp_trace_arg *tl_new_arg(struct tl *t);
+
+/* hlo_args.c: hlo_module (with_module), source and shape of the named
+ * instruction of the program, as arguments; its scope path ("" when
+ * unknown). */
+void tl_hlo_args(struct tl *t, uint64_t program_id, struct tp_str instr,
+		 bool with_module);
+struct tp_str tl_hlo_scope(struct tl *t, uint64_t program_id, struct tp_str instr);
+void tl_hlo_release(struct tl *t);
+/* The memory analysis of the program's module (once), or NULL. */
+const struct tp_mem_module *tl_memory_of(struct tl *t, uint64_t program_id);
+
+/* peak_marks.c: compiler memory peak instants on the line's ops */
+void tl_peaks_begin(struct tl *t);
+void tl_peaks_event(struct tl *t, const struct tp_event *ev, int64_t start_ps);
+
+/* scope_track.c */
+void tl_scopes_begin(struct tl *t);
+void tl_scopes_event(struct tl *t, const struct tp_event *ev, int64_t start_ps,
+		     int64_t end_ps);
+void tl_scopes_end(struct tl *t);
+
+/* memory_tracks.c: counters and peak instants of host h, in its host
+ * plane's process. */
+void tl_memory_tracks(struct tl *t, const struct tp_mem_runtime *rt, size_t h);
+
+#endif

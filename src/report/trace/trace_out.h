@@ -1,0 +1,123 @@
+/*
+ * trace_out.h - what the two trace writers share: a buffered output that
+ * gzips when asked, a protobuf encoder for the Perfetto writer, and a
+ * pointer-keyed intern table.
+ *
+ * Ownership: each struct owns its malloc'd memory, freed by its release;
+ * the sink borrows its FILE.
+ */
+#ifndef TPUPROF_TRACE_OUT_H
+#define TPUPROF_TRACE_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#include <zlib.h>
+
+#include "tpuprof/error.h"
+
+/* Buffered bytes to a FILE, deflated as gzip when gz is set; a second
+ * thread writes full buffers while the next fills (sink.c). A failed
+ * write is remembered and later writes are dropped. Used by one thread. */
+#define SINK_BUFS 4
+struct tp_sink {
+	FILE *fp;
+	bool gz;
+	z_stream z;
+	uint8_t *buf;            /* the buffer being filled               */
+	size_t len;
+	uint64_t total;          /* bytes given, before gzip              */
+	uint8_t *bufs[SINK_BUFS], *zbuf;
+	size_t lens[SINK_BUFS];
+	size_t fill, next_out, queued; /* ring: queued buffers after next_out */
+	bool running, done, finishing;
+	bool write_failed;       /* set by the writer; read after a join  */
+	int write_errno;         /* why                                    */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+void tp_sink_init(struct tp_sink *s, FILE *fp, bool gz);
+void tp_sink_write(struct tp_sink *s, const void *p, size_t n);
+void tp_sink_puts(struct tp_sink *s, const char *str);
+/* Flushes everything (and ends the gzip stream); TP_ERR_OUTPUT when any
+ * write failed. */
+enum tp_err tp_sink_finish(struct tp_sink *s, struct tp_error *err);
+void tp_sink_release(struct tp_sink *s);
+
+/* A protobuf message under construction. Nested messages are opened
+ * and closed; closing inserts the length in front of the body (messages
+ * here are small: one packet). */
+#define TP_PB_DEPTH 8
+struct tp_pb {
+	uint8_t *p;
+	size_t len, cap;
+	size_t open[TP_PB_DEPTH];
+	int depth;
+};
+
+enum { TP_PB_VARINT = 0, TP_PB_FIXED64 = 1, TP_PB_LEN = 2 };
+
+void tp_pb_reset(struct tp_pb *b);
+void tp_pb_release(struct tp_pb *b);
+void tp_pb_varint(struct tp_pb *b, uint64_t v);
+void tp_pb_uint(struct tp_pb *b, uint32_t field, uint64_t v);
+/* int32/int64 fields: negative values are 10-byte sign-extended varints */
+void tp_pb_int(struct tp_pb *b, uint32_t field, int64_t v);
+void tp_pb_double(struct tp_pb *b, uint32_t field, double v);
+void tp_pb_bytes(struct tp_pb *b, uint32_t field, const void *p, size_t n);
+/* Bytes already encoded (fields), appended as they are. */
+void tp_pb_raw(struct tp_pb *b, const void *p, size_t n);
+void tp_pb_open(struct tp_pb *b, uint32_t field);
+void tp_pb_close(struct tp_pb *b);
+/* Bytes a varint of v takes. */
+size_t tp_pb_varint_size(uint64_t v);
+/* Encodes v at out (10 bytes room); returns the bytes used. */
+size_t tp_pb_put_varint(uint8_t *out, uint64_t v);
+
+/* Pointer+length (and a kind) to a number, for interning strings whose
+ * pointer is stable. Open addressing; ids are given by the caller. */
+struct tp_intern {
+	struct tp_intern_slot {
+		const char *ptr;
+		size_t len;
+		uint32_t kind;
+		uint64_t id;
+	} *slots;
+	size_t cap, n;
+};
+
+void tp_intern_init(struct tp_intern *t);
+void tp_intern_release(struct tp_intern *t);
+/* The id stored for (kind, ptr, len), or 0 when none. */
+uint64_t tp_intern_get(const struct tp_intern *t, uint32_t kind,
+		       const char *ptr, size_t len);
+void tp_intern_put(struct tp_intern *t, uint32_t kind, const char *ptr,
+		   size_t len, uint64_t id);
+
+/* The encoded fixed arguments of each slice key (trace.h), and the
+ * name id the writer gave the key's name, written once per key. */
+struct tp_fixed {
+	size_t off, len;          /* in bytes                              */
+	uint64_t name_id;
+};
+struct tp_fixed_cache {
+	struct tp_intern index;   /* key -> entry + 1                      */
+	struct tp_fixed *ents;
+	size_t n, cap;
+	uint8_t *bytes;
+	size_t len, cap_bytes;
+};
+
+void tp_fixed_init(struct tp_fixed_cache *c);
+void tp_fixed_release(struct tp_fixed_cache *c);
+/* The entry of key, or NULL. */
+const struct tp_fixed *tp_fixed_get(const struct tp_fixed_cache *c, const void *key);
+void tp_fixed_put(struct tp_fixed_cache *c, const void *key, const void *p,
+		  size_t n, uint64_t name_id);
+
+#endif

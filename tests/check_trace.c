@@ -1,0 +1,379 @@
+/*
+ * check_trace.c - the trace writers' encoding, byte for byte: protobuf
+ * varints, lengths and fixed64 (trace-facts §1.14), the packets of a small
+ * Perfetto sequence, JSON strings that stay valid for any input, and a
+ * gzip'd sink that inflates to what was written.
+ */
+#include "testutil.h"
+
+#include <zlib.h>
+
+#include "../src/report/trace/trace_out.h"
+#include "tpuprof/capture.h"
+#include "tpuprof/trace_write.h"
+
+static const struct {
+	uint64_t v;
+	const char *hex;
+} varints[] = {
+	{ 0, "00" },
+	{ 1, "01" },
+	{ 127, "7f" },
+	{ 128, "8001" },
+	{ 300, "ac02" },
+	{ UINT64_MAX, "ffffffffffffffffff01" },
+};
+
+static char *hex(const uint8_t *p, size_t n)
+{
+	char *s = tp_xmalloc(2 * n + 1);
+
+	for (size_t i = 0; i < n; i++)
+		sprintf(s + 2 * i, "%02x", p[i]);
+	s[2 * n] = 0;
+	return s;
+}
+
+START_TEST(test_varint)
+{
+	struct tp_pb b = { 0 };
+	char *h;
+
+	tp_pb_varint(&b, varints[_i].v);
+	h = hex(b.p, b.len);
+	ck_assert_str_eq(h, varints[_i].hex);
+	ck_assert_uint_eq(tp_pb_varint_size(varints[_i].v), b.len);
+	free(h);
+	tp_pb_release(&b);
+}
+END_TEST
+
+/* Tags from trace-facts §1.14; a nested body over 127 bytes gets a
+ * two-byte length; int64 -1 is ten bytes; doubles are little-endian. */
+START_TEST(test_fields)
+{
+	struct tp_pb b = { 0 };
+	char body[200], *h;
+
+	tp_pb_uint(&b, 60, 1);                 /* field 60 as a varint: e0 03 */
+	tp_pb_int(&b, 4, -1);
+	tp_pb_double(&b, 5, 1.0);
+	h = hex(b.p, b.len);
+	ck_assert_str_eq(h, "e00301" "20ffffffffffffffffff01" "29000000000000f03f");
+	free(h);
+	tp_pb_reset(&b);
+	memset(body, 'x', sizeof(body));
+	tp_pb_open(&b, 11);
+	tp_pb_open(&b, 4);
+	tp_pb_bytes(&b, 6, body, 150);
+	tp_pb_close(&b);
+	tp_pb_close(&b);
+	/* 5a <len 156> 22 <len 153> 32 <len 150> x*150 */
+	ck_assert_uint_eq(b.len, 2 + 2 + 2 + 2 + 150 + 1);
+	h = hex(b.p, 13);
+	ck_assert_str_eq(h, "5a9c0122990132960178787878");
+	free(h);
+	tp_pb_release(&b);
+}
+END_TEST
+
+static char *read_file_big(FILE *f, size_t *n)
+{
+	long size;
+	char *buf;
+
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	buf = tp_xmalloc((size_t)size + 1);
+	*n = fread(buf, 1, (size_t)size, f);
+	buf[*n] = 0;
+	return buf;
+}
+
+static char *read_file(FILE *f, size_t *n)
+{
+	char *buf = tp_xmalloc(1 << 16);
+
+	rewind(f);
+	*n = fread(buf, 1, 1 << 16, f);
+	return buf;
+}
+
+/* A process, a BEGIN with an interned name and an argument, an END:
+ * the packets of trace-facts §1.11 written out by hand. */
+START_TEST(test_perfetto_packets)
+{
+	FILE *f = tmpfile();
+	struct tp_trace_writer w;
+	struct tp_trace_arg arg = { .name = { "a", 1 }, .kind = TP_ARG_INT, .v.i = -1 };
+	struct tp_trace_slice s = { .name = { "n", 1 }, .args = &arg, .n_args = 1 };
+	struct tp_error err = { 0 };
+	uint64_t bytes;
+	size_t n;
+	char *got, *h;
+
+	tp_trace_perfetto_writer(&w, f, false);
+	w.process(w.ctx, 1, 1, "p", 0);
+	w.begin(w.ctx, 2, 7, 3, &s);
+	w.end(w.ctx, 2, 10, NULL, 0);
+	ck_assert_int_eq(w.finish(w.ctx, &bytes, &err), TP_OK);
+	w.release(w.ctx);
+	got = read_file(f, &n);
+	ck_assert_uint_eq(bytes, n);
+	h = hex((uint8_t *)got, n);
+	ck_assert_str_eq(h,
+		/* packet: seq 1, flags 3 (first), track_descriptor{uuid 1,
+		 * process{pid 1, name "p"}, rank 0} */
+		"0a12" "5001" "6803" "e2030b" "0801" "1a05" "0801" "320170" "6000"
+		/* ts 7, seq 1, flags 2, interned{event_names{1,"n"},
+		 * debug_annotation_names{2,"a"}}, track_event{BEGIN, track 2,
+		 * name_iid 1, debug_annotations{name_iid 2, int_value -1}} */
+		"0a2d" "4007" "5001" "6802" "620e" "1205" "0801" "12016e" "1a05" "0802" "120161"
+		"5a15" "4801" "5802" "5001" "220d" "0802" "20ffffffffffffffffff01"
+		/* ts 10, END on track 2 */
+		"0a0c" "400a" "5001" "6802" "5a04" "4802" "5802");
+	free(h);
+	free(got);
+	fclose(f);
+}
+END_TEST
+
+/* Quotes, control characters and invalid UTF-8 in names stay JSON. */
+START_TEST(test_json_strings)
+{
+	FILE *f = tmpfile();
+	struct tp_trace_writer w;
+	struct tp_trace_slice s = { .name = { "a\"b\\c\n\x01\xff\xc3\xa9", 10 } };
+	struct tp_error err = { 0 };
+	uint64_t bytes;
+	size_t n;
+	char *got;
+
+	tp_trace_json_writer(&w, f, false);
+	w.process(w.ctx, 1, 1, "p", 0);
+	w.track(w.ctx, 2, 1, 1, 1, "t", 0, false);
+	w.begin(w.ctx, 2, 1234567, 1001, &s);
+	ck_assert_int_eq(w.finish(w.ctx, &bytes, &err), TP_OK);
+	w.release(w.ctx);
+	got = read_file(f, &n);
+	got[n] = 0;
+	ck_assert_ptr_nonnull(strstr(got,
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1234.567,\"name\":"
+		"\"a\\\"b\\\\c\\u000a\\u0001\xef\xbf\xbd\xc3\xa9\",\"dur\":1.001}\n]}\n"));
+	free(got);
+	fclose(f);
+}
+END_TEST
+
+START_TEST(test_gzip_sink)
+{
+	FILE *f = tmpfile();
+	struct tp_sink s;
+	struct tp_error err = { 0 };
+	char *packed, out[5000];
+	size_t n;
+	uLongf len = sizeof(out);
+	z_stream z = { 0 };
+
+	tp_sink_init(&s, f, true);
+	for (int i = 0; i < 400; i++)
+		tp_sink_puts(&s, "0123456789");
+	ck_assert_int_eq(tp_sink_finish(&s, &err), TP_OK);
+	tp_sink_release(&s);
+	packed = read_file(f, &n);
+	ck_assert_uint_eq((uint8_t)packed[0], 0x1f);
+	ck_assert_uint_eq((uint8_t)packed[1], 0x8b);
+	ck_assert_int_eq(inflateInit2(&z, 31), Z_OK);
+	z.next_in = (Bytef *)packed;
+	z.avail_in = (uInt)n;
+	z.next_out = (Bytef *)out;
+	z.avail_out = (uInt)len;
+	ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+	ck_assert_uint_eq(z.total_out, 4000);
+	ck_assert_int_eq(memcmp(out + 3990, "0123456789", 10), 0);
+	inflateEnd(&z);
+	free(packed);
+	fclose(f);
+}
+END_TEST
+
+/* Ids survive the table's growth; same pointer, other kind: other id. */
+START_TEST(test_intern)
+{
+	struct tp_intern t;
+	static char text[5000];
+
+	tp_intern_init(&t);
+	for (size_t i = 0; i < 5000; i++)
+		tp_intern_put(&t, 2, text + i, 1, i + 1);
+	for (size_t i = 0; i < 5000; i++)
+		ck_assert_uint_eq(tp_intern_get(&t, 2, text + i, 1), i + 1);
+	ck_assert_uint_eq(tp_intern_get(&t, 3, text, 1), 0);
+	ck_assert_uint_eq(tp_intern_get(&t, 2, text, 2), 0);
+	tp_intern_release(&t);
+}
+END_TEST
+
+/* The model: one XLA Ops line in any order, on any path (in order, a
+ * reorder window, sorted whole), gives the same trace: a holds b and the
+ * instant e; c overlaps a without nesting and goes to "XLA Ops (2)"; d
+ * follows a on the line's own track. */
+struct line_event { const char *name; int64_t start, dur; }; /* ps */
+
+static const struct line_event line_events[] = {
+	{ "a", 0, 10000 }, { "b", 1000, 2000 }, { "e", 3000, 0 },
+	{ "c", 5000, 10000 }, { "d", 12000, 1000 },
+};
+
+static const struct {
+	int order[5];
+	size_t window;
+} line_cases[] = {
+	{ { 0, 1, 2, 3, 4 }, 4096 },   /* in order                       */
+	{ { 4, 3, 2, 1, 0 }, 4096 },   /* reversed: the window sorts it  */
+	{ { 1, 0, 3, 2, 4 }, 1 },      /* a window of 1 cannot: sorted   */
+	{ { 4, 3, 2, 1, 0 }, 2 },
+};
+
+static char *line_capture(const int *order)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, em = { 0 }, entry = { 0 };
+	char *path;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_str(&line, 2, "XLA Ops");
+	for (int i = 0; i < 5; i++) {
+		const struct line_event *e = &line_events[order[i]];
+
+		pb_int(&ev, 1, order[i] + 1);
+		pb_int(&ev, 2, e->start);
+		pb_int(&ev, 3, e->dur);
+		pb_msg(&line, 4, &ev);
+	}
+	pb_msg(&plane, 3, &line);
+	for (int i = 0; i < 5; i++) {
+		pb_int(&em, 1, i + 1);
+		pb_str(&em, 2, line_events[i].name);
+		pb_int(&entry, 1, i + 1);
+		pb_msg(&entry, 2, &em);
+		pb_msg(&plane, 4, &entry);
+	}
+	pb_msg(&space, 1, &plane);
+	pb_str(&space, 4, "h");
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	return path;
+}
+
+START_TEST(test_line_orders)
+{
+	char *path = line_capture(line_cases[_i].order);
+	const char *paths[1] = { path };
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_trace_opts opts = { .format = TP_TRACE_JSON, .no_derived = true };
+	struct tp_trace_stats st;
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	FILE *f = tmpfile();
+	size_t n, saved = tp_trace_window;
+	char *got;
+
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	tp_trace_window = line_cases[_i].window;
+	ck_assert_int_eq(tp_trace_write(f, &cap, &opts, &st, &err), TP_OK);
+	tp_trace_window = saved;
+	ck_assert_uint_eq(st.slices, 4);
+	ck_assert_uint_eq(st.instants, 1);
+	ck_assert_uint_eq(st.tracks, 2);
+	ck_assert_uint_eq(st.overlap_tracks, 1);
+	got = read_file(f, &n);
+	got[n] = 0;
+	ck_assert_str_eq(got,
+		"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+		"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"h /device:TPU:0\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":0}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"XLA Ops\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":0}},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0.000,\"name\":\"a\",\"dur\":0.010},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0.001,\"name\":\"b\",\"dur\":0.002},\n"
+		"{\"ph\":\"i\",\"pid\":1,\"tid\":1,\"ts\":0.003,\"name\":\"e\",\"s\":\"t\"},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":\"XLA Ops (2)\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":1}},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":0.005,\"name\":\"c\",\"dur\":0.010},\n"
+		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0.012,\"name\":\"d\",\"dur\":0.001}\n"
+		"]}\n");
+	free(got);
+	fclose(f);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+/* Perfetto keeps 512 levels per track: 600 events each inside the one
+ * before make 512 on the line's track and 88 on "XLA Ops (2)". */
+START_TEST(test_depth_limit)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, em = { 0 }, entry = { 0 };
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_trace_opts opts = { .format = TP_TRACE_JSON, .no_derived = true };
+	struct tp_trace_stats st;
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	FILE *f = tmpfile();
+	const char *paths[1];
+	char *path, *got;
+	size_t n, on_second = 0;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_str(&line, 2, "XLA Ops");
+	for (int i = 0; i < 600; i++) {
+		pb_int(&ev, 1, 1);
+		pb_int(&ev, 2, i * 1000);
+		pb_int(&ev, 3, (600 - i) * 2000);
+		pb_msg(&line, 4, &ev);
+	}
+	pb_msg(&plane, 3, &line);
+	pb_int(&em, 1, 1);
+	pb_str(&em, 2, "op");
+	pb_int(&entry, 1, 1);
+	pb_msg(&entry, 2, &em);
+	pb_msg(&plane, 4, &entry);
+	pb_msg(&space, 1, &plane);
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	paths[0] = path;
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_trace_write(f, &cap, &opts, &st, &err), TP_OK);
+	ck_assert_uint_eq(st.slices, 600);
+	ck_assert_uint_eq(st.tracks, 2);
+	ck_assert_uint_eq(st.overlap_tracks, 1);
+	got = read_file_big(f, &n);
+	for (char *p = got; (p = strstr(p, "\"tid\":2,\"ts\"")); p++)
+		on_second++;
+	ck_assert_uint_eq(on_second, 88);
+	free(got);
+	fclose(f);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_loop_test(tc, test_varint, 0, sizeof(varints) / sizeof(varints[0]));
+	tcase_add_test(tc, test_fields);
+	tcase_add_test(tc, test_perfetto_packets);
+	tcase_add_test(tc, test_json_strings);
+	tcase_add_test(tc, test_gzip_sink);
+	tcase_add_test(tc, test_intern);
+	tcase_add_test(tc, test_depth_limit);
+	tcase_add_loop_test(tc, test_line_orders, 0, sizeof(line_cases) / sizeof(line_cases[0]));
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -1,0 +1,1 @@
+trace -q --core TPU:7 testdata/small.xplane.pb -o -

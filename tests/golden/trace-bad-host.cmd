@@ -1,0 +1,1 @@
+trace -q --host nohost testdata/small.xplane.pb -o -

@@ -1,0 +1,1 @@
+trace testdata/corrupt/truncated.xplane.pb -o -

@@ -1,0 +1,1 @@
+trace testdata/jit_train_step.hlo_proto.pb -o -

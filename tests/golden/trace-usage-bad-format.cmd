@@ -1,0 +1,1 @@
+trace --format text testdata/small.xplane.pb -o -

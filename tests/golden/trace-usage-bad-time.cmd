@@ -1,0 +1,1 @@
+trace --from 5 testdata/small.xplane.pb -o -

@@ -1,0 +1,1 @@
+trace testdata/small.xplane.pb

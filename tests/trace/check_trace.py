@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""`tpuprof trace` held to the capture, through the test's own Perfetto
+reader (trace_dump, protoc-c code from perfetto_subset.proto):
+
+- the reader finds no broken rule (sequence, interning, tracks declared
+  before use, BEGIN/END paired and nested per track in time order);
+- slices + instants per line = the line's timed events (`tpuprof info`);
+- per op on XLA Ops (TPU) or kernel streams (GPU): slice count and summed
+  duration = occurrences and total_ps of `tpuprof ops` (durations are ns:
+  within 1 ns per occurrence);
+- each runtime memory counter's maximum = the runtime peak of
+  `tpuprof memory`, and the peak instant says the same; every run of a
+  module's peak instruction (`memory`'s peak_instruction) carries a
+  compiler peak instant with its peak_bytes, and nothing else does;
+- the Chrome JSON output parses and holds the same slices, instants and
+  counter values;
+- hosts share one time base (Task Environment start times), --host,
+  --core, --from/--to cut the trace as documented, gzip output works,
+  -o onto a FIFO writes into it, a closed pipe is exit 5 with its reason.
+
+usage: check_trace.py TPUPROF TRACE_DUMP
+"""
+import collections
+import gzip
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+
+TPUPROF, DUMP = sys.argv[1], sys.argv[2]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SHARED = os.path.join(ROOT, '..', 'shared', 'captures')
+DERIVED = {'Name scopes (derived)', 'Memory peaks', 'Compiler memory peaks'}
+
+
+def derived(track):
+    return (track in DERIVED or track.endswith(' name scopes (derived)') or
+            track.endswith(' compiler memory peaks'))
+failures = []
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+    return cond
+
+
+def run(*args):
+    return subprocess.run([TPUPROF, *args], check=True, capture_output=True).stdout
+
+
+def doc(cmd, cap, *extra):
+    return json.loads(run(cmd, '--format', 'json', '-q', *extra, cap))
+
+
+def dump(path):
+    p = subprocess.run([DUMP, path], capture_output=True)
+    d = json.loads(p.stdout)
+    check(p.returncode == 0 and not d['errors'], f'{path}: reader says {d["errors"][:5]}')
+    return d
+
+
+def write(cap, out, *extra):
+    subprocess.run([TPUPROF, 'trace', '-q', *extra, cap, '-o', out], check=True)
+
+
+class Trace:
+    """Tracks of a dumped trace by (process, track name)."""
+
+    def __init__(self, d):
+        self.d = d
+        by_uuid = {t['uuid']: t for t in d['tracks']}
+        self.where = {}
+        for t in d['tracks']:
+            if t['parent'] is not None:
+                self.where[t['uuid']] = (by_uuid[t['parent']]['process_name'], t['name'])
+        self.events = d['slices'] + d['instants']
+
+    def line_of(self, ev):
+        proc, name = self.where[ev['track']]
+        return proc, re.sub(r' \(\d+\)$', '', name)
+
+
+def line_counts(cap, tr):
+    info = doc('info', cap)
+    got = collections.Counter(tr.line_of(e) for e in tr.events)
+    want = collections.Counter()
+    for h in info['hosts']:
+        for p in h['planes']:
+            for ln in p['lines']:
+                n = ln['events'] - ln['aggregated_events']
+                if n:
+                    want[(f"{h['name']} {p['name']}", ln['display_name'] or ln['name'])] += n
+    for key, n in want.items():
+        check(got[key] == n, f'{cap}: {key}: {got[key]} slices, {n} events')
+    for key in got:
+        check(key in want or derived(key[1]), f'{cap}: track {key} is no line')
+    return sum(want.values())
+
+
+def op_times(cap, tr):
+    ops = doc('ops', cap)
+    checked = 0
+    for core in ops['cores']:
+        proc = f"{core['host']} {core['plane']}"
+        if core['source'] == 'xla_ops':
+            on = lambda line: line == 'XLA Ops'
+            name_of = lambda e: e['name']
+        elif core['source'] == 'gpu_kernels':  # kernels name their HLO op
+            on = lambda line: line.startswith('Stream #')
+            name_of = lambda e: e['args'].get('hlo_op')
+        else:
+            continue
+        count, total, args = collections.Counter(), collections.Counter(), {}
+        for e in tr.d['slices'] + tr.d['instants']:
+            p, line = tr.line_of(e)
+            if p == proc and on(line):
+                count[name_of(e)] += 1
+                total[name_of(e)] += e.get('dur', 0)
+                pid = e['args'].get('program_id')
+                args.setdefault((name_of(e), None if pid is None else pid % 2**64), e['args'])
+        occ, ps = collections.Counter(), collections.Counter()
+        for op in core['ops']:
+            occ[op['name']] += op['occurrences']
+            ps[op['name']] += op['total_ps']
+        for op in core['ops']:  # what the HLO adds: module and source line
+            a = args.get((op['name'], int(op['program_id'])), {})
+            check(a.get('hlo_module') == op['module'], f"{cap} {proc} {op['name']}: hlo_module {a.get('hlo_module')}, ops {op['module']}")
+            if op.get('source'):
+                check(a.get('source') == op['source'], f"{cap} {proc} {op['name']}: source {a.get('source')}, ops {op['source']}")
+        for name in occ:
+            check(count[name] == occ[name], f'{cap} {proc} {name}: {count[name]} slices, {occ[name]} occurrences')
+            check(abs(total[name] * 1000 - ps[name]) <= 1000 * occ[name],
+                  f'{cap} {proc} {name}: {total[name]} ns, ops {ps[name]} ps')
+            checked += 1
+    return checked
+
+
+def memory_peaks(cap, tr):
+    mem = doc('memory', cap)
+    vals = collections.defaultdict(list)
+    for c in tr.d['counters']:
+        vals[tr.where[c['track']]].append(c['value'])
+    peaks = {}
+    for e in tr.d['instants']:
+        if e['name'] == 'runtime memory peak':
+            peaks[(tr.where[e['track']][0], e['args']['memory_id'])] = e['args']['peak_bytes']
+    for r in mem['runtime']:
+        proc = f"{r['host']} /host:CPU"
+        key = (proc, f"Memory {r['memory_id']} bytes in use")
+        check(key in vals and max(vals[key]) == r['peak_bytes'],
+              f'{cap} {key}: counter max {max(vals.get(key, [0]))}, peak {r["peak_bytes"]}')
+        check(peaks.get((proc, r['memory_id'])) == r['peak_bytes'], f'{cap} {key}: peak instant')
+    # compiler peaks: an instant at each run of the peak instruction
+    runs, marks = collections.Counter(), collections.Counter()
+    for e in tr.d['slices']:
+        line = tr.line_of(e)[1]
+        if 'program_id' not in e['args']:
+            continue
+        if line == 'XLA Ops':
+            runs[(e['name'], e['args']['program_id'] % 2**64)] += 1
+        elif line.startswith('Stream #') and 'hlo_op' in e['args']:  # GPU kernels
+            runs[(e['args']['hlo_op'], e['args']['program_id'] % 2**64)] += 1
+    for e in tr.d['instants']:
+        if e['name'] == 'compiler memory peak':
+            a = e['args']
+            marks[(a['instruction'], a['program_id'] % 2**64, a['peak_bytes'])] += 1
+    want = collections.Counter()
+    for m in mem['modules']:
+        key = (m['peak_instruction'], int(m['program_id']))
+        if m['peak_instruction'] and runs[key]:
+            want[key + (m['peak_bytes'],)] = runs[key]
+    check(marks == want, f'{cap}: compiler peak instants {dict(marks)}, want {dict(want)}')
+    return len(mem['runtime']), sum(marks.values())
+
+
+def json_same(cap, tr, tmp):
+    out = os.path.join(tmp, 'trace.json')
+    write(cap, out, '--format', 'json')
+    with open(out, encoding='utf-8') as f:
+        j = json.load(f)
+    write(cap, out + '.gz', '--format', 'json')
+    with gzip.open(out + '.gz', 'rt', encoding='utf-8') as f:
+        check(json.load(f) == j, f'{cap}: gzipped JSON differs from the JSON')
+    procs, threads, got, counters = {}, {}, collections.Counter(), collections.Counter()
+    for e in j['traceEvents']:
+        if e['ph'] == 'M' and e['name'] == 'process_name':
+            procs[e['pid']] = e['args']['name']
+        elif e['ph'] == 'M' and e['name'] == 'thread_name':
+            threads[(e['pid'], e['tid'])] = e['args']['name']
+    for e in j['traceEvents']:
+        if e['ph'] in 'Xi':
+            key = (procs[e['pid']], threads[(e['pid'], e['tid'])], e['name'],
+                   round(e['ts'] * 1000), round(e.get('dur', 0) * 1000) if e['ph'] == 'X' else None)
+            got[key] += 1
+        elif e['ph'] == 'C':
+            counters[(procs[e['pid']], e['name'], round(e['ts'] * 1000), e['args']['bytes'])] += 1
+    want = collections.Counter()
+    for e in tr.d['slices']:
+        want[tr.where[e['track']] + (e['name'], e['ts'], e['dur'])] += 1
+    for e in tr.d['instants']:
+        want[tr.where[e['track']] + (e['name'], e['ts'], None)] += 1
+    wantc = collections.Counter((tr.where[c['track']][0], tr.where[c['track']][1], c['ts'], c['value'])
+                                for c in tr.d['counters'])
+    check(got == want, f'{cap}: JSON events differ from the Perfetto trace: '
+          f'{list((got - want).items())[:3]} / {list((want - got).items())[:3]}')
+    check(counters == wantc, f'{cap}: JSON counters differ')
+
+
+def time_base(cap, tr):
+    """Each host's first event sits at its start-time offset."""
+    info = doc('info', cap)
+    starts = {h['name']: int(h['capture']['start_unix_ns']) for h in info['hosts']}
+    first = {}
+    for h in info['hosts']:
+        for p in h['planes']:
+            for ln in p['lines']:
+                if ln['events'] - ln['aggregated_events'] and ln.get('first_start_ps') is not None:
+                    ps = (starts[h['name']] - min(starts.values())) * 1000 + ln['first_start_ps']
+                    first[h['name']] = min(first.get(h['name'], ps), ps)
+    origin = min(first.values())
+    seen = {}
+    for e in tr.events:
+        host = tr.where[e['track']][0].split(' ')[0]
+        seen[host] = min(seen.get(host, e['ts']), e['ts'])
+    for host, ps in first.items():
+        check(seen.get(host) == (ps - origin) // 1000, f'{cap} {host}: first at {seen.get(host)} ns, want {(ps - origin) // 1000}')
+
+
+def filters(cap, tr, tmp):
+    out = os.path.join(tmp, 'cut.pftrace')
+    write(cap, out, '--core', 'TPU:1')
+    cut = Trace(dump(out))
+    procs = {p for p, _ in cut.where.values()}
+    check(procs == {'host0 /device:TPU:1'}, f'{cap} --core TPU:1: processes {procs}')
+    want = sum(1 for e in tr.events if tr.where[e['track']][0] == 'host0 /device:TPU:1')
+    check(len(cut.events) == want, f'{cap} --core TPU:1: {len(cut.events)} events, want {want}')
+    lo, hi = 100000, 200000
+    write(cap, out, '--from', '100us', '--to', '200us', '--no-derived')
+    cut = Trace(dump(out))
+    want = collections.Counter(tr.where[e['track']][0] for e in tr.events
+                               if not derived(tr.where[e['track']][1]) and
+                               e['ts'] + e.get('dur', 0) >= lo and e['ts'] <= hi)
+    got = collections.Counter(cut.where[e['track']][0] for e in cut.events)
+    check(got == want and got, f'{cap} --from/--to: {dict(got)} want {dict(want)}')
+    check(not cut.d['counters'], f'{cap} --no-derived: counters written')
+
+
+def host_filter(cap, tmp):
+    out = os.path.join(tmp, 'host.pftrace')
+    write(cap, out, '--host', 'host1')
+    cut = Trace(dump(out))
+    procs = {p.split(' ')[0] for p, _ in cut.where.values()}
+    check(procs == {'host1'}, f'{cap} --host host1: {procs}')
+
+
+def fifo_output(cap, tmp):
+    """-o onto a FIFO (or /dev/null) writes into it; it used to rename a
+    temporary file over it, which as root replaced /dev/null itself."""
+    fifo = os.path.join(tmp, 'pipe')
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(['cat', fifo], stdout=subprocess.PIPE)
+    rc = subprocess.run([TPUPROF, 'trace', '-q', cap, '-o', fifo], timeout=60).returncode
+    try:
+        data = reader.communicate(timeout=10)[0]
+    except subprocess.TimeoutExpired:
+        reader.kill()
+        data = b''
+    check(rc == 0 and stat.S_ISFIFO(os.stat(fifo).st_mode) and data[:1] == b'\x0a',
+          f'-o FIFO: exit {rc}, still a FIFO: {stat.S_ISFIFO(os.stat(fifo).st_mode)}, {len(data)} bytes read')
+
+
+def closed_pipe(cap):
+    """A reader that goes away: exit 5 and why (the writer thread's errno)."""
+    p = subprocess.Popen([TPUPROF, 'trace', '-q', cap, '-o', '-'], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.read(10)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    rc = p.wait(timeout=60)
+    check(rc == 5 and 'Broken pipe' in err, f'closed pipe: exit {rc}, {err!r}')
+
+
+def one(cap, tmp, gz=False):
+    out = os.path.join(tmp, 'trace.pftrace' + ('.gz' if gz else ''))
+    write(cap, out)
+    if gz:
+        with open(out, 'rb') as f:
+            check(f.read(2) == b'\x1f\x8b', f'{out}: not gzip')
+    tr = Trace(dump(out))
+    n = line_counts(cap, tr)
+    ops = op_times(cap, tr)
+    peaks, marks = memory_peaks(cap, tr)
+    json_same(cap, tr, tmp)
+    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks, {marks} compiler peak instants')
+    return tr
+
+
+def main():
+    caps = ['testdata/small.xplane.pb', 'testdata/layout-b.xplane.pb.gz', 'testdata/run-3hosts']
+    for rel in ('tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb',
+                'gpu-mi300x8-jax-conv3d/tw003.xplane.pb',
+                'gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb'):
+        if os.path.exists(os.path.join(SHARED, rel)):
+            caps.append(os.path.join(SHARED, rel))
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, cap in enumerate(caps):
+            path = os.path.join(ROOT, cap)
+            tr = one(path, tmp, gz=i == 1)
+            if cap == 'testdata/small.xplane.pb':
+                filters(path, tr, tmp)
+                fifo_output(path, tmp)
+                closed_pipe(path)
+            if cap == 'testdata/run-3hosts':
+                time_base(path, tr)
+                host_filter(path, tmp)
+    for f in failures[:40]:
+        print('FAIL', f)
+    if failures:
+        sys.exit(f'trace-test: {len(failures)} failures')
+    print('trace-test: ok')
+
+
+main()

@@ -1,0 +1,321 @@
+/*
+ * trace_dump.c - the trace test's own reader of a Perfetto trace (plain
+ * or gzip): decodes it with protobuf-c code generated from
+ * tests/trace/perfetto_subset.proto (not with tpuprof's encoder), checks
+ * the rules of trace-facts §5 (only fields of the subset, sequence id and
+ * flags, interned ids defined before use, tracks declared before use, unique uuids, BEGIN/END paired
+ * and nested per track in time order, counter tracks holding counters
+ * only) and prints every track, slice, instant and counter value as one
+ * JSON document on stdout for tests/trace/check_trace.py.
+ *
+ *   trace_dump FILE     exit 0 when the trace keeps every rule, else 1
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <zlib.h>
+
+#include "perfetto_subset.pb-c.h"
+
+typedef Perfetto__Protos__TracePacket Packet;
+typedef Perfetto__Protos__TrackEvent Event;
+typedef Perfetto__Protos__DebugAnnotation Annotation;
+
+struct strtab { char **s; size_t n; };   /* iid -> string */
+
+struct open_slice { json_t *slice; uint64_t ts; };
+
+struct track {
+	uint64_t uuid;
+	bool counter;
+	struct open_slice *stack;
+	size_t depth, cap;
+	uint64_t last_ts;
+};
+
+static struct strtab names, arg_names, values;
+static struct track *tracks;
+static size_t n_tracks;
+static json_t *errors;
+static int n_errors;
+
+/* Capture strings need not be UTF-8; jansson's strings must be. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+
+	return j ? j : json_string("<not utf-8>");
+}
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n_errors++ < 50)
+		json_array_append_new(errors, json_string(buf));
+}
+
+static void define(struct strtab *t, uint64_t iid, const char *s, size_t len)
+{
+	if (iid == 0 || iid > 100000000) {
+		fail("interned id %" PRIu64 " out of range", iid);
+		return;
+	}
+	if (iid >= t->n) {
+		size_t n = iid + 1024;
+		t->s = realloc(t->s, n * sizeof(*t->s));
+		memset(t->s + t->n, 0, (n - t->n) * sizeof(*t->s));
+		t->n = n;
+	}
+	if (t->s[iid])
+		fail("interned id %" PRIu64 " defined twice", iid);
+	t->s[iid] = strndup(s, len);
+}
+
+static const char *lookup(const struct strtab *t, uint64_t iid, const char *what)
+{
+	if (iid < t->n && t->s[iid])
+		return t->s[iid];
+	fail("%s iid %" PRIu64 " used before it is defined", what, iid);
+	return "";
+}
+
+static struct track *find_track(uint64_t uuid)
+{
+	for (size_t i = 0; i < n_tracks; i++)
+		if (tracks[i].uuid == uuid)
+			return &tracks[i];
+	return NULL;
+}
+
+static void read_interned(const Perfetto__Protos__InternedData *in)
+{
+	for (size_t i = 0; i < in->n_event_names; i++)
+		define(&names, in->event_names[i]->iid, in->event_names[i]->name,
+		       strlen(in->event_names[i]->name));
+	for (size_t i = 0; i < in->n_debug_annotation_names; i++)
+		define(&arg_names, in->debug_annotation_names[i]->iid,
+		       in->debug_annotation_names[i]->name,
+		       strlen(in->debug_annotation_names[i]->name));
+	for (size_t i = 0; i < in->n_debug_annotation_string_values; i++)
+		define(&values, in->debug_annotation_string_values[i]->iid,
+		       (const char *)in->debug_annotation_string_values[i]->str.data,
+		       in->debug_annotation_string_values[i]->str.len);
+}
+
+static void read_track(const Perfetto__Protos__TrackDescriptor *d, json_t *out)
+{
+	json_t *t = json_object();
+
+	if (!d->has_uuid || d->uuid == 0)
+		fail("track descriptor without a uuid");
+	if (find_track(d->uuid))
+		fail("track %" PRIu64 " declared twice", d->uuid);
+	if (d->has_parent_uuid && !find_track(d->parent_uuid))
+		fail("track %" PRIu64 ": parent %" PRIu64 " not declared before", d->uuid,
+		     d->parent_uuid);
+	if (d->process && d->has_parent_uuid)
+		fail("process track %" PRIu64 " has a parent", d->uuid);
+	tracks = realloc(tracks, (n_tracks + 1) * sizeof(*tracks));
+	memset(&tracks[n_tracks], 0, sizeof(*tracks));
+	tracks[n_tracks].uuid = d->uuid;
+	tracks[n_tracks].counter = d->counter != NULL;
+	n_tracks++;
+	json_object_set_new(t, "uuid", json_integer((json_int_t)d->uuid));
+	json_object_set_new(t, "parent", d->has_parent_uuid ? json_integer((json_int_t)d->parent_uuid) : json_null());
+	json_object_set_new(t, "name", d->name ? jstr(d->name) : json_null());
+	if (d->process) {
+		json_object_set_new(t, "pid", json_integer(d->process->pid));
+		json_object_set_new(t, "process_name", jstr(d->process->process_name ? d->process->process_name : ""));
+	}
+	json_object_set_new(t, "counter", json_boolean(d->counter != NULL));
+	json_array_append_new(out, t);
+}
+
+static json_t *annotations(const Event *e)
+{
+	json_t *args = json_object();
+
+	for (size_t i = 0; i < e->n_debug_annotations; i++) {
+		const Annotation *a = e->debug_annotations[i];
+		const char *name = a->name ? a->name : lookup(&arg_names, a->name_iid, "annotation name");
+		json_t *v;
+
+		if (a->has_int_value)
+			v = json_integer(a->int_value);
+		else if (a->has_uint_value)
+			v = json_integer((json_int_t)a->uint_value); /* tests compare as signed */
+		else if (a->has_double_value)
+			v = json_real(a->double_value);
+		else if (a->string_value)
+			v = jstr(a->string_value);
+		else if (a->has_string_value_iid)
+			v = jstr(lookup(&values, a->string_value_iid, "string value"));
+		else if (a->has_bool_value)
+			v = json_boolean(a->bool_value);
+		else
+			v = json_null();
+		json_object_set_new(args, name, v);
+	}
+	return args;
+}
+
+static void read_event(const Packet *p, const Event *e, json_t *slices, json_t *instants,
+		       json_t *counters)
+{
+	struct track *t = find_track(e->track_uuid);
+	uint64_t ts = p->timestamp;
+
+	if (!p->has_timestamp)
+		fail("track event without a timestamp");
+	if (!t) {
+		fail("event on undeclared track %" PRIu64, e->track_uuid);
+		return;
+	}
+	if (ts < t->last_ts)
+		fail("track %" PRIu64 ": event at %" PRIu64 " after one at %" PRIu64, t->uuid, ts, t->last_ts);
+	t->last_ts = ts;
+	if (t->counter != (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER))
+		fail("track %" PRIu64 ": event type %d on a %s track", t->uuid, e->type,
+		     t->counter ? "counter" : "slice");
+	if ((p->sequence_flags & 2) == 0)
+		fail("track event without SEQ_NEEDS_INCREMENTAL_STATE");
+	switch (e->type) {
+	case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN:
+	case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT: {
+		json_t *s = json_object();
+		const char *name = e->name ? e->name : lookup(&names, e->name_iid, "event name");
+
+		json_object_set_new(s, "track", json_integer((json_int_t)t->uuid));
+		json_object_set_new(s, "name", jstr(name));
+		json_object_set_new(s, "ts", json_integer((json_int_t)ts));
+		json_object_set_new(s, "depth", json_integer((json_int_t)t->depth));
+		json_object_set_new(s, "args", annotations(e));
+		if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT) {
+			json_array_append_new(instants, s);
+			break;
+		}
+		if (t->depth == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 16;
+			t->stack = realloc(t->stack, t->cap * sizeof(*t->stack));
+		}
+		t->stack[t->depth].slice = s;
+		t->stack[t->depth++].ts = ts;
+		if (t->depth > 512)
+			fail("track %" PRIu64 ": nesting deeper than 512", t->uuid);
+		json_array_append_new(slices, s);
+		break;
+	}
+	case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END:
+		if (!t->depth) {
+			fail("track %" PRIu64 ": END at %" PRIu64 " with nothing open", t->uuid, ts);
+			break;
+		}
+		t->depth--;
+		json_object_set_new(t->stack[t->depth].slice, "dur",
+				    json_integer((json_int_t)(ts - t->stack[t->depth].ts)));
+		break;
+	case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER: {
+		json_t *c = json_object();
+
+		if (!e->has_counter_value && !e->has_double_counter_value)
+			fail("counter without a value");
+		json_object_set_new(c, "track", json_integer((json_int_t)t->uuid));
+		json_object_set_new(c, "ts", json_integer((json_int_t)ts));
+		json_object_set_new(c, "value", json_integer(e->counter_value));
+		json_array_append_new(counters, c);
+		break;
+	}
+	default:
+		fail("event of unknown type %d", e->type);
+	}
+}
+
+static uint8_t *read_all(const char *path, size_t *size)
+{
+	gzFile f = gzopen(path, "rb");
+	size_t cap = 1 << 20, n = 0;
+	uint8_t *buf = malloc(cap);
+	int got;
+
+	if (!f)
+		return NULL;
+	while ((got = gzread(f, buf + n, (unsigned)(cap - n))) > 0) {
+		n += (size_t)got;
+		if (n == cap)
+			buf = realloc(buf, cap *= 2);
+	}
+	gzclose(f);
+	*size = n;
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	json_t *doc = json_object(), *tr = json_array(), *slices = json_array(),
+	       *instants = json_array(), *counters = json_array();
+	Perfetto__Protos__Trace *trace;
+	size_t size;
+	uint8_t *bytes;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: trace_dump FILE\n");
+		return 2;
+	}
+	errors = json_array();
+	if (!(bytes = read_all(argv[1], &size))) {
+		fprintf(stderr, "trace_dump: cannot read %s\n", argv[1]);
+		return 2;
+	}
+	trace = perfetto__protos__trace__unpack(NULL, size, bytes);
+	if (!trace) {
+		fprintf(stderr, "trace_dump: %s is not a Perfetto Trace\n", argv[1]);
+		return 1;
+	}
+	for (size_t i = 0; i < trace->n_packet; i++) {
+		const Packet *p = trace->packet[i];
+
+		if (!p->has_trusted_packet_sequence_id || p->trusted_packet_sequence_id == 0)
+			fail("packet %zu without a trusted_packet_sequence_id", i);
+		if (i == 0 && (p->sequence_flags & 1) == 0)
+			fail("first packet without SEQ_INCREMENTAL_STATE_CLEARED");
+		if (p->base.n_unknown_fields ||
+		    (p->track_event && p->track_event->base.n_unknown_fields) ||
+		    (p->track_descriptor && p->track_descriptor->base.n_unknown_fields) ||
+		    (p->interned_data && p->interned_data->base.n_unknown_fields))
+			fail("packet %zu has fields the subset does not know", i);
+		for (size_t k = 0; p->track_event && k < p->track_event->n_debug_annotations; k++)
+			if (p->track_event->debug_annotations[k]->base.n_unknown_fields)
+				fail("packet %zu: an annotation has unknown fields", i);
+		if (p->interned_data)
+			read_interned(p->interned_data);
+		if (p->track_descriptor)
+			read_track(p->track_descriptor, tr);
+		if (p->track_event)
+			read_event(p, p->track_event, slices, instants, counters);
+	}
+	for (size_t i = 0; i < n_tracks; i++)
+		if (tracks[i].depth)
+			fail("track %" PRIu64 ": %zu slices never end", tracks[i].uuid, tracks[i].depth);
+	json_object_set_new(doc, "packets", json_integer((json_int_t)trace->n_packet));
+	json_object_set_new(doc, "tracks", tr);
+	json_object_set_new(doc, "slices", slices);
+	json_object_set_new(doc, "instants", instants);
+	json_object_set_new(doc, "counters", counters);
+	json_object_set_new(doc, "errors", errors);
+	json_dumpf(doc, stdout, JSON_COMPACT);
+	putchar('\n');
+	perfetto__protos__trace__free_unpacked(trace, NULL);
+	free(bytes);
+	return n_errors ? 1 : 0;
+}
