@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tp_parse_module_list(text, &l);
 	names_through_map(&map, &l);
 	tp_strlist_release(&l);
-	msg = tp_parse_gcs_error(text);
+	msg = tp_http_error_message(text);
 	free(msg);
 	tp_parse_html_listing(text, "/logs/plugins/profile/", &l);
 	names_through_map(&map, &l);
