@@ -213,9 +213,21 @@ int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
 	return tp_cli_parse(cmd, argc, argv, NULL, NULL, NULL, o, exit_code);
 }
 
+/* mkstemp makes the file owner-only; the output gets the mode any new
+ * file would (0666 less the umask), or keeps the mode of the file it
+ * replaces, as cp and sed -i do. */
+static void output_mode(int fd, bool replaces, mode_t old_mode)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	(void)fchmod(fd, replaces ? old_mode & 07777 : 0666 & ~mask);
+}
+
 int tp_output_open(struct tp_output *out, const char *path)
 {
 	struct stat st;
+	bool exists;
 
 	memset(out, 0, sizeof(*out));
 	if (!path || strcmp(path, "-") == 0) {
@@ -225,7 +237,8 @@ int tp_output_open(struct tp_output *out, const char *path)
 	out->path = path;
 	/* -o /dev/null or a FIFO: a rename over it would replace the device
 	 * (as root, /dev/null itself) with a regular file */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
 		out->direct = true;
 		if (!(out->fp = fopen(path, "w"))) {
 			tp_cli_error("cannot open '%s': %s", path, strerror(errno));
@@ -243,6 +256,7 @@ int tp_output_open(struct tp_output *out, const char *path)
 		out->tmp_path = NULL;
 		return TP_EXIT_OUTPUT;
 	}
+	output_mode(fd, exists, st.st_mode);
 	return TP_EXIT_OK;
 }
 
