@@ -37,6 +37,7 @@ static const char report_help[] =
 	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
 	"  --device NAME          the device (tpuprof devices lists the names)\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
+	"  --partial              read a capture cut short up to its last complete plane\n"
 	"\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
 
