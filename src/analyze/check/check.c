@@ -252,6 +252,16 @@ static enum tp_err validate(const json_t *doc, const struct tp_check_opts *o,
 	return TP_OK;
 }
 
+/* The entries of info.damage in a report document (or of damage in an
+ * info document); 0 when it has none. */
+static size_t damage_count(const json_t *doc)
+{
+	const json_t *info = json_object_get(doc, "info");
+	const json_t *d = json_object_get(info ? info : doc, "damage");
+
+	return json_is_array(d) ? json_array_size(d) : 0;
+}
+
 enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 			 const struct tp_check_opts *o, struct tp_error *err)
 {
@@ -281,6 +291,8 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 		rc = tp_check_headroom_rule(c, doc, o, &w, err);
 	if (rc == TP_OK && o->has_min_flops_utilization)
 		rc = tp_check_utilization_rule(c, doc, o, &w, err);
+	c->damaged_parts = damage_count(doc) + (o->baseline ? damage_count(o->baseline) : 0);
+	c->partial_fails = c->damaged_parts && !o->allow_partial;
 	if (rc != TP_OK)
 		tp_check_release(c);
 	return rc;
