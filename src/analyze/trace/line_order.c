@@ -244,8 +244,9 @@ static enum tp_err write_sorted(struct tl *t, struct tp_error *err)
 
 enum tp_err tl_write_line(struct tl *t, struct tp_error *err)
 {
-	int rc;
-	int order = line_order(t, &rc);
+	int rc = 1;
+	/* the capture's scan saw the line in order: no pass of our own */
+	int order = t->ln->scanned && t->ln->in_order ? IN_ORDER : line_order(t, &rc);
 
 	if (rc < 0)
 		return corrupt(t, err);
