@@ -45,6 +45,8 @@ struct pf_seq {
 	struct pf_bits fixed_ready;      /* fixed entries whose iids are  */
 };
 
+#define HOT_SLOTS 1024
+
 struct pf_span {
 	size_t off, n;
 };
@@ -65,6 +67,15 @@ struct pf_writer {
 	struct pf_seq *seqs;         /* by uuid                           */
 	size_t cap_seqs;
 	struct pf_seq *cur;          /* the packet's sequence             */
+	struct pf_hot {              /* recent lookups, direct-mapped: the
+				      * table is large, the hot names few */
+		const void *ptr;
+		size_t len;
+		uint64_t id;         /* 0: empty                          */
+		int kind;            /* N_KINDS: a fixed key              */
+	} hot[HOT_SLOTS];
+	const void *last_key;        /* the last key looked up, and its   */
+	const struct tp_fixed *last_fixed; /* entry (NULL: none)          */
 	uint64_t cur_id;
 };
 
@@ -99,10 +110,23 @@ static void define(struct pf_writer *w, int kind, uint64_t id)
 	tp_pb_close(&w->interned);
 }
 
+static struct pf_hot *hot_slot(struct pf_writer *w, int kind, const void *ptr, size_t len)
+{
+	uintptr_t h = (uintptr_t)ptr;
+
+	h ^= h >> 12 ^ len * 0x9E37u ^ (uintptr_t)kind * 0x45D9F3Bu;
+	return &w->hot[(h ^ h >> 10) & (HOT_SLOTS - 1)];
+}
+
 static uint64_t intern(struct pf_writer *w, int kind, struct tp_str s)
 {
-	uint64_t id = tp_intern_get(&w->names, (uint32_t)kind, s.ptr, s.len);
+	struct pf_hot *hot = hot_slot(w, kind, s.ptr, s.len);
+	uint64_t id;
 
+	if (hot->id && hot->ptr == s.ptr && hot->len == s.len && hot->kind == kind)
+		id = hot->id;
+	else if ((id = tp_intern_get(&w->names, (uint32_t)kind, s.ptr, s.len)))
+		*hot = (struct pf_hot){ s.ptr, s.len, id, kind };
 	if (!id) {
 		id = ++w->n_strs[kind];
 		w->strs[kind] = tp_xgrow(w->strs[kind], &w->cap_strs[kind], id + 1,
@@ -170,14 +194,12 @@ static void use_seq(struct pf_writer *w, uint64_t uuid)
 	tp_sink_write(&w->sink, p, n);
 }
 
-/* Writes one packet on the current sequence straight to the output:
- * timestamp (a delta, see above), sequence and flags, the interned data
- * and the data field (track_event 11 or track_descriptor 60) as built. */
-static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_field)
+/* The packet's head: timestamp (a delta, see above), sequence, flags and
+ * the interned data's tag; returns its length (at most 30 bytes). */
+static size_t packet_head(struct pf_writer *w, uint8_t *head, bool has_ts, int64_t ts)
 {
-	uint8_t head[64];
-	size_t nh = 12, start; /* room for the frame in front */
 	struct pf_seq *q = w->cur;
+	size_t nh = 0;
 
 	if (has_ts) {
 		if (ts < 0)
@@ -201,9 +223,17 @@ static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_fie
 		head[nh++] = 0x62;
 		nh += tp_pb_put_varint(head + nh, w->interned.len);
 	}
-	size_t body = nh - 12 + w->interned.len + w->ev.len;
-	uint8_t tag[14];
-	size_t nt = 0;
+	return nh;
+}
+
+/* Writes one packet on the current sequence straight to the output:
+ * its head, the interned data and the data field (track_event 11 or
+ * track_descriptor 60) as built; encoded in place in the output buffer
+ * unless it is large. */
+static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_field)
+{
+	uint8_t head[32], tag[14], frame[12];
+	size_t nh = packet_head(w, head, has_ts, ts), nt = 0, nf = 0, body;
 
 	if (data_field == 11) {
 		tag[nt++] = 0x5A;
@@ -212,15 +242,30 @@ static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_fie
 		tag[nt++] = 0x03;
 	}
 	nt += tp_pb_put_varint(tag + nt, w->ev.len);
-	body += nt;
-	start = 12 - 1 - tp_pb_varint_size(body);
-	head[start] = 0x0A;
-	tp_pb_put_varint(head + start + 1, body);
-	tp_sink_write(&w->sink, head + start, nh - start);
-	if (w->interned.len)
+	body = nh + w->interned.len + nt + w->ev.len;
+	frame[nf++] = 0x0A;
+	nf += tp_pb_put_varint(frame + nf, body);
+	if (nf + body <= TP_SINK_ROOM_MAX) {
+		uint8_t *p = tp_sink_room(&w->sink, nf + body), *o = p;
+
+		memcpy(o, frame, nf);
+		o += nf;
+		memcpy(o, head, nh);
+		o += nh;
+		if (w->interned.len)
+			memcpy(o, w->interned.p, w->interned.len);
+		o += w->interned.len;
+		memcpy(o, tag, nt);
+		o += nt;
+		memcpy(o, w->ev.p, w->ev.len);
+		tp_sink_commit(&w->sink, nf + body);
+	} else {
+		tp_sink_write(&w->sink, frame, nf);
+		tp_sink_write(&w->sink, head, nh);
 		tp_sink_write(&w->sink, w->interned.p, w->interned.len);
-	tp_sink_write(&w->sink, tag, nt);
-	tp_sink_write(&w->sink, w->ev.p, w->ev.len);
+		tp_sink_write(&w->sink, tag, nt);
+		tp_sink_write(&w->sink, w->ev.p, w->ev.len);
+	}
 	tp_pb_reset(&w->ev);
 	tp_pb_reset(&w->interned);
 }
@@ -283,6 +328,26 @@ static void put_arg(struct pf_writer *w, const struct tp_trace_arg *a)
 	tp_pb_close(&w->ev);
 }
 
+/* The model asks has_fixed() and then gives the slice: one lookup. */
+static const struct tp_fixed *fixed_of(struct pf_writer *w, const void *key)
+{
+	struct pf_hot *hot;
+
+	if (key == w->last_key)
+		return w->last_fixed;
+	hot = hot_slot(w, N_KINDS, key, 0);
+	w->last_key = key;
+	if (hot->id && hot->ptr == key && hot->kind == N_KINDS) {
+		w->last_fixed = &w->fixed.ents[hot->id - 1];
+	} else {
+		w->last_fixed = tp_fixed_get(&w->fixed, key);
+		if (w->last_fixed)
+			*hot = (struct pf_hot){ key, 0, (uint64_t)(w->last_fixed - w->fixed.ents) + 1,
+						N_KINDS };
+	}
+	return w->last_fixed;
+}
+
 /* The fixed entry idx was encoded on another sequence: its interned
  * entries go into this packet where this sequence lacks them. */
 static void ready_fixed(struct pf_writer *w, size_t idx)
@@ -303,7 +368,7 @@ static void ready_fixed(struct pf_writer *w, size_t idx)
  * encoded and cached (their interned strings ride in this packet). */
 static size_t put_fixed(struct pf_writer *w, const struct tp_trace_slice *s)
 {
-	const struct tp_fixed *f = s->key ? tp_fixed_get(&w->fixed, s->key) : NULL;
+	const struct tp_fixed *f = s->key ? fixed_of(w, s->key) : NULL;
 	size_t start, idx;
 
 	if (f) {
@@ -328,6 +393,7 @@ static size_t put_fixed(struct pf_writer *w, const struct tp_trace_slice *s)
 	w->recording = false;
 	idx = w->fixed.n;
 	tp_fixed_put(&w->fixed, s->key, w->ev.p + start, w->ev.len - start, name);
+	w->last_key = NULL; /* entries may have moved */
 	w->spans = tp_xgrow(w->spans, &w->cap_spans, idx + 1, sizeof(*w->spans));
 	w->spans[idx].off = first_iid;
 	w->spans[idx].n = w->n_fixed_iids - first_iid;
@@ -347,9 +413,7 @@ static void named_event(struct pf_writer *w, int type, uint64_t track,
 
 static bool pf_has_fixed(void *ctx, const void *key)
 {
-	struct pf_writer *w = ctx;
-
-	return tp_fixed_get(&w->fixed, key) != NULL;
+	return fixed_of(ctx, key) != NULL;
 }
 
 static void pf_begin(void *ctx, uint64_t track, int64_t ts, int64_t dur,
@@ -363,9 +427,21 @@ static void pf_end(void *ctx, uint64_t track, int64_t ts,
 {
 	struct pf_writer *w = ctx;
 
+	uint8_t *p;
+	size_t nh;
+
+	/* the commonest packet, written whole in place: head and
+	 * track_event { type END } */
 	use_seq(w, track);
-	tp_pb_uint(&w->ev, 9, TYPE_END);
-	emit(w, true, ts, 11);
+	p = tp_sink_room(&w->sink, 2 + 32 + 4);
+	nh = packet_head(w, p + 2, true, ts);
+	p[0] = 0x0A;
+	p[1] = (uint8_t)(nh + 4);
+	p[2 + nh] = 0x5A;
+	p[3 + nh] = 0x02;
+	p[4 + nh] = 0x48;
+	p[5 + nh] = TYPE_END;
+	tp_sink_commit(&w->sink, 6 + nh);
 }
 
 static void pf_instant(void *ctx, uint64_t track, int64_t ts,

@@ -44,6 +44,11 @@ struct tp_sink {
 void tp_sink_init(struct tp_sink *s, FILE *fp, bool gz);
 void tp_sink_write(struct tp_sink *s, const void *p, size_t n);
 void tp_sink_puts(struct tp_sink *s, const char *str);
+/* n contiguous bytes (n <= TP_SINK_ROOM_MAX) to fill in the buffer, then
+ * tp_sink_commit(s, n): a packet encoded in place, with no copy. */
+#define TP_SINK_ROOM_MAX ((size_t)1 << 16)
+uint8_t *tp_sink_room(struct tp_sink *s, size_t n);
+void tp_sink_commit(struct tp_sink *s, size_t n);
 /* Flushes everything (and ends the gzip stream); TP_ERR_OUTPUT when any
  * write failed. */
 enum tp_err tp_sink_finish(struct tp_sink *s, struct tp_error *err);
