@@ -1,7 +1,8 @@
 # tpuprof - a plain Makefile (GNU make).
 #
 #   make                 build build/tpuprof
-#   make check           unit, golden and corrupt-input tests
+#   make check           unit, golden and corrupt-input tests, and the HTML
+#                        page in headless Chromium (make html)
 #   make run             build and run `tpuprof report` on testdata/
 #   make deps            install the Debian packages that are missing
 #   make SANITIZE=address,undefined check
@@ -65,7 +66,7 @@ TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference svg contract merge-test trace-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -81,7 +82,21 @@ $(BUILD)/%.o: %.c $(PROTO_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(LIB): $(LIB_OBJ) $(PROTO_OBJ)
+# The HTML page's script and style are real files, compiled in as C
+# (src/report/html/embed.sh; docs/html.md).
+HTML_CSS := $(sort $(wildcard src/report/html/assets/*.css))
+HTML_JS  := $(sort $(wildcard src/report/html/assets/*.js))
+HTML_GEN := $(BUILD)/gen/html_assets.c
+HTML_OBJ := $(BUILD)/gen/html_assets.o
+
+$(HTML_GEN): src/report/html/embed.sh $(HTML_CSS) $(HTML_JS)
+	@mkdir -p $(@D)
+	sh src/report/html/embed.sh $(HTML_CSS) -- $(HTML_JS) > $@.tmp && mv $@.tmp $@
+
+$(HTML_OBJ): $(HTML_GEN)
+	$(CC) $(CPPFLAGS) $(PROTO_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ) $(PROTO_OBJ) $(HTML_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
@@ -123,9 +138,18 @@ reference: $(BIN)
 svg: $(BIN)
 	sh tests/svg_test.sh $(BIN)
 
+# `--format html` pages in a headless Chromium (tests/html/): no console
+# error, no request, deep links, every op; screenshots in $(BUILD)/html.
+html: $(BIN) $(GEN_BIN)
+	python3 tests/html/html_test.py $(BIN) $(GEN_BIN) $(BUILD)/html
+
 # Per-host reports merged equal the report over all files.
 merge-test: $(BIN)
 	sh tests/merge_test.sh $(BIN)
+
+# docs/scale.md's recipes, and merging 1,024 host reports.
+scale-test: $(BIN) $(GEN_BIN)
+	sh tests/scale_test.sh $(BIN) $(GEN_BIN)
 
 # tpuprof trace read back by the test's own Perfetto reader (protoc-c
 # code from tests/trace/perfetto_subset.proto) and held to the capture.
@@ -150,7 +174,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg contract merge-test trace-test fetch-tests house
+	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

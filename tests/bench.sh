@@ -5,20 +5,28 @@
 # info, memory, ops) on each, and side by side on the same files:
 # `protoc --decode_raw` and a Python script that parses the XSpace with
 # python3-protobuf and sums time per op (what users write today), with the
-# ratios. Then a run directory of 16 hosts x 100 MB with `report -j 2`, and
-# `trace` on 200 MB against `report`, and
-# last a block with one line per target of issues 7 and 16: measured, limit,
-# PASS/FAIL. Figures go into docs/performance.md.
+# ratios. Then GPU-shaped captures of 200 MB (JAX and TF), a run
+# directory of 16 hosts x 100 MB with `report -j 2`, and `trace` on
+# 200 MB against `report`, and last a block with one line per target of
+# issues 7, 16 and 19: measured, limit, PASS/FAIL. Figures go into
+# docs/performance.md.
 # Usage: tests/bench.sh TPUPROF GEN_CAPTURE
-#   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB)
+#   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB;
+#   "" none)
 #   BENCH_HOSTS=0 skips the run directory (default 16 hosts)
 #   BENCH_RUNS=N runs each tpuprof command N times, keeps the median (3)
+#   BENCH_GPU="" skips the GPU-shaped captures (default "jax-gpu tf-gpu",
+#   BENCH_GPU_MB=200 MB each), whose targets are issue 19's
 #   BENCH_TRACE=0 skips `trace` on a 200 MB capture (issue 16)
 set -eu
 tpuprof=$1 gen=$2
 dir=bench
-sizes=${BENCH_SIZES:-100 1000}
+sizes=${BENCH_SIZES-100 1000}
 hosts=${BENCH_HOSTS:-16}
+# GPU-shaped captures (issue 19): JAX kernels with seven stats each, and
+# TF-era GPU with a TensorFlow Ops line
+gpu_shapes=${BENCH_GPU-jax-gpu tf-gpu}
+gpu_mb=${BENCH_GPU_MB:-200}
 mkdir -p "$dir/py"
 protoc -Iproto --python_out="$dir/py" proto/xplane.proto
 py=/usr/bin/python3
@@ -81,31 +89,44 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a 
 # per_file RSS_KIB BYTES: peak RSS as a multiple of BYTES; empty if missing
 per_file() { awk -v r="$1" -v b="$2" 'BEGIN { if (r != "" && b > 0) printf "%.2f", r * 1024 / b }'; }
 
+# mbs BYTES WALL: throughput in MB/s; empty if either is missing
+mbs() { awk -v b="$1" -v w="$2" 'BEGIN { if (b != "" && w > 0) printf "%.1f", b / 1e6 / w }'; }
+
 # get NAME: the value of the variable NAME, empty if unset (set -u)
 get() { eval "printf '%s' \"\${$1:-}\""; }
 
-# bench_size MB: one capture; keeps report's and info's figures in
-# variables named after the size (rep_wall_100, ...) for the targets
+# bench_size MB [SHAPE]: one capture (TPU-training shaped, or the
+# generator's --shape SHAPE); keeps report's, ops' and info's figures in
+# variables named after the size, or the shape (rep_wall_100,
+# ops_wall_jax_gpu, ...) for the targets
 bench_size() {
-	mb=$1
-	cap=$dir/train-${mb}mb.xplane.pb
-	generate "$cap" "${mb}000000"
+	mb=$1 shape=${2:-}
+	if [ -n "$shape" ]; then
+		cap=$dir/${shape}-${mb}mb.xplane.pb
+		key=$(echo "$shape" | tr - _)
+		generate "$cap" "${mb}000000" --shape "$shape"
+	else
+		cap=$dir/train-${mb}mb.xplane.pb
+		key=$mb
+		generate "$cap" "${mb}000000"
+	fi
 	b=$(wc -c <"$cap")
 	echo "capture: $cap ($b bytes)"
 	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$cap"
 	rw=$wall
-	eval "rep_wall_$mb=\$wall rep_rss_$mb=\$rss bytes_$mb=\$b"
+	eval "rep_wall_$key=\$wall rep_rss_$key=\$rss bytes_$key=\$b"
 	measure "tpuprof info --format json" "$b" "$b" "$tpuprof" info --format json "$cap"
 	iw=$wall
 	measure "tpuprof memory --format json" "$b" "$b" "$tpuprof" memory -q --format json "$cap"
 	measure "tpuprof ops --format json" "$b" "$b" "$tpuprof" ops -q --format json "$cap"
+	eval "ops_wall_$key=\$wall ops_rss_$key=\$rss"
 	# shellcheck disable=SC2016 # $1 is expanded by the inner sh
 	measure "protoc --decode_raw" "$b" "$b" sh -c 'protoc --decode_raw <"$1"' sh "$cap"
 	pw=$wall
 	measure "python3-protobuf, time per op" "$b" "$b" "$py" tests/bench_python.py "$dir/py" "$cap"
 	yw=$wall
 	yr=$(div "$yw" "$rw") pr=$(div "$pw" "$rw")
-	eval "py_ratio_$mb=\$yr protoc_ratio_$mb=\$pr"
+	eval "py_ratio_$key=\$yr protoc_ratio_$key=\$pr"
 	echo "  ratios: python / report = ${yr}x, protoc / report = ${pr}x;" \
 		"python / info = $(div "$yw" "$iw")x, protoc / info = $(div "$pw" "$iw")x"
 }
@@ -190,11 +211,26 @@ targets() {
 	echo "targets (issue 16):"
 	target "trace on 200 MB: wall / report wall (x)" "$(div "${trace_wall:-}" "${trace_rep_wall:-}")" "<=" 1
 	target "trace on 200 MB: peak RSS / file" "${trace_rss:-}" "<=" 0.3
+	[ -n "$gpu_shapes" ] || return 0
+	echo "targets (issue 19, ${gpu_mb} MB GPU-shaped captures):"
+	for shape in $gpu_shapes; do
+		k=$(echo "$shape" | tr - _)
+		b=$(get "bytes_$k")
+		target "$shape: report (MB/s)" "$(mbs "$b" "$(get "rep_wall_$k")")" ">=" 600
+		target "$shape: ops (MB/s)" "$(mbs "$b" "$(get "ops_wall_$k")")" ">=" 600
+		target "$shape: protoc --decode_raw / report (x)" "$(get "protoc_ratio_$k")" ">=" 15
+		target "$shape: python / report (x)" "$(get "py_ratio_$k")" ">=" 25
+		target "$shape: report peak RSS / file" "$(per_file "$(get "rep_rss_$k")" "$b")" "<=" 0.25
+		target "$shape: ops peak RSS / file" "$(per_file "$(get "ops_rss_$k")" "$b")" "<=" 0.25
+	done
 }
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m)"
 for mb in $sizes; do
 	bench_size "$mb"
+done
+for shape in $gpu_shapes; do
+	bench_size "$gpu_mb" "$shape"
 done
 if [ "$hosts" -gt 0 ]; then bench_hosts "$hosts"; fi
 if [ "${BENCH_TRACE:-1}" != 0 ]; then bench_trace; fi

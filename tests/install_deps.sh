@@ -1,21 +1,22 @@
 #!/bin/sh
 # Installs the Debian packages tpuprof needs to build and test, and only
 # those that are missing (a no-op when all are present). Runs apt-get as
-# root, or through sudo when not root.
+# root, or through sudo when not root. chromium is for the HTML page tests
+# (make html: the page opened in a real browser, headless).
 #   sh tests/install_deps.sh           install what is missing
 #   sh tests/install_deps.sh --list    print what is missing, install nothing
-#   --bench   also what `make bench` measures with (GNU time); protoc and
-#             python3-protobuf are always installed (make reference uses them)
+#   --bench   also what `make bench` measures with (GNU time, perf); protoc
+#             and python3-protobuf are always installed (make reference uses them)
 #   --fuzz    also clang and its fuzzer runtime, for `make fuzz`
 set -eu
 PACKAGES="gcc make pkg-config protobuf-c-compiler libprotobuf-c-dev \
 libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3 librsvg2-bin \
-protobuf-compiler python3-protobuf"
+protobuf-compiler python3-protobuf parallel python3-yaml chromium"
 list=no
 for arg in "$@"; do
 	case $arg in
 	--list) list=yes ;;
-	--bench) PACKAGES="$PACKAGES time" ;;
+	--bench) PACKAGES="$PACKAGES time linux-perf" ;;
 	--fuzz) PACKAGES="$PACKAGES clang libclang-rt-14-dev" ;;
 	*) echo "usage: sh tests/install_deps.sh [--list] [--bench] [--fuzz]" >&2; exit 2 ;;
 	esac

@@ -22,6 +22,12 @@ rm -rf "$td/run-3hosts" "$td/logdir" "$td/xla-dump"
 # Three heap-simulator traces per module, with SHARE_WITH both ways.
 "$gen" --seed 9 --programs 1 --heap-traces 3 --heap-events 60 --instructions 30 \
 	--hlo-only -o "$td/multi-trace.hlo_proto.pb"
+# GPU-shaped captures: JAX kernels with seven stats each, and TF-era GPU
+# (eight stats per kernel, a TensorFlow Ops line).
+"$gen" --seed 10 --shape jax-gpu --cores 2 --programs 2 --events-per-line 120 \
+	-o "$td/jax-gpu.xplane.pb"
+"$gen" --seed 11 --shape tf-gpu --cores 2 --programs 2 --events-per-line 120 \
+	-o "$td/tf-gpu.xplane.pb"
 # A run directory of three hosts.
 "$gen" --seed 4 --hosts 3 --cores 2 --events-per-line 50 \
 	--summary "$td/run-3hosts.summary.json" -o "$td/run-3hosts"

@@ -15,6 +15,13 @@
 enum tp_err tp_diff_write(FILE *out, enum tp_format fmt, json_t *diff, size_t limit,
 			  struct tp_error *err);
 
+/* The same with both sides' report documents (borrowed; NULL when not
+ * at hand): the html page draws their memory towers, the other formats
+ * do not need them. */
+enum tp_err tp_diff_write_sides(FILE *out, enum tp_format fmt, json_t *diff,
+				json_t *a, json_t *b, size_t limit,
+				struct tp_error *err);
+
 /* The text rendering (diff_text.c). */
 enum tp_err tp_diff_write_text(FILE *out, const json_t *diff, size_t limit,
 			       struct tp_error *err);

@@ -6,6 +6,8 @@
 #ifndef TPUPROF_FORMAT_H
 #define TPUPROF_FORMAT_H
 
-enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON };
+/* HTML: one self-contained page (include/tpuprof/html.h), only for the
+ * commands whose table entry says so (report, memory, ops, diff). */
+enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON, TP_FORMAT_HTML };
 
 #endif

@@ -105,11 +105,26 @@ struct tp_mem_module {
 	struct tp_mem_why_data why;     /* last users, chains, groups         */
 };
 
+/* Programs of GPU kernel lines counted already by another pass over
+ * them (report: the ops pass, tp_ops_core.programs), sorted by line (the
+ * address) and, within a line, in first-seen order: the memory analysis
+ * takes a core's programs from these instead of reading those lines
+ * again. Borrowed. */
+struct tp_mem_line_program {
+	const struct tp_line *line;     /* borrowed                           */
+	uint64_t id, runs;              /* runs 0: the line had none          */
+};
+struct tp_mem_known_programs {
+	const struct tp_mem_line_program *entries;
+	size_t n;
+};
+
 struct tp_mem_options {
 	int64_t color;                  /* memory space, 0 = HBM              */
 	const char *split_instr;        /* --split INSTRUCTION:K, or NULL     */
 	uint64_t split_k;
 	size_t max_suggestions;         /* 5                                  */
+	const struct tp_mem_known_programs *known; /* or NULL                */
 };
 
 /* Analyzes one decoded module. Returns TP_OK even when the module has no
@@ -228,6 +243,11 @@ struct tp_memory_filter {
 	uint64_t hbm;                   /* capacity override, 0 = from planes */
 };
 
+/* The errors tp_memory_build gives for f (an unknown host, module or
+ * core, a module that does not decode), in its order, without the
+ * analysis: for a driver that runs another analysis first (report). */
+enum tp_err tp_memory_check_filter(struct tp_capture *cap, const struct tp_memory_filter *f,
+				   struct tp_error *err);
 /* Runs the analysis over a capture. Decodes the modules it needs (so it
  * can fail with TP_ERR_INPUT); a filter that matches nothing is
  * TP_ERR_USAGE. On failure mem is left released. */

@@ -67,6 +67,19 @@ struct tp_ops_core {
 	int64_t self_ps;             /* sum of op self times (all ops)    */
 	int64_t collective_ps;       /* self time of collective ops       */
 	uint64_t events;             /* op events counted                 */
+	/* GPU planes with program_id stats: the program ids the kernels of
+	 * each line read carry (on the event, else on its metadata), first
+	 * seen first, with how many events carry each; a line read whose
+	 * events carry none has one entry with runs 0. malloc'd. What the
+	 * memory analysis counts a core's programs from: report hands
+	 * these over so that the kernel lines are read once. */
+	struct tp_line_program *programs;
+	size_t n_programs;
+};
+
+struct tp_line_program {
+	const struct tp_line *line;  /* borrowed                          */
+	uint64_t id, runs;
 };
 
 /* One event of the core's "Steps" line, with the op self time that

@@ -31,6 +31,8 @@ struct tp_ops_view {
 	const struct tp_op_scopes *scopes; /* --by scope, or NULL          */
 	bool omit_cores;                  /* JSON without cores[] (report's
 					     op_scopes: they are in ops)   */
+	const struct tp_collectives *coll; /* html: joined into the ops table,
+					     or NULL                       */
 };
 
 enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,

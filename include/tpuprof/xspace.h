@@ -319,10 +319,16 @@ int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev);
  * device time (when the plane has device time, both are present). They
  * decode without a struct tp_event each, into arrays. */
 #define TP_EVENT_BATCH 256
+#define TP_BATCH_KEYS 4
+#define TP_BATCH_REJECTS 2
 struct tp_event_batch {
 	uint32_t meta[TP_EVENT_BATCH];     /* index into plane->event_meta  */
 	int64_t start_ps[TP_EVENT_BATCH];  /* as tp_event.start_ps         */
 	int64_t dur_ps[TP_EVENT_BATCH];    /* as tp_event.dur_ps           */
+	/* keyed reading only: per kept stat (struct tp_batch_keys), its
+	 * kind on each event (TP_STAT_NONE: absent) and its value's bits */
+	uint8_t kind[TP_BATCH_KEYS][TP_EVENT_BATCH];
+	uint64_t value[TP_BATCH_KEYS][TP_EVENT_BATCH];
 };
 /* Reads the plain events that come next (at most TP_EVENT_BATCH) into
  * b, scanning them as tp_event_iter_next would, and returns how many.
@@ -330,6 +336,22 @@ struct tp_event_batch {
  * tp_event_iter_next, which also reports the end and corrupt bytes.
  * Mixing the two calls reads every event once, in file order. */
 size_t tp_event_iter_batch(struct tp_event_iter *it, struct tp_event_batch *b);
+
+/* Keyed reading: plain events may carry other stats too, of the shapes
+ * producers write ([08 id] and one value: varint, double, string or
+ * bytes). The values of up to TP_BATCH_KEYS of them, by stat id, are
+ * kept (kind and value in the batch); an event where a kept stat is
+ * not an integer (uint64, int64, ref) or comes twice, or with a
+ * rejected stat, is not plain. All zeros: nothing kept, none rejected. */
+struct tp_batch_keys {
+	bool keep_on[TP_BATCH_KEYS];
+	int64_t keep[TP_BATCH_KEYS];       /* stat metadata ids            */
+	bool reject_on[TP_BATCH_REJECTS];
+	int64_t reject[TP_BATCH_REJECTS];
+};
+size_t tp_event_iter_batch_keyed(struct tp_event_iter *it,
+				 const struct tp_batch_keys *keys,
+				 struct tp_event_batch *b);
 
 /* Iterates the stats stored with an event (not its metadata's). */
 struct tp_stat_iter {

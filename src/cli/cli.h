@@ -30,6 +30,7 @@ struct tp_cmd {
 	const char *summary;   /* one line for `tpuprof --help`       */
 	const char *help;      /* full text for `tpuprof help NAME`   */
 	int (*run)(int argc, char **argv); /* returns an exit code  */
+	bool html;             /* takes --format html (a page)        */
 };
 
 /* --host, --core and --module: the part of the capture a command looks

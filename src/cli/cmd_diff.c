@@ -38,8 +38,10 @@ static const char diff_help[] =
 	"path; ops and collectives by module name and instruction name.\n"
 	"\n"
 	"options:\n"
-	"  --format text|json     output format (default text); json has every row\n"
-	"                         (schema tpuprof.diff/1, docs/json.md)\n"
+	"  --format text|json|html  output format (default text); json has every\n"
+	"                         row (schema tpuprof.diff/1, docs/json.md); html\n"
+	"                         is one self-contained page: both sides' memory\n"
+	"                         towers and the changed rows (docs/html.md)\n"
 	"  --limit N              changed rows per section in text (default 10,\n"
 	"                         0 = all); unchanged rows are only counted\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
@@ -105,11 +107,12 @@ static int run_diff(int argc, char **argv)
 		return code;
 	}
 	d = tp_diff_reports(a, b, o.captures[0], o.captures[1]);
-	json_decref(a);
-	json_decref(b);
 	code = tp_output_open(&out, o.output);
 	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_diff_write(out.fp, o.format, d, limit, &err), &err);
+		code = tp_output_finish(&out, tp_diff_write_sides(out.fp, o.format, d, a, b, limit, &err),
+					&err);
+	json_decref(a);
+	json_decref(b);
 	json_decref(d);
 	return code;
 }
@@ -119,4 +122,5 @@ const struct tp_cmd tp_cmd_diff = {
 	.summary = "what changed between two captures or saved reports",
 	.help = diff_help,
 	.run = run_diff,
+	.html = true,
 };

@@ -27,7 +27,8 @@ static const char memory_help[] =
 	"the program ever runs.\n"
 	"\n"
 	"options:\n"
-	"  --format text|json     output format (default text)\n"
+	"  --format text|json|html  output format (default text; html: one\n"
+	"                         self-contained page, docs/html.md)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  --host NAME            only this host\n"
 	"  --core CORE            only this core (/device:TPU:0, TPU:0 or 0)\n"
@@ -190,6 +191,11 @@ static int run_memory(int argc, char **argv)
 		return code;
 	}
 	TP_CLI_FILTER_COPY(&a.filter, &o.filter);
+	if (a.why && o.format == TP_FORMAT_HTML) {
+		free(a.split_name);
+		return tp_cli_usage_error(&tp_cmd_memory, "--why %s is text or json; the page "
+					  "shows any buffer's card (PAGE.html#buffer=NAME)", a.why);
+	}
 	if (tp_capture_open(&cap, (const char *const *)o.captures,
 			    (size_t)o.n_captures, &o.open, &err) != TP_OK) {
 		free(a.split_name);
@@ -207,4 +213,5 @@ const struct tp_cmd tp_cmd_memory = {
 	.summary = "what holds memory at the peak, per core and program",
 	.help = memory_help,
 	.run = run_memory,
+	.html = true,
 };

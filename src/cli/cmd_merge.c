@@ -1,16 +1,20 @@
 /*
- * cmd_merge.c - `tpuprof merge REPORT.json...`: combine reports made on
+ * cmd_merge.c - `tpuprof merge REPORT...`: combine reports made on
  * different machines (one per host of a pod, by any job runner) into the
- * report one run over all their files gives.
+ * report one run over all their files gives. Reports are merged one at a
+ * time as they are read, so a pod's thousand reports take the memory of
+ * the result only.
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tpuprof/merge.h"
 
 static const char merge_help[] =
-	"usage: tpuprof merge [options] REPORT.json...\n"
+	"usage: tpuprof merge [options] REPORT...\n"
 	"\n"
 	"Combine `tpuprof report --format json` documents made where each host's\n"
 	"files are into one report, the same as `tpuprof report --format json`\n"
@@ -19,55 +23,151 @@ static const char merge_help[] =
 	"op time summed, the op scope tree rebuilt. The result is JSON (a\n"
 	"tpuprof.report/2 document) that check and diff accept as a baseline.\n"
 	"\n"
+	"A REPORT is a file, a directory (its *.json files, by name), a quoted\n"
+	"pattern such as 'reports/*.json' (expanded here, by name: no command\n"
+	"line limit), or - for standard input: reports one after the other, as\n"
+	"JSON lines or whole documents. The same host's report given twice is\n"
+	"merged once; hosts named <prefix><number> (host0, w-12) that are\n"
+	"missing from the numbering are named on stderr.\n"
+	"\n"
 	"  host0$ tpuprof report --format json -o host0.json /logs/run/host0.xplane.pb\n"
 	"  host1$ tpuprof report --format json -o host1.json /logs/run/host1.xplane.pb\n"
 	"  $ tpuprof merge -o pod.json host0.json host1.json\n"
+	"  $ tpuprof merge --expect 1024 -o pod.json reports/\n"
 	"\n"
 	"options:\n"
+	"  --expect N           the pod has N hosts: name those missing up to N\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  -q, --quiet, -h, --help\n"
 	"\n"
 	"exit: 0 ok, 2 usage, 3 a file is not a report, 5 output failed\n";
 
-static void release_docs(json_t **docs, size_t n)
+enum { OPT_EXPECT = TP_CLI_OPTION_BASE };
+
+static const struct tp_cli_option merge_options[] = {
+	{ "expect", true, OPT_EXPECT },
+	{ NULL, false, 0 },
+};
+
+static int on_option(void *ctx, int id, const char *arg)
 {
-	for (size_t i = 0; i < n; i++)
-		json_decref(docs[i]);
-	free(docs);
+	size_t *expect = ctx;
+	char *end;
+	unsigned long long v;
+
+	if (id != OPT_EXPECT)
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || *end || errno || v > 10000000ULL)
+		return tp_cli_usage_error(&tp_cmd_merge, "bad value '%s' for --expect", arg);
+	*expect = (size_t)v;
+	return 0;
+}
+
+/* Every report of standard input, in order. */
+static enum tp_err merge_stdin(struct tp_merge *g, struct tp_error *err)
+{
+	struct tp_merge_stream st;
+	enum tp_err rc = TP_OK;
+	json_t *doc;
+	int got;
+
+	tp_merge_stream_init(&st, stdin);
+	while (rc == TP_OK && (got = tp_merge_stream_next(&st, &doc, err)) != 0) {
+		char name[64];
+
+		if (got < 0) {
+			rc = err->code;
+			break;
+		}
+		snprintf(name, sizeof(name), "stdin, report %zu", st.n);
+		rc = tp_merge_add(g, doc, name, err);
+	}
+	tp_merge_stream_release(&st);
+	return rc;
+}
+
+static enum tp_err merge_all(struct tp_merge *g, const struct tp_merge_inputs *in,
+			     struct tp_error *err)
+{
+	enum tp_err rc = TP_OK;
+	size_t i = 0;
+
+	/* files between the "-" arguments a run at a time */
+	while (i < in->n && rc == TP_OK) {
+		size_t j = i;
+
+		while (j < in->n && strcmp(in->paths[j], "-") != 0)
+			j++;
+		if (j > i)
+			rc = tp_merge_files(g, (const char *const *)in->paths + i, j - i, err);
+		if (rc == TP_OK && j < in->n)
+			rc = merge_stdin(g, err);
+		i = j + 1;
+	}
+	return rc;
+}
+
+/* Hosts met twice, and missing from the numbering: on stderr. */
+static void print_hosts(const struct tp_merge *g, size_t expect)
+{
+	const struct tp_merge_hosts *h = tp_merge_hosts(g);
+	char **missing;
+	size_t n = tp_merge_missing(h, expect, &missing);
+
+	for (size_t i = 0; i < h->n_dups; i++)
+		fprintf(stderr, h->dups[i].left_out ?
+				"tpuprof: merge: %s: %s is the same capture as %s, left out\n" :
+				"tpuprof: merge: %s: two captures of this host name, %s and %s, both merged\n",
+			h->dups[i].host, h->dups[i].left_out ? h->dups[i].again : h->dups[i].first,
+			h->dups[i].left_out ? h->dups[i].first : h->dups[i].again);
+	if (n) {
+		fprintf(stderr, "tpuprof: merge: %zu host%s missing of %zu:", n, n == 1 ? "" : "s",
+			n + h->n_names);
+		for (size_t i = 0; i < n; i++) {
+			if (i < 20)
+				fprintf(stderr, " %s", missing[i]);
+			free(missing[i]);
+		}
+		fprintf(stderr, n > 20 ? " and %zu more\n" : "\n", n - 20);
+		free(missing);
+	} else if (expect && h->n_names < expect) {
+		fprintf(stderr, "tpuprof: merge: %zu hosts of %zu expected\n", h->n_names, expect);
+	}
 }
 
 static int run_merge(int argc, char **argv)
 {
 	struct tp_common_opts o;
 	struct tp_error err = { 0 };
+	struct tp_merge_inputs in;
 	struct tp_output out;
-	json_t **docs, *merged = NULL;
-	size_t n;
+	struct tp_merge *g;
+	json_t *merged = NULL;
+	size_t expect = 0;
 	int code;
 
-	if (tp_cli_parse_common(&tp_cmd_merge, argc, argv, &o, &code) < 0)
+	if (tp_cli_parse(&tp_cmd_merge, argc, argv, merge_options, on_option, &expect, &o,
+			 &code) < 0)
 		return code;
-	n = (size_t)o.n_captures;
-	docs = tp_xcalloc(n, sizeof(*docs));
-	for (size_t i = 0; i < n; i++) {
-		json_error_t je;
-
-		docs[i] = json_load_file(o.captures[i], 0, &je);
-		if (!docs[i]) {
-			tp_error_set(&err, TP_ERR_INPUT, "%s: not a JSON report (line %d: %s)",
-				     o.captures[i], je.line, je.text);
-			release_docs(docs, n);
-			return tp_cli_fail(&err);
-		}
-	}
-	if (tp_report_merge(&merged, docs, (const char *const *)o.captures, n, &err) != TP_OK) {
-		release_docs(docs, n);
+	if (tp_merge_inputs((const char *const *)o.captures, (size_t)o.n_captures, &in,
+			    &err) != TP_OK)
+		return tp_cli_fail(&err);
+	g = tp_merge_new(true);
+	if (merge_all(g, &in, &err) != TP_OK ||
+	    tp_merge_finish(g, &merged, &err) != TP_OK) {
+		tp_merge_free(g);
+		tp_merge_inputs_release(&in);
 		return tp_cli_fail(&err);
 	}
-	release_docs(docs, n);
+	if (!o.quiet)
+		print_hosts(g, expect);
+	tp_merge_free(g);
+	tp_merge_inputs_release(&in);
 	code = tp_output_open(&out, o.output);
 	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_json_write(out.fp, merged, &err), &err);
+		code = tp_output_finish(&out, tp_merge_write(out.fp, merged, &err), &err);
 	json_decref(merged);
 	return code;
 }

@@ -31,7 +31,10 @@ static const char ops_help[] =
 	"  --core CORE          only this core: plane name or device number\n"
 	"  --module MODULE      only ops of this module: name or program id\n"
 	"  --host HOST          only this host\n"
-	"  --format text|json   output format (default text)\n"
+	"  --format text|json|html  output format (default text); html: one\n"
+	"                       self-contained page, every op in a table that\n"
+	"                       sorts and filters, collectives and fusions\n"
+	"                       joined in (docs/html.md)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  --run NAME           the run to take from a logdir (default newest)\n"
 	"  --max-input SIZE     most bytes to inflate or read from stdin\n"
@@ -87,13 +90,33 @@ struct ops_run {
 	struct ops_args a;
 	struct tp_ops ops;
 	struct tp_op_scopes scopes;
+	bool html;                   /* the page: ops come from coll     */
+	struct tp_collectives coll;
 };
+
+/* The page joins the collectives to the ops and shows the scope tree,
+ * so it builds the collectives analysis (which holds the ops). */
+static enum tp_err build_html(struct ops_run *r, struct tp_capture *cap,
+			      struct tp_error *err)
+{
+	enum tp_err rc = tp_collectives_build(&r->coll, cap, &r->a.filter, err);
+
+	if (rc != TP_OK)
+		return rc;
+	/* as `ops` sorts them (the collectives hold no op index) */
+	tp_ops_sort(&r->coll.ops, r->a.view.sort);
+	tp_op_scopes_build(&r->scopes, &r->coll.ops, cap);
+	return TP_OK;
+}
 
 static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err)
 {
 	struct ops_run *r = ctx;
-	enum tp_err rc = tp_ops_build(&r->ops, cap, &r->a.filter, err);
+	enum tp_err rc;
 
+	if (r->html)
+		return build_html(r, cap, err);
+	rc = tp_ops_build(&r->ops, cap, &r->a.filter, err);
 	if (rc != TP_OK)
 		return rc;
 	tp_ops_sort(&r->ops, r->a.view.sort);
@@ -110,6 +133,12 @@ static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
 {
 	struct ops_run *r = ctx;
 
+	if (r->html) {
+		struct tp_ops_view page = { .sort = r->a.view.sort, .filter = &r->a.filter,
+					    .scopes = &r->scopes, .coll = &r->coll };
+
+		return tp_report_ops(out, fmt, cap, &r->coll.ops, &page, err);
+	}
 	return tp_report_ops(out, fmt, cap, &r->ops, &r->a.view, err);
 }
 
@@ -117,6 +146,11 @@ static void release(void *ctx)
 {
 	struct ops_run *r = ctx;
 
+	if (r->html) {
+		tp_op_scopes_release(&r->scopes);
+		tp_collectives_release(&r->coll);
+		return;
+	}
 	if (r->a.by_scope)
 		tp_op_scopes_release(&r->scopes);
 	tp_ops_release(&r->ops);
@@ -133,6 +167,7 @@ static int run_ops(int argc, char **argv)
 			 &o, &code) < 0)
 		return code;
 	TP_CLI_FILTER_COPY(&r.a.filter, &o.filter);
+	r.html = o.format == TP_FORMAT_HTML;
 	return tp_cli_run_analysis(&o, &steps, &r);
 }
 
@@ -141,4 +176,5 @@ const struct tp_cmd tp_cmd_ops = {
 	.summary = "every op per core: time, FLOPs, bytes, scope",
 	.help = ops_help,
 	.run = run_ops,
+	.html = true,
 };

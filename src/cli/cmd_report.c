@@ -20,6 +20,8 @@ static const char report_help[] =
 	"--format json writes everything, as the documents of info, memory, ops\n"
 	"(with op_scopes, time by name scope) and collectives under one\n"
 	"\"tpuprof.report/2\" document: save it as a baseline for check and diff.\n"
+	"--format html writes one self-contained page of it all (docs/html.md):\n"
+	"summary, memory towers and buffer cards, scopes, every op.\n"
 	"\n"
 	"A run directory is one capture of many hosts. Their cores are analysed\n"
 	"-j N at a time (default: one per CPU), each reading its events once,\n"
@@ -27,7 +29,7 @@ static const char report_help[] =
 	"needs about the memory of its decoded metadata, not of its files.\n"
 	"\n"
 	"options:\n"
-	"  --format text|json     output format (default text)\n"
+	"  --format text|json|html  output format (default text)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  --host NAME            only this host\n"
 	"  --core CORE            only this core (/device:TPU:0, TPU:0 or 0)\n"
@@ -97,4 +99,5 @@ const struct tp_cmd tp_cmd_report = {
 	.summary = "the one-page answer: memory, time, traffic, warnings",
 	.help = report_help,
 	.run = run_report,
+	.html = true,
 };

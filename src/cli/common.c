@@ -118,8 +118,11 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 			o->format = TP_FORMAT_JSON;
 		else if (strcmp(optarg, "text") == 0)
 			o->format = TP_FORMAT_TEXT;
+		else if (strcmp(optarg, "html") == 0 && cmd->html)
+			o->format = TP_FORMAT_HTML;
 		else
-			return tp_cli_usage_error(cmd, "unknown format '%s' (text or json)", optarg);
+			return tp_cli_usage_error(cmd, cmd->html ? "unknown format '%s' (text, json or html)"
+							 : "unknown format '%s' (text or json)", optarg);
 		return 0;
 	case 'o':
 		o->output = optarg;

@@ -6,10 +6,32 @@
  */
 #include "tpuprof/check_report.h"
 #include "tpuprof/diff_report.h"
+#include "tpuprof/html.h"
 #include "tpuprof/memory_report.h"
 #include "tpuprof/ops_report.h"
 #include "tpuprof/report.h"
 #include "tpuprof/report_doc.h"
+
+/* A JSON document built as a tree into doc (for the html page): put
+ * writes it into the writer. */
+#define TREE_JSON(doc, put)                                                  \
+	do {                                                                  \
+		struct tp_jw w_;                                              \
+		tp_jw_init(&w_, NULL);                                        \
+		put;                                                          \
+		(doc) = tp_jw_take(&w_);                                      \
+	} while (0)
+
+/* The page of the parts, which it releases. */
+static enum tp_err html_page(FILE *out, const char *page, const struct tp_capture *cap,
+			     struct tp_html_part *parts, size_t n, struct tp_error *err)
+{
+	enum tp_err rc = tp_html_page(out, page, cap, parts, n, err);
+
+	for (size_t i = 0; i < n; i++)
+		json_decref(parts[i].doc);
+	return rc;
+}
 
 /* A streamed JSON document: put writes it into the writer. */
 #define STREAM_JSON(out, err, put)                                           \
@@ -37,6 +59,12 @@ enum tp_err tp_report_memory(FILE *out, enum tp_format fmt,
 {
 	if (fmt == TP_FORMAT_JSON)
 		STREAM_JSON(out, err, tp_memory_json(&w_, NULL, cap, mem));
+	if (fmt == TP_FORMAT_HTML) {
+		struct tp_html_part part = { "memory", NULL };
+
+		TREE_JSON(part.doc, tp_memory_json(&w_, NULL, cap, mem));
+		return html_page(out, "memory", cap, &part, 1, err);
+	}
 	return tp_memory_text(out, cap, mem, topt, err);
 }
 
@@ -48,12 +76,34 @@ enum tp_err tp_report_memory_why(FILE *out, enum tp_format fmt, const struct tp_
 	return tp_memory_why_text(out, mem, name, err);
 }
 
+/* The ops page: the documents `ops --format json` and `ops --by scope`
+ * write (as view sorts and filters), the collectives joined into the
+ * table, the fused instructions of each fusion. */
+static enum tp_err ops_page(FILE *out, const struct tp_capture *cap, const struct tp_ops *ops,
+			    const struct tp_ops_view *view, struct tp_error *err)
+{
+	struct tp_ops_view all = { .sort = view->sort, .filter = view->filter };
+	struct tp_ops_view by_scope = { .sort = view->sort, .filter = view->filter,
+					.scopes = view->scopes, .omit_cores = true };
+	struct tp_html_part p[4] = { { "ops", NULL }, { "op_scopes", NULL },
+				     { "collectives", NULL }, { "fused", tp_html_fused_ops(ops) } };
+
+	TREE_JSON(p[0].doc, tp_ops_json(&w_, NULL, cap, ops, &all));
+	if (view->scopes)
+		TREE_JSON(p[1].doc, tp_ops_json(&w_, NULL, cap, ops, &by_scope));
+	if (view->coll)
+		TREE_JSON(p[2].doc, tp_collectives_json(&w_, NULL, cap, view->coll));
+	return html_page(out, "ops", cap, p, 4, err);
+}
+
 enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
 			  const struct tp_capture *cap, struct tp_ops *ops,
 			  const struct tp_ops_view *view, struct tp_error *err)
 {
 	if (fmt == TP_FORMAT_JSON)
 		STREAM_JSON(out, err, tp_ops_json(&w_, NULL, cap, ops, view));
+	if (fmt == TP_FORMAT_HTML)
+		return ops_page(out, cap, ops, view, err);
 	return tp_ops_text(out, cap, ops, view, err);
 }
 
@@ -81,6 +131,13 @@ enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
 {
 	if (fmt == TP_FORMAT_JSON)
 		STREAM_JSON(out, err, tp_report_json(&w_, cap, r));
+	if (fmt == TP_FORMAT_HTML) {
+		struct tp_html_part p[2] = { { "report", NULL },
+					     { "fused", tp_html_fused_ops(&r->coll.ops) } };
+
+		TREE_JSON(p[0].doc, tp_report_json(&w_, cap, r));
+		return html_page(out, "report", cap, p, 2, err);
+	}
 	return tp_report_text(out, cap, r, err);
 }
 
@@ -100,7 +157,22 @@ enum tp_err tp_check_write(FILE *out, enum tp_format fmt, const struct tp_check 
 enum tp_err tp_diff_write(FILE *out, enum tp_format fmt, json_t *diff, size_t limit,
 			  struct tp_error *err)
 {
+	return tp_diff_write_sides(out, fmt, diff, NULL, NULL, limit, err);
+}
+
+enum tp_err tp_diff_write_sides(FILE *out, enum tp_format fmt, json_t *diff,
+				json_t *a, json_t *b, size_t limit,
+				struct tp_error *err)
+{
 	if (fmt == TP_FORMAT_JSON)
 		return tp_json_write(out, diff, err);
+	if (fmt == TP_FORMAT_HTML) {
+		/* the towers need only each side's memory document */
+		struct tp_html_part p[3] = { { "diff", json_incref(diff) },
+			{ "memory_a", json_incref(a ? json_object_get(a, "memory") : NULL) },
+			{ "memory_b", json_incref(b ? json_object_get(b, "memory") : NULL) } };
+
+		return html_page(out, "diff", NULL, p, 3, err);
+	}
 	return tp_diff_write_text(out, diff, limit, err);
 }

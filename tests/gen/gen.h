@@ -5,6 +5,7 @@
  *   hlo_shape.c   XLA shapes: construction, text form, padded sizes
  *   hlo_gen.c     HLO modules + buffer assignment + heap-simulator traces
  *   xspace_gen.c  the streaming XSpace writer (planes, lines, events)
+ *   gpu_gen.c     GPU device planes (--shape jax-gpu, tf-gpu)
  *   summary.c     the JSON ground-truth summary
  *   gen_capture.c command line and the per-file driver
  */
@@ -45,9 +46,13 @@ typedef struct {
     int no_hostnames;        /* leave XSpace.hostnames empty */
     uint64_t target_bytes;   /* 0 = off */
     uint64_t split_line;     /* max events per XLine message; 0 = no split */
+    int shape;               /* SHAPE_TPU, SHAPE_JAX_GPU or SHAPE_TF_GPU */
     const char *out;
     const char *summary;
 } Options;
+
+/* --shape: what the device planes look like */
+enum { SHAPE_TPU = 0, SHAPE_JAX_GPU, SHAPE_TF_GPU };
 
 /* ---------------------------------------------------------------- PRNG */
 

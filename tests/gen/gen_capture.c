@@ -12,6 +12,9 @@ static const char USAGE[] =
     "usage: gen_capture [options] -o OUT\n"
     "  --seed N             PRNG seed (default 1)\n"
     "  --cores N            TPU core planes /device:TPU:0..N-1 (default 2)\n"
+    "  --shape S            tpu, jax-gpu (kernel events with 7 stats on\n"
+    "                       /device:GPU:N) or tf-gpu (TF-era GPU: 8 stats per\n"
+    "                       kernel, a TensorFlow Ops line); default tpu\n"
     "  --programs N         HLO modules (default 2)\n"
     "  --layout A|B         HLO embedding layout in /host:metadata (default A)\n"
     "  --instructions N     plain instructions per entry computation (default 20)\n"
@@ -117,6 +120,16 @@ static void parse_args(int argc, char **argv, Options *o)
             o->seed = parse_u64(a, VALUE());
         } else if (FLAG("--cores")) {
             o->cores = parse_int(a, VALUE(), 1, 4096);
+        } else if (FLAG("--shape")) {
+            const char *v = VALUE();
+            if (!strcmp(v, "tpu"))
+                o->shape = SHAPE_TPU;
+            else if (!strcmp(v, "jax-gpu"))
+                o->shape = SHAPE_JAX_GPU;
+            else if (!strcmp(v, "tf-gpu"))
+                o->shape = SHAPE_TF_GPU;
+            else
+                usage_error("--shape must be tpu, jax-gpu or tf-gpu, not %s", v);
         } else if (FLAG("--programs")) {
             o->programs = parse_int(a, VALUE(), 1, 100000);
         } else if (FLAG("--layout")) {

@@ -1430,7 +1430,9 @@ void hlo_build_modules(const Options *o, Arena *a, ModuleInfo **mods, size_t *n)
     ModuleInfo *mi = ANEWN(a, ModuleInfo, np);
     for (size_t m = 0; m < np; m++) {
         build_module(o, a, (int)m, &mi[m]);
-        uint64_t pid = program_id(o, (int)m);
+        /* on GPU the program id is the module id (format-facts §7) */
+        uint64_t pid = o->shape == SHAPE_TPU ? program_id(o, (int)m)
+                                             : (uint64_t)mi[m].module_id;
         for (size_t k = 0; k < m; k++)
             if (mi[k].program_id == pid)
                 pid ^= 0x5bd1e995u; /* keep ids unique */

@@ -16,7 +16,7 @@
  * order): id, name, lines, event_metadata, stat_metadata, stats - so readers
  * see the lines before the metadata they refer to.
  */
-#include "gen.h"
+#include "xspace_gen.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,7 @@ static Tensorflow__Profiler__XStat *new_stat(Arena *a, int64_t mid)
     return s;
 }
 
-static Tensorflow__Profiler__XStat *stat_u64(Arena *a, int64_t mid, uint64_t v)
+Tensorflow__Profiler__XStat *stat_u64(Arena *a, int64_t mid, uint64_t v)
 {
     Tensorflow__Profiler__XStat *s = new_stat(a, mid);
     s->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_UINT64_VALUE;
@@ -40,7 +40,7 @@ static Tensorflow__Profiler__XStat *stat_u64(Arena *a, int64_t mid, uint64_t v)
     return s;
 }
 
-static Tensorflow__Profiler__XStat *stat_i64(Arena *a, int64_t mid, int64_t v)
+Tensorflow__Profiler__XStat *stat_i64(Arena *a, int64_t mid, int64_t v)
 {
     Tensorflow__Profiler__XStat *s = new_stat(a, mid);
     s->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_INT64_VALUE;
@@ -48,7 +48,7 @@ static Tensorflow__Profiler__XStat *stat_i64(Arena *a, int64_t mid, int64_t v)
     return s;
 }
 
-static Tensorflow__Profiler__XStat *stat_dbl(Arena *a, int64_t mid, double v)
+Tensorflow__Profiler__XStat *stat_dbl(Arena *a, int64_t mid, double v)
 {
     Tensorflow__Profiler__XStat *s = new_stat(a, mid);
     s->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_DOUBLE_VALUE;
@@ -56,7 +56,7 @@ static Tensorflow__Profiler__XStat *stat_dbl(Arena *a, int64_t mid, double v)
     return s;
 }
 
-static Tensorflow__Profiler__XStat *stat_str(Arena *a, int64_t mid, const char *v)
+Tensorflow__Profiler__XStat *stat_str(Arena *a, int64_t mid, const char *v)
 {
     Tensorflow__Profiler__XStat *s = new_stat(a, mid);
     s->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE;
@@ -83,14 +83,8 @@ static Tensorflow__Profiler__XStat *stat_bytes(Arena *a, int64_t mid, const void
 
 /* ------------------------------------------------------------ tables */
 
-/* XStatMetadata of one plane; id = index + 1. Also the interning table for
- * ref_value strings (a ref names the XStatMetadata whose name is the value). */
-typedef struct {
-    char **names;
-    size_t n, cap;
-} StatTab;
 
-static int64_t st_id(StatTab *t, Arena *a, const char *name)
+int64_t st_id(StatTab *t, Arena *a, const char *name)
 {
     for (size_t i = 0; i < t->n; i++)
         if (!strcmp(t->names[i], name))
@@ -103,14 +97,8 @@ static int64_t st_id(StatTab *t, Arena *a, const char *name)
     return (int64_t)t->n;
 }
 
-typedef struct {
-    Tensorflow__Profiler__XPlane__EventMetadataEntry **e;
-    size_t n, cap;
-} EmTab;
 
-#define MAX_MD_STATS 16
-
-static Tensorflow__Profiler__XEventMetadata *em_add(EmTab *t, Arena *a, int64_t id,
+Tensorflow__Profiler__XEventMetadata *em_add(EmTab *t, Arena *a, int64_t id,
                                                    const char *name, const char *display)
 {
     static const Tensorflow__Profiler__XEventMetadata init =
@@ -137,7 +125,7 @@ static Tensorflow__Profiler__XEventMetadata *em_add(EmTab *t, Arena *a, int64_t 
     return m;
 }
 
-static void md_stat(Tensorflow__Profiler__XEventMetadata *m, Tensorflow__Profiler__XStat *s)
+void md_stat(Tensorflow__Profiler__XEventMetadata *m, Tensorflow__Profiler__XStat *s)
 {
     if (m->n_stats >= MAX_MD_STATS)
         die("internal: too many metadata stats");
@@ -146,41 +134,6 @@ static void md_stat(Tensorflow__Profiler__XEventMetadata *m, Tensorflow__Profile
 
 /* ------------------------------------------------------------ planes */
 
-typedef struct Emitter Emitter;
-typedef void (*GenFn)(void *ctx, Emitter *em);
-
-typedef struct {
-    const char *name;
-    int64_t id;
-    uint8_t *head; /* packed XLine without events */
-    size_t head_len;
-    GenFn gen;
-    void *ctx;
-    uint64_t n_events;
-    size_t *chunks; /* packed size of each XLine message (split lines) */
-    size_t n_chunks, cap_chunks;
-    uint64_t bytes; /* all XLine fields of this line, keys and lengths included */
-} LineSpec;
-
-struct Emitter {
-    int writing;
-    LineSpec *line;
-    uint64_t split;
-    uint64_t count;
-    size_t cur;       /* sizing: bytes of the XLine message being filled */
-    size_t chunk_idx; /* writing: next XLine message */
-    uint64_t bytes;   /* event bytes so far (keys and lengths included) */
-    Sink *sink;
-};
-
-typedef struct {
-    const char *name;
-    int64_t id;
-    uint8_t *head, *tail;
-    size_t head_len, tail_len;
-    LineSpec *lines;
-    size_t n_lines;
-} PlaneSpec;
 
 static void push_chunk(Emitter *em)
 {
@@ -202,7 +155,7 @@ static void write_chunk_header(Emitter *em)
 }
 
 /* The hot path: one XEvent, packed by protobuf-c directly into the sink. */
-static void emit(Emitter *em, const Tensorflow__Profiler__XEvent *ev)
+void emit(Emitter *em, const Tensorflow__Profiler__XEvent *ev)
 {
     size_t sz = tensorflow__profiler__xevent__get_packed_size(ev);
     size_t fs = 1 + pb_varint_size(sz) + sz;
@@ -238,7 +191,7 @@ static void emitter_init(Emitter *em, LineSpec *l, int writing, uint64_t split, 
 }
 
 /* Sizing pass for a line; returns its byte count inside the plane. */
-static uint64_t line_size(LineSpec *l, uint64_t split)
+uint64_t line_size(LineSpec *l, uint64_t split)
 {
     Emitter em;
     l->n_chunks = 0;
@@ -268,7 +221,7 @@ static void line_write(LineSpec *l, uint64_t split, Sink *s)
     l->chunks = NULL;
 }
 
-static void line_head(LineSpec *l, Arena *a, int64_t id, const char *name,
+void line_head(LineSpec *l, Arena *a, int64_t id, const char *name,
                       const char *display, int64_t ts_ns)
 {
     static const Tensorflow__Profiler__XLine init = TENSORFLOW__PROFILER__XLINE__INIT;
@@ -286,7 +239,7 @@ static void line_head(LineSpec *l, Arena *a, int64_t id, const char *name,
 }
 
 /* Plane head (id, name) and tail (metadata maps + plane stats) as bytes. */
-static void plane_pack(PlaneSpec *p, Arena *a, int64_t id, const char *name, StatTab *st,
+void plane_pack(PlaneSpec *p, Arena *a, int64_t id, const char *name, StatTab *st,
                        EmTab *em, Tensorflow__Profiler__XStat **stats, size_t n_stats)
 {
     static const Tensorflow__Profiler__XPlane init = TENSORFLOW__PROFILER__XPLANE__INIT;
@@ -335,7 +288,7 @@ static void plane_pack(PlaneSpec *p, Arena *a, int64_t id, const char *name, Sta
 }
 
 /* Size passes for all lines; returns the XPlane message size. */
-static uint64_t plane_size(PlaneSpec *p, uint64_t split)
+uint64_t plane_size(PlaneSpec *p, uint64_t split)
 {
     uint64_t n = p->head_len + p->tail_len;
     for (size_t i = 0; i < p->n_lines; i++)
@@ -343,7 +296,7 @@ static uint64_t plane_size(PlaneSpec *p, uint64_t split)
     return n;
 }
 
-static void plane_write(PlaneSpec *p, uint64_t split, Sink *s, FileSum *fs, Arena *a)
+void plane_write(PlaneSpec *p, uint64_t split, Sink *s, FileSum *fs, Arena *a)
 {
     uint64_t size = plane_size(p, split);
     uint64_t before = s->total;
@@ -971,7 +924,7 @@ static void task_env_plane(uint64_t start_ns, uint64_t stop_ns, Arena *a, PlaneS
 
 /* ------------------------------------------------------------ the file */
 
-static uint64_t full_plane_bytes(PlaneSpec *p, uint64_t split)
+uint64_t full_plane_bytes(PlaneSpec *p, uint64_t split)
 {
     return pb_len_field_size(plane_size(p, split));
 }
@@ -1021,7 +974,8 @@ void xspace_write_file(const Options *o, const ModuleInfo *mods, size_t n_mods, 
     TpuMeta tm;
     memset(&proto, 0, sizeof proto);
     memset(&tm, 0, sizeof tm);
-    tpu_meta(o, mods, n_mods, a, &tm, &proto);
+    if (o->shape == SHAPE_TPU)
+        tpu_meta(o, mods, n_mods, a, &tm, &proto);
     PlaneSpec meta;
     memset(&meta, 0, sizeof meta);
     metadata_plane(o, mods, n_mods, a, &meta);
@@ -1040,7 +994,14 @@ void xspace_write_file(const Options *o, const ModuleInfo *mods, size_t n_mods, 
     Sink sink;
     sink_open(&sink, path, o->gzip, o->gzip_level);
     uint64_t expect = 0, max_end_ps = 0;
-    for (int core = 0; core < o->cores; core++) {
+    if (o->shape != SHAPE_TPU) {
+        /* per-GPU share of what the other planes leave */
+        uint64_t rest = o->target_bytes > fixed ? o->target_bytes - fixed : 0;
+        uint64_t budget = o->target_bytes ? rest / (uint64_t)o->cores + 1 : 0;
+        gpu_planes_write(o, mods, n_mods, host, budget, &sink, fs, a, keep, &expect,
+                         &max_end_ps);
+    }
+    for (int core = 0; o->shape == SHAPE_TPU && core < o->cores; core++) {
         PlaneSpec p;
         LineSpec lines[3];
         CoreCtx c;

@@ -5,6 +5,7 @@
  * runtime timeline per device memory, capacity and warnings.
  */
 #include "memory_internal.h"
+#include "tpuprof/parallel.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -84,40 +85,112 @@ static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap
 	return TP_OK;
 }
 
-static void add_program(struct tp_mem_core *c, uint64_t id)
+static void add_program_runs(struct tp_mem_core *c, uint64_t id, uint64_t runs)
 {
 	for (size_t i = 0; i < c->n_programs; i++)
 		if (c->programs[i] == id) {
-			c->runs[i]++;
+			c->runs[i] += runs;
 			return;
 		}
 	c->programs = tp_xrealloc(c->programs, (c->n_programs + 1) * sizeof(*c->programs));
 	c->runs = tp_xrealloc(c->runs, (c->n_programs + 1) * sizeof(*c->runs));
 	c->programs[c->n_programs] = id;
-	c->runs[c->n_programs++] = 1;
+	c->runs[c->n_programs++] = runs;
+}
+
+static void add_program(struct tp_mem_core *c, uint64_t id)
+{
+	add_program_runs(c, id, 1);
+}
+
+/* The entries of a line another pass counted (tp_mem_known_programs,
+ * sorted by line), or NULL when it did not read the line. */
+static const struct tp_mem_line_program *
+known_line(const struct tp_mem_known_programs *k, const struct tp_line *ln, size_t *n)
+{
+	size_t lo = 0, hi = k ? k->n : 0, first;
+
+	while (lo < hi) { /* the first entry of ln or after it */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((uintptr_t)k->entries[mid].line < (uintptr_t)ln)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!k || lo == k->n || k->entries[lo].line != ln)
+		return NULL;
+	first = lo;
+	while (lo < k->n && k->entries[lo].line == ln)
+		lo++;
+	*n = lo - first;
+	return &k->entries[first];
+}
+
+/* GPU kernels name their program in a stat: read in bulk (as
+ * tp_event_stat finds it: on the event, else on its metadata), up to
+ * the first event the bulk reader leaves to tp_event_iter_next. */
+static void gpu_programs_bulk(struct tp_mem_core *c, const struct tp_plane *pl,
+			      struct tp_event_iter *it, struct tp_event_batch *b)
+{
+	struct tp_batch_keys keys;
+	size_t n;
+
+	memset(&keys, 0, sizeof(keys));
+	keys.keep_on[0] = true;
+	keys.keep[0] = pl->known_stat_id[TP_SN_PROGRAM_ID];
+	while ((n = tp_event_iter_batch_keyed(it, &keys, b)) > 0)
+		for (size_t i = 0; i < n; i++) {
+			const struct tp_event_meta *em = &pl->event_meta[b->meta[i]];
+			const struct tp_stat *s;
+			int64_t v;
+
+			if (b->kind[0][i] != TP_STAT_NONE) {
+				if (b->kind[0][i] != TP_STAT_REF)
+					add_program(c, b->value[0][i]);
+			} else if ((s = tp_stats_find(pl, em->stats, em->n_stats,
+						      TP_SN_PROGRAM_ID)) &&
+				   tp_stat_int(s, &v)) {
+				add_program(c, (uint64_t)v);
+			}
+		}
 }
 
 /* Programs that ran on a core: "XLA Modules" events are named
  * "<module>(<program id>)"; GPU kernels carry a program_id stat. */
-static void programs_of(struct tp_mem_core *c, const struct tp_host *h)
+static void programs_of(struct tp_mem_core *c, const struct tp_host *h,
+			const struct tp_mem_known_programs *known)
 {
 	const struct tp_plane *pl = c->plane;
+	struct tp_event_batch *b = tp_xmalloc(sizeof(*b));
 
 	for (size_t l = 0; l < pl->n_lines; l++) {
 		const struct tp_line *ln = &pl->lines[l];
 		bool modules_line = tp_str_eq(ln->name, "XLA Modules");
+		const struct tp_mem_line_program *k;
 		struct tp_event_iter it;
 		struct tp_event ev;
+		size_t nk;
 
 		if (!modules_line && !(pl->kind == TP_PLANE_GPU && pl->known_stat[TP_SN_PROGRAM_ID]))
 			continue;
+		if (!modules_line && (k = known_line(known, ln, &nk))) {
+			for (size_t i = 0; i < nk; i++)
+				if (k[i].runs)
+					add_program_runs(c, k[i].id, k[i].runs);
+			continue;
+		}
 		/* a read to the end: it scans a line opening deferred */
 		tp_event_iter_init_read(&it, &h->xs, pl, ln);
-		while (tp_event_iter_next(&it, &ev) > 0) {
+		for (;;) {
 			struct tp_stat st;
 			uint64_t id;
 			int64_t v;
 
+			if (!modules_line)
+				gpu_programs_bulk(c, pl, &it, b);
+			if (tp_event_iter_next(&it, &ev) <= 0)
+				break;
 			if (modules_line && ev.meta && tp_parse_paren_id(ev.meta->name, &id))
 				add_program(c, id);
 			else if (!modules_line && tp_event_stat(&h->xs, pl, &ev, TP_SN_PROGRAM_ID, &st) &&
@@ -125,6 +198,7 @@ static void programs_of(struct tp_mem_core *c, const struct tp_host *h)
 				add_program(c, (uint64_t)v);
 		}
 	}
+	free(b);
 }
 
 static long runtime_device(const struct tp_memory *mem, const struct tp_mem_core *c)
@@ -149,7 +223,6 @@ static void fill_core(struct tp_memory *mem, struct tp_mem_core *c,
 	const struct tp_stat *s;
 	int64_t v;
 
-	programs_of(c, h);
 	c->top_module = -1;
 	for (size_t i = 0; i < c->n_programs; i++)
 		for (size_t j = 0; j < mem->n_modules; j++)
@@ -161,9 +234,26 @@ static void fill_core(struct tp_memory *mem, struct tp_mem_core *c,
 	c->capacity = hbm ? hbm : s && tp_stat_int(s, &v) && v > 0 ? (uint64_t)v : 0;
 }
 
-static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
-			     const struct tp_memory_filter *f, struct tp_error *err)
+struct programs_pool {
+	struct tp_mem_core *cores;
+	const struct tp_capture *cap;
+	const struct tp_mem_known_programs *known;
+};
+
+static void programs_job(void *ctx, size_t i, unsigned worker)
 {
+	const struct programs_pool *pool = ctx;
+	struct tp_mem_core *c = &pool->cores[i];
+
+	(void)worker;
+	programs_of(c, &pool->cap->hosts[c->host], pool->known);
+}
+
+static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
+			     const struct tp_memory_filter *f,
+			     const struct tp_mem_known_programs *known, struct tp_error *err)
+{
+	struct programs_pool pool;
 	size_t n = 0, all = 0;
 
 	for (size_t h = 0; h < cap->n_hosts; h++)
@@ -187,9 +277,15 @@ static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
 			c = &mem->cores[mem->n_cores++];
 			c->host = h;
 			c->plane = pl;
-			fill_core(mem, c, host, f->hbm);
 		}
 	}
+	/* each core reads its own plane's lines: in parallel */
+	pool.cores = mem->cores;
+	pool.cap = cap;
+	pool.known = known;
+	tp_parallel_for(mem->n_cores, 0, programs_job, &pool);
+	for (size_t i = 0; i < mem->n_cores; i++)
+		fill_core(mem, &mem->cores[i], &cap->hosts[mem->cores[i].host], f->hbm);
 	if (f->core && !mem->n_cores)
 		return tp_error_set(err, TP_ERR_USAGE, "no core '%s' in the capture (%zu cores)",
 				    f->core, all);
@@ -237,7 +333,7 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 		rc = tp_error_set(err, TP_ERR_USAGE, "no module '%s' in the capture", f->module);
 	if (rc == TP_OK) {
 		tp_mem_runtime_build(&mem->runtime, cap);
-		rc = map_cores(mem, cap, f, err);
+		rc = map_cores(mem, cap, f, opt->known, err);
 	}
 	if (rc != TP_OK) {
 		tp_memory_release(mem);
@@ -268,3 +364,44 @@ void tp_memory_release(struct tp_memory *mem)
 	tp_mem_runtime_release(&mem->runtime);
 	memset(mem, 0, sizeof(*mem));
 }
+
+enum tp_err tp_memory_check_filter(struct tp_capture *cap, const struct tp_memory_filter *f,
+				   struct tp_error *err)
+{
+	bool host_found = !f->host, module_found = !f->module, core_found = !f->core;
+	size_t all = 0;
+
+	for (size_t h = 0; h < cap->n_hosts && !host_found; h++)
+		host_found = strcmp(cap->hosts[h].name, f->host) == 0;
+	if (!host_found)
+		return tp_error_set(err, TP_ERR_USAGE, "no host '%s' in the capture", f->host);
+	/* as analyze_modules meets them: a module that does not decode first */
+	for (size_t i = 0; i < cap->n_modules; i++) {
+		struct tp_module *m = &cap->modules[i];
+		enum tp_err rc;
+
+		if (f->host && m->host >= 0 && strcmp(cap->hosts[m->host].name, f->host) != 0)
+			continue;
+		if ((rc = tp_capture_decode_module(cap, m, err)) != TP_OK)
+			return rc;
+		module_found |= module_matches(m, f->module);
+	}
+	if (!module_found)
+		return tp_error_set(err, TP_ERR_USAGE, "no module '%s' in the capture", f->module);
+	for (size_t h = 0; h < cap->n_hosts; h++) {
+		const struct tp_host *host = &cap->hosts[h];
+
+		if (f->host && strcmp(host->name, f->host) != 0)
+			continue;
+		for (size_t p = 0; p < host->xs.n_planes; p++)
+			if (is_core(&host->xs.planes[p])) {
+				all++;
+				core_found |= core_matches(&host->xs.planes[p], f->core);
+			}
+	}
+	if (!core_found)
+		return tp_error_set(err, TP_ERR_USAGE, "no core '%s' in the capture (%zu cores)",
+				    f->core, all);
+	return TP_OK;
+}
+

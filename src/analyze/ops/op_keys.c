@@ -57,8 +57,8 @@ static struct tp_op_slot *slot_find(struct tp_op_ctx *c, const uint64_t k[3])
 }
 
 /* A string stat value and its hash: ref hashes are cached per metadata. */
-static bool str_key(struct tp_op_ctx *c, const struct tp_stat *st,
-		    struct tp_str *s, uint64_t *h)
+bool tp_op_str_key(struct tp_op_ctx *c, const struct tp_stat *st,
+		   struct tp_str *s, uint64_t *h)
 {
 	if (st->kind == TP_STAT_REF) {
 		const struct tp_stat_meta *sm =
@@ -288,8 +288,7 @@ static uint32_t resolve_gpu(struct tp_op_ctx *c, const struct tp_event *ev)
 	struct tp_stat st;
 	struct tp_str mod = TP_STR_NULL, name = TP_STR_NULL, tfop = TP_STR_NULL;
 	uint64_t k[3] = { 0, 0, 0 }, h;
-	bool created, has_op = false;
-	uint32_t op;
+	bool has_op = false;
 
 	tp_stat_iter_init(&it, &c->host->xs, ev);
 	while (tp_stat_iter_next(&it, &st) > 0) {
@@ -297,12 +296,12 @@ static uint32_t resolve_gpu(struct tp_op_ctx *c, const struct tp_event *ev)
 
 		if (pl->known_stat[TP_SN_HLO_OP] &&
 		    st.metadata_id == pl->known_stat_id[TP_SN_HLO_OP] &&
-		    str_key(c, &st, &name, &h)) {
+		    tp_op_str_key(c, &st, &name, &h)) {
 			k[2] = h;
 			has_op = true;
 		} else if (pl->known_stat[TP_SN_HLO_MODULE] &&
 			   st.metadata_id == pl->known_stat_id[TP_SN_HLO_MODULE] &&
-			   str_key(c, &st, &mod, &h)) {
+			   tp_op_str_key(c, &st, &mod, &h)) {
 			k[1] = h;
 		} else if (pl->known_stat[TP_SN_PROGRAM_ID] &&
 			   st.metadata_id == pl->known_stat_id[TP_SN_PROGRAM_ID] &&
@@ -317,7 +316,15 @@ static uint32_t resolve_gpu(struct tp_op_ctx *c, const struct tp_event *ev)
 	}
 	if (!has_op)
 		return TP_OP_NONE;
-	op = lookup_or_new(c, k, k[0], name, &created);
+	return tp_op_gpu_lookup(c, k, name, tfop);
+}
+
+uint32_t tp_op_gpu_lookup(struct tp_op_ctx *c, const uint64_t k[3],
+			  struct tp_str name, struct tp_str tfop)
+{
+	bool created;
+	uint32_t op = lookup_or_new(c, k, k[0], name, &created);
+
 	if (created) {
 		struct tp_op *o = &c->ops->ops[op];
 		struct tp_str sc = tp_scope_from_tf_op(tfop);
@@ -424,6 +431,7 @@ void tp_op_ctx_release(struct tp_op_ctx *c)
 	free(c->name_hash);
 	free(c->slots);
 	free(c->vals);
+	tp_op_gpu_release(c);
 	c->meta_op = NULL;
 	c->name_hash = NULL;
 	c->slots = NULL;

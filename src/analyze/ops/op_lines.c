@@ -348,8 +348,8 @@ static void add_event(struct line_pass *lp, const struct tp_event *ev)
 	add_timed(lp, id, ev->start_ps, ev->dur_ps);
 }
 
-/* Plain events in bulk (tp_event_iter_batch): timed, one occurrence, no
- * stats but device time, metadata known. */
+/* Plain events in bulk (tp_event_iter_batch_keyed): timed, one
+ * occurrence, metadata known, no flops or bytes of their own. */
 static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 		      size_t n)
 {
@@ -366,22 +366,45 @@ static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 	}
 }
 
+/* GPU kernels in bulk (tp_event_iter_batch_keyed): as add_batch, the op
+ * from the stats kept (op_gpu.c). */
+static void add_gpu_batch(struct line_pass *lp, const struct tp_event_batch *b,
+			  size_t n)
+{
+	struct tp_op_ctx *c = lp->c;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = tp_op_resolve_gpu_batch(c, b, i);
+
+		if (id == TP_OP_NONE)
+			continue;
+		lp->core->events++;
+		tp_op_add_meta_counts(c, id, 1);
+		add_timed(lp, id, b->start_ps[i], b->dur_ps[i]);
+	}
+}
+
 /* One pass over the line: counts and times per op, and nesting as it
  * goes while the line is sorted. A line that opening left unscanned is
  * scanned by this very pass, so its events are read once (see struct
  * tp_decode_opts); the pass runs to the end so that the scan completes.
- * TPU and TF op lines are read in bulk; GPU kernels name their ops in
- * stats, one event at a time. */
+ * Lines are read in bulk; GPU kernels name their ops in stats, which
+ * the bulk reader keeps (events it cannot read so come one at a time). */
 void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_op_bufs *b = c->bufs;
 	struct line_pass lp = { c, &ops->cores[c->core], { 0 }, 0 };
-	bool bulk = lp.core->source != TP_OPSRC_GPU;
+	bool gpu = lp.core->source == TP_OPSRC_GPU;
+	bool bulk = gpu ? tp_op_gpu_keys(c) : true;
+	struct tp_batch_keys count_keys;
 	struct tp_event_iter it;
 	struct tp_event ev;
 
+	tp_op_count_keys(c->pl, &count_keys);
 	stream_start(&lp.st, ops, lp.core);
+	if (gpu)
+		tp_op_programs_line(c, ln);
 	if (bulk && !b->batch)
 		b->batch = tp_xmalloc(sizeof(*b->batch));
 	if (ln->scanned)
@@ -389,15 +412,23 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	else
 		tp_event_iter_init_scan(&it, &c->host->xs, c->pl, ln);
 	for (;;) {
-		size_t n = bulk ? tp_event_iter_batch(&it, b->batch) : 0;
+		size_t n = bulk ? tp_event_iter_batch_keyed(&it, gpu ? &c->gpu_keys :
+							    &count_keys, b->batch) : 0;
 
 		if (n) {
-			add_batch(&lp, b->batch, n);
+			if (gpu) {
+				add_gpu_batch(&lp, b->batch, n);
+				tp_op_programs_batch(c, b->batch, n);
+			} else {
+				add_batch(&lp, b->batch, n);
+			}
 			continue;
 		}
 		if (tp_event_iter_next(&it, &ev) <= 0)
 			break;
 		add_event(&lp, &ev);
+		if (gpu)
+			tp_op_programs_event(c, &ev);
 	}
 	if (lp.st.records) {
 		nest(ops, lp.core, b, lp.n);

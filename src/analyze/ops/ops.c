@@ -135,8 +135,14 @@ static void finish_core(struct tp_ops *ops, struct tp_ops_core *core)
 /* Lines the ops do not read are scanned (validated) before the steps
  * and ops are read, in case opening deferred them. */
 static void scan_other_lines(const struct tp_host *h, struct tp_plane *pl,
-			     enum tp_op_source src)
+			     enum tp_op_source src, struct tp_op_bufs *bufs)
 {
+	static const struct tp_batch_keys any;
+	struct tp_event_batch *b;
+
+	if (!bufs->batch)
+		bufs->batch = tp_xmalloc(sizeof(*bufs->batch));
+	b = bufs->batch;
 	for (size_t l = 0; l < pl->n_lines; l++) {
 		struct tp_line *ln = &pl->lines[l];
 		struct tp_event_iter it;
@@ -145,7 +151,9 @@ static void scan_other_lines(const struct tp_host *h, struct tp_plane *pl,
 		if (ln->scanned || line_used(src, ln))
 			continue;
 		tp_event_iter_init_scan(&it, &h->xs, pl, ln);
-		while (tp_event_iter_next(&it, &ev) > 0)
+		/* in bulk where it can (any simple stats), as the open scan */
+		while (tp_event_iter_batch_keyed(&it, &any, b) ||
+		       tp_event_iter_next(&it, &ev) > 0)
 			;
 	}
 }
@@ -165,7 +173,7 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 	c->core = 0;
 	c->meta_op = tp_xcalloc(c->pl->n_event_meta + 1, sizeof(*c->meta_op));
 	c->name_hash = tp_xcalloc(c->pl->n_stat_meta + 1, sizeof(*c->name_hash));
-	scan_other_lines(c->host, (struct tp_plane *)c->pl, src);
+	scan_other_lines(c->host, (struct tp_plane *)c->pl, src, c->bufs);
 	tp_ops_read_steps(c);
 	for (size_t l = 0; l < c->pl->n_lines; l++)
 		if (line_used(src, &c->pl->lines[l]))
@@ -421,6 +429,8 @@ void tp_ops_release(struct tp_ops *ops)
 		if (ops->indexed[m])
 			tp_hlo_index_release(&ops->index[m]);
 	free(ops->ops);
+	for (size_t i = 0; i < ops->n_cores; i++)
+		free(ops->cores[i].programs);
 	free(ops->cores);
 	free(ops->steps);
 	free(ops->execs);

@@ -60,7 +60,44 @@ struct tp_op_ctx {
 	struct tp_error *err;
 	enum tp_err rc;                /* first error met while resolving     */
 	struct tp_op_bufs *bufs;       /* the thread's scratch, borrowed      */
+	struct tp_op_gpu_slot *gpu_slots; /* GPU kernels' stat values -> op  */
+	size_t cap_gpu_slots, n_gpu_slots;
+	struct tp_batch_keys gpu_keys; /* what GPU bulk reading keeps        */
+	bool count_programs;           /* this line's: tp_ops_core.programs   */
+	size_t line_programs;          /* the line's first entry there        */
 };
+
+/* The stats GPU kernels name their op with, as kept by bulk reading
+ * (tp_batch_keys slots; op_gpu.c). */
+enum { TP_GPU_KEY_PROGRAM, TP_GPU_KEY_MODULE, TP_GPU_KEY_OP, TP_GPU_KEY_TF_OP };
+
+/* A string stat's value and hash (ref hashes cached per stat metadata);
+ * false when st is neither a string nor a ref to known metadata. */
+bool tp_op_str_key(struct tp_op_ctx *c, const struct tp_stat *st,
+		   struct tp_str *s, uint64_t *h);
+/* The GPU op of key (program id, module name hash, op name hash), made
+ * on first sight with its name and TF op (op_keys.c). */
+uint32_t tp_op_gpu_lookup(struct tp_op_ctx *c, const uint64_t k[3],
+			  struct tp_str name, struct tp_str tfop);
+/* Fills c->gpu_keys from the plane's stat ids: the four above kept,
+ * flops and bytes_accessed rejected (they count per event). False when
+ * the plane gives two of these stats one id: no bulk reading then. */
+bool tp_op_gpu_keys(struct tp_op_ctx *c);
+/* Also the batch path's keys for TPU and TF lines: flops and
+ * bytes_accessed rejected, nothing kept. */
+void tp_op_count_keys(const struct tp_plane *pl, struct tp_batch_keys *k);
+/* The op of event i of a keyed batch of GPU kernels, as
+ * tp_op_resolve gives it for the same event; memoized by the stats'
+ * values, so names are hashed once per distinct kernel. */
+uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
+				 const struct tp_event_batch *b, size_t i);
+void tp_op_gpu_release(struct tp_op_ctx *c);
+
+/* The programs of a GPU line's kernels (tp_ops_core.programs): a line
+ * starts, then each event read in bulk or one at a time. */
+void tp_op_programs_line(struct tp_op_ctx *c, const struct tp_line *ln);
+void tp_op_programs_batch(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n);
+void tp_op_programs_event(struct tp_op_ctx *c, const struct tp_event *ev);
 
 /* Resolves the op of one event (creating it on first sight); TP_OP_NONE
  * when the event is not an op or is filtered out. */

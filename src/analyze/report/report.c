@@ -6,7 +6,110 @@
  */
 #include "tpuprof/report_analysis.h"
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* A line's entries in the ops pass's list: contiguous, one core's. */
+struct line_block {
+	const struct tp_line *line;
+	const struct tp_line_program *first;
+	size_t n;
+};
+
+static int by_line(const void *a, const void *b)
+{
+	uintptr_t u = (uintptr_t)((const struct line_block *)a)->line,
+		  v = (uintptr_t)((const struct line_block *)b)->line;
+
+	return (u > v) - (u < v);
+}
+
+/* The ops pass's program counts of GPU kernel lines, for the memory
+ * analysis (tp_mem_known_programs): sorted by line, each line's entries
+ * kept together in their first-seen order. */
+static void known_programs(struct tp_mem_known_programs *k, const struct tp_ops *ops)
+{
+	struct tp_mem_line_program *e;
+	struct line_block *blocks;
+	size_t n = 0, lines = 0, at = 0;
+
+	for (size_t c = 0; c < ops->n_cores; c++)
+		n += ops->cores[c].n_programs;
+	blocks = tp_xcalloc(n + 1, sizeof(*blocks));
+	for (size_t c = 0; c < ops->n_cores; c++)
+		for (size_t i = 0; i < ops->cores[c].n_programs; i++) {
+			const struct tp_line_program *p = &ops->cores[c].programs[i];
+
+			if (!lines || blocks[lines - 1].line != p->line) {
+				blocks[lines].line = p->line;
+				blocks[lines++].first = p;
+			}
+			blocks[lines - 1].n++;
+		}
+	qsort(blocks, lines, sizeof(*blocks), by_line);
+	e = tp_xcalloc(n + 1, sizeof(*e));
+	for (size_t l = 0; l < lines; l++)
+		for (size_t i = 0; i < blocks[l].n; i++) {
+			e[at].line = blocks[l].line;
+			e[at].id = blocks[l].first[i].id;
+			e[at++].runs = blocks[l].first[i].runs;
+		}
+	free(blocks);
+	k->entries = e;
+	k->n = n;
+}
+
+/* Whether the ops pass has anything to hand the memory analysis: GPU
+ * planes, whose kernel events carry the programs memory counts. */
+static bool has_gpu_planes(const struct tp_capture *cap)
+{
+	for (size_t h = 0; h < cap->n_hosts; h++)
+		for (size_t p = 0; p < cap->hosts[h].xs.n_planes; p++)
+			if (cap->hosts[h].xs.planes[p].kind == TP_PLANE_GPU)
+				return true;
+	return false;
+}
+
+/* Memory, then the ops pass: the memory analysis's brief reads of every
+ * host (HLO, metadata, memory events) then come before the op tables
+ * exist, so a pod's run directory peaks at the larger of the two, not
+ * their sum (16 hosts x 100 MB: 200 MB, not 255 MB). */
+static enum tp_err memory_then_ops(struct tp_report *r, struct tp_capture *cap,
+				   const struct tp_mem_options *mopt,
+				   const struct tp_memory_filter *mf,
+				   const struct tp_ops_filter *of, struct tp_error *err)
+{
+	enum tp_err rc = tp_memory_build(&r->memory, cap, mopt, mf, err);
+
+	if (rc == TP_OK)
+		rc = tp_collectives_build(&r->coll, cap, of, err);
+	return rc;
+}
+
+/* The ops pass, then memory with the programs the ops pass counted in
+ * GPU kernel lines, so those lines are read once. */
+static enum tp_err ops_then_memory(struct tp_report *r, struct tp_capture *cap,
+				   struct tp_mem_options *mopt,
+				   const struct tp_memory_filter *mf,
+				   const struct tp_ops_filter *of, struct tp_error *err)
+{
+	struct tp_mem_known_programs known;
+	enum tp_err rc;
+
+	rc = tp_memory_check_filter(cap, mf, err); /* its errors first */
+	if (rc == TP_OK)
+		rc = tp_collectives_build(&r->coll, cap, of, err);
+	if (rc != TP_OK)
+		return rc;
+	known_programs(&known, &r->coll.ops);
+	mopt->known = &known;
+	rc = tp_memory_build(&r->memory, cap, mopt, mf, err);
+	mopt->known = NULL;
+	free((void *)known.entries);
+	return rc;
+}
 
 static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 			 const struct tp_report_filter *f, struct tp_error *err)
@@ -18,11 +121,12 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 
 	/* info last: it needs every line scanned, and opening left the op
 	 * lines (TP_DEFER_MIN_BYTES) to the ops pass, so that their events
-	 * are read once; memory reads no op line */
-	rc = tp_memory_build(&r->memory, cap, &mopt, &mf, err);
-	if (rc != TP_OK)
-		return rc;
-	rc = tp_collectives_build(&r->coll, cap, &of, err);
+	 * are read once; memory reads no op line, but for the programs GPU
+	 * kernels carry, which the ops pass counts for it */
+	if (has_gpu_planes(cap))
+		rc = ops_then_memory(r, cap, &mopt, &mf, &of, err);
+	else
+		rc = memory_then_ops(r, cap, &mopt, &mf, &of, err);
 	if (rc != TP_OK)
 		return rc;
 	rc = tp_info_build(&r->info, cap, err);

@@ -1,7 +1,9 @@
 /*
  * xspace_batch.c - the bulk reader of op lines (tp_event_iter_batch, see
  * xspace.h): events of the usual shape straight into arrays, in one
- * tight loop; anything else is left to tp_event_iter_next.
+ * tight loop; anything else is left to tp_event_iter_next. Keyed
+ * reading (GPU kernels name their op in stats) keeps chosen stats'
+ * values too.
  */
 #include "xspace_internal.h"
 
@@ -24,33 +26,179 @@ static void device_ids_of(const struct tp_event_iter *it, struct device_ids *d)
 	d->want = !it->raw_times && d->has_off;
 }
 
-/* The stats of a plain event: each [08 id][18|20 value], device time
- * only. Values as note_device_time takes them (the last one wins).
- * False at anything else. */
+/* One stat [08 id][value] in a shape producers write: a varint (18
+ * uint64, 20 int64, 38 ref), a fixed64 (11 double) or a length-delimited
+ * value (2a str, 32 bytes), and nothing else. Such bytes are a valid XStat,
+ * so a validating reader accepts them as they are. Returns the stat's end
+ * with *tag and, for varints, *v; NULL at anything else. */
+static inline __attribute__((always_inline)) const uint8_t *
+simple_stat(const uint8_t *s, const uint8_t *se, const uint8_t *slack,
+	    uint64_t *id, uint8_t *tag, uint64_t *v)
+{
+	uint64_t len;
+
+	if (s >= se || *s != 0x08 || !(s = fast_varint(s + 1, se, slack, id)) ||
+	    s >= se)
+		return NULL;
+	*tag = *s;
+	switch (*s) {
+	case 0x18:
+	case 0x20:
+	case 0x38:
+		s = fast_varint(s + 1, se, slack, v);
+		break;
+	case 0x11:
+		s = se - s == 9 ? se : NULL;
+		break;
+	case 0x2a:
+	case 0x32:
+		if ((s = fast_varint(s + 1, se, slack, &len)))
+			s = len == (uint64_t)(se - s) ? se : NULL;
+		break;
+	default:
+		return NULL;
+	}
+	return s == se ? s : NULL;
+}
+
+/* The usual stat, [22 len][08 id][tag value] with a one-byte length and
+ * id, from one load: its end, with *id, *tag and *v as simple_stat gives
+ * them; NULL when it is not of that form (simple_stat decides then). */
+static inline __attribute__((always_inline)) const uint8_t *
+short_stat(const uint8_t *q, const uint8_t *e, const uint8_t *slack,
+	   uint64_t *id, uint8_t *tag, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, len;
+	const uint8_t *se;
+
+	if (slack - q < 8)
+		return NULL;
+	memcpy(&w, q, sizeof(w));
+	len = (w >> 8) & 0xff;
+	if ((w & 0xff00ff) != 0x080022 || (w & UINT64_C(0x80000000)) || len < 3 ||
+	    len >= 0x80 || len + 2 > (uint64_t)(e - q))
+		return NULL;
+	se = q + 2 + len;
+	*id = (w >> 24) & 0x7f;
+	*tag = (uint8_t)(w >> 32);
+	switch (*tag) {
+	case 0x18:
+	case 0x20:
+	case 0x38:
+		if (len == 4 && !(w & UINT64_C(0x800000000000))) {
+			*v = (w >> 40) & 0x7f;
+			return se;
+		}
+		return fast_varint(q + 5, se, slack, v) == se ? se : NULL;
+	case 0x11:
+		return len == 11 ? se : NULL;
+	case 0x2a:
+	case 0x32:
+		return !(w & UINT64_C(0x800000000000)) && len == 4 + ((w >> 40) & 0x7f) ?
+			       se : NULL;
+	default:
+		return NULL;
+	}
+#else
+	(void)q, (void)e, (void)slack, (void)id, (void)tag, (void)v;
+	return NULL;
+#endif
+}
+
+/* The kind of a kept stat's value by its tag (varints only). */
+static inline uint8_t varint_kind(uint8_t tag)
+{
+	return tag == 0x18 ? TP_STAT_UINT64 : tag == 0x20 ? TP_STAT_INT64 :
+	       tag == 0x38 ? TP_STAT_REF : TP_STAT_NONE;
+}
+
+/* What a stat id means to the bulk reader: device time, a kept stat
+ * (ROLE_KEEP + slot), a stat that makes the event not plain, or one it
+ * passes over. Small ids (all producers write) come from a table. */
+enum { ROLE_PASS = 0, ROLE_KEEP = 1, ROLE_OFF = 0x10, ROLE_DUR, ROLE_REJECT };
+#define ROLE_TABLE 64
+
+struct stat_roles {
+	const struct tp_batch_keys *k; /* NULL: device time only       */
+	const struct device_ids *d;
+	uint8_t role[ROLE_TABLE];
+};
+
+static uint8_t role_of(const struct stat_roles *r, uint64_t id)
+{
+	const struct tp_batch_keys *k = r->k;
+
+	if (r->d->has_off && id == r->d->off)
+		return ROLE_OFF;
+	if (r->d->has_dur && id == r->d->dur)
+		return ROLE_DUR;
+	if (!k)
+		return ROLE_REJECT;
+	for (unsigned i = 0; i < TP_BATCH_KEYS; i++)
+		if (k->keep_on[i] && id == (uint64_t)k->keep[i])
+			return (uint8_t)(ROLE_KEEP + i);
+	for (unsigned i = 0; i < TP_BATCH_REJECTS; i++)
+		if (k->reject_on[i] && id == (uint64_t)k->reject[i])
+			return ROLE_REJECT;
+	return ROLE_PASS;
+}
+
+static void roles_init(struct stat_roles *r, const struct tp_batch_keys *k,
+		       const struct device_ids *d)
+{
+	r->k = k;
+	r->d = d;
+	for (uint64_t id = 0; id < ROLE_TABLE; id++)
+		r->role[id] = role_of(r, id);
+}
+
+/* The stats of a plain event: device time, taken as note_device_time
+ * takes it (the last one wins), and with keys any other simple stat,
+ * kept values once per event and integers only. False at anything else. */
 static inline __attribute__((always_inline)) bool
 plain_stats(const uint8_t *q, const uint8_t *e, const uint8_t *slack,
-	    const struct device_ids *d, struct device_time *t)
+	    const struct stat_roles *r, struct device_time *t,
+	    struct tp_event_batch *b, size_t n)
 {
 	while (q < e) {
 		const uint8_t *s, *se;
-		uint64_t len, id, v;
+		uint64_t len, id, v = 0;
+		uint8_t tag, role;
 
-		if (*q != 0x22 || !(s = fast_varint(q + 1, e, slack, &len)) ||
-		    len > (uint64_t)(e - s))
+		if (!(se = short_stat(q, e, slack, &id, &tag, &v))) {
+			if (*q != 0x22 || !(s = fast_varint(q + 1, e, slack, &len)) ||
+			    len > (uint64_t)(e - s))
+				return false;
+			se = s + len;
+			if (!simple_stat(s, se, slack, &id, &tag, &v))
+				return false;
+		}
+		role = id < ROLE_TABLE ? r->role[id] : role_of(r, id);
+		if (role == ROLE_PASS) {
+			q = se;
+			continue;
+		}
+		if (role == ROLE_REJECT)
 			return false;
-		se = s + len;
-		if (s >= se || *s != 0x08 || !(s = fast_varint(s + 1, se, slack, &id)) ||
-		    s >= se || (*s != 0x18 && *s != 0x20) ||
-		    !(s = fast_varint(s + 1, se, slack, &v)) || s != se)
-			return false;
-		if (d->has_off && id == d->off) {
-			t->off = (int64_t)v;
-			t->found |= 1;
-		} else if (d->has_dur && id == d->dur) {
-			t->dur = (int64_t)v;
-			t->found |= 2;
+		if (role >= ROLE_OFF) {
+			/* device time as a double or string: the general reader's */
+			if (tag != 0x18 && tag != 0x20)
+				return false;
+			if (role == ROLE_OFF) {
+				t->off = (int64_t)v;
+				t->found |= 1;
+			} else {
+				t->dur = (int64_t)v;
+				t->found |= 2;
+			}
 		} else {
-			return false;
+			unsigned slot = role - ROLE_KEEP;
+
+			if (b->kind[slot][n] || !varint_kind(tag))
+				return false; /* twice, or not an integer */
+			b->kind[slot][n] = varint_kind(tag);
+			b->value[slot][n] = v;
 		}
 		q = se;
 	}
@@ -86,10 +234,11 @@ static void scan_account_batch(struct tp_line *ln, const struct tp_event_batch *
 /* The plain event whose field starts at p (the 0x22 tag) into slot n
  * of b; returns its end, or NULL when it is not plain. */
 static inline __attribute__((always_inline)) const uint8_t *
-plain_event(const struct tp_event_iter *it, const struct device_ids *d,
+plain_event(const struct tp_event_iter *it, const struct stat_roles *r,
 	    const uint8_t *p, const uint8_t *end, struct tp_event_batch *b,
 	    size_t n)
 {
+	const struct device_ids *d = r->d;
 	const uint32_t *direct = it->plane->event_meta_index.direct;
 	const uint8_t *slack = it->slack, *q, *e;
 	uint64_t len, mid, off = 0, dur = 0;
@@ -110,7 +259,10 @@ plain_event(const struct tp_event_iter *it, const struct device_ids *d,
 		   (q < e && *q == 0x18 && !(q = fast_varint(q + 1, e, slack, &dur)))) {
 		return NULL;
 	}
-	if (!plain_stats(q, e, slack, d, &t) || (d->want && t.found != 3) ||
+	if (r->k)
+		for (unsigned i = 0; i < TP_BATCH_KEYS; i++)
+			b->kind[i][n] = TP_STAT_NONE;
+	if (!plain_stats(q, e, slack, r, &t, b, n) || (d->want && t.found != 3) ||
 	    mid >= it->plane->event_meta_index.n_direct || !direct[mid])
 		return NULL;
 	b->meta[n] = direct[mid] - 1;
@@ -119,17 +271,20 @@ plain_event(const struct tp_event_iter *it, const struct device_ids *d,
 	return e;
 }
 
-size_t tp_event_iter_batch(struct tp_event_iter *it, struct tp_event_batch *b)
+static size_t batch(struct tp_event_iter *it, const struct tp_batch_keys *k,
+		    struct tp_event_batch *b)
 {
 	const uint8_t *p = it->w.p, *end = it->w.end, *next;
 	struct device_ids d;
+	struct stat_roles r;
 	size_t n = 0;
 
 	if (it->w.error || !it->plane->event_meta_index.direct)
 		return 0;
 	device_ids_of(it, &d);
+	roles_init(&r, k, &d);
 	while (n < TP_EVENT_BATCH && p < end && *p == 0x22 &&
-	       (next = plain_event(it, &d, p, end, b, n))) {
+	       (next = plain_event(it, &r, p, end, b, n))) {
 		n++;
 		p = next;
 	}
@@ -139,4 +294,16 @@ size_t tp_event_iter_batch(struct tp_event_iter *it, struct tp_event_batch *b)
 	if (it->xs->drop_pages)
 		tp_event_iter_drop_behind(it);
 	return n;
+}
+
+size_t tp_event_iter_batch(struct tp_event_iter *it, struct tp_event_batch *b)
+{
+	return batch(it, NULL, b);
+}
+
+size_t tp_event_iter_batch_keyed(struct tp_event_iter *it,
+				 const struct tp_batch_keys *keys,
+				 struct tp_event_batch *b)
+{
+	return batch(it, keys, b);
 }

@@ -2,14 +2,36 @@
  * merge.c - merging report documents (see merge.h). Each part follows the
  * order the analysis itself uses over several hosts: hosts in argument
  * order, and within a host the host's own order.
+ *
+ * Documents are merged one at a time into the merged document, so that a
+ * pod's thousand reports need the memory of the result, not of all the
+ * inputs: what is merged by key (collectives by program and name,
+ * programs by id) is found through indexes kept beside it, and a document
+ * the merge owns gives its elements away instead of copies of them.
  */
 #include "tpuprof/merge.h"
 #include "tpuprof/ops_report.h"
 #include "tpuprof/report_doc.h"
 #include "tpuprof/report.h"
 #include "tpuprof/scopes.h"
+#include "tpuprof/util.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+struct tp_merge {
+	json_t *m;                /* the merged document; NULL before the first */
+	bool own;                 /* inputs are given, not lent              */
+	json_t *module_warnings;
+	struct tp_scope_tree tree;
+	json_t *mem_modules;      /* program id -> memory.modules element    */
+	json_t *coll;             /* program id US name -> collective        */
+	json_t *coll_modules;     /* program id -> collectives.modules element */
+	json_t *hosts;            /* host, source, events -> its input        */
+	json_t *names;            /* host name -> the input it first came from */
+	struct tp_merge_hosts seen;
+};
 
 static json_t *get(json_t *o, const char *key)
 {
@@ -23,8 +45,15 @@ static const char *str(json_t *o, const char *key)
 	return s ? s : "";
 }
 
-/* Appends copies of every element of src[key] to dst[key]. */
-static void concat(json_t *dst, json_t *src, const char *key)
+/* A copy of v, or v itself when the merge owns its inputs (they are
+ * released after their merge: only the merged document holds v then). */
+static json_t *take(const struct tp_merge *g, json_t *v)
+{
+	return g->own ? json_incref(v) : json_deep_copy(v);
+}
+
+/* Appends every element of src[key] to dst[key]. */
+static void concat(const struct tp_merge *g, json_t *dst, json_t *src, const char *key)
 {
 	json_t *a = get(dst, key), *b = get(src, key);
 	size_t i;
@@ -33,18 +62,47 @@ static void concat(json_t *dst, json_t *src, const char *key)
 	if (!json_is_array(a) || !json_is_array(b))
 		return;
 	json_array_foreach(b, i, v)
-		json_array_append_new(a, json_deep_copy(v));
+		json_array_append_new(a, take(g, v));
 }
 
-/* The element of array a whose field key equals value, or NULL. */
-static json_t *find(json_t *a, const char *key, const char *value)
+/* Index keys: a field, or two joined by a unit separator. */
+static const char *key2(char *buf, size_t n, json_t *v, const char *k1, const char *k2)
 {
+	if (!k2)
+		return str(v, k1);
+	snprintf(buf, n, "%s\x1f%s", str(v, k1), str(v, k2));
+	return buf;
+}
+
+/* Indexes the elements of array a by key (the first of equal keys). */
+static void index_array(json_t *idx, json_t *a, const char *k1, const char *k2)
+{
+	char buf[1024];
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(a, i, v)
-		if (strcmp(str(v, key), value) == 0)
-			return v;
+	json_array_foreach(a, i, v) {
+		const char *k = key2(buf, sizeof(buf), v, k1, k2);
+
+		if (!json_object_get(idx, k))
+			json_object_set_nocheck(idx, k, v);
+	}
+}
+
+/* The element of array a indexed by idx whose key is v's; NULL when
+ * none, and then a copy of v (or v) is appended and indexed. */
+static json_t *find_or_add(const struct tp_merge *g, json_t *idx, json_t *a, json_t *v,
+			   const char *k1, const char *k2)
+{
+	char buf[1024];
+	const char *k = key2(buf, sizeof(buf), v, k1, k2);
+	json_t *found = json_object_get(idx, k), *mine;
+
+	if (found)
+		return found;
+	mine = take(g, v);
+	json_array_append_new(a, mine);
+	json_object_set_nocheck(idx, k, mine);
 	return NULL;
 }
 
@@ -57,13 +115,13 @@ static void add_int(json_t *dst, json_t *src, const char *key)
 							   json_integer_value(b)));
 }
 
-static void merge_info(json_t *dst, json_t *src)
+static void merge_info(const struct tp_merge *g, json_t *dst, json_t *src)
 {
-	concat(dst, src, "sources");
-	concat(dst, src, "hosts");
-	concat(dst, src, "modules");
-	concat(dst, src, "notes");
-	concat(dst, src, "warnings");
+	concat(g, dst, src, "sources");
+	concat(g, dst, src, "hosts");
+	concat(g, dst, src, "modules");
+	concat(g, dst, src, "notes");
+	concat(g, dst, src, "warnings");
 	if (json_is_null(get(dst, "run")) && !json_is_null(get(src, "run")))
 		json_object_set(dst, "run", get(src, "run"));
 }
@@ -71,16 +129,16 @@ static void merge_info(json_t *dst, json_t *src)
 /* Memory: programs once, by program id; module warnings (they start with
  * "module ") after every core's warnings, once each, as one run orders
  * them. */
-static void merge_memory(json_t *dst, json_t *src, json_t *module_warnings)
+static void merge_memory(struct tp_merge *g, json_t *dst, json_t *src)
 {
 	json_t *mods = get(dst, "modules"), *warn = get(dst, "warnings"), *v;
+	json_t *module_warnings = g->module_warnings;
 	size_t i;
 
-	concat(dst, src, "cores");
-	concat(dst, src, "runtime");
+	concat(g, dst, src, "cores");
+	concat(g, dst, src, "runtime");
 	json_array_foreach(get(src, "modules"), i, v)
-		if (!find(mods, "program_id", str(v, "program_id")))
-			json_array_append_new(mods, json_deep_copy(v));
+		find_or_add(g, g->mem_modules, mods, v, "program_id", NULL);
 	json_array_foreach(get(src, "warnings"), i, v) {
 		const char *w = json_string_value(v);
 
@@ -115,15 +173,15 @@ static void split_module_warnings(json_t *memory, json_t *module_warnings)
 }
 
 /* Collectives: one entry per instruction; executions summed. */
-static void merge_collective(json_t *into, json_t *v)
+static void merge_collective(const struct tp_merge *g, json_t *into, json_t *v)
 {
 	json_t *ring = get(into, "ring_bytes_per_device");
 	int64_t t, occ;
 
 	add_int(into, v, "occurrences");
 	add_int(into, v, "time_ps");
-	concat(into, v, "cores");
-	concat(into, v, "executions");
+	concat(g, into, v, "cores");
+	concat(g, into, v, "executions");
 	t = json_integer_value(get(into, "time_ps"));
 	occ = json_integer_value(get(into, "occurrences"));
 	/* the same arithmetic as collectives_json.c */
@@ -133,42 +191,26 @@ static void merge_collective(json_t *into, json_t *v)
 					      ((double)t * 1e-12)));
 }
 
-static json_t *find2(json_t *a, const char *k1, const char *v1, const char *k2, const char *v2)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(a, i, v)
-		if (strcmp(str(v, k1), v1) == 0 && strcmp(str(v, k2), v2) == 0)
-			return v;
-	return NULL;
-}
-
-static void merge_collectives(json_t *dst, json_t *src)
+static void merge_collectives(struct tp_merge *g, json_t *dst, json_t *src)
 {
 	json_t *v, *m;
 	size_t i;
 
 	json_array_foreach(get(src, "collectives"), i, v) {
-		m = find2(get(dst, "collectives"), "program_id", str(v, "program_id"),
-			  "name", str(v, "name"));
+		m = find_or_add(g, g->coll, get(dst, "collectives"), v, "program_id", "name");
 		if (m)
-			merge_collective(m, v);
-		else
-			json_array_append_new(get(dst, "collectives"), json_deep_copy(v));
+			merge_collective(g, m, v);
 	}
 	json_array_foreach(get(src, "modules"), i, v) {
-		m = find(get(dst, "modules"), "program_id", str(v, "program_id"));
-		if (!m) {
-			json_array_append_new(get(dst, "modules"), json_deep_copy(v));
+		m = find_or_add(g, g->coll_modules, get(dst, "modules"), v, "program_id", NULL);
+		if (!m)
 			continue;
-		}
 		add_int(m, v, "occurrences");
 		add_int(m, v, "time_ps");
 		add_int(m, v, "ring_bytes_per_device");
 	}
-	concat(dst, src, "cores");
-	concat(dst, src, "host_collectives");
+	concat(g, dst, src, "cores");
+	concat(g, dst, src, "host_collectives");
 }
 
 /* The op scope tree, rebuilt: every node's exclusive time is added at its
@@ -240,44 +282,175 @@ static void report_warnings(json_t *out)
 	json_object_set_new(out, "warnings", w);
 }
 
+struct tp_merge *tp_merge_new(bool own)
+{
+	struct tp_merge *g = tp_xcalloc(1, sizeof(*g));
+
+	g->own = own;
+	g->module_warnings = json_array();
+	g->mem_modules = json_object();
+	g->coll = json_object();
+	g->coll_modules = json_object();
+	g->hosts = json_object();
+	g->names = json_object();
+	tp_scope_tree_init(&g->tree);
+	return g;
+}
+
+/* The first document is the merged one to start with. */
+static void merge_first(struct tp_merge *g, json_t *doc)
+{
+	json_t *m = g->own ? json_incref(doc) : json_deep_copy(doc), *c;
+
+	g->m = m;
+	/* a /1 input merges into the current version (its op_scopes.cores
+	 * copy is dropped at the end) */
+	json_object_set_new(m, "schema", json_string(TP_REPORT_SCHEMA));
+	split_module_warnings(get(m, "memory"), g->module_warnings);
+	add_scopes(&g->tree, get(m, "op_scopes"));
+	index_array(g->mem_modules, get(get(m, "memory"), "modules"), "program_id", NULL);
+	c = get(m, "collectives");
+	index_array(g->coll, get(c, "collectives"), "program_id", "name");
+	index_array(g->coll_modules, get(c, "modules"), "program_id", NULL);
+}
+
+static void merge_next(struct tp_merge *g, json_t *d)
+{
+	json_t *m = g->m;
+
+	merge_info(g, get(m, "info"), get(d, "info"));
+	merge_memory(g, get(m, "memory"), get(d, "memory"));
+	concat(g, get(m, "ops"), get(d, "ops"), "cores");
+	concat(g, get(m, "op_scopes"), get(d, "op_scopes"), "fusion_splits");
+	add_scopes(&g->tree, get(d, "op_scopes"));
+	merge_collectives(g, get(m, "collectives"), get(d, "collectives"));
+}
+
+static void note_dup(struct tp_merge *g, const char *host, const char *first,
+		     const char *again, bool left_out)
+{
+	struct tp_merge_hosts *s = &g->seen;
+	struct tp_merge_dup *d;
+
+	s->dups = tp_xrealloc(s->dups, (s->n_dups + 1) * sizeof(*s->dups));
+	d = &s->dups[s->n_dups++];
+	d->host = tp_xstrdup(host);
+	d->first = tp_xstrdup(first);
+	d->again = tp_xstrdup(again);
+	d->left_out = left_out;
+}
+
+/* A host is the same capture again when its name, source file and event
+ * count are: merging it would count it twice, so the document is left
+ * out. The same name from another capture (two runs of one machine) is
+ * merged, as one run over both files does, and noted. */
+static bool duplicate_host(struct tp_merge *g, json_t *doc, const char *name)
+{
+	json_t *hosts = get(get(doc, "info"), "hosts"), *h;
+	char key[2048];
+	size_t i;
+
+	json_array_foreach(hosts, i, h) {
+		json_t *first;
+
+		snprintf(key, sizeof(key), "%s\x1f%s\x1f%" JSON_INTEGER_FORMAT, str(h, "name"),
+			 str(h, "source"), json_integer_value(get(h, "events")));
+		if ((first = json_object_get(g->hosts, key))) {
+			note_dup(g, str(h, "name"), json_string_value(first), name, true);
+			return true;
+		}
+	}
+	json_array_foreach(hosts, i, h) {
+		const char *host = str(h, "name");
+		json_t *first = json_object_get(g->names, host);
+
+		snprintf(key, sizeof(key), "%s\x1f%s\x1f%" JSON_INTEGER_FORMAT, host,
+			 str(h, "source"), json_integer_value(get(h, "events")));
+		json_object_set_new_nocheck(g->hosts, key, json_string(name));
+		if (first) {
+			note_dup(g, host, json_string_value(first), name, false);
+			continue;
+		}
+		json_object_set_new_nocheck(g->names, host, json_string(name));
+		g->seen.names = tp_xrealloc(g->seen.names,
+					    (g->seen.n_names + 1) * sizeof(*g->seen.names));
+		g->seen.names[g->seen.n_names++] = tp_xstrdup(host);
+	}
+	return false;
+}
+
+enum tp_err tp_merge_add(struct tp_merge *g, json_t *doc, const char *name,
+			 struct tp_error *err)
+{
+	enum tp_err rc = check_doc(doc, name, err);
+
+	if (rc == TP_OK && !duplicate_host(g, doc, name)) {
+		if (!g->m)
+			merge_first(g, doc);
+		else
+			merge_next(g, doc);
+	}
+	if (g->own)
+		json_decref(doc);
+	return rc;
+}
+
+enum tp_err tp_merge_finish(struct tp_merge *g, json_t **out, struct tp_error *err)
+{
+	json_t *m = g->m;
+
+	if (!m)
+		return tp_error_set(err, TP_ERR_USAGE, "nothing to merge");
+	json_array_extend(get(get(m, "memory"), "warnings"), g->module_warnings);
+	set_scopes(get(m, "op_scopes"), &g->tree);
+	if (has_modules(get(m, "info")))
+		json_object_set_new(get(m, "collectives"), "host_collectives", json_array());
+	report_warnings(m);
+	g->m = NULL;
+	*out = m;
+	return TP_OK;
+}
+
+const struct tp_merge_hosts *tp_merge_hosts(const struct tp_merge *g)
+{
+	return &g->seen;
+}
+
+void tp_merge_free(struct tp_merge *g)
+{
+	if (!g)
+		return;
+	json_decref(g->m);
+	json_decref(g->module_warnings);
+	json_decref(g->mem_modules);
+	json_decref(g->coll);
+	json_decref(g->coll_modules);
+	json_decref(g->hosts);
+	json_decref(g->names);
+	tp_scope_tree_release(&g->tree);
+	for (size_t i = 0; i < g->seen.n_names; i++)
+		free(g->seen.names[i]);
+	free(g->seen.names);
+	for (size_t i = 0; i < g->seen.n_dups; i++) {
+		free(g->seen.dups[i].host);
+		free(g->seen.dups[i].first);
+		free(g->seen.dups[i].again);
+	}
+	free(g->seen.dups);
+	free(g);
+}
+
 enum tp_err tp_report_merge(json_t **out, json_t *const *docs,
 			    const char *const *names, size_t n,
 			    struct tp_error *err)
 {
-	struct tp_scope_tree tree;
-	json_t *m, *module_warnings = json_array();
+	struct tp_merge *g = tp_merge_new(false);
 	enum tp_err rc = TP_OK;
 
 	for (size_t i = 0; i < n && rc == TP_OK; i++)
-		rc = check_doc(docs[i], names[i], err);
-	if (rc != TP_OK || n == 0) {
-		json_decref(module_warnings);
-		return rc != TP_OK ? rc : tp_error_set(err, TP_ERR_USAGE, "nothing to merge");
-	}
-	m = json_deep_copy(docs[0]);
-	/* a /1 input merges into the current version (its op_scopes.cores
-	 * copy is dropped below) */
-	json_object_set_new(m, "schema", json_string(TP_REPORT_SCHEMA));
-	split_module_warnings(get(m, "memory"), module_warnings);
-	tp_scope_tree_init(&tree);
-	add_scopes(&tree, get(m, "op_scopes"));
-	for (size_t i = 1; i < n; i++) {
-		json_t *d = docs[i];
-
-		merge_info(get(m, "info"), get(d, "info"));
-		merge_memory(get(m, "memory"), get(d, "memory"), module_warnings);
-		concat(get(m, "ops"), get(d, "ops"), "cores");
-		concat(get(m, "op_scopes"), get(d, "op_scopes"), "fusion_splits");
-		add_scopes(&tree, get(d, "op_scopes"));
-		merge_collectives(get(m, "collectives"), get(d, "collectives"));
-	}
-	json_array_extend(get(get(m, "memory"), "warnings"), module_warnings);
-	json_decref(module_warnings);
-	set_scopes(get(m, "op_scopes"), &tree);
-	if (has_modules(get(m, "info")))
-		json_object_set_new(get(m, "collectives"), "host_collectives", json_array());
-	tp_scope_tree_release(&tree);
-	report_warnings(m);
-	*out = m;
-	return TP_OK;
+		rc = tp_merge_add(g, docs[i], names[i], err);
+	if (rc == TP_OK)
+		rc = tp_merge_finish(g, out, err);
+	tp_merge_free(g);
+	return rc;
 }

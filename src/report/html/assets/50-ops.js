@@ -1,0 +1,309 @@
+/* Ops view: every op of every core in one table that sorts by any column
+ * and filters by text, scope, category, module and core, with totals of
+ * the rows that pass. Only the rows in sight are in the DOM, so 100,000
+ * ops scroll as fast as 100. Fusions open into the ops fused into them;
+ * collectives carry their groups, bytes and bandwidth. */
+
+const ROW_H = 22;
+
+const OP_COLUMNS = [
+	{ key: "name", title: "op", w: "minmax(220px,2fr)", str: true },
+	{ key: "module", title: "module", w: "minmax(120px,1fr)", str: true },
+	{ key: "core", title: "core", w: "minmax(90px,0.7fr)", str: true },
+	{ key: "category", title: "category", w: "minmax(110px,1fr)", str: true },
+	{ key: "occurrences", title: "count", w: "70px", fmt: fmtInt },
+	{ key: "total_ps", title: "total", w: "86px", fmt: fmtPs },
+	{ key: "self_ps", title: "self", w: "86px", fmt: fmtPs },
+	{ key: "avg_ps", title: "avg", w: "80px", fmt: fmtPs },
+	{ key: "min_ps", title: "min", w: "80px", fmt: fmtPs },
+	{ key: "device_share", title: "device %", w: "72px", fmt: fmtPct },
+	{ key: "scope", title: "scope", w: "minmax(200px,2fr)", str: true },
+	{ key: "flops_per_s", title: "FLOP/s", w: "90px", fmt: function (v) { return fmtRate(v, ""); } },
+	{ key: "bytes_per_s", title: "bytes/s", w: "90px", fmt: function (v) { return fmtRate(v, "B/s"); } },
+	{ key: "group", title: "groups", w: "110px", str: true },
+	{ key: "coll_bytes", title: "coll. bytes", w: "90px", fmt: fmtBytes },
+	{ key: "coll_bw", title: "coll. bandwidth", w: "110px", fmt: function (v) { return fmtRate(v, "B/s"); } },
+	{ key: "source", title: "source", w: "minmax(140px,1fr)", str: true },
+];
+const OP_GRID = "22px " + OP_COLUMNS.map(function (c) { return c.w; }).join(" ");
+
+/* One row per op per core, with the collective it is (if any) joined by
+ * program id and instruction (or the fusion or -done that times it). */
+function opRows(ops, coll, fused) {
+	const byKey = new Map();
+	((coll && coll.collectives) || []).forEach(function (c) {
+		[c.name, c.fusion, c.done].forEach(function (n) {
+			if (n)
+				byKey.set(c.program_id + "\u0000" + n, c);
+		});
+	});
+	const rows = [];
+	const hosts = new Set(((ops && ops.cores) || []).map(function (c) { return c.host; }));
+	((ops && ops.cores) || []).forEach(function (core) {
+		/* the host only when there are several */
+		const ck = hosts.size > 1 ? coreKey(core.host, core.plane) : shortPlane(core.plane);
+		(core.ops || []).forEach(function (o) {
+			const c = byKey.get(o.program_id + "\u0000" + o.name) || null;
+			const f = fused && o.program_id && fused[o.program_id] ? fused[o.program_id][o.name] : null;
+			rows.push({
+				id: rows.length, name: o.name, module: o.module || "", program_id: o.program_id,
+				core: ck, host: core.host, plane: core.plane, category: o.category || "",
+				scope: o.scope || "", source: o.source || "", collective: o.collective,
+				occurrences: o.occurrences, total_ps: o.total_ps, self_ps: o.self_ps, min_ps: o.min_ps,
+				avg_ps: o.avg_ps, device_share: o.device_share, flops: o.flops,
+				bytes_accessed: o.bytes_accessed, flops_per_s: o.flops_per_s, bytes_per_s: o.bytes_per_s,
+				group: c ? (c.group_size ? c.group_size + " × " : "") + (c.replica_groups_text || c.mode || "") : "",
+				coll_bytes: c ? c.bytes : null, coll_bw: c ? c.achieved_bytes_per_s : null,
+				coll: c, fused: f || null,
+			});
+		});
+	});
+	return rows;
+}
+
+const OpsView = {
+	state: { text: "", scope: "", category: "", module: "", core: "", op: "", collectivesOnly: false,
+		 sort: "total_ps", desc: true },
+
+	init: function (root, ops, coll, fused) {
+		this.root = root;
+		this.rows = opRows(ops, coll, fused);
+		this.expanded = new Set();
+		window.tpOps = { total: this.rows.length, shown: 0 };
+		root.appendChild(this.filters());
+		this.totals = root.appendChild(el("div", { class: "totals", id: "ops-totals" }));
+		const scroller = el("div", { class: "vt", id: "ops-table", tabindex: "0" });
+		this.head = scroller.appendChild(this.header());
+		this.sizer = scroller.appendChild(el("div", { class: "vt-sizer" }));
+		this.body = this.sizer.appendChild(el("div", { class: "vt-rows" }));
+		root.appendChild(scroller);
+		this.scroller = scroller;
+		const self = this;
+		let pending = false;
+		scroller.addEventListener("scroll", function () {
+			if (pending)
+				return;
+			pending = true;
+			requestAnimationFrame(function () { pending = false; self.paint(); });
+		});
+		window.addEventListener("resize", function () { self.paint(); });
+		this.apply();
+	},
+
+	filters: function () {
+		const self = this, rows = this.rows;
+		function distinct(key) {
+			return Array.from(new Set(rows.map(function (r) { return r[key]; }))).filter(Boolean).sort();
+		}
+		function select(id, key, label) {
+			const s = el("select", { id: id, title: label }, el("option", { value: "" }, "all " + label));
+			distinct(key).forEach(function (v) { s.appendChild(el("option", { value: v }, v)); });
+			s.addEventListener("change", function () { self.state[key] = s.value; self.apply(); });
+			self[id] = s;
+			return s;
+		}
+		function input(id, key, ph) {
+			const i = el("input", { id: id, type: "search", placeholder: ph, size: 24 });
+			let timer = 0;
+			i.addEventListener("input", function () {
+				clearTimeout(timer);
+				timer = setTimeout(function () { self.state[key] = i.value; self.apply(); }, 120);
+			});
+			self[id] = i;
+			return i;
+		}
+		const coll = el("input", { type: "checkbox", id: "ops-coll" });
+		coll.addEventListener("change", function () { self.state.collectivesOnly = coll.checked; self.apply(); });
+		this.opChip = el("span", { class: "opchip", id: "ops-op" });
+		return el("div", { class: "toolbar" },
+			input("ops_text", "text", "filter: op, scope, category, source"),
+			input("ops_scope", "scope", "scope contains"),
+			select("ops_category", "category", "categories"),
+			select("ops_module", "module", "modules"),
+			select("ops_core", "core", "cores"),
+			el("label", {}, coll, " collectives only"), this.opChip);
+	},
+
+	header: function () {
+		const self = this;
+		const h = el("div", { class: "vt-head", style: "grid-template-columns:" + OP_GRID }, el("div", {}, ""));
+		OP_COLUMNS.forEach(function (c) {
+			const cell = el("div", { class: "sortable" + (c.str ? "" : " num"), "data-key": c.key, title: "sort by " + c.title }, c.title);
+			cell.addEventListener("click", function () {
+				if (self.state.sort === c.key)
+					self.state.desc = !self.state.desc;
+				else {
+					self.state.sort = c.key;
+					self.state.desc = !c.str;
+				}
+				self.apply();
+			});
+			h.appendChild(cell);
+		});
+		return h;
+	},
+
+	/* The exact-op filter of a #op=NAME link. */
+	setOp: function (name) {
+		this.state.op = name || "";
+		clear(this.opChip);
+		if (name) {
+			const self = this;
+			this.opChip.append("op = " + name + " ", el("button", { class: "copy", onclick: function () { self.setOp(""); } }, "clear"));
+		}
+		this.apply();
+	},
+
+	setScope: function (path) {
+		this.ops_scope.value = path;
+		this.state.scope = path;
+		this.apply();
+	},
+
+	matches: function (r) {
+		const s = this.state;
+		if (s.op && r.name !== s.op)
+			return false;
+		if (s.category && r.category !== s.category)
+			return false;
+		if (s.module && r.module !== s.module)
+			return false;
+		if (s.core && r.core !== s.core)
+			return false;
+		if (s.collectivesOnly && !r.collective)
+			return false;
+		if (s.scope && !r.scope.toLowerCase().includes(s.scope.toLowerCase()))
+			return false;
+		if (s.text) {
+			const q = s.text.toLowerCase();
+			if (!(r.name.toLowerCase().includes(q) || r.scope.toLowerCase().includes(q) ||
+			      r.category.toLowerCase().includes(q) || r.source.toLowerCase().includes(q) ||
+			      r.module.toLowerCase().includes(q)))
+				return false;
+		}
+		return true;
+	},
+
+	apply: function () {
+		const self = this, s = this.state;
+		const col = OP_COLUMNS.find(function (c) { return c.key === s.sort; });
+		const dir = s.desc ? -1 : 1;
+		this.filtered = this.rows.filter(function (r) { return self.matches(r); });
+		/* strings sort by their rank among the column's distinct values
+		 * (code-point order, as the CLI's --sort name): numbers compare
+		 * many times faster than strings on 100,000 rows */
+		const key = col && col.str ? this.rank(s.sort) : s.sort;
+		const name = this.rank("name");
+		this.filtered.sort(function (a, b) {
+			let x = a[key], y = b[key];
+			x = x === null || x === undefined ? -Infinity : x;
+			y = y === null || y === undefined ? -Infinity : y;
+			return (x < y ? -1 : x > y ? 1 : 0) * dir || a[name] - b[name] || a.id - b.id;
+		});
+		this.head.querySelectorAll(".sortable").forEach(function (h) {
+			h.classList.toggle("sorted", h.getAttribute("data-key") === s.sort);
+			h.setAttribute("data-dir", h.getAttribute("data-key") === s.sort ? (s.desc ? "desc" : "asc") : "");
+		});
+		this.layout();
+		this.renderTotals();
+		window.tpOps.shown = this.filtered.length;
+		this.scroller.scrollTop = 0;
+		this.paint();
+	},
+
+	/* The field holding each row's rank in column key, made once. */
+	rank: function (key) {
+		const field = "rank_" + key;
+		if (!this.ranked)
+			this.ranked = {};
+		if (!this.ranked[key]) {
+			const values = Array.from(new Set(this.rows.map(function (r) { return r[key] || ""; }))).sort();
+			const at = new Map();
+			values.forEach(function (v, i) { at.set(v, i); });
+			this.rows.forEach(function (r) { r[field] = at.get(r[key] || ""); });
+			this.ranked[key] = true;
+		}
+		return field;
+	},
+
+	/* The display list: filtered rows, each open fusion followed by the
+	 * instructions fused into it. */
+	layout: function () {
+		const list = [], self = this;
+		this.filtered.forEach(function (r) {
+			list.push(r);
+			if (r.fused && self.expanded.has(r.id))
+				r.fused.forEach(function (f) { list.push({ child: true, parent: r, f: f }); });
+		});
+		this.display = list;
+		this.sizer.style.height = list.length * ROW_H + "px";
+	},
+
+	renderTotals: function () {
+		const t = { occurrences: 0, total_ps: 0, self_ps: 0, flops: 0, bytes_accessed: 0 };
+		const rows = this.filtered;
+		for (let i = 0; i < rows.length; i++) {
+			const r = rows[i];
+			t.occurrences += r.occurrences || 0;
+			t.total_ps += r.total_ps || 0;
+			t.self_ps += r.self_ps || 0;
+			t.flops += r.flops || 0;
+			t.bytes_accessed += r.bytes_accessed || 0;
+		}
+		clear(this.totals).append(
+			el("span", { id: "ops-count", "data-shown": this.filtered.length, "data-total": this.rows.length },
+				fmtInt(this.filtered.length) + " of " + fmtInt(this.rows.length) + " ops"),
+			" · count " + fmtInt(t.occurrences), " · total " + fmtPs(t.total_ps),
+			" · self " + fmtPs(t.self_ps), " · FLOPs " + fmtRate(t.flops, ""),
+			" · bytes accessed " + fmtBytes(t.bytes_accessed));
+	},
+
+	paint: function () {
+		const top = this.scroller.scrollTop, h = this.scroller.clientHeight || 600;
+		const first = Math.max(0, Math.floor(top / ROW_H) - 10);
+		const last = Math.min(this.display.length, Math.ceil((top + h) / ROW_H) + 10);
+		const body = clear(this.body);
+		body.style.top = first * ROW_H + "px";
+		for (let i = first; i < last; i++)
+			body.appendChild(this.rowEl(this.display[i]));
+	},
+
+	rowEl: function (r) {
+		const self = this;
+		if (r.child) {
+			const f = r.f;
+			return el("div", { class: "vt-row child", style: "grid-template-columns:" + OP_GRID },
+				el("div", {}, ""),
+				el("div", { class: "span", style: "padding-left:" + (f[4] * 14) + "px" },
+					"↳ ", el("b", {}, f[0]), "  ", el("span", { class: "opcode" }, f[1]), "  ",
+					el("span", { class: "muted" }, f[2] || ""), "  ", el("span", { class: "scope" }, f[3] || "")));
+		}
+		const row = el("div", { class: "vt-row" + (r.collective ? " coll" : "") + (r.name === this.state.op ? " hit" : ""),
+			style: "grid-template-columns:" + OP_GRID, "data-op": r.name });
+		const tog = el("div", { class: "tog" });
+		if (r.fused) {
+			const open = this.expanded.has(r.id);
+			tog.appendChild(el("button", { class: "twisty", title: open ? "close" : "show the " + r.fused.length + " fused instructions",
+				onclick: function () {
+					if (self.expanded.has(r.id))
+						self.expanded.delete(r.id);
+					else
+						self.expanded.add(r.id);
+					self.layout();
+					self.paint();
+				} }, open ? "▾" : "▸"));
+		}
+		row.appendChild(tog);
+		OP_COLUMNS.forEach(function (c) {
+			const v = r[c.key];
+			const text = c.fmt ? (v === null || v === undefined || v === "" ? "" : c.fmt(v)) : v;
+			const cell = row.appendChild(el("div", { class: c.str ? "" : "num", title: c.str ? v : String(v) }, text));
+			if (c.key === "scope" && v && App.has("scopes")) {
+				cell.classList.add("link");
+				cell.title = "open " + v + " in the scope tree";
+				cell.addEventListener("click", function () { App.show("scopes"); ScopesView.reveal(v); });
+			}
+		});
+		return row;
+	},
+};

@@ -1,0 +1,1 @@
+memory testdata/jax-gpu.xplane.pb

@@ -1,0 +1,1 @@
+ops --format json testdata/jax-gpu.xplane.pb

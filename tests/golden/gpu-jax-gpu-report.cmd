@@ -1,0 +1,1 @@
+report testdata/jax-gpu.xplane.pb

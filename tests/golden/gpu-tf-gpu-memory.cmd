@@ -1,0 +1,1 @@
+memory testdata/tf-gpu.xplane.pb

@@ -1,0 +1,1 @@
+ops --format json testdata/tf-gpu.xplane.pb

@@ -1,0 +1,1 @@
+report testdata/tf-gpu.xplane.pb

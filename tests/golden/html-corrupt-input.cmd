@@ -1,0 +1,1 @@
+memory --format html testdata/corrupt/hostile-length.xplane.pb

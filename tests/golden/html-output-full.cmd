@@ -1,0 +1,1 @@
+report -q --format html testdata/small.xplane.pb >/dev/full

@@ -1,0 +1,1 @@
+info --format html testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+report --format yaml testdata/small.xplane.pb

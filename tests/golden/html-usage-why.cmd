@@ -1,0 +1,1 @@
+memory --format html --why multiply.24 testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+merge --expect many testdata/check-baseline.report.json

@@ -1,0 +1,1 @@
+merge testdata/no-such-report.json

@@ -1,0 +1,605 @@
+"""`--format html` in a real headless Chromium (tests/html/cdp.py).
+
+    python3 tests/html/html_test.py TPUPROF GEN_CAPTURE OUTDIR
+
+Writes the pages of report, memory, ops and diff into OUTDIR, then checks
+each the way a person would use it, against the JSON the same build
+writes: no console error, no request beyond the page's own file (the
+browser has no network at all), deep links open what they name, the ops
+table holds every op and its filters and totals are exact, fusions open,
+search finds, and 100,000 ops stay fast. A screenshot of every view is
+kept in OUTDIR.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402
+
+CAPTURES = "../shared/captures"
+TPU4 = CAPTURES + "/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"
+CONV = CAPTURES + "/gpu-mi300x8-jax-conv3d/tw003.xplane.pb"
+
+passed = 0
+failed = 0
+
+
+# The views docs/html.md shows, reduced: screenshot name -> picture name.
+# `make html` writes them to OUTDIR/docs/; copy them to docs/html/.
+DOC_PICTURES = {
+    "report-warnings": "summary", "report-tpu-memory": "memory", "report-tpu-card": "card",
+    "report-scope": "scopes", "report-tpu-ops-fusion": "ops", "diff": "diff",
+    "memory-memory": "memory-gpu",
+}
+
+
+def shot(b, out, name):
+    b.screenshot(os.path.join(out, name + ".png"))
+    if name in DOC_PICTURES:
+        os.makedirs(os.path.join(out, "docs"), exist_ok=True)
+        b.screenshot(os.path.join(out, "docs", DOC_PICTURES[name] + ".png"), scale=0.6)
+
+
+def check(what, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL html: %s %s" % (what, detail))
+
+
+def run(tpuprof, *args):
+    r = subprocess.run([tpuprof] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise SystemExit("tpuprof %s failed: %s" % (" ".join(args), r.stderr.decode()))
+    return r.stdout
+
+
+def json_of(tpuprof, *args):
+    return json.loads(run(tpuprof, *(list(args) + ["--format", "json", "-q"])))
+
+
+def page(tpuprof, out, name, *args):
+    path = os.path.join(out, name + ".html")
+    run(tpuprof, *(list(args) + ["--format", "html", "-q", "-o", path]))
+    return path
+
+
+def same(a, b, where="$"):
+    """Equal documents, reals to the 9 digits the page keeps; the first
+    difference, or None."""
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and \
+                abs(a - b) <= 1e-8 * max(abs(a), abs(b)):
+            return None
+        return "%s: %r != %r" % (where, a, b)
+    if type(a) is not type(b):
+        return "%s: %r != %r" % (where, a, b)
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return "%s: keys %s != %s" % (where, list(a), list(b))
+        for k in a:
+            d = same(a[k], b[k], where + "." + k)
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return "%s: %d != %d items" % (where, len(a), len(b))
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = same(x, y, "%s[%d]" % (where, i))
+            if d:
+                return d
+        return None
+    return None if a == b else "%s: %r != %r" % (where, a, b)
+
+
+def data_of(path):
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r'<script type="application/json" id="tp-data">(.*?)</script>', text, re.S)
+    return unpack(json.loads(m.group(1)))
+
+
+def static_checks(path):
+    """Nothing in the page can load anything: no external src/href, no
+    link or import, no url(); the data block cannot end early."""
+    text = open(path, encoding="utf-8").read()
+    name = os.path.basename(path)
+    data = re.search(r'<script type="application/json" id="tp-data">(.*?)</script>', text, re.S)
+    check(name + " has one data block", data is not None)
+    check(name + " data is valid JSON", data is not None and json.loads(data.group(1)) is not None)
+    check(name + " data holds no raw <, > or &", data is not None and not re.search(r"[<>&]", data.group(1)))
+    check(name + " has no <link>, <img>, <iframe> or @import",
+          not re.search(r"<(link|img|iframe|embed|object)\b|@import", text, re.I))
+    check(name + " has no src= or href= to anywhere",
+          not re.search(r"""\b(src|href)\s*=\s*["']?(https?:|//)""", text, re.I))
+    check(name + " has no url(", "url(" not in text.lower())
+    urls = set(re.findall(r"https?://[^\s\"'<>)]*", text))
+    check(name + " names no URL but the SVG namespace", urls <= {"http://www.w3.org/2000/svg"}, str(urls))
+    check(name + " forbids every fetch (CSP default-src 'none')",
+          "default-src 'none'" in text and "connect-src" not in text)
+    return len(text)
+
+
+class Page:
+    def __init__(self, browser, path):
+        self.b = browser
+        self.url = "file://" + os.path.abspath(path)
+        self.name = os.path.basename(path)
+
+    def open(self, fragment=""):
+        self.b.problems.clear()
+        self.b.requests.clear()
+        self.b.open(self.url + ("#" + fragment if fragment else ""))
+        return self
+
+    def clean(self, what):
+        errs = self.b.eval("window.tpErrors")
+        others = [u for u in self.b.requests if u.split("#")[0] != self.url]
+        check("%s %s: no page error" % (self.name, what), errs == [], str(errs))
+        check("%s %s: no console error" % (self.name, what), self.b.problems == [], str(self.b.problems))
+        check("%s %s: no request but the page" % (self.name, what), others == [], str(others))
+
+    def js(self, expr):
+        return self.b.eval(expr)
+
+
+def fmt_int(n):
+    return "{:,}".format(n)
+
+
+def buf_name(b):
+    if b.get("display_name"):
+        return b["display_name"]
+    base = b.get("instruction") or b.get("defined_by") or "buffer %d" % b["logical_buffer_id"]
+    si = b.get("shape_index") or []
+    return base + ("{" + ",".join(map(str, si)) + "}" if si else "")
+
+
+def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
+    p = Page(b, path)
+    mem, ops = doc["memory"], doc["ops"]
+    n_ops = sum(c["n_ops"] for c in ops["cores"])
+    for view in ("summary", "memory", "scopes", "ops"):
+        p.open("view=" + view)
+        p.clean("view " + view)
+        check("%s view %s shown" % (p.name, view),
+              p.js("!document.getElementById('view-%s').hidden" % view) is True)
+        shot(b, out, "%s-%s" % (prefix, view))
+
+    # summary: the same warnings as the JSON (and the text)
+    p.open("view=summary")
+    shown = p.js("Array.from(document.querySelectorAll('#warnings li')).map(e => e.textContent)")
+    check(p.name + " summary warnings", shown == doc["warnings"], "%r != %r" % (shown, doc["warnings"]))
+    # the time line as the text report's
+    text = run(tpuprof_bin, "report", "-q", *doc_args).decode()
+    want = re.search(r"^time +(.*)$", text, re.M).group(1)
+    got = p.js("document.getElementById('summary-time').textContent")
+    check(p.name + " summary time line as the text", got.startswith(want), "%r vs %r" % (got, want))
+    for part, el_id in (("capture", "capture-line"), ("traffic", "summary-traffic")):
+        want = re.search(r"^%s +(.*)$" % part, text, re.M).group(1)
+        got = p.js("document.getElementById('%s').textContent" % el_id)
+        check("%s summary %s line as the text" % (p.name, part), got == want, "%r vs %r" % (got, want))
+
+    # a link in the summary opens what it names in the same page
+    first = p.js("(() => { const a = document.querySelector('#view-summary a[href^=\"#buffer=\"]'); if (!a) return null;"
+                 " const name = a.textContent; a.click(); return name; })()")
+    if first:
+        b.settle()
+        check(p.name + " summary buffer link pins its card",
+              p.js("!document.getElementById('view-memory').hidden && document.querySelector('#buffer-card .card-title').textContent") == first)
+        p.js("history.back()")
+        b.settle()
+        check(p.name + " back returns to the summary", p.js("App.current") == "summary", p.js("App.current"))
+
+    # the ops table holds every op, and its totals are exact
+    p.open("view=ops")
+    total = p.js("+document.getElementById('ops-count').dataset.total")
+    check(p.name + " ops table holds every op", total == n_ops, "%s != %s" % (total, n_ops))
+    rows_in_dom = p.js("document.querySelectorAll('#ops-table .vt-row').length")
+    check(p.name + " ops table renders only what is in sight", 0 < rows_in_dom <= min(n_ops, 80), str(rows_in_dom))
+    cats = {}
+    for c in ops["cores"]:
+        for o in c["ops"]:
+            cats.setdefault(o["category"] or "", []).append(o)
+    cat = max(cats, key=lambda k: len(cats[k]))
+    p.js("(() => { const s = document.getElementById('ops_category') || OpsView.ops_category; s.value = %s; "
+         "s.dispatchEvent(new Event('change')); })()" % json.dumps(cat))
+    shown = p.js("+document.getElementById('ops-count').dataset.shown")
+    check(p.name + " category filter", shown == len(cats[cat]), "%s: %s != %s" % (cat, shown, len(cats[cat])))
+    occ = p.js("document.getElementById('ops-totals').textContent")
+    want = "count " + fmt_int(sum(o["occurrences"] for o in cats[cat]))
+    check(p.name + " totals of the filtered rows", want in occ, "%r not in %r" % (want, occ))
+    p.js("OpsView.ops_category.value=''; OpsView.ops_category.dispatchEvent(new Event('change'))")
+    p.js("document.querySelector('#ops-table .vt-head [data-key=occurrences]').click()")
+    first = p.js("OpsView.filtered[0].occurrences")
+    most = max(o["occurrences"] for c in ops["cores"] for o in c["ops"])
+    check(p.name + " sorts by count", first == most, "%s != %s" % (first, most))
+    p.js("document.querySelector('#ops-table .vt-head [data-key=name]').click()")
+    names = p.js("OpsView.filtered.slice(0, 5).map(r => r.name)")
+    check(p.name + " sorts by name", names == sorted(names, key=lambda s: s.lower()) or names == sorted(names), str(names))
+
+    # a fusion opens into the instructions fused into it
+    fused = p.js("(() => { const r = OpsView.rows.find(r => r.fused && r.fused.length); if (!r) return null;"
+                 " OpsView.setOp(r.name); const before = OpsView.display.length;"
+                 " document.querySelector('#ops-table .vt-row[data-op] .twisty').click();"
+                 " return [r.name, r.fused.length, before, OpsView.display.length, r.fused[0][0],"
+                 " document.querySelector('#ops-table .vt-row.child') ? document.querySelector('#ops-table .vt-row.child').textContent : ''] })()")
+    if fused:
+        name, n_fused, before, after, first_fused, child_text = fused
+        check(p.name + " fusion opens", after == before + n_fused, str(fused))
+        check(p.name + " fused op listed", first_fused in child_text, str(fused))
+        shot(b, out, "%s-ops-fusion" % prefix)
+
+    # #op=NAME: the table filtered to that op, on every core it ran
+    big = max((o for c in ops["cores"] for o in c["ops"]), key=lambda o: o["total_ps"])
+    p.open("op=" + big["name"])
+    p.clean("#op")
+    want = sum(1 for c in ops["cores"] for o in c["ops"] if o["name"] == big["name"])
+    check(p.name + " #op shows the ops view", p.js("!document.getElementById('view-ops').hidden") is True)
+    check(p.name + " #op filters to that op", p.js("+document.getElementById('ops-count').dataset.shown") == want)
+    names = p.js("Array.from(document.querySelectorAll('#ops-table .vt-row[data-op]')).map(e => e.dataset.op)")
+    check(p.name + " #op rows are that op", names and set(names) == {big["name"]}, str(names))
+
+    # #buffer=NAME: the card of the largest buffer at the highest peak
+    mods = [m for m in mem["modules"] if not m["error"] and m["live_at_peak"]]
+    if mods:
+        m = max(mods, key=lambda m: m["peak_bytes"])
+        buf = max(m["live_at_peak"], key=lambda x: x["size_bytes"])
+        p.open("buffer=%s&module=%s" % (buf_name(buf), m["program_id"]))
+        p.clean("#buffer")
+        title = p.js("document.querySelector('#buffer-card .card-title').textContent")
+        check(p.name + " #buffer opens its card", title == buf_name(buf), "%r" % title)
+        field = lambda k: p.js("(document.querySelector('#buffer-card dd[data-field=\"%s\"] .val') || {}).textContent" % k)
+        if buf.get("shape"):
+            check(p.name + " card shape", field("shape") == buf["shape"]["text"], field("shape"))
+        check(p.name + " card size", (field("size") or "").startswith(fmt_int(buf["size_bytes"]) + " B"), field("size"))
+        check(p.name + " card scope", field("scope") == (buf["scope"] or None), field("scope"))
+        check(p.name + " card category", (field("category") or "").startswith(buf["category"]), field("category"))
+        n_fields = p.js("document.querySelectorAll('#buffer-card dd').length")
+        n_copy = p.js("document.querySelectorAll('#buffer-card dd button.copy').length")
+        check(p.name + " a copy button per field", n_fields > 5 and n_copy == n_fields, "%s/%s" % (n_copy, n_fields))
+        why = p.js("document.getElementById('why-live').textContent")
+        if buf.get("why_live"):
+            check(p.name + " why_live shown", buf["why_live"]["kind"] in why, why)
+        elif buf.get("freed_by"):
+            check(p.name + " freed_by shown without why_live", buf["freed_by"] in why, why)
+        shot(b, out, "%s-card" % prefix)
+        # the defining op, when the table has it, one click away
+        op_names = {o["name"] for c in ops["cores"] for o in c["ops"]}
+        has_op_button = p.js("!!document.querySelector('#buffer-card dd[data-field=\"defined by\"] button[title^=\"this op\"]')")
+        check(p.name + " card links its defining op when it ran", has_op_button == (buf.get("defined_by") in op_names),
+              "%s %s" % (has_op_button, buf.get("defined_by")))
+        if has_op_button:
+            p.js("document.querySelector('#buffer-card dd[data-field=\"defined by\"] button[title^=\"this op\"]').click()")
+            check(p.name + " the op button filters the table", p.js("OpsView.state.op") == buf["defined_by"]
+                  and p.js("!document.getElementById('view-ops').hidden") is True)
+            p.open("buffer=%s&module=%s" % (buf_name(buf), m["program_id"]))
+        # the card stays pinned until another buffer is clicked
+        p.js("document.getElementById('heap-chart').dispatchEvent(new MouseEvent('mousemove', {bubbles: true}))")
+        check(p.name + " card stays on mouse moves",
+              p.js("document.querySelector('#buffer-card .card-title').textContent") == buf_name(buf))
+        other = [i for i, x in enumerate(m["live_at_peak"]) if buf_name(x) != buf_name(buf)]
+        if other:
+            p.js("document.querySelector('#heap-chart .band[data-index=\"%d\"]').dispatchEvent(new MouseEvent('click', {bubbles: true}))" % other[0])
+            check(p.name + " clicking another band pins it",
+                  p.js("document.querySelector('#buffer-card .card-title').textContent") == buf_name(m["live_at_peak"][other[0]]))
+        # pointing at the heap curve reads that position
+        if m["heap"]:
+            i = len(m["heap"]) // 2
+            got = p.js("(() => { const h = document.querySelector('#heap-chart .hit'), r = h.getBoundingClientRect();"
+                       " h.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + r.width * %d / %d,"
+                       " clientY: r.top + 5})); return document.getElementById('heap-readout').textContent; })()"
+                       % (i, len(m["heap"]) - 1))
+            want = "position %d: %s B" % (i, fmt_int(m["heap"][i]["bytes"]))
+            check(p.name + " heap readout", got.startswith(want), "%r, want %r" % (got, want))
+            # at the peak every buffer of the tower is live
+            i = m["peak_position"] + 1
+            got = p.js("(() => { const h = document.querySelector('#heap-chart .hit'), r = h.getBoundingClientRect();"
+                       " h.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + r.width * %d / %d,"
+                       " clientY: r.top + 5})); return document.getElementById('heap-readout').textContent; })()"
+                       % (i, len(m["heap"]) - 1))
+            want = "; %d of the peak's buffers live here" % len(m["live_at_peak"])
+            check(p.name + " heap readout at the peak holds the tower", want in got, "%r, want %r" % (got, want))
+        bands = p.js("document.querySelectorAll('#heap-chart .band').length")
+        check(p.name + " the tower has a band per buffer at the peak", bands == len(m["live_at_peak"]), str(bands))
+        # search by scope finds every buffer at a peak that matches
+        scope_word = next((x["scope"].split("/")[-1] for x in m["live_at_peak"] if x["scope"]), None)
+        if scope_word:
+            q = scope_word.lower()
+            want = sum(1 for mm in mem["modules"] for x in mm["live_at_peak"]
+                       if q in buf_name(x).lower() or q in (x["scope"] or "").lower())
+            p.js("(() => { const i = document.getElementById('mem-search'); i.value = %s; i.dispatchEvent(new Event('input')); })()" % json.dumps(scope_word))
+            got = p.js("document.querySelector('.search-results .muted').textContent")
+            check(p.name + " search by scope", got.startswith("%d buffer(s)" % want), "%r want %d" % (got, want))
+        p.open("view=memory&color=scope&module=" + m["program_id"])
+        p.clean("colour by scope")
+        shot(b, out, "%s-memory-by-scope" % prefix)
+
+    # #scope=PATH: that scope opened and selected
+    sc = [s for m in mem["modules"] for s in m["scopes"] if s["depth"] >= 2]
+    if sc:
+        s = max(sc, key=lambda s: (s["depth"], s["inclusive_bytes"]))
+        p.open("scope=" + s["path"])
+        p.clean("#scope")
+        sel = p.js("(document.querySelector('#scope-tree .scope-row.selected') || {dataset: {}}).dataset.path")
+        check(p.name + " #scope selects it", sel == s["path"], "%r" % sel)
+        title = p.js("document.querySelector('#scope-detail .card-title').textContent")
+        check(p.name + " #scope detail", title.startswith(s["path"]), title)
+        shot(b, out, "%s-scope" % prefix)
+
+
+def test_memory_page(b, path, mem, out, prefix):
+    p = Page(b, path)
+    for view in ("summary", "memory", "scopes"):
+        p.open("view=" + view)
+        p.clean("view " + view)
+        shot(b, out, "%s-%s" % (prefix, view))
+    check(p.name + " has no ops view", p.js("App.has('ops')") is False)
+    check(p.name + " title names the capture", p.js("document.title") == "tpuprof memory: " + CONV, p.js("document.title"))
+    p.open("view=memory")
+    n_rt = p.js("document.querySelectorAll('#view-memory .runtime-chart').length")
+    check(p.name + " a runtime chart per device memory", n_rt == len(mem["runtime"]), "%s != %s" % (n_rt, len(mem["runtime"])))
+    # pointing at a runtime chart reads the allocator event there
+    rt = mem["runtime"][0]
+    got = p.js("(() => { const h = document.querySelector('#view-memory .runtime-chart .hit'), r = h.getBoundingClientRect();"
+               " h.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.right - 1, clientY: r.top + 5}));"
+               " return document.querySelector('#view-memory .rt-readout').textContent; })()")
+    last = rt["timeline"][-1]
+    check(p.name + " runtime readout names the last event", (" step %d: %s of " % (last["step"], last["activity"])) in got
+          and (last["op"] in got), "%r vs %r" % (got, last))
+    ticks = p.js("Array.from(document.querySelectorAll('#heap-chart .tick')).map(e => e.textContent)")
+    check(p.name + " byte axis has real ticks", any(t.endswith("iB") for t in ticks), str(ticks[:6]))
+
+
+def test_ops_page(b, path, ops, out, prefix, budget_s=None):
+    p = Page(b, path)
+    t0 = time.time()
+    p.open("view=ops")
+    opened = time.time() - t0
+    p.clean("view ops")
+    n_ops = sum(c["n_ops"] for c in ops["cores"])
+    check(p.name + " table holds every op", p.js("+document.getElementById('ops-count').dataset.total") == n_ops)
+    coll = p.js("OpsView.rows.filter(r => r.collective && r.coll).length")
+    want = sum(1 for c in ops["cores"] for o in c["ops"] if o["collective"])
+    check(p.name + " collectives joined", coll == want, "%s != %s" % (coll, want))
+    shot(b, out, prefix + "-ops")
+    if budget_s:
+        check("%s opens in under %ss (%.2fs)" % (p.name, budget_s, opened), opened < budget_s)
+        t = p.js("(() => { const t = performance.now(); document.querySelector('#ops-table .vt-head [data-key=name]').click();"
+                 " OpsView.scroller.scrollTop = 22 * 50000; OpsView.paint(); return performance.now() - t; })()")
+        check("%s sorts and scrolls 100,000 rows in under 1.5s (%.0f ms)" % (p.name, t), t < 1500)
+        print("html: %s: %d ops open in %.2f s, sort by name and scroll %.0f ms" % (p.name, n_ops, opened, t))
+        rows = p.js("document.querySelectorAll('#ops-table .vt-row').length")
+        check(p.name + " keeps under 100 rows in the DOM", 0 < rows < 100, str(rows))
+        p.js("(() => { const i = OpsView.ops_text; i.value = 'fusion'; OpsView.state.text = 'fusion'; OpsView.apply(); })()")
+        want = sum(1 for c in ops["cores"] for o in c["ops"]
+                   if any("fusion" in (o.get(k) or "").lower() for k in ("name", "scope", "category", "source", "module")))
+        check(p.name + " text filter over 100,000 rows",
+              p.js("+document.getElementById('ops-count').dataset.shown") == want)
+
+
+def unpack(v):
+    """The page's data tables (src/report/html/html_pack.c) as objects."""
+    if isinstance(v, list):
+        return [unpack(x) for x in v]
+    if isinstance(v, dict):
+        if set(v) == {"tp_columns", "tp_rows"}:
+            return [dict(zip(v["tp_columns"], map(unpack, r))) for r in v["tp_rows"]]
+        return {k: unpack(x) for k, x in v.items()}
+    return v
+
+
+def with_why_live(src, dst):
+    """The report page with the agreed why_live, display_name and
+    peak_by_last_user fields (docs/json.md) put into its data, as a build
+    that reports them writes them: the card must show them."""
+    text = open(src, encoding="utf-8").read()
+    m = re.search(r'(<script type="application/json" id="tp-data">)(.*?)(</script>)', text, re.S)
+    data = unpack(json.loads(m.group(2)))
+    mem = data["report"]["memory"]
+    mod = max(mem["modules"], key=lambda x: x["peak_bytes"] or 0)
+    buf = max(mod["live_at_peak"], key=lambda x: x["size_bytes"])
+    buf["display_name"] = buf["instruction"] + "{0}"
+    buf["why_live"] = {"kind": "temporary", "last_user": "fusion.99", "last_user_position": 31,
+                       "last_user_scope": "jit(f)/layer_3/<mlp>", "last_user_source": "model.py:12",
+                       "chain": [buf["instruction"], "add.7", "fusion.99"], "wait_positions": 9,
+                       "note": None}
+    mod["peak_by_last_user"] = [{"last_user": "fusion.99", "scope": "jit(f)/layer_3", "position": 31,
+                                 "wait_positions": 9, "bytes": buf["size_bytes"], "buffers": 1}]
+    js = json.dumps(data, separators=(",", ":"))
+    js = js.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    with open(dst, "w", encoding="utf-8") as f:
+        f.write(text[:m.start(2)] + js + text[m.end(2):])
+    return buf, mod
+
+
+def test_why_live(b, src, out):
+    path = os.path.join(out, "report-why-live.html")
+    buf, mod = with_why_live(src, path)
+    p = Page(b, path)
+    p.open("buffer=" + buf["display_name"])
+    p.clean("why_live")
+    title = p.js("document.querySelector('#buffer-card .card-title').textContent")
+    check("why_live: #buffer finds display_name", title == buf["display_name"], title)
+    field = lambda k: p.js("(document.querySelector('#why-live dd[data-field=\"%s\"] .val') || {}).textContent" % k)
+    check("why_live: kind", field("kind") == "temporary", str(field("kind")))
+    check("why_live: last user", field("last user") == "fusion.99", str(field("last user")))
+    check("why_live: at position", field("at position") == "31", str(field("at position")))
+    check("why_live: its scope (escaped in the data)", field("its scope") == "jit(f)/layer_3/<mlp>", str(field("its scope")))
+    check("why_live: waits", field("waits") == "9 positions", str(field("waits")))
+    chain = p.js("Array.from(document.querySelectorAll('#why-live .chain li')).map(e => e.textContent)")
+    check("why_live: chain", chain == buf["why_live"]["chain"], str(chain))
+    rows = p.js("document.querySelectorAll('#last-users tr').length")
+    check("peak_by_last_user table", rows == 2, str(rows))
+    shot(b, out, "report-why-live")
+
+
+def test_split(b, path):
+    """memory --split: the what-if row first, with the re-simulated peak."""
+    p = Page(b, path)
+    p.open("view=memory")
+    p.clean("--split")
+    row = p.js("Array.from(document.querySelectorAll('#splits tr')[1].children).map(e => e.textContent)")
+    check("memory --split: the what-if row", row == ["multiply.24 (--split)", "÷ 4", "17.6 MiB", "3.00 MiB"], str(row))
+
+
+def test_warnings(b, path, doc, out):
+    p = Page(b, path)
+    p.open("view=summary")
+    p.clean("warnings")
+    shown = p.js("Array.from(document.querySelectorAll('#warnings li')).map(e => e.textContent)")
+    check("summary shows the report's warnings", shown == doc["warnings"] and len(shown) == 2, str(shown))
+    over = p.js("document.getElementById('summary-cores').textContent")
+    check("summary says a core is over capacity", "over by" in over, over)
+    shot(b, out, "report-warnings")
+
+
+def first_pixel(png_path, x=4):
+    """RGB of pixel (x, 0) of an 8-bit RGB or RGBA PNG (row 0 needs no
+    earlier row to unfilter)."""
+    import struct
+    import zlib
+    data = open(png_path, "rb").read()
+    pos, idat, width, ctype = 8, b"", 0, 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, _, depth, ctype = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    bpp = 4 if ctype == 6 else 3
+    raw = zlib.decompress(idat)
+    filt, row = raw[0], bytearray(raw[1:1 + width * bpp])
+    if filt in (1, 3, 4):  # Sub, Average, Paeth: the left neighbour (above is 0)
+        for i in range(bpp, len(row)):
+            left = row[i - bpp]
+            row[i] = (row[i] + (left if filt != 3 else left // 2)) & 0xFF
+    return tuple(row[x * bpp:x * bpp + 3])
+
+
+def test_firefox(pages, out):
+    """Firefox, when installed: the page renders with its header and no
+    error banner (the banner is what any script error shows). The check is
+    proven able to fail by a page whose data are broken."""
+    import shutil
+    ff = shutil.which("firefox-esr") or shutil.which("firefox")
+    if not ff:
+        print("html: firefox not installed; its check skipped")
+        return
+    home = os.path.join(out, "firefox-home")
+    os.makedirs(home, exist_ok=True)
+    broken = os.path.join(out, "broken.html")
+    text = open(pages["report"], encoding="utf-8").read()
+    text = re.sub(r'(id="tp-data">).*?(</script>)', lambda m: m.group(1) + "{" + m.group(2), text, count=1, flags=re.S)
+    open(broken, "w", encoding="utf-8").write(text)
+
+    def shoot(path, fragment, png):
+        subprocess.run([ff, "--headless", "--window-size=1400,900", "--screenshot", os.path.abspath(png),
+                        "file://" + os.path.abspath(path) + "#" + fragment],
+                       env=dict(os.environ, HOME=os.path.abspath(home)), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=120)
+        return first_pixel(png)
+
+    header, banner = (246, 248, 250), (253, 231, 233)
+    for view in ("memory", "ops"):
+        png = os.path.join(out, "firefox-%s.png" % view)
+        px = shoot(pages["report-tpu"], "view=" + view, png)
+        check("firefox: %s view renders, no error banner" % view, px == header, str(px))
+    px = shoot(broken, "view=memory", os.path.join(out, "firefox-broken.png"))
+    check("firefox: a broken page shows the error banner", px == banner, str(px))
+
+
+def test_diff(b, path, diff, out):
+    p = Page(b, path)
+    p.open()
+    p.clean("diff")
+    shot(b, out, "diff")
+    towers = p.js("document.querySelectorAll('.diff-towers svg').length")
+    check(p.name + " both towers", towers == 2, str(towers))
+    # the bands of buffers that appeared in B (or left A) are marked, as
+    # the peak_buffers rows of the module pair say
+    mod = p.js("DiffView.pairs[DiffView.pair].module")
+    rows = [r for r in diff["sections"]["peak_buffers"]["rows"] if r["module"] == mod]
+    for side, change, key in (("B", "appeared", "instruction_b"), ("A", "disappeared", "instruction_a")):
+        want = sorted(r[key] + ("{%s}" % ",".join(map(str, r["shape_index"])) if r["shape_index"] else "")
+                      for r in rows if r["change"] == change)
+        got = sorted(p.js("Array.from(document.querySelectorAll('#diff-tower-%s .band[data-change=%s]')).map(e => e.dataset.name)"
+                          % (side, change)))
+        check("%s tower %s marks the buffers that %s" % (p.name, side, change), got == want and len(want) > 0,
+              "%s vs %s" % (got, want))
+    rows = [r for r in diff["sections"]["ops"]["rows"] if r["change"] != "unchanged"]
+    shown = p.js("document.querySelectorAll('#diff-ops tr.row').length")
+    check(p.name + " every changed op", shown == len(rows), "%s != %s" % (shown, len(rows)))
+
+
+def main():
+    tpuprof, gen, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    os.makedirs(out, exist_ok=True)
+    if not cdp.find_chromium():
+        raise SystemExit("html: chromium not found (sh tests/install_deps.sh installs it)")
+    pages = {
+        "report": page(tpuprof, out, "report", "report", "testdata/small.xplane.pb"),
+        "report-hbm": page(tpuprof, out, "report-hbm", "report", "--hbm", "22MiB", "testdata/small.xplane.pb"),
+        "report-tpu": page(tpuprof, out, "report-tpu", "report", TPU4),
+        "memory": page(tpuprof, out, "memory", "memory", CONV),
+        "memory-split": page(tpuprof, out, "memory-split", "memory", "--split", "multiply.24:4", "testdata/small.xplane.pb"),
+        "ops": page(tpuprof, out, "ops", "ops", "testdata/small.xplane.pb"),
+        "diff": page(tpuprof, out, "diff", "diff", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"),
+    }
+    big = os.path.join(out, "ops-100k.xplane.pb")
+    if not os.path.exists(big):
+        subprocess.run([gen, "--cores", "2", "--programs", "10", "--steps", "10", "--instructions", "5000",
+                        "--fusions", "20", "--events-per-line", "60000", "--memory-events", "50", "-o", big],
+                       check=True, stdout=subprocess.DEVNULL)
+    pages["ops-100k"] = page(tpuprof, out, "ops-100k", "ops", big)
+    for name, path in pages.items():
+        size = static_checks(path)
+        if name == "report":
+            check("report page stays small (%d bytes)" % size, size < 400000)
+        if name == "ops-100k":
+            check("100,000 ops page stays under 30 MB (%d bytes)" % size, size < 30 << 20)
+    # the page holds the very documents --format json writes
+    rep = data_of(pages["report"])["report"]
+    want = json_of(tpuprof, "report", "testdata/small.xplane.pb")
+    d = same(rep, want)
+    check("report page data = report --format json", d is None, d)
+    ops_page = data_of(pages["ops"])
+    d = same(ops_page["ops"], json_of(tpuprof, "ops", "testdata/small.xplane.pb"))
+    check("ops page data = ops --format json", d is None, d)
+    d = same(ops_page["op_scopes"], {k: v for k, v in json_of(tpuprof, "ops", "--by", "scope", "testdata/small.xplane.pb").items()
+                                     if k != "cores"})
+    check("ops page op_scopes = ops --by scope --format json without cores", d is None, d)
+    d = same(ops_page["collectives"], json_of(tpuprof, "collectives", "testdata/small.xplane.pb"))
+    check("ops page collectives = collectives --format json", d is None, d)
+    d = same(data_of(pages["memory"])["memory"], json_of(tpuprof, "memory", CONV))
+    check("memory page data = memory --format json", d is None, d)
+    b = cdp.Browser()
+    try:
+        test_report(b, pages["report"], json_of(tpuprof, "report", "testdata/small.xplane.pb"), out, "report",
+                    tpuprof, ["testdata/small.xplane.pb"])
+        test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu", tpuprof, [TPU4])
+        test_why_live(b, pages["report"], out)
+        test_split(b, pages["memory-split"])
+        test_warnings(b, pages["report-hbm"], json_of(tpuprof, "report", "--hbm", "22MiB", "testdata/small.xplane.pb"), out)
+        test_memory_page(b, pages["memory"], json_of(tpuprof, "memory", CONV), out, "memory")
+        test_ops_page(b, pages["ops"], json_of(tpuprof, "ops", "testdata/small.xplane.pb"), out, "ops")
+        test_ops_page(b, pages["ops-100k"], json_of(tpuprof, "ops", big), out, "ops-100k", budget_s=15)
+        test_diff(b, pages["diff"], json_of(tpuprof, "diff", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"), out)
+    finally:
+        b.close()
+    test_firefox(pages, out)
+    print("html: %d passed, %d failed (screenshots in %s)" % (passed, failed, out))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
