@@ -26,12 +26,15 @@
 
 /* Writes one packet on the current sequence straight to the output:
  * its head, the interned data and the data field (track_event 11 or
- * track_descriptor 60) as built; encoded in place in the output buffer
- * unless it is large. */
+ * track_descriptor 60) as built, with a cached fixed argument set
+ * (w->splice) copied straight from the cache into its place; encoded in
+ * place in the output buffer unless it is large. */
 static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_field)
 {
 	uint8_t head[32], tag[14], frame[12];
 	size_t nh = pf_packet_head(w, head, has_ts, ts), nt = 0, nf = 0, body;
+	size_t at = w->splice_len ? w->splice_at : w->ev.len;
+	size_t ev_len = w->ev.len + w->splice_len;
 
 	if (data_field == 11) {
 		tag[nt++] = 0x5A;
@@ -39,8 +42,8 @@ static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_fie
 		tag[nt++] = 0xE2;
 		tag[nt++] = 0x03;
 	}
-	nt += tp_pb_put_varint(tag + nt, w->ev.len);
-	body = nh + w->interned.len + nt + w->ev.len;
+	nt += tp_pb_put_varint(tag + nt, ev_len);
+	body = nh + w->interned.len + nt + ev_len;
 	frame[nf++] = 0x0A;
 	nf += tp_pb_put_varint(frame + nf, body);
 	if (nf + body <= TP_SINK_ROOM_MAX) {
@@ -55,15 +58,23 @@ static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_fie
 		o += w->interned.len;
 		memcpy(o, tag, nt);
 		o += nt;
-		memcpy(o, w->ev.p, w->ev.len);
+		memcpy(o, w->ev.p, at);
+		o += at;
+		if (w->splice_len)
+			memcpy(o, w->splice, w->splice_len);
+		o += w->splice_len;
+		memcpy(o, w->ev.p + at, w->ev.len - at);
 		tp_sink_commit(&w->sink, nf + body);
 	} else {
 		tp_sink_write(&w->sink, frame, nf);
 		tp_sink_write(&w->sink, head, nh);
 		tp_sink_write(&w->sink, w->interned.p, w->interned.len);
 		tp_sink_write(&w->sink, tag, nt);
-		tp_sink_write(&w->sink, w->ev.p, w->ev.len);
+		tp_sink_write(&w->sink, w->ev.p, at);
+		tp_sink_write(&w->sink, w->splice, w->splice_len);
+		tp_sink_write(&w->sink, w->ev.p + at, w->ev.len - at);
 	}
+	w->splice_len = 0;
 	tp_pb_reset(&w->ev);
 	tp_pb_reset(&w->interned);
 }
@@ -136,7 +147,10 @@ static size_t put_fixed(struct pf_writer *w, const struct tp_trace_slice *s)
 	if (f) {
 		pf_ready_fixed(w, (size_t)(f - w->fixed.ents));
 		tp_pb_uint(&w->ev, 10, f->name_id);
-		tp_pb_raw(&w->ev, w->fixed.bytes + f->off, f->len);
+		/* not copied here: emit() takes them from the cache */
+		w->splice = w->fixed.bytes + f->off;
+		w->splice_len = f->len;
+		w->splice_at = w->ev.len;
 		return s->fixed_omitted ? 0 : s->n_fixed;
 	}
 	if (!s->key) {

@@ -36,7 +36,7 @@ struct pf_seq {
 	struct pf_bits fixed_ready;      /* fixed entries whose iids are  */
 };
 
-#define HOT_SLOTS 1024
+#define HOT_SLOTS 8192
 
 struct pf_span {
 	size_t off, n;
@@ -65,6 +65,8 @@ struct pf_writer {
 		uint64_t id;         /* 0: empty                          */
 		int kind;            /* N_KINDS: a fixed key              */
 	} hot[HOT_SLOTS];
+	const uint8_t *splice;       /* the packet's cached fixed args,   */
+	size_t splice_len, splice_at;/* to go at ev offset splice_at      */
 	const void *last_key;        /* the last key looked up, and its   */
 	const struct tp_fixed *last_fixed; /* entry (NULL: none)          */
 	uint64_t cur_id;
