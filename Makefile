@@ -63,10 +63,14 @@ TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 
 # The house rules (docs/design.md): file and folder sizes, calls and
 # includes pointing down the layers, no loop between modules.
+# -o FILE gets the mode a new file would, or keeps the old one.
+output-mode: $(BIN)
+	sh tests/output_mode_test.sh $(BIN)
+
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -174,7 +178,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house
+	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house output-mode
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

@@ -64,3 +64,101 @@ put("deep-shape.hlo_proto.pb", field(1, 2, varint(len(module)) + module))
 os.makedirs(os.path.join(out, "no-captures"), exist_ok=True)
 with open(os.path.join(out, "no-captures", "README"), "w") as f:
     f.write("A directory without captures: tpuprof must say so.\n")
+
+# Damaged parts (issue 13): each is left out with a warning, the rest of
+# the capture analysed. Offsets are found by walking small.xplane.pb.
+
+
+def read_varint(b, i):
+    v = s = 0
+    while True:
+        x = b[i]
+        i += 1
+        v |= (x & 0x7F) << s
+        s += 7
+        if not x & 0x80:
+            return v, i
+
+
+def walk(b, start, end):
+    """(field, wire type, tag offset, payload offset, payload length)"""
+    i = start
+    while i < end:
+        at = i
+        key, i = read_varint(b, i)
+        wt = key & 7
+        if wt == 0:
+            _, j = read_varint(b, i)
+            yield key >> 3, wt, at, i, j - i
+            i = j
+        elif wt == 2:
+            n, i = read_varint(b, i)
+            yield key >> 3, wt, at, i, n
+            i += n
+        else:
+            n = 8 if wt == 1 else 4
+            yield key >> 3, wt, at, i, n
+            i += n
+
+
+def plane(b, name):
+    for num, _, at, d, n in walk(b, 0, len(b)):
+        for num2, _, _, d2, n2 in walk(b, d, d + n):
+            if num == 1 and num2 == 2 and b[d2:d2 + n2] == name:
+                return at, d, n
+    raise SystemExit("no plane %r" % name)
+
+
+def child(b, d, n, number, name=None):
+    """The first field `number` of the message at d (named `name`)."""
+    for num, _, at, d2, n2 in walk(b, d, d + n):
+        if num != number:
+            continue
+        if name is None or any(f == 2 and b[d3:d3 + n3] == name
+                               for f, _, _, d3, n3 in walk(b, d2, d2 + n2)):
+            return at, d2, n2
+    raise SystemExit("no field %d %r" % (number, name))
+
+
+def hlo_bytes(b, label):
+    """The payload of the "Hlo Proto" stat of event metadata `label`."""
+    _, d, n = plane(b, b"/host:metadata")
+    for num, _, _, d2, n2 in walk(b, d, d + n):
+        if num != 4:
+            continue
+        _, d3, n3 = child(b, d2, n2, 2)
+        if not any(f == 2 and b[d4:d4 + n4] == label for f, _, _, d4, n4 in walk(b, d3, d3 + n3)):
+            continue
+        _, d4, n4 = child(b, d3, n3, 5)
+        _, d5, n5 = child(b, d4, n4, 6)
+        return d5, n5
+    raise SystemExit("no module %r" % label)
+
+
+def damaged(edits):
+    b = bytearray(small)
+    for at, data in edits:
+        b[at:at + len(data)] = data
+    return bytes(b)
+
+
+tpu0 = plane(small, b"/device:TPU:0")
+tpu1 = plane(small, b"/device:TPU:1")
+# random bytes inside the embedded module jit_train_step (its HloProto)
+hlo_at, _ = hlo_bytes(small, b"jit_train_step(9747602677744151882)")
+hlo_edit = (hlo_at + 50, random.Random(13).randbytes(64))
+# the first event of line 'XLA Ops' of TPU:0: its first tag is field 0
+_, line_d, line_n = child(small, tpu0[1], tpu0[2], 3, b"XLA Ops")
+_, event_d, _ = child(small, line_d, line_n, 4)
+line_edit = (event_d, b"\x07")
+# the first stat of plane TPU:0: its first tag is field 0
+_, stat_d, _ = child(small, tpu0[1], tpu0[2], 6)
+stat_edit = (stat_d, b"\x07")
+put("damaged-hlo-module.xplane.pb", damaged([hlo_edit]))
+put("damaged-line.xplane.pb", damaged([line_edit]))
+put("damaged-plane-stat.xplane.pb", damaged([stat_edit]))
+put("damaged-three-parts.xplane.pb", damaged([hlo_edit, line_edit, stat_edit]))
+# plane TPU:1's line 'XLA Modules' claims 0x7f00 bytes: the plane's own
+# framing is broken, so the whole plane goes
+mod_at, _, _ = child(small, tpu1[1], tpu1[2], 3, b"XLA Modules")
+put("damaged-plane-framing.xplane.pb", damaged([(mod_at + 1, b"\x80\xfe")]))

@@ -53,6 +53,12 @@ struct tp_source {
 	bool kind_from_name;  /* bytes were ambiguous; name decided     */
 	uint64_t file_bytes;  /* size on disk (compressed)             */
 	struct tp_buffer buf; /* decoded-from bytes (inflated)         */
+	/* Damaged parts cut out of buf (damage.c): where, in the original
+	 * bytes, sorted; malloc'd, NULL when none. */
+	struct tp_source_cut {
+		size_t start, len;
+	} *cuts;
+	size_t n_cuts;
 };
 
 struct tp_host {
@@ -60,6 +66,19 @@ struct tp_host {
 	size_t source;        /* index into tp_capture.sources         */
 	struct tp_xspace xs;  /* records in arena                      */
 	struct tp_arena *arena; /* malloc'd: hosts decode in parallel  */
+};
+
+/* A damaged part of a capture that was left out so that the rest could
+ * be analysed (src/decode/capture/damage.c, docs/exit-codes.md): one HLO
+ * module, a line, a stat of a plane, a whole plane, or the incomplete end
+ * of a file cut short (with tp_open_opts.partial). */
+struct tp_damage {
+	const char *path;            /* the file as given, arena         */
+	char *part;                  /* malloc'd: "line 'XLA Ops' of plane
+				      * '/device:TPU:0'", "HLO module 'M'" */
+	uint64_t offset;             /* the byte where the damage was found
+				      * (of the inflated bytes for gzip) */
+	char *what;                  /* malloc'd: what is wrong there     */
 };
 
 struct tp_capture {
@@ -73,6 +92,9 @@ struct tp_capture {
 	const char *run;             /* logdir run chosen, arena, or NULL */
 	char **notes;                /* malloc'd lines for the user       */
 	size_t n_notes, cap_notes;
+	struct tp_damage *damage;    /* malloc'd: parts skipped, in the
+				      * order found                       */
+	size_t n_damage, cap_damage;
 	/* internal: XSpace sources loaded, not decoded yet (capture.c) */
 	size_t *pending;
 	size_t n_pending, cap_pending;
@@ -85,6 +107,10 @@ struct tp_open_opts {
 	 * are): for commands whose analysis reads them anyway (ops), which
 	 * then reads each event once. See struct tp_decode_opts. */
 	size_t defer_min_bytes;
+	/* A file cut short (its last plane runs past its end) is read up
+	 * to its last complete plane, the rest noted as damage, instead of
+	 * refused (--partial). */
+	bool partial;
 };
 
 /* What commands that run the ops analysis pass as defer_min_bytes. */
@@ -103,6 +129,21 @@ enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
 			    size_t n_paths, const struct tp_open_opts *opts,
 			    struct tp_error *err);
 void tp_capture_release(struct tp_capture *cap);
+
+/* An analysis of a capture opened with defer_min_bytes failed with err:
+ * when that is damage in a line left to the analysis, opens the capture
+ * again (released first) with every line read at open, where a damaged
+ * part is left out (src/decode/capture/damage.c), and returns true: run
+ * the analysis again. False, with cap and err untouched, for any other
+ * failure; false with cap released and err set when the reopening fails.
+ * o->defer_min_bytes is set to 0. */
+bool tp_capture_reopen_whole(struct tp_capture *cap, const char *const *paths,
+			     size_t n_paths, struct tp_open_opts *o,
+			     struct tp_error *err);
+
+/* The line shown for a damaged part: "FILE: skipped PART, damaged at
+ * byte N: WHAT". Into buf (always NUL-terminated). */
+void tp_damage_format(const struct tp_damage *d, char *buf, size_t size);
 
 /* Decodes a module of cap (tp_module_decode), sharing the HLO of an
  * identical module decoded before. */

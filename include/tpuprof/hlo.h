@@ -35,6 +35,8 @@ struct tp_module {
 	enum tp_module_origin origin;
 	char embed_layout;            /* 'A' or 'B' (format-facts §3), else 0 */
 	Xla__HloProto *hlo;           /* arena; NULL until decoded           */
+	bool damaged;                 /* embedded bytes that do not decode:
+				       * skipped, hlo stays NULL (damage.c)  */
 };
 
 /* Unpacks m->raw into m->hlo (once). Fails with TP_ERR_INPUT naming the

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tpuprof/check_report.h"
+#include "tpuprof/damage.h"
 #include "tpuprof/report_doc.h"
 #include "tpuprof/util.h"
 
@@ -48,11 +49,15 @@ static const char check_help[] =
 	"\n"
 	"options:\n"
 	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
+	"  --allow-partial        pass a capture or report with damaged parts that\n"
+	"                         were skipped (by default that fails the check)\n"
 	"  --format text|json     output format (default text)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
+	"  --partial              read a capture cut short up to its last complete plane\n"
 	"\n"
-	"exit: 0 every rule holds, 1 a rule broke, 2 usage (also a --module or\n"
+	"exit: 0 every rule holds, 1 a rule broke (or the input is partial,\n"
+	"without --allow-partial), 2 usage (also a --module or\n"
 	"--scope that names nothing, or a fraction without a known capacity),\n"
 	"3 unreadable or corrupt input or a baseline that is not a report,\n"
 	"5 output failed\n";
@@ -65,6 +70,7 @@ enum {
 	OPT_MAX_COLLECTIVE_BYTES,
 	OPT_SCOPE,
 	OPT_HBM,
+	OPT_ALLOW_PARTIAL,
 };
 
 static const struct tp_cli_option check_options[] = {
@@ -76,12 +82,14 @@ static const struct tp_cli_option check_options[] = {
 	{ "module", true, TP_CLI_OPT_MODULE },  /* into o.filter */
 	{ "scope", true, OPT_SCOPE },
 	{ "hbm", true, OPT_HBM },
+	{ "allow-partial", false, OPT_ALLOW_PARTIAL },
 	{ NULL, false, 0 },
 };
 
 struct check_args {
 	struct tp_check_opts rules;
 	const char *baseline;
+	bool allow_partial;   /* damaged parts skipped do not fail it */
 };
 
 /* A finite decimal number, with an optional trailing '%' when pct. */
@@ -116,6 +124,9 @@ static int on_option(void *ctx, int id, const char *arg)
 						  arg);
 		r->max_peak_fraction = v;
 		r->has_max_peak_fraction = true;
+		return 0;
+	case OPT_ALLOW_PARTIAL:
+		a->allow_partial = true;
 		return 0;
 	case OPT_BASELINE:
 		a->baseline = arg;
@@ -169,6 +180,9 @@ static int evaluate(const struct tp_common_opts *o, struct check_args *a, json_t
 	enum tp_err rc;
 	int code;
 
+	size_t damaged = tp_doc_damage_count(doc) +
+			 (a->rules.baseline ? tp_doc_damage_count(a->rules.baseline) : 0);
+
 	if (tp_check_run(&c, doc, &a->rules, &err) != TP_OK)
 		return tp_cli_fail(&err);
 	code = tp_output_open(&out, o->output);
@@ -179,6 +193,12 @@ static int evaluate(const struct tp_common_opts *o, struct check_args *a, json_t
 			code = tp_cli_fail(&err);
 		if (code == TP_EXIT_OK && c.n_failed)
 			code = TP_EXIT_CHECK_FAILED;
+		if (code == TP_EXIT_OK && damaged && !a->allow_partial) {
+			/* measured without what was damaged: not a pass */
+			tp_cli_error("check: FAIL, the input is partial: %zu damaged part%s skipped (see the warnings of 'tpuprof info'; --allow-partial accepts it)",
+				     damaged, damaged == 1 ? " was" : "s were");
+			code = TP_EXIT_CHECK_FAILED;
+		}
 	}
 	tp_check_release(&c);
 	return code;

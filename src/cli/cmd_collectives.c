@@ -28,6 +28,7 @@ static const char collectives_help[] =
 	"  -j, --jobs N         threads for decoding and analysis (default: one\n"
 	"                       per CPU)\n"
 	"  -q, --quiet          no notes on stderr\n"
+	"  --partial            read a capture cut short up to its last complete plane\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"exit: 0 ok, 2 usage (also a --core, --module or --host the capture\n"

@@ -26,6 +26,7 @@ static const char fusions_help[] =
 	"  -j, --jobs N         threads for decoding and analysis (default: one\n"
 	"                       per CPU)\n"
 	"  -q, --quiet          no notes on stderr\n"
+	"  --partial            read a capture cut short up to its last complete plane\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";

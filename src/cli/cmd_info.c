@@ -30,6 +30,7 @@ static const char info_help[] =
 	"                       per CPU)\n"
 	"                       (default 3/4 of memory, at most 64GiB)\n"
 	"  -q, --quiet          no notes on stderr\n"
+	"  --partial            read a capture cut short up to its last complete plane\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";

@@ -49,6 +49,7 @@ static const char memory_help[] =
 	"                         live ranges of the largest buffers, runtime\n"
 	"                         timeline\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
+	"  --partial              read a capture cut short up to its last complete plane\n"
 	"\n"
 	"Sizes in JSON are bytes; a warning is printed when a core's peak is\n"
 	"above 90% of its capacity.\n"
@@ -203,6 +204,7 @@ static int run_memory(int argc, char **argv)
 	}
 	tp_cli_notes(&cap, o.quiet);
 	code = report(&o, &cap, &a);
+	tp_cli_damage(&cap);   /* modules are decoded, damaged ones found */
 	tp_capture_release(&cap);
 	free(a.split_name);
 	return code;

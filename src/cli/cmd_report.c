@@ -36,6 +36,7 @@ static const char report_help[] =
 	"  --module NAME|ID       only this module (name or program id)\n"
 	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
+	"  --partial              read a capture cut short up to its last complete plane\n"
 	"\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
 

@@ -197,6 +197,8 @@ static int write_trace(const struct tp_common_opts *o, struct tp_trace_opts *t)
 			fprintf(stderr, "tpuprof: note: %" PRIu64 " aggregated events (no time, only a count) are not on the timeline\n",
 				st.aggregated);
 	}
+	if (code == TP_EXIT_OK)
+		tp_cli_damage(&cap);   /* modules decoded: damaged ones known */
 	tp_capture_release(&cap);
 	return code;
 }

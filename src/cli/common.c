@@ -1,6 +1,11 @@
 /*
  * common.c - option parsing, output files and messages shared by the
- * command files.
+ * command files. Every command parses in GNU order (tp_cli_args_*, at the
+ * end): options before, between and after the operands, and `--` ending
+ * the options, whatever POSIXLY_CORRECT says (getopt's RETURN_IN_ORDER
+ * mode, the leading '-' of the short option string, returns each operand
+ * as option 1; they are kept in order and handed back as one slice of
+ * argv).
  */
 #include "cli.h"
 
@@ -74,6 +79,7 @@ static const struct option common_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "partial", no_argument, NULL, 'P' },
 };
 
 #define N_COMMON (sizeof(common_options) / sizeof(common_options[0]))
@@ -137,6 +143,9 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 	case 'q':
 		o->quiet = true;
 		return 0;
+	case 'P':
+		o->open.partial = true;
+		return 0;
 	case 'j':
 		return jobs_option(cmd, optarg);
 	case TP_CLI_OPT_HOST: /* only from a table with these rows */
@@ -158,13 +167,13 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 		 void *ctx, struct tp_common_opts *o, int *exit_code)
 {
 	struct option *longopts = option_table(extra);
+	struct tp_cli_args args;
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->open.max_input = tp_default_max_input();
-	optind = 1;
-	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, "o:qhj:", longopts, NULL)) != -1) {
+	tp_cli_args_begin(&args, argc, argv);
+	while (rc == 0 && (c = tp_cli_args_next(&args, "-o:qhj:", longopts)) != -1) {
 		if (c == 'h') {
 			fputs(cmd->help, stdout);
 			*exit_code = TP_EXIT_OK;
@@ -184,12 +193,15 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 		}
 	}
 	free(longopts);
+	o->captures = tp_cli_args_end(&args, &o->n_captures);
 	if (rc < 0)
 		return -1;
-	o->captures = argv + optind;
-	o->n_captures = argc - optind;
 	if (o->n_captures == 0) {
 		*exit_code = tp_cli_usage_error(cmd, "%s: no CAPTURE given", cmd->name);
+		return -1;
+	}
+	if (tp_cli_parse_only) {
+		*exit_code = TP_EXIT_OK;
 		return -1;
 	}
 	return 0;
@@ -201,9 +213,21 @@ int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
 	return tp_cli_parse(cmd, argc, argv, NULL, NULL, NULL, o, exit_code);
 }
 
+/* mkstemp makes the file owner-only; the output gets the mode any new
+ * file would (0666 less the umask), or keeps the mode of the file it
+ * replaces, as cp and sed -i do. */
+static void output_mode(int fd, bool replaces, mode_t old_mode)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	(void)fchmod(fd, replaces ? old_mode & 07777 : 0666 & ~mask);
+}
+
 int tp_output_open(struct tp_output *out, const char *path)
 {
 	struct stat st;
+	bool exists;
 
 	memset(out, 0, sizeof(*out));
 	if (!path || strcmp(path, "-") == 0) {
@@ -213,7 +237,8 @@ int tp_output_open(struct tp_output *out, const char *path)
 	out->path = path;
 	/* -o /dev/null or a FIFO: a rename over it would replace the device
 	 * (as root, /dev/null itself) with a regular file */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
 		out->direct = true;
 		if (!(out->fp = fopen(path, "w"))) {
 			tp_cli_error("cannot open '%s': %s", path, strerror(errno));
@@ -231,6 +256,7 @@ int tp_output_open(struct tp_output *out, const char *path)
 		out->tmp_path = NULL;
 		return TP_EXIT_OUTPUT;
 	}
+	output_mode(fd, exists, st.st_mode);
 	return TP_EXIT_OK;
 }
 
@@ -298,6 +324,17 @@ int tp_cli_open_capture(const struct tp_common_opts *o, struct tp_capture *cap)
 	return TP_EXIT_OK;
 }
 
+void tp_cli_damage(const struct tp_capture *cap)
+{
+	char line[1024];
+
+	for (size_t i = 0; i < cap->n_damage; i++) {
+		tp_damage_format(&cap->damage[i], line, sizeof(line));
+		fflush(stdout);
+		fprintf(stderr, "tpuprof: warning: %s\n", line);
+	}
+}
+
 int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *a,
 			void *ctx)
 {
@@ -310,10 +347,15 @@ int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *
 		o->open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* read once */
 	if ((code = tp_cli_open_capture(o, &cap)) != TP_EXIT_OK)
 		return code;
-	if (a->build(ctx, &cap, &err) != TP_OK) {
+	if (a->build(ctx, &cap, &err) != TP_OK &&
+	    tp_capture_reopen_whole(&cap, (const char *const *)o->captures,
+				    (size_t)o->n_captures, &o->open, &err))
+		(void)a->build(ctx, &cap, &err);   /* damage left out */
+	if (err.code != TP_OK) {
 		tp_capture_release(&cap);
 		return tp_cli_fail(&err);
 	}
+	tp_cli_damage(&cap);
 	code = tp_output_open(&out, o->output);
 	if (code == TP_EXIT_OK)
 		code = tp_output_finish(&out, a->write(ctx, out.fp, o->format, &cap, &err),
@@ -321,4 +363,52 @@ int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *
 	a->release(ctx);
 	tp_capture_release(&cap);
 	return code;
+}
+
+/* ---- GNU argument order (cli.h) ---- */
+
+bool tp_cli_parse_only;
+
+void tp_cli_args_begin(struct tp_cli_args *a, int argc, char **argv)
+{
+	a->argc = argc;
+	a->argv = argv;
+	a->operands = tp_xcalloc((size_t)argc + 1, sizeof(*a->operands));
+	a->n_operands = 0;
+	a->finished = false;
+	/* 0, not 1: glibc then forgets the cluster position of an earlier
+	 * parse that stopped inside "-qz" (a pointer into old argv). */
+	optind = 0;
+	opterr = 0;
+}
+
+int tp_cli_args_next(struct tp_cli_args *a, const char *shorts,
+		     const struct option *longopts)
+{
+	int c;
+
+	while ((c = getopt_long(a->argc, a->argv, shorts, longopts, NULL)) == 1)
+		a->operands[a->n_operands++] = optarg;
+	if (c == -1)
+		a->finished = true;
+	return c;
+}
+
+char **tp_cli_args_end(struct tp_cli_args *a, int *n_operands)
+{
+	int n = a->n_operands;
+	char **tail;
+
+	/* after `--` getopt stops at optind: the rest are operands too */
+	for (int i = a->finished ? optind : a->argc; i < a->argc; i++)
+		a->operands[n++] = a->argv[i];
+	/* every option is parsed: the slots of argv are free to reuse (the
+	 * option values point at the strings, not at the slots) */
+	tail = a->argv + a->argc - n;
+	for (int i = 0; i < n; i++)
+		tail[i] = a->operands[i];
+	free(a->operands);
+	a->operands = NULL;
+	*n_operands = n;
+	return tail;
 }

@@ -176,7 +176,7 @@ static struct option *option_table(bool capture, char *shorts)
 	struct option *t = tp_xcalloc(N_OPTS + 1, sizeof(*t));
 	size_t n = 0, s = 0;
 
-	shorts[s++] = '+';
+	shorts[s++] = '-'; /* GNU order: operands anywhere (cli.h) */
 	for (size_t i = 0; i < N_OPTS; i++) {
 		const struct opt_def *d = &opt_defs[i];
 		bool arg = d->kind != OPT_TRUE && d->kind != OPT_HELP;
@@ -221,15 +221,14 @@ static void cli_defaults(struct tp_fetch_cli *cli, bool capture)
 	cli->o.http.user_agent = "tpuprof/" TPUPROF_VERSION;
 }
 
-static int parse_loop(const struct tp_cmd *cmd, int argc, char **argv,
+static int parse_loop(const struct tp_cmd *cmd, struct tp_cli_args *args,
 		      struct tp_fetch_cli *cli, const struct option *table,
 		      const char *shorts)
 {
+	char **argv = args->argv;
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, table, NULL)) != -1) {
+	while ((c = tp_cli_args_next(args, shorts, table)) != -1) {
 		const struct opt_def *d = def_for(c);
 
 		if (!d)
@@ -269,24 +268,30 @@ int tp_fetch_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 {
 	char shorts[2 * N_OPTS + 2];
 	struct option *table;
-	int rc;
+	struct tp_cli_args args;
+	char **sources;
+	int rc, n_sources;
 
 	cli_defaults(cli, capture);
 	table = option_table(capture, shorts);
-	rc = parse_loop(cmd, argc, argv, cli, table, shorts);
+	tp_cli_args_begin(&args, argc, argv);
+	rc = parse_loop(cmd, &args, cli, table, shorts);
+	sources = tp_cli_args_end(&args, &n_sources);
 	free(table);
-	if (rc == 0 && argc - optind != 1)
-		rc = tp_cli_usage_error(cmd, argc - optind ? "%s: one SOURCE only" :
+	if (rc == 0 && n_sources != 1)
+		rc = tp_cli_usage_error(cmd, n_sources ? "%s: one SOURCE only" :
 					"%s: no SOURCE given", cmd->name);
 	if (rc == 0 && capture)
 		rc = check_capture(cmd, &cli->cap);
+	if (rc == 0 && tp_cli_parse_only)
+		rc = -1;
 	if (rc != 0) {
 		*exit_code = rc < 0 ? TP_EXIT_OK : rc;
 		free(cli->headers);
 		cli->headers = NULL;
 		return -1;
 	}
-	cli->o.source = argv[optind];
+	cli->o.source = sources[0];
 	cli->o.headers = cli->headers;
 	cli->o.n_headers = cli->n_headers;
 	cli->o.http.secret = cli->o.token;

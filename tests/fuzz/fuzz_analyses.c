@@ -11,7 +11,10 @@
  * open it, with device lines deferred to the threaded ops pass.
  *
  * The bytes are written to a memfd and opened as /proc/self/fd/N, so the
- * capture goes through the same mmap path as a file on disk.
+ * capture goes through the same mmap path as a file on disk (and through
+ * the salvage of damaged parts, src/decode/capture/damage.c). The stream
+ * check (stream_check.c) must refuse the bytes as a stream only when the
+ * file is refused too, and give the same verdict fed whole or in pieces.
  */
 #define _GNU_SOURCE
 #include <stddef.h>
@@ -31,6 +34,8 @@
 #include "tpuprof/ops.h"
 #include "tpuprof/ops_report.h"
 #include "tpuprof/report.h"
+
+#include "../../src/decode/capture/stream_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -125,12 +130,33 @@ static void run_collectives(struct tp_capture *cap)
 	tp_collectives_release(&c);
 }
 
+/* What the stream check says of these bytes as an unnamed stream: the
+ * same fed at once and fed 7 bytes at a time. */
+static enum tp_stream_verdict stream_verdict(const uint8_t *data, size_t size)
+{
+	struct tp_stream_check whole, bits;
+	enum tp_stream_verdict v, w = TP_STREAM_MORE;
+
+	tp_stream_check_init(&whole, 64u << 20, false);
+	tp_stream_check_init(&bits, 64u << 20, false);
+	v = tp_stream_check_feed(&whole, data, size);
+	for (size_t n = 0; n < size && w == TP_STREAM_MORE;) {
+		n = n + 7 < size ? n + 7 : size;
+		w = tp_stream_check_feed(&bits, data, n);
+	}
+	if (v != w || (v != TP_STREAM_MORE && (whole.error_at != bits.error_at ||
+					       whole.error != bits.error)))
+		abort();   /* the verdict depends on how the bytes arrived */
+	return v;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tp_open_opts opts = { .max_input = 64u << 20 };
 	struct tp_capture cap;
 	struct tp_error err = { 0 };
 	const char *paths[1];
+	enum tp_stream_verdict v;
 
 	if (size > FUZZ_MAX_INPUT)
 		return 0;
@@ -138,8 +164,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
 	paths[0] = path;
+	v = size >= 2 && data[0] == 0x1f && data[1] == 0x8b ? TP_STREAM_MORE :
+	    stream_verdict(data, size);
 	if (tp_capture_open(&cap, paths, 1, &opts, &err) != TP_OK)
 		return 0;
+	/* a stream is refused only where the same bytes as a file are; but
+	 * a damaged first plane is refused as a stream even when later
+	 * fields (2, 4) make the file an XSpace read without that plane */
+	if (v != TP_STREAM_MORE && !(v == TP_STREAM_BAD_INNER && tp_sniff(data, size)))
+		abort();
 	run_info(&cap);
 	run_memory(&cap);
 	run_ops(&cap);

@@ -333,6 +333,8 @@ static enum tp_err add_modules(struct tp_info *info, struct tp_capture *cap,
 		rc = tp_capture_decode_module(cap, m, err);
 		if (rc != TP_OK)
 			return rc;
+		if (m->damaged)
+			continue;   /* skipped: a warning says so */
 		im = &info->modules[info->n_modules++];
 		im->module = m;
 		tp_hlo_count(m->hlo, &im->counts);
@@ -376,6 +378,12 @@ static enum tp_err build(struct tp_info *info, struct tp_capture *cap,
 		    !info->modules[i].counts.has_buffer_assignment)
 			warn(info, "%s: no buffer assignment (an XLA dump before optimizations?): no compiler memory timeline",
 			     info->modules[i].module->path);
+	for (size_t i = 0; i < cap->n_damage; i++) {
+		char line[1024];
+
+		tp_damage_format(&cap->damage[i], line, sizeof(line));
+		warn(info, "%s", line);
+	}
 	return TP_OK;
 }
 

@@ -72,7 +72,7 @@ static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap
 		rc = tp_capture_decode_module(cap, m, err);
 		if (rc != TP_OK)
 			return rc;
-		if (!module_matches(m, f->module))
+		if (m->damaged || !module_matches(m, f->module))
 			continue;
 		for (size_t j = 0; j < mem->n_modules && !dup; j++)
 			dup = mem->modules[j].module->program_id == m->program_id;

@@ -72,6 +72,8 @@ struct host_job {
 	struct tp_xspace xs;
 	struct tp_arena *arena;
 	struct tp_decode_opts opts;
+	bool partial;                   /* tp_open_opts.partial           */
+	struct tp_damage_list damage;   /* parts skipped (damage.c)       */
 	struct tp_error err;
 	enum tp_err rc;
 };
@@ -85,15 +87,18 @@ static void decode_host(void *ctx, size_t i, unsigned worker)
 {
 	struct host_pool *pool = ctx;
 	struct host_job *job = &pool->jobs[i];
-	const struct tp_source *src = &pool->cap->sources[job->source];
+	struct tp_source *src = &pool->cap->sources[job->source];
+	const char *shown = strcmp(src->path, "-") ? src->path : "<stdin>";
 
 	(void)worker;
 	job->arena = tp_xmalloc(sizeof(*job->arena));
 	tp_arena_init(job->arena);
 	job->rc = tp_xspace_decode_ex(&job->xs, job->arena, src->buf.data,
-				      src->buf.size,
-				      strcmp(src->path, "-") ? src->path : "<stdin>",
-				      &job->opts, &job->err);
+				      src->buf.size, shown, &job->opts, &job->err);
+	if (job->rc != TP_OK) /* a damaged part goes, the rest is read */
+		job->rc = tp_damage_salvage(src, shown, &job->xs, job->arena,
+					    &job->opts, job->partial, &job->damage,
+					    &job->err);
 }
 
 static void push_host(struct tp_capture *cap, struct host_job *job)
@@ -115,6 +120,12 @@ static void push_host(struct tp_capture *cap, struct host_job *job)
 	else
 		h->name = host_name_from_path(&cap->arena, src->path);
 	cap->n_hosts++;
+	for (size_t i = 0; i < job->damage.n; i++) {
+		cap->damage = tp_xgrow(cap->damage, &cap->cap_damage, cap->n_damage + 1,
+				       sizeof(*cap->damage));
+		cap->damage[cap->n_damage++] = job->damage.v[i];
+	}
+	job->damage.n = 0;   /* moved */
 	tp_capture_add_embedded_modules(cap, cap->n_hosts - 1);
 }
 
@@ -143,6 +154,7 @@ enum tp_err tp_capture_flush_hosts(struct tp_capture *cap,
 
 		job->source = cap->pending[i];
 		job->opts.defer_min_bytes = opts ? opts->defer_min_bytes : 0;
+		job->partial = opts && opts->partial;
 		/* a mapped file reads back the same; a heap copy would not */
 		job->opts.drop_pages = cap->sources[job->source].buf.map != NULL;
 		/* several hosts: one thread each, not threads of threads */
@@ -160,6 +172,7 @@ enum tp_err tp_capture_flush_hosts(struct tp_capture *cap,
 		if (rc == TP_OK)
 			push_host(cap, job);
 		free_job_arena(job);
+		tp_damage_list_release(&job->damage);
 	}
 	free(pool.jobs);
 	return rc;
@@ -175,7 +188,7 @@ static enum tp_err add_host(struct tp_capture *cap, size_t source)
 }
 
 /* Kind from the file name, for bytes that could be either message. */
-static int kind_from_name(const char *path)
+int tp_capture_kind_from_name(const char *path)
 {
 	if (strstr(path, ".xplane.pb"))
 		return 'X';
@@ -219,7 +232,7 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 	cap->n_sources++;
 	kind = tp_sniff(src->buf.data, src->buf.size);
 	if (!kind) {
-		kind = kind_from_name(path);
+		kind = tp_capture_kind_from_name(path);
 		src->kind_from_name = true;
 	}
 	if (!kind) {
@@ -282,11 +295,18 @@ enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
 
 void tp_capture_release(struct tp_capture *cap)
 {
-	for (size_t i = 0; i < cap->n_sources; i++)
+	for (size_t i = 0; i < cap->n_sources; i++) {
 		tp_buffer_release(&cap->sources[i].buf);
+		free(cap->sources[i].cuts);
+	}
 	for (size_t i = 0; i < cap->n_notes; i++)
 		free(cap->notes[i]);
 	free(cap->notes);
+	for (size_t i = 0; i < cap->n_damage; i++) {
+		free(cap->damage[i].part);
+		free(cap->damage[i].what);
+	}
+	free(cap->damage);
 	free(cap->sources);
 	for (size_t i = 0; i < cap->n_hosts; i++) {
 		tp_arena_release(cap->hosts[i].arena);

@@ -155,7 +155,7 @@ enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m
 {
 	enum tp_err rc;
 
-	if (m->hlo)
+	if (m->hlo || m->damaged)
 		return TP_OK;
 	for (size_t i = 0; i < cap->n_modules; i++) {
 		const struct tp_module *o = &cap->modules[i];
@@ -173,5 +173,5 @@ enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m
 	}
 	rc = tp_module_decode(m, &cap->arena, err);
 	drop_raw(cap, m);
-	return rc;
+	return rc == TP_OK ? rc : tp_damage_module(cap, m, err);
 }

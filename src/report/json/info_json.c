@@ -3,6 +3,7 @@
  * host by host and plane by plane (json_stream.h).
  */
 #include "tpuprof/report.h"
+#include "tpuprof/damage.h"
 
 static json_t *stat_value(const struct tp_info_stat *st)
 {
@@ -229,5 +230,7 @@ void tp_info_json(struct tp_jw *w, const char *key, const struct tp_capture *cap
 	for (size_t i = 0; i < info->n_warnings && tp_jw_ok(w); i++)
 		tp_jw_put(w, NULL, tp_json_cstr(info->warnings[i]));
 	tp_jw_end(w);
+	if (cap->n_damage)   /* only then: a whole capture has no such key */
+		tp_jw_put(w, "damage", tp_damage_json(cap));
 	tp_jw_end(w);
 }

@@ -122,6 +122,9 @@ static void merge_info(const struct tp_merge *g, json_t *dst, json_t *src)
 	concat(g, dst, src, "modules");
 	concat(g, dst, src, "notes");
 	concat(g, dst, src, "warnings");
+	if (json_is_array(get(src, "damage")) && !json_is_array(get(dst, "damage")))
+		json_object_set_new(dst, "damage", json_array());
+	concat(g, dst, src, "damage");
 	if (json_is_null(get(dst, "run")) && !json_is_null(get(src, "run")))
 		json_object_set(dst, "run", get(src, "run"));
 }

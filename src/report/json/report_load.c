@@ -61,6 +61,8 @@ enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
 	if (rc != TP_OK)
 		return rc;
 	rc = tp_report_build(&r, &cap, f, err);
+	if (rc != TP_OK && tp_capture_reopen_whole(&cap, paths, n, &oo, err))
+		rc = tp_report_build(&r, &cap, f, err);   /* damage left out */
 	if (rc == TP_OK) {
 		struct tp_jw w;
 

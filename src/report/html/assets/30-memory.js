@@ -252,7 +252,7 @@ const MemoryView = {
 		fact("module", moduleLabel(m), m.name);
 		if (!m.error) {
 			fact("peak", fmtBytesExact(m.peak_bytes), m.peak_bytes);
-			fact("at position", m.peak_position + (m.peak_instruction ? " (" + m.peak_instruction + ")" : ""),
+			fact("at heap event", m.peak_position + (m.peak_instruction ? " (" + m.peak_instruction + ")" : ""),
 				m.peak_instruction || m.peak_position);
 			fact("padding at peak", fmtBytes(m.padding_bytes));
 			fact("indefinite", fmtBytes(m.indefinite_bytes));

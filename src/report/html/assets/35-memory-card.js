@@ -115,7 +115,7 @@ Object.assign(MemoryView, {
 		field("scope", b.scope);
 		field("source", sourceText(b.source));
 		field("live range", b.indefinite || b.live_start === null ? "whole program" :
-			b.live_start + " – " + b.live_end + " (" + (b.live_end - b.live_start) + " positions)",
+			"heap events " + b.live_start + " – " + b.live_end + " (" + (b.live_end - b.live_start) + " events)",
 			b.indefinite ? "whole program" : b.live_start + "-" + b.live_end);
 		field("defined by", b.defined_by ? b.defined_by + (b.opcode ? " (" + b.opcode + ")" : "") : null, b.defined_by);
 		if (b.defined_by && App.hasOp(b.defined_by)) {
@@ -160,10 +160,10 @@ Object.assign(MemoryView, {
 		}
 		field("kind", w.kind);
 		field("last user", w.last_user);
-		field("at position", w.last_user_position);
+		field("at schedule position", w.last_user_position);
 		field("its scope", w.last_user_scope);
 		field("its source", w.last_user_source);
-		field("waits", w.wait_positions === null || w.wait_positions === undefined ? null : w.wait_positions + " positions");
+		field("waits", w.wait_positions === null || w.wait_positions === undefined ? null : w.wait_positions + " schedule positions after the peak");
 		field("note", w.note);
 		box.appendChild(dl);
 		if (w.chain && w.chain.length) {

@@ -1,0 +1,35 @@
+/*
+ * damage_json.c - the `damage` list of the info document: one object per
+ * damaged part that was skipped (docs/json.md), and its count in a saved
+ * or built report, which `check` reads.
+ */
+#include "tpuprof/damage.h"
+
+#include "tpuprof/report.h"
+
+json_t *tp_damage_json(const struct tp_capture *cap)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < cap->n_damage; i++) {
+		const struct tp_damage *d = &cap->damage[i];
+		char line[1024];
+
+		tp_damage_format(d, line, sizeof(line));
+		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:o}",
+						   "file", tp_json_cstr(d->path),
+						   "part", tp_json_cstr(d->part),
+						   "offset", tp_json_uint(d->offset),
+						   "what", tp_json_cstr(d->what),
+						   "message", tp_json_cstr(line)));
+	}
+	return a;
+}
+
+size_t tp_doc_damage_count(const json_t *doc)
+{
+	const json_t *info = json_object_get(doc, "info");
+	const json_t *d = json_object_get(info ? info : doc, "damage");
+
+	return json_is_array(d) ? json_array_size(d) : 0;
+}

@@ -1,0 +1,1 @@
+check testdata/small.xplane.pb --max-collective-bytes 20MiB

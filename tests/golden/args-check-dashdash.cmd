@@ -1,0 +1,1 @@
+check --max-peak 1GiB -- -no-such.xplane.pb

@@ -1,0 +1,1 @@
+collectives --format json testdata/collectives.xplane.pb --core 1

@@ -1,0 +1,1 @@
+collectives -q -- -no-such.xplane.pb

@@ -1,0 +1,1 @@
+diff -- testdata/small.xplane.pb -no-such.xplane.pb

@@ -1,0 +1,1 @@
+fetch -- -no-such.xplane.pb

@@ -1,0 +1,1 @@
+fusions -q -- -no-such.xplane.pb

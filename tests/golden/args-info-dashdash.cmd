@@ -1,0 +1,1 @@
+info -q -- -no-such.xplane.pb

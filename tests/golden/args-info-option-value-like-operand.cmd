@@ -1,0 +1,1 @@
+info -o - testdata/jit_train_step.hlo_proto.pb --format=json

@@ -1,0 +1,1 @@
+memory -q -- -no-such.xplane.pb

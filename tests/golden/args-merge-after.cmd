@@ -1,0 +1,1 @@
+merge testdata/check-baseline.report.json -q

@@ -1,0 +1,1 @@
+merge -q -- -no-such.xplane.pb

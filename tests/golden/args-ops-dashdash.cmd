@@ -1,0 +1,1 @@
+ops -q -- -no-such.xplane.pb

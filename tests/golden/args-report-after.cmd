@@ -1,0 +1,1 @@
+report testdata/run-3hosts -j 2 --host host1

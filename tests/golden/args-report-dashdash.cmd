@@ -1,0 +1,1 @@
+report -q -- -no-such.xplane.pb

@@ -1,0 +1,1 @@
+trace -q -o - -- -no-such.xplane.pb

@@ -1,0 +1,1 @@
+check --max-peak 4GiB --allow-partial testdata/corrupt/damaged-hlo-module.xplane.pb

@@ -1,0 +1,1 @@
+info --format json testdata/corrupt/damaged-hlo-module.xplane.pb

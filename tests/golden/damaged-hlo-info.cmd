@@ -1,0 +1,1 @@
+info testdata/corrupt/damaged-hlo-module.xplane.pb

@@ -1,0 +1,1 @@
+report testdata/corrupt/damaged-hlo-module.xplane.pb

@@ -1,0 +1,1 @@
+trace -q testdata/corrupt/damaged-hlo-module.xplane.pb -o /dev/null

@@ -1,0 +1,1 @@
+ops --limit 3 testdata/corrupt/damaged-line.xplane.pb

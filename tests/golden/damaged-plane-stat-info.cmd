@@ -1,0 +1,1 @@
+info -q testdata/corrupt/damaged-plane-stat.xplane.pb

@@ -1,0 +1,1 @@
+info --format json testdata/corrupt/damaged-three-parts.xplane.pb

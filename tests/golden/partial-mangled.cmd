@@ -1,0 +1,1 @@
+info --partial ../shared/captures/bad-tpu-v6e-mangled-bytes/tpu_inference_2.xplane.pb

@@ -1,0 +1,1 @@
+info --partial testdata/corrupt/truncated.xplane.pb

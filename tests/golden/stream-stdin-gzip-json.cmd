@@ -1,0 +1,1 @@
+info --format json - < testdata/layout-b.xplane.pb.gz
