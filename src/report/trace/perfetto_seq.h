@@ -20,7 +20,7 @@ enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
 enum { TYPE_BEGIN = 1, TYPE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
 enum { CLK_BOOTTIME = 6, CLK_INCREMENTAL = 64 };
 
-/* Interned kinds, and the InternedData field each goes to. */
+/* Interned kinds, each with its own ids (InternedData fields 2, 3, 29). */
 enum { K_NAME, K_ARG, K_STR, N_KINDS };
 
 struct pf_bits {
@@ -33,9 +33,12 @@ struct pf_seq {
 	bool started;
 	int64_t last_ts;          /* the incremental clock, ns            */
 	struct pf_bits defined[N_KINDS]; /* iids defined on it            */
-	struct pf_bits fixed_ready;      /* fixed entries whose iids are  */
+	struct pf_bits fixed_ready;      /* fixed entries whose iids are
+					  * all defined on it            */
 };
 
+/* Slots of the direct-mapped lookup cache: more than a plane's event
+ * metadata, so a plane's ops rarely evict each other. */
 #define HOT_SLOTS 8192
 
 struct pf_span {
@@ -69,7 +72,7 @@ struct pf_writer {
 	size_t splice_len, splice_at;/* to go at ev offset splice_at      */
 	const void *last_key;        /* the last key looked up, and its   */
 	const struct tp_fixed *last_fixed; /* entry (NULL: none)          */
-	uint64_t cur_id;
+	uint64_t cur_id;             /* its id (the track's uuid)         */
 };
 
 /* Puts the entry (kind, iid) into this packet's interned data unless the
