@@ -127,6 +127,29 @@ START_TEST(test_json_scalars)
 }
 END_TEST
 
+/* Where corrupt input is travels in the error, not in its text; a new
+ * message or a clear forgets it. */
+START_TEST(test_error_corrupt_at)
+{
+	struct tp_error err = { 0 };
+
+	tp_error_set(&err, TP_ERR_INPUT, "f: corrupt capture at byte 7: x");
+	tp_error_corrupt_at(&err, TP_CORRUPT_XSPACE, true, 7, "x (in a plane)");
+	ck_assert_int_eq(err.corrupt, TP_CORRUPT_XSPACE);
+	ck_assert(err.has_offset);
+	ck_assert_uint_eq(err.offset, 7);
+	ck_assert_str_eq(err.detail, "x (in a plane)");
+	tp_error_set(&err, TP_ERR_USAGE, "something else");
+	ck_assert_int_eq(err.corrupt, TP_CORRUPT_NONE);
+	ck_assert(!err.has_offset);
+	ck_assert_str_eq(err.detail, "");
+	tp_error_corrupt_at(&err, TP_CORRUPT_HLO, false, 0, NULL);
+	tp_error_clear(&err);
+	ck_assert_int_eq(err.code, TP_OK);
+	ck_assert_int_eq(err.corrupt, TP_CORRUPT_NONE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -137,6 +160,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_parse_size, 0, sizeof(sizes) / sizeof(sizes[0]));
 	tcase_add_loop_test(tc, test_fmt, 0, sizeof(times) / sizeof(times[0]));
 	tcase_add_test(tc, test_json_scalars);
+	tcase_add_test(tc, test_error_corrupt_at);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

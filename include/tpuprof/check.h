@@ -39,6 +39,7 @@ struct tp_check_opts {
 	const char *module;           /* --module NAME|ID, or NULL          */
 	const char *scope;            /* --scope PREFIX, or NULL            */
 	uint64_t hbm;                 /* --hbm capacity, 0 = from the doc   */
+	bool allow_partial;           /* --allow-partial                    */
 };
 
 enum tp_check_rule {
@@ -89,7 +90,18 @@ struct tp_check {
 	struct tp_check_row *rows;  /* malloc'd; rule order, then subject */
 	size_t n_rows, cap_rows;
 	size_t n_failed;
+	/* damaged parts the document (and the baseline) was made without
+	 * (info.damage); without allow_partial they fail the check: what was
+	 * measured is not the whole capture */
+	size_t damaged_parts;
+	bool partial_fails;
 };
+
+/* Whether the check as a whole fails: a broken rule, or partial input. */
+static inline bool tp_check_failed(const struct tp_check *c)
+{
+	return c->n_failed || c->partial_fails;
+}
 
 /* Evaluates the rules of o over doc (a tpuprof.report/1 document).
  * TP_ERR_USAGE when no rule is given, when --module or --scope names

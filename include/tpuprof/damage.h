@@ -1,8 +1,7 @@
 /*
  * damage.h - the damaged parts a capture was read without
- * (struct tp_damage, capture.h) in JSON, and how many a saved or built
- * report document lists (for `check`, which fails a partial input unless
- * --allow-partial).
+ * (struct tp_damage, capture.h) in JSON; `check` counts them in a saved or
+ * built report (tp_check.damaged_parts).
  *
  * Ownership: tp_damage_json returns a new reference; the document is
  * borrowed.
@@ -18,9 +17,5 @@
 
 /* [{"file", "part", "offset", "what", "message"}], in the order found. */
 json_t *tp_damage_json(const struct tp_capture *cap);
-
-/* The entries of info.damage in a report document (or of damage in an
- * info document); 0 when it has none. */
-size_t tp_doc_damage_count(const json_t *doc);
 
 #endif

@@ -11,6 +11,7 @@
 #ifndef TPUPROF_ERROR_H
 #define TPUPROF_ERROR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum tp_err {
@@ -22,9 +23,24 @@ enum tp_err {
 	TP_ERR_INTERNAL = -6, /* a bug in tpuprof                     */
 };
 
+/* Which kind of corrupt input an error is about, when the decoder knows
+ * where: callers that skip a damaged part (src/decode/capture/damage.c)
+ * read these fields, never the message's text. */
+enum tp_corrupt_kind {
+	TP_CORRUPT_NONE = 0,
+	TP_CORRUPT_XSPACE,          /* the XSpace's framing or a field   */
+	TP_CORRUPT_HLO,             /* an HloProto (embedded or a file)  */
+	TP_CORRUPT_HLO_TOO_LARGE,   /* over protobuf's 2 GiB: not damage */
+};
+
 struct tp_error {
 	enum tp_err code; /* TP_OK until set                          */
 	char msg[1024];   /* one line, no trailing newline or period  */
+	/* where the input is corrupt; reset by tp_error_set */
+	enum tp_corrupt_kind corrupt;
+	bool has_offset;      /* offset known                          */
+	unsigned long long offset; /* byte, in the bytes decoded      */
+	char detail[256];     /* what is wrong there; "" when not said */
 };
 
 /* Sets code and formats msg (truncated to fit); returns code so callers
@@ -33,6 +49,11 @@ struct tp_error {
 enum tp_err tp_error_set(struct tp_error *err, enum tp_err code,
 			 const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Says where err's corrupt input is (after tp_error_set). */
+void tp_error_corrupt_at(struct tp_error *err, enum tp_corrupt_kind kind,
+			 bool has_offset, unsigned long long offset,
+			 const char *detail);
 
 /* Resets err to TP_OK with an empty message. */
 void tp_error_clear(struct tp_error *err);

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "tpuprof/check_report.h"
-#include "tpuprof/damage.h"
 #include "tpuprof/report_doc.h"
 #include "tpuprof/util.h"
 
@@ -89,7 +88,6 @@ static const struct tp_cli_option check_options[] = {
 struct check_args {
 	struct tp_check_opts rules;
 	const char *baseline;
-	bool allow_partial;   /* damaged parts skipped do not fail it */
 };
 
 /* A finite decimal number, with an optional trailing '%' when pct. */
@@ -126,7 +124,7 @@ static int on_option(void *ctx, int id, const char *arg)
 		r->has_max_peak_fraction = true;
 		return 0;
 	case OPT_ALLOW_PARTIAL:
-		a->allow_partial = true;
+		a->rules.allow_partial = true;
 		return 0;
 	case OPT_BASELINE:
 		a->baseline = arg;
@@ -172,6 +170,23 @@ static int usage_rules(const struct check_args *a)
 	return TP_EXIT_OK;
 }
 
+/* The damaged parts a document was made without, named on stderr as
+ * every command names them (the messages of info.damage[]). */
+static void warn_damage(const json_t *doc)
+{
+	const json_t *info = json_object_get(doc, "info");
+	const json_t *list = json_object_get(info ? info : doc, "damage");
+	size_t i;
+	const json_t *d;
+
+	json_array_foreach(list, i, d) {
+		const char *msg = json_string_value(json_object_get(d, "message"));
+
+		if (msg)
+			fprintf(stderr, "tpuprof: warning: %s\n", msg);
+	}
+}
+
 static int evaluate(const struct tp_common_opts *o, struct check_args *a, json_t *doc)
 {
 	struct tp_check c;
@@ -180,25 +195,21 @@ static int evaluate(const struct tp_common_opts *o, struct check_args *a, json_t
 	enum tp_err rc;
 	int code;
 
-	size_t damaged = tp_doc_damage_count(doc) +
-			 (a->rules.baseline ? tp_doc_damage_count(a->rules.baseline) : 0);
-
 	if (tp_check_run(&c, doc, &a->rules, &err) != TP_OK)
 		return tp_cli_fail(&err);
+	if (!o->quiet) {
+		warn_damage(doc);
+		if (a->rules.baseline)
+			warn_damage(a->rules.baseline);
+	}
 	code = tp_output_open(&out, o->output);
 	if (code == TP_EXIT_OK) {
 		rc = tp_check_write(out.fp, o->format, &c, &a->rules, &err);
 		code = tp_output_close(&out, rc == TP_OK);
 		if (rc != TP_OK && code == TP_EXIT_OK)
 			code = tp_cli_fail(&err);
-		if (code == TP_EXIT_OK && c.n_failed)
+		if (code == TP_EXIT_OK && tp_check_failed(&c))
 			code = TP_EXIT_CHECK_FAILED;
-		if (code == TP_EXIT_OK && damaged && !a->allow_partial) {
-			/* measured without what was damaged: not a pass */
-			tp_cli_error("check: FAIL, the input is partial: %zu damaged part%s skipped (see the warnings of 'tpuprof info'; --allow-partial accepts it)",
-				     damaged, damaged == 1 ? " was" : "s were");
-			code = TP_EXIT_CHECK_FAILED;
-		}
 	}
 	tp_check_release(&c);
 	return code;

@@ -183,11 +183,13 @@ enum tp_err tp_module_decode(struct tp_module *m, struct tp_arena *arena,
 	 * them), and protobuf-c 1.4 rejects nested lengths above INT_MAX and
 	 * counts repeated elements in an unsigned int: say so plainly
 	 * rather than half-decode such bytes. */
-	if (m->raw.len > TP_MAX_HLO_BYTES)
-		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: HLO module '%.*s' at byte %zu is too large for protobuf (%zu bytes; the limit is 2 GiB)",
-				    m->path, (int)name.len, name.ptr,
-				    m->raw_offset, m->raw.len);
+	if (m->raw.len > TP_MAX_HLO_BYTES) {
+		tp_error_set(err, TP_ERR_INPUT,
+			     "%s: HLO module '%.*s' at byte %zu is too large for protobuf (%zu bytes; the limit is 2 GiB)",
+			     m->path, (int)name.len, name.ptr, m->raw_offset, m->raw.len);
+		tp_error_corrupt_at(err, TP_CORRUPT_HLO_TOO_LARGE, true, m->raw_offset, NULL);
+		return TP_ERR_INPUT;
+	}
 	tp_wire_init(&w, (const uint8_t *)m->raw.ptr,
 		     (const uint8_t *)m->raw.ptr, m->raw.len);
 	if (nesting_ok(&w, M_HLO)) {
@@ -195,20 +197,24 @@ enum tp_err tp_module_decode(struct tp_module *m, struct tp_arena *arena,
 			     (const uint8_t *)m->raw.ptr, m->raw.len);
 		(void)no_repeated_singular(&w, &xla__hlo_proto__descriptor, 0);
 	}
-	if (w.error)
-		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: corrupt HLO module '%.*s' at byte %zu: %s",
-				    m->path, (int)name.len, name.ptr,
-				    m->raw_offset + w.error_offset,
-				    w.error);
+	if (w.error) {
+		tp_error_set(err, TP_ERR_INPUT, "%s: corrupt HLO module '%.*s' at byte %zu: %s",
+			     m->path, (int)name.len, name.ptr,
+			     m->raw_offset + w.error_offset, w.error);
+		tp_error_corrupt_at(err, TP_CORRUPT_HLO, true,
+				    m->raw_offset + w.error_offset, w.error);
+		return TP_ERR_INPUT;
+	}
 	m->hlo = xla__hlo_proto__unpack(tp_arena_protobuf_allocator(arena),
 					m->raw.len,
 					(const uint8_t *)m->raw.ptr);
-	if (!m->hlo)
-		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: corrupt HLO module '%.*s' (the HloProto at byte %zu does not decode)",
-				    m->path, (int)name.len, name.ptr,
-				    m->raw_offset);
+	if (!m->hlo) {
+		tp_error_set(err, TP_ERR_INPUT,
+			     "%s: corrupt HLO module '%.*s' (the HloProto at byte %zu does not decode)",
+			     m->path, (int)name.len, name.ptr, m->raw_offset);
+		tp_error_corrupt_at(err, TP_CORRUPT_HLO, true, m->raw_offset, NULL);
+		return TP_ERR_INPUT;
+	}
 	if (!m->program_id_known && m->hlo->hlo_module) {
 		m->program_id = (uint64_t)m->hlo->hlo_module->id;
 		m->program_id_known = true;

@@ -236,6 +236,16 @@ static enum tp_err validate(const json_t *doc, const struct tp_check_opts *o,
 	return TP_OK;
 }
 
+/* The entries of info.damage in a report document (or of damage in an
+ * info document); 0 when it has none. */
+static size_t damage_count(const json_t *doc)
+{
+	const json_t *info = json_object_get(doc, "info");
+	const json_t *d = json_object_get(info ? info : doc, "damage");
+
+	return json_is_array(d) ? json_array_size(d) : 0;
+}
+
 enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 			 const struct tp_check_opts *o, struct tp_error *err)
 {
@@ -261,6 +271,8 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 	}
 	if (rc == TP_OK && o->has_max_collective_bytes)
 		collective_rules(c, doc, o, &w);
+	c->damaged_parts = damage_count(doc) + (o->baseline ? damage_count(o->baseline) : 0);
+	c->partial_fails = c->damaged_parts && !o->allow_partial;
 	if (rc != TP_OK)
 		tp_check_release(c);
 	return rc;

@@ -7,9 +7,10 @@
  * is analysed. A file cut short (its last plane runs past its end) stays
  * an error unless tp_open_opts.partial, which reads its complete planes.
  *
- * The decoder is not changed for this: it still refuses the first damage
- * it meets, with the message docs/exit-codes.md lists (whose "at byte N"
- * is a published format, read back here). The part that holds byte N is
+ * The decoder still refuses the first damage it meets, with the message
+ * docs/exit-codes.md lists, and says where in the error itself
+ * (tp_error.corrupt, .offset, .detail): the message's text is never read
+ * back. The part that holds byte N is
  * cut from a copy of the bytes, the lengths around it rewritten in as
  * many bytes as before (a varint may carry padding), and the copy decoded
  * again, until it decodes or the damage is in the top-level framing.
@@ -51,22 +52,6 @@ void tp_damage_list_release(struct tp_damage_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* The N of "...: corrupt ... at byte N: WHAT" and where WHAT starts. */
-static bool message_offset(const char *msg, const char *lead, uint64_t *at,
-			   const char **what)
-{
-	const char *p = strstr(msg, lead);
-	char *end;
-
-	if (!p || !(p = strstr(p, " at byte ")))
-		return false;
-	*at = strtoull(p + 9, &end, 10);
-	if (end == p + 9)
-		return false;
-	*what = strncmp(end, ": ", 2) == 0 ? end + 2 : NULL;
-	return true;
-}
-
 enum tp_err tp_damage_module(struct tp_capture *cap, struct tp_module *m,
 			     struct tp_error *err)
 {
@@ -77,10 +62,12 @@ enum tp_err tp_damage_module(struct tp_capture *cap, struct tp_module *m,
 
 	/* a module over protobuf's 2 GiB is whole, not damaged: refused */
 	if (err->code != TP_ERR_INPUT || m->origin != TP_MODULE_EMBEDDED ||
-	    strstr(err->msg, "too large for protobuf"))
+	    err->corrupt != TP_CORRUPT_HLO)
 		return err->code;
-	if (!message_offset(err->msg, "HLO module", &at, &what))
-		at = m->raw_offset;
+	if (err->has_offset)
+		at = err->offset;
+	if (err->detail[0])
+		what = err->detail;
 	if (m->host >= 0 && (size_t)m->host < cap->n_hosts)   /* of the file */
 		at = tp_source_original_offset(&cap->sources[cap->hosts[m->host].source],
 					       (size_t)at);
@@ -103,7 +90,7 @@ bool tp_capture_reopen_whole(struct tp_capture *cap, const char *const *paths,
 			     struct tp_error *err)
 {
 	if (!o->defer_min_bytes || err->code != TP_ERR_INPUT ||
-	    !strstr(err->msg, ": corrupt capture at byte "))
+	    err->corrupt != TP_CORRUPT_XSPACE)
 		return false;
 	tp_capture_release(cap);
 	o->defer_min_bytes = 0;
@@ -295,10 +282,11 @@ static bool cut_damage(struct salvage *s, const struct tp_source *src, bool part
 	int kind;
 
 	if (err->code != TP_ERR_INPUT || s->n_cuts == MAX_CUTS ||
-	    !message_offset(err->msg, "corrupt capture", &at, &what) || at >= s->size)
+	    err->corrupt != TP_CORRUPT_XSPACE || !err->has_offset ||
+	    err->offset >= s->size)
 		return false;
-	if (!what)
-		what = "damaged";
+	at = err->offset;
+	what = err->detail[0] ? err->detail : "damaged";
 	kind = find_part(s, (size_t)at, &p);
 	if (kind == 0 || (kind < 0 && (!partial || p.start == 0))) {
 		free(p.name);

@@ -29,9 +29,13 @@ struct decode_ctx {
 static enum tp_err corrupt(struct decode_ctx *c, const struct tp_wire *w,
 			   const char *where)
 {
-	return tp_error_set(c->err, TP_ERR_INPUT,
-			    "%s: corrupt capture at byte %zu: %s (in %s)",
-			    c->name, w->error_offset, w->error, where);
+	char detail[200];
+
+	tp_error_set(c->err, TP_ERR_INPUT, "%s: corrupt capture at byte %zu: %s (in %s)",
+		     c->name, w->error_offset, w->error, where);
+	snprintf(detail, sizeof(detail), "%s (in %s)", w->error, where);
+	tp_error_corrupt_at(c->err, TP_CORRUPT_XSPACE, true, w->error_offset, detail);
+	return TP_ERR_INPUT;
 }
 
 static struct tp_str field_str(const struct tp_field *f)

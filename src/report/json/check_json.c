@@ -76,9 +76,11 @@ json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o)
 	json_t *doc = json_object(), *rows = json_array();
 
 	json_object_set_new(doc, "schema", json_string("tpuprof.check/1"));
-	json_object_set_new(doc, "verdict", json_string(c->n_failed ? "fail" : "pass"));
+	json_object_set_new(doc, "verdict", json_string(tp_check_failed(c) ? "fail" : "pass"));
 	json_object_set_new(doc, "checks", tp_json_uint(c->n_rows));
 	json_object_set_new(doc, "failed", tp_json_uint(c->n_failed));
+	json_object_set_new(doc, "damaged_parts", tp_json_uint(c->damaged_parts));
+	json_object_set_new(doc, "partial", json_boolean(c->partial_fails));
 	json_object_set_new(doc, "limits", limits_json(o));
 	for (size_t i = 0; i < c->n_rows; i++)
 		json_array_append_new(rows, row_json(&c->rows[i]));

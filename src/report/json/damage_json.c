@@ -1,7 +1,6 @@
 /*
  * damage_json.c - the `damage` list of the info document: one object per
- * damaged part that was skipped (docs/json.md), and its count in a saved
- * or built report, which `check` reads.
+ * damaged part that was skipped (docs/json.md).
  */
 #include "tpuprof/damage.h"
 
@@ -24,12 +23,4 @@ json_t *tp_damage_json(const struct tp_capture *cap)
 						   "message", tp_json_cstr(line)));
 	}
 	return a;
-}
-
-size_t tp_doc_damage_count(const json_t *doc)
-{
-	const json_t *info = json_object_get(doc, "info");
-	const json_t *d = json_object_get(info ? info : doc, "damage");
-
-	return json_is_array(d) ? json_array_size(d) : 0;
 }

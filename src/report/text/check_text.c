@@ -89,8 +89,14 @@ enum tp_err tp_check_text(FILE *out, const struct tp_check *c, struct tp_error *
 			row_text(out, &c->rows[i]);
 	if (c->n_failed)
 		fprintf(out, "check: FAIL, %zu of %zu checks failed\n", c->n_failed, c->n_rows);
+	else if (c->partial_fails)
+		fprintf(out, "check: FAIL, the input is partial: %zu damaged part%s skipped (all %zu checks passed on the rest; --allow-partial accepts it)\n",
+			c->damaged_parts, c->damaged_parts == 1 ? " was" : "s were", c->n_rows);
 	else
 		fprintf(out, "check: ok, all %zu checks passed\n", c->n_rows);
+	if (c->n_failed && c->partial_fails)
+		fprintf(out, "check: the input is also partial: %zu damaged part%s skipped\n",
+			c->damaged_parts, c->damaged_parts == 1 ? " was" : "s were");
 	if (ferror(out))
 		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write the check result");
 	return TP_OK;

@@ -1,0 +1,1 @@
+check --max-peak 4GiB --format json testdata/corrupt/damaged-hlo-module.xplane.pb
