@@ -101,7 +101,11 @@ static char *read_file(FILE *f, size_t *n)
 }
 
 /* A process, a BEGIN with an interned name and an argument, an END:
- * the packets of trace-facts §1.11 written out by hand. */
+ * the packets of trace-facts §1.11 written out by hand. Each track is
+ * its own sequence (id = uuid), started by a packet that clears it and
+ * sets its defaults (clock 64, its track) and the incremental clock 64
+ * beside BOOTTIME at 0; a track used before it is declared gets that
+ * packet on first use. Timestamps are deltas; ids count per kind. */
 START_TEST(test_perfetto_packets)
 {
 	FILE *f = tmpfile();
@@ -123,16 +127,77 @@ START_TEST(test_perfetto_packets)
 	ck_assert_uint_eq(bytes, n);
 	h = hex((uint8_t *)got, n);
 	ck_assert_str_eq(h,
-		/* packet: seq 1, flags 3 (first), track_descriptor{uuid 1,
-		 * process{pid 1, name "p"}, rank 0} */
-		"0a12" "5001" "6803" "e2030b" "0801" "1a05" "0801" "320170" "6000"
-		/* ts 7, seq 1, flags 2, interned{event_names{1,"n"},
-		 * debug_annotation_names{2,"a"}}, track_event{BEGIN, track 2,
-		 * name_iid 1, debug_annotations{name_iid 2, int_value -1}} */
-		"0a2d" "4007" "5001" "6802" "620e" "1205" "0801" "12016e" "1a05" "0802" "120161"
-		"5a15" "4801" "5802" "5001" "220d" "0802" "20ffffffffffffffffff01"
-		/* ts 10, END on track 2 */
-		"0a0c" "400a" "5001" "6802" "5a04" "4802" "5802");
+		/* sequence 1 starts: seq 1, flags 3, trace_packet_defaults{
+		 * timestamp_clock_id 64, track_event_defaults{track_uuid 1}},
+		 * clock_snapshot{clocks{6, 0}, clocks{64, 0, incremental}} */
+		"0a1e" "5001" "6803" "da0307" "d00340" "5a025801"
+		"320e" "0a04" "0806" "1000" "0a06" "0840" "1000" "1801"
+		/* seq 1, flags 2, track_descriptor{uuid 1, process{pid 1,
+		 * name "p"}, rank 0} */
+		"0a12" "5001" "6802" "e2030b" "0801" "1a05" "0801" "320170" "6000"
+		/* sequence 2 starts (track 2, first used by the BEGIN) */
+		"0a1e" "5002" "6803" "da0307" "d00340" "5a025802"
+		"320e" "0a04" "0806" "1000" "0a06" "0840" "1000" "1801"
+		/* ts +7, seq 2, flags 2, interned{event_names{1,"n"},
+		 * debug_annotation_names{1,"a"}}, track_event{BEGIN,
+		 * name_iid 1, debug_annotations{name_iid 1, int_value -1}} */
+		"0a2b" "4007" "5002" "6802" "620e" "1205" "0801" "12016e" "1a05" "0801" "120161"
+		"5a13" "4801" "5001" "220d" "0801" "20ffffffffffffffffff01"
+		/* ts +3 (10), END: 12 bytes */
+		"0a0a" "4003" "5002" "6802" "5a02" "4802");
+	free(h);
+	free(got);
+	fclose(f);
+}
+END_TEST
+
+/* A keyed slice on a second track: its cached name and fixed argument
+ * are copied, and the second sequence gets their interned entries
+ * (name, argument name, string value) in its first packet that uses
+ * them. An event before the track's last one says its absolute time on
+ * BOOTTIME (clock 6) and leaves the incremental clock as it was. */
+START_TEST(test_perfetto_sequences)
+{
+	FILE *f = tmpfile();
+	struct tp_trace_writer w;
+	static const char key = 0;
+	struct tp_trace_arg arg = { .name = { "k", 1 }, .kind = TP_ARG_STR, .stable = true,
+				    .v.s = { "v", 1 } };
+	struct tp_trace_slice s = { .name = { "n", 1 }, .args = &arg, .n_args = 1,
+				    .key = &key, .n_fixed = 1 };
+	struct tp_error err = { 0 };
+	uint64_t bytes;
+	size_t n;
+	char *got, *h, *at;
+
+	tp_trace_perfetto_writer(&w, f, false);
+	w.track(w.ctx, 2, 1, 1, 1, "a", 0, false);
+	w.track(w.ctx, 3, 1, 1, 2, "b", 1, false);
+	w.begin(w.ctx, 2, 5, 3, &s);
+	w.end(w.ctx, 2, 8, NULL, 0);
+	ck_assert(w.has_fixed(w.ctx, &key));
+	s.fixed_omitted = true;
+	s.n_args = 0;
+	w.begin(w.ctx, 3, 6, 3, &s);
+	w.end(w.ctx, 3, 9, NULL, 0);
+	w.instant(w.ctx, 3, 4, &(struct tp_trace_slice){ .name = { "n", 1 } });
+	w.end(w.ctx, 3, 12, NULL, 0);
+	ck_assert_int_eq(w.finish(w.ctx, &bytes, &err), TP_OK);
+	w.release(w.ctx);
+	got = read_file(f, &n);
+	h = hex((uint8_t *)got, n);
+	/* the BEGIN on track 3: ts +6, seq 3, interned{event_names{1,"n"},
+	 * debug_annotation_names{1,"k"}, debug_annotation_string_values{
+	 * 1,"v"}}, track_event{BEGIN, name_iid 1, {name_iid 1,
+	 * string_value_iid 1}} */
+	at = strstr(h, "4006" "5003" "6802" "6216" "1205" "0801" "12016e" "1a05" "0801" "12016b"
+		       "ea0105" "0801" "120176" "5a0b" "4801" "5001" "2205" "0801" "880101");
+	ck_assert_ptr_nonnull(at);
+	/* END +3 (9); the instant at 4, absolute on clock 6, names only
+	 * what the sequence has; END at 12 is +3 from 9 */
+	ck_assert_ptr_nonnull(strstr(at, "0a0a" "4003" "5003" "6802" "5a02" "4802"
+					 "0a0f" "4004" "d00306" "5003" "6802" "5a04" "4803" "5001"
+					 "0a0a" "4003" "5003" "6802" "5a02" "4802"));
 	free(h);
 	free(got);
 	fclose(f);
@@ -280,6 +345,9 @@ START_TEST(test_line_orders)
 	char *got;
 
 	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	/* the scan at open tells whether the line needs ordering at all */
+	ck_assert(cap.hosts[0].xs.planes[0].lines[0].scanned);
+	ck_assert(cap.hosts[0].xs.planes[0].lines[0].in_order == (_i == 0));
 	tp_trace_window = line_cases[_i].window;
 	ck_assert_int_eq(tp_trace_write(f, &cap, &opts, &st, &err), TP_OK);
 	tp_trace_window = saved;
@@ -369,6 +437,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_varint, 0, sizeof(varints) / sizeof(varints[0]));
 	tcase_add_test(tc, test_fields);
 	tcase_add_test(tc, test_perfetto_packets);
+	tcase_add_test(tc, test_perfetto_sequences);
 	tcase_add_test(tc, test_json_strings);
 	tcase_add_test(tc, test_gzip_sink);
 	tcase_add_test(tc, test_intern);

@@ -113,6 +113,11 @@ struct tp_line {
 	bool has_span;          /* at least one timed event            */
 	int64_t first_start_ps; /* earliest event start (absolute ps)  */
 	int64_t last_end_ps;    /* latest event end (absolute ps)      */
+	/* timed events in (start ascending, duration descending) order,
+	 * as a trace needs them (tpuprof trace skips its order pass);
+	 * last_key_* is the scan's previous timed event */
+	bool in_order;
+	int64_t last_key_start_ps, last_key_dur_ps;
 	uint32_t *meta_counts;  /* arena: events per event_meta index
 				 * (saturating), on lines with many more
 				 * events than metadata; else NULL      */

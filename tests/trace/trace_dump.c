@@ -5,7 +5,11 @@
  * the rules of trace-facts §5 (only fields of the subset, sequence id and
  * flags, interned ids defined before use, tracks declared before use, unique uuids, BEGIN/END paired
  * and nested per track in time order, counter tracks holding counters
- * only) and prints every track, slice, instant and counter value as one
+ * only). Interned data, TracePacketDefaults (clock, track) and clocks are
+ * per sequence, as trace_processor keeps them: a sequence's first packet
+ * must clear its state; timestamps on a sequence-scoped incremental clock
+ * (ClockSnapshot is_incremental) are summed into absolute ns, which must
+ * line up with BOOTTIME in the snapshot. It prints every track, slice, instant and counter value as one
  * JSON document on stdout for tests/trace/check_trace.py.
  *
  *   trace_dump FILE     exit 0 when the trace keeps every rule, else 1
@@ -38,7 +42,19 @@ struct track {
 	uint64_t last_ts;
 };
 
-static struct strtab names, arg_names, values;
+/* One trusted packet sequence: its incremental state. */
+struct seq {
+	uint32_t id;
+	struct strtab names, arg_names, values;
+	bool has_clock, has_track;
+	uint32_t clock;           /* default timestamp clock              */
+	uint64_t track;           /* default track_uuid                   */
+	uint32_t incremental;     /* its incremental clock id, 0 = none   */
+	uint64_t now;             /* that clock's time, ns                */
+};
+
+static struct seq *seqs;
+static size_t n_seqs;
 static struct track *tracks;
 static size_t n_tracks;
 static json_t *errors;
@@ -90,6 +106,91 @@ static const char *lookup(const struct strtab *t, uint64_t iid, const char *what
 	return "";
 }
 
+static void strtab_free(struct strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The sequence of id; *fresh when it has not been seen before. */
+static struct seq *find_seq(uint32_t id, bool *fresh)
+{
+	*fresh = false;
+	for (size_t i = 0; i < n_seqs; i++)
+		if (seqs[i].id == id)
+			return &seqs[i];
+	seqs = realloc(seqs, (n_seqs + 1) * sizeof(*seqs));
+	memset(&seqs[n_seqs], 0, sizeof(*seqs));
+	seqs[n_seqs].id = id;
+	*fresh = true;
+	return &seqs[n_seqs++];
+}
+
+static void clear_seq(struct seq *q)
+{
+	uint32_t id = q->id;
+
+	strtab_free(&q->names);
+	strtab_free(&q->arg_names);
+	strtab_free(&q->values);
+	memset(q, 0, sizeof(*q));
+	q->id = id;
+}
+
+static void read_defaults(struct seq *q, const Perfetto__Protos__TracePacketDefaults *d)
+{
+	q->has_clock = d->has_timestamp_clock_id;
+	q->clock = d->timestamp_clock_id;
+	q->has_track = d->track_event_defaults && d->track_event_defaults->has_track_uuid;
+	q->track = q->has_track ? d->track_event_defaults->track_uuid : 0;
+}
+
+/* Only what tpuprof needs is supported: a sequence clock (64-127) that
+ * is incremental, in ns, at the same time as BOOTTIME in the snapshot. */
+static void read_clocks(struct seq *q, const Perfetto__Protos__ClockSnapshot *c)
+{
+	bool boot = false;
+	uint64_t boot_ts = 0;
+
+	for (size_t i = 0; i < c->n_clocks; i++)
+		if (c->clocks[i]->clock_id == 6) {
+			boot = true;
+			boot_ts = c->clocks[i]->timestamp;
+		}
+	for (size_t i = 0; i < c->n_clocks; i++) {
+		const Perfetto__Protos__ClockSnapshot__Clock *k = c->clocks[i];
+
+		if (k->clock_id == 6)
+			continue;
+		if (k->clock_id < 64 || k->clock_id > 127 || !k->is_incremental ||
+		    (k->has_unit_multiplier_ns && k->unit_multiplier_ns != 1))
+			fail("sequence %u: clock %u is not an incremental ns sequence clock", q->id,
+			     k->clock_id);
+		else if (!boot || boot_ts != k->timestamp)
+			fail("sequence %u: clock %u not at BOOTTIME's time", q->id, k->clock_id);
+		q->incremental = k->clock_id;
+		q->now = k->timestamp;
+	}
+}
+
+/* The packet's time in BOOTTIME ns. */
+static uint64_t packet_time(struct seq *q, const Packet *p)
+{
+	uint32_t clock = p->has_timestamp_clock_id ? p->timestamp_clock_id :
+			 q->has_clock ? q->clock : 6;
+
+	if (clock == 6)
+		return p->timestamp;
+	if (!q->incremental || clock != q->incremental) {
+		fail("sequence %u: timestamp on clock %u, which it does not define", q->id, clock);
+		return p->timestamp;
+	}
+	q->now += p->timestamp;
+	return q->now;
+}
+
 static struct track *find_track(uint64_t uuid)
 {
 	for (size_t i = 0; i < n_tracks; i++)
@@ -98,17 +199,17 @@ static struct track *find_track(uint64_t uuid)
 	return NULL;
 }
 
-static void read_interned(const Perfetto__Protos__InternedData *in)
+static void read_interned(struct seq *q, const Perfetto__Protos__InternedData *in)
 {
 	for (size_t i = 0; i < in->n_event_names; i++)
-		define(&names, in->event_names[i]->iid, in->event_names[i]->name,
+		define(&q->names, in->event_names[i]->iid, in->event_names[i]->name,
 		       strlen(in->event_names[i]->name));
 	for (size_t i = 0; i < in->n_debug_annotation_names; i++)
-		define(&arg_names, in->debug_annotation_names[i]->iid,
+		define(&q->arg_names, in->debug_annotation_names[i]->iid,
 		       in->debug_annotation_names[i]->name,
 		       strlen(in->debug_annotation_names[i]->name));
 	for (size_t i = 0; i < in->n_debug_annotation_string_values; i++)
-		define(&values, in->debug_annotation_string_values[i]->iid,
+		define(&q->values, in->debug_annotation_string_values[i]->iid,
 		       (const char *)in->debug_annotation_string_values[i]->str.data,
 		       in->debug_annotation_string_values[i]->str.len);
 }
@@ -142,13 +243,13 @@ static void read_track(const Perfetto__Protos__TrackDescriptor *d, json_t *out)
 	json_array_append_new(out, t);
 }
 
-static json_t *annotations(const Event *e)
+static json_t *annotations(const struct seq *q, const Event *e)
 {
 	json_t *args = json_object();
 
 	for (size_t i = 0; i < e->n_debug_annotations; i++) {
 		const Annotation *a = e->debug_annotations[i];
-		const char *name = a->name ? a->name : lookup(&arg_names, a->name_iid, "annotation name");
+		const char *name = a->name ? a->name : lookup(&q->arg_names, a->name_iid, "annotation name");
 		json_t *v;
 
 		if (a->has_int_value)
@@ -160,7 +261,7 @@ static json_t *annotations(const Event *e)
 		else if (a->string_value)
 			v = jstr(a->string_value);
 		else if (a->has_string_value_iid)
-			v = jstr(lookup(&values, a->string_value_iid, "string value"));
+			v = jstr(lookup(&q->values, a->string_value_iid, "string value"));
 		else if (a->has_bool_value)
 			v = json_boolean(a->bool_value);
 		else
@@ -170,16 +271,20 @@ static json_t *annotations(const Event *e)
 	return args;
 }
 
-static void read_event(const Packet *p, const Event *e, json_t *slices, json_t *instants,
-		       json_t *counters)
+static void read_event(struct seq *q, const Packet *p, const Event *e, json_t *slices,
+		       json_t *instants, json_t *counters)
 {
-	struct track *t = find_track(e->track_uuid);
-	uint64_t ts = p->timestamp;
+	uint64_t uuid = e->has_track_uuid ? e->track_uuid : q->track;
+	struct track *t = find_track(uuid);
+	uint64_t ts;
 
 	if (!p->has_timestamp)
 		fail("track event without a timestamp");
+	ts = packet_time(q, p);
+	if (!e->has_track_uuid && !q->has_track)
+		fail("track event without a track (and no default)");
 	if (!t) {
-		fail("event on undeclared track %" PRIu64, e->track_uuid);
+		fail("event on undeclared track %" PRIu64, uuid);
 		return;
 	}
 	if (ts < t->last_ts)
@@ -194,13 +299,13 @@ static void read_event(const Packet *p, const Event *e, json_t *slices, json_t *
 	case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN:
 	case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT: {
 		json_t *s = json_object();
-		const char *name = e->name ? e->name : lookup(&names, e->name_iid, "event name");
+		const char *name = e->name ? e->name : lookup(&q->names, e->name_iid, "event name");
 
 		json_object_set_new(s, "track", json_integer((json_int_t)t->uuid));
 		json_object_set_new(s, "name", jstr(name));
 		json_object_set_new(s, "ts", json_integer((json_int_t)ts));
 		json_object_set_new(s, "depth", json_integer((json_int_t)t->depth));
-		json_object_set_new(s, "args", annotations(e));
+		json_object_set_new(s, "args", annotations(q, e));
 		if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT) {
 			json_array_append_new(instants, s);
 			break;
@@ -287,22 +392,34 @@ int main(int argc, char **argv)
 
 		if (!p->has_trusted_packet_sequence_id || p->trusted_packet_sequence_id == 0)
 			fail("packet %zu without a trusted_packet_sequence_id", i);
-		if (i == 0 && (p->sequence_flags & 1) == 0)
-			fail("first packet without SEQ_INCREMENTAL_STATE_CLEARED");
+		bool fresh;
+		struct seq *q = find_seq(p->trusted_packet_sequence_id, &fresh);
+
+		if (fresh && (p->sequence_flags & 1) == 0)
+			fail("first packet of sequence %u without SEQ_INCREMENTAL_STATE_CLEARED",
+			     p->trusted_packet_sequence_id);
+		if (p->sequence_flags & 1)
+			clear_seq(q);
 		if (p->base.n_unknown_fields ||
 		    (p->track_event && p->track_event->base.n_unknown_fields) ||
 		    (p->track_descriptor && p->track_descriptor->base.n_unknown_fields) ||
-		    (p->interned_data && p->interned_data->base.n_unknown_fields))
+		    (p->interned_data && p->interned_data->base.n_unknown_fields) ||
+		    (p->clock_snapshot && p->clock_snapshot->base.n_unknown_fields) ||
+		    (p->trace_packet_defaults && p->trace_packet_defaults->base.n_unknown_fields))
 			fail("packet %zu has fields the subset does not know", i);
 		for (size_t k = 0; p->track_event && k < p->track_event->n_debug_annotations; k++)
 			if (p->track_event->debug_annotations[k]->base.n_unknown_fields)
 				fail("packet %zu: an annotation has unknown fields", i);
+		if (p->trace_packet_defaults)
+			read_defaults(q, p->trace_packet_defaults);
 		if (p->interned_data)
-			read_interned(p->interned_data);
+			read_interned(q, p->interned_data);
+		if (p->clock_snapshot)
+			read_clocks(q, p->clock_snapshot);
 		if (p->track_descriptor)
 			read_track(p->track_descriptor, tr);
 		if (p->track_event)
-			read_event(p, p->track_event, slices, instants, counters);
+			read_event(q, p, p->track_event, slices, instants, counters);
 	}
 	for (size_t i = 0; i < n_tracks; i++)
 		if (tracks[i].depth)

@@ -20,14 +20,15 @@ static void hlo_of_metadata(struct tl *t, const struct tp_event_meta *m)
 
 	if (pid && m->display_name.len && tp_stat_int(pid, &v))
 		tl_hlo_args(t, (uint64_t)v, m->display_name,
-			    !tp_stats_find(t->pl, m->stats, m->n_stats, TP_SN_HLO_MODULE));
+			    !tp_stats_find(t->pl, m->stats, m->n_stats, TP_SN_HLO_MODULE),
+			    !tp_stats_find(t->pl, m->stats, m->n_stats, TP_SN_SOURCE));
 }
 
 /* A GPU kernel's own stats name its program and HLO op. */
 static void hlo_of_event(struct tl *t, const struct tp_event *ev)
 {
 	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
-	struct tp_stat op, pid, mod;
+	struct tp_stat op, pid, mod, src;
 	struct tp_str name;
 	int64_t v;
 
@@ -35,7 +36,8 @@ static void hlo_of_event(struct tl *t, const struct tp_event *ev)
 	    tp_stat_str(t->pl, &op, &name) && name.len &&
 	    tp_event_stat(xs, t->pl, ev, TP_SN_PROGRAM_ID, &pid) && tp_stat_int(&pid, &v))
 		tl_hlo_args(t, (uint64_t)v, name,
-			    !tp_event_stat(xs, t->pl, ev, TP_SN_HLO_MODULE, &mod));
+			    !tp_event_stat(xs, t->pl, ev, TP_SN_HLO_MODULE, &mod),
+			    !tp_event_stat(xs, t->pl, ev, TP_SN_SOURCE, &src));
 }
 
 /* The args every event of m shares: long_name, then m's stats. */

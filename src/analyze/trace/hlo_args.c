@@ -109,7 +109,7 @@ static void str_arg(struct tl *t, const char *name, struct tp_str v)
 }
 
 void tl_hlo_args(struct tl *t, uint64_t program_id, struct tp_str instr,
-		 bool with_module)
+		 bool with_module, bool with_source)
 {
 	struct tl_module *tm = NULL;
 	const Xla__HloInstructionProto *ins = instr_of(t, program_id, instr, &tm);
@@ -122,7 +122,7 @@ void tl_hlo_args(struct tl *t, uint64_t program_id, struct tp_str instr,
 	if (with_module)
 		str_arg(t, "hlo_module", tp_module_name(tm->module));
 	tp_strbuf_init(&sb);
-	if (tp_hlo_source(&tm->idx, ins, &file, &line)) {
+	if (with_source && tp_hlo_source(&tm->idx, ins, &file, &line)) {
 		tp_strbuf_addf(&sb, "%s:%d", file, line);
 		str_arg(t, "source", tp_str_make(sb.buf, sb.len));
 	}

@@ -183,16 +183,37 @@ static enum tp_err emit_at(struct tl *t, size_t off, struct tp_error *err)
 	return TP_OK;
 }
 
+/* Plain events (metadata known, no stats but device time) come in
+ * batches, as the ops pass reads them; the rest one by one. A plain
+ * event's own stats hold nothing the slice shows (device time is its
+ * start and duration), so it gets none. */
 static enum tp_err write_in_order(struct tl *t, struct tp_error *err)
 {
+	struct tp_event_batch *b = tp_xmalloc(sizeof(*b));
 	struct tp_event_iter it;
 	struct tp_event ev;
-	int rc;
+	int rc = 1;
 
 	tp_event_iter_init(&it, &t->cap->hosts[t->host].xs, t->pl, t->ln);
-	while ((rc = tp_event_iter_next(&it, &ev)) > 0)
-		if (ev.timed)
+	while (rc > 0) {
+		size_t n = tp_event_iter_batch(&it, b);
+
+		for (size_t i = 0; i < n; i++) {
+			const struct tp_event_meta *m = &t->pl->event_meta[b->meta[i]];
+			struct tp_event plain = {
+				.metadata_id = m->id, .meta = m, .timed = true,
+				.num_occurrences = 1, .start_ps = b->start_ps[i],
+				.dur_ps = b->dur_ps[i],
+			};
+
+			tl_line_event(t, &plain);
+		}
+		if (n)
+			continue;
+		if ((rc = tp_event_iter_next(&it, &ev)) > 0 && ev.timed)
 			tl_line_event(t, &ev);
+	}
+	free(b);
 	return rc < 0 ? corrupt(t, err) : TP_OK;
 }
 
@@ -244,8 +265,9 @@ static enum tp_err write_sorted(struct tl *t, struct tp_error *err)
 
 enum tp_err tl_write_line(struct tl *t, struct tp_error *err)
 {
-	int rc;
-	int order = line_order(t, &rc);
+	int rc = 1;
+	/* the capture's scan saw the line in order: no pass of our own */
+	int order = t->ln->scanned && t->ln->in_order ? IN_ORDER : line_order(t, &rc);
 
 	if (rc < 0)
 		return corrupt(t, err);

@@ -109,11 +109,11 @@ void tl_event_slice(struct tl *t, const struct tp_event *ev, struct tp_trace_sli
 /* event_args.c: one more argument, zeroed, in t->args. */
 struct tp_trace_arg *tl_new_arg(struct tl *t);
 
-/* hlo_args.c: hlo_module (with_module), source and shape of the named
- * instruction of the program, as arguments; its scope path ("" when
- * unknown). */
+/* hlo_args.c: hlo_module (with_module), source (with_source: the stats
+ * have none) and shape of the named instruction of the program, as
+ * arguments; its scope path ("" when unknown). */
 void tl_hlo_args(struct tl *t, uint64_t program_id, struct tp_str instr,
-		 bool with_module);
+		 bool with_module, bool with_source);
 struct tp_str tl_hlo_scope(struct tl *t, uint64_t program_id, struct tp_str instr);
 void tl_hlo_release(struct tl *t);
 /* The memory analysis of the program's module (once), or NULL. */

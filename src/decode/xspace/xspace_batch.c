@@ -219,6 +219,7 @@ static void scan_account_batch(struct tp_line *ln, const struct tp_event_batch *
 
 		if (ln->meta_counts && ln->meta_counts[b->meta[i]] != UINT32_MAX)
 			ln->meta_counts[b->meta[i]]++;
+		tp_line_note_key(ln, b->start_ps[i], b->dur_ps[i]);
 		if (!has || b->start_ps[i] < lo)
 			lo = b->start_ps[i];
 		if (!has || end > hi)

@@ -39,6 +39,9 @@ void tp_event_iter_init_scan(struct tp_event_iter *it,
 	ln->n_events = ln->n_aggregated = 0;
 	ln->has_span = false;
 	ln->first_start_ps = ln->last_end_ps = 0;
+	ln->in_order = true;
+	ln->last_key_start_ps = INT64_MIN;
+	ln->last_key_dur_ps = 0;
 	if (ln->meta_counts)
 		memset(ln->meta_counts, 0, pl->n_event_meta * sizeof(*ln->meta_counts));
 }
@@ -71,6 +74,7 @@ static void scan_account(const struct tp_plane *pl, struct tp_line *ln,
 		return;
 	}
 	end = tp_sat_add(ev->start_ps, ev->dur_ps);
+	tp_line_note_key(ln, ev->start_ps, ev->dur_ps);
 	if (!ln->has_span || ev->start_ps < ln->first_start_ps)
 		ln->first_start_ps = ev->start_ps;
 	if (!ln->has_span || end > ln->last_end_ps)

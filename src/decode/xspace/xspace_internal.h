@@ -141,4 +141,18 @@ skip_varint(const uint8_t *p, const uint8_t *end, const uint8_t *slack)
  * (xspace_event.c). */
 void tp_event_iter_drop_behind(struct tp_event_iter *it);
 
+/* The scan's order check (tp_line.in_order): a timed event that sorts
+ * before the one before it, by (start ascending, duration descending),
+ * clears it. */
+static inline void tp_line_note_key(struct tp_line *ln, int64_t start_ps, int64_t dur_ps)
+{
+	int64_t dur = dur_ps > 0 ? dur_ps : 0;
+
+	if (start_ps < ln->last_key_start_ps ||
+	    (start_ps == ln->last_key_start_ps && dur > ln->last_key_dur_ps))
+		ln->in_order = false;
+	ln->last_key_start_ps = start_ps;
+	ln->last_key_dur_ps = dur;
+}
+
 #endif

@@ -21,6 +21,8 @@ struct js_writer {
 	struct tp_pb *capture;    /* set: text goes here, not to the sink  */
 	struct tp_fixed_cache fixed; /* per event metadata: its args' text */
 	struct tp_pb text;
+	const void *last_key;     /* the last key looked up, and its entry */
+	const struct tp_fixed *last_fixed;
 	bool first;               /* no event written yet                 */
 	/* counter tracks' names by uuid: counters are named, not tracked */
 	struct { uint64_t uuid; uint32_t pid; char *name; } *counters;
@@ -116,11 +118,47 @@ static void put_fmt(struct js_writer *w, const char *fmt, ...)
 		js_out(w, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+/* Decimal digits of v, by hand: printf was a third of the writer. */
+static size_t u64_digits(char *out, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0, k = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		out[k++] = tmp[--n];
+	return k;
+}
+
+static void put_u64(struct js_writer *w, uint64_t v)
+{
+	char buf[20];
+
+	js_out(w, buf, u64_digits(buf, v));
+}
+
 /* ns as µs with three decimals: exact, and small numbers stay exact in
  * a double since trace time starts at 0. */
 static void put_us(struct js_writer *w, int64_t ns)
 {
-	put_fmt(w, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
+	char buf[24];
+	size_t n;
+	int frac;
+
+	if (ns < 0) { /* not met (times start at 0): as printf has it */
+		put_fmt(w, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
+		return;
+	}
+	n = u64_digits(buf, (uint64_t)ns / 1000);
+	frac = (int)(ns % 1000);
+	buf[n++] = '.';
+	buf[n++] = (char)('0' + frac / 100);
+	buf[n++] = (char)('0' + frac / 10 % 10);
+	buf[n++] = (char)('0' + frac % 10);
+	js_out(w, buf, n);
 }
 
 static void next_event(struct js_writer *w)
@@ -193,7 +231,7 @@ static void put_arg_list(struct js_writer *w, const struct tp_trace_arg *args,
 			put_fmt(w, "%" PRId64, a->v.i);
 			break;
 		case TP_ARG_UINT:
-			put_fmt(w, "%" PRIu64, a->v.u);
+			put_u64(w, a->v.u);
 			break;
 		case TP_ARG_DOUBLE:
 			if (isfinite(a->v.d))
@@ -208,10 +246,20 @@ static void put_arg_list(struct js_writer *w, const struct tp_trace_arg *args,
 	}
 }
 
+/* The model asks has_fixed() and then gives the slice: one lookup. */
+static const struct tp_fixed *fixed_of(struct js_writer *w, const void *key)
+{
+	if (key != w->last_key) {
+		w->last_key = key;
+		w->last_fixed = tp_fixed_get(&w->fixed, key);
+	}
+	return w->last_fixed;
+}
+
 /* The fixed args' text of a keyed slice is made once and kept. */
 static void put_args(struct js_writer *w, const struct tp_trace_slice *s)
 {
-	const struct tp_fixed *f = s->key ? tp_fixed_get(&w->fixed, s->key) : NULL;
+	const struct tp_fixed *f = s->key ? fixed_of(w, s->key) : NULL;
 	size_t first = 0;
 	bool comma;
 
@@ -221,7 +269,8 @@ static void put_args(struct js_writer *w, const struct tp_trace_slice *s)
 		put_arg_list(w, s->args, 0, s->n_fixed, false);
 		w->capture = NULL;
 		tp_fixed_put(&w->fixed, s->key, w->text.p, w->text.len, 0);
-		f = tp_fixed_get(&w->fixed, s->key);
+		w->last_key = NULL; /* entries may have moved */
+		f = fixed_of(w, s->key);
 	}
 	if (f)
 		first = s->fixed_omitted ? 0 : s->n_fixed;
@@ -237,9 +286,7 @@ static void put_args(struct js_writer *w, const struct tp_trace_slice *s)
 
 static bool js_has_fixed(void *ctx, const void *key)
 {
-	struct js_writer *w = ctx;
-
-	return tp_fixed_get(&w->fixed, key) != NULL;
+	return fixed_of(ctx, key) != NULL;
 }
 
 static void event_head(struct js_writer *w, const char *ph, uint64_t track,
@@ -249,7 +296,13 @@ static void event_head(struct js_writer *w, const char *ph, uint64_t track,
 	uint32_t tid = track < w->cap_ids ? w->ids[track].tid : 0;
 
 	next_event(w);
-	put_fmt(w, "{\"ph\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":", ph, pid, tid);
+	js_puts(w, "{\"ph\":\"");
+	js_puts(w, ph);
+	js_puts(w, "\",\"pid\":");
+	put_u64(w, pid);
+	js_puts(w, ",\"tid\":");
+	put_u64(w, tid);
+	js_puts(w, ",\"ts\":");
 	put_us(w, ts);
 	js_puts(w, ",\"name\":");
 	put_string(w, s->name.ptr, s->name.len);

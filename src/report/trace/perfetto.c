@@ -1,88 +1,80 @@
 /*
  * perfetto.c - the Perfetto protobuf writer: a Trace written as a stream
- * of `0x0A len TracePacket` records on one trusted packet sequence, names
- * interned (trace-facts §1.11 and §4.1). Field numbers are those of
- * trace-facts §1.14.
+ * of `0x0A len TracePacket` records (trace-facts §1.11 and §4.1). Field
+ * numbers are those of trace-facts §1.14.
+ *
+ * Each track is its own trusted packet sequence (sequence id = track
+ * uuid), so that two pieces of incremental state make its packets small:
+ * - TracePacketDefaults name the track (track_event_defaults.track_uuid),
+ *   so a track event carries no track_uuid;
+ * - timestamps use a sequence-scoped incremental clock (id 64, declared
+ *   in a ClockSnapshot beside BOOTTIME at 0): each packet's timestamp is
+ *   the delta from the previous one on the sequence. The model gives a
+ *   track's events in time order (trace.h), so deltas are never negative;
+ *   should one be, that packet says its absolute BOOTTIME time instead.
+ * Interned ids are numbered once for the whole file, per kind (event
+ * names, annotation names, string values); each sequence gets an entry
+ * defined in the first of its packets that uses it.
  */
-#include "tpuprof/trace_write.h"
+#include "perfetto_seq.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_out.h"
+#include "tpuprof/trace_write.h"
 #include "tpuprof/util.h"
 
-enum { SEQUENCE_ID = 1 };
-enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
-enum { TYPE_BEGIN = 1, TYPE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
-
-/* Interned kinds: the InternedData field each goes to. */
-enum { IN_EVENT_NAME = 2, IN_ANNOTATION_NAME = 3, IN_STRING_VALUE = 29 };
-
-struct pf_writer {
-	struct tp_sink sink;
-	struct tp_pb ev, interned;
-	struct tp_intern names;
-	struct tp_fixed_cache fixed; /* per event metadata: name, stats   */
-	uint64_t next_iid;
-	bool started;            /* the first packet is written           */
-};
-
-static uint64_t intern(struct pf_writer *w, uint32_t kind, struct tp_str s)
+/* Writes one packet on the current sequence straight to the output:
+ * its head, the interned data and the data field (track_event 11 or
+ * track_descriptor 60) as built, with a cached fixed argument set
+ * (w->splice) copied straight from the cache into its place; encoded in
+ * place in the output buffer unless it is large. */
+static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_field)
 {
-	uint64_t id = tp_intern_get(&w->names, kind, s.ptr, s.len);
+	uint8_t head[32], tag[14], frame[12];
+	size_t nh = pf_packet_head(w, head, has_ts, ts), nt = 0, nf = 0, body;
+	size_t at = w->splice_len ? w->splice_at : w->ev.len;
+	size_t ev_len = w->ev.len + w->splice_len;
 
-	if (id)
-		return id;
-	id = ++w->next_iid;
-	tp_intern_put(&w->names, kind, s.ptr, s.len, id);
-	tp_pb_open(&w->interned, kind);
-	tp_pb_uint(&w->interned, 1, id);
-	tp_pb_bytes(&w->interned, 2, s.ptr, s.len);
-	tp_pb_close(&w->interned);
-	return id;
-}
-
-/* Writes one packet straight to the output: timestamp, sequence and
- * flags, the interned data and the data field (track_event 11 or
- * track_descriptor 60) as they were built. Every track event carries
- * SEQ_NEEDS_INCREMENTAL_STATE (trace-facts §1.11); descriptors after
- * the first need no flags. */
-static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_field,
-		 bool uses_state)
-{
-	uint8_t head[32], tag[16], frame[12];
-	size_t nh = 0, nt = 0, nf = 0;
-
-	if (has_ts) {
-		head[nh++] = 0x40;
-		nh += tp_pb_put_varint(head + nh, (uint64_t)(ts < 0 ? 0 : ts));
-	}
-	head[nh++] = 0x50;
-	head[nh++] = SEQUENCE_ID;
-	if (uses_state || !w->started) {
-		head[nh++] = 0x68;
-		head[nh++] = w->started ? SEQ_NEEDS_STATE : SEQ_CLEARED | SEQ_NEEDS_STATE;
-	}
-	w->started = true;
-	if (w->interned.len) {
-		head[nh++] = 0x62;
-		nh += tp_pb_put_varint(head + nh, w->interned.len);
-	}
 	if (data_field == 11) {
 		tag[nt++] = 0x5A;
 	} else {
 		tag[nt++] = 0xE2;
 		tag[nt++] = 0x03;
 	}
-	nt += tp_pb_put_varint(tag + nt, w->ev.len);
+	nt += tp_pb_put_varint(tag + nt, ev_len);
+	body = nh + w->interned.len + nt + ev_len;
 	frame[nf++] = 0x0A;
-	nf += tp_pb_put_varint(frame + nf, nh + w->interned.len + nt + w->ev.len);
-	tp_sink_write(&w->sink, frame, nf);
-	tp_sink_write(&w->sink, head, nh);
-	tp_sink_write(&w->sink, w->interned.p, w->interned.len);
-	tp_sink_write(&w->sink, tag, nt);
-	tp_sink_write(&w->sink, w->ev.p, w->ev.len);
+	nf += tp_pb_put_varint(frame + nf, body);
+	if (nf + body <= TP_SINK_ROOM_MAX) {
+		uint8_t *p = tp_sink_room(&w->sink, nf + body), *o = p;
+
+		memcpy(o, frame, nf);
+		o += nf;
+		memcpy(o, head, nh);
+		o += nh;
+		if (w->interned.len)
+			memcpy(o, w->interned.p, w->interned.len);
+		o += w->interned.len;
+		memcpy(o, tag, nt);
+		o += nt;
+		memcpy(o, w->ev.p, at);
+		o += at;
+		if (w->splice_len)
+			memcpy(o, w->splice, w->splice_len);
+		o += w->splice_len;
+		memcpy(o, w->ev.p + at, w->ev.len - at);
+		tp_sink_commit(&w->sink, nf + body);
+	} else {
+		tp_sink_write(&w->sink, frame, nf);
+		tp_sink_write(&w->sink, head, nh);
+		tp_sink_write(&w->sink, w->interned.p, w->interned.len);
+		tp_sink_write(&w->sink, tag, nt);
+		tp_sink_write(&w->sink, w->ev.p, at);
+		tp_sink_write(&w->sink, w->splice, w->splice_len);
+		tp_sink_write(&w->sink, w->ev.p + at, w->ev.len - at);
+	}
+	w->splice_len = 0;
 	tp_pb_reset(&w->ev);
 	tp_pb_reset(&w->interned);
 }
@@ -92,13 +84,14 @@ static void pf_process(void *ctx, uint64_t uuid, uint32_t pid, const char *name,
 {
 	struct pf_writer *w = ctx;
 
+	pf_use_seq(w, uuid);
 	tp_pb_uint(&w->ev, 1, uuid);
 	tp_pb_open(&w->ev, 3);
 	tp_pb_int(&w->ev, 1, pid);
 	tp_pb_bytes(&w->ev, 6, name, strlen(name));
 	tp_pb_close(&w->ev);
 	tp_pb_int(&w->ev, 12, rank);
-	emit(w, false, 0, 60, false);
+	emit(w, false, 0, 60);
 }
 
 static void pf_track(void *ctx, uint64_t uuid, uint64_t process, uint32_t pid,
@@ -106,6 +99,7 @@ static void pf_track(void *ctx, uint64_t uuid, uint64_t process, uint32_t pid,
 {
 	struct pf_writer *w = ctx;
 
+	pf_use_seq(w, uuid);
 	tp_pb_uint(&w->ev, 1, uuid);
 	tp_pb_bytes(&w->ev, 2, name, strlen(name));
 	tp_pb_uint(&w->ev, 5, process);
@@ -116,13 +110,13 @@ static void pf_track(void *ctx, uint64_t uuid, uint64_t process, uint32_t pid,
 	}
 	tp_pb_int(&w->ev, 12, rank);
 	tp_pb_uint(&w->ev, 15, 2); /* sibling_merge_behavior NONE: lines stay apart */
-	emit(w, false, 0, 60, false);
+	emit(w, false, 0, 60);
 }
 
 static void put_arg(struct pf_writer *w, const struct tp_trace_arg *a)
 {
 	tp_pb_open(&w->ev, 4);
-	tp_pb_uint(&w->ev, 1, intern(w, IN_ANNOTATION_NAME, a->name));
+	tp_pb_uint(&w->ev, 1, pf_intern(w, K_ARG, a->name));
 	switch (a->kind) {
 	case TP_ARG_INT:
 		tp_pb_int(&w->ev, 4, a->v.i);
@@ -135,7 +129,7 @@ static void put_arg(struct pf_writer *w, const struct tp_trace_arg *a)
 		break;
 	case TP_ARG_STR:
 		if (a->stable)
-			tp_pb_uint(&w->ev, 17, intern(w, IN_STRING_VALUE, a->v.s));
+			tp_pb_uint(&w->ev, 17, pf_intern(w, K_STR, a->v.s));
 		else
 			tp_pb_bytes(&w->ev, 6, a->v.s.ptr, a->v.s.len);
 		break;
@@ -147,41 +141,55 @@ static void put_arg(struct pf_writer *w, const struct tp_trace_arg *a)
  * encoded and cached (their interned strings ride in this packet). */
 static size_t put_fixed(struct pf_writer *w, const struct tp_trace_slice *s)
 {
-	const struct tp_fixed *f = s->key ? tp_fixed_get(&w->fixed, s->key) : NULL;
-	size_t start;
+	const struct tp_fixed *f = s->key ? pf_fixed_of(w, s->key) : NULL;
+	size_t start, idx;
 
 	if (f) {
+		pf_ready_fixed(w, (size_t)(f - w->fixed.ents));
 		tp_pb_uint(&w->ev, 10, f->name_id);
-		tp_pb_raw(&w->ev, w->fixed.bytes + f->off, f->len);
+		/* not copied here: emit() takes them from the cache */
+		w->splice = w->fixed.bytes + f->off;
+		w->splice_len = f->len;
+		w->splice_at = w->ev.len;
 		return s->fixed_omitted ? 0 : s->n_fixed;
 	}
-	uint64_t name = intern(w, IN_EVENT_NAME, s->name);
+	if (!s->key) {
+		tp_pb_uint(&w->ev, 10, pf_intern(w, K_NAME, s->name));
+		return 0;
+	}
+	size_t first_iid = w->n_fixed_iids;
+
+	w->recording = true;
+	uint64_t name = pf_intern(w, K_NAME, s->name);
 
 	tp_pb_uint(&w->ev, 10, name);
-	if (!s->key)
-		return 0;
 	start = w->ev.len;
 	for (size_t i = 0; i < s->n_fixed; i++)
 		put_arg(w, &s->args[i]);
+	w->recording = false;
+	idx = w->fixed.n;
 	tp_fixed_put(&w->fixed, s->key, w->ev.p + start, w->ev.len - start, name);
+	w->last_key = NULL; /* entries may have moved */
+	w->spans = tp_xgrow(w->spans, &w->cap_spans, idx + 1, sizeof(*w->spans));
+	w->spans[idx].off = first_iid;
+	w->spans[idx].n = w->n_fixed_iids - first_iid;
+	pf_bit_set(&w->cur->fixed_ready, idx);
 	return s->n_fixed;
 }
 
 static void named_event(struct pf_writer *w, int type, uint64_t track,
 			int64_t ts, const struct tp_trace_slice *s)
 {
+	pf_use_seq(w, track);
 	tp_pb_uint(&w->ev, 9, (uint64_t)type);
-	tp_pb_uint(&w->ev, 11, track);
 	for (size_t i = put_fixed(w, s); i < s->n_args; i++)
 		put_arg(w, &s->args[i]);
-	emit(w, true, ts, 11, true);
+	emit(w, true, ts, 11);
 }
 
 static bool pf_has_fixed(void *ctx, const void *key)
 {
-	struct pf_writer *w = ctx;
-
-	return tp_fixed_get(&w->fixed, key) != NULL;
+	return pf_fixed_of(ctx, key) != NULL;
 }
 
 static void pf_begin(void *ctx, uint64_t track, int64_t ts, int64_t dur,
@@ -195,9 +203,21 @@ static void pf_end(void *ctx, uint64_t track, int64_t ts,
 {
 	struct pf_writer *w = ctx;
 
-	tp_pb_uint(&w->ev, 9, TYPE_END);
-	tp_pb_uint(&w->ev, 11, track);
-	emit(w, true, ts, 11, true);
+	uint8_t *p;
+	size_t nh;
+
+	/* the commonest packet, written whole in place: head and
+	 * track_event { type END } */
+	pf_use_seq(w, track);
+	p = tp_sink_room(&w->sink, 2 + 32 + 4);
+	nh = pf_packet_head(w, p + 2, true, ts);
+	p[0] = 0x0A;
+	p[1] = (uint8_t)(nh + 4);
+	p[2 + nh] = 0x5A;
+	p[3 + nh] = 0x02;
+	p[4 + nh] = 0x48;
+	p[5 + nh] = TYPE_END;
+	tp_sink_commit(&w->sink, 6 + nh);
 }
 
 static void pf_instant(void *ctx, uint64_t track, int64_t ts,
@@ -210,10 +230,10 @@ static void pf_counter(void *ctx, uint64_t track, int64_t ts, int64_t value)
 {
 	struct pf_writer *w = ctx;
 
+	pf_use_seq(w, track);
 	tp_pb_uint(&w->ev, 9, TYPE_COUNTER);
-	tp_pb_uint(&w->ev, 11, track);
 	tp_pb_int(&w->ev, 30, value);
-	emit(w, true, ts, 11, true);
+	emit(w, true, ts, 11);
 }
 
 static enum tp_err pf_finish(void *ctx, uint64_t *bytes, struct tp_error *err)
@@ -233,6 +253,7 @@ static void pf_release(void *ctx)
 	tp_pb_release(&w->interned);
 	tp_intern_release(&w->names);
 	tp_fixed_release(&w->fixed);
+	pf_state_release(w);
 	free(w);
 }
 

@@ -137,6 +137,21 @@ void tp_sink_write(struct tp_sink *s, const void *p, size_t n)
 	}
 }
 
+uint8_t *tp_sink_room(struct tp_sink *s, size_t n)
+{
+	if (s->len + n > SINK_BUF)
+		hand_over(s);
+	return s->buf + s->len;
+}
+
+void tp_sink_commit(struct tp_sink *s, size_t n)
+{
+	s->len += n;
+	s->total += n;
+	if (s->len == SINK_BUF)
+		hand_over(s);
+}
+
 void tp_sink_puts(struct tp_sink *s, const char *str)
 {
 	tp_sink_write(s, str, strlen(str));

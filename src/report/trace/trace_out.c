@@ -23,22 +23,15 @@ size_t tp_pb_varint_size(uint64_t v)
 	return n;
 }
 
-size_t tp_pb_put_varint(uint8_t *out, uint64_t v)
+void tp_pb_reserve(struct tp_pb *b, size_t n)
 {
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		out[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	out[n++] = (uint8_t)v;
-	return n;
+	if (b->len + n > b->cap)
+		b->p = tp_xgrow(b->p, &b->cap, b->len + n, 1);
 }
 
 static void reserve(struct tp_pb *b, size_t n)
 {
-	if (b->len + n > b->cap)
-		b->p = tp_xgrow(b->p, &b->cap, b->len + n, 1);
+	tp_pb_reserve(b, n);
 }
 
 void tp_pb_reset(struct tp_pb *b)
@@ -53,21 +46,9 @@ void tp_pb_release(struct tp_pb *b)
 	memset(b, 0, sizeof(*b));
 }
 
-void tp_pb_varint(struct tp_pb *b, uint64_t v)
-{
-	reserve(b, 10);
-	b->len += tp_pb_put_varint(b->p + b->len, v);
-}
-
 static void tag(struct tp_pb *b, uint32_t field, int wire)
 {
 	tp_pb_varint(b, (uint64_t)field << 3 | (uint64_t)wire);
-}
-
-void tp_pb_uint(struct tp_pb *b, uint32_t field, uint64_t v)
-{
-	tag(b, field, TP_PB_VARINT);
-	tp_pb_varint(b, v);
 }
 
 void tp_pb_int(struct tp_pb *b, uint32_t field, int64_t v)

@@ -44,6 +44,11 @@ struct tp_sink {
 void tp_sink_init(struct tp_sink *s, FILE *fp, bool gz);
 void tp_sink_write(struct tp_sink *s, const void *p, size_t n);
 void tp_sink_puts(struct tp_sink *s, const char *str);
+/* n contiguous bytes (n <= TP_SINK_ROOM_MAX) to fill in the buffer, then
+ * tp_sink_commit(s, n): a packet encoded in place, with no copy. */
+#define TP_SINK_ROOM_MAX ((size_t)1 << 16)
+uint8_t *tp_sink_room(struct tp_sink *s, size_t n);
+void tp_sink_commit(struct tp_sink *s, size_t n);
 /* Flushes everything (and ends the gzip stream); TP_ERR_OUTPUT when any
  * write failed. */
 enum tp_err tp_sink_finish(struct tp_sink *s, struct tp_error *err);
@@ -64,8 +69,35 @@ enum { TP_PB_VARINT = 0, TP_PB_FIXED64 = 1, TP_PB_LEN = 2 };
 
 void tp_pb_reset(struct tp_pb *b);
 void tp_pb_release(struct tp_pb *b);
-void tp_pb_varint(struct tp_pb *b, uint64_t v);
-void tp_pb_uint(struct tp_pb *b, uint32_t field, uint64_t v);
+/* Room for n more bytes (the slow path of the inline encoders). */
+void tp_pb_reserve(struct tp_pb *b, size_t n);
+
+/* Encodes v at out (10 bytes room); returns the bytes used. Inline: a
+ * trace is mostly varints. */
+static inline size_t tp_pb_put_varint(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		out[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	out[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline void tp_pb_varint(struct tp_pb *b, uint64_t v)
+{
+	if (b->len + 10 > b->cap)
+		tp_pb_reserve(b, 10);
+	b->len += tp_pb_put_varint(b->p + b->len, v);
+}
+
+static inline void tp_pb_uint(struct tp_pb *b, uint32_t field, uint64_t v)
+{
+	tp_pb_varint(b, (uint64_t)field << 3);
+	tp_pb_varint(b, v);
+}
 /* int32/int64 fields: negative values are 10-byte sign-extended varints */
 void tp_pb_int(struct tp_pb *b, uint32_t field, int64_t v);
 void tp_pb_double(struct tp_pb *b, uint32_t field, double v);
@@ -76,8 +108,6 @@ void tp_pb_open(struct tp_pb *b, uint32_t field);
 void tp_pb_close(struct tp_pb *b);
 /* Bytes a varint of v takes. */
 size_t tp_pb_varint_size(uint64_t v);
-/* Encodes v at out (10 bytes room); returns the bytes used. */
-size_t tp_pb_put_varint(uint8_t *out, uint64_t v);
 
 /* Pointer+length (and a kind) to a number, for interning strings whose
  * pointer is stable. Open addressing; ids are given by the caller. */
