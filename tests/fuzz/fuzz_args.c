@@ -2,7 +2,7 @@
  * fuzz_args.c - libFuzzer target for the argument parser: every command's
  * option table and value checks (sizes, fractions, percentages, counts,
  * durations, headers, tool lists, --service-addr), the GNU-order loop
- * (tp_cli_args_*, src/cli/common.c) and `--`.
+ * (tp_cli_args_*, src/cli/shared/common.c) and `--`.
  *
  * Input: the first byte picks the command, the rest is its argv, words
  * separated by NUL bytes (each copied into its own allocation, so an
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/cli/cli.h"
+#include "../../src/cli/shared/cli.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
  * analysis command reads it. The work is in src/fetch/; docs/fetch.md
  * says what each source and server version gives.
  */
-#include "fetch_cli.h"
+#include "../shared/fetch_cli.h"
 
 static const char fetch_help[] =
 	"usage: tpuprof fetch [options] SOURCE\n"

@@ -3,7 +3,7 @@
  * module with the instructions fused into it, and where the ops of a name
  * scope ended up (--scope).
  */
-#include "cli.h"
+#include "../shared/cli.h"
 
 #include "tpuprof/ops_report.h"
 

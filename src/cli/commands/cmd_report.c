@@ -3,7 +3,7 @@
  * run, and with --format json the complete document that `check`, `diff`
  * and `merge` can read back as a baseline.
  */
-#include "cli.h"
+#include "../shared/cli.h"
 
 #include "tpuprof/report_doc.h"
 

@@ -2,7 +2,7 @@
  * cmd_ops.c - `tpuprof ops CAPTURE...`: every op that ran on every core,
  * with its time, and where that time went by name scope.
  */
-#include "cli.h"
+#include "../shared/cli.h"
 
 #include <stdlib.h>
 #include <string.h>

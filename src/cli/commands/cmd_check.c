@@ -4,7 +4,7 @@
  * evaluates the rules (src/analyze/check.c) and exits 0 when every rule
  * holds, 1 when any breaks; other failures keep their own exit codes.
  */
-#include "cli.h"
+#include "../shared/cli.h"
 
 #include <math.h>
 #include <stdlib.h>

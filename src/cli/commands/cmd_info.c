@@ -3,7 +3,7 @@
  * analyses what it lacks rules out. The proof that the decoder reads a
  * capture: every plane and line with exact event counts.
  */
-#include "cli.h"
+#include "../shared/cli.h"
 
 #include "tpuprof/info.h"
 

@@ -5,7 +5,7 @@
  * time as they are read, so a pod's thousand reports take the memory of
  * the result only.
  */
-#include "cli.h"
+#include "../shared/cli.h"
 
 #include <errno.h>
 #include <stdlib.h>

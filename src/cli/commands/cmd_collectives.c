@@ -2,7 +2,7 @@
  * cmd_collectives.c - `tpuprof collectives CAPTURE...`: every collective
  * with its bytes, replica groups, ring traffic and device time.
  */
-#include "cli.h"
+#include "../shared/cli.h"
 
 #include "tpuprof/ops_report.h"
 

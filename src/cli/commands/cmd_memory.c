@@ -2,7 +2,7 @@
  * cmd_memory.c - `tpuprof memory CAPTURE...`: what holds memory at the
  * peak, per core and per compiled program, and which scope made it.
  */
-#include "cli.h"
+#include "../shared/cli.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * for Perfetto (ui.perfetto.dev) or Chrome's trace viewer, every event of
  * every line, no cap (docs/trace.md).
  */
-#include "cli.h"
+#include "../shared/cli.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * TensorBoard or XProf server to capture a profile from a running program
  * (its /capture_profile route), then fetches the new run like `fetch`.
  */
-#include "fetch_cli.h"
+#include "../shared/fetch_cli.h"
 
 static const char capture_help[] =
 	"usage: tpuprof capture [options] URL --service-addr HOST:PORT\n"

@@ -5,7 +5,7 @@
  * tp_diff_reports (src/analyze/diff.c). diff reports, it does not gate:
  * it exits 0 whatever changed (`tpuprof check` is the gate).
  */
-#include "cli.h"
+#include "../shared/cli.h"
 
 #include "tpuprof/diff_report.h"
 #include "tpuprof/report_doc.h"
