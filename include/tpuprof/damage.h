@@ -14,8 +14,19 @@
 #include <jansson.h>
 
 #include "tpuprof/capture.h"
+#include "tpuprof/json_stream.h"
 
 /* [{"file", "part", "offset", "what", "message"}], in the order found. */
 json_t *tp_damage_json(const struct tp_capture *cap);
+
+/* The damaged parts' one-line messages as elements of w's open array:
+ * every standalone analysis document lists them under "warnings" (the
+ * report lists them once, from info). */
+void tp_damage_warnings_json(struct tp_jw *w, const struct tp_capture *cap);
+
+/* A "warnings" array of those messages, for a document (key NULL) that
+ * has no warnings of its own; nothing when embedded under a key. */
+void tp_document_warnings_json(struct tp_jw *w, const char *key,
+			       const struct tp_capture *cap);
 
 #endif

@@ -2,6 +2,7 @@
  * collectives_json.c - the `tpuprof.collectives/1` document (docs/json.md),
  * written piece by piece (json_stream.h).
  */
+#include "tpuprof/damage.h"
 #include "tpuprof/ops_report.h"
 #include "tpuprof/device_report.h"
 
@@ -153,5 +154,6 @@ void tp_collectives_json(struct tp_jw *w, const char *key,
 	tp_jw_end(w);
 	cores_json(w, cap, &c->ops);
 	host_json(w, cap, c);
+	tp_document_warnings_json(w, key, cap);
 	tp_jw_end(w);
 }

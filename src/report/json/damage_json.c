@@ -24,3 +24,23 @@ json_t *tp_damage_json(const struct tp_capture *cap)
 	}
 	return a;
 }
+
+void tp_damage_warnings_json(struct tp_jw *w, const struct tp_capture *cap)
+{
+	for (size_t i = 0; i < cap->n_damage && tp_jw_ok(w); i++) {
+		char line[1024];
+
+		tp_damage_format(&cap->damage[i], line, sizeof(line));
+		tp_jw_put(w, NULL, tp_json_cstr(line));
+	}
+}
+
+void tp_document_warnings_json(struct tp_jw *w, const char *key,
+			       const struct tp_capture *cap)
+{
+	if (key)
+		return;
+	tp_jw_array(w, "warnings");
+	tp_damage_warnings_json(w, cap);
+	tp_jw_end(w);
+}

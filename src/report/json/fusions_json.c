@@ -2,6 +2,7 @@
  * fusions_json.c - the `tpuprof.fusions/1` document (docs/json.md),
  * written one fusion at a time.
  */
+#include "tpuprof/damage.h"
 #include "tpuprof/ops_report.h"
 
 #include <string.h>
@@ -86,5 +87,6 @@ void tp_fusions_json(struct tp_jw *w, const char *key, const struct tp_capture *
 		tp_jw_end(w);
 	}
 	tp_jw_end(w);
+	tp_document_warnings_json(w, key, cap);
 	tp_jw_end(w);
 }

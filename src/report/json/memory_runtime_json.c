@@ -3,6 +3,7 @@
  * `tpuprof.memory/1`, and the document itself, written piece by piece
  * (json_stream.h).
  */
+#include "tpuprof/damage.h"
 #include "tpuprof/device_report.h"
 #include "tpuprof/memory_report.h"
 
@@ -128,6 +129,8 @@ void tp_memory_json(struct tp_jw *w, const char *key, const struct tp_capture *c
 		device_json(w, cap, &mem->runtime.devices[i]);
 	tp_jw_end(w);
 	tp_jw_array(w, "warnings");
+	if (!key) /* in a report, info lists them */
+		tp_damage_warnings_json(w, cap);
 	for (size_t i = 0; i < mem->n_warnings && tp_jw_ok(w); i++)
 		tp_jw_put(w, NULL, tp_json_cstr(mem->warnings[i]));
 	tp_jw_end(w);

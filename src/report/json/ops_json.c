@@ -4,6 +4,7 @@
  * split of every fusion's time. Written piece by piece (json_stream.h):
  * each op, step, scope node and fusion split is its own small value.
  */
+#include "tpuprof/damage.h"
 #include "tpuprof/ops_report.h"
 
 #include <stdlib.h>
@@ -294,5 +295,6 @@ void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		tp_op_scope_tree_json(w, "scopes", &view->scopes->tree);
 		shares_json(w, cap, ops, view->scopes);
 	}
+	tp_document_warnings_json(w, key, cap);
 	tp_jw_end(w);
 }

@@ -1,0 +1,1 @@
+memory --format json testdata/corrupt/damaged-line.xplane.pb

@@ -1,0 +1,1 @@
+ops --format json testdata/corrupt/damaged-line.xplane.pb
