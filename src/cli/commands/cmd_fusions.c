@@ -21,13 +21,7 @@ static const char fusions_help[] =
 	"                       a substring; matching instructions are marked\n"
 	"  --format text|json   output format (default text)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
-	"  --run NAME           the run to take from a logdir (default newest)\n"
-	"  --max-input SIZE     most bytes to inflate or read from stdin\n"
-	"  -j, --jobs N         threads for decoding and analysis (default: one\n"
-	"                       per CPU)\n"
-	"  -q, --quiet          no notes on stderr\n"
-	"  --partial            read a capture cut short up to its last complete plane\n"
-	"  -h, --help           this help\n"
+	TP_CLI_HELP_INPUT_OPTIONS
 	"\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
 

@@ -84,6 +84,18 @@ enum {
 };
 
 /* The rows for --host, --core and --module in a command's table. */
+/* The help lines of the options every capture-reading command takes
+ * after its own (info, ops, fusions, collectives). */
+#define TP_CLI_HELP_INPUT_OPTIONS \
+	"  --run NAME           the run to take from a logdir (default newest)\n" \
+	"  --max-input SIZE     most bytes to inflate or read from stdin\n" \
+	"                       (default 3/4 of memory, at most 64GiB)\n" \
+	"  -j, --jobs N         threads for decoding and analysis (default: one\n" \
+	"                       per CPU)\n" \
+	"  -q, --quiet          no notes on stderr\n" \
+	"  --partial            read a capture cut short up to its last complete plane\n" \
+	"  -h, --help           this help\n"
+
 #define TP_CLI_FILTER_OPTIONS \
 	{ "host", true, TP_CLI_OPT_HOST }, \
 	{ "core", true, TP_CLI_OPT_CORE }, \
