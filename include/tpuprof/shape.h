@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "hlo.pb-c.h"
 #include "tpuprof/strbuf.h"
 
@@ -25,6 +27,9 @@ int tp_primitive_bits(int type);
 
 /* Appends the shape's text with its layout (HumanStringWithLayout). */
 void tp_shape_format(struct tp_strbuf *sb, const Xla__ShapeProto *s);
+/* The same text as a JSON string (null for no shape), as the writers put
+ * an instruction's shape; a new reference. */
+json_t *tp_shape_text_json(const Xla__ShapeProto *s);
 
 /* Number of elements of an array shape (product of dimensions; 1 for a
  * scalar); 0 for tuples. Saturates instead of overflowing. */

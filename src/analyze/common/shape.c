@@ -3,6 +3,8 @@
  */
 #include "tpuprof/shape.h"
 
+#include "tpuprof/json_value.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -171,4 +173,18 @@ const Xla__ShapeProto *tp_shape_tuple_element(const Xla__ShapeProto *s,
 	    (uint64_t)index < s->n_tuple_shapes)
 		return s->tuple_shapes[index];
 	return s;
+}
+
+json_t *tp_shape_text_json(const Xla__ShapeProto *s)
+{
+	struct tp_strbuf sb;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	tp_strbuf_init(&sb);
+	tp_shape_format(&sb, s);
+	j = tp_json_cstr(sb.buf);
+	tp_strbuf_release(&sb);
+	return j;
 }

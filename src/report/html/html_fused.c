@@ -19,20 +19,6 @@
  * many rows. */
 #define MAX_ROWS 10000
 
-static json_t *shape_text(const Xla__ShapeProto *s)
-{
-	struct tp_strbuf sb;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	tp_strbuf_init(&sb);
-	tp_shape_format(&sb, s);
-	j = tp_json_cstr(sb.buf);
-	tp_strbuf_release(&sb);
-	return j;
-}
-
 /* Index of comp's first instruction: the index lists instructions module
  * order, computation after computation. */
 static long first_instr(const struct tp_hlo_index *idx, const Xla__HloComputationProto *comp)
@@ -79,7 +65,7 @@ static void walk(json_t *rows, const struct tp_hlo_index *idx,
 
 		json_array_append_new(row, tp_json_cstr(ins->name));
 		json_array_append_new(row, tp_json_cstr(ins->opcode));
-		json_array_append_new(row, shape_text(ins->shape));
+		json_array_append_new(row, tp_shape_text_json(ins->shape));
 		json_array_append_new(row, tp_json_cstr(tp_hlo_scope(ins)));
 		json_array_append_new(row, json_integer(depth));
 		json_array_append_new(rows, row);

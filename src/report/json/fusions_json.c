@@ -7,20 +7,6 @@
 
 #include <string.h>
 
-static json_t *shape_json(const Xla__ShapeProto *s)
-{
-	struct tp_strbuf sb;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	tp_strbuf_init(&sb);
-	tp_shape_format(&sb, s);
-	j = tp_json_cstr(sb.buf);
-	tp_strbuf_release(&sb);
-	return j;
-}
-
 static json_t *instr_json(const struct tp_hlo_index *idx,
 			  const struct tp_fused_instr *fi, bool pattern)
 {
@@ -29,7 +15,7 @@ static json_t *instr_json(const struct tp_hlo_index *idx,
 
 	json_object_set_new(j, "name", tp_json_cstr(ins->name));
 	json_object_set_new(j, "opcode", tp_json_cstr(ins->opcode));
-	json_object_set_new(j, "shape", shape_json(ins->shape));
+	json_object_set_new(j, "shape", tp_shape_text_json(ins->shape));
 	json_object_set_new(j, "scope", tp_json_cstr(tp_hlo_scope(ins)));
 	json_object_set_new(j, "depth", json_integer(fi->depth));
 	if (idx->instrs[fi->instr].fusion >= 0)
@@ -50,7 +36,7 @@ static json_t *fusion_json(const struct tp_fusions *f, const struct tp_hlo_index
 	json_object_set_new(j, "kind", ins->fusion_kind && ins->fusion_kind[0] ?
 				tp_json_cstr(ins->fusion_kind) : json_null());
 	json_object_set_new(j, "computation", called ? tp_json_cstr(called->name) : json_null());
-	json_object_set_new(j, "shape", shape_json(ins->shape));
+	json_object_set_new(j, "shape", tp_shape_text_json(ins->shape));
 	json_object_set_new(j, "scope", tp_json_cstr(tp_hlo_scope(ins)));
 	json_object_set_new(j, "parent", fu->parent >= 0 ?
 				tp_json_cstr(idx->instrs[fu->parent].proto->name) : json_null());
