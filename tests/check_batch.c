@@ -14,32 +14,6 @@
 
 enum { SM_DEV_OFF = 1, SM_DEV_DUR = 2, SM_FLOPS = 3 };
 
-/* A metadata map entry of a plane: field 4 (events) or 5 (stats), each
- * metadata holding its id and name. */
-static void metadata(struct pb *plane, uint32_t field, int64_t id, const char *name)
-{
-	struct pb entry = { 0 }, value = { 0 };
-
-	pb_int(&value, 1, id);
-	pb_str(&value, 2, name);
-	pb_int(&entry, 1, id);
-	pb_msg(&entry, 2, &value);
-	pb_msg(plane, field, &entry);
-	pb_free(&value);
-	pb_free(&entry);
-}
-
-/* [08 id][kind value]: kind 3 (uint64, tag 0x18) or 4 (int64, 0x20). */
-static void stat(struct pb *ev, int64_t meta, uint32_t kind, int64_t v)
-{
-	struct pb st = { 0 };
-
-	pb_int(&st, 1, meta);
-	pb_int(&st, kind, v);
-	pb_msg(ev, 4, &st);
-	pb_free(&st);
-}
-
 enum shape {
 	PLAIN,          /* metadata, offset, duration, both device stats */
 	PLAIN_INT64,    /* device stats as int64 values                  */
@@ -80,11 +54,11 @@ static void event(struct pb *line, enum shape shape, int64_t i)
 		break;
 	}
 	if (shape != NO_STATS && shape != EMPTY && shape != AGGREGATED) {
-		stat(&ev, SM_DEV_OFF, shape == PLAIN_INT64 ? 4 : 3, off + 7);
+		pb_stat_int(&ev, SM_DEV_OFF, shape == PLAIN_INT64 ? 4 : 3, off + 7);
 		if (shape != ONE_DEVICE)
-			stat(&ev, SM_DEV_DUR, shape == PLAIN_INT64 ? 4 : 3, dur * 2);
+			pb_stat_int(&ev, SM_DEV_DUR, shape == PLAIN_INT64 ? 4 : 3, dur * 2);
 		if (shape == OTHER_STAT)
-			stat(&ev, SM_FLOPS, 3, 12345);
+			pb_stat_int(&ev, SM_FLOPS, 3, 12345);
 	}
 	pb_msg(line, 4, &ev);
 	pb_free(&ev);
@@ -118,14 +92,14 @@ static struct pb build_space(bool long_runs)
 			event(&line, p ? NO_STATS : PLAIN, i++);
 		pb_str(&line, 11, "after the events");
 		pb_msg(&plane, 3, &line);
-		metadata(&plane, 4, 1, "a");
-		metadata(&plane, 4, 2, "b");
-		metadata(&plane, 4, 3, "c");
+		pb_metadata(&plane, 4, 1, "a");
+		pb_metadata(&plane, 4, 2, "b");
+		pb_metadata(&plane, 4, 3, "c");
 		if (!p) {
-			metadata(&plane, 5, SM_DEV_OFF, "device_offset_ps");
-			metadata(&plane, 5, SM_DEV_DUR, "device_duration_ps");
+			pb_metadata(&plane, 5, SM_DEV_OFF, "device_offset_ps");
+			pb_metadata(&plane, 5, SM_DEV_DUR, "device_duration_ps");
 		}
-		metadata(&plane, 5, SM_FLOPS, "flops");
+		pb_metadata(&plane, 5, SM_FLOPS, "flops");
 		pb_msg(&space, 1, &plane);
 		pb_free(&line);
 		pb_free(&plane);

@@ -20,30 +20,6 @@ enum {
 	SM_FAR = 200, /* past the role table, two-byte id */
 };
 
-static void metadata(struct pb *plane, uint32_t field, int64_t id, const char *name)
-{
-	struct pb entry = { 0 }, value = { 0 };
-
-	pb_int(&value, 1, id);
-	pb_str(&value, 2, name);
-	pb_int(&entry, 1, id);
-	pb_msg(&entry, 2, &value);
-	pb_msg(plane, field, &entry);
-	pb_free(&value);
-	pb_free(&entry);
-}
-
-/* [08 id][field value]: field 3 uint64, 4 int64, 7 ref (varints). */
-static void stat_int(struct pb *ev, int64_t meta, uint32_t field, int64_t v)
-{
-	struct pb st = { 0 };
-
-	pb_int(&st, 1, meta);
-	pb_int(&st, field, v);
-	pb_msg(ev, 4, &st);
-	pb_free(&st);
-}
-
 static void stat_str(struct pb *ev, int64_t meta, uint32_t field, const char *s)
 {
 	struct pb st = { 0 };
@@ -78,12 +54,12 @@ enum shape {
 
 static void kernel_stats(struct pb *ev, int64_t i)
 {
-	stat_int(ev, SM_CORR, 3, 100 + 977 * i); /* one to three bytes */
-	stat_int(ev, SM_KDET, 7, 1 + i % 3);
-	stat_int(ev, SM_NAME, 7, 120 + i % 20);  /* refs of one and two bytes */
-	stat_int(ev, SM_OP, 7, 120 + i % 20);
-	stat_int(ev, SM_MODULE, 7, 3);
-	stat_int(ev, SM_PROGRAM, 4, i % 2 ? 7 : 300);
+	pb_stat_int(ev, SM_CORR, 3, 100 + 977 * i); /* one to three bytes */
+	pb_stat_int(ev, SM_KDET, 7, 1 + i % 3);
+	pb_stat_int(ev, SM_NAME, 7, 120 + i % 20);  /* refs of one and two bytes */
+	pb_stat_int(ev, SM_OP, 7, 120 + i % 20);
+	pb_stat_int(ev, SM_MODULE, 7, 3);
+	pb_stat_int(ev, SM_PROGRAM, 4, i % 2 ? 7 : 300);
 }
 
 static void event(struct pb *line, enum shape shape, int64_t i)
@@ -101,10 +77,10 @@ static void event(struct pb *line, enum shape shape, int64_t i)
 		stat_str(&ev, SM_CTX, 5, "$$5");
 		stat_str(&ev, SM_CTX, 6, "\x01\x02");
 		stat_double(&ev, SM_CTX);
-		stat_int(&ev, SM_FAR, 4, 0);
+		pb_stat_int(&ev, SM_FAR, 4, 0);
 		break;
 	case KEPT_TWICE:
-		stat_int(&ev, SM_OP, 7, 121);
+		pb_stat_int(&ev, SM_OP, 7, 121);
 		break;
 	case KEPT_STRING:
 		stat_str(&ev, SM_OP, 5, "fusion.1");
@@ -113,7 +89,7 @@ static void event(struct pb *line, enum shape shape, int64_t i)
 		stat_double(&ev, SM_PROGRAM);
 		break;
 	case REJECTED:
-		stat_int(&ev, SM_FLOPS, 3, 5);
+		pb_stat_int(&ev, SM_FLOPS, 3, 5);
 		break;
 	case TWO_VALUES:
 		pb_int(&st, 1, SM_CTX);
@@ -156,11 +132,11 @@ static struct pb build_space(bool long_runs)
 	}
 	pb_msg(&plane, 3, &line);
 	for (int m = 1; m <= 3; m++)
-		metadata(&plane, 4, m, m == 1 ? "a" : m == 2 ? "b" : "c");
+		pb_metadata(&plane, 4, m, m == 1 ? "a" : m == 2 ? "b" : "c");
 	for (size_t k = 1; k < sizeof(stat_names) / sizeof(stat_names[0]); k++)
 		if (stat_names[k])
-			metadata(&plane, 5, (int64_t)k, stat_names[k]);
-	metadata(&plane, 5, SM_FAR, "is_eager");
+			pb_metadata(&plane, 5, (int64_t)k, stat_names[k]);
+	pb_metadata(&plane, 5, SM_FAR, "is_eager");
 	pb_msg(&space, 1, &plane);
 	pb_free(&line);
 	pb_free(&plane);

@@ -91,6 +91,31 @@ static inline void pb_free(struct pb *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* An XPlane metadata map entry: field 4 (events) or 5 (stats) of plane,
+ * the metadata holding its id and name. */
+static inline void pb_metadata(struct pb *plane, uint32_t field, int64_t id,
+			       const char *name)
+{
+	struct pb entry = { 0 }, value = { 0 };
+
+	pb_int(&value, 1, id);
+	pb_str(&value, 2, name);
+	pb_int(&entry, 1, id);
+	pb_msg(&entry, 2, &value);
+	pb_msg(plane, field, &entry);
+}
+
+/* An XStat of an event: [08 meta][field v], field 3 uint64, 4 int64 or
+ * 7 ref (all varints). */
+static inline void pb_stat_int(struct pb *ev, int64_t meta, uint32_t field, int64_t v)
+{
+	struct pb st = { 0 };
+
+	pb_int(&st, 1, meta);
+	pb_int(&st, field, v);
+	pb_msg(ev, 4, &st);
+}
+
 /* Writes n bytes to a new temporary file; the caller unlinks and frees. */
 static inline char *write_temp(const char *suffix, const void *p, size_t n)
 {
