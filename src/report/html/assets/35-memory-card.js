@@ -11,7 +11,7 @@ Object.assign(MemoryView, {
 			return box;
 		box.appendChild(el("h3", {}, "What the peak waits for: bytes at the peak by their last user"));
 		box.appendChild(el("table", { class: "plain" }, el("tr", {},
-			["bytes", "buffers", "last user", "position", "waits", "scope"].map(function (h) { return el("th", {}, h); })),
+			["bytes", "buffers", "last user", "schedule position", "waits (positions)", "scope"].map(function (h) { return el("th", {}, h); })),
 			rows.slice(0, 20).map(function (r) {
 				return el("tr", {}, el("td", { class: "num" }, fmtBytes(r.bytes)), el("td", { class: "num" }, fmtInt(r.buffers)),
 					el("td", { class: "mono" }, r.last_user), el("td", { class: "num" }, fmtInt(r.position)),
