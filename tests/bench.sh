@@ -18,6 +18,7 @@
 #   BENCH_GPU="" skips the GPU-shaped captures (default "jax-gpu tf-gpu",
 #   BENCH_GPU_MB=200 MB each), whose targets are issue 19's
 #   BENCH_TRACE=0 skips `trace` on a 200 MB capture (issue 16)
+#   BENCH_MERGE=0 skips merging 1,024 host reports (docs/scale.md)
 set -eu
 tpuprof=$1 gen=$2
 dir=bench
@@ -181,6 +182,33 @@ bench_trace() {
 		"$tpuprof" "$cap" "$dir/trace-200mb.pftrace"
 }
 
+# bench_merge: `merge` of 1,024 host reports (one small host's report,
+# host names rewritten, as tests/scale_test.sh makes them), CPU seconds
+bench_merge() {
+	m=$dir/merge
+	if [ ! -s "$m/pod/host1023.json" ]; then
+		rm -rf "$m"
+		mkdir -p "$m/pod"
+		"$gen" --hosts 4 --cores 2 --programs 1 --instructions 8 --fusions 1 \
+			--heap-events 10 --events-per-line 40 --memory-events 10 -o "$m/run" >/dev/null
+		"$tpuprof" report -q --format json -o "$m/one.json" "$m/run/host0.xplane.pb"
+		awk -v dir="$m/pod" '{ line[NR] = $0 } END {
+			for (h = 0; h < 1024; h++) {
+				f = sprintf("%s/host%04d.json", dir, h)
+				for (i = 1; i <= NR; i++) {
+					s = line[i]; gsub(/"host0"/, sprintf("\"host%04d\"", h), s); print s > f
+				}
+				close(f)
+			} }' "$m/one.json"
+	fi
+	b=$(cat "$m"/pod/*.json | wc -c)
+	echo "1,024 host reports: $m/pod ($b bytes)"
+	measure "tpuprof merge (1,024 reports)" "$b" "$b" \
+		"$tpuprof" merge -q --expect 1024 -o /dev/null "$m/pod"
+	merge_cpu=$(awk -v u="${user:-}" -v s="${sys:-}" 'BEGIN { if (u != "") printf "%.2f", u + s }')
+	[ -n "$wall" ] || merge_cpu=''
+}
+
 # target TEXT VALUE OP LIMIT [WHY]: one line of the targets block; VALUE
 # empty means the run was skipped or failed (WHY, if known)
 target() {
@@ -211,6 +239,8 @@ targets() {
 	echo "targets (issue 16):"
 	target "trace on 200 MB: wall / report wall (x)" "$(div "${trace_wall:-}" "${trace_rep_wall:-}")" "<=" 1
 	target "trace on 200 MB: peak RSS / file" "${trace_rss:-}" "<=" 0.3
+	echo "targets (docs/scale.md):"
+	target "merge 1,024 host reports: CPU (s)" "${merge_cpu:-}" "<" 2
 	[ -n "$gpu_shapes" ] || return 0
 	echo "targets (issue 19, ${gpu_mb} MB GPU-shaped captures):"
 	for shape in $gpu_shapes; do
@@ -234,4 +264,5 @@ for shape in $gpu_shapes; do
 done
 if [ "$hosts" -gt 0 ]; then bench_hosts "$hosts"; fi
 if [ "${BENCH_TRACE:-1}" != 0 ]; then bench_trace; fi
+if [ "${BENCH_MERGE:-1}" != 0 ]; then bench_merge; fi
 targets

@@ -11,7 +11,9 @@ reader (trace_dump, protoc-c code from perfetto_subset.proto):
 - each runtime memory counter's maximum = the runtime peak of
   `tpuprof memory`, and the peak instant says the same; every run of a
   module's peak instruction (`memory`'s peak_instruction) carries a
-  compiler peak instant with its peak_bytes, and nothing else does;
+  compiler peak instant with its peak_bytes, every run of a module with
+  no heap-simulator events one at the run's start (`at` "program
+  start"), and nothing else does;
 - the Chrome JSON output parses and holds the same slices, instants and
   counter values;
 - hosts share one time base (Task Environment start times), --host,
@@ -40,6 +42,7 @@ def derived(track):
     return (track in DERIVED or track.endswith(' name scopes (derived)') or
             track.endswith(' compiler memory peaks'))
 failures = []
+START_PEAKS = {}  # capture -> program-start compiler peak instants
 
 
 def check(cond, msg):
@@ -154,26 +157,51 @@ def memory_peaks(cap, tr):
         check(key in vals and max(vals[key]) == r['peak_bytes'],
               f'{cap} {key}: counter max {max(vals.get(key, [0]))}, peak {r["peak_bytes"]}')
         check(peaks.get((proc, r['memory_id'])) == r['peak_bytes'], f'{cap} {key}: peak instant')
-    # compiler peaks: an instant at each run of the peak instruction
+    # compiler peaks: an instant at each run of the peak instruction;
+    # a module with no heap-simulator events peaks from its start: an
+    # instant at each of its runs' starts (XLA Modules events; without
+    # that line, each op of another program than the previous one)
     runs, marks = collections.Counter(), collections.Counter()
+    starts = collections.Counter()
+    procs_with_modules = {tr.line_of(e)[0] for e in tr.d['slices']
+                          if tr.line_of(e)[1] == 'XLA Modules'}
+    by_line = collections.defaultdict(list)
     for e in tr.d['slices']:
-        line = tr.line_of(e)[1]
+        proc, line = tr.line_of(e)
+        if line == 'XLA Modules':
+            m = re.search(r'\((\d+)\)$', e['name'])
+            if m:
+                starts[int(m.group(1))] += 1
         if 'program_id' not in e['args']:
             continue
+        pid = e['args']['program_id'] % 2**64
         if line == 'XLA Ops':
-            runs[(e['name'], e['args']['program_id'] % 2**64)] += 1
+            runs[(e['name'], pid)] += 1
         elif line.startswith('Stream #') and 'hlo_op' in e['args']:  # GPU kernels
-            runs[(e['args']['hlo_op'], e['args']['program_id'] % 2**64)] += 1
+            runs[(e['args']['hlo_op'], pid)] += 1
+        else:
+            continue
+        if proc not in procs_with_modules:
+            by_line[(proc, line)].append((e['ts'], pid))
+    for evs in by_line.values():
+        last = None
+        for _, pid in sorted(evs, key=lambda x: x[0]):
+            if pid != last:
+                starts[pid] += 1
+            last = pid
     for e in tr.d['instants']:
         if e['name'] == 'compiler memory peak':
             a = e['args']
-            marks[(a['instruction'], a['program_id'] % 2**64, a['peak_bytes'])] += 1
+            marks[(a.get('instruction'), a['program_id'] % 2**64, a['peak_bytes'], a.get('at'))] += 1
     want = collections.Counter()
     for m in mem['modules']:
         key = (m['peak_instruction'], int(m['program_id']))
         if m['peak_instruction'] and runs[key]:
-            want[key + (m['peak_bytes'],)] = runs[key]
+            want[key + (m['peak_bytes'], None)] = runs[key]
+        elif m['heap_points'] == 0 and starts[key[1]]:
+            want[key + (m['peak_bytes'], 'program start')] = starts[key[1]]
     check(marks == want, f'{cap}: compiler peak instants {dict(marks)}, want {dict(want)}')
+    START_PEAKS[cap] = sum(n for k, n in marks.items() if k[3])
     return len(mem['runtime']), sum(marks.values())
 
 
@@ -303,6 +331,7 @@ def main():
     caps = ['testdata/small.xplane.pb', 'testdata/layout-b.xplane.pb.gz', 'testdata/run-3hosts']
     for rel in ('tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb',
                 'gpu-mi300x8-jax-conv3d/tw003.xplane.pb',
+                'gpu-mi300x-jax-attention/tw003.xplane.pb',
                 'gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb'):
         if os.path.exists(os.path.join(SHARED, rel)):
             caps.append(os.path.join(SHARED, rel))
@@ -317,6 +346,12 @@ def main():
             if cap == 'testdata/run-3hosts':
                 time_base(path, tr)
                 host_filter(path, tmp)
+    # v6e: 3 modules with no heap trace ran 14 times (XLA Modules);
+    # MI300X attention: 54 runs of such modules by program changes
+    for part, want in (('tpu-v6e', 14), ('jax-attention', 54)):
+        for cap in (c for c in caps if part in c):
+            n = START_PEAKS.get(os.path.join(ROOT, cap))
+            check(n == want, f'{cap}: {n} program-start compiler peaks, want {want}')
     for f in failures[:40]:
         print('FAIL', f)
     if failures:

@@ -195,8 +195,10 @@ static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl
 		tl_line_begin(t);
 		rc = tl_write_line(t, err);
 		tl_line_end(t);
-		if (t->derived_on)
+		if (t->derived_on) {
 			tl_scopes_end(t);
+			tl_peaks_end(t);
+		}
 	}
 	return rc;
 }
@@ -285,6 +287,7 @@ enum tp_err tp_trace_walk(struct tp_capture *cap,
 	free(t.parts);
 	free(t.meta_parts);
 	free(t.meta_peak);
+	free(t.start_peaks);
 	tl_hlo_release(&t);
 	free(t.shift_ps);
 	tp_strpool_release(&t.pool);

@@ -81,6 +81,16 @@ struct tl {
 	uint64_t peak_track;      /* the line's compiler peaks, 0 = none yet */
 	uint8_t *meta_peak;       /* malloc'd, per event metadata: known
 				   * not to be a peak instruction          */
+	struct tl_run {           /* a run of a program whose compiler
+				   * peak holds from its start             */
+		int64_t start_ps;
+		uint64_t program_id;
+	} *start_peaks;           /* malloc'd: the plane's XLA Modules
+				   * runs of such programs, by start      */
+	size_t n_start_peaks, next_start_peak, cap_start_peaks;
+	bool modules_line;        /* the plane has an XLA Modules line    */
+	bool has_last_program;    /* without one: the previous op's program */
+	uint64_t last_program;
 	struct tl_module *mods;   /* malloc'd: HLO modules looked up      */
 	size_t n_mods, cap_mods;
 };
@@ -119,9 +129,11 @@ void tl_hlo_release(struct tl *t);
 /* The memory analysis of the program's module (once), or NULL. */
 const struct tp_mem_module *tl_memory_of(struct tl *t, uint64_t program_id);
 
-/* peak_marks.c: compiler memory peak instants on the line's ops */
+/* peak_marks.c: compiler memory peak instants on the line's ops, and
+ * at each run's start of a program whose peak holds from its start */
 void tl_peaks_begin(struct tl *t);
 void tl_peaks_event(struct tl *t, const struct tp_event *ev, int64_t start_ps);
+void tl_peaks_end(struct tl *t);
 
 /* scope_track.c */
 void tl_scopes_begin(struct tl *t);
