@@ -1,7 +1,9 @@
 #!/bin/sh
 # -o FILE is written to a temporary file and renamed over FILE: the result
 # has the mode a new file gets (0666 less the umask), or keeps the mode of
-# the file it replaces; mkstemp alone left it 0600.
+# the file it replaces; mkstemp alone left it 0600. An output that is one
+# of the inputs (by path, through a link, or --svg) is refused with exit 2
+# and the input left as it was; before, the output replaced the capture.
 #   sh tests/output_mode_test.sh TPUPROF
 set -u
 tpuprof=$1
@@ -20,5 +22,31 @@ expect 640 "$tmp/new.txt" "new file, umask 027"
 : >"$tmp/kept.json"; chmod 604 "$tmp/kept.json"
 (umask 077; "$tpuprof" info -o "$tmp/kept.json" --format json testdata/small.xplane.pb)
 expect 604 "$tmp/kept.json" "replaced file keeps its mode"
+cp testdata/small.xplane.pb "$tmp/cap.pb"
+ln -s cap.pb "$tmp/link.pb"
+"$tpuprof" report --format json -q -o "$tmp/rep.json" testdata/small.xplane.pb
+cp "$tmp/rep.json" "$tmp/rep0.json"
+refused() { # WHAT FILE WAS ARGS...: exit 2, the message, FILE still WAS
+	what=$1 file=$2 was=$3
+	shift 3
+	"$tpuprof" "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 2 ] && grep -q "is also an input: the output would replace it" "$tmp/err" &&
+		cmp -s "$file" "$was"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL output is input: $what: exit $rc, $(cat "$tmp/err")"
+	fi
+}
+small=testdata/small.xplane.pb
+refused "trace -o" "$tmp/cap.pb" $small trace -q "$tmp/cap.pb" -o "$tmp/cap.pb"
+cp $small "$tmp/cap.pb"
+refused "report -o ./path" "$tmp/cap.pb" $small report "$tmp/cap.pb" -o "$tmp/./cap.pb"
+cp $small "$tmp/cap.pb"
+refused "info -o via a link" "$tmp/cap.pb" $small info "$tmp/link.pb" -o "$tmp/cap.pb"
+cp $small "$tmp/cap.pb"
+refused "memory --svg" "$tmp/cap.pb" $small memory "$tmp/cap.pb" --svg "$tmp/cap.pb"
+refused "merge -o" "$tmp/rep.json" "$tmp/rep0.json" merge -q "$tmp/rep.json" -o "$tmp/rep.json"
 echo "output mode: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

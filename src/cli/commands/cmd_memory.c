@@ -195,6 +195,10 @@ static int run_memory(int argc, char **argv)
 		return code;
 	}
 	TP_CLI_FILTER_COPY(&a.filter, &o.filter);
+	if ((code = tp_cli_output_clash(&tp_cmd_memory, "--svg", a.svg, &o)) != TP_EXIT_OK) {
+		free(a.split_name);
+		return code;
+	}
 	if (a.why && o.format == TP_FORMAT_HTML) {
 		free(a.split_name);
 		return tp_cli_usage_error(&tp_cmd_memory, "--why %s is text or json; the page "

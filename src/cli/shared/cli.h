@@ -133,6 +133,12 @@ struct tp_output {
 			     * written in place, never replaced        */
 };
 int tp_output_open(struct tp_output *out, const char *path);
+/* TP_EXIT_OK, or TP_EXIT_USAGE after saying so when path (given with
+ * option, "-o") is the same file as one of o's inputs: the output is
+ * renamed over its path once written, so the input would be lost.
+ * tp_cli_parse checks -o. */
+int tp_cli_output_clash(const struct tp_cmd *cmd, const char *option, const char *path,
+			const struct tp_common_opts *o);
 /* Flushes and closes; on success renames into place. ok=false discards.
  * Returns an exit code (TP_EXIT_OUTPUT on a write failure). */
 int tp_output_close(struct tp_output *out, bool ok);

@@ -210,7 +210,31 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 		*exit_code = TP_EXIT_OK;
 		return -1;
 	}
+	if ((*exit_code = tp_cli_output_clash(cmd, "-o", o->output, o)) != TP_EXIT_OK)
+		return -1;
 	return 0;
+}
+
+int tp_cli_output_clash(const struct tp_cmd *cmd, const char *option, const char *path,
+			const struct tp_common_opts *o)
+{
+	struct stat out, in;
+	char *what;
+	int code;
+
+	if (!path || strcmp(path, "-") == 0 || stat(path, &out) != 0 || !S_ISREG(out.st_mode))
+		return TP_EXIT_OK;
+	for (int i = 0; i < o->n_captures; i++) {
+		if (stat(o->captures[i], &in) != 0 || in.st_dev != out.st_dev ||
+		    in.st_ino != out.st_ino)
+			continue;
+		what = tp_xasprintf("%s '%s'", option, path);
+		code = tp_cli_usage_error(cmd, "%s is also an input: the output would replace it",
+					  what);
+		free(what);
+		return code;
+	}
+	return TP_EXIT_OK;
 }
 
 int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
