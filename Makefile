@@ -186,9 +186,16 @@ valgrind:
 	CK_TIMEOUT_MULTIPLIER=10 $(MAKE) unit golden TEST_WRAP="$(VALGRIND)" OPT="-O0 -g" BUILD=build-vg
 
 # The unit tests (threaded decoding, scans and ops among them) under
-# ThreadSanitizer; any report fails the run.
+# ThreadSanitizer, then `trace -j 3` (a host's planes on three threads,
+# each with a writer lane); any report fails the run.
+TRACE_TSAN_INPUTS := testdata/run-3hosts testdata/small.xplane.pb \
+	$(wildcard ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb \
+	../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb)
 tsan:
 	TSAN_OPTIONS=halt_on_error=1 $(MAKE) unit SANITIZE=thread BUILD=build-tsan
+	$(MAKE) SANITIZE=thread BUILD=build-tsan build-tsan/tpuprof
+	@set -e; for c in $(TRACE_TSAN_INPUTS); do echo "== trace -j 3 $$c"; \
+		TSAN_OPTIONS=halt_on_error=1 build-tsan/tpuprof trace -q -j 3 $$c -o /dev/null; done
 
 run: $(BIN)
 	$(BIN) report testdata/small.xplane.pb

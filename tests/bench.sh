@@ -197,18 +197,11 @@ bench_merge() {
 	m=$dir/merge
 	if [ ! -s "$m/pod/host1023.json" ]; then
 		rm -rf "$m"
-		mkdir -p "$m/pod"
+		mkdir -p "$m"
 		"$gen" --hosts 4 --cores 2 --programs 1 --instructions 8 --fusions 1 \
 			--heap-events 10 --events-per-line 40 --memory-events 10 -o "$m/run" >/dev/null
 		"$tpuprof" report -q --format json -o "$m/one.json" "$m/run/host0.xplane.pb"
-		awk -v dir="$m/pod" '{ line[NR] = $0 } END {
-			for (h = 0; h < 1024; h++) {
-				f = sprintf("%s/host%04d.json", dir, h)
-				for (i = 1; i <= NR; i++) {
-					s = line[i]; gsub(/"host0"/, sprintf("\"host%04d\"", h), s); print s > f
-				}
-				close(f)
-			} }' "$m/one.json"
+		sh tests/pod_reports.sh "$m/one.json" "$m/pod"
 	fi
 	b=$(cat "$m"/pod/*.json | wc -c)
 	echo "1,024 host reports: $m/pod ($b bytes)"

@@ -109,15 +109,7 @@ fi
 
 # 1,024 host reports from one, host names rewritten (one awk process)
 tpuprof report -q --format json -o "$tmp/one.json" "$tmp/run/host0.xplane.pb"
-mkdir -p "$tmp/pod"
-awk -v dir="$tmp/pod" '{ line[NR] = $0 } END {
-	for (h = 0; h < 1024; h++) {
-		f = sprintf("%s/host%04d.json", dir, h)
-		for (i = 1; i <= NR; i++) {
-			s = line[i]; gsub(/"host0"/, sprintf("\"host%04d\"", h), s); print s > f
-		}
-		close(f)
-	} }' "$tmp/one.json"
+sh tests/pod_reports.sh "$tmp/one.json" "$tmp/pod"
 
 # runs "$@" and prints "CPU_SECONDS MAX_RSS_KB EXIT" (children's rusage)
 measure() {

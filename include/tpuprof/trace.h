@@ -47,6 +47,10 @@ struct tp_trace_opts {
 				 * is kept when it overlaps it            */
 	int64_t from_ps, to_ps;
 	bool no_derived;        /* no name-scope, memory or peak tracks   */
+	unsigned threads;       /* planes of a host written at once, with
+				 * writer lanes (0, 1: one at a time, the
+				 * output then byte for byte the same for
+				 * the same capture)                     */
 	/* Called before each plane: bytes of the planes written so far and
 	 * of all to write, and the process's name; NULL for none. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total, const char *what);
@@ -134,6 +138,15 @@ struct tp_trace_writer {
 	/* Flushes; TP_ERR_OUTPUT when any write failed. */
 	enum tp_err (*finish)(void *ctx, uint64_t *bytes, struct tp_error *err);
 	void (*release)(void *ctx);
+	/* For a walk on several threads (tp_trace_opts.threads): another
+	 * writer, for one more thread, feeding the same output. Its packets
+	 * go out whole, between this writer's and other lanes', in no fixed
+	 * order; it writes one process at a time (a process and its tracks:
+	 * uuids from the process's, which tells it a new one began). It has
+	 * no finish; its release hands its last bytes over and must come
+	 * before this writer's finish. NULL (or false): the format has no
+	 * lanes, and the walk is serial. */
+	bool (*lane)(void *ctx, struct tp_trace_writer *lane);
 };
 
 /* Checks --host and --core against cap: TP_ERR_USAGE when they name

@@ -16,6 +16,8 @@ reader (trace_dump, protoc-c code from perfetto_subset.proto):
   start"), and nothing else does;
 - the Chrome JSON output parses and holds the same slices, instants and
   counter values;
+- -j 3 (planes on three threads, each with a writer lane) holds the same
+  tracks and events as -j 1, and -j 1 writes the same bytes every time;
 - hosts share one time base (Task Environment start times), --host,
   --core, --from/--to cut the trace as documented, gzip output works,
   -o onto a FIFO writes into it, a closed pipe is exit 5 with its reason.
@@ -312,6 +314,37 @@ def closed_pipe(cap):
     check(rc == 5 and 'Broken pipe' in err, f'closed pipe: exit {rc}, {err!r}')
 
 
+def canonical(d):
+    """A dumped trace without its uuids: every track as (process, name,
+    counter), every slice, instant and counter value on its track's key."""
+    by_uuid = {t['uuid']: t for t in d['tracks']}
+    def key(uuid):
+        t = by_uuid[uuid]
+        proc = by_uuid[t['parent']]['process_name'] if t['parent'] is not None else t['process_name']
+        return (proc, t['name'], t['counter'])
+    tracks = collections.Counter(key(t['uuid']) for t in d['tracks'])
+    evs = collections.Counter()
+    for kind in ('slices', 'instants', 'counters'):
+        for e in d[kind]:
+            evs[(kind, key(e['track']), json.dumps({k: v for k, v in e.items() if k != 'track'},
+                                                    sort_keys=True))] += 1
+    return tracks, evs
+
+
+def lanes_same(cap, tmp):
+    """-j 3 (a host's planes on three threads, packets interleaved) holds
+    what -j 1 holds; -j 1 writes the same bytes twice."""
+    one, again, three = (os.path.join(tmp, n) for n in ('j1.pftrace', 'j1b.pftrace', 'j3.pftrace'))
+    write(cap, one, '-j', '1')
+    write(cap, again, '-j', '1')
+    write(cap, three, '-j', '3')
+    with open(one, 'rb') as f, open(again, 'rb') as g:
+        check(f.read() == g.read(), f'{cap}: -j 1 wrote different bytes twice')
+    a, b = canonical(dump(one)), canonical(dump(three))
+    check(a[0] == b[0], f'{cap}: -j 3 tracks differ from -j 1')
+    check(a[1] == b[1], f'{cap}: -j 3 events differ from -j 1: {len(a[1] - b[1])} missing, {len(b[1] - a[1])} more')
+
+
 def one(cap, tmp, gz=False):
     out = os.path.join(tmp, 'trace.pftrace' + ('.gz' if gz else ''))
     write(cap, out)
@@ -339,6 +372,7 @@ def main():
         for i, cap in enumerate(caps):
             path = os.path.join(ROOT, cap)
             tr = one(path, tmp, gz=i == 1)
+            lanes_same(path, tmp)
             if cap == 'testdata/small.xplane.pb':
                 filters(path, tr, tmp)
                 fifo_output(path, tmp)

@@ -133,7 +133,9 @@ size_t tp_scope_tree_add(struct tp_scope_tree *t, struct tp_str path,
 	return node;
 }
 
-static const struct tp_scope_tree *sort_tree;
+/* qsort has no context argument: per thread, as trace lanes analyze
+ * memory on several threads at once */
+static _Thread_local const struct tp_scope_tree *sort_tree;
 
 static int by_inclusive(const void *a, const void *b)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct tp_mem_device *sort_dev;
+static _Thread_local const struct tp_mem_device *sort_dev; /* qsort context, per thread */
 
 static int str_cmp(struct tp_str a, struct tp_str b)
 {

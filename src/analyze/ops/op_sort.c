@@ -24,7 +24,7 @@ bool tp_ops_sort_parse(const char *s, enum tp_ops_sort *out)
 }
 
 static enum tp_ops_sort g_key; /* qsort has no context argument */
-static const struct tp_op *g_ops;
+static _Thread_local const struct tp_op *g_ops; /* qsort context, per thread */
 
 int64_t tp_op_avg_ps(const struct tp_op *o)
 {

@@ -96,7 +96,8 @@ static void read_module_runs(struct tl *t, const struct tp_line *ln)
 			tp_sat_add(ev.start_ps, t->shift_ps[t->host]), id
 		};
 	}
-	qsort(t->start_peaks, t->n_start_peaks, sizeof(*t->start_peaks), by_start);
+	if (t->n_start_peaks > 1)
+		qsort(t->start_peaks, t->n_start_peaks, sizeof(*t->start_peaks), by_start);
 }
 
 void tl_peaks_begin(struct tl *t)

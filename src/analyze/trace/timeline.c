@@ -28,7 +28,7 @@ bool tl_in_window(const struct tl *t, int64_t start_ps, int64_t end_ps)
 	return true;
 }
 
-static bool host_wanted(const struct tl *t, size_t h)
+bool tl_host_wanted(const struct tl *t, size_t h)
 {
 	return !t->opts->host || strcmp(t->cap->hosts[h].name, t->opts->host) == 0;
 }
@@ -68,7 +68,7 @@ static enum tp_err check_filters(const struct tl *t, struct tp_error *err)
 				    "%s: no timeline to write: HloProtos and XLA dumps hold no events (give an *.xplane.pb)",
 				    t->cap->n_sources ? t->cap->sources[0].path : "capture");
 	for (size_t h = 0; h < t->cap->n_hosts; h++) {
-		if (!host_wanted(t, h))
+		if (!tl_host_wanted(t, h))
 			continue;
 		host = true;
 		for (size_t p = 0; p < t->cap->hosts[h].xs.n_planes; p++)
@@ -122,16 +122,16 @@ static void time_base(struct tl *t)
 	bool all = n > 0;
 
 	for (size_t h = 0; h < n; h++)
-		if (host_wanted(t, h))
+		if (tl_host_wanted(t, h))
 			all &= host_epoch(&t->cap->hosts[h], &epoch[h]);
 	for (size_t h = 0; h < n; h++)
-		if (all && host_wanted(t, h) && epoch[h] < lo_epoch)
+		if (all && tl_host_wanted(t, h) && epoch[h] < lo_epoch)
 			lo_epoch = epoch[h];
 	for (size_t h = 0; h < n; h++) {
 		const struct tp_xspace *xs = &t->cap->hosts[h].xs;
 
 		t->shift_ps[h] = all ? tp_sat_mul(epoch[h] - lo_epoch, 1000) : 0;
-		if (!host_wanted(t, h))
+		if (!tl_host_wanted(t, h))
 			continue;
 		for (size_t p = 0; p < xs->n_planes; p++) {
 			if (!plane_wanted(t, &xs->planes[p]))
@@ -161,11 +161,15 @@ static bool is_scope_source(const struct tp_plane *pl, const struct tp_line *ln)
 				  tp_str_has_prefix(ln->name, "Stream #")));
 }
 
-static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
-			       struct tp_error *err)
+char *tl_plane_name(const struct tl *t, size_t h, const struct tp_plane *pl)
 {
-	char *name = tp_xasprintf("%s %.*s", t->cap->hosts[h].name,
-				  (int)pl->name.len, pl->name.ptr);
+	return tp_xasprintf("%s %.*s", t->cap->hosts[h].name, (int)pl->name.len, pl->name.ptr);
+}
+
+enum tp_err tl_write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
+			   struct tp_error *err)
+{
+	char *name = tl_plane_name(t, h, pl);
 	enum tp_err rc = TP_OK;
 
 	t->host = h;
@@ -176,9 +180,6 @@ static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl
 	t->next_tid = 1;
 	t->track_rank = 0;
 	t->w->process(t->w->ctx, t->process, t->pid, name, t->rank++);
-	if (t->opts->progress)
-		t->opts->progress(t->opts->progress_ctx, t->done_bytes, t->total_bytes, name);
-	t->done_bytes += pl->bytes.len;
 	free(name);
 	for (size_t l = 0; l < pl->n_lines && rc == TP_OK; l++) {
 		const struct tp_line *ln = &pl->lines[l];
@@ -203,44 +204,69 @@ static enum tp_err write_plane(struct tl *t, size_t h, const struct tp_plane *pl
 	return rc;
 }
 
-static bool plane_written(const struct tl *t, const struct tp_plane *pl)
+bool tl_plane_written(const struct tl *t, const struct tp_plane *pl)
 {
 	return plane_wanted(t, pl) && (pl->n_lines || pl->kind == TP_PLANE_HOST) &&
 	       pl->kind != TP_PLANE_METADATA && pl->kind != TP_PLANE_TASK_ENV;
 }
 
+void tl_progress(struct tl *t, size_t h, const struct tp_plane *pl)
+{
+	char *name;
+
+	if (t->opts->progress) {
+		name = tl_plane_name(t, h, pl);
+		t->opts->progress(t->opts->progress_ctx, t->done_bytes, t->total_bytes, name);
+		free(name);
+	}
+	t->done_bytes += pl->bytes.len;
+}
+
+/* One host's planes, one after another. */
+static enum tp_err walk_host(struct tl *t, const struct tp_mem_runtime *rt, size_t h,
+			     struct tp_error *err)
+{
+	const struct tp_xspace *xs = &t->cap->hosts[h].xs;
+	bool memory_done = false;
+	enum tp_err rc = TP_OK;
+
+	for (size_t p = 0; p < xs->n_planes && rc == TP_OK; p++) {
+		const struct tp_plane *pl = &xs->planes[p];
+
+		if (!tl_plane_written(t, pl))
+			continue;
+		tl_progress(t, h, pl);
+		rc = tl_write_plane(t, h, pl, err);
+		if (rc == TP_OK && pl->kind == TP_PLANE_HOST && !memory_done &&
+		    !t->opts->no_derived) {
+			tl_memory_tracks(t, rt, h);
+			memory_done = true;
+		}
+	}
+	return rc;
+}
+
 static enum tp_err walk(struct tl *t, struct tp_error *err)
 {
 	struct tp_mem_runtime rt = { 0 };
+	struct tl_lanes *lanes = NULL;
 	enum tp_err rc = TP_OK;
 
 	for (size_t h = 0; h < t->cap->n_hosts; h++)
-		for (size_t p = 0; host_wanted(t, h) && p < t->cap->hosts[h].xs.n_planes; p++)
-			if (plane_written(t, &t->cap->hosts[h].xs.planes[p]))
+		for (size_t p = 0; tl_host_wanted(t, h) && p < t->cap->hosts[h].xs.n_planes; p++)
+			if (tl_plane_written(t, &t->cap->hosts[h].xs.planes[p]))
 				t->total_bytes += t->cap->hosts[h].xs.planes[p].bytes.len;
 
 	if (!t->opts->no_derived)
 		tp_mem_runtime_build(&rt, t->cap);
+	lanes = tl_lanes_new(t);
 	for (size_t h = 0; h < t->cap->n_hosts && rc == TP_OK; h++) {
-		const struct tp_xspace *xs = &t->cap->hosts[h].xs;
-		bool memory_done = false;
-
-		if (!host_wanted(t, h))
+		if (!tl_host_wanted(t, h))
 			continue;
-		for (size_t p = 0; p < xs->n_planes && rc == TP_OK; p++) {
-			const struct tp_plane *pl = &xs->planes[p];
-
-			if (!plane_written(t, pl))
-				continue;
-			rc = write_plane(t, h, pl, err);
-			if (rc == TP_OK && pl->kind == TP_PLANE_HOST && !memory_done &&
-			    !t->opts->no_derived) {
-				tl_memory_tracks(t, &rt, h);
-				memory_done = true;
-			}
-		}
+		rc = lanes ? tl_lanes_walk_host(lanes, &rt, h, err) : walk_host(t, &rt, h, err);
 		tp_capture_drop_host(t->cap, h);
 	}
+	tl_lanes_free(lanes);
 	tp_mem_runtime_release(&rt);
 	return rc;
 }
@@ -279,17 +305,22 @@ enum tp_err tp_trace_walk(struct tp_capture *cap,
 	tp_strpool_init(&t.pool);
 	time_base(&t);
 	rc = walk(&t, err);
-	for (size_t i = 0; i < t.cap_tracks; i++)
-		free(t.tracks[i].open);
-	free(t.tracks);
-	free(t.args);
-	free(t.scopes);
-	free(t.parts);
-	free(t.meta_parts);
-	free(t.meta_peak);
-	free(t.start_peaks);
-	tl_hlo_release(&t);
+	tl_release(&t);
 	free(t.shift_ps);
-	tp_strpool_release(&t.pool);
 	return rc;
+}
+
+void tl_release(struct tl *t)
+{
+	for (size_t i = 0; i < t->cap_tracks; i++)
+		free(t->tracks[i].open);
+	free(t->tracks);
+	free(t->args);
+	free(t->scopes);
+	free(t->parts);
+	free(t->meta_parts);
+	free(t->meta_peak);
+	free(t->start_peaks);
+	tl_hlo_release(t);
+	tp_strpool_release(&t->pool);
 }

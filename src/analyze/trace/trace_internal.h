@@ -97,6 +97,31 @@ struct tl {
 
 /* timeline.c */
 uint64_t tl_new_track(struct tl *t, const char *name, bool counter);
+bool tl_host_wanted(const struct tl *t, size_t h);
+/* Planes written: those --core keeps, with a timeline or host events. */
+bool tl_plane_written(const struct tl *t, const struct tp_plane *pl);
+/* "<host> <plane>", malloc'd. */
+char *tl_plane_name(const struct tl *t, size_t h, const struct tp_plane *pl);
+/* One plane: its process, lines and derived tracks. Its process gets
+ * uuid t->next_uuid (its tracks the next ones), pid t->next_pid and
+ * rank t->rank, each then counted on. */
+enum tp_err tl_write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
+			   struct tp_error *err);
+/* Tells opts->progress the plane is next; counts its bytes as done. */
+void tl_progress(struct tl *t, size_t h, const struct tp_plane *pl);
+/* Frees what t owns (not shift_ps, which workers share). */
+void tl_release(struct tl *t);
+
+/* timeline_lanes.c: a host's planes on opts->threads threads, each with
+ * its own model state and writer lane (trace.h). NULL from tl_lanes_new
+ * when the walk is serial (one thread, or a writer without lanes). */
+struct tl_lanes;
+struct tl_lanes *tl_lanes_new(struct tl *t);
+enum tp_err tl_lanes_walk_host(struct tl_lanes *L, const struct tp_mem_runtime *rt,
+			       size_t h, struct tp_error *err);
+/* Releases the lanes (before the writer's finish) and adds their
+ * counts to t's stats. */
+void tl_lanes_free(struct tl_lanes *L);
 static inline int64_t tl_ns(int64_t trace_ps)
 {
 	return trace_ps < 0 ? 0 : trace_ps / 1000;

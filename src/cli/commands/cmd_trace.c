@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tpuprof/parallel.h"
 #include "tpuprof/trace_write.h"
 
 static const char trace_help[] =
@@ -24,9 +25,11 @@ static const char trace_help[] =
 	"the same name (\"XLA Ops (2)\"). Each slice carries the event's stats.\n"
 	"Derived tracks: name scopes per device, runtime memory counters per\n"
 	"allocator, instants at the runtime and compiler memory peaks (each\n"
-	"run of a module's peak instruction). All hosts on one\n"
-	"time base; time 0 is the earliest event written. No event cap, and\n"
-	"memory does not grow with the number of events.\n"
+	"run of a module's peak instruction, or each run's start where the\n"
+	"module's peak holds throughout). All hosts on one time base; time 0\n"
+	"is the earliest event written. No event cap, and memory does not\n"
+	"grow with the number of events. A host's planes are written on -j\n"
+	"threads at once (Perfetto; -j 1 writes the same bytes every time).\n"
 	"\n"
 	"Open the file at https://ui.perfetto.dev (Open trace file), or for\n"
 	"JSON also in chrome://tracing.\n"
@@ -231,6 +234,7 @@ static int run_trace(int argc, char **argv)
 	}
 	t.host = o.filter.host;
 	t.core = o.filter.core;
+	t.threads = tp_threads(); /* -j, else the CPUs */
 	code = write_trace(&o, &t);
 done:
 	free(kept);

@@ -73,6 +73,7 @@ static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_fie
 		tp_sink_write(&w->sink, w->ev.p, at);
 		tp_sink_write(&w->sink, w->splice, w->splice_len);
 		tp_sink_write(&w->sink, w->ev.p + at, w->ev.len - at);
+		tp_sink_packet_end(&w->sink);
 	}
 	w->splice_len = 0;
 	tp_pb_reset(&w->ev);
@@ -84,6 +85,8 @@ static void pf_process(void *ctx, uint64_t uuid, uint32_t pid, const char *name,
 {
 	struct pf_writer *w = ctx;
 
+	if (w->root)
+		pf_reset_seqs(w, uuid);
 	pf_use_seq(w, uuid);
 	tp_pb_uint(&w->ev, 1, uuid);
 	tp_pb_open(&w->ev, 3);
@@ -240,8 +243,18 @@ static enum tp_err pf_finish(void *ctx, uint64_t *bytes, struct tp_error *err)
 {
 	struct pf_writer *w = ctx;
 
-	*bytes = w->sink.total;
+	*bytes = w->sink.total + atomic_load(&w->lane_bytes);
 	return tp_sink_finish(&w->sink, err);
+}
+
+static void pf_free(struct pf_writer *w)
+{
+	tp_pb_release(&w->ev);
+	tp_pb_release(&w->interned);
+	tp_intern_release(&w->names);
+	tp_fixed_release(&w->fixed);
+	pf_state_release(w);
+	free(w);
 }
 
 static void pf_release(void *ctx)
@@ -249,12 +262,46 @@ static void pf_release(void *ctx)
 	struct pf_writer *w = ctx;
 
 	tp_sink_release(&w->sink);
-	tp_pb_release(&w->ev);
-	tp_pb_release(&w->interned);
-	tp_intern_release(&w->names);
-	tp_fixed_release(&w->fixed);
-	pf_state_release(w);
-	free(w);
+	pf_free(w);
+}
+
+/* A lane: its last buffer goes to the root's output, its bytes to the
+ * root's count. */
+static void pf_lane_release(void *ctx)
+{
+	struct pf_writer *w = ctx;
+
+	tp_sink_lane_close(&w->sink);
+	atomic_fetch_add(&w->root->lane_bytes, w->sink.total);
+	pf_free(w);
+}
+
+static void writer_table(struct tp_trace_writer *tw, struct pf_writer *w);
+
+static bool pf_lane(void *ctx, struct tp_trace_writer *lane)
+{
+	struct pf_writer *root = ctx, *w = tp_xcalloc(1, sizeof(*w));
+
+	tp_sink_expect_lanes(&root->sink, ++root->n_lanes);
+	tp_sink_lane_init(&w->sink, &root->sink);
+	tp_intern_init(&w->names);
+	tp_fixed_init(&w->fixed);
+	w->root = root;
+	writer_table(lane, w);
+	lane->finish = NULL;
+	lane->lane = NULL;
+	lane->release = pf_lane_release;
+	return true;
+}
+
+static void writer_table(struct tp_trace_writer *tw, struct pf_writer *w)
+{
+	*tw = (struct tp_trace_writer){
+		.ctx = w, .process = pf_process, .track = pf_track,
+		.begin = pf_begin, .end = pf_end, .instant = pf_instant,
+		.counter = pf_counter, .has_fixed = pf_has_fixed, .finish = pf_finish,
+		.release = pf_release, .lane = pf_lane,
+	};
 }
 
 void tp_trace_perfetto_writer(struct tp_trace_writer *tw, FILE *out, bool gzip)
@@ -264,9 +311,7 @@ void tp_trace_perfetto_writer(struct tp_trace_writer *tw, FILE *out, bool gzip)
 	tp_sink_init(&w->sink, out, gzip);
 	tp_intern_init(&w->names);
 	tp_fixed_init(&w->fixed);
-	*tw = (struct tp_trace_writer){
-		.ctx = w, .process = pf_process, .track = pf_track,
-		.begin = pf_begin, .end = pf_end, .instant = pf_instant,
-		.counter = pf_counter, .has_fixed = pf_has_fixed, .finish = pf_finish, .release = pf_release,
-	};
+	atomic_init(&w->next_seq, 1);
+	atomic_init(&w->lane_bytes, 0);
+	writer_table(tw, w);
 }

@@ -78,27 +78,49 @@ uint64_t pf_intern(struct pf_writer *w, int kind, struct tp_str s)
 	return id;
 }
 
+/* A lane's next process: its sequences start again. */
+void pf_reset_seqs(struct pf_writer *w, uint64_t base)
+{
+	for (size_t i = 0; i < w->cap_seqs; i++) {
+		struct pf_seq *q = &w->seqs[i];
+
+		for (int k = 0; k < N_KINDS; k++)
+			if (q->defined[k].b)
+				memset(q->defined[k].b, 0, q->defined[k].cap);
+		if (q->fixed_ready.b)
+			memset(q->fixed_ready.b, 0, q->fixed_ready.cap);
+		q->started = false;
+		q->last_ts = 0;
+	}
+	w->uuid_base = base;
+}
+
 /* Makes uuid's sequence the current one. A sequence's first packet
- * clears its state and sets its defaults and incremental clock. */
+ * clears its state and sets its defaults and incremental clock. The
+ * root's sequence ids are the uuids; a lane's are numbered by its root,
+ * as lanes run at once. */
 void pf_use_seq(struct pf_writer *w, uint64_t uuid)
 {
 	uint8_t p[48];
-	size_t n = 0, def_len;
+	size_t n = 0, def_len, i = (size_t)(uuid - w->uuid_base);
 
-	if (uuid >= w->cap_seqs) {
+	if (i >= w->cap_seqs) {
 		size_t old = w->cap_seqs;
 
-		w->seqs = tp_xgrow(w->seqs, &w->cap_seqs, uuid + 1, sizeof(*w->seqs));
+		w->seqs = tp_xgrow(w->seqs, &w->cap_seqs, i + 1, sizeof(*w->seqs));
 		memset(w->seqs + old, 0, (w->cap_seqs - old) * sizeof(*w->seqs));
 	}
-	w->cur = &w->seqs[uuid];
-	w->cur_id = uuid;
-	if (w->cur->started)
+	w->cur = &w->seqs[i];
+	if (w->cur->started) {
+		w->cur_id = w->cur->id;
 		return;
+	}
 	w->cur->started = true;
+	w->cur->id = w->root ? atomic_fetch_add(&w->root->next_seq, 1) : (uint32_t)uuid;
+	w->cur_id = w->cur->id;
 	/* trusted_packet_sequence_id, sequence_flags CLEARED | NEEDS */
 	p[n++] = 0x50;
-	n += tp_pb_put_varint(p + n, uuid);
+	n += tp_pb_put_varint(p + n, w->cur_id);
 	p[n++] = 0x68;
 	p[n++] = SEQ_CLEARED | SEQ_NEEDS_STATE;
 	/* trace_packet_defaults (59): timestamp_clock_id 64,
@@ -127,6 +149,7 @@ void pf_use_seq(struct pf_writer *w, uint64_t uuid)
 	nf += tp_pb_put_varint(frame + nf, n);
 	tp_sink_write(&w->sink, frame, nf);
 	tp_sink_write(&w->sink, p, n);
+	tp_sink_packet_end(&w->sink);
 }
 
 /* The packet's head: timestamp (a delta, see perfetto.c), sequence, flags and

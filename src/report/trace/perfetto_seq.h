@@ -10,6 +10,7 @@
 #ifndef TPUPROF_PERFETTO_SEQ_H
 #define TPUPROF_PERFETTO_SEQ_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -31,6 +32,7 @@ struct pf_bits {
 /* One packet sequence: one track. */
 struct pf_seq {
 	bool started;
+	uint32_t id;              /* trusted_packet_sequence_id            */
 	int64_t last_ts;          /* the incremental clock, ns            */
 	struct pf_bits defined[N_KINDS]; /* iids defined on it            */
 	struct pf_bits fixed_ready;      /* fixed entries whose iids are
@@ -72,7 +74,15 @@ struct pf_writer {
 	size_t splice_len, splice_at;/* to go at ev offset splice_at      */
 	const void *last_key;        /* the last key looked up, and its   */
 	const struct tp_fixed *last_fixed; /* entry (NULL: none)          */
-	uint64_t cur_id;             /* its id (the track's uuid)         */
+	uint64_t cur_id;             /* its sequence id                   */
+	/* lanes (trace.h): a lane feeds its root's output from another
+	 * thread, one process at a time; its sequences are indexed from
+	 * the process's uuid and numbered by the root */
+	struct pf_writer *root;      /* a lane's root, NULL for the root  */
+	uint64_t uuid_base;          /* a lane's process uuid             */
+	_Atomic uint32_t next_seq;   /* the root's: lanes' sequence ids   */
+	_Atomic uint64_t lane_bytes; /* the root's: what closed lanes wrote */
+	unsigned n_lanes;            /* the root's                        */
 };
 
 /* Puts the entry (kind, iid) into this packet's interned data unless the
@@ -84,6 +94,8 @@ uint64_t pf_intern(struct pf_writer *w, int kind, struct tp_str s);
 /* Makes uuid's sequence the current one, writing its first packet (state
  * cleared, defaults, incremental clock) when it has none yet. */
 void pf_use_seq(struct pf_writer *w, uint64_t uuid);
+/* A lane's next process (uuid base): no sequence has started. */
+void pf_reset_seqs(struct pf_writer *w, uint64_t base);
 /* The packet's head: timestamp (a delta on the current sequence),
  * sequence, flags and the interned data's tag; returns its length (at
  * most 30 bytes). */

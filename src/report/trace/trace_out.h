@@ -12,45 +12,50 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <pthread.h>
 #include <stdio.h>
-
-#include <zlib.h>
 
 #include "tpuprof/error.h"
 
 /* Buffered bytes to a FILE, deflated as gzip when gz is set; a second
  * thread writes full buffers while the next fills (sink.c). A failed
- * write is remembered and later writes are dropped. Used by one thread. */
+ * write is remembered and later writes are dropped.
+ *
+ * A root sink (tp_sink_init) is used by one thread. Lanes
+ * (tp_sink_lane_init) let other threads feed the same output at once:
+ * each fills its own buffers and hands them to the root's queue whole,
+ * so a lane's buffers must end where a packet ends: a lane hands over
+ * only in tp_sink_room and tp_sink_packet_end, which its user calls
+ * between packets, and tp_sink_write grows its buffer instead. Lanes are
+ * closed (tp_sink_lane_close) before the root is finished. */
 #define SINK_BUFS 4
+struct tp_sink_queue;            /* the root's: buffers to write, free ones */
 struct tp_sink {
-	FILE *fp;
-	bool gz;
-	z_stream z;
-	uint8_t *buf;            /* the buffer being filled               */
-	size_t len;
-	uint64_t total;          /* bytes given, before gzip              */
-	uint8_t *bufs[SINK_BUFS], *zbuf;
-	size_t lens[SINK_BUFS];
-	size_t fill, next_out, queued; /* ring: queued buffers after next_out */
-	bool running, done, finishing;
-	bool write_failed;       /* set by the writer; read after a join  */
-	int write_errno;         /* why                                    */
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	struct tp_sink_queue *q;     /* the root's (a lane borrows it)     */
+	bool lane;
+	uint8_t *buf;                /* the buffer being filled            */
+	size_t len, cap;
+	uint64_t total;              /* bytes given, before gzip           */
 };
 
 void tp_sink_init(struct tp_sink *s, FILE *fp, bool gz);
+/* Up to `lanes` lanes may feed s at once: room for their buffers. Call
+ * before any lane starts. */
+void tp_sink_expect_lanes(struct tp_sink *s, unsigned lanes);
+void tp_sink_lane_init(struct tp_sink *lane, struct tp_sink *root);
+/* Hands the lane's last buffer over and frees it; total stays. */
+void tp_sink_lane_close(struct tp_sink *lane);
 void tp_sink_write(struct tp_sink *s, const void *p, size_t n);
 void tp_sink_puts(struct tp_sink *s, const char *str);
 /* n contiguous bytes (n <= TP_SINK_ROOM_MAX) to fill in the buffer, then
- * tp_sink_commit(s, n): a packet encoded in place, with no copy. */
+ * tp_sink_commit(s, n): a packet encoded in place, with no copy. A lane
+ * commits only whole packets. */
 #define TP_SINK_ROOM_MAX ((size_t)1 << 16)
 uint8_t *tp_sink_room(struct tp_sink *s, size_t n);
 void tp_sink_commit(struct tp_sink *s, size_t n);
+/* A packet written with tp_sink_write ends here (a lane may hand over). */
+void tp_sink_packet_end(struct tp_sink *s);
 /* Flushes everything (and ends the gzip stream); TP_ERR_OUTPUT when any
- * write failed. */
+ * write failed. Root sinks only. */
 enum tp_err tp_sink_finish(struct tp_sink *s, struct tp_error *err);
 void tp_sink_release(struct tp_sink *s);
 
