@@ -50,6 +50,8 @@ static struct tl_module *module_of(struct tl *t, uint64_t program_id)
 	for (size_t i = 0; i < t->n_mods; i++)
 		if (t->mods[i].program_id == program_id)
 			return t->mods[i].module ? &t->mods[i] : NULL;
+	if (t->mods_shared)
+		return NULL; /* every module was looked up before the threads */
 	t->mods = tp_xgrow(t->mods, &t->cap_mods, t->n_mods + 1, sizeof(*t->mods));
 	tm = &t->mods[t->n_mods++];
 	memset(tm, 0, sizeof(*tm));
@@ -64,8 +66,34 @@ static struct tl_module *module_of(struct tl *t, uint64_t program_id)
 	return tm;
 }
 
+void tl_hlo_prepare(struct tl *t)
+{
+	for (size_t i = 0; i < t->cap->n_modules; i++) {
+		const struct tp_module *m = &t->cap->modules[i];
+
+		if (!m->program_id_known)
+			continue;
+		if (t->opts->no_derived)
+			(void)module_of(t, m->program_id);
+		else
+			(void)tl_memory_of(t, m->program_id);
+	}
+}
+
+void tl_hlo_share(struct tl *worker, const struct tl *base)
+{
+	worker->mods = base->mods;
+	worker->n_mods = base->n_mods;
+	worker->mods_shared = true;
+}
+
 void tl_hlo_release(struct tl *t)
 {
+	if (t->mods_shared) { /* the walk's own */
+		t->mods = NULL;
+		t->n_mods = 0;
+		return;
+	}
 	for (size_t i = 0; i < t->n_mods; i++) {
 		if (t->mods[i].module)
 			tp_hlo_index_release(&t->mods[i].idx);
@@ -151,7 +179,7 @@ const struct tp_mem_module *tl_memory_of(struct tl *t, uint64_t program_id)
 
 	if (!tm)
 		return NULL;
-	if (!tm->memory) {
+	if (!tm->memory && !t->mods_shared) {
 		/* HBM, as `tpuprof memory` by default; no what-if splits */
 		tm->memory = tp_mem_module_analyze(&tm->mm, tm->module, &opt, &err) == TP_OK ? 1 : -1;
 		if (tm->memory < 0)

@@ -5,7 +5,8 @@
  * own writer lane (trace.h), whose packets go out whole beside the
  * others'. What the threads share is only read: the capture (its HLO
  * modules decoded before the first host, so that no thread decodes one),
- * the time base, the runtime memory timeline.
+ * the modules' indexes and memory analyses (made then too, once), the
+ * time base, the runtime memory timeline.
  *
  * Numbering stays that of the serial walk where it shows: pids and ranks
  * follow the planes' order. Uuids are the plane's pid << 32 plus a
@@ -89,6 +90,7 @@ struct tl_lanes *tl_lanes_new(struct tl *t)
 	 * list as there */
 	for (size_t i = 0; i < t->cap->n_modules; i++)
 		(void)tp_capture_decode_module(t->cap, &t->cap->modules[i], &ignored);
+	tl_hlo_prepare(t);
 	for (unsigned i = 0; i < L->n; i++) {
 		struct tl *w = &L->workers[i];
 
@@ -98,6 +100,7 @@ struct tl_lanes *tl_lanes_new(struct tl *t)
 		w->w = &L->lanes[i];
 		w->st = &L->stats[i];
 		tp_strpool_init(&w->pool);
+		tl_hlo_share(w, t);
 	}
 	L->t = t;
 	pthread_mutex_init(&L->lock, NULL);

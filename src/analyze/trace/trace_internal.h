@@ -93,6 +93,7 @@ struct tl {
 	uint64_t last_program;
 	struct tl_module *mods;   /* malloc'd: HLO modules looked up      */
 	size_t n_mods, cap_mods;
+	bool mods_shared;         /* a lane worker's: the walk's, read only */
 };
 
 /* timeline.c */
@@ -151,6 +152,12 @@ void tl_hlo_args(struct tl *t, uint64_t program_id, struct tp_str instr,
 		 bool with_module, bool with_source);
 struct tp_str tl_hlo_scope(struct tl *t, uint64_t program_id, struct tp_str instr);
 void tl_hlo_release(struct tl *t);
+/* Before lanes: every module with a program id looked up (and its
+ * memory analyzed, derived tracks on) into t's cache, which workers
+ * then share read-only (tl_hlo_share): one index and analysis per
+ * module, and no thread decodes one. */
+void tl_hlo_prepare(struct tl *t);
+void tl_hlo_share(struct tl *worker, const struct tl *base);
 /* The memory analysis of the program's module (once), or NULL. */
 const struct tp_mem_module *tl_memory_of(struct tl *t, uint64_t program_id);
 

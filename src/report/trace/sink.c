@@ -162,7 +162,7 @@ void tp_sink_expect_lanes(struct tp_sink *s, unsigned lanes)
 {
 	if (lanes > 64)
 		lanes = 64;
-	s->q->max_bufs = SINK_BUFS + 2 * (size_t)lanes;
+	s->q->max_bufs = SINK_BUFS + (size_t)lanes; /* one filling per lane */
 }
 
 void tp_sink_lane_init(struct tp_sink *lane, struct tp_sink *root)
