@@ -24,6 +24,16 @@
 #include "tpuprof/trace_write.h"
 #include "tpuprof/util.h"
 
+/* n bytes to o, with 32 bytes of room past them: most parts are a few
+ * bytes, copied as one fixed-size block. */
+static inline void copy_part(uint8_t *o, const uint8_t *src, size_t n)
+{
+	if (n <= 16)
+		memcpy(o, src, 16);
+	else
+		memcpy(o, src, n);
+}
+
 /* Writes one packet on the current sequence straight to the output:
  * its head, the interned data and the data field (track_event 11 or
  * track_descriptor 60) as built, with a cached fixed argument set
@@ -47,23 +57,28 @@ static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_fie
 	frame[nf++] = 0x0A;
 	nf += tp_pb_put_varint(frame + nf, body);
 	if (nf + body <= TP_SINK_ROOM_MAX) {
-		uint8_t *p = tp_sink_room(&w->sink, nf + body), *o = p;
+		/* room for over-copies: the small parts go as fixed-size
+		 * copies (inlined, not calls), the next part overwrites
+		 * what went past one */
+		uint8_t *p = tp_sink_room(&w->sink, nf + body + 32), *o = p;
 
-		memcpy(o, frame, nf);
+		if (w->ev.len + 16 > w->ev.cap) /* copy_part reads 16 */
+			tp_pb_reserve(&w->ev, 16);
+		memcpy(o, frame, sizeof(uint64_t)); /* nf <= 4: body < 64 KiB */
 		o += nf;
-		memcpy(o, head, nh);
+		memcpy(o, head, 32);
 		o += nh;
 		if (w->interned.len)
 			memcpy(o, w->interned.p, w->interned.len);
 		o += w->interned.len;
-		memcpy(o, tag, nt);
+		memcpy(o, tag, sizeof(uint64_t)); /* nt <= 5 */
 		o += nt;
-		memcpy(o, w->ev.p, at);
+		copy_part(o, w->ev.p, at);
 		o += at;
 		if (w->splice_len)
 			memcpy(o, w->splice, w->splice_len);
 		o += w->splice_len;
-		memcpy(o, w->ev.p + at, w->ev.len - at);
+		copy_part(o, w->ev.p + at, w->ev.len - at);
 		tp_sink_commit(&w->sink, nf + body);
 	} else {
 		tp_sink_write(&w->sink, frame, nf);

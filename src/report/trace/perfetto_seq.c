@@ -95,11 +95,11 @@ void pf_reset_seqs(struct pf_writer *w, uint64_t base)
 	w->uuid_base = base;
 }
 
-/* Makes uuid's sequence the current one. A sequence's first packet
- * clears its state and sets its defaults and incremental clock. The
- * root's sequence ids are the uuids; a lane's are numbered by its root,
- * as lanes run at once. */
-void pf_use_seq(struct pf_writer *w, uint64_t uuid)
+/* pf_use_seq's slow path: a sequence not seen yet, or the seqs array
+ * to grow. A sequence's first packet clears its state and sets its
+ * defaults and incremental clock. The root's sequence ids are the uuids;
+ * a lane's are numbered by its root, as lanes run at once. */
+void pf_start_seq(struct pf_writer *w, uint64_t uuid)
 {
 	uint8_t p[48];
 	size_t n = 0, def_len, i = (size_t)(uuid - w->uuid_base);

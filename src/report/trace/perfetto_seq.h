@@ -92,8 +92,20 @@ void pf_define(struct pf_writer *w, int kind, uint64_t id);
  * sequence; recorded for the fixed entry being encoded. */
 uint64_t pf_intern(struct pf_writer *w, int kind, struct tp_str s);
 /* Makes uuid's sequence the current one, writing its first packet (state
- * cleared, defaults, incremental clock) when it has none yet. */
-void pf_use_seq(struct pf_writer *w, uint64_t uuid);
+ * cleared, defaults, incremental clock) when it has none yet; inline
+ * for the usual case, a sequence already started (once per packet). */
+void pf_start_seq(struct pf_writer *w, uint64_t uuid);
+static inline void pf_use_seq(struct pf_writer *w, uint64_t uuid)
+{
+	size_t i = (size_t)(uuid - w->uuid_base);
+
+	if (i < w->cap_seqs && w->seqs[i].started) {
+		w->cur = &w->seqs[i];
+		w->cur_id = w->cur->id;
+		return;
+	}
+	pf_start_seq(w, uuid);
+}
 /* A lane's next process (uuid base): no sequence has started. */
 void pf_reset_seqs(struct pf_writer *w, uint64_t base);
 /* The packet's head: timestamp (a delta on the current sequence),
