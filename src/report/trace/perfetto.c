@@ -56,7 +56,7 @@ static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_fie
 	body = nh + w->interned.len + nt + ev_len;
 	frame[nf++] = 0x0A;
 	nf += tp_pb_put_varint(frame + nf, body);
-	if (nf + body <= TP_SINK_ROOM_MAX) {
+	if (nf + body + 32 <= TP_SINK_ROOM_MAX) {
 		/* room for over-copies: the small parts go as fixed-size
 		 * copies (inlined, not calls), the next part overwrites
 		 * what went past one */
