@@ -392,6 +392,30 @@ static const struct {
 	{ { 4, 3, 2, 1, 0 }, 2 },
 };
 
+/* The JSON trace (no derived tracks) of the open capture, malloc'd. */
+static char *json_trace(struct tp_capture *cap, struct tp_trace_stats *st)
+{
+	struct tp_trace_opts opts = { .format = TP_TRACE_JSON, .no_derived = true };
+	struct tp_error err = { 0 };
+	FILE *f = tmpfile();
+	size_t n;
+	char *got;
+
+	ck_assert_int_eq(tp_trace_write(f, cap, &opts, st, &err), TP_OK);
+	got = read_file_big(f, &n);
+	fclose(f);
+	return got;
+}
+
+static void open_one(struct tp_capture *cap, const char *path)
+{
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_error err = { 0 };
+	const char *paths[1] = { path };
+
+	ck_assert_int_eq(tp_capture_open(cap, paths, 1, &o, &err), TP_OK);
+}
+
 static char *line_capture(const int *order)
 {
 	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, em = { 0 }, entry = { 0 };
@@ -425,29 +449,22 @@ static char *line_capture(const int *order)
 START_TEST(test_line_orders)
 {
 	char *path = line_capture(line_cases[_i].order);
-	const char *paths[1] = { path };
-	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
-	struct tp_trace_opts opts = { .format = TP_TRACE_JSON, .no_derived = true };
 	struct tp_trace_stats st;
 	struct tp_capture cap;
-	struct tp_error err = { 0 };
-	FILE *f = tmpfile();
-	size_t n, saved = tp_trace_window;
+	size_t saved = tp_trace_window;
 	char *got;
 
-	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	open_one(&cap, path);
 	/* the scan at open tells whether the line needs ordering at all */
 	ck_assert(cap.hosts[0].xs.planes[0].lines[0].scanned);
 	ck_assert(cap.hosts[0].xs.planes[0].lines[0].in_order == (_i == 0));
 	tp_trace_window = line_cases[_i].window;
-	ck_assert_int_eq(tp_trace_write(f, &cap, &opts, &st, &err), TP_OK);
+	got = json_trace(&cap, &st);
 	tp_trace_window = saved;
 	ck_assert_uint_eq(st.slices, 4);
 	ck_assert_uint_eq(st.instants, 1);
 	ck_assert_uint_eq(st.tracks, 2);
 	ck_assert_uint_eq(st.overlap_tracks, 1);
-	got = read_file(f, &n);
-	got[n] = 0;
 	ck_assert_str_eq(got,
 		"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
 		"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"h /device:TPU:0\"}},\n"
@@ -463,7 +480,6 @@ START_TEST(test_line_orders)
 		"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0.012,\"name\":\"d\",\"dur\":0.001}\n"
 		"]}\n");
 	free(got);
-	fclose(f);
 	tp_capture_release(&cap);
 	unlink(path);
 	free(path);
@@ -475,15 +491,10 @@ END_TEST
 START_TEST(test_depth_limit)
 {
 	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, em = { 0 }, entry = { 0 };
-	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
-	struct tp_trace_opts opts = { .format = TP_TRACE_JSON, .no_derived = true };
 	struct tp_trace_stats st;
 	struct tp_capture cap;
-	struct tp_error err = { 0 };
-	FILE *f = tmpfile();
-	const char *paths[1];
 	char *path, *got;
-	size_t n, on_second = 0;
+	size_t on_second = 0;
 
 	pb_str(&plane, 2, "/device:TPU:0");
 	pb_str(&line, 2, "XLA Ops");
@@ -502,18 +513,15 @@ START_TEST(test_depth_limit)
 	pb_msg(&space, 1, &plane);
 	path = write_temp(".xplane.pb", space.data, space.len);
 	pb_free(&space);
-	paths[0] = path;
-	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
-	ck_assert_int_eq(tp_trace_write(f, &cap, &opts, &st, &err), TP_OK);
+	open_one(&cap, path);
+	got = json_trace(&cap, &st);
 	ck_assert_uint_eq(st.slices, 600);
 	ck_assert_uint_eq(st.tracks, 2);
 	ck_assert_uint_eq(st.overlap_tracks, 1);
-	got = read_file_big(f, &n);
 	for (char *p = got; (p = strstr(p, "\"tid\":2,\"ts\"")); p++)
 		on_second++;
 	ck_assert_uint_eq(on_second, 88);
 	free(got);
-	fclose(f);
 	tp_capture_release(&cap);
 	unlink(path);
 	free(path);

@@ -164,14 +164,11 @@ static void start_peaks_until(struct tl *t, int64_t start_ps)
 
 /* Without an XLA Modules line: an op of another program than the
  * previous one starts a run of its program. */
-static void run_by_program(struct tl *t, const struct tp_event *ev, int64_t start_ps)
+static void run_by_program(struct tl *t, uint64_t program_id, int64_t start_ps)
 {
 	const struct tp_mem_module *mm;
-	uint64_t program_id;
-	struct tp_str instr;
 
-	if (!op_of(t, ev, &program_id, &instr) ||
-	    (t->has_last_program && t->last_program == program_id))
+	if (t->has_last_program && t->last_program == program_id)
 		return;
 	t->has_last_program = true;
 	t->last_program = program_id;
@@ -190,17 +187,28 @@ void tl_peaks_event(struct tl *t, const struct tp_event *ev, int64_t start_ps)
 	struct tp_str instr;
 	long position = 0;
 	size_t mi = ev->meta ? (size_t)(ev->meta - t->pl->event_meta) : 0;
-
-	if (t->modules_line)
-		start_peaks_until(t, start_ps);
-	else
-		run_by_program(t, ev, start_ps);
 	/* an op whose stats are all in its metadata: decided once */
-	if (ev->meta && !ev->other_stats && t->meta_peak[mi] == NOT_PEAK)
+	bool whole_meta = ev->meta && !ev->other_stats;
+	bool not_peak = whole_meta && t->meta_peak[mi] == NOT_PEAK;
+
+	if (t->modules_line) {
+		start_peaks_until(t, start_ps);
+		if (not_peak)
+			return;
+	}
+	/* one lookup for both kinds of mark: without a modules line every
+	 * op's program is needed */
+	if (!op_of(t, ev, &program_id, &instr)) {
+		if (whole_meta)
+			t->meta_peak[mi] = NOT_PEAK;
 		return;
-	if (!op_of(t, ev, &program_id, &instr) ||
-	    !is_peak(t, program_id, instr, &bytes, &position)) {
-		if (ev->meta && !ev->other_stats)
+	}
+	if (!t->modules_line)
+		run_by_program(t, program_id, start_ps);
+	if (not_peak)
+		return;
+	if (!is_peak(t, program_id, instr, &bytes, &position)) {
+		if (whole_meta)
 			t->meta_peak[mi] = NOT_PEAK;
 		return;
 	}

@@ -39,6 +39,21 @@ static ssize_t read_some(int fd, uint8_t *p, size_t want)
 	return n;
 }
 
+static enum tp_err read_error(const char *shown, struct tp_error *err)
+{
+	return tp_error_set(err, TP_ERR_INPUT, "%s: cannot read: %s", shown, strerror(errno));
+}
+
+/* Up to want bytes into p (*got 0 at the end), or the read error. */
+static enum tp_err read_into(int fd, uint8_t *p, size_t want, const char *shown,
+			     size_t *got, struct tp_error *err)
+{
+	ssize_t n = read_some(fd, p, want);
+
+	*got = n > 0 ? (size_t)n : 0;
+	return n < 0 ? read_error(shown, err) : TP_OK;
+}
+
 /* The next piece of compressed input: > 0 bytes, 0 at the end, -1 on a
  * read error (errno). */
 static ssize_t pull(struct tp_gz_source *s, const uint8_t **p)
@@ -136,8 +151,7 @@ static enum tp_err inflate_loop(struct inflater *f, const char *shown, uint64_t 
 
 	for (;;) {
 		if (!refill(f))
-			return tp_error_set(err, TP_ERR_INPUT, "%s: cannot read: %s",
-					    shown, strerror(errno));
+			return read_error(shown, err);
 		f->data = tp_xgrow(f->data, &f->cap, f->len + CHUNK, 1);
 		f->z.next_out = f->data + f->len;
 		f->z.avail_out = (uInt)(f->cap - f->len > CHUNK ? CHUNK : f->cap - f->len);
@@ -198,7 +212,7 @@ static enum tp_err read_raw(int fd, const char *shown, uint64_t max,
 {
 	for (;;) {
 		enum tp_stream_verdict v = tp_stream_check_feed(chk, data, len);
-		ssize_t n;
+		size_t n;
 
 		if (v == TP_STREAM_BAD)
 			break;          /* the decoder reports what was read */
@@ -207,15 +221,13 @@ static enum tp_err read_raw(int fd, const char *shown, uint64_t max,
 			return tp_stream_check_error(chk, v, shown, err);
 		}
 		data = tp_xgrow(data, &cap, len + CHUNK, 1);
-		n = read_some(fd, data + len, cap - len);
-		if (n < 0) {
+		if (read_into(fd, data + len, cap - len, shown, &n, err) != TP_OK) {
 			free(data);
-			return tp_error_set(err, TP_ERR_INPUT, "%s: cannot read: %s",
-					    shown, strerror(errno));
+			return err->code;
 		}
 		if (n == 0)
 			break;
-		len += (size_t)n;
+		len += n;
 		if (len > max) {
 			free(data);
 			return tp_error_set(err, TP_ERR_INPUT,
@@ -242,16 +254,15 @@ enum tp_err tp_stream_load(int fd, const char *shown, bool named, uint64_t max,
 	data = tp_xgrow(data, &cap, CHUNK, 1);
 	/* two bytes tell gzip from a raw capture */
 	while (len < 2) {
-		ssize_t n = read_some(fd, data + len, cap - len);
+		size_t n;
 
-		if (n < 0) {
+		if (read_into(fd, data + len, cap - len, shown, &n, err) != TP_OK) {
 			free(data);
-			return tp_error_set(err, TP_ERR_INPUT, "%s: cannot read: %s",
-					    shown, strerror(errno));
+			return err->code;
 		}
 		if (n == 0)
 			break;
-		len += (size_t)n;
+		len += n;
 	}
 	if (len < 2 || data[0] != 0x1f || data[1] != 0x8b) {
 		rc = read_raw(fd, shown, max, &chk, data, len, cap, buf, err);
