@@ -168,7 +168,10 @@ json_t *diff_section(const struct diff_set *s, int metric, const char *unit,
 					     "unchanged" };
 	json_t *sec = json_object(), *rows = json_array(), *counts = json_object(), *tot;
 	struct row *r = tp_xcalloc(s->n + 1, sizeof(*r));
-	struct diff_total sum = { 0 };
+	static const char *const rule_words[] = { "sum", "largest", "smallest", "root",
+						  "weighted" };
+	enum diff_total_rule rule = total ? total->rule : DIFF_TOTAL_SUM;
+	struct diff_total sum = { .rule = rule };
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
@@ -181,10 +184,17 @@ json_t *diff_section(const struct diff_set *s, int metric, const char *unit,
 		r[n++].delta = sat_sub(hb ? e->v[DIFF_B][metric] : 0,
 				       ha ? e->v[DIFF_A][metric] : 0);
 		for (int side = 0; side < 2; side++) {
-			if (e->has[side][metric]) {
-				sum.v[side] = tp_sat_add(sum.v[side], e->v[side][metric]);
-				sum.has[side] = true;
-			}
+			int64_t v = e->v[side][metric];
+
+			if (!e->has[side][metric])
+				continue;
+			if (rule == DIFF_TOTAL_LARGEST)
+				sum.v[side] = sum.has[side] && sum.v[side] > v ? sum.v[side] : v;
+			else if (rule == DIFF_TOTAL_SMALLEST)
+				sum.v[side] = sum.has[side] && sum.v[side] < v ? sum.v[side] : v;
+			else
+				sum.v[side] = tp_sat_add(sum.v[side], v);
+			sum.has[side] = true;
 		}
 	}
 	qsort(r, n, sizeof(*r), by_change);
@@ -218,11 +228,33 @@ json_t *diff_section(const struct diff_set *s, int metric, const char *unit,
 	set_values(tot, true, total->has[DIFF_A] ? total->v[DIFF_A] : 0, true,
 		   total->has[DIFF_B] ? total->v[DIFF_B] : 0);
 	json_object_set_new(sec, "unit", json_string(unit));
+	json_object_set_new(sec, "total_is", json_string(rule_words[rule]));
 	json_object_set_new(sec, "totals", tot);
 	json_object_set_new(sec, "counts", counts);
 	json_object_set_new(sec, "rows", rows);
 	return sec;
 }
+
+/* Every section's human label, in the order text and HTML show them; the
+ * label says per what a row is and what the total is. */
+static const struct {
+	const char *name, *title;
+} titles[] = {
+	{ "memory_modules", "compiler peak per module (total: the largest module)" },
+	{ "memory_cores_compiler", "compiler peak per core (total: the worst core)" },
+	{ "memory_cores_runtime", "runtime allocator peak per core (total: the worst core)" },
+	{ "memory_cores_headroom",
+	  "headroom to capacity per core (total: the worst core, the least headroom)" },
+	{ "peak_buffers", "buffers live at each module's peak (total: summed over modules)" },
+	{ "peak_scopes", "bytes at each module's peak by name scope (total: summed over modules)" },
+	{ "ops", "op time, summed over cores" },
+	{ "op_scopes", "op self time by name scope, summed over cores" },
+	{ "collective_ring_bytes", "collective ring bytes per device, summed over executions" },
+	{ "collective_payload_bytes", "collective payload bytes, summed over executions" },
+	{ "collective_time", "collective device time, summed over executions" },
+	{ "cores_flop_utilization",
+	  "FLOP utilization per core (total: all cores together, by device time)" },
+};
 
 json_t *tp_diff_reports(const json_t *a, const json_t *b, const char *a_name,
 			const char *b_name)
@@ -235,6 +267,9 @@ json_t *tp_diff_reports(const json_t *a, const json_t *b, const char *a_name,
 	diff_memory(sections, a, b);
 	diff_time(sections, a, b);
 	diff_device(sections, a, b);
+	for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++)
+		json_object_set_new(json_object_get(sections, titles[i].name), "title",
+				    json_string(titles[i].title));
 	json_object_set_new(doc, "sections", sections);
 	return doc;
 }
