@@ -27,68 +27,95 @@ import table  # noqa: E402
 from figures_lib import Skip  # noqa: E402
 
 
+def walk_row(row, caps, diffs, verbose=False):
+    """One row over its runs: ("pass" | "xfail" | "fail", lines to print)."""
+    problems, walked = [], 0
+    for cap in (diffs if row.on == "diffs" else caps):
+        try:
+            got = row.problems(cap)
+        except Skip:
+            continue
+        except harness.RunError as e:
+            got = [str(e)]
+        except Exception as e:  # a reader that breaks is a failure to see
+            got = ["%s: %s" % (type(e).__name__, e)]
+            if verbose:
+                traceback.print_exc()
+        walked += 1
+        problems += ["%s: %s" % (cap.name, p) for p in got]
+    if walked == 0:
+        return "fail", ["FAIL %s: no capture has this figure (the row reads nothing)" % row.name]
+    if row.xfail and problems:
+        return "xfail", ["xfail %s (waits for %s, %d problems), e.g. %s" % (row.name, row.xfail, len(problems), problems[0][:160])] + \
+            ["    " + p for p in (problems[1:] if verbose else [])]
+    if row.xfail:
+        return "fail", ["FAIL %s: XPASS on %d captures: %s fixed it, drop xfail from its row in tests/figures/table.py"
+                        % (row.name, walked, row.xfail)]
+    if problems:
+        lines = ["FAIL %s (%d problems):" % (row.name, len(problems))]
+        lines += ["    " + p for p in problems[:None if verbose else 8]]
+        if len(problems) > 8 and not verbose:
+            lines.append("    ... %d more (-v shows all)" % (len(problems) - 8))
+        return "fail", lines
+    return "pass", (["ok   %s (%d captures)" % (row.name, walked)] if verbose else [])
+
+
+def selftest():
+    """The driver's own verdicts: an xfail row that passes is a failure,
+    one that fails is expected, a row that reads nothing fails."""
+    from figures_lib import Check
+
+    class Cap:
+        name = "fake"
+
+    def fails(cap):
+        yield "wrong"
+
+    def skips(cap):
+        raise Skip()
+        yield
+
+    cases = [(Check("ok", lambda c: []), "pass"), (Check("bad", fails), "fail"),
+             (Check("xfail that fails", fails, xfail="23.0"), "xfail"),
+             (Check("xfail that passes", lambda c: [], xfail="23.0"), "fail"),
+             (Check("reads nothing", skips), "fail")]
+    bad = [(r.name, walk_row(r, [Cap()], [])[0], want) for r, want in cases if walk_row(r, [Cap()], [])[0] != want]
+    for b in bad:
+        print("FAIL selftest: row %r gave %s, expected %s" % b)
+    return not bad
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("-")]
     verbose = "-v" in sys.argv
     tpuprof, only = args[0], (args[1] if len(args) > 1 else None)
+    if not selftest():
+        return 1
     t0 = time.time()
     outputs = harness.Outputs(tpuprof, harness.jobs())
     t_run = time.time() - t0
     caps = harness.captures(outputs)
     diffs = harness.diff_runs(outputs)
-    failed = passed = xfailed = 0
+    count = {"pass": 0, "xfail": 0, "fail": 0}
     for row in table.ROWS:
         if only and only not in row.name:
             continue
-        problems, walked = [], 0
-        for cap in (diffs if row.on == "diffs" else caps):
-            try:
-                got = row.problems(cap)
-            except Skip:
-                continue
-            except harness.RunError as e:
-                got = [str(e)]
-            except Exception as e:  # a reader that breaks is a failure to see
-                got = ["%s: %s" % (type(e).__name__, e)]
-                if verbose:
-                    traceback.print_exc()
-            walked += 1
-            problems += ["%s: %s" % (cap.name, p) for p in got]
-        if walked == 0:
-            print("FAIL %s: no capture has this figure (the row reads nothing)" % row.name)
-            failed += 1
-        elif row.xfail and problems:
-            xfailed += 1
-            print("xfail %s (waits for %s, %d problems), e.g. %s" % (row.name, row.xfail, len(problems), problems[0][:160]))
-            for p in problems[1:] if verbose else []:
-                print("    " + p)
-        elif row.xfail:
-            failed += 1
-            print("FAIL %s: XPASS on %d captures: %s fixed it, drop xfail from its row in tests/figures/table.py"
-                  % (row.name, walked, row.xfail))
-        elif problems:
-            failed += 1
-            print("FAIL %s (%d problems):" % (row.name, len(problems)))
-            for p in problems[:None if verbose else 8]:
-                print("    " + p)
-            if len(problems) > 8 and not verbose:
-                print("    ... %d more (-v shows all)" % (len(problems) - 8))
-        else:
-            passed += 1
-            if verbose:
-                print("ok   %s (%d captures)" % (row.name, walked))
+        verdict, lines = walk_row(row, caps, diffs, verbose)
+        count[verdict] += 1
+        for line in lines:
+            print(line)
     if not only:
         doc_problems = doc_units.problems("docs/json.md")
         if doc_problems:
-            failed += 1
+            count["fail"] += 1
             print("FAIL docs/json.md: every numeric field states its unit (%d without):" % len(doc_problems))
             for p in doc_problems:
                 print("    " + p)
         else:
-            passed += 1
+            count["pass"] += 1
     print("figures: %d passed, %d expected failures, %d failed; %d runs in %.1f s, total %.1f s"
-          % (passed, xfailed, failed, len(outputs.runs), t_run, time.time() - t0))
-    return 1 if failed else 0
+          % (count["pass"], count["xfail"], count["fail"], len(outputs.runs), t_run, time.time() - t0))
+    return 1 if count["fail"] else 0
 
 
 if __name__ == "__main__":

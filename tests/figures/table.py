@@ -170,6 +170,35 @@ def ops_in_sort_order(cap):
                     c["ops"][i + 1]["name"], c["ops"][i + 1]["total_ps"], doc["sort"])
 
 
+def every_run_clean(cap):
+    """Every command ran in every format it has (exit 0; check 0 or 1),
+    and its JSON (and the HTML page's data) parses."""
+    import harness
+    for cmd, (_, fmts) in harness.COMMANDS.items():
+        for fmt in fmts:
+            try:
+                cap.o.get(cap.name, cmd, fmt)
+            except harness.RunError as e:
+                yield str(e)
+            except ValueError as e:
+                yield "%s --format %s: not JSON: %s" % (cmd, fmt, e)
+
+
+def symmetric_traffic(cap):
+    """Where every core ran a module's collectives equally often, the
+    total is per device × devices."""
+    colls = cap.json("collectives")
+    for m in colls["modules"]:
+        cs = [c for c in colls["collectives"] if c["program_id"] == m["program_id"] and c["occurrences"]]
+        cores = {(x["host"], x["plane"]) for c in cs for x in c["cores"]}
+        if not cs or len(cores) < 2 or any(len({x["occurrences"] for x in c["cores"]}) != 1 or
+                                           len(c["cores"]) != len(cores) for c in cs):
+            continue
+        total = sum((c["ring_bytes_per_device"] or 0) * c["occurrences"] for c in cs)
+        if total and m["ring_bytes_per_device"] * len(cores) != total:
+            yield "%s: %d per device × %d devices != %d in total" % (m["name"], m["ring_bytes_per_device"], len(cores), total)
+
+
 def shares_at_most_one(cap):
     """No share of a peak (or of a whole) above 100%, in any document."""
     for cmd in ("report", "ops", "memory", "collectives", "check"):
@@ -415,6 +444,7 @@ def diff_self_zero(cap):
 # ---------------------------------------------------------------- THE TABLE
 
 ROWS = [
+    Check("every command runs in every format it has", every_run_clean),
     # one figure, one value: the HTML page and report hold the JSON documents
     Check("html report page = report --format json", html_is_json("report", lambda c: {"report": c.json("report")})),
     Check("html memory page = memory --format json", html_is_json("memory", lambda c: {"memory": c.json("memory")})),
@@ -468,6 +498,7 @@ ROWS = [
     # per device never above the total; equal to the parts' sum
     Check("collectives: per-core executions and time add up", collective_parts_sum),
     Check("traffic per device <= total, = the busiest device", per_device_traffic, xfail="23.1"),
+    Check("symmetric work: traffic per device × devices = total", symmetric_traffic, xfail="23.1"),
     Each("ops: core self time <= device time", Fn("cores", lambda c: {(x["host"], x["plane"]): (x["self_ps"], x["device_ps"]) for x in c.json("ops")["cores"]}), lambda v: v[0] <= v[1]),
     Each("ops: op self <= total <= core device time", Fn("ops", lambda c: {(x["plane"], o["name"]): (o["self_ps"], o["total_ps"], x["device_ps"]) for x in c.json("ops")["cores"] for o in x["ops"]}), lambda v: v[0] <= v[1] <= v[2]),
     Each("memory: headroom = capacity - larger peak", Fn("cores", lambda c: {(x["plane"],): x for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None}),
