@@ -114,6 +114,16 @@ def keyed_modules(reader):
     return Fn(reader.__name__, fn)
 
 
+def check_measured(rule, field="measured", key="core"):
+    """check --format json: a rule's figure per core (or per module), of
+    the checks that failed (text names only those)."""
+    def fn(cap):
+        return {(("%s %s" % (r["host"], r["plane"])) if key == "core" else r["module"],): r[field]
+                for r in cap.json("check")["results"]
+                if r["rule"] == rule and not r["pass"] and (r["plane"] if key == "core" else not r["plane"])}
+    return Fn("check %s %s" % (rule, field), fn)
+
+
 # ---------------------------------------------------------------- checks
 
 def html_is_json(cmd, parts):
@@ -498,6 +508,12 @@ ROWS = [
          Fn("ops flop_utilization", lambda c: {(x["host"], x["plane"]): x["flop_utilization"] for x in c.json("ops")["cores"] if x["flop_utilization"] is not None})),
     Same("check: collective bytes = the busiest device's", Fn("check max-collective-bytes", lambda c: {(r["program_id"],): r["measured"] for r in c.json("check")["results"] if r["rule"] == "max-collective-bytes" and r["program_id"] and r["measured"]}),
          Fn("busiest device", lambda c: {(k,): v for k, v in module_traffic_per_device(c).items() if v}), xfail="23.1"),
+    Same("check text: peak per core", T("check", r"^FAIL max-peak core " + CORE + r"(?: module \S+)?: " + BYTES + r" \("), check_measured("max-peak")),
+    Same("check text: headroom per core", T("check", r"^FAIL min-headroom core " + CORE + r"(?: module \S+)?: headroom " + BYTES + " = "), check_measured("min-headroom")),
+    Same("check text: headroom share of capacity", T("check", r"^FAIL min-headroom core " + CORE + r"(?: module \S+)?: headroom \S+ \S+ = " + PCT + " of", "percent"),
+         check_measured("min-headroom", "fraction")),
+    Same("check text: FLOP utilization per core", T("check", r"^FAIL min-flops-utilization core " + CORE + r": FLOP utilization " + PCT, "percent"), check_measured("min-flops-utilization")),
+    Same("check text: collective bytes per module", T("check", r"^FAIL max-collective-bytes module (?P<core>\S+): " + BYTES), check_measured("max-collective-bytes", key="module")),
     Same("fusions: executions = ops' over cores", Fn("fusions occurrences", lambda c: {(m["program_id"], f["name"]): f["occurrences"] for m in c.json("fusions")["modules"] for f in m["fusions"] if f["occurrences"] and f["parent"] is None}),
          Fn("ops Σ occurrences", lambda c: _ops_counts(c))),
 
