@@ -552,6 +552,12 @@ def test_diff(b, path, diff, out):
             want = [text_ppb(sec["totals"][x]) for x in ("a", "b")]
             check("%s totals: %s in %% of the peak" % (p.name, key), [a, b_] == want, "%s vs %s" % ([a, b_], want))
     check(p.name + " totals: every section", sorted(r[0] for r in cells) == sorted(diff["sections"]), str(cells))
+    # red marks B worse: more bytes or time, but less FLOP utilization or headroom
+    for key in ("cores_flop_utilization", "ops"):
+        d = diff["sections"][key]["totals"]["delta"]
+        cls = p.js("document.querySelector('#diff-totals tr[data-section=%s] span').className" % key)
+        want = ("delta-down" if d > 0 else "delta-up") if key == "cores_flop_utilization" else ("delta-up" if d > 0 else "delta-down")
+        check("%s totals: %s change (%+d) coloured %s" % (p.name, key, d, want), d != 0 and cls == want, cls)
     names = p.js("Array.from(document.querySelectorAll('details.section tr.row')).map(tr => tr.cells[0].textContent)")
     check(p.name + " every changed row named", len(names) > 0 and all(names), str(names[:5]))
     util = p.js("Array.from(document.querySelectorAll('#diff-cores_flop_utilization tr.row td.num')).map(c => c.textContent)")

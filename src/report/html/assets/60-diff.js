@@ -23,8 +23,12 @@ function diffTitle(key, s) {
 	return (s && s.title) || key.replace(/_/g, " ");
 }
 
-function fmtDelta(unit, d) {
-	return el("span", { class: d > 0 ? "delta-up" : d < 0 ? "delta-down" : "" }, (d > 0 ? "+" : "") + fmtUnit(unit, d));
+/* Red where B is worse: more bytes or time, but less headroom or FLOP
+ * utilization (the sections where more is better). */
+const DIFF_MORE_IS_BETTER = { memory_cores_headroom: true, cores_flop_utilization: true };
+function fmtDelta(unit, d, key) {
+	const worse = DIFF_MORE_IS_BETTER[key] ? d < 0 : d > 0, better = DIFF_MORE_IS_BETTER[key] ? d > 0 : d < 0;
+	return el("span", { class: worse ? "delta-up" : better ? "delta-down" : "" }, (d > 0 ? "+" : "") + fmtUnit(unit, d));
 }
 
 function fmtPercent(p) {
@@ -75,7 +79,7 @@ const DiffView = {
 		Object.keys(secs).forEach(function (k) {
 			const s = secs[k], c = s.counts || {};
 			t.appendChild(el("tr", { "data-section": k }, el("td", {}, diffTitle(k, s)), el("td", { class: "num" }, fmtUnit(s.unit, s.totals.a)),
-				el("td", { class: "num" }, fmtUnit(s.unit, s.totals.b)), el("td", { class: "num" }, fmtDelta(s.unit, s.totals.delta)),
+				el("td", { class: "num" }, fmtUnit(s.unit, s.totals.b)), el("td", { class: "num" }, fmtDelta(s.unit, s.totals.delta, k)),
 				el("td", { class: "num" }, fmtPercent(s.totals.percent)),
 				["appeared", "disappeared", "grew", "shrank", "unchanged"].map(function (x) { return el("td", { class: "num" }, fmtInt(c[x] || 0)); })));
 		});
@@ -217,7 +221,7 @@ const DiffView = {
 		function row(r) {
 			t.appendChild(el("tr", { class: "row" }, el("td", { class: "mono" }, r.op), el("td", {}, r.module),
 				el("td", { class: "num" }, fmtUnit(s.unit, r.a)), el("td", { class: "num" }, fmtUnit(s.unit, r.b)),
-				el("td", { class: "num" }, fmtDelta(s.unit, r.delta)), el("td", { class: "num" }, fmtPercent(r.percent)),
+				el("td", { class: "num" }, fmtDelta(s.unit, r.delta, "ops")), el("td", { class: "num" }, fmtPercent(r.percent)),
 				el("td", { class: "num" }, fmtInt(r.occurrences_a)), el("td", { class: "num" }, fmtInt(r.occurrences_b)),
 				el("td", {}, r.change)));
 		}
@@ -235,7 +239,7 @@ const DiffView = {
 			t.appendChild(el("tr", { class: "row" }, el("td", { class: "mono" }, diffRowName(key, r)),
 				el("td", {}, key.startsWith("memory_cores") || key.startsWith("cores_") || key === "op_scopes" ? "" : r.module || ""),
 				el("td", { class: "num" }, fmtUnit(s.unit, r.a)), el("td", { class: "num" }, fmtUnit(s.unit, r.b)),
-				el("td", { class: "num" }, fmtDelta(s.unit, r.delta)), el("td", { class: "num" }, fmtPercent(r.percent)),
+				el("td", { class: "num" }, fmtDelta(s.unit, r.delta, key)), el("td", { class: "num" }, fmtPercent(r.percent)),
 				el("td", {}, r.change)));
 		});
 		d.appendChild(t);
