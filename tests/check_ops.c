@@ -6,9 +6,9 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/collectives.h"
-#include "tpuprof/fusions.h"
-#include "tpuprof/ops.h"
+#include "tpuprof/analyze/collectives.h"
+#include "tpuprof/analyze/fusions.h"
+#include "tpuprof/analyze/ops.h"
 
 #define TPU "../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"
 

@@ -10,11 +10,11 @@
 
 #include <math.h>
 
-#include "tpuprof/check.h"
-#include "tpuprof/collectives.h"
-#include "tpuprof/diff.h"
-#include "tpuprof/ops.h"
-#include "tpuprof/report_doc.h"
+#include "tpuprof/analyze/check.h"
+#include "tpuprof/analyze/collectives.h"
+#include "tpuprof/analyze/diff.h"
+#include "tpuprof/analyze/ops.h"
+#include "tpuprof/report/report_doc.h"
 
 #define TPU "../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"
 #define MI300X "../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb"

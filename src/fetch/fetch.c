@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 static const char *const tool_names[] = {
 	"memory_profile", "memory_viewer", "op_profile", "hlo_stats",

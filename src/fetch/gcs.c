@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 /* Most pages one listing may take (1000 objects each). */
 #define MAX_PAGES 10000

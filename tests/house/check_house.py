@@ -11,8 +11,10 @@ usage: check_house.py BUILD_DIR
 - every call points down the layers below (a module may use its own layer
   and the layers under it, never one above), and fetch uses nothing above
   decode;
-- so does every #include of a public header (include/tpuprof/), whose
-  layer is the layer of the files that define what it declares.
+- public headers sit in the folder of their layer (include/tpuprof/util/,
+  decode/, device/, analyze/common/, analyze/, fetch/, report/: the layers
+  of src/), each declaring only what its layer defines, and no #include
+  points up the layers.
 """
 import re
 import os
@@ -78,42 +80,56 @@ def symbols(obj):
 
 
 DECL = re.compile(r"^[a-z].*?\b(tp_[a-z0-9_]+)\s*\(", re.M)
-INCLUDE = re.compile(r'^#include "tpuprof/([a-z0-9_]+\.h)"', re.M)
+INCLUDE = re.compile(r'^#include "tpuprof/([a-z0-9_/]+\.h)"', re.M)
 
 
-def header_layers(owner):
-    """Each public header's layer: the highest layer among the files that
-    define the functions it declares (a header with declarations only of
-    types and inline helpers sits in util)."""
-    layers = {}
-    order = [name for name, _ in LAYERS]
-    for h in sorted(os.listdir("include/tpuprof")):
-        with open(os.path.join("include/tpuprof", h), encoding="utf-8") as fh:
-            text = fh.read()
-        found = set()
-        for name in DECL.findall(text):
-            f = owner.get(name)
-            if f:
-                found.add(layer_of(os.path.dirname(f)))
-        found.discard(None)
-        layers[h] = max(found, key=order.index) if found else "util"
-    return layers
+def header_layer(h):
+    """A public header's layer is its folder, named as under src/:
+    include/tpuprof/analyze/common/shape.h is analyze/common's."""
+    folder = os.path.dirname(h)
+    return layer_of("src/" + folder) if folder else None
+
+
+def public_headers():
+    out = []
+    for root, _, files in os.walk("include/tpuprof"):
+        out += [os.path.join(root, f) for f in files if f.endswith(".h")]
+    return sorted(out)
 
 
 def include_problems(owner):
-    layers = header_layers(owner)
+    """Every public header sits in the folder of its layer, and the
+    functions it declares are defined in that layer (so the folder tells
+    the truth); no file includes a header of a layer it may not use."""
     problems = []
     users = [(f, layer_of(os.path.dirname(f))) for f in c_files()]
     for root, _, files in os.walk("src"):
         users += [(os.path.join(root, f), layer_of(root))
                   for f in files if f.endswith(".h")]
-    users += [(os.path.join("include/tpuprof", h), layers[h]) for h in layers]
+    for path in public_headers():
+        rel = os.path.relpath(path, "include/tpuprof")
+        layer = header_layer(rel)
+        if layer is None:
+            problems.append(f"{path}: not in a layer folder (include/tpuprof/<layer>/, "
+                            "the layers of src/)")
+            continue
+        users.append((path, layer))
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        for name in DECL.findall(text):
+            f = owner.get(name)
+            fl = f and layer_of(os.path.dirname(f))
+            if fl and fl != layer:
+                problems.append(f"{path} declares {name}, defined in {f}: "
+                                f"a header of layer {fl}")
     for path, layer in sorted(users):
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
         for h in INCLUDE.findall(text):
-            lh = layers.get(h)
-            if lh and lh != layer and lh not in ALLOWED[layer]:
+            lh = header_layer(h)
+            if lh is None:
+                problems.append(f"{path} includes tpuprof/{h}: not in a layer folder")
+            elif lh != layer and lh not in ALLOWED[layer]:
                 problems.append(f"upward include: {path} ({layer}) includes "
                                 f"tpuprof/{h} ({lh})")
     return problems

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/i64map.h"
-#include "tpuprof/util.h"
+#include "tpuprof/util/i64map.h"
+#include "tpuprof/util/util.h"
 
 const char *tp_check_rule_name(enum tp_check_rule r)
 {

@@ -4,11 +4,11 @@
  * of each part lives in diff_memory.c (peaks, buffers, scopes) and
  * diff_time.c (ops, op scopes, collectives); the rules are in diff.h.
  */
-#include "tpuprof/diff.h"
-#include "tpuprof/json_value.h"
+#include "tpuprof/analyze/diff.h"
+#include "tpuprof/util/json_value.h"
 
 #include "diff_internal.h"
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

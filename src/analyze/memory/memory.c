@@ -5,9 +5,9 @@
  * runtime timeline per device memory, capacity and warnings.
  */
 #include "memory_internal.h"
-#include "tpuprof/parallel.h"
+#include "tpuprof/util/parallel.h"
 
-#include "tpuprof/device_plane.h"
+#include "tpuprof/analyze/common/device_plane.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

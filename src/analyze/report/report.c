@@ -4,7 +4,7 @@
  * lines' events (the only large part), the others read metadata, small
  * lines and the per-line counts the scan left.
  */
-#include "tpuprof/report_analysis.h"
+#include "tpuprof/analyze/report_analysis.h"
 
 #include <stdbool.h>
 #include <stdint.h>

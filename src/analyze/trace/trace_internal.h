@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tpuprof/memory.h"
-#include "tpuprof/strpool.h"
-#include "tpuprof/trace.h"
+#include "tpuprof/analyze/memory.h"
+#include "tpuprof/util/strpool.h"
+#include "tpuprof/analyze/trace.h"
 
 /* One open slice on a track: its end, for nesting. */
 struct tl_open {
