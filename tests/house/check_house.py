@@ -135,6 +135,91 @@ def include_problems(owner):
     return problems
 
 
+def loops(edges):
+    """The strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, sccs = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(set(edges) | {d for ds in edges.values() for d in ds}):
+        if v not in index:
+            visit(v)
+    return sccs
+
+
+# Loops of calls between the files of one folder that are not yet broken
+# (issue 24): each is a main file and helpers that call back into it. The
+# list may only shrink: a new loop fails, and so does a listed one that is
+# gone (take it off the list).
+KNOWN_FILE_LOOPS = [
+    ["src/analyze/check/check.c", "src/analyze/check/check_device.c"],
+    ["src/analyze/diff/diff.c", "src/analyze/diff/diff_device.c",
+     "src/analyze/diff/diff_memory.c", "src/analyze/diff/diff_time.c"],
+    ["src/analyze/memory/memory_peak.c", "src/analyze/memory/memory_static.c",
+     "src/analyze/memory/why_group.c"],
+    ["src/analyze/ops/op_gpu.c", "src/analyze/ops/op_keys.c",
+     "src/analyze/ops/op_lines.c", "src/analyze/ops/ops.c"],
+    ["src/analyze/trace/event_args.c", "src/analyze/trace/hlo_args.c"],
+    ["src/analyze/trace/line_order.c", "src/analyze/trace/line_tracks.c",
+     "src/analyze/trace/memory_tracks.c", "src/analyze/trace/peak_marks.c",
+     "src/analyze/trace/scope_track.c", "src/analyze/trace/timeline.c",
+     "src/analyze/trace/timeline_lanes.c"],
+    ["src/decode/capture/buffer.c", "src/decode/capture/capture.c",
+     "src/decode/capture/damage.c", "src/decode/capture/modules.c",
+     "src/decode/capture/paths.c"],
+]
+
+
+def file_loop_problems(owner, uses):
+    """Inside a folder, calls point one way too: the main file calls its
+    helpers, the helpers call a shared file, nothing calls back."""
+    edges = defaultdict(set)
+    why = {}
+    for f, used in uses.items():
+        for s in used:
+            g = owner.get(s)
+            if g and g != f and os.path.dirname(g) == os.path.dirname(f):
+                edges[f].add(g)
+                why.setdefault((f, g), f"{os.path.basename(f)} uses {s} "
+                                       f"from {os.path.basename(g)}")
+    problems = []
+    found = loops(edges)
+    known = [sorted(k) for k in KNOWN_FILE_LOOPS]
+    for comp in found:
+        if comp in known:
+            continue
+        detail = "; ".join(why[(a, b)] for a in comp for b in comp
+                           if (a, b) in why)
+        problems.append("loop between files " + ", ".join(comp) + ": " + detail)
+    for k in known:
+        if k not in found:
+            problems.append("no longer a loop (take it off KNOWN_FILE_LOOPS): "
+                            + ", ".join(k))
+    return problems
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     problems = []
@@ -185,39 +270,11 @@ def main():
                 problems.append(f"upward: {why[(mod, dep)]} ({lm} may not use {ld})")
 
     # Loops between modules (strongly connected components of size > 1).
-    index, low, stack, on, sccs = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(edges.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                sccs.append(sorted(comp))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(set(edges) | {d for ds in edges.values() for d in ds}):
-        if v not in index:
-            visit(v)
-    for comp in sccs:
+    for comp in loops(edges):
         detail = "; ".join(why[(a, b)] for a in comp for b in comp
                            if (a, b) in why)
         problems.append("loop between " + ", ".join(comp) + ": " + detail)
+    problems += file_loop_problems(owner, uses)
 
     problems += include_problems(owner)
     for p in problems:
