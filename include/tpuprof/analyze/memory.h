@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tpuprof/analyze/common/selection.h"
 #include "tpuprof/decode/capture.h"
 #include "tpuprof/device/device.h"
 #include "tpuprof/analyze/common/hlo_index.h"
@@ -244,13 +245,12 @@ struct tp_memory_filter {
 	const char *module;             /* module name or program id          */
 	uint64_t hbm;                   /* capacity override, 0 = from planes */
 	const struct tp_device_row *device; /* --device, NULL = detected     */
+	/* the hosts, cores and modules to read, made once by a driver that
+	 * runs several analyses (report); NULL: made from host, core and
+	 * module. Borrowed. */
+	const struct tp_selection *selection;
 };
 
-/* The errors tp_memory_build gives for f (an unknown host, module or
- * core, a module that does not decode), in its order, without the
- * analysis: for a driver that runs another analysis first (report). */
-enum tp_err tp_memory_check_filter(struct tp_capture *cap, const struct tp_memory_filter *f,
-				   struct tp_error *err);
 /* Runs the analysis over a capture. Decodes the modules it needs (so it
  * can fail with TP_ERR_INPUT); a filter that matches nothing is
  * TP_ERR_USAGE. On failure mem is left released. */

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tpuprof/analyze/common/selection.h"
 #include "tpuprof/decode/capture.h"
 #include "tpuprof/device/device.h"
 #include "tpuprof/analyze/common/hlo_index.h"
@@ -105,6 +106,10 @@ struct tp_ops_filter {
 	const char *core;    /* plane name or device ordinal, or NULL       */
 	const char *module;  /* module name or program id, or NULL          */
 	const struct tp_device_row *device; /* --device, NULL = detected    */
+	/* the hosts, cores and modules to read, made once by a driver that
+	 * runs several analyses (report); NULL: made from host, core and
+	 * module. Borrowed. */
+	const struct tp_selection *selection;
 };
 
 struct tp_ops {
