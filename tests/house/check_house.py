@@ -174,9 +174,6 @@ def loops(edges):
 # list may only shrink: a new loop fails, and so does a listed one that is
 # gone (take it off the list).
 KNOWN_FILE_LOOPS = [
-    ["src/analyze/check/check.c", "src/analyze/check/check_device.c"],
-    ["src/analyze/diff/diff.c", "src/analyze/diff/diff_device.c",
-     "src/analyze/diff/diff_memory.c", "src/analyze/diff/diff_time.c"],
     ["src/analyze/memory/memory_peak.c", "src/analyze/memory/memory_static.c",
      "src/analyze/memory/why_group.c"],
     ["src/analyze/ops/op_gpu.c", "src/analyze/ops/op_keys.c",
