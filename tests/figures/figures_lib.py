@@ -128,8 +128,11 @@ def walk(doc, path):
                 return
             node = node[name]
         if arr:
+            ids = [ident(el, i) for i, el in enumerate(node or [])]
             for i, el in enumerate(node or []):
-                go(el, parts[1:], key + ((ident(el, i),) if True else ()))
+                # two elements of one name (lines "XLA Ops" of each stream)
+                # stay apart
+                go(el, parts[1:], key + (ids[i] if ids.count(ids[i]) == 1 else "%s#%d" % (ids[i], i),))
         else:
             go(node, parts[1:], key)
 
@@ -167,6 +170,8 @@ class T:
         for i, m in enumerate(self.re.finditer(cap.text(self.cmd))):
             g = m.groupdict()
             key = tuple(g[k] for k in sorted(g) if k not in ("v", "u")) or (str(i),)
+            if key in out:  # the same name again (another host): apart
+                key = key + ("#%d" % i,)
             if self.unit == "percent":
                 out[key] = printed(g["v"], "%", "percent")
             elif self.unit:

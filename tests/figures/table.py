@@ -114,6 +114,18 @@ def keyed_modules(reader):
     return Fn(reader.__name__, fn)
 
 
+def coll_cores(key):
+    """collectives cores[].key; text has the per-core part only where the
+    programs hold a collective, or one ran."""
+    def fn(cap):
+        doc = cap.json("collectives")
+        cores = doc["cores"]
+        if not doc["collectives"] and not any(c["collective_ps"] for c in cores):
+            return {}
+        return {("%s %s" % (c["host"], c["plane"]),): c[key] for c in cores}
+    return Fn("collectives cores[].%s" % key, fn)
+
+
 def check_measured(rule, field="measured", key="core"):
     """check --format json: a rule's figure per core (or per module), of
     the checks that failed (text names only those)."""
@@ -514,6 +526,21 @@ ROWS = [
          check_measured("min-headroom", "fraction")),
     Same("check text: FLOP utilization per core", T("check", r"^FAIL min-flops-utilization core " + CORE + r": FLOP utilization " + PCT, "percent"), check_measured("min-flops-utilization")),
     Same("check text: collective bytes per module", T("check", r"^FAIL max-collective-bytes module (?P<core>\S+): " + BYTES), check_measured("max-collective-bytes", key="module")),
+    Same("info: events per plane", T("info", r"^    (?P<plane>\S.*?) +\S+ +id \S+ +\d+ lines +(?P<v>\d+) events$", "count"), J("info", "hosts[].planes[].events")),
+    Same("info: events per line", T("info", r"^      .*?\S +(?P<v>\d+) events(?:  span .*)?$", "count"), J("info", "hosts[].planes[].lines[].events")),
+    Same("info: line span", T("info", r"^      .*?\S +\d+ events  span " + TIME + "$"),
+         Fn("info lines[].span_ps", lambda c: {k: v for k, v in walk(c.json("info"), "hosts[].planes[].lines[].span_ps").items() if v is not None})),
+    Same("fusions: time of those that ran", T("fusions", r"^  \S+  \S+(?:  inside \S+)?  ran \d+x, " + TIME),
+         Fn("fusions[].total_ps", lambda c: {k: v for k, v in walk(c.json("fusions"), "modules[].fusions[].total_ps").items() if v is not None})),
+    Same("fusions: executions", T("fusions", r"^  \S+  \S+(?:  inside \S+)?  ran (?P<v>\d+)x", "count"),
+         Fn("fusions[].occurrences", lambda c: {k: v for k, v in walk(c.json("fusions"), "modules[].fusions[].occurrences").items() if v})),
+    Same("collectives: ring bytes per device per execution", T("collectives", r"^  ring     " + BYTES + " sent per device per execution"),
+         Fn("ring_bytes_per_device", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].ring_bytes_per_device").items() if v is not None})),
+    Same("collectives: share of the interconnect", T("collectives", r"^  ran .* achieved = " + PCT + " of", "percent"),
+         Fn("interconnect_share", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].interconnect_share").items() if v is not None})),
+    Same("collectives: collective time per core", T("collectives", r"^  " + CORE + r": " + TIME + " of "), coll_cores("collective_ps")),
+    Same("collectives: share of device time per core", T("collectives", r"^  " + CORE + r": \S+ \S+ of \S+ \S+ \(" + PCT + r"\)$", "percent"),
+         coll_cores("collective_share")),
     Same("fusions: executions = ops' over cores", Fn("fusions occurrences", lambda c: {(m["program_id"], f["name"]): f["occurrences"] for m in c.json("fusions")["modules"] for f in m["fusions"] if f["occurrences"] and f["parent"] is None}),
          Fn("ops Σ occurrences", lambda c: _ops_counts(c))),
 
