@@ -58,6 +58,9 @@ COMMANDS = {
     # capture has them
     "check": (["--max-peak", "1B", "--max-collective-bytes", "1B"], ("text", "json")),
 }
+# Runs of a command with other arguments, under their own name.
+ALIASES = {"memory-s5": "memory"}
+COMMANDS["memory-s5"] = (["--memory-space", "5"], ("json",))  # host memory (S(5))
 NO_CAPACITY = {"jit_train_step", "multi-trace", "xla-dump"}
 NO_FLOPS = NO_CAPACITY | {"mi300x-attention", "mi300x-elementwise", "mi300x-gemm",
                           "mi300x8-conv3d", "v100x8-tf", "jax-gpu", "tf-gpu"}
@@ -110,7 +113,7 @@ class Outputs:
             for cmd, (args, fmts) in COMMANDS.items():
                 for fmt in fmts:
                     extra = check_args(name) if cmd == "check" else []
-                    wanted.append(((name, cmd, fmt), [cmd, "-q", "--format", fmt] + args + extra + [path]))
+                    wanted.append(((name, cmd, fmt), [ALIASES.get(cmd, cmd), "-q", "--format", fmt] + args + extra + [path]))
             for fmt in DIFF_FORMATS:
                 wanted.append(((name, "diff", fmt), ["diff", "--format", fmt, "--limit", "0", path, path]))
         paths = dict(CAPTURES)

@@ -315,15 +315,43 @@ def scope_tree_adds_up(cap):
                 yield "%s scope %r: share_of_peak %g" % (m["name"], n["path"], n["share_of_peak"])
 
 
-def peak_held_by_buffers(cap):
+def peak_held_by_buffers(cap, cmd="memory"):
     """Every byte of a module's peak is a buffer live at it, in a category."""
-    for m in cap.json("memory")["modules"]:
+    for m in cap.json(cmd)["modules"]:
         if m["error"] is not None:
             continue
         live = sum(b["size_bytes"] for b in m["live_at_peak"])
         cats = sum(m["bytes_by_category"].values())
         if live != m["peak_bytes"] or cats != m["peak_bytes"]:
             yield "%s: peak %d, buffers %d, categories %d" % (m["name"], m["peak_bytes"], live, cats)
+
+
+def host_memory_not_held_to_hbm(cap):
+    """Only HBM (memory space 0) is held to HBM capacity: a host-memory
+    peak has no headroom to it."""
+    for c in cap.json("memory-s5")["cores"]:
+        if c["headroom_bytes"] is not None and c["compiler_peak_bytes"]:
+            yield "%s %s: memory space 5 peak %d with headroom %d to HBM capacity %d" % (
+                c["host"], c["plane"], c["compiler_peak_bytes"], c["headroom_bytes"], c["capacity_bytes"])
+
+
+def one_position_per_instruction(cap):
+    """"position" means one thing: an instruction is at one position in
+    every line of memory and report text that places it."""
+    pats = [r"at position (?P<n>\d+) \((?P<name>[^)\s]+)\)", r"(?P<name>\S+) at position (?P<n>\d+)",
+            r"^ +\S+ \S+ +\d+  (?P<name>\S+) +position (?P<n>\d+)"]
+    for cmd in ("memory", "report"):
+        module, seen = None, {}
+        for line in cap.text(cmd).splitlines():
+            m = re.match(r"^module (\S+)|^  highest compiler peak: ([^,]+),", line)
+            if m:
+                module, seen = m.group(1) or m.group(2), {}
+            for p in pats:
+                for m in re.finditer(p, line):
+                    seen.setdefault(m["name"], set()).add(int(m["n"]))
+                    if len(seen[m["name"]]) > 1:
+                        yield "%s %s: %s at positions %s" % (cmd, module, m["name"], sorted(seen[m["name"]]))
+                        seen[m["name"]] = {int(m["n"])}
 
 
 def no_unscoped_root(cap):
@@ -555,6 +583,8 @@ ROWS = [
     Check("memory: scope tree adds up to the peak", scope_tree_adds_up),
     Check("memory: every byte of the peak is a buffer in a category", peak_held_by_buffers),
     Check("ops: op scope root = all op self time", op_scope_root_is_op_time),
+    Check("memory space 5: every byte of the peak is a buffer in a category", lambda c: peak_held_by_buffers(c, "memory-s5"), xfail="23.8"),
+    Check("memory space 5: not held to HBM capacity", host_memory_not_held_to_hbm, xfail="23.8"),
 
     # no share of a peak over 100%
     Check("no share over 100% in any JSON document", shares_at_most_one, xfail="23.2"),
@@ -564,6 +594,7 @@ ROWS = [
     # memory: why-live, freed_by, nothing hidden
     Check("why-live: every step an edge", why_live_edges),
     Check("freed_by = the why-live last user", freed_by_last_user, xfail="23.3"),
+    Check("text: one position per instruction (a heap event is no schedule step)", one_position_per_instruction, xfail="23.5"),
     Check("nothing unattributed hides at a tree's root", no_unscoped_root, xfail="23.13"),
     Check("ops text: different ops print different names", ops_names_distinct, xfail="23.14"),
 
