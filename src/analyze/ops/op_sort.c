@@ -123,3 +123,15 @@ const char *tp_collective_kind(struct tp_str op)
 	}
 	return NULL;
 }
+
+bool tp_op_copy_kind(struct tp_str category)
+{
+	static const char *const kinds[] = {
+		"copy", "copy-start", "copy-done", "infeed", "outfeed",
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (tp_str_eq(category, kinds[i]))
+			return true;
+	return false;
+}
