@@ -508,9 +508,9 @@ START_TEST(test_steps)
 		for (size_t i = 0; i < c->n_steps; i++) {
 			const struct tp_step *st = &ops.steps[c->first_step + i];
 
-			ck_assert_int_eq(st->compute_ps + st->collective_ps + st->idle_ps,
-					 st->dur_ps);
-			busy += st->compute_ps + st->collective_ps;
+			ck_assert_int_eq(st->compute_ps + st->collective_ps + st->copy_ps +
+					 st->idle_ps, st->dur_ps);
+			busy += st->compute_ps + st->collective_ps + st->copy_ps;
 			coll += st->collective_ps;
 		}
 		ck_assert_int_eq(busy, c->self_ps);

@@ -55,7 +55,10 @@ static void push_step(struct tp_op_ctx *c, const struct tp_event *ev,
 	s->start_ps = ev->start_ps;
 	s->dur_ps = ev->dur_ps > 0 ? ev->dur_ps : 0;
 	core->n_steps++;
-	/* XProf's device time spans both steps and ops (§7) */
+	/* XProf's device time spans both steps and ops (§7): a Steps line's;
+	 * inferred steps leave device time as the ops give it */
+	if (core->step_source != TP_STEPS_LINE)
+		return;
 	if (!core->has_span || ev->start_ps < core->first_start_ps)
 		core->first_start_ps = ev->start_ps;
 	if (!core->has_span ||

@@ -168,9 +168,9 @@ static void steps_head(FILE *out, const struct tp_ops *ops,
 	else
 		fprintf(out, "  steps (%zu, from the Steps line)\n", c->n_steps);
 	tp_steps_summarize(ops, c, &sum);
-	fprintf(out, "  steady state (%zu steps%s): step %s; compute %.1f%%, collectives %.1f%%,"
+	fprintf(out, "  steady state (%zu step%s%s): step %s; compute %.1f%%, collectives %.1f%%,"
 		" copies %.1f%%, idle %.1f%% of step time\n", sum.n_steady,
-		sum.warmup ? ", the warm-up step left out" : "",
+		sum.n_steady == 1 ? "" : "s", sum.warmup ? ", the warm-up step left out" : "",
 		tp_fmt_ps(t_s, sizeof(t_s), sum.step_ps), pct(sum.compute_ps, sum.sum_ps),
 		pct(sum.collective_ps, sum.sum_ps), pct(sum.copy_ps, sum.sum_ps),
 		pct(sum.idle_ps, sum.sum_ps));
@@ -214,9 +214,9 @@ static void steps_across_text(FILE *out, const struct tp_capture *cap,
 		return;
 	for (size_t i = 0; i < n; i++)
 		stragglers += v[i].straggler && !v[i].warmup;
-	fprintf(out, "\nsteps across cores: %zu steps on %zu cores, %zu with a straggler"
+	fprintf(out, "\nsteps across cores: %zu step%s on %zu cores, %zu with a straggler"
 		" (slowest core over %d%% longer than the fastest; warm-up left out)\n",
-		n, v[0].n_cores, stragglers, TP_STRAGGLER_PCT);
+		n, n == 1 ? "" : "s", v[0].n_cores, stragglers, TP_STRAGGLER_PCT);
 	fprintf(out, "  %-6s %10s %10s %10s %7s  %s\n", "step", "slowest", "fastest",
 		"spread", "spread", "slowest core");
 	for (size_t i = 0; i < shown; i++) {
