@@ -26,10 +26,6 @@ bool tp_report_schema_ok(const char *schema);
 void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 		    const struct tp_report *r);
 
-/* The report's "advice" list under key (advice_json.c). */
-void tp_advice_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
-		    const struct tp_ops *ops, const struct tp_advice *a);
-
 /* The report in the format asked for (src/report/write.c); as text, one
  * screen (report_text.c). */
 enum tp_err tp_report_write(FILE *out, enum tp_format fmt,

@@ -23,6 +23,8 @@ const char *tp_check_rule_name(enum tp_check_rule r)
 		[TP_CHECK_MAX_COLLECTIVE_BYTES] = "max-collective-bytes",
 		[TP_CHECK_MIN_HEADROOM] = "min-headroom",
 		[TP_CHECK_MIN_FLOPS_UTILIZATION] = "min-flops-utilization",
+		[TP_CHECK_MAX_COLLECTIVE_SHARE] = "max-collective-share",
+		[TP_CHECK_MAX_IDLE_SHARE] = "max-idle-share",
 	};
 	return names[r];
 }
@@ -35,6 +37,8 @@ const char *tp_check_metric_name(enum tp_check_metric m)
 		[TP_METRIC_COLLECTIVE_BYTES] = "collective_bytes",
 		[TP_METRIC_HEADROOM_BYTES] = "headroom_bytes",
 		[TP_METRIC_FLOP_UTILIZATION] = "flop_utilization",
+		[TP_METRIC_COLLECTIVE_SHARE] = "collective_share",
+		[TP_METRIC_IDLE_SHARE] = "idle_share",
 	};
 	return names[m];
 }
@@ -240,9 +244,10 @@ static enum tp_err validate(const json_t *doc, const struct tp_check_opts *o,
 			    struct tp_error *err)
 {
 	if (!o->has_max_peak && !o->has_max_peak_fraction && !o->has_max_growth &&
-	    !o->has_max_collective_bytes && !o->has_min_headroom && !o->has_min_flops_utilization)
+	    !o->has_max_collective_bytes && !o->has_min_headroom && !o->has_min_flops_utilization &&
+	    !o->has_max_collective_share && !o->has_max_idle_share)
 		return tp_error_set(err, TP_ERR_USAGE,
-				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization)");
+				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share)");
 	if (o->has_max_growth && !o->baseline)
 		return tp_error_set(err, TP_ERR_USAGE, "--max-growth needs --baseline REPORT.json");
 	if (o->module && !tp_check_doc_module(doc, o->module))
@@ -291,6 +296,12 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 		rc = tp_check_headroom_rule(c, doc, o, &w, err);
 	if (rc == TP_OK && o->has_min_flops_utilization)
 		rc = tp_check_utilization_rule(c, doc, o, &w, err);
+	if (rc == TP_OK && o->has_max_collective_share)
+		rc = tp_check_step_share_rule(c, doc, TP_CHECK_MAX_COLLECTIVE_SHARE,
+					      o->max_collective_share, &w, err);
+	if (rc == TP_OK && o->has_max_idle_share)
+		rc = tp_check_step_share_rule(c, doc, TP_CHECK_MAX_IDLE_SHARE,
+					      o->max_idle_share, &w, err);
 	c->damaged_parts = damage_count(doc) + (o->baseline ? damage_count(o->baseline) : 0);
 	c->partial_fails = c->damaged_parts && !o->allow_partial;
 	if (rc != TP_OK)

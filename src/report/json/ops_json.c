@@ -369,7 +369,8 @@ void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		for (size_t c = 0; c < ops->n_cores && tp_jw_ok(w); c++)
 			core_json(w, cap, ops, &ops->cores[c]);
 		tp_jw_end(w);
-		steps_across_json(w, cap, ops);
+		if (!view->omit_across)
+			steps_across_json(w, cap, ops);
 	}
 	if (view->scopes) {
 		tp_op_scope_tree_json(w, "scopes", &view->scopes->tree);
