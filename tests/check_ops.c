@@ -692,6 +692,123 @@ START_TEST(test_nest_orders)
 }
 END_TEST
 
+
+/* Inferred steps, by hand: program 1 (jit_a) runs three times for 2200
+ * ps in all, program 2 once for 100 ps, so program 1's runs are the
+ * steps. Step 0: 1200 ps holding an add (300), an all-reduce (200) and a
+ * copy-done (100): idle 600; 1200 > 2 x the median 500 of the others,
+ * so it is warm-up. Steps 1 and 2: 500 ps, adds of 100 and 50. */
+static void step_meta(struct pb *plane, int64_t id, int64_t program, const char *name,
+		      const char *cat)
+{
+	struct pb em = { 0 }, entry = { 0 }, st = { 0 };
+
+	pb_int(&em, 1, id);
+	pb_str(&em, 2, name);
+	pb_str(&em, 4, name);
+	if (cat) {
+		pb_int(&st, 1, 1);
+		pb_int(&st, 3, program);
+		pb_msg(&em, 5, &st);
+		pb_int(&st, 1, 2);
+		pb_int(&st, 3, id);
+		pb_msg(&em, 5, &st);
+		pb_int(&st, 1, 3);
+		pb_str(&st, 5, cat);
+		pb_msg(&em, 5, &st);
+	}
+	pb_int(&entry, 1, id);
+	pb_msg(&entry, 2, &em);
+	pb_msg(plane, 4, &entry);
+}
+
+static void step_line(struct pb *plane, const char *name, const int64_t (*ev)[3], size_t n)
+{
+	struct pb line = { 0 }, e = { 0 };
+
+	pb_str(&line, 2, name);
+	for (size_t i = 0; i < n; i++) {
+		pb_int(&e, 1, ev[i][0]);
+		pb_int(&e, 2, ev[i][1]);
+		pb_int(&e, 3, ev[i][2]);
+		pb_msg(&line, 4, &e);
+	}
+	pb_msg(plane, 3, &line);
+}
+
+START_TEST(test_inferred_steps)
+{
+	static const char *const names[] = { "program_id", "symbol_id", "hlo_category" };
+	static const int64_t modules[][3] = {
+		{ 20, 1000, 1200 }, { 21, 2500, 100 }, { 20, 3000, 500 }, { 20, 4000, 500 },
+	};
+	static const int64_t opev[][3] = {
+		{ 7, 1100, 300 }, { 8, 1500, 200 }, { 9, 1800, 100 }, { 7, 2520, 10 },
+		{ 7, 3100, 100 }, { 7, 4100, 50 },
+	};
+	struct pb space = { 0 }, plane = { 0 }, sm = { 0 }, sme = { 0 };
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_steps_summary sum;
+	struct tp_error err = { 0 };
+	const struct tp_step *st;
+	const char *paths[1];
+	char *path;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	step_line(&plane, "XLA Modules", modules, 4);
+	step_line(&plane, "XLA Ops", opev, 6);
+	step_meta(&plane, 20, 0, "jit_a(1)", NULL);
+	step_meta(&plane, 21, 0, "jit_b(2)", NULL);
+	step_meta(&plane, 7, 1, "add.1", "non-fusion elementwise");
+	step_meta(&plane, 8, 1, "all-reduce.1", "all-reduce");
+	step_meta(&plane, 9, 1, "copy-done.1", "copy-done");
+	for (int k = 0; k < 3; k++) {
+		pb_int(&sm, 1, k + 1);
+		pb_str(&sm, 2, names[k]);
+		pb_int(&sme, 1, k + 1);
+		pb_msg(&sme, 2, &sm);
+		pb_msg(&plane, 5, &sme);
+	}
+	pb_msg(&space, 1, &plane);
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	paths[0] = path;
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(ops.n_cores, 1);
+	ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_INFERRED);
+	ck_assert_uint_eq(ops.cores[0].step_program_id, 1);
+	ck_assert(tp_str_eq(ops.cores[0].step_program, "jit_a"));
+	ck_assert_uint_eq(ops.cores[0].n_steps, 3);
+	st = &ops.steps[ops.cores[0].first_step];
+	ck_assert_int_eq(st[0].dur_ps, 1200);
+	ck_assert_int_eq(st[0].compute_ps, 300);
+	ck_assert_int_eq(st[0].collective_ps, 200);
+	ck_assert_int_eq(st[0].copy_ps, 100);
+	ck_assert_int_eq(st[0].idle_ps, 600);
+	ck_assert(st[0].warmup);
+	ck_assert_int_eq(st[1].compute_ps, 100);
+	ck_assert_int_eq(st[1].idle_ps, 400);
+	ck_assert_int_eq(st[2].compute_ps, 50);
+	ck_assert_int_eq(st[2].idle_ps, 450);
+	ck_assert(!st[1].warmup && !st[2].warmup);
+	tp_steps_summarize(&ops, &ops.cores[0], &sum);
+	ck_assert_uint_eq(sum.n_steady, 2);
+	ck_assert(sum.warmup);
+	ck_assert_int_eq(sum.sum_ps, 1000);
+	ck_assert_int_eq(sum.step_ps, 500);
+	ck_assert_int_eq(sum.idle_ps, 850);
+	/* inferred steps leave device time to the ops: 1100 .. 4150 */
+	ck_assert_int_eq(ops.cores[0].device_ps, 3050);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 static Suite *ops_suite(void)
 {
 	Suite *s = suite_create("ops");
@@ -709,6 +826,7 @@ static Suite *ops_suite(void)
 	tcase_add_test(tc, test_fusion_contents);
 	tcase_add_test(tc, test_scope_split);
 	tcase_add_test(tc, test_steps);
+	tcase_add_test(tc, test_inferred_steps);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile order");
 	tcase_set_timeout(tc, 20);
