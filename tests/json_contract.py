@@ -120,6 +120,8 @@ for schema, cmds in runs.items():
         if schema == "tpuprof.report/2":
             # its parts are the other documents, checked under their schemas
             keys.update(d.keys())
+            # but advice, its own part, is checked here
+            emitted(d.get("advice", []), keys, False)
             continue
         emitted(d, keys, True)
     for k in sorted(keys - doc_names):

@@ -133,7 +133,7 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	if (rc != TP_OK)
 		return rc;
 	tp_op_scopes_build(&r->scopes, &r->coll.ops, cap);
-	tp_advice_build(&r->advice, &r->coll.ops, &r->memory);
+	tp_advice_build(&r->advice, cap, &r->coll.ops, &r->memory);
 	return TP_OK;
 }
 
