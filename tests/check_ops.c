@@ -809,6 +809,76 @@ START_TEST(test_inferred_steps)
 }
 END_TEST
 
+/* --by category over layout-b's 4 cores: every op's self time lands in
+ * exactly one category row, each op is summed over the cores it ran on,
+ * and its spread is the least and most one core gave it. */
+START_TEST(test_categories)
+{
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_op_categories c, f;
+	struct tp_error err = { 0 };
+	int64_t all = 0, groups = 0, folded = 0;
+
+	open_capture(&cap, "testdata/layout-b.xplane.pb.gz");
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	for (size_t i = 0; i < ops.n_ops; i++)
+		all += ops.ops[i].self_ps;
+	tp_op_categories_build(&c, &ops, false);
+	for (size_t g = 0; g < c.n_groups; g++) {
+		int64_t in = 0;
+
+		groups += c.groups[g].sum.self_ps;
+		for (size_t k = 0; k < c.groups[g].n; k++) {
+			const struct tp_cat_op *o = &c.ops[c.groups[g].first + k];
+			int64_t lo = INT64_MAX, hi = 0, sum = 0;
+			size_t cores = 0;
+
+			in += o->sum.self_ps;
+			for (size_t i = 0; i < ops.n_ops; i++)
+				if (ops.ops[i].program_id == o->program_id &&
+				    tp_str_eq(ops.ops[i].name, "") == tp_str_eq(o->name, "") &&
+				    ops.ops[i].name.len == o->name.len &&
+				    memcmp(ops.ops[i].name.ptr, o->name.ptr, o->name.len) == 0) {
+					sum += ops.ops[i].self_ps;
+					lo = ops.ops[i].self_ps < lo ? ops.ops[i].self_ps : lo;
+					hi = ops.ops[i].self_ps > hi ? ops.ops[i].self_ps : hi;
+					cores++;
+				}
+			ck_assert_int_eq(o->sum.self_ps, sum);
+			ck_assert_uint_eq(o->sum.n_cores, cores);
+			ck_assert_int_eq(o->sum.min_core_ps, lo);
+			ck_assert_int_eq(o->sum.max_core_ps, hi);
+			ck_assert_uint_eq(o->variants, 1);
+		}
+		ck_assert_int_eq(in, c.groups[g].sum.self_ps);
+	}
+	ck_assert_int_eq(groups, all);
+	tp_op_categories_build(&f, &ops, true);
+	for (size_t k = 0; k < f.n_ops; k++)
+		folded += f.ops[k].sum.self_ps;
+	ck_assert_int_eq(folded, all);
+	ck_assert_uint_le(f.n_ops, c.n_ops);
+	tp_op_categories_release(&c);
+	tp_op_categories_release(&f);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+static const struct { const char *in, *out; } folds[] = {
+	{ "copy-done.4", "copy-done" }, { "copy-done", "copy-done" }, { "fusion.12", "fusion" },
+	{ "a.b.3", "a.b" }, { "x.", "x." }, { ".5", ".5" }, { "v2", "v2" },
+};
+
+START_TEST(test_fold_names)
+{
+	struct tp_str s = tp_op_fold_name(tp_str_make(folds[_i].in, strlen(folds[_i].in)));
+
+	ck_assert_msg(tp_str_eq(s, folds[_i].out), "%s -> %.*s", folds[_i].in, (int)s.len, s.ptr);
+}
+END_TEST
+
 static Suite *ops_suite(void)
 {
 	Suite *s = suite_create("ops");
@@ -827,6 +897,8 @@ static Suite *ops_suite(void)
 	tcase_add_test(tc, test_scope_split);
 	tcase_add_test(tc, test_steps);
 	tcase_add_test(tc, test_inferred_steps);
+	tcase_add_test(tc, test_categories);
+	tcase_add_loop_test(tc, test_fold_names, 0, sizeof(folds) / sizeof(folds[0]));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile order");
 	tcase_set_timeout(tc, 20);

@@ -160,9 +160,13 @@ size_t tp_ops_find_module(const struct tp_capture *cap, uint64_t program_id);
 int64_t tp_op_avg_ps(const struct tp_op *o);
 
 enum tp_ops_sort { TP_SORT_TOTAL, TP_SORT_SELF, TP_SORT_COUNT, TP_SORT_AVG,
-		   TP_SORT_MIN, TP_SORT_NAME };
-/* Parses "total", "self", "count", "avg", "min", "name". */
+		   TP_SORT_MIN, TP_SORT_NAME, TP_SORT_FLOPS, TP_SORT_BYTES,
+		   TP_SORT_FLOP_UTIL, TP_SORT_BANDWIDTH };
+/* Parses "total", "self", "count", "avg", "min", "name", "flops",
+ * "bytes", "flop-util" (FLOP utilization), "bandwidth" (bytes per
+ * second of total time); an op without the figure sorts last. */
 bool tp_ops_sort_parse(const char *s, enum tp_ops_sort *out);
+const char *tp_ops_sort_name(enum tp_ops_sort key);
 /* Sorts the ops of each core (largest first; names ascending), ties by
  * name, then program id. Execution records keep pointing at their ops. */
 void tp_ops_sort(struct tp_ops *ops, enum tp_ops_sort key);
@@ -216,6 +220,53 @@ struct tp_step_across {
  * the cores; 0 and NULL with fewer than two such cores. *out is
  * malloc'd. */
 size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out);
+
+/* ---- --by category (op_categories.c) ---- */
+
+/* A sum over cores, with the spread between the cores it ran on. */
+struct tp_cat_sum {
+	int64_t self_ps, total_ps;
+	uint64_t occurrences;
+	size_t n_cores;               /* cores it ran on                   */
+	int64_t min_core_ps, max_core_ps; /* least and most self time one
+					 of those cores gave it         */
+};
+
+/* One op over every core (with fold: every name.N of it). */
+struct tp_cat_op {
+	uint64_t program_id;
+	size_t module;                /* index into tp_capture.modules      */
+	struct tp_str category, name; /* borrowed from the ops             */
+	bool collective;
+	size_t variants;              /* distinct names summed (fold: > 1)  */
+	struct tp_cat_sum sum;
+};
+
+/* One category of one program: ops[first .. first + n), by self time. */
+struct tp_cat_group {
+	uint64_t program_id;
+	size_t module;
+	struct tp_str category;
+	size_t first, n;
+	int64_t program_self_ps;      /* the program's, for the order       */
+	struct tp_cat_sum sum;
+};
+
+struct tp_op_categories {
+	bool fold;
+	struct tp_cat_group *groups;  /* malloc'd: programs by self time,
+					 then categories by self time      */
+	size_t n_groups;
+	struct tp_cat_op *ops;        /* malloc'd, grouped as groups say    */
+	size_t n_ops;
+};
+
+/* Builds the program -> category -> op profile over every core of ops
+ * (which must outlive it); fold: name.N duplicates are one op. */
+void tp_op_categories_build(struct tp_op_categories *c, const struct tp_ops *ops, bool fold);
+void tp_op_categories_release(struct tp_op_categories *c);
+/* "copy-done.4" -> "copy-done": a name less its ".N" suffix. */
+struct tp_str tp_op_fold_name(struct tp_str name);
 
 /* --by scope: op self time rolled up over the name-scope tree. A fusion's
  * time is split over the scopes of the instructions inside it (docs/ops.md

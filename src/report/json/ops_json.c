@@ -346,6 +346,47 @@ static void shares_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_end(w);
 }
 
+static json_t *cat_sum_json(json_t *o, const struct tp_cat_sum *s)
+{
+	json_object_set_new(o, "self_ps", tp_json_int(s->self_ps));
+	json_object_set_new(o, "total_ps", tp_json_int(s->total_ps));
+	json_object_set_new(o, "occurrences", tp_json_uint(s->occurrences));
+	json_object_set_new(o, "n_cores", tp_json_uint(s->n_cores));
+	json_object_set_new(o, "min_core_self_ps", tp_json_int(s->min_core_ps));
+	json_object_set_new(o, "max_core_self_ps", tp_json_int(s->max_core_ps));
+	return o;
+}
+
+/* --by category: program -> category -> op over every core. */
+static void categories_json(struct tp_jw *w, const struct tp_capture *cap,
+			    const struct tp_op_categories *c)
+{
+	tp_jw_put(w, "fold", json_boolean(c->fold));
+	tp_jw_array(w, "categories");
+	for (size_t g = 0; g < c->n_groups && tp_jw_ok(w); g++) {
+		const struct tp_cat_group *gr = &c->groups[g];
+		struct tp_str m = tp_report_module_name(cap, gr->module);
+		json_t *o = json_object(), *a = json_array();
+
+		json_object_set_new(o, "program_id", tp_json_id(gr->program_id));
+		json_object_set_new(o, "module", m.len ? tp_json_str(m) : json_null());
+		json_object_set_new(o, "category", tp_json_str(gr->category));
+		cat_sum_json(o, &gr->sum);
+		for (size_t k = 0; k < gr->n; k++) {
+			const struct tp_cat_op *op = &c->ops[gr->first + k];
+			json_t *e = json_object();
+
+			json_object_set_new(e, "name", tp_json_str(op->name));
+			json_object_set_new(e, "collective", json_boolean(op->collective));
+			json_object_set_new(e, "folded_names", tp_json_uint(op->variants));
+			json_array_append_new(a, cat_sum_json(e, &op->sum));
+		}
+		json_object_set_new(o, "ops", a);
+		tp_jw_put(w, NULL, o);
+	}
+	tp_jw_end(w);
+}
+
 static json_t *filter_json(const struct tp_ops_filter *f)
 {
 	return json_pack("{s:o,s:o,s:o}",
@@ -357,12 +398,9 @@ static json_t *filter_json(const struct tp_ops_filter *f)
 void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		 const struct tp_ops *ops, const struct tp_ops_view *view)
 {
-	static const char *const sorts[] = { "total", "self", "count", "avg",
-					     "min", "name" };
-
 	tp_jw_object(w, key);
 	tp_jw_put(w, "schema", json_string("tpuprof.ops/1"));
-	tp_jw_put(w, "sort", json_string(sorts[view->sort]));
+	tp_jw_put(w, "sort", json_string(tp_ops_sort_name(view->sort)));
 	tp_jw_put(w, "filter", filter_json(view->filter));
 	if (!view->omit_cores) {
 		tp_jw_array(w, "cores");
@@ -372,6 +410,8 @@ void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		if (!view->omit_across)
 			steps_across_json(w, cap, ops);
 	}
+	if (view->categories)
+		categories_json(w, cap, view->categories);
 	if (view->scopes) {
 		tp_op_scope_tree_json(w, "scopes", &view->scopes->tree);
 		shares_json(w, cap, ops, view->scopes);
