@@ -6,6 +6,8 @@
  */
 #include "testutil.h"
 
+#include <jansson.h>
+
 #include "tpuprof/collectives.h"
 #include "tpuprof/fusions.h"
 #include "tpuprof/ops.h"
@@ -879,6 +881,63 @@ START_TEST(test_fold_names)
 }
 END_TEST
 
+/* The generator's steps case (tests/make_testdata.sh): each core's steps
+ * are its executions as the summary lists them, the op time in each is
+ * the executions' busy time and the rest is idle; the last core idles
+ * 50 us more per step, so every step straggles on it. */
+START_TEST(test_generated_steps)
+{
+	json_error_t jerr;
+	json_t *sum = json_load_file("testdata/steps.summary.json", 0, &jerr), *pl;
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_error err = { 0 };
+	struct tp_step_across *v;
+	size_t i, n, core = 0;
+
+	ck_assert_ptr_nonnull(sum);
+	open_capture(&cap, "testdata/steps.xplane.pb");
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(ops.n_cores, 3);
+	json_array_foreach(json_object_get(json_array_get(json_object_get(sum, "files"), 0), "planes"), i, pl) {
+		const json_t *ex = json_object_get(pl, "executions"), *e;
+		const struct tp_ops_core *c;
+		size_t k;
+
+		if (!ex)
+			continue;
+		c = &ops.cores[core++];
+		ck_assert(tp_str_eq(c->plane->name, json_string_value(json_object_get(pl, "name"))));
+		ck_assert_int_eq(c->step_source, TP_STEPS_INFERRED);
+		ck_assert_uint_eq(c->n_steps, json_array_size(ex));
+		json_array_foreach(ex, k, e) {
+			const struct tp_step *st = &ops.steps[c->first_step + k];
+			int64_t start = json_integer_value(json_array_get(e, 0));
+			int64_t end = json_integer_value(json_array_get(e, 1));
+			int64_t busy = json_integer_value(json_array_get(e, 2));
+
+			ck_assert_int_eq(st->start_ps, start);
+			ck_assert_int_eq(st->dur_ps, end - start);
+			ck_assert_int_eq(st->compute_ps + st->collective_ps + st->copy_ps, busy);
+			ck_assert_int_eq(st->idle_ps, end - start - busy);
+			ck_assert(!st->warmup);
+		}
+	}
+	ck_assert_uint_eq(core, 3);
+	n = tp_steps_across(&ops, &v);
+	ck_assert_uint_eq(n, 5);
+	for (i = 0; i < n; i++) {
+		ck_assert(v[i].straggler);
+		ck_assert_uint_eq(v[i].slowest_core, 2);
+		ck_assert_int_ge(v[i].spread_ps, 50000000 - 2000000);
+	}
+	free(v);
+	json_decref(sum);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
 static Suite *ops_suite(void)
 {
 	Suite *s = suite_create("ops");
@@ -898,6 +957,7 @@ static Suite *ops_suite(void)
 	tcase_add_test(tc, test_steps);
 	tcase_add_test(tc, test_inferred_steps);
 	tcase_add_test(tc, test_categories);
+	tcase_add_test(tc, test_generated_steps);
 	tcase_add_loop_test(tc, test_fold_names, 0, sizeof(folds) / sizeof(folds[0]));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile order");
