@@ -834,7 +834,7 @@ START_TEST(test_categories)
 		for (size_t k = 0; k < c.groups[g].n; k++) {
 			const struct tp_cat_op *o = &c.ops[c.groups[g].first + k];
 			int64_t lo = INT64_MAX, hi = 0, sum = 0;
-			size_t cores = 0;
+			size_t ran_on = 0;
 
 			in += o->sum.self_ps;
 			for (size_t i = 0; i < ops.n_ops; i++)
@@ -845,10 +845,10 @@ START_TEST(test_categories)
 					sum += ops.ops[i].self_ps;
 					lo = ops.ops[i].self_ps < lo ? ops.ops[i].self_ps : lo;
 					hi = ops.ops[i].self_ps > hi ? ops.ops[i].self_ps : hi;
-					cores++;
+					ran_on++;
 				}
 			ck_assert_int_eq(o->sum.self_ps, sum);
-			ck_assert_uint_eq(o->sum.n_cores, cores);
+			ck_assert_uint_eq(o->sum.n_cores, ran_on);
 			ck_assert_int_eq(o->sum.min_core_ps, lo);
 			ck_assert_int_eq(o->sum.max_core_ps, hi);
 			ck_assert_uint_eq(o->variants, 1);
