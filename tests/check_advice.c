@@ -5,7 +5,7 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/advice.h"
+#include "tpuprof/analyze/advice.h"
 
 /* Two TensorCores with four 1000 ps steps each; the base figures fire
  * nothing. */

@@ -4,14 +4,14 @@
  * needs and judged on the worst one, which the finding names; step-time
  * shares are of the steady steps (the warm-up step left out).
  */
-#include "tpuprof/advice.h"
+#include "tpuprof/analyze/advice.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 #define PLANE(s) (int)(s).len, ((s).ptr ? (s).ptr : "")
 

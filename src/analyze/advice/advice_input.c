@@ -4,12 +4,12 @@
  * utilizations, steady sums and steps; memory.cores[] peaks), so that
  * `merge`, which reads them back from documents, judges alike.
  */
-#include "tpuprof/advice.h"
+#include "tpuprof/analyze/advice.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 static void core_input(struct tp_advice_core *in, struct tp_advice_step *steps,
 		       const struct tp_capture *cap, const struct tp_ops *ops,

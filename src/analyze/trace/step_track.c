@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/hlo.h"
+#include "tpuprof/decode/hlo.h"
 
 struct run {
 	int64_t start_ps, dur_ps;
@@ -70,6 +70,24 @@ static bool busiest(struct tl *t, const struct tp_line *ln, struct program_time 
 	return n > 0;
 }
 
+/* As tl_new_track and tl_in_window (timeline.c), which this file does
+ * not call: the walk calls it, and calls between files go one way. */
+static uint64_t new_track(struct tl *t, const char *name)
+{
+	uint64_t uuid = t->next_uuid++;
+
+	t->w->track(t->w->ctx, uuid, t->process, t->pid, t->next_tid++, name,
+		    t->track_rank++, false);
+	t->st->tracks++;
+	return uuid;
+}
+
+static bool in_window(const struct tl *t, int64_t start_ps, int64_t end_ps)
+{
+	return !(t->opts->has_from && end_ps < t->opts->from_ps) &&
+	       !(t->opts->has_to && start_ps > t->opts->to_ps);
+}
+
 static void emit(struct tl *t, uint64_t track, size_t index, uint64_t program_id,
 		 const struct run *r)
 {
@@ -118,7 +136,7 @@ void tl_steps_track(struct tl *t)
 
 		/* a program's runs on one core follow each other; one that
 		 * starts inside the last would not nest: left out */
-		if (runs[i].start_ps < last_end || !tl_in_window(t, start, end))
+		if (runs[i].start_ps < last_end || !in_window(t, start, end))
 			continue;
 		last_end = tp_sat_add(runs[i].start_ps, runs[i].dur_ps);
 		if (!track) {
@@ -130,7 +148,7 @@ void tl_steps_track(struct tl *t)
 				len--;
 			name = tp_xasprintf("Steps (inferred: %.*s)", (int)(len > 1 ? len - 1 : m.len),
 					    m.ptr);
-			track = tl_new_track(t, name, false);
+			track = new_track(t, name);
 			free(name);
 		}
 		emit(t, track, i, best.id, &runs[i]);

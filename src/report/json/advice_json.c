@@ -4,12 +4,12 @@
  * and the advice judged again on a report document (merge: the figures
  * the rules read are all in it, docs/ops.md).
  */
-#include "tpuprof/report_doc.h"
+#include "tpuprof/report/report_doc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 #define J(o, k) json_object_get((o), (k))
 
