@@ -21,6 +21,7 @@ runs = {
     "tpuprof.ops/1": [
         ["ops", "--format", "json", S + "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"],
         ["ops", "--format", "json", "--by", "scope", "testdata/layout-b.xplane.pb.gz"],
+        ["ops", "--format", "json", "--by", "category", "--fold", "testdata/small.xplane.pb"],
         ["ops", "--format", "json", S + "gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb"],
         ["ops", "--format", "json", S + "gpu-mi300x-jax-gemm/tw003.xplane.pb"],
     ],
@@ -120,6 +121,8 @@ for schema, cmds in runs.items():
         if schema == "tpuprof.report/2":
             # its parts are the other documents, checked under their schemas
             keys.update(d.keys())
+            # but advice, its own part, is checked here
+            emitted(d.get("advice", []), keys, False)
             continue
         emitted(d, keys, True)
     for k in sorted(keys - doc_names):

@@ -187,6 +187,20 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
         got = p.js("document.getElementById('%s').textContent" % el_id)
         check("%s summary %s line as the text" % (p.name, part), got == want, "%r vs %r" % (got, want))
 
+    # advice: the fired rules' lines as the JSON (and the text) give them
+    fired = [a["text"] for a in doc.get("advice", []) if a["verdict"] == "fired"]
+    got = p.js("Array.from(document.querySelectorAll('#summary-advice-fired li')).map(e => e.textContent)")
+    check(p.name + " summary advice as the JSON", got == fired, "%r != %r" % (got, fired))
+    for line in fired:
+        check(p.name + " advice line in the text", line in text, line)
+    # steps: one row per core with steps, one line per core in the chart
+    stepped = [c for c in ops["cores"] if c.get("steps")]
+    rows = p.js("document.querySelectorAll('#summary-steps-cores tr').length")
+    check(p.name + " summary steps rows", rows == len(stepped) + 1 if stepped else rows == 0, rows)
+    if len(stepped) >= 2:
+        lines = p.js("document.querySelectorAll('#summary-steps-chart polyline').length")
+        check(p.name + " step chart has a line per core", lines == len(stepped), lines)
+
     # a link in the summary opens what it names in the same page
     first = p.js("(() => { const a = document.querySelector('#view-summary a[href^=\"#buffer=\"]'); if (!a) return null;"
                  " const name = a.textContent; a.click(); return name; })()")
@@ -604,8 +618,8 @@ def main():
     d = same(ops_page["ops"], json_of(tpuprof, "ops", "testdata/small.xplane.pb"))
     check("ops page data = ops --format json", d is None, d)
     d = same(ops_page["op_scopes"], {k: v for k, v in json_of(tpuprof, "ops", "--by", "scope", "testdata/small.xplane.pb").items()
-                                     if k != "cores"})
-    check("ops page op_scopes = ops --by scope --format json without cores", d is None, d)
+                                     if k not in ("cores", "steps_across")})
+    check("ops page op_scopes = ops --by scope --format json without cores (nor steps across them)", d is None, d)
     d = same(ops_page["collectives"], json_of(tpuprof, "collectives", "testdata/small.xplane.pb"))
     check("ops page collectives = collectives --format json", d is None, d)
     d = same(data_of(pages["memory"])["memory"], json_of(tpuprof, "memory", CONV))

@@ -42,7 +42,7 @@ DERIVED = {'Name scopes (derived)', 'Memory peaks', 'Compiler memory peaks'}
 
 def derived(track):
     return (track in DERIVED or track.endswith(' name scopes (derived)') or
-            track.endswith(' compiler memory peaks'))
+            track.endswith(' compiler memory peaks') or track.startswith('Steps (inferred: '))
 failures = []
 START_PEAKS = {}  # capture -> program-start compiler peak instants
 
@@ -142,6 +142,26 @@ def op_times(cap, tr):
                   f'{cap} {proc} {name}: {total[name]} ns, ops {ps[name]} ps')
             checked += 1
     return checked
+
+
+def steps_same(cap, tr):
+    """The derived steps track of each core holds `ops`' inferred steps:
+    as many, named by position, each as long (within 1 ns)."""
+    ops = doc('ops', cap)
+    n = 0
+    for core in ops['cores']:
+        if core.get('steps_source') != 'inferred':
+            continue
+        key = (f"{core['host']} {core['plane']}", f"Steps (inferred: {core['steps_program']})")
+        got = sorted((e['ts'], e) for e in tr.d['slices'] if tr.where.get(e['track']) == key)
+        want = core['steps']
+        check(len(got) == len(want), f'{cap} {key}: {len(got)} step slices, ops {len(want)} steps')
+        for (_, e), s in zip(got, want):
+            check(e['name'] == 'step ' + s['name'], f"{cap} {key}: {e['name']} vs step {s['name']}")
+            check(abs(e['dur'] * 1000 - s['duration_ps']) <= 1000, f"{cap} {key} {e['name']}: {e['dur']} ns, ops {s['duration_ps']} ps")
+            check(e['args'].get('program_id', 0) % 2**64 == int(core['steps_program_id']), f"{cap} {key}: program_id")
+        n += len(got)
+    return n
 
 
 def memory_peaks(cap, tr):
@@ -355,8 +375,9 @@ def one(cap, tmp, gz=False):
     n = line_counts(cap, tr)
     ops = op_times(cap, tr)
     peaks, marks = memory_peaks(cap, tr)
+    steps = steps_same(cap, tr)
     json_same(cap, tr, tmp)
-    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks, {marks} compiler peak instants')
+    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks, {marks} compiler peak instants, {steps} inferred steps')
     return tr
 
 

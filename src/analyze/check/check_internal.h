@@ -89,5 +89,10 @@ enum tp_err tp_check_headroom_rule(struct tp_check *c, const json_t *doc,
 enum tp_err tp_check_utilization_rule(struct tp_check *c, const json_t *doc,
 				      const struct tp_check_opts *o,
 				      const struct tp_check_where *w, struct tp_error *err);
+/* --max-collective-share, --max-idle-share: per core, the share of its
+ * steady step time (ops.cores[].steady, check_steps.c). */
+enum tp_err tp_check_step_share_rule(struct tp_check *c, const json_t *doc,
+				     enum tp_check_rule rule, double limit,
+				     const struct tp_check_where *w, struct tp_error *err);
 
 #endif

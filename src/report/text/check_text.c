@@ -71,6 +71,12 @@ static void row_text(FILE *out, const struct tp_check_row *r)
 		fputc('\n', out);
 		return;
 	}
+	if (r->metric == TP_METRIC_COLLECTIVE_SHARE || r->metric == TP_METRIC_IDLE_SHARE) {
+		fprintf(out, ": %s %.1f%% of steady step time > limit %g%%\n",
+			r->metric == TP_METRIC_IDLE_SHARE ? "idle" : "collectives",
+			r->fraction * 100.0, r->limit_fraction * 100.0);
+		return;
+	}
 	values(a, c, sizeof(a), r->metric, r->measured, r->limit);
 	if (r->rule == TP_CHECK_MIN_HEADROOM) {
 		fprintf(out, ": headroom %s = %.1f%% of %s", a, r->fraction * 100.0,

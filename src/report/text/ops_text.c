@@ -155,27 +155,85 @@ static bool core_roofline(FILE *out, const struct tp_ops *ops, const struct tp_o
 	return w.has_flops || w.has_bytes;
 }
 
+static void steps_head(FILE *out, const struct tp_ops *ops,
+		       const struct tp_ops_core *c)
+{
+	struct tp_steps_summary sum;
+	char t_s[32];
+
+	if (c->step_source == TP_STEPS_INFERRED)
+		fprintf(out, "  steps (%zu, inferred: one per run of %.*s, program %" PRIu64
+			", the program with the most device time)\n", c->n_steps,
+			(int)c->step_program.len, TP_SPTR(c->step_program), c->step_program_id);
+	else
+		fprintf(out, "  steps (%zu, from the Steps line)\n", c->n_steps);
+	tp_steps_summarize(ops, c, &sum);
+	fprintf(out, "  steady state (%zu step%s%s): step %s; compute %.1f%%, collectives %.1f%%,"
+		" copies %.1f%%, idle %.1f%% of step time\n", sum.n_steady,
+		sum.n_steady == 1 ? "" : "s", sum.warmup ? ", the warm-up step left out" : "",
+		tp_fmt_ps(t_s, sizeof(t_s), sum.step_ps), pct(sum.compute_ps, sum.sum_ps),
+		pct(sum.collective_ps, sum.sum_ps), pct(sum.copy_ps, sum.sum_ps),
+		pct(sum.idle_ps, sum.sum_ps));
+}
+
 static void steps_text(FILE *out, const struct tp_ops *ops,
 		       const struct tp_ops_core *c, size_t limit)
 {
 	size_t n = limit && c->n_steps > limit ? limit : c->n_steps;
 
-	fprintf(out, "  steps (%zu)\n  %-12s %10s %10s %10s %10s\n", c->n_steps,
-		"step", "duration", "compute", "collective", "idle");
+	steps_head(out, ops, c);
+	fprintf(out, "  %-12s %10s %10s %10s %10s %10s\n",
+		"step", "duration", "compute", "collective", "copy", "idle");
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_step *s = &ops->steps[c->first_step + i];
-		char t_d[32], t_c[32], t_k[32], t_i[32];
+		char t_d[32], t_c[32], t_k[32], t_y[32], t_i[32];
 
-		fprintf(out, "  %-12.*s %10s %10s %10s %10s\n",
+		fprintf(out, "  %-12.*s %10s %10s %10s %10s %10s%s\n",
 			(int)(s->name.len > 12 ? 12 : s->name.len), TP_SPTR(s->name),
 			tp_fmt_ps(t_d, sizeof(t_d), s->dur_ps),
 			tp_fmt_ps(t_c, sizeof(t_c), s->compute_ps),
 			tp_fmt_ps(t_k, sizeof(t_k), s->collective_ps),
-			tp_fmt_ps(t_i, sizeof(t_i), s->idle_ps));
+			tp_fmt_ps(t_y, sizeof(t_y), s->copy_ps),
+			tp_fmt_ps(t_i, sizeof(t_i), s->idle_ps),
+			s->warmup ? "  warm-up" : "");
 	}
 	if (n < c->n_steps)
 		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n",
 			c->n_steps - n);
+}
+
+/* Per step across cores (and hosts): the slowest core and the spread. */
+static void steps_across_text(FILE *out, const struct tp_capture *cap,
+			      const struct tp_ops *ops, size_t limit)
+{
+	struct tp_step_across *v;
+	size_t n = tp_steps_across(ops, &v), shown = limit && n > limit ? limit : n;
+	size_t stragglers = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		stragglers += v[i].straggler && !v[i].warmup;
+	fprintf(out, "\nsteps across cores: %zu step%s on %zu cores, %zu with a straggler"
+		" (slowest core over %d%% longer than the fastest; warm-up left out)\n",
+		n, n == 1 ? "" : "s", v[0].n_cores, stragglers, TP_STRAGGLER_PCT);
+	fprintf(out, "  %-6s %10s %10s %10s %7s  %s\n", "step", "slowest", "fastest",
+		"spread", "spread", "slowest core");
+	for (size_t i = 0; i < shown; i++) {
+		const struct tp_ops_core *slow = &ops->cores[v[i].slowest_core];
+		char t_s[32], t_f[32], t_d[32];
+
+		fprintf(out, "  %-6zu %10s %10s %10s %6.1f%%  %s %.*s%s%s\n", v[i].index,
+			tp_fmt_ps(t_s, sizeof(t_s), v[i].slowest_ps),
+			tp_fmt_ps(t_f, sizeof(t_f), v[i].fastest_ps),
+			tp_fmt_ps(t_d, sizeof(t_d), v[i].spread_ps),
+			pct(v[i].spread_ps, v[i].fastest_ps), cap->hosts[slow->host].name,
+			(int)slow->plane->name.len, TP_SPTR(slow->plane->name),
+			v[i].straggler ? "  straggler" : "", v[i].warmup ? "  warm-up" : "");
+	}
+	if (shown < n)
+		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n", n - shown);
+	free(v);
 }
 
 static void core_text(FILE *out, const struct tp_capture *cap,
@@ -268,9 +326,76 @@ static void scopes_text(FILE *out, const struct tp_ops *ops,
 	splits_text(out, ops, s);
 }
 
+static void spread_text(char *buf, size_t n, const struct tp_cat_sum *s)
+{
+	char lo[32], hi[32];
+
+	if (s->n_cores < 2)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%s..%s", tp_fmt_ps(lo, sizeof(lo), s->min_core_ps),
+			 tp_fmt_ps(hi, sizeof(hi), s->max_core_ps));
+}
+
+static void cat_row(FILE *out, const struct tp_cat_sum *s, int indent, struct tp_str name,
+		    size_t variants)
+{
+	char t_s[32], t_t[32], sp[80];
+
+	spread_text(sp, sizeof(sp), s);
+	fprintf(out, "  %10s %10s %9" PRIu64 " %5zu %-22s %*s%.*s", tp_fmt_ps(t_s, sizeof(t_s), s->self_ps),
+		tp_fmt_ps(t_t, sizeof(t_t), s->total_ps), s->occurrences, s->n_cores, sp,
+		indent, "", (int)name.len, TP_SPTR(name));
+	if (variants > 1)
+		fprintf(out, "  (%zu names folded)", variants);
+	fputc('\n', out);
+}
+
+/* --by category: program -> category -> op over every core. */
+static void categories_text(FILE *out, const struct tp_capture *cap,
+			    const struct tp_op_categories *c, size_t n_cores, size_t limit)
+{
+	uint64_t program = 0;
+
+	fprintf(out, "op profile by category over %zu core(s)%s: self and total time and\n"
+		"count summed over the cores an op ran on; spread: the least and the most\n"
+		"self time one of those cores gave it\n", n_cores,
+		c->fold ? ", name.N copies folded" : "");
+	fprintf(out, "  %10s %10s %9s %5s %-22s %s\n", "self", "total", "count", "cores",
+		"spread", "program / category / op");
+	for (size_t g = 0; g < c->n_groups; g++) {
+		const struct tp_cat_group *gr = &c->groups[g];
+		size_t shown = limit && gr->n > limit ? limit : gr->n;
+
+		if (g == 0 || gr->program_id != program) {
+			struct tp_str m = tp_report_module_name(cap, gr->module);
+			char t[32];
+
+			fprintf(out, "  %10s %*s%.*s%s(program %" PRIu64 ")\n",
+				tp_fmt_ps(t, sizeof(t), gr->program_self_ps), 50, "",
+				(int)m.len, TP_SPTR(m), m.len ? " " : "", gr->program_id);
+			program = gr->program_id;
+		}
+		cat_row(out, &gr->sum, 2, gr->category.len ? gr->category : tp_str_make("(none)", 6), 0);
+		for (size_t k = 0; k < shown; k++) {
+			const struct tp_cat_op *o = &c->ops[gr->first + k];
+
+			cat_row(out, &o->sum, 4, o->name, o->variants);
+		}
+		if (shown < gr->n)
+			fprintf(out, "  %*s... %zu more ops (--limit 0 shows all)\n", 62, "", gr->n - shown);
+	}
+}
+
 enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *ops,
 			const struct tp_ops_view *view, struct tp_error *err)
 {
+	if (view->categories) {
+		categories_text(out, cap, view->categories, ops->n_cores, view->limit);
+		if (ferror(out))
+			return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
+		return TP_OK;
+	}
 	if (!ops->n_cores)
 		fprintf(out, "no device ops in this capture\n");
 	for (size_t c = 0; c < ops->n_cores; c++) {
@@ -278,6 +403,7 @@ enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *
 			fputc('\n', out);
 		core_text(out, cap, ops, &ops->cores[c], view->limit);
 	}
+	steps_across_text(out, cap, ops, view->limit);
 	if (view->scopes) {
 		fputc('\n', out);
 		scopes_text(out, ops, view->scopes, view->limit);
