@@ -24,9 +24,11 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wwrite-strings -Wold-style-definition -Wno-unused-parameter \
 	-Wno-format-nonliteral -fno-common
 
-PKGS    := libprotobuf-c jansson libcurl zlib
+# Brotli, Zstd, Snappy and HighwayHash read .xplane.riegeli captures
+# (docs/riegeli.md); Debian's libhighwayhash-dev ships no .pc file.
+PKGS    := libprotobuf-c jansson libcurl zlib libbrotlidec libzstd snappy
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lprotobuf-c -ljansson -lcurl -lz)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lprotobuf-c -ljansson -lcurl -lz -lbrotlidec -lzstd -lsnappy) -lhighwayhash
 
 ifneq ($(SANITIZE),)
 SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
