@@ -211,13 +211,15 @@ bool rg_merge_stat_meta(struct rg_model *m, struct rg_plane *p,
 			return false;
 		}
 		key = tp_hash_bytes(name.ptr, name.len);
-		at = fresh || !name.len ? -1 : tp_i64map_get(&p->stat_by_key, (int64_t)key);
+		/* an empty name is matched too (XProf keeps its id: a writer
+		 * that renumbers would then add an entry per chunk) */
+		at = fresh ? -1 : tp_i64map_get(&p->stat_by_key, (int64_t)key);
 		if (at >= 0) {
 			target = p->stats[at].id;
 		} else {
 			struct rg_buf v = { 0 };
 
-			target = fresh || !name.len ? id : p->max_stat_id + 1;
+			target = fresh ? id : p->max_stat_id + 1;
 			if (tp_i64map_get(&p->stat_ids, target) < 0) {
 				rg_put_tag(&v, 1, TP_WIRE_VARINT);
 				rg_put_varint(&v, (uint64_t)target);
