@@ -1,7 +1,8 @@
 # tpuprof - a plain Makefile (GNU make).
 #
 #   make                 build build/tpuprof
-#   make check           unit, golden and corrupt-input tests, and the HTML
+#   make check           unit, golden and corrupt-input tests, chunked
+#                        captures (make riegeli-test), and the HTML
 #                        page in headless Chromium (make html)
 #   make run             build and run `tpuprof report` on testdata/
 #   make deps            install the Debian packages that are missing
@@ -72,7 +73,7 @@ output-mode: $(BIN)
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference svg html contract merge-test scale-test trace-test riegeli-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -174,13 +175,25 @@ trace-test: $(BIN) $(TRACE_DUMP)
 contract: $(BIN)
 	python3 tests/json_contract.py $(BIN)
 
+# Chunked captures (docs/riegeli.md): the shared captures split as a
+# profiler would and written as .xplane.riegeli by the tests' own writer
+# (riegeli_pack, in each compression) give every command's JSON of the
+# .xplane.pb; gzip, stdin, run dirs, damage.
+RIEGELI_PACK := $(BUILD)/tests/riegeli/riegeli_pack
+$(RIEGELI_PACK): tests/riegeli/riegeli_pack.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(shell pkg-config --libs libbrotlienc 2>/dev/null || echo -lbrotlienc) $(PKG_LIBS) $(SAN)
+
+riegeli-test: $(BIN) $(RIEGELI_PACK)
+	sh tests/riegeli/run.sh $(BIN) $(RIEGELI_PACK)
+
 # fetch and capture against a local test server (tests/fetch/server.py).
 fetch-tests: $(BIN)
 	TPUPROF=$(BIN) sh tests/fetch/run.sh
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house output-mode
+	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test scale-test trace-test riegeli-test fetch-tests house output-mode
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet
