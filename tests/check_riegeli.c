@@ -9,7 +9,11 @@
  */
 #include "testutil.h"
 
+#include "tpuprof/capture.h"
 #include "tpuprof/riegeli.h"
+
+#include <highwayhash/c_bindings.h>
+#include <sys/mman.h>
 
 #define GOLDEN "../shared/captures/riegeli-golden/"
 
@@ -305,6 +309,228 @@ START_TEST(test_not_riegeli)
 }
 END_TEST
 
+/* ---- merging: records built here, in a file of one uncompressed
+ * simple chunk (no block crossed) ---- */
+
+static uint64_t rhash(const void *p, size_t n)
+{
+	static const uint64_t key[4] = {
+		0x2f696c6567656952ull, 0x0a7364726f636572ull,
+		0x2f696c6567656952ull, 0x0a7364726f636572ull,
+	};
+	return HighwayHash64(key, p, n);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A Riegeli file of one chunk holding the records. */
+static struct pb riegeli_of(struct pb *recs, size_t n)
+{
+	static const uint8_t sig[64] = {
+		0x83, 0xaf, 0x70, 0xd1, 0x0d, 0x88, 0x4a, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0,
+		0x40, 0, 0, 0, 0, 0, 0, 0, 0x91, 0xba, 0xc2, 0x3c, 0x92, 0x87, 0xe1, 0xa9,
+		0, 0, 0, 0, 0, 0, 0, 0, 0xe1, 0x9f, 0x13, 0xc0, 0xe9, 0xb1, 0xc3, 0x72,
+		0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	};
+	struct pb out = { 0 }, sizes = { 0 }, data = { 0 };
+	uint8_t h[40], zero = 0;
+	size_t total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		pb_varint(&sizes, recs[i].len);
+		total += recs[i].len;
+	}
+	pb_bytes(&data, &zero, 1);
+	pb_varint(&data, sizes.len);
+	pb_bytes(&data, sizes.data, sizes.len);
+	for (size_t i = 0; i < n; i++)
+		pb_bytes(&data, recs[i].data, recs[i].len);
+	ck_assert_uint_lt(64 + 40 + data.len, 65536);
+	put64(h + 8, data.len);
+	put64(h + 16, rhash(data.data, data.len));
+	put64(h + 24, (uint64_t)n << 8 | 'r');
+	put64(h + 32, total);
+	put64(h, rhash(h + 8, 32));
+	pb_bytes(&out, sig, sizeof(sig));
+	pb_bytes(&out, h, sizeof(h));
+	pb_bytes(&out, data.data, data.len);
+	pb_free(&sizes);
+	pb_free(&data);
+	return out;
+}
+
+/* An XEvent with metadata id, offset and one int stat. */
+static void event(struct pb *line, int64_t meta, int64_t offset_ps,
+		  int64_t stat_meta, int64_t v)
+{
+	struct pb ev = { 0 };
+
+	pb_int(&ev, 1, meta);
+	pb_int(&ev, 2, offset_ps);
+	pb_int(&ev, 3, 100);
+	pb_stat_int(&ev, stat_meta, 4, v);
+	pb_msg(line, 4, &ev);
+}
+
+/* Chunk 1: line 5 at 1000 ns with events "a" (id 1) at 0 and 500 ps;
+ * chunk 2: the same plane with "a" as id 20, "b" new as id 21, stat
+ * "flops" as 30 (1 in chunk 1), line 5 from 990 ns with "b" at 0 and
+ * "a" at 2000 ps, and a line 6. */
+static struct pb merge_record(int which)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, line6 = { 0 };
+	bool second = which == 2;
+
+	pb_int(&plane, 1, 3);
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 5);
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&line, 3, second ? 990 : 1000);
+	if (!second) {
+		event(&line, 1, 0, 1, 7);
+		event(&line, 1, 500, 1, 8);
+	} else {
+		event(&line, 21, 0, 30, 9);
+		event(&line, 20, 2000, 30, 10);
+		pb_int(&line6, 1, 6);
+		pb_str(&line6, 2, "XLA Modules");
+		pb_int(&line6, 3, 995);
+		event(&line6, 20, 0, 30, 11);
+	}
+	pb_msg(&plane, 3, &line);
+	if (second)
+		pb_msg(&plane, 3, &line6);
+	pb_metadata(&plane, 4, second ? 20 : 1, "a");
+	if (second)
+		pb_metadata(&plane, 4, 21, "b");
+	pb_metadata(&plane, 5, second ? 30 : 1, "flops");
+	pb_msg(&space, 1, &plane);
+	pb_str(&space, 4, "host-a");
+	return space;
+}
+
+static struct tp_xspace merged_space(struct pb *recs, size_t n,
+				     struct tp_riegeli_xspace *out,
+				     struct tp_arena *a)
+{
+	struct pb file = riegeli_of(recs, n);
+	struct tp_riegeli_opts o = { .shown = "m.riegeli", .max_chunk = UINT64_MAX };
+	struct tp_riegeli_info info;
+	struct tp_error err = { 0 };
+	struct tp_xspace xs;
+
+	ck_assert_int_eq(tp_riegeli_merge(file.data, file.len, &o, out, &info, &err), TP_OK);
+	ck_assert_uint_eq(info.records, n);
+	tp_riegeli_info_release(&info);
+	pb_free(&file);
+	tp_arena_init(a);
+	ck_assert_msg(tp_xspace_decode(&xs, a, out->data, out->size, "merged", &err) == TP_OK,
+		      "%s", err.msg);
+	return xs;
+}
+
+START_TEST(test_merge_rules)
+{
+	struct pb recs[2] = { merge_record(1), merge_record(2) };
+	struct tp_riegeli_xspace out;
+	struct tp_arena a;
+	struct tp_xspace xs = merged_space(recs, 2, &out, &a);
+	const struct tp_plane *pl;
+	struct tp_event_iter it;
+	struct tp_event ev;
+	/* absolute ps from 990 ns: chunk 1 moved by 10 ns */
+	static const int64_t want_off[] = { 10000, 10500, 0, 2000 };
+	static const int64_t want_meta[] = { 1, 1, 2, 1 };
+	size_t k = 0;
+
+	ck_assert_uint_eq(xs.n_planes, 1);
+	ck_assert_uint_eq(xs.n_hostnames, 1);   /* no duplicate */
+	pl = &xs.planes[0];
+	ck_assert_int_eq(pl->id, 3);
+	ck_assert_uint_eq(pl->n_lines, 2);
+	ck_assert_int_eq(pl->lines[0].id, 5);
+	ck_assert_int_eq(pl->lines[0].timestamp_ns, 990);
+	ck_assert_int_eq(pl->lines[1].id, 6);
+	ck_assert_uint_eq(pl->n_event_meta, 2);   /* "a" once, "b" new */
+	tp_event_iter_init_read(&it, &xs, pl, &pl->lines[0]);
+	while (tp_event_iter_next(&it, &ev) > 0) {
+		ck_assert_uint_lt(k, 4);
+		ck_assert_int_eq(ev.offset_ps, want_off[k]);
+		ck_assert_int_eq(ev.metadata_id, want_meta[k]);
+		ck_assert(ev.meta != NULL);
+		k++;
+	}
+	ck_assert_uint_eq(k, 4);
+	tp_event_iter_init_read(&it, &xs, pl, &pl->lines[1]);
+	ck_assert_int_eq(tp_event_iter_next(&it, &ev), 1);
+	ck_assert_int_eq(ev.metadata_id, 1);      /* "a", remapped */
+	munmap(out.map, out.map_len);
+	tp_arena_release(&a);
+	pb_free(&recs[0]);
+	pb_free(&recs[1]);
+}
+END_TEST
+
+/* libtpu 0.0.37 (riegeli-facts.md): "HLO Proto" names the modules' stat
+ * and the metadata id is not the program id: the id comes from the
+ * "(digits)" of the name, in a .pb and in a .riegeli whose second chunk
+ * repeats the metadata under other ids. */
+static struct pb libtpu_record(int64_t em_id, int64_t stat_id, const char *name)
+{
+	struct pb space = { 0 }, plane = { 0 }, entry = { 0 }, em = { 0 }, st = { 0 };
+	static const uint8_t hlo[] = { 0x0a, 0x02, 0x0a, 0x00 };
+
+	pb_str(&plane, 2, "/host:metadata");
+	pb_int(&em, 1, em_id);
+	pb_str(&em, 2, name);
+	pb_int(&st, 1, stat_id);
+	pb_lenfield(&st, 6, hlo, sizeof(hlo));
+	pb_msg(&em, 5, &st);
+	pb_int(&entry, 1, em_id);
+	pb_msg(&entry, 2, &em);
+	pb_msg(&plane, 4, &entry);
+	pb_metadata(&plane, 5, stat_id, "HLO Proto");
+	pb_msg(&space, 1, &plane);
+	return space;
+}
+
+START_TEST(test_libtpu_0_0_37)
+{
+	struct pb recs[2] = { libtpu_record(7, 1, "jit_f(1234)"),
+			      libtpu_record(9, 4, "jit_g(5678)") };
+	struct pb file = riegeli_of(recs, 2);
+	static const struct tp_open_opts opts = { .max_input = TP_DEFAULT_MAX_INPUT };
+
+	for (int i = 0; i < 2; i++) {
+		char *path = i ? write_temp(".xplane.riegeli", file.data, file.len)
+			       : write_temp(".xplane.pb", recs[0].data, recs[0].len);
+		const char *paths[] = { path };
+		struct tp_capture cap;
+		struct tp_error err = { 0 };
+
+		ck_assert_msg(tp_capture_open(&cap, paths, 1, &opts, &err) == TP_OK, "%s", err.msg);
+		ck_assert_uint_eq(cap.n_modules, i ? 2 : 1);
+		ck_assert_uint_eq(cap.modules[0].program_id, 1234);
+		ck_assert_int_eq(cap.modules[0].embed_layout, 'B');
+		if (i) {
+			ck_assert_uint_eq(cap.modules[1].program_id, 5678);
+			ck_assert(cap.sources[0].chunked);
+			ck_assert_uint_eq(cap.sources[0].records, 2);
+		}
+		tp_capture_release(&cap);
+		unlink(path);
+		free(path);
+	}
+	pb_free(&file);
+	pb_free(&recs[0]);
+	pb_free(&recs[1]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("riegeli");
@@ -315,6 +541,8 @@ int main(void)
 	tcase_add_test(tc, test_transposed_refused);
 	tcase_add_test(tc, test_damage_at_chunk_boundaries);
 	tcase_add_test(tc, test_not_riegeli);
+	tcase_add_test(tc, test_merge_rules);
+	tcase_add_test(tc, test_libtpu_0_0_37);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
