@@ -5,7 +5,10 @@
  *
  *   riegeli_pack [-c none|brotli|zstd|snappy] [-n RECORDS_PER_CHUNK]
  *                [-p] RECORDS OUT
+ *   riegeli_pack [-c ...] [-n N] [-p] -f OUT FILE...
  *
+ * -f: each FILE is one record, as it is (make bench: generated XSpaces
+ * as the chunks of one capture).
  * RECORDS holds the records as [8-byte little-endian length][bytes]
  * (tests/riegeli/xspace_split.py writes it; "-" is standard input).
  * -p pads the file to a multiple of 64 KiB with a padding chunk, as the
@@ -208,7 +211,9 @@ int main(int argc, char **argv)
 	FILE *in;
 	uint8_t lenb[8];
 
-	while ((opt = getopt(argc, argv, "c:n:p")) != -1) {
+	int files = 0;
+
+	while ((opt = getopt(argc, argv, "c:n:pf")) != -1) {
 		if (opt == 'c')
 			type = !strcmp(optarg, "brotli") ? 'b' :
 			       !strcmp(optarg, "zstd") ? 'z' :
@@ -217,25 +222,51 @@ int main(int argc, char **argv)
 			per_chunk = strtoull(optarg, NULL, 10);
 		else if (opt == 'p')
 			pad = 1;
+		else if (opt == 'f')
+			files = 1;
 		else
 			die("usage: riegeli_pack [-c none|brotli|zstd|snappy] [-n N] [-p] RECORDS OUT");
 	}
-	if (argc - optind != 2)
+	if (files ? argc - optind < 2 : argc - optind != 2)
 		die("usage: riegeli_pack [-c none|brotli|zstd|snappy] [-n N] [-p] RECORDS OUT");
-	in = strcmp(argv[optind], "-") ? fopen(argv[optind], "rb") : stdin;
-	out = fopen(argv[optind + 1], "wb");
-	if (!in || !out)
+	if (files) {
+		out = fopen(argv[optind], "wb");
+		in = NULL;
+	} else {
+		in = strcmp(argv[optind], "-") ? fopen(argv[optind], "rb") : stdin;
+		out = fopen(argv[optind + 1], "wb");
+	}
+	if ((!files && !in) || !out)
 		die("cannot open a file");
 	chunk('s', 0, 0, NULL, 0);    /* the signature */
-	while (fread(lenb, 1, 8, in) == 8) {
+	for (int arg = optind + 1;; arg++) {
 		uint64_t n = 0;
 		uint8_t *rec;
 
-		for (int i = 7; i >= 0; i--)
-			n = n << 8 | lenb[i];
-		rec = malloc(n ? n : 1);
-		if (!rec || fread(rec, 1, n, in) != n)
-			die("short record");
+		if (files) {
+			FILE *f;
+			long len;
+
+			if (arg >= argc)
+				break;
+			f = fopen(argv[arg], "rb");
+			if (!f || fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0)
+				die("cannot read a record file");
+			rewind(f);
+			n = (uint64_t)len;
+			rec = malloc(n ? n : 1);
+			if (!rec || fread(rec, 1, n, f) != n)
+				die("short record file");
+			fclose(f);
+		} else {
+			if (fread(lenb, 1, 8, in) != 8)
+				break;
+			for (int i = 7; i >= 0; i--)
+				n = n << 8 | lenb[i];
+			rec = malloc(n ? n : 1);
+			if (!rec || fread(rec, 1, n, in) != n)
+				die("short record");
+		}
 		put_varint(&sizes, n);
 		put(&values, rec, n);
 		free(rec);

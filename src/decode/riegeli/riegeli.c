@@ -11,6 +11,8 @@
 #include "tpuprof/util.h"
 #include "tpuprof/wire.h"
 
+#include "riegeli_internal.h"
+
 #include <brotli/decode.h>
 #include <highwayhash/c_bindings.h>
 #include <snappy-c.h>
@@ -152,25 +154,26 @@ static uint64_t recover(const uint8_t *data, uint64_t size, uint64_t begin)
 	return size;
 }
 
-/* One buffer of a simple chunk, decompressed into *out (malloc'd) of
- * exactly want bytes; NULL message on success. */
+/* One buffer of a simple chunk, want bytes decompressed: *view points
+ * at them, in p itself when not compressed, else in *out (malloc'd, the
+ * caller frees). NULL message on success. */
 static const char *decompress(uint8_t type, const uint8_t *p, size_t n,
-			      uint64_t want, uint8_t **out)
+			      uint64_t want, const uint8_t **view, uint8_t **out)
 {
 	const uint8_t *q = p;
 	uint64_t size = n;
 
 	*out = NULL;
+	*view = p;
 	if (type != 0 && !tp_wire_varint(&q, p + n, &size))
 		return "bad decompressed size";
 	n -= (size_t)(q - p);
 	if (size != want)
 		return "decompressed size disagrees with the chunk header";
-	*out = tp_xmalloc(want ? want : 1);
-	if (type == 0) {
-		memcpy(*out, q, n);
+	if (type == 0)
 		return n == want ? NULL : "buffer size disagrees with the chunk header";
-	}
+	*out = tp_xmalloc(want ? want : 1);
+	*view = *out;
 	if (type == 'b') {
 		size_t got = want;
 
@@ -211,7 +214,8 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 {
 	const uint8_t *q = d + 1, *end = d + c->data_size;
 	uint64_t sizes_size, sizes_len = 0, at = 0;
-	uint8_t *sizes = NULL, *values = NULL;
+	uint8_t *sizes_own = NULL, *values_own = NULL;
+	const uint8_t *sizes = NULL, *values = NULL;
 	const char *bad;
 	uint64_t *lens;
 
@@ -230,11 +234,12 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 	}
 	if (sizes_len > c->num_records * 10 + 10)
 		return "sizes buffer too long for its records";
-	bad = decompress(d[0], q, (size_t)sizes_size, sizes_len, &sizes);
+	bad = decompress(d[0], q, (size_t)sizes_size, sizes_len, &sizes,
+			 &sizes_own);
 	if (!bad)
 		bad = decompress(d[0], q + sizes_size,
 				 (size_t)(end - q - sizes_size), c->decoded_size,
-				 &values);
+				 &values, &values_own);
 	lens = bad ? NULL : tp_xcalloc(c->num_records ? c->num_records : 1,
 				       sizeof(*lens));
 	for (uint64_t i = 0, total = 0; !bad && i < c->num_records; i++) {
@@ -258,19 +263,9 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 		at += lens[i];
 	}
 	free(lens);
-	free(sizes);
-	free(values);
+	free(sizes_own);
+	free(values_own);
 	return bad;
-}
-
-static void drop(const uint8_t *data, uint64_t from, uint64_t to)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)(data + from) + page - 1) / page * page;
-	uintptr_t b = (uintptr_t)(data + to) / page * page;
-
-	if (b > a)
-		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
 /* Reads the chunk at c->begin: header checked, end computed. A message
@@ -373,7 +368,7 @@ enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
 		if (bad)
 			add_damage(info, c.begin, c.end, "%s", bad);
 		if (opts->drop_pages)
-			drop(data, c.begin, c.end);
+			rg_drop(data, c.begin, c.end);
 		pos = c.end;
 	}
 	return TP_OK;

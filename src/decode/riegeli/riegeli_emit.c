@@ -41,6 +41,16 @@ FILE *rg_tmpfile(void)
 	return f;
 }
 
+void rg_drop(const uint8_t *base, uint64_t from, uint64_t to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)(base + from) + page - 1) / page * page;
+	uintptr_t b = (uintptr_t)(base + to) / page * page;
+
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 struct rg_span rg_spill(struct rg_model *m, const void *p, size_t n)
 {
 	struct rg_span s = { m->spill_size, n };
@@ -75,6 +85,34 @@ void rg_put_varint(struct rg_buf *b, uint64_t v)
 void rg_put_tag(struct rg_buf *b, uint32_t field, unsigned type)
 {
 	rg_put_varint(b, (uint64_t)field << 3 | type);
+}
+
+#define LEN_ROOM 5   /* lengths under 32 GiB: every field here */
+
+size_t rg_open_field(struct rg_buf *b, uint32_t field)
+{
+	size_t at;
+
+	rg_put_tag(b, field, TP_WIRE_LEN);
+	at = b->n;
+	b->p = tp_xgrow(b->p, &b->cap, b->n + LEN_ROOM, 1);
+	b->n += LEN_ROOM;
+	return at;
+}
+
+void rg_close_field(struct rg_buf *b, size_t at)
+{
+	size_t len = b->n - at - LEN_ROOM, k;
+	struct rg_buf t = { 0 };
+	uint8_t room[10];
+
+	t.p = room;
+	t.cap = sizeof(room);
+	rg_put_varint(&t, len);
+	k = t.n;
+	memmove(b->p + at + k, b->p + at + LEN_ROOM, len);
+	memcpy(b->p + at, room, k);
+	b->n = at + k + len;
 }
 
 size_t rg_varint_size(uint64_t v)
@@ -138,9 +176,14 @@ static uint64_t segment_events(const struct rg_line *l,
 	struct rg_buf b = { 0 };
 	uint64_t n = 0;
 
+	/* each segment is read twice (sizes, then bytes) and then no
+	 * more: its pages go, so a capture's events never all stay
+	 * resident */
 	if (shift == 0) {
 		if (out && fwrite(p, 1, s->bytes.len, out) != s->bytes.len)
 			*io_failed = true;
+		if (out)
+			rg_drop(spill, s->bytes.off, s->bytes.off + s->bytes.len);
 		return s->bytes.len;
 	}
 	tp_wire_init(&w, p, p, s->bytes.len);
@@ -155,6 +198,7 @@ static uint64_t segment_events(const struct rg_line *l,
 	if (out && b.n && fwrite(b.p, 1, b.n, out) != b.n)
 		*io_failed = true;
 	free(b.p);
+	rg_drop(spill, s->bytes.off, s->bytes.off + s->bytes.len);
 	return n;
 }
 

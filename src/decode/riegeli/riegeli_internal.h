@@ -82,6 +82,10 @@ struct rg_model {
 /* A temporary file, already unlinked: under $TMPDIR or /tmp. */
 FILE *rg_tmpfile(void);
 
+/* Drops the resident pages of a mapping's [from, to) (whole pages
+ * inside it): read once, they come back from the file if read again. */
+void rg_drop(const uint8_t *base, uint64_t from, uint64_t to);
+
 /* Appends bytes to the spill file. */
 struct rg_span rg_spill(struct rg_model *m, const void *p, size_t n);
 
@@ -94,6 +98,11 @@ void rg_put(struct rg_buf *b, const void *p, size_t n);
 void rg_put_varint(struct rg_buf *b, uint64_t v);
 void rg_put_tag(struct rg_buf *b, uint32_t field, unsigned type);
 size_t rg_varint_size(uint64_t v);
+/* A length-delimited field written in place, with no buffer of its own:
+ * rg_open_field writes the tag and leaves room for the length, returning
+ * where it goes; rg_close_field writes it and moves the content up. */
+size_t rg_open_field(struct rg_buf *b, uint32_t field);
+void rg_close_field(struct rg_buf *b, size_t at);
 
 /* A chunk's view of one plane: where its parts are, and its id maps. */
 struct chunk_plane {

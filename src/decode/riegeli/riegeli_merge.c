@@ -63,13 +63,10 @@ static bool put_stat_field(struct rg_buf *b, uint32_t number,
 			   const uint8_t *base, const struct tp_field *f,
 			   const struct tp_i64map *stat_map, int64_t *id)
 {
-	struct rg_buf s = { 0 };
-	bool ok = rg_put_stat(&s, base, f->data, f->len, stat_map, id);
+	size_t at = rg_open_field(b, number);
+	bool ok = rg_put_stat(b, base, f->data, f->len, stat_map, id);
 
-	rg_put_tag(b, number, TP_WIRE_LEN);
-	rg_put_varint(b, s.n);
-	rg_put(b, s.p, s.n);
-	free(s.p);
+	rg_close_field(b, at);
 	return ok;
 }
 
@@ -78,7 +75,8 @@ static bool put_stat_field(struct rg_buf *b, uint32_t number,
 bool rg_put_event(struct rg_buf *b, const uint8_t *base,
 		      const struct tp_field *ev, const struct chunk_plane *cp)
 {
-	struct rg_buf e = { 0 };
+	size_t at = rg_open_field(b, 4);
+	struct rg_buf *e = b;
 	struct tp_wire w;
 	struct tp_field f;
 	int64_t id;
@@ -88,20 +86,17 @@ bool rg_put_event(struct rg_buf *b, const uint8_t *base,
 	tp_wire_init(&w, base, ev->data, ev->len);
 	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
 		if (f.number == 1 && f.type == TP_WIRE_VARINT) {
-			rg_put_tag(&e, 1, TP_WIRE_VARINT);
-			rg_put_varint(&e, (uint64_t)mapped(&cp->event_map,
+			rg_put_tag(e, 1, TP_WIRE_VARINT);
+			rg_put_varint(e, (uint64_t)mapped(&cp->event_map,
 							   (int64_t)f.value));
 		} else if (f.number == 4 && f.type == TP_WIRE_LEN) {
-			ok = put_stat_field(&e, 4, base, &f, &cp->stat_map, &id);
+			ok = put_stat_field(e, 4, base, &f, &cp->stat_map, &id);
 		} else {
-			rg_put(&e, base + f.offset, (size_t)(w.p - base) - f.offset);
+			rg_put(e, base + f.offset, (size_t)(w.p - base) - f.offset);
 		}
 	}
 	ok = ok && rc == 0;
-	rg_put_tag(b, 4, TP_WIRE_LEN);
-	rg_put_varint(b, e.n);
-	rg_put(b, e.p, e.n);
-	free(e.p);
+	rg_close_field(b, at);
 	return ok;
 }
 
