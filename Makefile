@@ -218,9 +218,9 @@ run: $(BIN)
 deps:
 	sh tests/install_deps.sh
 
-bench: $(BIN) $(GEN_BIN)
+bench: $(BIN) $(GEN_BIN) $(RIEGELI_PACK)
 	sh tests/install_deps.sh --bench
-	sh tests/bench.sh $(BIN) $(GEN_BIN)
+	sh tests/bench.sh $(BIN) $(GEN_BIN) $(RIEGELI_PACK)
 
 # libFuzzer targets for the decoders; FUZZ_SECONDS each (default 60).
 fuzz:

@@ -10,7 +10,10 @@
 # 200 MB against `report`, and last a block with one line per target of
 # issues 7, 16 and 19: measured, limit, PASS/FAIL. Figures go into
 # docs/performance.md.
-# Usage: tests/bench.sh TPUPROF GEN_CAPTURE
+# Then a chunked capture (.xplane.riegeli, issue 27) of at least 3 GiB of
+# XSpace, written from generated 256 MB XSpaces (one record each, a seed
+# each, kept in bench/) by the tests' writer, measured and deleted.
+# Usage: tests/bench.sh TPUPROF GEN_CAPTURE [RIEGELI_PACK]
 #   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB;
 #   "" none)
 #   BENCH_HOSTS=0 skips the run directory (default 16 hosts)
@@ -19,8 +22,10 @@
 #   BENCH_GPU_MB=200 MB each), whose targets are issue 19's
 #   BENCH_TRACE=0 skips `trace` on a 200 MB capture (issue 16)
 #   BENCH_MERGE=0 skips merging 1,024 host reports (docs/scale.md)
+#   BENCH_RIEGELI_MB=N the chunked capture's size (default 3300 MB, at
+#   least 3 GiB; 0 skips it)
 set -eu
-tpuprof=$1 gen=$2
+tpuprof=$1 gen=$2 pack=${3:-}
 dir=bench
 sizes=${BENCH_SIZES-100 1000}
 hosts=${BENCH_HOSTS:-16}
@@ -211,6 +216,36 @@ bench_merge() {
 	[ -n "$wall" ] || merge_cpu=''
 }
 
+# bench_riegeli: issue 27's row: report on a chunked capture of
+# BENCH_RIEGELI_MB, against report on one of its 256 MB records as .pb
+# (speed per byte of XSpace), and its peak RSS against the file. The
+# records are XSpaces of other seeds: every chunk is merged into the same
+# planes and lines, with metadata remapped. The .riegeli is deleted.
+bench_riegeli() {
+	mb=$1
+	[ -n "$pack" ] || { echo "chunked capture: skipped (no riegeli_pack)"; return 0; }
+	n=$(( (mb + 255) / 256 ))
+	set --
+	i=1
+	while [ $i -le $n ]; do
+		generate "$dir/chunk-$i.xplane.pb" 256000000 --seed "$i"
+		set -- "$@" "$dir/chunk-$i.xplane.pb"
+		i=$((i + 1))
+	done
+	rg=$dir/chunked.xplane.riegeli
+	"$pack" -f "$rg" "$@"
+	b=$(wc -c <"$rg")
+	pb=$(wc -c <"$1")
+	echo "chunked capture: $rg ($b bytes, $n records of about 256 MB; Riegeli, uncompressed)"
+	measure "tpuprof report on one record as .pb" "$pb" "$pb" "$tpuprof" report -q --format json "$1"
+	riegeli_pb_mbs=$(mbs "$pb" "$wall")
+	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$rg"
+	riegeli_mbs=$(mbs "$b" "$wall")
+	riegeli_rss=$(per_file "$rss" "$b")
+	riegeli_bytes=$b
+	rm -f "$rg"
+}
+
 # target TEXT VALUE OP LIMIT [WHY]: one line of the targets block; VALUE
 # empty means the run was skipped or failed (WHY, if known)
 target() {
@@ -245,6 +280,11 @@ targets() {
 	echo "targets (docs/scale.md):"
 	target "merge 1,024 host reports: CPU (s)" "${merge_cpu:-}" "<" 2
 	[ -n "$gpu_shapes" ] || return 0
+	if [ -n "${riegeli_bytes:-}" ]; then
+		echo "targets (issue 27, a chunked capture of $riegeli_bytes bytes):"
+		target "chunked: report peak RSS / file" "${riegeli_rss:-}" "<=" 0.25
+		target "chunked: report MB/s / .pb report MB/s (x)" "$(div "${riegeli_mbs:-}" "${riegeli_pb_mbs:-}")" ">=" 0.5
+	fi
 	echo "targets (issue 19, ${gpu_mb} MB GPU-shaped captures):"
 	for shape in $gpu_shapes; do
 		k=$(echo "$shape" | tr - _)
@@ -268,4 +308,6 @@ done
 if [ "$hosts" -gt 0 ]; then bench_hosts "$hosts"; fi
 if [ "${BENCH_TRACE:-1}" != 0 ]; then bench_trace; fi
 if [ "${BENCH_MERGE:-1}" != 0 ]; then bench_merge; fi
+riegeli_mb=${BENCH_RIEGELI_MB:-3300}
+if [ "$riegeli_mb" -gt 0 ]; then bench_riegeli "$riegeli_mb"; fi
 targets
