@@ -11,8 +11,9 @@
 # issues 7, 16 and 19: measured, limit, PASS/FAIL. Figures go into
 # docs/performance.md.
 # Then a chunked capture (.xplane.riegeli, issue 27) of at least 3 GiB of
-# XSpace, written from generated 256 MB XSpaces (one record each, a seed
-# each, kept in bench/) by the tests' writer, measured and deleted.
+# XSpace, written from generated 128 MB XSpaces (one record each, a seed
+# each, later in time each, kept in bench/) by the tests' writer,
+# measured and deleted.
 # Usage: tests/bench.sh TPUPROF GEN_CAPTURE [RIEGELI_PACK]
 #   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB;
 #   "" none)
@@ -217,26 +218,28 @@ bench_merge() {
 }
 
 # bench_riegeli: issue 27's row: report on a chunked capture of
-# BENCH_RIEGELI_MB, against report on one of its 256 MB records as .pb
+# BENCH_RIEGELI_MB, against report on one of its 128 MB records as .pb
 # (speed per byte of XSpace), and its peak RSS against the file. The
 # records are XSpaces of other seeds: every chunk is merged into the same
 # planes and lines, with metadata remapped. The .riegeli is deleted.
 bench_riegeli() {
 	mb=$1
 	[ -n "$pack" ] || { echo "chunked capture: skipped (no riegeli_pack)"; return 0; }
-	n=$(( (mb + 255) / 256 ))
+	n=$(( (mb + 127) / 128 ))
 	set --
 	i=1
 	while [ $i -le $n ]; do
-		generate "$dir/chunk-$i.xplane.pb" 256000000 --seed "$i"
-		set -- "$@" "$dir/chunk-$i.xplane.pb"
+		# each record a later stretch of the same lines (100 s apart)
+		generate "$dir/chunk128-$i.xplane.pb" 128000000 --seed "$i" \
+			--device-line-ns $(( (i - 1) * 100000000000 ))
+		set -- "$@" "$dir/chunk128-$i.xplane.pb"
 		i=$((i + 1))
 	done
 	rg=$dir/chunked.xplane.riegeli
 	"$pack" -f "$rg" "$@"
 	b=$(wc -c <"$rg")
 	pb=$(wc -c <"$1")
-	echo "chunked capture: $rg ($b bytes, $n records of about 256 MB; Riegeli, uncompressed)"
+	echo "chunked capture: $rg ($b bytes, $n records of about 128 MB; Riegeli, uncompressed)"
 	measure "tpuprof report on one record as .pb" "$pb" "$pb" "$tpuprof" report -q --format json "$1"
 	riegeli_pb_mbs=$(mbs "$pb" "$wall")
 	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$rg"

@@ -59,7 +59,7 @@ ALL="$(find src -name '*.c' | grep -v 'src/cli/main.c' | sort)"
 for t in $TARGETS; do
 	src=$LIBSRC
 	# the decoder reads .xplane.riegeli: Brotli, Zstd, Snappy, HighwayHash
-	libs="-lprotobuf-c -lz -lpthread -lbrotlidec -lzstd -lsnappy -lhighwayhash"
+	libs="-lprotobuf-c -ljansson -lm -lz -lpthread -lbrotlidec -lzstd -lsnappy -lhighwayhash"
 	flags=
 	seeds="testdata testdata/corrupt"
 	[ -d ../shared/captures ] && seeds="$seeds $(ls -d ../shared/captures/*/)"

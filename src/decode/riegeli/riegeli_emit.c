@@ -133,34 +133,40 @@ static size_t shifted_event(const uint8_t *ev, size_t len, int64_t shift,
 {
 	struct tp_wire w;
 	struct tp_field f;
-	struct rg_buf e = { 0 };
 	bool has_offset = false, aggregate = false;
-	size_t n;
+	size_t n = 0, at = b ? rg_open_field(b, 4) : 0;
 
 	tp_wire_init(&w, ev, ev, len);
 	while (tp_wire_next(&w, &f) > 0) {
+		size_t raw = (size_t)(w.p - ev) - f.offset;
+
 		if (f.number == 2 && f.type == TP_WIRE_VARINT) {
+			uint64_t v = (uint64_t)((int64_t)f.value + shift);
+
 			has_offset = true;
-			rg_put_tag(&e, 2, TP_WIRE_VARINT);
-			rg_put_varint(&e, (uint64_t)((int64_t)f.value + shift));
+			n += 1 + rg_varint_size(v);
+			if (b) {
+				rg_put_tag(b, 2, TP_WIRE_VARINT);
+				rg_put_varint(b, v);
+			}
 			continue;
 		}
 		if (f.number == 5)
 			aggregate = true;
-		rg_put(&e, ev + f.offset, (size_t)(w.p - ev) - f.offset);
+		n += raw;
+		if (b)
+			rg_put(b, ev + f.offset, raw);
 	}
 	if (!has_offset && !aggregate) {
-		rg_put_tag(&e, 2, TP_WIRE_VARINT);
-		rg_put_varint(&e, (uint64_t)shift);
+		n += 1 + rg_varint_size((uint64_t)shift);
+		if (b) {
+			rg_put_tag(b, 2, TP_WIRE_VARINT);
+			rg_put_varint(b, (uint64_t)shift);
+		}
 	}
-	n = 1 + rg_varint_size(e.n) + e.n;
-	if (b) {
-		rg_put_tag(b, 4, TP_WIRE_LEN);
-		rg_put_varint(b, e.n);
-		rg_put(b, e.p, e.n);
-	}
-	free(e.p);
-	return n;
+	if (b)
+		rg_close_field(b, at);
+	return 1 + rg_varint_size(n) + n;
 }
 
 /* A segment's events, moved to the line's start; written to out when
