@@ -9,8 +9,8 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/capture.h"
-#include "tpuprof/riegeli.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/decode/riegeli.h"
 
 #include <highwayhash/c_bindings.h>
 #include <sys/mman.h>

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "tpuprof/capture.h"
-#include "tpuprof/riegeli.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/decode/riegeli.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

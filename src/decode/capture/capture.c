@@ -5,7 +5,7 @@
  */
 #include "capture_internal.h"
 
-#include "tpuprof/riegeli.h"
+#include "tpuprof/decode/riegeli.h"
 
 #include <stdarg.h>
 #include <stdio.h>

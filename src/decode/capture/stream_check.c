@@ -22,7 +22,7 @@
  */
 #include "stream_check.h"
 
-#include "tpuprof/riegeli.h"
+#include "tpuprof/decode/riegeli.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
  */
 #include "stream_read.h"
 
-#include "tpuprof/riegeli.h"
+#include "tpuprof/decode/riegeli.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 #define CHUNK (1u << 20)
 

@@ -7,9 +7,9 @@
  * them into one malloc'd buffer, decompressed, handed out record by
  * record and freed before the next chunk, so memory holds one chunk.
  */
-#include "tpuprof/riegeli.h"
-#include "tpuprof/util.h"
-#include "tpuprof/wire.h"
+#include "tpuprof/decode/riegeli.h"
+#include "tpuprof/util/util.h"
+#include "tpuprof/decode/wire.h"
 
 #include "riegeli_internal.h"
 

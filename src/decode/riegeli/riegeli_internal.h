@@ -9,11 +9,11 @@
 #ifndef TPUPROF_RIEGELI_INTERNAL_H
 #define TPUPROF_RIEGELI_INTERNAL_H
 
-#include "tpuprof/arena.h"
-#include "tpuprof/error.h"
-#include "tpuprof/i64map.h"
-#include "tpuprof/util.h"
-#include "tpuprof/wire.h"
+#include "tpuprof/util/arena.h"
+#include "tpuprof/util/error.h"
+#include "tpuprof/util/i64map.h"
+#include "tpuprof/util/util.h"
+#include "tpuprof/decode/wire.h"
 
 #include <stdbool.h>
 #include <stdint.h>

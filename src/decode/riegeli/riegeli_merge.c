@@ -12,8 +12,8 @@
  */
 #include "riegeli_internal.h"
 
-#include "tpuprof/util.h"
-#include "tpuprof/wire.h"
+#include "tpuprof/util/util.h"
+#include "tpuprof/decode/wire.h"
 
 #include <stdlib.h>
 #include <string.h>
