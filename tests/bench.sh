@@ -11,9 +11,9 @@
 # issues 7, 16 and 19: measured, limit, PASS/FAIL. Figures go into
 # docs/performance.md.
 # Then a chunked capture (.xplane.riegeli, issue 27) of at least 3 GiB of
-# XSpace, written from generated 128 MB XSpaces (one record each, a seed
-# each, later in time each, kept in bench/) by the tests' writer,
-# measured and deleted.
+# XSpace, written from generated 128 MB XSpaces (one record each, the
+# same programs later in time each, kept in bench/) by the tests'
+# writer, measured and deleted.
 # Usage: tests/bench.sh TPUPROF GEN_CAPTURE [RIEGELI_PACK]
 #   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB;
 #   "" none)
@@ -219,9 +219,9 @@ bench_merge() {
 
 # bench_riegeli: issue 27's row: report on a chunked capture of
 # BENCH_RIEGELI_MB, against report on one of its 128 MB records as .pb
-# (speed per byte of XSpace), and its peak RSS against the file. The
-# records are XSpaces of other seeds: every chunk is merged into the same
-# planes and lines, with metadata remapped. The .riegeli is deleted.
+# (speed per byte of XSpace), and its peak RSS against the file. Every
+# chunk is merged into the same planes and lines, its events moved to
+# the merged lines' start. The .riegeli is deleted.
 bench_riegeli() {
 	mb=$1
 	[ -n "$pack" ] || { echo "chunked capture: skipped (no riegeli_pack)"; return 0; }
@@ -229,10 +229,11 @@ bench_riegeli() {
 	set --
 	i=1
 	while [ $i -le $n ]; do
-		# each record a later stretch of the same lines (100 s apart)
-		generate "$dir/chunk128-$i.xplane.pb" 128000000 --seed "$i" \
+		# each record a later stretch of the same programs' lines
+		# (100 s apart), as a profiler writes a long capture
+		generate "$dir/chunk128-t$i.xplane.pb" 128000000 --seed 1 \
 			--device-line-ns $(( (i - 1) * 100000000000 ))
-		set -- "$@" "$dir/chunk128-$i.xplane.pb"
+		set -- "$@" "$dir/chunk128-t$i.xplane.pb"
 		i=$((i + 1))
 	done
 	rg=$dir/chunked.xplane.riegeli
@@ -282,12 +283,12 @@ targets() {
 	target "(write floor / report wall (x), for the record)" "$(div "${trace_floor_wall:-}" "${trace_rep_wall:-}")" "<=" 1
 	echo "targets (docs/scale.md):"
 	target "merge 1,024 host reports: CPU (s)" "${merge_cpu:-}" "<" 2
-	[ -n "$gpu_shapes" ] || return 0
 	if [ -n "${riegeli_bytes:-}" ]; then
 		echo "targets (issue 27, a chunked capture of $riegeli_bytes bytes):"
 		target "chunked: report peak RSS / file" "${riegeli_rss:-}" "<=" 0.25
 		target "chunked: report MB/s / .pb report MB/s (x)" "$(div "${riegeli_mbs:-}" "${riegeli_pb_mbs:-}")" ">=" 0.5
 	fi
+	[ -n "$gpu_shapes" ] || return 0
 	echo "targets (issue 19, ${gpu_mb} MB GPU-shaped captures):"
 	for shape in $gpu_shapes; do
 		k=$(echo "$shape" | tr - _)
