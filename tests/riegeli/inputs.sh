@@ -33,6 +33,12 @@ gzip -c "$DIR/small.xplane.riegeli" > "$DIR/small.xplane.riegeli.gz"
 "$TPUPROF" report --format json "$DIR/small.xplane.riegeli.gz" | same gzip "$DIR/small.xplane.riegeli.gz"
 # standard input, raw and gzip
 "$TPUPROF" report --format json - < "$DIR/small.xplane.riegeli" | same stdin -
+"$TPUPROF" report --format json - < "$DIR/small.xplane.riegeli.gz" | same "gzip stdin" -
+# a stream cut short (a writer that died): its whole chunks
+head -c 20000 "$DIR/small.xplane.riegeli" | "$TPUPROF" info - > "$DIR/cut.out" 2> "$DIR/cut.err"
+grep -q "chunked      Riegeli: 3 chunks, 3 records, 1 damaged regions" "$DIR/cut.out" &&
+	grep -q "file cut short: the chunk runs past its end" "$DIR/cut.err" ||
+	{ cat "$DIR/cut.out" "$DIR/cut.err" >&2; echo "riegeli inputs: cut stream" >&2; exit 1; }
 # a run directory: the host is the file name without .xplane.riegeli
 mkdir -p "$DIR/run"
 cp "$DIR/small.xplane.riegeli" "$DIR/run/worker-1.xplane.riegeli"
