@@ -209,7 +209,7 @@ struct chunk {
 /* A simple chunk's records, handed to fn; a message for damage, or
  * NULL with *rc the callback's verdict. */
 static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
-				tp_riegeli_record_fn fn, void *ctx,
+				uint64_t max, tp_riegeli_record_fn fn, void *ctx,
 				enum tp_err *rc, struct tp_error *err)
 {
 	const uint8_t *q = d + 1, *end = d + c->data_size;
@@ -232,8 +232,12 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 	} else {
 		sizes_len = sizes_size;
 	}
-	if (sizes_len > c->num_records * 10 + 10)
+	/* every record's size takes 1 to 10 bytes: nothing is allocated
+	 * for more records, or a longer sizes buffer, than that allows */
+	if (sizes_len > c->num_records * 10 + 10 || sizes_len > max)
 		return "sizes buffer too long for its records";
+	if (c->num_records > sizes_len)
+		return "more records than record sizes";
 	bad = decompress(d[0], q, (size_t)sizes_size, sizes_len, &sizes,
 			 &sizes_own);
 	if (!bad)
@@ -353,7 +357,8 @@ enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
 		else if (rhash(d, c.data_size) != c.data_hash)
 			bad = "chunk data hash mismatch";
 		if (!bad && c.type == 'r') {
-			bad = simple_chunk(&c, d, fn, ctx, &rc, err);
+			bad = simple_chunk(&c, d, opts->max_chunk, fn, ctx, &rc,
+					   err);
 			if (!bad && rc == TP_OK) {
 				info->chunks++;
 				info->records += c.num_records;
