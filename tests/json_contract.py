@@ -17,6 +17,7 @@ runs = {
         ["info", "--format", "json", "testdata/jit_train_step.hlo_proto.pb"],
         ["info", "--format", "json", "testdata/logdir"],
         ["info", "--format", "json", "testdata/corrupt/damaged-three-parts.xplane.pb"],
+        ["info", "--format", "json", "testdata/riegeli/damaged.xplane.riegeli"],
     ],
     "tpuprof.ops/1": [
         ["ops", "--format", "json", S + "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"],

@@ -49,6 +49,9 @@ typedef struct {
     int no_hostnames;        /* leave XSpace.hostnames empty */
     uint64_t target_bytes;   /* 0 = off */
     uint64_t split_line;     /* max events per XLine message; 0 = no split */
+    int64_t device_line_ns;  /* TPU device lines' timestamp_ns (default 0):
+                              * make bench's chunked capture, later chunks
+                              * later in time */
     int shape;               /* SHAPE_TPU, SHAPE_JAX_GPU or SHAPE_TF_GPU */
     const char *out;
     const char *summary;

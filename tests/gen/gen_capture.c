@@ -38,6 +38,7 @@ static const char USAGE[] =
     "  --no-hostnames       leave XSpace.hostnames empty\n"
     "  --target-bytes N     add XLA Ops events until the file is about N bytes\n"
     "  --split-line N       at most N events per XLine message (default: no split)\n"
+    "  --device-line-ns N   timestamp_ns of TPU device lines (default 0)\n"
     "  --summary FILE       write a JSON summary of what was generated\n";
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -179,6 +180,8 @@ static void parse_args(int argc, char **argv, Options *o)
             o->no_hostnames = 1;
         } else if (FLAG("--target-bytes")) {
             o->target_bytes = parse_u64(a, VALUE());
+        } else if (FLAG("--device-line-ns")) {
+            o->device_line_ns = (int64_t)parse_u64(a, VALUE());
         } else if (FLAG("--split-line")) {
             o->split_line = parse_u64(a, VALUE());
         } else if (FLAG("--summary")) {

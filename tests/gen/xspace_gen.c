@@ -953,9 +953,9 @@ static void tpu_plane_setup(const Options *o, const TpuMeta *tm, int core, Arena
     p->tail = tm->tail;
     p->tail_len = tm->tail_len;
     /* device lines have timestamp_ns 0 and offsets of ~8e10 ps */
-    line_head(&lines[0], a, 2, "XLA Modules", NULL, 0);
+    line_head(&lines[0], a, 2, "XLA Modules", NULL, o->device_line_ns);
     lines[0].gen = modules_gen;
-    line_head(&lines[1], a, 3, "XLA Ops", NULL, 0);
+    line_head(&lines[1], a, 3, "XLA Ops", NULL, o->device_line_ns);
     lines[1].gen = ops_gen;
     line_head(&lines[2], a, 1, "Steps", NULL, 0);
     lines[2].gen = steps_gen;
