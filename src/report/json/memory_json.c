@@ -95,9 +95,10 @@ static json_t *live_json(const struct tp_mem_module *m, const struct tp_mem_live
 	json_object_set_new(o, "live_start", l->indefinite || d->span_start < 0 ? json_null() : json_integer(d->span_start));
 	json_object_set_new(o, "live_end", l->indefinite || end < 0 ? json_null() : json_integer(end));
 	json_object_set_new(o, "defined_by", instr_ref(m, d->instr));
+	/* the heap trace names a FREE after the buffer's own definer; the
+	 * instruction whose run ends the buffer's life is its last user */
 	json_object_set_new(o, "freed_by",
-			    !l->indefinite && end >= 0 && (size_t)end + 1 < m->n_points
-				    ? tp_json_cstr(m->point_instr[end]) : json_null());
+			    !l->indefinite && why ? instr_ref(m, why->last_user) : json_null());
 	json_object_set_new(o, "scope", ins ? tp_json_cstr(tp_hlo_scope(ins)) : json_string(""));
 	if (ins && tp_hlo_source(&m->idx, ins, &file, &line))
 		json_object_set_new(o, "source", json_pack("{s:o,s:i}", "file", tp_json_cstr(file), "line", line));

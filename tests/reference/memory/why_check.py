@@ -12,6 +12,7 @@ For every module of every CAPTURE and every buffer live at its peak, in
   and each step must be a data-flow edge of the HLO (an operand, a called
   computation's parameter or ROOT);
 - wait_positions must be the last user's position minus the peak's;
+- freed_by must be the last user (null for a whole-program buffer);
 - peak_by_last_user must be the temporaries at the peak summed per last user.
 Prints every problem; exit status 1 if any.
 
@@ -262,6 +263,8 @@ def check_module(name, proto, doc, problems):
         for a, c in zip(w["chain"], w["chain"][1:]):
             if not m.edge(m.by_name[a], m.by_name[c]):
                 problems.append("%s: %s -> %s is not a data-flow edge" % (where, a, c))
+        if b["freed_by"] != (None if b["indefinite"] else w["last_user"]):
+            problems.append("%s: freed_by %s, its last user is %s" % (where, b["freed_by"], w["last_user"]))
         if b["indefinite"]:
             if w["last_user"] is not None or len(w["chain"]) != 1:
                 problems.append("%s: held for the whole program, yet a last user" % where)
