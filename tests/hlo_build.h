@@ -3,7 +3,7 @@
  * instructions, logical buffers and heap events in, a decoded HloProto
  * (in an arena) and its memory analysis out. Header-only, like
  * testutil.h. Every shape is f32[4] or a tuple of them; instruction ids
- * are 1, 2, ... in table order, computation ids 100, 101, ... in order
+ * are 1, 2, ... in table order (0, 1, ... with ids_from_zero), computation ids 100, 101, ... in order
  * of first appearance; a computation's ROOT is its last instruction.
  */
 #ifndef TPUPROF_TESTS_HLO_BUILD_H
@@ -43,7 +43,13 @@ struct spec {
 	const struct buf_spec *bufs;
 	const struct ev_spec *events;
 	const char *schedule;   /* space-separated names of main, or NULL */
+	bool ids_from_zero;     /* instruction ids 0, 1, ... (XLA's own)  */
+	bool untyped_tuples;    /* tuple shapes leave element_type unset  */
 };
+
+/* The spec being built: its id numbering and tuple typing. */
+static int64_t hb_first_id = 1;
+static bool hb_untyped_tuples;
 
 struct built {
 	struct tp_arena arena;
@@ -74,7 +80,7 @@ static Xla__ShapeProto *shape_of(struct tp_arena *a, int tuple_n)
 		return array_shape(a);
 	s = NEW(a, Xla__ShapeProto);
 	xla__shape_proto__init(s);
-	s->element_type = 13;
+	s->element_type = hb_untyped_tuples ? 0 : 13;
 	s->n_tuple_shapes = (size_t)tuple_n;
 	s->tuple_shapes = tp_arena_calloc(a, (size_t)tuple_n, sizeof(*s->tuple_shapes));
 	for (int i = 0; i < tuple_n; i++)
@@ -95,7 +101,7 @@ static int64_t id_of(const struct ins_spec *ins, const char *name)
 {
 	for (size_t i = 0; ins[i].name; i++)
 		if (strcmp(ins[i].name, name) == 0)
-			return (int64_t)i + 1;
+			return (int64_t)i + hb_first_id;
 	ck_abort_msg("no instruction %s", name);
 	return 0;
 }
@@ -154,7 +160,7 @@ static Xla__HloInstructionProto *make_ins(struct tp_arena *a, const struct ins_s
 	xla__hlo_instruction_proto__init(x);
 	x->name = (char *)ins[i].name;
 	x->opcode = (char *)ins[i].opcode;
-	x->id = (int64_t)i + 1;
+	x->id = (int64_t)i + hb_first_id;
 	x->shape = shape_of(a, ins[i].tuple_n);
 	x->n_operand_ids = ids(a, ins[i].operands, ins, NULL, 0, &x->operand_ids);
 	x->n_called_computation_ids = ids(a, ins[i].calls, ins, comps, n_comps,
@@ -187,7 +193,7 @@ static void build_module(struct tp_arena *a, const struct spec *sp, Xla__HloModu
 		for (size_t i = 0; i < n; i++)
 			if (strcmp(sp->ins[i].comp, comps[c]) == 0) {
 				comp->instructions[comp->n_instructions++] = make_ins(a, sp->ins, i, comps, nc);
-				comp->root_id = (int64_t)i + 1; /* the last one */
+				comp->root_id = (int64_t)i + hb_first_id; /* the last one */
 			}
 		mod->computations[c] = comp;
 		if (strcmp(comps[c], "main") == 0)
@@ -284,6 +290,8 @@ static void build(struct built *b, const struct spec *sp)
 	Xla__BufferAssignmentProto *ba;
 
 	memset(b, 0, sizeof(*b));
+	hb_first_id = sp->ids_from_zero ? 0 : 1;
+	hb_untyped_tuples = sp->untyped_tuples;
 	tp_arena_init(&b->arena);
 	b->hlo = NEW(&b->arena, Xla__HloProto);
 	mod = NEW(&b->arena, Xla__HloModuleProto);
