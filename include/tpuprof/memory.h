@@ -104,6 +104,10 @@ struct tp_mem_module {
 	size_t n_suggestions;
 	struct tp_mem_split whatif;     /* --split result; buffer -1 if none  */
 	struct tp_mem_why_data why;     /* last users, chains, groups         */
+	/* the largest scoped allocation in this memory space (VMEM, 1), from
+	 * backend_config's used_scoped_memory_configs; not in the peak      */
+	uint64_t max_scoped_bytes;      /* 0 when none                        */
+	long max_scoped_instr;          /* instruction index, -1 when none    */
 };
 
 /* Programs of GPU kernel lines counted already by another pass over

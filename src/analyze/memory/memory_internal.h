@@ -12,6 +12,8 @@ void tp_mem_build_buffers(struct tp_mem_module *m);
 void tp_mem_choose_trace(struct tp_mem_module *m);
 bool tp_mem_check_trace(struct tp_mem_module *m);
 void tp_mem_suggest(struct tp_mem_module *m, const struct tp_mem_options *opt);
+/* Fills max_scoped_bytes and max_scoped_instr (memory_scoped.c). */
+void tp_mem_scoped(struct tp_mem_module *m);
 
 /* why is it live (why_*.c) */
 int64_t tp_mem_param_key(size_t comp, int64_t number);

@@ -272,6 +272,7 @@ enum tp_err tp_mem_module_analyze(struct tp_mem_module *m,
 	if (!module->hlo)
 		return tp_error_set(err, TP_ERR_INTERNAL, "module not decoded");
 	tp_hlo_index_build(&m->idx, module->hlo);
+	tp_mem_scoped(m);
 	if (!module->hlo->buffer_assignment) {
 		m->error = tp_xstrdup("no buffer assignment in this HloProto");
 		return TP_OK;

@@ -41,7 +41,7 @@ static void sparkline(FILE *out, const struct tp_mem_module *m)
 			v = m->heap[i] > v ? m->heap[i] : v;
 		fputs(blocks[hi > lo ? 1 + (v - lo) * 7 / (hi - lo) : 8], out);
 	}
-	fprintf(out, "|\n    %*s^ peak at %ld of %zu\n", (int)(8 + peak_col), "",
+	fprintf(out, "|\n    %*s^ peak at heap event %ld of %zu\n", (int)(8 + peak_col), "",
 		m->peak_position, n - 1);
 }
 
@@ -80,7 +80,7 @@ static void print_buffer(FILE *out, const struct tp_mem_module *m,
 		fprintf(out, "], %" PRIu64 " elements, unpadded %s", tp_shape_elements(d->shape),
 			B(1, l->unpadded));
 		if (!l->indefinite && d->span_start >= 0)
-			fprintf(out, ", live %ld..%ld", d->span_start, d->span_end);
+			fprintf(out, ", live heap events %ld..%ld", d->span_start, d->span_end);
 		fputc('\n', out);
 	}
 	if (ins && tp_hlo_scope(ins)[0])
@@ -111,7 +111,7 @@ static void print_split(FILE *out, const struct tp_mem_module *m, const struct t
 
 	tp_strbuf_init(&name);
 	tp_mem_buffer_name(&name, m, s->buffer);
-	fprintf(out, "    split %s %" PRIu64 " ways: peak %s (-%s) at %ld (estimate, same schedule)\n",
+	fprintf(out, "    split %s %" PRIu64 " ways: peak %s (-%s) at heap event %ld (estimate, same schedule)\n",
 		name.buf, s->k, B(0, s->peak), B(1, s->saved), s->peak_position);
 	tp_strbuf_release(&name);
 }
@@ -127,12 +127,22 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 		(int)name.len, name.ptr, m->module->program_id, m->color);
 	if (m->error)
 		fprintf(out, "    no compiler timeline: %s\n", m->error);
-	fprintf(out, "    peak %s at position %ld (%s), unpadded %s, padding %s\n",
-		B(0, m->peak), m->peak_position,
-		m->n_points ? m->point_instr[m->peak_position] : "no heap trace",
+	/* two kinds of position: the heap trace's event index and the
+	 * schedule step of the event's instruction */
+	fprintf(out, "    peak %s", B(0, m->peak));
+	if (m->n_points)
+		fprintf(out, " at heap event %ld (%s)", m->peak_position, m->point_instr[m->peak_position]);
+	else
+		fprintf(out, " (no heap trace)");
+	if (m->why.built && m->why.peak_position >= 0)
+		fprintf(out, ", schedule step %ld", m->why.peak_position);
+	fprintf(out, ", unpadded %s, padding %s\n",
 		B(1, m->peak_unpadded), B(2, m->peak - (m->peak_unpadded < m->peak ? m->peak_unpadded : m->peak)));
 	fprintf(out, "    indefinite %s, total allocation %s, %zu heap points\n",
 		B(0, m->indefinite_bytes), B(1, m->total_alloc_bytes), m->n_points);
+	if (m->max_scoped_instr >= 0)
+		fprintf(out, "    largest scoped allocation %s (%s), not in the peak\n",
+			B(0, m->max_scoped_bytes), m->idx.instrs[m->max_scoped_instr].proto->name);
 	fprintf(out, "    by category:");
 	for (int c = 0, col = 16; c < TP_MEM_N_CATEGORIES; c++) {
 		char item[64];

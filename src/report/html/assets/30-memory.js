@@ -2,6 +2,13 @@
  * peak, the tower of buffers live at the peak, the largest buffers' live
  * ranges, a pinned buffer card, search, and the runtime allocator. */
 
+/* The two kinds of position are named apart (docs/json.md): the heap
+ * trace's event index, and the schedule step. peak_position is the old
+ * name of the first, in JSON written before the split. */
+function peakHeapEvent(m) {
+	return m.peak_heap_event !== undefined ? m.peak_heap_event : m.peak_position;
+}
+
 function bufName(b) {
 	if (b.display_name)
 		return b.display_name;
@@ -252,8 +259,10 @@ const MemoryView = {
 		fact("module", moduleLabel(m), m.name);
 		if (!m.error) {
 			fact("peak", fmtBytesExact(m.peak_bytes), m.peak_bytes);
-			fact("at heap event", m.peak_position + (m.peak_instruction ? " (" + m.peak_instruction + ")" : ""),
-				m.peak_instruction || m.peak_position);
+			fact("at heap event", peakHeapEvent(m) + (m.peak_instruction ? " (" + m.peak_instruction + ")" : ""),
+				m.peak_instruction || peakHeapEvent(m));
+			if (m.peak_schedule_step !== null && m.peak_schedule_step !== undefined)
+				fact("at schedule step", m.peak_schedule_step, m.peak_schedule_step);
 			fact("padding at peak", fmtBytes(m.padding_bytes));
 			fact("indefinite", fmtBytes(m.indefinite_bytes));
 			if (m.fragmentation !== null && m.fragmentation !== undefined)
@@ -298,7 +307,7 @@ const MemoryView = {
 			s.appendChild(svg("text", { x: x(t), y: T + ph + 16, class: "tick", "text-anchor": "middle", text: String(t) }));
 		});
 		s.appendChild(svg("text", { x: L + pw / 2, y: H - 6, class: "axis-title", "text-anchor": "middle",
-			text: "program order (heap-simulator event index)" }));
+			text: "heap event (heap-simulator event index; not a schedule step)" }));
 		s.appendChild(svg("line", { x1: L, x2: L + pw, y1: T + ph, y2: T + ph, class: "axis" }));
 		s.appendChild(svg("line", { x1: L, x2: L, y1: T, y2: T + ph, class: "axis" }));
 		function stepPath(key) {
@@ -312,11 +321,11 @@ const MemoryView = {
 			s.appendChild(svg("path", { d: stepPath("bytes") + "V" + y(0) + "H" + x(0) + "Z", class: "heap-area" }));
 			s.appendChild(svg("path", { d: stepPath("unpadded_bytes"), class: "heap-unpadded" }));
 			s.appendChild(svg("path", { d: stepPath("bytes"), class: "heap-line", id: "heap-curve" }));
-			const pi = Math.min(heap.length - 1, m.peak_position + 1);
+			const pi = Math.min(heap.length - 1, peakHeapEvent(m) + 1);
 			const px = x(pi), py = y(m.peak_bytes);
 			s.appendChild(svg("line", { x1: px, x2: px, y1: T, y2: T + ph, class: "peak-line", id: "peak-marker" }));
 			s.appendChild(svg("circle", { cx: px, cy: py, r: 4, class: "peak-dot" }));
-			const label = "peak " + fmtBytes(m.peak_bytes) + " after event " + m.peak_position +
+			const label = "peak " + fmtBytes(m.peak_bytes) + " after heap event " + peakHeapEvent(m) +
 				(m.peak_instruction ? " (" + m.peak_instruction + ")" : "");
 			const right = px < L + pw * 0.6;
 			s.appendChild(svg("text", { x: right ? px + 8 : px - 8, y: Math.max(T + 12, py - 8), class: "peak-label",
@@ -348,7 +357,7 @@ const MemoryView = {
 					bytes += b.size_bytes;
 				}
 			});
-			clear(self.readout).append("position " + i + ": " + fmtBytesExact(p.bytes) + " (unpadded " +
+			clear(self.readout).append("heap event " + i + ": " + fmtBytesExact(p.bytes) + " (unpadded " +
 				fmtBytes(p.unpadded_bytes) + ") before " + (p.instruction || "the end") + "; " +
 				n + " of the peak's buffers live here (" + fmtBytes(bytes) + ")", " ",
 				copyButton(p.instruction || "", "copy the instruction"));
@@ -422,7 +431,7 @@ const MemoryView = {
 			s.appendChild(grp);
 		});
 		if (heapN) {
-			const px = g.x(Math.min(heapN - 1, m.peak_position + 1));
+			const px = g.x(Math.min(heapN - 1, peakHeapEvent(m) + 1));
 			s.appendChild(svg("line", { x1: px, x2: px, y1: 0, y2: H - 20, class: "peak-line" }));
 		}
 		intTicks(g.n - 1, 8).forEach(function (t) {
