@@ -100,7 +100,7 @@ static const struct ev_spec loop_events[] = {
 
 START_TEST(test_in_place_loop_steps)
 {
-	struct spec sp = { loop_ins, loop_bufs, loop_events, "p0 init t w g d2 z out", false, false };
+	struct spec sp = { loop_ins, loop_bufs, loop_events, "p0 init t w g d2 z out" };
 	struct built b;
 	const struct tp_mem_why *w = NULL;
 	char got[256];
@@ -158,7 +158,7 @@ static const struct ev_spec twice_events[] = {
 
 START_TEST(test_in_place_twice_steps)
 {
-	struct spec sp = { twice_ins, twice_bufs, twice_events, "p0 init d1 d2 z out", false, false };
+	struct spec sp = { twice_ins, twice_bufs, twice_events, "p0 init d1 d2 z out" };
 	struct built b;
 	const struct tp_mem_why *w = NULL;
 	char got[256];
@@ -194,12 +194,12 @@ static const struct buf_spec zero_bufs[] = {
 
 START_TEST(test_id_zero_untyped_tuple)
 {
-	struct spec sp = { zero_ins, zero_bufs, NULL, "p0 g out", true, true };
+	struct spec sp = { zero_ins, zero_bufs, NULL, "p0 g out" };
 	struct built b;
 	struct tp_strbuf name;
 	long k;
 
-	build(&b, &sp);
+	build_as(&b, &sp, (struct spec_style){ .ids_from_zero = true, .untyped_tuples = true });
 	ck_assert_int_eq(b.m.idx.instrs[instr(&b, "p0")].proto->id, 0);
 	/* p0 (id 0) defines the tuple and its element {0} */
 	k = tp_i64map_get(&b.m.by_id, 11);

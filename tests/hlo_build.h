@@ -3,7 +3,7 @@
  * instructions, logical buffers and heap events in, a decoded HloProto
  * (in an arena) and its memory analysis out. Header-only, like
  * testutil.h. Every shape is f32[4] or a tuple of them; instruction ids
- * are 1, 2, ... in table order (0, 1, ... with ids_from_zero), computation ids 100, 101, ... in order
+ * are 1, 2, ... in table order (0, 1, ... built with ids_from_zero), computation ids 100, 101, ... in order
  * of first appearance; a computation's ROOT is its last instruction.
  */
 #ifndef TPUPROF_TESTS_HLO_BUILD_H
@@ -43,7 +43,12 @@ struct spec {
 	const struct buf_spec *bufs;
 	const struct ev_spec *events;
 	const char *schedule;   /* space-separated names of main, or NULL */
-	bool ids_from_zero;     /* instruction ids 0, 1, ... (XLA's own)  */
+};
+
+/* How build_as() writes a spec: XLA's own id numbering from 0, tuple
+ * shapes without their element_type. */
+struct spec_style {
+	bool ids_from_zero;     /* instruction ids 0, 1, ...              */
 	bool untyped_tuples;    /* tuple shapes leave element_type unset  */
 };
 
@@ -282,7 +287,7 @@ static void build_buffers(struct tp_arena *a, const struct spec *sp, Xla__Buffer
 	ba->heap_simulator_traces[0] = tr;
 }
 
-static void build(struct built *b, const struct spec *sp)
+static void build_as(struct built *b, const struct spec *sp, struct spec_style style)
 {
 	struct tp_mem_options opt = { .max_suggestions = 5 };
 	struct tp_error err = { 0 };
@@ -290,8 +295,8 @@ static void build(struct built *b, const struct spec *sp)
 	Xla__BufferAssignmentProto *ba;
 
 	memset(b, 0, sizeof(*b));
-	hb_first_id = sp->ids_from_zero ? 0 : 1;
-	hb_untyped_tuples = sp->untyped_tuples;
+	hb_first_id = style.ids_from_zero ? 0 : 1;
+	hb_untyped_tuples = style.untyped_tuples;
 	tp_arena_init(&b->arena);
 	b->hlo = NEW(&b->arena, Xla__HloProto);
 	mod = NEW(&b->arena, Xla__HloModuleProto);
@@ -307,6 +312,11 @@ static void build(struct built *b, const struct spec *sp)
 	b->module.path = "handmade";
 	b->module.host = -1;
 	ck_assert_int_eq(tp_mem_module_analyze(&b->m, &b->module, &opt, &err), TP_OK);
+}
+
+static void build(struct built *b, const struct spec *sp)
+{
+	build_as(b, sp, (struct spec_style){ false, false });
 }
 
 static void unbuild(struct built *b)
