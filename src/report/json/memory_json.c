@@ -203,6 +203,10 @@ void tp_mem_module_json(struct tp_jw *w, const struct tp_mem_module *m)
 	for (size_t i = 0; i < m->n_live && tp_jw_ok(w); i++)
 		tp_jw_put(w, NULL, live_json(m, &m->live[i], m->why.built ? &m->why.live[i] : NULL));
 	tp_jw_end(w);
+	tp_jw_array(w, "whole_program_buffers");
+	for (size_t i = 0; i < m->n_whole_program && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, live_json(m, &m->whole_program[i], NULL));
+	tp_jw_end(w);
 	tp_jw_put(w, "peak_by_last_user", tp_mem_groups_json(m));
 	tp_jw_put(w, "peak_by_last_user_scope", tp_mem_user_scopes_json(m));
 	scopes_json(w, &m->scopes, m->peak);

@@ -85,9 +85,33 @@ static void print_buffer(FILE *out, const struct tp_mem_module *m,
 	}
 	if (ins && tp_hlo_scope(ins)[0])
 		fprintf(out, "                   scope %s\n", tp_hlo_scope(ins));
-	tp_mem_why_text_line(out, m, (size_t)tp_mem_live_index(m, l->display));
+	if (tp_mem_live_index(m, l->display) >= 0)
+		tp_mem_why_text_line(out, m, (size_t)tp_mem_live_index(m, l->display));
 	tp_strbuf_release(&sb);
 	tp_strbuf_release(&name);
+}
+
+/* Outside HBM, the whole-program allocations the peak counts and XProf's
+ * list leaves out: with them every byte of the peak is listed. */
+static void print_whole_program(FILE *out, const struct tp_mem_module *m, size_t limit)
+{
+	struct tp_mem_live *sorted;
+	size_t shown;
+	uint64_t sum = 0;
+
+	if (!m->n_whole_program)
+		return;
+	sorted = tp_xmalloc(m->n_whole_program * sizeof(*sorted));
+	memcpy(sorted, m->whole_program, m->n_whole_program * sizeof(*sorted));
+	qsort(sorted, m->n_whole_program, sizeof(*sorted), by_size_desc);
+	for (size_t i = 0; i < m->n_whole_program; i++)
+		sum += sorted[i].size;
+	shown = limit && limit < m->n_whole_program ? limit : m->n_whole_program;
+	fprintf(out, "  whole-program buffers of memory space %" PRId64 " in the peak, not in the list above"
+		" (%zu of %zu, %s)\n", m->color, shown, m->n_whole_program, B(0, sum));
+	for (size_t i = 0; i < shown; i++)
+		print_buffer(out, m, &sorted[i]);
+	free(sorted);
 }
 
 static void print_scopes(FILE *out, const struct tp_scope_tree *t, size_t node,
@@ -168,6 +192,7 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 	for (size_t i = 0; i < shown; i++)
 		print_buffer(out, m, &sorted[i]);
 	free(sorted);
+	print_whole_program(out, m, o->limit);
 	fprintf(out, "  by scope (depth %d)\n", o->depth);
 	print_scopes(out, &m->scopes, 0, o->depth, m->peak);
 	tp_mem_why_text_groups(out, m, o->limit);
@@ -234,14 +259,21 @@ static void print_cores(FILE *out, const struct tp_capture *cap, const struct tp
 
 		if (c->top_module >= 0)
 			tp_fmt_bytes(a, sizeof(a), mem->modules[c->top_module].peak);
-		if (c->runtime >= 0)
+		/* the allocator's peak and the capacity are HBM's: never set
+		 * beside another memory space's peak */
+		if (c->runtime >= 0 && mem->color == 0)
 			tp_fmt_bytes(b, sizeof(b), (uint64_t)mem->runtime.devices[c->runtime].peak_bytes);
-		if (c->capacity)
+		if (c->capacity && mem->color == 0)
 			tp_fmt_bytes(cap_s, sizeof(cap_s), c->capacity);
 		if (tp_mem_core_headroom(mem, c, &h))
 			headroom_text(room, sizeof(room), &h);
 		fprintf(out, "%-14s %-16.*s %8zu %14s %14s %14s %17s\n", cap->hosts[c->host].name,
 			(int)c->plane->name.len, c->plane->name.ptr, c->n_programs, a, b, cap_s, room);
+	}
+	if (mem->color != 0) {
+		fprintf(out, "memory space %" PRId64 ": compiler peaks only; the runtime peak, capacity and "
+			"headroom are HBM's (memory space 0)\n", mem->color);
+		return;
 	}
 	capacity_notes(out, mem);
 }
