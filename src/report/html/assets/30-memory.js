@@ -237,10 +237,10 @@ const MemoryView = {
 			return;
 		}
 		this.bands = [];
-		this.charts.appendChild(el("h3", {}, "Heap over program order, and the buffers live at the peak"));
+		this.charts.appendChild(el("h3", {}, "Heap over heap events (program order), and the buffers live at the peak"));
 		this.charts.appendChild(this.heapChart(m));
 		this.readout = this.charts.appendChild(el("div", { class: "readout", id: "heap-readout" },
-			"Point at the curve to read a position; click to keep it."));
+			"Point at the curve to read a heap event; click to keep it."));
 		this.charts.appendChild(this.legend(m));
 		this.charts.appendChild(el("h3", {}, "Live ranges of the largest buffers at the peak"));
 		this.charts.appendChild(this.rangesChart(m));
@@ -259,16 +259,27 @@ const MemoryView = {
 		fact("module", moduleLabel(m), m.name);
 		if (!m.error) {
 			fact("peak", fmtBytesExact(m.peak_bytes), m.peak_bytes);
-			fact("at heap event", peakHeapEvent(m) + (m.peak_instruction ? " (" + m.peak_instruction + ")" : ""),
-				m.peak_instruction || peakHeapEvent(m));
+			if (m.heap_points)
+				fact("at heap event", peakHeapEvent(m) + (m.peak_instruction ? " (" + m.peak_instruction + ")" : ""),
+					m.peak_instruction || peakHeapEvent(m));
+			else
+				fact("at heap event", "none (no heap-simulator trace)");
 			if (m.peak_schedule_step !== null && m.peak_schedule_step !== undefined)
 				fact("at schedule step", m.peak_schedule_step, m.peak_schedule_step);
 			fact("padding at peak", fmtBytes(m.padding_bytes));
+			/* outside HBM: the whole-program bytes the peak counts and
+			 * the tower (XProf's list) leaves out */
+			const whole = m.whole_program_buffers || [];
+			if (whole.length)
+				fact("whole-program, not in the tower", whole.length + " buffers, " +
+					fmtBytes(whole.reduce(function (s, b) { return s + b.size_bytes; }, 0)) +
+					" (" + whole.map(bufName).join(", ") + ")");
 			fact("indefinite", fmtBytes(m.indefinite_bytes));
 			if (m.fragmentation !== null && m.fragmentation !== undefined)
 				fact("fragmentation", fmtPct(m.fragmentation));
 		}
-		if (core && core.capacity_bytes) {
+		/* only HBM is held to the (HBM) capacity */
+		if (core && core.capacity_bytes && !m.memory_space) {
 			const peak = Math.max(core.compiler_peak_bytes || 0, core.runtime_peak_bytes || 0);
 			fact("capacity " + coreKey(core.host, core.plane), fmtBytes(core.capacity_bytes) +
 				", " + fmtPct(1 - peak / core.capacity_bytes) + " free at the core's highest peak");
@@ -332,7 +343,9 @@ const MemoryView = {
 				"text-anchor": right ? "start" : "end", text: label }));
 		} else {
 			s.appendChild(svg("text", { x: L + pw / 2, y: T + ph / 2, "text-anchor": "middle", class: "muted",
-				text: "no heap-simulator trace: the tower shows the buffers that live for the whole program" }));
+				text: (m.whole_program_buffers || []).length
+					? "no heap-simulator trace: the peak is the whole-program buffers listed above"
+					: "no heap-simulator trace: the tower shows the buffers that live for the whole program" }));
 		}
 		const guide = s.appendChild(svg("line", { x1: 0, x2: 0, y1: T, y2: T + ph, class: "guide", visibility: "hidden" }));
 		const hit = svg("rect", { x: L, y: T, width: pw, height: ph, class: "hit" });
