@@ -1,0 +1,19 @@
+build-asan/src/decode/capture/buffer.o: src/decode/capture/buffer.c \
+ include/tpuprof/capture.h include/tpuprof/arena.h \
+ include/tpuprof/error.h include/tpuprof/hlo.h \
+ build-asan/proto/hlo.pb-c.h include/tpuprof/util.h \
+ include/tpuprof/xspace.h include/tpuprof/parallel.h \
+ include/tpuprof/wire.h src/decode/capture/capture_internal.h \
+ src/decode/capture/stream_read.h src/decode/capture/stream_check.h
+include/tpuprof/capture.h:
+include/tpuprof/arena.h:
+include/tpuprof/error.h:
+include/tpuprof/hlo.h:
+build-asan/proto/hlo.pb-c.h:
+include/tpuprof/util.h:
+include/tpuprof/xspace.h:
+include/tpuprof/parallel.h:
+include/tpuprof/wire.h:
+src/decode/capture/capture_internal.h:
+src/decode/capture/stream_read.h:
+src/decode/capture/stream_check.h:

@@ -1,0 +1,15 @@
+build-asan/src/decode/capture/sniff.o: src/decode/capture/sniff.c \
+ include/tpuprof/capture.h include/tpuprof/arena.h \
+ include/tpuprof/error.h include/tpuprof/hlo.h \
+ build-asan/proto/hlo.pb-c.h include/tpuprof/util.h \
+ include/tpuprof/xspace.h include/tpuprof/parallel.h \
+ include/tpuprof/wire.h
+include/tpuprof/capture.h:
+include/tpuprof/arena.h:
+include/tpuprof/error.h:
+include/tpuprof/hlo.h:
+build-asan/proto/hlo.pb-c.h:
+include/tpuprof/util.h:
+include/tpuprof/xspace.h:
+include/tpuprof/parallel.h:
+include/tpuprof/wire.h:

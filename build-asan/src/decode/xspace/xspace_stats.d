@@ -1,0 +1,11 @@
+build-asan/src/decode/xspace/xspace_stats.o: \
+ src/decode/xspace/xspace_stats.c src/decode/xspace/xspace_internal.h \
+ include/tpuprof/xspace.h include/tpuprof/arena.h include/tpuprof/error.h \
+ include/tpuprof/parallel.h include/tpuprof/util.h include/tpuprof/wire.h
+src/decode/xspace/xspace_internal.h:
+include/tpuprof/xspace.h:
+include/tpuprof/arena.h:
+include/tpuprof/error.h:
+include/tpuprof/parallel.h:
+include/tpuprof/util.h:
+include/tpuprof/wire.h:

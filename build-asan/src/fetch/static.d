@@ -1,0 +1,12 @@
+build-asan/src/fetch/static.o: src/fetch/static.c \
+ src/fetch/fetch_internal.h include/tpuprof/fetch.h \
+ include/tpuprof/error.h include/tpuprof/http.h \
+ include/tpuprof/fetch_names.h include/tpuprof/fetch_parse.h \
+ include/tpuprof/util.h
+src/fetch/fetch_internal.h:
+include/tpuprof/fetch.h:
+include/tpuprof/error.h:
+include/tpuprof/http.h:
+include/tpuprof/fetch_names.h:
+include/tpuprof/fetch_parse.h:
+include/tpuprof/util.h:
