@@ -1,7 +1,0 @@
-build-asan/src/analyze/check/check_subjects.o: \
- src/analyze/check/check_subjects.c src/analyze/check/check_internal.h \
- include/tpuprof/check.h include/tpuprof/error.h include/tpuprof/util.h
-src/analyze/check/check_internal.h:
-include/tpuprof/check.h:
-include/tpuprof/error.h:
-include/tpuprof/util.h:
