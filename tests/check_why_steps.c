@@ -5,6 +5,7 @@
  * dynamic-update-slice (the heap trace shares the update's buffer with
  * the loop state's). Also the buffer records XProf's memory viewer
  * agrees on: an instruction id of 0, tuples with an unset element type.
+ * A sharer the value never reaches keeps the buffer's own answer.
  */
 #include "hlo_build.h"
 
@@ -179,6 +180,48 @@ START_TEST(test_in_place_twice_steps)
 }
 END_TEST
 
+/* ---- a sharer the value never reaches: no jump, a note ---- */
+
+static const struct ins_spec apart_ins[] = {
+	{ "main", "p0", "parameter", 0, NULL, NULL, 0 },
+	{ "main", "a", "negate", 0, "p0", NULL, 0 },
+	{ "main", "b", "negate", 0, "p0", NULL, 0 },
+	{ "main", "c", "negate", 0, "b", NULL, 0 },
+	{ "main", "out", "negate", 0, "c", NULL, 0 },
+	END,
+};
+
+static const struct buf_spec apart_bufs[] = {
+	{ "p0", -1, 16, 0 }, { "a", -1, 100, 2 }, { "b", -1, 100, 2 }, { "c", -1, 10, 2 },
+	{ "out", -1, 16, 1 }, { NULL, 0, 0, 0 },
+};
+
+static const struct ev_spec apart_events[] = {
+	{ 0, 1, 0 }, { 2, 2, 1 }, { 0, 3, 0 }, { 1, 1, 0 }, { 1, 2, 0 }, { 1, 3, 0 }, { -1, 0, 0 },
+};
+
+START_TEST(test_sharer_out_of_reach)
+{
+	struct spec sp = { apart_ins, apart_bufs, apart_events, "p0 a b c out" };
+	struct built b;
+	const struct tp_mem_why *w = NULL;
+	char got[256];
+
+	build(&b, &sp);
+	for (size_t i = 0; i < b.m.n_live; i++)
+		if (b.m.buffers[b.m.why.live[i].buffer].id == 11)
+			w = &b.m.why.live[i];
+	ck_assert_ptr_nonnull(w);
+	/* c (b's last user) runs later, but a's value never reaches b */
+	ck_assert_int_eq(w->value, w->buffer);
+	ck_assert_int_eq(w->last_user, -1);
+	chain_text(&b.m, w, got, sizeof(got));
+	ck_assert_str_eq(got, "a");
+	ck_assert_str_eq(w->note, "it shares its memory with b, which its value does not reach in the HLO");
+	unbuild(&b);
+}
+END_TEST
+
 /* ---- instruction id 0; tuples whose element type is unset ---- */
 
 static const struct ins_spec zero_ins[] = {
@@ -229,6 +272,7 @@ int main(void)
 
 	tcase_add_test(tc, test_in_place_loop_steps);
 	tcase_add_test(tc, test_in_place_twice_steps);
+	tcase_add_test(tc, test_sharer_out_of_reach);
 	tcase_add_test(tc, test_id_zero_untyped_tuple);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

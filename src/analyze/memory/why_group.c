@@ -177,9 +177,11 @@ static void take_over(const struct tp_mem_module *m, struct tp_mem_why *w, long 
 
 	if (!other->n_chain ||
 	    !tp_mem_why_path(m, w->buffer, m->buffers[x].instr, inplace, n_inplace, &path)) {
-		free(w->note);
-		w->note = tp_xasprintf("it shares its memory with %s, which its value does not reach in the HLO",
-				       instr_name(m, m->buffers[x].instr));
+		if (w->value == w->buffer) { /* no other sharer took over yet */
+			free(w->note);
+			w->note = tp_xasprintf("it shares its memory with %s, which its value does not reach in the HLO",
+					       instr_name(m, m->buffers[x].instr));
+		}
 		return;
 	}
 	n = path.n_chain + other->n_chain - 1;
