@@ -275,6 +275,9 @@ const MemoryView = {
 					fmtBytes(whole.reduce(function (s, b) { return s + b.size_bytes; }, 0)) +
 					" (" + whole.map(bufName).join(", ") + ")");
 			fact("indefinite", fmtBytes(m.indefinite_bytes));
+			if (m.max_scoped_bytes)
+				fact("largest scoped allocation (not in the peak)", fmtBytes(m.max_scoped_bytes) +
+					(m.max_scoped_instruction ? " (" + m.max_scoped_instruction + ")" : ""), m.max_scoped_bytes);
 			if (m.fragmentation !== null && m.fragmentation !== undefined)
 				fact("fragmentation", fmtPct(m.fragmentation));
 		}
