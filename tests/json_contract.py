@@ -60,6 +60,7 @@ runs = {
         ["memory", "--format", "json", "--split", "multiply.24:4", "testdata/small.xplane.pb"],
         ["memory", "--format", "json", S + "gpu-mi300x-jax-attention/tw003.xplane.pb"],
         ["memory", "--format", "json", "--hbm", "1MiB", "testdata/small.xplane.pb"],
+        ["memory", "--format", "json", "--memory-space", "5", S + "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"],
     ],
 }
 

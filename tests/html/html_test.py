@@ -311,10 +311,13 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
                        " h.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + r.width * %d / %d,"
                        " clientY: r.top + 5})); return document.getElementById('heap-readout').textContent; })()"
                        % (i, len(m["heap"]) - 1))
-            want = "position %d: %s B" % (i, fmt_int(m["heap"][i]["bytes"]))
+            want = "heap event %d: %s B" % (i, fmt_int(m["heap"][i]["bytes"]))
             check(p.name + " heap readout", got.startswith(want), "%r, want %r" % (got, want))
             # at the peak every buffer of the tower is live
-            i = m["peak_position"] + 1
+            i = m["peak_heap_event"] + 1
+            axis = p.js("Array.from(document.querySelectorAll('#heap-chart .axis-title')).map(e => e.textContent)")
+            check(p.name + " heap axis names heap events, not schedule steps",
+                  "heap event (heap-simulator event index; not a schedule step)" in axis, str(axis))
             got = p.js("(() => { const h = document.querySelector('#heap-chart .hit'), r = h.getBoundingClientRect();"
                        " h.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + r.width * %d / %d,"
                        " clientY: r.top + 5})); return document.getElementById('heap-readout').textContent; })()"
@@ -445,9 +448,10 @@ def test_why_live(b, src, out):
     field = lambda k: p.js("(document.querySelector('#why-live dd[data-field=\"%s\"] .val') || {}).textContent" % k)
     check("why_live: kind", field("kind") == "temporary", str(field("kind")))
     check("why_live: last user", field("last user") == "fusion.99", str(field("last user")))
-    check("why_live: at position", field("at schedule position") == "31", str(field("at schedule position")))
+    # written with the memory/1 names of before the split: still read
+    check("why_live: at schedule step", field("at schedule step") == "31", str(field("at schedule step")))
     check("why_live: its scope (escaped in the data)", field("its scope") == "jit(f)/layer_3/<mlp>", str(field("its scope")))
-    check("why_live: waits", field("waits") == "9 schedule positions after the peak", str(field("waits")))
+    check("why_live: waits", field("waits") == "9 schedule steps after the peak", str(field("waits")))
     chain = p.js("Array.from(document.querySelectorAll('#why-live .chain li')).map(e => e.textContent)")
     check("why_live: chain", chain == buf["why_live"]["chain"], str(chain))
     rows = p.js("document.querySelectorAll('#last-users tr').length")

@@ -214,14 +214,15 @@ def memory_peaks(cap, tr):
     for e in tr.d['instants']:
         if e['name'] == 'compiler memory peak':
             a = e['args']
-            marks[(a.get('instruction'), a['program_id'] % 2**64, a['peak_bytes'], a.get('at'))] += 1
+            marks[(a.get('instruction'), a['program_id'] % 2**64, a['peak_bytes'], a.get('at'),
+                   a.get('peak_heap_event'))] += 1
     want = collections.Counter()
     for m in mem['modules']:
         key = (m['peak_instruction'], int(m['program_id']))
         if m['peak_instruction'] and runs[key]:
-            want[key + (m['peak_bytes'], None)] = runs[key]
+            want[key + (m['peak_bytes'], None, m['peak_heap_event'])] = runs[key]
         elif m['heap_points'] == 0 and starts[key[1]]:
-            want[key + (m['peak_bytes'], 'program start')] = starts[key[1]]
+            want[key + (m['peak_bytes'], 'program start', m['peak_heap_event'])] = starts[key[1]]
     check(marks == want, f'{cap}: compiler peak instants {dict(marks)}, want {dict(want)}')
     START_PEAKS[cap] = sum(n for k, n in marks.items() if k[3])
     return len(mem['runtime']), sum(marks.values())

@@ -86,6 +86,7 @@ static inline bool tp_check_metric_is_fraction(enum tp_check_metric m)
 struct tp_check_contrib {
 	const char *kind;   /* "buffer", "allocation", "op", "collective" (static) */
 	const char *name;   /* borrowed from the document               */
+	const char *scope;  /* a buffer's name scope ("" none); NULL for other kinds */
 	int64_t value;      /* bytes, or ps for ops                      */
 };
 

@@ -127,7 +127,7 @@ static void growth_contrib(struct tp_check_row *r, const struct tp_check_subject
 	for (i = 0; i < x->n_all; i++)
 		if (sum[i] > 0 && tp_i64map_get(&first, contrib_key(&x->all[i])) == (long)i)
 			tp_check_contrib_add(r->contrib, &r->n_contrib, x->all[i].kind,
-					     x->all[i].name, sum[i]);
+					     x->all[i].name, x->all[i].scope, sum[i]);
 	tp_i64map_release(&first);
 	free(sum);
 }

@@ -79,6 +79,7 @@ static json_t *row_json(const struct tp_check_row *r)
 
 		json_object_set_new(c, "kind", json_string(r->contrib[i].kind));
 		json_object_set_new(c, "name", tp_json_cstr(r->contrib[i].name));
+		json_object_set_new(c, "scope", r->contrib[i].scope ? tp_json_cstr(r->contrib[i].scope) : json_null());
 		json_object_set_new(c, "value", tp_json_int(r->contrib[i].value));
 		json_array_append_new(contrib, c);
 	}

@@ -147,7 +147,7 @@ static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp
 	if (top) {
 		struct tp_str n = tp_module_name(top->module);
 
-		fprintf(out, "  highest compiler peak: %.*s, %s at position %ld; held by\n",
+		fprintf(out, "  highest compiler peak: %.*s, %s at heap event %ld; held by\n",
 			(int)n.len, n.ptr, BYTES(0, top->peak), top->peak_position);
 		peak_holders(out, top);
 	}

@@ -147,7 +147,7 @@ const SummaryView = {
 		const top = order.length ? mem.modules[order[0]] : null;
 		if (top && !top.error) {
 			s.appendChild(el("p", {}, "Highest compiler peak: ", el("b", {}, top.name), " " + fmtBytes(top.peak_bytes) +
-				" at position " + top.peak_position + "; held by"));
+				" at heap event " + peakHeapEvent(top) + "; held by"));
 			const bufs = (top.live_at_peak || []).map(function (b, i) { return { b: b, i: i }; })
 				.sort(function (a, b) { return b.b.size_bytes - a.b.size_bytes; }).slice(0, 5);
 			s.appendChild(el("table", { class: "plain" }, bufs.map(function (e) {
