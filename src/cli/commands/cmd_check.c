@@ -30,7 +30,8 @@ static const char check_help[] =
 	"                         allocator peak; per module when the capture has no\n"
 	"                         cores (XLA dumps, HloProtos) or with --module/--scope\n"
 	"  --max-peak-fraction F  the same peak as a fraction of device capacity\n"
-	"                         (plane memory_size, or --hbm), 0 < F <= 1\n"
+	"                         (plane memory_size, --device, or --hbm),\n"
+	"                         0 < F <= 1, e.g. 0.9 or 90%\n"
 	"  --baseline REPORT.json --max-growth PCT\n"
 	"                         growth over the baseline of peak memory (per core or\n"
 	"                         module), op self time (per core and per module) and\n"
@@ -39,13 +40,13 @@ static const char check_help[] =
 	"                         ring bytes one device sends, per module, summed over\n"
 	"                         the executions captured (over the instructions, once\n"
 	"                         each, when nothing ran)\n"
-	"  --min-headroom SIZE|PCT%\n"
-	"                         capacity less the peak (as for --max-peak), at least\n"
-	"                         SIZE (e.g. 2GiB) or PCT percent of the capacity\n"
+	"  --min-headroom SIZE|F  capacity less the peak (as for --max-peak), at least\n"
+	"                         SIZE (e.g. 2GiB) or the fraction F of the capacity\n"
+	"                         (e.g. 0.1 or 10%)\n"
 	"  --min-flops-utilization F\n"
 	"                         per core (per module with --module) the overall FLOP\n"
 	"                         utilization, FLOPs at their peak over device time,\n"
-	"                         at least F (0 to 1, e.g. 0.3); docs/devices.md\n"
+	"                         at least F (0 to 1, e.g. 0.3 or 30%); docs/devices.md\n"
 	"\n"
 	"restrictions:\n"
 	"  --module NAME|ID       every rule only for this module\n"
@@ -54,7 +55,8 @@ static const char check_help[] =
 	"                         those under it (whole /-separated components)\n"
 	"\n"
 	"options:\n"
-	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
+	"  --hbm SIZE             device capacity, e.g. 16GiB (a SIZE is a number and\n"
+	"                         its unit: 14.5 alone is refused)\n"
 	"  --device NAME          the device (tpuprof devices lists the names)\n"
 	"  --allow-partial        pass a capture or report with damaged parts that\n"
 	"                         were skipped (by default that fails the check)\n"
@@ -67,7 +69,8 @@ static const char check_help[] =
 	"without --allow-partial), 2 usage (also a --module or --scope that\n"
 	"names nothing, or a fraction or headroom without a known capacity),\n"
 	"3 unreadable or corrupt input, a baseline that is not a report, or\n"
-	"no FLOP utilization to check, 5 output failed\n";
+	"no FLOP utilization to check, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 enum {
 	OPT_MAX_PEAK = TP_CLI_OPTION_BASE,
@@ -116,21 +119,21 @@ static bool parse_number(const char *s, bool pct, double *out)
 	return end != s && *end == '\0' && isfinite(*out);
 }
 
-/* SIZE (2GiB) or PCT% (10%) of the capacity. */
+/* SIZE (2GiB), or a fraction of the capacity (0.1 or 10%): a number
+ * without a unit is a fraction, never bytes. */
 static int min_headroom(struct tp_check_opts *r, const char *arg)
 {
-	size_t n = strlen(arg);
 	double v;
 
-	if (n && arg[n - 1] == '%') {
-		if (!parse_number(arg, true, &v) || v < 0 || v > 100)
+	if (tp_parse_fraction(arg, &v)) {
+		if (v < 0 || v > 1)
 			return tp_cli_usage_error(&tp_cmd_check,
-						  "bad percentage '%s' for --min-headroom (0%% to 100%%)", arg);
+						  "bad fraction '%s' for --min-headroom (0 to 1, e.g. 0.1 or 10%%)", arg);
 		r->min_headroom_is_pct = true;
-		r->min_headroom_pct = v;
+		r->min_headroom_pct = v * 100;
 	} else if (!tp_parse_size(arg, &r->min_headroom)) {
 		return tp_cli_usage_error(&tp_cmd_check,
-					  "bad size '%s' for --min-headroom (a size, e.g. 2GiB, or a percentage, e.g. 10%%)",
+					  "bad value '%s' for --min-headroom (a size and its unit, e.g. 2GiB, or a fraction of the capacity, e.g. 0.1 or 10%%)",
 					  arg);
 	}
 	r->has_min_headroom = true;
@@ -145,18 +148,12 @@ static int on_option(void *ctx, int id, const char *arg)
 
 	switch (id) {
 	case OPT_MAX_PEAK:
-		if (!tp_parse_size(arg, &r->max_peak))
-			return tp_cli_usage_error(&tp_cmd_check, "bad size '%s' for --max-peak", arg);
 		r->has_max_peak = true;
-		return 0;
+		return tp_cli_size_option(&tp_cmd_check, "max-peak", arg, false, &r->max_peak);
 	case OPT_MAX_PEAK_FRACTION:
-		if (!parse_number(arg, false, &v) || !(v > 0 && v <= 1))
-			return tp_cli_usage_error(&tp_cmd_check,
-						  "bad fraction '%s' for --max-peak-fraction (above 0, at most 1, e.g. 0.9)",
-						  arg);
-		r->max_peak_fraction = v;
 		r->has_max_peak_fraction = true;
-		return 0;
+		return tp_cli_fraction_option(&tp_cmd_check, "max-peak-fraction", arg, 0, false, 1,
+					      &r->max_peak_fraction);
 	case OPT_ALLOW_PARTIAL:
 		a->rules.allow_partial = true;
 		return 0;
@@ -172,28 +169,20 @@ static int on_option(void *ctx, int id, const char *arg)
 		r->has_max_growth = true;
 		return 0;
 	case OPT_MAX_COLLECTIVE_BYTES:
-		if (!tp_parse_size(arg, &r->max_collective_bytes))
-			return tp_cli_usage_error(&tp_cmd_check,
-						  "bad size '%s' for --max-collective-bytes", arg);
 		r->has_max_collective_bytes = true;
-		return 0;
+		return tp_cli_size_option(&tp_cmd_check, "max-collective-bytes", arg, false,
+					  &r->max_collective_bytes);
 	case OPT_SCOPE:
 		r->scope = arg;
 		return 0;
 	case OPT_HBM:
-		if (!tp_parse_size(arg, &r->hbm) || !r->hbm)
-			return tp_cli_usage_error(&tp_cmd_check, "bad size '%s' for --hbm", arg);
-		return 0;
+		return tp_cli_size_option(&tp_cmd_check, "hbm", arg, true, &r->hbm);
 	case OPT_MIN_HEADROOM:
 		return min_headroom(r, arg);
 	case OPT_MIN_FLOPS_UTILIZATION:
-		if (!parse_number(arg, false, &v) || !(v >= 0 && v <= 1))
-			return tp_cli_usage_error(&tp_cmd_check,
-						  "bad fraction '%s' for --min-flops-utilization (0 to 1, e.g. 0.3)",
-						  arg);
-		r->min_flops_utilization = v;
 		r->has_min_flops_utilization = true;
-		return 0;
+		return tp_cli_fraction_option(&tp_cmd_check, "min-flops-utilization", arg, 0, true, 1,
+					      &r->min_flops_utilization);
 	default:
 		return -1;
 	}

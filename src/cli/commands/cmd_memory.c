@@ -56,7 +56,8 @@ static const char memory_help[] =
 	"\n"
 	"Sizes in JSON are bytes; a warning is printed when a core's peak is\n"
 	"above 90% of its capacity.\n"
-	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
+	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 enum { OPT_SPACE = TP_CLI_OPTION_BASE, OPT_SPLIT, OPT_HBM, OPT_LIMIT, OPT_DEPTH,
        OPT_SVG, OPT_WHY };
@@ -119,9 +120,7 @@ static int on_option(void *ctx, int id, const char *arg)
 	case OPT_SPLIT:
 		return parse_split(a, arg);
 	case OPT_HBM:
-		if (!tp_parse_size(arg, &a->filter.hbm) || !a->filter.hbm)
-			return tp_cli_usage_error(&tp_cmd_memory, "bad size '%s' for --hbm", arg);
-		return 0;
+		return tp_cli_size_option(&tp_cmd_memory, "hbm", arg, true, &a->filter.hbm);
 	case OPT_LIMIT:
 		if (!parse_count(arg, 1L << 30, &v))
 			return tp_cli_usage_error(&tp_cmd_memory, "bad --limit '%s'", arg);
