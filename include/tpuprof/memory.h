@@ -236,6 +236,10 @@ struct tp_memory {
 	struct tp_mem_runtime runtime;
 	char **warnings;                /* malloc'd lines                     */
 	size_t n_warnings, cap_warnings;
+	/* The device of programs that ran on no core of the capture (XLA
+	 * dumps, HloProtos, which name no device): what --hbm or --device
+	 * alone say; capacity.source TP_FIG_NONE when neither was given. */
+	struct tp_device_figures loose_device;
 };
 
 struct tp_memory_filter {
@@ -270,5 +274,13 @@ struct tp_mem_headroom {
 /* False (bytes and percent 0) when the core's capacity is unknown. */
 bool tp_mem_core_headroom(const struct tp_memory *mem, const struct tp_mem_core *c,
 			  struct tp_mem_headroom *h);
+
+/* A module's capacity and headroom: the smallest capacity of the cores
+ * that ran it, else (it ran on none: a dump, an HloProto) the one --hbm
+ * or --device give (mem->loose_device). Fills *capacity (0 unknown) and
+ * *device (the figures it came from, or NULL); false when unknown. */
+bool tp_mem_module_headroom(const struct tp_memory *mem, const struct tp_mem_module *m,
+			    struct tp_mem_headroom *h, uint64_t *capacity,
+			    const struct tp_device_figures **device);
 
 #endif

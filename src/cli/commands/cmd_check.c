@@ -43,6 +43,9 @@ static const char check_help[] =
 	"  --min-headroom SIZE|F  capacity less the peak (as for --max-peak), at least\n"
 	"                         SIZE (e.g. 2GiB) or the fraction F of the capacity\n"
 	"                         (e.g. 0.1 or 10%)\n"
+	"  --device NAME or --hbm SIZE alone\n"
+	"                         the peak fits the capacity (--max-peak-fraction 1):\n"
+	"                         the pre-flight of an XLA dump, before it runs\n"
 	"  --min-flops-utilization F\n"
 	"                         per core (per module with --module) the overall FLOP\n"
 	"                         utilization, FLOPs at their peak over device time,\n"
@@ -188,15 +191,22 @@ static int on_option(void *ctx, int id, const char *arg)
 	}
 }
 
-static int usage_rules(const struct check_args *a)
+static int usage_rules(struct check_args *a, bool device_given)
 {
-	const struct tp_check_opts *r = &a->rules;
+	struct tp_check_opts *r = &a->rules;
 
+	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
+	    !r->has_max_collective_bytes && !r->has_min_headroom &&
+	    !r->has_min_flops_utilization && !a->baseline && (r->hbm || device_given)) {
+		/* the pre-flight: does the program fit the device at all */
+		r->has_max_peak_fraction = true;
+		r->max_peak_fraction = 1.0;
+	}
 	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
 	    !r->has_max_collective_bytes && !r->has_min_headroom &&
 	    !r->has_min_flops_utilization && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s",
-					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization)");
+					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, or --device NAME or --hbm SIZE alone: the peak fits)");
 	if (r->has_max_growth && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s", "--max-growth needs --baseline REPORT.json");
 	if (a->baseline && !r->has_max_growth)
@@ -261,7 +271,7 @@ static int run_check(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_check, argc, argv, check_options, on_option, &a, &o,
 			 &code) < 0)
 		return code;
-	if ((code = usage_rules(&a)) != TP_EXIT_OK)
+	if ((code = usage_rules(&a, o.filter.device != NULL)) != TP_EXIT_OK)
 		return code;
 	a.rules.module = o.filter.module;
 	f.hbm = a.rules.hbm;

@@ -116,7 +116,60 @@ static void print_split(FILE *out, const struct tp_mem_module *m, const struct t
 	tp_strbuf_release(&name);
 }
 
-static void print_module(FILE *out, const struct tp_mem_module *m,
+/* A program that ran on no core (a dump, an HloProto) against the
+ * capacity --hbm or --device give: the pre-flight answer, before it runs.
+ * Over it: by how much, the largest buffers at the peak (sorted), the
+ * largest scopes, and a suggested split that would fit. */
+static void module_capacity(FILE *out, const struct tp_memory *mem, const struct tp_mem_module *m,
+			    const struct tp_mem_live *sorted)
+{
+	const struct tp_device_figures *dev;
+	const struct tp_scope_node *root;
+	struct tp_mem_headroom h;
+	struct tp_strbuf name;
+	uint64_t cap;
+	char label[96];
+
+	if (!tp_mem_module_headroom(mem, m, &h, &cap, &dev) || dev != &mem->loose_device)
+		return;
+	if (dev->capacity.source == TP_FIG_FLAG)
+		snprintf(label, sizeof(label), "--hbm");
+	else
+		snprintf(label, sizeof(label), "%s, the device table", dev->row ? dev->row->key : "?");
+	if (h.bytes >= 0) {
+		fprintf(out, "    capacity %s (%s): headroom %s (%.1f%%)\n", B(0, cap), label,
+			B(1, (uint64_t)h.bytes), h.percent);
+		return;
+	}
+	fprintf(out, "    DOES NOT FIT: peak %s is %s over the capacity %s (%s);\n"
+		"    cut at least %s of what is live at position %ld:\n",
+		B(0, m->peak), B(1, (uint64_t)-h.bytes), B(2, cap), label,
+		B(1, (uint64_t)-h.bytes), m->peak_position);
+	tp_strbuf_init(&name);
+	for (size_t i = 0; i < m->n_live && i < 3; i++) {
+		tp_strbuf_reset(&name);
+		tp_mem_buffer_name(&name, m, sorted[i].display);
+		fprintf(out, "      buffer %s %s\n", name.buf, B(0, sorted[i].size));
+	}
+	root = m->scopes.n ? &m->scopes.nodes[0] : NULL;
+	for (size_t i = 0; root && i < root->n_children && i < 3; i++) {
+		const struct tp_scope_node *c = &m->scopes.nodes[root->children[i]];
+
+		fprintf(out, "      scope %s %s\n", c->path[0] ? c->path : "(no scope)",
+			B(0, (uint64_t)c->inclusive));
+	}
+	for (size_t i = 0; i < m->n_suggestions; i++)
+		if (m->suggestions[i].peak <= cap) {
+			tp_strbuf_reset(&name);
+			tp_mem_buffer_name(&name, m, m->suggestions[i].buffer);
+			fprintf(out, "      or split %s %" PRIu64 " ways: peak %s, fits (estimate)\n",
+				name.buf, m->suggestions[i].k, B(0, m->suggestions[i].peak));
+			break;
+		}
+	tp_strbuf_release(&name);
+}
+
+static void print_module(FILE *out, const struct tp_memory *mem, const struct tp_mem_module *m,
 			 const struct tp_memory_text_opts *o)
 {
 	struct tp_str name = tp_module_name(m->module);
@@ -133,6 +186,11 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 		B(1, m->peak_unpadded), B(2, m->peak - (m->peak_unpadded < m->peak ? m->peak_unpadded : m->peak)));
 	fprintf(out, "    indefinite %s, total allocation %s, %zu heap points\n",
 		B(0, m->indefinite_bytes), B(1, m->total_alloc_bytes), m->n_points);
+	sorted = tp_xmalloc((m->n_live + 1) * sizeof(*sorted));
+	if (m->n_live)
+		memcpy(sorted, m->live, m->n_live * sizeof(*sorted));
+	qsort(sorted, m->n_live, sizeof(*sorted), by_size_desc);
+	module_capacity(out, mem, m, sorted);
 	fprintf(out, "    by category:");
 	for (int c = 0, col = 16; c < TP_MEM_N_CATEGORIES; c++) {
 		char item[64];
@@ -149,10 +207,6 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 	}
 	fputc('\n', out);
 	sparkline(out, m);
-	sorted = tp_xmalloc((m->n_live + 1) * sizeof(*sorted));
-	if (m->n_live)
-		memcpy(sorted, m->live, m->n_live * sizeof(*sorted));
-	qsort(sorted, m->n_live, sizeof(*sorted), by_size_desc);
 	shown = o->limit && o->limit < m->n_live ? o->limit : m->n_live;
 	fprintf(out, "  buffers live at the peak (%zu of %zu)\n", shown, m->n_live);
 	for (size_t i = 0; i < shown; i++)
@@ -260,7 +314,7 @@ enum tp_err tp_memory_text(FILE *out, const struct tp_capture *cap,
 {
 	print_cores(out, cap, mem);
 	for (size_t i = 0; i < mem->n_modules; i++)
-		print_module(out, &mem->modules[i], topt);
+		print_module(out, mem, &mem->modules[i], topt);
 	print_runtime(out, cap, mem);
 	if (mem->n_warnings)
 		fprintf(out, "\nwarnings\n");
