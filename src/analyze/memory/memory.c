@@ -360,6 +360,8 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 	rc = analyze_modules(mem, cap, opt, f, err);
 	if (rc == TP_OK && f->module && !mem->n_modules)
 		rc = tp_error_set(err, TP_ERR_USAGE, "no module '%s' in the capture", f->module);
+	if (rc == TP_OK && opt->n_splits)
+		rc = tp_mem_whatif(mem, opt->splits, opt->n_splits, err);
 	if (rc == TP_OK) {
 		tp_mem_runtime_build(&mem->runtime, cap);
 		rc = map_cores(mem, cap, f, opt->known, err);

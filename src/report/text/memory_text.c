@@ -169,6 +169,36 @@ static void module_capacity(FILE *out, const struct tp_memory *mem, const struct
 	tp_strbuf_release(&name);
 }
 
+/* --split: each part, how it rounds, the one re-simulated peak, and
+ * what the estimate assumes. */
+static void print_whatif(FILE *out, const struct tp_mem_module *m)
+{
+	struct tp_strbuf name;
+
+	tp_strbuf_init(&name);
+	fprintf(out, "  what if (--split, %zu buffer%s in one replay)\n", m->n_whatif_parts,
+		m->n_whatif_parts == 1 ? "" : "s");
+	for (size_t i = 0; i < m->n_whatif_parts; i++) {
+		const struct tp_mem_split_part *p = &m->whatif_parts[i];
+
+		tp_strbuf_reset(&name);
+		tp_mem_buffer_name(&name, m, p->buffer);
+		fprintf(out, "    split %s along dimension %d (%" PRId64 ") %" PRIu64 " ways: %s -> %s",
+			name.buf, p->dim, p->dim_size, p->k, B(0, p->bytes), B(1, p->part_bytes));
+		if (p->part_elements == p->small_part_elements)
+			fprintf(out, ", parts of %" PRId64 "\n", p->part_elements);
+		else
+			fprintf(out, "\n      %" PRId64 " does not divide by %" PRIu64 ": parts of %" PRId64
+				" and %" PRId64 "; the estimate counts the larger\n", p->dim_size, p->k,
+				p->part_elements, p->small_part_elements);
+	}
+	fprintf(out, "    peak %s (-%s) at %ld\n", B(0, m->whatif.peak), B(1, m->whatif.saved),
+		m->whatif.peak_position);
+	fprintf(out, "    estimate: the same schedule and buffer assignment; each split buffer is\n"
+		"    its largest part, the parts live one at a time where the whole one did\n");
+	tp_strbuf_release(&name);
+}
+
 static void print_module(FILE *out, const struct tp_memory *mem, const struct tp_mem_module *m,
 			 const struct tp_memory_text_opts *o)
 {
@@ -215,10 +245,8 @@ static void print_module(FILE *out, const struct tp_memory *mem, const struct tp
 	fprintf(out, "  by scope (depth %d)\n", o->depth);
 	print_scopes(out, &m->scopes, 0, o->depth, m->peak);
 	tp_mem_why_text_groups(out, m, o->limit);
-	if (m->whatif.buffer >= 0) {
-		fprintf(out, "  what if\n");
-		print_split(out, m, &m->whatif);
-	}
+	if (m->whatif.buffer >= 0)
+		print_whatif(out, m);
 	if (m->n_suggestions)
 		fprintf(out, "  suggestions (split along the leading dimension)\n");
 	for (size_t i = 0; i < m->n_suggestions; i++)
