@@ -250,6 +250,8 @@ struct tp_mem_device {
 	int64_t capacity;         /* stack + heap + free at the peak          */
 	int64_t lifetime_peak;    /* the last event's peak_bytes_in_use       */
 	int64_t peak_step;
+	bool has_steps;           /* an event had a step (group_id): without
+				   * any, peak_step 0 is no step at all     */
 	struct tp_mem_active *active; /* malloc'd, sorted as XProf sorts      */
 	size_t n_active;
 };

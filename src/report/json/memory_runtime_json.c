@@ -59,7 +59,7 @@ static void device_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "peak_stack_bytes", p ? tp_json_int(p->stack) : json_null());
 	tp_jw_put(w, "peak_free_bytes", p ? tp_json_int(p->free) : json_null());
 	tp_jw_put(w, "peak_time_ps", p ? tp_json_int(p->time_ps) : json_null());
-	tp_jw_put(w, "peak_step", tp_json_int(d->peak_step));
+	tp_jw_put(w, "peak_step", d->has_steps ? tp_json_int(d->peak_step) : json_null());
 	tp_jw_put(w, "capacity_bytes", tp_json_int(d->capacity));
 	tp_jw_put(w, "lifetime_peak_bytes", tp_json_int(d->lifetime_peak));
 	tp_jw_array(w, "active_at_peak");

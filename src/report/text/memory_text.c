@@ -322,15 +322,25 @@ static void print_runtime(FILE *out, const struct tp_capture *cap, const struct 
 {
 	if (!mem->runtime.n_devices)
 		return;
-	fprintf(out, "\nruntime memory: peak heap + stack of capacity (MemoryAllocation events)\n");
+	fprintf(out, "\nruntime memory: peak heap + stack of capacity (MemoryAllocation events;\n"
+		"  docs/memory.md says what stack and heap are)\n");
 	for (size_t i = 0; i < mem->runtime.n_devices; i++) {
 		const struct tp_mem_device *d = &mem->runtime.devices[i];
-		char a[32], b[32];
+		const struct tp_mem_core *core = NULL;
+		char a[32], b[32], step[40] = "";
 
-		fprintf(out, "  %s %s: peak %s of %s, step %" PRId64 ", %" PRIu64
-			" allocations, %" PRIu64 " frees\n", cap->hosts[d->host].name, d->id,
+		/* the core whose allocator it is, as the HTML page names it */
+		for (size_t j = 0; j < mem->n_cores && !core; j++)
+			if (mem->cores[j].runtime == (long)i)
+				core = &mem->cores[j];
+		if (d->has_steps)
+			snprintf(step, sizeof(step), ", step %" PRId64, d->peak_step);
+		fprintf(out, "  %s %.*s (memory %s): peak %s of %s%s, %" PRIu64
+			" allocations, %" PRIu64 " frees\n", cap->hosts[d->host].name,
+			core ? (int)core->plane->name.len : 9,
+			core ? core->plane->name.ptr : "(no core)", d->id,
 			tp_fmt_bytes(a, sizeof(a), (uint64_t)d->peak_bytes),
-			tp_fmt_bytes(b, sizeof(b), (uint64_t)d->capacity), d->peak_step,
+			tp_fmt_bytes(b, sizeof(b), (uint64_t)d->capacity), step,
 			d->allocations, d->deallocations);
 	}
 }

@@ -206,8 +206,8 @@ Object.assign(MemoryView, {
 			const who = users[rt.host + "\u0000" + rt.memory_id];
 			r.appendChild(el("div", { class: "rt-title" }, rt.host + " memory " + rt.memory_id +
 				(who ? " (" + who.join(", ") + ")" : "") + ": peak " + fmtBytes(rt.peak_bytes) +
-				" (heap " + fmtBytes(rt.peak_heap_bytes) + ", stack " + fmtBytes(rt.peak_stack_bytes) + ") in step " +
-				rt.peak_step + "; " + fmtInt(rt.allocations) + " allocations; capacity " + fmtBytes(rt.capacity_bytes)));
+				" (heap " + fmtBytes(rt.peak_heap_bytes) + ", stack " + fmtBytes(rt.peak_stack_bytes) + ")" +
+				(rt.peak_step === null ? "" : " in step " + rt.peak_step) + "; " + fmtInt(rt.allocations) + " allocations; capacity " + fmtBytes(rt.capacity_bytes)));
 			r.appendChild(self.runtimeChart(rt));
 		});
 	},
