@@ -163,7 +163,8 @@ static enum tp_err refuse(struct search *s, const char *option, struct tp_strbuf
 {
 	tp_strbuf_reset(sb);
 	if (s->exact.n) {   /* the name of a tuple whose elements have names */
-		s->prefixed.n = 0;
+		names_release(&s->prefixed);
+		memset(&s->prefixed, 0, sizeof(s->prefixed));
 		for (size_t i = 0; i < s->similar.n; i++)
 			if (strncmp(s->similar.v[i].name, s->name, s->len) == 0 &&
 			    (s->similar.v[i].name[s->len] == '\0' || s->similar.v[i].name[s->len] == '{'))
