@@ -4,7 +4,7 @@
  * module's: the capacity of the cores that ran it (or, for a program that
  * ran on none, of --hbm or --device) less its compiler peak.
  */
-#include "tpuprof/memory.h"
+#include "tpuprof/analyze/memory.h"
 
 bool tp_mem_core_headroom(const struct tp_memory *mem, const struct tp_mem_core *c,
 			  struct tp_mem_headroom *h)

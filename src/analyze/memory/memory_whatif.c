@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/units.h"
+#include "tpuprof/util/units.h"
 
 #define MAX_LISTED 8
 

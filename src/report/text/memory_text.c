@@ -5,9 +5,9 @@
  * chosen depth, what-if estimates; then the runtime peaks. Fits 100
  * columns; shapes are never cut (long ones get a line of their own).
  */
-#include "tpuprof/device_report.h"
-#include "tpuprof/memory_report.h"
-#include "tpuprof/shape.h"
+#include "tpuprof/report/device_report.h"
+#include "tpuprof/report/memory_report.h"
+#include "tpuprof/analyze/common/shape.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -335,10 +335,14 @@ static void print_runtime(FILE *out, const struct tp_capture *cap, const struct 
 				core = &mem->cores[j];
 		if (d->has_steps)
 			snprintf(step, sizeof(step), ", step %" PRId64, d->peak_step);
-		fprintf(out, "  %s %.*s (memory %s): peak %s of %s%s, %" PRIu64
-			" allocations, %" PRIu64 " frees\n", cap->hosts[d->host].name,
-			core ? (int)core->plane->name.len : 9,
-			core ? core->plane->name.ptr : "(no core)", d->id,
+		/* a core left out by --core, or none in the capture: the memory
+		 * id alone, no core claimed */
+		if (core)
+			fprintf(out, "  %s %.*s (memory %s)", cap->hosts[d->host].name,
+				(int)core->plane->name.len, core->plane->name.ptr, d->id);
+		else
+			fprintf(out, "  %s memory %s", cap->hosts[d->host].name, d->id);
+		fprintf(out, ": peak %s of %s%s, %" PRIu64 " allocations, %" PRIu64 " frees\n",
 			tp_fmt_bytes(a, sizeof(a), (uint64_t)d->peak_bytes),
 			tp_fmt_bytes(b, sizeof(b), (uint64_t)d->capacity), step,
 			d->allocations, d->deallocations);
