@@ -54,7 +54,7 @@ runs = {
         ["diff", "--format", "json", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"],
     ],
     "tpuprof.memory_why/1": [
-        ["memory", "--format", "json", "--why", "cudnn-conv.1", S + "gpu-mi300x8-jax-conv3d/tw003.xplane.pb"],
+        ["memory", "--format", "json", "--why", "cudnn-conv.1{1}", S + "gpu-mi300x8-jax-conv3d/tw003.xplane.pb"],
     ],
     "tpuprof.memory/1": [
         ["memory", "--format", "json", "--split", "multiply.24:4", "testdata/small.xplane.pb"],

@@ -466,6 +466,10 @@ def test_split(b, path):
     p.clean("--split")
     row = p.js("Array.from(document.querySelectorAll('#splits tr')[1].children).map(e => e.textContent)")
     check("memory --split: the what-if row", row == ["multiply.24 (--split)", "÷ 4", "17.6 MiB", "3.00 MiB"], str(row))
+    said = p.js("(document.getElementById('whatif-assumptions') || {}).textContent || ''")
+    check("memory --split: the page says what the estimate assumes",
+          said.startswith("--split: multiply.24 dimension 0 (") and
+          "the same schedule and buffer assignment" in said and "one at a time" in said, said)
 
 
 def test_warnings(b, path, doc, out):
