@@ -1,0 +1,28 @@
+/*
+ * oom_internal.h - what the oom files share: text matching that lets any
+ * run of white space (newlines too) stand for a space, and sizes.
+ */
+#ifndef TPUPROF_OOM_INTERNAL_H
+#define TPUPROF_OOM_INTERNAL_H
+
+#include "tpuprof/oom.h"
+
+/* Matches pat at s (up to end): a ' ' in pat matches any run of white
+ * space, also none; other characters match themselves. Returns the end
+ * of the match, or NULL. */
+const char *tp_oom_match(const char *s, const char *end, const char *pat);
+/* The first match of pat in [s, end), its start in *at; NULL for none. */
+const char *tp_oom_find(const char *s, const char *end, const char *pat,
+			const char **at);
+/* Reads a size token at s (after blanks): "528.00M", "0B", "-2.55G",
+ * "6.00MiB", "1,234 bytes", "unknown size". Returns the end, or NULL. */
+const char *tp_oom_size_read(const char *s, const char *end, struct tp_oom_size *out);
+const char *tp_oom_skip_ws(const char *s, const char *end);
+/* memmem (a GNU extension) for the oom files. */
+const char *tp_oom_memmem(const char *hay, size_t n, const char *needle, size_t m);
+
+/* A log prefix at the start of line: its length, kind in *kind ("glog",
+ * "tf-timestamp", "ray", "rank"); 0 when none. */
+size_t tp_oom_prefix_len(const char *s, size_t n, const char **kind);
+
+#endif
