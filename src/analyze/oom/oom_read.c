@@ -39,6 +39,9 @@ static const char *const labels[] = {
 	"output", "heap allocations", "BufferAssignment", "allocation:", "fragmentation:",
 	"Peak buffers", "Buffer ", "Entry Parameter", "Sum Total", "Stats:", "Limit:",
 	"InUse:", "MaxInUse:", "NumAllocs:", "MaxAllocSize:", "Chunk", "Bin (",
+	/* the rest of a headline a terminal wrapped */
+	"Used ", "Exceeded", "capacity", "free", "possible", "bytes", "available", "limit",
+	"memory", "ordinal", "; (", "HBM",
 };
 #define N_LABELS (sizeof(labels) / sizeof(labels[0]))
 
@@ -228,7 +231,15 @@ static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 	end = s + rd->clean.len;
 	if (find_trigger(s, end, &at)) {
 		close_report(log);
-		start_report(log, s, rd->clean.len, kinds);
+		/* the line before may hold the wrapper a terminal wrapped off
+		 * (`RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:`) */
+		if (rd->prev.len && at == tp_oom_skip_ws(s, end)) {
+			tp_strbuf_add(&rd->prev, &(char){ '\n' }, 1);
+			tp_strbuf_add(&rd->prev, s, rd->clean.len);
+			start_report(log, rd->prev.buf, rd->prev.len, kinds);
+		} else {
+			start_report(log, s, rd->clean.len, kinds);
+		}
 	} else if (rd->in_report) {
 		append_report(rd, s, rd->clean.len);
 		rd->report_kinds |= kinds;

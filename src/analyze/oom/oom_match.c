@@ -94,13 +94,19 @@ static int64_t unit_shift(char u)
 	}
 }
 
+/* The text as printed, a wrapped line's break as one space. */
 static void set_text(struct tp_oom_size *out, const char *s, const char *e)
 {
-	size_t n = (size_t)(e - s);
+	size_t n = 0;
 
-	if (n >= sizeof(out->text))
-		n = sizeof(out->text) - 1;
-	memcpy(out->text, s, n);
+	for (; s < e && n + 1 < sizeof(out->text); s++) {
+		if (is_ws(*s)) {
+			s = tp_oom_skip_ws(s, e) - 1;
+			out->text[n++] = ' ';
+		} else {
+			out->text[n++] = *s;
+		}
+	}
 	out->text[n] = '\0';
 }
 
@@ -211,6 +217,7 @@ static size_t glog_len(const char *s, size_t n)
 	i += d;
 	if (i >= n || s[i] != ' ')
 		return 0;
+	i++;
 	while (i < n && s[i] != ']' && s[i] != ' ')
 		i++;
 	if (i >= n || s[i] != ']')
