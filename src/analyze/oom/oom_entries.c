@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
-
 static const char *const field_labels[] = {
 	"Size:", "Operator:", "Shape:", "Unpadded size:", "Extra memory due to padding:",
 	"XLA label:", "XLA Label:", "Allocation type:", "Entry Parameter Subshape:", "=====",

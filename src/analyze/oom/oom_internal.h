@@ -25,4 +25,16 @@ const char *tp_oom_memmem(const char *hay, size_t n, const char *needle, size_t 
  * "tf-timestamp", "ray", "rank"); 0 when none. */
 size_t tp_oom_prefix_len(const char *s, size_t n, const char **kind);
 
+/* oom_parse.c's readers, shared with oom_families.c and oom_entries.c:
+ * a size at s into r->fig[f] unless set (returns its end or NULL), the
+ * exact "(N bytes)" after a rounded size, a number, a percentage. */
+const char *tp_oom_fig_at(struct tp_oom_report *r, enum tp_oom_fig f, const char *s,
+			  const char *end);
+const char *tp_oom_exact_after(struct tp_oom_size *sz, const char *s, const char *end);
+const char *tp_oom_number_at(const char *s, const char *end, double *v);
+void tp_oom_set_pct(struct tp_oom_report *r, enum tp_oom_pct p, double v);
+void tp_oom_gpu(struct tp_oom_report *r, const char *s, const char *end);
+void tp_oom_scoped(struct tp_oom_report *r, const char *s, const char *end);
+void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
+
 #endif

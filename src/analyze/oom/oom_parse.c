@@ -49,7 +49,7 @@ const char *tp_oom_kind_name(enum tp_oom_kind k)
 
 /* Sizes in these places are read after a known label; one that is not
  * printed there stays unset. */
-static const char *fig_at(struct tp_oom_report *r, enum tp_oom_fig f,
+const char *tp_oom_fig_at(struct tp_oom_report *r, enum tp_oom_fig f,
 			  const char *s, const char *end)
 {
 	struct tp_oom_size sz;
@@ -61,7 +61,7 @@ static const char *fig_at(struct tp_oom_report *r, enum tp_oom_fig f,
 }
 
 /* "(    554,696,704 bytes)" after a rounded size: the exact count. */
-static const char *exact_after(struct tp_oom_size *sz, const char *s, const char *end)
+const char *tp_oom_exact_after(struct tp_oom_size *sz, const char *s, const char *end)
 {
 	struct tp_oom_size ex;
 	const char *p = tp_oom_skip_ws(s, end), *e;
@@ -81,7 +81,7 @@ static const char *exact_after(struct tp_oom_size *sz, const char *s, const char
 	return s;
 }
 
-static const char *number_at(const char *s, const char *end, double *v)
+const char *tp_oom_number_at(const char *s, const char *end, double *v)
 {
 	char buf[40];
 	size_t n = 0;
@@ -99,7 +99,7 @@ static const char *number_at(const char *s, const char *end, double *v)
 	return stop == buf ? NULL : s + (stop - buf);
 }
 
-static void set_pct(struct tp_oom_report *r, enum tp_oom_pct p, double v)
+void tp_oom_set_pct(struct tp_oom_report *r, enum tp_oom_pct p, double v)
 {
 	if (!r->has_pct[p]) {
 		r->pct[p] = v;
@@ -121,7 +121,7 @@ static bool pct_before(const char *s, const char *end, const char *name, double 
 	at--;
 	while (at > s && (isdigit((unsigned char)at[-1]) || at[-1] == '.'))
 		at--;
-	return number_at(at, end, v) != NULL;
+	return tp_oom_number_at(at, end, v) != NULL;
 }
 
 static char *word_dup(const char *s, const char *end)
@@ -243,15 +243,15 @@ static void program_part(struct tp_oom_report *r, const char *name, size_t n,
 			const char *e;
 
 			if (pct_before(paren, pend, "utilization", &v))
-				set_pct(r, TP_OOM_PCT_HLO_TEMP_UTILIZATION, v);
+				tp_oom_set_pct(r, TP_OOM_PCT_HLO_TEMP_UTILIZATION, v);
 			if (pct_before(paren, pend, "fragmentation", &v))
-				set_pct(r, TP_OOM_PCT_HLO_TEMP_FRAGMENTATION, v);
-			fig_at(r, TP_OOM_HLO_TEMP_UNPADDED, tp_oom_find(paren, pend, "Unpadded (", NULL), pend);
+				tp_oom_set_pct(r, TP_OOM_PCT_HLO_TEMP_FRAGMENTATION, v);
+			tp_oom_fig_at(r, TP_OOM_HLO_TEMP_UNPADDED, tp_oom_find(paren, pend, "Unpadded (", NULL), pend);
 			e = tp_oom_find(paren, pend, " Padded (", NULL);
 			if (!e)
 				e = tp_oom_find(paren, pend, ") Padded (", NULL);
-			fig_at(r, TP_OOM_HLO_TEMP_PADDED, e, pend);
-			fig_at(r, TP_OOM_HLO_TEMP_FRAGMENTATION,
+			tp_oom_fig_at(r, TP_OOM_HLO_TEMP_PADDED, e, pend);
+			tp_oom_fig_at(r, TP_OOM_HLO_TEMP_FRAGMENTATION,
 			       tp_oom_find(paren, pend, "fragmentation (", NULL), pend);
 		}
 	} else if (name_has(name, n, "reserved")) {
@@ -278,7 +278,7 @@ static void persistent_part(struct tp_oom_report *r, const char *name, size_t n,
 	if (!r->fig[args ? TP_OOM_PERSISTENT_ARGUMENTS : TP_OOM_PERSISTENT_OUTPUT].present)
 		r->fig[args ? TP_OOM_PERSISTENT_ARGUMENTS : TP_OOM_PERSISTENT_OUTPUT] = *sz;
 	if (paren && pct_before(paren, pend, "utilization", &v))
-		set_pct(r, args ? TP_OOM_PCT_PERSISTENT_ARGUMENTS_UTILIZATION :
+		tp_oom_set_pct(r, args ? TP_OOM_PCT_PERSISTENT_ARGUMENTS_UTILIZATION :
 			TP_OOM_PCT_PERSISTENT_OUTPUT_UTILIZATION, v);
 }
 
@@ -295,12 +295,12 @@ static void compile_headline(struct tp_oom_report *r, const char *s, const char 
 		return;
 	if (!(e = tp_oom_match(sp + strlen(r->memory_space), end, ". Used ")))
 		return;
-	if (!(e = fig_at(r, TP_OOM_USED, e, end)) || !(e = tp_oom_match(e, end, " of ")))
+	if (!(e = tp_oom_fig_at(r, TP_OOM_USED, e, end)) || !(e = tp_oom_match(e, end, " of ")))
 		return;
-	if (!(e = fig_at(r, TP_OOM_CAPACITY, e, end)))
+	if (!(e = tp_oom_fig_at(r, TP_OOM_CAPACITY, e, end)))
 		return;
 	if ((e = tp_oom_find(e, end < e + 80 ? end : e + 80, "capacity by ", NULL)))
-		fig_at(r, TP_OOM_EXCEEDED, e, end);
+		tp_oom_fig_at(r, TP_OOM_EXCEEDED, e, end);
 }
 
 /* "E1000: CompileTimeHbmOom:" before the headline (XLA's error codes). */
@@ -322,7 +322,7 @@ static void tpu_blocks(struct tp_oom_report *r, const char *s, const char *end)
 	const char *e, *at;
 
 	if ((e = tp_oom_find(s, end, "Total ", &at)) && (e = tp_oom_find(e, end, "usage >= ", NULL))) {
-		e = fig_at(r, TP_OOM_TOTAL_USAGE, e, end);
+		e = tp_oom_fig_at(r, TP_OOM_TOTAL_USAGE, e, end);
 		if (e) {
 			if (e < end && *e == ':')
 				e++;
@@ -330,12 +330,12 @@ static void tpu_blocks(struct tp_oom_report *r, const char *s, const char *end)
 		}
 	}
 	if ((e = tp_oom_find(s, end, "Output size ", NULL))) {
-		if ((e = fig_at(r, TP_OOM_OUTPUT, e, end)) && (e = tp_oom_match(e, end, "; shares ")))
-			fig_at(r, TP_OOM_OUTPUT_SHARES, e, end);
+		if ((e = tp_oom_fig_at(r, TP_OOM_OUTPUT, e, end)) && (e = tp_oom_match(e, end, "; shares ")))
+			tp_oom_fig_at(r, TP_OOM_OUTPUT_SHARES, e, end);
 	}
 	if ((e = tp_oom_find(s, end, "Program hbm requirement ", NULL)) ||
 	    (e = tp_oom_find(s, end, "Program vmem requirement ", NULL))) {
-		if ((e = fig_at(r, TP_OOM_PROGRAM_REQUIREMENT, e, end))) {
+		if ((e = tp_oom_fig_at(r, TP_OOM_PROGRAM_REQUIREMENT, e, end))) {
 			if (e < end && *e == ':')
 				e++;
 			read_parts(r, e, block_end(e, end), program_part);
@@ -346,9 +346,9 @@ static void tpu_blocks(struct tp_oom_report *r, const char *s, const char *end)
 		const char *be = block_end(e, end);
 
 		if ((e = tp_oom_find(e, be, "Max free chunk ", NULL)))
-			fig_at(r, TP_OOM_MAX_FREE_CHUNK, e, be);
+			tp_oom_fig_at(r, TP_OOM_MAX_FREE_CHUNK, e, be);
 		if (e && pct_before(e, be, "fragmentation", &v))
-			set_pct(r, TP_OOM_PCT_HEAP_FRAGMENTATION, v);
+			tp_oom_set_pct(r, TP_OOM_PCT_HEAP_FRAGMENTATION, v);
 	}
 	if ((e = tp_oom_find(s, end, "Persistent allocations", NULL))) {
 		const char *colon = memchr(e, ':', (size_t)(end - e));
@@ -364,8 +364,8 @@ static void table_row(struct tp_oom_report *r, enum tp_oom_fig f, const char *s,
 {
 	const char *e = tp_oom_find(s, end, label, NULL);
 
-	if (e && (e = fig_at(r, f, e, end)))
-		exact_after(&r->fig[f], e, end);
+	if (e && (e = tp_oom_fig_at(r, f, e, end)))
+		tp_oom_exact_after(&r->fig[f], e, end);
 }
 
 static void runtime_tpu(struct tp_oom_report *r, const char *s, const char *end)
@@ -375,20 +375,20 @@ static void runtime_tpu(struct tp_oom_report *r, const char *s, const char *end)
 	r->kind = TP_OOM_RUNTIME;
 	if ((e = tp_oom_find(s, end, "Attempting to reserve ", NULL))) {
 		r->runtime_op = tp_xstrdup("reserve");
-		if ((e = fig_at(r, TP_OOM_REQUEST, e, end)) &&
+		if ((e = tp_oom_fig_at(r, TP_OOM_REQUEST, e, end)) &&
 		    (e = tp_oom_find(e, end, "There are ", NULL)) &&
-		    (e = fig_at(r, TP_OOM_FREE, e, end)) && (e = tp_oom_match(e, end, " free, ")) &&
-		    (e = fig_at(r, TP_OOM_RESERVED_NOW, e, end)) &&
+		    (e = tp_oom_fig_at(r, TP_OOM_FREE, e, end)) && (e = tp_oom_match(e, end, " free, ")) &&
+		    (e = tp_oom_fig_at(r, TP_OOM_RESERVED_NOW, e, end)) &&
 		    (e = tp_oom_match(e, end, " reserved, and ")))
-			fig_at(r, TP_OOM_RESERVABLE, e, end);
+			tp_oom_fig_at(r, TP_OOM_RESERVABLE, e, end);
 	} else if ((e = tp_oom_find(s, end, "Attempting to allocate ", NULL))) {
 		r->runtime_op = tp_xstrdup("allocate");
-		if ((e = fig_at(r, TP_OOM_REQUEST, e, end)) &&
+		if ((e = tp_oom_fig_at(r, TP_OOM_REQUEST, e, end)) &&
 		    (e = tp_oom_find(e, end < e + 80 ? end : e + 80, "There are ", NULL)) &&
-		    (e = fig_at(r, TP_OOM_FREE, e, end))) {
+		    (e = tp_oom_fig_at(r, TP_OOM_FREE, e, end))) {
 			p = tp_oom_find(e, end, "largest contiguous region of free memory is ", NULL);
 			if (p && p < e + 120)
-				e = fig_at(r, TP_OOM_LARGEST_FREE_REGION, p, end);
+				e = tp_oom_fig_at(r, TP_OOM_LARGEST_FREE_REGION, p, end);
 			if (e && (p = tp_oom_find(e, end, "; (", NULL)) && p < e + 20) {
 				const char *close = memchr(p, ')', (size_t)(end - p));
 
@@ -398,7 +398,7 @@ static void runtime_tpu(struct tp_oom_report *r, const char *s, const char *end)
 		}
 	}
 	if ((e = tp_oom_find(s, end, "HBM capacity ", NULL))) {
-		fig_at(r, TP_OOM_CAPACITY, e, end);
+		tp_oom_fig_at(r, TP_OOM_CAPACITY, e, end);
 		table_row(r, TP_OOM_TOP_OF_MEMORY_RESERVED, e, end, "Top-of-Memory reserved:");
 		table_row(r, TP_OOM_CURRENTLY_ALLOCATED, e, end, "Currently allocated:");
 		table_row(r, TP_OOM_RUNTIME_PROGRAM_REQUIREMENT, e, end, "Program requirement:");
@@ -407,88 +407,6 @@ static void runtime_tpu(struct tp_oom_report *r, const char *s, const char *end)
 	if (r->fig[TP_OOM_CAPACITY].present || (r->device && strstr(r->device, "HBM")))
 		r->memory_space = tp_xstrdup("hbm");
 }
-
-/* An integer after label ("Limit:  1234"), as an exact byte count. */
-static void plain_bytes(struct tp_oom_report *r, enum tp_oom_fig f, const char *s,
-			const char *end, const char *label)
-{
-	const char *e = tp_oom_find(s, end, label, NULL), *p;
-	int64_t v = 0;
-
-	if (!e)
-		return;
-	p = tp_oom_skip_ws(e, end);
-	if (p >= end || !isdigit((unsigned char)*p))
-		return;
-	for (e = p; e < end && isdigit((unsigned char)*e) && e - p < 19; e++)
-		v = v * 10 + (*e - '0');
-	r->fig[f].present = r->fig[f].exact = true;
-	r->fig[f].bytes = v;
-	snprintf(r->fig[f].text, sizeof(r->fig[f].text), "%.*s", (int)(e - p), p);
-}
-
-static void gpu(struct tp_oom_report *r, const char *s, const char *end)
-{
-	const char *e;
-	double v;
-
-	r->kind = TP_OOM_GPU;
-	if ((e = tp_oom_find(s, end, "Out of memory while trying to allocate ", NULL))) {
-		fig_at(r, TP_OOM_REQUEST, e, end);
-	} else if ((e = tp_oom_find(s, end, "Failed to allocate request for ", NULL))) {
-		if ((e = fig_at(r, TP_OOM_REQUEST, e, end)))
-			e = exact_after(&r->fig[TP_OOM_REQUEST], e, end);
-		if (e && (e = tp_oom_find(e, end < e + 40 ? end : e + 40, "device ordinal ", NULL)) &&
-		    number_at(e, end, &v))
-			r->device_ordinal = (int64_t)v;
-	} else if ((e = tp_oom_find(s, end, "ran out of memory trying to allocate ", NULL))) {
-		if ((e = fig_at(r, TP_OOM_REQUEST, e, end)))
-			plain_bytes(r, TP_OOM_BFC_ROUNDED, e, e + 20 < end ? e + 20 : end, "(rounded to");
-	}
-	if ((e = tp_oom_find(s, end, "BufferAssignment stats:", NULL))) {
-		fig_at(r, TP_OOM_BA_PARAMETER, tp_oom_find(e, end, "parameter allocation:", NULL), end);
-		fig_at(r, TP_OOM_BA_CONSTANT, tp_oom_find(e, end, "constant allocation:", NULL), end);
-		fig_at(r, TP_OOM_BA_MAYBE_LIVE_OUT,
-		       tp_oom_find(e, end, "maybe_live_out allocation:", NULL), end);
-		fig_at(r, TP_OOM_BA_PREALLOCATED_TEMP,
-		       tp_oom_find(e, end, "preallocated temp allocation:", NULL), end);
-		fig_at(r, TP_OOM_BA_TOTAL, tp_oom_find(e, end, "total allocation:", NULL), end);
-		if ((e = fig_at(r, TP_OOM_BA_TOTAL_FRAGMENTATION,
-				tp_oom_find(e, end, "total fragmentation:", NULL), end)) &&
-		    (e = tp_oom_match(e, end, " (")) && number_at(e, end, &v))
-			set_pct(r, TP_OOM_PCT_BA_TOTAL_FRAGMENTATION, v);
-	}
-	if ((e = tp_oom_find(s, end, "Sum Total of in-use chunks: ", NULL)))
-		fig_at(r, TP_OOM_BFC_IN_USE_CHUNKS, e, end);
-	if ((e = tp_oom_find(s, end, "Stats:", NULL))) {
-		plain_bytes(r, TP_OOM_BFC_LIMIT, e, end, "Limit:");
-		plain_bytes(r, TP_OOM_BFC_IN_USE, e, end, "InUse:");
-		plain_bytes(r, TP_OOM_BFC_MAX_IN_USE, e, end, "MaxInUse:");
-	}
-}
-
-/* Scoped VMEM: "Scoped allocation with size X and limit Y exceeded scoped
- * vmem limit by Z"; E1001: "Allocation (size=N) would exceed memory
- * (size=N)". */
-static void scoped(struct tp_oom_report *r, const char *s, const char *end)
-{
-	const char *e;
-
-	r->kind = TP_OOM_COMPILE;
-	r->memory_space = tp_xstrdup("vmem");
-	if ((e = tp_oom_find(s, end, "Scoped allocation with size ", NULL))) {
-		if ((e = fig_at(r, TP_OOM_USED, e, end)) && (e = tp_oom_match(e, end, " and limit ")) &&
-		    (e = fig_at(r, TP_OOM_CAPACITY, e, end)) &&
-		    (e = tp_oom_find(e, end < e + 60 ? end : e + 60, "limit by ", NULL)))
-			fig_at(r, TP_OOM_EXCEEDED, e, end);
-	} else if ((e = tp_oom_find(s, end, "Allocation (size=", NULL))) {
-		if ((e = fig_at(r, TP_OOM_USED, e, end)) &&
-		    (e = tp_oom_find(e, end < e + 40 ? end : e + 40, "memory (size=", NULL)))
-			fig_at(r, TP_OOM_CAPACITY, e, end);
-	}
-}
-
-void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
 
 void tp_oom_parse_report(struct tp_oom_report *r, const char *text, size_t len)
 {
@@ -514,9 +432,9 @@ void tp_oom_parse_report(struct tp_oom_report *r, const char *text, size_t len)
 	} else if (tp_oom_find(text, end, "Scoped allocation with size ", &at) ||
 		   tp_oom_find(text, end, "would exceed memory (size=", &at)) {
 		error_code(r, text, at);
-		scoped(r, text, end);
+		tp_oom_scoped(r, text, end);
 	} else {
-		gpu(r, text, end);
+		tp_oom_gpu(r, text, end);
 	}
 	tp_oom_entries_read(r, at ? at : text, end);
 }
