@@ -47,7 +47,8 @@ void tp_oom_gpu(struct tp_oom_report *r, const char *s, const char *end)
 			r->device_ordinal = (int64_t)v;
 	} else if ((e = tp_oom_find(s, end, "ran out of memory trying to allocate ", NULL))) {
 		if ((e = tp_oom_fig_at(r, TP_OOM_REQUEST, e, end)))
-			plain_bytes(r, TP_OOM_BFC_ROUNDED, e, e + 20 < end ? e + 20 : end, "(rounded to");
+			if (tp_oom_match(e, end, " (rounded to"))
+				plain_bytes(r, TP_OOM_BFC_ROUNDED, e, end, "(rounded to");
 	}
 	if ((e = tp_oom_find(s, end, "BufferAssignment stats:", NULL))) {
 		tp_oom_fig_at(r, TP_OOM_BA_PARAMETER, tp_oom_find(e, end, "parameter allocation:", NULL), end);
