@@ -123,16 +123,21 @@ static const char *op_type_of(const struct tp_oom_alloc *a, char *buf, size_t n)
 		snprintf(buf, n, "%.*s", (int)(br ? br - slash : (long)strlen(slash)), slash);
 		return buf;
 	}
+	/* the opcode: the first word right before a '(' after " = " (old
+	 * labels print the shape first, whose tiles are not preceded by a
+	 * blank) */
 	if (a->xla_label && (s = strstr(a->xla_label, " = "))) {
-		const char *p = s + 3, *q;
+		for (const char *p = s + 3; *p; p++) {
+			const char *q = p;
 
-		if (*p == '(' || strchr(p, ']'))       /* old labels: opcode after the shape */
-			p = (q = strstr(p, "} ")) ? q + 2 : (q = strstr(p, "] ")) ? q + 2 : p;
-		for (q = p; *q && *q != '(' && *q != ' '; q++)
-			;
-		if (q > p) {
-			snprintf(buf, n, "%.*s", (int)(q - p), p);
-			return buf;
+			if (p[-1] != ' ')
+				continue;
+			while ((*q >= 'a' && *q <= 'z') || *q == '-' || *q == '_' || (*q >= '0' && *q <= '9'))
+				q++;
+			if (q > p && *q == '(') {
+				snprintf(buf, n, "%.*s", (int)(q - p), p);
+				return buf;
+			}
 		}
 	}
 	return "(unknown)";

@@ -175,6 +175,23 @@ static void allocations(FILE *out, const struct tp_oom_explain *e)
 			r->n_allocs - LIST_MAX);
 }
 
+/* The scope tree depth first, children largest first; a chain of single
+ * children is shown at its end. */
+static void scope_rows(FILE *out, const struct tp_scope_tree *t, size_t i, size_t *shown)
+{
+	const struct tp_scope_node *n = &t->nodes[i];
+	char a[32];
+
+	if (*shown >= LIST_MAX)
+		return;
+	if (i != 0 && !(n->n_children == 1 && n->count_exclusive == 0)) {
+		fprintf(out, "    %-9s %s\n", fmt_b(a, sizeof(a), n->inclusive), n->path);
+		(*shown)++;
+	}
+	for (size_t c = 0; c < n->n_children; c++)
+		scope_rows(out, t, n->children[c], shown);
+}
+
 static void rollups(FILE *out, const struct tp_oom_explain *e)
 {
 	char a[32];
@@ -183,14 +200,8 @@ static void rollups(FILE *out, const struct tp_oom_explain *e)
 	if (!e->r->n_allocs)
 		return;
 	fputs("  by name scope (listed allocations):\n", out);
-	for (size_t i = 1; i < e->scopes.n && shown < LIST_MAX; i++) {
-		const struct tp_scope_node *n = &e->scopes.nodes[i];
-
-		if (n->n_children == 1 && n->count_exclusive == 0)
-			continue;        /* a chain: shown at its end */
-		fprintf(out, "    %-9s %s\n", fmt_b(a, sizeof(a), n->inclusive), n->path);
-		shown++;
-	}
+	if (e->scopes.n)
+		scope_rows(out, &e->scopes, 0, &shown);
 	fputs("  by op type:", out);
 	for (size_t i = 0; i < e->n_op_types && i < LIST_MAX; i++)
 		fprintf(out, "%s %s %s", i ? "," : "", e->op_types[i].name,
