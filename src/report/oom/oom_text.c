@@ -110,7 +110,9 @@ static void parts(FILE *out, const struct tp_oom_report *r)
 		if (f == TP_OOM_LARGEST_FREE_REGION || !r->fig[f].present)
 			continue;
 		fprintf(out, "    %s %s", tp_oom_fig_name(f), r->fig[f].text);
-		if (r->fig[f].exact && !strchr(r->fig[f].text, 'B') && !strstr(r->fig[f].text, "bytes"))
+		if (r->fig[f].exact && strpbrk(r->fig[f].text, "KMGTPE"))
+			fprintf(out, " (%lld bytes)", (long long)r->fig[f].bytes);
+		else if (r->fig[f].exact && !strchr(r->fig[f].text, 'B') && !strstr(r->fig[f].text, "bytes"))
 			fputs(" bytes", out);
 		fputc('\n', out);
 	}
