@@ -163,6 +163,13 @@ for path in logs:
             if len(r["allocations"]) > len(full[name]["allocations"]):
                 fail(f"{name} cut at line {i}: more allocations than the whole report")
 
+# every shared report in one log, in turn: each found once, as alone
+allin = "\n".join(open(p).read() for p in logs)
+d, _ = run(allin, stdin=True)
+want = [figures_of({"reports": [full[os.path.basename(p)]]})[0] for p in logs if os.path.basename(p) in full]
+if not d or figures_of(d) != want:
+    fail("all reports in one log: %s" % (d and [(k, len(f)) for k, f, _ in figures_of(d)]))
+
 # the explanation of known reports, exactly
 r = full.get("01-tpu-v3-tf1-detection-au2018.log")
 if r:

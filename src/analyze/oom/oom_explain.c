@@ -276,8 +276,10 @@ void tp_oom_explain(struct tp_oom_explain *e, const struct tp_oom_report *r,
 			  a->allocation_type ? a->allocation_type : "(not printed)", a);
 	}
 	tp_scope_tree_sort(&e->scopes);
-	qsort(e->op_types, e->n_op_types, sizeof(*e->op_types), group_cmp);
-	qsort(e->alloc_types, e->n_alloc_types, sizeof(*e->alloc_types), group_cmp);
+	if (r->n_allocs) {        /* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(e->op_types, e->n_op_types, sizeof(*e->op_types), group_cmp);
+		qsort(e->alloc_types, e->n_alloc_types, sizeof(*e->alloc_types), group_cmp);
+	}
 	if (e->has_over && e->over_by > 0) {
 		e->listed_share_of_over = (double)e->listed_bytes / (double)e->over_by;
 		for (size_t i = 1; i < e->scopes.n; i++)

@@ -117,10 +117,10 @@ enum tp_err tp_oom_diff_text(FILE *out, const struct tp_oom_explain *a, const ch
 
 				if ((side == 1 && j != SIZE_MAX) || n->n_children > 0)
 					continue;
-				row(out, n->path, side == 0 || j != SIZE_MAX,
-				    side == 0 ? n->inclusive : o->nodes[j].inclusive,
-				    side == 1 || j != SIZE_MAX,
-				    side == 1 ? n->inclusive : o->nodes[j].inclusive);
+				int64_t other = j != SIZE_MAX ? o->nodes[j].inclusive : 0;
+
+				row(out, n->path, side == 0 || j != SIZE_MAX, side == 0 ? n->inclusive : other,
+				    side == 1 || j != SIZE_MAX, side == 1 ? n->inclusive : other);
 			}
 		}
 	}
