@@ -104,6 +104,11 @@ static void over(struct tp_oom_explain *e, const struct tp_oom_report *r)
 		if (room) {
 			e->over_by = f[TP_OOM_REQUEST].bytes - room->bytes;
 			e->has_over = e->over_derived = true;
+		} else if (f[TP_OOM_BFC_LIMIT].present && f[TP_OOM_BFC_IN_USE].present) {
+			/* the BFC allocator: what is left under its limit */
+			e->over_by = f[TP_OOM_REQUEST].bytes -
+				     (f[TP_OOM_BFC_LIMIT].bytes - f[TP_OOM_BFC_IN_USE].bytes);
+			e->has_over = e->over_derived = true;
 		}
 	}
 }

@@ -29,27 +29,46 @@ static const char *fig(const struct tp_oom_report *r, enum tp_oom_fig f)
 	return r->fig[f].present ? r->fig[f].text : NULL;
 }
 
+/* The figures after the usage blocks, as the text names them. */
+static const char *const fig_label[TP_OOM_FIG_N - TP_OOM_TOP_OF_MEMORY_RESERVED] = {
+	"top-of-memory reserved", "held by other buffers (currently allocated)",
+	"program requirement (table)", "available after the request", "largest free chunk",
+	"persistent arguments", "persistent output", "BufferAssignment parameters",
+	"BufferAssignment constants", "BufferAssignment maybe-live-out",
+	"BufferAssignment preallocated temp", "BufferAssignment total",
+	"BufferAssignment fragmentation", "rounded request", "in-use chunks",
+	"allocator limit", "allocator in use", "allocator max in use",
+};
+
 static void verdict(FILE *out, const struct tp_oom_explain *e)
 {
 	const struct tp_oom_report *r = e->r;
 	const char *space = r->memory_space ? r->memory_space : "device memory";
-	char a[32];
+	char a[32], b[32];
 
 	if (fig(r, TP_OOM_USED) && fig(r, TP_OOM_CAPACITY))
-		fprintf(out, "  verdict: %s %s of %s %s", r->kind == TP_OOM_COMPILE ?
-			"the program needs" : "asked for", fig(r, TP_OOM_USED),
+		fprintf(out, "  verdict: the program needs %s of %s %s", fig(r, TP_OOM_USED),
 			fig(r, TP_OOM_CAPACITY), space);
 	else if (fig(r, TP_OOM_REQUEST))
-		fprintf(out, "  verdict: an allocation of %s%s%s did not fit", fig(r, TP_OOM_REQUEST),
-			fig(r, TP_OOM_FREE) ? "; free: " : "",
-			fig(r, TP_OOM_FREE) ? fig(r, TP_OOM_FREE) : "");
+		fprintf(out, "  verdict: %s %s failed", r->runtime_op && strcmp(r->runtime_op, "reserve") == 0 ?
+			"reserving program memory of" : "allocating", fig(r, TP_OOM_REQUEST));
+	else if (fig(r, TP_OOM_USED))
+		fprintf(out, "  verdict: the program needs %s of %s", fig(r, TP_OOM_USED), space);
 	else
 		fprintf(out, "  verdict: out of %s (no sizes printed)", space);
+	if (fig(r, TP_OOM_FREE))
+		fprintf(out, "; %s free", fig(r, TP_OOM_FREE));
+	if (fig(r, TP_OOM_RESERVABLE))
+		fprintf(out, ", %s reservable", fig(r, TP_OOM_RESERVABLE));
 	if (fig(r, TP_OOM_LARGEST_FREE_REGION))
 		fprintf(out, ", the largest free region %s (fragmentation)",
 			fig(r, TP_OOM_LARGEST_FREE_REGION));
+	if (fig(r, TP_OOM_BFC_LIMIT) && fig(r, TP_OOM_BFC_IN_USE))
+		fprintf(out, "; allocator limit %s, in use %s",
+			fmt_b(a, sizeof(a), r->fig[TP_OOM_BFC_LIMIT].bytes),
+			fmt_b(b, sizeof(b), r->fig[TP_OOM_BFC_IN_USE].bytes));
 	if (e->has_over)
-		fprintf(out, ": over by %s%s", e->over_derived ? fmt_b(a, sizeof(a), e->over_by) :
+		fprintf(out, ": %s by %s%s", r->kind == TP_OOM_COMPILE ? "over" : "short", e->over_derived ? fmt_b(a, sizeof(a), e->over_by) :
 			fig(r, TP_OOM_EXCEEDED), e->over_derived ? " (derived)" : "");
 	fputc('\n', out);
 	if (e->chip.n_rows) {
@@ -106,14 +125,20 @@ static void parts(FILE *out, const struct tp_oom_report *r)
 				r->pct[TP_OOM_PCT_HLO_TEMP_FRAGMENTATION]);
 		fputc('\n', out);
 	}
-	for (int f = TP_OOM_REQUEST; f < TP_OOM_FIG_N; f++) {
-		if (f == TP_OOM_LARGEST_FREE_REGION || !r->fig[f].present)
+	for (int f = TP_OOM_TOP_OF_MEMORY_RESERVED; f < TP_OOM_FIG_N; f++) {
+		if (!r->fig[f].present)
 			continue;
-		fprintf(out, "    %s %s", tp_oom_fig_name(f), r->fig[f].text);
+		fprintf(out, "    %s %s", fig_label[f - TP_OOM_TOP_OF_MEMORY_RESERVED], r->fig[f].text);
 		if (r->fig[f].exact && strpbrk(r->fig[f].text, "KMGTPE"))
 			fprintf(out, " (%lld bytes)", (long long)r->fig[f].bytes);
 		else if (r->fig[f].exact && !strchr(r->fig[f].text, 'B') && !strstr(r->fig[f].text, "bytes"))
 			fputs(" bytes", out);
+		if (f == TP_OOM_PERSISTENT_ARGUMENTS && r->has_pct[TP_OOM_PCT_PERSISTENT_ARGUMENTS_UTILIZATION])
+			fprintf(out, " (%.1f%% utilization)", r->pct[TP_OOM_PCT_PERSISTENT_ARGUMENTS_UTILIZATION]);
+		if (f == TP_OOM_PERSISTENT_OUTPUT && r->has_pct[TP_OOM_PCT_PERSISTENT_OUTPUT_UTILIZATION])
+			fprintf(out, " (%.1f%% utilization)", r->pct[TP_OOM_PCT_PERSISTENT_OUTPUT_UTILIZATION]);
+		if (f == TP_OOM_BA_TOTAL_FRAGMENTATION && r->has_pct[TP_OOM_PCT_BA_TOTAL_FRAGMENTATION])
+			fprintf(out, " (%.2f%%)", r->pct[TP_OOM_PCT_BA_TOTAL_FRAGMENTATION]);
 		fputc('\n', out);
 	}
 }
@@ -177,8 +202,8 @@ static void allocations(FILE *out, const struct tp_oom_explain *e)
 			r->n_allocs - LIST_MAX);
 }
 
-/* The scope tree depth first, children largest first; a chain of single
- * children is shown at its end. */
+/* The scope tree depth first, children largest first (JSON has them
+ * all); a chain of single children is shown at its end. */
 static void scope_rows(FILE *out, const struct tp_scope_tree *t, size_t i, size_t *shown)
 {
 	const struct tp_scope_node *n = &t->nodes[i];
@@ -190,7 +215,9 @@ static void scope_rows(FILE *out, const struct tp_scope_tree *t, size_t i, size_
 		fprintf(out, "    %-9s %s\n", fmt_b(a, sizeof(a), n->inclusive), n->path);
 		(*shown)++;
 	}
-	for (size_t c = 0; c < n->n_children; c++)
+	/* the 4 largest children of each: a big sibling is not hidden under
+	 * the first one's many small children */
+	for (size_t c = 0; c < n->n_children && c < 4; c++)
 		scope_rows(out, t, n->children[c], shown);
 }
 
@@ -225,8 +252,10 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 	fprintf(out, "  to fit: cut at least %s\n", fmt_b(a, sizeof(a), e->over_by));
 	if (r->n_allocs) {
 		if (e->cover_count)
-			fprintf(out, "    the %zu largest listed source ops (of %zu; .remat copies once) "
-				"hold enough\n", e->cover_count, e->n_sources);
+			fprintf(out, "    the listed allocations hold %s (%.0f%% of it); the %zu largest "
+				"listed source ops (of %zu; .remat copies once) hold enough\n",
+				fmt_b(b, sizeof(b), e->listed_bytes), 100 * e->listed_share_of_over,
+				e->cover_count, e->n_sources);
 		else
 			fprintf(out, "    the listed allocations hold %s, %.0f%% of it: the rest is "
 				"beyond the list\n", fmt_b(b, sizeof(b), e->listed_bytes),
