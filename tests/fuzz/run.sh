@@ -45,7 +45,7 @@ make_seeds() {
 import shlex, sys
 # fuzz_args.c's input: a byte choosing the command, then NUL-separated words
 names = ["capture", "check", "collectives", "diff", "fetch", "fusions",
-         "info", "memory", "merge", "ops", "report"]
+         "info", "memory", "merge", "ops", "report", "oom"]
 for i, path in enumerate(sys.argv[2:]):
     words = shlex.split(open(path).read().split(">")[0])
     if not words or words[0] not in names:
