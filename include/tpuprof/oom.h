@@ -132,6 +132,8 @@ struct tp_oom_report {
 				       * "ray", "rank"                      */
 	int n_log_prefixes;
 	bool text_cut;                /* longer than TP_OOM_REPORT_MAX      */
+	bool early_abort;             /* "Requires X, has Y available": XLA
+				       * prints no breakdown after it        */
 	struct tp_oom_size fig[TP_OOM_FIG_N];
 	double pct[TP_OOM_PCT_N];
 	bool has_pct[TP_OOM_PCT_N];
@@ -163,6 +165,11 @@ void tp_oom_log_release(struct tp_oom_log *log);
  * tp_oom_report_release). */
 void tp_oom_parse_report(struct tp_oom_report *r, const char *text, size_t len);
 void tp_oom_report_release(struct tp_oom_report *r);
+
+/* Reads a size at s (after blanks) as XLA prints it: "528.00M", "0B",
+ * "-2.55G", "6.00MiB", "6,532,939,776 bytes", "unknown size". Returns
+ * its end, or NULL when s holds no size. */
+const char *tp_oom_size_read(const char *s, const char *end, struct tp_oom_size *out);
 
 /* Reads a shape's text into its layout (tp_oom_parse_report calls it). */
 void tp_oom_layout_read(struct tp_oom_layout *l, const char *shape);

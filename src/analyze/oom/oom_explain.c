@@ -246,7 +246,8 @@ static void missing(struct tp_oom_explain *e, const struct tp_oom_report *r)
 {
 	const struct tp_oom_alloc *last = r->n_allocs ? &r->allocs[r->n_allocs - 1] : NULL;
 
-	if (r->kind != TP_OOM_COMPILE || !r->memory_space || strcmp(r->memory_space, "hbm") != 0)
+	if (r->kind != TP_OOM_COMPILE || r->early_abort || !r->memory_space ||
+	    strcmp(r->memory_space, "hbm") != 0)
 		return;
 	if (!r->fig[TP_OOM_TOTAL_USAGE].present)
 		e->missing[e->n_missing++] = "total_usage";

@@ -87,9 +87,29 @@ void tp_oom_scoped(struct tp_oom_report *r, const char *s, const char *end)
 		    (e = tp_oom_find(e, end < e + 60 ? end : e + 60, "limit by ", NULL)))
 			tp_oom_fig_at(r, TP_OOM_EXCEEDED, e, end);
 	} else if ((e = tp_oom_find(s, end, "Allocation (size=", NULL))) {
-		if ((e = tp_oom_fig_at(r, TP_OOM_USED, e, end)) &&
-		    (e = tp_oom_find(e, end < e + 40 ? end : e + 40, "memory (size=", NULL)))
-			tp_oom_fig_at(r, TP_OOM_CAPACITY, e, end);
+		/* byte counts, plain ("size=33554432") or with a unit */
+		if (!tp_oom_fig_at(r, TP_OOM_USED, e, end))
+			plain_bytes(r, TP_OOM_USED, e - 5, end, "size=");
+		if ((e = tp_oom_find(e, end < e + 60 ? end : e + 60, "memory (size=", NULL)) &&
+		    !tp_oom_fig_at(r, TP_OOM_CAPACITY, e, end))
+			plain_bytes(r, TP_OOM_CAPACITY, e - 5, end, "size=");
 	}
 }
 
+
+const char *tp_oom_read_requires(const char *s, const char *end, struct tp_oom_size *need,
+				 struct tp_oom_size *has)
+{
+	struct tp_oom_size a, b;
+	const char *e = tp_oom_match(s, end, "Requires ");
+
+	if (!e || !(e = tp_oom_size_read(e, end, &a)) || a.unknown ||
+	    !(e = tp_oom_match(e, end, ", has ")) || !(e = tp_oom_size_read(e, end, &b)) ||
+	    b.unknown || !(e = tp_oom_match(e, end, " available")))
+		return NULL;
+	if (need)
+		*need = a;
+	if (has)
+		*has = b;
+	return e;
+}

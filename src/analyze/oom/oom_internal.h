@@ -14,9 +14,6 @@ const char *tp_oom_match(const char *s, const char *end, const char *pat);
 /* The first match of pat in [s, end), its start in *at; NULL for none. */
 const char *tp_oom_find(const char *s, const char *end, const char *pat,
 			const char **at);
-/* Reads a size token at s (after blanks): "528.00M", "0B", "-2.55G",
- * "6.00MiB", "1,234 bytes", "unknown size". Returns the end, or NULL. */
-const char *tp_oom_size_read(const char *s, const char *end, struct tp_oom_size *out);
 const char *tp_oom_skip_ws(const char *s, const char *end);
 /* memmem (a GNU extension) for the oom files. */
 const char *tp_oom_memmem(const char *hay, size_t n, const char *needle, size_t m);
@@ -35,6 +32,10 @@ const char *tp_oom_number_at(const char *s, const char *end, double *v);
 void tp_oom_set_pct(struct tp_oom_report *r, enum tp_oom_pct p, double v);
 void tp_oom_gpu(struct tp_oom_report *r, const char *s, const char *end);
 void tp_oom_scoped(struct tp_oom_report *r, const char *s, const char *end);
+/* "Requires X, has Y available" at s: its end (and the two sizes), or
+ * NULL. */
+const char *tp_oom_read_requires(const char *s, const char *end, struct tp_oom_size *need,
+				 struct tp_oom_size *has);
 void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
 
 #endif

@@ -56,8 +56,11 @@ void tp_oom_layout_read(struct tp_oom_layout *l, const char *shape)
 	size_t tn;
 
 	memset(l, 0, sizeof(*l));
-	if (!b || b == p || (size_t)(b - p) >= sizeof(l->dtype))
+	if (!b || b == p || (size_t)(b - p) >= sizeof(l->dtype) || !isalpha((unsigned char)*p))
 		return;
+	for (const char *t = p; t < b; t++)   /* a tuple is no array shape */
+		if (!isalnum((unsigned char)*t))
+			return;
 	memcpy(l->dtype, p, (size_t)(b - p));
 	l->dtype[b - p] = '\0';
 	l->elem_bits = type_bits(l->dtype);

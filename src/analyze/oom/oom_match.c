@@ -7,7 +7,6 @@
 #include "oom_internal.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,7 +112,7 @@ static void set_text(struct tp_oom_size *out, const char *s, const char *e)
 const char *tp_oom_size_read(const char *s, const char *end, struct tp_oom_size *out)
 {
 	const char *start, *p, *e;
-	double mant = 0, frac_scale = 1;
+	unsigned __int128 digits = 0, pow10 = 1;
 	int decimals = -1;
 	bool neg = false, any = false;
 	int64_t shift = 0;
@@ -132,12 +131,14 @@ const char *tp_oom_size_read(const char *s, const char *end, struct tp_oom_size 
 		neg = true;
 		p++;
 	}
+	/* the digits as one integer and the decimals as a power of ten, so
+	 * that 3.47E is 347 x 2^60 / 100 exactly, not a double's guess */
 	for (; p < end && (isdigit((unsigned char)*p) || (*p == ',' && any)); p++) {
 		if (*p == ',')
 			continue;
-		mant = mant * 10 + (*p - '0');
+		digits = digits * 10 + (unsigned)(*p - '0');
 		any = true;
-		if (mant > 1e20)
+		if (digits > (unsigned __int128)1 << 62)
 			return NULL;
 	}
 	if (!any)
@@ -145,9 +146,9 @@ const char *tp_oom_size_read(const char *s, const char *end, struct tp_oom_size 
 	if (p < end && *p == '.' && p + 1 < end && isdigit((unsigned char)p[1])) {
 		decimals = 0;
 		for (p++; p < end && isdigit((unsigned char)*p); p++) {
-			frac_scale /= 10;
-			mant += (*p - '0') * frac_scale;
-			if (++decimals > 12)
+			digits = digits * 10 + (unsigned)(*p - '0');
+			pow10 *= 10;
+			if (++decimals > 12 || digits > (unsigned __int128)1 << 62)
 				return NULL;
 		}
 	}
@@ -171,16 +172,14 @@ const char *tp_oom_size_read(const char *s, const char *end, struct tp_oom_size 
 	*out = z;
 	out->present = true;
 	{
-		double v = ldexp(mant, (int)shift);
+		unsigned __int128 v = ((digits << shift) + pow10 / 2) / pow10;
 
-		if (v > 9.2e18)
-			v = 9.2e18;
-		out->bytes = (int64_t)llround(v);
+		out->bytes = v > INT64_MAX ? INT64_MAX : (int64_t)v;
 		if (neg)
 			out->bytes = -out->bytes;
 		out->exact = shift == 0;
 		out->half_unit = out->exact ? 0 :
-			(int64_t)llround(ldexp(0.5 * pow(10, -(decimals < 0 ? 0 : decimals)), (int)shift));
+			(int64_t)((((unsigned __int128)1 << shift) / 2 + pow10 / 2) / pow10);
 	}
 	set_text(out, start, p);
 	return p;

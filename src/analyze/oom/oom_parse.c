@@ -429,6 +429,13 @@ void tp_oom_parse_report(struct tp_oom_report *r, const char *text, size_t len)
 		error_code(r, text, at);
 		runtime_tpu(r, at, end);
 		tpu_blocks(r, at, end);
+	} else if (tp_oom_find(text, end, "Requires ", &at) &&
+		   tp_oom_read_requires(at, end, &r->fig[TP_OOM_USED], &r->fig[TP_OOM_CAPACITY])) {
+		/* TPU's early abort, before any breakdown: HBM, compile time */
+		error_code(r, text, at);
+		r->kind = TP_OOM_COMPILE;
+		r->early_abort = true;
+		r->memory_space = tp_xstrdup("hbm");
 	} else if (tp_oom_find(text, end, "Scoped allocation with size ", &at) ||
 		   tp_oom_find(text, end, "would exceed memory (size=", &at)) {
 		error_code(r, text, at);

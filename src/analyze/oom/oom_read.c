@@ -117,10 +117,33 @@ static unsigned clean_line(struct tp_oom_reader *rd, const char *s, size_t n)
 	return kinds;
 }
 
+/* TPU's early abort: "Requires 3.47E, has 14.49G available" (both sizes
+ * checked: "Requires" alone is common prose). */
+static const char *find_requires(const char *s, const char *end, const char **at)
+{
+	const char *a, *e;
+
+	while ((e = tp_oom_find(s, end, "Requires ", &a))) {
+		const char *p;
+
+		if ((p = tp_oom_read_requires(a, end, NULL, NULL))) {
+			*at = a;
+			return p;
+		}
+		s = e;
+	}
+	return NULL;
+}
+
 /* The earliest headline in [s, end), its start in *at. */
 static const char *find_trigger(const char *s, const char *end, const char **at)
 {
-	const char *best = NULL, *best_end = NULL;
+	const char *best = NULL, *best_end = NULL, *ra, *re = find_requires(s, end, &ra);
+
+	if (re) {
+		best = ra;
+		best_end = re;
+	}
 
 	for (size_t i = 0; i < N_TRIGGERS; i++) {
 		const char *a, *e = tp_oom_find(s, end, triggers[i], &a);

@@ -86,7 +86,8 @@ static int read_log(struct tp_oom_file *f)
 static const char no_report_hint[] =
 	"(tpuprof looks for XLA's 'Ran out of memory in memory space', 'Attempting to "
 	"reserve/allocate', 'Out of memory while trying to allocate', 'Failed to allocate "
-	"request for', 'ran out of memory trying to allocate', 'Scoped allocation with size')";
+	"request for', 'ran out of memory trying to allocate', 'Scoped allocation with size', "
+	"'Requires X, has Y available')";
 
 static int run_diff(const struct tp_common_opts *o, struct tp_oom_file *files)
 {
