@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "tpuprof/oom.h"
+#include "tpuprof/analyze/oom.h"
 
 #define REPORTS "../shared/oom-reports/"
 

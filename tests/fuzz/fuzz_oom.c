@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/oom_report.h"
+#include "tpuprof/report/oom_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #ifndef TPUPROF_OOM_INTERNAL_H
 #define TPUPROF_OOM_INTERNAL_H
 
-#include "tpuprof/oom.h"
+#include "tpuprof/analyze/oom.h"
 
 /* Matches pat at s (up to end): a ' ' in pat matches any run of white
  * space, also none; other characters match themselves. Returns the end
@@ -22,7 +22,7 @@ const char *tp_oom_memmem(const char *hay, size_t n, const char *needle, size_t 
  * "tf-timestamp", "ray", "rank"); 0 when none. */
 size_t tp_oom_prefix_len(const char *s, size_t n, const char **kind);
 
-/* oom_parse.c's readers, shared with oom_families.c and oom_entries.c:
+/* Readers of figures (oom_match.c), shared by oom_parse.c and oom_families.c:
  * a size at s into r->fig[f] unless set (returns its end or NULL), the
  * exact "(N bytes)" after a rounded size, a number, a percentage. */
 const char *tp_oom_fig_at(struct tp_oom_report *r, enum tp_oom_fig f, const char *s,

@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool is_ws(char c)
@@ -183,6 +184,68 @@ const char *tp_oom_size_read(const char *s, const char *end, struct tp_oom_size 
 	}
 	set_text(out, start, p);
 	return p;
+}
+
+/* ---- figures read into a report (oom_parse.c, oom_families.c) ---- */
+
+/* Sizes in these places are read after a known label; one that is not
+ * printed there stays unset. */
+const char *tp_oom_fig_at(struct tp_oom_report *r, enum tp_oom_fig f,
+			  const char *s, const char *end)
+{
+	struct tp_oom_size sz;
+	const char *e = s ? tp_oom_size_read(s, end, &sz) : NULL;
+
+	if (e && !r->fig[f].present)
+		r->fig[f] = sz;
+	return e;
+}
+
+/* "(    554,696,704 bytes)" after a rounded size: the exact count. */
+const char *tp_oom_exact_after(struct tp_oom_size *sz, const char *s, const char *end)
+{
+	struct tp_oom_size ex;
+	const char *p = tp_oom_skip_ws(s, end), *e;
+
+	if (p >= end || *p != '(')
+		return s;
+	e = tp_oom_size_read(p + 1, end, &ex);
+	if (!e || !ex.exact)
+		return s;
+	e = tp_oom_skip_ws(e, end);
+	if (e < end && *e == ')') {
+		sz->bytes = ex.bytes;
+		sz->exact = true;
+		sz->half_unit = 0;
+		return e + 1;
+	}
+	return s;
+}
+
+const char *tp_oom_number_at(const char *s, const char *end, double *v)
+{
+	char buf[40];
+	size_t n = 0;
+	char *stop;
+
+	s = tp_oom_skip_ws(s, end);
+	while (s + n < end && n < sizeof(buf) - 1 &&
+	       (isdigit((unsigned char)s[n]) || s[n] == '.' || (n == 0 && s[n] == '-')))
+		n++;
+	if (n == 0)
+		return NULL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	*v = strtod(buf, &stop);
+	return stop == buf ? NULL : s + (stop - buf);
+}
+
+void tp_oom_set_pct(struct tp_oom_report *r, enum tp_oom_pct p, double v)
+{
+	if (!r->has_pct[p]) {
+		r->pct[p] = v;
+		r->has_pct[p] = true;
+	}
 }
 
 /* ---- log prefixes (oom-facts.md: what real pastes look like) ---- */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/strbuf.h"
+#include "tpuprof/util/strbuf.h"
 
 /* The headlines of every family in oom-facts.md. */
 static const char *const triggers[] = {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/oom_report.h"
+#include "tpuprof/report/oom_report.h"
 
 static const char oom_help[] =
 	"usage: tpuprof oom [options] LOG...\n"

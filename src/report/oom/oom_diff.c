@@ -4,12 +4,12 @@
  * program requirement and HLO temp, the listed padding and each name
  * scope's listed bytes (docs/oom.md, tpuprof.oom_diff/1 in docs/json.md).
  */
-#include "tpuprof/oom_report.h"
+#include "tpuprof/report/oom_report.h"
 
 #include <string.h>
 
-#include "tpuprof/json_value.h"
-#include "tpuprof/units.h"
+#include "tpuprof/util/json_value.h"
+#include "tpuprof/util/units.h"
 
 static const enum tp_oom_fig diff_figs[] = {
 	TP_OOM_USED, TP_OOM_CAPACITY, TP_OOM_EXCEEDED, TP_OOM_TOTAL_USAGE, TP_OOM_ARGUMENTS,

@@ -3,11 +3,11 @@
  * with its printed figures (bytes and the text as printed), its listed
  * allocations with their layouts, and the explanation.
  */
-#include "tpuprof/oom_report.h"
+#include "tpuprof/report/oom_report.h"
 
 #include <string.h>
 
-#include "tpuprof/json_value.h"
+#include "tpuprof/util/json_value.h"
 
 static void str(struct tp_jw *w, const char *key, const char *s)
 {

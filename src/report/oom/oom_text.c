@@ -4,12 +4,12 @@
  * layouts, the roll-ups and what to cut (docs/oom.md). Printed figures
  * are shown as printed; derived ones in binary units with their basis.
  */
-#include "tpuprof/oom_report.h"
+#include "tpuprof/report/oom_report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/units.h"
+#include "tpuprof/util/units.h"
 
 #define LIST_MAX 10
 
