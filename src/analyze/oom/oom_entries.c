@@ -16,6 +16,7 @@ static const char *const field_labels[] = {
 	"XLA label:", "XLA Label:", "Allocation type:", "Entry Parameter Subshape:", "=====",
 };
 #define N_FIELDS (sizeof(field_labels) / sizeof(field_labels[0]))
+#define VALUE_MAX 16384
 
 /* The value of label in [s, end): up to the next label; trimmed. */
 static bool field(const char *s, const char *end, const char *label,
@@ -32,6 +33,10 @@ static bool field(const char *s, const char *end, const char *label,
 			stop = at;
 	}
 	v = tp_oom_skip_ws(v, stop);
+	/* XLA cuts its long labels with "..."; a value longer than this runs
+	 * into the log after a report whose newlines were collapsed */
+	if (stop - v > VALUE_MAX)
+		stop = v + VALUE_MAX;
 	while (stop > v && isspace((unsigned char)stop[-1]))
 		stop--;
 	*vs = v;

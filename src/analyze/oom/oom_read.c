@@ -47,10 +47,12 @@ static const char *const labels[] = {
 
 #define GAP_MAX 8
 #define LINE_MAX_KEPT (1u << 20)
+#define TAIL_KEPT 4096
 
 struct tp_oom_reader {
 	struct tp_strbuf line;     /* the raw line being read            */
-	bool line_cut;             /* longer than LINE_MAX_KEPT          */
+	bool line_cut;             /* the rest of the line is dropped    */
+	bool line_report;          /* the line kept holds a headline     */
 	struct tp_strbuf clean;    /* scratch: the cleaned line          */
 	struct tp_strbuf prev;     /* the previous cleaned line          */
 	unsigned prev_kinds;       /* prefix kinds of the last 3 lines   */
@@ -217,14 +219,19 @@ static void close_report(struct tp_oom_log *log)
 	rd->report_kept = 0;
 }
 
+/* Adds a line to the report, as much of it as fits in TP_OOM_REPORT_MAX. */
 static void append_report(struct tp_oom_reader *rd, const char *s, size_t n)
 {
-	if (rd->report.len + n + 1 > TP_OOM_REPORT_MAX) {
+	if (rd->report.len + 1 >= TP_OOM_REPORT_MAX) {
 		rd->report_cut = true;
 		return;
 	}
 	if (rd->report.len)
 		tp_strbuf_add(&rd->report, &(char){ '\n' }, 1);
+	if (rd->report.len + n > TP_OOM_REPORT_MAX) {
+		n = TP_OOM_REPORT_MAX - rd->report.len;
+		rd->report_cut = true;
+	}
 	tp_strbuf_add(&rd->report, s, n);
 }
 
@@ -299,29 +306,55 @@ static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 	rd->prev_kinds = rd->kinds_ring[0] | rd->kinds_ring[1] | rd->kinds_ring[2];
 }
 
+/* A line that filled LINE_MAX_KEPT (every newline collapsed, or a
+ * progress bar redrawn with \r for hours): its text before a headline is
+ * no report's, so only its last TAIL_KEPT bytes are kept (a headline may
+ * straddle, and its wrapper precede it); from a headline on the line is
+ * kept up to TP_OOM_REPORT_MAX, and the rest of it dropped. */
+static void line_full(struct tp_oom_reader *rd)
+{
+	const char *s = rd->line.buf, *at;
+	size_t from;
+
+	if (rd->line_report) {
+		rd->line_cut = true;
+		return;
+	}
+	if (find_trigger(s, s + rd->line.len, &at)) {
+		rd->line_report = true;
+		from = (size_t)(at - s) > TAIL_KEPT ? (size_t)(at - s) - TAIL_KEPT : 0;
+	} else {
+		from = rd->line.len - TAIL_KEPT;
+	}
+	memmove(rd->line.buf, s + from, rd->line.len - from);
+	rd->line.len -= from;
+	rd->line.buf[rd->line.len] = '\0';
+}
+
 void tp_oom_feed(struct tp_oom_log *log, const char *buf, size_t n)
 {
 	struct tp_oom_reader *rd = log->reader;
 
 	while (n) {
 		const char *nl = memchr(buf, '\n', n);
-		size_t take = nl ? (size_t)(nl - buf) : n;
+		size_t take = nl ? (size_t)(nl - buf) : n, used = 0;
 
-		if (!rd->line_cut) {
-			size_t room = LINE_MAX_KEPT - rd->line.len;
+		while (used < take && !rd->line_cut) {
+			size_t limit = rd->line_report ? TP_OOM_REPORT_MAX : LINE_MAX_KEPT;
+			size_t k = take - used < limit - rd->line.len ? take - used : limit - rd->line.len;
 
-			if (take > room) {
-				tp_strbuf_add(&rd->line, buf, room);
-				rd->line_cut = true;
-			} else {
-				tp_strbuf_add(&rd->line, buf, take);
-			}
+			tp_strbuf_add(&rd->line, buf + used, k);
+			used += k;
+			if (rd->line.len >= limit)
+				line_full(rd);
 		}
 		if (!nl)
 			return;
 		take_line(log, rd->line.buf ? rd->line.buf : "", rd->line.len);
+		if (rd->line_cut && rd->in_report)
+			rd->report_cut = true;
 		tp_strbuf_reset(&rd->line);
-		rd->line_cut = false;
+		rd->line_cut = rd->line_report = false;
 		buf = nl + 1;
 		n -= take + 1;
 	}
@@ -335,6 +368,8 @@ void tp_oom_finish(struct tp_oom_log *log)
 		return;
 	if (rd->line.len)
 		take_line(log, rd->line.buf, rd->line.len);
+	if (rd->line_cut && rd->in_report)
+		rd->report_cut = true;
 	tp_strbuf_reset(&rd->line);
 	close_report(log);
 }
