@@ -323,6 +323,17 @@ START_TEST(test_explain_known)
 	ck_assert_int_eq(e.splits[0].ways, 2);
 	ck_assert_int_eq(e.splits[0].saves, 268435456);
 	ck_assert_str_eq(e.chip.rows[0]->key, "TPU v3");    /* TF era: 16.00G is the core */
+	/* #1 f32[4,128,128,9,18] with the two 128s most minor: no padding,
+	 * its whole printed 471.50M saved; #2 and #7 (bf16, 64 -> 128) next */
+	ck_assert_uint_eq(e.n_relayouts, 4);
+	ck_assert_uint_eq(e.relayouts[0].alloc, 0);
+	ck_assert_int_eq(e.relayouts[0].saves, 494403584);
+	ck_assert_int_eq(e.relayouts[0].padded_bytes, 42467328);
+	ck_assert(e.relayouts[0].minor >= 1 && e.relayouts[0].minor <= 2);
+	ck_assert_int_eq(e.relayouts[1].saves, 134217728);
+	ck_assert_uint_eq(e.relayouts[1].alloc, 1);
+	ck_assert_uint_eq(e.relayouts[3].alloc, 10);         /* #11 f32[4,256,256,64]: 64M */
+	ck_assert_int_eq(e.relayouts[3].saves, 67108864);
 	tp_oom_explain_release(&e);
 	tp_oom_log_release(&log);
 }

@@ -200,6 +200,15 @@ struct tp_oom_split {
 	int64_t saves;            /* lower bound: size x (1 - 1/N)          */
 };
 
+/* A layout of a padded allocation's shape that its first tile pads less:
+ * the two dimensions made the most minor (derived from the shape). */
+struct tp_oom_relayout {
+	size_t alloc;             /* index into allocs                     */
+	int minor, second;        /* logical dimensions: most minor, next   */
+	int64_t padded_bytes;     /* derived size with them                 */
+	int64_t saves;            /* layout.padded_bytes - padded_bytes     */
+};
+
 struct tp_oom_explain {
 	const struct tp_oom_report *r;  /* borrowed                      */
 	/* verdict */
@@ -220,6 +229,8 @@ struct tp_oom_explain {
 				   * SIZE_MAX when none                    */
 	struct tp_oom_split splits[8];
 	size_t n_splits;
+	struct tp_oom_relayout relayouts[8];   /* the largest savings      */
+	size_t n_relayouts;
 	const char *missing[8];   /* what a cut report lacks (static names) */
 	size_t n_missing;
 };

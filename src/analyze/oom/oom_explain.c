@@ -242,6 +242,66 @@ static void splits(struct tp_oom_explain *e, const struct tp_oom_report *r)
 	}
 }
 
+/* The pair of dimensions that, made the most minor, the first tile pads
+ * least (elements x element bytes, as oom_layout.c counts). */
+static bool best_pair(const struct tp_oom_layout *l, struct tp_oom_relayout *out)
+{
+	int64_t bytes = (l->elem_bits + 7) / 8, best = INT64_MAX;
+	int64_t t_minor = l->n_tile == 2 ? l->tile[1] : l->tile[0];
+	int64_t t_second = l->n_tile == 2 ? l->tile[0] : 1;
+
+	if (!l->parsed || !l->elem_bits || l->n_tile == 0 || l->n_dims < 2 ||
+	    l->padded_bytes <= l->unpadded_bytes)
+		return false;
+	for (int a = 0; a < l->n_dims; a++) {
+		for (int b = 0; b < l->n_dims; b++) {
+			int64_t v = bytes;
+
+			if (a == b)
+				continue;
+			for (int d = 0; d < l->n_dims; d++) {
+				int64_t n = l->dims[d].size, t = d == a ? t_minor : d == b ? t_second : 1;
+
+				v = tp_sat_mul(v, t > 1 ? (n + t - 1) / t * t : n);
+			}
+			if (v < best) {
+				best = v;
+				out->minor = a;
+				out->second = b;
+			}
+		}
+	}
+	out->padded_bytes = best;
+	out->saves = l->padded_bytes - best;
+	return out->saves > 0;
+}
+
+static int relayout_cmp(const void *x, const void *y)
+{
+	const struct tp_oom_relayout *a = x, *b = y;
+
+	if (a->saves != b->saves)
+		return a->saves < b->saves ? 1 : -1;
+	return a->alloc < b->alloc ? -1 : a->alloc > b->alloc;
+}
+
+static void relayouts(struct tp_oom_explain *e, const struct tp_oom_report *r)
+{
+	struct tp_oom_relayout *all = tp_xcalloc(r->n_allocs + 1, sizeof(*all));
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_allocs; i++) {
+		all[n].alloc = i;
+		if (best_pair(&r->allocs[i].layout, &all[n]))
+			n++;
+	}
+	if (n > 1)
+		qsort(all, n, sizeof(*all), relayout_cmp);
+	for (size_t i = 0; i < n && i < 8; i++)
+		e->relayouts[e->n_relayouts++] = all[i];
+	free(all);
+}
+
 static void missing(struct tp_oom_explain *e, const struct tp_oom_report *r)
 {
 	const struct tp_oom_alloc *last = r->n_allocs ? &r->allocs[r->n_allocs - 1] : NULL;
@@ -296,6 +356,7 @@ void tp_oom_explain(struct tp_oom_explain *e, const struct tp_oom_report *r,
 	}
 	sources(e, r);
 	splits(e, r);
+	relayouts(e, r);
 	missing(e, r);
 }
 

@@ -151,6 +151,19 @@ static void cut_json(struct tp_jw *w, const struct tp_oom_explain *e)
 		tp_jw_end(w);
 	}
 	tp_jw_end(w);
+	tp_jw_array(w, "relayouts");
+	for (size_t i = 0; i < e->n_relayouts; i++) {
+		const struct tp_oom_relayout *x = &e->relayouts[i];
+
+		tp_jw_object(w, NULL);
+		tp_jw_put_int(w, "rank", r->allocs[x->alloc].rank);
+		tp_jw_put_int(w, "minor_dimension", x->minor);
+		tp_jw_put_int(w, "second_minor_dimension", x->second);
+		tp_jw_put_int(w, "padded_bytes", x->padded_bytes);
+		tp_jw_put_int(w, "saves_bytes", x->saves);
+		tp_jw_end(w);
+	}
+	tp_jw_end(w);
 	tp_jw_array(w, "missing");
 	for (size_t i = 0; i < e->n_missing; i++)
 		tp_jw_put(w, NULL, tp_json_cstr(e->missing[i]));

@@ -251,7 +251,12 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 		return;
 	fprintf(out, "  to fit: cut at least %s\n", fmt_b(a, sizeof(a), e->over_by));
 	if (r->n_allocs) {
-		if (e->cover_count)
+		if (e->cover_count == 1)
+			fprintf(out, "    the listed allocations hold %s (%.0f%% of it); the largest "
+				"listed source op (of %zu; .remat copies once) alone holds enough\n",
+				fmt_b(b, sizeof(b), e->listed_bytes), 100 * e->listed_share_of_over,
+				e->n_sources);
+		else if (e->cover_count)
 			fprintf(out, "    the listed allocations hold %s (%.0f%% of it); the %zu largest "
 				"listed source ops (of %zu; .remat copies once) hold enough\n",
 				fmt_b(b, sizeof(b), e->listed_bytes), 100 * e->listed_share_of_over,
@@ -268,6 +273,16 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 			fprintf(out, "    padding in the listed shapes: %s (a shape whose padded "
 				"dimensions are multiples of the tile saves it)\n",
 				fmt_b(b, sizeof(b), e->listed_padding));
+	}
+	for (size_t i = 0; i < e->n_relayouts && i < 3; i++) {
+		const struct tp_oom_relayout *x = &e->relayouts[i];
+		const struct tp_oom_layout *l = &r->allocs[x->alloc].layout;
+
+		fprintf(out, "    #%d with dims %d (%lld) and %d (%lld) as the two most minor, %s pads "
+			"%s: saves %s\n", r->allocs[x->alloc].rank, x->second,
+			(long long)l->dims[x->second].size, x->minor, (long long)l->dims[x->minor].size,
+			l->tiles, x->padded_bytes > l->unpadded_bytes ? "less" : "nothing",
+			fmt_b(a, sizeof(a), x->saves));
 	}
 	for (size_t i = 0; i < e->n_splits; i++) {
 		const struct tp_oom_split *s = &e->splits[i];
