@@ -72,6 +72,15 @@ const OomView = {
 				cut.push("The listed allocations hold " + fmtPct(r.listed.share_of_over) + " of the " + fmtBytes(r.verdict.over_by_bytes) + " to cut; the rest is beyond the list.");
 			if (r.listed.cover_scope)
 				cut.push("Scope that covers it: " + r.listed.cover_scope);
+			if (r.listed.padding_bytes > 0)
+				cut.push("Padding in the listed shapes: " + fmtBytes(r.listed.padding_bytes) + ".");
+			r.relayouts.slice(0, 3).forEach(function (x) {
+				const a = r.allocations.find(function (y) { return y.rank === x.rank; });
+				const d = a.layout.dims;
+				cut.push("#" + x.rank + " with dimensions " + x.second_minor_dimension + " (" + d[x.second_minor_dimension].size + ") and " +
+					x.minor_dimension + " (" + d[x.minor_dimension].size + ") as the two most minor: " + a.layout.tiles +
+					" pads it to " + fmtBytes(x.padded_bytes) + ", saving " + fmtBytes(x.saves_bytes) + ".");
+			});
 			r.splits.forEach(function (s) {
 				cut.push("Split #" + s.rank + " along dimension " + s.dimension + " " + s.ways + " ways: saves at least " + fmtBytes(s.saves_at_least_bytes) + " (an estimate).");
 			});
