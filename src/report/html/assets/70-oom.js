@@ -23,18 +23,20 @@ const OomView = {
 		if (F("used") && F("capacity"))
 			s = (r.kind === "compile" ? "The program needs " : "Asked for ") + F("used") + " of " + F("capacity") + " " + (r.memory_space || "");
 		else if (F("request"))
-			s = "An allocation of " + F("request") + " did not fit" + (F("free") ? " (" + F("free") + " free)" : "");
+			s = (r.runtime_op === "reserve" ? "Reserving program memory of " : "Allocating ") + F("request") + " failed" +
+				(F("free") ? "; " + F("free") + " free" : "") + (F("reservable") ? ", " + F("reservable") + " reservable" : "") +
+				(F("largest_free_region") ? ", the largest free region " + F("largest_free_region") + " (fragmentation)" : "");
 		else
 			s = "Out of memory (no sizes printed)";
 		if (v.over_by_bytes !== null)
-			s += ": over by " + (v.over_by_derived ? fmtBytes(v.over_by_bytes) + " (derived)" : F("exceeded"));
+			s += (r.kind === "compile" ? ": over by " : ": short by ") + (v.over_by_derived ? fmtBytes(v.over_by_bytes) + " (derived)" : F("exceeded"));
 		return s;
 	},
 
 	report: function (root, r, i, n) {
 		const sec = root.appendChild(el("section", { class: "oom-report", id: "oom-report-" + (i + 1) }));
 		sec.appendChild(el("h2", {}, "Report " + (i + 1) + " of " + n + ": " + r.input + " line " + r.line +
-			" (" + (r.kind === "gpu" ? "GPU" : "TPU " + r.verdict.phase + " time") + (r.memory_space ? ", " + r.memory_space : "") +
+			" (" + (r.kind === "gpu" ? "GPU" : r.kind === "compile" ? "TPU compile time" : "TPU run time") + (r.memory_space ? ", " + r.memory_space : "") +
 			(r.error_code ? ", " + r.error_code : "") + ")"));
 		sec.appendChild(el("p", { class: "verdict" }, OomView.verdict(r)));
 		const chip = r.verdict.chip;
