@@ -20,6 +20,7 @@ static const struct tp_cmd *const commands[] = {
 	&tp_cmd_info,
 	&tp_cmd_memory,
 	&tp_cmd_merge,
+	&tp_cmd_oom,
 	&tp_cmd_ops,
 	&tp_cmd_report,
 	&tp_cmd_trace,

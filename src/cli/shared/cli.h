@@ -241,6 +241,7 @@ extern const struct tp_cmd tp_cmd_info;
 extern const struct tp_cmd tp_cmd_fetch;
 extern const struct tp_cmd tp_cmd_capture;
 extern const struct tp_cmd tp_cmd_ops;
+extern const struct tp_cmd tp_cmd_oom;
 extern const struct tp_cmd tp_cmd_fusions;
 extern const struct tp_cmd tp_cmd_collectives;
 extern const struct tp_cmd tp_cmd_memory;
