@@ -36,7 +36,7 @@ static void base(struct tp_advice_core c[2], struct tp_advice_memory m[1])
 }
 
 enum tweak { NONE, MEM_BOUND, COMPUTE_BOUND, COLL_30, COLL_29, INFEED, IDLE_EDGE, IDLE_OVER,
-	     DONE, SPARSE, COPY, PEAK, STRAGGLER, STRAGGLER_EDGE, WARM_STRAGGLER };
+	     DONE, BARRIER_10, BARRIER_UNDER, SPARSE, COPY, PEAK, STRAGGLER, STRAGGLER_EDGE, WARM_STRAGGLER };
 
 static const struct advice_case {
 	enum tweak tweak;
@@ -60,7 +60,9 @@ static const struct advice_case {
 	{ NONE, "async-done-waits", TP_ADVICE_NOT_FIRED, 0 },
 	{ DONE, "async-done-waits", TP_ADVICE_FIRED, 0.25 },
 	{ NONE, "debug-print", TP_ADVICE_NOT_JUDGED, 0 },
-	{ NONE, "barrier-cores", TP_ADVICE_NOT_JUDGED, 0 },
+	{ NONE, "barrier-cores", TP_ADVICE_NOT_FIRED, 0 },
+	{ BARRIER_10, "barrier-cores", TP_ADVICE_FIRED, 0.1 },      /* >= 10% */
+	{ BARRIER_UNDER, "barrier-cores", TP_ADVICE_NOT_FIRED, 0.0995 },
 	{ NONE, "sparsecore", TP_ADVICE_NOT_FIRED, 0 },
 	{ SPARSE, "sparsecore", TP_ADVICE_FIRED, 0.125 },          /* 1000 / 8000 */
 	{ NONE, "host-offload", TP_ADVICE_NOT_FIRED, 0.025 },
@@ -93,6 +95,8 @@ START_TEST(test_rule)
 	case IDLE_EDGE: c[0].steady_idle_ps = 400; break;
 	case IDLE_OVER: c[0].steady_idle_ps = 410; break;
 	case DONE: c[0].done_ps = 1000; break;
+	case BARRIER_10: c[1].barrier_ps = 400; break;
+	case BARRIER_UNDER: c[1].barrier_ps = 398; break;
 	case SPARSE:
 		c[2] = c[0];
 		c[2].plane = tp_str_make("/device:TPU:0 SparseCore 0", 26);
@@ -119,7 +123,8 @@ START_TEST(test_rule)
 	ck_assert_ptr_nonnull(f->text);
 	if (k->verdict != TP_ADVICE_NOT_JUDGED)
 		ck_assert_double_eq_tol(f->measured, k->measured, 1e-12);
-	if (k->tweak == MEM_BOUND || k->tweak == COPY || k->tweak == INFEED)
+	if (k->tweak == MEM_BOUND || k->tweak == COPY || k->tweak == INFEED ||
+	    k->tweak == BARRIER_10)
 		ck_assert(tp_str_eq(f->plane, "/device:TPU:1"));
 	if (k->tweak == STRAGGLER) {
 		ck_assert(tp_str_eq(f->plane, "/device:TPU:1"));
@@ -151,6 +156,9 @@ START_TEST(test_done_names)
 	ck_assert(tp_advice_is_done(TP_STR_NULL, tp_str_make("all-reduce-done.3", 17)));
 	ck_assert(!tp_advice_is_done(tp_str_make("loop fusion", 11), tp_str_make("done_fusion", 11)));
 	ck_assert(tp_advice_is_infeed(tp_str_make("infeed", 6)));
+	ck_assert(tp_advice_is_barrier(TP_STR_NULL, tp_str_make("BarrierCores.1", 14)));
+	ck_assert(tp_advice_is_barrier(tp_str_make("barrier-cores", 13), TP_STR_NULL));
+	ck_assert(!tp_advice_is_barrier(tp_str_make("all-reduce", 10), tp_str_make("barrie", 6)));
 }
 END_TEST
 

@@ -32,6 +32,28 @@ bool tp_advice_is_infeed(struct tp_str category)
 	return tp_str_eq(category, "infeed");
 }
 
+/* "barrier-cores", "BarrierCores", "sync-barrier.2": any case */
+static bool contains_barrier(struct tp_str s)
+{
+	static const char word[] = "barrier";
+
+	for (size_t i = 0; s.ptr && i + sizeof(word) - 1 <= s.len; i++) {
+		size_t k = 0;
+
+		while (k < sizeof(word) - 1 &&
+		       (s.ptr[i + k] | 0x20) == word[k])
+			k++;
+		if (k == sizeof(word) - 1)
+			return true;
+	}
+	return false;
+}
+
+bool tp_advice_is_barrier(struct tp_str category, struct tp_str name)
+{
+	return contains_barrier(category) || contains_barrier(name);
+}
+
 bool tp_advice_is_done(struct tp_str category, struct tp_str name)
 {
 	struct tp_str base = name;
@@ -83,7 +105,8 @@ static void at_core(struct tp_advice_finding *f, const struct tp_advice_core *c)
 
 /* ---- step-time shares -------------------------------------------- */
 
-enum share_kind { SHARE_COLLECTIVE, SHARE_IDLE, SHARE_COPY, SHARE_INFEED, SHARE_DONE };
+enum share_kind { SHARE_COLLECTIVE, SHARE_IDLE, SHARE_COPY, SHARE_INFEED, SHARE_DONE,
+		  SHARE_BARRIER };
 
 /* The share of step time; false when the core has no steps. */
 static bool core_share(const struct tp_advice_core *c, enum share_kind k, double *out)
@@ -98,7 +121,8 @@ static bool core_share(const struct tp_advice_core *c, enum share_kind k, double
 	case SHARE_COPY: part = c->steady_copy_ps; all = c->steady_sum_ps; break;
 	default:
 		/* op totals are not split by step: over every step's time */
-		part = k == SHARE_INFEED ? c->infeed_ps : c->done_ps;
+		part = k == SHARE_INFEED ? c->infeed_ps :
+		       k == SHARE_DONE ? c->done_ps : c->barrier_ps;
 		for (size_t i = 0; i < c->n_steps; i++)
 			all = tp_sat_add(all, c->steps[i].dur_ps);
 	}
@@ -303,8 +327,8 @@ void tp_advice_judge(struct tp_advice *a, const struct tp_advice_input *in)
 		   "waits in async -done ops take");
 	not_judged(a, "debug-print", "xprof", 0.05,
 		   "tpuprof does not read host debug-print events yet");
-	not_judged(a, "barrier-cores", "xprof", 0.1,
-		   "tpuprof does not read barrier-cores time yet");
+	share_rule(a, in, "barrier-cores", "xprof", SHARE_BARRIER, 0.1, true,
+		   "barrier ops take");
 	sparsecore_rule(a, in);
 	share_rule(a, in, "host-offload", "tpuprof", SHARE_COPY, 0.1, false,
 		   "copies and host transfers the step waits on take");

@@ -89,6 +89,8 @@ static void core_from_doc(struct tp_advice_core *in, struct tp_advice_step **ste
 			in->infeed_ps = tp_sat_add(in->infeed_ps, jint(J(v, "self_ps")));
 		if (tp_advice_is_done(cat, name))
 			in->done_ps = tp_sat_add(in->done_ps, jint(J(v, "self_ps")));
+		if (tp_advice_is_barrier(cat, name))
+			in->barrier_ps = tp_sat_add(in->barrier_ps, jint(J(v, "self_ps")));
 	}
 }
 
