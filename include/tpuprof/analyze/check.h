@@ -24,6 +24,21 @@
 
 #include "tpuprof/util/error.h"
 
+/* The advice rules that are also check rules (check_advice.c), in the
+ * advice's order: each holds the finding's measured figure (the worst
+ * core's) to a limit. */
+enum tp_check_advice_rule {
+	TP_CHECK_ADVICE_HBM_BOUND,       /* --max-hbm-bound: memory-bound        */
+	TP_CHECK_ADVICE_COMPUTE_BOUND,   /* --max-compute-bound: compute-bound   */
+	TP_CHECK_ADVICE_INPUT,           /* --max-input-share: input-bound       */
+	TP_CHECK_ADVICE_ASYNC_WAIT,      /* --max-async-wait-share               */
+	TP_CHECK_ADVICE_BARRIER,         /* --max-barrier-share: barrier-cores   */
+	TP_CHECK_ADVICE_SPARSECORE,      /* --max-sparsecore-share               */
+	TP_CHECK_ADVICE_HOST_OFFLOAD,    /* --max-host-offload-share             */
+	TP_CHECK_ADVICE_STRAGGLER,       /* --max-straggler-spread: straggler    */
+	TP_CHECK_ADVICE_N
+};
+
 /* The rules given on the command line; a rule is off when its has_ flag
  * is false. Borrowed: baseline, module and scope. */
 struct tp_check_opts {
@@ -50,6 +65,8 @@ struct tp_check_opts {
 	bool has_max_idle_share;
 	double max_idle_share;        /* --max-idle-share, 0..1             */
 	bool allow_partial;           /* --allow-partial                    */
+	bool has_advice[TP_CHECK_ADVICE_N];
+	double advice_limit[TP_CHECK_ADVICE_N]; /* fractions, 0..1           */
 };
 
 enum tp_check_rule {
@@ -61,6 +78,14 @@ enum tp_check_rule {
 	TP_CHECK_MIN_FLOPS_UTILIZATION,
 	TP_CHECK_MAX_COLLECTIVE_SHARE,
 	TP_CHECK_MAX_IDLE_SHARE,
+	TP_CHECK_MAX_HBM_BOUND,       /* then the advice rules, in order of   */
+	TP_CHECK_MAX_COMPUTE_BOUND,   /* enum tp_check_advice_rule            */
+	TP_CHECK_MAX_INPUT_SHARE,
+	TP_CHECK_MAX_ASYNC_WAIT_SHARE,
+	TP_CHECK_MAX_BARRIER_SHARE,
+	TP_CHECK_MAX_SPARSECORE_SHARE,
+	TP_CHECK_MAX_HOST_OFFLOAD_SHARE,
+	TP_CHECK_MAX_STRAGGLER_SPREAD,
 };
 
 /* What a row measures. */
@@ -72,13 +97,22 @@ enum tp_check_metric {
 	TP_METRIC_FLOP_UTILIZATION, /* a fraction: in fraction, not measured */
 	TP_METRIC_COLLECTIVE_SHARE, /* of steady step time: in fraction      */
 	TP_METRIC_IDLE_SHARE,       /* of steady step time: in fraction      */
+	/* the advice rules' figures (report advice[].measured), in order of
+	 * enum tp_check_advice_rule; all fractions */
+	TP_METRIC_HBM_BW_UTILIZATION,
+	TP_METRIC_ADVICE_FLOP_UTILIZATION,
+	TP_METRIC_INPUT_SHARE,
+	TP_METRIC_ASYNC_WAIT_SHARE,
+	TP_METRIC_BARRIER_SHARE,
+	TP_METRIC_SPARSECORE_SHARE,
+	TP_METRIC_HOST_OFFLOAD_SHARE,
+	TP_METRIC_STRAGGLER_SPREAD,
 };
 
 /* Metrics measured as a fraction (row.fraction), not bytes or ps. */
 static inline bool tp_check_metric_is_fraction(enum tp_check_metric m)
 {
-	return m == TP_METRIC_FLOP_UTILIZATION || m == TP_METRIC_COLLECTIVE_SHARE ||
-	       m == TP_METRIC_IDLE_SHARE;
+	return m >= TP_METRIC_FLOP_UTILIZATION;
 }
 
 #define TP_CHECK_MAX_CONTRIB 3
@@ -143,5 +177,10 @@ void tp_check_release(struct tp_check *c);
 /* Rule and metric names as in the JSON ("max-peak", "peak_bytes", ...). */
 const char *tp_check_rule_name(enum tp_check_rule r);
 const char *tp_check_metric_name(enum tp_check_metric m);
+/* An advice rule's flag ("max-input-share", no dashes), its advice rule
+ * ("input-bound") and what its figure is, for a sentence. */
+const char *tp_check_advice_flag(enum tp_check_advice_rule a);
+const char *tp_check_advice_finding(enum tp_check_advice_rule a);
+const char *tp_check_advice_what(enum tp_check_advice_rule a);
 
 #endif

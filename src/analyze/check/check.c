@@ -168,14 +168,22 @@ static size_t growth_rule(struct tp_check *c, const json_t *doc, const struct tp
 	return rows;
 }
 
+static bool any_advice_rule(const struct tp_check_opts *o)
+{
+	for (int a = 0; a < TP_CHECK_ADVICE_N; a++)
+		if (o->has_advice[a])
+			return true;
+	return false;
+}
+
 static enum tp_err validate(const json_t *doc, const struct tp_check_opts *o,
 			    struct tp_error *err)
 {
 	if (!o->has_max_peak && !o->has_max_peak_fraction && !o->has_max_growth &&
 	    !o->has_max_collective_bytes && !o->has_min_headroom && !o->has_min_flops_utilization &&
-	    !o->has_max_collective_share && !o->has_max_idle_share)
+	    !o->has_max_collective_share && !o->has_max_idle_share && !any_advice_rule(o))
 		return tp_error_set(err, TP_ERR_USAGE,
-				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share)");
+				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread)");
 	if (o->has_max_growth && !o->baseline)
 		return tp_error_set(err, TP_ERR_USAGE, "--max-growth needs --baseline REPORT.json");
 	if (o->module && !tp_check_doc_module(doc, o->module))
@@ -230,6 +238,8 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 	if (rc == TP_OK && o->has_max_idle_share)
 		rc = tp_check_step_share_rule(c, doc, TP_CHECK_MAX_IDLE_SHARE,
 					      o->max_idle_share, &w, err);
+	if (rc == TP_OK)
+		rc = tp_check_advice_rules(c, doc, o, &w, err);
 	c->damaged_parts = damage_count(doc) + (o->baseline ? damage_count(o->baseline) : 0);
 	c->partial_fails = c->damaged_parts && !o->allow_partial;
 	if (rc != TP_OK)

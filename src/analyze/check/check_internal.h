@@ -95,5 +95,10 @@ enum tp_err tp_check_utilization_rule(struct tp_check *c, const json_t *doc,
 enum tp_err tp_check_step_share_rule(struct tp_check *c, const json_t *doc,
 				     enum tp_check_rule rule, double limit,
 				     const struct tp_check_where *w, struct tp_error *err);
+/* The advice rules' check rules (check_advice.c), each on the report's
+ * advice finding; TP_ERR_INPUT when it could not be judged. */
+enum tp_err tp_check_advice_rules(struct tp_check *c, const json_t *doc,
+				  const struct tp_check_opts *o,
+				  const struct tp_check_where *w, struct tp_error *err);
 
 #endif

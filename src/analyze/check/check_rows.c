@@ -22,6 +22,9 @@ const char *tp_check_rule_name(enum tp_check_rule r)
 		[TP_CHECK_MAX_COLLECTIVE_SHARE] = "max-collective-share",
 		[TP_CHECK_MAX_IDLE_SHARE] = "max-idle-share",
 	};
+
+	if (r >= TP_CHECK_MAX_HBM_BOUND)
+		return tp_check_advice_flag((enum tp_check_advice_rule)(r - TP_CHECK_MAX_HBM_BOUND));
 	return names[r];
 }
 
@@ -35,8 +38,52 @@ const char *tp_check_metric_name(enum tp_check_metric m)
 		[TP_METRIC_FLOP_UTILIZATION] = "flop_utilization",
 		[TP_METRIC_COLLECTIVE_SHARE] = "collective_share",
 		[TP_METRIC_IDLE_SHARE] = "idle_share",
+		[TP_METRIC_HBM_BW_UTILIZATION] = "hbm_bw_utilization",
+		[TP_METRIC_ADVICE_FLOP_UTILIZATION] = "flop_utilization",
+		[TP_METRIC_INPUT_SHARE] = "input_share",
+		[TP_METRIC_ASYNC_WAIT_SHARE] = "async_wait_share",
+		[TP_METRIC_BARRIER_SHARE] = "barrier_share",
+		[TP_METRIC_SPARSECORE_SHARE] = "sparsecore_share",
+		[TP_METRIC_HOST_OFFLOAD_SHARE] = "host_offload_share",
+		[TP_METRIC_STRAGGLER_SPREAD] = "straggler_spread",
 	};
 	return names[m];
+}
+
+static const struct advice_rule {
+	const char *flag, *finding, *what;
+} advice_rules[TP_CHECK_ADVICE_N] = {
+	[TP_CHECK_ADVICE_HBM_BOUND] = { "max-hbm-bound", "memory-bound",
+		"HBM bandwidth utilization (with FLOP utilization < 50%)" },
+	[TP_CHECK_ADVICE_COMPUTE_BOUND] = { "max-compute-bound", "compute-bound",
+		"FLOP utilization (with HBM bandwidth utilization < 50%)" },
+	[TP_CHECK_ADVICE_INPUT] = { "max-input-share", "input-bound",
+		"infeed of all steps' time" },
+	[TP_CHECK_ADVICE_ASYNC_WAIT] = { "max-async-wait-share", "async-done-waits",
+		"async -done waits of all steps' time" },
+	[TP_CHECK_ADVICE_BARRIER] = { "max-barrier-share", "barrier-cores",
+		"barrier ops of all steps' time" },
+	[TP_CHECK_ADVICE_SPARSECORE] = { "max-sparsecore-share", "sparsecore",
+		"SparseCore op time of TensorCore step time" },
+	[TP_CHECK_ADVICE_HOST_OFFLOAD] = { "max-host-offload-share", "host-offload",
+		"copies and host transfers of steady step time" },
+	[TP_CHECK_ADVICE_STRAGGLER] = { "max-straggler-spread", "straggler",
+		"slowest core over the fastest in the worst steady step" },
+};
+
+const char *tp_check_advice_flag(enum tp_check_advice_rule a)
+{
+	return advice_rules[a].flag;
+}
+
+const char *tp_check_advice_finding(enum tp_check_advice_rule a)
+{
+	return advice_rules[a].finding;
+}
+
+const char *tp_check_advice_what(enum tp_check_advice_rule a)
+{
+	return advice_rules[a].what;
 }
 
 struct tp_check_row *tp_check_new_row(struct tp_check *c, enum tp_check_rule rule,

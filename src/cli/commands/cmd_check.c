@@ -56,6 +56,25 @@ static const char check_help[] =
 	"  --max-idle-share F     per core, idle time's share of the steady step time,\n"
 	"                         at most F (0.1 or 10%; docs/ops.md: steps, advice)\n"
 	"\n"
+	"advice rules (each holds the report's advice finding, the worst core's\n"
+	"figure, to F, 0.1 or 10%; exit 3 when the capture could not judge it;\n"
+	"docs/ops.md, Advice):\n"
+	"  --max-hbm-bound F      HBM bandwidth utilization at most F, or FLOP\n"
+	"                         utilization >= 50% (memory-bound; XProf: 0.7)\n"
+	"  --max-compute-bound F  FLOP utilization at most F, or HBM bandwidth\n"
+	"                         utilization >= 50% (compute-bound; XProf: 0.7)\n"
+	"  --max-input-share F    infeed's share of all steps' time (input-bound)\n"
+	"  --max-async-wait-share F\n"
+	"                         async -done waits' share of all steps' time\n"
+	"  --max-barrier-share F  barrier ops' share of all steps' time (barrier-cores)\n"
+	"  --max-sparsecore-share F\n"
+	"                         SparseCore op time over TensorCore step time\n"
+	"  --max-host-offload-share F\n"
+	"                         copies and host transfers' share of steady step time\n"
+	"  --max-straggler-spread F\n"
+	"                         the slowest core over the fastest in the worst\n"
+	"                         steady step, less one (0.1 = 10% slower; up to 100)\n"
+	"\n"
 	"restrictions:\n"
 	"  --module NAME|ID       every rule only for this module\n"
 	"  --scope PREFIX         memory: the bytes live at the peak under this name\n"
@@ -93,6 +112,7 @@ enum {
 	OPT_MAX_COLLECTIVE_SHARE,
 	OPT_MAX_IDLE_SHARE,
 	OPT_ALLOW_PARTIAL,
+	OPT_ADVICE_RULE,        /* and the next TP_CHECK_ADVICE_N - 1 */
 };
 
 static const struct tp_cli_option check_options[] = {
@@ -110,6 +130,15 @@ static const struct tp_cli_option check_options[] = {
 	{ "max-collective-share", true, OPT_MAX_COLLECTIVE_SHARE },
 	{ "max-idle-share", true, OPT_MAX_IDLE_SHARE },
 	{ "allow-partial", false, OPT_ALLOW_PARTIAL },
+	/* in the order of enum tp_check_advice_rule */
+	{ "max-hbm-bound", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_HBM_BOUND },
+	{ "max-compute-bound", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_COMPUTE_BOUND },
+	{ "max-input-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_INPUT },
+	{ "max-async-wait-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_ASYNC_WAIT },
+	{ "max-barrier-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_BARRIER },
+	{ "max-sparsecore-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_SPARSECORE },
+	{ "max-host-offload-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_HOST_OFFLOAD },
+	{ "max-straggler-spread", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_STRAGGLER },
 	{ NULL, false, 0 },
 };
 
@@ -204,8 +233,25 @@ static int on_option(void *ctx, int id, const char *arg)
 		return tp_cli_fraction_option(&tp_cmd_check, "max-idle-share", arg, 0, true, 1,
 					      &r->max_idle_share);
 	default:
+		if (id >= OPT_ADVICE_RULE && id < OPT_ADVICE_RULE + TP_CHECK_ADVICE_N) {
+			int k = id - OPT_ADVICE_RULE;
+
+			r->has_advice[k] = true;
+			/* a straggler's spread may pass 100%: no upper bound */
+			return tp_cli_fraction_option(&tp_cmd_check, tp_check_advice_flag(k), arg, 0,
+						      true, k == TP_CHECK_ADVICE_STRAGGLER ? 100 : 1,
+						      &r->advice_limit[k]);
+		}
 		return -1;
 	}
+}
+
+static bool any_advice_rule(const struct tp_check_opts *r)
+{
+	for (int k = 0; k < TP_CHECK_ADVICE_N; k++)
+		if (r->has_advice[k])
+			return true;
+	return false;
 }
 
 static int usage_rules(struct check_args *a, bool device_given)
@@ -215,7 +261,8 @@ static int usage_rules(struct check_args *a, bool device_given)
 	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
 	    !r->has_max_collective_bytes && !r->has_min_headroom &&
 	    !r->has_min_flops_utilization && !r->has_max_collective_share &&
-	    !r->has_max_idle_share && !a->baseline && (r->hbm || device_given)) {
+	    !r->has_max_idle_share && !any_advice_rule(r) && !a->baseline &&
+	    (r->hbm || device_given)) {
 		/* the pre-flight: does the program fit the device at all */
 		r->has_max_peak_fraction = true;
 		r->max_peak_fraction = 1.0;
@@ -223,9 +270,9 @@ static int usage_rules(struct check_args *a, bool device_given)
 	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
 	    !r->has_max_collective_bytes && !r->has_min_headroom &&
 	    !r->has_min_flops_utilization && !r->has_max_collective_share &&
-	    !r->has_max_idle_share && !a->baseline)
+	    !r->has_max_idle_share && !any_advice_rule(r) && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s",
-					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or --device NAME or --hbm SIZE alone: the peak fits)");
+					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, an advice rule (--max-hbm-bound, --max-input-share, ...; tpuprof help check), or --device NAME or --hbm SIZE alone: the peak fits)");
 	if (r->has_max_growth && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s", "--max-growth needs --baseline REPORT.json");
 	if (a->baseline && !r->has_max_growth)

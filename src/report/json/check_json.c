@@ -36,6 +36,18 @@ static json_t *limits_json(const struct tp_check_opts *o)
 			    ? json_real(o->max_collective_share) : json_null());
 	json_object_set_new(l, "max_idle_share", o->has_max_idle_share
 			    ? json_real(o->max_idle_share) : json_null());
+	for (int a = 0; a < TP_CHECK_ADVICE_N; a++) {
+		char key[48];
+		const char *flag = tp_check_advice_flag(a);
+		size_t i;
+
+		/* "max-input-share" -> "max_input_share" */
+		for (i = 0; flag[i] && i + 1 < sizeof(key); i++)
+			key[i] = flag[i] == '-' ? '_' : flag[i];
+		key[i] = 0;
+		json_object_set_new(l, key, o->has_advice[a] ? json_real(o->advice_limit[a])
+							    : json_null());
+	}
 	return l;
 }
 

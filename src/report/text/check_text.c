@@ -83,6 +83,13 @@ static void row_text(FILE *out, const struct tp_check_row *r)
 			r->fraction * 100.0, r->limit_fraction * 100.0);
 		return;
 	}
+	if (r->rule >= TP_CHECK_MAX_HBM_BOUND) {
+		enum tp_check_advice_rule k = (enum tp_check_advice_rule)(r->rule - TP_CHECK_MAX_HBM_BOUND);
+
+		fprintf(out, ": %s %.1f%% (%s) > limit %g%%\n", tp_check_advice_finding(k),
+			r->fraction * 100.0, tp_check_advice_what(k), r->limit_fraction * 100.0);
+		return;
+	}
 	values(a, c, sizeof(a), r->metric, r->measured, r->limit);
 	if (r->rule == TP_CHECK_MIN_HEADROOM) {
 		fprintf(out, ": headroom %s = %.1f%% of %s", a, r->fraction * 100.0,

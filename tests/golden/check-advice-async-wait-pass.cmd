@@ -1,0 +1,1 @@
+check --max-async-wait-share 10% testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+check --max-input-share 150% testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+check --max-barrier-share 9% testdata/check-advice.report.json

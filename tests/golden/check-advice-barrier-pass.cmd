@@ -1,0 +1,1 @@
+check --max-barrier-share 10% testdata/small.xplane.pb

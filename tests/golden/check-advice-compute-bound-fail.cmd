@@ -1,0 +1,1 @@
+check --max-compute-bound 1% testdata/steps.xplane.pb

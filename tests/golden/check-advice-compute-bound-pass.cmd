@@ -1,0 +1,1 @@
+check --max-compute-bound 0 testdata/small.xplane.pb

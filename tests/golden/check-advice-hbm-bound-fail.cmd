@@ -1,0 +1,1 @@
+check --max-hbm-bound 70% testdata/small.xplane.pb

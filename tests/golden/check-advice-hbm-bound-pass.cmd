@@ -1,0 +1,1 @@
+check --max-hbm-bound 0.9 testdata/small.xplane.pb

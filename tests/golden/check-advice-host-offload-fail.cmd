@@ -1,0 +1,1 @@
+check --max-host-offload-share 5% testdata/small.xplane.pb

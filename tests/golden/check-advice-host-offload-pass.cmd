@@ -1,0 +1,1 @@
+check --max-host-offload-share 10% testdata/small.xplane.pb

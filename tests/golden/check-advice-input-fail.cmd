@@ -1,0 +1,1 @@
+check --max-input-share 10% testdata/check-advice.report.json

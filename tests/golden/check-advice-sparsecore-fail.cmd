@@ -1,0 +1,1 @@
+check --max-sparsecore-share 10% testdata/check-advice.report.json

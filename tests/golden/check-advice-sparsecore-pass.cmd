@@ -1,0 +1,1 @@
+check --max-sparsecore-share 10% testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+check --max-straggler-spread 10% testdata/steps.xplane.pb
