@@ -36,7 +36,8 @@ static void base(struct tp_advice_core c[2], struct tp_advice_memory m[1])
 }
 
 enum tweak { NONE, MEM_BOUND, COMPUTE_BOUND, COLL_30, COLL_29, INFEED, IDLE_EDGE, IDLE_OVER,
-	     DONE, BARRIER_10, BARRIER_UNDER, SPARSE, COPY, PEAK, STRAGGLER, STRAGGLER_EDGE, WARM_STRAGGLER };
+	     DONE, BARRIER_10, BARRIER_UNDER, SPARSE, COPY, PEAK, STRAGGLER, STRAGGLER_EDGE, WARM_STRAGGLER,
+	     GROWTH, GROWTH_FLAT, GROWTH_FEW };
 
 static const struct advice_case {
 	enum tweak tweak;
@@ -73,7 +74,10 @@ static const struct advice_case {
 	{ STRAGGLER, "straggler", TP_ADVICE_FIRED, 0.5 },
 	{ STRAGGLER_EDGE, "straggler", TP_ADVICE_NOT_FIRED, 0.1 },  /* > 10% only */
 	{ WARM_STRAGGLER, "straggler", TP_ADVICE_NOT_FIRED, 0 },    /* warm-up left out */
-	{ NONE, "memory-growth", TP_ADVICE_NOT_JUDGED, 0 },
+	{ NONE, "memory-growth", TP_ADVICE_NOT_JUDGED, 0 },         /* no runtime events */
+	{ GROWTH, "memory-growth", TP_ADVICE_FIRED, 0.3 },          /* 100 110 120 130 */
+	{ GROWTH_FLAT, "memory-growth", TP_ADVICE_NOT_FIRED, 0.2 }, /* 100 110 120 120 */
+	{ GROWTH_FEW, "memory-growth", TP_ADVICE_NOT_JUDGED, 0 },   /* two steps hold events */
 };
 
 START_TEST(test_rule)
@@ -81,7 +85,13 @@ START_TEST(test_rule)
 	const struct advice_case *k = &cases[_i];
 	struct tp_advice_core c[3];
 	struct tp_advice_memory m[1];
-	struct tp_advice_input in = { c, 2, m, 1 };
+	/* in use at 500, 1500, 2500, 3500 ps: inside steps 0..3; the last
+	 * tweaked; the one at 4500 lies past every step */
+	struct tp_advice_sample samples[] = { { 500, 100 }, { 1500, 110 }, { 2500, 120 },
+					      { 3500, 130 }, { 4500, 999 } };
+	struct tp_advice_runtime rt = { "host0", "0", tp_str_make("/device:TPU:0", 13),
+					samples, 5 };
+	struct tp_advice_input in = { c, 2, m, 1, NULL, 0 };
 	struct tp_advice a;
 	const struct tp_advice_finding *f = NULL;
 
@@ -110,6 +120,10 @@ START_TEST(test_rule)
 	case STRAGGLER: steps_b[2].dur_ps = 1500; break;
 	case STRAGGLER_EDGE: steps_b[2].dur_ps = 1100; break;
 	case WARM_STRAGGLER: steps_b[0].dur_ps = 3000; steps_b[0].warmup = true; break;
+	case GROWTH: in.runtime = &rt; in.n_runtime = 1; break;
+	case GROWTH_FLAT: samples[3].in_use = 120; in.runtime = &rt; in.n_runtime = 1; break;
+	case GROWTH_FEW: samples[1].time_ps = 4600; samples[2].time_ps = 4700;
+		samples[3].time_ps = 4800; in.runtime = &rt; in.n_runtime = 1; break;
 	default: break;
 	}
 	tp_advice_judge(&a, &in);
@@ -131,6 +145,16 @@ START_TEST(test_rule)
 		ck_assert(f->has_time);
 		ck_assert_int_eq(f->time_ps, 2000);
 	}
+	if (k->tweak == GROWTH) {
+		ck_assert(tp_str_eq(f->plane, "/device:TPU:0"));
+		ck_assert_int_eq(f->time_ps, 3500);
+		ck_assert_str_eq(f->text, "memory-growth: runtime memory 0 in use at the end of 4 steady "
+				 "steps grows every step, +30.0% from the first to the last, on host0 "
+				 "/device:TPU:0 (fires when every step ends above the one before)");
+	}
+	if (k->tweak == GROWTH_FEW)
+		ck_assert_str_eq(f->text, "memory-growth: could not be judged: no runtime memory has "
+				 "allocator events inside three steady steps of its core");
 	tp_advice_release(&a);
 }
 END_TEST
@@ -139,7 +163,7 @@ END_TEST
 START_TEST(test_nothing_to_judge)
 {
 	struct tp_advice_core c = { .host = "h", .plane = { "/device:TPU:0", 13 } };
-	struct tp_advice_input in = { &c, 1, NULL, 0 };
+	struct tp_advice_input in = { &c, 1, NULL, 0, NULL, 0 };
 	struct tp_advice a;
 
 	tp_advice_judge(&a, &in);

@@ -59,11 +59,28 @@ struct tp_advice_memory {
 	uint64_t peak, capacity;
 };
 
+/* A runtime allocator event: bytes in use (heap + stack) at a time. */
+struct tp_advice_sample {
+	int64_t time_ps, in_use;
+};
+
+/* A runtime allocator memory's timeline (memory.runtime[]), sorted by
+ * time; plane names the core whose memory it is (empty when no core
+ * names it: then the host's first core with steps gives the steps). */
+struct tp_advice_runtime {
+	const char *host, *id;
+	struct tp_str plane;
+	const struct tp_advice_sample *samples; /* borrowed */
+	size_t n;
+};
+
 struct tp_advice_input {
 	const struct tp_advice_core *cores;
 	size_t n_cores;
 	const struct tp_advice_memory *memory;
 	size_t n_memory;
+	const struct tp_advice_runtime *runtime;
+	size_t n_runtime;
 };
 
 struct tp_advice_finding {

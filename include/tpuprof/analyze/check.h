@@ -36,6 +36,7 @@ enum tp_check_advice_rule {
 	TP_CHECK_ADVICE_SPARSECORE,      /* --max-sparsecore-share               */
 	TP_CHECK_ADVICE_HOST_OFFLOAD,    /* --max-host-offload-share             */
 	TP_CHECK_ADVICE_STRAGGLER,       /* --max-straggler-spread: straggler    */
+	TP_CHECK_ADVICE_MEMORY_GROWTH,   /* --max-memory-growth: memory-growth   */
 	TP_CHECK_ADVICE_N
 };
 
@@ -86,6 +87,7 @@ enum tp_check_rule {
 	TP_CHECK_MAX_SPARSECORE_SHARE,
 	TP_CHECK_MAX_HOST_OFFLOAD_SHARE,
 	TP_CHECK_MAX_STRAGGLER_SPREAD,
+	TP_CHECK_MAX_MEMORY_GROWTH,
 };
 
 /* What a row measures. */
@@ -107,6 +109,7 @@ enum tp_check_metric {
 	TP_METRIC_SPARSECORE_SHARE,
 	TP_METRIC_HOST_OFFLOAD_SHARE,
 	TP_METRIC_STRAGGLER_SPREAD,
+	TP_METRIC_MEMORY_GROWTH,
 };
 
 /* Metrics measured as a fraction (row.fraction), not bytes or ps. */

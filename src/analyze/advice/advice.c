@@ -306,6 +306,110 @@ static void peak_rule(struct tp_advice *a, const struct tp_advice_input *in)
 	    f->host ? f->host : "?", PLANE(f->plane));
 }
 
+/* The core whose steps time a runtime memory: its own, else the host's
+ * first TensorCore with steps. */
+static const struct tp_advice_core *steps_core(const struct tp_advice_input *in,
+					       const struct tp_advice_runtime *r)
+{
+	const struct tp_advice_core *first = NULL;
+
+	for (size_t c = 0; c < in->n_cores; c++) {
+		const struct tp_advice_core *k = &in->cores[c];
+
+		if (!k->n_steps || k->sparsecore || !k->host || !r->host || strcmp(k->host, r->host))
+			continue;
+		if (r->plane.len &&
+		    r->plane.len == k->plane.len && memcmp(r->plane.ptr, k->plane.ptr, k->plane.len) == 0)
+			return k;
+		if (!first)
+			first = k;
+	}
+	return r->plane.len ? NULL : first;
+}
+
+/* Bytes in use at the last event inside each steady step of k; the
+ * number of steps that hold one. */
+static size_t step_ends(const struct tp_advice_runtime *r, const struct tp_advice_core *k,
+			int64_t *ends, int64_t *last_time)
+{
+	size_t n = 0, j = 0;
+
+	for (size_t i = 0; i < k->n_steps; i++) {
+		const struct tp_advice_step *s = &k->steps[i];
+		int64_t end = tp_sat_add(s->start_ps, s->dur_ps);
+		bool found = false;
+		int64_t v = 0;
+
+		while (j < r->n && r->samples[j].time_ps < s->start_ps)
+			j++;
+		while (j < r->n && r->samples[j].time_ps <= end) {
+			v = r->samples[j].in_use;
+			*last_time = r->samples[j].time_ps;
+			found = true;
+			j++;
+		}
+		if (found && !s->warmup)
+			ends[n++] = v;
+	}
+	return n;
+}
+
+/* Runtime memory in use that ends every steady step higher than the one
+ * before, over at least three steps: a leak. */
+static void growth_rule(struct tp_advice *a, const struct tp_advice_input *in)
+{
+	struct tp_advice_finding *f = add(a, "memory-growth", "tpuprof", 0);
+	const struct tp_advice_runtime *worst = NULL;
+	size_t worst_steps = 0;
+	bool fired = false;
+
+	for (size_t m = 0; m < in->n_runtime; m++) {
+		const struct tp_advice_runtime *r = &in->runtime[m];
+		const struct tp_advice_core *k = steps_core(in, r);
+		int64_t *ends, t = 0;
+		size_t n;
+		bool grows = true;
+		double g;
+
+		if (!k)
+			continue;
+		ends = tp_xcalloc(k->n_steps + 1, sizeof(*ends));
+		n = step_ends(r, k, ends, &t);
+		for (size_t i = 1; i < n; i++)
+			grows &= ends[i] > ends[i - 1];
+		if (n >= 3) {
+			g = ends[0] > 0 ? (double)(ends[n - 1] - ends[0]) / (double)ends[0] : 0;
+			if (!f->has_measured || (grows && !fired) ||
+			    (grows == fired && g > f->measured)) {
+				f->measured = g;
+				f->has_measured = f->has_time = true;
+				f->time_ps = t;
+				f->host = r->host;
+				f->plane = k->plane;
+				fired = grows;
+				worst = r;
+				worst_steps = n;
+			}
+		}
+		free(ends);
+	}
+	if (!in->n_runtime) {
+		say(f, "memory-growth: could not be judged: the capture has no runtime allocator events "
+		    "(MemoryAllocation on /host:CPU)");
+		return;
+	}
+	if (!worst) {
+		say(f, "memory-growth: could not be judged: no runtime memory has allocator events "
+		    "inside three steady steps of its core");
+		return;
+	}
+	f->verdict = fired ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
+	say(f, "memory-growth: runtime memory %s in use at the end of %zu steady steps %s, "
+	    "%+.1f%% from the first to the last, on %s %.*s (fires when every step ends above the one before)",
+	    worst->id ? worst->id : "?", worst_steps, fired ? "grows every step" : "does not grow every step",
+	    100 * f->measured, f->host ? f->host : "?", PLANE(f->plane));
+}
+
 static void not_judged(struct tp_advice *a, const char *rule, const char *origin,
 		       double threshold, const char *why)
 {
@@ -334,8 +438,7 @@ void tp_advice_judge(struct tp_advice *a, const struct tp_advice_input *in)
 		   "copies and host transfers the step waits on take");
 	peak_rule(a, in);
 	straggler_rule(a, in);
-	not_judged(a, "memory-growth", "tpuprof", 0,
-		   "runtime memory is not yet sampled per step");
+	growth_rule(a, in);
 }
 
 void tp_advice_release(struct tp_advice *a)

@@ -60,7 +60,31 @@ void tp_advice_build(struct tp_advice *a, const struct tp_capture *cap,
 	struct tp_advice_step *steps = tp_xcalloc(ops->n_steps + 1, sizeof(*steps));
 	size_t n_mem = mem ? mem->n_cores : 0;
 	struct tp_advice_memory *m = tp_xcalloc(n_mem + 1, sizeof(*m));
-	struct tp_advice_input in = { cores, ops->n_cores, m, n_mem };
+	size_t n_rt = mem ? mem->runtime.n_devices : 0, n_samples = 0;
+	struct tp_advice_runtime *rt = tp_xcalloc(n_rt + 1, sizeof(*rt));
+	struct tp_advice_sample *samples;
+	struct tp_advice_input in = { cores, ops->n_cores, m, n_mem, rt, n_rt };
+
+	for (size_t i = 0; i < n_rt; i++)
+		n_samples += mem->runtime.devices[i].n_snapshots;
+	samples = tp_xcalloc(n_samples + 1, sizeof(*samples));
+	n_samples = 0;
+	for (size_t i = 0; i < n_rt; i++) {
+		const struct tp_mem_device *d = &mem->runtime.devices[i];
+
+		rt[i].host = cap->hosts[d->host].name;
+		rt[i].id = d->id;
+		rt[i].samples = samples + n_samples;
+		rt[i].n = d->n_snapshots;
+		for (size_t s = 0; s < d->n_snapshots; s++)
+			samples[n_samples++] = (struct tp_advice_sample){
+				d->snapshots[s].time_ps,
+				tp_sat_add(d->snapshots[s].heap, d->snapshots[s].stack) };
+	}
+	/* the core whose memory it is */
+	for (size_t c = 0; c < n_mem; c++)
+		if (mem->cores[c].runtime >= 0 && (size_t)mem->cores[c].runtime < n_rt)
+			rt[mem->cores[c].runtime].plane = mem->cores[c].plane->name;
 
 	for (size_t c = 0; c < ops->n_cores; c++)
 		core_input(&cores[c], steps + ops->cores[c].first_step, cap, ops, &ops->cores[c]);
@@ -80,4 +104,6 @@ void tp_advice_build(struct tp_advice *a, const struct tp_capture *cap,
 	free(cores);
 	free(steps);
 	free(m);
+	free(rt);
+	free(samples);
 }

@@ -46,6 +46,7 @@ const char *tp_check_metric_name(enum tp_check_metric m)
 		[TP_METRIC_SPARSECORE_SHARE] = "sparsecore_share",
 		[TP_METRIC_HOST_OFFLOAD_SHARE] = "host_offload_share",
 		[TP_METRIC_STRAGGLER_SPREAD] = "straggler_spread",
+		[TP_METRIC_MEMORY_GROWTH] = "memory_growth",
 	};
 	return names[m];
 }
@@ -69,6 +70,8 @@ static const struct advice_rule {
 		"copies and host transfers of steady step time" },
 	[TP_CHECK_ADVICE_STRAGGLER] = { "max-straggler-spread", "straggler",
 		"slowest core over the fastest in the worst steady step" },
+	[TP_CHECK_ADVICE_MEMORY_GROWTH] = { "max-memory-growth", "memory-growth",
+		"runtime memory in use, last steady step's end over the first's" },
 };
 
 const char *tp_check_advice_flag(enum tp_check_advice_rule a)

@@ -74,6 +74,8 @@ static const char check_help[] =
 	"  --max-straggler-spread F\n"
 	"                         the slowest core over the fastest in the worst\n"
 	"                         steady step, less one (0.1 = 10% slower; up to 100)\n"
+	"  --max-memory-growth F  runtime memory in use at the last steady step's end\n"
+	"                         over the first's, less one (memory-growth; up to 100)\n"
 	"\n"
 	"restrictions:\n"
 	"  --module NAME|ID       every rule only for this module\n"
@@ -139,6 +141,7 @@ static const struct tp_cli_option check_options[] = {
 	{ "max-sparsecore-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_SPARSECORE },
 	{ "max-host-offload-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_HOST_OFFLOAD },
 	{ "max-straggler-spread", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_STRAGGLER },
+	{ "max-memory-growth", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_MEMORY_GROWTH },
 	{ NULL, false, 0 },
 };
 
@@ -239,7 +242,8 @@ static int on_option(void *ctx, int id, const char *arg)
 			r->has_advice[k] = true;
 			/* a straggler's spread may pass 100%: no upper bound */
 			return tp_cli_fraction_option(&tp_cmd_check, tp_check_advice_flag(k), arg, 0,
-						      true, k == TP_CHECK_ADVICE_STRAGGLER ? 100 : 1,
+						      true, k == TP_CHECK_ADVICE_STRAGGLER ||
+						      k == TP_CHECK_ADVICE_MEMORY_GROWTH ? 100 : 1,
 						      &r->advice_limit[k]);
 		}
 		return -1;

@@ -102,7 +102,25 @@ void tp_advice_from_doc(struct tp_advice *a, const json_t *doc)
 	struct tp_advice_core *in = tp_xcalloc(n + 1, sizeof(*in));
 	struct tp_advice_step **steps = tp_xcalloc(n + 1, sizeof(*steps));
 	struct tp_advice_memory *m = tp_xcalloc(nm + 1, sizeof(*m));
-	struct tp_advice_input input = { in, n, m, nm };
+	const json_t *rts = J(J(doc, "memory"), "runtime");
+	size_t nr = json_array_size(rts);
+	struct tp_advice_runtime *rt = tp_xcalloc(nr + 1, sizeof(*rt));
+	struct tp_advice_sample **samples = tp_xcalloc(nr + 1, sizeof(*samples));
+	struct tp_advice_input input = { in, n, m, nm, rt, nr };
+
+	json_array_foreach(rts, i, v) {
+		const json_t *tl = J(v, "timeline"), *e;
+		size_t k;
+
+		rt[i].host = json_string_value(J(v, "host"));
+		rt[i].id = json_string_value(J(v, "memory_id"));
+		samples[i] = tp_xcalloc(json_array_size(tl) + 1, sizeof(**samples));
+		json_array_foreach(tl, k, e)
+			samples[i][k] = (struct tp_advice_sample){ jint(J(e, "time_ps")),
+				tp_sat_add(jint(J(e, "heap_bytes")), jint(J(e, "stack_bytes"))) };
+		rt[i].samples = samples[i];
+		rt[i].n = json_array_size(tl);
+	}
 
 	json_array_foreach(cores, i, v)
 		core_from_doc(&in[i], &steps[i], v);
@@ -114,7 +132,20 @@ void tp_advice_from_doc(struct tp_advice *a, const json_t *doc)
 			m[i].peak = (uint64_t)(jint(J(v, "capacity_bytes")) - jint(J(v, "headroom_bytes")));
 		}
 	}
+	/* the core whose memory it is (memory.cores[].runtime_memory_id) */
+	json_array_foreach(mcores, i, v) {
+		const char *id = json_string_value(J(v, "runtime_memory_id"));
+		const char *host = json_string_value(J(v, "host"));
+
+		for (size_t r = 0; id && host && r < nr; r++)
+			if (rt[r].id && rt[r].host && !strcmp(rt[r].id, id) && !strcmp(rt[r].host, host))
+				rt[r].plane = jstr(J(v, "plane"));
+	}
 	tp_advice_judge(a, &input);
+	for (i = 0; i < nr; i++)
+		free(samples[i]);
+	free(samples);
+	free(rt);
 	for (i = 0; i < n; i++)
 		free(steps[i]);
 	free(steps);

@@ -1,0 +1,1 @@
+check --max-memory-growth 20% testdata/check-advice.report.json

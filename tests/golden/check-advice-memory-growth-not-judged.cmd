@@ -1,0 +1,1 @@
+check --max-memory-growth 0.5 testdata/steps.xplane.pb
