@@ -219,6 +219,7 @@ START_TEST(test_collective_link)
 	const char *paths[] = { TPU };
 	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
 	double bw, share, want = 5368709120.0 * 12 / 1.46034525875;
+	const char *why;
 
 	ck_assert_msg(tp_capture_open(&cap, paths, 1, &o, &err) == TP_OK, "%s", err.msg);
 	ck_assert_msg(tp_collectives_build(&c, &cap, NULL, &err) == TP_OK, "%s", err.msg);
@@ -230,7 +231,18 @@ START_TEST(test_collective_link)
 	NEAR(bw, want);
 	ck_assert_int_eq(tp_collective_link(&c, &c.v[0]).source, TP_FIG_TABLE);
 	NEAR(tp_collective_link(&c, &c.v[0]).value, 800e9);
-	ck_assert(tp_collective_link_share(&c, &c.v[0], &share));
+	ck_assert(tp_collective_link_share(&c, &c.v[0], &share, &why));
+	ck_assert_ptr_null(why);
+	/* per device is per device: each of the 4 devices sent 3 x 5 GiB;
+	 * 60 GiB is the total, not a device's figure */
+	ck_assert_int_eq(c.v[0].span_ps, c.v[0].time_ps);   /* synchronous */
+	ck_assert_uint_eq(c.n_modules, 1);
+	ck_assert_uint_eq(c.modules[0].ring_bytes_per_device, UINT64_C(16106127360));
+	ck_assert_uint_eq(c.modules[0].ring_bytes_total, UINT64_C(64424509440));
+	ck_assert_uint_eq(c.ops.n_cores, 4);
+	for (size_t i = 0; i < c.ops.n_cores; i++)
+		ck_assert_uint_eq(c.core_ring_bytes[i], UINT64_C(16106127360));
+	ck_assert_uint_eq(tp_collective_max_device_bytes(&c.v[0]), UINT64_C(16106127360));
 	NEAR(share, want / 400e9);
 	tp_collectives_release(&c);
 	tp_capture_release(&cap);

@@ -277,23 +277,32 @@ static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_r
 static void traffic_part(FILE *out, const struct tp_report *r)
 {
 	const struct tp_collectives *c = &r->coll;
-	uint64_t execs = 0, ring = 0;
+	uint64_t execs = 0, most = 0, total = 0;
 	int64_t coll = 0, device = 0;
+	size_t senders = 0;
 
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < c->n; i++)
 		execs += c->v[i].occurrences;
-		ring += c->v[i].ring_bytes * c->v[i].occurrences;
-	}
 	for (size_t i = 0; i < c->ops.n_cores; i++) {
 		coll = tp_sat_add(coll, c->ops.cores[i].collective_ps);
 		device = tp_sat_add(device, c->ops.cores[i].device_ps);
+		total += c->core_ring_bytes[i];
+		senders += c->core_ring_bytes[i] > 0;
+		if (c->core_ring_bytes[i] > most)
+			most = c->core_ring_bytes[i];
 	}
 	if (!c->ops.n_cores) {
 		fprintf(out, "traffic   %zu collective(s) in the programs; none ran\n", c->n);
 		return;
 	}
-	fprintf(out, "traffic   %zu collective(s), %" PRIu64 " execution(s), %s sent per device (ring), "
-		"%s = %.1f%% of device time\n", c->n, execs, BYTES(0, ring), PS(1, coll),
+	/* per device is the busiest device's bytes, never the sum */
+	fprintf(out, "traffic   %zu collective(s), %" PRIu64 " execution(s), ", c->n, execs);
+	if (total)
+		fprintf(out, "%s sent per device (ring, the most one device sent; %s in total "
+			"over %zu device(s)), ", BYTES(0, most), BYTES(1, total), senders);
+	else
+		fprintf(out, "no ring bytes sent, ");
+	fprintf(out, "%s = %.1f%% of device time (all cores)\n", PS(2, coll),
 		device ? 100.0 * (double)coll / (double)device : 0.0);
 	if (c->n_host)
 		fprintf(out, "          %zu TF host collective event(s)\n", c->n_host);

@@ -128,14 +128,17 @@ const SummaryView = {
 	traffic: function (coll, ops) {
 		const s = el("section", {}, el("h3", {}, "Traffic"));
 		const cs = coll.collectives || [];
-		let execs = 0, ring = 0, t = 0, dev = 0;
-		cs.forEach(function (c) {
-			execs += c.occurrences || 0;
-			ring += (c.ring_bytes_per_device || 0) * (c.occurrences || 0);
+		let execs = 0, most = 0, total = 0, senders = 0, t = 0, dev = 0;
+		cs.forEach(function (c) { execs += c.occurrences || 0; });
+		/* per device is the busiest device's ring bytes, never the sum */
+		(coll.cores || []).forEach(function (c) {
+			t += c.collective_ps || 0; dev += c.device_ps || 0;
+			total += c.ring_bytes || 0; senders += c.ring_bytes ? 1 : 0;
+			most = Math.max(most, c.ring_bytes || 0);
 		});
-		(coll.cores || []).forEach(function (c) { t += c.collective_ps || 0; dev += c.device_ps || 0; });
-		s.appendChild(el("p", { id: "summary-traffic" }, cs.length + " collective(s), " + fmtInt(execs) + " execution(s), " + fmtBytes(ring) +
-			" sent per device (ring), " + fmtPs(t) + (dev ? " = " + fmtPct(t / dev) + " of device time" : "")));
+		s.appendChild(el("p", { id: "summary-traffic" }, cs.length + " collective(s), " + fmtInt(execs) + " execution(s), " +
+			(total ? fmtBytes(most) + " sent per device (ring, the most one device sent; " + fmtBytes(total) + " in total over " +
+			 senders + " device(s)), " : "no ring bytes sent, ") + fmtPs(t) + (dev ? " = " + fmtPct(t / dev) + " of device time (all cores)" : "")));
 		return s;
 	},
 };
