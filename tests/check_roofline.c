@@ -51,7 +51,6 @@ static const struct {
 	enum tp_bound bound;
 } tpu_ops[] = {
 	{ "broadcast_add_fusion.1", INT64_C(134217728000), INT64_C(1073741824000), INT64_C(815343591250), TP_BOUND_MEMORY },
-	{ "copy-done.4", 0, INT64_C(536870912000), INT64_C(19444140796250), TP_BOUND_MEMORY },
 	{ "all-reduce", INT64_C(4026531840), INT64_C(32212254720), INT64_C(365061093750), TP_BOUND_COLLECTIVE },
 };
 
@@ -84,9 +83,84 @@ START_TEST(test_tpu_ops)
 }
 END_TEST
 
+/* The host-offload copies of jit_f: six copy-start/copy-done pairs, each
+ * 5 GiB x 100 on both halves in the capture's cost model. The pair carries
+ * its bytes once, on its -start; neither half is rated over its own time
+ * (copy-start.4 was at 55,435,330% of HBM bandwidth); a copy to or from
+ * host memory S(5) is a host transfer, not HBM-bound. */
+START_TEST(test_tpu_async_pairs)
+{
+	static const char *const starts[] = { "copy-start", "copy-start.1", "copy-start.2",
+					      "copy-start.3", "copy-start.4", "copy-start.5" };
+	static const char *const dones[] = { "copy-done", "copy-done.1", "copy-done.2",
+					     "copy-done.3", "copy-done.4", "copy-done.5" };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_work w;
+	struct tp_roofline r;
+
+	build(&cap, &ops, TPU, "0", NULL);
+	for (size_t i = 0; i < 6; i++) {
+		const struct tp_op *s = find_op(&ops, starts[i]), *d = find_op(&ops, dones[i]);
+
+		ck_assert_int_eq(s->async, TP_ASYNC_START);
+		ck_assert_int_eq(d->async, TP_ASYNC_DONE);
+		ck_assert(s->has_bytes);
+		ck_assert_int_eq(s->bytes_accessed, INT64_C(536870912000));
+		ck_assert(!d->has_bytes);
+		ck_assert(d->bytes_on_start);
+		ck_assert(s->host_transfer && d->host_transfer);
+		ck_assert_int_eq(s->cost_source, TP_COST_MODEL);
+		tp_op_work(&ops, s, &w);
+		tp_roofline_of(&w, &ops.cores[0].device, &r);
+		ck_assert(!r.has_hbm_util && !r.has_bytes_rate);
+		ck_assert_str_eq(r.hbm_util_na, "half of an async pair: its own time is not the transfer's");
+		ck_assert(r.has_flop_util);              /* no FLOPs: 0 in any time */
+		ck_assert(r.flop_utilization == 0);
+		ck_assert_int_eq(r.bound, TP_BOUND_HOST_TRANSFER);
+		tp_op_work(&ops, d, &w);
+		tp_roofline_of(&w, &ops.cores[0].device, &r);
+		ck_assert(!r.has_hbm_util);
+		ck_assert_str_eq(r.hbm_util_na, "an async pair's bytes are counted once, on its -start");
+		ck_assert_int_eq(r.bound, TP_BOUND_HOST_TRANSFER);
+	}
+	/* a plain fusion stays as it was */
+	ck_assert_int_eq(find_op(&ops, "broadcast_add_fusion.1")->async, TP_ASYNC_NONE);
+	ck_assert(!find_op(&ops, "broadcast_add_fusion.1")->host_transfer);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* No share of a device peak over 100%: n/a and why. */
+START_TEST(test_share_capped)
+{
+	struct tp_device_figures f;
+	struct tp_work w;
+	struct tp_roofline r;
+
+	memset(&f, 0, sizeof(f));
+	f.hbm_bw = (struct tp_figure){ 1e9, TP_FIG_TABLE };
+	f.peak_flops[TP_PREC_BF16] = (struct tp_figure){ 1e9, TP_FIG_TABLE };
+	memset(&w, 0, sizeof(w));
+	tp_work_add(&w, &f, TP_PREC_BF16, true, 2000, true, 3000);
+	w.ps = 1000;            /* 1 ns: 2e12 FLOP/s, 3e12 B/s */
+	tp_roofline_of(&w, &f, &r);
+	ck_assert(!r.has_flop_util && !r.has_hbm_util);
+	ck_assert_str_eq(r.flop_util_na, "above the device's peak: the op's time cannot hold its FLOPs");
+	ck_assert_str_eq(r.hbm_util_na, "above the device's peak: the op's time cannot hold its bytes");
+	w.ps = 3000000;         /* 3 us: within both peaks */
+	tp_roofline_of(&w, &f, &r);
+	ck_assert(r.has_flop_util && r.has_hbm_util);
+	ck_assert_ptr_null(r.flop_util_na);
+	ck_assert_ptr_null(r.hbm_util_na);
+}
+END_TEST
+
 /* TPU:0: 406679715840 FLOPs (jit_f 3 × 134217728000, the all-reduce
- * 4026531840) and 9701257379840 bytes over 92475685460000 ps, busy
- * 78783723903750 ps. */
+ * 4026531840) and 6480031907840 bytes (each of the six copy pairs' 5 GiB
+ * x 100 once, not on both halves: 9701257379840 before) over
+ * 92475685460000 ps, busy 78783723903750 ps. */
 START_TEST(test_tpu_core)
 {
 	struct tp_capture cap;
@@ -106,9 +180,9 @@ START_TEST(test_tpu_core)
 	tp_core_work(&ops, c, &w);
 	tp_roofline_of(&w, &c->device, &r);
 	NEAR(w.flops, 406679715840.0);
-	NEAR(w.bytes, 9701257379840.0);
+	NEAR(w.bytes, 6480031907840.0);
 	NEAR(r.flop_utilization, 406679715840.0 / s / PEAK);
-	NEAR(r.hbm_utilization, 9701257379840.0 / s / HBM);
+	NEAR(r.hbm_utilization, 6480031907840.0 / s / HBM);
 	n = tp_core_modules(&ops, c, &mods);
 	ck_assert_uint_eq(n, 3);
 	for (k = 0; k < n && mods[k].program_id != UINT64_C(12190760917235803885); k++)
@@ -119,7 +193,7 @@ START_TEST(test_tpu_core)
 	NEAR(mods[k].work.flops, 402653184000.0);
 	tp_roofline_of(&mods[k].work, &c->device, &r);
 	NEAR(r.flop_utilization, 402653184000.0 / 78.41421904375 / PEAK);
-	NEAR(r.intensity, 402653184000.0 / 9663676416000.0);
+	NEAR(r.intensity, 402653184000.0 / 6442450944000.0); /* the copies once */
 	free(mods);
 	tp_ops_release(&ops);
 	tp_capture_release(&cap);
@@ -380,6 +454,8 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_tpu_ops, 0, sizeof(tpu_ops) / sizeof(tpu_ops[0]));
 	tcase_add_test(tc, test_tpu_core);
+	tcase_add_test(tc, test_tpu_async_pairs);
+	tcase_add_test(tc, test_share_capped);
 	tcase_add_test(tc, test_tpu_whatif);
 	tcase_add_test(tc, test_gpu_gap);
 	tcase_add_test(tc, test_ridge);

@@ -15,6 +15,8 @@ const char *tp_bound_name(enum tp_bound b)
 		return "memory";
 	case TP_BOUND_COLLECTIVE:
 		return "collective";
+	case TP_BOUND_HOST_TRANSFER:
+		return "host-transfer";
 	case TP_BOUND_UNKNOWN:
 		break;
 	}
@@ -41,27 +43,53 @@ void tp_work_add(struct tp_work *w, const struct tp_device_figures *f,
 	}
 }
 
+/* No share of a device peak may exceed 100%: above it the arithmetic
+ * (the capture's cost model over the op's time) cannot be right. */
+static void cap_share(bool *has, double v, const char **why, const char *what)
+{
+	if (*has && v > 1) {
+		*has = false;
+		*why = what;
+	}
+}
+
 void tp_roofline_of(const struct tp_work *w, const struct tp_device_figures *f,
 		    struct tp_roofline *r)
 {
 	double s = (double)w->ps * 1e-12;
 
 	*r = (struct tp_roofline){ .bound = TP_BOUND_UNKNOWN };
-	if (w->ps > 0 && w->has_flops) {
-		r->has_flops_rate = true;
-		r->flops_per_s = w->flops / s;
-		if (w->peak_time_ps >= 0) {
-			r->has_flop_util = true;
-			r->flop_utilization = w->peak_time_ps / (double)w->ps;
+	if (w->no_rate) {
+		/* the op's own time is not the time its bytes moved in; no
+		 * FLOPs are none in any time */
+		r->hbm_util_na = w->no_rate;
+		if (w->has_flops && w->flops == 0 && w->ps > 0)
+			r->has_flops_rate = r->has_flop_util = true;
+		else if (w->has_flops)
+			r->flop_util_na = w->no_rate;
+	} else {
+		if (w->ps > 0 && w->has_flops) {
+			r->has_flops_rate = true;
+			r->flops_per_s = w->flops / s;
+			if (w->peak_time_ps >= 0) {
+				r->has_flop_util = true;
+				r->flop_utilization = w->peak_time_ps / (double)w->ps;
+			}
 		}
-	}
-	if (w->ps > 0 && w->has_bytes) {
-		r->has_bytes_rate = true;
-		r->bytes_per_s = w->bytes / s;
-		if (f->hbm_bw.source) {
-			r->has_hbm_util = true;
-			r->hbm_utilization = r->bytes_per_s / f->hbm_bw.value;
+		if (w->ps > 0 && w->has_bytes) {
+			r->has_bytes_rate = true;
+			r->bytes_per_s = w->bytes / s;
+			if (f->hbm_bw.source && w->host_transfer) {
+				r->hbm_util_na = "a host transfer: bound by the host link, not HBM";
+			} else if (f->hbm_bw.source) {
+				r->has_hbm_util = true;
+				r->hbm_utilization = r->bytes_per_s / f->hbm_bw.value;
+			}
 		}
+		cap_share(&r->has_flop_util, r->flop_utilization, &r->flop_util_na,
+			  "above the device's peak: the op's time cannot hold its FLOPs");
+		cap_share(&r->has_hbm_util, r->hbm_utilization, &r->hbm_util_na,
+			  "above the device's peak: the op's time cannot hold its bytes");
 	}
 	if (w->has_flops && w->has_bytes && w->bytes > 0) {
 		r->has_intensity = true;
@@ -69,6 +97,8 @@ void tp_roofline_of(const struct tp_work *w, const struct tp_device_figures *f,
 	}
 	if (w->collective)
 		r->bound = TP_BOUND_COLLECTIVE;
+	else if (w->host_transfer)
+		r->bound = TP_BOUND_HOST_TRANSFER;
 	else if (r->has_intensity && w->peak_time_ps > 0 && f->hbm_bw.source) {
 		/* the work's own peak: its FLOPs over their time at peak */
 		double peak = w->flops / (w->peak_time_ps * 1e-12);

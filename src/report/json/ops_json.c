@@ -28,12 +28,6 @@ struct tp_str tp_report_module_name(const struct tp_capture *cap, size_t m)
 				  : tp_str_make("", 0);
 }
 
-static json_t *rate(int64_t amount, int64_t ps)
-{
-	return ps > 0 ? json_real((double)amount / ((double)ps * 1e-12))
-		      : json_null();
-}
-
 static json_t *maybe(bool known, double v)
 {
 	return known ? json_real(v) : json_null();
@@ -57,12 +51,26 @@ static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const st
 
 	tp_op_work(ops, o, &work);
 	tp_roofline_of(&work, f, &r);
+	/* a rate only over the time that did the work (never an async
+	 * half's own time) */
+	tp_jw_put(w, "flops_per_s", maybe(r.has_flops_rate, r.flops_per_s));
+	tp_jw_put(w, "bytes_per_s", maybe(r.has_bytes_rate, r.bytes_per_s));
+	if (o->async == TP_ASYNC_NONE)
+		tp_jw_put(w, "async", json_null());
+	else
+		word(w, "async", o->async == TP_ASYNC_START ? "start" :
+				 o->async == TP_ASYNC_DONE ? "done" : "update");
+	tp_jw_put(w, "host_transfer", json_boolean(o->host_transfer));
 	if (o->precision == TP_PREC_UNKNOWN)
 		tp_jw_put(w, "precision", json_null());
 	else
 		word(w, "precision", tp_precision_name(o->precision));
 	tp_jw_put(w, "flop_utilization", maybe(r.has_flop_util, r.flop_utilization));
 	tp_jw_put(w, "hbm_bw_utilization", maybe(r.has_hbm_util, r.hbm_utilization));
+	tp_jw_put(w, "flop_utilization_unavailable", r.flop_util_na ? json_string(r.flop_util_na)
+								   : json_null());
+	tp_jw_put(w, "hbm_bw_utilization_unavailable", r.hbm_util_na ? json_string(r.hbm_util_na)
+								     : json_null());
 	tp_jw_put(w, "arithmetic_intensity", maybe(r.has_intensity, r.intensity));
 	word(w, "bound", tp_bound_name(r.bound));
 }
@@ -165,9 +173,10 @@ static void op_json(struct tp_jw *w, const struct tp_capture *cap,
 		tp_jw_int(w, "bytes_accessed", o->bytes_accessed);
 	else
 		tp_jw_put(w, "bytes_accessed", json_null());
-	tp_jw_put(w, "flops_per_s", o->has_flops ? rate(o->flops, o->total_ps) : json_null());
-	tp_jw_put(w, "bytes_per_s", o->has_bytes ?
-		  rate(o->bytes_accessed, o->total_ps) : json_null());
+	if (o->cost_source == TP_COST_NONE)
+		tp_jw_put(w, "cost_source", json_null());
+	else
+		word(w, "cost_source", tp_cost_source_name(o->cost_source));
 	op_roofline_json(w, ops, o);
 	tp_jw_end(w);
 }

@@ -63,14 +63,41 @@ static void share(char *buf, size_t n, bool known, double v)
 {
 	if (!known)
 		snprintf(buf, n, "-");
+	else if (v > 1)         /* never shown: tp_roofline_of gives n/a */
+		snprintf(buf, n, "n/a");
 	else if (v == 0 || 100.0 * v >= 0.1)
 		snprintf(buf, n, "%.1f%%", 100.0 * v);
 	else    /* small shares keep two digits: 0.00048%, not 0.0% */
 		snprintf(buf, n, "%.2g%%", 100.0 * v);
 }
 
+/* The reasons a share is "n/a" on a core's rows, each said once under
+ * the table (they are static strings: compared by address). */
+#define MAX_NA 8
+struct na_notes {
+	const char *why[MAX_NA];
+	size_t n;
+};
+
+static void share_or_na(char *buf, size_t n, bool known, double v, const char *why,
+			struct na_notes *notes)
+{
+	size_t k = 0;
+
+	if (!why) {
+		share(buf, n, known, v);
+		return;
+	}
+	snprintf(buf, n, "n/a");
+	while (k < notes->n && notes->why[k] != why)
+		k++;
+	if (k == notes->n && k < MAX_NA)
+		notes->why[notes->n++] = why;
+}
+
 /* FLOP utilization, HBM share and bound: only on cores that have them. */
-static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_op *o)
+static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_op *o,
+			   struct na_notes *notes)
 {
 	struct tp_work w;
 	struct tp_roofline r;
@@ -78,13 +105,14 @@ static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_
 
 	tp_op_work(ops, o, &w);
 	tp_roofline_of(&w, &ops->cores[o->core].device, &r);
-	share(flop, sizeof(flop), r.has_flop_util, r.flop_utilization);
-	share(hbm, sizeof(hbm), r.has_hbm_util, r.hbm_utilization);
-	fprintf(out, "%6s %6s %-10s ", flop, hbm, tp_bound_name(r.bound));
+	share_or_na(flop, sizeof(flop), r.has_flop_util, r.flop_utilization, r.flop_util_na, notes);
+	share_or_na(hbm, sizeof(hbm), r.has_hbm_util, r.hbm_utilization, r.hbm_util_na, notes);
+	fprintf(out, "%6s %6s %-13s ", flop, hbm, tp_bound_name(r.bound));
 }
 
 static void op_row(FILE *out, const struct tp_capture *cap, const struct tp_ops *ops,
-		   const struct tp_ops_core *core, const struct tp_op *o, bool roofline)
+		   const struct tp_ops_core *core, const struct tp_op *o, bool roofline,
+		   struct na_notes *notes)
 {
 	char t_total[32], t_self[32];
 	int64_t total = o->total_ps, self = o->self_ps;
@@ -92,7 +120,7 @@ static void op_row(FILE *out, const struct tp_capture *cap, const struct tp_ops 
 	fprintf(out, "  %9s %9s %7" PRIu64 " %5.1f%%  ",
 		T(total), T(self), o->occurrences, pct(o->self_ps, core->device_ps));
 	if (roofline)
-		roofline_cells(out, ops, o);
+		roofline_cells(out, ops, o, notes);
 	fprintf(out, "%-14.*s ",
 		(int)(o->category.len > 14 ? 14 : o->category.len), TP_SPTR(o->category));
 	op_name(out, cap, o);
@@ -186,6 +214,7 @@ static void core_text(FILE *out, const struct tp_capture *cap,
 	size_t n = limit && c->n_ops > limit ? limit : c->n_ops;
 	int64_t left = 0;
 	bool roofline;
+	struct na_notes notes = { { NULL }, 0 };
 
 	fprintf(out, "%s %.*s: %zu ops, %" PRIu64 " events (%s)\n",
 		cap->hosts[c->host].name, (int)c->plane->name.len, TP_SPTR(c->plane->name),
@@ -198,15 +227,17 @@ static void core_text(FILE *out, const struct tp_capture *cap,
 	roofline = core_roofline(out, ops, c);
 	fprintf(out, "  %9s %9s %7s %6s  ", "total", "self", "count", "device");
 	if (roofline)
-		fprintf(out, "%6s %6s %-10s ", "flop", "hbm", "bound");
+		fprintf(out, "%6s %6s %-13s ", "flop", "hbm", "bound");
 	fprintf(out, "%-14s %s\n", "category", "op (module)");
 	for (size_t i = 0; i < n; i++)
-		op_row(out, cap, ops, c, &ops->ops[c->first_op + i], roofline);
+		op_row(out, cap, ops, c, &ops->ops[c->first_op + i], roofline, &notes);
 	for (size_t i = n; i < c->n_ops; i++)
 		left = tp_sat_add(left, ops->ops[c->first_op + i].total_ps);
 	if (n < c->n_ops)
 		fprintf(out, "  ... %zu more ops, %s in total, not shown (--limit 0 shows all)\n",
 			c->n_ops - n, tp_fmt_ps(t_left, sizeof(t_left), left));
+	for (size_t i = 0; i < notes.n; i++)
+		fprintf(out, "  n/a: %s\n", notes.why[i]);
 	if (roofline)
 		modules_text(out, cap, ops, c);
 	if (c->n_steps)
