@@ -34,29 +34,163 @@ static bool name_shared(const struct tp_capture *cap, size_t m)
 	return false;
 }
 
-/* The op column: name and module, the name elided in the middle so the
- * row fits in 100 columns (JSON always has the whole name). */
-static void op_name(FILE *out, const struct tp_capture *cap, const struct tp_op *o)
+/* The module suffix of the op column: "  (module)", with the program
+ * when several programs share the name. */
+static void module_suffix(char *suffix, size_t n, const struct tp_capture *cap,
+			  const struct tp_op *o)
 {
 	struct tp_str mod = tp_report_module_name(cap, o->module);
-	char suffix[160] = "";
-	size_t avail, head;
 
+	suffix[0] = '\0';
 	if (mod.len && name_shared(cap, o->module))
-		snprintf(suffix, sizeof(suffix), "  (%.*s #%" PRIu64 ")",
+		snprintf(suffix, n, "  (%.*s #%" PRIu64 ")",
 			 (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod), o->program_id);
 	else if (mod.len)
-		snprintf(suffix, sizeof(suffix), "  (%.*s)",
-			 (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod));
-	avail = strlen(suffix) + 20 < 47 ? 47 - strlen(suffix) : 20;
-	if (o->name.len <= avail) {
-		fprintf(out, "%.*s%s\n", (int)o->name.len, TP_SPTR(o->name), suffix);
-		return;
+		snprintf(suffix, n, "  (%.*s)", (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod));
+}
+
+/* Room for the name so the row fits in 100 columns. */
+static size_t name_room(const char *suffix)
+{
+	return strlen(suffix) + 20 < 47 ? 47 - strlen(suffix) : 20;
+}
+
+/* The name cut to avail columns: head...tail; with a window (from > 0)
+ * head...window...tail, the window holding the name from `from` on,
+ * where it parts from the names it would otherwise print the same as. */
+static char *cut_name(struct tp_str name, size_t avail, size_t from)
+{
+	struct tp_strbuf sb;
+	size_t head, tail, mid;
+
+	tp_strbuf_init(&sb);
+	if (name.len <= avail) {
+		tp_strbuf_addf(&sb, "%.*s", (int)name.len, TP_SPTR(name));
+	} else if (!from) {
+		head = (avail - 3) / 3;
+		tail = avail - 3 - head;
+		tp_strbuf_addf(&sb, "%.*s...%.*s", (int)head, name.ptr, (int)tail,
+			       name.ptr + name.len - tail);
+	} else {
+		head = avail / 5;
+		tail = avail / 3;
+		mid = avail - head - tail - 6;
+		from = from > 8 ? from - 8 : 0;      /* a little context before */
+		if (from < head)
+			from = head;
+		if (from + mid >= name.len - tail)   /* the window meets the tail */
+			tp_strbuf_addf(&sb, "%.*s...%.*s", (int)head, name.ptr,
+				       (int)(name.len - from), name.ptr + from);
+		else
+			tp_strbuf_addf(&sb, "%.*s...%.*s...%.*s", (int)head, name.ptr,
+				       (int)mid, name.ptr + from, (int)tail,
+				       name.ptr + name.len - tail);
 	}
-	head = (avail - 3) / 3;
-	fprintf(out, "%.*s...%.*s%s\n", (int)head, o->name.ptr,
-		(int)(avail - 3 - head), o->name.ptr + o->name.len - (avail - 3 - head),
-		suffix);
+	return sb.buf;
+}
+
+/* The op column of the rows shown: each name cut to fit, and different
+ * names never cut to the same text (twenty RandomUniform ops of twenty
+ * layers once printed alike): names that would are cut around where they
+ * part from the others, and any still alike are printed whole. */
+struct shown_name {
+	const struct tp_op *op;
+	char suffix[160];
+	char *text;                  /* malloc'd */
+};
+
+static int by_text(const void *a, const void *b)
+{
+	const struct shown_name *x = *(const struct shown_name *const *)a;
+	const struct shown_name *y = *(const struct shown_name *const *)b;
+	int c = strcmp(x->text, y->text);
+
+	return c ? c : strcmp(x->suffix, y->suffix);
+}
+
+static bool same_text(const struct shown_name *a, const struct shown_name *b)
+{
+	return strcmp(a->text, b->text) == 0 && strcmp(a->suffix, b->suffix) == 0;
+}
+
+static bool same_name(struct tp_str a, struct tp_str b)
+{
+	return a.len == b.len && (!a.len || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+static size_t common_prefix(struct tp_str a, struct tp_str b)
+{
+	size_t k = 0;
+
+	while (k < a.len && k < b.len && a.ptr[k] == b.ptr[k])
+		k++;
+	return k;
+}
+
+/* Re-cuts every name whose text another name also prints: around where
+ * it parts from them, or (whole) not at all. */
+static void part_alike(struct shown_name *v, size_t n, bool whole)
+{
+	struct shown_name **order = tp_xmalloc((n + 1) * sizeof(*order));
+	char **next = tp_xcalloc(n + 1, sizeof(*next));
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = &v[i];
+	qsort(order, n, sizeof(*order), by_text);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && same_text(order[j], order[i]))
+			j++;
+		for (size_t k = i; k < j; k++) {
+			size_t from = 0;
+			bool clash = false;
+
+			for (size_t m = i; m < j; m++) {
+				size_t p;
+
+				if (m == k || same_name(order[k]->op->name, order[m]->op->name))
+					continue;
+				p = common_prefix(order[k]->op->name, order[m]->op->name);
+				clash = true;
+				from = p > from ? p : from;
+			}
+			if (clash)
+				next[order[k] - v] = cut_name(order[k]->op->name,
+					whole ? order[k]->op->name.len : name_room(order[k]->suffix),
+					whole ? 0 : from);
+		}
+		i = j;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (next[i]) {
+			free(v[i].text);
+			v[i].text = next[i];
+		}
+	free(next);
+	free(order);
+}
+
+static struct shown_name *shown_names(const struct tp_capture *cap, const struct tp_ops *ops,
+				      const struct tp_ops_core *c, size_t n)
+{
+	struct shown_name *v = tp_xcalloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; i < n; i++) {
+		v[i].op = &ops->ops[c->first_op + i];
+		module_suffix(v[i].suffix, sizeof(v[i].suffix), cap, v[i].op);
+		v[i].text = cut_name(v[i].op->name, name_room(v[i].suffix), 0);
+	}
+	part_alike(v, n, false);
+	part_alike(v, n, true);
+	return v;
+}
+
+static void shown_release(struct shown_name *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].text);
+	free(v);
 }
 
 static void share(char *buf, size_t n, bool known, double v)
@@ -77,7 +211,17 @@ static void share(char *buf, size_t n, bool known, double v)
 struct na_notes {
 	const char *why[MAX_NA];
 	size_t n;
+	bool custom;            /* a row marked * (custom call's estimate) */
 };
+
+static const char *custom_bound(const struct tp_roofline *r)
+{
+	static char buf[4][24];
+	enum tp_bound b = r->bound;
+
+	snprintf(buf[b % 4], sizeof(buf[0]), "%s*", tp_bound_name(b));
+	return buf[b % 4];
+}
 
 static void share_or_na(char *buf, size_t n, bool known, double v, const char *why,
 			struct na_notes *notes)
@@ -107,13 +251,17 @@ static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_
 	tp_roofline_of(&w, &ops->cores[o->core].device, &r);
 	share_or_na(flop, sizeof(flop), r.has_flop_util, r.flop_utilization, r.flop_util_na, notes);
 	share_or_na(hbm, sizeof(hbm), r.has_hbm_util, r.hbm_utilization, r.hbm_util_na, notes);
-	fprintf(out, "%6s %6s %-13s ", flop, hbm, tp_bound_name(r.bound));
+	/* a custom call's FLOPs and bytes are its kernel author's estimate */
+	fprintf(out, "%6s %6s %-13s ", flop, hbm,
+		o->cost_source == TP_COST_CUSTOM_CALL ? custom_bound(&r) : tp_bound_name(r.bound));
+	notes->custom = notes->custom || o->cost_source == TP_COST_CUSTOM_CALL;
 }
 
-static void op_row(FILE *out, const struct tp_capture *cap, const struct tp_ops *ops,
-		   const struct tp_ops_core *core, const struct tp_op *o, bool roofline,
-		   struct na_notes *notes)
+static void op_row(FILE *out, const struct tp_ops *ops, const struct tp_ops_core *core,
+		   const struct shown_name *name, bool roofline, struct na_notes *notes)
 {
+	const struct tp_op *o = name->op;
+
 	char t_total[32], t_self[32];
 	int64_t total = o->total_ps, self = o->self_ps;
 
@@ -123,7 +271,7 @@ static void op_row(FILE *out, const struct tp_capture *cap, const struct tp_ops 
 		roofline_cells(out, ops, o, notes);
 	fprintf(out, "%-14.*s ",
 		(int)(o->category.len > 14 ? 14 : o->category.len), TP_SPTR(o->category));
-	op_name(out, cap, o);
+	fprintf(out, "%s%s\n", name->text, name->suffix);
 }
 
 static int by_module_time(const void *a, const void *b)
@@ -206,7 +354,22 @@ static void steps_text(FILE *out, const struct tp_ops *ops,
 			c->n_steps - n);
 }
 
-static void core_text(FILE *out, const struct tp_capture *cap,
+/* Every share says what it is a share of, and every figure its source:
+ * said once, under the cores. */
+static void legend(FILE *out, bool roofline)
+{
+	fprintf(out, "\ndevice: op self time / the core's device time (its first op start to last op end)\n");
+	if (!roofline)
+		return;
+	fprintf(out, "flop:   FLOP utilization, the op's FLOPs per second of its total time / the\n"
+		"        core's peak FLOP/s for the op's precision (the core line and per module:\n"
+		"        FLOPs at their peaks over device time, resp. self time)\n"
+		"hbm:    bytes accessed per second / the core's HBM bandwidth (an async pair's\n"
+		"        bytes once, on its -start; none for a host transfer)\n"
+		"FLOPs and bytes: the capture's cost model; a share is never above 100%% (n/a)\n");
+}
+
+static bool core_text(FILE *out, const struct tp_capture *cap,
 		      const struct tp_ops *ops, const struct tp_ops_core *c,
 		      size_t limit)
 {
@@ -214,7 +377,8 @@ static void core_text(FILE *out, const struct tp_capture *cap,
 	size_t n = limit && c->n_ops > limit ? limit : c->n_ops;
 	int64_t left = 0;
 	bool roofline;
-	struct na_notes notes = { { NULL }, 0 };
+	struct na_notes notes = { { NULL }, 0, false };
+	struct shown_name *names;
 
 	fprintf(out, "%s %.*s: %zu ops, %" PRIu64 " events (%s)\n",
 		cap->hosts[c->host].name, (int)c->plane->name.len, TP_SPTR(c->plane->name),
@@ -229,19 +393,25 @@ static void core_text(FILE *out, const struct tp_capture *cap,
 	if (roofline)
 		fprintf(out, "%6s %6s %-13s ", "flop", "hbm", "bound");
 	fprintf(out, "%-14s %s\n", "category", "op (module)");
+	names = shown_names(cap, ops, c, n);
 	for (size_t i = 0; i < n; i++)
-		op_row(out, cap, ops, c, &ops->ops[c->first_op + i], roofline, &notes);
+		op_row(out, ops, c, &names[i], roofline, &notes);
+	shown_release(names, n);
 	for (size_t i = n; i < c->n_ops; i++)
 		left = tp_sat_add(left, ops->ops[c->first_op + i].total_ps);
 	if (n < c->n_ops)
 		fprintf(out, "  ... %zu more ops, %s in total, not shown (--limit 0 shows all)\n",
 			c->n_ops - n, tp_fmt_ps(t_left, sizeof(t_left), left));
+	if (notes.custom)
+		fprintf(out, "  *: a custom call (Pallas, Triton, a library kernel): its FLOPs and "
+			"bytes are its kernel author's estimate, not XLA's cost model\n");
 	for (size_t i = 0; i < notes.n; i++)
 		fprintf(out, "  n/a: %s\n", notes.why[i]);
 	if (roofline)
 		modules_text(out, cap, ops, c);
 	if (c->n_steps)
 		steps_text(out, ops, c, limit);
+	return roofline;
 }
 
 static void tree_text(FILE *out, const struct tp_scope_tree *t, size_t node,
@@ -302,13 +472,17 @@ static void scopes_text(FILE *out, const struct tp_ops *ops,
 enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *ops,
 			const struct tp_ops_view *view, struct tp_error *err)
 {
+	bool roofline = false;
+
 	if (!ops->n_cores)
 		fprintf(out, "no device ops in this capture\n");
 	for (size_t c = 0; c < ops->n_cores; c++) {
 		if (c)
 			fputc('\n', out);
-		core_text(out, cap, ops, &ops->cores[c], view->limit);
+		roofline = core_text(out, cap, ops, &ops->cores[c], view->limit) || roofline;
 	}
+	if (ops->n_cores)
+		legend(out, roofline);
 	if (view->scopes) {
 		fputc('\n', out);
 		scopes_text(out, ops, view->scopes, view->limit);

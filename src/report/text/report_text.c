@@ -234,9 +234,9 @@ static void utilization_line(FILE *out, const struct tp_ops *ops)
 		return;
 	fprintf(out, "  busy %.1f%% of device time", 100.0 * busy_s / device_s);
 	if (flops_ok)
-		fprintf(out, ", FLOP utilization %.2g%%", 100.0 * peak_s / device_s);
+		fprintf(out, ", FLOP utilization %.2g%% (of peak FLOP/s)", 100.0 * peak_s / device_s);
 	if (hbm_ok)
-		fprintf(out, ", HBM bandwidth %.2g%%", 100.0 * hbm_s / device_s);
+		fprintf(out, ", HBM bandwidth %.2g%% (of peak bytes/s)", 100.0 * hbm_s / device_s);
 	fputc('\n', out);
 	if (gap)
 		fprintf(out, "  (%s)\n", gap);
@@ -259,18 +259,21 @@ static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_r
 		device = tp_sat_add(device, ops->cores[i].device_ps);
 		self = tp_sat_add(self, ops->cores[i].self_ps);
 	}
-	fprintf(out, "time      %zu ops on %zu core(s): op time %s of %s device time\n", n,
+	/* every share here is of device time over all cores, as ops gives
+	 * each op's of its core's device time: one denominator, said once */
+	fprintf(out, "time      %zu ops on %zu core(s): op time %s of %s device time "
+		"(all cores; the shares below are of it)\n", n,
 		ops->n_cores, PS(0, self), PS(1, device));
 	utilization_line(out, ops);
 	for (size_t i = 0; i < n && i < TOP; i++) {
 		struct tp_str mod = tp_report_module_name(cap, t[i].module);
 
 		fprintf(out, "  %10s %5.1f%%  op %.*s%s%.*s%s x%" PRIu64 "\n", PS(0, t[i].self_ps),
-			self ? 100.0 * (double)t[i].self_ps / (double)self : 0.0,
+			device ? 100.0 * (double)t[i].self_ps / (double)device : 0.0,
 			(int)t[i].name.len, TP_SPTR(t[i].name), mod.len ? " (" : "",
 			(int)mod.len, TP_SPTR(mod), mod.len ? ")" : "", t[i].count);
 	}
-	list_scopes(out, tree, self, true);
+	list_scopes(out, tree, device, true);
 	free(t);
 }
 

@@ -107,11 +107,11 @@ const SummaryView = {
 		});
 		/* ops counted once over the cores they ran on, as the text */
 		s.appendChild(el("p", { id: "summary-time" }, fmtInt(by.size) + " ops on " + (ops.cores || []).length +
-			" core(s): op time " + fmtPs(opPs) + " of " + fmtPs(dev) + " device time" +
+			" core(s): op time " + fmtPs(opPs) + " of " + fmtPs(dev) + " device time (all cores; the shares below are of it)" +
 			(by.size !== n ? " (" + fmtInt(n) + " rows in the ops table, one per op and core)" : "")));
 		const top = Array.from(by.values()).sort(function (a, b) { return b.total - a.total; }).slice(0, 5);
 		s.appendChild(el("table", { class: "plain", id: "summary-ops" }, top.map(function (e) {
-			return el("tr", {}, el("td", { class: "num" }, fmtPs(e.total)), el("td", { class: "num" }, opPs ? fmtPct(e.total / opPs) : ""),
+			return el("tr", {}, el("td", { class: "num" }, fmtPs(e.total)), el("td", { class: "num" }, dev ? fmtPct(e.total / dev) : ""),
 				el("td", {}, el("a", { href: "#op=" + encodeURIComponent(e.name) }, e.name)),
 				el("td", { class: "muted" }, (e.module || "") + " ×" + e.occ));
 		})));
@@ -119,7 +119,7 @@ const SummaryView = {
 			.sort(function (a, b) { return b.inclusive_ps - a.inclusive_ps; }).slice(0, 5);
 		if (sc.length)
 			s.appendChild(el("table", { class: "plain" }, sc.map(function (x) {
-				return el("tr", {}, el("td", { class: "num" }, fmtPs(x.inclusive_ps)), el("td", { class: "num" }, opPs ? fmtPct(x.inclusive_ps / opPs) : ""),
+				return el("tr", {}, el("td", { class: "num" }, fmtPs(x.inclusive_ps)), el("td", { class: "num" }, dev ? fmtPct(x.inclusive_ps / dev) : ""),
 					el("td", {}, el("a", { href: "#scope=" + encodeURIComponent(x.path) }, "scope " + x.path)));
 			})));
 		return s;
