@@ -114,20 +114,49 @@ START_TEST(test_tpu_async_pairs)
 		tp_op_work(&ops, s, &w);
 		tp_roofline_of(&w, &ops.cores[0].device, &r);
 		ck_assert(!r.has_hbm_util && !r.has_bytes_rate);
-		ck_assert_str_eq(r.hbm_util_na, "half of an async pair: its own time is not the transfer's");
+		ck_assert_ptr_eq(r.hbm_util_na, TP_NA_ASYNC_HALF);
+		ck_assert_str_eq(tp_share_na_code(r.hbm_util_na), "async_half");
 		ck_assert(r.has_flop_util);              /* no FLOPs: 0 in any time */
 		ck_assert(r.flop_utilization == 0);
 		ck_assert_int_eq(r.bound, TP_BOUND_HOST_TRANSFER);
 		tp_op_work(&ops, d, &w);
 		tp_roofline_of(&w, &ops.cores[0].device, &r);
 		ck_assert(!r.has_hbm_util);
-		ck_assert_str_eq(r.hbm_util_na, "an async pair's bytes are counted once, on its -start");
+		ck_assert_ptr_eq(r.hbm_util_na, TP_NA_BYTES_ON_START);
+		ck_assert_str_eq(tp_share_na_code(r.hbm_util_na), "bytes_on_start");
 		ck_assert_int_eq(r.bound, TP_BOUND_HOST_TRANSFER);
 	}
 	/* a plain fusion stays as it was */
 	ck_assert_int_eq(find_op(&ops, "broadcast_add_fusion.1")->async, TP_ASYNC_NONE);
 	ck_assert(!find_op(&ops, "broadcast_add_fusion.1")->host_transfer);
 	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* One core, one capacity: the report's ops cores and memory cores give
+ * the same figure with the same source (the runtime allocator's
+ * 33550237696 bytes; the ops pass alone had the table's 32 GiB). */
+START_TEST(test_report_one_capacity)
+{
+	struct tp_capture cap;
+	struct tp_report r;
+	struct tp_report_filter f = { 0 };
+	struct tp_error err = { 0 };
+	const char *paths[] = { TPU };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
+
+	ck_assert_msg(tp_capture_open(&cap, paths, 1, &o, &err) == TP_OK, "%s", err.msg);
+	ck_assert_msg(tp_report_build(&r, &cap, &f, &err) == TP_OK, "%s", err.msg);
+	ck_assert_uint_eq(r.coll.ops.n_cores, 4);
+	ck_assert_uint_eq(r.memory.n_cores, 4);
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_int_eq(r.coll.ops.cores[i].device.capacity.source, TP_FIG_CAPTURE);
+		NEAR(r.coll.ops.cores[i].device.capacity.value, 33550237696.0);
+		ck_assert_int_eq(r.memory.cores[i].device.capacity.source, TP_FIG_CAPTURE);
+		NEAR(r.memory.cores[i].device.capacity.value, 33550237696.0);
+	}
+	tp_report_release(&r);
 	tp_capture_release(&cap);
 }
 END_TEST
@@ -147,8 +176,9 @@ START_TEST(test_share_capped)
 	w.ps = 1000;            /* 1 ns: 2e12 FLOP/s, 3e12 B/s */
 	tp_roofline_of(&w, &f, &r);
 	ck_assert(!r.has_flop_util && !r.has_hbm_util);
-	ck_assert_str_eq(r.flop_util_na, "above the device's peak: the op's time cannot hold its FLOPs");
-	ck_assert_str_eq(r.hbm_util_na, "above the device's peak: the op's time cannot hold its bytes");
+	ck_assert_ptr_eq(r.flop_util_na, TP_NA_ABOVE_PEAK_FLOPS);
+	ck_assert_ptr_eq(r.hbm_util_na, TP_NA_ABOVE_PEAK_BYTES);
+	ck_assert_str_eq(tp_share_na_code(r.hbm_util_na), "above_peak");
 	w.ps = 3000000;         /* 3 us: within both peaks */
 	tp_roofline_of(&w, &f, &r);
 	ck_assert(r.has_flop_util && r.has_hbm_util);
@@ -456,6 +486,7 @@ int main(void)
 	tcase_add_test(tc, test_tpu_core);
 	tcase_add_test(tc, test_tpu_async_pairs);
 	tcase_add_test(tc, test_share_capped);
+	tcase_add_test(tc, test_report_one_capacity);
 	tcase_add_test(tc, test_tpu_whatif);
 	tcase_add_test(tc, test_gpu_gap);
 	tcase_add_test(tc, test_ridge);

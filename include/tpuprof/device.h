@@ -195,4 +195,12 @@ struct tp_roofline {
 void tp_roofline_of(const struct tp_work *w, const struct tp_device_figures *f,
 		    struct tp_roofline *r);
 
+/* Why a share is not given (tp_roofline.flop_util_na, hbm_util_na,
+ * tp_work.no_rate): these texts, said in text output; JSON gives
+ * tp_share_na_code()'s short code for one ("async_half",
+ * "bytes_on_start", "host_transfer", "above_peak"; NULL for NULL). */
+extern const char TP_NA_ASYNC_HALF[], TP_NA_BYTES_ON_START[], TP_NA_HOST_TRANSFER[],
+		  TP_NA_ABOVE_PEAK_FLOPS[], TP_NA_ABOVE_PEAK_BYTES[];
+const char *tp_share_na_code(const char *why);
+
 #endif

@@ -43,6 +43,25 @@ void tp_work_add(struct tp_work *w, const struct tp_device_figures *f,
 	}
 }
 
+const char TP_NA_ASYNC_HALF[] = "half of an async pair: its own time is not the transfer's";
+const char TP_NA_BYTES_ON_START[] = "an async pair's bytes are counted once, on its -start";
+const char TP_NA_HOST_TRANSFER[] = "a host transfer: bound by the host link, not HBM";
+const char TP_NA_ABOVE_PEAK_FLOPS[] = "above the device's peak: the op's time cannot hold its FLOPs";
+const char TP_NA_ABOVE_PEAK_BYTES[] = "above the device's peak: the op's time cannot hold its bytes";
+
+const char *tp_share_na_code(const char *why)
+{
+	if (!why)
+		return NULL;
+	if (why == TP_NA_ASYNC_HALF)
+		return "async_half";
+	if (why == TP_NA_BYTES_ON_START)
+		return "bytes_on_start";
+	if (why == TP_NA_HOST_TRANSFER)
+		return "host_transfer";
+	return "above_peak";
+}
+
 /* No share of a device peak may exceed 100%: above it the arithmetic
  * (the capture's cost model over the op's time) cannot be right. */
 static void cap_share(bool *has, double v, const char **why, const char *what)
@@ -80,16 +99,16 @@ void tp_roofline_of(const struct tp_work *w, const struct tp_device_figures *f,
 			r->has_bytes_rate = true;
 			r->bytes_per_s = w->bytes / s;
 			if (f->hbm_bw.source && w->host_transfer) {
-				r->hbm_util_na = "a host transfer: bound by the host link, not HBM";
+				r->hbm_util_na = TP_NA_HOST_TRANSFER;
 			} else if (f->hbm_bw.source) {
 				r->has_hbm_util = true;
 				r->hbm_utilization = r->bytes_per_s / f->hbm_bw.value;
 			}
 		}
 		cap_share(&r->has_flop_util, r->flop_utilization, &r->flop_util_na,
-			  "above the device's peak: the op's time cannot hold its FLOPs");
+			  TP_NA_ABOVE_PEAK_FLOPS);
 		cap_share(&r->has_hbm_util, r->hbm_utilization, &r->hbm_util_na,
-			  "above the device's peak: the op's time cannot hold its bytes");
+			  TP_NA_ABOVE_PEAK_BYTES);
 	}
 	if (w->has_flops && w->has_bytes && w->bytes > 0) {
 		r->has_intensity = true;

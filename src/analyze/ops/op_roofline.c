@@ -229,9 +229,9 @@ void tp_op_work(const struct tp_ops *ops, const struct tp_op *o, struct tp_work 
 	w->collective = o->collective;
 	w->host_transfer = o->host_transfer;
 	if (o->bytes_on_start)
-		w->no_rate = "an async pair's bytes are counted once, on its -start";
+		w->no_rate = TP_NA_BYTES_ON_START;
 	else if (o->async != TP_ASYNC_NONE)
-		w->no_rate = "half of an async pair: its own time is not the transfer's";
+		w->no_rate = TP_NA_ASYNC_HALF;
 }
 
 void tp_core_work(const struct tp_ops *ops, const struct tp_ops_core *c, struct tp_work *w)

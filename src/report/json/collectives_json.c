@@ -32,7 +32,7 @@ static void link_json(struct tp_jw *w, const struct tp_collectives *c,
 
 	tp_jw_put(w, "interconnect_bytes_per_s", tp_figure_json(tp_collective_link(c, col)));
 	tp_jw_put(w, "interconnect_share", has ? json_real(share) : json_null());
-	tp_jw_put(w, "interconnect_share_unavailable", why ? json_string(why) : json_null());
+	tp_jw_put(w, "interconnect_share_unavailable", why ? json_string("above_peak") : json_null());
 }
 
 /* One collective: its cores and executions one by one, since every

@@ -211,7 +211,7 @@ static void merge_collective(const struct tp_merge *g, json_t *into, json_t *v)
 			json_object_set_new(into, "interconnect_share",
 					    share <= 1 ? json_real(share) : json_null());
 			json_object_set_new(into, "interconnect_share_unavailable", share <= 1 ? json_null() :
-					    json_string("above the interconnect's peak: the timed span cannot hold the transfer"));
+					    json_string("above_peak"));
 		}
 	}
 }

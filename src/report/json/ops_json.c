@@ -67,10 +67,15 @@ static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const st
 		word(w, "precision", tp_precision_name(o->precision));
 	tp_jw_put(w, "flop_utilization", maybe(r.has_flop_util, r.flop_utilization));
 	tp_jw_put(w, "hbm_bw_utilization", maybe(r.has_hbm_util, r.hbm_utilization));
-	tp_jw_put(w, "flop_utilization_unavailable", r.flop_util_na ? json_string(r.flop_util_na)
-								   : json_null());
-	tp_jw_put(w, "hbm_bw_utilization_unavailable", r.hbm_util_na ? json_string(r.hbm_util_na)
-								     : json_null());
+	/* short codes: a 100,000-op page repeats them (docs/json.md) */
+	if (r.flop_util_na)
+		word(w, "flop_utilization_unavailable", tp_share_na_code(r.flop_util_na));
+	else
+		tp_jw_put(w, "flop_utilization_unavailable", json_null());
+	if (r.hbm_util_na)
+		word(w, "hbm_bw_utilization_unavailable", tp_share_na_code(r.hbm_util_na));
+	else
+		tp_jw_put(w, "hbm_bw_utilization_unavailable", json_null());
 	tp_jw_put(w, "arithmetic_intensity", maybe(r.has_intensity, r.intensity));
 	word(w, "bound", tp_bound_name(r.bound));
 }

@@ -25,7 +25,7 @@ static const struct {
 	{ "peak_scopes", "memory: bytes at the peaks by name scope" },
 	{ "ops", "time: op time, summed over cores" },
 	{ "op_scopes", "time: op self time by name scope" },
-	{ "collective_ring_bytes", "traffic: ring bytes per device, summed over executions" },
+	{ "collective_ring_bytes", "traffic: ring bytes sent, total over devices and executions" },
 	{ "collective_payload_bytes", "traffic: payload bytes, summed over executions" },
 	{ "collective_time", "traffic: device time of collectives" },
 	{ "cores_flop_utilization", "device: FLOP utilization per core (total: all cores)" },
