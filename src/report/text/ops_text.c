@@ -324,7 +324,8 @@ static bool core_roofline(FILE *out, const struct tp_ops *ops, const struct tp_o
 	fprintf(out, "  %s: busy %.1f%% of device time",
 		tp_device_label(label, sizeof(label), &c->device), pct(c->self_ps, c->device_ps));
 	if (r.has_flop_util || r.has_hbm_util)
-		fprintf(out, ", FLOP utilization %s, HBM bandwidth %s", flop, hbm);
+		fprintf(out, ", FLOP utilization %s, HBM bandwidth %s (of peak, over device time)",
+			flop, hbm);
 	fputc('\n', out);
 	if (gap)
 		fprintf(out, "  (%s)\n", gap);
@@ -383,7 +384,7 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 	fprintf(out, "%s %.*s: %zu ops, %" PRIu64 " events (%s)\n",
 		cap->hosts[c->host].name, (int)c->plane->name.len, TP_SPTR(c->plane->name),
 		c->n_ops, c->events, tp_op_source_name(c->source));
-	fprintf(out, "  device time %s, op time %s, collectives %s (%.1f%%)\n",
+	fprintf(out, "  device time %s, op time %s, collectives %s (%.1f%% of device time)\n",
 		tp_fmt_ps(t_dev, sizeof(t_dev), c->device_ps),
 		tp_fmt_ps(t_op, sizeof(t_op), c->op_ps),
 		tp_fmt_ps(t_coll, sizeof(t_coll), c->collective_ps),

@@ -234,9 +234,11 @@ static void utilization_line(FILE *out, const struct tp_ops *ops)
 		return;
 	fprintf(out, "  busy %.1f%% of device time", 100.0 * busy_s / device_s);
 	if (flops_ok)
-		fprintf(out, ", FLOP utilization %.2g%% (of peak FLOP/s)", 100.0 * peak_s / device_s);
+		fprintf(out, ", FLOP utilization %.2g%%", 100.0 * peak_s / device_s);
 	if (hbm_ok)
-		fprintf(out, ", HBM bandwidth %.2g%% (of peak bytes/s)", 100.0 * hbm_s / device_s);
+		fprintf(out, ", HBM bandwidth %.2g%%", 100.0 * hbm_s / device_s);
+	if (flops_ok || hbm_ok)
+		fprintf(out, " (of peak, over device time)");
 	fputc('\n', out);
 	if (gap)
 		fprintf(out, "  (%s)\n", gap);
