@@ -199,10 +199,8 @@ static void share(char *buf, size_t n, bool known, double v)
 		snprintf(buf, n, "-");
 	else if (v > 1)         /* never shown: tp_roofline_of gives n/a */
 		snprintf(buf, n, "n/a");
-	else if (v == 0 || 100.0 * v >= 0.1)
-		snprintf(buf, n, "%.1f%%", 100.0 * v);
-	else    /* small shares keep two digits: 0.00048%, not 0.0% */
-		snprintf(buf, n, "%.2g%%", 100.0 * v);
+	else
+		tp_fmt_share(buf, n, v);
 }
 
 /* The reasons a share is "n/a" on a core's rows, each said once under

@@ -206,6 +206,12 @@ static size_t merge_ops(const struct tp_ops *ops, struct op_total *t)
 	return n;
 }
 
+/* No share of a peak over 100%: the arithmetic cannot be right there. */
+static const char *share_of_peak(int i, double v)
+{
+	return v > 1 ? "n/a (above peak)" : tp_fmt_share(slot[i], sizeof(slot[i]), v);
+}
+
 /* Over all cores: busy share, FLOP utilization (each op's FLOPs at its
  * peak over the device time) and HBM share; or why not, once. */
 static void utilization_line(FILE *out, const struct tp_ops *ops)
@@ -233,10 +239,11 @@ static void utilization_line(FILE *out, const struct tp_ops *ops)
 	if (device_s <= 0)
 		return;
 	fprintf(out, "  busy %.1f%% of device time", 100.0 * busy_s / device_s);
+	/* printed as ops prints them, so one figure reads the same */
 	if (flops_ok)
-		fprintf(out, ", FLOP utilization %.2g%%", 100.0 * peak_s / device_s);
+		fprintf(out, ", FLOP utilization %s", share_of_peak(0, peak_s / device_s));
 	if (hbm_ok)
-		fprintf(out, ", HBM bandwidth %.2g%%", 100.0 * hbm_s / device_s);
+		fprintf(out, ", HBM bandwidth %s", share_of_peak(1, hbm_s / device_s));
 	if (flops_ok || hbm_ok)
 		fprintf(out, " (of peak, over device time)");
 	fputc('\n', out);
