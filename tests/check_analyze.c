@@ -4,10 +4,10 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/capture.h"
-#include "tpuprof/hlo_index.h"
-#include "tpuprof/scopes.h"
-#include "tpuprof/shape.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/analyze/common/hlo_index.h"
+#include "tpuprof/analyze/common/scopes.h"
+#include "tpuprof/analyze/common/shape.h"
 
 struct shape_case {
 	const char *text;

@@ -10,7 +10,7 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/xspace.h"
+#include "tpuprof/decode/xspace.h"
 
 enum { SM_DEV_OFF = 1, SM_DEV_DUR = 2, SM_FLOPS = 3 };
 

@@ -12,7 +12,7 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/xspace.h"
+#include "tpuprof/decode/xspace.h"
 
 enum {
 	SM_CORR = 1, SM_KDET = 2, SM_PROGRAM = 3, SM_MODULE = 4, SM_OP = 5,

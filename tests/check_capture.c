@@ -9,12 +9,12 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "tpuprof/capture.h"
-#include "tpuprof/info.h"
-#include "tpuprof/json_stream.h"
-#include "tpuprof/memory.h"
-#include "tpuprof/memory_report.h"
-#include "tpuprof/report.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/analyze/info.h"
+#include "tpuprof/util/json_stream.h"
+#include "tpuprof/analyze/memory.h"
+#include "tpuprof/report/memory_report.h"
+#include "tpuprof/report/report.h"
 
 #define PID_A UINT64_C(17342868964687645945)
 

@@ -12,8 +12,8 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/check_report.h"
-#include "tpuprof/report_doc.h"
+#include "tpuprof/report/check_report.h"
+#include "tpuprof/report/report_doc.h"
 
 #define CAP "../shared/captures/"
 #define SMALL "testdata/small.xplane.pb"

@@ -7,9 +7,9 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/capture.h"
-#include "tpuprof/info.h"
-#include "tpuprof/ops.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/analyze/info.h"
+#include "tpuprof/analyze/ops.h"
 
 #define CORRUPT "testdata/corrupt/"
 

@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tpuprof/capture.h"
-#include "tpuprof/json_stream.h"
-#include "tpuprof/report_doc.h"
-#include "tpuprof/util.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/util/json_stream.h"
+#include "tpuprof/report/report_doc.h"
+#include "tpuprof/util/util.h"
 
 #define SHARED "../shared/captures/"
 

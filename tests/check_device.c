@@ -11,8 +11,8 @@
 #include <ctype.h>
 #include <math.h>
 
-#include "tpuprof/device_plane.h"
-#include "tpuprof/memory.h"
+#include "tpuprof/analyze/common/device_plane.h"
+#include "tpuprof/analyze/memory.h"
 
 #define CAP "../shared/captures/"
 #define TPU CAP "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"

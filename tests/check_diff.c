@@ -8,8 +8,8 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/diff_report.h"
-#include "tpuprof/report_doc.h"
+#include "tpuprof/report/diff_report.h"
+#include "tpuprof/report/report_doc.h"
 
 #define SMALL "testdata/small.xplane.pb"
 #define DIFF_B "testdata/diff-b.xplane.pb"

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "tpuprof/http.h"
+#include "tpuprof/fetch/http.h"
 
 static const struct {
 	unsigned attempt;

@@ -5,7 +5,7 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/fetch_names.h"
+#include "tpuprof/fetch/fetch_names.h"
 
 static const struct {
 	const char *in, *out;

@@ -7,9 +7,9 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/fetch.h"
-#include "tpuprof/fetch_parse.h"
-#include "tpuprof/http.h"
+#include "tpuprof/fetch/fetch.h"
+#include "tpuprof/fetch/fetch_parse.h"
+#include "tpuprof/fetch/http.h"
 
 /* Parses json text with parse(doc, list, err); compares the list with
  * want ("a|b|c", "" for empty) or the error with want_err. */

@@ -9,7 +9,7 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/html.h"
+#include "tpuprof/report/html.h"
 
 static const struct {
 	const char *what;

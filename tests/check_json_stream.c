@@ -9,7 +9,7 @@
 
 #include <signal.h>
 
-#include "tpuprof/json_stream.h"
+#include "tpuprof/util/json_stream.h"
 
 static const struct {
 	const char *what;

@@ -15,10 +15,10 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
-#include "tpuprof/capture.h"
-#include "tpuprof/info.h"
-#include "tpuprof/wire.h"
-#include "tpuprof/xspace.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/analyze/info.h"
+#include "tpuprof/decode/wire.h"
+#include "tpuprof/decode/xspace.h"
 
 #define GIB (UINT64_C(1) << 30)
 

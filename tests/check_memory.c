@@ -7,7 +7,7 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/memory.h"
+#include "tpuprof/analyze/memory.h"
 
 #define CAP "../shared/captures/"
 

@@ -5,7 +5,7 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/merge.h"
+#include "tpuprof/report/merge.h"
 
 /* Missing hosts of names, joined by spaces ("" when none). */
 static void missing(const char *const *names, size_t n, size_t expect, char *out,

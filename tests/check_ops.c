@@ -6,9 +6,9 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/collectives.h"
-#include "tpuprof/fusions.h"
-#include "tpuprof/ops.h"
+#include "tpuprof/analyze/collectives.h"
+#include "tpuprof/analyze/fusions.h"
+#include "tpuprof/analyze/ops.h"
 
 #define TPU "../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"
 
@@ -122,13 +122,14 @@ END_TEST
 START_TEST(test_filters)
 {
 	static const struct { struct tp_ops_filter f; enum tp_err rc; size_t cores; } cases[] = {
-		{ { NULL, "/device:TPU:2", NULL, NULL }, TP_OK, 1 },
-		{ { NULL, "3", NULL, NULL }, TP_OK, 1 },
-		{ { NULL, "9", NULL, NULL }, TP_ERR_USAGE, 0 },
-		{ { "nohost", NULL, NULL, NULL }, TP_ERR_USAGE, 0 },
-		{ { NULL, NULL, "jit_nothing", NULL }, TP_ERR_USAGE, 0 },
-		{ { NULL, NULL, "jit__psum", NULL }, TP_OK, 4 },
-		{ { NULL, NULL, "9646411105960254074", NULL }, TP_OK, 4 },
+		{ { .core = "/device:TPU:2" }, TP_OK, 1 },
+		{ { .core = "TPU:2" }, TP_OK, 1 }, /* refused before the one selection */
+		{ { .core = "3" }, TP_OK, 1 },
+		{ { .core = "9" }, TP_ERR_USAGE, 0 },
+		{ { .host = "nohost" }, TP_ERR_USAGE, 0 },
+		{ { .module = "jit_nothing" }, TP_ERR_USAGE, 0 },
+		{ { .module = "jit__psum" }, TP_OK, 4 },
+		{ { .module = "9646411105960254074" }, TP_OK, 4 },
 	};
 	struct tp_capture cap;
 

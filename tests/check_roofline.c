@@ -10,11 +10,11 @@
 
 #include <math.h>
 
-#include "tpuprof/check.h"
-#include "tpuprof/collectives.h"
-#include "tpuprof/diff.h"
-#include "tpuprof/ops.h"
-#include "tpuprof/report_doc.h"
+#include "tpuprof/analyze/check.h"
+#include "tpuprof/analyze/collectives.h"
+#include "tpuprof/analyze/diff.h"
+#include "tpuprof/analyze/ops.h"
+#include "tpuprof/report/report_doc.h"
 
 #define TPU "../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"
 #define MI300X "../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb"
@@ -28,7 +28,7 @@ static void build(struct tp_capture *cap, struct tp_ops *ops, const char *path,
 	struct tp_error err = { 0 };
 	const char *paths[] = { path };
 	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
-	struct tp_ops_filter f = { NULL, core, NULL, tp_device_lookup(device) };
+	struct tp_ops_filter f = { .core = core, .device = tp_device_lookup(device) };
 
 	ck_assert_msg(tp_capture_open(cap, paths, 1, &o, &err) == TP_OK, "%s", err.msg);
 	ck_assert_msg(tp_ops_build(ops, cap, &f, &err) == TP_OK, "%s", err.msg);

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "tpuprof/capture.h"
+#include "tpuprof/decode/capture.h"
 
 #define MIB (UINT64_C(1) << 20)
 /* Before streams were checked the reader took all of --max-input. */

@@ -10,8 +10,8 @@
 #include <zlib.h>
 
 #include "../src/report/trace/trace_out.h"
-#include "tpuprof/capture.h"
-#include "tpuprof/trace_write.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/report/trace_write.h"
 
 static const struct {
 	uint64_t v;

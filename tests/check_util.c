@@ -3,9 +3,9 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/arena.h"
-#include "tpuprof/report.h"
-#include "tpuprof/strpool.h"
+#include "tpuprof/util/arena.h"
+#include "tpuprof/report/report.h"
+#include "tpuprof/util/strpool.h"
 
 START_TEST(test_arena)
 {

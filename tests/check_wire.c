@@ -5,7 +5,7 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/wire.h"
+#include "tpuprof/decode/wire.h"
 
 static const struct {
 	const char *what;

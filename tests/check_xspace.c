@@ -6,8 +6,8 @@
  */
 #include "testutil.h"
 
-#include "tpuprof/capture.h"
-#include "tpuprof/xspace.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/decode/xspace.h"
 
 enum { SM_DEV_OFF = 1, SM_DEV_DUR = 2, SM_CAT = 3, SM_INTERNED = 4, SM_PID = 5 };
 #define BIG_PROGRAM_ID UINT64_C(12190760917235803885)

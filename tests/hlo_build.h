@@ -11,8 +11,8 @@
 
 #include "testutil.h"
 
-#include "tpuprof/arena.h"
-#include "tpuprof/memory.h"
+#include "tpuprof/util/arena.h"
+#include "tpuprof/analyze/memory.h"
 
 
 struct ins_spec {

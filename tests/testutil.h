@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 struct pb {
 	uint8_t *data;

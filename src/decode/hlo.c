@@ -8,8 +8,8 @@
  * overflow the stack. shape_depth_ok() walks those paths with the wire
  * reader first and refuses nesting deeper than any real shape.
  */
-#include "tpuprof/hlo.h"
-#include "tpuprof/wire.h"
+#include "tpuprof/decode/hlo.h"
+#include "tpuprof/decode/wire.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * Groups (wire types 3 and 4) are rejected: no producer of XSpace or HLO
  * protos writes them, so meeting one means the bytes are not a capture.
  */
-#include "tpuprof/wire.h"
+#include "tpuprof/decode/wire.h"
 
 #include <string.h>
 

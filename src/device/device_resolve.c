@@ -3,7 +3,7 @@
  * figures with the precedence of include/tpuprof/device.h: flag, then the
  * capture's own stats, then the table.
  */
-#include "tpuprof/device.h"
+#include "tpuprof/device/device.h"
 
 #include <math.h>
 #include <string.h>

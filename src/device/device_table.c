@@ -2,7 +2,7 @@
  * device_table.c - the built-in device table (devices.def compiled in)
  * and lookup by device-kind string or alias.
  */
-#include "tpuprof/device.h"
+#include "tpuprof/device/device.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * the work, as XProf's roofline and HLO-stats tools define them (ridge =
  * peak FLOP/s / HBM bytes/s; format-facts, device facts).
  */
-#include "tpuprof/device.h"
+#include "tpuprof/device/device.h"
 
 const char *tp_bound_name(enum tp_bound b)
 {

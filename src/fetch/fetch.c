@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 static const char *const tool_names[] = {
 	"memory_profile", "memory_viewer", "op_profile", "hlo_stats",
@@ -111,65 +111,6 @@ void tp_fetch_analyses(const struct tp_fetch_result *r,
 	a->info = a->xplanes || a->hlo_protos;
 	a->memory_compiler = a->info;
 	a->memory_runtime = a->ops = a->xplanes > 0;
-}
-
-void tp_fetch_fill_headers(struct fetch_ctx *c, struct tp_http_req *q,
-			   enum fetch_auth auth)
-{
-	if (auth == AUTH_SOURCE) {
-		q->headers = c->o->headers;
-		q->n_headers = c->o->n_headers;
-	} else if (auth == AUTH_GCS && c->gcs_auth) {
-		c->auth_hdr[0] = c->gcs_auth;
-		q->headers = c->auth_hdr;
-		q->n_headers = 1;
-	}
-}
-
-void tp_fetch_http_config(const struct fetch_ctx *c, bool progress,
-			  struct tp_http_config *cfg)
-{
-	*cfg = c->o->http;
-	if (c->secret)
-		cfg->secret = c->secret;
-	if (!progress)
-		cfg->progress = NULL;
-}
-
-enum tp_err tp_fetch_get_many(struct fetch_ctx *c, struct tp_http_req *reqs,
-			      const enum fetch_auth *auth, size_t n,
-			      struct tp_error *err)
-{
-	char **shown = tp_xcalloc(n, sizeof(*shown));
-	struct tp_http_config cfg;
-	enum tp_err rc;
-
-	/* Progress is for downloads, not for the small listing answers. */
-	tp_fetch_http_config(c, false, &cfg);
-	for (size_t i = 0; i < n; i++) {
-		shown[i] = tp_url_shown(reqs[i].url);
-		reqs[i].shown = shown[i];
-		tp_fetch_fill_headers(c, &reqs[i], auth[i]);
-	}
-	rc = tp_http_run(&cfg, reqs, n, err);
-	for (size_t i = 0; i < n; i++) {
-		reqs[i].shown = NULL;
-		free(shown[i]);
-	}
-	free(shown);
-	return rc;
-}
-
-enum tp_err tp_fetch_get(struct fetch_ctx *c, const char *url,
-			 enum fetch_auth auth, enum tp_http_expect expect,
-			 bool missing_ok, struct tp_http_req *req,
-			 struct tp_error *err)
-{
-	memset(req, 0, sizeof(*req));
-	req->url = url;
-	req->expect = expect;
-	req->missing_ok = missing_ok;
-	return tp_fetch_get_many(c, req, &auth, 1, err);
 }
 
 /* A local path: nothing to fetch. */

@@ -12,9 +12,9 @@
 #ifndef TPUPROF_FETCH_INTERNAL_H
 #define TPUPROF_FETCH_INTERNAL_H
 
-#include "tpuprof/fetch.h"
-#include "tpuprof/fetch_names.h"
-#include "tpuprof/fetch_parse.h"
+#include "tpuprof/fetch/fetch.h"
+#include "tpuprof/fetch/fetch_names.h"
+#include "tpuprof/fetch/fetch_parse.h"
 
 struct fetch_ctx {
 	const struct tp_fetch_opts *o;

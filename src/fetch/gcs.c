@@ -5,10 +5,8 @@
  * object. STORAGE_EMULATOR_HOST points everything at an emulator, as
  * Google's client libraries do.
  *
- * The bearer token comes from --token, GOOGLE_OAUTH_ACCESS_TOKEN (the CLI
- * passes it as the token) or --token-command, run once and only when a
- * bucket is read. It travels in a header to the storage endpoint only and
- * is never written into a URL, a message or the result.
+ * The bearer token (fetch_get.c) travels in a header to the storage
+ * endpoint only and is never written into a URL, a message or the result.
  */
 #include "fetch_internal.h"
 
@@ -17,59 +15,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 /* Most pages one listing may take (1000 objects each). */
 #define MAX_PAGES 10000
-
-static enum tp_err run_token_command(const char *cmd, char **token,
-				     struct tp_error *err)
-{
-	FILE *p = popen(cmd, "r");
-	char buf[8192];
-	size_t n = 0;
-	int status;
-
-	*token = NULL;
-	if (!p)
-		return tp_error_set(err, TP_ERR_NETWORK, "cannot run --token-command");
-	n = fread(buf, 1, sizeof(buf) - 1, p);
-	while (fgetc(p) != EOF)
-		;
-	status = pclose(p);
-	buf[n] = '\0';
-	if (status != 0)
-		return tp_error_set(err, TP_ERR_NETWORK,
-				    "--token-command failed (exit status %d)",
-				    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	buf[strcspn(buf, "\r\n")] = '\0';
-	if (!buf[0])
-		return tp_error_set(err, TP_ERR_NETWORK, "--token-command printed no token");
-	*token = tp_xstrdup(buf);
-	return TP_OK;
-}
-
-enum tp_err tp_fetch_gcs_auth(struct fetch_ctx *c, struct tp_error *err)
-{
-	char *token = NULL;
-
-	if (c->gcs_auth_done)
-		return TP_OK;
-	c->gcs_auth_done = true;
-	if (c->o->token && *c->o->token) {
-		token = tp_xstrdup(c->o->token);
-	} else if (c->o->token_command) {
-		enum tp_err rc = run_token_command(c->o->token_command, &token, err);
-
-		if (rc != TP_OK)
-			return rc;
-	}
-	if (token) {
-		c->gcs_auth = tp_xasprintf("Authorization: Bearer %s", token);
-		c->secret = token;
-	}
-	return TP_OK;
-}
 
 static void auth_hint(struct tp_error *err)
 {

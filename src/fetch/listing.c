@@ -4,7 +4,7 @@
  * generation; nextPageToken), a GCS error document, and the links of an
  * HTML directory listing from a static file server.
  */
-#include "tpuprof/fetch_parse.h"
+#include "tpuprof/fetch/fetch_parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tpuprof/fetch_names.h"
-#include "tpuprof/util.h"
+#include "tpuprof/fetch/fetch_names.h"
+#include "tpuprof/util/util.h"
 
 static const char *str_field(json_t *obj, const char *key)
 {

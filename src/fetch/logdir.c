@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 /* mkdir -p for path; components at or after `own` (an offset into path)
  * were named by us and must be real directories, not links. */

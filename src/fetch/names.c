@@ -7,13 +7,13 @@
  * component that cannot climb out of its directory, and reach the
  * terminal only through tp_quote_name(), which escapes control bytes.
  */
-#include "tpuprof/fetch_names.h"
+#include "tpuprof/fetch/fetch_names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 static bool safe_byte(unsigned char c)
 {

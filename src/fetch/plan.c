@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 void tp_fetch_ctx_init(struct fetch_ctx *c, const struct tp_fetch_opts *o,
 		       struct tp_fetch_result *r)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 /* Subdirectories looked into for a nested plugins/profile/. */
 #define MAX_SUBDIRS 64

@@ -7,13 +7,13 @@
  * comma-joined text; /capture_profile reports failure in "error" whether
  * the status is 200 (up to 2.19.2) or 500 (2.19.3+).
  */
-#include "tpuprof/fetch_parse.h"
+#include "tpuprof/fetch/fetch_parse.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/fetch_names.h"
-#include "tpuprof/util.h"
+#include "tpuprof/fetch/fetch_names.h"
+#include "tpuprof/util/util.h"
 
 void tp_strlist_push(struct tp_strlist *l, const char *s)
 {

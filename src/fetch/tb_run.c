@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 struct run_info {
 	struct tp_strlist tools;    /* as the server lists them           */

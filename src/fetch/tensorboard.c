@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 enum { PROBE_VERSION, PROBE_RUNS, PROBE_ENV, N_PROBES };
 

@@ -6,14 +6,14 @@
  * Every query value is percent-encoded: run names hold '/', old tool
  * names end in '^', legacy ones in '#' (which would start a fragment).
  */
-#include "tpuprof/fetch_names.h"
+#include "tpuprof/fetch/fetch_names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 static bool unreserved(unsigned char c)
 {

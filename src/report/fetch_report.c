@@ -7,13 +7,13 @@
  * Names from servers are raw in the result: text output quotes them
  * (tp_quote_name), JSON escapes them (ASCII output).
  */
-#include "tpuprof/fetch_report.h"
+#include "tpuprof/report/fetch_report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/fetch_names.h"
-#include "tpuprof/report.h"
+#include "tpuprof/fetch/fetch_names.h"
+#include "tpuprof/report/report.h"
 
 static json_t *str_or_null(const char *s)
 {

@@ -4,14 +4,14 @@
  * one format's writers and never calls another's; adding a format is a
  * new folder and a case in each function here.
  */
-#include "tpuprof/check_report.h"
-#include "tpuprof/device_report.h"
-#include "tpuprof/diff_report.h"
-#include "tpuprof/html.h"
-#include "tpuprof/memory_report.h"
-#include "tpuprof/ops_report.h"
-#include "tpuprof/report.h"
-#include "tpuprof/report_doc.h"
+#include "tpuprof/report/check_report.h"
+#include "tpuprof/report/device_report.h"
+#include "tpuprof/report/diff_report.h"
+#include "tpuprof/report/html.h"
+#include "tpuprof/report/memory_report.h"
+#include "tpuprof/report/ops_report.h"
+#include "tpuprof/report/report.h"
+#include "tpuprof/report/report_doc.h"
 
 /* A JSON document built as a tree into doc (for the html page): put
  * writes it into the writer. */

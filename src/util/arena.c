@@ -5,8 +5,8 @@
  * and large ones do not call malloc per object; a request bigger than a
  * chunk gets a chunk of its own.
  */
-#include "tpuprof/arena.h"
-#include "tpuprof/util.h"
+#include "tpuprof/util/arena.h"
+#include "tpuprof/util/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * error.c - filling struct tp_error and naming error codes.
  */
-#include "tpuprof/error.h"
+#include "tpuprof/util/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /*
  * i64map.c - int64 -> long map (see i64map.h).
  */
-#include "tpuprof/i64map.h"
-#include "tpuprof/util.h"
+#include "tpuprof/util/i64map.h"
+#include "tpuprof/util/util.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

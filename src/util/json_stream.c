@@ -12,12 +12,12 @@
  * after each of its newlines (strings never hold a raw newline: jansson
  * escapes it).
  */
-#include "tpuprof/json_stream.h"
+#include "tpuprof/util/json_stream.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 /* Text is gathered here and handed to stdio in large writes: jansson
  * calls back once per token, and a stdio call per token is slow. */

@@ -2,7 +2,7 @@
  * json_value.c - JSON scalars that keep 64-bit values exact, UTF-8-safe
  * strings from byte slices, and whole-document output (docs/json.md).
  */
-#include "tpuprof/json_value.h"
+#include "tpuprof/util/json_value.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * parallel.c - the thread pool (see parallel.h).
  */
-#include "tpuprof/parallel.h"
+#include "tpuprof/util/parallel.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,8 +1,8 @@
 /*
  * strbuf.c - growable strings (see strbuf.h).
  */
-#include "tpuprof/strbuf.h"
-#include "tpuprof/util.h"
+#include "tpuprof/util/strbuf.h"
+#include "tpuprof/util/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * strpool.c - the string pool (see strpool.h).
  */
-#include "tpuprof/strpool.h"
+#include "tpuprof/util/strpool.h"
 
 #include <stdlib.h>
 #include <string.h>

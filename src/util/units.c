@@ -1,7 +1,7 @@
 /*
  * units.c - human units for text output: bytes, times, UTC dates.
  */
-#include "tpuprof/units.h"
+#include "tpuprof/util/units.h"
 
 #include <inttypes.h>
 #include <stdio.h>

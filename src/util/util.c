@@ -2,7 +2,7 @@
  * util.c - allocation wrappers that die on out-of-memory, slices, and
  * saturating arithmetic for values read from untrusted files.
  */
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -25,15 +25,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tpuprof/capture.h"
-#include "tpuprof/collectives.h"
-#include "tpuprof/fusions.h"
-#include "tpuprof/info.h"
-#include "tpuprof/memory.h"
-#include "tpuprof/memory_report.h"
-#include "tpuprof/ops.h"
-#include "tpuprof/ops_report.h"
-#include "tpuprof/report.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/analyze/collectives.h"
+#include "tpuprof/analyze/fusions.h"
+#include "tpuprof/analyze/info.h"
+#include "tpuprof/analyze/memory.h"
+#include "tpuprof/report/memory_report.h"
+#include "tpuprof/analyze/ops.h"
+#include "tpuprof/report/ops_report.h"
+#include "tpuprof/report/report.h"
 
 #include "../../src/decode/capture/stream_check.h"
 

@@ -16,9 +16,9 @@
 
 #include <jansson.h>
 
-#include "tpuprof/fetch_names.h"
-#include "tpuprof/fetch_parse.h"
-#include "tpuprof/http.h"
+#include "tpuprof/fetch/fetch_names.h"
+#include "tpuprof/fetch/fetch_parse.h"
+#include "tpuprof/fetch/http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

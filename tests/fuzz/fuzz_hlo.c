@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tpuprof/hlo.h"
+#include "tpuprof/decode/hlo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -22,11 +22,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tpuprof/check.h"
-#include "tpuprof/diff.h"
-#include "tpuprof/merge.h"
-#include "tpuprof/report.h"
-#include "tpuprof/report_doc.h"
+#include "tpuprof/analyze/check.h"
+#include "tpuprof/analyze/diff.h"
+#include "tpuprof/report/merge.h"
+#include "tpuprof/report/report.h"
+#include "tpuprof/report/report_doc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/capture.h"
+#include "tpuprof/decode/capture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

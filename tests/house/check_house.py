@@ -11,8 +11,10 @@ usage: check_house.py BUILD_DIR
 - every call points down the layers below (a module may use its own layer
   and the layers under it, never one above), and fetch uses nothing above
   decode;
-- so does every #include of a public header (include/tpuprof/), whose
-  layer is the layer of the files that define what it declares.
+- public headers sit in the folder of their layer (include/tpuprof/util/,
+  decode/, device/, analyze/common/, analyze/, fetch/, report/: the layers
+  of src/), each declaring only what its layer defines, and no #include
+  points up the layers.
 """
 import re
 import os
@@ -78,44 +80,140 @@ def symbols(obj):
 
 
 DECL = re.compile(r"^[a-z].*?\b(tp_[a-z0-9_]+)\s*\(", re.M)
-INCLUDE = re.compile(r'^#include "tpuprof/([a-z0-9_]+\.h)"', re.M)
+INCLUDE = re.compile(r'^#include "tpuprof/([a-z0-9_/]+\.h)"', re.M)
 
 
-def header_layers(owner):
-    """Each public header's layer: the highest layer among the files that
-    define the functions it declares (a header with declarations only of
-    types and inline helpers sits in util)."""
-    layers = {}
-    order = [name for name, _ in LAYERS]
-    for h in sorted(os.listdir("include/tpuprof")):
-        with open(os.path.join("include/tpuprof", h), encoding="utf-8") as fh:
-            text = fh.read()
-        found = set()
-        for name in DECL.findall(text):
-            f = owner.get(name)
-            if f:
-                found.add(layer_of(os.path.dirname(f)))
-        found.discard(None)
-        layers[h] = max(found, key=order.index) if found else "util"
-    return layers
+def header_layer(h):
+    """A public header's layer is its folder, named as under src/:
+    include/tpuprof/analyze/common/shape.h is analyze/common's."""
+    folder = os.path.dirname(h)
+    return layer_of("src/" + folder) if folder else None
+
+
+def public_headers():
+    out = []
+    for root, _, files in os.walk("include/tpuprof"):
+        out += [os.path.join(root, f) for f in files if f.endswith(".h")]
+    return sorted(out)
 
 
 def include_problems(owner):
-    layers = header_layers(owner)
+    """Every public header sits in the folder of its layer, and the
+    functions it declares are defined in that layer (so the folder tells
+    the truth); no file includes a header of a layer it may not use."""
     problems = []
     users = [(f, layer_of(os.path.dirname(f))) for f in c_files()]
     for root, _, files in os.walk("src"):
         users += [(os.path.join(root, f), layer_of(root))
                   for f in files if f.endswith(".h")]
-    users += [(os.path.join("include/tpuprof", h), layers[h]) for h in layers]
+    for path in public_headers():
+        rel = os.path.relpath(path, "include/tpuprof")
+        layer = header_layer(rel)
+        if layer is None:
+            problems.append(f"{path}: not in a layer folder (include/tpuprof/<layer>/, "
+                            "the layers of src/)")
+            continue
+        users.append((path, layer))
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        for name in DECL.findall(text):
+            f = owner.get(name)
+            fl = f and layer_of(os.path.dirname(f))
+            if fl and fl != layer:
+                problems.append(f"{path} declares {name}, defined in {f}: "
+                                f"a header of layer {fl}")
     for path, layer in sorted(users):
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
         for h in INCLUDE.findall(text):
-            lh = layers.get(h)
-            if lh and lh != layer and lh not in ALLOWED[layer]:
+            lh = header_layer(h)
+            if lh is None:
+                problems.append(f"{path} includes tpuprof/{h}: not in a layer folder")
+            elif lh != layer and lh not in ALLOWED[layer]:
                 problems.append(f"upward include: {path} ({layer}) includes "
                                 f"tpuprof/{h} ({lh})")
+    return problems
+
+
+def loops(edges):
+    """The strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, sccs = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(set(edges) | {d for ds in edges.values() for d in ds}):
+        if v not in index:
+            visit(v)
+    return sccs
+
+
+# Loops of calls between the files of one folder that are not yet broken
+# (issue 24): each is a main file and helpers that call back into it. The
+# list may only shrink: a new loop fails, and so does a listed one that is
+# gone (take it off the list).
+KNOWN_FILE_LOOPS = [
+    ["src/analyze/memory/memory_peak.c", "src/analyze/memory/memory_static.c",
+     "src/analyze/memory/why_group.c"],
+    ["src/analyze/ops/op_gpu.c", "src/analyze/ops/op_keys.c",
+     "src/analyze/ops/op_lines.c", "src/analyze/ops/ops.c"],
+    ["src/analyze/trace/event_args.c", "src/analyze/trace/hlo_args.c"],
+    ["src/analyze/trace/line_order.c", "src/analyze/trace/line_tracks.c",
+     "src/analyze/trace/memory_tracks.c", "src/analyze/trace/peak_marks.c",
+     "src/analyze/trace/scope_track.c", "src/analyze/trace/timeline.c",
+     "src/analyze/trace/timeline_lanes.c"],
+    ["src/decode/capture/buffer.c", "src/decode/capture/capture.c",
+     "src/decode/capture/damage.c", "src/decode/capture/modules.c",
+     "src/decode/capture/paths.c"],
+]
+
+
+def file_loop_problems(owner, uses):
+    """Inside a folder, calls point one way too: the main file calls its
+    helpers, the helpers call a shared file, nothing calls back."""
+    edges = defaultdict(set)
+    why = {}
+    for f, used in uses.items():
+        for s in used:
+            g = owner.get(s)
+            if g and g != f and os.path.dirname(g) == os.path.dirname(f):
+                edges[f].add(g)
+                why.setdefault((f, g), f"{os.path.basename(f)} uses {s} "
+                                       f"from {os.path.basename(g)}")
+    problems = []
+    found = loops(edges)
+    known = [sorted(k) for k in KNOWN_FILE_LOOPS]
+    for comp in found:
+        if comp in known:
+            continue
+        detail = "; ".join(why[(a, b)] for a in comp for b in comp
+                           if (a, b) in why)
+        problems.append("loop between files " + ", ".join(comp) + ": " + detail)
+    for k in known:
+        if k not in found:
+            problems.append("no longer a loop (take it off KNOWN_FILE_LOOPS): "
+                            + ", ".join(k))
     return problems
 
 
@@ -169,39 +267,11 @@ def main():
                 problems.append(f"upward: {why[(mod, dep)]} ({lm} may not use {ld})")
 
     # Loops between modules (strongly connected components of size > 1).
-    index, low, stack, on, sccs = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(edges.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                sccs.append(sorted(comp))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(set(edges) | {d for ds in edges.values() for d in ds}):
-        if v not in index:
-            visit(v)
-    for comp in sccs:
+    for comp in loops(edges):
         detail = "; ".join(why[(a, b)] for a in comp for b in comp
                            if (a, b) in why)
         problems.append("loop between " + ", ".join(comp) + ": " + detail)
+    problems += file_loop_problems(owner, uses)
 
     problems += include_problems(owner)
     for p in problems:

@@ -11,76 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/i64map.h"
-#include "tpuprof/util.h"
-
-const char *tp_check_rule_name(enum tp_check_rule r)
-{
-	static const char *const names[] = {
-		[TP_CHECK_MAX_PEAK] = "max-peak",
-		[TP_CHECK_MAX_PEAK_FRACTION] = "max-peak-fraction",
-		[TP_CHECK_MAX_GROWTH] = "max-growth",
-		[TP_CHECK_MAX_COLLECTIVE_BYTES] = "max-collective-bytes",
-		[TP_CHECK_MIN_HEADROOM] = "min-headroom",
-		[TP_CHECK_MIN_FLOPS_UTILIZATION] = "min-flops-utilization",
-	};
-	return names[r];
-}
-
-const char *tp_check_metric_name(enum tp_check_metric m)
-{
-	static const char *const names[] = {
-		[TP_METRIC_PEAK_BYTES] = "peak_bytes",
-		[TP_METRIC_OP_TIME] = "op_time_ps",
-		[TP_METRIC_COLLECTIVE_BYTES] = "collective_bytes",
-		[TP_METRIC_HEADROOM_BYTES] = "headroom_bytes",
-		[TP_METRIC_FLOP_UTILIZATION] = "flop_utilization",
-	};
-	return names[m];
-}
-
-static struct tp_check_row *add_row(struct tp_check *c, enum tp_check_rule rule,
-				    enum tp_check_metric metric,
-				    const struct tp_check_subject *x, const char *scope)
-{
-	struct tp_check_row *r;
-
-	c->rows = tp_xgrow(c->rows, &c->cap_rows, c->n_rows + 1, sizeof(*c->rows));
-	r = &c->rows[c->n_rows++];
-	memset(r, 0, sizeof(*r));
-	r->rule = rule;
-	r->metric = metric;
-	r->host = x->host;
-	r->plane = x->plane;
-	r->module = x->module;
-	r->program_id = x->program_id;
-	r->scope = scope;
-	r->source = x->source;
-	r->measured = x->value;
-	r->capacity = -1;
-	r->n_contrib = x->n_contrib;
-	memcpy(r->contrib, x->contrib, sizeof(r->contrib));
-	return r;
-}
-
-static void verdict(struct tp_check *c, struct tp_check_row *r, bool pass)
-{
-	r->pass = pass;
-	if (!pass)
-		c->n_failed++;
-}
-
-struct tp_check_row *tp_check_new_row(struct tp_check *c, enum tp_check_rule rule,
-				      enum tp_check_metric metric,
-				      const struct tp_check_subject *x, const char *scope)
-{
-	return add_row(c, rule, metric, x, scope);
-}
-
-void tp_check_verdict(struct tp_check *c, struct tp_check_row *r, bool pass)
-{
-	verdict(c, r, pass);
-}
+#include "tpuprof/util/i64map.h"
+#include "tpuprof/util/util.h"
 
 static enum tp_err peak_rules(struct tp_check *c, const json_t *doc,
 			      const struct tp_check_opts *o, const struct tp_check_where *w,
@@ -96,11 +28,11 @@ static enum tp_err peak_rules(struct tp_check *c, const json_t *doc,
 				    "no memory peak to check: the report has neither compiled programs with a buffer assignment nor runtime memory events");
 	}
 	for (size_t i = 0; o->has_max_peak && i < s.n; i++) {
-		struct tp_check_row *r = add_row(c, TP_CHECK_MAX_PEAK, TP_METRIC_PEAK_BYTES,
+		struct tp_check_row *r = tp_check_new_row(c, TP_CHECK_MAX_PEAK, TP_METRIC_PEAK_BYTES,
 						 &s.v[i], w->scope);
 
 		r->limit = o->max_peak > INT64_MAX ? INT64_MAX : (int64_t)o->max_peak;
-		verdict(c, r, r->measured <= r->limit);
+		tp_check_verdict(c, r, r->measured <= r->limit);
 	}
 	for (size_t i = 0; o->has_max_peak_fraction && i < s.n; i++) {
 		const struct tp_check_subject *x = &s.v[i];
@@ -114,12 +46,12 @@ static enum tp_err peak_rules(struct tp_check *c, const json_t *doc,
 					  x->plane ? x->plane : x->module ? x->module : "?");
 			break;
 		}
-		r = add_row(c, TP_CHECK_MAX_PEAK_FRACTION, TP_METRIC_PEAK_BYTES, x, w->scope);
+		r = tp_check_new_row(c, TP_CHECK_MAX_PEAK_FRACTION, TP_METRIC_PEAK_BYTES, x, w->scope);
 		r->capacity = x->capacity;
 		r->fraction = (double)x->value / (double)x->capacity;
 		r->limit_fraction = o->max_peak_fraction;
 		r->limit = (int64_t)floor(o->max_peak_fraction * (double)x->capacity);
-		verdict(c, r, r->measured <= r->limit);
+		tp_check_verdict(c, r, r->measured <= r->limit);
 	}
 	tp_check_subjects_release(&s);
 	return rc;
@@ -132,12 +64,12 @@ static void collective_rules(struct tp_check *c, const json_t *doc,
 
 	tp_check_collective_subjects(&s, doc, w);
 	for (size_t i = 0; i < s.n; i++) {
-		struct tp_check_row *r = add_row(c, TP_CHECK_MAX_COLLECTIVE_BYTES,
+		struct tp_check_row *r = tp_check_new_row(c, TP_CHECK_MAX_COLLECTIVE_BYTES,
 						 TP_METRIC_COLLECTIVE_BYTES, &s.v[i], w->scope);
 
 		r->limit = o->max_collective_bytes > INT64_MAX ? INT64_MAX
 							      : (int64_t)o->max_collective_bytes;
-		verdict(c, r, r->measured <= r->limit);
+		tp_check_verdict(c, r, r->measured <= r->limit);
 	}
 	tp_check_subjects_release(&s);
 }
@@ -222,13 +154,13 @@ static size_t growth_rule(struct tp_check *c, const json_t *doc, const struct tp
 
 		if (!b)
 			continue;
-		r = add_row(c, TP_CHECK_MAX_GROWTH, metric, &cur.v[i], w->scope);
+		r = tp_check_new_row(c, TP_CHECK_MAX_GROWTH, metric, &cur.v[i], w->scope);
 		r->has_baseline = true;
 		r->baseline = b->value;
 		growth_contrib(r, &cur.v[i], b);
 		lim = floor((double)b->value * (1.0 + o->max_growth_pct / 100.0));
 		r->limit = lim >= 9.2e18 ? INT64_MAX : (int64_t)lim;
-		verdict(c, r, r->measured <= r->limit);
+		tp_check_verdict(c, r, r->measured <= r->limit);
 		rows++;
 	}
 	tp_check_subjects_release(&cur);

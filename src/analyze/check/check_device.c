@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 #define J(o, k) json_object_get((o), (k))
 

@@ -8,7 +8,7 @@
 #ifndef TPUPROF_CHECK_INTERNAL_H
 #define TPUPROF_CHECK_INTERNAL_H
 
-#include "tpuprof/check.h"
+#include "tpuprof/analyze/check.h"
 
 struct tp_check_subject {
 	const char *host, *plane;        /* a core, or NULL               */

@@ -3,7 +3,7 @@
  * device sent at and its share of one direction of the device's
  * interconnect (half the table's both-directions figure; docs/devices.md).
  */
-#include "tpuprof/collectives.h"
+#include "tpuprof/analyze/collectives.h"
 
 bool tp_collective_rate(const struct tp_collective *col, double *bytes_per_s)
 {

@@ -9,13 +9,13 @@
  * array bytes, tuples summed over their arrays. An async pair counts as
  * one operation: occurrences of the -start, time of both halves.
  */
-#include "tpuprof/collectives.h"
+#include "tpuprof/analyze/collectives.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/shape.h"
+#include "tpuprof/analyze/common/shape.h"
 
 static uint64_t array_bytes(const Xla__ShapeProto *s, int depth)
 {

@@ -3,7 +3,7 @@
  * events named "CollectiveReduce…", or TF ops "<name>:<Type>" whose type is
  * a collective kernel (the rule `info` counts with).
  */
-#include "tpuprof/collectives.h"
+#include "tpuprof/analyze/collectives.h"
 
 #include <stdlib.h>
 

@@ -7,12 +7,12 @@
  * into num_replica_groups groups of num_devices_per_group; XLA prints it
  * as "[G,S]<=[dims]T(perm)", e.g. [4,2]<=[2,4]T(1,0) = {0,4},{1,5},{2,6},{3,7}.
  */
-#include "tpuprof/collectives.h"
+#include "tpuprof/analyze/collectives.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/strbuf.h"
+#include "tpuprof/util/strbuf.h"
 
 static void add_list(struct tp_strbuf *sb, const int64_t *v, size_t n)
 {

@@ -2,7 +2,7 @@
  * device_plane.c - a plane's device stats (format-facts §2.4, device
  * facts "units and traps") as struct tp_plane_facts, for src/device/.
  */
-#include "tpuprof/device_plane.h"
+#include "tpuprof/analyze/common/device_plane.h"
 
 #include <string.h>
 

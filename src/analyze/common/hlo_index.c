@@ -4,7 +4,7 @@
  * Keys are hashed to 64 bits and the candidate is confirmed against the
  * instruction itself, so the tables hold no copies of names.
  */
-#include "tpuprof/hlo_index.h"
+#include "tpuprof/analyze/common/hlo_index.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * scopes.c - the name-scope tree (see scopes.h).
  */
-#include "tpuprof/scopes.h"
+#include "tpuprof/analyze/common/scopes.h"
 
 #include <stdlib.h>
 #include <string.h>

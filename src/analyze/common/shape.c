@@ -1,9 +1,9 @@
 /*
  * shape.c - XLA shape text and sizes (see shape.h).
  */
-#include "tpuprof/shape.h"
+#include "tpuprof/analyze/common/shape.h"
 
-#include "tpuprof/json_value.h"
+#include "tpuprof/util/json_value.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
  */
 #include "diff_internal.h"
 
-#include "tpuprof/strbuf.h"
-#include "tpuprof/util.h"
+#include "tpuprof/util/strbuf.h"
+#include "tpuprof/util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  */
 #include "diff_internal.h"
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * with fused instructions listed recursively in computation order (a
  * nested fusion's own body follows it, one level deeper).
  */
-#include "tpuprof/fusions.h"
+#include "tpuprof/analyze/fusions.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>

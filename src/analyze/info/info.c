@@ -1,7 +1,7 @@
 /*
  * info.c - the `info` analysis (see info.h).
  */
-#include "tpuprof/info.h"
+#include "tpuprof/analyze/info.h"
 
 #include <stdarg.h>
 #include <stdio.h>

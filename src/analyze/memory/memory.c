@@ -5,9 +5,9 @@
  * runtime timeline per device memory, capacity and warnings.
  */
 #include "memory_internal.h"
-#include "tpuprof/parallel.h"
+#include "tpuprof/util/parallel.h"
 
-#include "tpuprof/device_plane.h"
+#include "tpuprof/analyze/common/device_plane.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -31,37 +31,14 @@ static void warn(struct tp_memory *mem, const char *fmt, ...)
 	mem->warnings[mem->n_warnings++] = tp_xstrdup(line);
 }
 
-static bool module_matches(const struct tp_module *m, const char *want)
-{
-	char id[32];
-
-	if (!want)
-		return true;
-	snprintf(id, sizeof(id), "%" PRIu64, m->program_id);
-	return tp_str_eq(tp_module_name(m), want) || strcmp(id, want) == 0;
-}
-
 static bool is_core(const struct tp_plane *pl)
 {
 	return pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_GPU;
 }
 
-/* "/device:TPU:0", "TPU:0" and "0" all name the first TPU core. */
-static bool core_matches(const struct tp_plane *pl, const char *want)
-{
-	char ord[16];
-
-	if (!want)
-		return true;
-	snprintf(ord, sizeof(ord), "%d", pl->device_ordinal);
-	return tp_str_eq(pl->name, want) ||
-	       (pl->name.len > 8 && tp_str_eq(tp_str_make(pl->name.ptr + 8, pl->name.len - 8), want)) ||
-	       strcmp(ord, want) == 0;
-}
-
 static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap,
 				   const struct tp_mem_options *opt,
-				   const struct tp_memory_filter *f, struct tp_error *err)
+				   const struct tp_selection *sel, struct tp_error *err)
 {
 	mem->modules = tp_xcalloc(cap->n_modules + 1, sizeof(*mem->modules));
 	for (size_t i = 0; i < cap->n_modules; i++) {
@@ -69,12 +46,12 @@ static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap
 		bool dup = false;
 		enum tp_err rc;
 
-		if (f->host && m->host >= 0 && strcmp(cap->hosts[m->host].name, f->host) != 0)
+		if (!tp_selection_module(sel, i))
 			continue;
 		rc = tp_capture_decode_module(cap, m, err);
 		if (rc != TP_OK)
 			return rc;
-		if (m->damaged || !module_matches(m, f->module))
+		if (m->damaged)
 			continue;
 		for (size_t j = 0; j < mem->n_modules && !dup; j++)
 			dup = mem->modules[j].module->program_id == m->program_id;
@@ -253,12 +230,12 @@ static void programs_job(void *ctx, size_t i, unsigned worker)
 	programs_of(c, &pool->cap->hosts[c->host], pool->known);
 }
 
-static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
-			     const struct tp_memory_filter *f,
-			     const struct tp_mem_known_programs *known, struct tp_error *err)
+static void map_cores(struct tp_memory *mem, struct tp_capture *cap,
+		      const struct tp_memory_filter *f, const struct tp_selection *sel,
+		      const struct tp_mem_known_programs *known)
 {
 	struct programs_pool pool;
-	size_t n = 0, all = 0;
+	size_t n = 0;
 
 	for (size_t h = 0; h < cap->n_hosts; h++)
 		for (size_t p = 0; p < cap->hosts[h].xs.n_planes; p++)
@@ -267,16 +244,11 @@ static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
 	for (size_t h = 0; h < cap->n_hosts; h++) {
 		const struct tp_host *host = &cap->hosts[h];
 
-		if (f->host && strcmp(host->name, f->host) != 0)
-			continue;
 		for (size_t p = 0; p < host->xs.n_planes; p++) {
 			const struct tp_plane *pl = &host->xs.planes[p];
 			struct tp_mem_core *c;
 
-			if (!is_core(pl))
-				continue;
-			all++;
-			if (!core_matches(pl, f->core))
+			if (!is_core(pl) || !tp_selection_plane(sel, h, pl))
 				continue;
 			c = &mem->cores[mem->n_cores++];
 			c->host = h;
@@ -290,10 +262,6 @@ static enum tp_err map_cores(struct tp_memory *mem, struct tp_capture *cap,
 	tp_parallel_for(mem->n_cores, 0, programs_job, &pool);
 	for (size_t i = 0; i < mem->n_cores; i++)
 		fill_core(mem, &mem->cores[i], &cap->hosts[mem->cores[i].host], f);
-	if (f->core && !mem->n_cores)
-		return tp_error_set(err, TP_ERR_USAGE, "no core '%s' in the capture (%zu cores)",
-				    f->core, all);
-	return TP_OK;
 }
 
 static void core_warnings(struct tp_memory *mem, const struct tp_capture *cap)
@@ -320,25 +288,40 @@ static void core_warnings(struct tp_memory *mem, const struct tp_capture *cap)
 		}
 }
 
+/* The selection the caller made (report makes one for every analysis),
+ * or one made here from the filter's names. */
+static enum tp_err selection_of(struct tp_capture *cap, const struct tp_memory_filter *f,
+				struct tp_selection *own, const struct tp_selection **sel,
+				struct tp_error *err)
+{
+	enum tp_err rc = TP_OK;
+
+	if (f->selection) {
+		*sel = f->selection;
+		return TP_OK;
+	}
+	rc = tp_selection_make(own, cap, f->host, f->core, f->module, err);
+	*sel = own;
+	return rc;
+}
+
 enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 			    const struct tp_mem_options *opt,
 			    const struct tp_memory_filter *f, struct tp_error *err)
 {
+	struct tp_selection own = { 0 };
+	const struct tp_selection *sel;
 	enum tp_err rc;
-	bool host_found = !f->host;
 
 	memset(mem, 0, sizeof(*mem));
-	for (size_t h = 0; h < cap->n_hosts && !host_found; h++)
-		host_found = strcmp(cap->hosts[h].name, f->host) == 0;
-	if (!host_found)
-		return tp_error_set(err, TP_ERR_USAGE, "no host '%s' in the capture", f->host);
-	rc = analyze_modules(mem, cap, opt, f, err);
-	if (rc == TP_OK && f->module && !mem->n_modules)
-		rc = tp_error_set(err, TP_ERR_USAGE, "no module '%s' in the capture", f->module);
+	if ((rc = selection_of(cap, f, &own, &sel, err)) != TP_OK)
+		return rc;
+	rc = analyze_modules(mem, cap, opt, sel, err);
 	if (rc == TP_OK) {
 		tp_mem_runtime_build(&mem->runtime, cap);
-		rc = map_cores(mem, cap, f, opt->known, err);
+		map_cores(mem, cap, f, sel, opt->known);
 	}
+	tp_selection_release(&own);
 	if (rc != TP_OK) {
 		tp_memory_release(mem);
 		return rc;
@@ -369,43 +352,4 @@ void tp_memory_release(struct tp_memory *mem)
 	memset(mem, 0, sizeof(*mem));
 }
 
-enum tp_err tp_memory_check_filter(struct tp_capture *cap, const struct tp_memory_filter *f,
-				   struct tp_error *err)
-{
-	bool host_found = !f->host, module_found = !f->module, core_found = !f->core;
-	size_t all = 0;
-
-	for (size_t h = 0; h < cap->n_hosts && !host_found; h++)
-		host_found = strcmp(cap->hosts[h].name, f->host) == 0;
-	if (!host_found)
-		return tp_error_set(err, TP_ERR_USAGE, "no host '%s' in the capture", f->host);
-	/* as analyze_modules meets them: a module that does not decode first */
-	for (size_t i = 0; i < cap->n_modules; i++) {
-		struct tp_module *m = &cap->modules[i];
-		enum tp_err rc;
-
-		if (f->host && m->host >= 0 && strcmp(cap->hosts[m->host].name, f->host) != 0)
-			continue;
-		if ((rc = tp_capture_decode_module(cap, m, err)) != TP_OK)
-			return rc;
-		module_found |= module_matches(m, f->module);
-	}
-	if (!module_found)
-		return tp_error_set(err, TP_ERR_USAGE, "no module '%s' in the capture", f->module);
-	for (size_t h = 0; h < cap->n_hosts; h++) {
-		const struct tp_host *host = &cap->hosts[h];
-
-		if (f->host && strcmp(host->name, f->host) != 0)
-			continue;
-		for (size_t p = 0; p < host->xs.n_planes; p++)
-			if (is_core(&host->xs.planes[p])) {
-				all++;
-				core_found |= core_matches(&host->xs.planes[p], f->core);
-			}
-	}
-	if (!core_found)
-		return tp_error_set(err, TP_ERR_USAGE, "no core '%s' in the capture (%zu cores)",
-				    f->core, all);
-	return TP_OK;
-}
 

@@ -4,8 +4,8 @@
  * allocations not yet freed, account the rest of the heap as "unused
  * preallocated device memory", add "stack", sort and merge like rows.
  */
-#include "tpuprof/i64map.h"
-#include "tpuprof/memory.h"
+#include "tpuprof/util/i64map.h"
+#include "tpuprof/analyze/memory.h"
 
 #include <stdlib.h>
 #include <string.h>

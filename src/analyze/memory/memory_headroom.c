@@ -2,7 +2,7 @@
  * memory_headroom.c - a core's headroom: its capacity (device.h
  * precedence) less the larger of its compiler and runtime peaks.
  */
-#include "tpuprof/memory.h"
+#include "tpuprof/analyze/memory.h"
 
 bool tp_mem_core_headroom(const struct tp_memory *mem, const struct tp_mem_core *c,
 			  struct tp_mem_headroom *h)

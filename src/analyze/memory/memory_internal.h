@@ -4,9 +4,9 @@
 #ifndef TPUPROF_MEMORY_INTERNAL_H
 #define TPUPROF_MEMORY_INTERNAL_H
 
-#include "tpuprof/i64map.h"
-#include "tpuprof/memory.h"
-#include "tpuprof/shape.h"
+#include "tpuprof/util/i64map.h"
+#include "tpuprof/analyze/memory.h"
+#include "tpuprof/analyze/common/shape.h"
 
 void tp_mem_build_buffers(struct tp_mem_module *m);
 void tp_mem_choose_trace(struct tp_mem_module *m);

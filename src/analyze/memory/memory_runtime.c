@@ -7,8 +7,8 @@
  * reported absolute (§11.8): line-relative offsets from different lines
  * do not share a time base.
  */
-#include "tpuprof/i64map.h"
-#include "tpuprof/memory.h"
+#include "tpuprof/util/i64map.h"
+#include "tpuprof/analyze/memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>

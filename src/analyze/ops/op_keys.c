@@ -81,17 +81,11 @@ bool tp_op_str_key(struct tp_op_ctx *c, const struct tp_stat *st,
 	return true;
 }
 
-static bool module_passes(struct tp_op_ctx *c, uint64_t program_id, size_t m)
+static bool module_passes(struct tp_op_ctx *c, size_t m)
 {
-	char id[24];
-
 	if (!c->filter || !c->filter->module)
 		return true;
-	if (m == SIZE_MAX)
-		return false;
-	snprintf(id, sizeof(id), "%llu", (unsigned long long)program_id);
-	return tp_str_eq(tp_module_name(&c->cap->modules[m]), c->filter->module) ||
-	       strcmp(id, c->filter->module) == 0;
+	return m != SIZE_MAX && tp_module_matches(&c->cap->modules[m], c->filter->module);
 }
 
 static struct tp_str fusion_category(const char *kind)
@@ -150,7 +144,7 @@ static uint32_t new_op(struct tp_op_ctx *c, const uint64_t k[3],
 
 	if (ops->cores[c->core].source != TP_OPSRC_TF)
 		m = tp_ops_find_module(c->cap, program_id);
-	if (!module_passes(c, program_id, m))
+	if (!module_passes(c, m))
 		return TP_OP_NONE;
 	ops->ops = tp_xgrow(ops->ops, &ops->cap_ops, ops->n_ops + 1,
 			    sizeof(*ops->ops));

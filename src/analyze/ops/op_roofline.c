@@ -4,14 +4,14 @@
  * instruction, and the work per op, module and core for the roofline
  * (src/device/roofline.c). docs/devices.md has the rules.
  */
-#include "tpuprof/ops.h"
+#include "tpuprof/analyze/ops.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/shape.h"
-#include "tpuprof/device_plane.h"
-#include "tpuprof/i64map.h"
+#include "tpuprof/analyze/common/shape.h"
+#include "tpuprof/analyze/common/device_plane.h"
+#include "tpuprof/util/i64map.h"
 
 static enum tp_precision type_precision(const Xla__ShapeProto *s)
 {

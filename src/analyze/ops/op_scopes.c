@@ -10,12 +10,12 @@
  * share; instructions without a scope count for the fusion's own scope.
  * The parts are exact integers that add up to the fusion's self time.
  */
-#include "tpuprof/ops.h"
+#include "tpuprof/analyze/ops.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/shape.h"
+#include "tpuprof/analyze/common/shape.h"
 
 struct part {
 	struct tp_str scope;

@@ -2,7 +2,7 @@
  * op_sort.c - ordering the op table (--sort), and telling collectives by
  * opcode or category.
  */
-#include "tpuprof/ops.h"
+#include "tpuprof/analyze/ops.h"
 
 #include <stdlib.h>
 #include <string.h>

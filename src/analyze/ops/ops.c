@@ -34,12 +34,6 @@ const struct tp_hlo_index *tp_ops_index(struct tp_ops *ops,
 	return &ops->index[m];
 }
 
-static bool is_device(const struct tp_plane *pl)
-{
-	return pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_TPU_SPARSECORE ||
-	       pl->kind == TP_PLANE_GPU;
-}
-
 static bool is_xla_op_line(const struct tp_line *ln)
 {
 	return tp_str_eq(ln->name, "XLA Ops") ||
@@ -96,18 +90,6 @@ static bool line_used(enum tp_op_source src, const struct tp_line *ln)
 		return is_tf_op_line(ln);
 	}
 	return false;
-}
-
-static bool core_matches(const struct tp_plane *pl, const char *want)
-{
-	char ord[16];
-
-	if (!want)
-		return true;
-	if (tp_str_eq(pl->name, want))
-		return true;
-	snprintf(ord, sizeof(ord), "%d", pl->device_ordinal);
-	return pl->device_ordinal >= 0 && strcmp(ord, want) == 0;
 }
 
 static void finish_core(struct tp_ops *ops, struct tp_ops_core *core)
@@ -183,43 +165,6 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 	tp_op_ctx_release(c);
 	/* the ops hold copies of what they need from the plane's bytes */
 	tp_xspace_drop(&c->host->xs, c->pl->bytes.ptr, c->pl->bytes.len);
-}
-
-static enum tp_err check_filter(const struct tp_capture *cap,
-				const struct tp_ops_filter *f,
-				struct tp_error *err)
-{
-	bool host = !f->host, core = !f->core, module = !f->module;
-	char id[24];
-
-	for (size_t h = 0; h < cap->n_hosts; h++) {
-		const struct tp_host *ho = &cap->hosts[h];
-
-		if (f->host && strcmp(ho->name, f->host) != 0)
-			continue;
-		host = true;
-		for (size_t p = 0; p < ho->xs.n_planes; p++)
-			core |= is_device(&ho->xs.planes[p]) &&
-				core_matches(&ho->xs.planes[p], f->core);
-	}
-	for (size_t m = 0; m < cap->n_modules && !module; m++) {
-		snprintf(id, sizeof(id), "%llu",
-			 (unsigned long long)cap->modules[m].program_id);
-		module = tp_str_eq(tp_module_name(&cap->modules[m]), f->module) ||
-			 strcmp(id, f->module) == 0;
-	}
-	if (!host)
-		return tp_error_set(err, TP_ERR_USAGE, "no host '%s' in the capture",
-				    f->host);
-	if (!core)
-		return tp_error_set(err, TP_ERR_USAGE,
-				    "no device core '%s' in the capture (give a plane name such as /device:TPU:0, or its number)",
-				    f->core);
-	if (!module)
-		return tp_error_set(err, TP_ERR_USAGE,
-				    "no HLO module '%s' in the capture (give a module name or program id)",
-				    f->module);
-	return TP_OK;
 }
 
 static enum tp_err decode_modules(struct tp_capture *cap, struct tp_error *err)
@@ -346,18 +291,16 @@ static void reserve_all(struct tp_ops *ops, const struct core_pool *pool)
 }
 
 static void collect_jobs(struct core_pool *pool, struct tp_capture *cap,
-			 const struct tp_ops_filter *f)
+			 const struct tp_selection *sel)
 {
 	for (size_t h = 0; h < cap->n_hosts; h++) {
 		const struct tp_host *host = &cap->hosts[h];
 
-		if (f->host && strcmp(host->name, f->host) != 0)
-			continue;
 		for (size_t p = 0; p < host->xs.n_planes; p++) {
 			const struct tp_plane *pl = &host->xs.planes[p];
 			enum tp_op_source src;
 
-			if (!is_device(pl) || !core_matches(pl, f->core) ||
+			if (!tp_plane_is_core(pl) || !tp_selection_plane(sel, h, pl) ||
 			    !op_source(pl, &src))
 				continue;
 			pool->jobs = tp_xrealloc(pool->jobs, (pool->n_jobs + 1) *
@@ -373,7 +316,9 @@ static void collect_jobs(struct core_pool *pool, struct tp_capture *cap,
 static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 			 const struct tp_ops_filter *f, struct tp_error *err)
 {
-	static const struct tp_ops_filter none = { NULL, NULL, NULL, NULL };
+	static const struct tp_ops_filter none = { NULL, NULL, NULL, NULL, NULL };
+	struct tp_selection own = { 0 };
+	const struct tp_selection *sel;
 	struct core_pool pool;
 	enum tp_err rc;
 
@@ -381,9 +326,14 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	memset(&pool, 0, sizeof(pool));
 	if (!f)
 		f = &none;
-	if ((rc = decode_modules(cap, err)) != TP_OK ||
-	    (rc = check_filter(cap, f, err)) != TP_OK)
+	if ((rc = decode_modules(cap, err)) != TP_OK)
 		return rc;
+	sel = f->selection;
+	if (!sel && (rc = tp_selection_make(&own, cap, f->host, f->core, f->module,
+					    err)) != TP_OK)
+		return rc;
+	if (!sel)
+		sel = &own;
 	ops->n_modules = cap->n_modules;
 	ops->strings = tp_xmalloc(sizeof(*ops->strings));
 	tp_strpool_init(ops->strings);
@@ -394,7 +344,8 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	pool.ops = ops;
 	pool.cap = cap;
 	pool.filter = f;
-	collect_jobs(&pool, cap, f);
+	collect_jobs(&pool, cap, sel);
+	tp_selection_release(&own);
 	run_jobs(&pool);
 	reserve_all(ops, &pool);
 	for (size_t j = 0; j < pool.n_jobs; j++)

@@ -5,7 +5,7 @@
 #ifndef TPUPROF_OPS_INTERNAL_H
 #define TPUPROF_OPS_INTERNAL_H
 
-#include "tpuprof/ops.h"
+#include "tpuprof/analyze/ops.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * lines' events (the only large part), the others read metadata, small
  * lines and the per-line counts the scan left.
  */
-#include "tpuprof/report_analysis.h"
+#include "tpuprof/analyze/report_analysis.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -98,9 +98,7 @@ static enum tp_err ops_then_memory(struct tp_report *r, struct tp_capture *cap,
 	struct tp_mem_known_programs known;
 	enum tp_err rc;
 
-	rc = tp_memory_check_filter(cap, mf, err); /* its errors first */
-	if (rc == TP_OK)
-		rc = tp_collectives_build(&r->coll, cap, of, err);
+	rc = tp_collectives_build(&r->coll, cap, of, err);
 	if (rc != TP_OK)
 		return rc;
 	known_programs(&known, &r->coll.ops);
@@ -129,9 +127,15 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 			 const struct tp_report_filter *f, struct tp_error *err)
 {
 	struct tp_mem_options mopt = { .color = 0, .max_suggestions = 5 };
-	struct tp_memory_filter mf = { f->host, f->core, f->module, f->hbm, f->device };
-	struct tp_ops_filter of = { f->host, f->core, f->module, f->device };
+	struct tp_selection sel;
+	struct tp_memory_filter mf = { f->host, f->core, f->module, f->hbm, f->device, &sel };
+	struct tp_ops_filter of = { f->host, f->core, f->module, f->device, &sel };
 	enum tp_err rc;
+
+	/* one selection for every analysis: the same hosts, cores and
+	 * modules, and one verdict on options that match nothing */
+	if ((rc = tp_selection_make(&sel, cap, f->host, f->core, f->module, err)) != TP_OK)
+		return rc;
 
 	/* info last: it needs every line scanned, and opening left the op
 	 * lines (TP_DEFER_MIN_BYTES) to the ops pass, so that their events
@@ -141,6 +145,7 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 		rc = ops_then_memory(r, cap, &mopt, &mf, &of, err);
 	else
 		rc = memory_then_ops(r, cap, &mopt, &mf, &of, err);
+	tp_selection_release(&sel);
 	if (rc != TP_OK)
 		return rc;
 	one_capacity(r);

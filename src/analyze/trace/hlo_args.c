@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/hlo_index.h"
-#include "tpuprof/shape.h"
-#include "tpuprof/strbuf.h"
+#include "tpuprof/analyze/common/hlo_index.h"
+#include "tpuprof/analyze/common/shape.h"
+#include "tpuprof/util/strbuf.h"
 
 struct tl_module {
 	uint64_t program_id;

@@ -17,7 +17,7 @@
  */
 #include "trace_internal.h"
 
-#include "tpuprof/hlo.h"
+#include "tpuprof/decode/hlo.h"
 
 #include <stdlib.h>
 #include <string.h>

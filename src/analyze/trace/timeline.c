@@ -30,58 +30,18 @@ bool tl_in_window(const struct tl *t, int64_t start_ps, int64_t end_ps)
 
 bool tl_host_wanted(const struct tl *t, size_t h)
 {
-	return !t->opts->host || strcmp(t->cap->hosts[h].name, t->opts->host) == 0;
+	return tp_selection_host(&t->sel, h);
 }
 
-static bool is_device(const struct tp_plane *pl)
+/* The hosts and cores to write (one selection, as every command makes
+ * it); a capture without events has no timeline at all. */
+static enum tp_err select_planes(struct tl *t, struct tp_error *err)
 {
-	return pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_TPU_SPARSECORE ||
-	       pl->kind == TP_PLANE_GPU || pl->kind == TP_PLANE_CUSTOM;
-}
-
-/* --core: a plane name, its name without "/device:" (TPU:0), or its
- * number; only device planes. */
-static bool plane_wanted(const struct tl *t, const struct tp_plane *pl)
-{
-	const char *want = t->opts->core;
-	char ord[24];
-
-	if (!want)
-		return true;
-	if (!is_device(pl))
-		return false;
-	if (tp_str_eq(pl->name, want))
-		return true;
-	if (tp_str_has_prefix(pl->name, "/device:") &&
-	    tp_str_eq(tp_str_make(pl->name.ptr + 8, pl->name.len - 8), want))
-		return true;
-	snprintf(ord, sizeof(ord), "%d", pl->device_ordinal);
-	return pl->device_ordinal >= 0 && strcmp(ord, want) == 0;
-}
-
-static enum tp_err check_filters(const struct tl *t, struct tp_error *err)
-{
-	bool host = false, core = false;
-
 	if (!t->cap->n_hosts)
 		return tp_error_set(err, TP_ERR_INPUT,
 				    "%s: no timeline to write: HloProtos and XLA dumps hold no events (give an *.xplane.pb)",
 				    t->cap->n_sources ? t->cap->sources[0].path : "capture");
-	for (size_t h = 0; h < t->cap->n_hosts; h++) {
-		if (!tl_host_wanted(t, h))
-			continue;
-		host = true;
-		for (size_t p = 0; p < t->cap->hosts[h].xs.n_planes; p++)
-			core |= plane_wanted(t, &t->cap->hosts[h].xs.planes[p]);
-	}
-	if (!host)
-		return tp_error_set(err, TP_ERR_USAGE, "no host '%s' in the capture",
-				    t->opts->host);
-	if (!core)
-		return tp_error_set(err, TP_ERR_USAGE,
-				    "no device core '%s' in the capture (give a plane name such as /device:TPU:0, TPU:0, or its number)",
-				    t->opts->core);
-	return TP_OK;
+	return tp_selection_make(&t->sel, t->cap, t->opts->host, t->opts->core, NULL, err);
 }
 
 /* A host's clock in epoch ns at its event time 0, when known: the line
@@ -134,7 +94,7 @@ static void time_base(struct tl *t)
 		if (!tl_host_wanted(t, h))
 			continue;
 		for (size_t p = 0; p < xs->n_planes; p++) {
-			if (!plane_wanted(t, &xs->planes[p]))
+			if (!tp_selection_core(&t->sel, &xs->planes[p]))
 				continue;
 			for (size_t l = 0; l < xs->planes[p].n_lines; l++) {
 				const struct tp_line *ln = &xs->planes[p].lines[l];
@@ -155,7 +115,7 @@ static void time_base(struct tl *t)
 /* Lines whose ops get a name-scope track: XLA Ops, GPU streams. */
 static bool is_scope_source(const struct tp_plane *pl, const struct tp_line *ln)
 {
-	return is_device(pl) && (tp_str_eq(ln->name, "XLA Ops") ||
+	return tp_plane_is_device(pl) && (tp_str_eq(ln->name, "XLA Ops") ||
 				 tp_str_eq(ln->display_name, "XLA Ops") ||
 				 (pl->kind == TP_PLANE_GPU &&
 				  tp_str_has_prefix(ln->name, "Stream #")));
@@ -174,7 +134,7 @@ enum tp_err tl_write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
 
 	t->host = h;
 	t->pl = pl;
-	t->is_device = is_device(pl);
+	t->is_device = tp_plane_is_device(pl);
 	t->process = t->next_uuid++;
 	t->pid = t->next_pid++;
 	t->next_tid = 1;
@@ -206,7 +166,7 @@ enum tp_err tl_write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
 
 bool tl_plane_written(const struct tl *t, const struct tp_plane *pl)
 {
-	return plane_wanted(t, pl) && (pl->n_lines || pl->kind == TP_PLANE_HOST) &&
+	return tp_selection_core(&t->sel, pl) && (pl->n_lines || pl->kind == TP_PLANE_HOST) &&
 	       pl->kind != TP_PLANE_METADATA && pl->kind != TP_PLANE_TASK_ENV;
 }
 
@@ -277,10 +237,14 @@ enum tp_err tp_trace_check(const struct tp_capture *cap,
 	/* only read: the model's capture is writable for HLO decoding */
 	struct tl t;
 
+	enum tp_err rc;
+
 	memset(&t, 0, sizeof(t));
 	t.cap = (struct tp_capture *)cap;
 	t.opts = opts;
-	return check_filters(&t, err);
+	rc = select_planes(&t, err);
+	tp_selection_release(&t.sel);
+	return rc;
 }
 
 enum tp_err tp_trace_walk(struct tp_capture *cap,
@@ -297,7 +261,7 @@ enum tp_err tp_trace_walk(struct tp_capture *cap,
 	t.opts = opts;
 	t.st = stats;
 	t.w = w;
-	if ((rc = check_filters(&t, err)) != TP_OK)
+	if ((rc = select_planes(&t, err)) != TP_OK)
 		return rc;
 	t.shift_ps = tp_xcalloc(cap->n_hosts ? cap->n_hosts : 1, sizeof(*t.shift_ps));
 	t.next_uuid = 1;
@@ -323,4 +287,5 @@ void tl_release(struct tl *t)
 	free(t->start_peaks);
 	tl_hlo_release(t);
 	tp_strpool_release(&t->pool);
+	tp_selection_release(&t->sel);
 }

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/parallel.h"
+#include "tpuprof/util/parallel.h"
 
 struct plane_job {
 	const struct tp_plane *pl;

@@ -15,9 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tpuprof/memory.h"
-#include "tpuprof/strpool.h"
-#include "tpuprof/trace.h"
+#include "tpuprof/analyze/common/selection.h"
+#include "tpuprof/analyze/memory.h"
+#include "tpuprof/util/strpool.h"
+#include "tpuprof/analyze/trace.h"
 
 /* One open slice on a track: its end, for nesting. */
 struct tl_open {
@@ -42,6 +43,7 @@ struct tl_module;
 struct tl {
 	struct tp_capture *cap;
 	const struct tp_trace_opts *opts;
+	struct tp_selection sel;  /* the hosts and cores --host, --core keep */
 	struct tp_trace_writer *w;
 	struct tp_trace_stats *st;
 	int64_t *shift_ps;        /* per host: event ps -> trace ps       */

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/check_report.h"
-#include "tpuprof/report_doc.h"
-#include "tpuprof/util.h"
+#include "tpuprof/report/check_report.h"
+#include "tpuprof/report/report_doc.h"
+#include "tpuprof/util/util.h"
 
 static const char check_help[] =
 	"usage: tpuprof check [options] CAPTURE|REPORT.json... RULE...\n"

@@ -4,7 +4,7 @@
  */
 #include "../shared/cli.h"
 
-#include "tpuprof/ops_report.h"
+#include "tpuprof/report/ops_report.h"
 
 static const char collectives_help[] =
 	"usage: tpuprof collectives [options] CAPTURE...\n"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/device_report.h"
+#include "tpuprof/report/device_report.h"
 
 static const char devices_help[] =
 	"usage: tpuprof devices [options]\n"

@@ -7,8 +7,8 @@
  */
 #include "../shared/cli.h"
 
-#include "tpuprof/diff_report.h"
-#include "tpuprof/report_doc.h"
+#include "tpuprof/report/diff_report.h"
+#include "tpuprof/report/report_doc.h"
 
 #include <errno.h>
 #include <stdlib.h>

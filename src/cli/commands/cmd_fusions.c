@@ -5,7 +5,7 @@
  */
 #include "../shared/cli.h"
 
-#include "tpuprof/ops_report.h"
+#include "tpuprof/report/ops_report.h"
 
 static const char fusions_help[] =
 	"usage: tpuprof fusions [options] CAPTURE...\n"

@@ -5,7 +5,7 @@
  */
 #include "../shared/cli.h"
 
-#include "tpuprof/info.h"
+#include "tpuprof/analyze/info.h"
 
 static const char info_help[] =
 	"usage: tpuprof info [options] CAPTURE...\n"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/memory_report.h"
+#include "tpuprof/report/memory_report.h"
 
 static const char memory_help[] =
 	"usage: tpuprof memory [options] CAPTURE...\n"

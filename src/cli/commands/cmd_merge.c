@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/merge.h"
+#include "tpuprof/report/merge.h"
 
 static const char merge_help[] =
 	"usage: tpuprof merge [options] REPORT...\n"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/ops_report.h"
+#include "tpuprof/report/ops_report.h"
 
 static const char ops_help[] =
 	"usage: tpuprof ops [options] CAPTURE...\n"

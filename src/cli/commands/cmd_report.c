@@ -5,7 +5,7 @@
  */
 #include "../shared/cli.h"
 
-#include "tpuprof/report_doc.h"
+#include "tpuprof/report/report_doc.h"
 
 static const char report_help[] =
 	"usage: tpuprof report [options] CAPTURE...\n"

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tpuprof/parallel.h"
-#include "tpuprof/trace_write.h"
+#include "tpuprof/util/parallel.h"
+#include "tpuprof/report/trace_write.h"
 
 static const char trace_help[] =
 	"usage: tpuprof trace [options] CAPTURE... -o FILE\n"

@@ -10,10 +10,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "tpuprof/capture.h"
-#include "tpuprof/device.h"
-#include "tpuprof/error.h"
-#include "tpuprof/report.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/device/device.h"
+#include "tpuprof/util/error.h"
+#include "tpuprof/report/report.h"
 
 #define TPUPROF_VERSION "0.1.0"
 

@@ -15,7 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 enum opt_kind {
 	OPT_TRUE,      /* bool := true                               */

@@ -10,7 +10,7 @@
 #define TPUPROF_FETCH_CLI_H
 
 #include "cli.h"
-#include "tpuprof/fetch_report.h"
+#include "tpuprof/report/fetch_report.h"
 
 struct tp_fetch_cli {
 	struct tp_fetch_opts o;

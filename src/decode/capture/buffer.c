@@ -6,7 +6,7 @@
  * ends with an error instead of exhausting memory, and streams are
  * checked as they arrive (stream_check.c).
  */
-#include "tpuprof/capture.h"
+#include "tpuprof/decode/capture.h"
 
 #include "capture_internal.h"
 #include "stream_read.h"

@@ -4,7 +4,7 @@
 #ifndef TPUPROF_CAPTURE_INTERNAL_H
 #define TPUPROF_CAPTURE_INTERNAL_H
 
-#include "tpuprof/capture.h"
+#include "tpuprof/decode/capture.h"
 
 /* Appends a line for the user (e.g. a skipped duplicate). */
 void tp_capture_note(struct tp_capture *cap, const char *fmt, ...)

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/wire.h"
+#include "tpuprof/decode/wire.h"
 
 /* More damaged parts than this and the capture is refused as it was:
  * each one costs a full decode. */

@@ -8,8 +8,8 @@
  * entry_computation_id (6) as varints, and has fields beyond 6. Top-level
  * fields 2 and 4 exist only in XSpace (errors, hostnames).
  */
-#include "tpuprof/capture.h"
-#include "tpuprof/wire.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/decode/wire.h"
 
 /* Votes of one field inside the first top-level message. */
 static int vote(const struct tp_field *f)

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tpuprof/error.h"
+#include "tpuprof/util/error.h"
 
 enum tp_stream_verdict {
 	TP_STREAM_MORE,      /* fine so far: read on                     */

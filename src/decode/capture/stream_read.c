@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 #define CHUNK (1u << 20)
 

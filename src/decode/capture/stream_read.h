@@ -10,7 +10,7 @@
 #define TPUPROF_STREAM_READ_H
 
 #include "stream_check.h"
-#include "tpuprof/capture.h"
+#include "tpuprof/decode/capture.h"
 
 /* Where compressed bytes come from: mem[0..mem_len) first, then fd (-1:
  * none). total counts the bytes handed to zlib (for error offsets and

@@ -397,19 +397,6 @@ static int next_event(struct tp_event_iter *it, struct tp_event *ev)
 }
 
 
-/* Long lines are read once front to back: the pages behind the reader
- * are dropped every few MiB (when the bytes map a file), so resident
- * memory stays near the parts being read, not the whole capture. */
-#define DROP_STEP ((size_t)4 << 20)
-
-void tp_event_iter_drop_behind(struct tp_event_iter *it)
-{
-	if ((size_t)(it->w.p - it->dropped) >= DROP_STEP) {
-		tp_xspace_drop(it->xs, it->dropped, (size_t)(it->w.p - it->dropped));
-		it->dropped = it->w.p;
-	}
-}
-
 int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev)
 {
 	int rc = next_event(it, ev);

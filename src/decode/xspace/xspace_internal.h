@@ -4,7 +4,7 @@
 #ifndef TPUPROF_XSPACE_INTERNAL_H
 #define TPUPROF_XSPACE_INTERNAL_H
 
-#include "tpuprof/xspace.h"
+#include "tpuprof/decode/xspace.h"
 
 #include <string.h>
 

@@ -122,21 +122,3 @@ int tp_xspace_scan_lines(struct tp_xspace *xs, size_t defer_min_bytes,
 	}
 	return err ? -1 : 0;
 }
-
-void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len)
-{
-	uintptr_t lo = (uintptr_t)p, hi = lo + len;
-	long page;
-
-	if (!xs->drop_pages)
-		return;
-	page = sysconf(_SC_PAGESIZE); /* from the auxiliary vector: cheap */
-	if (page <= 0)
-		return;
-	/* only whole pages inside the range: a page shared with the next
-	 * message stays */
-	lo = (lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-	hi &= ~((uintptr_t)page - 1);
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
-}

@@ -8,8 +8,8 @@
  * is an error (servers gzip every plugin answer since 2.15) and so that
  * the size limit counts decoded bytes.
  */
-#include "tpuprof/http.h"
-#include "tpuprof/util.h"
+#include "tpuprof/fetch/http.h"
+#include "tpuprof/util/util.h"
 
 #include <string.h>
 #include <strings.h>

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 struct engine {
 	const struct tp_http_config *cfg;

@@ -13,7 +13,7 @@
 #include <curl/curl.h>
 #include <stdio.h>
 
-#include "tpuprof/http.h"
+#include "tpuprof/fetch/http.h"
 
 enum xfer_state { X_WAIT, X_ACTIVE, X_DONE };
 enum xfer_sink { SINK_NONE, SINK_FILE, SINK_MEM, SINK_SNIPPET };

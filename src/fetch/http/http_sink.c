@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tpuprof/fetch_parse.h"
-#include "tpuprof/util.h"
+#include "tpuprof/fetch/fetch_parse.h"
+#include "tpuprof/util/util.h"
 
 /* Tool JSON larger than this is checked by its first byte only. */
 #define JSON_FULL_CHECK_MAX (256u << 20)

@@ -10,7 +10,7 @@
  * base, with jitter so parallel transfers do not retry in lockstep; a
  * server's Retry-After (in seconds) takes its place.
  */
-#include "tpuprof/http.h"
+#include "tpuprof/fetch/http.h"
 
 #include <curl/curl.h>
 #include <errno.h>

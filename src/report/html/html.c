@@ -3,11 +3,11 @@
  * The data go through jansson's compact dump into an escaping sink, so a
  * document of any size is never held twice as text.
  */
-#include "tpuprof/html.h"
+#include "tpuprof/report/html.h"
 
 #include <string.h>
 
-#include "tpuprof/report.h"
+#include "tpuprof/report/report.h"
 
 /* The assets, compiled from src/report/html/assets/ by embed.sh. */
 extern const char tp_html_css[];

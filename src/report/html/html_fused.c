@@ -3,15 +3,15 @@
  * the page can open a fusion into the instructions fused into it. Read
  * from the HLO indexes the ops pass built: no second pass over the ops.
  */
-#include "tpuprof/html.h"
+#include "tpuprof/report/html.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tpuprof/report.h"
-#include "tpuprof/shape.h"
-#include "tpuprof/strbuf.h"
+#include "tpuprof/report/report.h"
+#include "tpuprof/analyze/common/shape.h"
+#include "tpuprof/util/strbuf.h"
 
 #define MAX_DEPTH 64
 /* Hostile HLO can nest fusion bodies into a tree far larger than the

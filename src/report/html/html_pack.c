@@ -6,7 +6,7 @@
  * about halve). The page's script turns such arrays back into objects
  * when it reads the data.
  */
-#include "tpuprof/html.h"
+#include "tpuprof/report/html.h"
 
 #include <string.h>
 

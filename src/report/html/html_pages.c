@@ -3,11 +3,11 @@
  * src/report/write.c builds with the JSON writers, under one envelope
  * with the capture's files, around which html.c writes the page.
  */
-#include "tpuprof/html.h"
+#include "tpuprof/report/html.h"
 
 #include <stdio.h>
 
-#include "tpuprof/report.h"
+#include "tpuprof/report/report.h"
 
 /* The envelope, with the capture's files for the page's title. */
 static json_t *envelope(const char *page, const struct tp_capture *cap)

@@ -2,7 +2,7 @@
  * check_json.c - the `tpuprof.check/1` document: the rules given, the
  * verdict, and every row evaluated, passing or not (docs/json.md).
  */
-#include "tpuprof/check_report.h"
+#include "tpuprof/report/check_report.h"
 
 static json_t *opt_str(const char *s)
 {

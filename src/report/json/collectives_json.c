@@ -2,9 +2,9 @@
  * collectives_json.c - the `tpuprof.collectives/1` document (docs/json.md),
  * written piece by piece (json_stream.h).
  */
-#include "tpuprof/damage.h"
-#include "tpuprof/ops_report.h"
-#include "tpuprof/device_report.h"
+#include "damage.h"
+#include "tpuprof/report/ops_report.h"
+#include "tpuprof/report/device_report.h"
 
 static json_t *groups_json(const struct tp_replica_groups *g)
 {

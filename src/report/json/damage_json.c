@@ -2,9 +2,9 @@
  * damage_json.c - the `damage` list of the info document: one object per
  * damaged part that was skipped (docs/json.md).
  */
-#include "tpuprof/damage.h"
+#include "damage.h"
 
-#include "tpuprof/report.h"
+#include "tpuprof/report/report.h"
 
 json_t *tp_damage_json(const struct tp_capture *cap)
 {

@@ -3,7 +3,7 @@
  * table) and the "device" object every core of a memory, ops or
  * collectives document carries (docs/json.md).
  */
-#include "tpuprof/device_report.h"
+#include "tpuprof/report/device_report.h"
 
 #include <math.h>
 #include <string.h>

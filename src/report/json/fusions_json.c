@@ -2,8 +2,8 @@
  * fusions_json.c - the `tpuprof.fusions/1` document (docs/json.md),
  * written one fusion at a time.
  */
-#include "tpuprof/damage.h"
-#include "tpuprof/ops_report.h"
+#include "damage.h"
+#include "tpuprof/report/ops_report.h"
 
 #include <string.h>
 

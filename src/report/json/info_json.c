@@ -2,8 +2,8 @@
  * info_json.c - the `tpuprof.info/1` document (docs/json.md), written
  * host by host and plane by plane (json_stream.h).
  */
-#include "tpuprof/report.h"
-#include "tpuprof/damage.h"
+#include "tpuprof/report/report.h"
+#include "damage.h"
 
 static json_t *stat_value(const struct tp_info_stat *st)
 {

@@ -4,11 +4,11 @@
  * scope tree, categories and what-if results, written piece by piece
  * (json_stream.h).
  */
-#include "tpuprof/memory_report.h"
+#include "tpuprof/report/memory_report.h"
 
 #include <string.h>
 
-#include "tpuprof/shape.h"
+#include "tpuprof/analyze/common/shape.h"
 
 static json_t *layout_json(const Xla__ShapeProto *s)
 {

@@ -3,9 +3,9 @@
  * `tpuprof.memory/1`, and the document itself, written piece by piece
  * (json_stream.h).
  */
-#include "tpuprof/damage.h"
-#include "tpuprof/device_report.h"
-#include "tpuprof/memory_report.h"
+#include "damage.h"
+#include "tpuprof/report/device_report.h"
+#include "tpuprof/report/memory_report.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * (docs/json.md): each buffer's display name and why_live object, and
  * each module's peak_by_last_user list.
  */
-#include "tpuprof/memory_report.h"
+#include "tpuprof/report/memory_report.h"
 
 #include <stdlib.h>
 

@@ -9,12 +9,12 @@
  * programs by id) is found through indexes kept beside it, and a document
  * the merge owns gives its elements away instead of copies of them.
  */
-#include "tpuprof/merge.h"
-#include "tpuprof/ops_report.h"
-#include "tpuprof/report_doc.h"
-#include "tpuprof/report.h"
-#include "tpuprof/scopes.h"
-#include "tpuprof/util.h"
+#include "tpuprof/report/merge.h"
+#include "tpuprof/report/ops_report.h"
+#include "tpuprof/report/report_doc.h"
+#include "tpuprof/report/report.h"
+#include "tpuprof/analyze/common/scopes.h"
+#include "tpuprof/util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,10 +3,10 @@
  * named, matched by a pattern or found in a directory, and a stream of
  * reports on standard input; and which hosts of a pod are missing.
  */
-#include "tpuprof/merge.h"
-#include "tpuprof/json_stream.h"
-#include "tpuprof/parallel.h"
-#include "tpuprof/util.h"
+#include "tpuprof/report/merge.h"
+#include "tpuprof/util/json_stream.h"
+#include "tpuprof/util/parallel.h"
+#include "tpuprof/util/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,13 +4,13 @@
  * split of every fusion's time. Written piece by piece (json_stream.h):
  * each op, step, scope node and fusion split is its own small value.
  */
-#include "tpuprof/damage.h"
-#include "tpuprof/ops_report.h"
+#include "damage.h"
+#include "tpuprof/report/ops_report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/device_report.h"
+#include "tpuprof/report/device_report.h"
 
 const char *tp_op_source_name(enum tp_op_source src)
 {

@@ -5,9 +5,9 @@
  * stand in for the capture in `check`, `diff` and `merge`. op_scopes
  * leaves out cores[]: they are ops.cores, the largest part of the report.
  */
-#include "tpuprof/memory_report.h"
-#include "tpuprof/ops_report.h"
-#include "tpuprof/report_doc.h"
+#include "tpuprof/report/memory_report.h"
+#include "tpuprof/report/ops_report.h"
+#include "tpuprof/report/report_doc.h"
 
 #include <string.h>
 

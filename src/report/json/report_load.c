@@ -3,7 +3,7 @@
  * file or straight from captures, so that `check`, `diff` and `merge`
  * treat both alike (docs/design.md: they work on results, not captures).
  */
-#include "tpuprof/report_doc.h"
+#include "tpuprof/report/report_doc.h"
 
 #include <stdio.h>
 #include <string.h>

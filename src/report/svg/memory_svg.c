@@ -6,8 +6,8 @@
  * and, when the capture has runtime memory events, the allocator's bytes
  * in use over time for the device with the highest runtime peak.
  */
-#include "tpuprof/memory_report.h"
-#include "tpuprof/shape.h"
+#include "tpuprof/report/memory_report.h"
+#include "tpuprof/analyze/common/shape.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

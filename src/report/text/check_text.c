@@ -4,7 +4,7 @@
  * largest contributors, then one summary line. Passing rows are only in
  * the JSON, so a CI log shows what broke and nothing else.
  */
-#include "tpuprof/check_report.h"
+#include "tpuprof/report/check_report.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * collectives_text.c - `tpuprof collectives` for people.
  */
-#include "tpuprof/ops_report.h"
+#include "tpuprof/report/ops_report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

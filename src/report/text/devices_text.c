@@ -2,7 +2,7 @@
  * devices_text.c - the device table for people (`tpuprof devices`), and
  * the one-line label of a core's device.
  */
-#include "tpuprof/device_report.h"
+#include "tpuprof/report/device_report.h"
 
 static void tflops(char *buf, size_t n, double v)
 {

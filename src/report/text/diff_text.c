@@ -4,9 +4,9 @@
  * most `limit` of them, and a line saying what was left out. Unchanged
  * rows are only counted; --format json has every row.
  */
-#include "tpuprof/diff_report.h"
+#include "tpuprof/report/diff_report.h"
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

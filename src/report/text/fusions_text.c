@@ -2,7 +2,7 @@
  * fusions_text.c - `tpuprof fusions` for people: per module each fusion
  * with its kind, time and scopes, then its instructions as a tree.
  */
-#include "tpuprof/ops_report.h"
+#include "tpuprof/report/ops_report.h"
 
 #include <inttypes.h>
 #include <stdio.h>

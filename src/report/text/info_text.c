@@ -3,7 +3,7 @@
  * plane and line with its event count and span, the HLO modules, and the
  * warnings that say which analyses the capture cannot support.
  */
-#include "tpuprof/report.h"
+#include "tpuprof/report/report.h"
 
 #include <inttypes.h>
 #include <string.h>

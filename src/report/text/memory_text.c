@@ -5,9 +5,9 @@
  * chosen depth, what-if estimates; then the runtime peaks. Fits 100
  * columns; shapes are never cut (long ones get a line of their own).
  */
-#include "tpuprof/device_report.h"
-#include "tpuprof/memory_report.h"
-#include "tpuprof/shape.h"
+#include "tpuprof/report/device_report.h"
+#include "tpuprof/report/memory_report.h"
+#include "tpuprof/analyze/common/shape.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * instructions that hold it until then, how long after the peak that is,
  * and what else waits for the same instruction.
  */
-#include "tpuprof/memory_report.h"
-#include "tpuprof/shape.h"
+#include "tpuprof/report/memory_report.h"
+#include "tpuprof/analyze/common/shape.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * saying what was left out, the step breakdown, and with --by scope the
  * scope tree and each fusion's split over scopes.
  */
-#include "tpuprof/ops_report.h"
-#include "tpuprof/device_report.h"
+#include "tpuprof/report/ops_report.h"
+#include "tpuprof/report/device_report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

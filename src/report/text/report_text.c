@@ -5,10 +5,10 @@
  * share of device time; warnings. Each part points to the command that
  * shows everything.
  */
-#include "tpuprof/i64map.h"
-#include "tpuprof/memory_report.h"
-#include "tpuprof/ops_report.h"
-#include "tpuprof/report_doc.h"
+#include "tpuprof/util/i64map.h"
+#include "tpuprof/report/memory_report.h"
+#include "tpuprof/report/ops_report.h"
+#include "tpuprof/report/report_doc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * decimals, relative to trace time 0), `i` instants and `C` counters.
  * Commas are written properly: no trailing `{}` event.
  */
-#include "tpuprof/trace_write.h"
+#include "tpuprof/report/trace_write.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "trace_out.h"
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 struct js_writer {
 	struct tp_sink sink;

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/trace_write.h"
-#include "tpuprof/util.h"
+#include "tpuprof/report/trace_write.h"
+#include "tpuprof/util/util.h"
 
 /* n bytes to o, with 32 bytes of room past them: most parts are a few
  * bytes, copied as one fixed-size block. */

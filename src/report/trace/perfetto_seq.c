@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 /* The InternedData field each kind goes to. */
 static const uint32_t kind_field[N_KINDS] = { 2, 3, 29 };

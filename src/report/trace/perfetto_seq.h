@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "trace_out.h"
-#include "tpuprof/trace.h"
+#include "tpuprof/analyze/trace.h"
 
 enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
 enum { TYPE_BEGIN = 1, TYPE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };

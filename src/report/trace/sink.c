@@ -20,7 +20,7 @@
 
 #include <zlib.h>
 
-#include "tpuprof/util.h"
+#include "tpuprof/util/util.h"
 
 #define SINK_BUF ((size_t)1 << 20)
 #define QUEUE_MAX (4 * SINK_BUFS + 2 * 64) /* room for 64 lanes */

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tpuprof/error.h"
+#include "tpuprof/util/error.h"
 
 /* Buffered bytes to a FILE, deflated as gzip when gz is set; a second
  * thread writes full buffers while the next fills (sink.c). A failed

@@ -2,7 +2,7 @@
  * trace_write.c - `tpuprof trace` output: the writer for the format
  * asked for, run by the timeline model (trace.h), then finished.
  */
-#include "tpuprof/trace_write.h"
+#include "tpuprof/report/trace_write.h"
 
 #include <string.h>
 

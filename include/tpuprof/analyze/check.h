@@ -1,0 +1,131 @@
+/*
+ * check.h - `tpuprof check`: rules over a `tpuprof.report/1` document (a
+ * saved report or one built from captures, tp_report_doc_load), so that
+ * CI can fail a change that makes memory, time or traffic worse.
+ *
+ * Every rule is evaluated for every subject it applies to (a core, a
+ * module, a scope of a module) and each evaluation is one row of the
+ * result, passing or failing, with its largest contributors.
+ *
+ * Ownership: a struct tp_check owns its row array (malloc'd, freed by
+ * tp_check_release). Every string in a row (host, plane, module,
+ * program id, contributor names) is borrowed from the report document or
+ * the baseline document, which must outlive the result; scope and rule
+ * names are borrowed from the options or are static.
+ */
+#ifndef TPUPROF_CHECK_H
+#define TPUPROF_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "tpuprof/util/error.h"
+
+/* The rules given on the command line; a rule is off when its has_ flag
+ * is false. Borrowed: baseline, module and scope. */
+struct tp_check_opts {
+	bool has_max_peak;
+	uint64_t max_peak;            /* --max-peak, bytes                  */
+	bool has_max_peak_fraction;
+	double max_peak_fraction;     /* --max-peak-fraction, 0 < F         */
+	bool has_max_growth;
+	double max_growth_pct;        /* --max-growth, percent, >= 0        */
+	const json_t *baseline;       /* --baseline document, or NULL       */
+	bool has_max_collective_bytes;
+	uint64_t max_collective_bytes; /* --max-collective-bytes, bytes     */
+	const char *module;           /* --module NAME|ID, or NULL          */
+	const char *scope;            /* --scope PREFIX, or NULL            */
+	uint64_t hbm;                 /* --hbm capacity, 0 = from the doc   */
+	bool has_min_headroom;        /* --min-headroom SIZE|PCT%           */
+	bool min_headroom_is_pct;
+	uint64_t min_headroom;        /* bytes                              */
+	double min_headroom_pct;      /* percent of capacity, 0..100        */
+	bool has_min_flops_utilization;
+	double min_flops_utilization; /* --min-flops-utilization, 0..1      */
+	bool allow_partial;           /* --allow-partial                    */
+};
+
+enum tp_check_rule {
+	TP_CHECK_MAX_PEAK,
+	TP_CHECK_MAX_PEAK_FRACTION,
+	TP_CHECK_MAX_GROWTH,
+	TP_CHECK_MAX_COLLECTIVE_BYTES,
+	TP_CHECK_MIN_HEADROOM,
+	TP_CHECK_MIN_FLOPS_UTILIZATION,
+};
+
+/* What a row measures. */
+enum tp_check_metric {
+	TP_METRIC_PEAK_BYTES,       /* bytes at the memory peak            */
+	TP_METRIC_OP_TIME,          /* op self time, ps                    */
+	TP_METRIC_COLLECTIVE_BYTES, /* ring bytes per device, summed       */
+	TP_METRIC_HEADROOM_BYTES,   /* capacity - peak, bytes              */
+	TP_METRIC_FLOP_UTILIZATION, /* a fraction: in fraction, not measured */
+};
+
+#define TP_CHECK_MAX_CONTRIB 3
+
+struct tp_check_contrib {
+	const char *kind;   /* "buffer", "allocation", "op", "collective" (static) */
+	const char *name;   /* borrowed from the document               */
+	int64_t value;      /* bytes, or ps for ops                      */
+};
+
+struct tp_check_row {
+	enum tp_check_rule rule;
+	enum tp_check_metric metric;
+	const char *host, *plane;        /* the core, or NULL             */
+	const char *module, *program_id; /* the module, or NULL           */
+	const char *scope;               /* --scope, or NULL              */
+	const char *source;              /* what measured was taken from:
+					    "compiler", "runtime", "executions",
+					    "instructions" or NULL (static) */
+	int64_t measured;                /* bytes or ps                   */
+	int64_t limit;                   /* bytes or ps                   */
+	double fraction, limit_fraction; /* max-peak-fraction; min-headroom
+					    (of capacity; limit_fraction
+					    with a PCT); min-flops-utilization */
+	int64_t capacity;                /* max-peak-fraction, min-headroom */
+	bool has_baseline;
+	int64_t baseline;                /* max-growth: baseline value    */
+	bool pass;
+	/* largest first; for max-growth the largest increases over the
+	 * baseline (same kind and name), value = now - baseline */
+	size_t n_contrib;
+	struct tp_check_contrib contrib[TP_CHECK_MAX_CONTRIB];
+};
+
+struct tp_check {
+	struct tp_check_row *rows;  /* malloc'd; rule order, then subject */
+	size_t n_rows, cap_rows;
+	size_t n_failed;
+	/* damaged parts the document (and the baseline) was made without
+	 * (info.damage); without allow_partial they fail the check: what was
+	 * measured is not the whole capture */
+	size_t damaged_parts;
+	bool partial_fails;
+};
+
+/* Whether the check as a whole fails: a broken rule, or partial input. */
+static inline bool tp_check_failed(const struct tp_check *c)
+{
+	return c->n_failed || c->partial_fails;
+}
+
+/* Evaluates the rules of o over doc (a tpuprof.report/1 document).
+ * TP_ERR_USAGE when no rule is given, when --module or --scope names
+ * nothing in doc, or when a fraction rule meets a subject without a
+ * capacity; TP_ERR_INPUT when doc (or the baseline) lacks what a rule
+ * measures. On failure c is left released. */
+enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
+			 const struct tp_check_opts *o, struct tp_error *err);
+void tp_check_release(struct tp_check *c);
+
+/* Rule and metric names as in the JSON ("max-peak", "peak_bytes", ...). */
+const char *tp_check_rule_name(enum tp_check_rule r);
+const char *tp_check_metric_name(enum tp_check_metric m);
+
+#endif

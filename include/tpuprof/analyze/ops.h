@@ -1,0 +1,237 @@
+/*
+ * ops.h - every op that ran on every core (`tpuprof ops`), the per-step
+ * breakdown, and the roll-up of op time over name scopes.
+ *
+ * TPU ops are keyed by (program id, symbol id) from the event metadata of
+ * the "XLA Ops" line and timed with device_offset_ps/device_duration_ps
+ * (format-facts §7, §11.5); GPU kernels by (program id, hlo_module,
+ * hlo_op) from the kernel events of "Stream #" lines (§11.9); TF-era
+ * captures by the event metadata of the "TensorFlow Ops" (or "Framework
+ * Ops") line. Self time comes from a nesting pass over each line sorted by
+ * start ascending, then duration descending (§11.6). docs/ops.md has the
+ * rules.
+ *
+ * Ownership: tp_ops owns its malloc'd arrays and strings and the HLO
+ * indexes it builds; names, categories and scopes are slices borrowed from
+ * the capture (file bytes or decoded HLO), which must outlive the result.
+ * tp_ops_release() frees everything the result owns.
+ */
+#ifndef TPUPROF_OPS_H
+#define TPUPROF_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpuprof/analyze/common/selection.h"
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/device/device.h"
+#include "tpuprof/analyze/common/hlo_index.h"
+#include "tpuprof/analyze/common/scopes.h"
+#include "tpuprof/util/strpool.h"
+
+enum tp_op_source {
+	TP_OPSRC_TPU,       /* XLA Ops line, program id + symbol id     */
+	TP_OPSRC_GPU,       /* kernel events with hlo_module / hlo_op   */
+	TP_OPSRC_TF,        /* TensorFlow Ops / Framework Ops line      */
+};
+
+/* An op's part of an async pair (X-start/X-done, send/recv and their
+ * -done, async-start/-update/-done): the pair's bytes are counted once,
+ * on its -start, and neither half's own time is the transfer's. */
+enum tp_op_async { TP_ASYNC_NONE, TP_ASYNC_START, TP_ASYNC_UPDATE, TP_ASYNC_DONE };
+
+/* Where an op's FLOPs and bytes come from: none, the capture's cost
+ * model (the flops and bytes_accessed stats XLA computed), or, for a
+ * custom call (Pallas, Triton, a library kernel), the estimate its
+ * kernel's author gave XLA. */
+enum tp_cost_source { TP_COST_NONE, TP_COST_MODEL, TP_COST_CUSTOM_CALL };
+
+/* "none" (JSON null), "cost_model", "custom_call_estimate". */
+const char *tp_cost_source_name(enum tp_cost_source s);
+
+struct tp_op {
+	size_t core;            /* index into tp_ops.cores                */
+	uint64_t program_id;    /* 0 for TF ops                           */
+	size_t module;          /* index into tp_capture.modules, SIZE_MAX */
+	long instr;             /* index in that module's HLO index, -1    */
+	/* name, category and scope are in tp_ops.strings (pooled copies,
+	 * so that the capture's pages need not stay in memory) */
+	struct tp_str name;     /* HLO op name or TF op name              */
+	struct tp_str category; /* hlo_category, fusion kind, TF op type  */
+	struct tp_str scope;    /* name-scope path; may be empty          */
+	char *source;           /* "file:line", malloc'd, or NULL         */
+	uint64_t occurrences;
+	int64_t total_ps, self_ps, min_ps;
+	bool has_flops, has_bytes;
+	int64_t flops;          /* summed over occurrences                */
+	int64_t bytes_accessed; /* summed over occurrences                */
+	bool collective;        /* a collective (category or opcode)      */
+	enum tp_precision precision; /* of its matrix operands, else output */
+	enum tp_op_async async; /* its part of an async pair               */
+	bool host_transfer;     /* a copy to or from host memory, S(5)    */
+	bool bytes_on_start;    /* a -done whose pair's bytes its -start
+				 * carries: its own were dropped           */
+	enum tp_cost_source cost_source; /* where flops and bytes came from */
+};
+
+struct tp_ops_core {
+	size_t host;                 /* index into tp_capture.hosts       */
+	const struct tp_plane *plane;  /* borrowed                         */
+	enum tp_op_source source;
+	size_t first_op, n_ops;      /* range of tp_ops.ops (this core)   */
+	size_t first_step, n_steps;  /* range of tp_ops.steps             */
+	bool has_span;
+	int64_t first_start_ps;      /* earliest op or step start         */
+	int64_t last_end_ps;         /* latest op or step end             */
+	int64_t device_ps;           /* last_end_ps - first_start_ps      */
+	int64_t op_ps;               /* sum of op total times (all ops)   */
+	int64_t self_ps;             /* sum of op self times (all ops)    */
+	int64_t collective_ps;       /* self time of collective ops       */
+	uint64_t events;             /* op events counted                 */
+	struct tp_device_figures device; /* peaks and bandwidth (device.h) */
+	/* GPU planes with program_id stats: the program ids the kernels of
+	 * each line read carry (on the event, else on its metadata), first
+	 * seen first, with how many events carry each; a line read whose
+	 * events carry none has one entry with runs 0. malloc'd. What the
+	 * memory analysis counts a core's programs from: report hands
+	 * these over so that the kernel lines are read once. */
+	struct tp_line_program *programs;
+	size_t n_programs;
+};
+
+struct tp_line_program {
+	const struct tp_line *line;  /* borrowed                          */
+	uint64_t id, runs;
+};
+
+/* One event of the core's "Steps" line, with the op self time that
+ * started inside it. idle = duration - compute - collective, at least 0. */
+struct tp_step {
+	size_t core;
+	struct tp_str name;          /* event name, borrowed              */
+	int64_t start_ps, dur_ps;
+	int64_t compute_ps, collective_ps, idle_ps;
+};
+
+/* One execution of a collective op: the raw material of `collectives`. */
+struct tp_op_exec {
+	size_t op;                   /* index into tp_ops.ops             */
+	int64_t start_ps, dur_ps;
+};
+
+struct tp_ops_filter {
+	const char *host;    /* host name, or NULL for all                  */
+	const char *core;    /* plane name or device ordinal, or NULL       */
+	const char *module;  /* module name or program id, or NULL          */
+	const struct tp_device_row *device; /* --device, NULL = detected    */
+	/* the hosts, cores and modules to read, made once by a driver that
+	 * runs several analyses (report); NULL: made from host, core and
+	 * module. Borrowed. */
+	const struct tp_selection *selection;
+};
+
+struct tp_ops {
+	struct tp_ops_core *cores;   /* malloc'd, capture order            */
+	size_t n_cores;
+	struct tp_op *ops;           /* malloc'd, grouped by core          */
+	size_t n_ops;
+	struct tp_step *steps;       /* malloc'd, grouped by core          */
+	size_t n_steps;
+	struct tp_op_exec *execs;    /* malloc'd, collective executions    */
+	size_t n_execs;
+	struct tp_strpool *strings;  /* malloc'd: the ops' strings; a
+				      * core's job borrows its parent's  */
+	struct tp_hlo_index *index;  /* malloc'd, one per capture module   */
+	bool *indexed;               /* which of index[] are built         */
+	size_t n_modules;
+	size_t cap_ops, cap_steps, cap_execs; /* internal                  */
+};
+
+/* Builds every op of every device core that passes the filter. Decodes the
+ * HLO modules it needs. TP_ERR_USAGE when a filter names no host, core or
+ * module of the capture; TP_ERR_INPUT for a corrupt HLO module. On failure
+ * ops is left released. */
+enum tp_err tp_ops_build(struct tp_ops *ops, struct tp_capture *cap,
+			 const struct tp_ops_filter *filter,
+			 struct tp_error *err);
+void tp_ops_release(struct tp_ops *ops);
+
+/* The HLO index of capture module m, built on first use; NULL when the
+ * module is not decoded. */
+const struct tp_hlo_index *tp_ops_index(struct tp_ops *ops,
+					struct tp_capture *cap, size_t m);
+/* The first decoded capture module with this program id (modules repeat
+ * per host); SIZE_MAX when there is none. */
+size_t tp_ops_find_module(const struct tp_capture *cap, uint64_t program_id);
+
+/* total / occurrences; 0 without occurrences. */
+int64_t tp_op_avg_ps(const struct tp_op *o);
+
+enum tp_ops_sort { TP_SORT_TOTAL, TP_SORT_SELF, TP_SORT_COUNT, TP_SORT_AVG,
+		   TP_SORT_MIN, TP_SORT_NAME };
+/* Parses "total", "self", "count", "avg", "min", "name". */
+bool tp_ops_sort_parse(const char *s, enum tp_ops_sort *out);
+/* Sorts the ops of each core (largest first; names ascending), ties by
+ * name, then program id. Execution records keep pointing at their ops. */
+void tp_ops_sort(struct tp_ops *ops, enum tp_ops_sort key);
+
+/* The collective kind of an HLO opcode or TPU category: "all-reduce" for
+ * all-reduce, all-reduce-start, all-reduce-done and cross-replica-sum, and
+ * so on; NULL when it is no collective. */
+const char *tp_collective_kind(struct tp_str opcode);
+
+/* --by scope: op self time rolled up over the name-scope tree. A fusion's
+ * time is split over the scopes of the instructions inside it (docs/ops.md
+ * has the rule); each share is recorded so the report can show it. */
+struct tp_scope_share {
+	size_t op;                   /* the fusion op                      */
+	struct tp_str scope;         /* borrowed from the HLO              */
+	uint64_t weight;             /* bytes or instruction count         */
+	bool by_bytes;               /* weight is output bytes, not count  */
+	int64_t ps;                  /* time given to this scope           */
+};
+
+struct tp_op_scopes {
+	struct tp_scope_tree tree;
+	struct tp_scope_share *shares; /* malloc'd, by op then scope       */
+	size_t n_shares, cap_shares;
+};
+
+void tp_op_scopes_build(struct tp_op_scopes *s, struct tp_ops *ops,
+			struct tp_capture *cap);
+void tp_op_scopes_release(struct tp_op_scopes *s);
+
+/* ---- roofline (op_roofline.c): devices, precisions, per module ---- */
+
+/* Resolves each core's device figures (forced: --device, or NULL) and
+ * each op's precision from its HLO instruction. Called by tp_ops_build. */
+void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
+			     const struct tp_device_row *forced);
+
+/* The op's HLO instruction, or NULL when the capture has none for it. */
+const Xla__HloInstructionProto *tp_op_instr(const struct tp_ops *ops, const struct tp_op *o);
+
+/* An op's work (total time), for tp_roofline_of(). */
+void tp_op_work(const struct tp_ops *ops, const struct tp_op *o, struct tp_work *w);
+
+/* A core's work: every op's FLOPs and bytes over the core's device time
+ * (the practitioners' utilization), and its busy (self) time. */
+void tp_core_work(const struct tp_ops *ops, const struct tp_ops_core *c,
+		  struct tp_work *w);
+
+/* The work of one module on one core: its ops' FLOPs and bytes over
+ * their self time. Modules in order of first op; malloc'd array. */
+struct tp_module_work {
+	size_t module;          /* index into tp_capture.modules, SIZE_MAX */
+	uint64_t program_id;
+	size_t n_ops;
+	struct tp_work work;
+};
+size_t tp_core_modules(const struct tp_ops *ops, const struct tp_ops_core *c,
+		       struct tp_module_work **out);
+
+/* Why a core has no utilization, said once: NULL when it has one. */
+const char *tp_core_roofline_gap(const struct tp_ops *ops, const struct tp_ops_core *c);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * report_analysis.h - the analysis behind `tpuprof report`, the one-page
+ * answer after a run. It composes the other analyses, it does not redo
+ * them: info (what the capture holds), memory (peaks and what holds
+ * them), ops and collectives (time and traffic), and the scope tree of op
+ * time. Its writers and the saved document: report_doc.h.
+ *
+ * Ownership: a struct tp_report owns its parts (each released with its
+ * own release function by tp_report_release); it borrows the capture,
+ * which must outlive it.
+ */
+#ifndef TPUPROF_REPORT_ANALYSIS_H
+#define TPUPROF_REPORT_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tpuprof/analyze/collectives.h"
+#include "tpuprof/analyze/info.h"
+#include "tpuprof/analyze/memory.h"
+#include "tpuprof/analyze/ops.h"
+
+struct tp_report {
+	struct tp_info info;
+	struct tp_memory memory;
+	struct tp_collectives coll;    /* holds the ops (coll.ops)          */
+	struct tp_op_scopes scopes;    /* op self time by name scope        */
+};
+
+struct tp_report_filter {
+	const char *host, *core, *module; /* as for memory and ops          */
+	uint64_t hbm;                     /* capacity override, 0 = planes  */
+	const struct tp_device_row *device; /* --device, NULL = detected    */
+};
+
+/* Runs every analysis. On failure the report is left released. */
+enum tp_err tp_report_build(struct tp_report *r, struct tp_capture *cap,
+			    const struct tp_report_filter *f, struct tp_error *err);
+void tp_report_release(struct tp_report *r);
+
+#endif

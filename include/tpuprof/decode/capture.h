@@ -1,0 +1,176 @@
+/*
+ * capture.h - turning CAPTURE arguments into a decoded capture set.
+ *
+ * A CAPTURE may be an *.xplane.pb (plain or gzip, told apart by magic
+ * bytes), a standalone *.hlo_proto.pb, an XLA dump file or directory
+ * (module_NNNN.*.hlo.pb), a run directory (every host in it), a TensorBoard
+ * logdir (…/plugins/profile/<run>/, the newest run unless a run is named),
+ * or "-" for standard input. Whether a file holds an XSpace or an HloProto
+ * is decided from its bytes, with the file name only as a tie-breaker; the
+ * decision is kept in tp_source.kind so commands can say what they took
+ * each file for.
+ *
+ * Ownership: tp_capture owns everything: the file buffers (mapped or
+ * malloc'd), the arena holding decoded records, and the arrays below.
+ * tp_capture_release() frees it all, after which no pointer into it is
+ * valid. Consecutive XSpace files (a run directory's hosts) are decoded
+ * in parallel, tp_threads() at a time, each into its own arena; every
+ * other step happens in argument order, so the result and the first
+ * error reported do not depend on the threads. An opened capture is not thread-safe; different captures are
+ * independent.
+ */
+#ifndef TPUPROF_CAPTURE_H
+#define TPUPROF_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpuprof/util/arena.h"
+#include "tpuprof/util/error.h"
+#include "tpuprof/decode/hlo.h"
+#include "tpuprof/decode/xspace.h"
+
+enum tp_source_kind {
+	TP_SOURCE_XSPACE,     /* an XSpace: one host                 */
+	TP_SOURCE_HLO_PROTO,  /* a serialized xla.HloProto           */
+	TP_SOURCE_XLA_DUMP,   /* an HloProto from an XLA dump        */
+};
+
+/* Bytes of one input file; owned by the capture. */
+struct tp_buffer {
+	const uint8_t *data;
+	size_t size;
+	void *map;            /* mmap'd region, or NULL               */
+	size_t map_len;
+	void *heap;           /* malloc'd copy (gzip, stdin), or NULL */
+};
+
+struct tp_source {
+	const char *path;     /* as given or found, arena; "-" = stdin */
+	enum tp_source_kind kind;
+	bool gzip;            /* the file was gzip-compressed          */
+	bool kind_from_name;  /* bytes were ambiguous; name decided     */
+	uint64_t file_bytes;  /* size on disk (compressed)             */
+	struct tp_buffer buf; /* decoded-from bytes (inflated)         */
+	/* Damaged parts cut out of buf (damage.c): where, in the original
+	 * bytes, sorted; malloc'd, NULL when none. */
+	struct tp_source_cut {
+		size_t start, len;
+	} *cuts;
+	size_t n_cuts;
+};
+
+struct tp_host {
+	const char *name;     /* XSpace hostname, else from file name  */
+	size_t source;        /* index into tp_capture.sources         */
+	struct tp_xspace xs;  /* records in arena                      */
+	struct tp_arena *arena; /* malloc'd: hosts decode in parallel  */
+};
+
+/* A damaged part of a capture that was left out so that the rest could
+ * be analysed (src/decode/capture/damage.c, docs/exit-codes.md): one HLO
+ * module, a line, a stat of a plane, a whole plane, or the incomplete end
+ * of a file cut short (with tp_open_opts.partial). */
+struct tp_damage {
+	const char *path;            /* the file as given, arena         */
+	char *part;                  /* malloc'd: "line 'XLA Ops' of plane
+				      * '/device:TPU:0'", "HLO module 'M'" */
+	uint64_t offset;             /* the byte where the damage was found
+				      * (of the inflated bytes for gzip) */
+	char *what;                  /* malloc'd: what is wrong there     */
+};
+
+struct tp_capture {
+	struct tp_arena arena;       /* decoded records; do not move     */
+	struct tp_source *sources;   /* malloc'd, in argument order      */
+	size_t n_sources, cap_sources;
+	struct tp_host *hosts;       /* malloc'd                         */
+	size_t n_hosts, cap_hosts;
+	struct tp_module *modules;   /* malloc'd                         */
+	size_t n_modules, cap_modules;
+	const char *run;             /* logdir run chosen, arena, or NULL */
+	char **notes;                /* malloc'd lines for the user       */
+	size_t n_notes, cap_notes;
+	struct tp_damage *damage;    /* malloc'd: parts skipped, in the
+				      * order found                       */
+	size_t n_damage, cap_damage;
+	/* internal: XSpace sources loaded, not decoded yet (capture.c) */
+	size_t *pending;
+	size_t n_pending, cap_pending;
+};
+
+struct tp_open_opts {
+	const char *run;         /* logdir run to take; NULL = newest        */
+	uint64_t max_input;      /* most bytes to inflate or read from stdin */
+	/* Device lines at least this long are not scanned at open (0: all
+	 * are): for commands whose analysis reads them anyway (ops), which
+	 * then reads each event once. See struct tp_decode_opts. */
+	size_t defer_min_bytes;
+	/* A file cut short (its last plane runs past its end) is read up
+	 * to its last complete plane, the rest noted as damage, instead of
+	 * refused (--partial). */
+	bool partial;
+};
+
+/* What commands that run the ops analysis pass as defer_min_bytes. */
+#define TP_DEFER_MIN_BYTES ((size_t)1 << 20)
+
+#define TP_DEFAULT_MAX_INPUT (UINT64_C(64) << 30)
+
+/* The default for max_input: three quarters of physical memory, at most
+ * TP_DEFAULT_MAX_INPUT, so a gzip bomb fails with a message rather than
+ * driving the machine out of memory. */
+uint64_t tp_default_max_input(void);
+
+/* Opens and decodes every capture named in paths. On failure the capture
+ * is left released (nothing to free) and err names the file and problem. */
+enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
+			    size_t n_paths, const struct tp_open_opts *opts,
+			    struct tp_error *err);
+void tp_capture_release(struct tp_capture *cap);
+
+/* An analysis of a capture opened with defer_min_bytes failed with err:
+ * when that is damage in a line left to the analysis, opens the capture
+ * again (released first) with every line read at open, where a damaged
+ * part is left out (src/decode/capture/damage.c), and returns true: run
+ * the analysis again. False, with cap and err untouched, for any other
+ * failure; false with cap released and err set when the reopening fails.
+ * o->defer_min_bytes is set to 0. */
+bool tp_capture_reopen_whole(struct tp_capture *cap, const char *const *paths,
+			     size_t n_paths, struct tp_open_opts *o,
+			     struct tp_error *err);
+
+/* The line shown for a damaged part: "FILE: skipped PART, damaged at
+ * byte N: WHAT". Into buf (always NUL-terminated). */
+void tp_damage_format(const struct tp_damage *d, char *buf, size_t size);
+
+/* Decodes a module of cap (tp_module_decode), sharing the HLO of an
+ * identical module decoded before. */
+enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m,
+				     struct tp_error *err);
+
+/* Scans the lines of every host that opening deferred; fails on the
+ * first corrupt one (see tp_xspace_finish_scan). Analyses call it before
+ * reading lines other than through a scanning iterator. */
+enum tp_err tp_capture_finish_scan(struct tp_capture *cap, struct tp_error *err);
+
+/* Drops the resident pages of a host's mapped file (tp_xspace_drop): for
+ * writers that have read what they print of a host (names and stats all
+ * over its file, each read mapping a block of pages around it), so that
+ * a pod's hosts do not stay resident to the end. */
+void tp_capture_drop_host(const struct tp_capture *cap, size_t host);
+
+/* Decides what bytes hold: 'X' XSpace, 'H' HloProto, 0 undecidable. */
+int tp_sniff(const uint8_t *data, size_t size);
+
+/* Reads a whole file or stream into buf: regular files are mapped, others
+ * read; gzip is inflated up to max bytes. */
+enum tp_err tp_buffer_load(struct tp_buffer *buf, const char *path,
+			   uint64_t max, bool *gzip, uint64_t *file_bytes,
+			   struct tp_error *err);
+void tp_buffer_release(struct tp_buffer *buf);
+
+const char *tp_source_kind_name(enum tp_source_kind kind);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * check_report.h - `tpuprof check` output: one line per broken rule and a
+ * summary, or the `tpuprof.check/1` document.
+ *
+ * Ownership: the writers borrow the result and its options.
+ */
+#ifndef TPUPROF_CHECK_REPORT_H
+#define TPUPROF_CHECK_REPORT_H
+
+#include "tpuprof/analyze/check.h"
+#include "tpuprof/report/report.h"
+
+/* The `tpuprof.check/1` document. New reference. */
+json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o);
+
+/* In the format asked for (src/report/write.c). */
+enum tp_err tp_check_write(FILE *out, enum tp_format fmt, const struct tp_check *c,
+			   const struct tp_check_opts *o, struct tp_error *err);
+
+/* Text: one line per failing row, then a summary line. */
+enum tp_err tp_check_text(FILE *out, const struct tp_check *c, struct tp_error *err);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * ops_report.h - rendering `ops`, `fusions` and `collectives` results as
+ * text or JSON (docs/json.md: tpuprof.ops/1, tpuprof.fusions/1,
+ * tpuprof.collectives/1). Reporters only format: they borrow the results
+ * and the capture, write to a caller-owned FILE, and return TP_ERR_OUTPUT
+ * when writing fails. The *_json writers put their document into a JSON
+ * writer (json_stream.h): under key in the open object, or as an element
+ * or the whole document when key is NULL; stream or tree is the writer's
+ * choice.
+ */
+#ifndef TPUPROF_OPS_REPORT_H
+#define TPUPROF_OPS_REPORT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "tpuprof/analyze/collectives.h"
+#include "tpuprof/analyze/fusions.h"
+#include "tpuprof/util/json_stream.h"
+#include "tpuprof/analyze/ops.h"
+#include "tpuprof/report/report.h"
+#include "tpuprof/analyze/common/shape.h"
+#include "tpuprof/util/strbuf.h"
+
+/* What `ops` shows; the analysis results are borrowed. */
+struct tp_ops_view {
+	size_t limit;                     /* text rows per table; 0 = all  */
+	enum tp_ops_sort sort;
+	const struct tp_ops_filter *filter;
+	const struct tp_op_scopes *scopes; /* --by scope, or NULL          */
+	bool omit_cores;                  /* JSON without cores[] (report's
+					     op_scopes: they are in ops)   */
+	const struct tp_collectives *coll; /* html: joined into the ops table,
+					     or NULL                       */
+};
+
+enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,
+			  const struct tp_capture *cap, struct tp_ops *ops,
+			  const struct tp_ops_view *view, struct tp_error *err);
+enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *ops,
+			const struct tp_ops_view *view, struct tp_error *err);
+void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
+		 const struct tp_ops *ops, const struct tp_ops_view *view);
+
+/* The scope tree of `ops --by scope` (nodes in creation order), as
+ * `scopes[]` of tpuprof.ops/1; merge rebuilds it with the same writer. */
+void tp_op_scope_tree_json(struct tp_jw *w, const char *key,
+			   const struct tp_scope_tree *t);
+
+enum tp_err tp_report_fusions(FILE *out, enum tp_format fmt,
+			      const struct tp_capture *cap,
+			      const struct tp_fusions *f, struct tp_error *err);
+enum tp_err tp_fusions_text(FILE *out, const struct tp_capture *cap,
+			    const struct tp_fusions *f, struct tp_error *err);
+void tp_fusions_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
+		     const struct tp_fusions *f);
+
+enum tp_err tp_report_collectives(FILE *out, enum tp_format fmt,
+				  const struct tp_capture *cap,
+				  const struct tp_collectives *c,
+				  struct tp_error *err);
+enum tp_err tp_collectives_text(FILE *out, const struct tp_capture *cap,
+				const struct tp_collectives *c, struct tp_error *err);
+void tp_collectives_json(struct tp_jw *w, const char *key,
+			 const struct tp_capture *cap, const struct tp_collectives *c);
+
+/* A slice's bytes for printf("%.*s"), never NULL. */
+#define TP_SPTR(s) ((s).ptr ? (s).ptr : "")
+
+/* Shared by the reporters: names of things in the capture. */
+const char *tp_op_source_name(enum tp_op_source src);
+/* Module name of capture module m ("" when m is SIZE_MAX). */
+struct tp_str tp_report_module_name(const struct tp_capture *cap, size_t m);
+
+#endif

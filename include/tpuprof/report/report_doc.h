@@ -1,0 +1,45 @@
+/*
+ * report_doc.h - `tpuprof report` output: the one page of text, and the
+ * complete JSON document that `check`, `diff` and `merge` read back as a
+ * baseline; and that document loaded from a saved file or built from
+ * captures. The analysis itself is report_analysis.h.
+ *
+ * Ownership: the writers borrow the report and the capture; loaded
+ * documents are new references.
+ */
+#ifndef TPUPROF_REPORT_DOC_H
+#define TPUPROF_REPORT_DOC_H
+
+#include "tpuprof/report/report.h"
+#include "tpuprof/analyze/report_analysis.h"
+
+/* The schema tpuprof writes, and whether a saved document is a report it
+ * reads: "tpuprof.report/2", or "/1" (which also repeated ops.cores
+ * under op_scopes; readers ignore that copy). */
+#define TP_REPORT_SCHEMA "tpuprof.report/2"
+bool tp_report_schema_ok(const char *schema);
+
+/* The `tpuprof.report/1` document: the info, memory, ops and
+ * collectives documents under their names, and op_scopes (the ops --by
+ * scope document without its cores). Put into w as the document: streamed
+ * by `report --format json`, built as a tree for check and diff. */
+void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
+		    const struct tp_report *r);
+
+/* The report in the format asked for (src/report/write.c); as text, one
+ * screen (report_text.c). */
+enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
+			    const struct tp_capture *cap, const struct tp_report *r,
+			    struct tp_error *err);
+enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
+			   const struct tp_report *r, struct tp_error *err);
+
+/* The report document of a saved `report --format json` file (one path
+ * whose content is JSON with schema tpuprof.report/1) or of captures
+ * (built with the filter). *out is a new reference. Notes the capture
+ * made are not kept. */
+enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
+			       const struct tp_open_opts *o,
+			       const struct tp_report_filter *f, struct tp_error *err);
+
+#endif

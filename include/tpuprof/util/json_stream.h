@@ -1,0 +1,90 @@
+/*
+ * json_stream.h - a JSON document written piece by piece, so that a report
+ * of a large capture never exists whole in memory (a 26 MB document costs
+ * about 200 MB as one jansson tree).
+ *
+ * The caller opens and closes containers and puts values into them, in
+ * document order. Each value is a small jansson tree: in stream mode it is
+ * written at once (containers and the common scalars by the writer, reals
+ * and strings that need escapes by jansson) and freed; the text is
+ * byte-identical to json_dumpf() of the whole tree with TP_JSON_FLAGS
+ * (jansson's 2-space layout, empty containers as [] and {}). In tree mode
+ * the same calls build that tree instead, for readers that need the
+ * document (check, diff, merge): one writer per document serves both.
+ *
+ * Ownership: tp_jw_put() steals its value (a NULL value is dropped, as
+ * json_object_set_new() drops it). Keys are borrowed and must be valid
+ * UTF-8. In stream mode the FILE is borrowed; tp_jw_finish() flushes the
+ * writer's buffer into it and frees the buffer. In tree mode the caller
+ * takes the document with tp_jw_take().
+ *
+ * Errors: a failed write is sticky: later calls do nothing, tp_jw_ok()
+ * turns false (loops over big arrays stop early), and tp_jw_finish()
+ * returns TP_ERR_OUTPUT. Unbalanced calls, a key where none belongs (or
+ * none where one does) or nesting deeper than TP_JW_MAX_DEPTH are bugs:
+ * tp_jw_finish() returns TP_ERR_INTERNAL.
+ */
+#ifndef TPUPROF_JSON_STREAM_H
+#define TPUPROF_JSON_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "tpuprof/util/error.h"
+
+/* The layout of every document tpuprof writes (docs/json.md). */
+#define TP_JSON_FLAGS (JSON_INDENT(2) | JSON_ENSURE_ASCII)
+
+#define TP_JW_MAX_DEPTH 16
+
+struct tp_jw {
+	FILE *out;                      /* stream mode; NULL in tree mode  */
+	char *buf;                      /* stream: pending text (malloc'd) */
+	size_t len;                     /* bytes pending in buf            */
+	int depth;                      /* containers open                 */
+	int indent;                     /* stream: depth of the value being dumped */
+	bool object[TP_JW_MAX_DEPTH];   /* the container is an object      */
+	bool empty[TP_JW_MAX_DEPTH];    /* nothing put in it yet           */
+	json_t *open[TP_JW_MAX_DEPTH];  /* tree: the containers (borrowed) */
+	json_t *root;                   /* tree: the document (owned)      */
+	bool done;                      /* the top-level value is complete */
+	bool failed;                    /* a write failed                  */
+	bool misused;                   /* a bug in the caller             */
+};
+
+/* Stream mode into out, or tree mode when out is NULL. */
+void tp_jw_init(struct tp_jw *w, FILE *out);
+
+/* Open a container: key names it inside an object, and is NULL inside an
+ * array and for the top-level value. */
+void tp_jw_object(struct tp_jw *w, const char *key);
+void tp_jw_array(struct tp_jw *w, const char *key);
+/* Close the innermost open container. */
+void tp_jw_end(struct tp_jw *w);
+/* Put a value (stolen; see above for key). */
+void tp_jw_put(struct tp_jw *w, const char *key, json_t *v);
+
+/* Shortcuts for hot writers (every op of a report), with no jansson value
+ * in stream mode: an integer (json_integer's text), and a string that
+ * needs no escape. tp_jw_put_plain writes nothing and returns false when
+ * the string needs escapes or the writer builds a tree: put it as a
+ * value then. */
+void tp_jw_put_int(struct tp_jw *w, const char *key, int64_t v);
+bool tp_jw_put_plain(struct tp_jw *w, const char *key, const char *s, size_t n);
+
+/* False once a write failed or the writer was misused. */
+bool tp_jw_ok(const struct tp_jw *w);
+
+/* Stream mode: the trailing newline, then everything flushed to out.
+ * TP_OK, TP_ERR_OUTPUT ("cannot write JSON output") or TP_ERR_INTERNAL.
+ * Tree mode: TP_OK unless misused. */
+enum tp_err tp_jw_finish(struct tp_jw *w, struct tp_error *err);
+
+/* Tree mode: the document (a new reference; NULL when nothing was put).
+ * The writer is left empty; a tree-mode writer always ends here. */
+json_t *tp_jw_take(struct tp_jw *w);
+
+#endif

@@ -1,0 +1,1 @@
+ops --core TPU:1 --limit 3 ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
