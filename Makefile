@@ -1,8 +1,9 @@
 # tpuprof - a plain Makefile (GNU make).
 #
 #   make                 build build/tpuprof
-#   make check           unit, golden and corrupt-input tests, and the HTML
-#                        page in headless Chromium (make html)
+#   make check           unit, golden and corrupt-input tests, the HTML
+#                        page in headless Chromium (make html) and the
+#                        figures contract (make figures)
 #   make run             build and run `tpuprof report` on testdata/
 #   make deps            install the Debian packages that are missing
 #   make SANITIZE=address,undefined check
@@ -70,7 +71,7 @@ output-mode: $(BIN)
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference svg html contract figures merge-test scale-test trace-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -172,13 +173,19 @@ trace-test: $(BIN) $(TRACE_DUMP)
 contract: $(BIN)
 	python3 tests/json_contract.py $(BIN)
 
+# The figures contract (issue 23): every analysis command in text, JSON
+# and HTML on every shared and test capture, held to the invariants of
+# tests/figures/table.py, and docs/json.md giving every figure a unit.
+figures: $(BIN)
+	/usr/bin/python3 tests/figures/figures.py $(BIN)
+
 # fetch and capture against a local test server (tests/fetch/server.py).
 fetch-tests: $(BIN)
 	TPUPROF=$(BIN) sh tests/fetch/run.sh
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg html contract merge-test scale-test trace-test fetch-tests house output-mode
+	@$(MAKE) --no-print-directory all unit golden reference svg html contract figures merge-test scale-test trace-test fetch-tests house output-mode
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

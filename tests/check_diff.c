@@ -79,9 +79,12 @@ struct section_case {
 };
 
 static const struct section_case sections[] = {
-	{ DIFF_B, "memory_modules", 2, 22699040, 30541856, 0, 0, 2, 0, 0 },
-	{ DIFF_B, "memory_cores_compiler", 2, 43225120, 47220768, 0, 0, 2, 0, 0 },
-	{ DIFF_B, "memory_cores_runtime", 2, 1981644800, 1981644800, 0, 0, 0, 0, 2 },
+	/* peaks and headroom: the worst row, never a sum (test_totals_rule) */
+	{ DIFF_B, "memory_modules", 2, 21612560, 23610384, 0, 0, 2, 0, 0 },
+	{ DIFF_B, "memory_cores_compiler", 2, 21612560, 23610384, 0, 0, 2, 0, 0 },
+	{ DIFF_B, "memory_cores_runtime", 2, 1977450496, 1977450496, 0, 0, 0, 0, 2 },
+	{ DIFF_B, "memory_cores_headroom", 2, 32382287872, 32382287872, 0, 0, 0, 1, 1 },
+	{ DIFF_B, "cores_flop_utilization", 2, 3122273, 30292903, 0, 0, 2, 0, 0 },
 	{ DIFF_B, "peak_buffers", 42, 22699040, 30541856, 14, 18, 0, 0, 10 },
 	{ DIFF_B, "peak_scopes", 54, 22699040, 30541856, 12, 16, 10, 8, 8 },
 	{ DIFF_B, "ops", 98, 556013753, 732887183, 54, 44, 0, 0, 0 },
@@ -89,7 +92,7 @@ static const struct section_case sections[] = {
 	{ DIFF_B, "collective_ring_bytes", 6, 20992000, 61440, 4, 2, 0, 0, 0 },
 	{ DIFF_B, "collective_payload_bytes", 6, 20992000, 208896, 4, 2, 0, 0, 0 },
 	{ DIFF_B, "collective_time", 6, 25820268, 290891, 4, 2, 0, 0, 0 },
-	{ LONGER, "memory_modules", 2, 22699040, 22699040, 0, 0, 0, 0, 2 },
+	{ LONGER, "memory_modules", 2, 21612560, 21612560, 0, 0, 0, 0, 2 },
 	{ LONGER, "peak_buffers", 28, 22699040, 22699040, 0, 0, 0, 0, 28 },
 	{ LONGER, "peak_scopes", 42, 22699040, 22699040, 0, 0, 0, 0, 42 },
 	{ LONGER, "ops", 44, 556013753, 889424450, 0, 0, 44, 0, 0 },
@@ -204,6 +207,64 @@ static void assert_all_zero(const json_t *d)
 			ck_assert_int_eq(geti(json_array_get(rows, i), "delta"), 0);
 	}
 }
+
+/* Issue 23 point 9: a section's total says what it is (total_is), and
+ * its title says it in words. Peaks per core or per module and headroom
+ * per core are never summed (two TPU cores' headroom, 30.2 and 32.0 GiB,
+ * once read as "total headroom 62.1 GiB"): the total is the worst row on
+ * each side; FLOP utilization is all cores together, by device time. */
+static const struct {
+	const char *name, *total_is, *unit, *title_has;
+} totals_rules[] = {
+	{ "memory_modules", "largest", "bytes", "the largest module" },
+	{ "memory_cores_compiler", "largest", "bytes", "the worst core" },
+	{ "memory_cores_runtime", "largest", "bytes", "the worst core" },
+	{ "memory_cores_headroom", "smallest", "bytes", "the least headroom" },
+	{ "peak_buffers", "sum", "bytes", "summed over modules" },
+	{ "peak_scopes", "root", "bytes", "summed over modules" },
+	{ "ops", "sum", "ps", "summed over cores" },
+	{ "op_scopes", "root", "ps", "summed over cores" },
+	{ "collective_ring_bytes", "sum", "bytes", "summed over devices and executions" },
+	{ "collective_payload_bytes", "sum", "bytes", "summed over executions" },
+	{ "collective_time", "sum", "ps", "summed over executions" },
+	{ "cores_flop_utilization", "weighted", "ppb", "all cores together" },
+};
+
+START_TEST(test_totals_rule)
+{
+	json_t *d = diff_paths(SMALL, DIFF_B);
+	const json_t *s = section(d, totals_rules[_i].name);
+	const char *title = json_string_value(json_object_get(s, "title"));
+	const json_t *rows = json_object_get(s, "rows");
+
+	ck_assert_str_eq(json_string_value(json_object_get(s, "total_is")), totals_rules[_i].total_is);
+	ck_assert_str_eq(json_string_value(json_object_get(s, "unit")), totals_rules[_i].unit);
+	ck_assert_msg(title && strstr(title, totals_rules[_i].title_has) && !strchr(title, '_'),
+		      "%s: title %s", totals_rules[_i].name, title ? title : "(none)");
+	for (int side = 0; side < 2; side++) {
+		const char *k = side ? "b" : "a";
+		json_int_t worst = 0, t = geti(json_object_get(s, "totals"), k);
+		bool any = false;
+
+		if (strcmp(totals_rules[_i].total_is, "largest") != 0 &&
+		    strcmp(totals_rules[_i].total_is, "smallest") != 0)
+			continue;
+		for (size_t i = 0; i < json_array_size(rows); i++) {
+			const json_t *v = json_object_get(json_array_get(rows, i), k);
+			json_int_t x = json_integer_value(v);
+
+			if (!json_is_integer(v))
+				continue;
+			if (!any || (totals_rules[_i].total_is[0] == 'l' ? x > worst : x < worst))
+				worst = x;
+			any = true;
+		}
+		ck_assert_msg(any, "%s: no rows", totals_rules[_i].name);
+		ck_assert_int_eq(t, worst);
+	}
+	json_decref(d);
+}
+END_TEST
 
 START_TEST(test_self)
 {
@@ -362,12 +423,16 @@ START_TEST(test_text)
 
 	ck_assert_int_eq(tp_diff_write(f, TP_FORMAT_TEXT, d, 3, &err), TP_OK);
 	fclose(f);
-	ck_assert_ptr_nonnull(strstr(text, "\nmemory: buffers live at each module's peak\n"
+	ck_assert_ptr_nonnull(strstr(text, "\nmemory: buffers live at each module's peak "
+					   "(total: summed over modules)\n"
 					   "  42 rows: 14 appeared, 18 disappeared, 10 unchanged\n"));
 	ck_assert_ptr_nonnull(strstr(text, "  ... 29 more changed rows, each by at most 4.00 MiB "
 					   "(--limit 0 shows all)\n"));
 	ck_assert_ptr_nonnull(strstr(text, "  grew          1.04 MiB   6.61 MiB   +5.57 MiB  "
 					   "+538.0%  jit_f\n"));
+	/* headroom: the worst core (30.2 GiB), not the sum of both (62.1 GiB) */
+	ck_assert_ptr_nonnull(strstr(text, "  smallest      30.2 GiB   30.2 GiB         0 B    +0.0%\n"));
+	ck_assert_ptr_null(strstr(text, "62.1 GiB"));
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		ck_assert_msg(strlen(line) <= 100, "too wide: %s", line);
 	free(text);
@@ -383,6 +448,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_sections, 0, sizeof(sections) / sizeof(sections[0]));
 	tcase_add_test(tc, test_rows);
+	tcase_add_loop_test(tc, test_totals_rule, 0, sizeof(totals_rules) / sizeof(totals_rules[0]));
 	tcase_add_test(tc, test_self);
 	tcase_add_test(tc, test_saved_report);
 	tcase_add_test(tc, test_program_id_changed);

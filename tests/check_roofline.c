@@ -134,33 +134,6 @@ START_TEST(test_tpu_async_pairs)
 }
 END_TEST
 
-/* One core, one capacity: the report's ops cores and memory cores give
- * the same figure with the same source (the runtime allocator's
- * 33550237696 bytes; the ops pass alone had the table's 32 GiB). */
-START_TEST(test_report_one_capacity)
-{
-	struct tp_capture cap;
-	struct tp_report r;
-	struct tp_report_filter f = { 0 };
-	struct tp_error err = { 0 };
-	const char *paths[] = { TPU };
-	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
-
-	ck_assert_msg(tp_capture_open(&cap, paths, 1, &o, &err) == TP_OK, "%s", err.msg);
-	ck_assert_msg(tp_report_build(&r, &cap, &f, &err) == TP_OK, "%s", err.msg);
-	ck_assert_uint_eq(r.coll.ops.n_cores, 4);
-	ck_assert_uint_eq(r.memory.n_cores, 4);
-	for (size_t i = 0; i < 4; i++) {
-		ck_assert_int_eq(r.coll.ops.cores[i].device.capacity.source, TP_FIG_CAPTURE);
-		NEAR(r.coll.ops.cores[i].device.capacity.value, 33550237696.0);
-		ck_assert_int_eq(r.memory.cores[i].device.capacity.source, TP_FIG_CAPTURE);
-		NEAR(r.memory.cores[i].device.capacity.value, 33550237696.0);
-	}
-	tp_report_release(&r);
-	tp_capture_release(&cap);
-}
-END_TEST
-
 /* No share of a device peak over 100%: n/a and why. */
 START_TEST(test_share_capped)
 {
@@ -486,7 +459,6 @@ int main(void)
 	tcase_add_test(tc, test_tpu_core);
 	tcase_add_test(tc, test_tpu_async_pairs);
 	tcase_add_test(tc, test_share_capped);
-	tcase_add_test(tc, test_report_one_capacity);
 	tcase_add_test(tc, test_tpu_whatif);
 	tcase_add_test(tc, test_gpu_gap);
 	tcase_add_test(tc, test_ridge);

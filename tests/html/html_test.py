@@ -545,6 +545,34 @@ def test_diff(b, path, diff, out):
     rows = [r for r in diff["sections"]["ops"]["rows"] if r["change"] != "unchanged"]
     shown = p.js("document.querySelectorAll('#diff-ops tr.row').length")
     check(p.name + " every changed op", shown == len(rows), "%s != %s" % (shown, len(rows)))
+    # every section is labelled in words (its title), never by its JSON
+    # key, and every value is in its section's unit: FLOP utilization (ppb
+    # of the peak) reads as a percentage, as text does, never as bytes
+    cells = p.js("Array.from(document.querySelectorAll('#diff-totals tr[data-section]')).map("
+                 "tr => [tr.dataset.section].concat(Array.from(tr.cells).map(c => c.textContent)))")
+    for row in cells:
+        key, label, a, b_ = row[0], row[1], row[2], row[3]
+        sec = diff["sections"][key]
+        check("%s totals: %s labelled by its title" % (p.name, key), label == sec["title"] and "_" not in label, label)
+        if sec["unit"] == "ppb":
+            want = [text_ppb(sec["totals"][x]) for x in ("a", "b")]
+            check("%s totals: %s in %% of the peak" % (p.name, key), [a, b_] == want, "%s vs %s" % ([a, b_], want))
+    check(p.name + " totals: every section", sorted(r[0] for r in cells) == sorted(diff["sections"]), str(cells))
+    # red marks B worse: more bytes or time, but less FLOP utilization or headroom
+    for key in ("cores_flop_utilization", "ops"):
+        d = diff["sections"][key]["totals"]["delta"]
+        cls = p.js("document.querySelector('#diff-totals tr[data-section=%s] span').className" % key)
+        want = ("delta-down" if d > 0 else "delta-up") if key == "cores_flop_utilization" else ("delta-up" if d > 0 else "delta-down")
+        check("%s totals: %s change (%+d) coloured %s" % (p.name, key, d, want), d != 0 and cls == want, cls)
+    names = p.js("Array.from(document.querySelectorAll('details.section tr.row')).map(tr => tr.cells[0].textContent)")
+    check(p.name + " every changed row named", len(names) > 0 and all(names), str(names[:5]))
+    util = p.js("Array.from(document.querySelectorAll('#diff-cores_flop_utilization tr.row td.num')).map(c => c.textContent)")
+    check(p.name + " FLOP utilization rows in %", len(util) > 0 and all(re.search(r"%$|^–$", u) and "B" not in u for u in util), str(util))
+
+
+def text_ppb(v):
+    """A ppb value as the text diff prints it (%.3g%%)."""
+    return "–" if v is None else ("%.3g%%" % (v / 1e7))
 
 
 def main():

@@ -15,6 +15,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every section's human label, in the order text and HTML show them; the
+ * label says per what a row is and what the total is. */
+static const struct {
+	const char *name, *title;
+} titles[] = {
+	{ "memory_modules", "compiler peak per module (total: the largest module)" },
+	{ "memory_cores_compiler", "compiler peak per core (total: the worst core)" },
+	{ "memory_cores_runtime", "runtime allocator peak per core (total: the worst core)" },
+	{ "memory_cores_headroom",
+	  "headroom to capacity per core (total: the worst core, the least headroom)" },
+	{ "peak_buffers", "buffers live at each module's peak (total: summed over modules)" },
+	{ "peak_scopes", "bytes at each module's peak by name scope (total: summed over modules)" },
+	{ "ops", "op time, summed over cores" },
+	{ "op_scopes", "op self time by name scope, summed over cores" },
+	{ "collective_ring_bytes", "collective ring bytes sent, summed over devices and executions" },
+	{ "collective_payload_bytes", "collective payload bytes, summed over executions" },
+	{ "collective_time", "collective device time, summed over executions" },
+	{ "cores_flop_utilization",
+	  "FLOP utilization per core (total: all cores together, by device time)" },
+};
+
 json_t *tp_diff_reports(const json_t *a, const json_t *b, const char *a_name,
 			const char *b_name)
 {
@@ -26,6 +47,9 @@ json_t *tp_diff_reports(const json_t *a, const json_t *b, const char *a_name,
 	diff_memory(sections, a, b);
 	diff_time(sections, a, b);
 	diff_device(sections, a, b);
+	for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++)
+		json_object_set_new(json_object_get(sections, titles[i].name), "title",
+				    json_string(titles[i].title));
 	json_object_set_new(doc, "sections", sections);
 	return doc;
 }

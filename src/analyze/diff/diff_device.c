@@ -63,7 +63,9 @@ static void utilization_rows(struct diff_set *s, struct diff_total *t, int side,
 void diff_device(json_t *sections, const json_t *a, const json_t *b)
 {
 	struct diff_set room, util;
-	struct diff_total total = { .set = true };
+	struct diff_total total = { .set = true, .rule = DIFF_TOTAL_WEIGHTED };
+	/* headroom is never summed over cores: the total is the worst core */
+	const struct diff_total least = { .rule = DIFF_TOTAL_SMALLEST };
 
 	diff_set_init(&room);
 	diff_set_init(&util);
@@ -72,7 +74,7 @@ void diff_device(json_t *sections, const json_t *a, const json_t *b)
 	utilization_rows(&util, &total, DIFF_A, a);
 	utilization_rows(&util, &total, DIFF_B, b);
 	json_object_set_new(sections, "memory_cores_headroom",
-			    diff_section(&room, 0, "bytes", 0, NULL, NULL));
+			    diff_section(&room, 0, "bytes", 0, NULL, &least));
 	json_object_set_new(sections, "cores_flop_utilization",
 			    diff_section(&util, 0, "ppb", 0, NULL, &total));
 	diff_set_release(&room);

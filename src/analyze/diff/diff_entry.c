@@ -168,7 +168,10 @@ json_t *diff_section(const struct diff_set *s, int metric, const char *unit,
 					     "unchanged" };
 	json_t *sec = json_object(), *rows = json_array(), *counts = json_object(), *tot;
 	struct row *r = tp_xcalloc(s->n + 1, sizeof(*r));
-	struct diff_total sum = { 0 };
+	static const char *const rule_words[] = { "sum", "largest", "smallest", "root",
+						  "weighted" };
+	enum diff_total_rule rule = total ? total->rule : DIFF_TOTAL_SUM;
+	struct diff_total sum = { .rule = rule };
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
@@ -181,10 +184,17 @@ json_t *diff_section(const struct diff_set *s, int metric, const char *unit,
 		r[n++].delta = sat_sub(hb ? e->v[DIFF_B][metric] : 0,
 				       ha ? e->v[DIFF_A][metric] : 0);
 		for (int side = 0; side < 2; side++) {
-			if (e->has[side][metric]) {
-				sum.v[side] = tp_sat_add(sum.v[side], e->v[side][metric]);
-				sum.has[side] = true;
-			}
+			int64_t v = e->v[side][metric];
+
+			if (!e->has[side][metric])
+				continue;
+			if (rule == DIFF_TOTAL_LARGEST)
+				sum.v[side] = sum.has[side] && sum.v[side] > v ? sum.v[side] : v;
+			else if (rule == DIFF_TOTAL_SMALLEST)
+				sum.v[side] = sum.has[side] && sum.v[side] < v ? sum.v[side] : v;
+			else
+				sum.v[side] = tp_sat_add(sum.v[side], v);
+			sum.has[side] = true;
 		}
 	}
 	qsort(r, n, sizeof(*r), by_change);
@@ -218,6 +228,7 @@ json_t *diff_section(const struct diff_set *s, int metric, const char *unit,
 	set_values(tot, true, total->has[DIFF_A] ? total->v[DIFF_A] : 0, true,
 		   total->has[DIFF_B] ? total->v[DIFF_B] : 0);
 	json_object_set_new(sec, "unit", json_string(unit));
+	json_object_set_new(sec, "total_is", json_string(rule_words[rule]));
 	json_object_set_new(sec, "totals", tot);
 	json_object_set_new(sec, "counts", counts);
 	json_object_set_new(sec, "rows", rows);

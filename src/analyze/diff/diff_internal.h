@@ -31,9 +31,22 @@ struct diff_set {
 	size_t n, cap;
 };
 
-/* Totals of a section given by the caller (tree roots), else row sums. */
+/* What a section's total is (its `total_is`, docs/json.md). A peak or a
+ * headroom is never summed over cores or programs: its total is the worst
+ * row on each side. */
+enum diff_total_rule {
+	DIFF_TOTAL_SUM = 0,     /* the rows summed                           */
+	DIFF_TOTAL_LARGEST,     /* the largest row (a peak: the worst core)  */
+	DIFF_TOTAL_SMALLEST,    /* the smallest row (headroom: worst core)   */
+	DIFF_TOTAL_ROOT,        /* given: a scope tree's root                */
+	DIFF_TOTAL_WEIGHTED,    /* given: all cores together, by device time */
+};
+
+/* Totals of a section: given by the caller (set: tree roots, weighted
+ * utilization), else computed from the rows by rule. */
 struct diff_total {
 	bool set;
+	enum diff_total_rule rule;
 	bool has[2];
 	int64_t v[2];
 };
@@ -48,9 +61,10 @@ struct diff_entry *diff_set_add(struct diff_set *s, const char *label, json_t *k
 /* Adds v (saturating) to the metric on one side and marks it present. */
 void diff_entry_add(struct diff_entry *e, int side, int metric, int64_t v);
 
-/* The section object of one metric: unit, totals, counts, rows sorted by
- * absolute delta. extra_name, when not NULL, adds <extra_name>_a and
- * <extra_name>_b from metric `extra`. total NULL or unset: row sums. */
+/* The section object of one metric: unit, total_is, totals, counts, rows
+ * sorted by absolute delta. extra_name, when not NULL, adds <extra_name>_a
+ * and <extra_name>_b from metric `extra`. total NULL: row sums; unset:
+ * computed from the rows by its rule. */
 json_t *diff_section(const struct diff_set *s, int metric, const char *unit,
 		     int extra, const char *extra_name, const struct diff_total *total);
 

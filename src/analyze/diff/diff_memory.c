@@ -305,12 +305,15 @@ void diff_memory(json_t *sections, const json_t *a, const json_t *b)
 	struct mem_sets s;
 	struct diff_set cores;
 	struct pairs p;
+	/* peaks of different cores or programs are not summed */
+	const struct diff_total largest = { .rule = DIFF_TOTAL_LARGEST };
 
 	memset(&s, 0, sizeof(s));
 	diff_set_init(&s.modules);
 	diff_set_init(&s.buffers);
 	diff_set_init(&s.scopes);
 	s.scope_total.set = true;
+	s.scope_total.rule = DIFF_TOTAL_ROOT;
 	pairs_init(&p, a, b);
 	module_rows(&s, &p);
 	pairs_release(&p);
@@ -318,11 +321,11 @@ void diff_memory(json_t *sections, const json_t *a, const json_t *b)
 	core_rows(&cores, DIFF_A, a);
 	core_rows(&cores, DIFF_B, b);
 	json_object_set_new(sections, "memory_modules",
-			    diff_section(&s.modules, 0, "bytes", 0, NULL, NULL));
+			    diff_section(&s.modules, 0, "bytes", 0, NULL, &largest));
 	json_object_set_new(sections, "memory_cores_compiler",
-			    diff_section(&cores, 0, "bytes", 0, NULL, NULL));
+			    diff_section(&cores, 0, "bytes", 0, NULL, &largest));
 	json_object_set_new(sections, "memory_cores_runtime",
-			    diff_section(&cores, 1, "bytes", 0, NULL, NULL));
+			    diff_section(&cores, 1, "bytes", 0, NULL, &largest));
 	json_object_set_new(sections, "peak_buffers",
 			    diff_section(&s.buffers, 0, "bytes", 0, NULL, NULL));
 	json_object_set_new(sections, "peak_scopes",

@@ -100,7 +100,7 @@ static void collective_rows(struct diff_set *coll, int side, const json_t *doc)
 void diff_time(json_t *sections, const json_t *a, const json_t *b)
 {
 	struct diff_set ops, scopes, coll;
-	struct diff_total scope_total = { .set = true };
+	struct diff_total scope_total = { .set = true, .rule = DIFF_TOTAL_ROOT };
 
 	diff_set_init(&ops);
 	op_rows(&ops, DIFF_A, a);

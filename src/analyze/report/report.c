@@ -109,20 +109,6 @@ static enum tp_err ops_then_memory(struct tp_report *r, struct tp_capture *cap,
 	return rc;
 }
 
-/* One core, one capacity: memory resolved it with --hbm and the runtime
- * allocator's figure, which the ops pass does not read; the report's ops
- * cores take memory's, so both documents say the same. */
-static void one_capacity(struct tp_report *r)
-{
-	for (size_t i = 0; i < r->coll.ops.n_cores; i++) {
-		struct tp_ops_core *oc = &r->coll.ops.cores[i];
-
-		for (size_t k = 0; k < r->memory.n_cores; k++)
-			if (r->memory.cores[k].plane == oc->plane)
-				oc->device.capacity = r->memory.cores[k].device.capacity;
-	}
-}
-
 static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 			 const struct tp_report_filter *f, struct tp_error *err)
 {
@@ -148,7 +134,6 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	tp_selection_release(&sel);
 	if (rc != TP_OK)
 		return rc;
-	one_capacity(r);
 	rc = tp_info_build(&r->info, cap, err);
 	if (rc != TP_OK)
 		return rc;

@@ -28,6 +28,22 @@ struct tp_str tp_report_module_name(const struct tp_capture *cap, size_t m)
 				  : tp_str_make("", 0);
 }
 
+bool tp_report_module_name_shared(const struct tp_capture *cap, size_t m)
+{
+	struct tp_str name = tp_report_module_name(cap, m);
+
+	if (m >= cap->n_modules)
+		return false;
+	for (size_t i = 0; i < cap->n_modules; i++) {
+		struct tp_str other = tp_module_name(&cap->modules[i]);
+
+		if (cap->modules[i].program_id != cap->modules[m].program_id &&
+		    other.len == name.len && memcmp(other.ptr, name.ptr, name.len) == 0)
+			return true;
+	}
+	return false;
+}
+
 static json_t *maybe(bool known, double v)
 {
 	return known ? json_real(v) : json_null();

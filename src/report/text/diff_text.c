@@ -14,22 +14,38 @@
 
 #define NAME_WIDTH 42 /* 100 columns less the 58 of the numbers */
 
+/* The sections in the order shown, and the part of the run each is
+ * about; their titles come from the document (one label for text and
+ * HTML). */
 static const struct {
-	const char *name, *title;
+	const char *name, *group;
 } sections[] = {
-	{ "memory_modules", "memory: compiler peak per module" },
-	{ "memory_cores_compiler", "memory: compiler peak per core" },
-	{ "memory_cores_runtime", "memory: runtime allocator peak per core" },
-	{ "memory_cores_headroom", "memory: headroom to capacity per core" },
-	{ "peak_buffers", "memory: buffers live at each module's peak" },
-	{ "peak_scopes", "memory: bytes at the peaks by name scope" },
-	{ "ops", "time: op time, summed over cores" },
-	{ "op_scopes", "time: op self time by name scope" },
-	{ "collective_ring_bytes", "traffic: ring bytes sent, total over devices and executions" },
-	{ "collective_payload_bytes", "traffic: payload bytes, summed over executions" },
-	{ "collective_time", "traffic: device time of collectives" },
-	{ "cores_flop_utilization", "device: FLOP utilization per core (total: all cores)" },
+	{ "memory_modules", "memory" },
+	{ "memory_cores_compiler", "memory" },
+	{ "memory_cores_runtime", "memory" },
+	{ "memory_cores_headroom", "memory" },
+	{ "peak_buffers", "memory" },
+	{ "peak_scopes", "memory" },
+	{ "ops", "time" },
+	{ "op_scopes", "time" },
+	{ "collective_ring_bytes", "traffic" },
+	{ "collective_payload_bytes", "traffic" },
+	{ "collective_time", "traffic" },
+	{ "cores_flop_utilization", "device" },
 };
+
+/* The totals row's label: what the total is (a peak or headroom is the
+ * worst row, never a sum). */
+static const char *total_word(const char *total_is)
+{
+	if (strcmp(total_is, "largest") == 0)
+		return "largest";
+	if (strcmp(total_is, "smallest") == 0)
+		return "smallest";
+	if (strcmp(total_is, "weighted") == 0)
+		return "all cores";
+	return "total";
+}
 
 static int64_t num(const json_t *obj, const char *key, bool *has)
 {
@@ -151,21 +167,22 @@ static void print_counts(FILE *out, const json_t *counts, size_t n_rows)
 	fputc('\n', out);
 }
 
-static void print_section(FILE *out, const char *name, const char *title,
+static void print_section(FILE *out, const char *name, const char *group,
 			  const json_t *sec, size_t limit)
 {
 	const json_t *rows = json_object_get(sec, "rows");
 	const char *unit = str(sec, "unit");
 	size_t n = json_array_size(rows), shown = 0, changed = 0;
 
-	fprintf(out, "\n%s\n", title);
+	fprintf(out, "\n%s: %s\n", group, *str(sec, "title") ? str(sec, "title") : name);
 	if (!n) {
 		fputs("  nothing in A or B\n", out);
 		return;
 	}
 	print_counts(out, json_object_get(sec, "counts"), n);
 	fprintf(out, "  %-11s %10s %10s %11s %8s\n", "", "A", "B", "B - A", "%");
-	print_line(out, "total", unit, json_object_get(sec, "totals"), "", false);
+	print_line(out, total_word(str(sec, "total_is")), unit, json_object_get(sec, "totals"), "",
+		   false);
 	for (size_t i = 0; i < n; i++) {
 		const json_t *row = json_array_get(rows, i);
 		char *label;
@@ -204,7 +221,7 @@ enum tp_err tp_diff_write_text(FILE *out, const json_t *diff, size_t limit,
 	fputs("changes are B - A; rows by absolute change, largest first; unchanged rows\n"
 	      "are only counted (--format json lists every row)\n", out);
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-		print_section(out, sections[i].name, sections[i].title,
+		print_section(out, sections[i].name, sections[i].group,
 			      json_object_get(secs, sections[i].name), limit);
 	if (ferror(out))
 		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");

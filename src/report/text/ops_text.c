@@ -18,22 +18,6 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Several programs share a module name (e.g. jit_add compiled three
- * times): the text then also names the program. */
-static bool name_shared(const struct tp_capture *cap, size_t m)
-{
-	struct tp_str name = tp_report_module_name(cap, m);
-
-	for (size_t i = 0; i < cap->n_modules; i++) {
-		struct tp_str other = tp_module_name(&cap->modules[i]);
-
-		if (cap->modules[i].program_id != cap->modules[m].program_id &&
-		    other.len == name.len && memcmp(other.ptr, name.ptr, name.len) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* The module suffix of the op column: "  (module)", with the program
  * when several programs share the name. */
 static void module_suffix(char *suffix, size_t n, const struct tp_capture *cap,
@@ -42,7 +26,7 @@ static void module_suffix(char *suffix, size_t n, const struct tp_capture *cap,
 	struct tp_str mod = tp_report_module_name(cap, o->module);
 
 	suffix[0] = '\0';
-	if (mod.len && name_shared(cap, o->module))
+	if (mod.len && tp_report_module_name_shared(cap, o->module))
 		snprintf(suffix, n, "  (%.*s #%" PRIu64 ")",
 			 (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod), o->program_id);
 	else if (mod.len)
@@ -267,7 +251,8 @@ static void op_row(FILE *out, const struct tp_ops *ops, const struct tp_ops_core
 		T(total), T(self), o->occurrences, pct(o->self_ps, core->device_ps));
 	if (roofline)
 		roofline_cells(out, ops, o, notes);
-	fprintf(out, "%-14.*s ",
+	/* two spaces: a 14-character category never runs into the name */
+	fprintf(out, "%-14.*s  ",
 		(int)(o->category.len > 14 ? 14 : o->category.len), TP_SPTR(o->category));
 	fprintf(out, "%s%s\n", name->text, name->suffix);
 }
@@ -391,7 +376,7 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 	fprintf(out, "  %9s %9s %7s %6s  ", "total", "self", "count", "device");
 	if (roofline)
 		fprintf(out, "%6s %6s %-13s ", "flop", "hbm", "bound");
-	fprintf(out, "%-14s %s\n", "category", "op (module)");
+	fprintf(out, "%-14s  %s\n", "category", "op (module)");
 	names = shown_names(cap, ops, c, n);
 	for (size_t i = 0; i < n; i++)
 		op_row(out, ops, c, &names[i], roofline, &notes);

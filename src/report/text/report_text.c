@@ -276,11 +276,16 @@ static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_r
 	utilization_line(out, ops);
 	for (size_t i = 0; i < n && i < TOP; i++) {
 		struct tp_str mod = tp_report_module_name(cap, t[i].module);
+		char program[32] = "";
 
-		fprintf(out, "  %10s %5.1f%%  op %.*s%s%.*s%s x%" PRIu64 "\n", PS(0, t[i].self_ps),
+		/* programs sharing a module name are told apart, as in ops */
+		if (mod.len && tp_report_module_name_shared(cap, t[i].module))
+			snprintf(program, sizeof(program), " #%" PRIu64,
+				 cap->modules[t[i].module].program_id);
+		fprintf(out, "  %10s %5.1f%%  op %.*s%s%.*s%s%s x%" PRIu64 "\n", PS(0, t[i].self_ps),
 			device ? 100.0 * (double)t[i].self_ps / (double)device : 0.0,
 			(int)t[i].name.len, TP_SPTR(t[i].name), mod.len ? " (" : "",
-			(int)mod.len, TP_SPTR(mod), mod.len ? ")" : "", t[i].count);
+			(int)mod.len, TP_SPTR(mod), program, mod.len ? ")" : "", t[i].count);
 	}
 	list_scopes(out, tree, device, true);
 	free(t);
@@ -313,7 +318,7 @@ static void traffic_part(FILE *out, const struct tp_report *r)
 		fprintf(out, "%s sent per device (ring, the most one device sent; %s in total "
 			"over %zu device(s)), ", BYTES(0, most), BYTES(1, total), senders);
 	else
-		fprintf(out, "no ring bytes sent, ");
+		fprintf(out, "%s sent per device (ring), ", BYTES(0, 0));
 	fprintf(out, "%s = %.1f%% of device time (all cores)\n", PS(2, coll),
 		device ? 100.0 * (double)coll / (double)device : 0.0);
 	if (c->n_host)

@@ -138,7 +138,7 @@ const SummaryView = {
 		});
 		s.appendChild(el("p", { id: "summary-traffic" }, cs.length + " collective(s), " + fmtInt(execs) + " execution(s), " +
 			(total ? fmtBytes(most) + " sent per device (ring, the most one device sent; " + fmtBytes(total) + " in total over " +
-			 senders + " device(s)), " : "no ring bytes sent, ") + fmtPs(t) + (dev ? " = " + fmtPct(t / dev) + " of device time (all cores)" : "")));
+			 senders + " device(s)), " : fmtBytes(0) + " sent per device (ring), ") + fmtPs(t) + (dev ? " = " + fmtPct(t / dev) + " of device time (all cores)" : "")));
 		return s;
 	},
 };

@@ -1,22 +1,34 @@
 /* Diff view: the totals of every section, both sides' towers at the peak
  * of a module pair on one scale, and the changed ops side by side. */
 
-const DIFF_TITLES = {
-	memory_modules: "Compiler peak per module", memory_cores_compiler: "Compiler peak per core",
-	memory_cores_runtime: "Runtime peak per core", peak_buffers: "Buffers at the peak",
-	peak_scopes: "Bytes at the peak per scope", ops: "Op time", op_scopes: "Op time per scope",
-	collective_ring_bytes: "Collective ring bytes", collective_payload_bytes: "Collective payload bytes",
-	collective_time: "Collective time",
-};
-
+/* Every value in its section's unit, as the text output writes it:
+ * bytes, times, and FLOP utilization in parts per billion of the peak
+ * shown as a percentage (3 significant digits). */
 function fmtUnit(unit, v) {
 	if (v === null || v === undefined)
 		return "–";
-	return unit === "ps" ? fmtPs(v) : fmtBytes(v);
+	if (unit === "ps")
+		return fmtPs(v);
+	if (unit === "bytes")
+		return fmtBytes(v);
+	if (unit === "ppb") {
+		const p = Number(v) / 1e7;
+		return (p === 0 ? "0" : Number(p.toPrecision(3)).toString()) + "%";
+	}
+	return fmtInt(v) + " " + unit;
 }
 
-function fmtDelta(unit, d) {
-	return el("span", { class: d > 0 ? "delta-up" : d < 0 ? "delta-down" : "" }, (d > 0 ? "+" : "") + fmtUnit(unit, d));
+/* A section's human label; the document gives one for every section. */
+function diffTitle(key, s) {
+	return (s && s.title) || key.replace(/_/g, " ");
+}
+
+/* Red where B is worse: more bytes or time, but less headroom or FLOP
+ * utilization (the sections where more is better). */
+const DIFF_MORE_IS_BETTER = { memory_cores_headroom: true, cores_flop_utilization: true };
+function fmtDelta(unit, d, key) {
+	const worse = DIFF_MORE_IS_BETTER[key] ? d < 0 : d > 0, better = DIFF_MORE_IS_BETTER[key] ? d > 0 : d < 0;
+	return el("span", { class: worse ? "delta-up" : better ? "delta-down" : "" }, (d > 0 ? "+" : "") + fmtUnit(unit, d));
 }
 
 function fmtPercent(p) {
@@ -27,11 +39,12 @@ function fmtPercent(p) {
 function diffRowName(key, r) {
 	switch (key) {
 	case "memory_modules": return r.module;
-	case "memory_cores_compiler": case "memory_cores_runtime": return coreKey(r.host, r.plane);
+	case "memory_cores_compiler": case "memory_cores_runtime": case "memory_cores_headroom":
+	case "cores_flop_utilization": return coreKey(r.host, r.plane);
 	case "peak_buffers": return (r.instruction_b || r.instruction_a) + ((r.shape_index || []).length ? "{" + r.shape_index.join(",") + "}" : "");
 	case "peak_scopes": case "op_scopes": return r.path;
 	case "ops": return r.op;
-	default: return r.collective || r.module || "";
+	default: return r.collective || r.op || r.path || (r.host ? coreKey(r.host, r.plane) : "") || r.module || "";
 	}
 }
 
@@ -65,8 +78,8 @@ const DiffView = {
 		const secs = this.diff.sections || {};
 		Object.keys(secs).forEach(function (k) {
 			const s = secs[k], c = s.counts || {};
-			t.appendChild(el("tr", {}, el("td", {}, DIFF_TITLES[k] || k), el("td", { class: "num" }, fmtUnit(s.unit, s.totals.a)),
-				el("td", { class: "num" }, fmtUnit(s.unit, s.totals.b)), el("td", { class: "num" }, fmtDelta(s.unit, s.totals.delta)),
+			t.appendChild(el("tr", { "data-section": k }, el("td", {}, diffTitle(k, s)), el("td", { class: "num" }, fmtUnit(s.unit, s.totals.a)),
+				el("td", { class: "num" }, fmtUnit(s.unit, s.totals.b)), el("td", { class: "num" }, fmtDelta(s.unit, s.totals.delta, k)),
 				el("td", { class: "num" }, fmtPercent(s.totals.percent)),
 				["appeared", "disappeared", "grew", "shrank", "unchanged"].map(function (x) { return el("td", { class: "num" }, fmtInt(c[x] || 0)); })));
 		});
@@ -208,7 +221,7 @@ const DiffView = {
 		function row(r) {
 			t.appendChild(el("tr", { class: "row" }, el("td", { class: "mono" }, r.op), el("td", {}, r.module),
 				el("td", { class: "num" }, fmtUnit(s.unit, r.a)), el("td", { class: "num" }, fmtUnit(s.unit, r.b)),
-				el("td", { class: "num" }, fmtDelta(s.unit, r.delta)), el("td", { class: "num" }, fmtPercent(r.percent)),
+				el("td", { class: "num" }, fmtDelta(s.unit, r.delta, "ops")), el("td", { class: "num" }, fmtPercent(r.percent)),
 				el("td", { class: "num" }, fmtInt(r.occurrences_a)), el("td", { class: "num" }, fmtInt(r.occurrences_b)),
 				el("td", {}, r.change)));
 		}
@@ -219,14 +232,14 @@ const DiffView = {
 	section: function (key, s) {
 		const changed = s.rows.filter(function (r) { return r.change !== "unchanged"; });
 		const d = el("details", { class: "section", id: "diff-" + key, open: key === "peak_buffers" || key === "memory_modules" },
-			el("summary", {}, (DIFF_TITLES[key] || key) + " — " + changed.length + " changed of " + s.rows.length));
+			el("summary", {}, diffTitle(key, s) + " — " + changed.length + " changed of " + s.rows.length));
 		const t = el("table", { class: "plain diff" }, el("tr", {},
 			["name", "module", "A", "B", "B − A", "%", "change"].map(function (h) { return el("th", {}, h); })));
 		changed.forEach(function (r) {
 			t.appendChild(el("tr", { class: "row" }, el("td", { class: "mono" }, diffRowName(key, r)),
-				el("td", {}, key.startsWith("memory_cores") || key === "op_scopes" ? "" : r.module || ""),
+				el("td", {}, key.startsWith("memory_cores") || key.startsWith("cores_") || key === "op_scopes" ? "" : r.module || ""),
 				el("td", { class: "num" }, fmtUnit(s.unit, r.a)), el("td", { class: "num" }, fmtUnit(s.unit, r.b)),
-				el("td", { class: "num" }, fmtDelta(s.unit, r.delta)), el("td", { class: "num" }, fmtPercent(r.percent)),
+				el("td", { class: "num" }, fmtDelta(s.unit, r.delta, key)), el("td", { class: "num" }, fmtPercent(r.percent)),
 				el("td", {}, r.change)));
 		});
 		d.appendChild(t);

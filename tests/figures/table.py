@@ -1,0 +1,656 @@
+"""THE TABLE: every invariant the product's figures are held to
+(docs/json.md defines each figure). A new figure joins in one line.
+
+xfail="23.N": a known failure that issue 23's point N fixes. Such a row
+must fail on some capture; when it passes everywhere the suite fails and
+says to drop the flag (the fix has landed).
+on="diffs": the row walks every diff run (each capture against itself,
+and the pairs of harness.DIFF_PAIRS) instead of every capture.
+"""
+import re
+
+from figures_lib import J, H, T, Fn, Same, Each, Check, Skip, equal, walk, printed, same_doc
+
+BYTES = r"(?P<v>-?[\d.]+) (?P<u>B|KiB|MiB|GiB|TiB|PiB)"
+TIME = r"(?P<v>[\d.]+) (?P<u>ps|ns|us|ms|s)"
+PCT = r"(?P<v>[\d.]+)%"
+CORE = r"(?P<core>\S+ /device:\S+)"
+FRACTION_KEYS = re.compile(r"(^|_)(share|utilization|duty_cycle|share_of_peak|fraction)$")
+
+
+def core_key(k):
+    """The core of a key, whatever else it names."""
+    for part in k:
+        if "/device:" in part:
+            return part
+    return None
+
+
+# ---------------------------------------------------------------- readers
+
+def by_core(reader, fold=max):
+    """Per core: fold over the values under each core."""
+    def fn(cap):
+        out = {}
+        for k, v in reader(cap).items():
+            if v is not None:
+                out.setdefault(core_key(k), []).append(v)
+        return {(c,): fold(v) for c, v in out.items()}
+    return Fn("per core of %r" % reader, fn)
+
+
+def all_cores(cap, key):
+    """Σ key over ops.cores[]; no cores (compiled programs only): nothing
+    to hold."""
+    cores = cap.json("ops")["cores"]
+    if not cores:
+        raise Skip()
+    return sum(c[key] for c in cores)
+
+
+def mem_cores(key):
+    """memory cores[].key of the cores that have a peak (the others print
+    "-" or are left out)."""
+    def fn(cap):
+        return {"%s %s" % (c["host"], c["plane"]): c[key] for c in cap.json("memory")["cores"]
+                if c[key] is not None and (c["compiler_peak_bytes"] is not None or c["runtime_peak_bytes"] is not None)}
+    return Fn("memory cores[].%s (cores with a peak)" % key, fn)
+
+
+def weighted(cap, key):
+    """A per-core fraction over all cores, weighted by device time."""
+    cores = cap.json("ops")["cores"]
+    dev = sum(c["device_ps"] for c in cores)
+    if not dev or any(c.get(key) is None for c in cores):
+        raise Skip()
+    return sum(c[key] * c["device_ps"] for c in cores) / dev
+
+
+def op_device_share(cap):
+    """Each op over all cores: Σ self time / Σ device time of the cores,
+    keyed as report text names it: with " #program" where programs share
+    a module name."""
+    cores = cap.json("ops")["cores"]
+    dev = sum(c["device_ps"] for c in cores)
+    programs = {}
+    for c in cores:
+        for o in c["ops"]:
+            programs.setdefault(o["module"], set()).add(o["program_id"])
+    out = {}
+    for c in cores:
+        for o in c["ops"]:
+            mod = o["module"] or ""
+            if len(programs.get(o["module"], ())) > 1:
+                mod += " #" + o["program_id"]
+            k = (o["name"], mod)
+            out[k] = out.get(k, 0) + o["self_ps"]
+    return {k: v / dev for k, v in out.items()} if dev else {}
+
+
+def report_op_shares(cap):
+    out = {}
+    for m in re.finditer(r"^ +[\d.]+ \S+ +(?P<v>[\d.]+)%  op (?P<op>\S+)(?: \((?P<mod>[^)]*)\))? x\d+$",
+                         cap.text("report"), re.M):
+        out[(m["op"], m["mod"] or "")] = printed(m["v"], "%", "percent")
+    return out
+
+
+def module_traffic_per_device(cap):
+    """Per module: the bytes the busiest device sent (ring bytes × its
+    executions there), summed over the module's collectives."""
+    per = {}
+    for c in cap.json("collectives")["collectives"]:
+        for core in c["cores"]:
+            k = (c["program_id"], "%s %s" % (core["host"], core["plane"]))
+            per[k] = per.get(k, 0) + (c["ring_bytes_per_device"] or 0) * core["occurrences"]
+    out = {}
+    for (pid, _), v in per.items():
+        out[pid] = max(out.get(pid, 0), v)
+    return {k: v for k, v in out.items()}
+
+
+def core_traffic(cap):
+    """Per core: Σ over collectives of ring bytes × its executions there."""
+    per = {}
+    for c in cap.json("collectives")["collectives"]:
+        for core in c["cores"]:
+            k = ("%s %s" % (core["host"], core["plane"]),)
+            per[k] = per.get(k, 0) + (c["ring_bytes_per_device"] or 0) * core["occurrences"]
+    return {k: v for k, v in per.items() if v}
+
+
+def busiest_device_traffic(cap):
+    """The bytes the busiest device sent over all collectives."""
+    per = {}
+    for c in cap.json("collectives")["collectives"]:
+        for core in c["cores"]:
+            k = (core["host"], core["plane"])
+            per[k] = per.get(k, 0) + (c["ring_bytes_per_device"] or 0) * core["occurrences"]
+    return max(per.values()) if per else 0
+
+
+def module_traffic_total(cap):
+    out = {}
+    for c in cap.json("collectives")["collectives"]:
+        out[c["program_id"]] = out.get(c["program_id"], 0) + (c["ring_bytes_per_device"] or 0) * c["occurrences"]
+    return out
+
+
+def keyed_modules(reader):
+    def fn(cap):
+        return {(m["name"],): v for m in cap.json("collectives")["modules"]
+                for pid, v in reader(cap).items() if pid == m["program_id"]}
+    return Fn(reader.__name__, fn)
+
+
+def coll_cores(key):
+    """collectives cores[].key; text has the per-core part only where the
+    programs hold a collective, or one ran."""
+    def fn(cap):
+        doc = cap.json("collectives")
+        cores = doc["cores"]
+        if not doc["collectives"] and not any(c["collective_ps"] for c in cores):
+            return {}
+        return {("%s %s" % (c["host"], c["plane"]),): c[key] for c in cores}
+    return Fn("collectives cores[].%s" % key, fn)
+
+
+def check_measured(rule, field="measured", key="core"):
+    """check --format json: a rule's figure per core (or per module), of
+    the checks that failed (text names only those)."""
+    def fn(cap):
+        return {(("%s %s" % (r["host"], r["plane"])) if key == "core" else r["module"],): r[field]
+                for r in cap.json("check")["results"]
+                if r["rule"] == rule and not r["pass"] and (r["plane"] if key == "core" else not r["plane"])}
+    return Fn("check %s %s" % (rule, field), fn)
+
+
+# ---------------------------------------------------------------- checks
+
+def html_is_json(cmd, parts):
+    """The page embeds the very documents --format json writes."""
+    def fn(cap):
+        page = cap.html(cmd)
+        for part, want in parts(cap).items():
+            d = same_doc(page.get(part), want, part)
+            if d:
+                yield "%s page differs from --format json: %s" % (cmd, d[:200])
+    return fn
+
+
+def _ops_by_name(doc):
+    """The ops document with each core's ops[] in name order."""
+    doc = dict(doc)
+    doc["cores"] = [dict(c, ops=sorted(c["ops"], key=lambda o: (o["name"], o["program_id"] or "")),
+                         modules=sorted(c["modules"], key=lambda m: (m["module"] or "", m["program_id"] or "")))
+                    for c in doc["cores"]]
+    return doc
+
+
+def report_parts(cap):
+    """report --format json holds the other commands' documents (the
+    warnings of ops and collectives are in info, as json.md says). The
+    order of ops[] (and of modules[], in order of first op) is
+    ops_in_sort_order's."""
+    rep = cap.json("report")
+    for part in ("info", "memory", "ops", "collectives"):
+        want = dict(cap.json(part))
+        got = dict(rep[part])
+        if part in ("ops", "collectives"):
+            want.pop("warnings", None)
+            got.pop("warnings", None)
+        if part == "ops":
+            want, got = _ops_by_name(want), _ops_by_name(got)
+        d = same_doc(got, want, "report." + part)
+        if d:
+            yield "differs from %s --format json: %s" % (part, d[:200])
+
+
+def ops_in_sort_order(cap):
+    """ops[] of every ops document is in the order its "sort" says
+    (total: largest total_ps first, ties by name, then program id)."""
+    for cmd, doc in (("ops", cap.json("ops")), ("report", cap.json("report")["ops"])):
+        if doc["sort"] != "total":
+            continue
+        for c in doc["cores"]:
+            keys = [(-o["total_ps"], o["name"], o["program_id"] or "") for o in c["ops"]]
+            if keys != sorted(keys):
+                i = next(i for i in range(len(keys) - 1) if keys[i] > keys[i + 1])
+                yield "%s %s %s: ops[%d] %s (%d ps) before %s (%d ps), sort %r" % (
+                    cmd, c["host"], c["plane"], i, c["ops"][i]["name"], c["ops"][i]["total_ps"],
+                    c["ops"][i + 1]["name"], c["ops"][i + 1]["total_ps"], doc["sort"])
+
+
+def every_run_clean(cap):
+    """Every command ran in every format it has (exit 0; check 0 or 1),
+    and its JSON (and the HTML page's data) parses."""
+    import harness
+    for cmd, (_, fmts) in harness.COMMANDS.items():
+        for fmt in fmts:
+            try:
+                cap.o.get(cap.name, cmd, fmt)
+            except harness.RunError as e:
+                yield str(e)
+            except ValueError as e:
+                yield "%s --format %s: not JSON: %s" % (cmd, fmt, e)
+
+
+def symmetric_traffic(cap):
+    """Where every core ran a module's collectives equally often, the
+    total is per device × devices."""
+    colls = cap.json("collectives")
+    for m in colls["modules"]:
+        cs = [c for c in colls["collectives"] if c["program_id"] == m["program_id"] and c["occurrences"]]
+        cores = {(x["host"], x["plane"]) for c in cs for x in c["cores"]}
+        if not cs or len(cores) < 2 or any(len({x["occurrences"] for x in c["cores"]}) != 1 or
+                                           len(c["cores"]) != len(cores) for c in cs):
+            continue
+        total = sum((c["ring_bytes_per_device"] or 0) * c["occurrences"] for c in cs)
+        if total and m["ring_bytes_per_device"] * len(cores) != total:
+            yield "%s: %d per device × %d devices != %d in total" % (m["name"], m["ring_bytes_per_device"], len(cores), total)
+
+
+def shares_at_most_one(cap):
+    """No share of a peak (or of a whole) above 100%, in any document."""
+    for cmd in ("report", "ops", "memory", "collectives", "check"):
+        def go(node, where):
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    if FRACTION_KEYS.search(k) and isinstance(v, (int, float)) and not isinstance(v, bool):
+                        if not (-1e-9 <= v <= 1 + 1e-9) and not k.startswith("limit"):
+                            yield "%s %s.%s = %.6g (%.4g%%)" % (cmd, where, k, v, 100 * v)
+                    else:
+                        yield from go(v, where + "." + k if k else where)
+            elif isinstance(node, list):
+                for i, v in enumerate(node):
+                    name = node[i].get("name") if isinstance(v, dict) and isinstance(v.get("name"), str) else i
+                    yield from go(v, "%s[%s]" % (where, name))
+        yield from go(cap.json(cmd), "")
+
+
+def text_shares_at_most_100(cap):
+    """Text: no percentage of a device peak above 100% (growth in diff is
+    a change, not a share, and is not looked at)."""
+    for cmd in ("report", "ops", "memory", "collectives"):
+        for line in cap.text(cmd).splitlines():
+            for m in re.finditer(r"(?<![+\-\d.])(\d+(?:\.\d+)?)%", line):
+                if float(m.group(1)) > 100.0001:
+                    yield "%s: %s" % (cmd, line.strip()[:120])
+
+
+ASYNC = re.compile(r"^(?P<base>.*?)-(?P<half>start|done)(?P<n>\.\d+)?$")
+
+
+def async_bytes_once(cap):
+    """An async pair (X-start / X-done) carries its bytes once."""
+    for core in cap.json("ops")["cores"]:
+        ops = {(o["program_id"], o["name"]): o for o in core["ops"]}
+        for (pid, name), o in ops.items():
+            m = ASYNC.match(name)
+            if not m or m["half"] != "start":
+                continue
+            done = ops.get((pid, "%s-done%s" % (m["base"], m["n"] or "")))
+            if done and (o["bytes_accessed"] or 0) > 0 and (done["bytes_accessed"] or 0) > 0:
+                yield "%s %s: %s and %s both carry bytes (%d, %d)" % (core["host"], core["plane"], name,
+                                                                   done["name"], o["bytes_accessed"],
+                                                                   done["bytes_accessed"])
+
+
+def collective_parts_sum(cap):
+    """Per-core executions and time add up to the collective's."""
+    for c in cap.json("collectives")["collectives"]:
+        for key in ("occurrences", "time_ps"):
+            s = sum(x[key] for x in c["cores"])
+            if c["cores"] and s != c[key]:
+                yield "%s: Σ cores[].%s = %d, %s = %d" % (c["name"], key, s, key, c[key])
+
+
+def per_device_traffic(cap):
+    """Traffic per device is never above the total, and equals total /
+    devices where every device ran the same executions."""
+    total, per = module_traffic_total(cap), {m["program_id"]: m["ring_bytes_per_device"]
+                                             for m in cap.json("collectives")["modules"]}
+    busiest = module_traffic_per_device(cap)
+    if not any(total.values()):
+        raise Skip()
+    for pid, t in total.items():
+        if per.get(pid) is None:
+            continue
+        if per[pid] > t:
+            yield "%s: %d per device > %d in total" % (pid, per[pid], t)
+        if per[pid] != busiest.get(pid, 0):
+            yield "%s: modules[].ring_bytes_per_device %d, the busiest device sent %d" % (
+                pid, per[pid], busiest.get(pid, 0))
+
+
+def scope_tree_adds_up(cap):
+    """Each memory scope tree: the root holds the peak; a node holds its
+    children and its own bytes; shares are of the peak."""
+    for m in cap.json("memory")["modules"]:
+        nodes = m.get("scopes") or []
+        if not nodes:
+            continue
+        if nodes[0]["inclusive_bytes"] != m["peak_bytes"]:
+            yield "%s: root %d, peak %d" % (m["name"], nodes[0]["inclusive_bytes"], m["peak_bytes"])
+        kids = {}
+        for n in nodes[1:]:
+            parent = n["path"].rsplit("/", 1)[0] if "/" in n["path"] else ""
+            kids[parent] = kids.get(parent, 0) + n["inclusive_bytes"]
+        for n in nodes:
+            if n["exclusive_bytes"] + kids.get(n["path"], 0) != n["inclusive_bytes"]:
+                yield "%s scope %r: exclusive %d + children %d != inclusive %d" % (
+                    m["name"], n["path"], n["exclusive_bytes"], kids.get(n["path"], 0), n["inclusive_bytes"])
+            if m["peak_bytes"] and not equal(n["share_of_peak"], n["inclusive_bytes"] / m["peak_bytes"]):
+                yield "%s scope %r: share_of_peak %g" % (m["name"], n["path"], n["share_of_peak"])
+
+
+def peak_held_by_buffers(cap, cmd="memory"):
+    """Every byte of a module's peak is a buffer live at it, in a category."""
+    for m in cap.json(cmd)["modules"]:
+        if m["error"] is not None:
+            continue
+        live = sum(b["size_bytes"] for b in m["live_at_peak"])
+        cats = sum(m["bytes_by_category"].values())
+        if live != m["peak_bytes"] or cats != m["peak_bytes"]:
+            yield "%s: peak %d, buffers %d, categories %d" % (m["name"], m["peak_bytes"], live, cats)
+
+
+def host_memory_not_held_to_hbm(cap):
+    """Only HBM (memory space 0) is held to HBM capacity: a host-memory
+    peak has no headroom to it."""
+    for c in cap.json("memory-s5")["cores"]:
+        if c["headroom_bytes"] is not None and c["compiler_peak_bytes"]:
+            yield "%s %s: memory space 5 peak %d with headroom %d to HBM capacity %d" % (
+                c["host"], c["plane"], c["compiler_peak_bytes"], c["headroom_bytes"], c["capacity_bytes"])
+
+
+def one_position_per_instruction(cap):
+    """"position" means one thing: an instruction is at one position in
+    every line of memory and report text that places it."""
+    pats = [r"at position (?P<n>\d+) \((?P<name>[^)\s]+)\)", r"(?P<name>\S+) at position (?P<n>\d+)",
+            r"^ +\S+ \S+ +\d+  (?P<name>\S+) +position (?P<n>\d+)"]
+    for cmd in ("memory", "report"):
+        module, seen = None, {}
+        for line in cap.text(cmd).splitlines():
+            m = re.match(r"^module (\S+)|^  highest compiler peak: ([^,]+),", line)
+            if m:
+                module, seen = m.group(1) or m.group(2), {}
+            for p in pats:
+                for m in re.finditer(p, line):
+                    seen.setdefault(m["name"], set()).add(int(m["n"]))
+                    if len(seen[m["name"]]) > 1:
+                        yield "%s %s: %s at positions %s" % (cmd, module, m["name"], sorted(seen[m["name"]]))
+                        seen[m["name"]] = {int(m["n"])}
+
+
+def no_unscoped_root(cap):
+    """Nothing unattributed hides in a tree's root: bytes and time with no
+    scope get their own "(no scope)" row."""
+    for m in cap.json("memory")["modules"]:
+        for n in m.get("scopes") or []:
+            if n["depth"] == 0 and n["exclusive_bytes"]:
+                yield "memory %s: %d bytes only at the root" % (m["name"], n["exclusive_bytes"])
+    for n in cap.json("report")["op_scopes"].get("scopes") or []:
+        if n["depth"] == 0 and n["exclusive_ps"]:
+            yield "op_scopes: %d ps only at the root" % n["exclusive_ps"]
+
+
+def op_scope_root_is_op_time(cap):
+    """The op scope tree's root is all op self time."""
+    scopes = cap.json("report")["op_scopes"].get("scopes") or []
+    if not scopes:
+        raise Skip()
+    if scopes[0]["inclusive_ps"] != all_cores(cap, "self_ps"):
+        yield "root %d, Σ cores self_ps %d" % (scopes[0]["inclusive_ps"], all_cores(cap, "self_ps"))
+
+
+def freed_by_last_user(cap):
+    """freed_by is the buffer's last user (the why-live walk), not its
+    definer again."""
+    n = 0
+    for m in cap.json("memory")["modules"]:
+        for b in m["live_at_peak"]:
+            lu = b["why_live"]["last_user"]
+            if lu is not None:
+                n += 1
+                if b["freed_by"] != lu:
+                    yield "%s %s: freed_by %s, last user %s" % (m["name"], b["display_name"], b["freed_by"], lu)
+    if not n:
+        raise Skip()
+
+
+def ops_names_distinct(cap):
+    """Text never prints two different ops under one (cut) name."""
+    rows = {}
+    for line in cap.text("ops").splitlines():
+        m = re.match(r"^(?P<core>\S.*?): \d+ ops", line)
+        if m:
+            core = m["core"]
+            continue
+        m = re.match(r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +\d+ .*?  (?P<name>\S+)"
+                     r"(?:  \((?P<mod>[^)]*)\))?$", line)
+        if m:
+            k = (core, m["name"], m["mod"])
+            rows[k] = rows.get(k, 0) + 1
+    for k, n in rows.items():
+        if n > 1:
+            yield "%s: %s (%s) printed for %d different ops" % (k + (n,))
+
+
+def why_live_edges(cap):
+    """Every why-live step is a data-flow edge of the HLO (an operand, a
+    tuple slot, get-tuple-element, a called computation's boundary);
+    checked by the independent walk of tests/reference/memory."""
+    import why_edges
+    problems = why_edges.check(cap.path, cap.json("memory"))
+    if problems is None:
+        raise Skip()
+    yield from problems
+
+
+# diff (issue 23 point 9) ----------------------------------------------------
+
+UNITS = {"bytes": "bytes", "ps": "ps", "ppb": None}
+
+
+def diff_sections_defined(cap):
+    """Every section has a human title, a known unit and says what its
+    total is; a peak or headroom total is the worst row, never a sum."""
+    for k, s in cap.json("diff")["sections"].items():
+        if not s.get("title") or "_" in s.get("title", "_"):
+            yield "%s: no human title (%r)" % (k, s.get("title"))
+        if s.get("unit") not in UNITS:
+            yield "%s: unit %r" % (k, s.get("unit"))
+        rule = s.get("total_is")
+        for side in ("a", "b"):
+            vals = [r[side] for r in s["rows"] if r[side] is not None]
+            t = s["totals"][side]
+            if rule == "sum" and t != sum(vals):
+                yield "%s: total %s %d is not the sum %d" % (k, side, t, sum(vals))
+            if rule == "largest" and vals and t != max(vals):
+                yield "%s: total %s %d is not the largest row %d" % (k, side, t, max(vals))
+            if rule == "smallest" and vals and t != min(vals):
+                yield "%s: total %s %d is not the smallest row %d" % (k, side, t, min(vals))
+            if rule is None:
+                yield "%s: no total_is" % k
+        if k.startswith("memory_cores") or k.startswith("memory_modules"):
+            if rule not in ("largest", "smallest"):
+                yield "%s: a peak or headroom total is %r, not the worst row" % (k, rule)
+        if s.get("unit") == "ppb":
+            for r in s["rows"]:
+                for side in ("a", "b"):
+                    if r[side] is not None and not 0 <= r[side] <= 10 ** 9:
+                        yield "%s: %s %s ppb is not a share of the peak" % (k, side, r[side])
+
+
+def diff_text_units(cap):
+    """Text: each section's rows in its unit (ppb as %, bytes in B..PiB,
+    times in s..ps), and the title the document gives."""
+    doc, text = cap.json("diff"), cap.text("diff")
+    blocks = re.split(r"\n\n", text)
+    unit_re = {"ppb": r"^[+-]?[\d.]+(e[+-]\d+)?%$", "bytes": r"^[+-]?[\d.]+ (B|KiB|MiB|GiB|TiB|PiB)$",
+               "ps": r"^[+-]?[\d.]+ (ps|ns|us|ms|s)$"}
+    for k, s in doc["sections"].items():
+        block = next((b for b in blocks if b.split("\n", 1)[0].endswith(": " + s["title"])), None)
+        if block is None:
+            yield "%s: no text section titled %r" % (k, s["title"])
+            continue
+        for line in block.splitlines()[1:]:
+            # "  %-11s %10s %10s %11s %8s": what, A, B, B - A, %
+            if not re.match(r"^  (grew|shrank|appeared|disappeared|total|largest|smallest|all cores) ", line):
+                continue
+            for c in (line[14:24], line[25:35], line[36:47]):
+                c = c.strip()
+                if c != "-" and not re.match(unit_re.get(s["unit"], "^$"), c):
+                    yield "%s: %r is not in %s: %s" % (k, c, s["unit"], line.strip())
+
+
+def diff_html_is_json(cap):
+    d = same_doc(cap.html("diff")["diff"], cap.json("diff"), "diff")
+    if d:
+        yield "diff page differs from --format json: %s" % d[:200]
+
+
+def diff_self_zero(cap):
+    """A capture against itself: nothing changed."""
+    if cap.is_pair:
+        raise Skip()
+    for k, s in cap.json("diff")["sections"].items():
+        if s["totals"]["delta"] or any(r["delta"] for r in s["rows"]):
+            yield "%s: a change against itself" % k
+
+
+# ---------------------------------------------------------------- THE TABLE
+
+ROWS = [
+    Check("every command runs in every format it has", every_run_clean),
+    # one figure, one value: the HTML page and report hold the JSON documents
+    Check("html report page = report --format json", html_is_json("report", lambda c: {"report": c.json("report")})),
+    Check("html memory page = memory --format json", html_is_json("memory", lambda c: {"memory": c.json("memory")})),
+    Check("html ops page = ops and collectives --format json",
+          html_is_json("ops", lambda c: {"ops": c.json("ops"), "collectives": c.json("collectives")})),
+    Check("report --format json = each command's document", report_parts),
+    # found by this suite: report's ops[] keeps capture order under "sort": "total"
+    Check("ops[] in the order its sort says", ops_in_sort_order, xfail="report-sort"),
+
+    # the same figure, text and JSON (text within its printed rounding)
+    Same("ops: core device time", T("ops", r"^" + CORE + r": \d+ ops.*\n  device time " + TIME), J("ops", "cores[].device_ps")),
+    Same("ops: core op time", T("ops", r"^" + CORE + r": \d+ ops.*\n  device time \S+ \S+, op time " + TIME), J("ops", "cores[].op_ps")),
+    Same("ops: core busy share", T("ops", r"^" + CORE + r": \d+ ops.*\n.*\n.*: busy " + PCT, "percent"), J("ops", "cores[].duty_cycle")),
+    Same("ops: core FLOP utilization", T("ops", r"^" + CORE + r": \d+ ops.*\n.*\n.*FLOP utilization " + PCT, "percent"),
+         Fn("ops cores[].flop_utilization", lambda c: {k: v for k, v in walk(c.json("ops"), "cores[].flop_utilization").items() if v is not None})),
+    Same("ops: op total time", T("ops", r"^ +" + TIME + r" +[\d.]+ (?:ps|ns|us|ms|s) +\d+ "), J("ops", "cores[].ops[].total_ps")),
+    Same("ops: op self time", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +" + TIME + r" +\d+ "), J("ops", "cores[].ops[].self_ps")),
+    Same("ops: op count", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +(?P<v>\d+) ", "count"), J("ops", "cores[].ops[].occurrences")),
+    Same("ops: op share of device time", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +\d+ +" + PCT, "percent"), J("ops", "cores[].ops[].device_share")),
+    Same("memory: module peak", T("memory", r"^    peak " + BYTES + " at "),
+         Fn("memory modules[].peak_bytes (with a timeline)", lambda c: {k: v for k, v in walk(c.json("memory"), "modules[].peak_bytes").items()})),
+    Same("report: op time over cores", T("report", r"^time .*: op time " + TIME), Fn("Σ cores self_ps", lambda c: {("0",): all_cores(c, "self_ps")})),
+    Same("report: device time over cores", T("report", r"^time .* of " + TIME + " device time"), Fn("Σ cores device_ps", lambda c: {("0",): all_cores(c, "device_ps")})),
+    Same("report: busy over cores", T("report", r"^  busy " + PCT, "percent"), Fn("Σ self / Σ device", lambda c: {("0",): all_cores(c, "self_ps") / all_cores(c, "device_ps")})),
+    Same("report: FLOP utilization over cores = ops cores weighted", T("report", r"^  busy .*FLOP utilization " + PCT, "percent"),
+         Fn("ops flop_utilization by device time", lambda c: {("0",): weighted(c, "flop_utilization")})),
+    Same("report: an op's share = its share of device time in ops", Fn("report text op %", report_op_shares),
+         Fn("ops Σ self / Σ device", lambda c: {k: v for k, v in op_device_share(c).items() if k in report_op_shares(c)})),
+    Same("report: compiler peak per core", T("report", r"^  " + CORE + r" +" + BYTES + " \|"), mem_cores("compiler_peak_bytes")),
+    Same("report: runtime peak per core", T("report", r"^  " + CORE + r" +\S+(?: \S+)? \| " + BYTES + " of"), mem_cores("runtime_peak_bytes")),
+    Same("report: headroom per core", T("report", r"^  " + CORE + r" .* of \S+ \S+, " + BYTES + r" \("),
+         Fn("memory cores[].headroom_bytes", lambda c: {"%s %s" % (x["host"], x["plane"]): x["headroom_bytes"] for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None})),
+    Same("memory: capacity per core", T("memory", r"^(?P<core>\S+ +/device:\S+) .* " + BYTES + r" +-?[\d.]+ \S+ [\d.-]+%$"),
+         Fn("memory cores[].capacity_bytes", lambda c: {"%s %s" % (x["host"], x["plane"]): x["capacity_bytes"] for x in c.json("memory")["cores"] if x["capacity_bytes"] is not None})),
+    Same("capacity: ops = memory", Fn("ops cores[].device.capacity_bytes", lambda c: walk(c.json("ops"), "cores[].device.capacity_bytes.value")),
+         Fn("memory cores[].capacity_bytes", lambda c: {k: v for k, v in walk(c.json("memory"), "cores[].capacity_bytes").items()
+                                                          if k in walk(c.json("ops"), "cores[].device.capacity_bytes.value")}), xfail="23.6"),
+    Same("collectives: payload", T("collectives", r"^  payload  " + BYTES), J("collectives", "collectives[].bytes")),
+    Same("collectives: time", T("collectives", r"^  ran +[1-9]\d*x, " + TIME), Fn("time_ps of those that ran", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].time_ps").items() if v})),
+    Same("collectives: achieved bandwidth in GB/s", T("collectives", r"^  ran .* on device(?:; start to done \S+ \S+)?, (?P<v>[\d.]+) (?P<u>\S+) achieved", "GB/s"),
+         Fn("achieved_bytes_per_s", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].achieved_bytes_per_s").items() if v is not None})),
+    Same("report: traffic sent per device = the busiest device", T("report", r"^traffic .*, " + BYTES + " sent per device"),
+         Fn("the busiest device (where a device trace ran)",
+            lambda c: {("0",): busiest_device_traffic(c)} if c.json("collectives")["cores"] else {})),
+    Same("check: peak per core = memory's larger peak", Fn("check max-peak measured", lambda c: {(r["host"], r["plane"]): r["measured"] for r in c.json("check")["results"] if r["rule"] == "max-peak" and r["plane"]}),
+         Fn("memory max(compiler, runtime)", lambda c: {(x["host"], x["plane"]): max(x["compiler_peak_bytes"] or 0, x["runtime_peak_bytes"] or 0) for x in c.json("memory")["cores"]
+                                                           if (x["compiler_peak_bytes"] or x["runtime_peak_bytes"])})),
+    Same("check: headroom per core = memory", Fn("check min-headroom measured", lambda c: {(r["host"], r["plane"]): r["measured"] for r in c.json("check")["results"] if r["rule"] == "min-headroom" and r["plane"]}),
+         Fn("memory headroom_bytes", lambda c: {(x["host"], x["plane"]): x["headroom_bytes"] for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None
+                                                   and (x["compiler_peak_bytes"] is not None or x["runtime_peak_bytes"] is not None)})),
+    Same("check: FLOP utilization per core = ops", Fn("check min-flops-utilization", lambda c: {(r["host"], r["plane"]): r["measured"] for r in c.json("check")["results"] if r["rule"] == "min-flops-utilization" and r["plane"]}),
+         Fn("ops flop_utilization", lambda c: {(x["host"], x["plane"]): x["flop_utilization"] for x in c.json("ops")["cores"] if x["flop_utilization"] is not None})),
+    Same("check: collective bytes = the busiest device's", Fn("check max-collective-bytes", lambda c: {(r["program_id"],): r["measured"] for r in c.json("check")["results"] if r["rule"] == "max-collective-bytes" and r["program_id"] and r["measured"]
+                                                                     and r["source"] == "executions"}),
+         Fn("busiest device", lambda c: {(k,): v for k, v in module_traffic_per_device(c).items() if v})),
+    Same("check text: peak per core", T("check", r"^FAIL max-peak core " + CORE + r"(?: module \S+)?: " + BYTES + r" \("), check_measured("max-peak")),
+    Same("check text: headroom per core", T("check", r"^FAIL min-headroom core " + CORE + r"(?: module \S+)?: headroom " + BYTES + " = "), check_measured("min-headroom")),
+    Same("check text: headroom share of capacity", T("check", r"^FAIL min-headroom core " + CORE + r"(?: module \S+)?: headroom \S+ \S+ = " + PCT + " of", "percent"),
+         check_measured("min-headroom", "fraction")),
+    Same("check text: FLOP utilization per core", T("check", r"^FAIL min-flops-utilization core " + CORE + r": FLOP utilization " + PCT, "percent"), check_measured("min-flops-utilization")),
+    Same("check text: collective bytes per module", T("check", r"^FAIL max-collective-bytes module (?P<core>\S+): " + BYTES), check_measured("max-collective-bytes", key="module")),
+    Same("info: events per plane", T("info", r"^    (?P<plane>\S.*?) +\S+ +id \S+ +\d+ lines +(?P<v>\d+) events$", "count"), J("info", "hosts[].planes[].events")),
+    Same("info: events per line", T("info", r"^      .*?\S +(?P<v>\d+) events(?:  span .*)?$", "count"), J("info", "hosts[].planes[].lines[].events")),
+    Same("info: line span", T("info", r"^      .*?\S +\d+ events  span " + TIME + "$"),
+         Fn("info lines[].span_ps", lambda c: {k: v for k, v in walk(c.json("info"), "hosts[].planes[].lines[].span_ps").items() if v is not None})),
+    Same("fusions: time of those that ran", T("fusions", r"^  \S+  \S+(?:  inside \S+)?  ran \d+x, " + TIME),
+         Fn("fusions[].total_ps", lambda c: {k: v for k, v in walk(c.json("fusions"), "modules[].fusions[].total_ps").items() if v is not None})),
+    Same("fusions: executions", T("fusions", r"^  \S+  \S+(?:  inside \S+)?  ran (?P<v>\d+)x", "count"),
+         Fn("fusions[].occurrences", lambda c: {k: v for k, v in walk(c.json("fusions"), "modules[].fusions[].occurrences").items() if v})),
+    Same("collectives: ring bytes per device per execution", T("collectives", r"^  ring     " + BYTES + " sent per device per execution"),
+         Fn("ring_bytes_per_device", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].ring_bytes_per_device").items() if v is not None})),
+    Same("collectives: share of the interconnect", T("collectives", r"^  ran .* achieved per device = " + PCT + " of", "percent"),
+         Fn("interconnect_share", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].interconnect_share").items() if v is not None})),
+    Same("collectives: collective time per core", T("collectives", r"^  " + CORE + r": \S+ \S+ sent; " + TIME + " of "), coll_cores("collective_ps")),
+    Same("collectives: share of device time per core", T("collectives", r"^  " + CORE + r": \S+ \S+ sent; \S+ \S+ of \S+ \S+ \(" + PCT + r"\)$", "percent"),
+         coll_cores("collective_share")),
+    Same("collectives: ring bytes each core sent", T("collectives", r"^  " + CORE + r": " + BYTES + " sent; "), coll_cores("ring_bytes")),
+    Same("collectives: a core's ring bytes = Σ its collectives' ring bytes × its executions there",
+         Fn("cores[].ring_bytes", lambda c: {("%s %s" % (x["host"], x["plane"]),): x["ring_bytes"] for x in c.json("collectives")["cores"] if x["ring_bytes"]}),
+         Fn("Σ ring_bytes_per_device × cores[].occurrences", lambda c: core_traffic(c))),
+    Same("collectives: a module's ring bytes in total = Σ over its devices",
+         Fn("modules[].ring_bytes_total", lambda c: {(m["program_id"],): m["ring_bytes_total"] for m in c.json("collectives")["modules"] if m["ring_bytes_total"]}),
+         Fn("Σ cores", lambda c: {(k,): v for k, v in module_traffic_total(c).items() if v})),
+    Same("fusions: executions = ops' over cores", Fn("fusions occurrences", lambda c: {(m["program_id"], f["name"]): f["occurrences"] for m in c.json("fusions")["modules"] for f in m["fusions"] if f["occurrences"] and f["parent"] is None}),
+         Fn("ops Σ occurrences", lambda c: _ops_counts(c))),
+
+    # per device never above the total; equal to the parts' sum
+    Check("collectives: per-core executions and time add up", collective_parts_sum),
+    Check("traffic per device <= total, = the busiest device", per_device_traffic),
+    Check("symmetric work: traffic per device × devices = total", symmetric_traffic),
+    Each("ops: core self time <= device time", Fn("cores", lambda c: {(x["host"], x["plane"]): (x["self_ps"], x["device_ps"]) for x in c.json("ops")["cores"]}), lambda v: v[0] <= v[1]),
+    Each("ops: op self <= total <= core device time", Fn("ops", lambda c: {(x["plane"], o["name"]): (o["self_ps"], o["total_ps"], x["device_ps"]) for x in c.json("ops")["cores"] for o in x["ops"]}), lambda v: v[0] <= v[1] <= v[2]),
+    Each("memory: headroom = capacity - larger peak", Fn("cores", lambda c: {(x["plane"],): x for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None}),
+         lambda x: x["headroom_bytes"] == x["capacity_bytes"] - max(x["compiler_peak_bytes"] or 0, x["runtime_peak_bytes"] or 0)),
+    Check("memory: scope tree adds up to the peak", scope_tree_adds_up),
+    Check("memory: every byte of the peak is a buffer in a category", peak_held_by_buffers),
+    Check("ops: op scope root = all op self time", op_scope_root_is_op_time),
+    Check("memory space 5: every byte of the peak is a buffer in a category", lambda c: peak_held_by_buffers(c, "memory-s5"), xfail="23.8"),
+    Check("memory space 5: not held to HBM capacity", host_memory_not_held_to_hbm, xfail="23.8"),
+
+    # no share of a peak over 100%
+    Check("no share over 100% in any JSON document", shares_at_most_one),
+    Check("no share over 100% in text", text_shares_at_most_100),
+    Check("async pairs carry their bytes once", async_bytes_once),
+
+    # memory: why-live, freed_by, nothing hidden
+    Check("why-live: every step an edge", why_live_edges),
+    Check("freed_by = the why-live last user", freed_by_last_user, xfail="23.3"),
+    Check("text: one position per instruction (a heap event is no schedule step)", one_position_per_instruction, xfail="23.5"),
+    Check("nothing unattributed hides at a tree's root", no_unscoped_root, xfail="23.13"),
+    Check("ops text: different ops print different names", ops_names_distinct),
+
+    # diff: each row in its unit, labelled, the worst core, never a sum (23.9)
+    Check("diff: sections titled, in a unit, totals as total_is says", diff_sections_defined, on="diffs"),
+    Check("diff: text rows in the section's unit", diff_text_units, on="diffs"),
+    Check("diff: html page = diff --format json", diff_html_is_json, on="diffs"),
+    Check("diff: a capture against itself changes nothing", diff_self_zero, on="diffs"),
+]
+
+
+def _ops_counts(cap):
+    want = {(m["program_id"], f["name"]) for m in cap.json("fusions")["modules"] for f in m["fusions"]
+            if f["occurrences"] and f["parent"] is None}
+    out = {}
+    for core in cap.json("ops")["cores"]:
+        for o in core["ops"]:
+            k = (o["program_id"], o["name"])
+            if k in want:
+                out[k] = out.get(k, 0) + o["occurrences"]
+    return out
