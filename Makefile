@@ -1,9 +1,10 @@
 # tpuprof - a plain Makefile (GNU make).
 #
 #   make                 build build/tpuprof
-#   make check           unit, golden and corrupt-input tests, the HTML
-#                        page in headless Chromium (make html) and the
-#                        figures contract (make figures)
+#   make check           unit, golden and corrupt-input tests, chunked
+#                        captures (make riegeli-test), the HTML page in
+#                        headless Chromium (make html) and the figures
+#                        contract (make figures)
 #   make run             build and run `tpuprof report` on testdata/
 #   make deps            install the Debian packages that are missing
 #   make SANITIZE=address,undefined check
@@ -25,9 +26,11 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wwrite-strings -Wold-style-definition -Wno-unused-parameter \
 	-Wno-format-nonliteral -fno-common
 
-PKGS    := libprotobuf-c jansson libcurl zlib
+# Brotli, Zstd, Snappy and HighwayHash read .xplane.riegeli captures
+# (docs/riegeli.md); Debian's libhighwayhash-dev ships no .pc file.
+PKGS    := libprotobuf-c jansson libcurl zlib libbrotlidec libzstd snappy
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lprotobuf-c -ljansson -lcurl -lz)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lprotobuf-c -ljansson -lcurl -lz -lbrotlidec -lzstd -lsnappy) -lhighwayhash
 
 ifneq ($(SANITIZE),)
 SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -71,7 +74,7 @@ output-mode: $(BIN)
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference svg html contract figures merge-test scale-test trace-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -173,6 +176,18 @@ trace-test: $(BIN) $(TRACE_DUMP)
 contract: $(BIN)
 	python3 tests/json_contract.py $(BIN)
 
+# Chunked captures (docs/riegeli.md): the shared captures split as a
+# profiler would and written as .xplane.riegeli by the tests' own writer
+# (riegeli_pack, in each compression) give every command's JSON of the
+# .xplane.pb; gzip, stdin, run dirs, damage.
+RIEGELI_PACK := $(BUILD)/tests/riegeli/riegeli_pack
+$(RIEGELI_PACK): tests/riegeli/riegeli_pack.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(shell pkg-config --libs libbrotlienc 2>/dev/null || echo -lbrotlienc) $(PKG_LIBS) $(SAN)
+
+riegeli-test: $(BIN) $(RIEGELI_PACK)
+	sh tests/riegeli/run.sh $(BIN) $(RIEGELI_PACK)
+
 # The figures contract (issue 23): every analysis command in text, JSON
 # and HTML on every shared and test capture, held to the invariants of
 # tests/figures/table.py, and docs/json.md giving every figure a unit.
@@ -185,7 +200,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg html contract figures merge-test scale-test trace-test fetch-tests house output-mode
+	@$(MAKE) --no-print-directory all unit golden reference svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet
@@ -210,9 +225,9 @@ run: $(BIN)
 deps:
 	sh tests/install_deps.sh
 
-bench: $(BIN) $(GEN_BIN)
+bench: $(BIN) $(GEN_BIN) $(RIEGELI_PACK)
 	sh tests/install_deps.sh --bench
-	sh tests/bench.sh $(BIN) $(GEN_BIN)
+	sh tests/bench.sh $(BIN) $(GEN_BIN) $(RIEGELI_PACK)
 
 # libFuzzer targets for the decoders; FUZZ_SECONDS each (default 60).
 fuzz:

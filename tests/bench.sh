@@ -10,7 +10,11 @@
 # 200 MB against `report`, and last a block with one line per target of
 # issues 7, 16 and 19: measured, limit, PASS/FAIL. Figures go into
 # docs/performance.md.
-# Usage: tests/bench.sh TPUPROF GEN_CAPTURE
+# Then a chunked capture (.xplane.riegeli, issue 27) of at least 3 GiB of
+# XSpace, written from generated 128 MB XSpaces (one record each, the
+# same programs later in time each, kept in bench/) by the tests'
+# writer, measured and deleted.
+# Usage: tests/bench.sh TPUPROF GEN_CAPTURE [RIEGELI_PACK]
 #   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB;
 #   "" none)
 #   BENCH_HOSTS=0 skips the run directory (default 16 hosts)
@@ -19,8 +23,10 @@
 #   BENCH_GPU_MB=200 MB each), whose targets are issue 19's
 #   BENCH_TRACE=0 skips `trace` on a 200 MB capture (issue 16)
 #   BENCH_MERGE=0 skips merging 1,024 host reports (docs/scale.md)
+#   BENCH_RIEGELI_MB=N the chunked capture's size (default 3300 MB, at
+#   least 3 GiB; 0 skips it)
 set -eu
-tpuprof=$1 gen=$2
+tpuprof=$1 gen=$2 pack=${3:-}
 dir=bench
 sizes=${BENCH_SIZES-100 1000}
 hosts=${BENCH_HOSTS:-16}
@@ -211,6 +217,39 @@ bench_merge() {
 	[ -n "$wall" ] || merge_cpu=''
 }
 
+# bench_riegeli: issue 27's row: report on a chunked capture of
+# BENCH_RIEGELI_MB, against report on one of its 128 MB records as .pb
+# (speed per byte of XSpace), and its peak RSS against the file. Every
+# chunk is merged into the same planes and lines, its events moved to
+# the merged lines' start. The .riegeli is deleted.
+bench_riegeli() {
+	mb=$1
+	[ -n "$pack" ] || { echo "chunked capture: skipped (no riegeli_pack)"; return 0; }
+	n=$(( (mb + 127) / 128 ))
+	set --
+	i=1
+	while [ $i -le $n ]; do
+		# each record a later stretch of the same programs' lines
+		# (100 s apart), as a profiler writes a long capture
+		generate "$dir/chunk128-t$i.xplane.pb" 128000000 --seed 1 \
+			--device-line-ns $(( (i - 1) * 100000000000 ))
+		set -- "$@" "$dir/chunk128-t$i.xplane.pb"
+		i=$((i + 1))
+	done
+	rg=$dir/chunked.xplane.riegeli
+	"$pack" -f "$rg" "$@"
+	b=$(wc -c <"$rg")
+	pb=$(wc -c <"$1")
+	echo "chunked capture: $rg ($b bytes, $n records of about 128 MB; Riegeli, uncompressed)"
+	measure "tpuprof report on one record as .pb" "$pb" "$pb" "$tpuprof" report -q --format json "$1"
+	riegeli_pb_mbs=$(mbs "$pb" "$wall")
+	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$rg"
+	riegeli_mbs=$(mbs "$b" "$wall")
+	riegeli_rss=$(per_file "$rss" "$b")
+	riegeli_bytes=$b
+	rm -f "$rg"
+}
+
 # target TEXT VALUE OP LIMIT [WHY]: one line of the targets block; VALUE
 # empty means the run was skipped or failed (WHY, if known)
 target() {
@@ -244,6 +283,11 @@ targets() {
 	target "(write floor / report wall (x), for the record)" "$(div "${trace_floor_wall:-}" "${trace_rep_wall:-}")" "<=" 1
 	echo "targets (docs/scale.md):"
 	target "merge 1,024 host reports: CPU (s)" "${merge_cpu:-}" "<" 2
+	if [ -n "${riegeli_bytes:-}" ]; then
+		echo "targets (issue 27, a chunked capture of $riegeli_bytes bytes):"
+		target "chunked: report peak RSS / file" "${riegeli_rss:-}" "<=" 0.25
+		target "chunked: report MB/s / .pb report MB/s (x)" "$(div "${riegeli_mbs:-}" "${riegeli_pb_mbs:-}")" ">=" 0.5
+	fi
 	[ -n "$gpu_shapes" ] || return 0
 	echo "targets (issue 19, ${gpu_mb} MB GPU-shaped captures):"
 	for shape in $gpu_shapes; do
@@ -268,4 +312,6 @@ done
 if [ "$hosts" -gt 0 ]; then bench_hosts "$hosts"; fi
 if [ "${BENCH_TRACE:-1}" != 0 ]; then bench_trace; fi
 if [ "${BENCH_MERGE:-1}" != 0 ]; then bench_merge; fi
+riegeli_mb=${BENCH_RIEGELI_MB:-3300}
+if [ "$riegeli_mb" -gt 0 ]; then bench_riegeli "$riegeli_mb"; fi
 targets

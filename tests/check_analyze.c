@@ -113,7 +113,16 @@ START_TEST(test_scope_tree)
 	tp_scope_tree_add(&t, tp_str_make("", 0), 7, 1);
 	tp_scope_tree_sort(&t);
 	ck_assert_int_eq(t.nodes[0].inclusive, 167);
-	ck_assert_int_eq(t.nodes[0].exclusive, 7);
+	/* no scope: a row of its own, never the root's own part */
+	ck_assert_int_eq(t.nodes[0].exclusive, 0);
+	n = tp_scope_tree_find(&t, tp_str_make(TP_SCOPE_NONE, strlen(TP_SCOPE_NONE)));
+	ck_assert_uint_ne(n, SIZE_MAX);
+	ck_assert_int_eq(t.nodes[n].depth, 1);
+	ck_assert_int_eq(t.nodes[n].inclusive, 7);
+	ck_assert_int_eq(t.nodes[n].exclusive, 7);
+	ck_assert_uint_eq(t.nodes[n].count_exclusive, 1);
+	/* nothing to add: no row */
+	ck_assert_uint_eq(tp_scope_tree_add(&t, tp_str_make("", 0), 0, 0), 0);
 	n = tp_scope_tree_find(&t, tp_str_make("jit(f)/transpose(jvp(a/b))", 26));
 	ck_assert_uint_ne(n, SIZE_MAX);
 	ck_assert_str_eq(t.nodes[n].name, "transpose(jvp(a/b))");
@@ -124,7 +133,7 @@ START_TEST(test_scope_tree)
 	ck_assert_int_eq(t.nodes[n].inclusive, 160);
 	ck_assert_uint_eq(t.nodes[n].count_inclusive, 4);
 	ck_assert_str_eq(t.nodes[t.nodes[n].children[0]].name, "transpose(jvp(a/b))");
-	ck_assert_uint_eq(t.n, 7);
+	ck_assert_uint_eq(t.n, 8);
 	ck_assert(tp_str_eq(tp_scope_from_tf_op(tp_str_make("jit(f)/x:dot_general", 20)), "jit(f)/x"));
 	tp_scope_tree_release(&t);
 }

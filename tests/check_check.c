@@ -174,7 +174,7 @@ static const struct {
 	const char *msg;
 } usage_messages[] = {
 	{ "no rule", { 0 },
-	  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization)" },
+	  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share)" },
 	{ "module", { .has_max_peak = true, .module = "nope" }, "no module 'nope' in the report" },
 	{ "scope", { .has_max_peak = true, .scope = "nope" }, "no scope 'nope' in the report" },
 	{ "growth", { .has_max_growth = true }, "--max-growth needs --baseline REPORT.json" },
@@ -296,8 +296,10 @@ START_TEST(test_text_and_json)
 	text = render(&c, &o, TP_FORMAT_TEXT);
 	ck_assert_str_eq(text,
 			 "FAIL max-peak module jit_train_step: 8.08 MiB (compiler) > limit 8.00 MiB; "
-			 "largest: buffer broadcast.28 4.00 MiB, buffer copy.43 4.00 MiB, "
-			 "buffer Arg_2.3 32.0 KiB\n"
+			 "largest: buffer broadcast.28 4.00 MiB "
+			 "(jit(train_step)/jit(main)/transformer/layer_1/mlp/broadcast_in_dim), "
+			 "buffer copy.43 4.00 MiB (no scope), "
+			 "buffer Arg_2.3 32.0 KiB (state.params['layer_2']['kernel'])\n"
 			 "check: FAIL, 1 of 1 checks failed\n");
 	js = render(&c, &o, TP_FORMAT_JSON);
 	out = json_loads(js, 0, NULL);

@@ -80,6 +80,63 @@ START_TEST(test_shared_modules)
 }
 END_TEST
 
+/* v6e, jit_f and jit__psum: both kinds of position at the peak, the
+ * "(no scope)" row, the whole-program buffers outside HBM with no
+ * headroom there, and the largest scoped VMEM allocation. */
+START_TEST(test_v6e_memory_figures)
+{
+	static const char *const v6e = CAP "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb";
+	struct tp_capture cap;
+	struct tp_memory mem;
+	struct tp_memory_filter f = { .module = "jit_f" };
+	struct tp_error err = { 0 };
+	struct tp_mem_options opt = { .max_suggestions = 5, .color = 5 };
+	struct tp_mem_headroom h;
+	const struct tp_mem_module *m;
+	uint64_t sum = 0;
+	size_t n;
+
+	open_capture(v6e, &cap, &mem, &f);
+	m = &mem.modules[0];
+	ck_assert_int_eq(m->peak_position, 3);           /* heap event */
+	ck_assert_int_eq(m->why.peak_position, 7);       /* schedule step */
+	n = tp_scope_tree_find(&m->scopes, tp_str_make(TP_SCOPE_NONE, strlen(TP_SCOPE_NONE)));
+	ck_assert_uint_ne(n, SIZE_MAX);
+	ck_assert_int_eq(m->scopes.nodes[n].inclusive, INT64_C(16106127392)); /* 3 x 5 GiB + 32 B */
+	ck_assert_int_eq(m->scopes.nodes[0].exclusive, 0);
+	ck_assert_uint_eq(m->n_whole_program, 0);         /* HBM: in the live list */
+	ck_assert(tp_mem_core_headroom(&mem, &mem.cores[0], &h));
+	ck_assert_int_eq(h.bytes, INT64_C(33550237696) - INT64_C(21492569216));
+	tp_memory_release(&mem);
+
+	/* host memory, S(5): 15 GiB of whole-program buffers, none in the list */
+	ck_assert_int_eq(tp_memory_build(&mem, &cap, &opt, &f, &err), TP_OK);
+	m = &mem.modules[0];
+	ck_assert_uint_eq(m->peak, UINT64_C(16106127360));
+	ck_assert_uint_eq(m->n_live, 0);
+	ck_assert_uint_eq(m->n_whole_program, 3);
+	for (size_t i = 0; i < m->n_whole_program; i++) {
+		ck_assert_int_eq(m->whole_program[i].category, TP_MEM_PARAMETER);
+		sum += m->whole_program[i].size;
+	}
+	ck_assert_uint_eq(sum, m->peak);
+	ck_assert_uint_eq(m->by_category[TP_MEM_PARAMETER], m->peak);
+	ck_assert(!tp_mem_core_headroom(&mem, &mem.cores[0], &h));
+	tp_memory_release(&mem);
+
+	/* VMEM: the largest scoped allocation, kept out of the peak */
+	opt.color = 1;
+	f.module = "jit__psum";
+	ck_assert_int_eq(tp_memory_build(&mem, &cap, &opt, &f, &err), TP_OK);
+	m = &mem.modules[0];
+	ck_assert_uint_eq(m->max_scoped_bytes, 32489472);
+	ck_assert_str_eq(m->idx.instrs[m->max_scoped_instr].proto->name, "all-reduce");
+	ck_assert_uint_eq(m->peak, 0);
+	tp_memory_release(&mem);
+	tp_capture_release(&cap);
+}
+END_TEST
+
 static const struct {
 	const char *capture;
 	const char *memory_id;
@@ -353,6 +410,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_shared_modules, 0, sizeof(expected_modules) / sizeof(expected_modules[0]));
 	tcase_add_loop_test(tc, test_shared_runtime, 0, sizeof(expected_runtime) / sizeof(expected_runtime[0]));
+	tcase_add_test(tc, test_v6e_memory_figures);
 	tcase_add_test(tc, test_known_replay);
 	tcase_add_test(tc, test_bad_trace);
 	suite_add_tcase(s, tc);

@@ -6,6 +6,8 @@
  */
 #include "testutil.h"
 
+#include <jansson.h>
+
 #include "tpuprof/analyze/collectives.h"
 #include "tpuprof/analyze/fusions.h"
 #include "tpuprof/analyze/ops.h"
@@ -588,9 +590,9 @@ START_TEST(test_steps)
 		for (size_t i = 0; i < c->n_steps; i++) {
 			const struct tp_step *st = &ops.steps[c->first_step + i];
 
-			ck_assert_int_eq(st->compute_ps + st->collective_ps + st->idle_ps,
-					 st->dur_ps);
-			busy += st->compute_ps + st->collective_ps;
+			ck_assert_int_eq(st->compute_ps + st->collective_ps + st->copy_ps +
+					 st->idle_ps, st->dur_ps);
+			busy += st->compute_ps + st->collective_ps + st->copy_ps;
 			coll += st->collective_ps;
 		}
 		ck_assert_int_eq(busy, c->self_ps);
@@ -772,6 +774,250 @@ START_TEST(test_nest_orders)
 }
 END_TEST
 
+
+/* Inferred steps, by hand: program 1 (jit_a) runs three times for 2200
+ * ps in all, program 2 once for 100 ps, so program 1's runs are the
+ * steps. Step 0: 1200 ps holding an add (300), an all-reduce (200) and a
+ * copy-done (100): idle 600; 1200 > 2 x the median 500 of the others,
+ * so it is warm-up. Steps 1 and 2: 500 ps, adds of 100 and 50. */
+static void step_meta(struct pb *plane, int64_t id, int64_t program, const char *name,
+		      const char *cat)
+{
+	struct pb em = { 0 }, entry = { 0 }, st = { 0 };
+
+	pb_int(&em, 1, id);
+	pb_str(&em, 2, name);
+	pb_str(&em, 4, name);
+	if (cat) {
+		pb_int(&st, 1, 1);
+		pb_int(&st, 3, program);
+		pb_msg(&em, 5, &st);
+		pb_int(&st, 1, 2);
+		pb_int(&st, 3, id);
+		pb_msg(&em, 5, &st);
+		pb_int(&st, 1, 3);
+		pb_str(&st, 5, cat);
+		pb_msg(&em, 5, &st);
+	}
+	pb_int(&entry, 1, id);
+	pb_msg(&entry, 2, &em);
+	pb_msg(plane, 4, &entry);
+}
+
+static void step_line(struct pb *plane, const char *name, const int64_t (*ev)[3], size_t n)
+{
+	struct pb line = { 0 }, e = { 0 };
+
+	pb_str(&line, 2, name);
+	for (size_t i = 0; i < n; i++) {
+		pb_int(&e, 1, ev[i][0]);
+		pb_int(&e, 2, ev[i][1]);
+		pb_int(&e, 3, ev[i][2]);
+		pb_msg(&line, 4, &e);
+	}
+	pb_msg(plane, 3, &line);
+}
+
+START_TEST(test_inferred_steps)
+{
+	static const char *const names[] = { "program_id", "symbol_id", "hlo_category" };
+	static const int64_t modules[][3] = {
+		{ 20, 1000, 1200 }, { 21, 2500, 100 }, { 20, 3000, 500 }, { 20, 4000, 500 },
+	};
+	static const int64_t opev[][3] = {
+		{ 7, 1100, 300 }, { 8, 1500, 200 }, { 9, 1800, 100 }, { 7, 2520, 10 },
+		{ 7, 3100, 100 }, { 7, 4100, 50 },
+	};
+	struct pb space = { 0 }, plane = { 0 }, sm = { 0 }, sme = { 0 };
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_steps_summary sum;
+	struct tp_error err = { 0 };
+	const struct tp_step *st;
+	const char *paths[1];
+	char *path;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	step_line(&plane, "XLA Modules", modules, 4);
+	step_line(&plane, "XLA Ops", opev, 6);
+	step_meta(&plane, 20, 0, "jit_a(1)", NULL);
+	step_meta(&plane, 21, 0, "jit_b(2)", NULL);
+	step_meta(&plane, 7, 1, "add.1", "non-fusion elementwise");
+	step_meta(&plane, 8, 1, "all-reduce.1", "all-reduce");
+	step_meta(&plane, 9, 1, "copy-done.1", "copy-done");
+	for (int k = 0; k < 3; k++) {
+		pb_int(&sm, 1, k + 1);
+		pb_str(&sm, 2, names[k]);
+		pb_int(&sme, 1, k + 1);
+		pb_msg(&sme, 2, &sm);
+		pb_msg(&plane, 5, &sme);
+	}
+	pb_msg(&space, 1, &plane);
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	paths[0] = path;
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(ops.n_cores, 1);
+	ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_INFERRED);
+	ck_assert_uint_eq(ops.cores[0].step_program_id, 1);
+	ck_assert(tp_str_eq(ops.cores[0].step_program, "jit_a"));
+	ck_assert_uint_eq(ops.cores[0].n_steps, 3);
+	st = &ops.steps[ops.cores[0].first_step];
+	ck_assert_int_eq(st[0].dur_ps, 1200);
+	ck_assert_int_eq(st[0].compute_ps, 300);
+	ck_assert_int_eq(st[0].collective_ps, 200);
+	ck_assert_int_eq(st[0].copy_ps, 100);
+	ck_assert_int_eq(st[0].idle_ps, 600);
+	ck_assert(st[0].warmup);
+	ck_assert_int_eq(st[1].compute_ps, 100);
+	ck_assert_int_eq(st[1].idle_ps, 400);
+	ck_assert_int_eq(st[2].compute_ps, 50);
+	ck_assert_int_eq(st[2].idle_ps, 450);
+	ck_assert(!st[1].warmup && !st[2].warmup);
+	tp_steps_summarize(&ops, &ops.cores[0], &sum);
+	ck_assert_uint_eq(sum.n_steady, 2);
+	ck_assert(sum.warmup);
+	ck_assert_int_eq(sum.sum_ps, 1000);
+	ck_assert_int_eq(sum.step_ps, 500);
+	ck_assert_int_eq(sum.idle_ps, 850);
+	/* inferred steps leave device time to the ops: 1100 .. 4150 */
+	ck_assert_int_eq(ops.cores[0].device_ps, 3050);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+/* --by category over layout-b's 4 cores: every op's self time lands in
+ * exactly one category row, each op is summed over the cores it ran on,
+ * and its spread is the least and most one core gave it. */
+START_TEST(test_categories)
+{
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_op_categories c, f;
+	struct tp_error err = { 0 };
+	int64_t all = 0, groups = 0, folded = 0;
+
+	open_capture(&cap, "testdata/layout-b.xplane.pb.gz");
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	for (size_t i = 0; i < ops.n_ops; i++)
+		all += ops.ops[i].self_ps;
+	tp_op_categories_build(&c, &ops, false);
+	for (size_t g = 0; g < c.n_groups; g++) {
+		int64_t in = 0;
+
+		groups += c.groups[g].sum.self_ps;
+		for (size_t k = 0; k < c.groups[g].n; k++) {
+			const struct tp_cat_op *o = &c.ops[c.groups[g].first + k];
+			int64_t lo = INT64_MAX, hi = 0, sum = 0;
+			size_t ran_on = 0;
+
+			in += o->sum.self_ps;
+			for (size_t i = 0; i < ops.n_ops; i++)
+				if (ops.ops[i].program_id == o->program_id &&
+				    tp_str_eq(ops.ops[i].name, "") == tp_str_eq(o->name, "") &&
+				    ops.ops[i].name.len == o->name.len &&
+				    memcmp(ops.ops[i].name.ptr, o->name.ptr, o->name.len) == 0) {
+					sum += ops.ops[i].self_ps;
+					lo = ops.ops[i].self_ps < lo ? ops.ops[i].self_ps : lo;
+					hi = ops.ops[i].self_ps > hi ? ops.ops[i].self_ps : hi;
+					ran_on++;
+				}
+			ck_assert_int_eq(o->sum.self_ps, sum);
+			ck_assert_uint_eq(o->sum.n_cores, ran_on);
+			ck_assert_int_eq(o->sum.min_core_ps, lo);
+			ck_assert_int_eq(o->sum.max_core_ps, hi);
+			ck_assert_uint_eq(o->variants, 1);
+		}
+		ck_assert_int_eq(in, c.groups[g].sum.self_ps);
+	}
+	ck_assert_int_eq(groups, all);
+	tp_op_categories_build(&f, &ops, true);
+	for (size_t k = 0; k < f.n_ops; k++)
+		folded += f.ops[k].sum.self_ps;
+	ck_assert_int_eq(folded, all);
+	ck_assert_uint_le(f.n_ops, c.n_ops);
+	tp_op_categories_release(&c);
+	tp_op_categories_release(&f);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+static const struct { const char *in, *out; } folds[] = {
+	{ "copy-done.4", "copy-done" }, { "copy-done", "copy-done" }, { "fusion.12", "fusion" },
+	{ "a.b.3", "a.b" }, { "x.", "x." }, { ".5", ".5" }, { "v2", "v2" },
+};
+
+START_TEST(test_fold_names)
+{
+	struct tp_str s = tp_op_fold_name(tp_str_make(folds[_i].in, strlen(folds[_i].in)));
+
+	ck_assert_msg(tp_str_eq(s, folds[_i].out), "%s -> %.*s", folds[_i].in, (int)s.len, s.ptr);
+}
+END_TEST
+
+/* The generator's steps case (tests/make_testdata.sh): each core's steps
+ * are its executions as the summary lists them, the op time in each is
+ * the executions' busy time and the rest is idle; the last core idles
+ * 50 us more per step, so every step straggles on it. */
+START_TEST(test_generated_steps)
+{
+	json_error_t jerr;
+	json_t *sum = json_load_file("testdata/steps.summary.json", 0, &jerr), *pl;
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_error err = { 0 };
+	struct tp_step_across *v;
+	size_t i, n, core = 0;
+
+	ck_assert_ptr_nonnull(sum);
+	open_capture(&cap, "testdata/steps.xplane.pb");
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(ops.n_cores, 3);
+	json_array_foreach(json_object_get(json_array_get(json_object_get(sum, "files"), 0), "planes"), i, pl) {
+		const json_t *ex = json_object_get(pl, "executions"), *e;
+		const struct tp_ops_core *c;
+		size_t k;
+
+		if (!ex)
+			continue;
+		c = &ops.cores[core++];
+		ck_assert(tp_str_eq(c->plane->name, json_string_value(json_object_get(pl, "name"))));
+		ck_assert_int_eq(c->step_source, TP_STEPS_INFERRED);
+		ck_assert_uint_eq(c->n_steps, json_array_size(ex));
+		json_array_foreach(ex, k, e) {
+			const struct tp_step *st = &ops.steps[c->first_step + k];
+			int64_t start = json_integer_value(json_array_get(e, 0));
+			int64_t end = json_integer_value(json_array_get(e, 1));
+			int64_t busy = json_integer_value(json_array_get(e, 2));
+
+			ck_assert_int_eq(st->start_ps, start);
+			ck_assert_int_eq(st->dur_ps, end - start);
+			ck_assert_int_eq(st->compute_ps + st->collective_ps + st->copy_ps, busy);
+			ck_assert_int_eq(st->idle_ps, end - start - busy);
+			ck_assert(!st->warmup);
+		}
+	}
+	ck_assert_uint_eq(core, 3);
+	n = tp_steps_across(&ops, &v);
+	ck_assert_uint_eq(n, 5);
+	for (i = 0; i < n; i++) {
+		ck_assert(v[i].straggler);
+		ck_assert_uint_eq(v[i].slowest_core, 2);
+		ck_assert_int_ge(v[i].spread_ps, 50000000 - 2000000);
+	}
+	free(v);
+	json_decref(sum);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
 static Suite *ops_suite(void)
 {
 	Suite *s = suite_create("ops");
@@ -790,6 +1036,10 @@ static Suite *ops_suite(void)
 	tcase_add_test(tc, test_fusion_contents);
 	tcase_add_test(tc, test_scope_split);
 	tcase_add_test(tc, test_steps);
+	tcase_add_test(tc, test_inferred_steps);
+	tcase_add_test(tc, test_categories);
+	tcase_add_test(tc, test_generated_steps);
+	tcase_add_loop_test(tc, test_fold_names, 0, sizeof(folds) / sizeof(folds[0]));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile order");
 	tcase_set_timeout(tc, 20);

@@ -528,6 +528,53 @@ START_TEST(test_depth_limit)
 }
 END_TEST
 
+
+/* Regression: a zero-length event inside 512 open slices went on the
+ * line's track at level 513, which Perfetto drops; it goes on the next
+ * track, as a slice that deep would. */
+START_TEST(test_deep_instant)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, em = { 0 }, entry = { 0 };
+	struct tp_trace_stats st;
+	struct tp_capture cap;
+	char *path, *got;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_str(&line, 2, "XLA Ops");
+	for (int i = 0; i < 512; i++) {
+		pb_int(&ev, 1, 1);
+		pb_int(&ev, 2, i * 1000);
+		pb_int(&ev, 3, (600 - i) * 2000);
+		pb_msg(&line, 4, &ev);
+	}
+	pb_int(&ev, 1, 2);
+	pb_int(&ev, 2, 512 * 1000);
+	pb_int(&ev, 3, 0);
+	pb_msg(&line, 4, &ev);
+	pb_msg(&plane, 3, &line);
+	for (int k = 1; k <= 2; k++) {
+		pb_int(&em, 1, k);
+		pb_str(&em, 2, k == 1 ? "op" : "mark");
+		pb_int(&entry, 1, k);
+		pb_msg(&entry, 2, &em);
+		pb_msg(&plane, 4, &entry);
+	}
+	pb_msg(&space, 1, &plane);
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	open_one(&cap, path);
+	got = json_trace(&cap, &st);
+	ck_assert_uint_eq(st.slices, 512);
+	ck_assert_uint_eq(st.instants, 1);
+	ck_assert_uint_eq(st.tracks, 2);
+	ck_assert_ptr_nonnull(strstr(got, "{\"ph\":\"i\",\"pid\":1,\"tid\":2,\"ts\":0.512,\"name\":\"mark\""));
+	free(got);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace");
@@ -542,6 +589,7 @@ int main(void)
 	tcase_add_test(tc, test_sink_lanes);
 	tcase_add_test(tc, test_intern);
 	tcase_add_test(tc, test_depth_limit);
+	tcase_add_test(tc, test_deep_instant);
 	tcase_add_loop_test(tc, test_line_orders, 0, sizeof(line_cases) / sizeof(line_cases[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -3,7 +3,7 @@
  * instructions, logical buffers and heap events in, a decoded HloProto
  * (in an arena) and its memory analysis out. Header-only, like
  * testutil.h. Every shape is f32[4] or a tuple of them; instruction ids
- * are 1, 2, ... in table order, computation ids 100, 101, ... in order
+ * are 1, 2, ... in table order (0, 1, ... built with ids_from_zero), computation ids 100, 101, ... in order
  * of first appearance; a computation's ROOT is its last instruction.
  */
 #ifndef TPUPROF_TESTS_HLO_BUILD_H
@@ -45,6 +45,17 @@ struct spec {
 	const char *schedule;   /* space-separated names of main, or NULL */
 };
 
+/* How build_as() writes a spec: XLA's own id numbering from 0, tuple
+ * shapes without their element_type. */
+struct spec_style {
+	bool ids_from_zero;     /* instruction ids 0, 1, ...              */
+	bool untyped_tuples;    /* tuple shapes leave element_type unset  */
+};
+
+/* The spec being built: its id numbering and tuple typing. */
+static int64_t hb_first_id = 1;
+static bool hb_untyped_tuples;
+
 struct built {
 	struct tp_arena arena;
 	Xla__HloProto *hlo;
@@ -74,7 +85,7 @@ static Xla__ShapeProto *shape_of(struct tp_arena *a, int tuple_n)
 		return array_shape(a);
 	s = NEW(a, Xla__ShapeProto);
 	xla__shape_proto__init(s);
-	s->element_type = 13;
+	s->element_type = hb_untyped_tuples ? 0 : 13;
 	s->n_tuple_shapes = (size_t)tuple_n;
 	s->tuple_shapes = tp_arena_calloc(a, (size_t)tuple_n, sizeof(*s->tuple_shapes));
 	for (int i = 0; i < tuple_n; i++)
@@ -95,7 +106,7 @@ static int64_t id_of(const struct ins_spec *ins, const char *name)
 {
 	for (size_t i = 0; ins[i].name; i++)
 		if (strcmp(ins[i].name, name) == 0)
-			return (int64_t)i + 1;
+			return (int64_t)i + hb_first_id;
 	ck_abort_msg("no instruction %s", name);
 	return 0;
 }
@@ -154,7 +165,7 @@ static Xla__HloInstructionProto *make_ins(struct tp_arena *a, const struct ins_s
 	xla__hlo_instruction_proto__init(x);
 	x->name = (char *)ins[i].name;
 	x->opcode = (char *)ins[i].opcode;
-	x->id = (int64_t)i + 1;
+	x->id = (int64_t)i + hb_first_id;
 	x->shape = shape_of(a, ins[i].tuple_n);
 	x->n_operand_ids = ids(a, ins[i].operands, ins, NULL, 0, &x->operand_ids);
 	x->n_called_computation_ids = ids(a, ins[i].calls, ins, comps, n_comps,
@@ -187,7 +198,7 @@ static void build_module(struct tp_arena *a, const struct spec *sp, Xla__HloModu
 		for (size_t i = 0; i < n; i++)
 			if (strcmp(sp->ins[i].comp, comps[c]) == 0) {
 				comp->instructions[comp->n_instructions++] = make_ins(a, sp->ins, i, comps, nc);
-				comp->root_id = (int64_t)i + 1; /* the last one */
+				comp->root_id = (int64_t)i + hb_first_id; /* the last one */
 			}
 		mod->computations[c] = comp;
 		if (strcmp(comps[c], "main") == 0)
@@ -276,7 +287,7 @@ static void build_buffers(struct tp_arena *a, const struct spec *sp, Xla__Buffer
 	ba->heap_simulator_traces[0] = tr;
 }
 
-static void build(struct built *b, const struct spec *sp)
+static void build_as(struct built *b, const struct spec *sp, struct spec_style style)
 {
 	struct tp_mem_options opt = { .max_suggestions = 5 };
 	struct tp_error err = { 0 };
@@ -284,6 +295,8 @@ static void build(struct built *b, const struct spec *sp)
 	Xla__BufferAssignmentProto *ba;
 
 	memset(b, 0, sizeof(*b));
+	hb_first_id = style.ids_from_zero ? 0 : 1;
+	hb_untyped_tuples = style.untyped_tuples;
 	tp_arena_init(&b->arena);
 	b->hlo = NEW(&b->arena, Xla__HloProto);
 	mod = NEW(&b->arena, Xla__HloModuleProto);
@@ -299,6 +312,11 @@ static void build(struct built *b, const struct spec *sp)
 	b->module.path = "handmade";
 	b->module.host = -1;
 	ck_assert_int_eq(tp_mem_module_analyze(&b->m, &b->module, &opt, &err), TP_OK);
+}
+
+static void build(struct built *b, const struct spec *sp)
+{
+	build_as(b, sp, (struct spec_style){ false, false });
 }
 
 static void unbuild(struct built *b)

@@ -2,7 +2,8 @@
 # Installs the Debian packages tpuprof needs to build and test, and only
 # those that are missing (a no-op when all are present). Runs apt-get as
 # root, or through sudo when not root. chromium is for the HTML page tests
-# (make html: the page opened in a real browser, headless).
+# (make html: the page opened in a real browser, headless); Brotli, Zstd,
+# Snappy and HighwayHash for .xplane.riegeli captures (docs/riegeli.md).
 #   sh tests/install_deps.sh           install what is missing
 #   sh tests/install_deps.sh --list    print what is missing, install nothing
 #   --bench   also what `make bench` measures with (GNU time, perf); protoc
@@ -11,7 +12,8 @@
 set -eu
 PACKAGES="gcc make pkg-config protobuf-c-compiler libprotobuf-c-dev \
 libjansson-dev libcurl4-openssl-dev zlib1g-dev check python3 librsvg2-bin \
-protobuf-compiler python3-protobuf parallel python3-yaml chromium"
+protobuf-compiler python3-protobuf parallel python3-yaml chromium \
+libbrotli-dev libzstd-dev libsnappy-dev libhighwayhash-dev"
 list=no
 for arg in "$@"; do
 	case $arg in

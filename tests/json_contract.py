@@ -17,10 +17,12 @@ runs = {
         ["info", "--format", "json", "testdata/jit_train_step.hlo_proto.pb"],
         ["info", "--format", "json", "testdata/logdir"],
         ["info", "--format", "json", "testdata/corrupt/damaged-three-parts.xplane.pb"],
+        ["info", "--format", "json", "testdata/riegeli/damaged.xplane.riegeli"],
     ],
     "tpuprof.ops/1": [
         ["ops", "--format", "json", S + "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"],
         ["ops", "--format", "json", "--by", "scope", "testdata/layout-b.xplane.pb.gz"],
+        ["ops", "--format", "json", "--by", "category", "--fold", "testdata/small.xplane.pb"],
         ["ops", "--format", "json", S + "gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb"],
         ["ops", "--format", "json", S + "gpu-mi300x-jax-gemm/tw003.xplane.pb"],
     ],
@@ -58,6 +60,7 @@ runs = {
         ["memory", "--format", "json", "--split", "multiply.24:4", "testdata/small.xplane.pb"],
         ["memory", "--format", "json", S + "gpu-mi300x-jax-attention/tw003.xplane.pb"],
         ["memory", "--format", "json", "--hbm", "1MiB", "testdata/small.xplane.pb"],
+        ["memory", "--format", "json", "--memory-space", "5", S + "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb"],
     ],
 }
 
@@ -120,6 +123,8 @@ for schema, cmds in runs.items():
         if schema == "tpuprof.report/2":
             # its parts are the other documents, checked under their schemas
             keys.update(d.keys())
+            # but advice, its own part, is checked here
+            emitted(d.get("advice", []), keys, False)
             continue
         emitted(d, keys, True)
     for k in sorted(keys - doc_names):

@@ -28,6 +28,12 @@ rm -rf "$td/run-3hosts" "$td/logdir" "$td/xla-dump"
 	-o "$td/jax-gpu.xplane.pb"
 "$gen" --seed 11 --shape tf-gpu --cores 2 --programs 2 --events-per-line 120 \
 	-o "$td/tf-gpu.xplane.pb"
+# Steps with known ground truth: 3 cores, one program run 5 times; the
+# last core idles 50 us more at the end of each run (a straggler); the
+# summary lists each core's executions (start, end, busy ps).
+"$gen" --seed 12 --cores 3 --programs 1 --steps 5 --events-per-line 100 \
+	--straggler-ps 50000000 --summary-steps \
+	--summary "$td/steps.summary.json" -o "$td/steps.xplane.pb"
 # A run directory of three hosts.
 "$gen" --seed 4 --hosts 3 --cores 2 --events-per-line 50 \
 	--summary "$td/run-3hosts.summary.json" -o "$td/run-3hosts"

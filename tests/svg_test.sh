@@ -14,7 +14,7 @@ check() { # description, grep pattern, file
 $tpuprof memory -q --svg "$tmp/conv.svg" ../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb >/dev/null
 check "peak marker" 'id="peak-marker"' "$tmp/conv.svg"
 check "peak label" '>peak 1104.49 MiB<' "$tmp/conv.svg"
-check "module title" 'module jit_forward_3d_conv (program 15): peak 1104.49 MiB at position 2' "$tmp/conv.svg"
+check "module title" 'module jit_forward_3d_conv (program 15): peak 1104.49 MiB at heap event 2' "$tmp/conv.svg"
 check "largest buffer label" 'input_transpose_fusion: bf16\[55862,5120\]{1,0} (545.53 MiB)' "$tmp/conv.svg"
 check "runtime panel" 'runtime memory GPU_1_bfc: peak 1651.93 MiB' "$tmp/conv.svg"
 $tpuprof memory -q --svg "$tmp/toy.svg" testdata/jit_train_step.hlo_proto.pb >/dev/null

@@ -174,6 +174,8 @@ int tp_fetch_file_kind(const char *name, size_t *suffix_len)
 	static const struct { const char *suffix; int kind; } kinds[] = {
 		{ ".xplane.pb", TP_FILE_XPLANE },
 		{ ".xplane.pb.gz", TP_FILE_XPLANE },
+		{ ".xplane.riegeli", TP_FILE_XPLANE },
+		{ ".xplane.riegeli.gz", TP_FILE_XPLANE },
 		{ ".hlo_proto.pb", TP_FILE_HLO_PROTO },
 	};
 

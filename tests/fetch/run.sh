@@ -699,6 +699,36 @@ case_progress_tty() {
 	grep -q '2/2 files' "$dir/typescript" || bad "no progress line on a terminal"
 }
 
+# A chunked capture (.xplane.riegeli) fetched from GCS and from a static
+# logdir: the bytes as they are (a Riegeli golden file stands in for one).
+RIEGELI=$CAPTURES/riegeli-golden/multi_records_zstd.riegeli
+case_gcs_riegeli() {
+	start_server none --chunked "$RIEGELI"
+	tp fetch --token-command "echo $TOKEN" -o "$dir/out" \
+		gs://tpuprof-test/logs/chunked/plugins/profile/2024_04_01_00_00_00/
+	expect_rc 0
+	expect_files "$dir/out" "plugins/profile/2024_04_01_00_00_00/tpu_chunked.xplane.riegeli"
+	expect_same "$dir/out/plugins/profile/2024_04_01_00_00_00/tpu_chunked.xplane.riegeli" "$RIEGELI"
+}
+
+case_tb_riegeli() {
+	start_server tb-2.15.2 --data-location gs --chunked "$RIEGELI"
+	tp fetch --token "$TOKEN" --tools memory_profile --run chunked/2024_04_01_00_00_00 \
+		-o "$dir/out" "$URL/"
+	expect_rc 0
+	expect_files "$dir/out" "plugins/profile/chunked_2024_04_01_00_00_00/tpu_chunked.xplane.riegeli
+plugins/profile/chunked_2024_04_01_00_00_00/tpu_chunked.memory_profile.json"
+	expect_same "$dir/out/plugins/profile/chunked_2024_04_01_00_00_00/tpu_chunked.xplane.riegeli" "$RIEGELI"
+}
+
+case_static_riegeli() {
+	start_server none --chunked "$RIEGELI"
+	tp fetch -o "$dir/out" "$URL/static/logs/chunked/"
+	expect_rc 0
+	expect_files "$dir/out" "plugins/profile/2024_04_01_00_00_00/tpu_chunked.xplane.riegeli"
+	expect_same "$dir/out/plugins/profile/2024_04_01_00_00_00/tpu_chunked.xplane.riegeli" "$RIEGELI"
+}
+
 PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
 	dry-run keep-and-force output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
@@ -707,7 +737,7 @@ for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-s
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \
 	fault-truncated-gzip fault-endless fault-hostile-names fault-hostile-objects \
 	capture capture-error-200 capture-error-500 capture-dry-run capture-timeout capture-no-new-run \
-	capture-not-a-server progress-tty; do
+	capture-not-a-server progress-tty gcs-riegeli tb-riegeli static-riegeli; do
 	run_case "$c"
 done
 echo "fetch: $pass passed, $fail failed${failed:+ (}${failed# }${failed:+)}"

@@ -58,6 +58,8 @@ LOGDIR = {
     ],
 }
 CAPTURED_RUN = "plugins/profile/2024_07_01_00_00_00"
+# --chunked: a run holding a chunked capture (.xplane.riegeli, issue 27)
+CHUNKED_RUN = "chunked/plugins/profile/2024_04_01_00_00_00"
 CAPTURED_FILE = "gpu-mi300x-jax-elementwise/tw003.xplane.pb"
 GOLDEN_DIR = "xprof-json-tpu-v5-jax-training"
 GOLDEN_RUN = "tpu-training"
@@ -185,6 +187,7 @@ class State:
         self.counts = {}
         self.root = os.path.join(os.path.abspath(args.root), "logs")
         self.captures = os.path.abspath(args.captures)
+        self.chunked = args.chunked
         self.build_logdir()
         self.golden = self.load_golden()
 
@@ -196,7 +199,11 @@ class State:
             return n == 0
 
     def build_logdir(self):
-        for run, files in LOGDIR.items():
+        logdir = dict(LOGDIR)
+        if self.chunked:
+            logdir[CHUNKED_RUN] = [("tpu_chunked.xplane.riegeli",
+                                    os.path.abspath(self.chunked))]
+        for run, files in logdir.items():
             d = os.path.join(self.root, run)
             os.makedirs(d, exist_ok=True)
             for name, src in files:
@@ -206,6 +213,8 @@ class State:
             # XProf 2.11+ writes <module>(<id>).hlo_proto.pb on first use.
             if self.plugin and self.v >= (2, 11, 0):
                 for name, _ in files:
+                    if name.endswith(".riegeli"):
+                        continue   # modules are read from .xplane.pb only
                     with open(os.path.join(d, name), "rb") as f:
                         mods = embedded_modules(f.read())
                     for mname, hlo in mods:
@@ -252,8 +261,10 @@ class State:
         d = self.run_dirs().get(run)
         if d is None:
             return [GOLDEN_HOST] if run == GOLDEN_RUN else []
-        return sorted(f[:-len(".xplane.pb")] for f in os.listdir(d)
-                      if f.endswith(".xplane.pb"))
+        # a host's capture: .xplane.pb, or chunked (.xplane.riegeli)
+        return sorted(re.sub(r"\.xplane\.(pb|riegeli)$", "", f)
+                      for f in os.listdir(d)
+                      if f.endswith(".xplane.pb") or f.endswith(".xplane.riegeli"))
 
     def modules(self, run):
         if "hostile" in self.fault:
@@ -672,6 +683,9 @@ def main():
     ap.add_argument("--data-location", default="none",
                     choices=["none", "local", "gs", "unreadable"])
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+    ap.add_argument("--chunked", metavar="FILE",
+                    help="also serve FILE as the chunked capture "
+                    "tpu_chunked.xplane.riegeli of run " + CHUNKED_RUN)
     args = ap.parse_args()
     srv = Server(("127.0.0.1", 0), Handler)
     srv.args = args

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer targets with clang and runs each for FUZZ_SECONDS
 # (default 60), one after the other. FUZZ_TARGETS picks targets (default:
-# all six: xspace hlo analyses reports fetch args); FUZZ_FLAGS adds
+# all seven: xspace riegeli hlo analyses reports fetch args); FUZZ_FLAGS adds
 # libFuzzer flags (default -timeout=10, so a hang of 10 s counts as a
 # finding). Seeds: captures from testdata/ and ../shared/captures/ for the
 # decoders; for reports, the report documents build/tpuprof makes of them
@@ -14,7 +14,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-xspace hlo analyses reports fetch args}
+TARGETS=${FUZZ_TARGETS:-xspace riegeli hlo analyses reports fetch args}
 EXTRA=${FUZZ_FLAGS:--timeout=10}
 out=build-fuzz
 mkdir -p "$out/proto"
@@ -58,7 +58,8 @@ make_seeds
 ALL="$(find src -name '*.c' | grep -v 'src/cli/main.c' | sort)"
 for t in $TARGETS; do
 	src=$LIBSRC
-	libs="-lprotobuf-c -lz -lpthread"
+	# the decoder reads .xplane.riegeli: Brotli, Zstd, Snappy, HighwayHash
+	libs="-lprotobuf-c -ljansson -lm -lz -lpthread -lbrotlidec -lzstd -lsnappy -lhighwayhash"
 	flags=
 	seeds="testdata testdata/corrupt"
 	[ -d ../shared/captures ] && seeds="$seeds $(ls -d ../shared/captures/*/)"
@@ -69,6 +70,10 @@ for t in $TARGETS; do
 		src="$src $(find src/analyze src/report -name '*.c' | sort | grep -v fetch_report)"
 		libs="$libs -ljansson -lm"
 		[ "$t" = reports ] && seeds="$out/seeds-reports" ;;
+	riegeli)
+		# Riegeli's golden files and chunked captures of testdata/
+		seeds="../shared/captures/riegeli-golden testdata/riegeli"
+		maxlen=262144 ;;
 	fetch)
 		src="$(find src/util src/fetch -name '*.c' | sort)"
 		libs="-ljansson -lcurl -lz -lm -lpthread"
@@ -78,7 +83,7 @@ for t in $TARGETS; do
 		seeds="$out/seeds-fetch" ;;
 	args)
 		src="$ALL $out/proto/hlo.pb-c.c $out/proto/xplane.pb-c.c"
-		libs="-lprotobuf-c -ljansson -lcurl -lz -lm -lpthread"
+		libs="$libs -ljansson -lcurl -lm"
 		flags="-close_fd_mask=3"   # help and usage errors are printed
 		seeds="$out/seeds-args" ;;
 	esac

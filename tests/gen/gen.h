@@ -43,9 +43,15 @@ typedef struct {
     int hlo_only;
     int no_hlo;
     int steps_line;          /* also write a "Steps" line on TPU planes */
+    uint64_t straggler_ps;   /* the last TPU core idles this long at the
+                              * end of each execution (a straggler) */
+    int summary_steps;       /* the summary lists each core's executions */
     int no_hostnames;        /* leave XSpace.hostnames empty */
     uint64_t target_bytes;   /* 0 = off */
     uint64_t split_line;     /* max events per XLine message; 0 = no split */
+    int64_t device_line_ns;  /* TPU device lines' timestamp_ns (default 0):
+                              * make bench's chunked capture, later chunks
+                              * later in time */
     int shape;               /* SHAPE_TPU, SHAPE_JAX_GPU or SHAPE_TF_GPU */
     const char *out;
     const char *summary;
@@ -208,6 +214,9 @@ typedef struct {
     int64_t id;
     LineSum *lines;
     size_t n_lines;
+    uint64_t *execs;   /* --summary-steps: per execution start, end (ps)
+                        * and busy ps (its ops' device durations) */
+    size_t n_execs;
 } PlaneSum;
 
 typedef struct {

@@ -27,6 +27,10 @@ static const char USAGE[] =
     "  --memory-events N    MemoryAllocation/Deallocation events (default 50)\n"
     "  --steps N            program executions per core (default 2)\n"
     "  --steps-line         also write a \"Steps\" line on TPU planes\n"
+    "  --straggler-ps N     the last TPU core idles N ps more at the end of each\n"
+    "                       execution (a straggling core)\n"
+    "  --summary-steps      the summary lists each TPU core's executions: start,\n"
+    "                       end and busy ps (ground truth for steps)\n"
     "  --hosts N            N > 1: OUT is a directory of host<i>.xplane.pb files\n"
     "  --gzip               gzip the output; --gzip-level N (default 6)\n"
     "  --hlo-only           write the first module's serialized xla.HloProto\n"
@@ -34,6 +38,7 @@ static const char USAGE[] =
     "  --no-hostnames       leave XSpace.hostnames empty\n"
     "  --target-bytes N     add XLA Ops events until the file is about N bytes\n"
     "  --split-line N       at most N events per XLine message (default: no split)\n"
+    "  --device-line-ns N   timestamp_ns of TPU device lines (default 0)\n"
     "  --summary FILE       write a JSON summary of what was generated\n";
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -157,6 +162,10 @@ static void parse_args(int argc, char **argv, Options *o)
             o->steps = parse_int(a, VALUE(), 0, 100000000);
         } else if (FLAG("--steps-line")) {
             o->steps_line = 1;
+        } else if (FLAG("--straggler-ps")) {
+            o->straggler_ps = parse_u64(a, VALUE());
+        } else if (FLAG("--summary-steps")) {
+            o->summary_steps = 1;
         } else if (FLAG("--hosts")) {
             o->hosts = parse_int(a, VALUE(), 1, 100000);
         } else if (FLAG("--gzip")) {
@@ -171,6 +180,8 @@ static void parse_args(int argc, char **argv, Options *o)
             o->no_hostnames = 1;
         } else if (FLAG("--target-bytes")) {
             o->target_bytes = parse_u64(a, VALUE());
+        } else if (FLAG("--device-line-ns")) {
+            o->device_line_ns = (int64_t)parse_u64(a, VALUE());
         } else if (FLAG("--split-line")) {
             o->split_line = parse_u64(a, VALUE());
         } else if (FLAG("--summary")) {

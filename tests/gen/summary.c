@@ -84,7 +84,16 @@ static void write_planes(FILE *f, const FileSum *fs)
             fprintf(f, ", \"id\": %lld, \"events\": %llu, \"messages\": %llu}", (long long)ls->id,
                     (unsigned long long)ls->events, (unsigned long long)ls->messages);
         }
-        fputs("]}", f);
+        fputs("]", f);
+        if (ps->execs) {
+            fputs(", \"executions\": [", f);
+            for (size_t e = 0; e < ps->n_execs; e++)
+                fprintf(f, "%s[%llu, %llu, %llu]", e ? ", " : "",
+                        (unsigned long long)ps->execs[3 * e], (unsigned long long)ps->execs[3 * e + 1],
+                        (unsigned long long)ps->execs[3 * e + 2]);
+            fputs("]", f);
+        }
+        fputs("}", f);
     }
     fputs(fs->n_planes ? "\n      ],\n" : "],\n", f);
 }

@@ -339,6 +339,7 @@ typedef struct {
 typedef struct {
     uint64_t start, end;
     uint32_t n_ops, prog;
+    uint64_t busy; /* its ops' device durations */
 } ExecRec;
 
 typedef struct {
@@ -489,7 +490,8 @@ static void evbuf_init(EvBuf *b, size_t n_stats)
     b->ev.n_stats = n_stats;
 }
 
-static void push_exec(CoreCtx *c, uint64_t start, uint64_t end, uint64_t n_ops, uint32_t prog)
+static void push_exec(CoreCtx *c, uint64_t start, uint64_t end, uint64_t n_ops, uint32_t prog,
+                      uint64_t busy)
 {
     if (c->n_ex == c->cap_ex) {
         c->cap_ex = c->cap_ex ? 2 * c->cap_ex : 64;
@@ -500,6 +502,7 @@ static void push_exec(CoreCtx *c, uint64_t start, uint64_t end, uint64_t n_ops, 
     x->end = end;
     x->n_ops = (uint32_t)n_ops;
     x->prog = prog;
+    x->busy = busy;
 }
 
 /* "XLA Ops" of one core. The sizing pass also decides the executions (how
@@ -542,7 +545,7 @@ static void ops_gen(void *vctx, Emitter *em)
         uint64_t n_ops = m->n_ops == 0 ? 0
                          : planning ? (c->budget ? m->n_ops : ops_in_exec(o, e))
                                     : c->ex[e].n_ops;
-        uint64_t start = t, cur = t + MODULE_PAD_PS;
+        uint64_t start = t, cur = t + MODULE_PAD_PS, busy = 0;
         for (uint64_t k = 0; k < n_ops; k++) {
             const TimedOp *op = &m->ops[k % m->n_ops];
             int64_t dur = op->base_ps * rng_range(&rng, 900, 1100) / 1000;
@@ -563,11 +566,13 @@ static void ops_gen(void *vctx, Emitter *em)
                 b.ev.n_stats = 3;
             }
             emit(em, &b.ev);
+            busy += ddur > 0 ? (uint64_t)ddur : 0;
             cur += (uint64_t)dur + (uint64_t)rng_range(&rng, 2000, 40000);
         }
-        uint64_t end = cur + MODULE_PAD_PS;
+        uint64_t end = cur + MODULE_PAD_PS +
+                       (c->core == o->cores - 1 ? o->straggler_ps : 0);
         if (planning) {
-            push_exec(c, start, end, n_ops, p);
+            push_exec(c, start, end, n_ops, p, busy);
             fill_module_event(c, c->n_ex - 1, &mb.ev, mb.st);
             module_bytes += pb_len_field_size(tensorflow__profiler__xevent__get_packed_size(&mb.ev));
         } else if (c->ex[e].start != start || c->ex[e].end != end) {
@@ -948,9 +953,9 @@ static void tpu_plane_setup(const Options *o, const TpuMeta *tm, int core, Arena
     p->tail = tm->tail;
     p->tail_len = tm->tail_len;
     /* device lines have timestamp_ns 0 and offsets of ~8e10 ps */
-    line_head(&lines[0], a, 2, "XLA Modules", NULL, 0);
+    line_head(&lines[0], a, 2, "XLA Modules", NULL, o->device_line_ns);
     lines[0].gen = modules_gen;
-    line_head(&lines[1], a, 3, "XLA Ops", NULL, 0);
+    line_head(&lines[1], a, 3, "XLA Ops", NULL, o->device_line_ns);
     lines[1].gen = ops_gen;
     line_head(&lines[2], a, 1, "Steps", NULL, 0);
     lines[2].gen = steps_gen;
@@ -1027,6 +1032,17 @@ void xspace_write_file(const Options *o, const ModuleInfo *mods, size_t n_mods, 
         uint64_t size = plane_size(&p, split);
         expect += pb_len_field_size(size);
         plane_write(&p, split, &sink, fs, keep);
+        if (o->summary_steps) {
+            PlaneSum *ps = &fs->planes[fs->n_planes - 1];
+            size_t n3 = 3 * c.n_ex;
+            ps->n_execs = c.n_ex;
+            ps->execs = ANEWN(keep, uint64_t, n3);
+            for (size_t e = 0; e < c.n_ex; e++) {
+                ps->execs[3 * e] = c.ex[e].start;
+                ps->execs[3 * e + 1] = c.ex[e].end;
+                ps->execs[3 * e + 2] = c.ex[e].busy;
+            }
+        }
         fs->xla_ops += lines[1].n_events;
         fs->xla_modules += lines[0].n_events;
         if (c.n_ex && c.ex[c.n_ex - 1].end > max_end_ps)

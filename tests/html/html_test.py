@@ -187,6 +187,20 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
         got = p.js("document.getElementById('%s').textContent" % el_id)
         check("%s summary %s line as the text" % (p.name, part), got == want, "%r vs %r" % (got, want))
 
+    # advice: the fired rules' lines as the JSON (and the text) give them
+    fired = [a["text"] for a in doc.get("advice", []) if a["verdict"] == "fired"]
+    got = p.js("Array.from(document.querySelectorAll('#summary-advice-fired li')).map(e => e.textContent)")
+    check(p.name + " summary advice as the JSON", got == fired, "%r != %r" % (got, fired))
+    for line in fired:
+        check(p.name + " advice line in the text", line in text, line)
+    # steps: one row per core with steps, one line per core in the chart
+    stepped = [c for c in ops["cores"] if c.get("steps")]
+    rows = p.js("document.querySelectorAll('#summary-steps-cores tr').length")
+    check(p.name + " summary steps rows", rows == len(stepped) + 1 if stepped else rows == 0, rows)
+    if len(stepped) >= 2:
+        lines = p.js("document.querySelectorAll('#summary-steps-chart polyline').length")
+        check(p.name + " step chart has a line per core", lines == len(stepped), lines)
+
     # a link in the summary opens what it names in the same page
     first = p.js("(() => { const a = document.querySelector('#view-summary a[href^=\"#buffer=\"]'); if (!a) return null;"
                  " const name = a.textContent; a.click(); return name; })()")
@@ -297,10 +311,13 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
                        " h.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + r.width * %d / %d,"
                        " clientY: r.top + 5})); return document.getElementById('heap-readout').textContent; })()"
                        % (i, len(m["heap"]) - 1))
-            want = "position %d: %s B" % (i, fmt_int(m["heap"][i]["bytes"]))
+            want = "heap event %d: %s B" % (i, fmt_int(m["heap"][i]["bytes"]))
             check(p.name + " heap readout", got.startswith(want), "%r, want %r" % (got, want))
             # at the peak every buffer of the tower is live
-            i = m["peak_position"] + 1
+            i = m["peak_heap_event"] + 1
+            axis = p.js("Array.from(document.querySelectorAll('#heap-chart .axis-title')).map(e => e.textContent)")
+            check(p.name + " heap axis names heap events, not schedule steps",
+                  "heap event (heap-simulator event index; not a schedule step)" in axis, str(axis))
             got = p.js("(() => { const h = document.querySelector('#heap-chart .hit'), r = h.getBoundingClientRect();"
                        " h.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + r.width * %d / %d,"
                        " clientY: r.top + 5})); return document.getElementById('heap-readout').textContent; })()"
@@ -437,9 +454,10 @@ def test_why_live(b, src, out):
     field = lambda k: p.js("(document.querySelector('#why-live dd[data-field=\"%s\"] .val') || {}).textContent" % k)
     check("why_live: kind", field("kind") == "temporary", str(field("kind")))
     check("why_live: last user", field("last user") == "fusion.99", str(field("last user")))
-    check("why_live: at position", field("at schedule position") == "31", str(field("at schedule position")))
+    # written with the memory/1 names of before the split: still read
+    check("why_live: at schedule step", field("at schedule step") == "31", str(field("at schedule step")))
     check("why_live: its scope (escaped in the data)", field("its scope") == "jit(f)/layer_3/<mlp>", str(field("its scope")))
-    check("why_live: waits", field("waits") == "9 schedule positions after the peak", str(field("waits")))
+    check("why_live: waits", field("waits") == "9 schedule steps after the peak", str(field("waits")))
     chain = p.js("Array.from(document.querySelectorAll('#why-live .chain li')).map(e => e.textContent)")
     check("why_live: chain", chain == buf["why_live"]["chain"], str(chain))
     rows = p.js("document.querySelectorAll('#last-users tr').length")
@@ -610,8 +628,8 @@ def main():
     d = same(ops_page["ops"], json_of(tpuprof, "ops", "testdata/small.xplane.pb"))
     check("ops page data = ops --format json", d is None, d)
     d = same(ops_page["op_scopes"], {k: v for k, v in json_of(tpuprof, "ops", "--by", "scope", "testdata/small.xplane.pb").items()
-                                     if k != "cores"})
-    check("ops page op_scopes = ops --by scope --format json without cores", d is None, d)
+                                     if k not in ("cores", "steps_across")})
+    check("ops page op_scopes = ops --by scope --format json without cores (nor steps across them)", d is None, d)
     d = same(ops_page["collectives"], json_of(tpuprof, "collectives", "testdata/small.xplane.pb"))
     check("ops page collectives = collectives --format json", d is None, d)
     d = same(data_of(pages["memory"])["memory"], json_of(tpuprof, "memory", CONV))

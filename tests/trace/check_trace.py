@@ -42,7 +42,7 @@ DERIVED = {'Name scopes (derived)', 'Memory peaks', 'Compiler memory peaks'}
 
 def derived(track):
     return (track in DERIVED or track.endswith(' name scopes (derived)') or
-            track.endswith(' compiler memory peaks'))
+            track.endswith(' compiler memory peaks') or track.startswith('Steps (inferred: '))
 failures = []
 START_PEAKS = {}  # capture -> program-start compiler peak instants
 
@@ -144,6 +144,26 @@ def op_times(cap, tr):
     return checked
 
 
+def steps_same(cap, tr):
+    """The derived steps track of each core holds `ops`' inferred steps:
+    as many, named by position, each as long (within 1 ns)."""
+    ops = doc('ops', cap)
+    n = 0
+    for core in ops['cores']:
+        if core.get('steps_source') != 'inferred':
+            continue
+        key = (f"{core['host']} {core['plane']}", f"Steps (inferred: {core['steps_program']})")
+        got = sorted((e['ts'], e) for e in tr.d['slices'] if tr.where.get(e['track']) == key)
+        want = core['steps']
+        check(len(got) == len(want), f'{cap} {key}: {len(got)} step slices, ops {len(want)} steps')
+        for (_, e), s in zip(got, want):
+            check(e['name'] == 'step ' + s['name'], f"{cap} {key}: {e['name']} vs step {s['name']}")
+            check(abs(e['dur'] * 1000 - s['duration_ps']) <= 1000, f"{cap} {key} {e['name']}: {e['dur']} ns, ops {s['duration_ps']} ps")
+            check(e['args'].get('program_id', 0) % 2**64 == int(core['steps_program_id']), f"{cap} {key}: program_id")
+        n += len(got)
+    return n
+
+
 def memory_peaks(cap, tr):
     mem = doc('memory', cap)
     vals = collections.defaultdict(list)
@@ -194,14 +214,15 @@ def memory_peaks(cap, tr):
     for e in tr.d['instants']:
         if e['name'] == 'compiler memory peak':
             a = e['args']
-            marks[(a.get('instruction'), a['program_id'] % 2**64, a['peak_bytes'], a.get('at'))] += 1
+            marks[(a.get('instruction'), a['program_id'] % 2**64, a['peak_bytes'], a.get('at'),
+                   a.get('peak_heap_event'))] += 1
     want = collections.Counter()
     for m in mem['modules']:
         key = (m['peak_instruction'], int(m['program_id']))
         if m['peak_instruction'] and runs[key]:
-            want[key + (m['peak_bytes'], None)] = runs[key]
+            want[key + (m['peak_bytes'], None, m['peak_heap_event'])] = runs[key]
         elif m['heap_points'] == 0 and starts[key[1]]:
-            want[key + (m['peak_bytes'], 'program start')] = starts[key[1]]
+            want[key + (m['peak_bytes'], 'program start', m['peak_heap_event'])] = starts[key[1]]
     check(marks == want, f'{cap}: compiler peak instants {dict(marks)}, want {dict(want)}')
     START_PEAKS[cap] = sum(n for k, n in marks.items() if k[3])
     return len(mem['runtime']), sum(marks.values())
@@ -355,8 +376,9 @@ def one(cap, tmp, gz=False):
     n = line_counts(cap, tr)
     ops = op_times(cap, tr)
     peaks, marks = memory_peaks(cap, tr)
+    steps = steps_same(cap, tr)
     json_same(cap, tr, tmp)
-    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks, {marks} compiler peak instants')
+    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks, {marks} compiler peak instants, {steps} inferred steps')
     return tr
 
 

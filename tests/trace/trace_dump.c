@@ -243,6 +243,29 @@ static void read_track(const Perfetto__Protos__TrackDescriptor *d, json_t *out)
 	json_array_append_new(out, t);
 }
 
+/* Every argument name's value type, across the file: a reader (trace
+ * processor's args table, SQL over it) wants one type per argument
+ * (docs/trace.md). */
+static json_t *arg_types;
+
+static void one_type(const char *name, const char *type)
+{
+	const char *seen;
+
+	if (!arg_types)
+		arg_types = json_object();
+	seen = json_string_value(json_object_get(arg_types, name));
+	if (!seen)
+		json_object_set_new(arg_types, name, json_string(type));
+	/* a capture may write one stat as an integer in one event and a
+	 * double or a string in another (TF allocator fragmentation, size):
+	 * each keeps its own; what tpuprof decides, integers' signedness,
+	 * is checked */
+	else if ((strcmp(seen, "int") == 0 && strcmp(type, "uint") == 0) ||
+		 (strcmp(seen, "uint") == 0 && strcmp(type, "int") == 0))
+		fail("argument %s is %s here and %s elsewhere in the file", name, type, seen);
+}
+
 static json_t *annotations(const struct seq *q, const Event *e)
 {
 	json_t *args = json_object();
@@ -266,6 +289,9 @@ static json_t *annotations(const struct seq *q, const Event *e)
 			v = json_boolean(a->bool_value);
 		else
 			v = json_null();
+		one_type(name, a->has_int_value ? "int" : a->has_uint_value ? "uint" :
+			       a->has_double_value ? "double" : a->has_bool_value ? "bool" :
+			       json_is_string(v) ? "string" : "none");
 		json_object_set_new(args, name, v);
 	}
 	return args;

@@ -45,6 +45,10 @@ struct tp_check_opts {
 	double min_headroom_pct;      /* percent of capacity, 0..100        */
 	bool has_min_flops_utilization;
 	double min_flops_utilization; /* --min-flops-utilization, 0..1      */
+	bool has_max_collective_share;
+	double max_collective_share;  /* --max-collective-share, 0..1       */
+	bool has_max_idle_share;
+	double max_idle_share;        /* --max-idle-share, 0..1             */
 	bool allow_partial;           /* --allow-partial                    */
 };
 
@@ -55,6 +59,8 @@ enum tp_check_rule {
 	TP_CHECK_MAX_COLLECTIVE_BYTES,
 	TP_CHECK_MIN_HEADROOM,
 	TP_CHECK_MIN_FLOPS_UTILIZATION,
+	TP_CHECK_MAX_COLLECTIVE_SHARE,
+	TP_CHECK_MAX_IDLE_SHARE,
 };
 
 /* What a row measures. */
@@ -64,13 +70,23 @@ enum tp_check_metric {
 	TP_METRIC_COLLECTIVE_BYTES, /* ring bytes per device, summed       */
 	TP_METRIC_HEADROOM_BYTES,   /* capacity - peak, bytes              */
 	TP_METRIC_FLOP_UTILIZATION, /* a fraction: in fraction, not measured */
+	TP_METRIC_COLLECTIVE_SHARE, /* of steady step time: in fraction      */
+	TP_METRIC_IDLE_SHARE,       /* of steady step time: in fraction      */
 };
+
+/* Metrics measured as a fraction (row.fraction), not bytes or ps. */
+static inline bool tp_check_metric_is_fraction(enum tp_check_metric m)
+{
+	return m == TP_METRIC_FLOP_UTILIZATION || m == TP_METRIC_COLLECTIVE_SHARE ||
+	       m == TP_METRIC_IDLE_SHARE;
+}
 
 #define TP_CHECK_MAX_CONTRIB 3
 
 struct tp_check_contrib {
 	const char *kind;   /* "buffer", "allocation", "op", "collective" (static) */
 	const char *name;   /* borrowed from the document               */
+	const char *scope;  /* a buffer's name scope ("" none); NULL for other kinds */
 	int64_t value;      /* bytes, or ps for ops                      */
 };
 

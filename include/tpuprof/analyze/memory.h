@@ -100,11 +100,22 @@ struct tp_mem_module {
 	uint64_t by_category[TP_MEM_N_CATEGORIES]; /* bytes live at the peak  */
 	struct tp_mem_live *live;       /* malloc'd: live at the peak         */
 	size_t n_live;
+	/* Outside HBM, XProf's list at the peak (live) leaves out the
+	 * whole-program allocations its peak counts; they are listed here,
+	 * one per allocation (its largest buffer, the allocation's bytes),
+	 * so live + whole_program accounts for every byte of the peak.
+	 * Empty for HBM, where live holds them. */
+	struct tp_mem_live *whole_program; /* malloc'd                         */
+	size_t n_whole_program;
 	struct tp_scope_tree scopes;    /* bytes live at the peak by scope    */
 	struct tp_mem_split *suggestions; /* malloc'd, best first             */
 	size_t n_suggestions;
 	struct tp_mem_split whatif;     /* --split result; buffer -1 if none  */
 	struct tp_mem_why_data why;     /* last users, chains, groups         */
+	/* the largest scoped allocation in this memory space (VMEM, 1), from
+	 * backend_config's used_scoped_memory_configs; not in the peak      */
+	uint64_t max_scoped_bytes;      /* 0 when none                        */
+	long max_scoped_instr;          /* instruction index, -1 when none    */
 };
 
 /* Programs of GPU kernel lines counted already by another pass over
@@ -230,6 +241,8 @@ struct tp_mem_core {
 };
 
 struct tp_memory {
+	int64_t color;                  /* memory space analysed; only HBM (0)
+					 * is held to capacity and headroom   */
 	struct tp_mem_module *modules;  /* malloc'd, one per program id       */
 	size_t n_modules;
 	struct tp_mem_core *cores;      /* malloc'd, device planes            */
@@ -261,13 +274,15 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 void tp_memory_release(struct tp_memory *mem);
 
 /* A core's headroom: capacity less the larger of its compiler and
- * runtime peaks, in bytes (negative when over) and percent of capacity. */
+ * runtime peaks, in bytes (negative when over) and percent of capacity.
+ * HBM only: another memory space is not held to the HBM capacity. */
 struct tp_mem_headroom {
 	uint64_t peak;                  /* the larger peak                    */
 	int64_t bytes;
 	double percent;
 };
-/* False (bytes and percent 0) when the core's capacity is unknown. */
+/* False (bytes and percent 0) when the core's capacity is unknown, or
+ * the memory space analysed is not HBM. */
 bool tp_mem_core_headroom(const struct tp_memory *mem, const struct tp_mem_core *c,
 			  struct tp_mem_headroom *h);
 

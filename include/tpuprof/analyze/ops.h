@@ -67,6 +67,8 @@ struct tp_op {
 	int64_t flops;          /* summed over occurrences                */
 	int64_t bytes_accessed; /* summed over occurrences                */
 	bool collective;        /* a collective (category or opcode)      */
+	bool copy;              /* a copy or host transfer (category,
+				 * tp_op_copy_kind): steps count it apart */
 	enum tp_precision precision; /* of its matrix operands, else output */
 	enum tp_op_async async; /* its part of an async pair               */
 	bool host_transfer;     /* a copy to or from host memory, S(5)    */
@@ -75,12 +77,21 @@ struct tp_op {
 	enum tp_cost_source cost_source; /* where flops and bytes came from */
 };
 
+enum tp_step_source {
+	TP_STEPS_NONE,      /* no step line and nothing to infer from     */
+	TP_STEPS_LINE,      /* the core's "Steps" line                    */
+	TP_STEPS_INFERRED,  /* runs of its busiest program (XLA Modules)  */
+};
+
 struct tp_ops_core {
 	size_t host;                 /* index into tp_capture.hosts       */
 	const struct tp_plane *plane;  /* borrowed                         */
 	enum tp_op_source source;
 	size_t first_op, n_ops;      /* range of tp_ops.ops (this core)   */
 	size_t first_step, n_steps;  /* range of tp_ops.steps             */
+	enum tp_step_source step_source; /* where the steps came from      */
+	uint64_t step_program_id;    /* TP_STEPS_INFERRED: the program    */
+	struct tp_str step_program;  /* its module name, pooled; or empty */
 	bool has_span;
 	int64_t first_start_ps;      /* earliest op or step start         */
 	int64_t last_end_ps;         /* latest op or step end             */
@@ -105,13 +116,17 @@ struct tp_line_program {
 	uint64_t id, runs;
 };
 
-/* One event of the core's "Steps" line, with the op self time that
- * started inside it. idle = duration - compute - collective, at least 0. */
+/* One step of a core: an event of its "Steps" line, or (inferred) one
+ * run of the program with the most device time on its "XLA Modules"
+ * line; with the op self time that started inside it, by kind.
+ * idle = duration - compute - collective - copy, at least 0. */
 struct tp_step {
 	size_t core;
-	struct tp_str name;          /* event name, borrowed              */
+	struct tp_str name;          /* event name, pooled                */
 	int64_t start_ps, dur_ps;
-	int64_t compute_ps, collective_ps, idle_ps;
+	int64_t compute_ps, collective_ps, copy_ps, idle_ps;
+	bool warmup;                 /* the first step, much slower than
+					the rest (steps_summary.c)      */
 };
 
 /* One execution of a collective op: the raw material of `collectives`. */
@@ -169,9 +184,13 @@ size_t tp_ops_find_module(const struct tp_capture *cap, uint64_t program_id);
 int64_t tp_op_avg_ps(const struct tp_op *o);
 
 enum tp_ops_sort { TP_SORT_TOTAL, TP_SORT_SELF, TP_SORT_COUNT, TP_SORT_AVG,
-		   TP_SORT_MIN, TP_SORT_NAME };
-/* Parses "total", "self", "count", "avg", "min", "name". */
+		   TP_SORT_MIN, TP_SORT_NAME, TP_SORT_FLOPS, TP_SORT_BYTES,
+		   TP_SORT_FLOP_UTIL, TP_SORT_BANDWIDTH };
+/* Parses "total", "self", "count", "avg", "min", "name", "flops",
+ * "bytes", "flop-util" (FLOP utilization), "bandwidth" (bytes per
+ * second of total time); an op without the figure sorts last. */
 bool tp_ops_sort_parse(const char *s, enum tp_ops_sort *out);
+const char *tp_ops_sort_name(enum tp_ops_sort key);
 /* Sorts the ops of each core (largest first; names ascending), ties by
  * name, then program id. Execution records keep pointing at their ops. */
 void tp_ops_sort(struct tp_ops *ops, enum tp_ops_sort key);
@@ -180,6 +199,98 @@ void tp_ops_sort(struct tp_ops *ops, enum tp_ops_sort key);
  * all-reduce, all-reduce-start, all-reduce-done and cross-replica-sum, and
  * so on; NULL when it is no collective. */
 const char *tp_collective_kind(struct tp_str opcode);
+/* Whether an op of this category (or HLO opcode) moves data rather than
+ * computing: "copy", "copy-start", "copy-done" (on-device copies and host
+ * offload), "infeed", "outfeed" (host transfers). */
+bool tp_op_copy_kind(struct tp_str category);
+
+/* ---- steps together (steps_summary.c) ---- */
+
+/* The first step is warm-up when there are at least TP_WARMUP_MIN_STEPS
+ * steps and it took more than TP_WARMUP_FACTOR times the median of the
+ * others; steady-state figures leave it out. */
+#define TP_WARMUP_MIN_STEPS 3
+#define TP_WARMUP_FACTOR 2
+/* A step straggles when its slowest core took more than this percent
+ * longer than its fastest. */
+#define TP_STRAGGLER_PCT 10
+
+/* Marks each core's warm-up step (tp_step.warmup). Called by
+ * tp_ops_build. */
+void tp_steps_mark_warmup(struct tp_ops *ops);
+
+/* A core's steady-state steps: sums over the steps not marked warm-up. */
+struct tp_steps_summary {
+	size_t n_steps, n_steady;
+	bool warmup;                  /* the first step was left out        */
+	int64_t step_ps;              /* mean steady step: sum_ps / n_steady */
+	int64_t sum_ps, compute_ps, collective_ps, copy_ps, idle_ps;
+};
+void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core,
+			struct tp_steps_summary *out);
+
+/* One step position across every core with steps (steps are matched by
+ * position: the i-th step of each core). */
+struct tp_step_across {
+	size_t index;                 /* the step's position on each core   */
+	size_t n_cores;
+	size_t slowest_core, fastest_core; /* indexes into tp_ops.cores     */
+	int64_t slowest_ps, fastest_ps;
+	int64_t spread_ps;            /* slowest - fastest                  */
+	bool straggler;               /* spread > TP_STRAGGLER_PCT% of fastest */
+	bool warmup;                  /* warm-up on some core               */
+};
+/* The steps every core with steps has (the fewest any has), each across
+ * the cores; 0 and NULL with fewer than two such cores. *out is
+ * malloc'd. */
+size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out);
+
+/* ---- --by category (op_categories.c) ---- */
+
+/* A sum over cores, with the spread between the cores it ran on. */
+struct tp_cat_sum {
+	int64_t self_ps, total_ps;
+	uint64_t occurrences;
+	size_t n_cores;               /* cores it ran on                   */
+	int64_t min_core_ps, max_core_ps; /* least and most self time one
+					 of those cores gave it         */
+};
+
+/* One op over every core (with fold: every name.N of it). */
+struct tp_cat_op {
+	uint64_t program_id;
+	size_t module;                /* index into tp_capture.modules      */
+	struct tp_str category, name; /* borrowed from the ops             */
+	bool collective;
+	size_t variants;              /* distinct names summed (fold: > 1)  */
+	struct tp_cat_sum sum;
+};
+
+/* One category of one program: ops[first .. first + n), by self time. */
+struct tp_cat_group {
+	uint64_t program_id;
+	size_t module;
+	struct tp_str category;
+	size_t first, n;
+	int64_t program_self_ps;      /* the program's, for the order       */
+	struct tp_cat_sum sum;
+};
+
+struct tp_op_categories {
+	bool fold;
+	struct tp_cat_group *groups;  /* malloc'd: programs by self time,
+					 then categories by self time      */
+	size_t n_groups;
+	struct tp_cat_op *ops;        /* malloc'd, grouped as groups say    */
+	size_t n_ops;
+};
+
+/* Builds the program -> category -> op profile over every core of ops
+ * (which must outlive it); fold: name.N duplicates are one op. */
+void tp_op_categories_build(struct tp_op_categories *c, const struct tp_ops *ops, bool fold);
+void tp_op_categories_release(struct tp_op_categories *c);
+/* "copy-done.4" -> "copy-done": a name less its ".N" suffix. */
+struct tp_str tp_op_fold_name(struct tp_str name);
 
 /* --by scope: op self time rolled up over the name-scope tree. A fusion's
  * time is split over the scopes of the instructions inside it (docs/ops.md

@@ -2,8 +2,8 @@
  * report_analysis.h - the analysis behind `tpuprof report`, the one-page
  * answer after a run. It composes the other analyses, it does not redo
  * them: info (what the capture holds), memory (peaks and what holds
- * them), ops and collectives (time and traffic), and the scope tree of op
- * time. Its writers and the saved document: report_doc.h.
+ * them), ops and collectives (time and traffic), the scope tree of op
+ * time, and the advice judged on them. Its writers and the saved document: report_doc.h.
  *
  * Ownership: a struct tp_report owns its parts (each released with its
  * own release function by tp_report_release); it borrows the capture,
@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tpuprof/analyze/advice.h"
 #include "tpuprof/analyze/collectives.h"
 #include "tpuprof/analyze/info.h"
 #include "tpuprof/analyze/memory.h"
@@ -25,6 +26,7 @@ struct tp_report {
 	struct tp_memory memory;
 	struct tp_collectives coll;    /* holds the ops (coll.ops)          */
 	struct tp_op_scopes scopes;    /* op self time by name scope        */
+	struct tp_advice advice;       /* what bounds the time (advice.h)   */
 };
 
 struct tp_report_filter {

@@ -71,6 +71,7 @@ struct tp_trace_stats {
 	uint64_t tracks;          /* slice tracks (lines and their splits) */
 	uint64_t overlap_tracks;  /* of those, the "(2)", "(3)" splits    */
 	uint64_t scope_slices;    /* derived name-scope slices            */
+	uint64_t step_slices;     /* derived inferred-step slices         */
 	uint64_t counter_points;  /* runtime memory counter values        */
 	uint64_t peaks;           /* peak instants                        */
 	uint64_t bytes;           /* bytes written (before gzip)          */

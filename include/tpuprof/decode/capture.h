@@ -2,7 +2,8 @@
  * capture.h - turning CAPTURE arguments into a decoded capture set.
  *
  * A CAPTURE may be an *.xplane.pb (plain or gzip, told apart by magic
- * bytes), a standalone *.hlo_proto.pb, an XLA dump file or directory
+ * bytes), a chunked *.xplane.riegeli (by its signature; plain or gzip;
+ * its chunks merged into one XSpace, docs/riegeli.md), a standalone *.hlo_proto.pb, an XLA dump file or directory
  * (module_NNNN.*.hlo.pb), a run directory (every host in it), a TensorBoard
  * logdir (…/plugins/profile/<run>/, the newest run unless a run is named),
  * or "-" for standard input. Whether a file holds an XSpace or an HloProto
@@ -52,7 +53,12 @@ struct tp_source {
 	bool gzip;            /* the file was gzip-compressed          */
 	bool kind_from_name;  /* bytes were ambiguous; name decided     */
 	uint64_t file_bytes;  /* size on disk (compressed)             */
-	struct tp_buffer buf; /* decoded-from bytes (inflated)         */
+	struct tp_buffer buf; /* decoded-from bytes (inflated; for a
+			       * chunked capture, its merged XSpace)   */
+	/* A chunked capture (*.xplane.riegeli, docs/riegeli.md): chunks
+	 * and records read whole, and byte ranges skipped as damaged. */
+	bool chunked;
+	uint64_t chunks, records, damaged_regions;
 	/* Damaged parts cut out of buf (damage.c): where, in the original
 	 * bytes, sorted; malloc'd, NULL when none. */
 	struct tp_source_cut {

@@ -29,8 +29,12 @@ struct tp_ops_view {
 	enum tp_ops_sort sort;
 	const struct tp_ops_filter *filter;
 	const struct tp_op_scopes *scopes; /* --by scope, or NULL          */
+	const struct tp_op_categories *categories; /* --by category, or NULL */
 	bool omit_cores;                  /* JSON without cores[] (report's
 					     op_scopes: they are in ops)   */
+	bool omit_across;                 /* JSON without steps_across: the
+					     report's, which merge must
+					     equal (it merges cores only)  */
 	const struct tp_collectives *coll; /* html: joined into the ops table,
 					     or NULL                       */
 };

@@ -26,6 +26,12 @@ bool tp_report_schema_ok(const char *schema);
 void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 		    const struct tp_report *r);
 
+/* The report's "advice" list (advice_json.c): a new array. */
+json_t *tp_advice_json(const struct tp_advice *a);
+/* The advice judged on a report document's ops and memory cores (merge);
+ * the findings borrow the document's strings. */
+void tp_advice_from_doc(struct tp_advice *a, const json_t *doc);
+
 /* The report in the format asked for (src/report/write.c); as text, one
  * screen (report_text.c). */
 enum tp_err tp_report_write(FILE *out, enum tp_format fmt,

@@ -127,7 +127,7 @@ static void growth_contrib(struct tp_check_row *r, const struct tp_check_subject
 	for (i = 0; i < x->n_all; i++)
 		if (sum[i] > 0 && tp_i64map_get(&first, contrib_key(&x->all[i])) == (long)i)
 			tp_check_contrib_add(r->contrib, &r->n_contrib, x->all[i].kind,
-					     x->all[i].name, sum[i]);
+					     x->all[i].name, x->all[i].scope, sum[i]);
 	tp_i64map_release(&first);
 	free(sum);
 }
@@ -172,9 +172,10 @@ static enum tp_err validate(const json_t *doc, const struct tp_check_opts *o,
 			    struct tp_error *err)
 {
 	if (!o->has_max_peak && !o->has_max_peak_fraction && !o->has_max_growth &&
-	    !o->has_max_collective_bytes && !o->has_min_headroom && !o->has_min_flops_utilization)
+	    !o->has_max_collective_bytes && !o->has_min_headroom && !o->has_min_flops_utilization &&
+	    !o->has_max_collective_share && !o->has_max_idle_share)
 		return tp_error_set(err, TP_ERR_USAGE,
-				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization)");
+				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share)");
 	if (o->has_max_growth && !o->baseline)
 		return tp_error_set(err, TP_ERR_USAGE, "--max-growth needs --baseline REPORT.json");
 	if (o->module && !tp_check_doc_module(doc, o->module))
@@ -223,6 +224,12 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 		rc = tp_check_headroom_rule(c, doc, o, &w, err);
 	if (rc == TP_OK && o->has_min_flops_utilization)
 		rc = tp_check_utilization_rule(c, doc, o, &w, err);
+	if (rc == TP_OK && o->has_max_collective_share)
+		rc = tp_check_step_share_rule(c, doc, TP_CHECK_MAX_COLLECTIVE_SHARE,
+					      o->max_collective_share, &w, err);
+	if (rc == TP_OK && o->has_max_idle_share)
+		rc = tp_check_step_share_rule(c, doc, TP_CHECK_MAX_IDLE_SHARE,
+					      o->max_idle_share, &w, err);
 	c->damaged_parts = damage_count(doc) + (o->baseline ? damage_count(o->baseline) : 0);
 	c->partial_fails = c->damaged_parts && !o->allow_partial;
 	if (rc != TP_OK)

@@ -66,13 +66,14 @@ bool tp_check_doc_has_scope(const json_t *doc, const char *scope);
 
 /* Integer from a JSON integer or decimal string; false when absent. */
 bool tp_check_jint(const json_t *v, int64_t *out);
-/* Adds a contribution to x: to its largest and to its full list. */
+/* Adds a contribution to x: to its largest and to its full list. scope
+ * is a buffer's name scope, NULL for other kinds. */
 void tp_check_subject_contrib(struct tp_check_subject *x, const char *kind,
-			      const char *name, int64_t value);
+			      const char *name, const char *scope, int64_t value);
 /* Keeps the TP_CHECK_MAX_CONTRIB largest, largest first, earliest first
  * among equals. */
 void tp_check_contrib_add(struct tp_check_contrib *c, size_t *n, const char *kind,
-			  const char *name, int64_t value);
+			  const char *name, const char *scope, int64_t value);
 
 /* A new row for subject x (check.c), and its verdict. */
 struct tp_check_row *tp_check_new_row(struct tp_check *c, enum tp_check_rule rule,
@@ -89,5 +90,10 @@ enum tp_err tp_check_headroom_rule(struct tp_check *c, const json_t *doc,
 enum tp_err tp_check_utilization_rule(struct tp_check *c, const json_t *doc,
 				      const struct tp_check_opts *o,
 				      const struct tp_check_where *w, struct tp_error *err);
+/* --max-collective-share, --max-idle-share: per core, the share of its
+ * steady step time (ops.cores[].steady, check_steps.c). */
+enum tp_err tp_check_step_share_rule(struct tp_check *c, const json_t *doc,
+				     enum tp_check_rule rule, double limit,
+				     const struct tp_check_where *w, struct tp_error *err);
 
 #endif

@@ -92,7 +92,7 @@ void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 			ps = w->scope ? op_scope_ps(op, core, splits, w->scope) : jint0(J(op, "self_ps"));
 			x->value += ps;
 			if (ps)
-				tp_check_subject_contrib(x, "op", S(op, "name"), ps);
+				tp_check_subject_contrib(x, "op", S(op, "name"), NULL, ps);
 		}
 	}
 	/* per module, over all cores; rows appear in first-seen order */
@@ -116,7 +116,7 @@ void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 	for (i = 0; i < n_sums; i++) {
 		struct tp_check_subject *x = &s->v[sums[i].row];
 
-		tp_check_subject_contrib(x, "op", sums[i].name, sums[i].ps);
+		tp_check_subject_contrib(x, "op", sums[i].name, NULL, sums[i].ps);
 	}
 	free(sums);
 	/* a module without op time under the scope is not a subject */
@@ -207,7 +207,7 @@ void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc
 			x->value = tp_sat_add(x->value, bytes);
 		}
 		if (bytes)
-			tp_check_subject_contrib(x, "collective", S(c, "name"),
+			tp_check_subject_contrib(x, "collective", S(c, "name"), NULL,
 					     bytes);
 	}
 	for (i = 0; i < n_per_core; i++)

@@ -19,6 +19,8 @@ const char *tp_check_rule_name(enum tp_check_rule r)
 		[TP_CHECK_MAX_COLLECTIVE_BYTES] = "max-collective-bytes",
 		[TP_CHECK_MIN_HEADROOM] = "min-headroom",
 		[TP_CHECK_MIN_FLOPS_UTILIZATION] = "min-flops-utilization",
+		[TP_CHECK_MAX_COLLECTIVE_SHARE] = "max-collective-share",
+		[TP_CHECK_MAX_IDLE_SHARE] = "max-idle-share",
 	};
 	return names[r];
 }
@@ -31,6 +33,8 @@ const char *tp_check_metric_name(enum tp_check_metric m)
 		[TP_METRIC_COLLECTIVE_BYTES] = "collective_bytes",
 		[TP_METRIC_HEADROOM_BYTES] = "headroom_bytes",
 		[TP_METRIC_FLOP_UTILIZATION] = "flop_utilization",
+		[TP_METRIC_COLLECTIVE_SHARE] = "collective_share",
+		[TP_METRIC_IDLE_SHARE] = "idle_share",
 	};
 	return names[m];
 }

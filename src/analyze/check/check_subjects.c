@@ -39,7 +39,7 @@ static int64_t jint0(const json_t *v)
 }
 
 void tp_check_contrib_add(struct tp_check_contrib *c, size_t *n, const char *kind,
-			  const char *name, int64_t value)
+			  const char *name, const char *scope, int64_t value)
 {
 	size_t i = *n;
 
@@ -55,6 +55,7 @@ void tp_check_contrib_add(struct tp_check_contrib *c, size_t *n, const char *kin
 	}
 	c[i].kind = kind;
 	c[i].name = name ? name : "";
+	c[i].scope = scope;
 	c[i].value = value;
 }
 
@@ -100,14 +101,15 @@ struct tp_check_subject *tp_check_module_row(struct tp_check_subjects *s, size_t
 }
 
 void tp_check_subject_contrib(struct tp_check_subject *x, const char *kind,
-			      const char *name, int64_t value)
+			      const char *name, const char *scope, int64_t value)
 {
 	if (!name)
 		name = "";
-	tp_check_contrib_add(x->contrib, &x->n_contrib, kind, name, value);
+	tp_check_contrib_add(x->contrib, &x->n_contrib, kind, name, scope, value);
 	x->all = tp_xgrow(x->all, &x->cap_all, x->n_all + 1, sizeof(*x->all));
 	x->all[x->n_all].kind = kind;
 	x->all[x->n_all].name = name;
+	x->all[x->n_all].scope = scope;
 	x->all[x->n_all++].value = value;
 }
 
@@ -147,8 +149,8 @@ static void buffers(struct tp_check_subject *x, const json_t *mod, const char *s
 
 		if (scope && !tp_check_scope_under(S(b, "scope"), scope))
 			continue;
-		tp_check_subject_contrib(x, "buffer",
-				     name ? name : S(b, "defined_by"), jint0(J(b, "size_bytes")));
+		tp_check_subject_contrib(x, "buffer", name ? name : S(b, "defined_by"),
+					 S(b, "scope") ? S(b, "scope") : "", jint0(J(b, "size_bytes")));
 	}
 }
 
@@ -168,9 +170,53 @@ static void allocations(struct tp_check_subject *x, const json_t *rt)
 			name = S(a, keys[k]);
 		if (!name || !*name)
 			name = "(unnamed)";
-		tp_check_subject_contrib(x, "allocation", name,
-				     tp_sat_mul(jint0(J(a, "bytes")), n > 0 ? n : 1));
+		tp_check_subject_contrib(x, "allocation", name, NULL,
+					 tp_sat_mul(jint0(J(a, "bytes")), n > 0 ? n : 1));
 	}
+}
+
+/* The program behind a runtime peak whose largest allocation is the
+ * stack (on TPU, the running program's reservation): of the programs
+ * that ran on the core, the one with the largest compiler peak that fits
+ * in the stack's bytes (else the largest), the first among equals. */
+static const json_t *program_behind(const json_t *mem, const json_t *core, int64_t stack)
+{
+	const json_t *best = NULL, *p, *m;
+	int64_t best_peak = -1, peak;
+	bool best_fits = false;
+	size_t i;
+
+	json_array_foreach(J(core, "programs"), i, p) {
+		bool fits;
+
+		m = find_by(J(mem, "modules"), "program_id", S(p, "program_id"));
+		if (!m || !tp_check_jint(J(m, "peak_bytes"), &peak))
+			continue;
+		fits = peak <= stack;
+		if (!best || (fits && !best_fits) || (fits == best_fits && peak > best_peak)) {
+			best = m;
+			best_peak = peak;
+			best_fits = fits;
+		}
+	}
+	return best;
+}
+
+/* A runtime peak held by the stack: name the program behind it and its
+ * largest buffers at its compiler peak, with their scopes, what to cut. */
+static void runtime_program(struct tp_check_subject *x, const json_t *mem, const json_t *core)
+{
+	const json_t *m;
+
+	if (!x->n_contrib || strcmp(x->contrib[0].kind, "allocation") != 0 ||
+	    strcmp(x->contrib[0].name, "stack") != 0 ||
+	    !(m = program_behind(mem, core, x->contrib[0].value)))
+		return;
+	x->module = S(m, "name");
+	x->program_id = S(m, "program_id");
+	x->n_contrib = 0;
+	x->n_all = 0;
+	buffers(x, m, NULL);
 }
 
 static void core_subject(struct tp_check_subjects *s, const json_t *mem, const json_t *core,
@@ -211,6 +257,7 @@ static void core_subject(struct tp_check_subjects *s, const json_t *mem, const j
 
 		if (h && x->host && id && want && strcmp(h, x->host) == 0 && strcmp(id, want) == 0) {
 			allocations(x, rt);
+			runtime_program(x, mem, core);
 			break;
 		}
 	}

@@ -114,6 +114,12 @@ size_t tp_scope_tree_add(struct tp_scope_tree *t, struct tp_str path,
 {
 	size_t node = 0, start = 0;
 
+	/* nothing hides as the root's own part: a value without a scope
+	 * gets a row of its own */
+	if (!path.len && !value && !count)
+		return 0;
+	if (!path.len)
+		path = tp_str_make(TP_SCOPE_NONE, strlen(TP_SCOPE_NONE));
 	t->nodes[0].inclusive = tp_sat_add(t->nodes[0].inclusive, value);
 	t->nodes[0].count_inclusive += count;
 	while (start < path.len) {

@@ -100,6 +100,14 @@ static void add_layout(struct tp_strbuf *sb, const Xla__ShapeProto *s)
 	tp_strbuf_adds(sb, "}");
 }
 
+/* A tuple: TUPLE, or (as some writers leave it, and XLA reads it) an
+ * unset element type with element shapes. */
+static bool is_tuple(const Xla__ShapeProto *s)
+{
+	return s->element_type == TP_PT_TUPLE ||
+	       (s->element_type == 0 && s->n_tuple_shapes > 0);
+}
+
 void tp_shape_format(struct tp_strbuf *sb, const Xla__ShapeProto *s)
 {
 	char tmp[32];
@@ -108,7 +116,7 @@ void tp_shape_format(struct tp_strbuf *sb, const Xla__ShapeProto *s)
 		tp_strbuf_adds(sb, "()");
 		return;
 	}
-	if (s->element_type == TP_PT_TUPLE) {
+	if (is_tuple(s)) {
 		tp_strbuf_adds(sb, "(");
 		for (size_t i = 0; i < s->n_tuple_shapes; i++) {
 			if (i)
@@ -135,7 +143,7 @@ uint64_t tp_shape_elements(const Xla__ShapeProto *s)
 {
 	uint64_t n = 1;
 
-	if (!s || s->element_type == TP_PT_TUPLE)
+	if (!s || is_tuple(s))
 		return 0;
 	for (size_t i = 0; i < s->n_dimensions; i++) {
 		uint64_t d = s->dimensions[i] < 0 ? 0 : (uint64_t)s->dimensions[i];
@@ -153,7 +161,7 @@ uint64_t tp_shape_unpadded_bytes(const Xla__ShapeProto *s)
 
 	if (!s)
 		return 0;
-	if (s->element_type == TP_PT_TUPLE)
+	if (is_tuple(s))
 		return 8 * (uint64_t)s->n_tuple_shapes;
 	if (s->element_type == TP_PT_TOKEN)
 		return 0;
@@ -169,8 +177,8 @@ uint64_t tp_shape_unpadded_bytes(const Xla__ShapeProto *s)
 const Xla__ShapeProto *tp_shape_tuple_element(const Xla__ShapeProto *s,
 					      int64_t index)
 {
-	if (s && s->element_type == TP_PT_TUPLE && index >= 0 &&
-	    (uint64_t)index < s->n_tuple_shapes)
+	/* any index in range, whatever the outer element type says */
+	if (s && index >= 0 && (uint64_t)index < s->n_tuple_shapes)
 		return s->tuple_shapes[index];
 	return s;
 }

@@ -273,7 +273,7 @@ static void core_warnings(struct tp_memory *mem, const struct tp_capture *cap)
 		if (c->runtime >= 0 && mem->runtime.devices[c->runtime].peak_bytes > 0 &&
 		    (uint64_t)mem->runtime.devices[c->runtime].peak_bytes > peak)
 			peak = (uint64_t)mem->runtime.devices[c->runtime].peak_bytes;
-		if (c->capacity && peak * 10 > c->capacity * 9)
+		if (c->capacity && mem->color == 0 && peak * 10 > c->capacity * 9)
 			warn(mem, "%s %.*s: peak %" PRIu64 " bytes is %.1f%% of its %" PRIu64 " bytes",
 			     cap->hosts[c->host].name, (int)c->plane->name.len, c->plane->name.ptr,
 			     peak, 100.0 * (double)peak / (double)c->capacity, c->capacity);
@@ -314,6 +314,7 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 	enum tp_err rc;
 
 	memset(mem, 0, sizeof(*mem));
+	mem->color = opt->color;
 	if ((rc = selection_of(cap, f, &own, &sel, err)) != TP_OK)
 		return rc;
 	rc = analyze_modules(mem, cap, opt, sel, err);

@@ -15,7 +15,7 @@ bool tp_mem_core_headroom(const struct tp_memory *mem, const struct tp_mem_core 
 	h->peak = peak;
 	h->bytes = 0;
 	h->percent = 0;
-	if (!c->capacity)
+	if (!c->capacity || mem->color != 0)
 		return false;
 	/* negative when the peak exceeds the capacity (a --hbm what-if) */
 	h->bytes = peak > c->capacity ? -(int64_t)(peak - c->capacity)

@@ -83,16 +83,47 @@ static long representative(const struct tp_mem_module *m, size_t a)
 	return best;
 }
 
-/* Indefinite representatives go first (HBM only: XLA does not really
- * allocate them in other memories), then the replay's snapshot. */
+/* Outside HBM: the indefinite allocations holding bytes (those in
+ * indefinite_bytes), one entry each, sized as the allocation. */
+static void list_whole_program(struct tp_mem_module *m)
+{
+	const Xla__BufferAssignmentProto *ba = m->module->hlo->buffer_assignment;
+
+	m->whole_program = tp_xcalloc(ba->n_buffer_allocations + 1, sizeof(*m->whole_program));
+	for (size_t a = 0; a < ba->n_buffer_allocations; a++) {
+		const Xla__BufferAllocationProto *al = ba->buffer_allocations[a];
+		struct tp_mem_live *l = &m->whole_program[m->n_whole_program];
+		const char *scope;
+		long r;
+
+		if (al->color != m->color || !tp_mem_allocation_indefinite(al) ||
+		    (r = representative(m, a)) < 0 || !m->buffers[r].size)
+			continue;
+		l->buffer = l->display = r;
+		l->indefinite = true;
+		l->size = clamp(al->size);
+		l->unpadded = m->buffers[r].unpadded;
+		l->category = tp_mem_allocation_category(al);
+		m->by_category[l->category] += l->size;
+		scope = m->buffers[r].instr >= 0 ? tp_hlo_scope(m->idx.instrs[m->buffers[r].instr].proto) : "";
+		tp_scope_tree_add(&m->scopes, tp_str_make(scope, strlen(scope)), (int64_t)l->size, 1);
+		m->n_whole_program++;
+	}
+}
+
+/* Indefinite representatives go first (HBM only: XProf's list shows
+ * them there alone; elsewhere list_whole_program accounts for them),
+ * then the replay's snapshot. */
 static void prepend_indefinite(struct tp_mem_module *m)
 {
 	const Xla__BufferAssignmentProto *ba = m->module->hlo->buffer_assignment;
 	size_t n = 0, k = 0;
 	struct tp_mem_live *all;
 
-	if (m->color != 0)
+	if (m->color != 0) {
+		list_whole_program(m);
 		return;
+	}
 	for (size_t a = 0; a < ba->n_buffer_allocations; a++)
 		n += ba->buffer_allocations[a]->color == 0 &&
 		     tp_mem_allocation_indefinite(ba->buffer_allocations[a]);
@@ -272,6 +303,7 @@ enum tp_err tp_mem_module_analyze(struct tp_mem_module *m,
 	if (!module->hlo)
 		return tp_error_set(err, TP_ERR_INTERNAL, "module not decoded");
 	tp_hlo_index_build(&m->idx, module->hlo);
+	tp_mem_scoped(m);
 	if (!module->hlo->buffer_assignment) {
 		m->error = tp_xstrdup("no buffer assignment in this HloProto");
 		return TP_OK;
@@ -299,6 +331,7 @@ void tp_mem_module_release(struct tp_mem_module *m)
 	free(m->heap_unpadded);
 	free(m->point_instr);
 	free(m->live);
+	free(m->whole_program);
 	free(m->suggestions);
 	free(m->ev_buffer);
 	free(m->ev_canonical);

@@ -40,12 +40,21 @@ static long defining_instr(const struct tp_mem_module *m,
 {
 	const Xla__LogicalBufferProto__Location *loc = lb->defined_at;
 
+	const char *name;
+	long k;
+
 	if (!loc)
 		return -1;
-	if (loc->instruction_id)
-		return tp_hlo_find_id(&m->idx, loc->instruction_id);
-	return tp_hlo_find_name(&m->idx, tp_str_make(loc->instruction_name,
-						     strlen(loc->instruction_name)));
+	/* 0 is a valid id (XLA numbers from 0) and also proto3's unset
+	 * value: a name, when there is one, says which it is */
+	name = loc->instruction_name ? loc->instruction_name : "";
+	if (loc->instruction_id || !name[0]) {
+		k = tp_hlo_find_id(&m->idx, loc->instruction_id);
+		if (k >= 0)
+			return k;
+	}
+	k = name[0] ? tp_hlo_find_name(&m->idx, tp_str_make(name, strlen(name))) : -1;
+	return k >= 0 ? k : tp_hlo_find_id(&m->idx, loc->instruction_id);
 }
 
 static const Xla__LogicalBufferProto *find_logical(const Xla__BufferAssignmentProto *ba,

@@ -162,19 +162,40 @@ static void sharing_release(struct sharing *s)
 	free(s->shares);
 }
 
+/* Sharer x's last user runs later: its bytes pass on to x, so x's last
+ * user frees them. The chain goes from this buffer's definition along
+ * data-flow edges (through the in-place writers) to x's definer, then on
+ * x's own chain; where no such path exists the answer stays this
+ * buffer's own, and says so. */
 static void take_over(const struct tp_mem_module *m, struct tp_mem_why *w, long x,
-		      struct tp_mem_why *other)
+		      const struct tp_mem_why *other, const struct tp_mem_inplace *inplace,
+		      size_t n_inplace)
 {
-	/* the chain: this buffer's definition, then the sharer holding
-	 * its bytes, on to the sharer's last user */
-	struct tp_mem_step first = w->chain[0];
+	struct tp_mem_why path = { 0 };
+	struct tp_mem_step *joint;
+	size_t n;
 
+	if (!other->n_chain ||
+	    !tp_mem_why_path(m, w->buffer, m->buffers[x].instr, inplace, n_inplace, &path)) {
+		if (w->value == w->buffer) { /* no other sharer took over yet */
+			free(w->note);
+			w->note = tp_xasprintf("it shares its memory with %s, which its value does not reach in the HLO",
+					       instr_name(m, m->buffers[x].instr));
+		}
+		return;
+	}
+	n = path.n_chain + other->n_chain - 1;
 	free(w->chain);
-	w->chain = tp_xcalloc(other->n_chain + 2, sizeof(*w->chain));
-	w->chain[0] = first;
-	memcpy(w->chain + 1, other->chain, other->n_chain * sizeof(*w->chain));
-	w->chain[1].role = TP_STEP_ALIASES;
-	w->n_chain = other->n_chain + 1;
+	w->chain = tp_xcalloc(n + 1, sizeof(*w->chain));
+	memcpy(w->chain, path.chain, path.n_chain * sizeof(*w->chain));
+	memcpy(w->chain + path.n_chain, other->chain + 1, (other->n_chain - 1) * sizeof(*w->chain));
+	/* x's definer reads the value by an operand and writes x into its bytes */
+	joint = &w->chain[path.n_chain - 1];
+	joint->role = TP_STEP_ALIASES;
+	joint->depth = other->chain[0].depth;
+	memcpy(joint->index, other->chain[0].index, sizeof(joint->index));
+	w->n_chain = n;
+	free(path.chain);
 	w->value = x;
 	w->last_user = other->last_user;
 	w->last_user_position = other->last_user_position;
@@ -183,12 +204,36 @@ static void take_over(const struct tp_mem_module *m, struct tp_mem_why *w, long 
 	w->note = temporary_note(m, w);
 }
 
+/* The definers of the buffers sharing root's memory. */
+static size_t inplace_writers(const struct tp_mem_module *m, long root, const struct sharing *s,
+			      struct tp_mem_inplace *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_shares; i++) {
+		long x = m->ev_buffer[s->shares[i]];
+		const Xla__LogicalBufferProto__Location *loc = m->buffers[x].lb->defined_at;
+		struct tp_mem_inplace *p = &out[n];
+
+		if (s->root[s->shares[i]] != root || m->buffers[x].instr < 0)
+			continue;
+		p->instr = m->buffers[x].instr;
+		p->depth = 0;
+		for (size_t j = 0; loc && j < loc->n_shape_index && p->depth < TP_MEM_INDEX_MAX; j++)
+			p->index[p->depth++] = loc->shape_index[j];
+		n++;
+	}
+	return n;
+}
+
 /* Buffers sharing the memory of live entry l (an in-place reuse): the
  * one whose last user runs last frees the bytes. */
 static void follow_sharers(const struct tp_mem_module *m, const struct tp_mem_live *l,
 			   struct tp_mem_why *w, const struct sharing *s)
 {
 	long end = s->seg_end[l->buffer];
+	struct tp_mem_inplace *inplace = tp_xcalloc(s->n_shares + 1, sizeof(*inplace));
+	size_t n_inplace = inplace_writers(m, l->buffer, s, inplace);
 
 	for (size_t i = 0; i < s->n_shares; i++) {
 		size_t e = s->shares[i];
@@ -203,9 +248,10 @@ static void follow_sharers(const struct tp_mem_module *m, const struct tp_mem_li
 			continue;
 		tp_mem_why_buffer(m, x, &other);
 		if (other.last_user_position > w->last_user_position)
-			take_over(m, w, x, &other);
+			take_over(m, w, x, &other, inplace, n_inplace);
 		tp_mem_why_clear(&other);
 	}
+	free(inplace);
 }
 
 static int by_bytes(const void *a, const void *b)

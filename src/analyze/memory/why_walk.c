@@ -35,6 +35,9 @@ struct walk {
 	size_t n, cap;
 	struct tp_i64map seen;
 	bool reaches_output, cut_short;
+	/* a path walk: instructions that take the value's bytes in place */
+	const struct tp_mem_inplace *inplace;
+	size_t n_inplace;
 };
 
 static int64_t node_key(const struct node *x)
@@ -190,6 +193,16 @@ static void leave(struct walk *wk, long i, size_t c, const struct node *x)
 	}
 }
 
+/* A reader that writes its result into the value's bytes (an in-place
+ * dynamic-update-slice, say) holds them from then on: a path walk goes
+ * on from its output, reached by the operand edge it read. */
+static void take_in_place(struct walk *wk, long i, long u, int k)
+{
+	for (size_t j = 0; j < wk->n_inplace; j++)
+		if (wk->inplace[j].instr == u)
+			add(wk, i, u, false, k, NULL, 0, wk->inplace[j].index, wk->inplace[j].depth, 0);
+}
+
 static void expand(struct walk *wk, long i)
 {
 	const struct tp_mem_why_data *w = &wk->m->why;
@@ -197,8 +210,10 @@ static void expand(struct walk *wk, long i)
 	size_t c = wk->m->idx.instrs[x.instr].comp_index;
 
 	for (size_t j = w->user_start[x.instr]; j < w->user_start[x.instr + 1]; j++)
-		if (forward(wk, i, w->user_instr[j], w->user_operand[j], &x))
+		if (forward(wk, i, w->user_instr[j], w->user_operand[j], &x)) {
 			add(wk, i, w->user_instr[j], true, w->user_operand[j], NULL, 0, x.index, x.depth, 0);
+			take_in_place(wk, i, w->user_instr[j], w->user_operand[j]);
+		}
 	if (w->comp_root[c] != x.instr)
 		return;
 	if (wk->m->idx.module->computations[c] == wk->m->idx.entry)
@@ -247,25 +262,56 @@ static void fill_chain(const struct walk *wk, long last, struct tp_mem_why *out)
 	}
 }
 
+/* Every place the buffer's value reaches, breadth first. */
+static void run(struct walk *wk, const struct tp_mem_buffer *b)
+{
+	const Xla__LogicalBufferProto__Location *loc = b->lb->defined_at;
+	int64_t idx[TP_MEM_INDEX_MAX];
+	int depth = 0;
+
+	for (size_t i = 0; loc && i < loc->n_shape_index && depth < TP_MEM_INDEX_MAX; i++)
+		idx[depth++] = loc->shape_index[i];
+	tp_i64map_init(&wk->seen, 64);
+	add(wk, -1, b->instr, false, -1, NULL, 0, idx, depth, 0);
+	for (size_t i = 0; i < wk->n; i++)
+		if (!wk->nodes[i].reads)
+			expand(wk, (long)i);
+}
+
+bool tp_mem_why_path(const struct tp_mem_module *m, long buffer, long to,
+		     const struct tp_mem_inplace *inplace, size_t n_inplace,
+		     struct tp_mem_why *out)
+{
+	struct walk wk = { .m = m, .inplace = inplace, .n_inplace = n_inplace };
+	long found = -1;
+
+	out->chain = NULL;
+	out->n_chain = 0;
+	if (m->buffers[buffer].instr < 0 || to < 0)
+		return false;
+	run(&wk, &m->buffers[buffer]);
+	/* breadth first: the first node at `to` ends a shortest path */
+	for (size_t j = 1; j < wk.n && found < 0; j++)
+		if (wk.nodes[j].instr == to)
+			found = (long)j;
+	if (found >= 0)
+		fill_chain(&wk, found, out);
+	free(wk.nodes);
+	tp_i64map_release(&wk.seen);
+	return found >= 0;
+}
+
 void tp_mem_why_walk(const struct tp_mem_module *m, long buffer, struct tp_mem_why *out)
 {
 	const struct tp_mem_buffer *b = &m->buffers[buffer];
 	const Xla__LogicalBufferProto__Location *loc = b->lb->defined_at;
 	struct walk wk = { .m = m };
-	int64_t idx[TP_MEM_INDEX_MAX];
-	int depth = 0;
 	long last;
 
 	out->last_user = out->last_user_position = -1;
 	if (b->instr < 0)
 		return;
-	for (size_t i = 0; loc && i < loc->n_shape_index && depth < TP_MEM_INDEX_MAX; i++)
-		idx[depth++] = loc->shape_index[i];
-	tp_i64map_init(&wk.seen, 64);
-	add(&wk, -1, b->instr, false, -1, NULL, 0, idx, depth, 0);
-	for (size_t i = 0; i < wk.n; i++)
-		if (!wk.nodes[i].reads)
-			expand(&wk, (long)i);
+	run(&wk, b);
 	last = last_node(&wk);
 	fill_chain(&wk, last >= 0 ? last : 0, out);
 	if (last >= 0) {

@@ -132,6 +132,8 @@ static void from_hlo(struct tp_op_ctx *c, struct tp_op *op)
 				       tp_str_make(ins->opcode, strlen(ins->opcode));
 	if (tp_collective_kind(tp_str_make(ins->opcode, strlen(ins->opcode))))
 		op->collective = true;
+	op->copy = !op->collective && (tp_op_copy_kind(op->category) ||
+		   tp_op_copy_kind(tp_str_make(ins->opcode, strlen(ins->opcode))));
 }
 
 static uint32_t new_op(struct tp_op_ctx *c, const uint64_t k[3],
@@ -209,6 +211,7 @@ static void tpu_descriptors(struct tp_op_ctx *c, struct tp_op *op,
 		op->source = tp_str_dup(v);
 	if (tp_collective_kind(op->category))
 		op->collective = true;
+	op->copy = !op->collective && tp_op_copy_kind(op->category);
 	meta_vals(c, op, em);
 	from_hlo(c, op);
 }

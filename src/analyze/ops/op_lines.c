@@ -7,11 +7,10 @@
  *
  * Lines nearly always arrive sorted: they are nested as they are read,
  * with a stack of open events and no record per event; the line's self
- * times are kept apart and added to the ops when the line ends. An event
- * out of order (or a core with a Steps line, whose split by step is not
- * kept apart) makes the line take the general way: its self times are
- * dropped, its events read again into records (24 bytes each, in a
- * buffer the thread reuses), sorted and nested.
+ * times (per op, and per step and kind) are kept apart and added when the
+ * line ends. An event out of order makes the line take the general way:
+ * what was kept apart is dropped, its events read again into records (24
+ * bytes each, in a buffer the thread reuses), sorted and nested.
  */
 #include "ops_internal.h"
 
@@ -39,6 +38,7 @@ void tp_op_bufs_release(struct tp_op_bufs *b)
 	free(b->stack);
 	free(b->open);
 	free(b->self);
+	free(b->step_ps);
 	free(b->batch);
 	memset(b, 0, sizeof(*b));
 }
@@ -103,7 +103,7 @@ static void finish(struct tp_ops *ops, struct tp_ops_core *core,
 		push_exec(ops, r);
 	}
 	if (core->n_steps)
-		tp_ops_step_add(ops, core, r->start, self, op->collective);
+		tp_ops_step_add(ops, core, r->start, self, op);
 }
 
 static void nest(struct tp_ops *ops, struct tp_ops_core *core,
@@ -152,7 +152,6 @@ static void span(struct tp_ops_core *core, int64_t start, int64_t end)
 /* A line nested as it is read (see the top of this file). */
 struct stream {
 	bool on;              /* still sorted so far                  */
-	bool records;         /* a Steps line: records from the start  */
 	bool have_prev;
 	struct tp_op_rec prev;
 	size_t depth;
@@ -160,13 +159,19 @@ struct stream {
 	int64_t core_self, collective;
 };
 
-static void stream_start(struct stream *st, const struct tp_ops *ops,
-			 const struct tp_ops_core *core)
+static void stream_start(struct stream *st, struct tp_op_ctx *c,
+			 const struct tp_ops *ops, const struct tp_ops_core *core)
 {
+	struct tp_op_bufs *b = c->bufs;
+	size_t n = 3 * core->n_steps;
+
 	memset(st, 0, sizeof(*st));
-	st->records = core->n_steps > 0;
-	st->on = !st->records;
+	st->on = true;
 	st->execs0 = ops->n_execs;
+	if (n > b->cap_step_ps)
+		b->step_ps = tp_xgrow(b->step_ps, &b->cap_step_ps, n, sizeof(*b->step_ps));
+	if (n)
+		memset(b->step_ps, 0, n * sizeof(*b->step_ps));
 }
 
 static void grow_self(struct tp_op_bufs *b, size_t local)
@@ -175,6 +180,22 @@ static void grow_self(struct tp_op_bufs *b, size_t local)
 
 	b->self = tp_xgrow(b->self, &b->cap_self, local + 1, sizeof(*b->self));
 	memset(b->self + old, 0, (b->cap_self - old) * sizeof(*b->self));
+}
+
+/* Its self time to its step's sums, kept apart as the op sums are:
+ * [3 * step + kind], kind 0 compute, 1 collective, 2 copy. */
+static void stream_step(struct tp_op_ctx *c, const struct tp_op_open_rec *o,
+			int64_t self)
+{
+	const struct tp_ops *ops = c->ops;
+	const struct tp_op *op = &ops->ops[o->rec.op];
+	size_t i = tp_ops_step_at(ops, &ops->cores[c->core], o->rec.start);
+	int64_t *v;
+
+	if (i == SIZE_MAX)
+		return;
+	v = &c->bufs->step_ps[3 * i + (op->collective ? 1 : op->copy ? 2 : 0)];
+	*v = tp_sat_add(*v, self);
 }
 
 /* An event leaves the stack: its self time goes to the line's sums.
@@ -197,6 +218,8 @@ static inline void stream_finish(struct tp_op_ctx *c, struct stream *st,
 		st->collective = tp_sat_add(st->collective, self);
 		push_exec(ops, &o->rec);
 	}
+	if (ops->cores[c->core].n_steps)
+		stream_step(c, o, self);
 }
 
 static inline void stream_push(struct tp_op_ctx *c, struct stream *st,
@@ -250,6 +273,14 @@ static void stream_end(struct tp_op_ctx *c, struct stream *st)
 	}
 	core->self_ps = tp_sat_add(core->self_ps, st->core_self);
 	core->collective_ps = tp_sat_add(core->collective_ps, st->collective);
+	for (size_t i = 0; i < core->n_steps; i++) {
+		struct tp_step *s = &ops->steps[core->first_step + i];
+		const int64_t *v = &b->step_ps[3 * i];
+
+		s->compute_ps = tp_sat_add(s->compute_ps, v[0]);
+		s->collective_ps = tp_sat_add(s->collective_ps, v[1]);
+		s->copy_ps = tp_sat_add(s->copy_ps, v[2]);
+	}
 }
 
 static void stream_abandon(struct tp_op_ctx *c, struct stream *st)
@@ -298,18 +329,7 @@ struct line_pass {
 	struct tp_op_ctx *c;
 	struct tp_ops_core *core;
 	struct stream st;
-	size_t n;             /* records, when the line takes them     */
 };
-
-/* Records grow as they come: a line's events are counted by the scan
- * this pass is (tp_line.tail_unread), not before. */
-static inline void push_record(struct tp_op_bufs *b, size_t *n,
-			       const struct tp_op_rec *r)
-{
-	if (*n == b->cap_recs)
-		b->recs = tp_xgrow(b->recs, &b->cap_recs, *n + 1, sizeof(*b->recs));
-	b->recs[(*n)++] = *r;
-}
 
 /* One timed occurrence of op id: its times, the core's span, nesting.
  * Inline: once per event. */
@@ -327,8 +347,6 @@ static inline void add_timed(struct line_pass *lp, uint32_t id, int64_t start,
 	span(lp->core, start, tp_sat_add(start, dur));
 	if (lp->st.on)
 		stream_push(lp->c, &lp->st, &r);
-	else if (lp->st.records)
-		push_record(lp->c->bufs, &lp->n, &r);
 }
 
 /* Any event, read one at a time. */
@@ -394,7 +412,7 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_op_bufs *b = c->bufs;
-	struct line_pass lp = { c, &ops->cores[c->core], { 0 }, 0 };
+	struct line_pass lp = { c, &ops->cores[c->core], { 0 } };
 	bool gpu = lp.core->source == TP_OPSRC_GPU;
 	bool bulk = gpu ? tp_op_gpu_keys(c) : true;
 	struct tp_batch_keys count_keys;
@@ -402,7 +420,7 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	struct tp_event ev;
 
 	tp_op_count_keys(c->pl, &count_keys);
-	stream_start(&lp.st, ops, lp.core);
+	stream_start(&lp.st, c, ops, lp.core);
 	if (gpu)
 		tp_op_programs_line(c, ln);
 	if (bulk && !b->batch)
@@ -430,9 +448,7 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 		if (gpu)
 			tp_op_programs_event(c, &ev);
 	}
-	if (lp.st.records) {
-		nest(ops, lp.core, b, lp.n);
-	} else if (lp.st.on) {
+	if (lp.st.on) {
 		stream_end(c, &lp.st);
 	} else {
 		stream_abandon(c, &lp.st);

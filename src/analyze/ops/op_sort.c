@@ -11,7 +11,14 @@ static const char *const sort_names[] = {
 	[TP_SORT_TOTAL] = "total", [TP_SORT_SELF] = "self",
 	[TP_SORT_COUNT] = "count", [TP_SORT_AVG] = "avg",
 	[TP_SORT_MIN] = "min", [TP_SORT_NAME] = "name",
+	[TP_SORT_FLOPS] = "flops", [TP_SORT_BYTES] = "bytes",
+	[TP_SORT_FLOP_UTIL] = "flop-util", [TP_SORT_BANDWIDTH] = "bandwidth",
 };
+
+const char *tp_ops_sort_name(enum tp_ops_sort key)
+{
+	return sort_names[key];
+}
 
 bool tp_ops_sort_parse(const char *s, enum tp_ops_sort *out)
 {
@@ -25,6 +32,32 @@ bool tp_ops_sort_parse(const char *s, enum tp_ops_sort *out)
 
 static enum tp_ops_sort g_key; /* qsort has no context argument */
 static _Thread_local const struct tp_op *g_ops; /* qsort context, per thread */
+static _Thread_local const double *g_val; /* the roofline keys, per op   */
+
+static int cmp_val(size_t a, size_t b)
+{
+	double x = g_val[a], y = g_val[b];
+
+	return (x < y) - (x > y); /* descending; missing (-1) last */
+}
+
+/* An op's figure for the FLOPs, bytes and roofline keys; -1 without. */
+static double op_value(const struct tp_ops *ops, const struct tp_op *o, enum tp_ops_sort key)
+{
+	struct tp_work w;
+	struct tp_roofline r;
+
+	switch (key) {
+	case TP_SORT_FLOPS: return o->has_flops ? (double)o->flops : -1;
+	case TP_SORT_BYTES: return o->has_bytes ? (double)o->bytes_accessed : -1;
+	default: break;
+	}
+	tp_op_work(ops, o, &w);
+	tp_roofline_of(&w, &ops->cores[o->core].device, &r);
+	if (key == TP_SORT_FLOP_UTIL)
+		return r.has_flop_util ? r.flop_utilization : -1;
+	return r.has_bytes_rate ? r.bytes_per_s : -1;
+}
 
 int64_t tp_op_avg_ps(const struct tp_op *o)
 {
@@ -65,6 +98,9 @@ static int by_key(const void *pa, const void *pb)
 	case TP_SORT_AVG: c = cmp_i64(tp_op_avg_ps(a), tp_op_avg_ps(b)); break;
 	case TP_SORT_MIN: c = cmp_i64(a->min_ps, b->min_ps); break;
 	case TP_SORT_NAME: break;
+	default:
+		c = cmp_val(*(const size_t *)pa, *(const size_t *)pb);
+		break;
 	}
 	if (!c)
 		c = cmp_name(a, b);
@@ -80,10 +116,18 @@ void tp_ops_sort(struct tp_ops *ops, enum tp_ops_sort key)
 	size_t *where = tp_xmalloc((ops->n_ops + 1) * sizeof(*where));
 	struct tp_op *sorted = tp_xmalloc((ops->n_ops + 1) * sizeof(*sorted));
 
+	double *val = NULL;
+
 	for (size_t i = 0; i < ops->n_ops; i++)
 		perm[i] = i;
+	if (key >= TP_SORT_FLOPS) {
+		val = tp_xmalloc((ops->n_ops + 1) * sizeof(*val));
+		for (size_t i = 0; i < ops->n_ops; i++)
+			val[i] = op_value(ops, &ops->ops[i], key);
+	}
 	g_key = key;
 	g_ops = ops->ops;
+	g_val = val;
 	for (size_t c = 0; c < ops->n_cores; c++)
 		qsort(perm + ops->cores[c].first_op, ops->cores[c].n_ops,
 		      sizeof(*perm), by_key);
@@ -98,6 +142,8 @@ void tp_ops_sort(struct tp_ops *ops, enum tp_ops_sort key)
 	ops->cap_ops = ops->n_ops + 1;
 	free(perm);
 	free(where);
+	free(val);
+	g_val = NULL;
 }
 
 const char *tp_collective_kind(struct tp_str op)
@@ -122,4 +168,16 @@ const char *tp_collective_kind(struct tp_str op)
 				return kinds[i];
 	}
 	return NULL;
+}
+
+bool tp_op_copy_kind(struct tp_str category)
+{
+	static const char *const kinds[] = {
+		"copy", "copy-start", "copy-done", "infeed", "outfeed",
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (tp_str_eq(category, kinds[i]))
+			return true;
+	return false;
 }

@@ -107,8 +107,8 @@ static void finish_core(struct tp_ops *ops, struct tp_ops_core *core)
 	for (size_t i = 0; i < core->n_steps; i++) {
 		struct tp_step *s = &ops->steps[core->first_step + i];
 		/* tp_sat_sub: negating a hostile INT64_MIN would overflow */
-		int64_t idle = tp_sat_sub(tp_sat_sub(s->dur_ps, s->compute_ps),
-					  s->collective_ps);
+		int64_t idle = tp_sat_sub(tp_sat_sub(tp_sat_sub(s->dur_ps, s->compute_ps),
+						     s->collective_ps), s->copy_ps);
 
 		s->idle_ps = idle > 0 ? idle : 0;
 	}
@@ -352,6 +352,7 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 		append_fragment(ops, &pool.jobs[j].frag);
 	free(pool.jobs);
 	tp_ops_roofline_prepare(ops, cap, f->device);
+	tp_steps_mark_warmup(ops);
 	/* lines opening deferred and no core read (other hosts or cores,
 	 * unused lines), and the verdict on corrupt bytes met by the jobs */
 	return tp_capture_finish_scan(cap, err);

@@ -38,6 +38,9 @@ struct tp_op_bufs {
 	size_t cap_open;
 	int64_t *self;                 /* streaming: a line's self time per op */
 	size_t cap_self;
+	int64_t *step_ps;              /* streaming: a line's self time per
+					* step and kind (op_lines.c)         */
+	size_t cap_step_ps;
 	struct tp_event_batch *batch;  /* bulk reading of op lines          */
 };
 void tp_op_bufs_release(struct tp_op_bufs *b);
@@ -164,10 +167,16 @@ void tp_op_ctx_release(struct tp_op_ctx *c);
 
 /* One op line of the current core: occurrences, times, nesting, steps. */
 void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln);
-/* Reads the core's "Steps" line into ops->steps. */
+/* Reads the core's "Steps" line into ops->steps, else infers the steps
+ * from its "XLA Modules" line (steps.c). */
 void tp_ops_read_steps(struct tp_op_ctx *c);
-/* Adds self time that started at t to the step holding t. */
+/* The core's step holding time t (an index from the core's first
+ * step), or SIZE_MAX. */
+size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
+		      int64_t t);
+/* Adds op self time that started at t to the step holding t, by the op's
+ * kind (collective, copy, else compute). */
 void tp_ops_step_add(struct tp_ops *ops, const struct tp_ops_core *core,
-		     int64_t t, int64_t self_ps, bool collective);
+		     int64_t t, int64_t self_ps, const struct tp_op *op);
 
 #endif

@@ -138,6 +138,7 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	if (rc != TP_OK)
 		return rc;
 	tp_op_scopes_build(&r->scopes, &r->coll.ops, cap);
+	tp_advice_build(&r->advice, cap, &r->coll.ops, &r->memory);
 	return TP_OK;
 }
 
@@ -159,5 +160,6 @@ void tp_report_release(struct tp_report *r)
 	tp_memory_release(&r->memory);
 	tp_collectives_release(&r->coll);
 	tp_op_scopes_release(&r->scopes);
+	tp_advice_release(&r->advice);
 	memset(r, 0, sizeof(*r));
 }

@@ -67,6 +67,12 @@ struct tp_trace_arg *tl_new_arg(struct tl *t)
 	return &t->args[t->n_args++];
 }
 
+static bool is_program_id(const struct tp_plane *pl, const struct tp_stat *st)
+{
+	return pl->known_stat[TP_SN_PROGRAM_ID] &&
+	       st->metadata_id == pl->known_stat_id[TP_SN_PROGRAM_ID];
+}
+
 /* stable: the stat lives in metadata, so its strings do too. */
 static void add_stat(struct tl *t, const struct tp_stat *st, bool stable)
 {
@@ -83,12 +89,19 @@ static void add_stat(struct tl *t, const struct tp_stat *st, bool stable)
 		a->v.d = st->v.d;
 		break;
 	case TP_STAT_UINT64:
-		a->kind = TP_ARG_UINT;
-		a->v.u = st->v.u;
-		break;
 	case TP_STAT_INT64:
-		a->kind = TP_ARG_INT;
-		a->v.i = st->v.i;
+		/* one type per argument across the file (a stat's wire type
+		 * differs between planes: run_id, addr): integers are signed,
+		 * uint64 values above 2^63 - 1 wrap as trace_processor stores
+		 * them; program ids, unsigned by definition and so written
+		 * on the compiler peaks, are unsigned everywhere */
+		if (is_program_id(t->pl, st)) {
+			a->kind = TP_ARG_UINT;
+			a->v.u = st->kind == TP_STAT_UINT64 ? st->v.u : (uint64_t)st->v.i;
+		} else {
+			a->kind = TP_ARG_INT;
+			a->v.i = st->kind == TP_STAT_INT64 ? st->v.i : (int64_t)st->v.u;
+		}
 		break;
 	case TP_STAT_STR:
 	case TP_STAT_REF:

@@ -80,8 +80,10 @@ void tl_line_event(struct tl *t, const struct tp_event *ev)
 		struct tl_track *c = &t->tracks[k];
 
 		close_until(t, c, start);
-		/* Perfetto keeps 512 levels per track: deeper goes on */
-		if (!dur || !c->depth ||
+		/* Perfetto keeps 512 levels per track: deeper goes on, an
+		 * instant too (trace-facts: deeper slices are dropped, and an
+		 * instant inside 512 open slices would be the 513th level) */
+		if (!c->depth ||
 		    (c->open[c->depth - 1].end_ps >= end && c->depth < MAX_DEPTH))
 			tr = c;
 	}

@@ -120,8 +120,9 @@ static void mark(struct tl *t, int64_t start_ps, uint64_t program_id, uint64_t b
 {
 	struct tp_trace_arg args[4] = {
 		{ .name = { "program_id", 10 }, .kind = TP_ARG_UINT, .v.u = program_id },
-		{ .name = { "peak_bytes", 10 }, .kind = TP_ARG_UINT, .v.u = bytes },
-		{ .name = { "peak_position", 13 }, .kind = TP_ARG_INT, .v.i = position },
+		{ .name = { "peak_bytes", 10 }, .kind = TP_ARG_INT,
+		  .v.i = bytes > INT64_MAX ? INT64_MAX : (int64_t)bytes }, /* as the runtime peaks */
+		{ .name = { "peak_heap_event", 15 }, .kind = TP_ARG_INT, .v.i = position },
 		{ .name = { "instruction", 11 }, .kind = TP_ARG_STR, .stable = true, .v.s = instr },
 	};
 	struct tp_trace_slice s = { .name = { "compiler memory peak", 20 }, .args = args,

@@ -161,6 +161,8 @@ enum tp_err tl_write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
 			tl_peaks_end(t);
 		}
 	}
+	if (rc == TP_OK && !t->opts->no_derived)
+		tl_steps_track(t);
 	return rc;
 }
 

@@ -166,6 +166,7 @@ static void add_stats(struct tp_trace_stats *to, const struct tp_trace_stats *s)
 	to->tracks += s->tracks;
 	to->overlap_tracks += s->overlap_tracks;
 	to->scope_slices += s->scope_slices;
+	to->step_slices += s->step_slices;
 	to->counter_points += s->counter_points;
 	to->peaks += s->peaks;
 }

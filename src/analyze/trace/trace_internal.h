@@ -169,6 +169,10 @@ void tl_peaks_begin(struct tl *t);
 void tl_peaks_event(struct tl *t, const struct tp_event *ev, int64_t start_ps);
 void tl_peaks_end(struct tl *t);
 
+/* step_track.c: a TPU plane without a Steps line: its inferred steps
+ * (docs/ops.md) as a derived track. */
+void tl_steps_track(struct tl *t);
+
 /* scope_track.c */
 void tl_scopes_begin(struct tl *t);
 void tl_scopes_event(struct tl *t, const struct tp_event *ev, int64_t start_ps,

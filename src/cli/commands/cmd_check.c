@@ -46,6 +46,12 @@ static const char check_help[] =
 	"                         per core (per module with --module) the overall FLOP\n"
 	"                         utilization, FLOPs at their peak over device time,\n"
 	"                         at least F (0 to 1, e.g. 0.3); docs/devices.md\n"
+	"  --max-collective-share PCT%|F\n"
+	"                         per core, collectives' share of the steady step time\n"
+	"                         (the warm-up step left out), at most PCT percent\n"
+	"  --max-idle-share PCT%|F\n"
+	"                         per core, idle time's share of the steady step time,\n"
+	"                         at most PCT percent (docs/ops.md: steps, advice)\n"
 	"\n"
 	"restrictions:\n"
 	"  --module NAME|ID       every rule only for this module\n"
@@ -79,6 +85,8 @@ enum {
 	OPT_HBM,
 	OPT_MIN_HEADROOM,
 	OPT_MIN_FLOPS_UTILIZATION,
+	OPT_MAX_COLLECTIVE_SHARE,
+	OPT_MAX_IDLE_SHARE,
 	OPT_ALLOW_PARTIAL,
 };
 
@@ -94,6 +102,8 @@ static const struct tp_cli_option check_options[] = {
 	{ "device", true, TP_CLI_OPT_DEVICE },  /* into o.filter */
 	{ "min-headroom", true, OPT_MIN_HEADROOM },
 	{ "min-flops-utilization", true, OPT_MIN_FLOPS_UTILIZATION },
+	{ "max-collective-share", true, OPT_MAX_COLLECTIVE_SHARE },
+	{ "max-idle-share", true, OPT_MAX_IDLE_SHARE },
 	{ "allow-partial", false, OPT_ALLOW_PARTIAL },
 	{ NULL, false, 0 },
 };
@@ -114,6 +124,24 @@ static bool parse_number(const char *s, bool pct, double *out)
 	if (pct && *end == '%')
 		end++;
 	return end != s && *end == '\0' && isfinite(*out);
+}
+
+/* PCT% (30%) or a fraction (0.3) of step time, 0 to 100%; bad is the
+ * message for a bad value, naming the flag. */
+static int share_arg(const char *arg, const char *bad, double *out, bool *has)
+{
+	size_t n = strlen(arg);
+	double v;
+
+	if (!parse_number(arg, true, &v))
+		return tp_cli_usage_error(&tp_cmd_check, bad, arg);
+	if (n && arg[n - 1] == '%')
+		v /= 100.0;
+	if (!(v >= 0 && v <= 1))
+		return tp_cli_usage_error(&tp_cmd_check, bad, arg);
+	*out = v;
+	*has = true;
+	return 0;
 }
 
 /* SIZE (2GiB) or PCT% (10%) of the capacity. */
@@ -194,6 +222,14 @@ static int on_option(void *ctx, int id, const char *arg)
 		r->min_flops_utilization = v;
 		r->has_min_flops_utilization = true;
 		return 0;
+	case OPT_MAX_COLLECTIVE_SHARE:
+		return share_arg(arg, "bad share '%s' for --max-collective-share (a percent, e.g. 30%%, or 0 to 1)",
+				 &r->max_collective_share,
+				 &r->has_max_collective_share);
+	case OPT_MAX_IDLE_SHARE:
+		return share_arg(arg, "bad share '%s' for --max-idle-share (a percent, e.g. 10%%, or 0 to 1)",
+				 &r->max_idle_share,
+				 &r->has_max_idle_share);
 	default:
 		return -1;
 	}
@@ -205,9 +241,10 @@ static int usage_rules(const struct check_args *a)
 
 	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
 	    !r->has_max_collective_bytes && !r->has_min_headroom &&
-	    !r->has_min_flops_utilization && !a->baseline)
+	    !r->has_min_flops_utilization && !r->has_max_collective_share &&
+	    !r->has_max_idle_share && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s",
-					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization)");
+					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share)");
 	if (r->has_max_growth && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s", "--max-growth needs --baseline REPORT.json");
 	if (a->baseline && !r->has_max_growth)

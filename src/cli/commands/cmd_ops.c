@@ -24,10 +24,17 @@ static const char ops_help[] =
 	"\n"
 	"options:\n"
 	"  --limit N            rows per table in text (default 20, 0 = all)\n"
-	"  --sort KEY           total (default), self, count, avg, min, name\n"
-	"  --by op|scope        scope: also roll self time up the name-scope\n"
+	"  --sort KEY           total (default), self, count, avg, min, name,\n"
+	"                       flops, bytes, flop-util (FLOP utilization),\n"
+	"                       bandwidth (bytes per second); largest first\n"
+	"  --by op|scope|category\n"
+	"                       scope: also roll self time up the name-scope\n"
 	"                       tree; a fusion's time is split over the scopes\n"
-	"                       inside it (docs/ops.md)\n"
+	"                       inside it (docs/ops.md); category: program ->\n"
+	"                       category -> op summed over every core, with the\n"
+	"                       spread between cores\n"
+	"  --fold               with --by category: name.N copies of an op are\n"
+	"                       one op (copy-done.2, copy-done.4: copy-done)\n"
 	"  --core CORE          only this core: plane name or device number\n"
 	"  --module MODULE      only ops of this module: name or program id\n"
 	"  --host HOST          only this host\n"
@@ -42,18 +49,18 @@ static const char ops_help[] =
 	"exit: 0 ok, 2 usage (also a --core, --module or --host the capture\n"
 	"does not have), 3 unreadable or corrupt input, 5 output failed\n";
 
-enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY };
+enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY, OPT_FOLD };
 
 static const struct tp_cli_option ops_options[] = {
 	{ "limit", true, OPT_LIMIT }, { "sort", true, OPT_SORT },
-	{ "by", true, OPT_BY }, TP_CLI_FILTER_OPTIONS,
+	{ "by", true, OPT_BY }, { "fold", false, OPT_FOLD }, TP_CLI_FILTER_OPTIONS,
 	{ NULL, false, 0 },
 };
 
 struct ops_args {
 	struct tp_ops_filter filter;
 	struct tp_ops_view view;
-	bool by_scope;
+	bool by_scope, by_category, fold;
 };
 
 static int on_option(void *ctx, int id, const char *arg)
@@ -71,12 +78,17 @@ static int on_option(void *ctx, int id, const char *arg)
 		return 0;
 	case OPT_SORT:
 		if (!tp_ops_sort_parse(arg, &a->view.sort))
-			return tp_cli_usage_error(&tp_cmd_ops, "unknown sort key '%s' (total, self, count, avg, min, name)", arg);
+			return tp_cli_usage_error(&tp_cmd_ops, "unknown sort key '%s' (total, self, count, avg, min, name, flops, bytes, flop-util, bandwidth)", arg);
 		return 0;
 	case OPT_BY:
-		if (strcmp(arg, "scope") != 0 && strcmp(arg, "op") != 0)
-			return tp_cli_usage_error(&tp_cmd_ops, "unknown --by '%s' (op or scope)", arg);
+		if (strcmp(arg, "scope") != 0 && strcmp(arg, "op") != 0 &&
+		    strcmp(arg, "category") != 0)
+			return tp_cli_usage_error(&tp_cmd_ops, "unknown --by '%s' (op, scope or category)", arg);
 		a->by_scope = strcmp(arg, "scope") == 0;
+		a->by_category = strcmp(arg, "category") == 0;
+		return 0;
+	case OPT_FOLD:
+		a->fold = true;
 		return 0;
 	}
 	return 0;
@@ -86,6 +98,7 @@ struct ops_run {
 	struct ops_args a;
 	struct tp_ops ops;
 	struct tp_op_scopes scopes;
+	struct tp_op_categories categories;
 	bool html;                   /* the page: ops come from coll     */
 	struct tp_collectives coll;
 };
@@ -121,6 +134,10 @@ static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err
 		tp_op_scopes_build(&r->scopes, &r->ops, cap);
 		r->a.view.scopes = &r->scopes;
 	}
+	if (r->a.by_category) {
+		tp_op_categories_build(&r->categories, &r->ops, r->a.fold);
+		r->a.view.categories = &r->categories;
+	}
 	return TP_OK;
 }
 
@@ -149,6 +166,8 @@ static void release(void *ctx)
 	}
 	if (r->a.by_scope)
 		tp_op_scopes_release(&r->scopes);
+	if (r->a.by_category)
+		tp_op_categories_release(&r->categories);
 	tp_ops_release(&r->ops);
 }
 
@@ -162,6 +181,8 @@ static int run_ops(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_ops, argc, argv, ops_options, on_option, &r.a,
 			 &o, &code) < 0)
 		return code;
+	if (r.a.fold && !r.a.by_category)
+		return tp_cli_usage_error(&tp_cmd_ops, "%s", "--fold needs --by category");
 	TP_CLI_FILTER_COPY(&r.a.filter, &o.filter);
 	r.html = o.format == TP_FORMAT_HTML;
 	return tp_cli_run_analysis(&o, &steps, &r);

@@ -192,9 +192,9 @@ static int write_trace(const struct tp_common_opts *o, struct tp_trace_opts *t)
 			fprintf(stderr,
 				"tpuprof: trace: %" PRIu64 " slices, %" PRIu64 " instants on %" PRIu64
 				" tracks (%" PRIu64 " overlap splits), %" PRIu64 " scope slices, %" PRIu64
-				" memory points, %" PRIu64 " peaks, %" PRIu64 " bytes%s\n",
+				" step slices, %" PRIu64 " memory points, %" PRIu64 " peaks, %" PRIu64 " bytes%s\n",
 				st.slices, st.instants, st.tracks, st.overlap_tracks,
-				st.scope_slices, st.counter_points, st.peaks, st.bytes,
+				st.scope_slices, st.step_slices, st.counter_points, st.peaks, st.bytes,
 				t->gzip ? " before gzip" : "");
 		if (code == TP_EXIT_OK && !o->quiet && st.aggregated)
 			fprintf(stderr, "tpuprof: note: %" PRIu64 " aggregated events (no time, only a count) are not on the timeline\n",

@@ -5,6 +5,8 @@
  */
 #include "capture_internal.h"
 
+#include "tpuprof/decode/riegeli.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +52,8 @@ static const char *host_name_from_path(struct tp_arena *a, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	static const char *const suffixes[] = { ".xplane.pb.gz", ".xplane.pb",
-						".pb.gz", ".pb" };
+						".xplane.riegeli.gz",
+						".xplane.riegeli", ".pb.gz", ".pb" };
 	size_t n;
 
 	base = base ? base + 1 : path;
@@ -73,6 +76,7 @@ struct host_job {
 	struct tp_arena *arena;
 	struct tp_decode_opts opts;
 	bool partial;                   /* tp_open_opts.partial           */
+	uint64_t max_input;             /* tp_open_opts.max_input         */
 	struct tp_damage_list damage;   /* parts skipped (damage.c)       */
 	struct tp_error err;
 	enum tp_err rc;
@@ -82,6 +86,46 @@ struct host_pool {
 	struct tp_capture *cap;
 	struct host_job *jobs;
 };
+
+/* A chunked capture: its chunks merged into one XSpace that replaces
+ * the file's bytes; damaged regions noted as damage. */
+static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
+				struct host_job *job)
+{
+	struct tp_riegeli_opts o = {
+		.shown = shown, .max_chunk = job->max_input,
+		.drop_pages = src->buf.map != NULL,
+	};
+	struct tp_riegeli_xspace xs;
+	struct tp_riegeli_info info;
+	enum tp_err rc;
+
+	rc = tp_riegeli_merge(src->buf.data, src->buf.size, &o, &xs, &info,
+			      &job->err);
+	if (rc != TP_OK)
+		return rc;
+	src->chunks = info.chunks;
+	src->records = info.records;
+	src->damaged_regions = info.n_damaged;
+	for (size_t i = 0; i < info.n_damaged; i++)
+		tp_damage_push(&job->damage, shown,
+			       tp_xasprintf("Riegeli bytes %llu-%llu",
+					    (unsigned long long)info.damaged[i].start,
+					    (unsigned long long)info.damaged[i].end),
+			       info.damaged[i].start, info.damaged[i].what);
+	tp_riegeli_info_release(&info);
+	tp_buffer_release(&src->buf);
+	src->buf.data = xs.data;
+	src->buf.size = xs.size;
+	src->buf.map = xs.map;
+	src->buf.map_len = xs.map_len;
+	if (!xs.size)
+		return tp_error_set(&job->err, TP_ERR_INPUT,
+				    "%s: chunked capture with no XSpace data (%llu chunks, %zu damaged regions)",
+				    shown, (unsigned long long)src->chunks,
+				    src->damaged_regions ? (size_t)src->damaged_regions : (size_t)0);
+	return TP_OK;
+}
 
 static void decode_host(void *ctx, size_t i, unsigned worker)
 {
@@ -93,6 +137,11 @@ static void decode_host(void *ctx, size_t i, unsigned worker)
 	(void)worker;
 	job->arena = tp_xmalloc(sizeof(*job->arena));
 	tp_arena_init(job->arena);
+	if (src->chunked && !src->records) {
+		job->rc = merge_chunks(src, shown, job);
+		if (job->rc != TP_OK)
+			return;
+	}
 	job->rc = tp_xspace_decode_ex(&job->xs, job->arena, src->buf.data,
 				      src->buf.size, shown, &job->opts, &job->err);
 	if (job->rc != TP_OK) /* a damaged part goes, the rest is read */
@@ -155,6 +204,7 @@ enum tp_err tp_capture_flush_hosts(struct tp_capture *cap,
 		job->source = cap->pending[i];
 		job->opts.defer_min_bytes = opts ? opts->defer_min_bytes : 0;
 		job->partial = opts && opts->partial;
+		job->max_input = opts ? opts->max_input : TP_DEFAULT_MAX_INPUT;
 		/* a mapped file reads back the same; a heap copy would not */
 		job->opts.drop_pages = cap->sources[job->source].buf.map != NULL;
 		/* several hosts: one thread each, not threads of threads */
@@ -190,7 +240,7 @@ static enum tp_err add_host(struct tp_capture *cap, size_t source)
 /* Kind from the file name, for bytes that could be either message. */
 int tp_capture_kind_from_name(const char *path)
 {
-	if (strstr(path, ".xplane.pb"))
+	if (strstr(path, ".xplane.pb") || strstr(path, ".xplane.riegeli"))
 		return 'X';
 	if (strstr(path, ".hlo_proto.pb") || strstr(path, ".hlo.pb"))
 		return 'H';
@@ -230,7 +280,8 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 	if (rc != TP_OK)
 		return flush_then(cap, opts, rc, err);
 	cap->n_sources++;
-	kind = tp_sniff(src->buf.data, src->buf.size);
+	src->chunked = tp_riegeli_sniff(src->buf.data, src->buf.size);
+	kind = src->chunked ? 'X' : tp_sniff(src->buf.data, src->buf.size);
 	if (!kind) {
 		kind = tp_capture_kind_from_name(path);
 		src->kind_from_name = true;

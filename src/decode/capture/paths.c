@@ -66,7 +66,9 @@ static enum tp_err list_dir(const char *dir, struct name_list *out,
 
 static bool is_xplane_name(const char *n)
 {
-	return tp_has_suffix(n, ".xplane.pb") || tp_has_suffix(n, ".xplane.pb.gz");
+	return tp_has_suffix(n, ".xplane.pb") || tp_has_suffix(n, ".xplane.pb.gz") ||
+	       tp_has_suffix(n, ".xplane.riegeli") ||
+	       tp_has_suffix(n, ".xplane.riegeli.gz");
 }
 
 static bool is_dump_name(const char *n)

@@ -22,6 +22,8 @@
  */
 #include "stream_check.h"
 
+#include "tpuprof/decode/riegeli.h"
+
 #include <string.h>
 
 /* 1: a varint read into *v, *n bytes; 0: the bytes end inside it;
@@ -135,6 +137,16 @@ static enum tp_stream_verdict field(struct tp_stream_check *c, const uint8_t *da
 enum tp_stream_verdict tp_stream_check_feed(struct tp_stream_check *c,
 					    const uint8_t *data, size_t len)
 {
+	if (!c->riegeli && !c->not_riegeli) {
+		if (len && tp_riegeli_maybe(data, len))
+			c->riegeli = len >= TP_RIEGELI_SIGNATURE_BYTES;
+		else if (len)
+			c->not_riegeli = true;
+		if (!c->not_riegeli)
+			return TP_STREAM_MORE;
+	}
+	if (c->riegeli)
+		return TP_STREAM_MORE;
 	for (;;) {
 		enum tp_stream_verdict v;
 		uint64_t before = c->at;

@@ -28,6 +28,9 @@ struct tp_stream_check {
 	bool named;          /* the file name decides the kind (sniff)   */
 	bool walk_first;     /* the first field 1 is yet to be walked     */
 	bool in_first;       /* walking it now                            */
+	bool riegeli;        /* a Riegeli file (its signature): the chunk
+			      * reader checks it, not this               */
+	bool not_riegeli;    /* the first bytes are not its signature     */
 	uint64_t at;         /* the next field to read                    */
 	uint64_t first_at, first_end; /* the field being walked          */
 	const char *error;   /* what is wrong (static), for BAD*         */

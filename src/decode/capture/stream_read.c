@@ -9,6 +9,8 @@
  */
 #include "stream_read.h"
 
+#include "tpuprof/decode/riegeli.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,7 +119,8 @@ static enum tp_err check_out(struct inflater *f, const char *shown, uint64_t max
 		return tp_error_set(err, TP_ERR_INPUT,
 				    "%s: gzip data inflates past the limit of %llu bytes (see --max-input)",
 				    shown, (unsigned long long)max);
-	if (f->len > 0 && !plausible_first_tag(f->data[0]))
+	if (f->len > 0 && !plausible_first_tag(f->data[0]) &&
+	    !tp_riegeli_maybe(f->data, f->len))
 		/* Not protobuf from the first byte on (a bomb of zeros,
 		 * text): stop now, not at the size limit. */
 		return tp_error_set(err, TP_ERR_INPUT,

@@ -32,6 +32,10 @@ static json_t *limits_json(const struct tp_check_opts *o)
 			    ? json_real(o->min_headroom_pct) : json_null());
 	json_object_set_new(l, "min_flops_utilization", o->has_min_flops_utilization
 			    ? json_real(o->min_flops_utilization) : json_null());
+	json_object_set_new(l, "max_collective_share", o->has_max_collective_share
+			    ? json_real(o->max_collective_share) : json_null());
+	json_object_set_new(l, "max_idle_share", o->has_max_idle_share
+			    ? json_real(o->max_idle_share) : json_null());
 	return l;
 }
 
@@ -39,8 +43,9 @@ static json_t *row_json(const struct tp_check_row *r)
 {
 	json_t *j = json_object(), *contrib = json_array();
 	bool fraction = r->rule == TP_CHECK_MAX_PEAK_FRACTION || r->rule == TP_CHECK_MIN_HEADROOM ||
-			r->rule == TP_CHECK_MIN_FLOPS_UTILIZATION;
-	bool util = r->metric == TP_METRIC_FLOP_UTILIZATION;
+			r->rule == TP_CHECK_MIN_FLOPS_UTILIZATION ||
+			tp_check_metric_is_fraction(r->metric);
+	bool util = tp_check_metric_is_fraction(r->metric);
 	bool limit_fraction = r->rule != TP_CHECK_MIN_HEADROOM || r->limit_fraction > 0 ||
 			      r->limit == 0;
 
@@ -74,6 +79,7 @@ static json_t *row_json(const struct tp_check_row *r)
 
 		json_object_set_new(c, "kind", json_string(r->contrib[i].kind));
 		json_object_set_new(c, "name", tp_json_cstr(r->contrib[i].name));
+		json_object_set_new(c, "scope", r->contrib[i].scope ? tp_json_cstr(r->contrib[i].scope) : json_null());
 		json_object_set_new(c, "value", tp_json_int(r->contrib[i].value));
 		json_array_append_new(contrib, c);
 	}

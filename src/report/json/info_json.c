@@ -196,11 +196,17 @@ static void host_json(struct tp_jw *w, const struct tp_capture *cap,
 
 static json_t *source_json(const struct tp_source *s)
 {
-	return json_pack("{s:o,s:s,s:s,s:b,s:I,s:I}", "path", tp_json_cstr(s->path),
+	json_t *chunked = s->chunked ?
+		json_pack("{s:I,s:I,s:I}", "chunks", (json_int_t)s->chunks,
+			  "records", (json_int_t)s->records,
+			  "damaged_regions", (json_int_t)s->damaged_regions) :
+		json_null();
+
+	return json_pack("{s:o,s:s,s:s,s:b,s:I,s:I,s:o}", "path", tp_json_cstr(s->path),
 			 "kind", tp_source_kind_name(s->kind),
 			 "detected_by", s->kind_from_name ? "file name" : "content",
 			 "gzip", s->gzip, "file_bytes", (json_int_t)s->file_bytes,
-			 "bytes", (json_int_t)s->buf.size);
+			 "bytes", (json_int_t)s->buf.size, "chunked", chunked);
 }
 
 void tp_info_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,

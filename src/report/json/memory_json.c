@@ -92,12 +92,16 @@ static json_t *live_json(const struct tp_mem_module *m, const struct tp_mem_live
 	json_object_set_new(o, "indefinite", json_boolean(l->indefinite));
 	json_object_set_new(o, "allocation", json_integer((json_int_t)b->allocation));
 	json_object_set_new(o, "offset", tp_json_int(b->offset));
+	json_object_set_new(o, "live_start_heap_event",
+			    l->indefinite || d->span_start < 0 ? json_null() : json_integer(d->span_start));
+	json_object_set_new(o, "live_end_heap_event", l->indefinite || end < 0 ? json_null() : json_integer(end));
 	json_object_set_new(o, "live_start", l->indefinite || d->span_start < 0 ? json_null() : json_integer(d->span_start));
 	json_object_set_new(o, "live_end", l->indefinite || end < 0 ? json_null() : json_integer(end));
 	json_object_set_new(o, "defined_by", instr_ref(m, d->instr));
+	/* the heap trace names a FREE after the buffer's own definer; the
+	 * instruction whose run ends the buffer's life is its last user */
 	json_object_set_new(o, "freed_by",
-			    !l->indefinite && end >= 0 && (size_t)end + 1 < m->n_points
-				    ? tp_json_cstr(m->point_instr[end]) : json_null());
+			    !l->indefinite && why ? instr_ref(m, why->last_user) : json_null());
 	json_object_set_new(o, "scope", ins ? tp_json_cstr(tp_hlo_scope(ins)) : json_string(""));
 	if (ins && tp_hlo_source(&m->idx, ins, &file, &line))
 		json_object_set_new(o, "source", json_pack("{s:o,s:i}", "file", tp_json_cstr(file), "line", line));
@@ -135,11 +139,12 @@ static json_t *split_json(const struct tp_mem_module *m, const struct tp_mem_spl
 {
 	const struct tp_mem_buffer *b = &m->buffers[s->buffer];
 
-	return json_pack("{s:o,s:o,s:I,s:o,s:i,s:o,s:b}",
+	return json_pack("{s:o,s:o,s:I,s:o,s:i,s:i,s:o,s:b}",
 			 "instruction", instr_ref(m, b->instr),
 			 "logical_buffer_id", tp_json_int(b->id),
 			 "k", (json_int_t)s->k,
 			 "peak_bytes", tp_json_uint(s->peak),
+			 "peak_heap_event", (int)s->peak_position,
 			 "peak_position", (int)s->peak_position,
 			 "saved_bytes", tp_json_uint(s->saved),
 			 "estimate", 1);
@@ -161,10 +166,18 @@ void tp_mem_module_json(struct tp_jw *w, const struct tp_mem_module *m)
 	tp_jw_put(w, "peak_bytes", tp_json_uint(m->peak));
 	tp_jw_put(w, "peak_unpadded_bytes", tp_json_uint(m->peak_unpadded));
 	tp_jw_put(w, "padding_bytes", tp_json_uint(m->peak > m->peak_unpadded ? m->peak - m->peak_unpadded : 0));
+	/* two kinds of position, named apart: the heap-simulator event
+	 * index of the peak and the schedule step of its instruction;
+	 * peak_position is the old name of the first */
+	tp_jw_put(w, "peak_heap_event", json_integer(m->peak_position));
+	tp_jw_put(w, "peak_schedule_step", m->why.built && m->why.peak_position >= 0
+					   ? json_integer(m->why.peak_position) : json_null());
 	tp_jw_put(w, "peak_position", json_integer(m->peak_position));
 	tp_jw_put(w, "peak_instruction",
 		  m->n_points ? tp_json_cstr(m->point_instr[m->peak_position]) : json_null());
 	tp_jw_put(w, "heap_points", json_integer((json_int_t)m->n_points));
+	tp_jw_put(w, "max_scoped_bytes", tp_json_uint(m->max_scoped_bytes));
+	tp_jw_put(w, "max_scoped_instruction", instr_ref(m, m->max_scoped_instr));
 	tp_jw_put(w, "indefinite_bytes", tp_json_uint(m->indefinite_bytes));
 	tp_jw_put(w, "indefinite_allocation_bytes", tp_json_uint(m->indefinite_alloc_bytes));
 	tp_jw_put(w, "total_allocation_bytes", tp_json_uint(m->total_alloc_bytes));
@@ -189,6 +202,10 @@ void tp_mem_module_json(struct tp_jw *w, const struct tp_mem_module *m)
 	tp_jw_array(w, "live_at_peak");
 	for (size_t i = 0; i < m->n_live && tp_jw_ok(w); i++)
 		tp_jw_put(w, NULL, live_json(m, &m->live[i], m->why.built ? &m->why.live[i] : NULL));
+	tp_jw_end(w);
+	tp_jw_array(w, "whole_program_buffers");
+	for (size_t i = 0; i < m->n_whole_program && tp_jw_ok(w); i++)
+		tp_jw_put(w, NULL, live_json(m, &m->whole_program[i], NULL));
 	tp_jw_end(w);
 	tp_jw_put(w, "peak_by_last_user", tp_mem_groups_json(m));
 	tp_jw_put(w, "peak_by_last_user_scope", tp_mem_user_scopes_json(m));

@@ -54,11 +54,16 @@ json_t *tp_mem_why_json(const struct tp_mem_module *m, const struct tp_mem_why *
 		json_array_append_new(chain, name_or_null(m, w->chain[i].instr));
 	json_object_set_new(o, "kind", json_string(w->kind));
 	json_object_set_new(o, "last_user", name_or_null(m, w->last_user));
+	/* positions here are schedule steps; the old names stay for
+	 * tpuprof.memory/1 readers */
+	json_object_set_new(o, "last_user_step",
+			    w->last_user_position >= 0 ? json_integer(w->last_user_position) : json_null());
 	json_object_set_new(o, "last_user_position",
 			    w->last_user_position >= 0 ? json_integer(w->last_user_position) : json_null());
 	json_object_set_new(o, "last_user_scope", scope_or_null(m, w->last_user));
 	json_object_set_new(o, "last_user_source", source_or_null(m, w->last_user));
 	json_object_set_new(o, "chain", chain);
+	json_object_set_new(o, "wait_steps", w->has_wait ? json_integer(w->wait) : json_null());
 	json_object_set_new(o, "wait_positions", w->has_wait ? json_integer(w->wait) : json_null());
 	json_object_set_new(o, "note", w->note ? tp_json_cstr(w->note) : json_null());
 	return o;
@@ -71,9 +76,11 @@ json_t *tp_mem_groups_json(const struct tp_mem_module *m)
 	for (size_t i = 0; i < m->why.n_groups; i++) {
 		const struct tp_mem_user_group *g = &m->why.groups[i];
 
-		json_array_append_new(a, json_pack("{s:o,s:o,s:o,s:o,s:o,s:I}",
+		json_array_append_new(a, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I}",
 			"last_user", name_or_null(m, g->last_user),
 			"scope", scope_or_null(m, g->last_user),
+			"step", g->position >= 0 ? json_integer(g->position) : json_null(),
+			"wait_steps", g->has_wait ? json_integer(g->wait) : json_null(),
 			"position", g->position >= 0 ? json_integer(g->position) : json_null(),
 			"wait_positions", g->has_wait ? json_integer(g->wait) : json_null(),
 			"bytes", tp_json_uint(g->bytes),
@@ -131,6 +138,8 @@ static json_t *story_json(const struct tp_mem_module *m, long buffer)
 	json_object_set_new(o, "size_bytes", tp_json_uint(b->size));
 	json_object_set_new(o, "category", json_string(tp_mem_category_name(tp_mem_allocation_category(a))));
 	json_object_set_new(o, "live_at_peak", json_boolean(live >= 0 || tp_mem_allocation_indefinite(a)));
+	json_object_set_new(o, "peak_schedule_step", m->why.peak_position >= 0
+			    ? json_integer(m->why.peak_position) : json_null());
 	json_object_set_new(o, "peak_position", m->why.peak_position >= 0
 			    ? json_integer(m->why.peak_position) : json_null());
 	json_object_set_new(o, "why_live", why);

@@ -299,6 +299,17 @@ static bool has_modules(json_t *info)
 	return false;
 }
 
+/* The advice judged again on the merged cores (advice_json.c), as
+ * `report` judges it over all the files at once. */
+static void merge_advice(json_t *out)
+{
+	struct tp_advice a;
+
+	tp_advice_from_doc(&a, out);
+	json_object_set_new(out, "advice", tp_advice_json(&a));
+	tp_advice_release(&a);
+}
+
 static void report_warnings(json_t *out)
 {
 	json_t *w = json_array();
@@ -431,6 +442,7 @@ enum tp_err tp_merge_finish(struct tp_merge *g, json_t **out, struct tp_error *e
 	set_scopes(get(m, "op_scopes"), &g->tree);
 	if (has_modules(get(m, "info")))
 		json_object_set_new(get(m, "collectives"), "host_collectives", json_array());
+	merge_advice(m);
 	report_warnings(m);
 	g->m = NULL;
 	*out = m;

@@ -204,13 +204,91 @@ static void op_json(struct tp_jw *w, const struct tp_capture *cap,
 
 static json_t *step_json(const struct tp_step *s)
 {
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b}",
 		"name", tp_json_str(s->name),
 		"start_ps", tp_json_int(s->start_ps),
 		"duration_ps", tp_json_int(s->dur_ps),
 		"compute_ps", tp_json_int(s->compute_ps),
 		"collective_ps", tp_json_int(s->collective_ps),
-		"idle_ps", tp_json_int(s->idle_ps));
+		"copy_ps", tp_json_int(s->copy_ps),
+		"idle_ps", tp_json_int(s->idle_ps),
+		"warmup", s->warmup);
+}
+
+static json_t *share(int64_t part, int64_t whole)
+{
+	return whole > 0 ? json_real((double)part / (double)whole) : json_null();
+}
+
+static const char *step_source_name(enum tp_step_source s)
+{
+	return s == TP_STEPS_LINE ? "steps_line" : s == TP_STEPS_INFERRED ? "inferred" : NULL;
+}
+
+/* Where the core's steps came from and its steady state. */
+static void steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
+			    const struct tp_ops_core *c)
+{
+	struct tp_steps_summary sum;
+	const char *src = step_source_name(c->step_source);
+
+	tp_jw_put(w, "steps_source", src ? json_string(src) : json_null());
+	tp_jw_put(w, "steps_program", c->step_source == TP_STEPS_INFERRED ?
+		  tp_json_str(c->step_program) : json_null());
+	tp_jw_put(w, "steps_program_id", c->step_source == TP_STEPS_INFERRED ?
+		  tp_json_id(c->step_program_id) : json_null());
+	if (!c->n_steps) {
+		tp_jw_put(w, "steady", json_null());
+		return;
+	}
+	tp_steps_summarize(ops, c, &sum);
+	tp_jw_put(w, "steady", json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"n_steps", tp_json_uint(sum.n_steps),
+		"n_steady", tp_json_uint(sum.n_steady),
+		"warmup_left_out", sum.warmup,
+		"step_ps", tp_json_int(sum.step_ps),
+		"sum_ps", tp_json_int(sum.sum_ps),
+		"compute_ps", tp_json_int(sum.compute_ps),
+		"collective_ps", tp_json_int(sum.collective_ps),
+		"copy_ps", tp_json_int(sum.copy_ps),
+		"idle_ps", tp_json_int(sum.idle_ps),
+		"collective_share", share(sum.collective_ps, sum.sum_ps),
+		"copy_share", share(sum.copy_ps, sum.sum_ps),
+		"idle_share", share(sum.idle_ps, sum.sum_ps)));
+}
+
+/* Per step across cores and hosts: the slowest core and the spread. */
+static void steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
+			      const struct tp_ops *ops)
+{
+	struct tp_step_across *v;
+	size_t n = tp_steps_across(ops, &v);
+
+	if (!v) {
+		tp_jw_put(w, "steps_across", json_null());
+		return;
+	}
+	tp_jw_array(w, "steps_across");
+	for (size_t i = 0; i < n && tp_jw_ok(w); i++) {
+		const struct tp_ops_core *slow = &ops->cores[v[i].slowest_core];
+		const struct tp_ops_core *fast = &ops->cores[v[i].fastest_core];
+
+		tp_jw_put(w, NULL, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
+			"index", tp_json_uint(v[i].index),
+			"n_cores", tp_json_uint(v[i].n_cores),
+			"slowest_host", tp_json_cstr(cap->hosts[slow->host].name),
+			"slowest_plane", tp_json_str(slow->plane->name),
+			"slowest_ps", tp_json_int(v[i].slowest_ps),
+			"fastest_host", tp_json_cstr(cap->hosts[fast->host].name),
+			"fastest_plane", tp_json_str(fast->plane->name),
+			"fastest_ps", tp_json_int(v[i].fastest_ps),
+			"spread_ps", tp_json_int(v[i].spread_ps),
+			"spread_share", share(v[i].spread_ps, v[i].fastest_ps),
+			"straggler", v[i].straggler,
+			"warmup", v[i].warmup));
+	}
+	tp_jw_end(w);
+	free(v);
 }
 
 /* One core: its ops one by one, a core can hold tens of thousands. */
@@ -235,6 +313,7 @@ static void core_json(struct tp_jw *w, const struct tp_capture *cap,
 	for (size_t i = 0; i < c->n_ops && tp_jw_ok(w); i++)
 		op_json(w, cap, ops, &ops->ops[c->first_op + i]);
 	tp_jw_end(w);
+	steps_head_json(w, ops, c);
 	if (c->n_steps) {
 		tp_jw_array(w, "steps");
 		for (size_t i = 0; i < c->n_steps && tp_jw_ok(w); i++)
@@ -297,6 +376,47 @@ static void shares_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_end(w);
 }
 
+static json_t *cat_sum_json(json_t *o, const struct tp_cat_sum *s)
+{
+	json_object_set_new(o, "self_ps", tp_json_int(s->self_ps));
+	json_object_set_new(o, "total_ps", tp_json_int(s->total_ps));
+	json_object_set_new(o, "occurrences", tp_json_uint(s->occurrences));
+	json_object_set_new(o, "n_cores", tp_json_uint(s->n_cores));
+	json_object_set_new(o, "min_core_self_ps", tp_json_int(s->min_core_ps));
+	json_object_set_new(o, "max_core_self_ps", tp_json_int(s->max_core_ps));
+	return o;
+}
+
+/* --by category: program -> category -> op over every core. */
+static void categories_json(struct tp_jw *w, const struct tp_capture *cap,
+			    const struct tp_op_categories *c)
+{
+	tp_jw_put(w, "fold", json_boolean(c->fold));
+	tp_jw_array(w, "categories");
+	for (size_t g = 0; g < c->n_groups && tp_jw_ok(w); g++) {
+		const struct tp_cat_group *gr = &c->groups[g];
+		struct tp_str m = tp_report_module_name(cap, gr->module);
+		json_t *o = json_object(), *a = json_array();
+
+		json_object_set_new(o, "program_id", tp_json_id(gr->program_id));
+		json_object_set_new(o, "module", m.len ? tp_json_str(m) : json_null());
+		json_object_set_new(o, "category", tp_json_str(gr->category));
+		cat_sum_json(o, &gr->sum);
+		for (size_t k = 0; k < gr->n; k++) {
+			const struct tp_cat_op *op = &c->ops[gr->first + k];
+			json_t *e = json_object();
+
+			json_object_set_new(e, "name", tp_json_str(op->name));
+			json_object_set_new(e, "collective", json_boolean(op->collective));
+			json_object_set_new(e, "folded_names", tp_json_uint(op->variants));
+			json_array_append_new(a, cat_sum_json(e, &op->sum));
+		}
+		json_object_set_new(o, "ops", a);
+		tp_jw_put(w, NULL, o);
+	}
+	tp_jw_end(w);
+}
+
 static json_t *filter_json(const struct tp_ops_filter *f)
 {
 	return json_pack("{s:o,s:o,s:o}",
@@ -308,19 +428,20 @@ static json_t *filter_json(const struct tp_ops_filter *f)
 void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		 const struct tp_ops *ops, const struct tp_ops_view *view)
 {
-	static const char *const sorts[] = { "total", "self", "count", "avg",
-					     "min", "name" };
-
 	tp_jw_object(w, key);
 	tp_jw_put(w, "schema", json_string("tpuprof.ops/1"));
-	tp_jw_put(w, "sort", json_string(sorts[view->sort]));
+	tp_jw_put(w, "sort", json_string(tp_ops_sort_name(view->sort)));
 	tp_jw_put(w, "filter", filter_json(view->filter));
 	if (!view->omit_cores) {
 		tp_jw_array(w, "cores");
 		for (size_t c = 0; c < ops->n_cores && tp_jw_ok(w); c++)
 			core_json(w, cap, ops, &ops->cores[c]);
 		tp_jw_end(w);
+		if (!view->omit_across)
+			steps_across_json(w, cap, ops);
 	}
+	if (view->categories)
+		categories_json(w, cap, view->categories);
 	if (view->scopes) {
 		tp_op_scope_tree_json(w, "scopes", &view->scopes->tree);
 		shares_json(w, cap, ops, view->scopes);

@@ -14,7 +14,8 @@
 void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 		    const struct tp_report *r)
 {
-	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL };
+	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL,
+				   .omit_across = true };
 	struct tp_ops_view by_scope = { .limit = 0, .sort = 0, .filter = NULL,
 					.scopes = &r->scopes, .omit_cores = true };
 
@@ -25,6 +26,7 @@ void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_ops_json(w, "ops", cap, &r->coll.ops, &all);
 	tp_ops_json(w, "op_scopes", cap, &r->coll.ops, &by_scope);
 	tp_collectives_json(w, "collectives", cap, &r->coll);
+	tp_jw_put(w, "advice", tp_advice_json(&r->advice));
 	tp_jw_array(w, "warnings");
 	for (size_t i = 0; i < r->info.n_warnings; i++)
 		tp_jw_put(w, NULL, tp_json_cstr(r->info.warnings[i]));

@@ -79,7 +79,7 @@ static void curve_panel(FILE *out, const struct tp_mem_module *m, int y0)
 
 	xml_text(out, n);
 	free(n);
-	fprintf(out, " (program %" PRIu64 "): peak %.2f MiB at position %ld</text>\n",
+	fprintf(out, " (program %" PRIu64 "): peak %.2f MiB at heap event %ld</text>\n",
 		m->module->program_id, mib(m->peak), m->peak_position);
 	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n",
 		LEFT, y0, PLOT_W, CURVE_H);
@@ -96,7 +96,7 @@ static void curve_panel(FILE *out, const struct tp_mem_module *m, int y0)
 	polyline(out, m, m->heap, top, y0, "stroke=\"#1f5fbf\" stroke-width=\"2\"");
 	fprintf(out, "<text id=\"peak-label\" x=\"%.1f\" y=\"%d\" font-size=\"12\" fill=\"#060\">peak %.2f MiB</text>\n",
 		x + bw, y0 + 14, mib(m->peak));
-	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">program order (heap-simulator events); blue: padded, grey: unpadded</text>\n",
+	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">heap-simulator event index; blue: padded, grey: unpadded</text>\n",
 		LEFT, y0 + CURVE_H + 14);
 }
 

@@ -43,11 +43,17 @@ static void values(char *a, char *b, size_t n, enum tp_check_metric m, int64_t x
 	}
 }
 
+static bool runtime_program(const struct tp_check_row *r)
+{
+	return r->module && r->source && strcmp(r->source, "runtime") == 0;
+}
+
 static void subject(FILE *out, const struct tp_check_row *r)
 {
 	if (r->plane)
 		fprintf(out, " core %s %s", r->host ? r->host : "?", r->plane);
-	if (r->module)
+	/* a runtime peak's program is named with its source */
+	if (r->module && !(r->plane && runtime_program(r)))
 		fprintf(out, " module %s", r->module);
 	if (r->scope)
 		fprintf(out, " scope %s", r->scope);
@@ -71,11 +77,19 @@ static void row_text(FILE *out, const struct tp_check_row *r)
 		fputc('\n', out);
 		return;
 	}
+	if (r->metric == TP_METRIC_COLLECTIVE_SHARE || r->metric == TP_METRIC_IDLE_SHARE) {
+		fprintf(out, ": %s %.1f%% of steady step time > limit %g%%\n",
+			r->metric == TP_METRIC_IDLE_SHARE ? "idle" : "collectives",
+			r->fraction * 100.0, r->limit_fraction * 100.0);
+		return;
+	}
 	values(a, c, sizeof(a), r->metric, r->measured, r->limit);
 	if (r->rule == TP_CHECK_MIN_HEADROOM) {
 		fprintf(out, ": headroom %s = %.1f%% of %s", a, r->fraction * 100.0,
 			value(b, sizeof(b), TP_METRIC_PEAK_BYTES, r->capacity));
-		if (r->source)
+		if (runtime_program(r))
+			fprintf(out, " (runtime peak: the allocator's stack holds program %s)", r->module);
+		else if (r->source)
 			fprintf(out, " (%s peak)", r->source);
 		if (r->limit_fraction > 0)
 			fprintf(out, " < limit %g%% (%s)", r->limit_fraction * 100.0, c);
@@ -83,7 +97,9 @@ static void row_text(FILE *out, const struct tp_check_row *r)
 			fprintf(out, " < limit %s", c);
 	} else {
 		fprintf(out, ": %s", a);
-		if (r->source)
+		if (runtime_program(r))
+			fprintf(out, " (runtime: the allocator's stack holds program %s)", r->module);
+		else if (r->source)
 			fprintf(out, " (%s)", r->source);
 	}
 	switch (r->rule) {
@@ -104,12 +120,18 @@ static void row_text(FILE *out, const struct tp_check_row *r)
 		fprintf(out, " > limit %s", c);
 		break;
 	}
-	for (size_t i = 0; i < r->n_contrib; i++)
+	for (size_t i = 0; i < r->n_contrib; i++) {
+		const char *scope = r->contrib[i].scope;
+
 		fprintf(out, "%s%s %s %s%s", i ? ", " : growth ? "; grew most: " : "; largest: ",
 			r->contrib[i].kind, r->contrib[i].name, growth ? "+" : "",
 			value(a, sizeof(a),
 			      r->contrib[i].kind[0] == 'o' ? TP_METRIC_OP_TIME : TP_METRIC_PEAK_BYTES,
 			      r->contrib[i].value));
+		/* a buffer's scope says which line of the model to cut */
+		if (scope)
+			fprintf(out, " (%s)", scope[0] ? scope : "no scope");
+	}
 	fputc('\n', out);
 }
 

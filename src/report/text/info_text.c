@@ -95,6 +95,10 @@ static void print_host(FILE *out, const struct tp_capture *cap,
 	fprintf(out, "  source       %s (%s%s, %s)\n", src->path,
 		src->gzip ? "gzip " : "", tp_source_kind_name(src->kind),
 		tp_fmt_bytes(a, sizeof(a), src->file_bytes));
+	if (src->chunked)
+		fprintf(out, "  chunked      Riegeli: %" PRIu64 " chunks, %" PRIu64
+			" records, %" PRIu64 " damaged regions\n", src->chunks,
+			src->records, src->damaged_regions);
 	fprintf(out, "  device       %s, %" PRIu64 " device planes (%" PRIu64 " with events)\n",
 		ih->device_type ? ih->device_type : "unknown",
 		ih->device_planes, ih->device_planes_with_events);

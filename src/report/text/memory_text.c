@@ -41,7 +41,7 @@ static void sparkline(FILE *out, const struct tp_mem_module *m)
 			v = m->heap[i] > v ? m->heap[i] : v;
 		fputs(blocks[hi > lo ? 1 + (v - lo) * 7 / (hi - lo) : 8], out);
 	}
-	fprintf(out, "|\n    %*s^ peak at %ld of %zu\n", (int)(8 + peak_col), "",
+	fprintf(out, "|\n    %*s^ peak at heap event %ld of %zu\n", (int)(8 + peak_col), "",
 		m->peak_position, n - 1);
 }
 
@@ -80,14 +80,38 @@ static void print_buffer(FILE *out, const struct tp_mem_module *m,
 		fprintf(out, "], %" PRIu64 " elements, unpadded %s", tp_shape_elements(d->shape),
 			B(1, l->unpadded));
 		if (!l->indefinite && d->span_start >= 0)
-			fprintf(out, ", live %ld..%ld", d->span_start, d->span_end);
+			fprintf(out, ", live heap events %ld..%ld", d->span_start, d->span_end);
 		fputc('\n', out);
 	}
 	if (ins && tp_hlo_scope(ins)[0])
 		fprintf(out, "                   scope %s\n", tp_hlo_scope(ins));
-	tp_mem_why_text_line(out, m, (size_t)tp_mem_live_index(m, l->display));
+	if (tp_mem_live_index(m, l->display) >= 0)
+		tp_mem_why_text_line(out, m, (size_t)tp_mem_live_index(m, l->display));
 	tp_strbuf_release(&sb);
 	tp_strbuf_release(&name);
+}
+
+/* Outside HBM, the whole-program allocations the peak counts and XProf's
+ * list leaves out: with them every byte of the peak is listed. */
+static void print_whole_program(FILE *out, const struct tp_mem_module *m, size_t limit)
+{
+	struct tp_mem_live *sorted;
+	size_t shown;
+	uint64_t sum = 0;
+
+	if (!m->n_whole_program)
+		return;
+	sorted = tp_xmalloc(m->n_whole_program * sizeof(*sorted));
+	memcpy(sorted, m->whole_program, m->n_whole_program * sizeof(*sorted));
+	qsort(sorted, m->n_whole_program, sizeof(*sorted), by_size_desc);
+	for (size_t i = 0; i < m->n_whole_program; i++)
+		sum += sorted[i].size;
+	shown = limit && limit < m->n_whole_program ? limit : m->n_whole_program;
+	fprintf(out, "  whole-program buffers of memory space %" PRId64 " in the peak, not in the list above"
+		" (%zu of %zu, %s)\n", m->color, shown, m->n_whole_program, B(0, sum));
+	for (size_t i = 0; i < shown; i++)
+		print_buffer(out, m, &sorted[i]);
+	free(sorted);
 }
 
 static void print_scopes(FILE *out, const struct tp_scope_tree *t, size_t node,
@@ -111,7 +135,7 @@ static void print_split(FILE *out, const struct tp_mem_module *m, const struct t
 
 	tp_strbuf_init(&name);
 	tp_mem_buffer_name(&name, m, s->buffer);
-	fprintf(out, "    split %s %" PRIu64 " ways: peak %s (-%s) at %ld (estimate, same schedule)\n",
+	fprintf(out, "    split %s %" PRIu64 " ways: peak %s (-%s) at heap event %ld (estimate, same schedule)\n",
 		name.buf, s->k, B(0, s->peak), B(1, s->saved), s->peak_position);
 	tp_strbuf_release(&name);
 }
@@ -127,12 +151,22 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 		(int)name.len, name.ptr, m->module->program_id, m->color);
 	if (m->error)
 		fprintf(out, "    no compiler timeline: %s\n", m->error);
-	fprintf(out, "    peak %s at position %ld (%s), unpadded %s, padding %s\n",
-		B(0, m->peak), m->peak_position,
-		m->n_points ? m->point_instr[m->peak_position] : "no heap trace",
+	/* two kinds of position: the heap trace's event index and the
+	 * schedule step of the event's instruction */
+	fprintf(out, "    peak %s", B(0, m->peak));
+	if (m->n_points)
+		fprintf(out, " at heap event %ld (%s)", m->peak_position, m->point_instr[m->peak_position]);
+	else
+		fprintf(out, " (no heap trace)");
+	if (m->why.built && m->why.peak_position >= 0)
+		fprintf(out, ", schedule step %ld", m->why.peak_position);
+	fprintf(out, ", unpadded %s, padding %s\n",
 		B(1, m->peak_unpadded), B(2, m->peak - (m->peak_unpadded < m->peak ? m->peak_unpadded : m->peak)));
 	fprintf(out, "    indefinite %s, total allocation %s, %zu heap points\n",
 		B(0, m->indefinite_bytes), B(1, m->total_alloc_bytes), m->n_points);
+	if (m->max_scoped_instr >= 0)
+		fprintf(out, "    largest scoped allocation %s (%s), not in the peak\n",
+			B(0, m->max_scoped_bytes), m->idx.instrs[m->max_scoped_instr].proto->name);
 	fprintf(out, "    by category:");
 	for (int c = 0, col = 16; c < TP_MEM_N_CATEGORIES; c++) {
 		char item[64];
@@ -158,6 +192,7 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 	for (size_t i = 0; i < shown; i++)
 		print_buffer(out, m, &sorted[i]);
 	free(sorted);
+	print_whole_program(out, m, o->limit);
 	fprintf(out, "  by scope (depth %d)\n", o->depth);
 	print_scopes(out, &m->scopes, 0, o->depth, m->peak);
 	tp_mem_why_text_groups(out, m, o->limit);
@@ -224,14 +259,21 @@ static void print_cores(FILE *out, const struct tp_capture *cap, const struct tp
 
 		if (c->top_module >= 0)
 			tp_fmt_bytes(a, sizeof(a), mem->modules[c->top_module].peak);
-		if (c->runtime >= 0)
+		/* the allocator's peak and the capacity are HBM's: never set
+		 * beside another memory space's peak */
+		if (c->runtime >= 0 && mem->color == 0)
 			tp_fmt_bytes(b, sizeof(b), (uint64_t)mem->runtime.devices[c->runtime].peak_bytes);
-		if (c->capacity)
+		if (c->capacity && mem->color == 0)
 			tp_fmt_bytes(cap_s, sizeof(cap_s), c->capacity);
 		if (tp_mem_core_headroom(mem, c, &h))
 			headroom_text(room, sizeof(room), &h);
 		fprintf(out, "%-14s %-16.*s %8zu %14s %14s %14s %17s\n", cap->hosts[c->host].name,
 			(int)c->plane->name.len, c->plane->name.ptr, c->n_programs, a, b, cap_s, room);
+	}
+	if (mem->color != 0) {
+		fprintf(out, "memory space %" PRId64 ": compiler peaks only; the runtime peak, capacity and "
+			"headroom are HBM's (memory space 0)\n", mem->color);
+		return;
 	}
 	capacity_notes(out, mem);
 }

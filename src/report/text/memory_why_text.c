@@ -107,13 +107,13 @@ static void print_life(FILE *out, const struct tp_mem_module *m, const struct tp
 	else
 		fprintf(out, "  not live at the peak (not in the heap trace)\n");
 	if (w->last_user >= 0) {
-		fprintf(out, "  last user %s (%s) at position %ld", iname(m, w->last_user),
+		fprintf(out, "  last user %s (%s) at schedule step %ld", iname(m, w->last_user),
 			m->idx.instrs[w->last_user].proto->opcode, w->last_user_position);
 		if (w->has_wait && w->wait == 0)
-			fprintf(out, ", at the peak (position %ld, %s)", peak,
+			fprintf(out, ", at the peak (schedule step %ld, %s)", peak,
 				m->point_instr[m->peak_position]);
 		else if (w->has_wait)
-			fprintf(out, ", %ld position%s %s the peak (position %ld, %s)",
+			fprintf(out, ", %ld schedule step%s %s the peak (schedule step %ld, %s)",
 				w->wait < 0 ? -w->wait : w->wait, (w->wait == 1 || w->wait == -1) ? "" : "s",
 				w->wait < 0 ? "before" : "after", peak, m->point_instr[m->peak_position]);
 		fputc('\n', out);
@@ -151,18 +151,18 @@ static void print_story(FILE *out, const struct tp_mem_module *m, long buffer)
 	if (ins) {
 		fprintf(out, "  defined by %s (%s)", ins->name, ins->opcode);
 		if (m->why.time[b->instr] >= 0)
-			fprintf(out, " at position %ld", m->why.time[b->instr]);
+			fprintf(out, " at schedule step %ld", m->why.time[b->instr]);
 		fputc('\n', out);
 		print_position(out, m, b->instr);
 	}
 	print_life(out, m, w, live, tp_mem_allocation_indefinite(a));
-	fprintf(out, "  chain, from its definition to %s\n",
+	fprintf(out, "  chain, from its definition to %s (schedule step, instruction, opcode, role)\n",
 		w->last_user >= 0 ? "its last user" : "where it stops");
 	for (size_t i = 0; i < w->n_chain; i++)
 		print_step(out, m, w, &w->chain[i]);
 	if (live >= 0 && w->last_user >= 0)
 		print_wait(out, m, w);
-	fprintf(out, "  positions: %s\n", order_text(m->why.order));
+	fprintf(out, "  schedule steps: %s\n", order_text(m->why.order));
 	tp_strbuf_release(&sb);
 	if (w == &own)
 		tp_mem_why_clear(&own);
@@ -206,12 +206,12 @@ void tp_mem_why_text_line(FILE *out, const struct tp_mem_module *m, size_t live)
 	w = &m->why.live[live];
 	if (w->last_user < 0)
 		return;
-	fprintf(out, "                   last user %s at position %ld", iname(m, w->last_user),
+	fprintf(out, "                   last user %s at schedule step %ld", iname(m, w->last_user),
 		w->last_user_position);
 	if (w->has_wait && w->wait == 0)
 		fprintf(out, " (at the peak)");
 	else if (w->has_wait)
-		fprintf(out, " (%+ld after the peak)", w->wait);
+		fprintf(out, " (%+ld steps after the peak)", w->wait);
 	fputc('\n', out);
 }
 
@@ -254,8 +254,8 @@ void tp_mem_why_text_groups(FILE *out, const struct tp_mem_module *m, size_t lim
 		if (g->has_wait && g->wait == 0)
 			snprintf(when, sizeof(when), "at the peak");
 		else if (g->has_wait)
-			snprintf(when, sizeof(when), "%+ld after the peak", g->wait);
-		fprintf(out, "    %10s %4zu  %-28s position %ld %s\n", B(0, g->bytes), g->buffers,
+			snprintf(when, sizeof(when), "%+ld steps after the peak", g->wait);
+		fprintf(out, "    %10s %4zu  %-28s schedule step %ld %s\n", B(0, g->bytes), g->buffers,
 			iname(m, g->last_user), g->position, when);
 		if (scope[0])
 			fprintf(out, "                     scope %s\n", scope);
@@ -288,7 +288,7 @@ void tp_mem_why_text_tower(FILE *out, const struct tp_mem_module *m)
 	if (g->has_wait && g->wait == 0)
 		fprintf(out, ", at the peak\n");
 	else if (g->has_wait)
-		fprintf(out, ", %ld position%s %s\n", g->wait < 0 ? -g->wait : g->wait,
+		fprintf(out, ", %ld schedule step%s %s\n", g->wait < 0 ? -g->wait : g->wait,
 			g->wait == 1 || g->wait == -1 ? "" : "s", g->wait < 0 ? "before" : "later");
 	else
 		fputc('\n', out);

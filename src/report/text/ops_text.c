@@ -4,6 +4,7 @@
  * scope tree and each fusion's split over scopes.
  */
 #include "tpuprof/report/ops_report.h"
+#include "text_internal.h"
 #include "tpuprof/report/device_report.h"
 
 #include <inttypes.h>
@@ -16,165 +17,6 @@
 static double pct(int64_t part, int64_t whole)
 {
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-/* The module suffix of the op column: "  (module)", with the program
- * when several programs share the name. */
-static void module_suffix(char *suffix, size_t n, const struct tp_capture *cap,
-			  const struct tp_op *o)
-{
-	struct tp_str mod = tp_report_module_name(cap, o->module);
-
-	suffix[0] = '\0';
-	if (mod.len && tp_report_module_name_shared(cap, o->module))
-		snprintf(suffix, n, "  (%.*s #%" PRIu64 ")",
-			 (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod), o->program_id);
-	else if (mod.len)
-		snprintf(suffix, n, "  (%.*s)", (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod));
-}
-
-/* Room for the name so the row fits in 100 columns. */
-static size_t name_room(const char *suffix)
-{
-	return strlen(suffix) + 20 < 47 ? 47 - strlen(suffix) : 20;
-}
-
-/* The name cut to avail columns: head...tail; with a window (from > 0)
- * head...window...tail, the window holding the name from `from` on,
- * where it parts from the names it would otherwise print the same as. */
-static char *cut_name(struct tp_str name, size_t avail, size_t from)
-{
-	struct tp_strbuf sb;
-	size_t head, tail, mid;
-
-	tp_strbuf_init(&sb);
-	if (name.len <= avail) {
-		tp_strbuf_addf(&sb, "%.*s", (int)name.len, TP_SPTR(name));
-	} else if (!from) {
-		head = (avail - 3) / 3;
-		tail = avail - 3 - head;
-		tp_strbuf_addf(&sb, "%.*s...%.*s", (int)head, name.ptr, (int)tail,
-			       name.ptr + name.len - tail);
-	} else {
-		head = avail / 5;
-		tail = avail / 3;
-		mid = avail - head - tail - 6;
-		from = from > 8 ? from - 8 : 0;      /* a little context before */
-		if (from < head)
-			from = head;
-		if (from + mid >= name.len - tail)   /* the window meets the tail */
-			tp_strbuf_addf(&sb, "%.*s...%.*s", (int)head, name.ptr,
-				       (int)(name.len - from), name.ptr + from);
-		else
-			tp_strbuf_addf(&sb, "%.*s...%.*s...%.*s", (int)head, name.ptr,
-				       (int)mid, name.ptr + from, (int)tail,
-				       name.ptr + name.len - tail);
-	}
-	return sb.buf;
-}
-
-/* The op column of the rows shown: each name cut to fit, and different
- * names never cut to the same text (twenty RandomUniform ops of twenty
- * layers once printed alike): names that would are cut around where they
- * part from the others, and any still alike are printed whole. */
-struct shown_name {
-	const struct tp_op *op;
-	char suffix[160];
-	char *text;                  /* malloc'd */
-};
-
-static int by_text(const void *a, const void *b)
-{
-	const struct shown_name *x = *(const struct shown_name *const *)a;
-	const struct shown_name *y = *(const struct shown_name *const *)b;
-	int c = strcmp(x->text, y->text);
-
-	return c ? c : strcmp(x->suffix, y->suffix);
-}
-
-static bool same_text(const struct shown_name *a, const struct shown_name *b)
-{
-	return strcmp(a->text, b->text) == 0 && strcmp(a->suffix, b->suffix) == 0;
-}
-
-static bool same_name(struct tp_str a, struct tp_str b)
-{
-	return a.len == b.len && (!a.len || memcmp(a.ptr, b.ptr, a.len) == 0);
-}
-
-static size_t common_prefix(struct tp_str a, struct tp_str b)
-{
-	size_t k = 0;
-
-	while (k < a.len && k < b.len && a.ptr[k] == b.ptr[k])
-		k++;
-	return k;
-}
-
-/* Re-cuts every name whose text another name also prints: around where
- * it parts from them, or (whole) not at all. */
-static void part_alike(struct shown_name *v, size_t n, bool whole)
-{
-	struct shown_name **order = tp_xmalloc((n + 1) * sizeof(*order));
-	char **next = tp_xcalloc(n + 1, sizeof(*next));
-
-	for (size_t i = 0; i < n; i++)
-		order[i] = &v[i];
-	qsort(order, n, sizeof(*order), by_text);
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-
-		while (j < n && same_text(order[j], order[i]))
-			j++;
-		for (size_t k = i; k < j; k++) {
-			size_t from = 0;
-			bool clash = false;
-
-			for (size_t m = i; m < j; m++) {
-				size_t p;
-
-				if (m == k || same_name(order[k]->op->name, order[m]->op->name))
-					continue;
-				p = common_prefix(order[k]->op->name, order[m]->op->name);
-				clash = true;
-				from = p > from ? p : from;
-			}
-			if (clash)
-				next[order[k] - v] = cut_name(order[k]->op->name,
-					whole ? order[k]->op->name.len : name_room(order[k]->suffix),
-					whole ? 0 : from);
-		}
-		i = j;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (next[i]) {
-			free(v[i].text);
-			v[i].text = next[i];
-		}
-	free(next);
-	free(order);
-}
-
-static struct shown_name *shown_names(const struct tp_capture *cap, const struct tp_ops *ops,
-				      const struct tp_ops_core *c, size_t n)
-{
-	struct shown_name *v = tp_xcalloc(n + 1, sizeof(*v));
-
-	for (size_t i = 0; i < n; i++) {
-		v[i].op = &ops->ops[c->first_op + i];
-		module_suffix(v[i].suffix, sizeof(v[i].suffix), cap, v[i].op);
-		v[i].text = cut_name(v[i].op->name, name_room(v[i].suffix), 0);
-	}
-	part_alike(v, n, false);
-	part_alike(v, n, true);
-	return v;
-}
-
-static void shown_release(struct shown_name *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i].text);
-	free(v);
 }
 
 static void share(char *buf, size_t n, bool known, double v)
@@ -240,7 +82,7 @@ static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_
 }
 
 static void op_row(FILE *out, const struct tp_ops *ops, const struct tp_ops_core *core,
-		   const struct shown_name *name, bool roofline, struct na_notes *notes)
+		   const struct tp_text_op_name *name, bool roofline, struct na_notes *notes)
 {
 	const struct tp_op *o = name->op;
 
@@ -315,23 +157,47 @@ static bool core_roofline(FILE *out, const struct tp_ops *ops, const struct tp_o
 	return w.has_flops || w.has_bytes;
 }
 
+static void steps_head(FILE *out, const struct tp_ops *ops,
+		       const struct tp_ops_core *c)
+{
+	struct tp_steps_summary sum;
+	char t_s[32];
+
+	if (c->step_source == TP_STEPS_INFERRED)
+		fprintf(out, "  steps (%zu, inferred: one per run of %.*s, program %" PRIu64
+			", the program with the most device time)\n", c->n_steps,
+			(int)c->step_program.len, TP_SPTR(c->step_program), c->step_program_id);
+	else
+		fprintf(out, "  steps (%zu, from the Steps line)\n", c->n_steps);
+	tp_steps_summarize(ops, c, &sum);
+	fprintf(out, "  steady state (%zu step%s%s): step %s; compute %.1f%%, collectives %.1f%%,"
+		" copies %.1f%%, idle %.1f%% of step time\n", sum.n_steady,
+		sum.n_steady == 1 ? "" : "s", sum.warmup ? ", the warm-up step left out" : "",
+		tp_fmt_ps(t_s, sizeof(t_s), sum.step_ps), pct(sum.compute_ps, sum.sum_ps),
+		pct(sum.collective_ps, sum.sum_ps), pct(sum.copy_ps, sum.sum_ps),
+		pct(sum.idle_ps, sum.sum_ps));
+}
+
 static void steps_text(FILE *out, const struct tp_ops *ops,
 		       const struct tp_ops_core *c, size_t limit)
 {
 	size_t n = limit && c->n_steps > limit ? limit : c->n_steps;
 
-	fprintf(out, "  steps (%zu)\n  %-12s %10s %10s %10s %10s\n", c->n_steps,
-		"step", "duration", "compute", "collective", "idle");
+	steps_head(out, ops, c);
+	fprintf(out, "  %-12s %10s %10s %10s %10s %10s\n",
+		"step", "duration", "compute", "collective", "copy", "idle");
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_step *s = &ops->steps[c->first_step + i];
-		char t_d[32], t_c[32], t_k[32], t_i[32];
+		char t_d[32], t_c[32], t_k[32], t_y[32], t_i[32];
 
-		fprintf(out, "  %-12.*s %10s %10s %10s %10s\n",
+		fprintf(out, "  %-12.*s %10s %10s %10s %10s %10s%s\n",
 			(int)(s->name.len > 12 ? 12 : s->name.len), TP_SPTR(s->name),
 			tp_fmt_ps(t_d, sizeof(t_d), s->dur_ps),
 			tp_fmt_ps(t_c, sizeof(t_c), s->compute_ps),
 			tp_fmt_ps(t_k, sizeof(t_k), s->collective_ps),
-			tp_fmt_ps(t_i, sizeof(t_i), s->idle_ps));
+			tp_fmt_ps(t_y, sizeof(t_y), s->copy_ps),
+			tp_fmt_ps(t_i, sizeof(t_i), s->idle_ps),
+			s->warmup ? "  warm-up" : "");
 	}
 	if (n < c->n_steps)
 		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n",
@@ -353,6 +219,41 @@ static void legend(FILE *out, bool roofline)
 		"FLOPs and bytes: the capture's cost model; a share is never above 100%% (n/a)\n");
 }
 
+
+/* Per step across cores (and hosts): the slowest core and the spread. */
+static void steps_across_text(FILE *out, const struct tp_capture *cap,
+			      const struct tp_ops *ops, size_t limit)
+{
+	struct tp_step_across *v;
+	size_t n = tp_steps_across(ops, &v), shown = limit && n > limit ? limit : n;
+	size_t stragglers = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		stragglers += v[i].straggler && !v[i].warmup;
+	fprintf(out, "\nsteps across cores: %zu step%s on %zu cores, %zu with a straggler"
+		" (slowest core over %d%% longer than the fastest; warm-up left out)\n",
+		n, n == 1 ? "" : "s", v[0].n_cores, stragglers, TP_STRAGGLER_PCT);
+	fprintf(out, "  %-6s %10s %10s %10s %7s  %s\n", "step", "slowest", "fastest",
+		"spread", "spread", "slowest core");
+	for (size_t i = 0; i < shown; i++) {
+		const struct tp_ops_core *slow = &ops->cores[v[i].slowest_core];
+		char t_s[32], t_f[32], t_d[32];
+
+		fprintf(out, "  %-6zu %10s %10s %10s %6.1f%%  %s %.*s%s%s\n", v[i].index,
+			tp_fmt_ps(t_s, sizeof(t_s), v[i].slowest_ps),
+			tp_fmt_ps(t_f, sizeof(t_f), v[i].fastest_ps),
+			tp_fmt_ps(t_d, sizeof(t_d), v[i].spread_ps),
+			pct(v[i].spread_ps, v[i].fastest_ps), cap->hosts[slow->host].name,
+			(int)slow->plane->name.len, TP_SPTR(slow->plane->name),
+			v[i].straggler ? "  straggler" : "", v[i].warmup ? "  warm-up" : "");
+	}
+	if (shown < n)
+		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n", n - shown);
+	free(v);
+}
+
 static bool core_text(FILE *out, const struct tp_capture *cap,
 		      const struct tp_ops *ops, const struct tp_ops_core *c,
 		      size_t limit)
@@ -362,7 +263,7 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 	int64_t left = 0;
 	bool roofline;
 	struct na_notes notes = { { NULL }, 0, false };
-	struct shown_name *names;
+	struct tp_text_op_name *names;
 
 	fprintf(out, "%s %.*s: %zu ops, %" PRIu64 " events (%s)\n",
 		cap->hosts[c->host].name, (int)c->plane->name.len, TP_SPTR(c->plane->name),
@@ -377,10 +278,10 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 	if (roofline)
 		fprintf(out, "%6s %6s %-13s ", "flop", "hbm", "bound");
 	fprintf(out, "%-14s  %s\n", "category", "op (module)");
-	names = shown_names(cap, ops, c, n);
+	names = tp_text_op_names(cap, ops, c, n);
 	for (size_t i = 0; i < n; i++)
 		op_row(out, ops, c, &names[i], roofline, &notes);
-	shown_release(names, n);
+	tp_text_op_names_release(names, n);
 	for (size_t i = n; i < c->n_ops; i++)
 		left = tp_sat_add(left, ops->ops[c->first_op + i].total_ps);
 	if (n < c->n_ops)
@@ -453,11 +354,78 @@ static void scopes_text(FILE *out, const struct tp_ops *ops,
 	splits_text(out, ops, s);
 }
 
+static void spread_text(char *buf, size_t n, const struct tp_cat_sum *s)
+{
+	char lo[32], hi[32];
+
+	if (s->n_cores < 2)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%s..%s", tp_fmt_ps(lo, sizeof(lo), s->min_core_ps),
+			 tp_fmt_ps(hi, sizeof(hi), s->max_core_ps));
+}
+
+static void cat_row(FILE *out, const struct tp_cat_sum *s, int indent, struct tp_str name,
+		    size_t variants)
+{
+	char t_s[32], t_t[32], sp[80];
+
+	spread_text(sp, sizeof(sp), s);
+	fprintf(out, "  %10s %10s %9" PRIu64 " %5zu %-22s %*s%.*s", tp_fmt_ps(t_s, sizeof(t_s), s->self_ps),
+		tp_fmt_ps(t_t, sizeof(t_t), s->total_ps), s->occurrences, s->n_cores, sp,
+		indent, "", (int)name.len, TP_SPTR(name));
+	if (variants > 1)
+		fprintf(out, "  (%zu names folded)", variants);
+	fputc('\n', out);
+}
+
+/* --by category: program -> category -> op over every core. */
+static void categories_text(FILE *out, const struct tp_capture *cap,
+			    const struct tp_op_categories *c, size_t n_cores, size_t limit)
+{
+	uint64_t program = 0;
+
+	fprintf(out, "op profile by category over %zu core(s)%s: self and total time and\n"
+		"count summed over the cores an op ran on; spread: the least and the most\n"
+		"self time one of those cores gave it\n", n_cores,
+		c->fold ? ", name.N copies folded" : "");
+	fprintf(out, "  %10s %10s %9s %5s %-22s %s\n", "self", "total", "count", "cores",
+		"spread", "program / category / op");
+	for (size_t g = 0; g < c->n_groups; g++) {
+		const struct tp_cat_group *gr = &c->groups[g];
+		size_t shown = limit && gr->n > limit ? limit : gr->n;
+
+		if (g == 0 || gr->program_id != program) {
+			struct tp_str m = tp_report_module_name(cap, gr->module);
+			char t[32];
+
+			fprintf(out, "  %10s %*s%.*s%s(program %" PRIu64 ")\n",
+				tp_fmt_ps(t, sizeof(t), gr->program_self_ps), 50, "",
+				(int)m.len, TP_SPTR(m), m.len ? " " : "", gr->program_id);
+			program = gr->program_id;
+		}
+		cat_row(out, &gr->sum, 2, gr->category.len ? gr->category : tp_str_make("(none)", 6), 0);
+		for (size_t k = 0; k < shown; k++) {
+			const struct tp_cat_op *o = &c->ops[gr->first + k];
+
+			cat_row(out, &o->sum, 4, o->name, o->variants);
+		}
+		if (shown < gr->n)
+			fprintf(out, "  %*s... %zu more ops (--limit 0 shows all)\n", 62, "", gr->n - shown);
+	}
+}
+
 enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *ops,
 			const struct tp_ops_view *view, struct tp_error *err)
 {
 	bool roofline = false;
 
+	if (view->categories) {
+		categories_text(out, cap, view->categories, ops->n_cores, view->limit);
+		if (ferror(out))
+			return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
+		return TP_OK;
+	}
 	if (!ops->n_cores)
 		fprintf(out, "no device ops in this capture\n");
 	for (size_t c = 0; c < ops->n_cores; c++) {
@@ -465,6 +433,7 @@ enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *
 			fputc('\n', out);
 		roofline = core_text(out, cap, ops, &ops->cores[c], view->limit) || roofline;
 	}
+	steps_across_text(out, cap, ops, view->limit);
 	if (ops->n_cores)
 		legend(out, roofline);
 	if (view->scopes) {

@@ -147,7 +147,7 @@ static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp
 	if (top) {
 		struct tp_str n = tp_module_name(top->module);
 
-		fprintf(out, "  highest compiler peak: %.*s, %s at position %ld; held by\n",
+		fprintf(out, "  highest compiler peak: %.*s, %s at heap event %ld; held by\n",
 			(int)n.len, n.ptr, BYTES(0, top->peak), top->peak_position);
 		peak_holders(out, top);
 	}
@@ -325,6 +325,34 @@ static void traffic_part(FILE *out, const struct tp_report *r)
 		fprintf(out, "          %zu TF host collective event(s)\n", c->n_host);
 }
 
+/* What bounds the time: each rule that fired with its figures, then the
+ * names of the others (report --format json has every figure). */
+static void advice_part(FILE *out, const struct tp_advice *a)
+{
+	static const enum tp_advice_verdict rest[] = { TP_ADVICE_NOT_FIRED,
+						       TP_ADVICE_NOT_JUDGED };
+	size_t fired = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		fired += a->v[i].verdict == TP_ADVICE_FIRED;
+	fprintf(out, "advice    %zu of %zu rule(s) fired (docs/ops.md)\n", fired, a->n);
+	for (size_t i = 0; i < a->n; i++)
+		if (a->v[i].verdict == TP_ADVICE_FIRED)
+			fprintf(out, "  %s\n", a->v[i].text);
+	for (size_t k = 0; k < 2; k++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < a->n; i++) {
+			if (a->v[i].verdict != rest[k])
+				continue;
+			fprintf(out, "%s%s", n++ ? ", " : k ? "  could not be judged: " :
+				"  not fired: ", a->v[i].rule);
+		}
+		if (n)
+			fputc('\n', out);
+	}
+}
+
 enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
 			   const struct tp_report *r, struct tp_error *err)
 {
@@ -332,6 +360,7 @@ enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
 	memory_part(out, cap, r);
 	time_part(out, cap, r);
 	traffic_part(out, r);
+	advice_part(out, &r->advice);
 	if (r->info.n_warnings || r->memory.n_warnings)
 		fprintf(out, "warnings\n");
 	for (size_t i = 0; i < r->info.n_warnings; i++)

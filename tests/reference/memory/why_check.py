@@ -11,7 +11,10 @@ For every module of every CAPTURE and every buffer live at its peak, in
 - the chain must start at the defining instruction, end at the last user,
   and each step must be a data-flow edge of the HLO (an operand, a called
   computation's parameter or ROOT);
-- wait_positions must be the last user's position minus the peak's;
+- wait_steps must be the last user's schedule step minus the peak's
+  (peak_schedule_step), and the old names (last_user_position,
+  wait_positions) must hold the same values;
+- freed_by must be the last user (null for a whole-program buffer);
 - peak_by_last_user must be the temporaries at the peak summed per last user.
 Prints every problem; exit status 1 if any.
 
@@ -250,6 +253,8 @@ def check_module(name, proto, doc, problems):
     if doc["heap_points"]:
         x = m.by_name.get(doc["peak_instruction"])
         peak_pos = m.time.get(x) if x is not None else None
+    if doc.get("peak_schedule_step") != peak_pos:
+        problems.append("%s: peak_schedule_step %s, the HLO says %s" % (name, doc.get("peak_schedule_step"), peak_pos))
     lbs = {lb.id: lb for lb in proto.buffer_assignment.logical_buffers}
     groups = {}
     for b in doc["live_at_peak"]:
@@ -262,6 +267,10 @@ def check_module(name, proto, doc, problems):
         for a, c in zip(w["chain"], w["chain"][1:]):
             if not m.edge(m.by_name[a], m.by_name[c]):
                 problems.append("%s: %s -> %s is not a data-flow edge" % (where, a, c))
+        if (w["last_user_position"], w["wait_positions"]) != (w["last_user_step"], w["wait_steps"]):
+            problems.append("%s: the old and new names of the schedule steps differ" % where)
+        if b["freed_by"] != (None if b["indefinite"] else w["last_user"]):
+            problems.append("%s: freed_by %s, its last user is %s" % (where, b["freed_by"], w["last_user"]))
         if b["indefinite"]:
             if w["last_user"] is not None or len(w["chain"]) != 1:
                 problems.append("%s: held for the whole program, yet a last user" % where)
@@ -270,16 +279,16 @@ def check_module(name, proto, doc, problems):
                 w["note"] or "").startswith("its bytes pass in place"):
             continue  # shared memory: checked by the unit tests
         t = m.last_user(iid, list(lb.defined_at.shape_index))
-        if t != w["last_user_position"]:
-            problems.append("%s: last user at %s, the HLO says %s" % (where, w["last_user_position"], t))
+        if t != w["last_user_step"]:
+            problems.append("%s: last user at step %s, the HLO says %s" % (where, w["last_user_step"], t))
         if w["last_user"] is not None:
             if w["chain"][-1] != w["last_user"]:
                 problems.append("%s: chain ends at %s" % (where, w["chain"][-1]))
             if m.time[m.by_name[w["last_user"]]] != t:
                 problems.append("%s: %s is not at %s" % (where, w["last_user"], t))
             want = t - peak_pos if peak_pos is not None else None
-            if w["wait_positions"] != want:
-                problems.append("%s: wait %s, expected %s" % (where, w["wait_positions"], want))
+            if w["wait_steps"] != want:
+                problems.append("%s: wait %s, expected %s" % (where, w["wait_steps"], want))
             g = groups.setdefault(w["last_user"], [0, 0])
             g[0] += b["size_bytes"]
             g[1] += 1

@@ -6,7 +6,8 @@
  * Paths split on '/' outside parentheses, so `transpose(jvp(a/b))` stays
  * one component. A value added at a path counts as exclusive there and
  * inclusive there and in every ancestor. The root (node 0) has the empty
- * path and holds the grand total.
+ * path and holds the grand total; an empty path is added at
+ * TP_SCOPE_NONE.
  *
  * Ownership: the tree owns all nodes and strings (malloc'd);
  * tp_scope_tree_release() frees them.
@@ -38,6 +39,11 @@ struct tp_scope_tree {
 	uint32_t *slots;
 	size_t slot_cap;
 };
+
+/* The node a value with an empty path is added at: bytes and time with
+ * no name scope get a row of their own, never the root's exclusive part
+ * (the root's exclusive value stays 0). */
+#define TP_SCOPE_NONE "(no scope)"
 
 void tp_scope_tree_init(struct tp_scope_tree *t);
 void tp_scope_tree_release(struct tp_scope_tree *t);

@@ -11,8 +11,83 @@ const SummaryView = {
 			root.appendChild(this.memory(mem));
 		if (ops)
 			root.appendChild(this.time(ops, D.opScopes));
+		if (ops && (ops.cores || []).some(function (c) { return c.steps; }))
+			root.appendChild(this.steps(ops));
 		if (coll)
 			root.appendChild(this.traffic(coll, ops));
+		if (D.advice)
+			root.appendChild(this.advice(D.advice));
+	},
+
+	/* Per core: where the steps come from and the steady state; per step
+	 * across cores the spread (docs/ops.md, Steps). */
+	steps: function (ops) {
+		const s = el("section", { id: "summary-steps" }, el("h3", {}, "Steps"));
+		const cores = (ops.cores || []).filter(function (c) { return c.steps; });
+		const t = el("table", { class: "plain", id: "summary-steps-cores" }, el("tr", {},
+			["host", "core", "steps", "from", "steady step", "compute", "collectives", "copies", "idle"].map(function (h) {
+				return el("th", {}, h);
+			})));
+		cores.forEach(function (c) {
+			const st = c.steady || {};
+			const share = function (x) { return st.sum_ps ? fmtPct(x / st.sum_ps) : "–"; };
+			const from = c.steps_source === "inferred" ? "inferred: runs of " + c.steps_program : "Steps line";
+			t.appendChild(el("tr", {}, el("td", {}, c.host), el("td", {}, shortPlane(c.plane)),
+				el("td", { class: "num" }, fmtInt(st.n_steady || 0) + (st.warmup_left_out ? " (+1 warm-up)" : "")),
+				el("td", { class: "muted" }, from),
+				el("td", { class: "num" }, fmtPs(st.step_ps || 0)),
+				el("td", { class: "num" }, share(st.compute_ps)),
+				el("td", { class: "num" + (st.collective_share >= 0.3 ? " warn" : "") }, share(st.collective_ps)),
+				el("td", { class: "num" + (st.copy_share > 0.1 ? " warn" : "") }, share(st.copy_ps)),
+				el("td", { class: "num" + (st.idle_share > 0.1 ? " warn" : "") }, share(st.idle_ps))));
+		});
+		s.appendChild(t);
+		if (cores.length >= 2)
+			s.appendChild(this.stepChart(cores));
+		return s;
+	},
+
+	/* Each core's step durations, one line per core: a straggler shows as
+	 * one line above the others. */
+	stepChart: function (cores) {
+		const W = 720, H = 160, L = 60, B = 20;
+		const n = Math.min.apply(null, cores.map(function (c) { return c.steps.length; }));
+		let max = 0;
+		cores.forEach(function (c) { c.steps.slice(0, n).forEach(function (x) { max = Math.max(max, x.duration_ps); }); });
+		const g = svg("svg", { width: W, height: H, id: "summary-steps-chart", class: "chart" });
+		if (!n || !max)
+			return g;
+		const x = function (i) { return L + (n > 1 ? i * (W - L - 10) / (n - 1) : 0); };
+		const y = function (v) { return H - B - v / max * (H - B - 10); };
+		g.appendChild(svg("text", { x: 2, y: 14, class: "axis" })).textContent = fmtPs(max);
+		g.appendChild(svg("text", { x: 2, y: H - B })).textContent = "0";
+		cores.forEach(function (c, k) {
+			const pts = c.steps.slice(0, n).map(function (st, i) { return x(i) + "," + y(st.duration_ps); }).join(" ");
+			const line = g.appendChild(svg("polyline", { points: pts, fill: "none", stroke: PALETTE[k % PALETTE.length], "stroke-width": 1.5 }));
+			line.appendChild(svg("title", {})).textContent = c.host + " " + c.plane;
+		});
+		g.appendChild(svg("text", { x: L, y: H - 4 })).textContent = "step 0 … " + (n - 1) + ", duration per core";
+		return g;
+	},
+
+	/* The advice: each rule that fired with its figures, then the rest. */
+	advice: function (advice) {
+		const s = el("section", { id: "summary-advice" }, el("h3", {}, "Advice"));
+		const fired = advice.filter(function (a) { return a.verdict === "fired"; });
+		s.appendChild(el("p", {}, fired.length + " of " + advice.length + " rule(s) fired (docs/ops.md)"));
+		s.appendChild(el("ul", { id: "summary-advice-fired" }, fired.map(function (a) {
+			return el("li", { class: "warn" }, a.text);
+		})));
+		const rest = function (v, label) {
+			const names = advice.filter(function (a) { return a.verdict === v; });
+			if (names.length)
+				s.appendChild(el("p", { class: "muted" }, label + ": ", names.map(function (a) {
+					return el("span", { title: a.text }, a.rule + " ");
+				})));
+		};
+		rest("not_fired", "not fired");
+		rest("not_judged", "could not be judged");
+		return s;
 	},
 
 	warnings: function (ws) {
@@ -72,7 +147,7 @@ const SummaryView = {
 		const top = order.length ? mem.modules[order[0]] : null;
 		if (top && !top.error) {
 			s.appendChild(el("p", {}, "Highest compiler peak: ", el("b", {}, top.name), " " + fmtBytes(top.peak_bytes) +
-				" at position " + top.peak_position + "; held by"));
+				" at heap event " + peakHeapEvent(top) + "; held by"));
 			const bufs = (top.live_at_peak || []).map(function (b, i) { return { b: b, i: i }; })
 				.sort(function (a, b) { return b.b.size_bytes - a.b.size_bytes; }).slice(0, 5);
 			s.appendChild(el("table", { class: "plain" }, bufs.map(function (e) {

@@ -2,6 +2,13 @@
  * peak, the tower of buffers live at the peak, the largest buffers' live
  * ranges, a pinned buffer card, search, and the runtime allocator. */
 
+/* The two kinds of position are named apart (docs/json.md): the heap
+ * trace's event index, and the schedule step. peak_position is the old
+ * name of the first, in JSON written before the split. */
+function peakHeapEvent(m) {
+	return m.peak_heap_event !== undefined ? m.peak_heap_event : m.peak_position;
+}
+
 function bufName(b) {
 	if (b.display_name)
 		return b.display_name;
@@ -230,10 +237,10 @@ const MemoryView = {
 			return;
 		}
 		this.bands = [];
-		this.charts.appendChild(el("h3", {}, "Heap over program order, and the buffers live at the peak"));
+		this.charts.appendChild(el("h3", {}, "Heap over heap events (program order), and the buffers live at the peak"));
 		this.charts.appendChild(this.heapChart(m));
 		this.readout = this.charts.appendChild(el("div", { class: "readout", id: "heap-readout" },
-			"Point at the curve to read a position; click to keep it."));
+			"Point at the curve to read a heap event; click to keep it."));
 		this.charts.appendChild(this.legend(m));
 		this.charts.appendChild(el("h3", {}, "Live ranges of the largest buffers at the peak"));
 		this.charts.appendChild(this.rangesChart(m));
@@ -252,14 +259,30 @@ const MemoryView = {
 		fact("module", moduleLabel(m), m.name);
 		if (!m.error) {
 			fact("peak", fmtBytesExact(m.peak_bytes), m.peak_bytes);
-			fact("at heap event", m.peak_position + (m.peak_instruction ? " (" + m.peak_instruction + ")" : ""),
-				m.peak_instruction || m.peak_position);
+			if (m.heap_points)
+				fact("at heap event", peakHeapEvent(m) + (m.peak_instruction ? " (" + m.peak_instruction + ")" : ""),
+					m.peak_instruction || peakHeapEvent(m));
+			else
+				fact("at heap event", "none (no heap-simulator trace)");
+			if (m.peak_schedule_step !== null && m.peak_schedule_step !== undefined)
+				fact("at schedule step", m.peak_schedule_step, m.peak_schedule_step);
 			fact("padding at peak", fmtBytes(m.padding_bytes));
+			/* outside HBM: the whole-program bytes the peak counts and
+			 * the tower (XProf's list) leaves out */
+			const whole = m.whole_program_buffers || [];
+			if (whole.length)
+				fact("whole-program, not in the tower", whole.length + " buffers, " +
+					fmtBytes(whole.reduce(function (s, b) { return s + b.size_bytes; }, 0)) +
+					" (" + whole.map(bufName).join(", ") + ")");
 			fact("indefinite", fmtBytes(m.indefinite_bytes));
+			if (m.max_scoped_bytes)
+				fact("largest scoped allocation (not in the peak)", fmtBytes(m.max_scoped_bytes) +
+					(m.max_scoped_instruction ? " (" + m.max_scoped_instruction + ")" : ""), m.max_scoped_bytes);
 			if (m.fragmentation !== null && m.fragmentation !== undefined)
 				fact("fragmentation", fmtPct(m.fragmentation));
 		}
-		if (core && core.capacity_bytes) {
+		/* only HBM is held to the (HBM) capacity */
+		if (core && core.capacity_bytes && !m.memory_space) {
 			const peak = Math.max(core.compiler_peak_bytes || 0, core.runtime_peak_bytes || 0);
 			fact("capacity " + coreKey(core.host, core.plane), fmtBytes(core.capacity_bytes) +
 				", " + fmtPct(1 - peak / core.capacity_bytes) + " free at the core's highest peak");
@@ -298,7 +321,7 @@ const MemoryView = {
 			s.appendChild(svg("text", { x: x(t), y: T + ph + 16, class: "tick", "text-anchor": "middle", text: String(t) }));
 		});
 		s.appendChild(svg("text", { x: L + pw / 2, y: H - 6, class: "axis-title", "text-anchor": "middle",
-			text: "program order (heap-simulator event index)" }));
+			text: "heap event (heap-simulator event index; not a schedule step)" }));
 		s.appendChild(svg("line", { x1: L, x2: L + pw, y1: T + ph, y2: T + ph, class: "axis" }));
 		s.appendChild(svg("line", { x1: L, x2: L, y1: T, y2: T + ph, class: "axis" }));
 		function stepPath(key) {
@@ -312,18 +335,20 @@ const MemoryView = {
 			s.appendChild(svg("path", { d: stepPath("bytes") + "V" + y(0) + "H" + x(0) + "Z", class: "heap-area" }));
 			s.appendChild(svg("path", { d: stepPath("unpadded_bytes"), class: "heap-unpadded" }));
 			s.appendChild(svg("path", { d: stepPath("bytes"), class: "heap-line", id: "heap-curve" }));
-			const pi = Math.min(heap.length - 1, m.peak_position + 1);
+			const pi = Math.min(heap.length - 1, peakHeapEvent(m) + 1);
 			const px = x(pi), py = y(m.peak_bytes);
 			s.appendChild(svg("line", { x1: px, x2: px, y1: T, y2: T + ph, class: "peak-line", id: "peak-marker" }));
 			s.appendChild(svg("circle", { cx: px, cy: py, r: 4, class: "peak-dot" }));
-			const label = "peak " + fmtBytes(m.peak_bytes) + " after event " + m.peak_position +
+			const label = "peak " + fmtBytes(m.peak_bytes) + " after heap event " + peakHeapEvent(m) +
 				(m.peak_instruction ? " (" + m.peak_instruction + ")" : "");
 			const right = px < L + pw * 0.6;
 			s.appendChild(svg("text", { x: right ? px + 8 : px - 8, y: Math.max(T + 12, py - 8), class: "peak-label",
 				"text-anchor": right ? "start" : "end", text: label }));
 		} else {
 			s.appendChild(svg("text", { x: L + pw / 2, y: T + ph / 2, "text-anchor": "middle", class: "muted",
-				text: "no heap-simulator trace: the tower shows the buffers that live for the whole program" }));
+				text: (m.whole_program_buffers || []).length
+					? "no heap-simulator trace: the peak is the whole-program buffers listed above"
+					: "no heap-simulator trace: the tower shows the buffers that live for the whole program" }));
 		}
 		const guide = s.appendChild(svg("line", { x1: 0, x2: 0, y1: T, y2: T + ph, class: "guide", visibility: "hidden" }));
 		const hit = svg("rect", { x: L, y: T, width: pw, height: ph, class: "hit" });
@@ -348,7 +373,7 @@ const MemoryView = {
 					bytes += b.size_bytes;
 				}
 			});
-			clear(self.readout).append("position " + i + ": " + fmtBytesExact(p.bytes) + " (unpadded " +
+			clear(self.readout).append("heap event " + i + ": " + fmtBytesExact(p.bytes) + " (unpadded " +
 				fmtBytes(p.unpadded_bytes) + ") before " + (p.instruction || "the end") + "; " +
 				n + " of the peak's buffers live here (" + fmtBytes(bytes) + ")", " ",
 				copyButton(p.instruction || "", "copy the instruction"));
@@ -422,7 +447,7 @@ const MemoryView = {
 			s.appendChild(grp);
 		});
 		if (heapN) {
-			const px = g.x(Math.min(heapN - 1, m.peak_position + 1));
+			const px = g.x(Math.min(heapN - 1, peakHeapEvent(m) + 1));
 			s.appendChild(svg("line", { x1: px, x2: px, y1: 0, y2: H - 20, class: "peak-line" }));
 		}
 		intTicks(g.n - 1, 8).forEach(function (t) {

@@ -11,11 +11,11 @@ Object.assign(MemoryView, {
 			return box;
 		box.appendChild(el("h3", {}, "What the peak waits for: bytes at the peak by their last user"));
 		box.appendChild(el("table", { class: "plain" }, el("tr", {},
-			["bytes", "buffers", "last user", "schedule position", "waits (positions)", "scope"].map(function (h) { return el("th", {}, h); })),
+			["bytes", "buffers", "last user", "schedule step", "waits (schedule steps after the peak)", "scope"].map(function (h) { return el("th", {}, h); })),
 			rows.slice(0, 20).map(function (r) {
 				return el("tr", {}, el("td", { class: "num" }, fmtBytes(r.bytes)), el("td", { class: "num" }, fmtInt(r.buffers)),
-					el("td", { class: "mono" }, r.last_user), el("td", { class: "num" }, fmtInt(r.position)),
-					el("td", { class: "num" }, fmtInt(r.wait_positions)), el("td", { class: "muted" }, r.scope || ""));
+					el("td", { class: "mono" }, r.last_user), el("td", { class: "num" }, fmtInt(r.step !== undefined ? r.step : r.position)),
+					el("td", { class: "num" }, fmtInt(r.wait_steps !== undefined ? r.wait_steps : r.wait_positions)), el("td", { class: "muted" }, r.scope || ""));
 			})));
 		return box;
 	},
@@ -145,8 +145,8 @@ Object.assign(MemoryView, {
 			if (b.indefinite || b.live_start === null)
 				t = "It lives for the whole program (" + (b.category || "indefinite") + "): the peak cannot free it.";
 			else
-				t = "Allocated at position " + b.live_start + (b.defined_by ? " by " + b.defined_by : "") +
-					", live across the peak at " + m.peak_position + ", freed at " + b.live_end +
+				t = "Allocated at heap event " + b.live_start + (b.defined_by ? " by " + b.defined_by : "") +
+					", live across the peak at heap event " + peakHeapEvent(m) + ", freed at heap event " + b.live_end +
 					(b.freed_by ? " while " + b.freed_by + " runs" : "") + ".";
 			box.appendChild(el("p", {}, t));
 			return box;
@@ -160,10 +160,12 @@ Object.assign(MemoryView, {
 		}
 		field("kind", w.kind);
 		field("last user", w.last_user);
-		field("at schedule position", w.last_user_position);
+		const step = w.last_user_step !== undefined ? w.last_user_step : w.last_user_position;
+		const wait = w.wait_steps !== undefined ? w.wait_steps : w.wait_positions;
+		field("at schedule step", step);
 		field("its scope", w.last_user_scope);
 		field("its source", w.last_user_source);
-		field("waits", w.wait_positions === null || w.wait_positions === undefined ? null : w.wait_positions + " schedule positions after the peak");
+		field("waits", wait === null || wait === undefined ? null : wait + " schedule steps after the peak");
 		field("note", w.note);
 		box.appendChild(dl);
 		if (w.chain && w.chain.length) {

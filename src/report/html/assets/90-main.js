@@ -84,6 +84,7 @@ const App = {
 			ops: r.ops || raw.ops || null, opScopes: r.op_scopes || raw.op_scopes || null,
 			collectives: r.collectives || raw.collectives || null, fused: raw.fused || {},
 			warnings: r.warnings || (raw.memory && raw.memory.warnings) || [],
+			advice: r.advice || null,
 		};
 		const what = { report: "report", memory: "memory", ops: "ops", diff: "diff" }[raw.page] || raw.page;
 		let where = "";

@@ -1,0 +1,89 @@
+/*
+ * riegeli.h - chunked captures: Riegeli records files (*.xplane.riegeli)
+ * read chunk by chunk, and their XSpace chunks merged into one XSpace
+ * (docs/riegeli.md).
+ *
+ * tp_riegeli_read walks the container: block headers skipped, every chunk
+ * header and chunk's data checked with HighwayHash, simple chunks
+ * decompressed (none, Brotli, Zstd, Snappy) one at a time and their
+ * records handed to a callback; a chunk's buffers are freed before the
+ * next one is read. A damaged chunk is skipped and listed in
+ * tp_riegeli_info.damaged; a file cut short ends at its last whole chunk
+ * (the rest listed the same way). Transposed chunks are refused.
+ *
+ * tp_riegeli_merge turns a capture's chunks into one serialized XSpace
+ * as XProf merges them, written to an unlinked temporary file under
+ * $TMPDIR (or /tmp) and mapped: the events stay page cache, not heap.
+ *
+ * Ownership: info->damaged is malloc'd (tp_riegeli_info_release); the
+ * merged XSpace is a mapping the caller unmaps (munmap(map, map_len)).
+ */
+#ifndef TPUPROF_RIEGELI_H
+#define TPUPROF_RIEGELI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpuprof/util/error.h"
+
+/* Every Riegeli file starts with the same 64 bytes (block header and
+ * signature chunk). */
+#define TP_RIEGELI_SIGNATURE_BYTES 64
+bool tp_riegeli_sniff(const uint8_t *data, size_t size);
+/* Whether data[0, n) could still be the start of a Riegeli file: its
+ * first bytes (all 64 when n >= 64) are the signature's. */
+bool tp_riegeli_maybe(const uint8_t *data, size_t n);
+
+/* A byte range of the file that was skipped, and why. */
+struct tp_riegeli_damage {
+	uint64_t start, end;         /* [start, end) in the file        */
+	char what[120];
+};
+
+struct tp_riegeli_info {
+	uint64_t chunks;             /* chunks of records read whole     */
+	uint64_t records;            /* records in them                  */
+	struct tp_riegeli_damage *damaged; /* malloc'd, in file order    */
+	size_t n_damaged, cap_damaged;
+};
+void tp_riegeli_info_release(struct tp_riegeli_info *info);
+
+/* Called once per record, in file order; rec is valid only during the
+ * call. A failure stops the read and is returned as is. */
+typedef enum tp_err (*tp_riegeli_record_fn)(void *ctx, const uint8_t *rec,
+					    size_t len, uint64_t chunk_begin,
+					    struct tp_error *err);
+
+struct tp_riegeli_opts {
+	const char *shown;       /* the file's name in messages           */
+	uint64_t max_chunk;      /* most decoded bytes of one chunk       */
+	bool drop_pages;         /* data is a file mapping: drop each
+				  * chunk's pages once read                */
+};
+
+/* Reads every record of data[0, size). Fails (TP_ERR_INPUT) when data
+ * does not start with the signature, on a transposed chunk and on a
+ * chunk over max_chunk; damage is not a failure. */
+enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
+			    const struct tp_riegeli_opts *opts,
+			    tp_riegeli_record_fn fn, void *ctx,
+			    struct tp_riegeli_info *info, struct tp_error *err);
+
+/* The merged XSpace of a chunked capture. */
+struct tp_riegeli_xspace {
+	const uint8_t *data;
+	size_t size;
+	void *map;               /* munmap(map, map_len); NULL when size 0 */
+	size_t map_len;
+};
+
+/* Reads data as a chunked capture (each record one XSpace) and merges
+ * the records into out. A record that is not an XSpace fails the file
+ * (TP_ERR_INPUT, naming the chunk's byte). */
+enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
+			     const struct tp_riegeli_opts *opts,
+			     struct tp_riegeli_xspace *out,
+			     struct tp_riegeli_info *info, struct tp_error *err);
+
+#endif

@@ -1,0 +1,323 @@
+/*
+ * advice.c - the advice rules (advice.h, docs/ops.md "Advice"), judged on
+ * per-core figures. Each rule is measured on every core that has what it
+ * needs and judged on the worst one, which the finding names; step-time
+ * shares are of the steady steps (the warm-up step left out).
+ */
+#include "tpuprof/analyze/advice.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/util/util.h"
+
+#define PLANE(s) (int)(s).len, ((s).ptr ? (s).ptr : "")
+
+const char *tp_advice_verdict_name(enum tp_advice_verdict v)
+{
+	return v == TP_ADVICE_FIRED ? "fired" : v == TP_ADVICE_NOT_FIRED ? "not_fired" : "not_judged";
+}
+
+static bool ends_with(struct tp_str s, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return s.len >= n && memcmp(s.ptr + s.len - n, suffix, n) == 0;
+}
+
+bool tp_advice_is_infeed(struct tp_str category)
+{
+	return tp_str_eq(category, "infeed");
+}
+
+bool tp_advice_is_done(struct tp_str category, struct tp_str name)
+{
+	struct tp_str base = name;
+
+	/* "copy-done.4": the name without its .N suffix */
+	for (size_t i = name.len; i > 0; i--)
+		if (name.ptr[i - 1] == '.') {
+			base.len = i - 1;
+			break;
+		}
+	return ends_with(category, "-done") || ends_with(base, "-done");
+}
+
+static struct tp_advice_finding *add(struct tp_advice *a, const char *rule,
+				     const char *origin, double threshold)
+{
+	struct tp_advice_finding *f;
+
+	a->v = tp_xgrow(a->v, &a->cap, a->n + 1, sizeof(*a->v));
+	f = &a->v[a->n++];
+	memset(f, 0, sizeof(*f));
+	f->rule = rule;
+	f->origin = origin;
+	f->threshold = threshold;
+	f->verdict = TP_ADVICE_NOT_JUDGED;
+	return f;
+}
+
+static void say(struct tp_advice_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(struct tp_advice_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	free(f->text);
+	f->text = tp_xasprintf("%s", buf);
+}
+
+static void at_core(struct tp_advice_finding *f, const struct tp_advice_core *c)
+{
+	f->host = c->host;
+	f->plane = c->plane;
+}
+
+/* ---- step-time shares -------------------------------------------- */
+
+enum share_kind { SHARE_COLLECTIVE, SHARE_IDLE, SHARE_COPY, SHARE_INFEED, SHARE_DONE };
+
+/* The share of step time; false when the core has no steps. */
+static bool core_share(const struct tp_advice_core *c, enum share_kind k, double *out)
+{
+	int64_t part, all = 0;
+
+	if (!c->n_steps)
+		return false;
+	switch (k) {
+	case SHARE_COLLECTIVE: part = c->steady_collective_ps; all = c->steady_sum_ps; break;
+	case SHARE_IDLE: part = c->steady_idle_ps; all = c->steady_sum_ps; break;
+	case SHARE_COPY: part = c->steady_copy_ps; all = c->steady_sum_ps; break;
+	default:
+		/* op totals are not split by step: over every step's time */
+		part = k == SHARE_INFEED ? c->infeed_ps : c->done_ps;
+		for (size_t i = 0; i < c->n_steps; i++)
+			all = tp_sat_add(all, c->steps[i].dur_ps);
+	}
+	if (all <= 0)
+		return false;
+	*out = (double)part / (double)all;
+	return true;
+}
+
+static void share_rule(struct tp_advice *a, const struct tp_advice_input *in,
+		       const char *rule, const char *origin, enum share_kind k,
+		       double threshold, bool at_least, const char *what)
+{
+	struct tp_advice_finding *f = add(a, rule, origin, threshold);
+
+	for (size_t c = 0; c < in->n_cores; c++) {
+		double v;
+
+		if (in->cores[c].sparsecore || !core_share(&in->cores[c], k, &v))
+			continue;
+		if (!f->has_measured || v > f->measured) {
+			f->measured = v;
+			f->has_measured = true;
+			at_core(f, &in->cores[c]);
+		}
+	}
+	if (!f->has_measured) {
+		say(f, "%s: could not be judged: no core has steps", rule);
+		return;
+	}
+	f->verdict = (at_least ? f->measured >= threshold : f->measured > threshold) ?
+		     TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
+	say(f, "%s: %s %.1f%% of step time on %s %.*s (limit %s%.0f%%)", rule, what,
+	    100 * f->measured, f->host ? f->host : "?", PLANE(f->plane),
+	    at_least ? ">= " : "> ", 100 * threshold);
+}
+
+/* ---- roofline ------------------------------------------------------ */
+
+static void bound_rule(struct tp_advice *a, const struct tp_advice_input *in, bool memory)
+{
+	struct tp_advice_finding *f = add(a, memory ? "memory-bound" : "compute-bound",
+					  "xprof", 0.7);
+
+	f->second_threshold = 0.5;
+	for (size_t c = 0; c < in->n_cores; c++) {
+		const struct tp_advice_core *k = &in->cores[c];
+		double main_u, other_u;
+
+		if (!k->has_util)
+			continue;
+		main_u = memory ? k->hbm_util : k->flop_util;
+		other_u = memory ? k->flop_util : k->hbm_util;
+		if (!f->has_measured || main_u > f->measured) {
+			f->measured = main_u;
+			f->second = other_u;
+			f->has_measured = f->has_second = true;
+			at_core(f, k);
+		}
+	}
+	if (!f->has_measured) {
+		say(f, "%s: could not be judged: no core has both FLOP and HBM bandwidth "
+		    "utilization (FLOPs, bytes or the device's peaks missing)", f->rule);
+		return;
+	}
+	f->verdict = f->measured > 0.7 && f->second < 0.5 ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
+	say(f, "%s: %s utilization %.1f%% (limit > 70%%), %s utilization %.1f%% (limit < 50%%) on %s %.*s",
+	    f->rule, memory ? "HBM bandwidth" : "FLOP", 100 * f->measured,
+	    memory ? "FLOP" : "HBM bandwidth", 100 * f->second, f->host ? f->host : "?",
+	    PLANE(f->plane));
+}
+
+/* ---- SparseCore, stragglers, memory, what cannot be judged ---------- */
+
+static void sparsecore_rule(struct tp_advice *a, const struct tp_advice_input *in)
+{
+	struct tp_advice_finding *f = add(a, "sparsecore", "xprof", 0.1);
+	int64_t sc = 0, steps = 0;
+
+	for (size_t c = 0; c < in->n_cores; c++) {
+		const struct tp_advice_core *k = &in->cores[c];
+
+		if (k->sparsecore)
+			sc = tp_sat_add(sc, k->self_ps);
+		else if (k->n_steps)
+			steps = tp_sat_add(steps, k->steady_sum_ps);
+	}
+	if (steps <= 0) {
+		say(f, "sparsecore: could not be judged: no TensorCore has steps");
+		return;
+	}
+	f->has_measured = true;
+	f->measured = (double)sc / (double)steps;
+	f->verdict = f->measured > 0.1 ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
+	say(f, "sparsecore: SparseCore op time %.1f%% of TensorCore step time (limit > 10%%)",
+	    100 * f->measured);
+}
+
+/* Per step position across the cores with steps: the largest spread of
+ * a steady step over its fastest core. */
+static void straggler_rule(struct tp_advice *a, const struct tp_advice_input *in)
+{
+	struct tp_advice_finding *f = add(a, "straggler", "tpuprof", TP_STRAGGLER_PCT / 100.0);
+	size_t n = SIZE_MAX, with = 0, hits = 0, judged = 0, worst = 0;
+
+	for (size_t c = 0; c < in->n_cores; c++)
+		if (in->cores[c].n_steps) {
+			with++;
+			if (in->cores[c].n_steps < n)
+				n = in->cores[c].n_steps;
+		}
+	for (size_t i = 0; with >= 2 && i < n; i++) {
+		const struct tp_advice_core *slow = NULL;
+		int64_t lo = 0, hi = 0;
+		bool warm = false, first = true;
+		double s;
+
+		for (size_t c = 0; c < in->n_cores; c++) {
+			const struct tp_advice_step *st;
+
+			if (!in->cores[c].n_steps)
+				continue;
+			st = &in->cores[c].steps[i];
+			warm |= st->warmup;
+			if (first || st->dur_ps > hi) {
+				hi = st->dur_ps;
+				slow = &in->cores[c];
+			}
+			if (first || st->dur_ps < lo)
+				lo = st->dur_ps;
+			first = false;
+		}
+		if (warm || lo <= 0)
+			continue;
+		judged++;
+		hits += tp_sat_sub(hi, lo) > lo / 100 * TP_STRAGGLER_PCT;
+		s = (double)tp_sat_sub(hi, lo) / (double)lo;
+		if (!f->has_measured || s > f->measured) {
+			f->measured = s;
+			f->has_measured = f->has_time = true;
+			f->time_ps = slow->steps[i].start_ps;
+			worst = i;
+			at_core(f, slow);
+		}
+	}
+	if (!judged) {
+		say(f, "straggler: could not be judged: fewer than two cores with steady steps");
+		return;
+	}
+	f->verdict = hits ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
+	say(f, "straggler: %zu of %zu steps have a core over %d%% slower than the fastest; "
+	    "worst step %zu: %s %.*s %.1f%% slower", hits, judged, TP_STRAGGLER_PCT, worst,
+	    f->host ? f->host : "?", PLANE(f->plane), 100 * f->measured);
+}
+
+static void peak_rule(struct tp_advice *a, const struct tp_advice_input *in)
+{
+	struct tp_advice_finding *f = add(a, "peak-near-capacity", "tpuprof", 0.9);
+
+	for (size_t c = 0; c < in->n_memory; c++) {
+		const struct tp_advice_memory *m = &in->memory[c];
+		double used;
+
+		if (!m->capacity)
+			continue;
+		used = (double)m->peak / (double)m->capacity;
+		if (!f->has_measured || used > f->measured) {
+			f->measured = used;
+			f->has_measured = true;
+			f->host = m->host;
+			f->plane = m->plane;
+		}
+	}
+	if (!f->has_measured) {
+		say(f, "peak-near-capacity: could not be judged: no core with a known capacity");
+		return;
+	}
+	f->verdict = f->measured >= 0.9 ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
+	say(f, "peak-near-capacity: peak %.1f%% of capacity on %s %.*s (limit >= 90%%; "
+	    "`tpuprof memory --why` names the buffers to cut)", 100 * f->measured,
+	    f->host ? f->host : "?", PLANE(f->plane));
+}
+
+static void not_judged(struct tp_advice *a, const char *rule, const char *origin,
+		       double threshold, const char *why)
+{
+	struct tp_advice_finding *f = add(a, rule, origin, threshold);
+
+	say(f, "%s: could not be judged: %s", rule, why);
+}
+
+void tp_advice_judge(struct tp_advice *a, const struct tp_advice_input *in)
+{
+	memset(a, 0, sizeof(*a));
+	bound_rule(a, in, true);
+	bound_rule(a, in, false);
+	share_rule(a, in, "collective-bound", "xprof", SHARE_COLLECTIVE, 0.3, true,
+		   "collectives take");
+	share_rule(a, in, "input-bound", "xprof", SHARE_INFEED, 0.1, false, "infeed takes");
+	share_rule(a, in, "idle", "xprof", SHARE_IDLE, 0.1, false, "the TensorCore is idle");
+	share_rule(a, in, "async-done-waits", "xprof", SHARE_DONE, 0.1, false,
+		   "waits in async -done ops take");
+	not_judged(a, "debug-print", "xprof", 0.05,
+		   "tpuprof does not read host debug-print events yet");
+	not_judged(a, "barrier-cores", "xprof", 0.1,
+		   "tpuprof does not read barrier-cores time yet");
+	sparsecore_rule(a, in);
+	share_rule(a, in, "host-offload", "tpuprof", SHARE_COPY, 0.1, false,
+		   "copies and host transfers the step waits on take");
+	peak_rule(a, in);
+	straggler_rule(a, in);
+	not_judged(a, "memory-growth", "tpuprof", 0,
+		   "runtime memory is not yet sampled per step");
+}
+
+void tp_advice_release(struct tp_advice *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i].text);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,107 @@
+/*
+ * steps_summary.c - what the steps say together: the first step marked
+ * as warm-up when it is much slower than the rest (compilation, first
+ * transfers), each core's steady-state sums without it, and per step
+ * across cores (and hosts) the slowest core and the spread, XProf's pod
+ * viewer's straggler.
+ */
+#include "ops_internal.h"
+
+#include <stdlib.h>
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void tp_steps_mark_warmup(struct tp_ops *ops)
+{
+	for (size_t c = 0; c < ops->n_cores; c++) {
+		const struct tp_ops_core *core = &ops->cores[c];
+		struct tp_step *s = ops->steps + core->first_step;
+		size_t n = core->n_steps;
+		int64_t *rest, median;
+
+		if (n < TP_WARMUP_MIN_STEPS)
+			continue;
+		rest = tp_xcalloc(n - 1, sizeof(*rest));
+		for (size_t i = 1; i < n; i++)
+			rest[i - 1] = s[i].dur_ps;
+		qsort(rest, n - 1, sizeof(*rest), cmp_i64);
+		median = rest[(n - 1) / 2];
+		free(rest);
+		s[0].warmup = s[0].dur_ps / TP_WARMUP_FACTOR > median;
+	}
+}
+
+void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core,
+			struct tp_steps_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n_steps = core->n_steps;
+	for (size_t i = 0; i < core->n_steps; i++) {
+		const struct tp_step *s = &ops->steps[core->first_step + i];
+
+		if (s->warmup) {
+			out->warmup = true;
+			continue;
+		}
+		out->n_steady++;
+		out->sum_ps = tp_sat_add(out->sum_ps, s->dur_ps);
+		out->compute_ps = tp_sat_add(out->compute_ps, s->compute_ps);
+		out->collective_ps = tp_sat_add(out->collective_ps, s->collective_ps);
+		out->copy_ps = tp_sat_add(out->copy_ps, s->copy_ps);
+		out->idle_ps = tp_sat_add(out->idle_ps, s->idle_ps);
+	}
+	out->step_ps = out->n_steady ? out->sum_ps / (int64_t)out->n_steady : 0;
+}
+
+size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
+{
+	size_t n = SIZE_MAX, with = 0;
+	struct tp_step_across *v;
+
+	*out = NULL;
+	for (size_t c = 0; c < ops->n_cores; c++) {
+		if (!ops->cores[c].n_steps)
+			continue;
+		with++;
+		if (ops->cores[c].n_steps < n)
+			n = ops->cores[c].n_steps;
+	}
+	if (with < 2)
+		return 0;
+	v = tp_xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		struct tp_step_across *a = &v[i];
+
+		a->index = i;
+		for (size_t c = 0; c < ops->n_cores; c++) {
+			const struct tp_step *s;
+
+			if (!ops->cores[c].n_steps)
+				continue;
+			s = &ops->steps[ops->cores[c].first_step + i];
+			a->warmup |= s->warmup;
+			if (!a->n_cores || s->dur_ps > a->slowest_ps) {
+				a->slowest_ps = s->dur_ps;
+				a->slowest_core = c;
+			}
+			if (!a->n_cores || s->dur_ps < a->fastest_ps) {
+				a->fastest_ps = s->dur_ps;
+				a->fastest_core = c;
+			}
+			a->n_cores++;
+		}
+		a->spread_ps = tp_sat_sub(a->slowest_ps, a->fastest_ps);
+		/* spread over the fastest core's step: 10% and more is a
+		 * straggler (docs/ops.md) */
+		a->straggler = a->fastest_ps > 0 ?
+			a->spread_ps > a->fastest_ps / 100 * TP_STRAGGLER_PCT :
+			a->spread_ps > 0;
+	}
+	*out = v;
+	return n;
+}

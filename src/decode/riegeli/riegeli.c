@@ -1,0 +1,380 @@
+/*
+ * riegeli.c - the Riegeli records container, read chunk by chunk (see
+ * riegeli.h and docs/riegeli.md for the format and what is checked).
+ *
+ * Positions are the file's own bytes, block headers included: a chunk's
+ * header and data are gathered around the block headers that interrupt
+ * them into one malloc'd buffer, decompressed, handed out record by
+ * record and freed before the next chunk, so memory holds one chunk.
+ */
+#include "tpuprof/decode/riegeli.h"
+#include "tpuprof/util/util.h"
+#include "tpuprof/decode/wire.h"
+
+#include "riegeli_internal.h"
+
+#include <brotli/decode.h>
+#include <highwayhash/c_bindings.h>
+#include <snappy-c.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define BLOCK ((uint64_t)1 << 16)
+#define BLOCK_HEADER 24u
+#define USABLE (BLOCK - BLOCK_HEADER)
+#define CHUNK_HEADER 40u
+
+static const uint8_t signature[TP_RIEGELI_SIGNATURE_BYTES] = {
+	0x83, 0xaf, 0x70, 0xd1, 0x0d, 0x88, 0x4a, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x40, 0, 0, 0, 0, 0, 0, 0, 0x91, 0xba, 0xc2, 0x3c, 0x92, 0x87, 0xe1, 0xa9,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xe1, 0x9f, 0x13, 0xc0, 0xe9, 0xb1, 0xc3, 0x72,
+	0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+bool tp_riegeli_sniff(const uint8_t *data, size_t size)
+{
+	return size >= sizeof(signature) &&
+	       memcmp(data, signature, sizeof(signature)) == 0;
+}
+
+bool tp_riegeli_maybe(const uint8_t *data, size_t n)
+{
+	if (n > sizeof(signature))
+		n = sizeof(signature);
+	return memcmp(data, signature, n) == 0;
+}
+
+void tp_riegeli_info_release(struct tp_riegeli_info *info)
+{
+	free(info->damaged);
+	memset(info, 0, sizeof(*info));
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Riegeli's HighwayHash key: "Riegeli/", "records\n", twice. */
+static uint64_t rhash(const uint8_t *p, size_t n)
+{
+	static const uint64_t key[4] = {
+		UINT64_C(0x2f696c6567656952), UINT64_C(0x0a7364726f636572),
+		UINT64_C(0x2f696c6567656952), UINT64_C(0x0a7364726f636572),
+	};
+
+	return HighwayHash64(key, (const char *)p, n);
+}
+
+/* pos plus n bytes of chunk, counting the block headers crossed. */
+static uint64_t add_with_overhead(uint64_t pos, uint64_t n)
+{
+	return pos + n + ((n + (pos + USABLE - 1) % BLOCK) / USABLE) * BLOCK_HEADER;
+}
+
+static uint64_t round_up_chunk_boundary(uint64_t pos)
+{
+	uint64_t remaining = BLOCK - 1 - (pos + BLOCK - 1) % BLOCK;
+
+	return pos + (remaining > USABLE - 1 ? remaining - (USABLE - 1) : 0);
+}
+
+/* Copies n bytes of chunk from file position *pos, skipping block
+ * headers; false when the file ends first. */
+static bool gather(const uint8_t *data, uint64_t size, uint64_t *pos,
+		   uint8_t *dst, uint64_t n)
+{
+	uint64_t p = *pos;
+
+	while (n) {
+		uint64_t in_block = p % BLOCK, take;
+
+		if (in_block < BLOCK_HEADER) {
+			p += BLOCK_HEADER - in_block;
+			continue;
+		}
+		take = BLOCK - in_block;
+		if (take > n)
+			take = n;
+		if (p > size || take > size - p)
+			return false;
+		memcpy(dst, data + p, take);
+		dst += take;
+		p += take;
+		n -= take;
+	}
+	*pos = p;
+	return true;
+}
+
+static void add_damage(struct tp_riegeli_info *info, uint64_t start,
+		       uint64_t end, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add_damage(struct tp_riegeli_info *info, uint64_t start,
+		       uint64_t end, const char *fmt, ...)
+{
+	struct tp_riegeli_damage *d;
+	va_list ap;
+
+	info->damaged = tp_xgrow(info->damaged, &info->cap_damaged,
+				 info->n_damaged + 1, sizeof(*info->damaged));
+	d = &info->damaged[info->n_damaged++];
+	d->start = start;
+	d->end = end;
+	va_start(ap, fmt);
+	vsnprintf(d->what, sizeof(d->what), fmt, ap);
+	va_end(ap);
+}
+
+/* After a chunk header that cannot be trusted: the next chunk, found
+ * through the first valid block header after begin; size when none. */
+static uint64_t recover(const uint8_t *data, uint64_t size, uint64_t begin)
+{
+	for (uint64_t b = (begin / BLOCK + 1) * BLOCK; b + BLOCK_HEADER <= size;
+	     b += BLOCK) {
+		uint64_t prev = le64(data + b + 8), next = le64(data + b + 16);
+
+		if (le64(data + b) != rhash(data + b + 8, 16))
+			continue;
+		if (prev == 0)
+			return b;
+		if (next > BLOCK_HEADER && b + next > begin)
+			return b + next;
+	}
+	return size;
+}
+
+/* One buffer of a simple chunk, want bytes decompressed: *view points
+ * at them, in p itself when not compressed, else in *out (malloc'd, the
+ * caller frees). NULL message on success. */
+static const char *decompress(uint8_t type, const uint8_t *p, size_t n,
+			      uint64_t want, const uint8_t **view, uint8_t **out)
+{
+	const uint8_t *q = p;
+	uint64_t size = n;
+
+	*out = NULL;
+	*view = p;
+	if (type != 0 && !tp_wire_varint(&q, p + n, &size))
+		return "bad decompressed size";
+	n -= (size_t)(q - p);
+	if (size != want)
+		return "decompressed size disagrees with the chunk header";
+	if (type == 0)
+		return n == want ? NULL : "buffer size disagrees with the chunk header";
+	*out = tp_xmalloc(want ? want : 1);
+	*view = *out;
+	if (type == 'b') {
+		size_t got = want;
+
+		if (BrotliDecoderDecompress(n, q, &got, *out) !=
+		    BROTLI_DECODER_RESULT_SUCCESS || got != want)
+			return "Brotli data does not decompress";
+		return NULL;
+	}
+	if (type == 'z') {
+		size_t got = ZSTD_decompress(*out, want, q, n);
+
+		if (ZSTD_isError(got) || got != want)
+			return "Zstd data does not decompress";
+		return NULL;
+	}
+	if (type == 's') {
+		size_t got = want;
+
+		if (snappy_uncompress((const char *)q, n, (char *)*out, &got) !=
+		    SNAPPY_OK || got != want)
+			return "Snappy data does not decompress";
+		return NULL;
+	}
+	return "unknown compression type";
+}
+
+struct chunk {
+	uint64_t begin, end, data_begin, data_size, data_hash;
+	uint64_t num_records, decoded_size;
+	uint8_t type;
+};
+
+/* A simple chunk's records, handed to fn; a message for damage, or
+ * NULL with *rc the callback's verdict. */
+static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
+				uint64_t max, tp_riegeli_record_fn fn, void *ctx,
+				enum tp_err *rc, struct tp_error *err)
+{
+	const uint8_t *q = d + 1, *end = d + c->data_size;
+	uint64_t sizes_size, sizes_len = 0, at = 0;
+	uint8_t *sizes_own = NULL, *values_own = NULL;
+	const uint8_t *sizes = NULL, *values = NULL;
+	const char *bad;
+	uint64_t *lens;
+
+	*rc = TP_OK;
+	if (c->data_size < 1 || !tp_wire_varint(&q, end, &sizes_size) ||
+	    sizes_size > (uint64_t)(end - q))
+		return "bad simple chunk framing";
+	/* the sizes buffer's decoded length is only known by decoding it */
+	if (d[0] != 0) {
+		const uint8_t *s = q;
+
+		if (!tp_wire_varint(&s, q + sizes_size, &sizes_len))
+			return "bad sizes buffer";
+	} else {
+		sizes_len = sizes_size;
+	}
+	/* every record's size takes 1 to 10 bytes: nothing is allocated
+	 * for more records, or a longer sizes buffer, than that allows */
+	if (sizes_len > c->num_records * 10 + 10 || sizes_len > max)
+		return "sizes buffer too long for its records";
+	if (c->num_records > sizes_len)
+		return "more records than record sizes";
+	bad = decompress(d[0], q, (size_t)sizes_size, sizes_len, &sizes,
+			 &sizes_own);
+	if (!bad)
+		bad = decompress(d[0], q + sizes_size,
+				 (size_t)(end - q - sizes_size), c->decoded_size,
+				 &values, &values_own);
+	lens = bad ? NULL : tp_xcalloc(c->num_records ? c->num_records : 1,
+				       sizeof(*lens));
+	for (uint64_t i = 0, total = 0; !bad && i < c->num_records; i++) {
+		const uint8_t *s = sizes + at;
+
+		if (!tp_wire_varint(&s, sizes + sizes_len, &lens[i]) ||
+		    lens[i] > c->decoded_size - total)
+			bad = "record sizes run past the chunk's records";
+		else
+			total += lens[i];
+		at = (uint64_t)(s - sizes);
+		if (!bad && i + 1 == c->num_records &&
+		    (total != c->decoded_size || at != sizes_len))
+			bad = "record sizes disagree with the chunk header";
+	}
+	if (!bad && c->num_records == 0 && (sizes_len || c->decoded_size))
+		bad = "record sizes disagree with the chunk header";
+	at = 0;
+	for (uint64_t i = 0; !bad && *rc == TP_OK && i < c->num_records; i++) {
+		*rc = fn(ctx, values + at, (size_t)lens[i], c->begin, err);
+		at += lens[i];
+	}
+	free(lens);
+	free(sizes_own);
+	free(values_own);
+	return bad;
+}
+
+/* Reads the chunk at c->begin: header checked, end computed. A message
+ * when the header cannot be trusted (*cut: the file ends first). */
+static const char *chunk_header(const uint8_t *data, uint64_t size,
+				struct chunk *c, bool *cut)
+{
+	uint8_t h[CHUNK_HEADER];
+	uint64_t pos = c->begin, a, b;
+
+	*cut = false;
+	if (!gather(data, size, &pos, h, CHUNK_HEADER)) {
+		*cut = true;
+		return "file cut short inside a chunk header";
+	}
+	if (le64(h) != rhash(h + 8, 32))
+		return "chunk header hash mismatch";
+	c->data_begin = pos;
+	c->data_size = le64(h + 8);
+	c->data_hash = le64(h + 16);
+	c->type = h[24];
+	c->num_records = le64(h + 24) >> 8;
+	c->decoded_size = le64(h + 32);
+	if (c->data_size > size) {
+		*cut = true;
+		return "file cut short: the chunk runs past its end";
+	}
+	a = add_with_overhead(c->begin, CHUNK_HEADER + c->data_size);
+	b = round_up_chunk_boundary(c->begin + c->num_records);
+	c->end = a > b ? a : b;
+	if (c->num_records > size || c->end > size) {
+		*cut = true;
+		return "file cut short: the chunk runs past its end";
+	}
+	return NULL;
+}
+
+enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
+			    const struct tp_riegeli_opts *opts,
+			    tp_riegeli_record_fn fn, void *ctx,
+			    struct tp_riegeli_info *info, struct tp_error *err)
+{
+	uint64_t pos = 0;
+
+	memset(info, 0, sizeof(*info));
+	if (!tp_riegeli_sniff(data, size))
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: not a Riegeli file (no signature)",
+				    opts->shown);
+	while (pos < size) {
+		struct chunk c = { .begin = pos };
+		uint64_t dpos;
+		const char *bad;
+		uint8_t *d;
+		bool cut;
+		enum tp_err rc = TP_OK;
+
+		bad = chunk_header(data, size, &c, &cut);
+		if (bad && cut) {
+			add_damage(info, pos, size, "%s", bad);
+			break;
+		}
+		if (bad) {
+			pos = recover(data, size, c.begin);
+			add_damage(info, c.begin, pos, "%s", bad);
+			continue;
+		}
+		if (c.type == 't')
+			return tp_error_set(err, TP_ERR_INPUT,
+					    "%s: transposed Riegeli chunk at byte %llu: not supported (captures are written in simple chunks)",
+					    opts->shown,
+					    (unsigned long long)c.begin);
+		if (c.type == 'r' && c.decoded_size > opts->max_chunk)
+			return tp_error_set(err, TP_ERR_INPUT,
+					    "%s: Riegeli chunk at byte %llu decodes to %llu bytes, over the input limit of %llu (--max-input)",
+					    opts->shown,
+					    (unsigned long long)c.begin,
+					    (unsigned long long)c.decoded_size,
+					    (unsigned long long)opts->max_chunk);
+		d = tp_xmalloc(c.data_size ? c.data_size : 1);
+		dpos = c.data_begin;
+		bad = NULL;
+		if (!gather(data, size, &dpos, d, c.data_size))
+			bad = "file cut short inside chunk data";
+		else if (rhash(d, c.data_size) != c.data_hash)
+			bad = "chunk data hash mismatch";
+		if (!bad && c.type == 'r') {
+			bad = simple_chunk(&c, d, opts->max_chunk, fn, ctx, &rc,
+					   err);
+			if (!bad && rc == TP_OK) {
+				info->chunks++;
+				info->records += c.num_records;
+			}
+		} else if (!bad && c.type != 's' && c.type != 'm' &&
+			   c.type != 'p') {
+			bad = "chunk of unknown type";
+		}
+		free(d);
+		if (rc != TP_OK)
+			return rc;
+		if (bad)
+			add_damage(info, c.begin, c.end, "%s", bad);
+		if (opts->drop_pages)
+			rg_drop(data, c.begin, c.end);
+		pos = c.end;
+	}
+	return TP_OK;
+}

@@ -1,0 +1,337 @@
+/*
+ * riegeli_emit.c - the merge model written out as one serialized XSpace
+ * (fields in the order protobuf writes them, so a line's id, name and
+ * timestamp come before its events as the decoder expects), and the
+ * whole merge: chunks read (riegeli.c), merged (riegeli_lines.c), and
+ * the XSpace written to a temporary file (riegeli_buf.c) and mapped.
+ *
+ * A line's events are its segments in merge order; a segment whose time
+ * base is later than the merged line's start has each event's offset_ps
+ * moved by the difference, so every event keeps its absolute time.
+ */
+#include "riegeli_internal.h"
+
+#include "tpuprof/decode/riegeli.h"
+#include "tpuprof/util/util.h"
+#include "tpuprof/decode/wire.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* An event field moved by shift picoseconds: into b when b is not
+ * NULL; the field's new size either way. */
+static size_t shifted_event(const uint8_t *ev, size_t len, int64_t shift,
+			    struct rg_buf *b)
+{
+	struct tp_wire w;
+	struct tp_field f;
+	bool has_offset = false, aggregate = false;
+	size_t n = 0, at = b ? rg_open_field(b, 4) : 0;
+
+	tp_wire_init(&w, ev, ev, len);
+	while (tp_wire_next(&w, &f) > 0) {
+		size_t raw = (size_t)(w.p - ev) - f.offset;
+
+		if (f.number == 2 && f.type == TP_WIRE_VARINT) {
+			uint64_t v = (uint64_t)((int64_t)f.value + shift);
+
+			has_offset = true;
+			n += 1 + rg_varint_size(v);
+			if (b) {
+				rg_put_tag(b, 2, TP_WIRE_VARINT);
+				rg_put_varint(b, v);
+			}
+			continue;
+		}
+		if (f.number == 5)
+			aggregate = true;
+		n += raw;
+		if (b)
+			rg_put(b, ev + f.offset, raw);
+	}
+	if (!has_offset && !aggregate) {
+		n += 1 + rg_varint_size((uint64_t)shift);
+		if (b) {
+			rg_put_tag(b, 2, TP_WIRE_VARINT);
+			rg_put_varint(b, (uint64_t)shift);
+		}
+	}
+	if (b)
+		rg_close_field(b, at);
+	return 1 + rg_varint_size(n) + n;
+}
+
+/* A segment's events, moved to the line's start; written to out when
+ * out is not NULL. Returns their size. */
+static uint64_t segment_events(const struct rg_line *l,
+			       const struct rg_segment *s, const uint8_t *spill,
+			       FILE *out, bool *io_failed)
+{
+	int64_t shift = tp_sat_mul(tp_sat_sub(s->base_ns, l->timestamp_ns), 1000);
+	const uint8_t *p = spill + s->bytes.off;
+	struct tp_wire w;
+	struct tp_field f;
+	struct rg_buf b = { 0 };
+	uint64_t n = 0;
+
+	/* each segment is read twice (sizes, then bytes) and then no
+	 * more: its pages go, so a capture's events never all stay
+	 * resident */
+	if (shift == 0) {
+		if (out && fwrite(p, 1, s->bytes.len, out) != s->bytes.len)
+			*io_failed = true;
+		if (out)
+			rg_drop(spill, s->bytes.off, s->bytes.off + s->bytes.len);
+		return s->bytes.len;
+	}
+	tp_wire_init(&w, p, p, s->bytes.len);
+	while (tp_wire_next(&w, &f) > 0) {
+		n += shifted_event(f.data, f.len, shift, out ? &b : NULL);
+		if (out && b.n >= (1u << 20)) {
+			if (fwrite(b.p, 1, b.n, out) != b.n)
+				*io_failed = true;
+			b.n = 0;
+		}
+	}
+	if (out && b.n && fwrite(b.p, 1, b.n, out) != b.n)
+		*io_failed = true;
+	free(b.p);
+	rg_drop(spill, s->bytes.off, s->bytes.off + s->bytes.len);
+	return n;
+}
+
+static void put_int_field(struct rg_buf *b, uint32_t number, int64_t v)
+{
+	if (!v)
+		return;
+	rg_put_tag(b, number, TP_WIRE_VARINT);
+	rg_put_varint(b, (uint64_t)v);
+}
+
+static void put_str_field(struct rg_buf *b, uint32_t number, const char *p,
+			  size_t n)
+{
+	if (!n)
+		return;
+	rg_put_tag(b, number, TP_WIRE_LEN);
+	rg_put_varint(b, n);
+	rg_put(b, p, n);
+}
+
+static size_t field_size(uint64_t len)
+{
+	return 1 + rg_varint_size(len) + len;
+}
+
+/* A line's fields before its events (head) and after (tail). */
+static void line_parts(const struct rg_line *l, struct rg_buf *head,
+		       struct rg_buf *tail)
+{
+	put_int_field(head, 1, l->id);
+	put_str_field(head, 2, l->name, l->name_len);
+	put_int_field(head, 3, l->timestamp_ns);
+	put_int_field(tail, 9, l->duration_ps);
+	put_int_field(tail, 10, l->display_id);
+	put_str_field(tail, 11, l->display_name, l->display_name_len);
+}
+
+static void write_buf(FILE *out, const struct rg_buf *b, bool *io_failed)
+{
+	if (b->n && fwrite(b->p, 1, b->n, out) != b->n)
+		*io_failed = true;
+}
+
+static void write_span_field(FILE *out, uint32_t number, const uint8_t *spill,
+			     struct rg_span s, bool *io_failed)
+{
+	struct rg_buf b = { 0 };
+
+	rg_put_tag(&b, number, TP_WIRE_LEN);
+	rg_put_varint(&b, s.len);
+	rg_put(&b, spill + s.off, s.len);
+	write_buf(out, &b, io_failed);
+	free(b.p);
+}
+
+static void emit_plane(struct rg_plane *p, const uint8_t *spill, FILE *out,
+		       bool *io_failed)
+{
+	struct rg_buf head = { 0 };
+	uint64_t size;
+
+	put_int_field(&head, 1, p->id);
+	put_str_field(&head, 2, p->name, p->name_len);
+	size = head.n;
+	for (size_t i = 0; i < p->n_lines; i++) {
+		struct rg_line *l = &p->lines[i];
+		struct rg_buf lh = { 0 }, lt = { 0 };
+
+		l->events_size = 0;
+		for (size_t s = 0; s < l->n_segs; s++)
+			l->events_size += segment_events(l, &l->segs[s], spill,
+							 NULL, io_failed);
+		line_parts(l, &lh, &lt);
+		size += field_size(lh.n + l->events_size + lt.n);
+		free(lh.p);
+		free(lt.p);
+	}
+	for (size_t i = 0; i < p->n_events; i++)
+		size += field_size(p->events[i].bytes.len);
+	for (size_t i = 0; i < p->n_stats; i++)
+		size += field_size(p->stats[i].bytes.len);
+	for (size_t i = 0; i < p->n_plane_stats; i++)
+		size += field_size(p->plane_stats[i].len);
+	{
+		struct rg_buf t = { 0 };
+
+		rg_put_tag(&t, 1, TP_WIRE_LEN);
+		rg_put_varint(&t, size);
+		write_buf(out, &t, io_failed);
+		free(t.p);
+	}
+	write_buf(out, &head, io_failed);
+	free(head.p);
+	for (size_t i = 0; i < p->n_lines; i++) {
+		struct rg_line *l = &p->lines[i];
+		struct rg_buf lh = { 0 }, lt = { 0 }, t = { 0 };
+
+		line_parts(l, &lh, &lt);
+		rg_put_tag(&t, 3, TP_WIRE_LEN);
+		rg_put_varint(&t, lh.n + l->events_size + lt.n);
+		write_buf(out, &t, io_failed);
+		write_buf(out, &lh, io_failed);
+		for (size_t s = 0; s < l->n_segs; s++)
+			segment_events(l, &l->segs[s], spill, out, io_failed);
+		write_buf(out, &lt, io_failed);
+		free(lh.p);
+		free(lt.p);
+		free(t.p);
+	}
+	for (size_t i = 0; i < p->n_events; i++)
+		write_span_field(out, 4, spill, p->events[i].bytes, io_failed);
+	for (size_t i = 0; i < p->n_stats; i++)
+		write_span_field(out, 5, spill, p->stats[i].bytes, io_failed);
+	for (size_t i = 0; i < p->n_plane_stats; i++)
+		write_span_field(out, 6, spill, p->plane_stats[i], io_failed);
+}
+
+enum tp_err rg_emit(struct rg_model *m, const uint8_t *spill, FILE *out,
+		    struct tp_error *err)
+{
+	bool io_failed = false;
+
+	for (size_t i = 0; i < m->n_planes; i++)
+		emit_plane(&m->planes[i], spill, out, &io_failed);
+	for (unsigned kind = 2; kind <= 4; kind++)
+		for (size_t i = 0; i < m->n_strs[kind]; i++) {
+			struct rg_buf b = { 0 };
+
+			rg_put_tag(&b, kind, TP_WIRE_LEN);
+			rg_put_varint(&b, m->strs[kind][i].n);
+			rg_put(&b, m->strs[kind][i].p, m->strs[kind][i].n);
+			write_buf(out, &b, &io_failed);
+			free(b.p);
+		}
+	if (io_failed || fflush(out) != 0 || ferror(out))
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: cannot write the merged capture to a temporary file (TMPDIR)",
+				    m->shown);
+	return TP_OK;
+}
+
+void rg_model_release(struct rg_model *m)
+{
+	for (size_t i = 0; i < m->n_planes; i++) {
+		struct rg_plane *p = &m->planes[i];
+
+		for (size_t j = 0; j < p->n_lines; j++)
+			free(p->lines[j].segs);
+		free(p->lines);
+		free(p->events);
+		free(p->stats);
+		free(p->plane_stats);
+		free(p->plane_stat_ids);
+		tp_i64map_release(&p->line_by_id);
+		tp_i64map_release(&p->event_by_key);
+		tp_i64map_release(&p->stat_by_key);
+		tp_i64map_release(&p->event_ids);
+		tp_i64map_release(&p->stat_ids);
+	}
+	free(m->planes);
+	for (unsigned k = 0; k < 5; k++)
+		free(m->strs[k]);
+	if (m->spill)
+		fclose(m->spill);
+	tp_arena_release(&m->arena);
+	memset(m, 0, sizeof(*m));
+}
+
+static enum tp_err on_record(void *ctx, const uint8_t *rec, size_t len,
+			     uint64_t chunk_begin, struct tp_error *err)
+{
+	return rg_merge_record(ctx, rec, len, chunk_begin, err);
+}
+
+/* A file's bytes mapped read-only (NULL for none). */
+static void *map_file(FILE *f, size_t size)
+{
+	void *p;
+
+	if (!size)
+		return NULL;
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
+			     const struct tp_riegeli_opts *opts,
+			     struct tp_riegeli_xspace *out,
+			     struct tp_riegeli_info *info, struct tp_error *err)
+{
+	struct rg_model m = { .shown = opts->shown };
+	FILE *merged = NULL;
+	void *spill = NULL;
+	enum tp_err rc;
+	long end;
+
+	memset(out, 0, sizeof(*out));
+	tp_arena_init(&m.arena);
+	m.spill = rg_tmpfile();
+	if (!m.spill) {
+		rg_model_release(&m);
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: cannot create a temporary file for the merged capture (TMPDIR)",
+				    opts->shown);
+	}
+	rc = tp_riegeli_read(data, size, opts, on_record, &m, info, err);
+	if (rc == TP_OK && (fflush(m.spill) != 0 || m.io_failed ||
+			    (m.spill_size && !(spill = map_file(m.spill, m.spill_size)))))
+		rc = tp_error_set(err, TP_ERR_INPUT,
+				  "%s: cannot write the merged capture to a temporary file (TMPDIR)",
+				  opts->shown);
+	if (rc == TP_OK && !(merged = rg_tmpfile()))
+		rc = tp_error_set(err, TP_ERR_INPUT,
+				  "%s: cannot create a temporary file for the merged capture (TMPDIR)",
+				  opts->shown);
+	if (rc == TP_OK)
+		rc = rg_emit(&m, spill, merged, err);
+	if (rc == TP_OK && (end = ftell(merged)) > 0) {
+		out->map = map_file(merged, (size_t)end);
+		if (!out->map)
+			rc = tp_error_set(err, TP_ERR_INPUT,
+					  "%s: cannot map the merged capture",
+					  opts->shown);
+		out->data = out->map;
+		out->size = out->map_len = out->map ? (size_t)end : 0;
+	}
+	if (spill)
+		munmap(spill, m.spill_size);
+	if (merged)
+		fclose(merged);
+	rg_model_release(&m);
+	if (rc != TP_OK)
+		tp_riegeli_info_release(info);
+	return rc;
+}

@@ -1,0 +1,147 @@
+/*
+ * riegeli_internal.h - the merge model shared by riegeli_merge.c (chunks
+ * folded in) and riegeli_emit.c (the merged XSpace written out).
+ *
+ * Everything of size proportional to events (event bytes, metadata
+ * entries, plane stats) goes to the spill file as it is merged; the
+ * model keeps names, ids, times and (offset, length) segments only.
+ */
+#ifndef TPUPROF_RIEGELI_INTERNAL_H
+#define TPUPROF_RIEGELI_INTERNAL_H
+
+#include "tpuprof/util/arena.h"
+#include "tpuprof/util/error.h"
+#include "tpuprof/util/i64map.h"
+#include "tpuprof/util/util.h"
+#include "tpuprof/decode/wire.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Bytes in the spill file. */
+struct rg_span {
+	uint64_t off, len;
+};
+
+/* One chunk's events of a line: line time base of that chunk. */
+struct rg_segment {
+	struct rg_span bytes;
+	int64_t base_ns;
+};
+
+struct rg_line {
+	int64_t id, display_id, timestamp_ns, duration_ps;
+	const char *name, *display_name;   /* arena                   */
+	size_t name_len, display_name_len;
+	struct rg_segment *segs;           /* malloc'd                */
+	size_t n_segs, cap_segs;
+	uint64_t events_size;              /* emit: re-encoded bytes  */
+};
+
+/* A metadata entry (the whole map entry message, id remapped). */
+struct rg_meta {
+	int64_t id;
+	uint64_t key;                      /* hash of what matches     */
+	struct rg_span bytes;
+};
+
+struct rg_plane {
+	int64_t id;
+	const char *name;                  /* arena                    */
+	size_t name_len;
+	struct rg_line *lines;             /* malloc'd, in first order */
+	size_t n_lines, cap_lines;
+	struct tp_i64map line_by_id;       /* id -> index              */
+	struct rg_meta *events, *stats;    /* malloc'd                 */
+	size_t n_events, cap_events, n_stats, cap_stats;
+	struct tp_i64map event_by_key, stat_by_key; /* key -> index     */
+	struct tp_i64map event_ids, stat_ids;       /* id -> index      */
+	int64_t max_event_id, max_stat_id;
+	struct rg_span *plane_stats;       /* malloc'd XStat messages  */
+	int64_t *plane_stat_ids;
+	size_t n_plane_stats, cap_plane_stats;
+};
+
+struct rg_model {
+	struct tp_arena arena;
+	FILE *spill;
+	uint64_t spill_size;
+	struct rg_plane *planes;           /* malloc'd                 */
+	size_t n_planes, cap_planes;
+	/* errors (2), warnings (3), hostnames (4): strings, arena     */
+	struct rg_str {
+		const char *p;
+		size_t n;
+	} *strs[5];
+	size_t n_strs[5], cap_strs[5];
+	const char *shown;
+	bool io_failed;
+};
+
+/* A temporary file, already unlinked: under $TMPDIR or /tmp. */
+FILE *rg_tmpfile(void);
+
+/* Drops the resident pages of a mapping's [from, to) (whole pages
+ * inside it): read once, they come back from the file if read again. */
+void rg_drop(const uint8_t *base, uint64_t from, uint64_t to);
+
+/* Appends bytes to the spill file. */
+struct rg_span rg_spill(struct rg_model *m, const void *p, size_t n);
+
+/* Protobuf writing into a growable byte buffer. */
+struct rg_buf {
+	uint8_t *p;
+	size_t n, cap;
+};
+void rg_put(struct rg_buf *b, const void *p, size_t n);
+void rg_put_varint(struct rg_buf *b, uint64_t v);
+void rg_put_tag(struct rg_buf *b, uint32_t field, unsigned type);
+size_t rg_varint_size(uint64_t v);
+/* A length-delimited field written in place, with no buffer of its own:
+ * rg_open_field writes the tag and leaves room for the length, returning
+ * where it goes; rg_close_field writes it and moves the content up. */
+size_t rg_open_field(struct rg_buf *b, uint32_t field);
+void rg_close_field(struct rg_buf *b, size_t at);
+
+/* A chunk's view of one plane: where its parts are, and its id maps. */
+struct chunk_plane {
+	struct tp_field *lines, *events, *stats, *plane_stats;
+	size_t n_lines, n_events, n_stats, n_plane_stats;
+	size_t cap_lines, cap_events, cap_stats, cap_plane_stats;
+	struct tp_i64map event_map, stat_map;   /* chunk id -> merged id */
+	bool identity;
+	int64_t id;
+	struct tp_str name;
+};
+
+void rg_push_field(struct tp_field **v, size_t *n, size_t *cap,
+		   const struct tp_field *f);
+/* An XStat's content with its metadata id and reference value remapped;
+ * *id the remapped metadata id. */
+bool rg_put_stat(struct rg_buf *b, const uint8_t *base, const uint8_t *p,
+		 size_t n, const struct tp_i64map *stat_map, int64_t *id);
+/* An XEvent field (tag, length, message) with its ids remapped. */
+bool rg_put_event(struct rg_buf *b, const uint8_t *base,
+		  const struct tp_field *ev, const struct chunk_plane *cp);
+/* The merged plane of that name, appended (*fresh) when new. */
+struct rg_plane *rg_find_plane(struct rg_model *m, struct tp_str name,
+			       bool *fresh);
+/* A chunk's metadata into p, filling cp's id maps (riegeli_merge.c). */
+bool rg_merge_stat_meta(struct rg_model *m, struct rg_plane *p,
+			struct chunk_plane *cp, const uint8_t *base, bool fresh);
+bool rg_merge_event_meta(struct rg_model *m, struct rg_plane *p,
+			 struct chunk_plane *cp, const uint8_t *base, bool fresh);
+
+/* Merges one record (one XSpace chunk) into m; TP_ERR_INPUT when it is
+ * not an XSpace. */
+enum tp_err rg_merge_record(struct rg_model *m, const uint8_t *rec, size_t len,
+			    uint64_t chunk_begin, struct tp_error *err);
+
+/* Writes the merged XSpace to out. */
+enum tp_err rg_emit(struct rg_model *m, const uint8_t *spill, FILE *out,
+		    struct tp_error *err);
+
+void rg_model_release(struct rg_model *m);
+
+#endif

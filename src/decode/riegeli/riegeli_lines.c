@@ -1,0 +1,243 @@
+/*
+ * riegeli_lines.c - a chunk's planes, lines and plane stats folded into
+ * the merge model, and the record (one XSpace chunk) they come in (see
+ * riegeli_merge.c for metadata, docs/riegeli.md for the rules).
+ */
+#include "riegeli_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Plane stats: appended unless one with the same (remapped) metadata
+ * id is there. */
+static bool merge_plane_stats(struct rg_model *m, struct rg_plane *p,
+			      const struct chunk_plane *cp, const uint8_t *base)
+{
+	for (size_t i = 0; i < cp->n_plane_stats; i++) {
+		const struct tp_field *f = &cp->plane_stats[i];
+		struct rg_buf b = { 0 };
+		int64_t id;
+		bool dup = false;
+
+		if (!rg_put_stat(&b, base, f->data, f->len, &cp->stat_map, &id)) {
+			free(b.p);
+			return false;
+		}
+		for (size_t j = 0; j < p->n_plane_stats && !dup; j++)
+			dup = p->plane_stat_ids[j] == id;
+		if (!dup) {
+			size_t cap = p->cap_plane_stats;
+
+			p->plane_stats = tp_xgrow(p->plane_stats, &p->cap_plane_stats,
+						  p->n_plane_stats + 1,
+						  sizeof(*p->plane_stats));
+			p->plane_stat_ids = tp_xgrow(p->plane_stat_ids, &cap,
+						     p->n_plane_stats + 1,
+						     sizeof(*p->plane_stat_ids));
+			p->plane_stats[p->n_plane_stats] = rg_spill(m, b.p, b.n);
+			p->plane_stat_ids[p->n_plane_stats++] = id;
+		}
+		free(b.p);
+	}
+	return true;
+}
+
+static struct rg_line *find_line(struct rg_model *m, struct rg_plane *p,
+				 int64_t id, bool *fresh)
+{
+	long at = tp_i64map_get(&p->line_by_id, id);
+	struct rg_line *l;
+
+	*fresh = at < 0;
+	if (at >= 0)
+		return &p->lines[at];
+	p->lines = tp_xgrow(p->lines, &p->cap_lines, p->n_lines + 1,
+			    sizeof(*p->lines));
+	l = &p->lines[p->n_lines];
+	memset(l, 0, sizeof(*l));
+	l->id = id;
+	l->name = l->display_name = "";
+	tp_i64map_put(&p->line_by_id, id, (long)p->n_lines++);
+	(void)m;
+	return l;
+}
+
+/* One line of the chunk: header merged, events spilled as a segment. */
+static bool merge_line(struct rg_model *m, struct rg_plane *p,
+		       const struct chunk_plane *cp, const uint8_t *base,
+		       const struct tp_field *lf)
+{
+	struct tp_wire w;
+	struct tp_field f;
+	int64_t id = 0, display_id = 0, ts = 0, dur = 0;
+	struct tp_str name = { "", 0 }, display = { "", 0 };
+	struct rg_buf b = { 0 };
+	const uint8_t *run = NULL, *run_end = NULL;
+	uint64_t start = m->spill_size;
+	struct rg_line *l;
+	bool fresh, ok = true;
+	int rc;
+
+	tp_wire_init(&w, base, lf->data, lf->len);
+	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
+		const uint8_t *at = base + f.offset;
+
+		if (f.number == 4 && f.type == TP_WIRE_LEN) {
+			if (cp->identity) {   /* copied as runs of bytes */
+				if (run_end != at) {
+					if (run)
+						rg_spill(m, run, (size_t)(run_end - run));
+					run = at;
+				}
+				run_end = w.p;
+			} else {
+				ok = rg_put_event(&b, base, &f, cp);
+				if (b.n >= (1u << 20)) {
+					rg_spill(m, b.p, b.n);
+					b.n = 0;
+				}
+			}
+			continue;
+		}
+		if (f.type == TP_WIRE_VARINT) {
+			if (f.number == 1)
+				id = (int64_t)f.value;
+			else if (f.number == 10)
+				display_id = (int64_t)f.value;
+			else if (f.number == 3)
+				ts = (int64_t)f.value;
+			else if (f.number == 9)
+				dur = (int64_t)f.value;
+		} else if (f.type == TP_WIRE_LEN && f.number == 2) {
+			name = tp_str_make((const char *)f.data, f.len);
+		} else if (f.type == TP_WIRE_LEN && f.number == 11) {
+			display = tp_str_make((const char *)f.data, f.len);
+		}
+	}
+	ok = ok && rc == 0;
+	if (run)
+		rg_spill(m, run, (size_t)(run_end - run));
+	if (b.n)
+		rg_spill(m, b.p, b.n);
+	free(b.p);
+	if (!ok)
+		return false;
+	l = find_line(m, p, id, &fresh);
+	if (fresh) {
+		l->display_id = display_id;
+		l->name = tp_arena_strndup(&m->arena, name.ptr, name.len);
+		l->name_len = name.len;
+		l->display_name = tp_arena_strndup(&m->arena, display.ptr,
+						   display.len);
+		l->display_name_len = display.len;
+		l->timestamp_ns = ts;
+		l->duration_ps = dur;
+	} else {
+		if (ts < l->timestamp_ns)
+			l->timestamp_ns = ts;
+		if (dur > l->duration_ps)
+			l->duration_ps = dur;
+	}
+	if (m->spill_size > start) {
+		l->segs = tp_xgrow(l->segs, &l->cap_segs, l->n_segs + 1,
+				   sizeof(*l->segs));
+		l->segs[l->n_segs++] = (struct rg_segment){
+			.bytes = { start, m->spill_size - start }, .base_ns = ts };
+	}
+	return true;
+}
+
+static void chunk_plane_release(struct chunk_plane *cp)
+{
+	free(cp->lines);
+	free(cp->events);
+	free(cp->stats);
+	free(cp->plane_stats);
+	tp_i64map_release(&cp->event_map);
+	tp_i64map_release(&cp->stat_map);
+}
+
+static bool merge_plane(struct rg_model *m, const uint8_t *base,
+			const struct tp_field *pf)
+{
+	struct chunk_plane cp = { .identity = true, .name = { "", 0 } };
+	struct rg_plane *p;
+	struct tp_wire w;
+	struct tp_field f;
+	bool fresh, ok;
+	int rc;
+
+	tp_wire_init(&w, base, pf->data, pf->len);
+	while ((rc = tp_wire_next(&w, &f)) > 0) {
+		if (f.number == 1 && f.type == TP_WIRE_VARINT)
+			cp.id = (int64_t)f.value;
+		else if (f.number == 2 && f.type == TP_WIRE_LEN)
+			cp.name = tp_str_make((const char *)f.data, f.len);
+		else if (f.number == 3 && f.type == TP_WIRE_LEN)
+			rg_push_field(&cp.lines, &cp.n_lines, &cp.cap_lines, &f);
+		else if (f.number == 4 && f.type == TP_WIRE_LEN)
+			rg_push_field(&cp.events, &cp.n_events, &cp.cap_events, &f);
+		else if (f.number == 5 && f.type == TP_WIRE_LEN)
+			rg_push_field(&cp.stats, &cp.n_stats, &cp.cap_stats, &f);
+		else if (f.number == 6 && f.type == TP_WIRE_LEN)
+			rg_push_field(&cp.plane_stats, &cp.n_plane_stats,
+				   &cp.cap_plane_stats, &f);
+	}
+	ok = rc == 0;
+	tp_i64map_init(&cp.event_map, cp.n_events + 1);
+	tp_i64map_init(&cp.stat_map, cp.n_stats + 1);
+	p = rg_find_plane(m, cp.name, &fresh);
+	if (fresh)
+		p->id = cp.id;
+	/* stats first: event metadata and events refer to them */
+	ok = ok && rg_merge_stat_meta(m, p, &cp, base, fresh) &&
+	     rg_merge_event_meta(m, p, &cp, base, fresh) &&
+	     merge_plane_stats(m, p, &cp, base);
+	for (size_t i = 0; ok && i < cp.n_lines; i++)
+		ok = merge_line(m, p, &cp, base, &cp.lines[i]);
+	chunk_plane_release(&cp);
+	return ok;
+}
+
+static void add_string(struct rg_model *m, unsigned kind, struct tp_str s)
+{
+	for (size_t i = 0; i < m->n_strs[kind]; i++)
+		if (m->strs[kind][i].n == s.len &&
+		    memcmp(m->strs[kind][i].p, s.ptr, s.len) == 0)
+			return;
+	m->strs[kind] = tp_xgrow(m->strs[kind], &m->cap_strs[kind],
+				 m->n_strs[kind] + 1, sizeof(*m->strs[kind]));
+	m->strs[kind][m->n_strs[kind]++] = (struct rg_str){
+		tp_arena_strndup(&m->arena, s.ptr, s.len), s.len };
+}
+
+enum tp_err rg_merge_record(struct rg_model *m, const uint8_t *rec, size_t len,
+			    uint64_t chunk_begin, struct tp_error *err)
+{
+	struct tp_wire w;
+	struct tp_field f;
+	bool ok = true;
+	int rc;
+
+	tp_wire_init(&w, rec, rec, len);
+	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
+		if (f.type != TP_WIRE_LEN || f.number < 1 || f.number > 4)
+			continue;
+		if (f.number == 1)
+			ok = merge_plane(m, rec, &f);
+		else
+			add_string(m, f.number,
+				   tp_str_make((const char *)f.data, f.len));
+	}
+	if (!ok || rc < 0)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: Riegeli chunk at byte %llu holds a record that is not an XSpace (%s at byte %zu of the record)",
+				    m->shown, (unsigned long long)chunk_begin,
+				    w.error ? w.error : "malformed plane",
+				    w.error ? w.error_offset : (size_t)0);
+	if (m->io_failed)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: cannot write the merged capture to a temporary file (TMPDIR)",
+				    m->shown);
+	return TP_OK;
+}

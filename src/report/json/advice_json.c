@@ -1,0 +1,121 @@
+/*
+ * advice_json.c - the report's "advice" list (docs/json.md): every rule
+ * with its verdict, the figure measured and the core it was measured on;
+ * and the advice judged again on a report document (merge: the figures
+ * the rules read are all in it, docs/ops.md).
+ */
+#include "tpuprof/report/report_doc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/util/util.h"
+
+#define J(o, k) json_object_get((o), (k))
+
+static json_t *real_or_null(bool has, double v)
+{
+	return has ? json_real(v) : json_null();
+}
+
+json_t *tp_advice_json(const struct tp_advice *a)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < a->n; i++) {
+		const struct tp_advice_finding *f = &a->v[i];
+
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:f,s:o,s:o,s:o,s:s}",
+			"rule", f->rule,
+			"origin", f->origin,
+			"verdict", tp_advice_verdict_name(f->verdict),
+			"host", f->host ? tp_json_cstr(f->host) : json_null(),
+			"plane", f->host ? tp_json_str(f->plane) : json_null(),
+			"measured", real_or_null(f->has_measured, f->measured),
+			"threshold", f->threshold,
+			"second_measured", real_or_null(f->has_second, f->second),
+			"second_threshold", real_or_null(f->has_second, f->second_threshold),
+			"time_ps", f->has_time ? tp_json_int(f->time_ps) : json_null(),
+			"text", f->text ? f->text : ""));
+	}
+	return arr;
+}
+
+static int64_t jint(const json_t *v)
+{
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
+}
+
+static struct tp_str jstr(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s ? tp_str_make(s, json_string_length(v)) : TP_STR_NULL;
+}
+
+/* ops.cores[i] of a report document, as advice_input.c reads a core. */
+static void core_from_doc(struct tp_advice_core *in, struct tp_advice_step **steps,
+			  const json_t *core)
+{
+	const json_t *steady = J(core, "steady"), *v;
+	struct tp_str plane = jstr(J(core, "plane"));
+	size_t i;
+
+	memset(in, 0, sizeof(*in));
+	in->host = json_string_value(J(core, "host"));
+	in->plane = plane;
+	in->sparsecore = tp_str_has_prefix(plane, "/device:TPU:") &&
+			 tp_str_contains(plane, " SparseCore");
+	in->has_util = json_is_number(J(core, "flop_utilization")) &&
+		       json_is_number(J(core, "hbm_bw_utilization"));
+	in->flop_util = json_number_value(J(core, "flop_utilization"));
+	in->hbm_util = json_number_value(J(core, "hbm_bw_utilization"));
+	*steps = tp_xcalloc(json_array_size(J(core, "steps")) + 1, sizeof(**steps));
+	json_array_foreach(J(core, "steps"), i, v)
+		(*steps)[i] = (struct tp_advice_step){ jint(J(v, "start_ps")),
+						       jint(J(v, "duration_ps")),
+						       json_is_true(J(v, "warmup")) };
+	in->steps = *steps;
+	in->n_steps = json_array_size(J(core, "steps"));
+	in->steady_sum_ps = jint(J(steady, "sum_ps"));
+	in->steady_collective_ps = jint(J(steady, "collective_ps"));
+	in->steady_idle_ps = jint(J(steady, "idle_ps"));
+	in->steady_copy_ps = jint(J(steady, "copy_ps"));
+	in->self_ps = jint(J(core, "self_ps"));
+	json_array_foreach(J(core, "ops"), i, v) {
+		struct tp_str cat = jstr(J(v, "category")), name = jstr(J(v, "name"));
+
+		if (tp_advice_is_infeed(cat))
+			in->infeed_ps = tp_sat_add(in->infeed_ps, jint(J(v, "self_ps")));
+		if (tp_advice_is_done(cat, name))
+			in->done_ps = tp_sat_add(in->done_ps, jint(J(v, "self_ps")));
+	}
+}
+
+void tp_advice_from_doc(struct tp_advice *a, const json_t *doc)
+{
+	const json_t *cores = J(J(doc, "ops"), "cores");
+	const json_t *mcores = J(J(doc, "memory"), "cores"), *v;
+	size_t n = json_array_size(cores), nm = json_array_size(mcores), i;
+	struct tp_advice_core *in = tp_xcalloc(n + 1, sizeof(*in));
+	struct tp_advice_step **steps = tp_xcalloc(n + 1, sizeof(*steps));
+	struct tp_advice_memory *m = tp_xcalloc(nm + 1, sizeof(*m));
+	struct tp_advice_input input = { in, n, m, nm };
+
+	json_array_foreach(cores, i, v)
+		core_from_doc(&in[i], &steps[i], v);
+	json_array_foreach(mcores, i, v) {
+		m[i].host = json_string_value(J(v, "host"));
+		m[i].plane = jstr(J(v, "plane"));
+		if (json_is_integer(J(v, "capacity_bytes")) && json_is_integer(J(v, "headroom_bytes"))) {
+			m[i].capacity = (uint64_t)jint(J(v, "capacity_bytes"));
+			m[i].peak = (uint64_t)(jint(J(v, "capacity_bytes")) - jint(J(v, "headroom_bytes")));
+		}
+	}
+	tp_advice_judge(a, &input);
+	for (i = 0; i < n; i++)
+		free(steps[i]);
+	free(steps);
+	free(in);
+	free(m);
+}

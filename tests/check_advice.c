@@ -1,0 +1,167 @@
+/*
+ * check_advice.c - every advice rule fired and not fired on per-core
+ * figures made by hand (tp_advice_judge), each at its threshold's edge;
+ * the rules the capture cannot feed say so.
+ */
+#include "testutil.h"
+
+#include "tpuprof/analyze/advice.h"
+
+/* Two TensorCores with four 1000 ps steps each; the base figures fire
+ * nothing. */
+static struct tp_advice_step steps_a[4], steps_b[4];
+
+static void base(struct tp_advice_core c[2], struct tp_advice_memory m[1])
+{
+	for (int i = 0; i < 4; i++) {
+		steps_a[i] = (struct tp_advice_step){ 1000 * i, 1000, false };
+		steps_b[i] = (struct tp_advice_step){ 1000 * i, 1000, false };
+	}
+	for (int k = 0; k < 2; k++) {
+		memset(&c[k], 0, sizeof(c[k]));
+		c[k].host = "host0";
+		c[k].plane = tp_str_make(k ? "/device:TPU:1" : "/device:TPU:0", 13);
+		c[k].has_util = true;
+		c[k].flop_util = 0.4;
+		c[k].hbm_util = 0.4;
+		c[k].steps = k ? steps_b : steps_a;
+		c[k].n_steps = 4;
+		c[k].steady_sum_ps = 4000;
+		c[k].steady_collective_ps = 400;
+		c[k].steady_idle_ps = 200;
+		c[k].steady_copy_ps = 100;
+		c[k].self_ps = 3700;
+	}
+	m[0] = (struct tp_advice_memory){ "host0", tp_str_make("/device:TPU:0", 13), 50, 100 };
+}
+
+enum tweak { NONE, MEM_BOUND, COMPUTE_BOUND, COLL_30, COLL_29, INFEED, IDLE_EDGE, IDLE_OVER,
+	     DONE, SPARSE, COPY, PEAK, STRAGGLER, STRAGGLER_EDGE, WARM_STRAGGLER };
+
+static const struct advice_case {
+	enum tweak tweak;
+	const char *rule;
+	enum tp_advice_verdict verdict;
+	double measured;
+} cases[] = {
+	{ NONE, "memory-bound", TP_ADVICE_NOT_FIRED, 0.4 },
+	{ MEM_BOUND, "memory-bound", TP_ADVICE_FIRED, 0.8 },
+	{ COMPUTE_BOUND, "memory-bound", TP_ADVICE_NOT_FIRED, 0.4 }, /* core 1 */
+	{ COMPUTE_BOUND, "compute-bound", TP_ADVICE_FIRED, 0.9 },
+	{ NONE, "compute-bound", TP_ADVICE_NOT_FIRED, 0.4 },
+	{ NONE, "collective-bound", TP_ADVICE_NOT_FIRED, 0.1 },
+	{ COLL_30, "collective-bound", TP_ADVICE_FIRED, 0.3 },     /* >= 30% */
+	{ COLL_29, "collective-bound", TP_ADVICE_NOT_FIRED, 0.29 },
+	{ NONE, "input-bound", TP_ADVICE_NOT_FIRED, 0 },
+	{ INFEED, "input-bound", TP_ADVICE_FIRED, 0.125 },         /* 500 / 4000 */
+	{ NONE, "idle", TP_ADVICE_NOT_FIRED, 0.05 },
+	{ IDLE_EDGE, "idle", TP_ADVICE_NOT_FIRED, 0.1 },           /* > 10% only */
+	{ IDLE_OVER, "idle", TP_ADVICE_FIRED, 0.1025 },
+	{ NONE, "async-done-waits", TP_ADVICE_NOT_FIRED, 0 },
+	{ DONE, "async-done-waits", TP_ADVICE_FIRED, 0.25 },
+	{ NONE, "debug-print", TP_ADVICE_NOT_JUDGED, 0 },
+	{ NONE, "barrier-cores", TP_ADVICE_NOT_JUDGED, 0 },
+	{ NONE, "sparsecore", TP_ADVICE_NOT_FIRED, 0 },
+	{ SPARSE, "sparsecore", TP_ADVICE_FIRED, 0.125 },          /* 1000 / 8000 */
+	{ NONE, "host-offload", TP_ADVICE_NOT_FIRED, 0.025 },
+	{ COPY, "host-offload", TP_ADVICE_FIRED, 0.5 },
+	{ NONE, "peak-near-capacity", TP_ADVICE_NOT_FIRED, 0.5 },
+	{ PEAK, "peak-near-capacity", TP_ADVICE_FIRED, 0.9 },      /* >= 90% */
+	{ NONE, "straggler", TP_ADVICE_NOT_FIRED, 0 },
+	{ STRAGGLER, "straggler", TP_ADVICE_FIRED, 0.5 },
+	{ STRAGGLER_EDGE, "straggler", TP_ADVICE_NOT_FIRED, 0.1 },  /* > 10% only */
+	{ WARM_STRAGGLER, "straggler", TP_ADVICE_NOT_FIRED, 0 },    /* warm-up left out */
+	{ NONE, "memory-growth", TP_ADVICE_NOT_JUDGED, 0 },
+};
+
+START_TEST(test_rule)
+{
+	const struct advice_case *k = &cases[_i];
+	struct tp_advice_core c[3];
+	struct tp_advice_memory m[1];
+	struct tp_advice_input in = { c, 2, m, 1 };
+	struct tp_advice a;
+	const struct tp_advice_finding *f = NULL;
+
+	base(c, m);
+	switch (k->tweak) {
+	case MEM_BOUND: c[1].hbm_util = 0.8; c[1].flop_util = 0.1; break;
+	case COMPUTE_BOUND: c[0].flop_util = 0.9; c[0].hbm_util = 0.3; break;
+	case COLL_30: c[0].steady_collective_ps = 1200; break;
+	case COLL_29: c[0].steady_collective_ps = 1160; break;
+	case INFEED: c[1].infeed_ps = 500; break;
+	case IDLE_EDGE: c[0].steady_idle_ps = 400; break;
+	case IDLE_OVER: c[0].steady_idle_ps = 410; break;
+	case DONE: c[0].done_ps = 1000; break;
+	case SPARSE:
+		c[2] = c[0];
+		c[2].plane = tp_str_make("/device:TPU:0 SparseCore 0", 26);
+		c[2].sparsecore = true;
+		c[2].n_steps = 0;
+		c[2].self_ps = 1000;
+		in.n_cores = 3;
+		break;
+	case COPY: c[1].steady_copy_ps = 2000; break;
+	case PEAK: m[0].peak = 90; break;
+	case STRAGGLER: steps_b[2].dur_ps = 1500; break;
+	case STRAGGLER_EDGE: steps_b[2].dur_ps = 1100; break;
+	case WARM_STRAGGLER: steps_b[0].dur_ps = 3000; steps_b[0].warmup = true; break;
+	default: break;
+	}
+	tp_advice_judge(&a, &in);
+	ck_assert_uint_eq(a.n, 13);
+	for (size_t i = 0; i < a.n; i++)
+		if (strcmp(a.v[i].rule, k->rule) == 0)
+			f = &a.v[i];
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(f->verdict == k->verdict, "%s: verdict %d, text %s", k->rule,
+		      (int)f->verdict, f->text);
+	ck_assert_ptr_nonnull(f->text);
+	if (k->verdict != TP_ADVICE_NOT_JUDGED)
+		ck_assert_double_eq_tol(f->measured, k->measured, 1e-12);
+	if (k->tweak == MEM_BOUND || k->tweak == COPY || k->tweak == INFEED)
+		ck_assert(tp_str_eq(f->plane, "/device:TPU:1"));
+	if (k->tweak == STRAGGLER) {
+		ck_assert(tp_str_eq(f->plane, "/device:TPU:1"));
+		ck_assert(f->has_time);
+		ck_assert_int_eq(f->time_ps, 2000);
+	}
+	tp_advice_release(&a);
+}
+END_TEST
+
+/* Without steps, utilization or capacity the rules say they cannot judge. */
+START_TEST(test_nothing_to_judge)
+{
+	struct tp_advice_core c = { .host = "h", .plane = { "/device:TPU:0", 13 } };
+	struct tp_advice_input in = { &c, 1, NULL, 0 };
+	struct tp_advice a;
+
+	tp_advice_judge(&a, &in);
+	for (size_t i = 0; i < a.n; i++)
+		ck_assert_msg(a.v[i].verdict == TP_ADVICE_NOT_JUDGED, "%s", a.v[i].rule);
+	ck_assert_str_eq(a.v[2].text, "collective-bound: could not be judged: no core has steps");
+	tp_advice_release(&a);
+}
+END_TEST
+
+START_TEST(test_done_names)
+{
+	ck_assert(tp_advice_is_done(tp_str_make("copy-done", 9), tp_str_make("x", 1)));
+	ck_assert(tp_advice_is_done(TP_STR_NULL, tp_str_make("all-reduce-done.3", 17)));
+	ck_assert(!tp_advice_is_done(tp_str_make("loop fusion", 11), tp_str_make("done_fusion", 11)));
+	ck_assert(tp_advice_is_infeed(tp_str_make("infeed", 6)));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("advice");
+	TCase *tc = tcase_create("advice");
+
+	tcase_add_loop_test(tc, test_rule, 0, sizeof(cases) / sizeof(cases[0]));
+	tcase_add_test(tc, test_nothing_to_judge);
+	tcase_add_test(tc, test_done_names);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

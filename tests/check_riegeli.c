@@ -1,0 +1,548 @@
+/*
+ * check_riegeli.c - the Riegeli records reader (src/decode/riegeli/) on
+ * Riegeli's own golden files (../shared/captures/riegeli-golden/,
+ * CONTENTS.md says what each holds): every record read back exactly,
+ * transposed chunks refused with their offset, and every file cut short
+ * or with a byte flipped at each chunk boundary losing only the chunks
+ * it must (a damaged chunk header: up to the next valid block header;
+ * damaged data: that chunk).
+ */
+#include "testutil.h"
+
+#include "tpuprof/decode/capture.h"
+#include "tpuprof/decode/riegeli.h"
+
+#include <highwayhash/c_bindings.h>
+#include <sys/mman.h>
+
+#define GOLDEN "../shared/captures/riegeli-golden/"
+
+struct recs {
+	size_t n;
+	char **v;
+	size_t *len;
+	uint64_t *chunk;       /* the chunk each came from */
+};
+
+static enum tp_err collect(void *ctx, const uint8_t *rec, size_t len,
+			   uint64_t chunk_begin, struct tp_error *err)
+{
+	struct recs *r = ctx;
+
+	(void)err;
+	r->v = realloc(r->v, (r->n + 1) * sizeof(*r->v));
+	r->len = realloc(r->len, (r->n + 1) * sizeof(*r->len));
+	r->chunk = realloc(r->chunk, (r->n + 1) * sizeof(*r->chunk));
+	r->v[r->n] = malloc(len + 1);
+	memcpy(r->v[r->n], rec, len);
+	r->len[r->n] = len;
+	r->chunk[r->n++] = chunk_begin;
+	return TP_OK;
+}
+
+static void recs_free(struct recs *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i]);
+	free(r->v);
+	free(r->len);
+	free(r->chunk);
+	memset(r, 0, sizeof(*r));
+}
+
+static uint8_t *slurp(const char *name, size_t *size)
+{
+	char path[512];
+	FILE *f;
+	uint8_t *p;
+	long n;
+
+	snprintf(path, sizeof(path), GOLDEN "%s", name);
+	f = fopen(path, "rb");
+	ck_assert_msg(f, "%s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	p = malloc((size_t)n + 1);
+	ck_assert_uint_eq(fread(p, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return p;
+}
+
+static enum tp_err read_all(const uint8_t *p, size_t n, struct recs *r,
+			    struct tp_riegeli_info *info, struct tp_error *err)
+{
+	struct tp_riegeli_opts o = { .shown = "f.riegeli", .max_chunk = UINT64_MAX };
+
+	return tp_riegeli_read(p, n, &o, collect, r, info, err);
+}
+
+/* The records CONTENTS.md lists for a file, into want. */
+static void expected(const char *name, struct recs *want)
+{
+	char buf[2048];
+
+	memset(want, 0, sizeof(*want));
+	if (!strcmp(name, "single_string_uncompressed.riegeli")) {
+		collect(want, (const uint8_t *)"Hello", 5, 0, NULL);
+	} else if (!strcmp(name, "three_strings_uncompressed.riegeli")) {
+		collect(want, (const uint8_t *)"a", 1, 0, NULL);
+		collect(want, (const uint8_t *)"bc", 2, 0, NULL);
+		collect(want, (const uint8_t *)"def", 3, 0, NULL);
+	} else if (!strncmp(name, "multi_records_", 14)) {
+		for (int i = 0; i < 23; i++) {
+			size_t n = 0;
+
+			for (int k = 0; k < 100; k++, n += 12)
+				memcpy(buf + n, "record_data_", 12);
+			buf[n++] = (char)('A' + i % 26);
+			collect(want, (const uint8_t *)buf, n, 0, NULL);
+		}
+	} else if (!strcmp(name, "block_spanning.riegeli")) {
+		uint8_t *b = malloc(50000);
+
+		for (int i = 0; i < 5; i++) {
+			for (int j = 0; j < 50000; j++)
+				b[j] = (uint8_t)((i * 50000 + j) % 256);
+			collect(want, b, 50000, 0, NULL);
+		}
+		free(b);
+	} else if (!strcmp(name, "empty_records.riegeli")) {
+		for (int i = 0; i < 10; i++)
+			collect(want, (const uint8_t *)"", 0, 0, NULL);
+	} else if (!strcmp(name, "large_record.riegeli")) {
+		uint8_t *b = malloc(1 << 20);
+
+		for (int i = 0; i < 1 << 20; i++)
+			b[i] = (uint8_t)(i % 256);
+		collect(want, b, 1 << 20, 0, NULL);
+		free(b);
+	} else if (!strcmp(name, "many_records.riegeli")) {
+		memset(buf, 'x', 100);
+		for (int i = 0; i < 1000; i++)
+			collect(want, (const uint8_t *)buf, (size_t)(i % 100), 0, NULL);
+	}
+}
+
+static const char *const simple[] = {
+	"empty.riegeli", "single_string_uncompressed.riegeli",
+	"three_strings_uncompressed.riegeli",
+	"multi_records_uncompressed.riegeli", "multi_records_brotli.riegeli",
+	"multi_records_zstd.riegeli", "multi_records_snappy.riegeli",
+	"block_spanning.riegeli", "empty_records.riegeli",
+	"large_record.riegeli", "many_records.riegeli",
+};
+
+static void assert_same(const struct recs *got, const struct recs *want,
+			const char *name)
+{
+	ck_assert_msg(got->n == want->n, "%s: %zu records, want %zu", name,
+		      got->n, want->n);
+	for (size_t i = 0; i < got->n; i++)
+		ck_assert_msg(got->len[i] == want->len[i] &&
+			      memcmp(got->v[i], want->v[i], got->len[i]) == 0,
+			      "%s: record %zu differs", name, i);
+}
+
+START_TEST(test_golden_records)
+{
+	for (size_t f = 0; f < sizeof(simple) / sizeof(simple[0]); f++) {
+		struct recs got = { 0 }, want;
+		struct tp_riegeli_info info;
+		struct tp_error err = { 0 };
+		size_t n;
+		uint8_t *p = slurp(simple[f], &n);
+
+		expected(simple[f], &want);
+		ck_assert(tp_riegeli_sniff(p, n));
+		ck_assert_int_eq(read_all(p, n, &got, &info, &err), TP_OK);
+		assert_same(&got, &want, simple[f]);
+		ck_assert_uint_eq(info.records, want.n);
+		ck_assert_uint_eq(info.n_damaged, 0);
+		if (!strcmp(simple[f], "many_records.riegeli"))
+			ck_assert_uint_gt(info.chunks, 10);
+		tp_riegeli_info_release(&info);
+		recs_free(&got);
+		recs_free(&want);
+		free(p);
+	}
+}
+END_TEST
+
+START_TEST(test_transposed_refused)
+{
+	static const char *const files[] = {
+		"transposed_multi_brotli.riegeli", "transposed_nonproto_brotli.riegeli",
+		"transposed_nonproto_uncompressed.riegeli",
+		"transposed_nonproto_zstd.riegeli", "transposed_proto_brotli.riegeli",
+	};
+
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct recs got = { 0 };
+		struct tp_riegeli_info info;
+		struct tp_error err = { 0 };
+		size_t n;
+		uint8_t *p = slurp(files[f], &n);
+
+		ck_assert_int_eq(read_all(p, n, &got, &info, &err), TP_ERR_INPUT);
+		ck_assert_str_eq(err.msg, "f.riegeli: transposed Riegeli chunk at byte 64: not supported (captures are written in simple chunks)");
+		ck_assert_uint_eq(got.n, 0);
+		tp_riegeli_info_release(&info);
+		free(p);
+	}
+}
+END_TEST
+
+/* Records of want whose chunk is not in [lost_from, lost_to). */
+static void keep_outside(const struct recs *all, uint64_t lost_from,
+			 uint64_t lost_to, struct recs *want)
+{
+	memset(want, 0, sizeof(*want));
+	for (size_t i = 0; i < all->n; i++)
+		if (all->chunk[i] < lost_from || all->chunk[i] >= lost_to)
+			collect(want, (const uint8_t *)all->v[i], all->len[i],
+				all->chunk[i], NULL);
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Where reading goes on after a damaged chunk header at begin: the
+ * chunk named by the next block header (they are all valid here). */
+static uint64_t next_after(const uint8_t *p, size_t n, uint64_t begin)
+{
+	uint64_t b = (begin / 65536 + 1) * 65536;
+
+	if (b + 24 > n)
+		return n;
+	return le64(p + b + 8) == 0 ? b : b + le64(p + b + 16);
+}
+
+START_TEST(test_damage_at_chunk_boundaries)
+{
+	for (size_t f = 1; f < sizeof(simple) / sizeof(simple[0]); f++) {
+		struct recs all = { 0 };
+		struct tp_riegeli_info info;
+		struct tp_error err = { 0 };
+		size_t n;
+		uint8_t *p = slurp(simple[f], &n);
+		uint64_t begins[2048];
+		size_t nb = 0;
+
+		ck_assert_int_eq(read_all(p, n, &all, &info, &err), TP_OK);
+		tp_riegeli_info_release(&info);
+		for (size_t i = 0; i < all.n; i++)
+			if (!nb || begins[nb - 1] != all.chunk[i])
+				begins[nb++] = all.chunk[i];
+		for (size_t k = 0; k < nb; k++) {
+			uint64_t c = begins[k], hdr = c % 65536 ? c : c + 24;
+			uint64_t end = k + 1 < nb ? begins[k + 1] : n;
+			static const uint64_t cuts[] = { 0, 1, 39, 40, 41 };
+
+			/* cut short at and just after the boundary */
+			for (size_t j = 0; j < 5; j++) {
+				struct recs got = { 0 }, want;
+				uint64_t at = (j ? hdr : c) + cuts[j];
+
+				if (at >= n)
+					continue;
+				keep_outside(&all, c, UINT64_MAX, &want);
+				ck_assert_int_eq(read_all(p, at, &got, &info, &err), TP_OK);
+				assert_same(&got, &want, simple[f]);
+				/* cut at a boundary, the file just ends there */
+				ck_assert_uint_eq(info.n_damaged, j ? 1 : 0);
+				if (j) {
+					ck_assert_uint_eq(info.damaged[0].start, c);
+					ck_assert_uint_eq(info.damaged[0].end, at);
+				}
+				tp_riegeli_info_release(&info);
+				recs_free(&got);
+				recs_free(&want);
+			}
+			/* a flipped bit in the header: up to the next block's
+			 * chunk; in the data: that chunk only */
+			for (int j = 0; j < 2; j++) {
+				struct recs got = { 0 }, want;
+				uint64_t at = hdr + (j ? 40 : 10), to;
+
+				if (at >= end)
+					continue;
+				to = j ? end : next_after(p, n, c);
+				p[at] ^= 0x10;
+				keep_outside(&all, c, to, &want);
+				ck_assert_int_eq(read_all(p, n, &got, &info, &err), TP_OK);
+				p[at] ^= 0x10;
+				assert_same(&got, &want, simple[f]);
+				ck_assert_uint_eq(info.n_damaged, 1);
+				ck_assert_uint_eq(info.damaged[0].start, c);
+				ck_assert_str_eq(info.damaged[0].what,
+						 j ? "chunk data hash mismatch"
+						   : "chunk header hash mismatch");
+				tp_riegeli_info_release(&info);
+				recs_free(&got);
+				recs_free(&want);
+			}
+		}
+		recs_free(&all);
+		free(p);
+	}
+}
+END_TEST
+
+START_TEST(test_not_riegeli)
+{
+	static const uint8_t pb[] = { 0x0a, 0x00 };
+	struct recs got = { 0 };
+	struct tp_riegeli_info info;
+	struct tp_error err = { 0 };
+
+	ck_assert(!tp_riegeli_sniff(pb, sizeof(pb)));
+	ck_assert_int_eq(read_all(pb, sizeof(pb), &got, &info, &err), TP_ERR_INPUT);
+	ck_assert_str_eq(err.msg, "f.riegeli: not a Riegeli file (no signature)");
+}
+END_TEST
+
+/* ---- merging: records built here, in a file of one uncompressed
+ * simple chunk (no block crossed) ---- */
+
+static uint64_t rhash(const void *p, size_t n)
+{
+	static const uint64_t key[4] = {
+		0x2f696c6567656952ull, 0x0a7364726f636572ull,
+		0x2f696c6567656952ull, 0x0a7364726f636572ull,
+	};
+	return HighwayHash64(key, p, n);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A Riegeli file of one chunk holding the records. */
+static struct pb riegeli_of(struct pb *recs, size_t n)
+{
+	static const uint8_t sig[64] = {
+		0x83, 0xaf, 0x70, 0xd1, 0x0d, 0x88, 0x4a, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0,
+		0x40, 0, 0, 0, 0, 0, 0, 0, 0x91, 0xba, 0xc2, 0x3c, 0x92, 0x87, 0xe1, 0xa9,
+		0, 0, 0, 0, 0, 0, 0, 0, 0xe1, 0x9f, 0x13, 0xc0, 0xe9, 0xb1, 0xc3, 0x72,
+		0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	};
+	struct pb out = { 0 }, sizes = { 0 }, data = { 0 };
+	uint8_t h[40], zero = 0;
+	size_t total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		pb_varint(&sizes, recs[i].len);
+		total += recs[i].len;
+	}
+	pb_bytes(&data, &zero, 1);
+	pb_varint(&data, sizes.len);
+	pb_bytes(&data, sizes.data, sizes.len);
+	for (size_t i = 0; i < n; i++)
+		pb_bytes(&data, recs[i].data, recs[i].len);
+	ck_assert_uint_lt(64 + 40 + data.len, 65536);
+	put64(h + 8, data.len);
+	put64(h + 16, rhash(data.data, data.len));
+	put64(h + 24, (uint64_t)n << 8 | 'r');
+	put64(h + 32, total);
+	put64(h, rhash(h + 8, 32));
+	pb_bytes(&out, sig, sizeof(sig));
+	pb_bytes(&out, h, sizeof(h));
+	pb_bytes(&out, data.data, data.len);
+	pb_free(&sizes);
+	pb_free(&data);
+	return out;
+}
+
+/* An XEvent with metadata id, offset and one int stat. */
+static void event(struct pb *line, int64_t meta, int64_t offset_ps,
+		  int64_t stat_meta, int64_t v)
+{
+	struct pb ev = { 0 };
+
+	pb_int(&ev, 1, meta);
+	pb_int(&ev, 2, offset_ps);
+	pb_int(&ev, 3, 100);
+	pb_stat_int(&ev, stat_meta, 4, v);
+	pb_msg(line, 4, &ev);
+}
+
+/* Chunk 1: line 5 at 1000 ns with events "a" (id 1) at 0 and 500 ps;
+ * chunk 2: the same plane with "a" as id 20, "b" new as id 21, stat
+ * "flops" as 30 (1 in chunk 1), line 5 from 990 ns with "b" at 0 and
+ * "a" at 2000 ps, and a line 6. */
+static struct pb merge_record(int which)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, line6 = { 0 };
+	bool second = which == 2;
+
+	pb_int(&plane, 1, 3);
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 5);
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&line, 3, second ? 990 : 1000);
+	if (!second) {
+		event(&line, 1, 0, 1, 7);
+		event(&line, 1, 500, 1, 8);
+	} else {
+		event(&line, 21, 0, 30, 9);
+		event(&line, 20, 2000, 30, 10);
+		pb_int(&line6, 1, 6);
+		pb_str(&line6, 2, "XLA Modules");
+		pb_int(&line6, 3, 995);
+		event(&line6, 20, 0, 30, 11);
+	}
+	pb_msg(&plane, 3, &line);
+	if (second)
+		pb_msg(&plane, 3, &line6);
+	pb_metadata(&plane, 4, second ? 20 : 1, "a");
+	if (second)
+		pb_metadata(&plane, 4, 21, "b");
+	pb_metadata(&plane, 5, second ? 30 : 1, "flops");
+	pb_msg(&space, 1, &plane);
+	pb_str(&space, 4, "host-a");
+	return space;
+}
+
+static struct tp_xspace merged_space(struct pb *recs, size_t n,
+				     struct tp_riegeli_xspace *out,
+				     struct tp_arena *a)
+{
+	struct pb file = riegeli_of(recs, n);
+	struct tp_riegeli_opts o = { .shown = "m.riegeli", .max_chunk = UINT64_MAX };
+	struct tp_riegeli_info info;
+	struct tp_error err = { 0 };
+	struct tp_xspace xs;
+
+	ck_assert_int_eq(tp_riegeli_merge(file.data, file.len, &o, out, &info, &err), TP_OK);
+	ck_assert_uint_eq(info.records, n);
+	tp_riegeli_info_release(&info);
+	pb_free(&file);
+	tp_arena_init(a);
+	ck_assert_msg(tp_xspace_decode(&xs, a, out->data, out->size, "merged", &err) == TP_OK,
+		      "%s", err.msg);
+	return xs;
+}
+
+START_TEST(test_merge_rules)
+{
+	struct pb recs[2] = { merge_record(1), merge_record(2) };
+	struct tp_riegeli_xspace out;
+	struct tp_arena a;
+	struct tp_xspace xs = merged_space(recs, 2, &out, &a);
+	const struct tp_plane *pl;
+	struct tp_event_iter it;
+	struct tp_event ev;
+	/* absolute ps from 990 ns: chunk 1 moved by 10 ns */
+	static const int64_t want_off[] = { 10000, 10500, 0, 2000 };
+	static const int64_t want_meta[] = { 1, 1, 2, 1 };
+	size_t k = 0;
+
+	ck_assert_uint_eq(xs.n_planes, 1);
+	ck_assert_uint_eq(xs.n_hostnames, 1);   /* no duplicate */
+	pl = &xs.planes[0];
+	ck_assert_int_eq(pl->id, 3);
+	ck_assert_uint_eq(pl->n_lines, 2);
+	ck_assert_int_eq(pl->lines[0].id, 5);
+	ck_assert_int_eq(pl->lines[0].timestamp_ns, 990);
+	ck_assert_int_eq(pl->lines[1].id, 6);
+	ck_assert_uint_eq(pl->n_event_meta, 2);   /* "a" once, "b" new */
+	tp_event_iter_init_read(&it, &xs, pl, &pl->lines[0]);
+	while (tp_event_iter_next(&it, &ev) > 0) {
+		ck_assert_uint_lt(k, 4);
+		ck_assert_int_eq(ev.offset_ps, want_off[k]);
+		ck_assert_int_eq(ev.metadata_id, want_meta[k]);
+		ck_assert(ev.meta != NULL);
+		k++;
+	}
+	ck_assert_uint_eq(k, 4);
+	tp_event_iter_init_read(&it, &xs, pl, &pl->lines[1]);
+	ck_assert_int_eq(tp_event_iter_next(&it, &ev), 1);
+	ck_assert_int_eq(ev.metadata_id, 1);      /* "a", remapped */
+	munmap(out.map, out.map_len);
+	tp_arena_release(&a);
+	pb_free(&recs[0]);
+	pb_free(&recs[1]);
+}
+END_TEST
+
+/* libtpu 0.0.37 (riegeli-facts.md): "HLO Proto" names the modules' stat
+ * and the metadata id is not the program id: the id comes from the
+ * "(digits)" of the name, in a .pb and in a .riegeli whose second chunk
+ * repeats the metadata under other ids. */
+static struct pb libtpu_record(int64_t em_id, int64_t stat_id, const char *name)
+{
+	struct pb space = { 0 }, plane = { 0 }, entry = { 0 }, em = { 0 }, st = { 0 };
+	static const uint8_t hlo[] = { 0x0a, 0x02, 0x0a, 0x00 };
+
+	pb_str(&plane, 2, "/host:metadata");
+	pb_int(&em, 1, em_id);
+	pb_str(&em, 2, name);
+	pb_int(&st, 1, stat_id);
+	pb_lenfield(&st, 6, hlo, sizeof(hlo));
+	pb_msg(&em, 5, &st);
+	pb_int(&entry, 1, em_id);
+	pb_msg(&entry, 2, &em);
+	pb_msg(&plane, 4, &entry);
+	pb_metadata(&plane, 5, stat_id, "HLO Proto");
+	pb_msg(&space, 1, &plane);
+	return space;
+}
+
+START_TEST(test_libtpu_0_0_37)
+{
+	struct pb recs[2] = { libtpu_record(7, 1, "jit_f(1234)"),
+			      libtpu_record(9, 4, "jit_g(5678)") };
+	struct pb file = riegeli_of(recs, 2);
+	static const struct tp_open_opts opts = { .max_input = TP_DEFAULT_MAX_INPUT };
+
+	for (int i = 0; i < 2; i++) {
+		char *path = i ? write_temp(".xplane.riegeli", file.data, file.len)
+			       : write_temp(".xplane.pb", recs[0].data, recs[0].len);
+		const char *paths[] = { path };
+		struct tp_capture cap;
+		struct tp_error err = { 0 };
+
+		ck_assert_msg(tp_capture_open(&cap, paths, 1, &opts, &err) == TP_OK, "%s", err.msg);
+		ck_assert_uint_eq(cap.n_modules, i ? 2 : 1);
+		ck_assert_uint_eq(cap.modules[0].program_id, 1234);
+		ck_assert_int_eq(cap.modules[0].embed_layout, 'B');
+		if (i) {
+			ck_assert_uint_eq(cap.modules[1].program_id, 5678);
+			ck_assert(cap.sources[0].chunked);
+			ck_assert_uint_eq(cap.sources[0].records, 2);
+		}
+		tp_capture_release(&cap);
+		unlink(path);
+		free(path);
+	}
+	pb_free(&file);
+	pb_free(&recs[0]);
+	pb_free(&recs[1]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("riegeli");
+	TCase *tc = tcase_create("reader");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_golden_records);
+	tcase_add_test(tc, test_transposed_refused);
+	tcase_add_test(tc, test_damage_at_chunk_boundaries);
+	tcase_add_test(tc, test_not_riegeli);
+	tcase_add_test(tc, test_merge_rules);
+	tcase_add_test(tc, test_libtpu_0_0_37);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -1,0 +1,1 @@
+check --max-idle-share 150% testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+check --max-idle-share 1% testdata/small.xplane.pb

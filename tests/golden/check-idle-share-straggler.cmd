@@ -1,0 +1,1 @@
+check --max-idle-share 20% testdata/steps.xplane.pb

@@ -1,0 +1,1 @@
+check --max-peak 15GiB ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

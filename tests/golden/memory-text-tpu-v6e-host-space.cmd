@@ -1,0 +1,1 @@
+memory --memory-space 5 --limit 2 ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

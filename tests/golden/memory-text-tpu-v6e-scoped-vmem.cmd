@@ -1,0 +1,1 @@
+memory --memory-space 1 ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

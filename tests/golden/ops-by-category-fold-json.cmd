@@ -1,0 +1,1 @@
+ops --by category --fold --format json testdata/collectives.xplane.pb

@@ -1,0 +1,1 @@
+ops --by category testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+ops --fold testdata/small.xplane.pb

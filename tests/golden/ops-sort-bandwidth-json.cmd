@@ -1,0 +1,1 @@
+ops --sort bandwidth --limit 3 --format json testdata/small.xplane.pb

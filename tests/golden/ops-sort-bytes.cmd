@@ -1,0 +1,1 @@
+ops --sort bytes --limit 3 testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+ops --sort flop-util --limit 4 testdata/small.xplane.pb

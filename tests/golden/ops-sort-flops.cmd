@@ -1,0 +1,1 @@
+ops --sort flops --limit 3 testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+ops --by category --sort nonsense testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+ops --limit 2 testdata/steps.xplane.pb

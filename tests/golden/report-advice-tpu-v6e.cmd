@@ -1,0 +1,1 @@
+report ../shared/captures/tpu-v6e-jax-inference-4chip

@@ -1,0 +1,1 @@
+check --max-peak 4GiB --allow-partial testdata/riegeli/damaged.xplane.riegeli

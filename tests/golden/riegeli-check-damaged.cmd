@@ -1,0 +1,1 @@
+check --max-peak 4GiB testdata/riegeli/damaged.xplane.riegeli

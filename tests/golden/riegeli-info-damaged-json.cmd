@@ -1,0 +1,1 @@
+info --format json testdata/riegeli/damaged.xplane.riegeli

@@ -1,0 +1,1 @@
+info testdata/riegeli/small.xplane.riegeli

@@ -1,0 +1,1 @@
+info ../shared/captures/riegeli-golden/multi_records_brotli.riegeli

@@ -1,0 +1,1 @@
+info ../shared/captures/riegeli-golden/transposed_proto_brotli.riegeli
