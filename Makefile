@@ -74,7 +74,7 @@ output-mode: $(BIN)
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -172,6 +172,12 @@ $(TRACE_DUMP): tests/trace/trace_dump.c $(BUILD)/tests/trace/perfetto_subset.pb-
 trace-test: $(BIN) $(TRACE_DUMP)
 	python3 tests/trace/check_trace.py $(BIN) $(TRACE_DUMP)
 
+# `tpuprof oom` held to the shared reports' reference figures and their
+# variants; then a report inside 100 MB of log read from a pipe.
+oom-test: $(BIN)
+	python3 tests/oom/check_oom.py $(BIN)
+	OOM_RSS_MB=$(if $(SANITIZE),128,32) sh tests/oom/stream_test.sh $(BIN)
+
 # Every JSON key emitted is documented in docs/json.md, and vice versa.
 contract: $(BIN)
 	python3 tests/json_contract.py $(BIN)
@@ -200,7 +206,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode
+	@$(MAKE) --no-print-directory all unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

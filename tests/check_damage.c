@@ -111,7 +111,8 @@ START_TEST(test_cut_short)
 	struct tp_error err = { 0 };
 
 	ck_assert_int_eq(open_one(&cap, CORRUPT "truncated.xplane.pb", false, 0, &err), TP_ERR_INPUT);
-	ck_assert_str_eq(err.msg, CORRUPT "truncated.xplane.pb: corrupt capture at byte 22718: length runs past the end of its message (in the top-level XSpace message)");
+	/* the message points to the fix */
+	ck_assert_str_eq(err.msg, CORRUPT "truncated.xplane.pb: corrupt capture at byte 22718: length runs past the end of its message (in the top-level XSpace message); the file is cut short: --partial reads it up to its last complete plane");
 	ck_assert_int_eq(open_one(&cap, CORRUPT "truncated.xplane.pb", true, 0, &err), TP_OK);
 	ck_assert_uint_eq(cap.hosts[0].xs.n_planes, 1);
 	ck_assert_uint_eq(cap.n_damage, 1);
@@ -123,7 +124,8 @@ START_TEST(test_cut_short)
 END_TEST
 
 /* Every byte >= 0x80 of a real capture replaced: its top-level framing
- * is gone, so it stays refused, --partial or not. */
+ * is gone, so it stays refused, --partial or not, and the message names
+ * the text-mode copy that did it. */
 START_TEST(test_mangled_stays_refused)
 {
 	const char *path = "../shared/captures/bad-tpu-v6e-mangled-bytes/tpu_inference_2.xplane.pb";
@@ -134,8 +136,9 @@ START_TEST(test_mangled_stays_refused)
 	if (access(path, R_OK) != 0)
 		return;
 	snprintf(want, sizeof(want),
-		 "%s: corrupt capture at byte 1: length runs past the end of its message (in the top-level XSpace message)",
-		 path);
+		 "%s: corrupt capture at byte 1: length runs past the end of its message (in the top-level XSpace message); "
+		 "damaged by a text-mode copy: its bytes above 0x7f became EF BF BD (U+FFFD, 12704 times in its first 65536 bytes); "
+		 "copy it again as binary", path);
 	ck_assert_int_eq(open_one(&cap, path, false, 0, &err), TP_ERR_INPUT);
 	ck_assert_str_eq(err.msg, want);
 	ck_assert_int_eq(open_one(&cap, path, true, 0, &err), TP_ERR_INPUT);

@@ -339,11 +339,16 @@ START_TEST(test_known_replay)
 	static const uint64_t curve[11] = { 0, 100, 300, 300, 200, 248, 248, 348, 148, 100, 0 };
 	struct toy t;
 	struct tp_mem_module m;
-	struct tp_mem_options opt = { .max_suggestions = 5, .split_instr = "b", .split_k = 2 };
+	static const struct tp_mem_split_spec split_b = { "b", -1, 2 };
+	struct tp_mem_options opt = { .max_suggestions = 5 };
 	struct tp_error err = { 0 };
+	struct tp_memory mem = { 0 };
 
 	toy_build(&t);
 	ck_assert_int_eq(tp_mem_module_analyze(&m, &t.module, &opt, &err), TP_OK);
+	mem.modules = &m;
+	mem.n_modules = 1;
+	ck_assert_int_eq(tp_mem_whatif(&mem, &split_b, 1, &err), TP_OK);
 	ck_assert_ptr_null(m.error);
 	ck_assert_uint_eq(m.n_points, 11);
 	for (int i = 0; i < 11; i++)
@@ -385,6 +390,62 @@ START_TEST(test_known_replay)
 }
 END_TEST
 
+/* --split NAME:K and NAME:DIM:K, several in one replay, rounding, and
+ * the names that resolve to nothing (exit 2 in the CLI). */
+static const struct {
+	struct tp_mem_split_spec specs[2];
+	size_t n;
+	enum tp_err rc;
+	uint64_t peak, saved;                 /* indefinite 24 included */
+	int64_t part_elements, small_part_elements;
+	uint64_t part_bytes;                  /* of the first split */
+	const char *msg;
+} splits[] = {
+	/* B [2,25] 200 B along dimension 1 by 4: 25 -> parts of 7 and 6, 56 B;
+	 * the curve 100, 156, 156, 56, 104, 104, 204: 204 at 6 */
+	{ { { "b", 1, 4 } }, 1, TP_OK, 204 + 24, 144, 7, 6, 56, NULL },
+	/* B by 2 (100 B) and C [12] 48 B by 5 (parts of 3 and 2: 12 B), one
+	 * replay: 100, 200, 200, 100, 112, 112, 212 */
+	{ { { "b", -1, 2 }, { "c", -1, 5 } }, 2, TP_OK, 212 + 24, 136, 1, 1, 100, NULL },
+	/* a unique prefix: "ou" is "out" [2], 8 B, by 2; an output lives for
+	 * the whole program, outside the heap trace: the peak stays */
+	{ { { "ou", -1, 2 } }, 1, TP_OK, 348 + 24, 0, 1, 1, 4, NULL },
+	{ { { "b", 2, 2 } }, 1, TP_ERR_USAGE, 0, 0, 0, 0, 0,
+	  "--split 'b': no dimension 2: the buffer has 2 (0 to 1)" },
+	{ { { "c", -1, 13 } }, 1, TP_ERR_USAGE, 0, 0, 0, 0, 0,
+	  "--split 'c': dimension 0 has 12 elements: it splits at most 12 ways" },
+	{ { { "zz", -1, 2 } }, 1, TP_ERR_USAGE, 0, 0, 0, 0, 0,
+	  "--split: no buffer named 'zz' in 1 module with a buffer assignment (names as "
+	  "'tpuprof memory' prints them, e.g. fusion.3 or copy-start.4{0})" },
+};
+
+START_TEST(test_split_specs)
+{
+	struct toy t;
+	struct tp_mem_module m;
+	struct tp_mem_options opt = { .max_suggestions = 5 };
+	struct tp_error err = { 0 };
+	struct tp_memory mem = { 0 };
+
+	toy_build(&t);
+	ck_assert_int_eq(tp_mem_module_analyze(&m, &t.module, &opt, &err), TP_OK);
+	mem.modules = &m;
+	mem.n_modules = 1;
+	ck_assert_int_eq(tp_mem_whatif(&mem, splits[_i].specs, splits[_i].n, &err), splits[_i].rc);
+	if (splits[_i].rc != TP_OK) {
+		ck_assert_str_eq(err.msg, splits[_i].msg);
+	} else {
+		ck_assert_uint_eq(m.n_whatif_parts, splits[_i].n);
+		ck_assert_uint_eq(m.whatif.peak, splits[_i].peak);
+		ck_assert_uint_eq(m.whatif.saved, splits[_i].saved);
+		ck_assert_int_eq(m.whatif_parts[0].part_elements, splits[_i].part_elements);
+		ck_assert_int_eq(m.whatif_parts[0].small_part_elements, splits[_i].small_part_elements);
+		ck_assert_uint_eq(m.whatif_parts[0].part_bytes, splits[_i].part_bytes);
+	}
+	tp_mem_module_release(&m);
+}
+END_TEST
+
 START_TEST(test_bad_trace)
 {
 	struct toy t;
@@ -413,6 +474,7 @@ int main(void)
 	tcase_add_test(tc, test_v6e_memory_figures);
 	tcase_add_test(tc, test_known_replay);
 	tcase_add_test(tc, test_bad_trace);
+	tcase_add_loop_test(tc, test_split_specs, 0, sizeof(splits) / sizeof(splits[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

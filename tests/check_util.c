@@ -37,7 +37,10 @@ static const struct {
 	bool ok;
 	uint64_t bytes;
 } sizes[] = {
-	{ "1024", true, 1024 },
+	{ "1024", false, 0 },          /* no unit: bytes or GiB? */
+	{ "14.5", false, 0 },
+	{ "1024B", true, 1024 },
+	{ "14.5B", false, 0 },         /* a fraction of a byte */
 	{ "14.5GiB", true, UINT64_C(15569256448) },
 	{ "512MB", true, 512000000 },
 	{ "2k", true, 2048 },
@@ -84,6 +87,28 @@ START_TEST(test_parse_size)
 	ck_assert_msg(tp_parse_size(sizes[_i].text, &v) == sizes[_i].ok, "%s", sizes[_i].text);
 	if (sizes[_i].ok)
 		ck_assert_uint_eq(v, sizes[_i].bytes);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	bool ok;
+	double value;
+} fractions[] = {
+	{ "0.6", true, 0.6 }, { "60%", true, 0.6 }, { "100%", true, 1.0 },
+	{ "5", true, 5.0 }, { "60 %", false, 0 }, { "%", false, 0 },
+	{ "", false, 0 }, { " 0.6", false, 0 }, { "0.6x", false, 0 },
+};
+
+/* "0.6" and "60%" are the same fraction, for every option that takes one */
+START_TEST(test_parse_fraction)
+{
+	double v = -1;
+
+	ck_assert_msg(tp_parse_fraction(fractions[_i].text, &v) == fractions[_i].ok, "%s",
+		      fractions[_i].text);
+	if (fractions[_i].ok)
+		ck_assert_double_eq_tol(v, fractions[_i].value, 1e-12);
 }
 END_TEST
 
@@ -162,6 +187,7 @@ int main(void)
 	tcase_add_test(tc, test_arena);
 	tcase_add_test(tc, test_strpool);
 	tcase_add_loop_test(tc, test_parse_size, 0, sizeof(sizes) / sizeof(sizes[0]));
+	tcase_add_loop_test(tc, test_parse_fraction, 0, sizeof(fractions) / sizeof(fractions[0]));
 	tcase_add_loop_test(tc, test_fmt, 0, sizeof(times) / sizeof(times[0]));
 	tcase_add_test(tc, test_json_scalars);
 	tcase_add_test(tc, test_error_corrupt_at);

@@ -54,7 +54,22 @@ runs = {
         ["diff", "--format", "json", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"],
     ],
     "tpuprof.memory_why/1": [
-        ["memory", "--format", "json", "--why", "cudnn-conv.1", S + "gpu-mi300x8-jax-conv3d/tw003.xplane.pb"],
+        ["memory", "--format", "json", "--why", "cudnn-conv.1{1}", S + "gpu-mi300x8-jax-conv3d/tw003.xplane.pb"],
+    ],
+    "tpuprof.oom/1": [
+        ["oom", "--format", "json", "../shared/oom-reports/01-tpu-v3-tf1-detection-au2018.log",
+         "../shared/oom-reports/13-tpu-v4-jax-easydel-falcon.log",
+         "../shared/oom-reports/17-tpu-v6e-reactant-e1000-oneliner.log",
+         "../shared/oom-reports/28-tpu-v2-ptxla-runtime-reserve-table.log",
+         "../shared/oom-reports/30-tpu-v2-jax-runtime-allocate-fragmentation.log",
+         "../shared/oom-reports/34-gpu-jax-bufferassignment-peak-buffers.log",
+         "../shared/oom-reports/35-gpu-jax-bufferassignment-stats-only.log",
+         "../shared/oom-reports/39-gpu-jax-mtj-failed-to-allocate-request.log",
+         "tests/oom/bfc.log"],
+    ],
+    "tpuprof.oom_diff/1": [
+        ["oom", "diff", "--format", "json", "../shared/oom-reports/13-tpu-v4-jax-easydel-falcon.log",
+         "../shared/oom-reports/14-tpu-v3-jax-easydel-gemma-arguments.log"],
     ],
     "tpuprof.memory/1": [
         ["memory", "--format", "json", "--split", "multiply.24:4", "testdata/small.xplane.pb"],

@@ -35,5 +35,26 @@ case_ two-captures "" testdata/small.xplane.pb testdata/layout-b.xplane.pb.gz
 case_ with-hlo-file "" testdata/small.xplane.pb testdata/jit_train_step.hlo_proto.pb
 case_ shared "" ../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
 case_ shared-tf "" ../shared/captures/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb ../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb
+# --expect N with hosts missing: named, the merge written, exit 1 (it was
+# 0); -q silences the names, not the status; all there: exit 0
+expect_case() { # what, want exit, want stderr, merge args...
+	what=$1 want_rc=$2 want_err=$3
+	shift 3
+	rm -f "$tmp/expect.json"
+	$tpuprof merge -o "$tmp/expect.json" "$@" 2>"$tmp/expect.err"
+	rc=$?
+	if [ $rc = "$want_rc" ] && [ "$(cat "$tmp/expect.err")" = "$want_err" ] && [ -s "$tmp/expect.json" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL merge $what: exit $rc, stderr: $(cat "$tmp/expect.err")"
+		fail=$((fail + 1))
+	fi
+}
+r=$tmp/run-3hosts
+expect_case "--expect 3, host1 missing" 1 "tpuprof: merge: 1 host missing of 3: host1" --expect 3 "$r.0.json" "$r.2.json"
+expect_case "--expect 3 -q, host1 missing" 1 "" -q --expect 3 "$r.0.json" "$r.2.json"
+expect_case "--expect 4, host3 missing" 1 "tpuprof: merge: 1 host missing of 4: host3" --expect 4 "$r.0.json" "$r.1.json" "$r.2.json"
+expect_case "--expect 3, all there" 0 "" --expect 3 "$r.0.json" "$r.1.json" "$r.2.json"
+expect_case "a gap without --expect" 0 "tpuprof: merge: 1 host missing of 3: host1" "$r.0.json" "$r.2.json"
 echo "merge: $pass passed, $fail failed"
 [ $fail = 0 ]

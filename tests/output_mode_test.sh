@@ -4,6 +4,7 @@
 # the file it replaces; mkstemp alone left it 0600. An output that is one
 # of the inputs (by path, through a link, or --svg) is refused with exit 2
 # and the input left as it was; before, the output replaced the capture.
+# A closed pipe ends quietly (exit 141).
 #   sh tests/output_mode_test.sh TPUPROF
 set -u
 tpuprof=$1
@@ -48,5 +49,21 @@ refused "info -o via a link" "$tmp/cap.pb" $small info "$tmp/link.pb" -o "$tmp/c
 cp $small "$tmp/cap.pb"
 refused "memory --svg" "$tmp/cap.pb" $small memory "$tmp/cap.pb" --svg "$tmp/cap.pb"
 refused "merge -o" "$tmp/rep.json" "$tmp/rep0.json" merge -q "$tmp/rep.json" -o "$tmp/rep.json"
+# A reader that closes the pipe early (| head) ends the run quietly with
+# 141, the status of git or grep killed by SIGPIPE; before, "cannot write
+# standard output: Broken pipe" and 5. The document (tens of KiB) is
+# larger than what the pipe takes before head -c 1 has closed it.
+pipe_closed() { # WHAT ARGS...
+	what=$1
+	shift
+	("$tpuprof" "$@" 2>"$tmp/pipe.err"; echo $? >"$tmp/pipe.rc") | head -c 1 >/dev/null
+	rc=$(cat "$tmp/pipe.rc")
+	if [ "$rc" = 141 ] && [ ! -s "$tmp/pipe.err" ]; then pass=$((pass + 1)); else
+		fail=$((fail + 1)); echo "FAIL closed pipe: $what: exit $rc, $(cat "$tmp/pipe.err")"; fi
+}
+v6e=../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
+pipe_closed "info --format json" info --format json $v6e
+pipe_closed "memory --format html" memory --format html $v6e
+pipe_closed "trace -o -" trace -o - $v6e
 echo "output mode: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -133,6 +133,9 @@ echo "scale: 1,024 host reports merged in $cpu s of CPU"
 # two missing, one given twice
 rm "$tmp/pod/host0017.json" "$tmp/pod/host1023.json"
 tpuprof merge --expect 1024 -o "$tmp/pod2.json" "$tmp/pod" "$tmp/pod/host0005.json" 2>"$tmp/pod2.err"
+rc=$?
+# missing hosts under --expect: exit 1, the merge still written
+if [ $rc = 1 ] && [ -s "$tmp/pod2.json" ]; then ok; else bad "hosts missing under --expect: exit $rc"; fi
 want="tpuprof: merge: host0005: $tmp/pod/host0005.json is the same capture as $tmp/pod/host0005.json, left out
 tpuprof: merge: 2 hosts missing of 1024: host0017 host1023"
 if [ "$(cat "$tmp/pod2.err")" = "$want" ]; then ok; else bad "missing and repeated hosts: $(cat "$tmp/pod2.err")"; fi

@@ -4,6 +4,7 @@
  */
 #include "shared/cli.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ static const struct tp_cmd *const commands[] = {
 	&tp_cmd_info,
 	&tp_cmd_memory,
 	&tp_cmd_merge,
+	&tp_cmd_oom,
 	&tp_cmd_ops,
 	&tp_cmd_report,
 	&tp_cmd_trace,
@@ -76,10 +78,13 @@ static int help_command(int argc, char **argv)
 	return TP_EXIT_OK;
 }
 
-/* stdout must reach its reader: a full disk or closed pipe is an error. */
+/* stdout must reach its reader: a full disk is an error; a reader that
+ * closed the pipe (| head) ends the run quietly with TP_EXIT_PIPE_CLOSED. */
 static int finish_stdout(int code)
 {
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		if (code == TP_EXIT_PIPE_CLOSED || tp_cli_stdout_closed(errno))
+			return TP_EXIT_PIPE_CLOSED;
 		if (code == TP_EXIT_OK) {
 			fputs("tpuprof: cannot write standard output\n", stderr);
 			return TP_EXIT_OUTPUT;
@@ -93,7 +98,9 @@ int main(int argc, char **argv)
 	const struct tp_cmd *cmd;
 	int code;
 
-	/* Report EPIPE as an output error instead of dying silently. */
+	/* See EPIPE rather than die of SIGPIPE: a closed pipe then ends the
+	 * run quietly (TP_EXIT_PIPE_CLOSED), and -o's temporary file and a
+	 * fetch's FILE.part are still cleaned up. */
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		print_usage(stderr);

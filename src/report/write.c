@@ -9,6 +9,7 @@
 #include "tpuprof/report/diff_report.h"
 #include "tpuprof/report/html.h"
 #include "tpuprof/report/memory_report.h"
+#include "tpuprof/report/oom_report.h"
 #include "tpuprof/report/ops_report.h"
 #include "tpuprof/report/report.h"
 #include "tpuprof/report/report_doc.h"
@@ -183,4 +184,27 @@ enum tp_err tp_diff_write_sides(FILE *out, enum tp_format fmt, json_t *diff,
 		return html_page(out, "diff", NULL, p, 3, err);
 	}
 	return tp_diff_write_text(out, diff, limit, err);
+}
+
+enum tp_err tp_report_oom(FILE *out, enum tp_format fmt, const struct tp_oom_result *res,
+			  struct tp_error *err)
+{
+	if (fmt == TP_FORMAT_JSON)
+		STREAM_JSON(out, err, tp_oom_json(&w_, NULL, res));
+	if (fmt == TP_FORMAT_HTML) {
+		struct tp_html_part part = { "oom", NULL };
+
+		TREE_JSON(part.doc, tp_oom_json(&w_, NULL, res));
+		return html_page(out, "oom", NULL, &part, 1, err);
+	}
+	return tp_oom_text(out, res, err);
+}
+
+enum tp_err tp_report_oom_diff(FILE *out, enum tp_format fmt, const struct tp_oom_explain *a,
+			       const char *a_path, const struct tp_oom_explain *b,
+			       const char *b_path, struct tp_error *err)
+{
+	if (fmt == TP_FORMAT_JSON)
+		STREAM_JSON(out, err, tp_oom_diff_json(&w_, NULL, a, a_path, b, b_path));
+	return tp_oom_diff_text(out, a, a_path, b, b_path, err);
 }

@@ -136,7 +136,7 @@ bool tp_has_suffix(const char *name, const char *suffix)
 bool tp_parse_size(const char *s, uint64_t *out)
 {
 	static const struct { const char *unit; double mult; } units[] = {
-		{ "", 1 }, { "B", 1 },
+		{ "B", 1 },
 		{ "K", 1024.0 }, { "KiB", 1024.0 }, { "KB", 1e3 },
 		{ "M", 1048576.0 }, { "MiB", 1048576.0 }, { "MB", 1e6 },
 		{ "G", 1073741824.0 }, { "GiB", 1073741824.0 }, { "GB", 1e9 },
@@ -155,13 +155,35 @@ bool tp_parse_size(const char *s, uint64_t *out)
 		if (strcasecmp(end, units[i].unit) == 0) {
 			double b = v * units[i].mult;
 
-			if (b >= 18446744073709551615.0)
+			/* a fraction of a byte is no size: 14.5B */
+			if (b >= 18446744073709551615.0 || (i == 0 && b != floor(b)))
 				return false;
 			*out = (uint64_t)(b + 0.5);
 			return true;
 		}
 	}
 	return false;
+}
+
+bool tp_parse_fraction(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s || strchr(" \t\n", *s))
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v))
+		return false;
+	if (*end == '%') {
+		v /= 100;
+		end++;
+	}
+	if (*end)
+		return false;
+	*out = v;
+	return true;
 }
 
 uint64_t tp_mix64(uint64_t x)

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const struct tp_cmd *const commands[] = {
 	&tp_cmd_capture, &tp_cmd_check, &tp_cmd_collectives, &tp_cmd_diff,
 	&tp_cmd_fetch, &tp_cmd_fusions, &tp_cmd_info, &tp_cmd_memory,
-	&tp_cmd_merge, &tp_cmd_ops, &tp_cmd_report,
+	&tp_cmd_merge, &tp_cmd_ops, &tp_cmd_report, &tp_cmd_oom,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

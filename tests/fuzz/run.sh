@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer targets with clang and runs each for FUZZ_SECONDS
 # (default 60), one after the other. FUZZ_TARGETS picks targets (default:
-# all seven: xspace riegeli hlo analyses reports fetch args); FUZZ_FLAGS adds
+# all eight: xspace riegeli hlo analyses reports fetch args oom); FUZZ_FLAGS adds
 # libFuzzer flags (default -timeout=10, so a hang of 10 s counts as a
 # finding). Seeds: captures from testdata/ and ../shared/captures/ for the
 # decoders; for reports, the report documents build/tpuprof makes of them
@@ -14,7 +14,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-xspace riegeli hlo analyses reports fetch args}
+TARGETS=${FUZZ_TARGETS:-xspace riegeli hlo analyses reports fetch args oom}
 EXTRA=${FUZZ_FLAGS:--timeout=10}
 out=build-fuzz
 mkdir -p "$out/proto"
@@ -45,7 +45,7 @@ make_seeds() {
 import shlex, sys
 # fuzz_args.c's input: a byte choosing the command, then NUL-separated words
 names = ["capture", "check", "collectives", "diff", "fetch", "fusions",
-         "info", "memory", "merge", "ops", "report"]
+         "info", "memory", "merge", "ops", "report", "oom"]
 for i, path in enumerate(sys.argv[2:]):
     words = shlex.split(open(path).read().split(">")[0])
     if not words or words[0] not in names:
@@ -81,6 +81,14 @@ for t in $TARGETS; do
 		# mutation cost a quarter of a second
 		maxlen=65536
 		seeds="$out/seeds-fetch" ;;
+	oom)
+		# the report reader, its explanation and writers: text in,
+		# seeded from the shared reports and the BFC sample
+		src="$(find src/util src/device src/analyze/oom src/report/oom -name '*.c' | sort) src/analyze/common/scopes.c"
+		libs="-ljansson -lm -lpthread"
+		maxlen=65536
+		seeds="tests/oom"
+		[ -d ../shared/oom-reports ] && seeds="$seeds ../shared/oom-reports" ;;
 	args)
 		src="$ALL $out/proto/hlo.pb-c.c $out/proto/xplane.pb-c.c"
 		libs="$libs -ljansson -lcurl -lm"

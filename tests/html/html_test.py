@@ -472,6 +472,10 @@ def test_split(b, path):
     p.clean("--split")
     row = p.js("Array.from(document.querySelectorAll('#splits tr')[1].children).map(e => e.textContent)")
     check("memory --split: the what-if row", row == ["multiply.24 (--split)", "÷ 4", "17.6 MiB", "3.00 MiB"], str(row))
+    said = p.js("(document.getElementById('whatif-assumptions') || {}).textContent || ''")
+    check("memory --split: the page says what the estimate assumes",
+          said.startswith("--split: multiply.24 dimension 0 (") and
+          "the same schedule and buffer assignment" in said and "one at a time" in said, said)
 
 
 def test_warnings(b, path, doc, out):
@@ -593,6 +597,39 @@ def text_ppb(v):
     return "–" if v is None else ("%.3g%%" % (v / 1e7))
 
 
+OOM_LOGS = ["../shared/oom-reports/01-tpu-v3-tf1-detection-au2018.log",
+            "../shared/oom-reports/28-tpu-v2-ptxla-runtime-reserve-table.log"]
+
+
+def test_oom(b, path, doc, out):
+    """The oom page: a section per report, the tower of listed
+    allocations, the pinned card with a copy button per field, the scope
+    roll-up."""
+    p = Page(b, path)
+    p.open("view=oom")
+    p.clean("oom")
+    n = p.js("document.querySelectorAll('.oom-report').length")
+    check(p.name + " a section per report", n == doc["reports_count"], "%s != %s" % (n, doc["reports_count"]))
+    r = doc["reports"][0]
+    verdict = p.js("document.querySelector('#oom-report-1 .verdict').textContent")
+    check(p.name + " verdict", verdict == "The program needs 17.60G of 16.00G hbm: over by 1.60G", verdict)
+    bands = p.js("document.querySelectorAll('#oom-report-1 .oom-tower .band').length")
+    check(p.name + " a band per listed allocation", bands == len(r["allocations"]), "%s != %s" % (bands, len(r["allocations"])))
+    p.js("document.querySelector('#oom-report-1 .oom-tower .band[data-index=\"0\"]').dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+    fields = p.js("Array.from(document.querySelectorAll('#oom-report-1 .oom-card dd')).map(d => [d.dataset.field, d.querySelector('.val').textContent, d.querySelectorAll('button.copy').length])")
+    got = {f: v for f, v, _ in fields}
+    check(p.name + " pinned card: shape, tiles, padded dimensions, instruction",
+          got.get("shape") == r["allocations"][0]["shape"] and got.get("tiles") == "T(8,128)"
+          and got.get("padded dimensions") == "dim 3 (9) \u2192 16, dim 4 (18) \u2192 128"
+          and got.get("instruction") == "fusion.1668" and got.get("op name") == "one_hot", str(got))
+    check(p.name + " a copy button per card field", all(c == 1 for _, _, c in fields) and len(fields) >= 10, str(fields))
+    pinned = p.js("document.querySelectorAll('#oom-report-1 .oom-tower .band.pinned').length")
+    check(p.name + " the clicked band is pinned", pinned == 1, str(pinned))
+    rows = p.js("document.querySelectorAll('#oom-report-1 .oom-scopes tr').length") - 1
+    check(p.name + " a row per name scope", rows == len(r["scopes"]), "%s != %s" % (rows, len(r["scopes"])))
+    shot(b, out, "oom")
+
+
 def main():
     tpuprof, gen, out = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(out, exist_ok=True)
@@ -606,6 +643,7 @@ def main():
         "memory-split": page(tpuprof, out, "memory-split", "memory", "--split", "multiply.24:4", "testdata/small.xplane.pb"),
         "ops": page(tpuprof, out, "ops", "ops", "testdata/small.xplane.pb"),
         "diff": page(tpuprof, out, "diff", "diff", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"),
+        "oom": page(tpuprof, out, "oom", "oom", *OOM_LOGS),
     }
     big = os.path.join(out, "ops-100k.xplane.pb")
     if not os.path.exists(big):
@@ -634,8 +672,11 @@ def main():
     check("ops page collectives = collectives --format json", d is None, d)
     d = same(data_of(pages["memory"])["memory"], json_of(tpuprof, "memory", CONV))
     check("memory page data = memory --format json", d is None, d)
+    d = same(data_of(pages["oom"])["oom"], json_of(tpuprof, "oom", *OOM_LOGS))
+    check("oom page data = oom --format json", d is None, d)
     b = cdp.Browser()
     try:
+        test_oom(b, pages["oom"], json_of(tpuprof, "oom", *OOM_LOGS), out)
         test_report(b, pages["report"], json_of(tpuprof, "report", "testdata/small.xplane.pb"), out, "report",
                     tpuprof, ["testdata/small.xplane.pb"])
         test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu", tpuprof, [TPU4])

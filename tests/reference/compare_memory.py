@@ -66,7 +66,8 @@ for name, path in inputs.items():
                        ("peak_stack_bytes", "peak_stack_bytes"), ("peak_free_bytes", "peak_free_bytes"),
                        ("capacity_bytes", "capacity"), ("peak_step", "peak_step"),
                        ("peak_time_ps", "peak_time_ps"), ("lifetime_peak_bytes", "peak_bytes_usage_lifetime")):
-            diff(f"{w} {ok}", o[ok], r[rk])
+            # XProf gives step 0 when no event has a step; tpuprof null
+            diff(f"{w} {ok}", 0 if ok == "peak_step" and o[ok] is None else o[ok], r[rk])
         diff(f"{w} active rows", [(a["bytes"], a["occurrences"]) for a in o["active_at_peak"]],
              [(a["allocation_bytes"], a["num_occurrences"]) for a in r["active_allocations"]])
     print(f"{name}: compared")

@@ -76,6 +76,22 @@ struct tp_mem_split {
 	uint64_t saved;          /* old peak - new peak                        */
 };
 
+struct tp_memory;
+
+/* One buffer of a --split what-if: split k ways along a dimension, it
+ * becomes its largest part (docs/memory.md, "What if"). */
+struct tp_mem_split_part {
+	long buffer;             /* index into buffers                         */
+	int dim;                 /* the dimension split                        */
+	int64_t dim_size;        /* its elements                               */
+	uint64_t k;
+	int64_t part_elements;   /* ceil(dim_size / k): the largest part       */
+	int64_t small_part_elements; /* floor(dim_size / k): the others when k
+				      * does not divide dim_size, else = above */
+	uint64_t bytes;          /* the buffer's bytes before                  */
+	uint64_t part_bytes;     /* ceil(bytes * part_elements / dim_size)     */
+};
+
 struct tp_mem_module {
 	struct tp_module *module;       /* borrowed                           */
 	int64_t color;                  /* memory space                       */
@@ -110,7 +126,11 @@ struct tp_mem_module {
 	struct tp_scope_tree scopes;    /* bytes live at the peak by scope    */
 	struct tp_mem_split *suggestions; /* malloc'd, best first             */
 	size_t n_suggestions;
-	struct tp_mem_split whatif;     /* --split result; buffer -1 if none  */
+	struct tp_mem_split whatif;     /* --split result; buffer -1 if none:
+					 * all the splits in one replay, buffer
+					 * and k those of the first          */
+	struct tp_mem_split_part *whatif_parts; /* malloc'd, --split order */
+	size_t n_whatif_parts;
 	struct tp_mem_why_data why;     /* last users, chains, groups         */
 	/* the largest scoped allocation in this memory space (VMEM, 1), from
 	 * backend_config's used_scoped_memory_configs; not in the peak      */
@@ -132,10 +152,12 @@ struct tp_mem_known_programs {
 	size_t n;
 };
 
+struct tp_mem_split_spec;
+
 struct tp_mem_options {
 	int64_t color;                  /* memory space, 0 = HBM              */
-	const char *split_instr;        /* --split INSTRUCTION:K, or NULL     */
-	uint64_t split_k;
+	const struct tp_mem_split_spec *splits; /* --split, all in one what-if */
+	size_t n_splits;
 	size_t max_suggestions;         /* 5                                  */
 	const struct tp_mem_known_programs *known; /* or NULL                */
 };
@@ -159,7 +181,41 @@ bool tp_mem_allocation_indefinite(const Xla__BufferAllocationProto *a);
  * the peak. Internal to the memory analysis, exposed for tests. */
 int tp_mem_replay(struct tp_mem_module *m, long split, uint64_t k,
 		  bool record, uint64_t *peak, long *position);
+/* The same with several buffers each replaced by its part (part_bytes). */
+int tp_mem_replay_parts(struct tp_mem_module *m, const struct tp_mem_split_part *parts,
+			size_t n_parts, bool record, uint64_t *peak, long *position);
 
+/* --split NAME:K (the leading dimension) or NAME:DIM:K, as given. */
+struct tp_mem_split_spec {
+	const char *name;       /* a buffer as printed (tp_mem_resolve_name) */
+	int dim;                /* -1: the leading dimension                 */
+	uint64_t k;
+};
+
+/* Every --split in one replay per module that has the buffers named
+ * (mem's modules analysed): fills whatif and whatif_parts. TP_ERR_USAGE
+ * for a name that names nothing or several buffers (tp_mem_resolve_name),
+ * a dimension the buffer does not have, or k above its size. */
+enum tp_err tp_mem_whatif(struct tp_memory *mem, const struct tp_mem_split_spec *specs,
+			  size_t n_specs, struct tp_error *err);
+
+/* A buffer named on the command line: the module and the buffer. */
+struct tp_mem_ref {
+	size_t module;
+	long buffer;
+};
+/* What NAME names among the buffers of mem's modules in their memory
+ * space, the one syntax of --split and --why (docs/memory.md, "Naming a
+ * buffer"): a name as `memory` prints it ("fusion.3", "copy-start.4{0}";
+ * "copy-start.4{}" for a tuple itself), else a prefix of one such name
+ * and of no other. The same name in several modules names each. Fills
+ * *out (malloc'd) and returns TP_OK; TP_ERR_USAGE, naming option, when
+ * it names nothing (with the names nearest it), or several names (with
+ * those: a tuple and its elements, or the names it starts), or buffers
+ * only in another memory space. */
+enum tp_err tp_mem_resolve_name(const struct tp_memory *mem, const char *option,
+				const char *name, struct tp_mem_ref **out, size_t *n,
+				struct tp_error *err);
 
 /* ---- the whole `memory` analysis: modules, cores, runtime ---- */
 
@@ -206,6 +262,8 @@ struct tp_mem_device {
 	int64_t capacity;         /* stack + heap + free at the peak          */
 	int64_t lifetime_peak;    /* the last event's peak_bytes_in_use       */
 	int64_t peak_step;
+	bool has_steps;           /* an event had a step (group_id): without
+				   * any, peak_step 0 is no step at all     */
 	struct tp_mem_active *active; /* malloc'd, sorted as XProf sorts      */
 	size_t n_active;
 };
@@ -250,6 +308,10 @@ struct tp_memory {
 	struct tp_mem_runtime runtime;
 	char **warnings;                /* malloc'd lines                     */
 	size_t n_warnings, cap_warnings;
+	/* The device of programs that ran on no core of the capture (XLA
+	 * dumps, HloProtos, which name no device): what --hbm or --device
+	 * alone say; capacity.source TP_FIG_NONE when neither was given. */
+	struct tp_device_figures loose_device;
 };
 
 struct tp_memory_filter {
@@ -285,5 +347,13 @@ struct tp_mem_headroom {
  * the memory space analysed is not HBM. */
 bool tp_mem_core_headroom(const struct tp_memory *mem, const struct tp_mem_core *c,
 			  struct tp_mem_headroom *h);
+
+/* A module's capacity and headroom: the smallest capacity of the cores
+ * that ran it, else (it ran on none: a dump, an HloProto) the one --hbm
+ * or --device give (mem->loose_device). Fills *capacity (0 unknown) and
+ * *device (the figures it came from, or NULL); false when unknown. */
+bool tp_mem_module_headroom(const struct tp_memory *mem, const struct tp_mem_module *m,
+			    struct tp_mem_headroom *h, uint64_t *capacity,
+			    const struct tp_device_figures **device);
 
 #endif

@@ -80,9 +80,15 @@ static inline int64_t tp_sat_mul(int64_t a, int64_t b)
 	return r;
 }
 
-/* Parses a size: a number with an optional unit B, K/KiB, KB, M/MiB, MB,
- * G/GiB, GB, T/TiB, TB (case-insensitive), e.g. "14.5GiB", "512MB". */
+/* Parses a size: a number and its unit, B, K/KiB, KB, M/MiB, MB, G/GiB,
+ * GB, T/TiB, TB (case-insensitive), e.g. "14.5GiB", "512MB", "1024B". A
+ * number without a unit is refused (is "14.5" bytes or GiB?), and so is a
+ * fraction of a byte. */
 bool tp_parse_size(const char *s, uint64_t *out);
+
+/* Parses a fraction written either way: "0.6" or "60%" give 0.6. Any
+ * finite value; the caller checks the range. */
+bool tp_parse_fraction(const char *s, double *out);
 
 /* True when name ends with suffix. */
 bool tp_has_suffix(const char *name, const char *suffix);

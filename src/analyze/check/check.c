@@ -40,7 +40,7 @@ static enum tp_err peak_rules(struct tp_check *c, const json_t *doc,
 
 		if (x->capacity <= 0) {
 			rc = tp_error_set(err, TP_ERR_USAGE,
-					  "--max-peak-fraction: no device capacity known for %s%s%s (give --hbm SIZE)",
+					  "--max-peak-fraction: no device capacity known for %s%s%s (give --device NAME or --hbm SIZE)",
 					  x->plane ? (x->host ? x->host : "?") : "module ",
 					  x->plane ? " " : "",
 					  x->plane ? x->plane : x->module ? x->module : "?");

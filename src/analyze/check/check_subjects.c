@@ -263,19 +263,25 @@ static void core_subject(struct tp_check_subjects *s, const json_t *mem, const j
 	}
 }
 
-/* The smallest capacity of the cores that ran the program, or -1. */
+/* The smallest capacity of the cores that ran the program; for one
+ * that ran on none (a dump, an HloProto), the capacity --device or --hbm
+ * gave (program_capacity_bytes); else -1. */
 static int64_t module_capacity(const json_t *mem, const char *pid)
 {
 	int64_t best = -1, cap;
 	size_t i;
 	const json_t *core;
+	bool ran = false;
 
 	json_array_foreach(J(mem, "cores"), i, core) {
 		if (!find_by(J(core, "programs"), "program_id", pid))
 			continue;
+		ran = true;
 		if (tp_check_jint(J(core, "capacity_bytes"), &cap) && (best < 0 || cap < best))
 			best = cap;
 	}
+	if (!ran && tp_check_jint(J(mem, "program_capacity_bytes"), &cap))
+		best = cap;
 	return best;
 }
 

@@ -264,6 +264,31 @@ static void map_cores(struct tp_memory *mem, struct tp_capture *cap,
 		fill_core(mem, &mem->cores[i], &cap->hosts[mem->cores[i].host], f);
 }
 
+/* Programs that ran on no core: near or over the capacity --hbm or
+ * --device give them, said as a core's peak is. */
+static void module_warnings(struct tp_memory *mem)
+{
+	for (size_t i = 0; i < mem->n_modules; i++) {
+		const struct tp_mem_module *m = &mem->modules[i];
+		const struct tp_device_figures *dev;
+		struct tp_mem_headroom h;
+		uint64_t cap;
+		struct tp_str n = tp_module_name(m->module);
+
+		if (!tp_mem_module_headroom(mem, m, &h, &cap, &dev) || dev != &mem->loose_device)
+			continue;
+		if (h.bytes < 0)
+			warn(mem, "module %.*s(%" PRIu64 "): peak %" PRIu64 " bytes does not fit its "
+			     "capacity of %" PRIu64 " bytes: %" PRIu64 " bytes over",
+			     (int)n.len, n.ptr, m->module->program_id, m->peak, cap,
+			     (uint64_t)-h.bytes);
+		else if (m->peak * 10 > cap * 9)
+			warn(mem, "module %.*s(%" PRIu64 "): peak %" PRIu64 " bytes is %.1f%% of its %"
+			     PRIu64 " bytes", (int)n.len, n.ptr, m->module->program_id, m->peak,
+			     100.0 * (double)m->peak / (double)cap, cap);
+	}
+}
+
 static void core_warnings(struct tp_memory *mem, const struct tp_capture *cap)
 {
 	for (size_t i = 0; i < mem->n_cores; i++) {
@@ -318,6 +343,8 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 	if ((rc = selection_of(cap, f, &own, &sel, err)) != TP_OK)
 		return rc;
 	rc = analyze_modules(mem, cap, opt, sel, err);
+	if (rc == TP_OK && opt->n_splits)
+		rc = tp_mem_whatif(mem, opt->splits, opt->n_splits, err);
 	if (rc == TP_OK) {
 		tp_mem_runtime_build(&mem->runtime, cap);
 		map_cores(mem, cap, f, sel, opt->known);
@@ -327,7 +354,16 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 		tp_memory_release(mem);
 		return rc;
 	}
+	{
+		/* a dump names no device: only the flags know it */
+		struct tp_plane_facts none = { 0 };
+		struct tp_device_hints hints = { f->device, f->hbm, 0 };
+
+		if (f->device || f->hbm)
+			tp_device_resolve(&none, &hints, &mem->loose_device);
+	}
 	core_warnings(mem, cap);
+	module_warnings(mem);
 	/* what the analysis read of the captures (HLO, metadata, memory
 	 * events) is not read again before output: not kept resident
 	 * while the ops pass runs */

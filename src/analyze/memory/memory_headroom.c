@@ -1,6 +1,8 @@
 /*
  * memory_headroom.c - a core's headroom: its capacity (device.h
- * precedence) less the larger of its compiler and runtime peaks.
+ * precedence) less the larger of its compiler and runtime peaks; a
+ * module's: the capacity of the cores that ran it (or, for a program that
+ * ran on none, of --hbm or --device) less its compiler peak.
  */
 #include "tpuprof/analyze/memory.h"
 
@@ -21,5 +23,46 @@ bool tp_mem_core_headroom(const struct tp_memory *mem, const struct tp_mem_core 
 	h->bytes = peak > c->capacity ? -(int64_t)(peak - c->capacity)
 				      : (int64_t)(c->capacity - peak);
 	h->percent = 100.0 * (double)h->bytes / (double)c->capacity;
+	return true;
+}
+
+static bool ran_on(const struct tp_mem_core *c, uint64_t program_id)
+{
+	for (size_t i = 0; i < c->n_programs; i++)
+		if (c->programs[i] == program_id)
+			return true;
+	return false;
+}
+
+bool tp_mem_module_headroom(const struct tp_memory *mem, const struct tp_mem_module *m,
+			    struct tp_mem_headroom *h, uint64_t *capacity,
+			    const struct tp_device_figures **device)
+{
+	const struct tp_mem_core *best = NULL;
+	bool ran = false;
+
+	for (size_t i = 0; i < mem->n_cores; i++) {
+		const struct tp_mem_core *c = &mem->cores[i];
+
+		if (!ran_on(c, m->module->program_id))
+			continue;
+		ran = true;
+		if (c->capacity && (!best || c->capacity < best->capacity))
+			best = c;
+	}
+	*capacity = best ? best->capacity : 0;
+	*device = best ? &best->device : NULL;
+	if (!ran && mem->loose_device.capacity.source) {
+		*capacity = (uint64_t)mem->loose_device.capacity.value;
+		*device = &mem->loose_device;
+	}
+	h->peak = m->peak;
+	h->bytes = 0;
+	h->percent = 0;
+	if (!*capacity)
+		return false;
+	h->bytes = m->peak > *capacity ? -(int64_t)(m->peak - *capacity)
+				       : (int64_t)(*capacity - m->peak);
+	h->percent = 100.0 * (double)h->bytes / (double)*capacity;
 	return true;
 }

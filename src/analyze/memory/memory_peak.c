@@ -237,33 +237,6 @@ void tp_mem_suggest(struct tp_mem_module *m, const struct tp_mem_options *opt)
 	m->suggestions = cands;
 }
 
-/* --split INSTRUCTION:K: the buffer defined by that instruction that is
- * live at the peak, else its largest buffer. */
-static void whatif(struct tp_mem_module *m, const struct tp_mem_options *opt)
-{
-	long best = -1;
-
-	m->whatif.buffer = -1;
-	if (!opt->split_instr || m->trace < 0 || m->error)
-		return;
-	for (size_t i = 0; i < m->n_live && best < 0; i++) {
-		const struct tp_mem_buffer *b = &m->buffers[m->live[i].display];
-
-		if (!m->live[i].indefinite && b->instr >= 0 &&
-		    strcmp(m->idx.instrs[b->instr].proto->name, opt->split_instr) == 0)
-			best = m->live[i].buffer;
-	}
-	for (size_t i = 0; i < m->n_buffers && best < 0; i++) {
-		const struct tp_mem_buffer *b = &m->buffers[i];
-
-		if (b->instr >= 0 && strcmp(m->idx.instrs[b->instr].proto->name, opt->split_instr) == 0 &&
-		    (best < 0 || b->size > m->buffers[best].size))
-			best = (long)i;
-	}
-	if (best >= 0)
-		split_replay(m, best, opt->split_k, &m->whatif);
-}
-
 static void timeline(struct tp_mem_module *m)
 {
 	uint64_t heap = 0;
@@ -313,8 +286,7 @@ enum tp_err tp_mem_module_analyze(struct tp_mem_module *m,
 	timeline(m);
 	prepend_indefinite(m);
 	describe_live(m);
-	whatif(m, opt);
-	tp_mem_suggest(m, opt);
+	tp_mem_suggest(m, opt);   /* --split: tp_mem_whatif, over every module */
 	tp_mem_why_build(m);
 	return TP_OK;
 }
@@ -333,6 +305,7 @@ void tp_mem_module_release(struct tp_mem_module *m)
 	free(m->live);
 	free(m->whole_program);
 	free(m->suggestions);
+	free(m->whatif_parts);
 	free(m->ev_buffer);
 	free(m->ev_canonical);
 	memset(m, 0, sizeof(*m));

@@ -6,7 +6,8 @@
  * (the memory is being reused). The peak is the first maximum.
  *
  * The same replay serves what-if questions: with `split` set, that
- * buffer's size is divided by k (rounded up) everywhere it is counted.
+ * buffer's size is divided by k (rounded up) everywhere it is counted;
+ * with parts (--split), each of those buffers counts as its part.
  */
 #include "memory_internal.h"
 
@@ -20,6 +21,8 @@ struct replay {
 	struct tp_mem_module *m;
 	long split;
 	uint64_t k;
+	const struct tp_mem_split_part *parts;
+	size_t n_parts;
 	bool record;
 	long *live;              /* canonical buffers, in allocation order */
 	size_t n_live, cap_live;
@@ -30,10 +33,22 @@ struct replay {
 	bool have_peak;
 };
 
+/* s scaled as part->part_bytes scales part->bytes, rounded up. */
+static uint64_t part_of(const struct tp_mem_split_part *p, uint64_t s)
+{
+	uint64_t num = (uint64_t)p->part_elements, den = (uint64_t)p->dim_size;
+
+	/* s / den * num + the rest, exactly and without overflow */
+	return den ? s / den * num + ((s % den) * num + den - 1) / den : s;
+}
+
 static uint64_t size_of(const struct replay *r, long b)
 {
 	uint64_t s = r->m->buffers[b].size;
 
+	for (size_t i = 0; i < r->n_parts; i++)
+		if (r->parts[i].buffer == b)
+			return r->parts[i].part_bytes;
 	return b == r->split ? (s + r->k - 1) / r->k : s;
 }
 
@@ -41,6 +56,9 @@ static uint64_t unpadded_of(const struct replay *r, long b)
 {
 	uint64_t s = r->m->buffers[b].unpadded;
 
+	for (size_t i = 0; i < r->n_parts; i++)
+		if (r->parts[i].buffer == b)
+			return part_of(&r->parts[i], s);
 	return b == r->split ? (s + r->k - 1) / r->k : s;
 }
 
@@ -164,12 +182,32 @@ static int replay_event(struct replay *r, const Xla__HeapSimulatorTrace__Event *
 	}
 }
 
+static int replay_run(struct replay *rp, uint64_t *peak, long *position);
+
 int tp_mem_replay(struct tp_mem_module *m, long split, uint64_t k, bool record,
 		  uint64_t *peak, long *position)
 {
+	struct replay r = { .m = m, .split = split, .k = k ? k : 1, .record = record };
+
+	return replay_run(&r, peak, position);
+}
+
+int tp_mem_replay_parts(struct tp_mem_module *m, const struct tp_mem_split_part *parts,
+			size_t n_parts, bool record, uint64_t *peak, long *position)
+{
+	struct replay r = { .m = m, .split = -1, .k = 1, .parts = parts, .n_parts = n_parts,
+			    .record = record };
+
+	return replay_run(&r, peak, position);
+}
+
+static int replay_run(struct replay *rp, uint64_t *peak, long *position)
+{
+	struct tp_mem_module *m = rp->m;
 	const Xla__HeapSimulatorTrace *tr =
 		m->module->hlo->buffer_assignment->heap_simulator_traces[m->trace];
-	struct replay r = { .m = m, .split = split, .k = k ? k : 1, .record = record };
+	struct replay r = *rp;
+	bool record = r.record;
 	long last = (long)tr->n_events;
 	int rc = 0;
 

@@ -180,10 +180,12 @@ static void post_process(struct tp_mem_device *d)
 
 		if (s->seq == peak_seq)
 			d->peak_snapshot = i;
-		if (s->step < 0)
+		if (s->step < 0) {
 			s->step = last_step + 1;
-		else
+		} else {
 			last_step = s->step;
+			d->has_steps = true;
+		}
 		if (s->allocation) {
 			tp_i64map_set(&last_alloc, (int64_t)s->address, (long)i);
 		} else {

@@ -30,7 +30,8 @@ static const char check_help[] =
 	"                         allocator peak; per module when the capture has no\n"
 	"                         cores (XLA dumps, HloProtos) or with --module/--scope\n"
 	"  --max-peak-fraction F  the same peak as a fraction of device capacity\n"
-	"                         (plane memory_size, or --hbm), 0 < F <= 1\n"
+	"                         (plane memory_size, --device, or --hbm),\n"
+	"                         0 < F <= 1, e.g. 0.9 or 90%\n"
 	"  --baseline REPORT.json --max-growth PCT\n"
 	"                         growth over the baseline of peak memory (per core or\n"
 	"                         module), op self time (per core and per module) and\n"
@@ -39,19 +40,21 @@ static const char check_help[] =
 	"                         ring bytes one device sends, per module, summed over\n"
 	"                         the executions captured (over the instructions, once\n"
 	"                         each, when nothing ran)\n"
-	"  --min-headroom SIZE|PCT%\n"
-	"                         capacity less the peak (as for --max-peak), at least\n"
-	"                         SIZE (e.g. 2GiB) or PCT percent of the capacity\n"
+	"  --min-headroom SIZE|F  capacity less the peak (as for --max-peak), at least\n"
+	"                         SIZE (e.g. 2GiB) or the fraction F of the capacity\n"
+	"                         (e.g. 0.1 or 10%)\n"
+	"  --device NAME or --hbm SIZE alone\n"
+	"                         the peak fits the capacity (--max-peak-fraction 1):\n"
+	"                         the pre-flight of an XLA dump, before it runs\n"
 	"  --min-flops-utilization F\n"
 	"                         per core (per module with --module) the overall FLOP\n"
 	"                         utilization, FLOPs at their peak over device time,\n"
-	"                         at least F (0 to 1, e.g. 0.3); docs/devices.md\n"
-	"  --max-collective-share PCT%|F\n"
+	"                         at least F (0 to 1, e.g. 0.3 or 30%); docs/devices.md\n"
+	"  --max-collective-share F\n"
 	"                         per core, collectives' share of the steady step time\n"
-	"                         (the warm-up step left out), at most PCT percent\n"
-	"  --max-idle-share PCT%|F\n"
-	"                         per core, idle time's share of the steady step time,\n"
-	"                         at most PCT percent (docs/ops.md: steps, advice)\n"
+	"                         (the warm-up step left out), at most F (0.3 or 30%)\n"
+	"  --max-idle-share F     per core, idle time's share of the steady step time,\n"
+	"                         at most F (0.1 or 10%; docs/ops.md: steps, advice)\n"
 	"\n"
 	"restrictions:\n"
 	"  --module NAME|ID       every rule only for this module\n"
@@ -60,7 +63,8 @@ static const char check_help[] =
 	"                         those under it (whole /-separated components)\n"
 	"\n"
 	"options:\n"
-	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
+	"  --hbm SIZE             device capacity, e.g. 16GiB (a SIZE is a number and\n"
+	"                         its unit: 14.5 alone is refused)\n"
 	"  --device NAME          the device (tpuprof devices lists the names)\n"
 	"  --allow-partial        pass a capture or report with damaged parts that\n"
 	"                         were skipped (by default that fails the check)\n"
@@ -73,7 +77,8 @@ static const char check_help[] =
 	"without --allow-partial), 2 usage (also a --module or --scope that\n"
 	"names nothing, or a fraction or headroom without a known capacity),\n"
 	"3 unreadable or corrupt input, a baseline that is not a report, or\n"
-	"no FLOP utilization to check, 5 output failed\n";
+	"no FLOP utilization to check, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 enum {
 	OPT_MAX_PEAK = TP_CLI_OPTION_BASE,
@@ -126,39 +131,21 @@ static bool parse_number(const char *s, bool pct, double *out)
 	return end != s && *end == '\0' && isfinite(*out);
 }
 
-/* PCT% (30%) or a fraction (0.3) of step time, 0 to 100%; bad is the
- * message for a bad value, naming the flag. */
-static int share_arg(const char *arg, const char *bad, double *out, bool *has)
-{
-	size_t n = strlen(arg);
-	double v;
-
-	if (!parse_number(arg, true, &v))
-		return tp_cli_usage_error(&tp_cmd_check, bad, arg);
-	if (n && arg[n - 1] == '%')
-		v /= 100.0;
-	if (!(v >= 0 && v <= 1))
-		return tp_cli_usage_error(&tp_cmd_check, bad, arg);
-	*out = v;
-	*has = true;
-	return 0;
-}
-
-/* SIZE (2GiB) or PCT% (10%) of the capacity. */
+/* SIZE (2GiB), or a fraction of the capacity (0.1 or 10%): a number
+ * without a unit is a fraction, never bytes. */
 static int min_headroom(struct tp_check_opts *r, const char *arg)
 {
-	size_t n = strlen(arg);
 	double v;
 
-	if (n && arg[n - 1] == '%') {
-		if (!parse_number(arg, true, &v) || v < 0 || v > 100)
+	if (tp_parse_fraction(arg, &v)) {
+		if (v < 0 || v > 1)
 			return tp_cli_usage_error(&tp_cmd_check,
-						  "bad percentage '%s' for --min-headroom (0%% to 100%%)", arg);
+						  "bad fraction '%s' for --min-headroom (0 to 1, e.g. 0.1 or 10%%)", arg);
 		r->min_headroom_is_pct = true;
-		r->min_headroom_pct = v;
+		r->min_headroom_pct = v * 100;
 	} else if (!tp_parse_size(arg, &r->min_headroom)) {
 		return tp_cli_usage_error(&tp_cmd_check,
-					  "bad size '%s' for --min-headroom (a size, e.g. 2GiB, or a percentage, e.g. 10%%)",
+					  "bad value '%s' for --min-headroom (a size and its unit, e.g. 2GiB, or a fraction of the capacity, e.g. 0.1 or 10%%)",
 					  arg);
 	}
 	r->has_min_headroom = true;
@@ -173,18 +160,12 @@ static int on_option(void *ctx, int id, const char *arg)
 
 	switch (id) {
 	case OPT_MAX_PEAK:
-		if (!tp_parse_size(arg, &r->max_peak))
-			return tp_cli_usage_error(&tp_cmd_check, "bad size '%s' for --max-peak", arg);
 		r->has_max_peak = true;
-		return 0;
+		return tp_cli_size_option(&tp_cmd_check, "max-peak", arg, false, &r->max_peak);
 	case OPT_MAX_PEAK_FRACTION:
-		if (!parse_number(arg, false, &v) || !(v > 0 && v <= 1))
-			return tp_cli_usage_error(&tp_cmd_check,
-						  "bad fraction '%s' for --max-peak-fraction (above 0, at most 1, e.g. 0.9)",
-						  arg);
-		r->max_peak_fraction = v;
 		r->has_max_peak_fraction = true;
-		return 0;
+		return tp_cli_fraction_option(&tp_cmd_check, "max-peak-fraction", arg, 0, false, 1,
+					      &r->max_peak_fraction);
 	case OPT_ALLOW_PARTIAL:
 		a->rules.allow_partial = true;
 		return 0;
@@ -200,51 +181,51 @@ static int on_option(void *ctx, int id, const char *arg)
 		r->has_max_growth = true;
 		return 0;
 	case OPT_MAX_COLLECTIVE_BYTES:
-		if (!tp_parse_size(arg, &r->max_collective_bytes))
-			return tp_cli_usage_error(&tp_cmd_check,
-						  "bad size '%s' for --max-collective-bytes", arg);
 		r->has_max_collective_bytes = true;
-		return 0;
+		return tp_cli_size_option(&tp_cmd_check, "max-collective-bytes", arg, false,
+					  &r->max_collective_bytes);
 	case OPT_SCOPE:
 		r->scope = arg;
 		return 0;
 	case OPT_HBM:
-		if (!tp_parse_size(arg, &r->hbm) || !r->hbm)
-			return tp_cli_usage_error(&tp_cmd_check, "bad size '%s' for --hbm", arg);
-		return 0;
+		return tp_cli_size_option(&tp_cmd_check, "hbm", arg, true, &r->hbm);
 	case OPT_MIN_HEADROOM:
 		return min_headroom(r, arg);
 	case OPT_MIN_FLOPS_UTILIZATION:
-		if (!parse_number(arg, false, &v) || !(v >= 0 && v <= 1))
-			return tp_cli_usage_error(&tp_cmd_check,
-						  "bad fraction '%s' for --min-flops-utilization (0 to 1, e.g. 0.3)",
-						  arg);
-		r->min_flops_utilization = v;
 		r->has_min_flops_utilization = true;
-		return 0;
+		return tp_cli_fraction_option(&tp_cmd_check, "min-flops-utilization", arg, 0, true, 1,
+					      &r->min_flops_utilization);
 	case OPT_MAX_COLLECTIVE_SHARE:
-		return share_arg(arg, "bad share '%s' for --max-collective-share (a percent, e.g. 30%%, or 0 to 1)",
-				 &r->max_collective_share,
-				 &r->has_max_collective_share);
+		r->has_max_collective_share = true;
+		return tp_cli_fraction_option(&tp_cmd_check, "max-collective-share", arg, 0, true, 1,
+					      &r->max_collective_share);
 	case OPT_MAX_IDLE_SHARE:
-		return share_arg(arg, "bad share '%s' for --max-idle-share (a percent, e.g. 10%%, or 0 to 1)",
-				 &r->max_idle_share,
-				 &r->has_max_idle_share);
+		r->has_max_idle_share = true;
+		return tp_cli_fraction_option(&tp_cmd_check, "max-idle-share", arg, 0, true, 1,
+					      &r->max_idle_share);
 	default:
 		return -1;
 	}
 }
 
-static int usage_rules(const struct check_args *a)
+static int usage_rules(struct check_args *a, bool device_given)
 {
-	const struct tp_check_opts *r = &a->rules;
+	struct tp_check_opts *r = &a->rules;
 
+	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
+	    !r->has_max_collective_bytes && !r->has_min_headroom &&
+	    !r->has_min_flops_utilization && !r->has_max_collective_share &&
+	    !r->has_max_idle_share && !a->baseline && (r->hbm || device_given)) {
+		/* the pre-flight: does the program fit the device at all */
+		r->has_max_peak_fraction = true;
+		r->max_peak_fraction = 1.0;
+	}
 	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
 	    !r->has_max_collective_bytes && !r->has_min_headroom &&
 	    !r->has_min_flops_utilization && !r->has_max_collective_share &&
 	    !r->has_max_idle_share && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s",
-					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share)");
+					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or --device NAME or --hbm SIZE alone: the peak fits)");
 	if (r->has_max_growth && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s", "--max-growth needs --baseline REPORT.json");
 	if (a->baseline && !r->has_max_growth)
@@ -309,7 +290,7 @@ static int run_check(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_check, argc, argv, check_options, on_option, &a, &o,
 			 &code) < 0)
 		return code;
-	if ((code = usage_rules(&a)) != TP_EXIT_OK)
+	if ((code = usage_rules(&a, o.filter.device != NULL)) != TP_EXIT_OK)
 		return code;
 	a.rules.module = o.filter.module;
 	f.hbm = a.rules.hbm;

@@ -27,7 +27,8 @@ static const char collectives_help[] =
 	TP_CLI_HELP_INPUT_OPTIONS
 	"\n"
 	"exit: 0 ok, 2 usage (also a --core, --module or --host the capture\n"
-	"does not have), 3 unreadable or corrupt input, 5 output failed\n";
+	"does not have), 3 unreadable or corrupt input, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 static const struct tp_cli_option coll_options[] = {
 	TP_CLI_FILTER_OPTIONS,

@@ -24,7 +24,8 @@ static const char devices_help[] =
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  -h, --help           this help\n"
 	"\n"
-	"exit: 0 ok, 2 usage, 5 output failed\n";
+	"exit: 0 ok, 2 usage, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 static const struct option devices_options[] = {
 	{ "format", required_argument, NULL, 'f' },

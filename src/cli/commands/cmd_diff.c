@@ -51,7 +51,8 @@ static const char diff_help[] =
 	"                         applies to both A and B)\n"
 	"\n"
 	"exit: 0 ok (whatever changed; 'tpuprof check' is the gate), 2 usage,\n"
-	"3 unreadable or corrupt input, 5 output failed\n";
+	"3 unreadable or corrupt input, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 enum { OPT_LIMIT = TP_CLI_OPTION_BASE };
 

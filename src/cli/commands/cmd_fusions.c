@@ -23,7 +23,8 @@ static const char fusions_help[] =
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	TP_CLI_HELP_INPUT_OPTIONS
 	"\n"
-	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
+	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 enum { OPT_SCOPE = TP_CLI_OPTION_BASE };
 

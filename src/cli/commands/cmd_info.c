@@ -26,7 +26,8 @@ static const char info_help[] =
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	TP_CLI_HELP_INPUT_OPTIONS
 	"\n"
-	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
+	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err)
 {

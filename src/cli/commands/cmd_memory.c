@@ -35,16 +35,26 @@ static const char memory_help[] =
 	"  --module NAME|ID       only this module (name or program id)\n"
 	"  --memory-space N       memory space (buffer color): 0 HBM (default),\n"
 	"                         1 VMEM, 2 Sflag, 3 CMEM, 4 SMEM, 5 Host\n"
-	"  --split INSTR:K        replay with INSTR's buffer divided by K\n"
+	"  --split NAME:K, --split NAME:DIM:K\n"
+	"                         replay with buffer NAME split K ways along its\n"
+	"                         leading dimension (or dimension DIM); several\n"
+	"                         --split combine in one replay; the output says\n"
+	"                         how a dimension that K does not divide rounds\n"
 	"  --why NAME             one buffer's story: why it is live, its last\n"
 	"                         user, the chain from its definition to that\n"
-	"                         user, the wait after the peak (NAME is an\n"
-	"                         instruction, or NAME{i} for a tuple element)\n"
+	"                         user, the wait after the peak\n"
+	"  NAME (--split, --why)  a buffer as printed: fusion.3, copy-start.4{0},\n"
+	"                         copy-start.4{} for a tuple itself, or the start\n"
+	"                         of one such name; none or several: exit 2 with\n"
+	"                         the candidates\n"
 	"  --hbm SIZE             device capacity, e.g. 16GiB (default: the\n"
 	"                         plane's memory_size, the allocator's, the\n"
 	"                         device table's)\n"
 	"  --device NAME          the device (tpuprof devices lists the names);\n"
-	"                         another than the capture's: table figures only\n"
+	"                         another than the capture's: table figures only.\n"
+	"                         XLA dumps and HloProtos name no device: there\n"
+	"                         --hbm or --device give each program its\n"
+	"                         capacity, headroom, or what to cut to fit\n"
 	"  --limit N              buffers shown per module in text (default 20,\n"
 	"                         0 = all; JSON always has all)\n"
 	"  --depth N              scope tree depth in text (default 3)\n"
@@ -56,7 +66,8 @@ static const char memory_help[] =
 	"\n"
 	"Sizes in JSON are bytes; a warning is printed when a core's peak is\n"
 	"above 90% of its capacity.\n"
-	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
+	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 enum { OPT_SPACE = TP_CLI_OPTION_BASE, OPT_SPLIT, OPT_HBM, OPT_LIMIT, OPT_DEPTH,
        OPT_SVG, OPT_WHY };
@@ -73,7 +84,8 @@ struct memory_args {
 	struct tp_mem_options opt;
 	struct tp_memory_filter filter;
 	struct tp_memory_text_opts text;
-	char *split_name;                 /* malloc'd */
+	struct tp_mem_split_spec *splits; /* malloc'd, names malloc'd */
+	size_t n_splits;
 	const char *svg;                  /* --svg FILE, or NULL */
 	const char *why;                  /* --why NAME, or NULL */
 };
@@ -91,18 +103,52 @@ static bool parse_count(const char *s, long max, long *out)
 	return true;
 }
 
+/* NAME:K (the leading dimension) or NAME:DIM:K; NAME as printed, so it
+ * may hold ':' itself only before the parts parsed from the right. */
 static int parse_split(struct memory_args *a, const char *arg)
 {
-	const char *colon = strrchr(arg, ':');
-	long k;
+	const char *colon = strrchr(arg, ':'), *dim_colon = NULL;
+	struct tp_mem_split_spec *sp;
+	long k, dim = -1;
+	size_t name_len;
 
 	if (!colon || colon == arg || !parse_count(colon + 1, 1L << 40, &k) || k < 1)
-		return tp_cli_usage_error(&tp_cmd_memory, "bad --split '%s' (INSTRUCTION:K, K >= 1)", arg);
-	free(a->split_name);
-	a->split_name = tp_str_dup(tp_str_make(arg, (size_t)(colon - arg)));
-	a->opt.split_instr = a->split_name;
-	a->opt.split_k = (uint64_t)k;
+		return tp_cli_usage_error(&tp_cmd_memory,
+					  "bad --split '%s' (NAME:K or NAME:DIM:K, K >= 1, e.g. fusion.3:4 "
+					  "or 'copy-start.4{0}:0:8')", arg);
+	name_len = (size_t)(colon - arg);
+	for (const char *p = colon - 1; p > arg; p--)
+		if (*p == ':') {
+			char digits[16];
+			size_t n = (size_t)(colon - p - 1);
+
+			if (n && n < sizeof(digits)) {
+				memcpy(digits, p + 1, n);
+				digits[n] = '\0';
+				if (parse_count(digits, 64, &dim))
+					dim_colon = p;
+			}
+			break;
+		}
+	if (dim_colon)
+		name_len = (size_t)(dim_colon - arg);
+	else
+		dim = -1;
+	a->splits = tp_xrealloc(a->splits, (a->n_splits + 1) * sizeof(*a->splits));
+	sp = &a->splits[a->n_splits++];
+	sp->name = tp_str_dup(tp_str_make(arg, name_len));
+	sp->dim = (int)dim;
+	sp->k = (uint64_t)k;
+	a->opt.splits = a->splits;
+	a->opt.n_splits = a->n_splits;
 	return 0;
+}
+
+static void free_splits(struct memory_args *a)
+{
+	for (size_t i = 0; i < a->n_splits; i++)
+		free((char *)a->splits[i].name);
+	free(a->splits);
 }
 
 static int on_option(void *ctx, int id, const char *arg)
@@ -119,9 +165,7 @@ static int on_option(void *ctx, int id, const char *arg)
 	case OPT_SPLIT:
 		return parse_split(a, arg);
 	case OPT_HBM:
-		if (!tp_parse_size(arg, &a->filter.hbm) || !a->filter.hbm)
-			return tp_cli_usage_error(&tp_cmd_memory, "bad size '%s' for --hbm", arg);
-		return 0;
+		return tp_cli_size_option(&tp_cmd_memory, "hbm", arg, true, &a->filter.hbm);
 	case OPT_LIMIT:
 		if (!parse_count(arg, 1L << 30, &v))
 			return tp_cli_usage_error(&tp_cmd_memory, "bad --limit '%s'", arg);
@@ -191,29 +235,29 @@ static int run_memory(int argc, char **argv)
 
 	if (tp_cli_parse(&tp_cmd_memory, argc, argv, memory_options, on_option, &a,
 			 &o, &code) < 0) {
-		free(a.split_name);
+		free_splits(&a);
 		return code;
 	}
 	TP_CLI_FILTER_COPY(&a.filter, &o.filter);
 	if ((code = tp_cli_output_clash(&tp_cmd_memory, "--svg", a.svg, &o)) != TP_EXIT_OK) {
-		free(a.split_name);
+		free_splits(&a);
 		return code;
 	}
 	if (a.why && o.format == TP_FORMAT_HTML) {
-		free(a.split_name);
+		free_splits(&a);
 		return tp_cli_usage_error(&tp_cmd_memory, "--why %s is text or json; the page "
 					  "shows any buffer's card (PAGE.html#buffer=NAME)", a.why);
 	}
 	if (tp_capture_open(&cap, (const char *const *)o.captures,
 			    (size_t)o.n_captures, &o.open, &err) != TP_OK) {
-		free(a.split_name);
+		free_splits(&a);
 		return tp_cli_fail(&err);
 	}
 	tp_cli_notes(&cap, o.quiet);
 	code = report(&o, &cap, &a);
 	tp_cli_damage(&cap);   /* modules are decoded, damaged ones found */
 	tp_capture_release(&cap);
-	free(a.split_name);
+	free_splits(&a);
 	return code;
 }
 

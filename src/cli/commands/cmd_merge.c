@@ -37,10 +37,14 @@ static const char merge_help[] =
 	"\n"
 	"options:\n"
 	"  --expect N           the pod has N hosts: name those missing up to N\n"
+	"                       and exit 1 when any is missing (the merged\n"
+	"                       report is still written)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  -q, --quiet, -h, --help\n"
 	"\n"
-	"exit: 0 ok, 2 usage, 3 a file is not a report, 5 output failed\n";
+	"exit: 0 ok, 1 hosts missing under --expect, 2 usage, 3 a file is not a\n"
+	"report, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 enum { OPT_EXPECT = TP_CLI_OPTION_BASE };
 
@@ -109,12 +113,22 @@ static enum tp_err merge_all(struct tp_merge *g, const struct tp_merge_inputs *i
 	return rc;
 }
 
-/* Hosts met twice, and missing from the numbering: on stderr. */
-static void print_hosts(const struct tp_merge *g, size_t expect)
+/* Hosts met twice, and missing from the numbering: on stderr unless
+ * quiet. Returns whether hosts are missing under --expect N (a gate, as
+ * check's: exit 1 once the merged report is written). */
+static bool print_hosts(const struct tp_merge *g, size_t expect, bool quiet)
 {
 	const struct tp_merge_hosts *h = tp_merge_hosts(g);
 	char **missing;
 	size_t n = tp_merge_missing(h, expect, &missing);
+	bool short_of_expect = expect && (n || h->n_names < expect);
+
+	if (quiet) {
+		for (size_t i = 0; i < n; i++)
+			free(missing[i]);
+		free(missing);
+		return short_of_expect;
+	}
 
 	for (size_t i = 0; i < h->n_dups; i++)
 		fprintf(stderr, h->dups[i].left_out ?
@@ -135,6 +149,7 @@ static void print_hosts(const struct tp_merge *g, size_t expect)
 	} else if (expect && h->n_names < expect) {
 		fprintf(stderr, "tpuprof: merge: %zu hosts of %zu expected\n", h->n_names, expect);
 	}
+	return short_of_expect;
 }
 
 static int run_merge(int argc, char **argv)
@@ -146,6 +161,7 @@ static int run_merge(int argc, char **argv)
 	struct tp_merge *g;
 	json_t *merged = NULL;
 	size_t expect = 0;
+	bool short_of_expect;
 	int code;
 
 	if (tp_cli_parse(&tp_cmd_merge, argc, argv, merge_options, on_option, &expect, &o,
@@ -161,15 +177,14 @@ static int run_merge(int argc, char **argv)
 		tp_merge_inputs_release(&in);
 		return tp_cli_fail(&err);
 	}
-	if (!o.quiet)
-		print_hosts(g, expect);
+	short_of_expect = print_hosts(g, expect, o.quiet);
 	tp_merge_free(g);
 	tp_merge_inputs_release(&in);
 	code = tp_output_open(&out, o.output);
 	if (code == TP_EXIT_OK)
 		code = tp_output_finish(&out, tp_merge_write(out.fp, merged, &err), &err);
 	json_decref(merged);
-	return code;
+	return code == TP_EXIT_OK && short_of_expect ? TP_EXIT_CHECK_FAILED : code;
 }
 
 const struct tp_cmd tp_cmd_merge = {

@@ -47,7 +47,8 @@ static const char ops_help[] =
 	TP_CLI_HELP_INPUT_OPTIONS
 	"\n"
 	"exit: 0 ok, 2 usage (also a --core, --module or --host the capture\n"
-	"does not have), 3 unreadable or corrupt input, 5 output failed\n";
+	"does not have), 3 unreadable or corrupt input, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY, OPT_FOLD };
 

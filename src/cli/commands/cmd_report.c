@@ -36,10 +36,15 @@ static const char report_help[] =
 	"  --module NAME|ID       only this module (name or program id)\n"
 	"  --hbm SIZE             device capacity, e.g. 16GiB\n"
 	"  --device NAME          the device (tpuprof devices lists the names)\n"
+	"                         An XLA dump or HloProto names no device: with\n"
+	"                         --hbm or --device the report says the headroom,\n"
+	"                         or by how much the program does not fit and\n"
+	"                         what holds its peak\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
 	"  --partial              read a capture cut short up to its last complete plane\n"
 	"\n"
-	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
+	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 enum { OPT_HBM = TP_CLI_OPTION_BASE };
 
@@ -54,9 +59,7 @@ static int on_option(void *ctx, int id, const char *arg)
 
 	if (id != OPT_HBM)
 		return -1;
-	if (!tp_parse_size(arg, &f->hbm) || !f->hbm)
-		return tp_cli_usage_error(&tp_cmd_report, "bad size '%s' for --hbm", arg);
-	return 0;
+	return tp_cli_size_option(&tp_cmd_report, "hbm", arg, true, &f->hbm);
 }
 
 struct report_run {

@@ -47,7 +47,8 @@ static const char trace_help[] =
 	"  --no-derived         only the capture's own lines\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
 	"\n"
-	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed\n";
+	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed,\n"
+	"141 standard output closed by its reader (| head)\n";
 
 enum { OPT_FROM = TP_CLI_OPTION_BASE, OPT_TO, OPT_NO_DERIVED };
 

@@ -25,7 +25,15 @@ enum tp_exit {
 	TP_EXIT_NETWORK = 4,
 	TP_EXIT_OUTPUT = 5,
 	TP_EXIT_INTERNAL = 6,
+	/* the reader of standard output went away (`tpuprof info C | head`):
+	 * no message, the status a shell shows for git or grep killed by
+	 * SIGPIPE (128 + 13) */
+	TP_EXIT_PIPE_CLOSED = 141,
 };
+
+/* True when standard output is a pipe whose reader has gone (EPIPE):
+ * the normal end of `| head`, not an output failure. */
+bool tp_cli_stdout_closed(int write_errno);
 
 struct tp_cmd {
 	const char *name;
@@ -123,6 +131,21 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
  * TP_EXIT_USAGE. */
 int tp_cli_usage_error(const struct tp_cmd *cmd, const char *fmt, const char *arg);
 
+/* What a size must look like, after "bad size 'X' for --OPTION". */
+#define TP_CLI_SIZE_EXAMPLE "(a number and its unit, e.g. 14.5GiB, 512MB or 1024B)"
+
+/* --OPTION SIZE: a number and its unit (tp_parse_size), above 0 when
+ * nonzero. Returns 0, or TP_EXIT_USAGE after "bad size 'X' for --OPTION
+ * (a number and its unit, e.g. ...)". */
+int tp_cli_size_option(const struct tp_cmd *cmd, const char *option, const char *arg,
+		       bool nonzero, uint64_t *out);
+
+/* --OPTION F: a fraction written 0.6 or 60% (tp_parse_fraction), in
+ * [lo, hi] (above lo when !lo_inclusive). Returns 0, or TP_EXIT_USAGE
+ * after "bad fraction 'X' for --OPTION (RANGE, e.g. 0.9 or 90%)". */
+int tp_cli_fraction_option(const struct tp_cmd *cmd, const char *option, const char *arg,
+			   double lo, bool lo_inclusive, double hi, double *out);
+
 /* Output: stdout, or a temporary file renamed over -o FILE only when
  * everything was written, so a failed run never clobbers earlier output. */
 struct tp_output {
@@ -218,6 +241,7 @@ extern const struct tp_cmd tp_cmd_info;
 extern const struct tp_cmd tp_cmd_fetch;
 extern const struct tp_cmd tp_cmd_capture;
 extern const struct tp_cmd tp_cmd_ops;
+extern const struct tp_cmd tp_cmd_oom;
 extern const struct tp_cmd tp_cmd_fusions;
 extern const struct tp_cmd tp_cmd_collectives;
 extern const struct tp_cmd tp_cmd_memory;

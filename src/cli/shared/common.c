@@ -10,6 +10,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -69,6 +70,39 @@ int tp_cli_usage_error(const struct tp_cmd *cmd, const char *fmt, const char *ar
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (see 'tpuprof help %s')\n", cmd->name);
 	return TP_EXIT_USAGE;
+}
+
+int tp_cli_size_option(const struct tp_cmd *cmd, const char *option, const char *arg,
+		       bool nonzero, uint64_t *out)
+{
+	char *fmt;
+	int code;
+
+	if (tp_parse_size(arg, out) && (*out || !nonzero))
+		return 0;
+	fmt = tp_xasprintf("bad size '%%s' for --%s " TP_CLI_SIZE_EXAMPLE, option);
+	code = tp_cli_usage_error(cmd, fmt, arg);
+	free(fmt);
+	return code;
+}
+
+int tp_cli_fraction_option(const struct tp_cmd *cmd, const char *option, const char *arg,
+			   double lo, bool lo_inclusive, double hi, double *out)
+{
+	char *fmt;
+	int code;
+	double v;
+
+	if (tp_parse_fraction(arg, &v) && (lo_inclusive ? v >= lo : v > lo) && v <= hi) {
+		*out = v;
+		return 0;
+	}
+	fmt = tp_xasprintf(lo_inclusive ? "bad fraction '%%s' for --%s (%g to %g, e.g. 0.3 or 30%%%%)" :
+			   "bad fraction '%%s' for --%s (above %g, at most %g, e.g. 0.9 or 90%%%%)",
+			   option, lo, hi);
+	code = tp_cli_usage_error(cmd, fmt, arg);
+	free(fmt);
+	return code;
 }
 
 static const struct option common_options[] = {
@@ -137,9 +171,7 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 		o->open.run = optarg;
 		return 0;
 	case 'm':
-		if (!tp_parse_size(optarg, &o->open.max_input) || !o->open.max_input)
-			return tp_cli_usage_error(cmd, "bad size '%s' for --max-input", optarg);
-		return 0;
+		return tp_cli_size_option(cmd, "max-input", optarg, true, &o->open.max_input);
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -279,7 +311,8 @@ int tp_output_open(struct tp_output *out, const char *path)
 	out->tmp_path = tp_xasprintf("%s.tmp.XXXXXX", path);
 	int fd = mkstemp(out->tmp_path);
 	if (fd < 0 || !(out->fp = fdopen(fd, "w"))) {
-		tp_cli_error("cannot create '%s': %s", out->tmp_path, strerror(errno));
+		/* the user's path: the temporary file is ours, not theirs */
+		tp_cli_error("cannot create '%s': %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		free(out->tmp_path);
@@ -290,6 +323,15 @@ int tp_output_open(struct tp_output *out, const char *path)
 	return TP_EXIT_OK;
 }
 
+bool tp_cli_stdout_closed(int write_errno)
+{
+	/* errno may be stale when the failed write was an earlier one: a
+	 * pipe with no reader left also polls as an error on its write end */
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	return write_errno == EPIPE || (poll(&p, 1, 0) == 1 && (p.revents & POLLERR));
+}
+
 int tp_output_close(struct tp_output *out, bool ok)
 {
 	int rc = TP_EXIT_OK;
@@ -297,6 +339,10 @@ int tp_output_close(struct tp_output *out, bool ok)
 	if (!out->fp)
 		return rc;
 	if (fflush(out->fp) != 0 || ferror(out->fp)) {
+		if (!out->path && tp_cli_stdout_closed(errno)) {
+			out->fp = NULL;
+			return TP_EXIT_PIPE_CLOSED;
+		}
 		if (ok)
 			tp_cli_error("cannot write %s: %s",
 				     out->path ? out->path : "standard output",
@@ -313,8 +359,7 @@ int tp_output_close(struct tp_output *out, bool ok)
 			return rc;
 		}
 		if (ok && rc == TP_EXIT_OK && rename(out->tmp_path, out->path) != 0) {
-			tp_cli_error("cannot rename '%s' to '%s': %s", out->tmp_path,
-				     out->path, strerror(errno));
+			tp_cli_error("cannot replace '%s': %s", out->path, strerror(errno));
 			rc = TP_EXIT_OUTPUT;
 		}
 		if (!ok || rc != TP_EXIT_OK)
@@ -329,8 +374,13 @@ int tp_output_finish(struct tp_output *out, enum tp_err rc,
 		     const struct tp_error *err)
 {
 	int saved = errno;
+	bool to_stdout = !out->path;
 	int code = tp_output_close(out, rc == TP_OK);
 
+	if (code == TP_EXIT_PIPE_CLOSED)
+		return code;
+	if (rc == TP_ERR_OUTPUT && to_stdout && tp_cli_stdout_closed(saved))
+		return TP_EXIT_PIPE_CLOSED;
 	if (rc == TP_ERR_OUTPUT) {
 		/* the write that failed mid-document: say where and why */
 		tp_cli_error("cannot write %s: %s",

@@ -241,7 +241,9 @@ static int parse_loop(const struct tp_cmd *cmd, struct tp_cli_args *args,
 		if (set_option(cli, d, optarg) != 0) {
 			char fmt[96];
 
-			snprintf(fmt, sizeof(fmt), "bad value '%%s' for --%s", d->name);
+			snprintf(fmt, sizeof(fmt), d->kind == OPT_SIZE ?
+				 "bad size '%%s' for --%s " TP_CLI_SIZE_EXAMPLE :
+				 "bad value '%%s' for --%s", d->name);
 			return tp_cli_usage_error(cmd, fmt, optarg);
 		}
 	}

@@ -305,6 +305,43 @@ static bool cut_damage(struct salvage *s, const struct tp_source *src, bool part
 	return true;
 }
 
+/* U+FFFD, as UTF-8: what a text-mode copy writes for each byte it could
+ * not decode (every byte above 0x7f of a binary file). */
+static size_t replacement_chars(const uint8_t *p, size_t n)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i + 2 < n; i++)
+		if (p[i] == 0xef && p[i + 1] == 0xbf && p[i + 2] == 0xbd) {
+			found++;
+			i += 2;
+		}
+	return found;
+}
+
+/* A refused capture's message, with what would fix it: --partial for a
+ * file cut short, a binary copy for one a text-mode copy mangled. */
+static void refusal_hint(const struct tp_source *src, bool partial, struct tp_error *err)
+{
+	struct salvage whole = { .data = (uint8_t *)src->buf.data, .size = src->buf.size };
+	size_t n = strlen(err->msg), head = src->buf.size < 65536 ? src->buf.size : 65536;
+	size_t mangled = replacement_chars(src->buf.data, head);
+	struct part p = { 0 };
+
+	/* a few U+FFFD can be real text (a name); every high byte gone is not */
+	if (mangled >= 8) {
+		snprintf(err->msg + n, sizeof(err->msg) - n,
+			 "; damaged by a text-mode copy: its bytes above 0x7f became EF BF BD (U+FFFD, "
+			 "%zu times in its first %zu bytes); copy it again as binary", mangled, head);
+		return;
+	}
+	if (!partial && err->has_offset && err->offset < src->buf.size &&
+	    find_part(&whole, (size_t)err->offset, &p) < 0 && p.start > 0)
+		snprintf(err->msg + n, sizeof(err->msg) - n,
+			 "; the file is cut short: --partial reads it up to its last complete plane");
+	free(p.name);
+}
+
 enum tp_err tp_damage_salvage(struct tp_source *src, const char *shown,
 			      struct tp_xspace *xs, struct tp_arena *arena,
 			      const struct tp_decode_opts *opts, bool partial,
@@ -334,6 +371,7 @@ enum tp_err tp_damage_salvage(struct tp_source *src, const char *shown,
 		free(s->data);
 		free(s);
 		*err = first;
+		refusal_hint(src, partial, err);
 		return first.code;
 	}
 	tp_buffer_release(&src->buf);

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -179,6 +180,36 @@ static enum tp_err add_dump_dir(struct tp_capture *cap, const char *dir,
 }
 
 /* A directory of runs: pick the named one or the newest. */
+/* XProf's tool outputs (data_<run>_<tool>_<host>.json.gz, as the
+ * TensorBoard plugin or `xprof` export them): JSON made from a capture,
+ * not one. How many files look so, the tools named in *tools. */
+static size_t xprof_tool_outputs(const struct name_list *l, char *tools, size_t n)
+{
+	static const char *const known[] = {
+		"overview_page", "op_profile", "hlo_stats", "framework_op_stats",
+		"memory_viewer", "memory_profile", "trace_viewer", "input_pipeline",
+		"roofline_model", "pod_viewer", "kernel_stats", "graph_viewer",
+	};
+	size_t found = 0, used = 0;
+
+	tools[0] = '\0';
+	for (size_t i = 0; i < l->n; i++) {
+		const char *name = l->names[i];
+		bool json = tp_has_suffix(name, ".json.gz") || tp_has_suffix(name, ".json");
+
+		for (size_t k = 0; json && k < sizeof(known) / sizeof(known[0]); k++) {
+			if (!strstr(name, known[k]))
+				continue;
+			found++;
+			if (!strstr(tools, known[k]) && used + strlen(known[k]) + 3 < n)
+				used += (size_t)snprintf(tools + used, n - used, "%s%s", used ? ", " : "",
+							 known[k]);
+			break;
+		}
+	}
+	return found;
+}
+
 static enum tp_err add_profile_dir(struct tp_capture *cap, const char *dir,
 				   const struct tp_open_opts *opts,
 				   struct tp_error *err)
@@ -186,6 +217,7 @@ static enum tp_err add_profile_dir(struct tp_capture *cap, const char *dir,
 	struct name_list l;
 	const char *pick = NULL;
 	size_t n_runs = 0;
+	char tools[256];
 	enum tp_err rc = list_dir(dir, &l, err);
 
 	if (rc != TP_OK)
@@ -201,7 +233,12 @@ static enum tp_err add_profile_dir(struct tp_capture *cap, const char *dir,
 		if (!opts->run || strcmp(opts->run, l.names[i]) == 0)
 			pick = l.names[i]; /* sorted: the last is the newest */
 	}
-	if (!pick) {
+	if (!pick && !n_runs && xprof_tool_outputs(&l, tools, sizeof(tools))) {
+		rc = tp_error_set(err, TP_ERR_INPUT, "%s: XProf's tool outputs (%zu JSON files: %s), "
+				  "not a capture: tpuprof reads the *.xplane.pb they are made from, in the "
+				  "logdir's plugins/profile/RUN/ (copy those, or 'tpuprof fetch' the logdir)",
+				  dir, xprof_tool_outputs(&l, tools, sizeof(tools)), tools);
+	} else if (!pick) {
 		rc = opts->run && n_runs
 			     ? tp_error_set(err, TP_ERR_INPUT, "%s: no run named '%s' (%zu runs here)",
 					    dir, opts->run, n_runs)

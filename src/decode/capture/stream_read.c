@@ -124,8 +124,10 @@ static enum tp_err check_out(struct inflater *f, const char *shown, uint64_t max
 		/* Not protobuf from the first byte on (a bomb of zeros,
 		 * text): stop now, not at the size limit. */
 		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: gzip content is not a profile capture (first byte 0x%02x is no protobuf tag)",
-				    shown, (unsigned)f->data[0]);
+				    "%s: gzip content is not a profile capture (first byte 0x%02x is no protobuf tag)%s",
+				    shown, (unsigned)f->data[0], f->data[0] == '{' || f->data[0] == '[' ?
+				    ": JSON, as XProf's tool outputs are; tpuprof reads the *.xplane.pb "
+				    "they are made from (the logdir's plugins/profile/RUN/)" : "");
 	if (!chk)
 		return TP_OK;
 	v = tp_stream_check_feed(chk, f->data, f->len);

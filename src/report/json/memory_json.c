@@ -150,6 +150,38 @@ static json_t *split_json(const struct tp_mem_module *m, const struct tp_mem_spl
 			 "estimate", 1);
 }
 
+/* The --split result: a suggestion's fields for the first split, and
+ * every split with its rounding, and the assumptions in words. */
+static json_t *whatif_json(const struct tp_mem_module *m)
+{
+	json_t *o = split_json(m, &m->whatif), *parts = json_array();
+
+	for (size_t i = 0; i < m->n_whatif_parts; i++) {
+		const struct tp_mem_split_part *p = &m->whatif_parts[i];
+		struct tp_strbuf name;
+
+		tp_strbuf_init(&name);
+		tp_mem_buffer_name(&name, m, p->buffer);
+		json_array_append_new(parts, json_pack("{s:s,s:o,s:i,s:I,s:I,s:I,s:I,s:o,s:o}",
+			"name", name.buf,
+			"logical_buffer_id", tp_json_int(m->buffers[p->buffer].id),
+			"dimension", p->dim,
+			"dimension_size", (json_int_t)p->dim_size,
+			"k", (json_int_t)p->k,
+			"part_elements", (json_int_t)p->part_elements,
+			"small_part_elements", (json_int_t)p->small_part_elements,
+			"bytes", tp_json_uint(p->bytes),
+			"part_bytes", tp_json_uint(p->part_bytes)));
+		tp_strbuf_release(&name);
+	}
+	json_object_set_new(o, "splits", parts);
+	json_object_set_new(o, "assumptions", json_pack("[s,s,s]",
+		"the same schedule and buffer assignment (no re-compilation)",
+		"each split buffer is its largest part; the parts live one at a time where the whole buffer did",
+		"a dimension that does not divide rounds up: parts of ceil(size / k) and floor(size / k)"));
+	return o;
+}
+
 /* One module: heap points, live buffers and scope nodes one by one (a
  * heap trace has a point per allocation event). */
 void tp_mem_module_json(struct tp_jw *w, const struct tp_mem_module *m)
@@ -214,6 +246,6 @@ void tp_mem_module_json(struct tp_jw *w, const struct tp_mem_module *m)
 	for (size_t i = 0; i < m->n_suggestions; i++)
 		json_array_append_new(a, split_json(m, &m->suggestions[i]));
 	tp_jw_put(w, "suggestions", a);
-	tp_jw_put(w, "what_if", m->whatif.buffer >= 0 ? split_json(m, &m->whatif) : json_null());
+	tp_jw_put(w, "what_if", m->whatif.buffer >= 0 ? whatif_json(m) : json_null());
 	tp_jw_end(w);
 }

@@ -59,7 +59,7 @@ static void device_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "peak_stack_bytes", p ? tp_json_int(p->stack) : json_null());
 	tp_jw_put(w, "peak_free_bytes", p ? tp_json_int(p->free) : json_null());
 	tp_jw_put(w, "peak_time_ps", p ? tp_json_int(p->time_ps) : json_null());
-	tp_jw_put(w, "peak_step", tp_json_int(d->peak_step));
+	tp_jw_put(w, "peak_step", d->has_steps ? tp_json_int(d->peak_step) : json_null());
 	tp_jw_put(w, "capacity_bytes", tp_json_int(d->capacity));
 	tp_jw_put(w, "lifetime_peak_bytes", tp_json_int(d->lifetime_peak));
 	tp_jw_array(w, "active_at_peak");
@@ -120,6 +120,13 @@ void tp_memory_json(struct tp_jw *w, const char *key, const struct tp_capture *c
 	for (size_t i = 0; i < mem->n_cores && tp_jw_ok(w); i++)
 		tp_jw_put(w, NULL, core_json(cap, mem, &mem->cores[i]));
 	tp_jw_end(w);
+	/* programs that ran on no core (dumps, HloProtos): --hbm, --device */
+	tp_jw_put(w, "program_capacity_bytes", mem->loose_device.capacity.source
+		  ? tp_json_uint((uint64_t)mem->loose_device.capacity.value) : json_null());
+	tp_jw_put(w, "program_capacity_source", mem->loose_device.capacity.source
+		  ? json_string(tp_fig_source_name(mem->loose_device.capacity.source)) : json_null());
+	tp_jw_put(w, "program_device", mem->loose_device.row
+		  ? json_string(mem->loose_device.row->key) : json_null());
 	tp_jw_array(w, "modules");
 	for (size_t i = 0; i < mem->n_modules && tp_jw_ok(w); i++)
 		tp_mem_module_json(w, &mem->modules[i]);

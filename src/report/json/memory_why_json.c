@@ -150,38 +150,24 @@ enum tp_err tp_memory_why_json(FILE *out, const struct tp_memory *mem, const cha
 			       struct tp_error *err)
 {
 	struct tp_jw w;
-	size_t shown = 0, other = 0, searched = 0;
+	struct tp_mem_ref *refs;
+	size_t n;
+	enum tp_err rc = tp_mem_resolve_name(mem, "--why", name, &refs, &n, err);
 
-	for (size_t i = 0; i < mem->n_modules; i++) {
-		long *found;
-		size_t elsewhere;
-
-		if (!mem->modules[i].why.built)
-			continue;
-		searched++;
-		shown += tp_mem_find_named(&mem->modules[i], name, &found, &elsewhere);
-		other += elsewhere;
-		free(found);
-	}
-	if (!shown)
-		return tp_mem_why_missing(name, searched, other, err);
+	if (rc != TP_OK)
+		return rc;
 	tp_jw_init(&w, out);
 	tp_jw_object(&w, NULL);
 	tp_jw_put(&w, "schema", json_string("tpuprof.memory_why/1"));
 	tp_jw_put(&w, "name", tp_json_cstr(name));
 	tp_jw_array(&w, "buffers");
-	for (size_t i = 0; i < mem->n_modules && tp_jw_ok(&w); i++) {
-		const struct tp_mem_module *m = &mem->modules[i];
-		long *found;
-		size_t elsewhere, n;
+	for (size_t i = 0; i < n && tp_jw_ok(&w); i++) {
+		const struct tp_mem_module *m = &mem->modules[refs[i].module];
 
-		if (!m->why.built)
-			continue;
-		n = tp_mem_find_named(m, name, &found, &elsewhere);
-		for (size_t j = 0; j < n; j++)
-			tp_jw_put(&w, NULL, story_json(m, found[j]));
-		free(found);
+		if (m->why.built)
+			tp_jw_put(&w, NULL, story_json(m, refs[i].buffer));
 	}
+	free(refs);
 	tp_jw_end(&w);
 	tp_jw_end(&w);
 	return tp_jw_finish(&w, err);

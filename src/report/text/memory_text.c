@@ -140,7 +140,90 @@ static void print_split(FILE *out, const struct tp_mem_module *m, const struct t
 	tp_strbuf_release(&name);
 }
 
-static void print_module(FILE *out, const struct tp_mem_module *m,
+/* A program that ran on no core (a dump, an HloProto) against the
+ * capacity --hbm or --device give: the pre-flight answer, before it runs.
+ * Over it: by how much, the largest buffers at the peak (sorted), the
+ * largest scopes, and a suggested split that would fit. */
+static void module_capacity(FILE *out, const struct tp_memory *mem, const struct tp_mem_module *m,
+			    const struct tp_mem_live *sorted)
+{
+	const struct tp_device_figures *dev;
+	const struct tp_scope_node *root;
+	struct tp_mem_headroom h;
+	struct tp_strbuf name;
+	uint64_t cap;
+	char label[96];
+
+	if (!tp_mem_module_headroom(mem, m, &h, &cap, &dev) || dev != &mem->loose_device)
+		return;
+	if (dev->capacity.source == TP_FIG_FLAG)
+		snprintf(label, sizeof(label), "--hbm");
+	else
+		snprintf(label, sizeof(label), "%s, the device table", dev->row ? dev->row->key : "?");
+	if (h.bytes >= 0) {
+		fprintf(out, "    capacity %s (%s): headroom %s (%.1f%%)\n", B(0, cap), label,
+			B(1, (uint64_t)h.bytes), h.percent);
+		return;
+	}
+	fprintf(out, "    DOES NOT FIT: peak %s is %s over the capacity %s (%s);\n"
+		"    cut at least %s of what is live at position %ld:\n",
+		B(0, m->peak), B(1, (uint64_t)-h.bytes), B(2, cap), label,
+		B(1, (uint64_t)-h.bytes), m->peak_position);
+	tp_strbuf_init(&name);
+	for (size_t i = 0; i < m->n_live && i < 3; i++) {
+		tp_strbuf_reset(&name);
+		tp_mem_buffer_name(&name, m, sorted[i].display);
+		fprintf(out, "      buffer %s %s\n", name.buf, B(0, sorted[i].size));
+	}
+	root = m->scopes.n ? &m->scopes.nodes[0] : NULL;
+	for (size_t i = 0; root && i < root->n_children && i < 3; i++) {
+		const struct tp_scope_node *c = &m->scopes.nodes[root->children[i]];
+
+		fprintf(out, "      scope %s %s\n", c->path[0] ? c->path : "(no scope)",
+			B(0, (uint64_t)c->inclusive));
+	}
+	for (size_t i = 0; i < m->n_suggestions; i++)
+		if (m->suggestions[i].peak <= cap) {
+			tp_strbuf_reset(&name);
+			tp_mem_buffer_name(&name, m, m->suggestions[i].buffer);
+			fprintf(out, "      or split %s %" PRIu64 " ways: peak %s, fits (estimate)\n",
+				name.buf, m->suggestions[i].k, B(0, m->suggestions[i].peak));
+			break;
+		}
+	tp_strbuf_release(&name);
+}
+
+/* --split: each part, how it rounds, the one re-simulated peak, and
+ * what the estimate assumes. */
+static void print_whatif(FILE *out, const struct tp_mem_module *m)
+{
+	struct tp_strbuf name;
+
+	tp_strbuf_init(&name);
+	fprintf(out, "  what if (--split, %zu buffer%s in one replay)\n", m->n_whatif_parts,
+		m->n_whatif_parts == 1 ? "" : "s");
+	for (size_t i = 0; i < m->n_whatif_parts; i++) {
+		const struct tp_mem_split_part *p = &m->whatif_parts[i];
+
+		tp_strbuf_reset(&name);
+		tp_mem_buffer_name(&name, m, p->buffer);
+		fprintf(out, "    split %s along dimension %d (%" PRId64 ") %" PRIu64 " ways: %s -> %s",
+			name.buf, p->dim, p->dim_size, p->k, B(0, p->bytes), B(1, p->part_bytes));
+		if (p->part_elements == p->small_part_elements)
+			fprintf(out, ", parts of %" PRId64 "\n", p->part_elements);
+		else
+			fprintf(out, "\n      %" PRId64 " does not divide by %" PRIu64 ": parts of %" PRId64
+				" and %" PRId64 "; the estimate counts the larger\n", p->dim_size, p->k,
+				p->part_elements, p->small_part_elements);
+	}
+	fprintf(out, "    peak %s (-%s) at %ld\n", B(0, m->whatif.peak), B(1, m->whatif.saved),
+		m->whatif.peak_position);
+	fprintf(out, "    estimate: the same schedule and buffer assignment; each split buffer is\n"
+		"    its largest part, the parts live one at a time where the whole one did\n");
+	tp_strbuf_release(&name);
+}
+
+static void print_module(FILE *out, const struct tp_memory *mem, const struct tp_mem_module *m,
 			 const struct tp_memory_text_opts *o)
 {
 	struct tp_str name = tp_module_name(m->module);
@@ -167,6 +250,11 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 	if (m->max_scoped_instr >= 0)
 		fprintf(out, "    largest scoped allocation %s (%s), not in the peak\n",
 			B(0, m->max_scoped_bytes), m->idx.instrs[m->max_scoped_instr].proto->name);
+	sorted = tp_xmalloc((m->n_live + 1) * sizeof(*sorted));
+	if (m->n_live)
+		memcpy(sorted, m->live, m->n_live * sizeof(*sorted));
+	qsort(sorted, m->n_live, sizeof(*sorted), by_size_desc);
+	module_capacity(out, mem, m, sorted);
 	fprintf(out, "    by category:");
 	for (int c = 0, col = 16; c < TP_MEM_N_CATEGORIES; c++) {
 		char item[64];
@@ -183,10 +271,6 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 	}
 	fputc('\n', out);
 	sparkline(out, m);
-	sorted = tp_xmalloc((m->n_live + 1) * sizeof(*sorted));
-	if (m->n_live)
-		memcpy(sorted, m->live, m->n_live * sizeof(*sorted));
-	qsort(sorted, m->n_live, sizeof(*sorted), by_size_desc);
 	shown = o->limit && o->limit < m->n_live ? o->limit : m->n_live;
 	fprintf(out, "  buffers live at the peak (%zu of %zu)\n", shown, m->n_live);
 	for (size_t i = 0; i < shown; i++)
@@ -196,10 +280,8 @@ static void print_module(FILE *out, const struct tp_mem_module *m,
 	fprintf(out, "  by scope (depth %d)\n", o->depth);
 	print_scopes(out, &m->scopes, 0, o->depth, m->peak);
 	tp_mem_why_text_groups(out, m, o->limit);
-	if (m->whatif.buffer >= 0) {
-		fprintf(out, "  what if\n");
-		print_split(out, m, &m->whatif);
-	}
+	if (m->whatif.buffer >= 0)
+		print_whatif(out, m);
 	if (m->n_suggestions)
 		fprintf(out, "  suggestions (split along the leading dimension)\n");
 	for (size_t i = 0; i < m->n_suggestions; i++)
@@ -282,15 +364,29 @@ static void print_runtime(FILE *out, const struct tp_capture *cap, const struct 
 {
 	if (!mem->runtime.n_devices)
 		return;
-	fprintf(out, "\nruntime memory: peak heap + stack of capacity (MemoryAllocation events)\n");
+	fprintf(out, "\nruntime memory: peak heap + stack of capacity (MemoryAllocation events;\n"
+		"  docs/memory.md says what stack and heap are)\n");
 	for (size_t i = 0; i < mem->runtime.n_devices; i++) {
 		const struct tp_mem_device *d = &mem->runtime.devices[i];
-		char a[32], b[32];
+		const struct tp_mem_core *core = NULL;
+		char a[32], b[32], step[40] = "";
 
-		fprintf(out, "  %s %s: peak %s of %s, step %" PRId64 ", %" PRIu64
-			" allocations, %" PRIu64 " frees\n", cap->hosts[d->host].name, d->id,
+		/* the core whose allocator it is, as the HTML page names it */
+		for (size_t j = 0; j < mem->n_cores && !core; j++)
+			if (mem->cores[j].runtime == (long)i)
+				core = &mem->cores[j];
+		if (d->has_steps)
+			snprintf(step, sizeof(step), ", step %" PRId64, d->peak_step);
+		/* a core left out by --core, or none in the capture: the memory
+		 * id alone, no core claimed */
+		if (core)
+			fprintf(out, "  %s %.*s (memory %s)", cap->hosts[d->host].name,
+				(int)core->plane->name.len, core->plane->name.ptr, d->id);
+		else
+			fprintf(out, "  %s memory %s", cap->hosts[d->host].name, d->id);
+		fprintf(out, ": peak %s of %s%s, %" PRIu64 " allocations, %" PRIu64 " frees\n",
 			tp_fmt_bytes(a, sizeof(a), (uint64_t)d->peak_bytes),
-			tp_fmt_bytes(b, sizeof(b), (uint64_t)d->capacity), d->peak_step,
+			tp_fmt_bytes(b, sizeof(b), (uint64_t)d->capacity), step,
 			d->allocations, d->deallocations);
 	}
 }
@@ -302,7 +398,7 @@ enum tp_err tp_memory_text(FILE *out, const struct tp_capture *cap,
 {
 	print_cores(out, cap, mem);
 	for (size_t i = 0; i < mem->n_modules; i++)
-		print_module(out, &mem->modules[i], topt);
+		print_module(out, mem, &mem->modules[i], topt);
 	print_runtime(out, cap, mem);
 	if (mem->n_warnings)
 		fprintf(out, "\nwarnings\n");

@@ -171,27 +171,22 @@ static void print_story(FILE *out, const struct tp_mem_module *m, long buffer)
 enum tp_err tp_memory_why_text(FILE *out, const struct tp_memory *mem, const char *name,
 			       struct tp_error *err)
 {
-	size_t shown = 0, other = 0, searched = 0;
+	struct tp_mem_ref *refs;
+	size_t n, shown = 0;
+	enum tp_err rc = tp_mem_resolve_name(mem, "--why", name, &refs, &n, err);
 
-	for (size_t i = 0; i < mem->n_modules; i++) {
-		const struct tp_mem_module *m = &mem->modules[i];
-		long *found;
-		size_t elsewhere, n;
+	if (rc != TP_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		const struct tp_mem_module *m = &mem->modules[refs[i].module];
 
 		if (!m->why.built)
 			continue;
-		searched++;
-		n = tp_mem_find_named(m, name, &found, &elsewhere);
-		other += elsewhere;
-		for (size_t j = 0; j < n; j++) {
-			if (shown++)
-				fputc('\n', out);
-			print_story(out, m, found[j]);
-		}
-		free(found);
+		if (shown++)
+			fputc('\n', out);
+		print_story(out, m, refs[i].buffer);
 	}
-	if (!shown)
-		return tp_mem_why_missing(name, searched, other, err);
+	free(refs);
 	if (ferror(out))
 		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
 	return TP_OK;

@@ -114,6 +114,35 @@ static void peak_holders(FILE *out, const struct tp_mem_module *m)
 	tp_mem_why_text_tower(out, m);
 }
 
+/* Programs that ran on no core (a dump, an HloProto): the capacity only
+ * --device or --hbm can give, and whether the highest peak fits it. */
+static void program_capacity(FILE *out, const struct tp_memory *mem,
+			     const struct tp_mem_module *top)
+{
+	const struct tp_device_figures *dev;
+	struct tp_mem_headroom h;
+	uint64_t cap;
+
+	const char *from;
+
+	if (!tp_mem_module_headroom(mem, top, &h, &cap, &dev)) {
+		if (!mem->n_cores)
+			fprintf(out, "  capacity unknown: a dump or HloProto names no device (give "
+				"--device NAME or --hbm SIZE)\n");
+		return;
+	}
+	if (dev != &mem->loose_device)
+		return;
+	from = dev->capacity.source == TP_FIG_FLAG ? "--hbm" : dev->row ? dev->row->key : "?";
+	if (h.bytes >= 0)
+		fprintf(out, "  capacity %s (%s): the highest peak leaves %s (%.1f%%) free\n",
+			BYTES(0, cap), from, BYTES(1, (uint64_t)h.bytes), h.percent);
+	else
+		fprintf(out, "  DOES NOT FIT: the highest peak is %s over the capacity %s (%s); cut at\n"
+			"  least that much of what holds it (below; tpuprof memory has every buffer\n"
+			"  and split)\n", BYTES(1, (uint64_t)-h.bytes), BYTES(0, cap), from);
+}
+
 static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp_report *r)
 {
 	const struct tp_memory *mem = &r->memory;
@@ -147,6 +176,7 @@ static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp
 	if (top) {
 		struct tp_str n = tp_module_name(top->module);
 
+		program_capacity(out, mem, top);
 		fprintf(out, "  highest compiler peak: %.*s, %s at heap event %ld; held by\n",
 			(int)n.len, n.ptr, BYTES(0, top->peak), top->peak_position);
 		peak_holders(out, top);

@@ -34,6 +34,14 @@ Object.assign(MemoryView, {
 					el("td", { class: "num" }, "÷ " + fmtInt(r.k)), el("td", { class: "num" }, fmtBytes(r.peak_bytes)),
 					el("td", { class: "num" }, fmtBytes(r.saved_bytes)));
 			})));
+		/* --split: every buffer split, its rounding, what is assumed */
+		if (m.what_if && m.what_if.splits)
+			box.appendChild(el("p", { class: "muted", id: "whatif-assumptions" },
+				"--split: " + m.what_if.splits.map(function (p) {
+					return p.name + " dimension " + p.dimension + " (" + fmtInt(p.dimension_size) + ") ÷ " +
+						fmtInt(p.k) + (p.part_elements !== p.small_part_elements ?
+						" (parts of " + fmtInt(p.part_elements) + " and " + fmtInt(p.small_part_elements) + ")" : "");
+				}).join(", ") + " in one replay. Assumed: " + m.what_if.assumptions.join("; ") + "."));
 		return box;
 	},
 
@@ -200,8 +208,8 @@ Object.assign(MemoryView, {
 			const who = users[rt.host + "\u0000" + rt.memory_id];
 			r.appendChild(el("div", { class: "rt-title" }, rt.host + " memory " + rt.memory_id +
 				(who ? " (" + who.join(", ") + ")" : "") + ": peak " + fmtBytes(rt.peak_bytes) +
-				" (heap " + fmtBytes(rt.peak_heap_bytes) + ", stack " + fmtBytes(rt.peak_stack_bytes) + ") in step " +
-				rt.peak_step + "; " + fmtInt(rt.allocations) + " allocations; capacity " + fmtBytes(rt.capacity_bytes)));
+				" (heap " + fmtBytes(rt.peak_heap_bytes) + ", stack " + fmtBytes(rt.peak_stack_bytes) + ")" +
+				(rt.peak_step === null ? "" : " in step " + rt.peak_step) + "; " + fmtInt(rt.allocations) + " allocations; capacity " + fmtBytes(rt.capacity_bytes)));
 			r.appendChild(self.runtimeChart(rt));
 		});
 	},

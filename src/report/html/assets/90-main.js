@@ -57,6 +57,8 @@ const App = {
 		const V = this.views;
 		if (D.page === "diff")
 			V.push({ id: "diff", title: "Diff", make: function (r) { DiffView.init(r, D.diff, D.memoryA, D.memoryB); } });
+		if (D.page === "oom")
+			V.push({ id: "oom", title: "Out of memory", make: function (r) { OomView.init(r, D.oom); } });
 		if (D.page === "report" || D.page === "memory")
 			V.push({ id: "summary", title: "Summary", make: function (r) { SummaryView.init(r, D); } });
 		if (D.memory)
@@ -79,7 +81,7 @@ const App = {
 	normalise: function (raw) {
 		const r = raw.report || {};
 		const D = {
-			page: raw.page, diff: raw.diff, memoryA: raw.memory_a, memoryB: raw.memory_b,
+			page: raw.page, diff: raw.diff, oom: raw.oom || null, memoryA: raw.memory_a, memoryB: raw.memory_b,
 			info: r.info || null, memory: r.memory || raw.memory || null,
 			ops: r.ops || raw.ops || null, opScopes: r.op_scopes || raw.op_scopes || null,
 			collectives: r.collectives || raw.collectives || null, fused: raw.fused || {},
@@ -90,6 +92,8 @@ const App = {
 		let where = "";
 		if ((raw.sources || []).length)
 			where = raw.sources.join(", ");
+		else if (D.oom)
+			where = D.oom.inputs.map(function (x) { return x.path; }).join(", ");
 		else if (D.diff)
 			where = D.diff.a + " → " + D.diff.b;
 		D.title = what + (where ? ": " + where : "");

@@ -1,0 +1,41 @@
+/*
+ * oom_internal.h - what the oom files share: text matching that lets any
+ * run of white space (newlines too) stand for a space, and sizes.
+ */
+#ifndef TPUPROF_OOM_INTERNAL_H
+#define TPUPROF_OOM_INTERNAL_H
+
+#include "tpuprof/analyze/oom.h"
+
+/* Matches pat at s (up to end): a ' ' in pat matches any run of white
+ * space, also none; other characters match themselves. Returns the end
+ * of the match, or NULL. */
+const char *tp_oom_match(const char *s, const char *end, const char *pat);
+/* The first match of pat in [s, end), its start in *at; NULL for none. */
+const char *tp_oom_find(const char *s, const char *end, const char *pat,
+			const char **at);
+const char *tp_oom_skip_ws(const char *s, const char *end);
+/* memmem (a GNU extension) for the oom files. */
+const char *tp_oom_memmem(const char *hay, size_t n, const char *needle, size_t m);
+
+/* A log prefix at the start of line: its length, kind in *kind ("glog",
+ * "tf-timestamp", "ray", "rank"); 0 when none. */
+size_t tp_oom_prefix_len(const char *s, size_t n, const char **kind);
+
+/* Readers of figures (oom_match.c), shared by oom_parse.c and oom_families.c:
+ * a size at s into r->fig[f] unless set (returns its end or NULL), the
+ * exact "(N bytes)" after a rounded size, a number, a percentage. */
+const char *tp_oom_fig_at(struct tp_oom_report *r, enum tp_oom_fig f, const char *s,
+			  const char *end);
+const char *tp_oom_exact_after(struct tp_oom_size *sz, const char *s, const char *end);
+const char *tp_oom_number_at(const char *s, const char *end, double *v);
+void tp_oom_set_pct(struct tp_oom_report *r, enum tp_oom_pct p, double v);
+void tp_oom_gpu(struct tp_oom_report *r, const char *s, const char *end);
+void tp_oom_scoped(struct tp_oom_report *r, const char *s, const char *end);
+/* "Requires X, has Y available" at s: its end (and the two sizes), or
+ * NULL. */
+const char *tp_oom_read_requires(const char *s, const char *end, struct tp_oom_size *need,
+				 struct tp_oom_size *has);
+void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
+
+#endif

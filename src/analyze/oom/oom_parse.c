@@ -1,0 +1,419 @@
+/*
+ * oom_parse.c - one report's text into its figures: the headline of each
+ * family, the usage and requirement blocks, the run-time tables, XLA:GPU's
+ * BufferAssignment statistics and the BFC allocator's. Every figure is
+ * read where it is printed and nowhere else; a block cut short leaves its
+ * later figures unset. The listed allocations: oom_entries.c.
+ */
+#include "oom_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const fig_names[TP_OOM_FIG_N] = {
+	"used", "capacity", "exceeded",
+	"total_usage", "reserved", "program", "arguments", "heap_allocations",
+	"output", "output_shares_with_arguments",
+	"program_requirement", "program_reserved", "global", "scoped", "hlo_temp", "overlays",
+	"hlo_temp_unpadded", "hlo_temp_padded", "hlo_temp_fragmentation",
+	"request", "free", "reserved_now", "reservable", "largest_free_region",
+	"top_of_memory_reserved", "currently_allocated", "runtime_program_requirement",
+	"available_after_request", "max_free_chunk", "persistent_arguments",
+	"persistent_output", "ba_parameter", "ba_constant", "ba_maybe_live_out",
+	"ba_preallocated_temp", "ba_total", "ba_total_fragmentation",
+	"bfc_rounded", "bfc_in_use_chunks", "bfc_limit", "bfc_in_use", "bfc_max_in_use",
+};
+
+static const char *const pct_names[TP_OOM_PCT_N] = {
+	"hlo_temp_utilization_pct", "hlo_temp_fragmentation_pct", "heap_fragmentation_pct",
+	"persistent_arguments_utilization_pct", "persistent_output_utilization_pct",
+	"ba_total_fragmentation_pct",
+};
+
+const char *tp_oom_fig_name(enum tp_oom_fig f)
+{
+	return f < TP_OOM_FIG_N ? fig_names[f] : "?";
+}
+
+const char *tp_oom_pct_name(enum tp_oom_pct p)
+{
+	return p < TP_OOM_PCT_N ? pct_names[p] : "?";
+}
+
+const char *tp_oom_kind_name(enum tp_oom_kind k)
+{
+	return k == TP_OOM_RUNTIME ? "runtime" : k == TP_OOM_GPU ? "gpu" : "compile";
+}
+
+/* "P% NAME" in [s, end): the percentage before NAME. */
+static bool pct_before(const char *s, const char *end, const char *name, double *v)
+{
+	const char *at;
+
+	if (!tp_oom_find(s, end, name, &at))
+		return false;
+	while (at > s && at[-1] == ' ')
+		at--;
+	if (at <= s || at[-1] != '%')
+		return false;
+	at--;
+	while (at > s && (isdigit((unsigned char)at[-1]) || at[-1] == '.'))
+		at--;
+	return tp_oom_number_at(at, end, v) != NULL;
+}
+
+static char *word_dup(const char *s, const char *end)
+{
+	const char *e = s;
+
+	while (e < end && (isalnum((unsigned char)*e) || *e == '_' || *e == '-'))
+		e++;
+	return e > s ? tp_str_dup(tp_str_make(s, (size_t)(e - s))) : NULL;
+}
+
+/* ---- blocks of "name  SIZE (...)" parts ---- */
+
+static const char *const block_heads[] = {
+	"Total ", "Output size", "Program hbm requirement", "Program vmem requirement",
+	"Largest program allocations", "Heap allocator status", "Persistent allocations",
+	"HBM capacity", "; attempting reservation",
+};
+
+/* The end of the block that starts at s: the next block's header. */
+static const char *block_end(const char *s, const char *end)
+{
+	const char *best = end;
+
+	for (size_t i = 0; i < sizeof(block_heads) / sizeof(block_heads[0]); i++) {
+		const char *at;
+
+		if (tp_oom_find(s, best, block_heads[i], &at) && at < best)
+			best = at;
+	}
+	return best;
+}
+
+typedef void (*part_fn)(struct tp_oom_report *r, const char *name, size_t n,
+			const struct tp_oom_size *sz, const char *paren, const char *pend);
+
+static void read_parts(struct tp_oom_report *r, const char *s, const char *end, part_fn fn)
+{
+	const char *p = s, *name = s;
+
+	while (p < end) {
+		struct tp_oom_size sz;
+		const char *e, *paren = NULL, *pend = NULL, *ne;
+
+		p = tp_oom_skip_ws(p, end);
+		if (p >= end)
+			break;
+		e = (p == s || p[-1] == ' ' || p[-1] == '\n') ? tp_oom_size_read(p, end, &sz) : NULL;
+		if (!e) {
+			while (p < end && *p != ' ' && *p != '\n')
+				p++;
+			continue;
+		}
+		ne = p;
+		name = tp_oom_skip_ws(name, end);
+		while (ne > name && (ne[-1] == ' ' || ne[-1] == '\n'))
+			ne--;
+		p = tp_oom_skip_ws(e, end);
+		while (p < end && (*p == '(' || *p == '[')) {
+			int depth = 0;
+			const char *g = p;
+
+			for (; p < end; p++) {
+				depth += *p == '(' || *p == '[';
+				depth -= *p == ')' || *p == ']';
+				if (depth == 0) {
+					p++;
+					break;
+				}
+			}
+			if (!paren) {
+				paren = g;
+				pend = p;
+			}
+			p = tp_oom_skip_ws(p, end);
+		}
+		if (ne > name)
+			fn(r, name, (size_t)(ne - name), &sz, paren, pend);
+		name = p;
+	}
+}
+
+static bool name_has(const char *name, size_t n, const char *word)
+{
+	return tp_oom_memmem(name, n, word, strlen(word)) != NULL;
+}
+
+static void total_part(struct tp_oom_report *r, const char *name, size_t n,
+		       const struct tp_oom_size *sz, const char *paren, const char *pend)
+{
+	struct tp_oom_part *pt;
+	enum tp_oom_fig f = TP_OOM_FIG_N;
+
+	r->total_parts = tp_xrealloc(r->total_parts, (r->n_total_parts + 1) * sizeof(*pt));
+	pt = &r->total_parts[r->n_total_parts++];
+	pt->name = tp_str_dup(tp_str_make(name, n));
+	pt->size = *sz;
+	if (n >= 8 && memcmp(name, "reserved", 8) == 0)
+		f = TP_OOM_RESERVED;
+	else if (name_has(name, n, "heap allocations"))
+		f = TP_OOM_HEAP_ALLOCATIONS;
+	else if (name_has(name, n, "program"))
+		f = TP_OOM_PROGRAM;
+	else if (name_has(name, n, "arguments"))
+		f = TP_OOM_ARGUMENTS;
+	if (f != TP_OOM_FIG_N && !r->fig[f].present)
+		r->fig[f] = *sz;
+}
+
+static void program_part(struct tp_oom_report *r, const char *name, size_t n,
+			 const struct tp_oom_size *sz, const char *paren, const char *pend)
+{
+	enum tp_oom_fig f = TP_OOM_FIG_N;
+	double v;
+
+	if (name_has(name, n, "HLO temp")) {
+		f = TP_OOM_HLO_TEMP;
+		if (paren) {
+			const char *e;
+
+			if (pct_before(paren, pend, "utilization", &v))
+				tp_oom_set_pct(r, TP_OOM_PCT_HLO_TEMP_UTILIZATION, v);
+			if (pct_before(paren, pend, "fragmentation", &v))
+				tp_oom_set_pct(r, TP_OOM_PCT_HLO_TEMP_FRAGMENTATION, v);
+			tp_oom_fig_at(r, TP_OOM_HLO_TEMP_UNPADDED, tp_oom_find(paren, pend, "Unpadded (", NULL), pend);
+			e = tp_oom_find(paren, pend, " Padded (", NULL);
+			if (!e)
+				e = tp_oom_find(paren, pend, ") Padded (", NULL);
+			tp_oom_fig_at(r, TP_OOM_HLO_TEMP_PADDED, e, pend);
+			tp_oom_fig_at(r, TP_OOM_HLO_TEMP_FRAGMENTATION,
+			       tp_oom_find(paren, pend, "fragmentation (", NULL), pend);
+		}
+	} else if (name_has(name, n, "reserved")) {
+		f = TP_OOM_PROGRAM_RESERVED;
+	} else if (name_has(name, n, "global")) {
+		f = TP_OOM_GLOBAL;
+	} else if (name_has(name, n, "scoped")) {
+		f = TP_OOM_SCOPED;
+	} else if (name_has(name, n, "overlays")) {
+		f = TP_OOM_OVERLAYS;
+	}
+	if (f != TP_OOM_FIG_N && !r->fig[f].present)
+		r->fig[f] = *sz;
+}
+
+static void persistent_part(struct tp_oom_report *r, const char *name, size_t n,
+			    const struct tp_oom_size *sz, const char *paren, const char *pend)
+{
+	bool args = name_has(name, n, "arguments");
+	double v;
+
+	if (!args && !name_has(name, n, "output"))
+		return;
+	if (!r->fig[args ? TP_OOM_PERSISTENT_ARGUMENTS : TP_OOM_PERSISTENT_OUTPUT].present)
+		r->fig[args ? TP_OOM_PERSISTENT_ARGUMENTS : TP_OOM_PERSISTENT_OUTPUT] = *sz;
+	if (paren && pct_before(paren, pend, "utilization", &v))
+		tp_oom_set_pct(r, args ? TP_OOM_PCT_PERSISTENT_ARGUMENTS_UTILIZATION :
+			TP_OOM_PCT_PERSISTENT_OUTPUT_UTILIZATION, v);
+}
+
+/* ---- the families ---- */
+
+static void compile_headline(struct tp_oom_report *r, const char *s, const char *end)
+{
+	const char *e = tp_oom_find(s, end, "Ran out of memory in memory space ", NULL), *sp;
+
+	r->kind = TP_OOM_COMPILE;
+	sp = tp_oom_skip_ws(e, end);
+	r->memory_space = word_dup(sp, end);
+	if (!r->memory_space)
+		return;
+	if (!(e = tp_oom_match(sp + strlen(r->memory_space), end, ". Used ")))
+		return;
+	if (!(e = tp_oom_fig_at(r, TP_OOM_USED, e, end)) || !(e = tp_oom_match(e, end, " of ")))
+		return;
+	if (!(e = tp_oom_fig_at(r, TP_OOM_CAPACITY, e, end)))
+		return;
+	if ((e = tp_oom_find(e, end < e + 80 ? end : e + 80, "capacity by ", NULL)))
+		tp_oom_fig_at(r, TP_OOM_EXCEEDED, e, end);
+}
+
+/* "E1000: CompileTimeHbmOom:" before the headline (XLA's error codes). */
+static void error_code(struct tp_oom_report *r, const char *s, const char *head)
+{
+	for (const char *p = s; p + 7 < head; p++) {
+		if (p[0] == 'E' && isdigit((unsigned char)p[1]) && isdigit((unsigned char)p[2]) &&
+		    isdigit((unsigned char)p[3]) && isdigit((unsigned char)p[4]) && p[5] == ':' &&
+		    (p == s || !isalnum((unsigned char)p[-1]))) {
+			r->error_code = tp_str_dup(tp_str_make(p, 5));
+			r->error_name = word_dup(tp_oom_skip_ws(p + 6, head), head);
+			return;
+		}
+	}
+}
+
+static void tpu_blocks(struct tp_oom_report *r, const char *s, const char *end)
+{
+	const char *e, *at;
+
+	if ((e = tp_oom_find(s, end, "Total ", &at)) && (e = tp_oom_find(e, end, "usage >= ", NULL))) {
+		e = tp_oom_fig_at(r, TP_OOM_TOTAL_USAGE, e, end);
+		if (e) {
+			if (e < end && *e == ':')
+				e++;
+			read_parts(r, e, block_end(e, end), total_part);
+		}
+	}
+	if ((e = tp_oom_find(s, end, "Output size ", NULL))) {
+		if ((e = tp_oom_fig_at(r, TP_OOM_OUTPUT, e, end)) && (e = tp_oom_match(e, end, "; shares ")))
+			tp_oom_fig_at(r, TP_OOM_OUTPUT_SHARES, e, end);
+	}
+	if ((e = tp_oom_find(s, end, "Program hbm requirement ", NULL)) ||
+	    (e = tp_oom_find(s, end, "Program vmem requirement ", NULL))) {
+		if ((e = tp_oom_fig_at(r, TP_OOM_PROGRAM_REQUIREMENT, e, end))) {
+			if (e < end && *e == ':')
+				e++;
+			read_parts(r, e, block_end(e, end), program_part);
+		}
+	}
+	if ((e = tp_oom_find(s, end, "Heap allocator status:", NULL))) {
+		double v;
+		const char *be = block_end(e, end);
+
+		if ((e = tp_oom_find(e, be, "Max free chunk ", NULL)))
+			tp_oom_fig_at(r, TP_OOM_MAX_FREE_CHUNK, e, be);
+		if (e && pct_before(e, be, "fragmentation", &v))
+			tp_oom_set_pct(r, TP_OOM_PCT_HEAP_FRAGMENTATION, v);
+	}
+	if ((e = tp_oom_find(s, end, "Persistent allocations", NULL))) {
+		const char *colon = memchr(e, ':', (size_t)(end - e));
+
+		if (colon)
+			read_parts(r, colon + 1, block_end(colon + 1, end), persistent_part);
+	}
+}
+
+/* A table row "Label:  529.00M (   554,696,704 bytes)". */
+static void table_row(struct tp_oom_report *r, enum tp_oom_fig f, const char *s,
+		      const char *end, const char *label)
+{
+	const char *e = tp_oom_find(s, end, label, NULL);
+
+	if (e && (e = tp_oom_fig_at(r, f, e, end)))
+		tp_oom_exact_after(&r->fig[f], e, end);
+}
+
+static void runtime_tpu(struct tp_oom_report *r, const char *s, const char *end)
+{
+	const char *e, *p;
+
+	r->kind = TP_OOM_RUNTIME;
+	if ((e = tp_oom_find(s, end, "Attempting to reserve ", NULL))) {
+		r->runtime_op = tp_xstrdup("reserve");
+		if ((e = tp_oom_fig_at(r, TP_OOM_REQUEST, e, end)) &&
+		    (e = tp_oom_find(e, end, "There are ", NULL)) &&
+		    (e = tp_oom_fig_at(r, TP_OOM_FREE, e, end)) && (e = tp_oom_match(e, end, " free, ")) &&
+		    (e = tp_oom_fig_at(r, TP_OOM_RESERVED_NOW, e, end)) &&
+		    (e = tp_oom_match(e, end, " reserved, and ")))
+			tp_oom_fig_at(r, TP_OOM_RESERVABLE, e, end);
+	} else if ((e = tp_oom_find(s, end, "Attempting to allocate ", NULL))) {
+		r->runtime_op = tp_xstrdup("allocate");
+		if ((e = tp_oom_fig_at(r, TP_OOM_REQUEST, e, end)) &&
+		    (e = tp_oom_find(e, end < e + 80 ? end : e + 80, "There are ", NULL)) &&
+		    (e = tp_oom_fig_at(r, TP_OOM_FREE, e, end))) {
+			p = tp_oom_find(e, end, "largest contiguous region of free memory is ", NULL);
+			if (p && p < e + 120)
+				e = tp_oom_fig_at(r, TP_OOM_LARGEST_FREE_REGION, p, end);
+			if (e && (p = tp_oom_find(e, end, "; (", NULL)) && p < e + 20) {
+				const char *close = memchr(p, ')', (size_t)(end - p));
+
+				if (close && close - p < 64)
+					r->device = tp_str_dup(tp_str_make(p, (size_t)(close - p)));
+			}
+		}
+	}
+	if ((e = tp_oom_find(s, end, "HBM capacity ", NULL))) {
+		tp_oom_fig_at(r, TP_OOM_CAPACITY, e, end);
+		table_row(r, TP_OOM_TOP_OF_MEMORY_RESERVED, e, end, "Top-of-Memory reserved:");
+		table_row(r, TP_OOM_CURRENTLY_ALLOCATED, e, end, "Currently allocated:");
+		table_row(r, TP_OOM_RUNTIME_PROGRAM_REQUIREMENT, e, end, "Program requirement:");
+		table_row(r, TP_OOM_AVAILABLE_AFTER_REQUEST, e, end, "Available after request:");
+	}
+	if (r->fig[TP_OOM_CAPACITY].present || (r->device && strstr(r->device, "HBM")))
+		r->memory_space = tp_xstrdup("hbm");
+}
+
+void tp_oom_parse_report(struct tp_oom_report *r, const char *text, size_t len)
+{
+	const char *end = text + len, *at = NULL;
+
+	memset(r, 0, sizeof(*r));
+	r->device_ordinal = -1;
+	r->text = tp_xmalloc(len + 1);
+	memcpy(r->text, text, len);
+	r->text[len] = '\0';
+	r->text_len = len;
+	text = r->text;
+	end = text + len;
+	if (tp_oom_find(text, end, "Ran out of memory in memory space ", &at)) {
+		error_code(r, text, at);
+		compile_headline(r, at, end);
+		tpu_blocks(r, at, end);
+	} else if (tp_oom_find(text, end, "Attempting to reserve ", &at) ||
+		   tp_oom_find(text, end, "Attempting to allocate ", &at)) {
+		error_code(r, text, at);
+		runtime_tpu(r, at, end);
+		tpu_blocks(r, at, end);
+	} else if (tp_oom_find(text, end, "Requires ", &at) &&
+		   tp_oom_read_requires(at, end, &r->fig[TP_OOM_USED], &r->fig[TP_OOM_CAPACITY])) {
+		/* TPU's early abort, before any breakdown: HBM, compile time */
+		error_code(r, text, at);
+		r->kind = TP_OOM_COMPILE;
+		r->early_abort = true;
+		r->memory_space = tp_xstrdup("hbm");
+	} else if (tp_oom_find(text, end, "Scoped allocation with size ", &at) ||
+		   tp_oom_find(text, end, "would exceed memory (size=", &at)) {
+		error_code(r, text, at);
+		tp_oom_scoped(r, text, end);
+	} else {
+		tp_oom_gpu(r, text, end);
+	}
+	tp_oom_entries_read(r, at ? at : text, end);
+}
+
+void tp_oom_report_release(struct tp_oom_report *r)
+{
+	free(r->memory_space);
+	free(r->error_code);
+	free(r->error_name);
+	free(r->runtime_op);
+	free(r->device);
+	free(r->allocations_memory_space);
+	for (int i = 0; i < r->n_log_prefixes; i++)
+		free(r->log_prefixes[i]);
+	for (size_t i = 0; i < r->n_total_parts; i++)
+		free(r->total_parts[i].name);
+	free(r->total_parts);
+	for (size_t i = 0; i < r->n_allocs; i++) {
+		struct tp_oom_alloc *a = &r->allocs[i];
+
+		free(a->operator_text);
+		free(a->op_type);
+		free(a->op_name);
+		free(a->source_file);
+		free(a->shape);
+		free(a->xla_label);
+		free(a->xla_label_name);
+		free(a->allocation_type);
+		free(a->entry_parameter_subshape);
+		free(a->remat_of);
+	}
+	free(r->allocs);
+	free(r->text);
+	memset(r, 0, sizeof(*r));
+}

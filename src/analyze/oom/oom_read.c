@@ -1,0 +1,390 @@
+/*
+ * oom_read.c - finding OOM reports in a stream of text. Lines are cleaned
+ * as they arrive (log prefixes, Markdown bold and code marks, escaped
+ * `\N.`, TABs, NUL bytes) and dropped unless they belong to a report: a
+ * report starts at a headline (the phrases below, also when a terminal
+ * wrapped one over two lines) and goes on while lines carry its labels,
+ * through at most GAP_MAX lines without one (a wrapped XLA label, blank
+ * lines between entries); the lines after its last label are not kept.
+ * Memory: one line being read, the previous line, and the reports.
+ */
+#include "oom_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/util/strbuf.h"
+
+/* The headlines of every family in oom-facts.md. */
+static const char *const triggers[] = {
+	"Ran out of memory in memory space",
+	"Attempting to reserve ",
+	"Attempting to allocate ",
+	"Out of memory while trying to allocate",
+	"Failed to allocate request for",
+	"ran out of memory trying to allocate",
+	"Scoped allocation with size",
+	"would exceed memory (size=",
+};
+#define N_TRIGGERS (sizeof(triggers) / sizeof(triggers[0]))
+
+/* Words that mark a line as part of a report. */
+static const char *const labels[] = {
+	"usage >=", "Output size", "requirement", "Largest program allocations",
+	"Size:", "Operator:", "Shape:", "Unpadded size:", "Extra memory due to padding",
+	"XLA label:", "XLA Label:", "Allocation type:", "=====", "reserved", "program",
+	"arguments", "global", "scoped", "HLO temp", "overlays", "HBM capacity",
+	"Top-of-Memory", "Currently allocated", "-----", "Available after request",
+	"attempting reservation", "Heap allocator", "Max free chunk", "Persistent allocations",
+	"output", "heap allocations", "BufferAssignment", "allocation:", "fragmentation:",
+	"Peak buffers", "Buffer ", "Entry Parameter", "Sum Total", "Stats:", "Limit:",
+	"InUse:", "MaxInUse:", "NumAllocs:", "MaxAllocSize:", "Chunk", "Bin (",
+	/* the rest of a headline a terminal wrapped */
+	"Used ", "Exceeded", "capacity", "free", "possible", "bytes", "available", "limit",
+	"memory", "ordinal", "; (", "HBM",
+};
+#define N_LABELS (sizeof(labels) / sizeof(labels[0]))
+
+#define GAP_MAX 8
+#define LINE_MAX_KEPT (1u << 20)
+#define TAIL_KEPT 4096
+
+struct tp_oom_reader {
+	struct tp_strbuf line;     /* the raw line being read            */
+	bool line_cut;             /* the rest of the line is dropped    */
+	bool line_report;          /* the line kept holds a headline     */
+	struct tp_strbuf clean;    /* scratch: the cleaned line          */
+	struct tp_strbuf prev;     /* the previous cleaned line          */
+	unsigned prev_kinds;       /* prefix kinds of the last 3 lines   */
+	unsigned kinds_ring[3];
+	bool in_report;
+	struct tp_strbuf report;   /* the report's lines so far          */
+	size_t report_kept;        /* its length at its last label line  */
+	unsigned report_kinds;
+	int gap;
+	int64_t report_line;
+	bool report_cut;
+};
+
+static const char *const kind_names[] = { "glog", "tf-timestamp", "ray", "rank" };
+
+static unsigned kind_bit(const char *kind)
+{
+	for (unsigned i = 0; i < 4; i++)
+		if (strcmp(kind, kind_names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+void tp_oom_log_init(struct tp_oom_log *log)
+{
+	memset(log, 0, sizeof(*log));
+	log->reader = tp_xcalloc(1, sizeof(*log->reader));
+	tp_strbuf_init(&log->reader->line);
+	tp_strbuf_init(&log->reader->clean);
+	tp_strbuf_init(&log->reader->prev);
+	tp_strbuf_init(&log->reader->report);
+}
+
+/* The cleaned line into rd->clean; returns the prefix kinds it had. */
+static unsigned clean_line(struct tp_oom_reader *rd, const char *s, size_t n)
+{
+	unsigned kinds = 0;
+	size_t k;
+	const char *kind = NULL;
+
+	while (n && (s[n - 1] == '\r' || s[n - 1] == '\n'))
+		n--;
+	for (int i = 0; i < 4 && (k = tp_oom_prefix_len(s, n, &kind)) != 0; i++) {
+		kinds |= kind_bit(kind);
+		s += k;
+		n -= k;
+	}
+	tp_strbuf_reset(&rd->clean);
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == '*' && i + 1 < n && s[i + 1] == '*') {
+			i++;
+			continue;
+		}
+		if (c == '`')
+			continue;
+		if (c == '\\' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')
+			continue;
+		if (c == '\t' || c == '\0' || c == '\r')
+			c = ' ';
+		tp_strbuf_add(&rd->clean, &(char){ c }, 1);
+	}
+	return kinds;
+}
+
+/* TPU's early abort: "Requires 3.47E, has 14.49G available" (both sizes
+ * checked: "Requires" alone is common prose). */
+static const char *find_requires(const char *s, const char *end, const char **at)
+{
+	const char *a, *e;
+
+	while ((e = tp_oom_find(s, end, "Requires ", &a))) {
+		const char *p;
+
+		if ((p = tp_oom_read_requires(a, end, NULL, NULL))) {
+			*at = a;
+			return p;
+		}
+		s = e;
+	}
+	return NULL;
+}
+
+/* The earliest headline in [s, end), its start in *at. */
+static const char *find_trigger(const char *s, const char *end, const char **at)
+{
+	const char *best = NULL, *best_end = NULL, *ra, *re = find_requires(s, end, &ra);
+
+	if (re) {
+		best = ra;
+		best_end = re;
+	}
+
+	for (size_t i = 0; i < N_TRIGGERS; i++) {
+		const char *a, *e = tp_oom_find(s, end, triggers[i], &a);
+
+		if (e && (!best || a < best)) {
+			best = a;
+			best_end = e;
+		}
+	}
+	if (at)
+		*at = best;
+	return best_end;
+}
+
+static bool has_label(const char *s, size_t n)
+{
+	for (size_t i = 0; i < N_LABELS; i++)
+		if (tp_oom_memmem(s, n, labels[i], strlen(labels[i])))
+			return true;
+	return false;
+}
+
+static bool is_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ')
+			return false;
+	return true;
+}
+
+static void add_report(struct tp_oom_log *log, const char *text, size_t len,
+		       int64_t line, unsigned kinds, bool cut)
+{
+	struct tp_oom_report *r;
+
+	if (log->n >= TP_OOM_REPORTS_MAX) {
+		log->reports_dropped = true;
+		return;
+	}
+	log->reports = tp_xgrow(log->reports, &log->cap, log->n + 1, sizeof(*log->reports));
+	r = &log->reports[log->n++];
+	tp_oom_parse_report(r, text, len);
+	r->line = line;
+	r->text_cut = cut;
+	for (unsigned i = 0; i < 4; i++)
+		if (kinds & (1u << i))
+			r->log_prefixes[r->n_log_prefixes++] = tp_xstrdup(kind_names[i]);
+}
+
+/* Closes the report being read: its text up to its last label line, one
+ * report per headline in it (a collapsed log holds several on a line). */
+static void close_report(struct tp_oom_log *log)
+{
+	struct tp_oom_reader *rd = log->reader;
+	const char *s = rd->report.buf, *end = s + rd->report_kept, *at, *e;
+
+	if (!rd->in_report)
+		return;
+	rd->in_report = false;
+	e = find_trigger(s, end, &at);
+	while (e) {
+		const char *next_at = NULL, *next = find_trigger(e, end, &next_at);
+		const char *stop = next ? next_at : end;
+
+		add_report(log, s, (size_t)(stop - s), rd->report_line, rd->report_kinds,
+			   rd->report_cut);
+		s = stop;
+		e = next;
+	}
+	tp_strbuf_reset(&rd->report);
+	rd->report_kept = 0;
+}
+
+/* Adds a line to the report, as much of it as fits in TP_OOM_REPORT_MAX. */
+static void append_report(struct tp_oom_reader *rd, const char *s, size_t n)
+{
+	if (rd->report.len + 1 >= TP_OOM_REPORT_MAX) {
+		rd->report_cut = true;
+		return;
+	}
+	if (rd->report.len)
+		tp_strbuf_add(&rd->report, &(char){ '\n' }, 1);
+	if (rd->report.len + n > TP_OOM_REPORT_MAX) {
+		n = TP_OOM_REPORT_MAX - rd->report.len;
+		rd->report_cut = true;
+	}
+	tp_strbuf_add(&rd->report, s, n);
+}
+
+static void start_report(struct tp_oom_log *log, const char *s, size_t n, unsigned kinds)
+{
+	struct tp_oom_reader *rd = log->reader;
+
+	tp_strbuf_reset(&rd->report);
+	rd->in_report = true;
+	rd->report_cut = false;
+	rd->gap = 0;
+	rd->report_line = log->lines;
+	rd->report_kinds = kinds | rd->prev_kinds;
+	append_report(rd, s, n);
+	rd->report_kept = rd->report.len;
+}
+
+static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
+{
+	struct tp_oom_reader *rd = log->reader;
+	unsigned kinds;
+	const char *s, *end, *at;
+
+	log->lines++;
+	kinds = clean_line(rd, raw, raw_n);
+	s = rd->clean.buf ? rd->clean.buf : "";
+	end = s + rd->clean.len;
+	if (find_trigger(s, end, &at)) {
+		close_report(log);
+		/* the line before may hold the wrapper a terminal wrapped off
+		 * (`RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:`) */
+		if (rd->prev.len && at == tp_oom_skip_ws(s, end)) {
+			tp_strbuf_add(&rd->prev, &(char){ '\n' }, 1);
+			tp_strbuf_add(&rd->prev, s, rd->clean.len);
+			start_report(log, rd->prev.buf, rd->prev.len, kinds);
+		} else {
+			start_report(log, s, rd->clean.len, kinds);
+		}
+	} else if (rd->in_report) {
+		append_report(rd, s, rd->clean.len);
+		rd->report_kinds |= kinds;
+		if (has_label(s, rd->clean.len)) {
+			rd->gap = 0;
+			rd->report_kept = rd->report.len;
+		} else if (++rd->gap > GAP_MAX ||
+			   (!is_blank(s, rd->clean.len) && s[0] != ' ' && rd->gap > 2)) {
+			close_report(log);
+		}
+	} else if (rd->prev.len) {
+		/* a headline a terminal wrapped over this line and the last */
+		struct tp_strbuf *j = &rd->prev;
+		size_t prev_len = j->len;
+
+		tp_strbuf_add(j, &(char){ '\n' }, 1);
+		tp_strbuf_add(j, s, rd->clean.len);
+		if (find_trigger(j->buf, j->buf + j->len, &at) && at < j->buf + prev_len) {
+			log->lines--;
+			start_report(log, j->buf, j->len, kinds);
+			log->lines++;
+		}
+		j->len = prev_len;
+		j->buf[prev_len] = '\0';
+	}
+	/* the previous line (its last 4 KiB) and the prefixes of the last 3 */
+	tp_strbuf_reset(&rd->prev);
+	if (!rd->in_report || rd->report.len == 0) {
+		size_t keep = rd->clean.len > 4096 ? 4096 : rd->clean.len;
+
+		tp_strbuf_add(&rd->prev, end - keep, keep);
+	}
+	rd->kinds_ring[log->lines % 3] = kinds;
+	rd->prev_kinds = rd->kinds_ring[0] | rd->kinds_ring[1] | rd->kinds_ring[2];
+}
+
+/* A line that filled LINE_MAX_KEPT (every newline collapsed, or a
+ * progress bar redrawn with \r for hours): its text before a headline is
+ * no report's, so only its last TAIL_KEPT bytes are kept (a headline may
+ * straddle, and its wrapper precede it); from a headline on the line is
+ * kept up to TP_OOM_REPORT_MAX, and the rest of it dropped. */
+static void line_full(struct tp_oom_reader *rd)
+{
+	const char *s = rd->line.buf, *at;
+	size_t from;
+
+	if (rd->line_report) {
+		rd->line_cut = true;
+		return;
+	}
+	if (find_trigger(s, s + rd->line.len, &at)) {
+		rd->line_report = true;
+		from = (size_t)(at - s) > TAIL_KEPT ? (size_t)(at - s) - TAIL_KEPT : 0;
+	} else {
+		from = rd->line.len - TAIL_KEPT;
+	}
+	memmove(rd->line.buf, s + from, rd->line.len - from);
+	rd->line.len -= from;
+	rd->line.buf[rd->line.len] = '\0';
+}
+
+void tp_oom_feed(struct tp_oom_log *log, const char *buf, size_t n)
+{
+	struct tp_oom_reader *rd = log->reader;
+
+	while (n) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t take = nl ? (size_t)(nl - buf) : n, used = 0;
+
+		while (used < take && !rd->line_cut) {
+			size_t limit = rd->line_report ? TP_OOM_REPORT_MAX : LINE_MAX_KEPT;
+			size_t k = take - used < limit - rd->line.len ? take - used : limit - rd->line.len;
+
+			tp_strbuf_add(&rd->line, buf + used, k);
+			used += k;
+			if (rd->line.len >= limit)
+				line_full(rd);
+		}
+		if (!nl)
+			return;
+		take_line(log, rd->line.buf ? rd->line.buf : "", rd->line.len);
+		if (rd->line_cut && rd->in_report)
+			rd->report_cut = true;
+		tp_strbuf_reset(&rd->line);
+		rd->line_cut = rd->line_report = false;
+		buf = nl + 1;
+		n -= take + 1;
+	}
+}
+
+void tp_oom_finish(struct tp_oom_log *log)
+{
+	struct tp_oom_reader *rd = log->reader;
+
+	if (!rd)
+		return;
+	if (rd->line.len)
+		take_line(log, rd->line.buf, rd->line.len);
+	if (rd->line_cut && rd->in_report)
+		rd->report_cut = true;
+	tp_strbuf_reset(&rd->line);
+	close_report(log);
+}
+
+void tp_oom_log_release(struct tp_oom_log *log)
+{
+	for (size_t i = 0; i < log->n; i++)
+		tp_oom_report_release(&log->reports[i]);
+	free(log->reports);
+	if (log->reader) {
+		tp_strbuf_release(&log->reader->line);
+		tp_strbuf_release(&log->reader->clean);
+		tp_strbuf_release(&log->reader->prev);
+		tp_strbuf_release(&log->reader->report);
+		free(log->reader);
+	}
+	memset(log, 0, sizeof(*log));
+}

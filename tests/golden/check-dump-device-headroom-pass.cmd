@@ -1,0 +1,1 @@
+check testdata/xla-dump --min-headroom 10% --device h100

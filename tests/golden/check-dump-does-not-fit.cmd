@@ -1,0 +1,1 @@
+check testdata/xla-dump --hbm 6MiB

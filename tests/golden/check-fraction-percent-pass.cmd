@@ -1,0 +1,1 @@
+check --max-peak-fraction 10% testdata/small.xplane.pb

@@ -1,0 +1,1 @@
+check testdata/jit_train_step.hlo_proto.pb --device v5e --min-headroom 1GiB

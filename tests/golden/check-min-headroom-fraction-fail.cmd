@@ -1,0 +1,1 @@
+check --min-headroom 0.999 testdata/small.xplane.pb

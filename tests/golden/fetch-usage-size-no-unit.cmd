@@ -1,0 +1,1 @@
+fetch --max-size 4 -o build/golden-fetch http://localhost:1/

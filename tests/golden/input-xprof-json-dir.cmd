@@ -1,0 +1,1 @@
+info ../shared/captures/xprof-json-tpu-v5-jax-training

@@ -1,0 +1,1 @@
+memory --format json --split 'copy-start.4{0}:3' --module jit_f ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

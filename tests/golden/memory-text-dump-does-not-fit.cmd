@@ -1,0 +1,1 @@
+memory testdata/xla-dump --hbm 6MiB --limit 3

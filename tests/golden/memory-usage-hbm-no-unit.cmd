@@ -1,0 +1,1 @@
+memory --hbm 16 testdata/small.xplane.pb

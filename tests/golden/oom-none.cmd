@@ -1,0 +1,1 @@
+oom testdata/small.xplane.pb

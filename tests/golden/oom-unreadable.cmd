@@ -1,0 +1,1 @@
+oom tests/oom/bfc.log /nonexistent.log

@@ -1,0 +1,1 @@
+info -o build/no-such-dir/out.json testdata/small.xplane.pb

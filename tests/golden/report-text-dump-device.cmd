@@ -1,0 +1,1 @@
+report testdata/xla-dump --device h100
