@@ -562,8 +562,7 @@ ROWS = [
     Check("html memory page = memory --format json", html_is_json("memory", lambda c: {"memory": c.json("memory")})),
     Check("html ops page = ops and collectives --format json",
           html_is_json("ops", lambda c: {"ops": c.json("ops"), "collectives": c.json("collectives")})),
-    # report's ops section lacks ops' steps_across until merge recomputes it (issue 28)
-    Check("report --format json = each command's document", report_parts, xfail="28.steps_across"),
+    Check("report --format json = each command's document", report_parts),
     # found by this suite: report's ops[] keeps capture order under "sort": "total"
     Check("ops[] in the order its sort says", ops_in_sort_order, xfail="report-sort"),
 

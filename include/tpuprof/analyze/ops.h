@@ -225,6 +225,12 @@ struct tp_step_across {
  * the cores; 0 and NULL with fewer than two such cores. *out is
  * malloc'd. */
 size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out);
+/* The same figures from any list of cores' steps (merge recomputes them
+ * from saved documents): a zeroed a, each core's i-th step added in core
+ * order, then closed (spread and straggler). */
+void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
+			bool warmup);
+void tp_step_across_close(struct tp_step_across *a);
 
 /* ---- --by category (op_categories.c) ---- */
 
