@@ -44,8 +44,17 @@ DERIVED = {'Name scopes (derived)', 'Memory peaks', 'Compiler memory peaks'}
 def derived(track):
     return (track in DERIVED or track.endswith(' name scopes (derived)') or
             track.endswith(' compiler memory peaks') or track.startswith('Steps (inferred: '))
+LINES = 'Lines'  # each process's one plain track, parent of its line tracks
 failures = []
 START_PEAKS = {}  # capture -> program-start compiler peak instants
+
+
+def process_of(d, t):
+    """The process name of track t: its own, or its nearest ancestor's."""
+    by_uuid = {u['uuid']: u for u in d['tracks']}
+    while 'process_name' not in t:
+        t = by_uuid[t['parent']]
+    return t['process_name']
 
 
 def check(cond, msg):
@@ -78,16 +87,55 @@ class Trace:
 
     def __init__(self, d):
         self.d = d
-        by_uuid = {t['uuid']: t for t in d['tracks']}
         self.where = {}
         for t in d['tracks']:
-            if t['parent'] is not None:
-                self.where[t['uuid']] = (by_uuid[t['parent']]['process_name'], t['name'])
+            if t['parent'] is not None and t['name'] != LINES:
+                self.where[t['uuid']] = (process_of(d, t), t['name'])
         self.events = d['slices'] + d['instants']
 
     def line_of(self, ev):
         proc, name = self.where[ev['track']]
         return proc, re.sub(r' \(\d+\)$', '', name)
+
+
+def ordering(cap, tr):
+    """Perfetto shows processes and tracks in the capture's order: the
+    root descriptor (uuid 0, the file's first packet) sets
+    process_ordering EXPLICIT (1), process tracks are ranked 0, 1, ... in
+    host and plane order; each process has one plain track `Lines` with
+    child_ordering EXPLICIT (3), the parent of all its tracks, ranked
+    0, 1, ... as declared, the capture's lines in its line order
+    (`tpuprof info`), unmerged (sibling_merge_behavior NONE = 2).
+    Returns the process names in rank order."""
+    d = tr.d
+    check(d['root'] == {'process_ordering': 1, 'packet': 0}, f'{cap}: root descriptor {d["root"]}')
+    procs = sorted((t for t in d['tracks'] if 'process_name' in t), key=lambda t: t['rank'])
+    check([t['rank'] for t in procs] == list(range(len(procs))),
+          f'{cap}: process ranks {[t["rank"] for t in procs]}')
+    by_parent = collections.defaultdict(list)
+    for t in d['tracks']:
+        by_parent[t['parent']].append(t)
+    info = doc('info', cap)
+    lines = {f"{h['name']} {p['name']}": [ln['display_name'] or ln['name'] for ln in p['lines']
+                                          if ln['events'] > ln['aggregated_events']]
+             for h in info['hosts'] for p in h['planes']}
+    names = [p['process_name'] for p in procs]
+    check(names == [n for n in lines if n in names], f'{cap}: processes in rank order {names}')
+    for p in procs:
+        kids = by_parent[p['uuid']]
+        check([(k['name'], k['child_ordering'], k['rank'], k['merge']) for k in kids] ==
+              [(LINES, 3, None, None)], f'{cap}: {p["process_name"]}: process children {kids}')
+        if len(kids) != 1:
+            continue
+        tracks = by_parent[kids[0]['uuid']]
+        check([t['rank'] for t in tracks] == list(range(len(tracks))) and
+              all(t['merge'] == 2 and t['child_ordering'] is None and not by_parent[t['uuid']]
+                  for t in tracks), f'{cap}: {p["process_name"]}: line tracks {tracks}')
+        shown = [t['name'] for t in tracks if not derived(t['name']) and
+                 not re.search(r' \(\d+\)$', t['name']) and not t['counter']]
+        check(shown == lines.get(p['process_name']),
+              f'{cap}: {p["process_name"]}: tracks {shown}, lines {lines.get(p["process_name"])}')
+    return [p['process_name'] for p in procs]
 
 
 def line_counts(cap, tr):
@@ -337,14 +385,35 @@ def closed_pipe(cap):
     check(rc == 141 and err == '', f'closed pipe: exit {rc}, {err!r}')
 
 
+def small_ordering(tr):
+    """The descriptors of testdata/small.xplane.pb, exactly: (process,
+    rank) and per process its line tracks (name, rank, counter)."""
+    d = tr.d
+    procs = sorted((t['process_name'], t['rank']) for t in d['tracks'] if 'process_name' in t)
+    check(procs == [('host0 /device:TPU:0', 0), ('host0 /device:TPU:1', 1), ('host0 /host:CPU', 2)],
+          f'small: processes {procs}')
+    got = collections.defaultdict(list)
+    for t in d['tracks']:
+        if t['parent'] is not None and t['name'] != LINES:
+            got[process_of(d, t)].append((t['name'], t['rank'], t['counter']))
+    tpu = [('XLA Modules', 0, False), ('XLA Ops', 1, False), ('Name scopes (derived)', 2, False),
+           ('Compiler memory peaks', 3, False), ('Steps (inferred: jit_train_step)', 4, False)]
+    want = {'host0 /device:TPU:0': tpu, 'host0 /device:TPU:1': tpu,
+            'host0 /host:CPU': [('main', 0, False), ('pjrt-tpu-tasks/3116851', 1, False),
+                                ('python', 2, False), ('Memory 0 bytes in use', 3, True),
+                                ('Memory 0 heap bytes', 4, True), ('Memory 1 bytes in use', 5, True),
+                                ('Memory 1 heap bytes', 6, True), ('Memory peaks', 7, False)]}
+    check(dict(got) == want, f'small: tracks {dict(got)}')
+
+
 def canonical(d):
     """A dumped trace without its uuids: every track as (process, name,
     counter), every slice, instant and counter value on its track's key."""
     by_uuid = {t['uuid']: t for t in d['tracks']}
+    procs = {t['uuid']: process_of(d, t) for t in d['tracks']}
     def key(uuid):
         t = by_uuid[uuid]
-        proc = by_uuid[t['parent']]['process_name'] if t['parent'] is not None else t['process_name']
-        return (proc, t['name'], t['counter'])
+        return (procs[uuid], t['name'], t['counter'])
     tracks = collections.Counter(key(t['uuid']) for t in d['tracks'])
     evs = collections.Counter()
     for kind in ('slices', 'instants', 'counters'):
@@ -375,6 +444,7 @@ def one(cap, tmp, gz=False):
         with open(out, 'rb') as f:
             check(f.read(2) == b'\x1f\x8b', f'{out}: not gzip')
     tr = Trace(dump(out))
+    ordering(cap, tr)
     n = line_counts(cap, tr)
     ops = op_times(cap, tr)
     peaks, marks = memory_peaks(cap, tr)
@@ -398,6 +468,7 @@ def main():
             tr = one(path, tmp, gz=i == 1)
             lanes_same(path, tmp)
             if cap == 'testdata/small.xplane.pb':
+                small_ordering(tr)
                 filters(path, tr, tmp)
                 fifo_output(path, tmp)
                 closed_pipe(path)
