@@ -30,6 +30,10 @@ struct tl_track {
 	uint64_t uuid;
 	struct tl_open *open;     /* malloc'd stack                       */
 	size_t depth, cap;
+	/* zero-length events (in ns) at zero_ns on it: Perfetto may stack
+	 * them as levels, so they count toward its 512 */
+	int64_t zero_ns;
+	size_t n_zero;
 };
 
 /* One level of the name-scope track: a scope component, open. */
