@@ -38,7 +38,7 @@ import tempfile
 TPUPROF, DUMP = sys.argv[1], sys.argv[2]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.path.join(ROOT, '..', 'shared', 'captures')
-DERIVED = {'Name scopes (derived)', 'Memory peaks', 'Compiler memory peaks'}
+DERIVED = {'Name scopes (derived)', 'Memory peaks', 'Compiler memory peaks', 'Advice (derived)'}
 
 
 def derived(track):
@@ -46,7 +46,8 @@ def derived(track):
             track.endswith(' compiler memory peaks') or track.startswith('Steps (inferred: '))
 LINES = 'Lines'  # each process's one plain track, parent of its line tracks
 failures = []
-START_PEAKS = {}  # capture -> program-start compiler peak instants
+START_PEAKS = {}
+ADVICE = {}  # capture -> advice instants  # capture -> program-start compiler peak instants
 
 
 def process_of(d, t):
@@ -385,6 +386,32 @@ def closed_pipe(cap):
     check(rc == 141 and err == '', f'closed pipe: exit {rc}, {err!r}')
 
 
+def advice_marks(cap, tr):
+    """Each fired advice finding with a time (`report`'s advice, time_ps)
+    is one instant on its plane's "Advice (derived)" track, named after
+    its rule, with its figures; nothing else is. The straggler's sits at
+    the start of the worst step on its slowest core: the start of that
+    core's inferred "step N" slice. Returns the instants."""
+    rep = doc('report', cap)
+    want = [f for f in rep['advice'] if f['verdict'] == 'fired' and f['time_ps'] is not None]
+    tracks = {t['uuid'] for t in tr.d['tracks'] if t['name'] == 'Advice (derived)'}
+    got = [e for e in tr.d['instants'] if e['track'] in tracks]
+    check(len(got) == len(want), f'{cap}: {len(got)} advice instants, {len(want)} fired findings with a time')
+    for f, e in zip(want, got):
+        proc = process_of(tr.d, next(t for t in tr.d['tracks'] if t['uuid'] == e['track']))
+        check(proc == f"{f['host']} {f['plane']}" and e['name'] == f['rule'] and
+              e['args'] == {'rule': f['rule'], 'measured': f['measured'],
+                            'threshold': f['threshold'], 'advice': f['text']},
+              f'{cap}: advice instant {e} for {f}')
+        m = re.search(r'worst step (\d+):', f['text'])
+        if f['rule'] == 'straggler' and check(m, f'{cap}: straggler text {f["text"]}'):
+            steps = [s for s in tr.d['slices'] if s['name'] == f'step {m.group(1)}' and
+                     tr.where[s['track']][0] == proc and tr.where[s['track']][1].startswith('Steps')]
+            check([s['ts'] for s in steps] == [e['ts']],
+                  f'{cap}: straggler instant at {e["ts"]}, step {m.group(1)} at {[s["ts"] for s in steps]}')
+    return len(got)
+
+
 def small_ordering(tr):
     """The descriptors of testdata/small.xplane.pb, exactly: (process,
     rank) and per process its line tracks (name, rank, counter)."""
@@ -449,8 +476,9 @@ def one(cap, tmp, gz=False):
     ops = op_times(cap, tr)
     peaks, marks = memory_peaks(cap, tr)
     steps = steps_same(cap, tr)
+    advice = ADVICE[cap] = advice_marks(cap, tr)
     json_same(cap, tr, tmp)
-    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks, {marks} compiler peak instants, {steps} inferred steps')
+    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks, {marks} compiler peak instants, {steps} inferred steps, {advice} advice instants')
     return tr
 
 
@@ -477,6 +505,11 @@ def main():
                 host_filter(path, tmp)
     # v6e: 3 modules with no heap trace ran 14 times (XLA Modules);
     # MI300X attention: 54 runs of such modules by program changes
+    # the v6e capture's straggler fires (TPU:3, worst step 4); no other
+    # capture here has a fired finding with a time
+    for cap in caps:
+        n = ADVICE.get(os.path.join(ROOT, cap))
+        check(n == (1 if 'tpu-v6e' in cap else 0), f'{cap}: {n} advice instants')
     for part, want in (('tpu-v6e', 14), ('jax-attention', 54)):
         for cap in (c for c in caps if part in c):
             n = START_PEAKS.get(os.path.join(ROOT, cap))
