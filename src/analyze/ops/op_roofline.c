@@ -207,13 +207,16 @@ void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
 	/* the capacity as memory resolves it (memory_size, then the runtime
 	 * allocator's, then the table), so a core has one capacity in ops,
 	 * memory and report alike */
-	tp_mem_runtime_build(&rt, cap);
+	memset(&rt, 0, sizeof(rt));
+	if (cap) /* NULL: ops made by hand, no capture to read */
+		tp_mem_runtime_build(&rt, cap);
 	for (size_t c = 0; c < ops->n_cores; c++) {
-		h.allocator_capacity = tp_mem_runtime_capacity_of(&rt, ops->cores[c].host,
-								  ops->cores[c].plane);
+		h.allocator_capacity = cap ? tp_mem_runtime_capacity_of(&rt, ops->cores[c].host,
+									 ops->cores[c].plane) : 0;
 		tp_device_resolve_plane(ops->cores[c].plane, &h, &ops->cores[c].device);
 	}
-	tp_mem_runtime_release(&rt);
+	if (cap)
+		tp_mem_runtime_release(&rt);
 	for (size_t i = 0; i < ops->n_ops; i++) {
 		struct tp_op *o = &ops->ops[i];
 		struct tp_str opcode = op_opcode(ops, o);
