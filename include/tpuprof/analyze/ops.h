@@ -321,8 +321,10 @@ void tp_op_scopes_release(struct tp_op_scopes *s);
 
 /* ---- roofline (op_roofline.c): devices, precisions, per module ---- */
 
-/* Resolves each core's device figures (forced: --device, or NULL) and
- * each op's precision from its HLO instruction. Called by tp_ops_build. */
+/* Resolves each core's device figures (forced: --device, or NULL; the
+ * capacity as memory resolves it, with the runtime allocator's read from
+ * cap, which may be NULL for ops made by hand) and each op's precision
+ * from its HLO instruction. Called by tp_ops_build. */
 void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
 			     const struct tp_device_row *forced);
 
