@@ -161,8 +161,10 @@ enum tp_err tl_write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
 			tl_peaks_end(t);
 		}
 	}
-	if (rc == TP_OK && !t->opts->no_derived)
+	if (rc == TP_OK && !t->opts->no_derived) {
 		tl_steps_track(t);
+		tl_advice_track(t);
+	}
 	return rc;
 }
 
@@ -270,7 +272,9 @@ enum tp_err tp_trace_walk(struct tp_capture *cap,
 	t.next_pid = 1;
 	tp_strpool_init(&t.pool);
 	time_base(&t);
+	tl_advice_prepare(&t);
 	rc = walk(&t, err);
+	tl_advice_release(&t);
 	tl_release(&t);
 	free(t.shift_ps);
 	return rc;
