@@ -183,9 +183,6 @@ KNOWN_FILE_LOOPS = [
      "src/analyze/trace/memory_tracks.c", "src/analyze/trace/peak_marks.c",
      "src/analyze/trace/scope_track.c", "src/analyze/trace/timeline.c",
      "src/analyze/trace/timeline_lanes.c"],
-    ["src/decode/capture/buffer.c", "src/decode/capture/capture.c",
-     "src/decode/capture/damage.c", "src/decode/capture/modules.c",
-     "src/decode/capture/paths.c"],
 ]
 
 
