@@ -247,10 +247,3 @@ void tp_op_programs_event(struct tp_op_ctx *c, const struct tp_event *ev)
 	    tp_stat_int(&st, &v))
 		count_program(c, (uint64_t)v);
 }
-
-void tp_op_gpu_release(struct tp_op_ctx *c)
-{
-	free(c->gpu_slots);
-	c->gpu_slots = NULL;
-	c->cap_gpu_slots = c->n_gpu_slots = 0;
-}

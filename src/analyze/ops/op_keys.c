@@ -422,6 +422,13 @@ void tp_op_apply_meta_vals(struct tp_op_ctx *c)
 	}
 }
 
+void tp_op_gpu_release(struct tp_op_ctx *c)
+{
+	free(c->gpu_slots);
+	c->gpu_slots = NULL;
+	c->cap_gpu_slots = c->n_gpu_slots = 0;
+}
+
 void tp_op_ctx_release(struct tp_op_ctx *c)
 {
 	free(c->meta_op);
