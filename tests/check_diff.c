@@ -224,7 +224,7 @@ static const struct {
 	{ "peak_scopes", "root", "bytes", "summed over modules" },
 	{ "ops", "sum", "ps", "summed over cores" },
 	{ "op_scopes", "root", "ps", "summed over cores" },
-	{ "collective_ring_bytes", "sum", "bytes", "summed over executions" },
+	{ "collective_ring_bytes", "sum", "bytes", "summed over devices and executions" },
 	{ "collective_payload_bytes", "sum", "bytes", "summed over executions" },
 	{ "collective_time", "sum", "ps", "summed over executions" },
 	{ "cores_flop_utilization", "weighted", "ppb", "all cores together" },

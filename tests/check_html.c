@@ -92,6 +92,14 @@ static const struct {
 	  "[{\"o\": [{\"k\": 1}, {\"k\": 2}, {\"k\": 3}, {\"k\": 4}]}, {\"o\": 1}, {\"o\": 2}, {\"o\": 3}, {}, 5]",
 	  "[{\"o\": {\"tp_columns\": [\"k\"], \"tp_rows\": [[1], [2], [3], [4]]}}, {\"o\": 1}, {\"o\": 2}, {\"o\": 3}, {}, 5]" },
 	{ "empty objects are no table", "[{}, {}, {}, {}]", "[{}, {}, {}, {}]" },
+	{ "a column the same in every row is given once",
+	  "[{\"x\": 1, \"c\": \"k\", \"n\": null}, {\"x\": 2, \"c\": \"k\", \"n\": null}, "
+	  "{\"x\": 3, \"c\": \"k\", \"n\": null}, {\"x\": 4, \"c\": \"k\", \"n\": null}]",
+	  "{\"tp_columns\": [\"x\", \"c\", \"n\"], \"tp_rows\": [[1], [2], [3], [4]], "
+	  "\"tp_constants\": {\"c\": \"k\", \"n\": null}}" },
+	{ "an array or object column is never a constant",
+	  "[{\"a\": [1]}, {\"a\": [1]}, {\"a\": [1]}, {\"a\": [1]}]",
+	  "{\"tp_columns\": [\"a\"], \"tp_rows\": [[[1]], [[1]], [[1]], [[1]]]}" },
 };
 
 START_TEST(test_pack)

@@ -317,6 +317,8 @@ START_TEST(test_explain_known)
 	/* 512M + 5 x 256M = 1.75G >= 1.60G; 512M + 4 x 256M = 1.5G is not */
 	ck_assert_uint_eq(e.cover_count, 6);
 	ck_assert_str_eq(e.scopes.nodes[e.cover_scope].path, "resnet152");
+	ck_assert_uint_eq(e.n_cover_scopes, 1);             /* the one scope is the set */
+	ck_assert_uint_eq(e.cover_scopes[0], e.cover_scope);
 	ck_assert_int_eq(e.listed_padding, 829947904);     /* 471.5 + 128 + 128 + 64 M */
 	ck_assert_uint_eq(e.n_splits, 3);
 	ck_assert_int_eq(e.splits[0].dim, 1);               /* {4,3,0,2,1}: dim 1 is major */
@@ -334,6 +336,51 @@ START_TEST(test_explain_known)
 	ck_assert_uint_eq(e.relayouts[1].alloc, 1);
 	ck_assert_uint_eq(e.relayouts[3].alloc, 10);         /* #11 f32[4,256,256,64]: 64M */
 	ck_assert_int_eq(e.relayouts[3].saves, 67108864);
+	tp_oom_explain_release(&e);
+	tp_oom_log_release(&log);
+}
+END_TEST
+
+/* Report 01 with its overage raised past its largest scope: no one scope
+ * covers 3.50G, resnet152 (3.12G) and one_hot (512M) together do, and
+ * none of resnet152's own scopes counts again beside it. */
+START_TEST(test_explain_cover_set)
+{
+	struct tp_oom_log log;
+	struct tp_oom_explain e;
+	FILE *f = fopen(REPORTS "01-tpu-v3-tf1-detection-au2018.log", "rb");
+	static char buf[1 << 16];
+	char *at;
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	at = strstr(buf, "Exceeded hbm capacity by 1.60G");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at + strlen("Exceeded hbm capacity by "), "3.50G", 5);
+	tp_oom_log_init(&log);
+	tp_oom_feed(&log, buf, n);
+	tp_oom_finish(&log);
+	ck_assert_uint_eq(log.n, 1);
+	tp_oom_explain(&e, &log.reports[0], NULL);
+	ck_assert_uint_eq(e.cover_scope, SIZE_MAX);
+	ck_assert_uint_eq(e.n_cover_scopes, 2);
+	ck_assert_str_eq(e.scopes.nodes[e.cover_scopes[0]].path, "resnet152");
+	ck_assert_int_eq(e.scopes.nodes[e.cover_scopes[0]].inclusive, INT64_C(3355443200)); /* 12.5 x 256M */
+	ck_assert_str_eq(e.scopes.nodes[e.cover_scopes[1]].path, "one_hot");
+	ck_assert_int_eq(e.scopes.nodes[e.cover_scopes[1]].inclusive, INT64_C(536870912));
+	tp_oom_explain_release(&e);
+	tp_oom_log_release(&log);
+
+	/* past everything listed (3.88G): no set */
+	memcpy(at + strlen("Exceeded hbm capacity by "), "9.50G", 5);
+	tp_oom_log_init(&log);
+	tp_oom_feed(&log, buf, n);
+	tp_oom_finish(&log);
+	tp_oom_explain(&e, &log.reports[0], NULL);
+	ck_assert_uint_eq(e.n_cover_scopes, 0);
 	tp_oom_explain_release(&e);
 	tp_oom_log_release(&log);
 }
@@ -366,6 +413,7 @@ int main(void)
 	tcase_add_test(tc, test_other_families);
 	tcase_add_loop_test(tc, test_pieces, 0, 4);
 	tcase_add_test(tc, test_explain_known);
+	tcase_add_test(tc, test_explain_cover_set);
 	tcase_add_test(tc, test_no_report);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -391,6 +391,85 @@ START_TEST(test_iota_groups)
 }
 END_TEST
 
+/* Where an op's FLOPs and bytes come from: a custom call's (Pallas,
+ * Triton, a library kernel) are its kernel author's estimate, anything
+ * else's the capture's cost model; an op with neither has none. A
+ * handmade module: parameter p, custom-call k(p), add a(p, k). */
+START_TEST(test_cost_source)
+{
+	static const char *const names[] = { "p", "k", "a" };
+	static const char *const opcodes[] = { "parameter", "custom-call", "add" };
+	int64_t operand_ids[] = { 1, 2 };
+	Xla__ShapeProto shape = XLA__SHAPE_PROTO__INIT;
+	Xla__HloInstructionProto ins[3], *ip[3];
+	Xla__HloComputationProto comp = XLA__HLO_COMPUTATION_PROTO__INIT;
+	Xla__HloModuleProto mod = XLA__HLO_MODULE_PROTO__INIT;
+	Xla__HloProto hlo = XLA__HLO_PROTO__INIT;
+	struct tp_ops ops;
+	struct tp_ops_core core;
+	struct tp_op op[3];
+	struct tp_hlo_index idx;
+	bool indexed = true;
+
+	shape.element_type = 11;        /* F32 */
+	for (int i = 0; i < 3; i++) {
+		xla__hlo_instruction_proto__init(&ins[i]);
+		ins[i].name = (char *)names[i];
+		ins[i].opcode = (char *)opcodes[i];
+		ins[i].id = i + 1;
+		ins[i].shape = &shape;
+		ip[i] = &ins[i];
+	}
+	ins[1].n_operand_ids = 1;
+	ins[1].operand_ids = operand_ids;
+	ins[2].n_operand_ids = 2;
+	ins[2].operand_ids = operand_ids;
+	comp.name = (char *)"main";
+	comp.id = 1;
+	comp.n_instructions = 3;
+	comp.instructions = ip;
+	comp.root_id = 3;
+	mod.name = (char *)"m";
+	mod.entry_computation_id = 1;
+	mod.n_computations = 1;
+	Xla__HloComputationProto *cp = &comp;
+	mod.computations = &cp;
+	hlo.hlo_module = &mod;
+	tp_hlo_index_build(&idx, &hlo);
+
+	memset(&ops, 0, sizeof(ops));
+	memset(&core, 0, sizeof(core));
+	memset(op, 0, sizeof(op));
+	core.n_ops = 3;
+	ops.cores = &core;
+	ops.n_cores = 1;
+	ops.ops = op;
+	ops.n_ops = 3;
+	ops.index = &idx;
+	ops.indexed = &indexed;
+	ops.n_modules = 1;
+	for (int i = 0; i < 3; i++) {
+		op[i].instr = tp_hlo_find_id(&idx, i + 1);
+		op[i].name = tp_str_make(names[i], strlen(names[i]));
+	}
+	op[1].has_flops = op[1].has_bytes = true;      /* the custom call */
+	op[1].flops = 1000;
+	op[1].bytes_accessed = 48;
+	op[2].has_bytes = true;                        /* the add */
+	op[2].bytes_accessed = 48;
+	tp_ops_roofline_prepare(&ops, NULL, NULL);
+	ck_assert_int_eq(op[0].cost_source, TP_COST_NONE);
+	ck_assert_int_eq(op[1].cost_source, TP_COST_CUSTOM_CALL);
+	ck_assert_int_eq(op[2].cost_source, TP_COST_MODEL);
+	ck_assert_str_eq(tp_cost_source_name(op[1].cost_source), "custom_call_estimate");
+	ck_assert_str_eq(tp_cost_source_name(op[2].cost_source), "cost_model");
+	ck_assert_str_eq(tp_cost_source_name(op[0].cost_source), "none");
+	ck_assert_int_eq(op[1].async, TP_ASYNC_NONE);
+	ck_assert(!op[1].host_transfer);
+	tp_hlo_index_release(&idx);
+}
+END_TEST
+
 START_TEST(test_ring_bytes)
 {
 	ck_assert_uint_eq(tp_ring_bytes("all-reduce", 1000, 4), 1500);
@@ -953,6 +1032,7 @@ static Suite *ops_suite(void)
 	tcase_add_test(tc, test_fused_and_legacy_collectives);
 	tcase_add_loop_test(tc, test_iota_groups, 0, sizeof(iotas) / sizeof(iotas[0]));
 	tcase_add_test(tc, test_ring_bytes);
+	tcase_add_test(tc, test_cost_source);
 	tcase_add_test(tc, test_fusion_contents);
 	tcase_add_test(tc, test_scope_split);
 	tcase_add_test(tc, test_steps);

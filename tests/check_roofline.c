@@ -51,7 +51,6 @@ static const struct {
 	enum tp_bound bound;
 } tpu_ops[] = {
 	{ "broadcast_add_fusion.1", INT64_C(134217728000), INT64_C(1073741824000), INT64_C(815343591250), TP_BOUND_MEMORY },
-	{ "copy-done.4", 0, INT64_C(536870912000), INT64_C(19444140796250), TP_BOUND_MEMORY },
 	{ "all-reduce", INT64_C(4026531840), INT64_C(32212254720), INT64_C(365061093750), TP_BOUND_COLLECTIVE },
 };
 
@@ -84,9 +83,87 @@ START_TEST(test_tpu_ops)
 }
 END_TEST
 
+/* The host-offload copies of jit_f: six copy-start/copy-done pairs, each
+ * 5 GiB x 100 on both halves in the capture's cost model. The pair carries
+ * its bytes once, on its -start; neither half is rated over its own time
+ * (copy-start.4 was at 55,435,330% of HBM bandwidth); a copy to or from
+ * host memory S(5) is a host transfer, not HBM-bound. */
+START_TEST(test_tpu_async_pairs)
+{
+	static const char *const starts[] = { "copy-start", "copy-start.1", "copy-start.2",
+					      "copy-start.3", "copy-start.4", "copy-start.5" };
+	static const char *const dones[] = { "copy-done", "copy-done.1", "copy-done.2",
+					     "copy-done.3", "copy-done.4", "copy-done.5" };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_work w;
+	struct tp_roofline r;
+
+	build(&cap, &ops, TPU, "0", NULL);
+	for (size_t i = 0; i < 6; i++) {
+		const struct tp_op *s = find_op(&ops, starts[i]), *d = find_op(&ops, dones[i]);
+
+		ck_assert_int_eq(s->async, TP_ASYNC_START);
+		ck_assert_int_eq(d->async, TP_ASYNC_DONE);
+		ck_assert(s->has_bytes);
+		ck_assert_int_eq(s->bytes_accessed, INT64_C(536870912000));
+		ck_assert(!d->has_bytes);
+		ck_assert(d->bytes_on_start);
+		ck_assert(s->host_transfer && d->host_transfer);
+		ck_assert_int_eq(s->cost_source, TP_COST_MODEL);
+		tp_op_work(&ops, s, &w);
+		tp_roofline_of(&w, &ops.cores[0].device, &r);
+		ck_assert(!r.has_hbm_util && !r.has_bytes_rate);
+		ck_assert_ptr_eq(r.hbm_util_na, TP_NA_ASYNC_HALF);
+		ck_assert_str_eq(tp_share_na_code(r.hbm_util_na), "async_half");
+		ck_assert(r.has_flop_util);              /* no FLOPs: 0 in any time */
+		ck_assert(r.flop_utilization == 0);
+		ck_assert_int_eq(r.bound, TP_BOUND_HOST_TRANSFER);
+		tp_op_work(&ops, d, &w);
+		tp_roofline_of(&w, &ops.cores[0].device, &r);
+		ck_assert(!r.has_hbm_util);
+		ck_assert_ptr_eq(r.hbm_util_na, TP_NA_BYTES_ON_START);
+		ck_assert_str_eq(tp_share_na_code(r.hbm_util_na), "bytes_on_start");
+		ck_assert_int_eq(r.bound, TP_BOUND_HOST_TRANSFER);
+	}
+	/* a plain fusion stays as it was */
+	ck_assert_int_eq(find_op(&ops, "broadcast_add_fusion.1")->async, TP_ASYNC_NONE);
+	ck_assert(!find_op(&ops, "broadcast_add_fusion.1")->host_transfer);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+/* No share of a device peak over 100%: n/a and why. */
+START_TEST(test_share_capped)
+{
+	struct tp_device_figures f;
+	struct tp_work w;
+	struct tp_roofline r;
+
+	memset(&f, 0, sizeof(f));
+	f.hbm_bw = (struct tp_figure){ 1e9, TP_FIG_TABLE };
+	f.peak_flops[TP_PREC_BF16] = (struct tp_figure){ 1e9, TP_FIG_TABLE };
+	memset(&w, 0, sizeof(w));
+	tp_work_add(&w, &f, TP_PREC_BF16, true, 2000, true, 3000);
+	w.ps = 1000;            /* 1 ns: 2e12 FLOP/s, 3e12 B/s */
+	tp_roofline_of(&w, &f, &r);
+	ck_assert(!r.has_flop_util && !r.has_hbm_util);
+	ck_assert_ptr_eq(r.flop_util_na, TP_NA_ABOVE_PEAK_FLOPS);
+	ck_assert_ptr_eq(r.hbm_util_na, TP_NA_ABOVE_PEAK_BYTES);
+	ck_assert_str_eq(tp_share_na_code(r.hbm_util_na), "above_peak");
+	w.ps = 3000000;         /* 3 us: within both peaks */
+	tp_roofline_of(&w, &f, &r);
+	ck_assert(r.has_flop_util && r.has_hbm_util);
+	ck_assert_ptr_null(r.flop_util_na);
+	ck_assert_ptr_null(r.hbm_util_na);
+}
+END_TEST
+
 /* TPU:0: 406679715840 FLOPs (jit_f 3 × 134217728000, the all-reduce
- * 4026531840) and 9701257379840 bytes over 92475685460000 ps, busy
- * 78783723903750 ps. */
+ * 4026531840) and 6480031907840 bytes (each of the six copy pairs' 5 GiB
+ * x 100 once, not on both halves: 9701257379840 before) over
+ * 92475685460000 ps, busy 78783723903750 ps. */
 START_TEST(test_tpu_core)
 {
 	struct tp_capture cap;
@@ -106,9 +183,9 @@ START_TEST(test_tpu_core)
 	tp_core_work(&ops, c, &w);
 	tp_roofline_of(&w, &c->device, &r);
 	NEAR(w.flops, 406679715840.0);
-	NEAR(w.bytes, 9701257379840.0);
+	NEAR(w.bytes, 6480031907840.0);
 	NEAR(r.flop_utilization, 406679715840.0 / s / PEAK);
-	NEAR(r.hbm_utilization, 9701257379840.0 / s / HBM);
+	NEAR(r.hbm_utilization, 6480031907840.0 / s / HBM);
 	n = tp_core_modules(&ops, c, &mods);
 	ck_assert_uint_eq(n, 3);
 	for (k = 0; k < n && mods[k].program_id != UINT64_C(12190760917235803885); k++)
@@ -119,7 +196,7 @@ START_TEST(test_tpu_core)
 	NEAR(mods[k].work.flops, 402653184000.0);
 	tp_roofline_of(&mods[k].work, &c->device, &r);
 	NEAR(r.flop_utilization, 402653184000.0 / 78.41421904375 / PEAK);
-	NEAR(r.intensity, 402653184000.0 / 9663676416000.0);
+	NEAR(r.intensity, 402653184000.0 / 6442450944000.0); /* the copies once */
 	free(mods);
 	tp_ops_release(&ops);
 	tp_capture_release(&cap);
@@ -219,6 +296,7 @@ START_TEST(test_collective_link)
 	const char *paths[] = { TPU };
 	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
 	double bw, share, want = 5368709120.0 * 12 / 1.46034525875;
+	const char *why;
 
 	ck_assert_msg(tp_capture_open(&cap, paths, 1, &o, &err) == TP_OK, "%s", err.msg);
 	ck_assert_msg(tp_collectives_build(&c, &cap, NULL, &err) == TP_OK, "%s", err.msg);
@@ -230,7 +308,18 @@ START_TEST(test_collective_link)
 	NEAR(bw, want);
 	ck_assert_int_eq(tp_collective_link(&c, &c.v[0]).source, TP_FIG_TABLE);
 	NEAR(tp_collective_link(&c, &c.v[0]).value, 800e9);
-	ck_assert(tp_collective_link_share(&c, &c.v[0], &share));
+	ck_assert(tp_collective_link_share(&c, &c.v[0], &share, &why));
+	ck_assert_ptr_null(why);
+	/* per device is per device: each of the 4 devices sent 3 x 5 GiB;
+	 * 60 GiB is the total, not a device's figure */
+	ck_assert_int_eq(c.v[0].span_ps, c.v[0].time_ps);   /* synchronous */
+	ck_assert_uint_eq(c.n_modules, 1);
+	ck_assert_uint_eq(c.modules[0].ring_bytes_per_device, UINT64_C(16106127360));
+	ck_assert_uint_eq(c.modules[0].ring_bytes_total, UINT64_C(64424509440));
+	ck_assert_uint_eq(c.ops.n_cores, 4);
+	for (size_t i = 0; i < c.ops.n_cores; i++)
+		ck_assert_uint_eq(c.core_ring_bytes[i], UINT64_C(16106127360));
+	ck_assert_uint_eq(tp_collective_max_device_bytes(&c.v[0]), UINT64_C(16106127360));
 	NEAR(share, want / 400e9);
 	tp_collectives_release(&c);
 	tp_capture_release(&cap);
@@ -368,6 +457,8 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_tpu_ops, 0, sizeof(tpu_ops) / sizeof(tpu_ops[0]));
 	tcase_add_test(tc, test_tpu_core);
+	tcase_add_test(tc, test_tpu_async_pairs);
+	tcase_add_test(tc, test_share_capped);
 	tcase_add_test(tc, test_tpu_whatif);
 	tcase_add_test(tc, test_gpu_gap);
 	tcase_add_test(tc, test_ridge);

@@ -126,6 +126,10 @@ START_TEST(test_fmt)
 
 	ck_assert_str_eq(tp_fmt_ps(buf, sizeof(buf), times[_i].ps), times[_i].text);
 	ck_assert_str_eq(tp_fmt_bytes(buf, sizeof(buf), 1023), "1023 B");
+	/* one formatter for every share: the report and ops print alike */
+	ck_assert_str_eq(tp_fmt_share(buf, sizeof(buf), 0.326), "32.6%");
+	ck_assert_str_eq(tp_fmt_share(buf, sizeof(buf), 0.0000048), "0.00048%");
+	ck_assert_str_eq(tp_fmt_share(buf, sizeof(buf), 0), "0.0%");
 	ck_assert_str_eq(tp_fmt_bytes(buf, sizeof(buf), 862707), "842 KiB");
 	ck_assert_str_eq(tp_fmt_bytes(buf, sizeof(buf), UINT64_C(21474836512)), "20.0 GiB");
 	ck_assert_str_eq(tp_fmt_utc_ns(buf, sizeof(buf), UINT64_C(1741722099081044120)),

@@ -27,6 +27,15 @@ const char *tp_fmt_bytes(char *buf, size_t n, uint64_t bytes)
 	return buf;
 }
 
+const char *tp_fmt_share(char *buf, size_t n, double v)
+{
+	if (v == 0 || 100.0 * v >= 0.1)
+		snprintf(buf, n, "%.1f%%", 100.0 * v);
+	else
+		snprintf(buf, n, "%.2g%%", 100.0 * v);
+	return buf;
+}
+
 const char *tp_fmt_ps(char *buf, size_t n, int64_t ps)
 {
 	static const struct { double scale; const char *unit; } steps[] = {

@@ -407,8 +407,14 @@ def unpack(v):
     if isinstance(v, list):
         return [unpack(x) for x in v]
     if isinstance(v, dict):
-        if set(v) == {"tp_columns", "tp_rows"}:
-            return [dict(zip(v["tp_columns"], map(unpack, r))) for r in v["tp_rows"]]
+        if set(v) in ({"tp_columns", "tp_rows"}, {"tp_columns", "tp_rows", "tp_constants"}):
+            consts = v.get("tp_constants", {})
+            kept = [k for k in v["tp_columns"] if k not in consts]
+            out = []
+            for r in v["tp_rows"]:
+                o = dict(zip(kept, map(unpack, r)))
+                out.append({k: (consts[k] if k in consts else o[k]) for k in v["tp_columns"]})
+            return out
         return {k: unpack(x) for k, x in v.items()}
     return v
 

@@ -77,6 +77,11 @@ struct tp_collective {
 	uint64_t occurrences;
 	int64_t time_ps;
 	bool timed_as_fusion;  /* times are the enclosing fusion's        */
+	/* the time the bytes moved in: time_ps for a synchronous op; for an
+	 * async pair the spans from each -start's begin to its -done's end
+	 * (the halves' own times leave out the transfer between them),
+	 * summed; 0 when no -start found its -done */
+	int64_t span_ps;
 	struct tp_coll_core *cores; /* malloc'd                            */
 	size_t n_cores;
 	size_t first_exec, n_execs; /* range of tp_collectives.execs       */
@@ -87,7 +92,9 @@ struct tp_coll_module {
 	size_t collectives;
 	uint64_t occurrences;
 	int64_t time_ps;
-	uint64_t ring_bytes;   /* sum over executions                     */
+	/* ring bytes summed over executions: on the device that sent the
+	 * most (per device), and over every device (total) */
+	uint64_t ring_bytes_per_device, ring_bytes_total;
 };
 
 /* A TF-era host collective event (no HLO in the capture). */
@@ -107,7 +114,16 @@ struct tp_collectives {
 	size_t n_modules;
 	struct tp_host_collective *host; /* malloc'd                      */
 	size_t n_host, cap_host;
+	/* per ops core: ring bytes it sent, every collective's executions
+	 * there summed; malloc'd, ops.n_cores entries */
+	uint64_t *core_ring_bytes;
 };
+
+/* Ring bytes one collective sent from its i-th core (cores[i]): ring
+ * bytes per execution × that core's executions. */
+uint64_t tp_collective_core_bytes(const struct tp_collective *col, size_t i);
+/* The most ring bytes any one device sent for this collective. */
+uint64_t tp_collective_max_device_bytes(const struct tp_collective *col);
 
 enum tp_err tp_collectives_build(struct tp_collectives *c,
 				 struct tp_capture *cap,
@@ -115,16 +131,19 @@ enum tp_err tp_collectives_build(struct tp_collectives *c,
 				 struct tp_error *err);
 void tp_collectives_release(struct tp_collectives *c);
 
-/* Bytes one device sent per second: ring bytes × occurrences / time;
- * false without a time or group size. */
+/* Bytes one device sent per second: ring bytes × occurrences / span_ps;
+ * false without a span or group size. */
 bool tp_collective_rate(const struct tp_collective *col, double *bytes_per_s);
 /* The interconnect (both directions, per plane) of the device of the
  * first core it ran on; none when unknown. */
 struct tp_figure tp_collective_link(const struct tp_collectives *c,
 				    const struct tp_collective *col);
-/* The rate over one direction of that interconnect (half the figure). */
+/* The rate over one direction of that interconnect (half the figure).
+ * False without a rate or interconnect, and when the share would be
+ * above 1 (no share of a peak over 100%: the times cannot hold the
+ * transfer); *why then says so, else it is NULL. */
 bool tp_collective_link_share(const struct tp_collectives *c, const struct tp_collective *col,
-			      double *share);
+			      double *share, const char **why);
 
 /* Appends the TF-era host collective events of every host to c->host
  * (used by tp_collectives_build when the capture has no HLO). */

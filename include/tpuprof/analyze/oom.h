@@ -227,6 +227,11 @@ struct tp_oom_explain {
 	size_t n_op_types, n_alloc_types;
 	size_t cover_scope;       /* deepest scope node covering over_by,
 				   * SIZE_MAX when none                    */
+	size_t cover_scopes[8];   /* the fewest scopes, none inside another,
+				   * that together cover over_by (largest
+				   * first); just cover_scope when one does */
+	size_t n_cover_scopes;    /* 0 when the listed scopes do not reach
+				   * over_by in eight                      */
 	struct tp_oom_split splits[8];
 	size_t n_splits;
 	struct tp_oom_relayout relayouts[8];   /* the largest savings      */

@@ -36,6 +36,20 @@ enum tp_op_source {
 	TP_OPSRC_TF,        /* TensorFlow Ops / Framework Ops line      */
 };
 
+/* An op's part of an async pair (X-start/X-done, send/recv and their
+ * -done, async-start/-update/-done): the pair's bytes are counted once,
+ * on its -start, and neither half's own time is the transfer's. */
+enum tp_op_async { TP_ASYNC_NONE, TP_ASYNC_START, TP_ASYNC_UPDATE, TP_ASYNC_DONE };
+
+/* Where an op's FLOPs and bytes come from: none, the capture's cost
+ * model (the flops and bytes_accessed stats XLA computed), or, for a
+ * custom call (Pallas, Triton, a library kernel), the estimate its
+ * kernel's author gave XLA. */
+enum tp_cost_source { TP_COST_NONE, TP_COST_MODEL, TP_COST_CUSTOM_CALL };
+
+/* "none" (JSON null), "cost_model", "custom_call_estimate". */
+const char *tp_cost_source_name(enum tp_cost_source s);
+
 struct tp_op {
 	size_t core;            /* index into tp_ops.cores                */
 	uint64_t program_id;    /* 0 for TF ops                           */
@@ -56,6 +70,11 @@ struct tp_op {
 	bool copy;              /* a copy or host transfer (category,
 				 * tp_op_copy_kind): steps count it apart */
 	enum tp_precision precision; /* of its matrix operands, else output */
+	enum tp_op_async async; /* its part of an async pair               */
+	bool host_transfer;     /* a copy to or from host memory, S(5)    */
+	bool bytes_on_start;    /* a -done whose pair's bytes its -start
+				 * carries: its own were dropped           */
+	enum tp_cost_source cost_source; /* where flops and bytes came from */
 };
 
 enum tp_step_source {
@@ -300,6 +319,9 @@ void tp_op_scopes_release(struct tp_op_scopes *s);
  * each op's precision from its HLO instruction. Called by tp_ops_build. */
 void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
 			     const struct tp_device_row *forced);
+
+/* The op's HLO instruction, or NULL when the capture has none for it. */
+const Xla__HloInstructionProto *tp_op_instr(const struct tp_ops *ops, const struct tp_op *o);
 
 /* An op's work (total time), for tp_roofline_of(). */
 void tp_op_work(const struct tp_ops *ops, const struct tp_op *o, struct tp_work *w);

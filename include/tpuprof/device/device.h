@@ -147,9 +147,10 @@ enum tp_precision tp_precision_of_type(const char *type, size_t len);
 
 /* ---- the roofline of one op, module or core (src/device/roofline.c) ---- */
 
-enum tp_bound { TP_BOUND_UNKNOWN, TP_BOUND_COMPUTE, TP_BOUND_MEMORY, TP_BOUND_COLLECTIVE };
+enum tp_bound { TP_BOUND_UNKNOWN, TP_BOUND_COMPUTE, TP_BOUND_MEMORY, TP_BOUND_COLLECTIVE,
+		TP_BOUND_HOST_TRANSFER };
 
-/* "unknown", "compute", "memory", "collective". */
+/* "unknown", "compute", "memory", "collective", "host-transfer". */
 const char *tp_bound_name(enum tp_bound b);
 
 /* What an amount of work did in some time. peak_time_ps is the time the
@@ -162,6 +163,10 @@ struct tp_work {
 	double peak_time_ps;
 	int64_t ps;                 /* time it took                         */
 	bool collective;            /* an op that is a collective           */
+	bool host_transfer;         /* a copy to or from host memory: bound
+				     * by the host link, not HBM            */
+	const char *no_rate;        /* why ps is not the time the work took
+				     * (half of an async pair), or NULL     */
 };
 
 /* Adds one op (flops and bytes as measured, precision p) to w. */
@@ -175,8 +180,12 @@ void tp_work_add(struct tp_work *w, const struct tp_device_figures *f,
 struct tp_roofline {
 	bool has_flops_rate, has_bytes_rate, has_flop_util, has_hbm_util, has_intensity;
 	double flops_per_s, bytes_per_s;
-	double flop_utilization;    /* achieved / peak, 0..1 (can exceed 1) */
-	double hbm_utilization;     /* bytes/s over HBM bandwidth           */
+	double flop_utilization;    /* achieved / peak, 0..1                */
+	double hbm_utilization;     /* bytes/s over HBM bandwidth, 0..1     */
+	/* why a share is not given although its inputs are there: the time
+	 * is not the work's (an async half), a host transfer (no HBM share),
+	 * or the arithmetic gives more than 100% of the peak; else NULL */
+	const char *flop_util_na, *hbm_util_na;
 	double intensity;           /* FLOPs per byte                       */
 	enum tp_bound bound;        /* compute when intensity >= the ridge
 				     * (peak / HBM bandwidth), else memory;
@@ -185,5 +194,13 @@ struct tp_roofline {
 
 void tp_roofline_of(const struct tp_work *w, const struct tp_device_figures *f,
 		    struct tp_roofline *r);
+
+/* Why a share is not given (tp_roofline.flop_util_na, hbm_util_na,
+ * tp_work.no_rate): these texts, said in text output; JSON gives
+ * tp_share_na_code()'s short code for one ("async_half",
+ * "bytes_on_start", "host_transfer", "above_peak"; NULL for NULL). */
+extern const char TP_NA_ASYNC_HALF[], TP_NA_BYTES_ON_START[], TP_NA_HOST_TRANSFER[],
+		  TP_NA_ABOVE_PEAK_FLOPS[], TP_NA_ABOVE_PEAK_BYTES[];
+const char *tp_share_na_code(const char *why);
 
 #endif

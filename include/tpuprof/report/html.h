@@ -28,10 +28,13 @@
 
 /* The data in columns: every array of at least 4 objects that all have
  * the same keys in the same order becomes {TP_HTML_COLUMNS: [keys],
- * TP_HTML_ROWS: [[values], ...]} (recursively); all else is kept. The
- * page's script reverses it. A new reference; v is borrowed. */
+ * TP_HTML_ROWS: [[values], ...]} (recursively), a column whose scalar
+ * value is the same in every row given once in TP_HTML_CONSTANTS
+ * ({key: value}) and left out of the rows; all else is kept. The page's
+ * script reverses it. A new reference; v is borrowed. */
 #define TP_HTML_COLUMNS "tp_columns"
 #define TP_HTML_ROWS "tp_rows"
+#define TP_HTML_CONSTANTS "tp_constants"
 json_t *tp_html_pack(json_t *v);
 
 /* The page around data (borrowed, packed by tp_html_pack): title (plain

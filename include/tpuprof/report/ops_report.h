@@ -76,5 +76,9 @@ void tp_collectives_json(struct tp_jw *w, const char *key,
 const char *tp_op_source_name(enum tp_op_source src);
 /* Module name of capture module m ("" when m is SIZE_MAX). */
 struct tp_str tp_report_module_name(const struct tp_capture *cap, size_t m);
+/* Whether another program of the capture has module m's name (jit_add
+ * compiled three times): text then names the program too, so that
+ * different ops never print alike. */
+bool tp_report_module_name_shared(const struct tp_capture *cap, size_t m);
 
 #endif

@@ -12,5 +12,9 @@
 const char *tp_fmt_bytes(char *buf, size_t n, uint64_t bytes);
 const char *tp_fmt_ps(char *buf, size_t n, int64_t ps);
 const char *tp_fmt_utc_ns(char *buf, size_t n, uint64_t epoch_ns);
+/* A share (0.3 = 30%) as a percentage: one decimal ("30.0%"), small ones
+ * two significant digits ("0.00048%", not "0.0%"). Every text writer
+ * prints a utilization with it, so one figure reads the same everywhere. */
+const char *tp_fmt_share(char *buf, size_t n, double share);
 
 #endif

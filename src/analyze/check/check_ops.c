@@ -131,10 +131,58 @@ void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 
 /* --- collectives ---------------------------------------------------- */
 
+/* Ring bytes one core sent, module by module (subject row). */
+struct core_bytes {
+	size_t row;
+	const char *host, *plane;
+	int64_t bytes;
+};
+
+static void add_core_bytes(struct core_bytes **v, size_t *n, size_t *cap, size_t row,
+			   const json_t *core, int64_t bytes)
+{
+	const char *host = S(core, "host") ? S(core, "host") : "";
+	const char *plane = S(core, "plane") ? S(core, "plane") : "";
+	size_t k = 0;
+
+	while (k < *n && !((*v)[k].row == row && strcmp((*v)[k].host, host) == 0 &&
+			   strcmp((*v)[k].plane, plane) == 0))
+		k++;
+	if (k == *n) {
+		*v = tp_xgrow(*v, cap, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = (struct core_bytes){ row, host, plane, 0 };
+	}
+	(*v)[k].bytes = tp_sat_add((*v)[k].bytes, bytes);
+}
+
+/* A collective's ring bytes on the device that sent the most of them,
+ * each core's added to per_core (ring × that core's executions). */
+static int64_t busiest_core_bytes(const json_t *c, int64_t ring, size_t row,
+				  struct core_bytes **v, size_t *n, size_t *cap)
+{
+	const json_t *core;
+	int64_t most = 0;
+	size_t i;
+
+	json_array_foreach(J(c, "cores"), i, core) {
+		int64_t b = tp_sat_mul(ring, jint0(J(core, "occurrences")));
+
+		add_core_bytes(v, n, cap, row, core, b);
+		if (b > most)
+			most = b;
+	}
+	return most;
+}
+
+/* Per device means per device: a module's collective bytes are those of
+ * the device that sent the most in it (each core's executions summed),
+ * not the sum over its devices. When nothing ran, each instruction once. */
 void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc,
 				  const struct tp_check_where *w)
 {
 	const json_t *colls = J(J(doc, "collectives"), "collectives"), *c;
+	struct core_bytes *per_core = NULL;
+	size_t n_per_core = 0, cap_per_core = 0;
 	bool ran = false;
 	size_t i, first = s->n;
 
@@ -149,12 +197,21 @@ void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc
 		    (w->scope && !tp_check_scope_under(S(c, "scope"), w->scope)))
 			continue;
 		tp_check_jint(J(c, "ring_bytes_per_device"), &ring);
-		bytes = ran ? tp_sat_mul(ring, jint0(J(c, "occurrences"))) : ring;
 		x = tp_check_module_row(s, first, S(c, "module"), S(c, "program_id"));
 		x->source = ran ? "executions" : "instructions";
-		x->value = tp_sat_add(x->value, bytes);
+		if (ran) {
+			bytes = busiest_core_bytes(c, ring, (size_t)(x - s->v), &per_core,
+						   &n_per_core, &cap_per_core);
+		} else {
+			bytes = ring;
+			x->value = tp_sat_add(x->value, bytes);
+		}
 		if (bytes)
 			tp_check_subject_contrib(x, "collective", S(c, "name"), NULL,
 					     bytes);
 	}
+	for (i = 0; i < n_per_core; i++)
+		if (per_core[i].bytes > s->v[per_core[i].row].value)
+			s->v[per_core[i].row].value = per_core[i].bytes;
+	free(per_core);
 }

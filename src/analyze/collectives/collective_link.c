@@ -7,10 +7,10 @@
 
 bool tp_collective_rate(const struct tp_collective *col, double *bytes_per_s)
 {
-	if (col->time_ps <= 0 || !col->group_size || !col->occurrences)
+	if (col->span_ps <= 0 || !col->group_size || !col->occurrences)
 		return false;
 	*bytes_per_s = (double)col->ring_bytes * (double)col->occurrences /
-		       ((double)col->time_ps * 1e-12);
+		       ((double)col->span_ps * 1e-12);
 	return true;
 }
 
@@ -23,13 +23,18 @@ struct tp_figure tp_collective_link(const struct tp_collectives *c,
 }
 
 bool tp_collective_link_share(const struct tp_collectives *c, const struct tp_collective *col,
-			      double *share)
+			      double *share, const char **why)
 {
 	struct tp_figure link = tp_collective_link(c, col);
 	double bw;
 
+	*why = NULL;
 	if (!link.source || !tp_collective_rate(col, &bw))
 		return false;
 	*share = bw / (link.value / 2);
+	if (*share > 1) {
+		*why = "above the interconnect's peak: the timed span cannot hold the transfer";
+		return false;
+	}
 	return true;
 }

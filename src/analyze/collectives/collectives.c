@@ -232,6 +232,26 @@ static void take_ops(struct tp_collectives *c, const struct op_lookup *l,
 	}
 }
 
+/* An async pair moves its bytes from the -start's begin to the -done's
+ * end: each -start is paired with the next -done on its core (execs are
+ * sorted by core, then start). */
+static int64_t pair_spans(const struct tp_coll_exec *e, size_t n)
+{
+	int64_t sum = 0;
+	size_t open = SIZE_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!e[i].done) {
+			open = i;
+		} else if (open != SIZE_MAX && e[open].core == e[i].core) {
+			sum = tp_sat_add(sum, tp_sat_sub(tp_sat_add(e[i].start_ps, e[i].dur_ps),
+							 e[open].start_ps));
+			open = SIZE_MAX;
+		}
+	}
+	return sum;
+}
+
 /* Occurrences and time from the op table: the instruction and its -done
  * half, else the fusion around it. Executions by core, then start. */
 static void time_it(struct tp_collectives *c, const struct op_lookup *l,
@@ -249,6 +269,8 @@ static void time_it(struct tp_collectives *c, const struct op_lookup *l,
 	if (col->n_execs > 1)
 		qsort(c->execs + col->first_exec, col->n_execs, sizeof(*c->execs),
 		      exec_by_start);
+	col->span_ps = col->done >= 0 ? pair_spans(c->execs + col->first_exec, col->n_execs)
+				      : col->time_ps;
 }
 
 static void add_collective(struct tp_collectives *c, const struct op_lookup *l,
@@ -277,9 +299,56 @@ static void add_collective(struct tp_collectives *c, const struct op_lookup *l,
 	time_it(c, l, col);
 }
 
-static void module_collectives(struct tp_collectives *c, const struct op_lookup *l,
-			       struct tp_capture *cap, size_t m)
+static uint64_t sat_uadd(uint64_t a, uint64_t b)
 {
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_umul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+uint64_t tp_collective_core_bytes(const struct tp_collective *col, size_t i)
+{
+	return sat_umul(col->ring_bytes, col->cores[i].occurrences);
+}
+
+uint64_t tp_collective_max_device_bytes(const struct tp_collective *col)
+{
+	uint64_t most = 0;
+
+	for (size_t i = 0; i < col->n_cores; i++)
+		if (tp_collective_core_bytes(col, i) > most)
+			most = tp_collective_core_bytes(col, i);
+	return most;
+}
+
+/* Per device means per device: each core's ring bytes in the module
+ * (scratch, ops.n_cores entries) and the capture's (core_ring_bytes);
+ * the module's per-device figure is its busiest core's. */
+static void module_bytes(struct tp_collectives *c, struct tp_coll_module *mod,
+			 size_t first, uint64_t *per_core)
+{
+	memset(per_core, 0, (c->ops.n_cores + 1) * sizeof(*per_core));
+	for (size_t k = first; k < c->n; k++)
+		for (size_t i = 0; i < c->v[k].n_cores; i++) {
+			size_t core = c->v[k].cores[i].core;
+			uint64_t b = tp_collective_core_bytes(&c->v[k], i);
+
+			per_core[core] = sat_uadd(per_core[core], b);
+			c->core_ring_bytes[core] = sat_uadd(c->core_ring_bytes[core], b);
+			mod->ring_bytes_total = sat_uadd(mod->ring_bytes_total, b);
+		}
+	for (size_t i = 0; i < c->ops.n_cores; i++)
+		if (per_core[i] > mod->ring_bytes_per_device)
+			mod->ring_bytes_per_device = per_core[i];
+}
+
+static void module_collectives(struct tp_collectives *c, const struct op_lookup *l,
+			       struct tp_capture *cap, size_t m, uint64_t *per_core)
+{
+	size_t first = c->n;
 	const struct tp_hlo_index *idx = tp_ops_index(&c->ops, cap, m);
 	struct tp_coll_module *mod;
 	long *dones;
@@ -301,9 +370,8 @@ static void module_collectives(struct tp_collectives *c, const struct op_lookup 
 		mod->collectives++;
 		mod->occurrences += c->v[c->n - 1].occurrences;
 		mod->time_ps = tp_sat_add(mod->time_ps, c->v[c->n - 1].time_ps);
-		mod->ring_bytes += c->v[c->n - 1].ring_bytes *
-				   c->v[c->n - 1].occurrences;
 	}
+	module_bytes(c, mod, first, per_core);
 	c->n_modules += mod->collectives > 0;
 	free(dones);
 }
@@ -314,6 +382,7 @@ enum tp_err tp_collectives_build(struct tp_collectives *c,
 				 struct tp_error *err)
 {
 	struct op_lookup l;
+	uint64_t *per_core;
 	enum tp_err rc;
 
 	memset(c, 0, sizeof(*c));
@@ -322,6 +391,8 @@ enum tp_err tp_collectives_build(struct tp_collectives *c,
 		return rc;
 	lookup_build(&l, &c->ops);
 	c->modules = tp_xcalloc(cap->n_modules + 1, sizeof(*c->modules));
+	c->core_ring_bytes = tp_xcalloc(c->ops.n_cores + 1, sizeof(*c->core_ring_bytes));
+	per_core = tp_xmalloc((c->ops.n_cores + 1) * sizeof(*per_core));
 	for (size_t m = 0; m < cap->n_modules; m++) {
 		char id[24];
 
@@ -333,8 +404,9 @@ enum tp_err tp_collectives_build(struct tp_collectives *c,
 		    !tp_str_eq(tp_module_name(&cap->modules[m]), filter->module) &&
 		    strcmp(id, filter->module) != 0)
 			continue;
-		module_collectives(c, &l, cap, m);
+		module_collectives(c, &l, cap, m, per_core);
 	}
+	free(per_core);
 	lookup_release(&l);
 	if (!cap->n_modules)
 		tp_host_collectives_scan(c, cap);
@@ -351,6 +423,7 @@ void tp_collectives_release(struct tp_collectives *c)
 	free(c->execs);
 	free(c->modules);
 	free(c->host);
+	free(c->core_ring_bytes);
 	tp_ops_release(&c->ops);
 	memset(c, 0, sizeof(*c));
 }

@@ -319,6 +319,69 @@ static void missing(struct tp_oom_explain *e, const struct tp_oom_report *r)
 		e->missing[e->n_missing++] = "last_allocation_details";
 }
 
+static bool scope_within(const struct tp_scope_tree *t, size_t inner, size_t outer)
+{
+	for (size_t n = inner; n != 0; n = t->nodes[n].parent)
+		if (n == outer)
+			return true;
+	return outer == 0;
+}
+
+/* qsort's context, per thread (as elsewhere in tpuprof) */
+static _Thread_local const struct tp_scope_tree *sort_tree;
+
+static int node_by_bytes(const void *x, const void *y)
+{
+	const struct tp_scope_tree *t = sort_tree;
+	const struct tp_scope_node *a = &t->nodes[*(const size_t *)x];
+	const struct tp_scope_node *b = &t->nodes[*(const size_t *)y];
+
+	if (a->inclusive != b->inclusive)
+		return a->inclusive < b->inclusive ? 1 : -1;
+	if (a->depth != b->depth) /* the more specific first */
+		return a->depth < b->depth ? 1 : -1;
+	return strcmp(a->path, b->path);
+}
+
+/* Scopes that together cover the overage when no one scope does: taken
+ * largest first, skipping any inside (or around) one already taken, so
+ * no byte counts twice; at most eight, else none (the list is too
+ * spread out for a short answer). */
+static void cover_set(struct tp_oom_explain *e)
+{
+	const size_t max = sizeof(e->cover_scopes) / sizeof(e->cover_scopes[0]);
+	struct tp_scope_tree *t = &e->scopes;
+	size_t *order, n = 0;
+	int64_t sum = 0;
+
+	if (e->cover_scope != SIZE_MAX) {
+		e->cover_scopes[0] = e->cover_scope;
+		e->n_cover_scopes = 1;
+		return;
+	}
+	if (t->n < 2)
+		return;
+	order = tp_xcalloc(t->n, sizeof(*order));
+	for (size_t i = 1; i < t->n; i++)
+		order[n++] = i;
+	sort_tree = t;
+	qsort(order, n, sizeof(*order), node_by_bytes);
+	for (size_t i = 0; i < n && sum < e->over_by && e->n_cover_scopes < max; i++) {
+		bool apart = true;
+
+		for (size_t k = 0; k < e->n_cover_scopes && apart; k++)
+			apart = !scope_within(t, order[i], e->cover_scopes[k]) &&
+				!scope_within(t, e->cover_scopes[k], order[i]);
+		if (!apart)
+			continue;
+		e->cover_scopes[e->n_cover_scopes++] = order[i];
+		sum += t->nodes[order[i]].inclusive;
+	}
+	if (sum < e->over_by)
+		e->n_cover_scopes = 0;
+	free(order);
+}
+
 void tp_oom_explain(struct tp_oom_explain *e, const struct tp_oom_report *r,
 		    const struct tp_device_row *device)
 {
@@ -353,6 +416,7 @@ void tp_oom_explain(struct tp_oom_explain *e, const struct tp_oom_report *r,
 			    (e->cover_scope == SIZE_MAX ||
 			     e->scopes.nodes[i].depth > e->scopes.nodes[e->cover_scope].depth))
 				e->cover_scope = i;
+		cover_set(e);
 	}
 	sources(e, r);
 	splits(e, r);

@@ -11,6 +11,7 @@
 
 #include "tpuprof/analyze/common/shape.h"
 #include "tpuprof/analyze/common/device_plane.h"
+#include "tpuprof/util/i64map.h"
 
 static enum tp_precision type_precision(const Xla__ShapeProto *s)
 {
@@ -70,6 +71,132 @@ static enum tp_precision op_precision(const struct tp_ops *ops, const struct tp_
 	return p != TP_PREC_UNKNOWN ? p : type_precision(idx->instrs[o->instr].proto->shape);
 }
 
+const char *tp_cost_source_name(enum tp_cost_source s)
+{
+	switch (s) {
+	case TP_COST_MODEL:
+		return "cost_model";
+	case TP_COST_CUSTOM_CALL:
+		return "custom_call_estimate";
+	case TP_COST_NONE:
+		break;
+	}
+	return "none";
+}
+
+static bool ends_with(struct tp_str s, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return s.len >= n && memcmp(s.ptr + s.len - n, suffix, n) == 0;
+}
+
+static bool str_is(struct tp_str s, const char *w)
+{
+	return s.len == strlen(w) && memcmp(s.ptr, w, s.len) == 0;
+}
+
+/* The op's opcode from its HLO instruction, else its category (a TPU op's
+ * hlo_category names the opcode of copies and async halves). */
+static struct tp_str op_opcode(const struct tp_ops *ops, const struct tp_op *o)
+{
+	const Xla__HloInstructionProto *ins = tp_op_instr(ops, o);
+
+	return ins && ins->opcode ? tp_str_make(ins->opcode, strlen(ins->opcode)) : o->category;
+}
+
+static enum tp_op_async async_part(struct tp_str opcode)
+{
+	if (ends_with(opcode, "-done"))
+		return TP_ASYNC_DONE;
+	if (str_is(opcode, "async-update"))
+		return TP_ASYNC_UPDATE;
+	if (ends_with(opcode, "-start") || str_is(opcode, "send") || str_is(opcode, "recv"))
+		return TP_ASYNC_START;
+	return TP_ASYNC_NONE;
+}
+
+/* Any array of the shape in memory space 5 (host memory), as XLA's
+ * layout marks it: S(5). Bounded: hostile input can nest tuples. */
+static bool in_host_memory(const Xla__ShapeProto *s, int depth)
+{
+	if (!s || depth > 64)
+		return false;
+	if (s->layout && s->layout->memory_space == 5)
+		return true;
+	for (size_t i = 0; i < s->n_tuple_shapes; i++)
+		if (in_host_memory(s->tuple_shapes[i], depth + 1))
+			return true;
+	return false;
+}
+
+/* A copy (or copy-start/-done) whose result or operand lives in host
+ * memory moves bytes between HBM and the host. */
+static bool host_copy(const struct tp_ops *ops, const struct tp_op *o, struct tp_str opcode)
+{
+	const Xla__HloInstructionProto *ins = tp_op_instr(ops, o);
+	const struct tp_hlo_index *idx;
+
+	if (!ins || !(str_is(opcode, "copy") || str_is(opcode, "copy-start") ||
+		      str_is(opcode, "copy-done")))
+		return false;
+	if (in_host_memory(ins->shape, 0))
+		return true;
+	idx = &ops->index[o->module];
+	for (size_t k = 0; k < ins->n_operand_ids; k++) {
+		long j = tp_hlo_find_id(idx, ins->operand_ids[k]);
+
+		if (j >= 0 && in_host_memory(idx->instrs[j].proto->shape, 0))
+			return true;
+	}
+	return false;
+}
+
+static int64_t pair_key(size_t module, long instr)
+{
+	return (int64_t)(((uint64_t)module << 32) ^ (uint64_t)(uint32_t)instr);
+}
+
+/* An async pair carries its bytes once: on its -start when the -start
+ * (the -done's first operand) ran on the same core with bytes; the
+ * -done's (and an -update's) are dropped then. */
+static void count_pairs_once(struct tp_ops *ops, const struct tp_ops_core *c)
+{
+	struct tp_i64map starts;
+
+	tp_i64map_init(&starts, 16);
+	for (size_t i = 0; i < c->n_ops; i++) {
+		const struct tp_op *o = &ops->ops[c->first_op + i];
+
+		if (o->async == TP_ASYNC_START && o->has_bytes && o->instr >= 0)
+			tp_i64map_put(&starts, pair_key(o->module, o->instr), (long)i);
+	}
+	for (size_t i = 0; i < c->n_ops; i++) {
+		struct tp_op *o = &ops->ops[c->first_op + i];
+		const Xla__HloInstructionProto *ins = tp_op_instr(ops, o);
+		long start;
+
+		if ((o->async != TP_ASYNC_DONE && o->async != TP_ASYNC_UPDATE) || !ins ||
+		    !ins->n_operand_ids)
+			continue;
+		start = tp_hlo_find_id(&ops->index[o->module], ins->operand_ids[0]);
+		if (start >= 0 && tp_i64map_get(&starts, pair_key(o->module, start)) >= 0) {
+			o->has_bytes = false;
+			o->bytes_accessed = 0;
+			o->bytes_on_start = true;
+		}
+	}
+	tp_i64map_release(&starts);
+}
+
+const Xla__HloInstructionProto *tp_op_instr(const struct tp_ops *ops, const struct tp_op *o)
+{
+	if (o->module == SIZE_MAX || o->module >= ops->n_modules || !ops->indexed[o->module] ||
+	    o->instr < 0 || (size_t)o->instr >= ops->index[o->module].n_instrs)
+		return NULL;
+	return ops->index[o->module].instrs[o->instr].proto;
+}
+
 void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
 			     const struct tp_device_row *forced)
 {
@@ -78,8 +205,19 @@ void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
 	(void)cap;
 	for (size_t c = 0; c < ops->n_cores; c++)
 		tp_device_resolve_plane(ops->cores[c].plane, &h, &ops->cores[c].device);
-	for (size_t i = 0; i < ops->n_ops; i++)
-		ops->ops[i].precision = op_precision(ops, &ops->ops[i]);
+	for (size_t i = 0; i < ops->n_ops; i++) {
+		struct tp_op *o = &ops->ops[i];
+		struct tp_str opcode = op_opcode(ops, o);
+
+		o->precision = op_precision(ops, o);
+		o->async = async_part(opcode);
+		o->host_transfer = host_copy(ops, o, opcode);
+		o->cost_source = !o->has_flops && !o->has_bytes ? TP_COST_NONE
+				 : str_is(opcode, "custom-call") ? TP_COST_CUSTOM_CALL
+								 : TP_COST_MODEL;
+	}
+	for (size_t c = 0; c < ops->n_cores; c++)
+		count_pairs_once(ops, &ops->cores[c]);
 }
 
 void tp_op_work(const struct tp_ops *ops, const struct tp_op *o, struct tp_work *w)
@@ -89,6 +227,11 @@ void tp_op_work(const struct tp_ops *ops, const struct tp_op *o, struct tp_work 
 		    o->has_bytes, o->bytes_accessed);
 	w->ps = o->total_ps;
 	w->collective = o->collective;
+	w->host_transfer = o->host_transfer;
+	if (o->bytes_on_start)
+		w->no_rate = TP_NA_BYTES_ON_START;
+	else if (o->async != TP_ASYNC_NONE)
+		w->no_rate = TP_NA_ASYNC_HALF;
 }
 
 void tp_core_work(const struct tp_ops *ops, const struct tp_ops_core *c, struct tp_work *w)

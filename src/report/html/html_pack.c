@@ -43,24 +43,48 @@ static bool is_table(json_t *a)
 	return true;
 }
 
+/* A column whose scalar value is the same in every row (ops of one kind
+ * share their cost source, async part, reasons): given once. */
+static bool constant_column(json_t *a, const char *k)
+{
+	json_t *first = json_object_get(json_array_get(a, 0), k), *o;
+	size_t i;
+
+	if (json_is_object(first) || json_is_array(first))
+		return false;
+	json_array_foreach(a, i, o)
+		if (!json_equal(json_object_get(o, k), first))
+			return false;
+	return true;
+}
+
 static json_t *table(json_t *a)
 {
 	json_t *t = json_object(), *cols = json_array(), *rows = json_array();
+	json_t *consts = json_object();
 	json_t *first = json_array_get(a, 0), *o, *v;
 	const char *k;
 	size_t i;
 
-	json_object_foreach(first, k, v)
+	json_object_foreach(first, k, v) {
 		json_array_append_new(cols, json_string(k));
+		if (constant_column(a, k))
+			json_object_set(consts, k, v);
+	}
 	json_array_foreach(a, i, o) {
 		json_t *row = json_array();
 
 		json_object_foreach(o, k, v)
-			json_array_append_new(row, tp_html_pack(v));
+			if (!json_object_get(consts, k))
+				json_array_append_new(row, tp_html_pack(v));
 		json_array_append_new(rows, row);
 	}
 	json_object_set_new(t, TP_HTML_COLUMNS, cols);
 	json_object_set_new(t, TP_HTML_ROWS, rows);
+	if (json_object_size(consts))
+		json_object_set_new(t, TP_HTML_CONSTANTS, consts);
+	else
+		json_decref(consts);
 	return t;
 }
 

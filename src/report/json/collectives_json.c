@@ -27,10 +27,12 @@ static void link_json(struct tp_jw *w, const struct tp_collectives *c,
 		      const struct tp_collective *col)
 {
 	double share;
+	const char *why;
+	bool has = tp_collective_link_share(c, col, &share, &why);
 
 	tp_jw_put(w, "interconnect_bytes_per_s", tp_figure_json(tp_collective_link(c, col)));
-	tp_jw_put(w, "interconnect_share", tp_collective_link_share(c, col, &share)
-		  ? json_real(share) : json_null());
+	tp_jw_put(w, "interconnect_share", has ? json_real(share) : json_null());
+	tp_jw_put(w, "interconnect_share_unavailable", why ? json_string("above_peak") : json_null());
 }
 
 /* One collective: its cores and executions one by one, since every
@@ -41,6 +43,7 @@ static void coll_json(struct tp_jw *w, const struct tp_capture *cap,
 	const struct tp_hlo_index *idx = &c->ops.index[col->module];
 	const Xla__HloInstructionProto *ins = idx->instrs[col->instr].proto;
 	struct tp_strbuf sb;
+	double rate;
 
 	tp_strbuf_init(&sb);
 	if (ins->shape)
@@ -66,20 +69,22 @@ static void coll_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "occurrences", tp_json_uint(col->occurrences));
 	tp_jw_put(w, "time_ps", tp_json_int(col->time_ps));
 	tp_jw_put(w, "timed_as_fusion", json_boolean(col->timed_as_fusion));
-	tp_jw_put(w, "achieved_bytes_per_s", col->time_ps > 0 && col->group_size ?
-		  json_real((double)col->ring_bytes * (double)col->occurrences /
-			    ((double)col->time_ps * 1e-12)) : json_null());
+	tp_jw_put(w, "span_ps", tp_json_int(col->span_ps));
+	tp_jw_put(w, "achieved_bytes_per_s", tp_collective_rate(col, &rate) ?
+		  json_real(rate) : json_null());
 	link_json(w, c, col);
 	tp_strbuf_release(&sb);
 	tp_jw_array(w, "cores");
 	for (size_t i = 0; i < col->n_cores && tp_jw_ok(w); i++) {
 		const struct tp_ops_core *oc = &c->ops.cores[col->cores[i].core];
 
-		tp_jw_put(w, NULL, json_pack("{s:o,s:o,s:o,s:o}",
+		tp_jw_put(w, NULL, json_pack("{s:o,s:o,s:o,s:o,s:o}",
 			"host", tp_json_cstr(cap->hosts[oc->host].name),
 			"plane", tp_json_str(oc->plane->name),
 			"occurrences", tp_json_uint(col->cores[i].occurrences),
-			"time_ps", tp_json_int(col->cores[i].time_ps)));
+			"time_ps", tp_json_int(col->cores[i].time_ps),
+			"ring_bytes", col->group_size ?
+				tp_json_uint(tp_collective_core_bytes(col, i)) : json_null()));
 	}
 	tp_jw_end(w);
 	tp_jw_array(w, "executions");
@@ -97,15 +102,18 @@ static void coll_json(struct tp_jw *w, const struct tp_capture *cap,
 }
 
 static void cores_json(struct tp_jw *w, const struct tp_capture *cap,
-		       const struct tp_ops *ops)
+		       const struct tp_collectives *coll)
 {
+	const struct tp_ops *ops = &coll->ops;
+
 	tp_jw_array(w, "cores");
 	for (size_t i = 0; i < ops->n_cores && tp_jw_ok(w); i++) {
 		const struct tp_ops_core *c = &ops->cores[i];
 
-		tp_jw_put(w, NULL, json_pack("{s:o,s:o,s:o,s:o,s:o}",
+		tp_jw_put(w, NULL, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
 			"host", tp_json_cstr(cap->hosts[c->host].name),
 			"plane", tp_json_str(c->plane->name),
+			"ring_bytes", tp_json_uint(coll->core_ring_bytes[i]),
 			"device_ps", tp_json_int(c->device_ps),
 			"collective_ps", tp_json_int(c->collective_ps),
 			"collective_share", c->device_ps > 0 ?
@@ -143,16 +151,17 @@ void tp_collectives_json(struct tp_jw *w, const char *key,
 	for (size_t i = 0; i < c->n_modules && tp_jw_ok(w); i++) {
 		const struct tp_coll_module *m = &c->modules[i];
 
-		tp_jw_put(w, NULL, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
+		tp_jw_put(w, NULL, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 			"name", tp_json_str(tp_module_name(&cap->modules[m->module])),
 			"program_id", tp_json_id(cap->modules[m->module].program_id),
 			"collectives", tp_json_uint(m->collectives),
 			"occurrences", tp_json_uint(m->occurrences),
 			"time_ps", tp_json_int(m->time_ps),
-			"ring_bytes_per_device", tp_json_uint(m->ring_bytes)));
+			"ring_bytes_per_device", tp_json_uint(m->ring_bytes_per_device),
+			"ring_bytes_total", tp_json_uint(m->ring_bytes_total)));
 	}
 	tp_jw_end(w);
-	cores_json(w, cap, &c->ops);
+	cores_json(w, cap, c);
 	host_json(w, cap, c);
 	tp_document_warnings_json(w, key, cap);
 	tp_jw_end(w);

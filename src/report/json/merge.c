@@ -115,6 +115,16 @@ static void add_int(json_t *dst, json_t *src, const char *key)
 							   json_integer_value(b)));
 }
 
+/* The larger: a per-device figure over hosts is the busiest device's. */
+static void max_int(json_t *dst, json_t *src, const char *key)
+{
+	json_t *a = get(dst, key), *b = get(src, key);
+
+	if (json_is_integer(a) && json_is_integer(b) &&
+	    json_integer_value(b) > json_integer_value(a))
+		json_object_set_new(dst, key, json_integer(json_integer_value(b)));
+}
+
 static void merge_info(const struct tp_merge *g, json_t *dst, json_t *src)
 {
 	concat(g, dst, src, "sources");
@@ -185,17 +195,24 @@ static void merge_collective(const struct tp_merge *g, json_t *into, json_t *v)
 	add_int(into, v, "time_ps");
 	concat(g, into, v, "cores");
 	concat(g, into, v, "executions");
-	t = json_integer_value(get(into, "time_ps"));
+	add_int(into, v, "span_ps");
+	t = json_integer_value(get(into, "span_ps"));
 	occ = json_integer_value(get(into, "occurrences"));
-	/* the same arithmetic as collectives_json.c */
+	/* the same arithmetic as collectives_json.c (collective_link.c) */
 	if (t > 0 && json_is_integer(ring) && !json_is_null(get(into, "group_size"))) {
 		double bw = (double)json_integer_value(ring) * (double)occ / ((double)t * 1e-12);
 		json_t *link = get(get(into, "interconnect_bytes_per_s"), "value");
 
 		json_object_set_new(into, "achieved_bytes_per_s", json_real(bw));
-		if (json_is_number(link) && json_number_value(link) > 0)
+		if (json_is_number(link) && json_number_value(link) > 0) {
+			double share = bw / (json_number_value(link) / 2);
+
+			/* no share of a peak over 100% (collective_link.c) */
 			json_object_set_new(into, "interconnect_share",
-					    json_real(bw / (json_number_value(link) / 2)));
+					    share <= 1 ? json_real(share) : json_null());
+			json_object_set_new(into, "interconnect_share_unavailable", share <= 1 ? json_null() :
+					    json_string("above_peak"));
+		}
 	}
 }
 
@@ -215,7 +232,8 @@ static void merge_collectives(struct tp_merge *g, json_t *dst, json_t *src)
 			continue;
 		add_int(m, v, "occurrences");
 		add_int(m, v, "time_ps");
-		add_int(m, v, "ring_bytes_per_device");
+		max_int(m, v, "ring_bytes_per_device");
+		add_int(m, v, "ring_bytes_total");
 	}
 	concat(g, dst, src, "cores");
 	concat(g, dst, src, "host_collectives");

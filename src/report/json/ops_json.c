@@ -28,10 +28,20 @@ struct tp_str tp_report_module_name(const struct tp_capture *cap, size_t m)
 				  : tp_str_make("", 0);
 }
 
-static json_t *rate(int64_t amount, int64_t ps)
+bool tp_report_module_name_shared(const struct tp_capture *cap, size_t m)
 {
-	return ps > 0 ? json_real((double)amount / ((double)ps * 1e-12))
-		      : json_null();
+	struct tp_str name = tp_report_module_name(cap, m);
+
+	if (m >= cap->n_modules)
+		return false;
+	for (size_t i = 0; i < cap->n_modules; i++) {
+		struct tp_str other = tp_module_name(&cap->modules[i]);
+
+		if (cap->modules[i].program_id != cap->modules[m].program_id &&
+		    other.len == name.len && memcmp(other.ptr, name.ptr, name.len) == 0)
+			return true;
+	}
+	return false;
 }
 
 static json_t *maybe(bool known, double v)
@@ -57,12 +67,31 @@ static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const st
 
 	tp_op_work(ops, o, &work);
 	tp_roofline_of(&work, f, &r);
+	/* a rate only over the time that did the work (never an async
+	 * half's own time) */
+	tp_jw_put(w, "flops_per_s", maybe(r.has_flops_rate, r.flops_per_s));
+	tp_jw_put(w, "bytes_per_s", maybe(r.has_bytes_rate, r.bytes_per_s));
+	if (o->async == TP_ASYNC_NONE)
+		tp_jw_put(w, "async", json_null());
+	else
+		word(w, "async", o->async == TP_ASYNC_START ? "start" :
+				 o->async == TP_ASYNC_DONE ? "done" : "update");
+	tp_jw_put(w, "host_transfer", json_boolean(o->host_transfer));
 	if (o->precision == TP_PREC_UNKNOWN)
 		tp_jw_put(w, "precision", json_null());
 	else
 		word(w, "precision", tp_precision_name(o->precision));
 	tp_jw_put(w, "flop_utilization", maybe(r.has_flop_util, r.flop_utilization));
 	tp_jw_put(w, "hbm_bw_utilization", maybe(r.has_hbm_util, r.hbm_utilization));
+	/* short codes: a 100,000-op page repeats them (docs/json.md) */
+	if (r.flop_util_na)
+		word(w, "flop_utilization_unavailable", tp_share_na_code(r.flop_util_na));
+	else
+		tp_jw_put(w, "flop_utilization_unavailable", json_null());
+	if (r.hbm_util_na)
+		word(w, "hbm_bw_utilization_unavailable", tp_share_na_code(r.hbm_util_na));
+	else
+		tp_jw_put(w, "hbm_bw_utilization_unavailable", json_null());
 	tp_jw_put(w, "arithmetic_intensity", maybe(r.has_intensity, r.intensity));
 	word(w, "bound", tp_bound_name(r.bound));
 }
@@ -165,9 +194,10 @@ static void op_json(struct tp_jw *w, const struct tp_capture *cap,
 		tp_jw_int(w, "bytes_accessed", o->bytes_accessed);
 	else
 		tp_jw_put(w, "bytes_accessed", json_null());
-	tp_jw_put(w, "flops_per_s", o->has_flops ? rate(o->flops, o->total_ps) : json_null());
-	tp_jw_put(w, "bytes_per_s", o->has_bytes ?
-		  rate(o->bytes_accessed, o->total_ps) : json_null());
+	if (o->cost_source == TP_COST_NONE)
+		tp_jw_put(w, "cost_source", json_null());
+	else
+		word(w, "cost_source", tp_cost_source_name(o->cost_source));
 	op_roofline_json(w, ops, o);
 	tp_jw_end(w);
 }

@@ -138,6 +138,16 @@ static void cut_json(struct tp_jw *w, const struct tp_oom_explain *e)
 	tp_jw_put_int(w, "sources", (int64_t)e->n_sources);
 	tp_jw_put(w, "cover_count", e->cover_count ? tp_json_int((int64_t)e->cover_count) : json_null());
 	str(w, "cover_scope", e->cover_scope != SIZE_MAX ? e->scopes.nodes[e->cover_scope].path : NULL);
+	tp_jw_array(w, "cover_scopes");
+	for (size_t i = 0; i < e->n_cover_scopes; i++) {
+		const struct tp_scope_node *s = &e->scopes.nodes[e->cover_scopes[i]];
+
+		tp_jw_object(w, NULL);
+		str(w, "scope", s->path);
+		tp_jw_put_int(w, "bytes", s->inclusive);
+		tp_jw_end(w);
+	}
+	tp_jw_end(w);
 	tp_jw_end(w);
 	tp_jw_array(w, "splits");
 	for (size_t i = 0; i < e->n_splits; i++) {

@@ -269,6 +269,14 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 			fprintf(out, "    scope that covers it: %s (%s)\n",
 				e->scopes.nodes[e->cover_scope].path,
 				fmt_b(b, sizeof(b), e->scopes.nodes[e->cover_scope].inclusive));
+		else if (e->n_cover_scopes) {
+			fprintf(out, "    scopes that together cover it:");
+			for (size_t i = 0; i < e->n_cover_scopes; i++)
+				fprintf(out, "%s %s (%s)", i ? "," : "",
+					e->scopes.nodes[e->cover_scopes[i]].path,
+					fmt_b(b, sizeof(b), e->scopes.nodes[e->cover_scopes[i]].inclusive));
+			fprintf(out, "\n");
+		}
 		if (e->listed_padding > 0)
 			fprintf(out, "    padding in the listed shapes: %s (a shape whose padded "
 				"dimensions are multiples of the tile saves it)\n",

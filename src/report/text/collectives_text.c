@@ -12,11 +12,16 @@ static void link_share(FILE *out, const struct tp_collectives *c,
 		       const struct tp_collective *col)
 {
 	const struct tp_device_row *row = c->ops.cores[col->cores[0].core].device.row;
+	const char *why;
 	double share;
 
-	if (tp_collective_link_share(c, col, &share) && row)
+	if (!row)
+		return;
+	if (tp_collective_link_share(c, col, &share, &why))
 		fprintf(out, " = %.1f%% of %s (%.0f GB/s each way per device)", 100.0 * share,
 			row->interconnect, tp_collective_link(c, col).value / 2e9);
+	else if (why)
+		fprintf(out, " = n/a of %s (%s)", row->interconnect, why);
 }
 
 static void coll_text(FILE *out, const struct tp_capture *cap,
@@ -27,6 +32,7 @@ static void coll_text(FILE *out, const struct tp_capture *cap,
 	struct tp_str mod = tp_module_name(&cap->modules[col->module]);
 	char b[32], r[32], t[32];
 	struct tp_strbuf sb;
+	double bw;
 
 	tp_strbuf_init(&sb);
 	if (ins->shape)
@@ -54,21 +60,27 @@ static void coll_text(FILE *out, const struct tp_capture *cap,
 	fprintf(out, "  ran      %" PRIu64 "x, %s on device%s", col->occurrences,
 		tp_fmt_ps(t, sizeof(t), col->time_ps),
 		col->timed_as_fusion ? " (the enclosing fusion's time)" : "");
-	if (col->time_ps > 0 && col->group_size && col->occurrences) {
-		double bw = (double)col->ring_bytes * (double)col->occurrences /
-			    ((double)col->time_ps * 1e-12);
-
-		fprintf(out, ", %s/s achieved", tp_fmt_bytes(b, sizeof(b), (uint64_t)bw));
+	if (col->done >= 0)
+		fprintf(out, "; start to done %s", tp_fmt_ps(t, sizeof(t), col->span_ps));
+	if (tp_collective_rate(col, &bw)) {
+		/* decimal GB/s, as device sheets and the device table give it */
+		fprintf(out, ", %.1f GB/s achieved per device", bw / 1e9);
 		link_share(out, c, col);
+	} else if (col->done >= 0 && col->occurrences) {
+		fprintf(out, ", no rate (no -start was followed by its -done on a core)");
 	}
 	fprintf(out, "\n  scope    %s\n", tp_hlo_scope(ins));
 	for (size_t i = 0; i < col->n_cores; i++) {
 		const struct tp_ops_core *oc = &c->ops.cores[col->cores[i].core];
 
-		fprintf(out, "    %s %.*s: %" PRIu64 "x, %s\n", cap->hosts[oc->host].name,
+		fprintf(out, "    %s %.*s: %" PRIu64 "x, %s", cap->hosts[oc->host].name,
 			(int)oc->plane->name.len, TP_SPTR(oc->plane->name),
 			col->cores[i].occurrences,
 			tp_fmt_ps(t, sizeof(t), col->cores[i].time_ps));
+		if (col->group_size)
+			fprintf(out, ", %s sent", tp_fmt_bytes(r, sizeof(r),
+							       tp_collective_core_bytes(col, i)));
+		fputc('\n', out);
 	}
 	tp_strbuf_release(&sb);
 }
@@ -76,23 +88,27 @@ static void coll_text(FILE *out, const struct tp_capture *cap,
 static void totals_text(FILE *out, const struct tp_capture *cap,
 			const struct tp_collectives *c)
 {
-	char t[32], d[32];
+	char t[32], d[32], b[32], tb[32];
 
-	fprintf(out, "per module\n");
+	fprintf(out, "per module (ring bytes: per device is the most one device sent)\n");
 	for (size_t i = 0; i < c->n_modules; i++) {
 		const struct tp_coll_module *m = &c->modules[i];
 		struct tp_str name = tp_module_name(&cap->modules[m->module]);
 
-		fprintf(out, "  %-32.*s %3zu collectives, %" PRIu64 " executions, %s\n",
+		fprintf(out, "  %-32.*s %3zu collectives, %" PRIu64 " executions, %s, "
+			"%s sent per device, %s in total\n",
 			(int)name.len, TP_SPTR(name), m->collectives, m->occurrences,
-			tp_fmt_ps(t, sizeof(t), m->time_ps));
+			tp_fmt_ps(t, sizeof(t), m->time_ps),
+			tp_fmt_bytes(b, sizeof(b), m->ring_bytes_per_device),
+			tp_fmt_bytes(tb, sizeof(tb), m->ring_bytes_total));
 	}
-	fprintf(out, "per core (self time of collective ops / device time)\n");
+	fprintf(out, "per core (ring bytes sent; self time of collective ops / device time)\n");
 	for (size_t i = 0; i < c->ops.n_cores; i++) {
 		const struct tp_ops_core *oc = &c->ops.cores[i];
 
-		fprintf(out, "  %s %.*s: %s of %s (%.2f%%)\n", cap->hosts[oc->host].name,
+		fprintf(out, "  %s %.*s: %s sent; %s of %s (%.2f%%)\n", cap->hosts[oc->host].name,
 			(int)oc->plane->name.len, TP_SPTR(oc->plane->name),
+			tp_fmt_bytes(b, sizeof(b), c->core_ring_bytes[i]),
 			tp_fmt_ps(t, sizeof(t), oc->collective_ps),
 			tp_fmt_ps(d, sizeof(d), oc->device_ps),
 			oc->device_ps > 0 ? 100.0 * (double)oc->collective_ps / (double)oc->device_ps : 0.0);

@@ -4,6 +4,7 @@
  * scope tree and each fusion's split over scopes.
  */
 #include "tpuprof/report/ops_report.h"
+#include "text_internal.h"
 #include "tpuprof/report/device_report.h"
 
 #include <inttypes.h>
@@ -18,59 +19,53 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Several programs share a module name (e.g. jit_add compiled three
- * times): the text then also names the program. */
-static bool name_shared(const struct tp_capture *cap, size_t m)
-{
-	struct tp_str name = tp_report_module_name(cap, m);
-
-	for (size_t i = 0; i < cap->n_modules; i++) {
-		struct tp_str other = tp_module_name(&cap->modules[i]);
-
-		if (cap->modules[i].program_id != cap->modules[m].program_id &&
-		    other.len == name.len && memcmp(other.ptr, name.ptr, name.len) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* The op column: name and module, the name elided in the middle so the
- * row fits in 100 columns (JSON always has the whole name). */
-static void op_name(FILE *out, const struct tp_capture *cap, const struct tp_op *o)
-{
-	struct tp_str mod = tp_report_module_name(cap, o->module);
-	char suffix[160] = "";
-	size_t avail, head;
-
-	if (mod.len && name_shared(cap, o->module))
-		snprintf(suffix, sizeof(suffix), "  (%.*s #%" PRIu64 ")",
-			 (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod), o->program_id);
-	else if (mod.len)
-		snprintf(suffix, sizeof(suffix), "  (%.*s)",
-			 (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod));
-	avail = strlen(suffix) + 20 < 47 ? 47 - strlen(suffix) : 20;
-	if (o->name.len <= avail) {
-		fprintf(out, "%.*s%s\n", (int)o->name.len, TP_SPTR(o->name), suffix);
-		return;
-	}
-	head = (avail - 3) / 3;
-	fprintf(out, "%.*s...%.*s%s\n", (int)head, o->name.ptr,
-		(int)(avail - 3 - head), o->name.ptr + o->name.len - (avail - 3 - head),
-		suffix);
-}
-
 static void share(char *buf, size_t n, bool known, double v)
 {
 	if (!known)
 		snprintf(buf, n, "-");
-	else if (v == 0 || 100.0 * v >= 0.1)
-		snprintf(buf, n, "%.1f%%", 100.0 * v);
-	else    /* small shares keep two digits: 0.00048%, not 0.0% */
-		snprintf(buf, n, "%.2g%%", 100.0 * v);
+	else if (v > 1)         /* never shown: tp_roofline_of gives n/a */
+		snprintf(buf, n, "n/a");
+	else
+		tp_fmt_share(buf, n, v);
+}
+
+/* The reasons a share is "n/a" on a core's rows, each said once under
+ * the table (they are static strings: compared by address). */
+#define MAX_NA 8
+struct na_notes {
+	const char *why[MAX_NA];
+	size_t n;
+	bool custom;            /* a row marked * (custom call's estimate) */
+};
+
+static const char *custom_bound(const struct tp_roofline *r)
+{
+	static char buf[4][24];
+	enum tp_bound b = r->bound;
+
+	snprintf(buf[b % 4], sizeof(buf[0]), "%s*", tp_bound_name(b));
+	return buf[b % 4];
+}
+
+static void share_or_na(char *buf, size_t n, bool known, double v, const char *why,
+			struct na_notes *notes)
+{
+	size_t k = 0;
+
+	if (!why) {
+		share(buf, n, known, v);
+		return;
+	}
+	snprintf(buf, n, "n/a");
+	while (k < notes->n && notes->why[k] != why)
+		k++;
+	if (k == notes->n && k < MAX_NA)
+		notes->why[notes->n++] = why;
 }
 
 /* FLOP utilization, HBM share and bound: only on cores that have them. */
-static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_op *o)
+static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_op *o,
+			   struct na_notes *notes)
 {
 	struct tp_work w;
 	struct tp_roofline r;
@@ -78,24 +73,30 @@ static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_
 
 	tp_op_work(ops, o, &w);
 	tp_roofline_of(&w, &ops->cores[o->core].device, &r);
-	share(flop, sizeof(flop), r.has_flop_util, r.flop_utilization);
-	share(hbm, sizeof(hbm), r.has_hbm_util, r.hbm_utilization);
-	fprintf(out, "%6s %6s %-10s ", flop, hbm, tp_bound_name(r.bound));
+	share_or_na(flop, sizeof(flop), r.has_flop_util, r.flop_utilization, r.flop_util_na, notes);
+	share_or_na(hbm, sizeof(hbm), r.has_hbm_util, r.hbm_utilization, r.hbm_util_na, notes);
+	/* a custom call's FLOPs and bytes are its kernel author's estimate */
+	fprintf(out, "%6s %6s %-13s ", flop, hbm,
+		o->cost_source == TP_COST_CUSTOM_CALL ? custom_bound(&r) : tp_bound_name(r.bound));
+	notes->custom = notes->custom || o->cost_source == TP_COST_CUSTOM_CALL;
 }
 
-static void op_row(FILE *out, const struct tp_capture *cap, const struct tp_ops *ops,
-		   const struct tp_ops_core *core, const struct tp_op *o, bool roofline)
+static void op_row(FILE *out, const struct tp_ops *ops, const struct tp_ops_core *core,
+		   const struct tp_text_op_name *name, bool roofline, struct na_notes *notes)
 {
+	const struct tp_op *o = name->op;
+
 	char t_total[32], t_self[32];
 	int64_t total = o->total_ps, self = o->self_ps;
 
 	fprintf(out, "  %9s %9s %7" PRIu64 " %5.1f%%  ",
 		T(total), T(self), o->occurrences, pct(o->self_ps, core->device_ps));
 	if (roofline)
-		roofline_cells(out, ops, o);
-	fprintf(out, "%-14.*s ",
+		roofline_cells(out, ops, o, notes);
+	/* two spaces: a 14-character category never runs into the name */
+	fprintf(out, "%-14.*s  ",
 		(int)(o->category.len > 14 ? 14 : o->category.len), TP_SPTR(o->category));
-	op_name(out, cap, o);
+	fprintf(out, "%s%s\n", name->text, name->suffix);
 }
 
 static int by_module_time(const void *a, const void *b)
@@ -148,7 +149,8 @@ static bool core_roofline(FILE *out, const struct tp_ops *ops, const struct tp_o
 	fprintf(out, "  %s: busy %.1f%% of device time",
 		tp_device_label(label, sizeof(label), &c->device), pct(c->self_ps, c->device_ps));
 	if (r.has_flop_util || r.has_hbm_util)
-		fprintf(out, ", FLOP utilization %s, HBM bandwidth %s", flop, hbm);
+		fprintf(out, ", FLOP utilization %s, HBM bandwidth %s (of peak, over device time)",
+			flop, hbm);
 	fputc('\n', out);
 	if (gap)
 		fprintf(out, "  (%s)\n", gap);
@@ -202,6 +204,22 @@ static void steps_text(FILE *out, const struct tp_ops *ops,
 			c->n_steps - n);
 }
 
+/* Every share says what it is a share of, and every figure its source:
+ * said once, under the cores. */
+static void legend(FILE *out, bool roofline)
+{
+	fprintf(out, "\ndevice: op self time / the core's device time (its first op start to last op end)\n");
+	if (!roofline)
+		return;
+	fprintf(out, "flop:   FLOP utilization, the op's FLOPs per second of its total time / the\n"
+		"        core's peak FLOP/s for the op's precision (the core line and per module:\n"
+		"        FLOPs at their peaks over device time, resp. self time)\n"
+		"hbm:    bytes accessed per second / the core's HBM bandwidth (an async pair's\n"
+		"        bytes once, on its -start; none for a host transfer)\n"
+		"FLOPs and bytes: the capture's cost model; a share is never above 100%% (n/a)\n");
+}
+
+
 /* Per step across cores (and hosts): the slowest core and the spread. */
 static void steps_across_text(FILE *out, const struct tp_capture *cap,
 			      const struct tp_ops *ops, size_t limit)
@@ -236,7 +254,7 @@ static void steps_across_text(FILE *out, const struct tp_capture *cap,
 	free(v);
 }
 
-static void core_text(FILE *out, const struct tp_capture *cap,
+static bool core_text(FILE *out, const struct tp_capture *cap,
 		      const struct tp_ops *ops, const struct tp_ops_core *c,
 		      size_t limit)
 {
@@ -244,11 +262,13 @@ static void core_text(FILE *out, const struct tp_capture *cap,
 	size_t n = limit && c->n_ops > limit ? limit : c->n_ops;
 	int64_t left = 0;
 	bool roofline;
+	struct na_notes notes = { { NULL }, 0, false };
+	struct tp_text_op_name *names;
 
 	fprintf(out, "%s %.*s: %zu ops, %" PRIu64 " events (%s)\n",
 		cap->hosts[c->host].name, (int)c->plane->name.len, TP_SPTR(c->plane->name),
 		c->n_ops, c->events, tp_op_source_name(c->source));
-	fprintf(out, "  device time %s, op time %s, collectives %s (%.1f%%)\n",
+	fprintf(out, "  device time %s, op time %s, collectives %s (%.1f%% of device time)\n",
 		tp_fmt_ps(t_dev, sizeof(t_dev), c->device_ps),
 		tp_fmt_ps(t_op, sizeof(t_op), c->op_ps),
 		tp_fmt_ps(t_coll, sizeof(t_coll), c->collective_ps),
@@ -256,19 +276,27 @@ static void core_text(FILE *out, const struct tp_capture *cap,
 	roofline = core_roofline(out, ops, c);
 	fprintf(out, "  %9s %9s %7s %6s  ", "total", "self", "count", "device");
 	if (roofline)
-		fprintf(out, "%6s %6s %-10s ", "flop", "hbm", "bound");
-	fprintf(out, "%-14s %s\n", "category", "op (module)");
+		fprintf(out, "%6s %6s %-13s ", "flop", "hbm", "bound");
+	fprintf(out, "%-14s  %s\n", "category", "op (module)");
+	names = tp_text_op_names(cap, ops, c, n);
 	for (size_t i = 0; i < n; i++)
-		op_row(out, cap, ops, c, &ops->ops[c->first_op + i], roofline);
+		op_row(out, ops, c, &names[i], roofline, &notes);
+	tp_text_op_names_release(names, n);
 	for (size_t i = n; i < c->n_ops; i++)
 		left = tp_sat_add(left, ops->ops[c->first_op + i].total_ps);
 	if (n < c->n_ops)
 		fprintf(out, "  ... %zu more ops, %s in total, not shown (--limit 0 shows all)\n",
 			c->n_ops - n, tp_fmt_ps(t_left, sizeof(t_left), left));
+	if (notes.custom)
+		fprintf(out, "  *: a custom call (Pallas, Triton, a library kernel): its FLOPs and "
+			"bytes are its kernel author's estimate, not XLA's cost model\n");
+	for (size_t i = 0; i < notes.n; i++)
+		fprintf(out, "  n/a: %s\n", notes.why[i]);
 	if (roofline)
 		modules_text(out, cap, ops, c);
 	if (c->n_steps)
 		steps_text(out, ops, c, limit);
+	return roofline;
 }
 
 static void tree_text(FILE *out, const struct tp_scope_tree *t, size_t node,
@@ -390,6 +418,8 @@ static void categories_text(FILE *out, const struct tp_capture *cap,
 enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *ops,
 			const struct tp_ops_view *view, struct tp_error *err)
 {
+	bool roofline = false;
+
 	if (view->categories) {
 		categories_text(out, cap, view->categories, ops->n_cores, view->limit);
 		if (ferror(out))
@@ -401,9 +431,11 @@ enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *
 	for (size_t c = 0; c < ops->n_cores; c++) {
 		if (c)
 			fputc('\n', out);
-		core_text(out, cap, ops, &ops->cores[c], view->limit);
+		roofline = core_text(out, cap, ops, &ops->cores[c], view->limit) || roofline;
 	}
 	steps_across_text(out, cap, ops, view->limit);
+	if (ops->n_cores)
+		legend(out, roofline);
 	if (view->scopes) {
 		fputc('\n', out);
 		scopes_text(out, ops, view->scopes, view->limit);

@@ -236,6 +236,12 @@ static size_t merge_ops(const struct tp_ops *ops, struct op_total *t)
 	return n;
 }
 
+/* No share of a peak over 100%: the arithmetic cannot be right there. */
+static const char *share_of_peak(int i, double v)
+{
+	return v > 1 ? "n/a (above peak)" : tp_fmt_share(slot[i], sizeof(slot[i]), v);
+}
+
 /* Over all cores: busy share, FLOP utilization (each op's FLOPs at its
  * peak over the device time) and HBM share; or why not, once. */
 static void utilization_line(FILE *out, const struct tp_ops *ops)
@@ -263,10 +269,13 @@ static void utilization_line(FILE *out, const struct tp_ops *ops)
 	if (device_s <= 0)
 		return;
 	fprintf(out, "  busy %.1f%% of device time", 100.0 * busy_s / device_s);
+	/* printed as ops prints them, so one figure reads the same */
 	if (flops_ok)
-		fprintf(out, ", FLOP utilization %.2g%%", 100.0 * peak_s / device_s);
+		fprintf(out, ", FLOP utilization %s", share_of_peak(0, peak_s / device_s));
 	if (hbm_ok)
-		fprintf(out, ", HBM bandwidth %.2g%%", 100.0 * hbm_s / device_s);
+		fprintf(out, ", HBM bandwidth %s", share_of_peak(1, hbm_s / device_s));
+	if (flops_ok || hbm_ok)
+		fprintf(out, " (of peak, over device time)");
 	fputc('\n', out);
 	if (gap)
 		fprintf(out, "  (%s)\n", gap);
@@ -289,41 +298,58 @@ static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_r
 		device = tp_sat_add(device, ops->cores[i].device_ps);
 		self = tp_sat_add(self, ops->cores[i].self_ps);
 	}
-	fprintf(out, "time      %zu ops on %zu core(s): op time %s of %s device time\n", n,
+	/* every share here is of device time over all cores, as ops gives
+	 * each op's of its core's device time: one denominator, said once */
+	fprintf(out, "time      %zu ops on %zu core(s): op time %s of %s device time "
+		"(all cores; the shares below are of it)\n", n,
 		ops->n_cores, PS(0, self), PS(1, device));
 	utilization_line(out, ops);
 	for (size_t i = 0; i < n && i < TOP; i++) {
 		struct tp_str mod = tp_report_module_name(cap, t[i].module);
+		char program[32] = "";
 
-		fprintf(out, "  %10s %5.1f%%  op %.*s%s%.*s%s x%" PRIu64 "\n", PS(0, t[i].self_ps),
-			self ? 100.0 * (double)t[i].self_ps / (double)self : 0.0,
+		/* programs sharing a module name are told apart, as in ops */
+		if (mod.len && tp_report_module_name_shared(cap, t[i].module))
+			snprintf(program, sizeof(program), " #%" PRIu64,
+				 cap->modules[t[i].module].program_id);
+		fprintf(out, "  %10s %5.1f%%  op %.*s%s%.*s%s%s x%" PRIu64 "\n", PS(0, t[i].self_ps),
+			device ? 100.0 * (double)t[i].self_ps / (double)device : 0.0,
 			(int)t[i].name.len, TP_SPTR(t[i].name), mod.len ? " (" : "",
-			(int)mod.len, TP_SPTR(mod), mod.len ? ")" : "", t[i].count);
+			(int)mod.len, TP_SPTR(mod), program, mod.len ? ")" : "", t[i].count);
 	}
-	list_scopes(out, tree, self, true);
+	list_scopes(out, tree, device, true);
 	free(t);
 }
 
 static void traffic_part(FILE *out, const struct tp_report *r)
 {
 	const struct tp_collectives *c = &r->coll;
-	uint64_t execs = 0, ring = 0;
+	uint64_t execs = 0, most = 0, total = 0;
 	int64_t coll = 0, device = 0;
+	size_t senders = 0;
 
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < c->n; i++)
 		execs += c->v[i].occurrences;
-		ring += c->v[i].ring_bytes * c->v[i].occurrences;
-	}
 	for (size_t i = 0; i < c->ops.n_cores; i++) {
 		coll = tp_sat_add(coll, c->ops.cores[i].collective_ps);
 		device = tp_sat_add(device, c->ops.cores[i].device_ps);
+		total += c->core_ring_bytes[i];
+		senders += c->core_ring_bytes[i] > 0;
+		if (c->core_ring_bytes[i] > most)
+			most = c->core_ring_bytes[i];
 	}
 	if (!c->ops.n_cores) {
 		fprintf(out, "traffic   %zu collective(s) in the programs; none ran\n", c->n);
 		return;
 	}
-	fprintf(out, "traffic   %zu collective(s), %" PRIu64 " execution(s), %s sent per device (ring), "
-		"%s = %.1f%% of device time\n", c->n, execs, BYTES(0, ring), PS(1, coll),
+	/* per device is the busiest device's bytes, never the sum */
+	fprintf(out, "traffic   %zu collective(s), %" PRIu64 " execution(s), ", c->n, execs);
+	if (total)
+		fprintf(out, "%s sent per device (ring, the most one device sent; %s in total "
+			"over %zu device(s)), ", BYTES(0, most), BYTES(1, total), senders);
+	else
+		fprintf(out, "%s sent per device (ring), ", BYTES(0, 0));
+	fprintf(out, "%s = %.1f%% of device time (all cores)\n", PS(2, coll),
 		device ? 100.0 * (double)coll / (double)device : 0.0);
 	if (c->n_host)
 		fprintf(out, "          %zu TF host collective event(s)\n", c->n_host);

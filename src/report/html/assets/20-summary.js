@@ -182,11 +182,11 @@ const SummaryView = {
 		});
 		/* ops counted once over the cores they ran on, as the text */
 		s.appendChild(el("p", { id: "summary-time" }, fmtInt(by.size) + " ops on " + (ops.cores || []).length +
-			" core(s): op time " + fmtPs(opPs) + " of " + fmtPs(dev) + " device time" +
+			" core(s): op time " + fmtPs(opPs) + " of " + fmtPs(dev) + " device time (all cores; the shares below are of it)" +
 			(by.size !== n ? " (" + fmtInt(n) + " rows in the ops table, one per op and core)" : "")));
 		const top = Array.from(by.values()).sort(function (a, b) { return b.total - a.total; }).slice(0, 5);
 		s.appendChild(el("table", { class: "plain", id: "summary-ops" }, top.map(function (e) {
-			return el("tr", {}, el("td", { class: "num" }, fmtPs(e.total)), el("td", { class: "num" }, opPs ? fmtPct(e.total / opPs) : ""),
+			return el("tr", {}, el("td", { class: "num" }, fmtPs(e.total)), el("td", { class: "num" }, dev ? fmtPct(e.total / dev) : ""),
 				el("td", {}, el("a", { href: "#op=" + encodeURIComponent(e.name) }, e.name)),
 				el("td", { class: "muted" }, (e.module || "") + " ×" + e.occ));
 		})));
@@ -194,7 +194,7 @@ const SummaryView = {
 			.sort(function (a, b) { return b.inclusive_ps - a.inclusive_ps; }).slice(0, 5);
 		if (sc.length)
 			s.appendChild(el("table", { class: "plain" }, sc.map(function (x) {
-				return el("tr", {}, el("td", { class: "num" }, fmtPs(x.inclusive_ps)), el("td", { class: "num" }, opPs ? fmtPct(x.inclusive_ps / opPs) : ""),
+				return el("tr", {}, el("td", { class: "num" }, fmtPs(x.inclusive_ps)), el("td", { class: "num" }, dev ? fmtPct(x.inclusive_ps / dev) : ""),
 					el("td", {}, el("a", { href: "#scope=" + encodeURIComponent(x.path) }, "scope " + x.path)));
 			})));
 		return s;
@@ -203,14 +203,17 @@ const SummaryView = {
 	traffic: function (coll, ops) {
 		const s = el("section", {}, el("h3", {}, "Traffic"));
 		const cs = coll.collectives || [];
-		let execs = 0, ring = 0, t = 0, dev = 0;
-		cs.forEach(function (c) {
-			execs += c.occurrences || 0;
-			ring += (c.ring_bytes_per_device || 0) * (c.occurrences || 0);
+		let execs = 0, most = 0, total = 0, senders = 0, t = 0, dev = 0;
+		cs.forEach(function (c) { execs += c.occurrences || 0; });
+		/* per device is the busiest device's ring bytes, never the sum */
+		(coll.cores || []).forEach(function (c) {
+			t += c.collective_ps || 0; dev += c.device_ps || 0;
+			total += c.ring_bytes || 0; senders += c.ring_bytes ? 1 : 0;
+			most = Math.max(most, c.ring_bytes || 0);
 		});
-		(coll.cores || []).forEach(function (c) { t += c.collective_ps || 0; dev += c.device_ps || 0; });
-		s.appendChild(el("p", { id: "summary-traffic" }, cs.length + " collective(s), " + fmtInt(execs) + " execution(s), " + fmtBytes(ring) +
-			" sent per device (ring), " + fmtPs(t) + (dev ? " = " + fmtPct(t / dev) + " of device time" : "")));
+		s.appendChild(el("p", { id: "summary-traffic" }, cs.length + " collective(s), " + fmtInt(execs) + " execution(s), " +
+			(total ? fmtBytes(most) + " sent per device (ring, the most one device sent; " + fmtBytes(total) + " in total over " +
+			 senders + " device(s)), " : fmtBytes(0) + " sent per device (ring), ") + fmtPs(t) + (dev ? " = " + fmtPct(t / dev) + " of device time (all cores)" : "")));
 		return s;
 	},
 };

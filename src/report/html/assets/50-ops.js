@@ -20,6 +20,9 @@ const OP_COLUMNS = [
 	{ key: "scope", title: "scope", w: "minmax(200px,2fr)", str: true },
 	{ key: "flops_per_s", title: "FLOP/s", w: "90px", fmt: function (v) { return fmtRate(v, ""); } },
 	{ key: "bytes_per_s", title: "bytes/s", w: "90px", fmt: function (v) { return fmtRate(v, "B/s"); } },
+	/* where FLOPs and bytes come from: the capture's cost model, or a
+	 * custom call's kernel author's estimate */
+	{ key: "cost_source", title: "FLOPs/bytes from", w: "110px", str: true },
 	{ key: "group", title: "groups", w: "110px", str: true },
 	{ key: "coll_bytes", title: "coll. bytes", w: "90px", fmt: fmtBytes },
 	{ key: "coll_bw", title: "coll. bandwidth", w: "110px", fmt: function (v) { return fmtRate(v, "B/s"); } },
@@ -52,6 +55,8 @@ function opRows(ops, coll, fused) {
 				occurrences: o.occurrences, total_ps: o.total_ps, self_ps: o.self_ps, min_ps: o.min_ps,
 				avg_ps: o.avg_ps, device_share: o.device_share, flops: o.flops,
 				bytes_accessed: o.bytes_accessed, flops_per_s: o.flops_per_s, bytes_per_s: o.bytes_per_s,
+				cost_source: o.cost_source === "custom_call_estimate" ? "kernel author's estimate" :
+					o.cost_source === "cost_model" ? "cost model" : "",
 				group: c ? (c.group_size ? c.group_size + " × " : "") + (c.replica_groups_text || c.mode || "") : "",
 				coll_bytes: c ? c.bytes : null, coll_bw: c ? c.achieved_bytes_per_s : null,
 				coll: c, fused: f || null,

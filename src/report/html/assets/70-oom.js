@@ -74,6 +74,10 @@ const OomView = {
 				cut.push("The listed allocations hold " + fmtPct(r.listed.share_of_over) + " of the " + fmtBytes(r.verdict.over_by_bytes) + " to cut; the rest is beyond the list.");
 			if (r.listed.cover_scope)
 				cut.push("Scope that covers it: " + r.listed.cover_scope);
+			else if (r.listed.cover_scopes && r.listed.cover_scopes.length)
+				cut.push("Scopes that together cover it: " + r.listed.cover_scopes.map(function (s) {
+					return s.scope + " (" + fmtBytes(s.bytes) + ")";
+				}).join(", "));
 			if (r.listed.padding_bytes > 0)
 				cut.push("Padding in the listed shapes: " + fmtBytes(r.listed.padding_bytes) + ".");
 			r.relayouts.slice(0, 3).forEach(function (x) {

@@ -8,13 +8,15 @@ function unpack(v) {
 		return v.map(unpack);
 	if (v === null || typeof v !== "object")
 		return v;
-	const cols = v.tp_columns, rows = v.tp_rows;
-	if (cols && rows && Object.keys(v).length === 2) {
+	const cols = v.tp_columns, rows = v.tp_rows, consts = v.tp_constants || {};
+	if (cols && rows && Object.keys(v).length === (v.tp_constants ? 3 : 2)) {
+		/* a column the same in every row is given once, in tp_constants */
 		const n = cols.length, out = new Array(rows.length);
+		const kept = cols.map(function (k) { return !Object.prototype.hasOwnProperty.call(consts, k); });
 		for (let i = 0; i < rows.length; i++) {
 			const r = rows[i], o = {};
-			for (let j = 0; j < n; j++)
-				o[cols[j]] = unpack(r[j]);
+			for (let j = 0, c = 0; j < n; j++)
+				o[cols[j]] = kept[j] ? unpack(r[c++]) : consts[cols[j]];
 			out[i] = o;
 		}
 		return out;

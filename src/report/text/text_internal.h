@@ -1,0 +1,30 @@
+/*
+ * text_internal.h - what the text writers of src/report/text share: the
+ * op column of `ops` (op_names_text.c).
+ *
+ * Ownership: tp_text_op_names() returns a malloc'd array whose texts are
+ * malloc'd; tp_text_op_names_release() frees both. Ops and capture are
+ * borrowed and must outlive it.
+ */
+#ifndef TPUPROF_TEXT_INTERNAL_H
+#define TPUPROF_TEXT_INTERNAL_H
+
+#include <stddef.h>
+
+#include "tpuprof/analyze/ops.h"
+
+/* One shown row's op column: the name as printed and the module suffix. */
+struct tp_text_op_name {
+	const struct tp_op *op;
+	char suffix[160];
+	char *text;                  /* malloc'd */
+};
+
+/* The op column of the first n ops of core c: names cut to fit, and names
+ * that would print alike cut again around where they part from each
+ * other, or printed whole. */
+struct tp_text_op_name *tp_text_op_names(const struct tp_capture *cap, const struct tp_ops *ops,
+					 const struct tp_ops_core *c, size_t n);
+void tp_text_op_names_release(struct tp_text_op_name *v, size_t n);
+
+#endif
