@@ -128,6 +128,9 @@ START_TEST(test_perfetto_packets)
 	ck_assert_uint_eq(bytes, n);
 	h = hex((uint8_t *)got, n);
 	ck_assert_str_eq(h,
+		/* the root descriptor, first: seq 1, flags 1 (CLEARED),
+		 * track_descriptor{uuid 0, process_ordering 1 EXPLICIT} */
+		"0a0c" "5001" "6801" "e20305" "0800" "980101"
 		/* sequence 1 starts: seq 1, flags 3, trace_packet_defaults{
 		 * timestamp_clock_id 64, track_event_defaults{track_uuid 1}},
 		 * clock_snapshot{clocks{6, 0}, clocks{64, 0, incremental}} */
@@ -136,6 +139,10 @@ START_TEST(test_perfetto_packets)
 		/* seq 1, flags 2, track_descriptor{uuid 1, process{pid 1,
 		 * name "p"}, rank 0} */
 		"0a12" "5001" "6802" "e2030b" "0801" "1a05" "0801" "320170" "6000"
+		/* its tracks' parent on its sequence: track_descriptor{uuid
+		 * 2^63 | 1, name "Lines", parent 1, child_ordering 3} */
+		"0a1d" "5001" "6802" "e20316" "0881808080808080808001" "12054c696e6573"
+		"2801" "5803"
 		/* sequence 2 starts (track 2, first used by the BEGIN) */
 		"0a1e" "5002" "6803" "da0307" "d00340" "5a025802"
 		"320e" "0a04" "0806" "1000" "0a06" "0840" "1000" "1801"
@@ -575,6 +582,53 @@ START_TEST(test_deep_instant)
 }
 END_TEST
 
+/* Regression: 600 zero-length events at one nanosecond all went on the
+ * line's track, where Perfetto may stack them past its 512 levels; 512
+ * stay there and 88 go on "XLA Ops (2)", as nested slices do. */
+START_TEST(test_many_instants_at_once)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, em = { 0 }, entry = { 0 };
+	struct tp_trace_stats st;
+	struct tp_capture cap;
+	char *path, *got;
+	size_t on_first = 0, on_second = 0;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_str(&line, 2, "XLA Ops");
+	for (int i = 0; i < 600; i++) {
+		pb_int(&ev, 1, 1);
+		pb_int(&ev, 2, 5000 + i % 7); /* within one ns: 5.000-5.006 */
+		pb_int(&ev, 3, 0);
+		pb_msg(&line, 4, &ev);
+	}
+	pb_msg(&plane, 3, &line);
+	pb_int(&em, 1, 1);
+	pb_str(&em, 2, "mark");
+	pb_int(&entry, 1, 1);
+	pb_msg(&entry, 2, &em);
+	pb_msg(&plane, 4, &entry);
+	pb_msg(&space, 1, &plane);
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	open_one(&cap, path);
+	got = json_trace(&cap, &st);
+	ck_assert_uint_eq(st.instants, 600);
+	ck_assert_uint_eq(st.slices, 0);
+	ck_assert_uint_eq(st.tracks, 2);
+	ck_assert_uint_eq(st.overlap_tracks, 1);
+	for (char *p = got; (p = strstr(p, "\"tid\":1,\"ts\":0.000,")); p++)
+		on_first++;
+	for (char *p = got; (p = strstr(p, "\"tid\":2,\"ts\":0.000,")); p++)
+		on_second++;
+	ck_assert_uint_eq(on_first, 512);
+	ck_assert_uint_eq(on_second, 88);
+	free(got);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace");
@@ -590,6 +644,7 @@ int main(void)
 	tcase_add_test(tc, test_intern);
 	tcase_add_test(tc, test_depth_limit);
 	tcase_add_test(tc, test_deep_instant);
+	tcase_add_test(tc, test_many_instants_at_once);
 	tcase_add_loop_test(tc, test_line_orders, 0, sizeof(line_cases) / sizeof(line_cases[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);

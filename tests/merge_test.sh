@@ -30,6 +30,24 @@ case_() { # name, report options, files...
 	fi
 }
 case_ run-3hosts "" testdata/run-3hosts/host0.xplane.pb testdata/run-3hosts/host1.xplane.pb testdata/run-3hosts/host2.xplane.pb
+# steps across the hosts: each host's report compares its own 2 cores;
+# the merge compares all 6 again (the slowest on host1, the fastest on
+# host2, as the report over all three files says), not host0's 2
+want='        "n_cores": 6,
+        "slowest_host": "host1",
+        "slowest_plane": "/device:TPU:0",
+        "slowest_ps": 24914608,
+        "fastest_host": "host2",
+        "fastest_plane": "/device:TPU:1",
+        "fastest_ps": 23565675,
+        "spread_ps": 1348933,'
+got=$(grep -A10 '"steps_across": \[' "$tmp/run-3hosts.merged.json" | sed -n 4,11p)
+if [ "$got" = "$want" ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL merge run-3hosts: steps_across not recomputed over the merged cores: $got"
+	fail=$((fail + 1))
+fi
 case_ near-capacity "--hbm 20MiB" testdata/run-3hosts/host0.xplane.pb testdata/run-3hosts/host1.xplane.pb testdata/run-3hosts/host2.xplane.pb
 case_ two-captures "" testdata/small.xplane.pb testdata/layout-b.xplane.pb.gz
 case_ with-hlo-file "" testdata/small.xplane.pb testdata/jit_train_step.hlo_proto.pb

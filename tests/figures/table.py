@@ -581,8 +581,7 @@ ROWS = [
     Check("html memory page = memory --format json", html_is_json("memory", lambda c: {"memory": c.json("memory")})),
     Check("html ops page = ops and collectives --format json",
           html_is_json("ops", lambda c: {"ops": c.json("ops"), "collectives": c.json("collectives")})),
-    # report's ops section lacks ops' steps_across until merge recomputes it (issue 28)
-    Check("report --format json = each command's document", report_parts, xfail="28.steps_across"),
+    Check("report --format json = each command's document", report_parts),
     # found by this suite: report's ops[] keeps capture order under "sort": "total"
     Check("ops[] in the order its sort says", ops_in_sort_order, xfail="report-sort"),
 
@@ -613,7 +612,7 @@ ROWS = [
          Fn("memory cores[].capacity_bytes", lambda c: {"%s %s" % (x["host"], x["plane"]): x["capacity_bytes"] for x in c.json("memory")["cores"] if x["capacity_bytes"] is not None})),
     Same("capacity: ops = memory", Fn("ops cores[].device.capacity_bytes", lambda c: walk(c.json("ops"), "cores[].device.capacity_bytes.value")),
          Fn("memory cores[].capacity_bytes", lambda c: {k: v for k, v in walk(c.json("memory"), "cores[].capacity_bytes").items()
-                                                          if k in walk(c.json("ops"), "cores[].device.capacity_bytes.value")}), xfail="23.6"),
+                                                          if k in walk(c.json("ops"), "cores[].device.capacity_bytes.value")})),
     Same("collectives: payload", T("collectives", r"^  payload  " + BYTES), J("collectives", "collectives[].bytes")),
     Same("collectives: time", T("collectives", r"^  ran +[1-9]\d*x, " + TIME), Fn("time_ps of those that ran", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].time_ps").items() if v})),
     Same("collectives: achieved bandwidth in GB/s", T("collectives", r"^  ran .* on device(?:; start to done \S+ \S+)?, (?P<v>[\d.]+) (?P<u>\S+) achieved", "GB/s"),

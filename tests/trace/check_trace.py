@@ -38,14 +38,24 @@ import tempfile
 TPUPROF, DUMP = sys.argv[1], sys.argv[2]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.path.join(ROOT, '..', 'shared', 'captures')
-DERIVED = {'Name scopes (derived)', 'Memory peaks', 'Compiler memory peaks'}
+DERIVED = {'Name scopes (derived)', 'Memory peaks', 'Compiler memory peaks', 'Advice (derived)'}
 
 
 def derived(track):
     return (track in DERIVED or track.endswith(' name scopes (derived)') or
             track.endswith(' compiler memory peaks') or track.startswith('Steps (inferred: '))
+LINES = 'Lines'  # each process's one plain track, parent of its line tracks
 failures = []
-START_PEAKS = {}  # capture -> program-start compiler peak instants
+START_PEAKS = {}
+ADVICE = {}  # capture -> advice instants  # capture -> program-start compiler peak instants
+
+
+def process_of(d, t):
+    """The process name of track t: its own, or its nearest ancestor's."""
+    by_uuid = {u['uuid']: u for u in d['tracks']}
+    while 'process_name' not in t:
+        t = by_uuid[t['parent']]
+    return t['process_name']
 
 
 def check(cond, msg):
@@ -78,16 +88,55 @@ class Trace:
 
     def __init__(self, d):
         self.d = d
-        by_uuid = {t['uuid']: t for t in d['tracks']}
         self.where = {}
         for t in d['tracks']:
-            if t['parent'] is not None:
-                self.where[t['uuid']] = (by_uuid[t['parent']]['process_name'], t['name'])
+            if t['parent'] is not None and t['name'] != LINES:
+                self.where[t['uuid']] = (process_of(d, t), t['name'])
         self.events = d['slices'] + d['instants']
 
     def line_of(self, ev):
         proc, name = self.where[ev['track']]
         return proc, re.sub(r' \(\d+\)$', '', name)
+
+
+def ordering(cap, tr):
+    """Perfetto shows processes and tracks in the capture's order: the
+    root descriptor (uuid 0, the file's first packet) sets
+    process_ordering EXPLICIT (1), process tracks are ranked 0, 1, ... in
+    host and plane order; each process has one plain track `Lines` with
+    child_ordering EXPLICIT (3), the parent of all its tracks, ranked
+    0, 1, ... as declared, the capture's lines in its line order
+    (`tpuprof info`), unmerged (sibling_merge_behavior NONE = 2).
+    Returns the process names in rank order."""
+    d = tr.d
+    check(d['root'] == {'process_ordering': 1, 'packet': 0}, f'{cap}: root descriptor {d["root"]}')
+    procs = sorted((t for t in d['tracks'] if 'process_name' in t), key=lambda t: t['rank'])
+    check([t['rank'] for t in procs] == list(range(len(procs))),
+          f'{cap}: process ranks {[t["rank"] for t in procs]}')
+    by_parent = collections.defaultdict(list)
+    for t in d['tracks']:
+        by_parent[t['parent']].append(t)
+    info = doc('info', cap)
+    lines = {f"{h['name']} {p['name']}": [ln['display_name'] or ln['name'] for ln in p['lines']
+                                          if ln['events'] > ln['aggregated_events']]
+             for h in info['hosts'] for p in h['planes']}
+    names = [p['process_name'] for p in procs]
+    check(names == [n for n in lines if n in names], f'{cap}: processes in rank order {names}')
+    for p in procs:
+        kids = by_parent[p['uuid']]
+        check([(k['name'], k['child_ordering'], k['rank'], k['merge']) for k in kids] ==
+              [(LINES, 3, None, None)], f'{cap}: {p["process_name"]}: process children {kids}')
+        if len(kids) != 1:
+            continue
+        tracks = by_parent[kids[0]['uuid']]
+        check([t['rank'] for t in tracks] == list(range(len(tracks))) and
+              all(t['merge'] == 2 and t['child_ordering'] is None and not by_parent[t['uuid']]
+                  for t in tracks), f'{cap}: {p["process_name"]}: line tracks {tracks}')
+        shown = [t['name'] for t in tracks if not derived(t['name']) and
+                 not re.search(r' \(\d+\)$', t['name']) and not t['counter']]
+        check(shown == lines.get(p['process_name']),
+              f'{cap}: {p["process_name"]}: tracks {shown}, lines {lines.get(p["process_name"])}')
+    return [p['process_name'] for p in procs]
 
 
 def line_counts(cap, tr):
@@ -337,14 +386,61 @@ def closed_pipe(cap):
     check(rc == 141 and err == '', f'closed pipe: exit {rc}, {err!r}')
 
 
+def advice_marks(cap, tr):
+    """Each fired advice finding with a time (`report`'s advice, time_ps)
+    is one instant on its plane's "Advice (derived)" track, named after
+    its rule, with its figures; nothing else is. The straggler's sits at
+    the start of the worst step on its slowest core: the start of that
+    core's inferred "step N" slice. Returns the instants."""
+    rep = doc('report', cap)
+    want = [f for f in rep['advice'] if f['verdict'] == 'fired' and f['time_ps'] is not None]
+    tracks = {t['uuid'] for t in tr.d['tracks'] if t['name'] == 'Advice (derived)'}
+    got = [e for e in tr.d['instants'] if e['track'] in tracks]
+    check(len(got) == len(want), f'{cap}: {len(got)} advice instants, {len(want)} fired findings with a time')
+    for f, e in zip(want, got):
+        proc = process_of(tr.d, next(t for t in tr.d['tracks'] if t['uuid'] == e['track']))
+        check(proc == f"{f['host']} {f['plane']}" and e['name'] == f['rule'] and
+              e['args'] == {'rule': f['rule'], 'measured': f['measured'],
+                            'threshold': f['threshold'], 'advice': f['text']},
+              f'{cap}: advice instant {e} for {f}')
+        m = re.search(r'worst step (\d+):', f['text'])
+        if f['rule'] == 'straggler' and check(m, f'{cap}: straggler text {f["text"]}'):
+            steps = [s for s in tr.d['slices'] if s['name'] == f'step {m.group(1)}' and
+                     tr.where[s['track']][0] == proc and tr.where[s['track']][1].startswith('Steps')]
+            check([s['ts'] for s in steps] == [e['ts']],
+                  f'{cap}: straggler instant at {e["ts"]}, step {m.group(1)} at {[s["ts"] for s in steps]}')
+    return len(got)
+
+
+def small_ordering(tr):
+    """The descriptors of testdata/small.xplane.pb, exactly: (process,
+    rank) and per process its line tracks (name, rank, counter)."""
+    d = tr.d
+    procs = sorted((t['process_name'], t['rank']) for t in d['tracks'] if 'process_name' in t)
+    check(procs == [('host0 /device:TPU:0', 0), ('host0 /device:TPU:1', 1), ('host0 /host:CPU', 2)],
+          f'small: processes {procs}')
+    got = collections.defaultdict(list)
+    for t in d['tracks']:
+        if t['parent'] is not None and t['name'] != LINES:
+            got[process_of(d, t)].append((t['name'], t['rank'], t['counter']))
+    tpu = [('XLA Modules', 0, False), ('XLA Ops', 1, False), ('Name scopes (derived)', 2, False),
+           ('Compiler memory peaks', 3, False), ('Steps (inferred: jit_train_step)', 4, False)]
+    want = {'host0 /device:TPU:0': tpu, 'host0 /device:TPU:1': tpu,
+            'host0 /host:CPU': [('main', 0, False), ('pjrt-tpu-tasks/3116851', 1, False),
+                                ('python', 2, False), ('Memory 0 bytes in use', 3, True),
+                                ('Memory 0 heap bytes', 4, True), ('Memory 1 bytes in use', 5, True),
+                                ('Memory 1 heap bytes', 6, True), ('Memory peaks', 7, False)]}
+    check(dict(got) == want, f'small: tracks {dict(got)}')
+
+
 def canonical(d):
     """A dumped trace without its uuids: every track as (process, name,
     counter), every slice, instant and counter value on its track's key."""
     by_uuid = {t['uuid']: t for t in d['tracks']}
+    procs = {t['uuid']: process_of(d, t) for t in d['tracks']}
     def key(uuid):
         t = by_uuid[uuid]
-        proc = by_uuid[t['parent']]['process_name'] if t['parent'] is not None else t['process_name']
-        return (proc, t['name'], t['counter'])
+        return (procs[uuid], t['name'], t['counter'])
     tracks = collections.Counter(key(t['uuid']) for t in d['tracks'])
     evs = collections.Counter()
     for kind in ('slices', 'instants', 'counters'):
@@ -375,12 +471,14 @@ def one(cap, tmp, gz=False):
         with open(out, 'rb') as f:
             check(f.read(2) == b'\x1f\x8b', f'{out}: not gzip')
     tr = Trace(dump(out))
+    ordering(cap, tr)
     n = line_counts(cap, tr)
     ops = op_times(cap, tr)
     peaks, marks = memory_peaks(cap, tr)
     steps = steps_same(cap, tr)
+    advice = ADVICE[cap] = advice_marks(cap, tr)
     json_same(cap, tr, tmp)
-    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks, {marks} compiler peak instants, {steps} inferred steps')
+    print(f'  {os.path.relpath(cap, ROOT)}: {n} events, {ops} ops, {peaks} runtime peaks, {marks} compiler peak instants, {steps} inferred steps, {advice} advice instants')
     return tr
 
 
@@ -398,6 +496,7 @@ def main():
             tr = one(path, tmp, gz=i == 1)
             lanes_same(path, tmp)
             if cap == 'testdata/small.xplane.pb':
+                small_ordering(tr)
                 filters(path, tr, tmp)
                 fifo_output(path, tmp)
                 closed_pipe(path)
@@ -406,6 +505,11 @@ def main():
                 host_filter(path, tmp)
     # v6e: 3 modules with no heap trace ran 14 times (XLA Modules);
     # MI300X attention: 54 runs of such modules by program changes
+    # the v6e capture's straggler fires (TPU:3, worst step 4); no other
+    # capture here has a fired finding with a time
+    for cap in caps:
+        n = ADVICE.get(os.path.join(ROOT, cap))
+        check(n == (1 if 'tpu-v6e' in cap else 0), f'{cap}: {n} advice instants')
     for part, want in (('tpu-v6e', 14), ('jax-attention', 54)):
         for cap in (c for c in caps if part in c):
             n = START_PEAKS.get(os.path.join(ROOT, cap))

@@ -58,6 +58,8 @@ static size_t n_seqs;
 static struct track *tracks;
 static size_t n_tracks;
 static json_t *errors;
+static json_t *root_track;    /* the uuid 0 descriptor, if any          */
+static size_t packet_index;   /* of the packet being read               */
 static int n_errors;
 
 /* Capture strings need not be UTF-8; jansson's strings must be. */
@@ -218,7 +220,19 @@ static void read_track(const Perfetto__Protos__TrackDescriptor *d, json_t *out)
 {
 	json_t *t = json_object();
 
-	if (!d->has_uuid || d->uuid == 0)
+	if (d->has_uuid && d->uuid == 0) {
+		/* the root descriptor: ordering only, no track */
+		if (d->name || d->process || d->thread || d->counter || d->has_parent_uuid)
+			fail("the root descriptor (uuid 0) declares a track");
+		if (root_track)
+			fail("two root descriptors");
+		else
+			root_track = json_pack("{s:I,s:I}", "process_ordering",
+					       (json_int_t)d->process_ordering, "packet",
+					       (json_int_t)packet_index);
+		return;
+	}
+	if (!d->has_uuid)
 		fail("track descriptor without a uuid");
 	if (find_track(d->uuid))
 		fail("track %" PRIu64 " declared twice", d->uuid);
@@ -240,6 +254,9 @@ static void read_track(const Perfetto__Protos__TrackDescriptor *d, json_t *out)
 		json_object_set_new(t, "process_name", jstr(d->process->process_name ? d->process->process_name : ""));
 	}
 	json_object_set_new(t, "counter", json_boolean(d->counter != NULL));
+	json_object_set_new(t, "rank", d->has_sibling_order_rank ? json_integer(d->sibling_order_rank) : json_null());
+	json_object_set_new(t, "child_ordering", d->has_child_ordering ? json_integer(d->child_ordering) : json_null());
+	json_object_set_new(t, "merge", d->has_sibling_merge_behavior ? json_integer(d->sibling_merge_behavior) : json_null());
 	json_array_append_new(out, t);
 }
 
@@ -416,6 +433,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < trace->n_packet; i++) {
 		const Packet *p = trace->packet[i];
 
+		packet_index = i;
+
 		if (!p->has_trusted_packet_sequence_id || p->trusted_packet_sequence_id == 0)
 			fail("packet %zu without a trusted_packet_sequence_id", i);
 		bool fresh;
@@ -452,6 +471,7 @@ int main(int argc, char **argv)
 			fail("track %" PRIu64 ": %zu slices never end", tracks[i].uuid, tracks[i].depth);
 	json_object_set_new(doc, "packets", json_integer((json_int_t)trace->n_packet));
 	json_object_set_new(doc, "tracks", tr);
+	json_object_set_new(doc, "root", root_track ? root_track : json_null());
 	json_object_set_new(doc, "slices", slices);
 	json_object_set_new(doc, "instants", instants);
 	json_object_set_new(doc, "counters", counters);

@@ -277,6 +277,14 @@ struct tp_mem_runtime {
 /* Walks /host:CPU of every host. */
 void tp_mem_runtime_build(struct tp_mem_runtime *rt, const struct tp_capture *cap);
 void tp_mem_runtime_release(struct tp_mem_runtime *rt);
+/* The runtime memory of a core (host index and its device plane): its
+ * index in rt->devices, or -1; and its allocator's capacity (stack + heap
+ * + free at the peak), or 0 when unknown. One mapping for memory and the
+ * ops pass, so a core has one capacity in every command. */
+long tp_mem_runtime_device_of(const struct tp_mem_runtime *rt, size_t host,
+			      const struct tp_plane *pl);
+uint64_t tp_mem_runtime_capacity_of(const struct tp_mem_runtime *rt, size_t host,
+				    const struct tp_plane *pl);
 
 /* Fills d->active (format-facts §6 step 6); called by the build. */
 void tp_mem_active_at_peak(struct tp_mem_device *d);

@@ -244,6 +244,12 @@ struct tp_step_across {
  * the cores; 0 and NULL with fewer than two such cores. *out is
  * malloc'd. */
 size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out);
+/* The same figures from any list of cores' steps (merge recomputes them
+ * from saved documents): a zeroed a, each core's i-th step added in core
+ * order, then closed (spread and straggler). */
+void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
+			bool warmup);
+void tp_step_across_close(struct tp_step_across *a);
 
 /* ---- --by category (op_categories.c) ---- */
 
@@ -315,8 +321,10 @@ void tp_op_scopes_release(struct tp_op_scopes *s);
 
 /* ---- roofline (op_roofline.c): devices, precisions, per module ---- */
 
-/* Resolves each core's device figures (forced: --device, or NULL) and
- * each op's precision from its HLO instruction. Called by tp_ops_build. */
+/* Resolves each core's device figures (forced: --device, or NULL; the
+ * capacity as memory resolves it, with the runtime allocator's read from
+ * cap, which may be NULL for ops made by hand) and each op's precision
+ * from its HLO instruction. Called by tp_ops_build. */
 void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
 			     const struct tp_device_row *forced);
 

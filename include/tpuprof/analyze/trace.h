@@ -74,6 +74,7 @@ struct tp_trace_stats {
 	uint64_t step_slices;     /* derived inferred-step slices         */
 	uint64_t counter_points;  /* runtime memory counter values        */
 	uint64_t peaks;           /* peak instants                        */
+	uint64_t advice_marks;    /* advice instants                      */
 	uint64_t bytes;           /* bytes written (before gzip)          */
 };
 

@@ -32,9 +32,6 @@ struct tp_ops_view {
 	const struct tp_op_categories *categories; /* --by category, or NULL */
 	bool omit_cores;                  /* JSON without cores[] (report's
 					     op_scopes: they are in ops)   */
-	bool omit_across;                 /* JSON without steps_across: the
-					     report's, which merge must
-					     equal (it merges cores only)  */
 	const struct tp_collectives *coll; /* html: joined into the ops table,
 					     or NULL                       */
 };
@@ -46,6 +43,12 @@ enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *
 			const struct tp_ops_view *view, struct tp_error *err);
 void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		 const struct tp_ops *ops, const struct tp_ops_view *view);
+
+/* `steps_across` of tpuprof.ops/1 recomputed from the document's cores[]
+ * (each core's steps[]), as `ops` computes it from the capture: merge
+ * joins the cores of several reports and calls this on them. A new
+ * reference: the array, or null with fewer than two cores with steps. */
+json_t *tp_steps_across_from_cores(json_t *cores);
 
 /* The scope tree of `ops --by scope` (nodes in creation order), as
  * `scopes[]` of tpuprof.ops/1; merge rebuilds it with the same writer. */

@@ -180,22 +180,6 @@ static void programs_of(struct tp_mem_core *c, const struct tp_host *h,
 	free(b);
 }
 
-static long runtime_device(const struct tp_memory *mem, const struct tp_mem_core *c)
-{
-	char ord[16], gpu[24];
-
-	snprintf(ord, sizeof(ord), "%d", c->plane->device_ordinal);
-	snprintf(gpu, sizeof(gpu), "GPU_%d_", c->plane->device_ordinal);
-	for (size_t i = 0; i < mem->runtime.n_devices; i++) {
-		const struct tp_mem_device *d = &mem->runtime.devices[i];
-
-		if (d->host == c->host && (strcmp(d->id, ord) == 0 ||
-					   strncmp(d->id, gpu, strlen(gpu)) == 0))
-			return (long)i;
-	}
-	return -1;
-}
-
 static void fill_core(struct tp_memory *mem, struct tp_mem_core *c,
 		      const struct tp_host *h, const struct tp_memory_filter *f)
 {
@@ -207,9 +191,8 @@ static void fill_core(struct tp_memory *mem, struct tp_mem_core *c,
 			if (mem->modules[j].module->program_id == c->programs[i] &&
 			    (c->top_module < 0 || mem->modules[j].peak > mem->modules[c->top_module].peak))
 				c->top_module = (long)j;
-	c->runtime = runtime_device(mem, c);
-	if (c->runtime >= 0 && mem->runtime.devices[c->runtime].capacity > 0)
-		hints.allocator_capacity = (uint64_t)mem->runtime.devices[c->runtime].capacity;
+	c->runtime = tp_mem_runtime_device_of(&mem->runtime, c->host, c->plane);
+	hints.allocator_capacity = tp_mem_runtime_capacity_of(&mem->runtime, c->host, c->plane);
 	/* --hbm, memory_size, the allocator's capacity, the device table */
 	tp_device_resolve_plane(c->plane, &hints, &c->device);
 	c->capacity = c->device.capacity.source ? (uint64_t)c->device.capacity.value : 0;

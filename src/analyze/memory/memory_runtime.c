@@ -130,6 +130,24 @@ static void add_event(struct tp_mem_runtime *rt, size_t host,
 	}
 }
 
+static bool is_memory_event(struct tp_str name)
+{
+	return tp_str_eq(name, "MemoryAllocation") || tp_str_eq(name, "MemoryDeallocation");
+}
+
+/* Whether a line may hold allocator events: a scanned line that counted
+ * its events per metadata says so without reading them again (a host
+ * line of TF ops holds millions and none of these). */
+static bool line_has_memory_events(const struct tp_plane *pl, const struct tp_line *ln)
+{
+	if (!ln->scanned || !ln->meta_counts)
+		return true;
+	for (size_t m = 0; m < pl->n_event_meta; m++)
+		if (ln->meta_counts[m] && is_memory_event(pl->event_meta[m].name))
+			return true;
+	return false;
+}
+
 static void scan_host(struct tp_mem_runtime *rt, size_t host, const struct tp_host *h)
 {
 	size_t seq = 0;
@@ -143,6 +161,8 @@ static void scan_host(struct tp_mem_runtime *rt, size_t host, const struct tp_ho
 			struct tp_event_iter it;
 			struct tp_event ev;
 
+			if (!line_has_memory_events(pl, &pl->lines[l]))
+				continue;
 			tp_event_iter_init_read(&it, &h->xs, pl, &pl->lines[l]);
 			while (tp_event_iter_next(&it, &ev) > 0) {
 				if (!ev.meta)
@@ -238,4 +258,29 @@ void tp_mem_runtime_release(struct tp_mem_runtime *rt)
 	free(rt->devices);
 	tp_strpool_release(&rt->pool);
 	memset(rt, 0, sizeof(*rt));
+}
+
+long tp_mem_runtime_device_of(const struct tp_mem_runtime *rt, size_t host,
+			      const struct tp_plane *pl)
+{
+	char ord[16], gpu[24];
+
+	snprintf(ord, sizeof(ord), "%d", pl->device_ordinal);
+	snprintf(gpu, sizeof(gpu), "GPU_%d_", pl->device_ordinal);
+	for (size_t i = 0; i < rt->n_devices; i++) {
+		const struct tp_mem_device *d = &rt->devices[i];
+
+		if (d->host == host && (strcmp(d->id, ord) == 0 ||
+					strncmp(d->id, gpu, strlen(gpu)) == 0))
+			return (long)i;
+	}
+	return -1;
+}
+
+uint64_t tp_mem_runtime_capacity_of(const struct tp_mem_runtime *rt, size_t host,
+				    const struct tp_plane *pl)
+{
+	long d = tp_mem_runtime_device_of(rt, host, pl);
+
+	return d >= 0 && rt->devices[d].capacity > 0 ? (uint64_t)rt->devices[d].capacity : 0;
 }

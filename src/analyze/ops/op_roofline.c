@@ -4,6 +4,7 @@
  * instruction, and the work per op, module and core for the roofline
  * (src/device/roofline.c). docs/devices.md has the rules.
  */
+#include "tpuprof/analyze/memory.h"
 #include "tpuprof/analyze/ops.h"
 
 #include <stdlib.h>
@@ -201,10 +202,21 @@ void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
 			     const struct tp_device_row *forced)
 {
 	struct tp_device_hints h = { forced, 0, 0 };
+	struct tp_mem_runtime rt;
 
-	(void)cap;
-	for (size_t c = 0; c < ops->n_cores; c++)
+	/* the capacity as memory resolves it (memory_size, then the runtime
+	 * allocator's, then the table), so a core has one capacity in ops,
+	 * memory and report alike */
+	memset(&rt, 0, sizeof(rt));
+	if (cap) /* NULL: ops made by hand, no capture to read */
+		tp_mem_runtime_build(&rt, cap);
+	for (size_t c = 0; c < ops->n_cores; c++) {
+		h.allocator_capacity = cap ? tp_mem_runtime_capacity_of(&rt, ops->cores[c].host,
+									 ops->cores[c].plane) : 0;
 		tp_device_resolve_plane(ops->cores[c].plane, &h, &ops->cores[c].device);
+	}
+	if (cap)
+		tp_mem_runtime_release(&rt);
 	for (size_t i = 0; i < ops->n_ops; i++) {
 		struct tp_op *o = &ops->ops[i];
 		struct tp_str opcode = op_opcode(ops, o);

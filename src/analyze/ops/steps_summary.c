@@ -58,6 +58,31 @@ void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core
 	out->step_ps = out->n_steady ? out->sum_ps / (int64_t)out->n_steady : 0;
 }
 
+void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
+			bool warmup)
+{
+	a->warmup |= warmup;
+	if (!a->n_cores || dur_ps > a->slowest_ps) {
+		a->slowest_ps = dur_ps;
+		a->slowest_core = core;
+	}
+	if (!a->n_cores || dur_ps < a->fastest_ps) {
+		a->fastest_ps = dur_ps;
+		a->fastest_core = core;
+	}
+	a->n_cores++;
+}
+
+void tp_step_across_close(struct tp_step_across *a)
+{
+	a->spread_ps = tp_sat_sub(a->slowest_ps, a->fastest_ps);
+	/* spread over the fastest core's step: 10% and more is a straggler
+	 * (docs/ops.md) */
+	a->straggler = a->fastest_ps > 0 ?
+		a->spread_ps > a->fastest_ps / 100 * TP_STRAGGLER_PCT :
+		a->spread_ps > 0;
+}
+
 size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
 {
 	size_t n = SIZE_MAX, with = 0;
@@ -75,32 +100,16 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
 		return 0;
 	v = tp_xcalloc(n + 1, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
-		struct tp_step_across *a = &v[i];
-
-		a->index = i;
+		v[i].index = i;
 		for (size_t c = 0; c < ops->n_cores; c++) {
 			const struct tp_step *s;
 
 			if (!ops->cores[c].n_steps)
 				continue;
 			s = &ops->steps[ops->cores[c].first_step + i];
-			a->warmup |= s->warmup;
-			if (!a->n_cores || s->dur_ps > a->slowest_ps) {
-				a->slowest_ps = s->dur_ps;
-				a->slowest_core = c;
-			}
-			if (!a->n_cores || s->dur_ps < a->fastest_ps) {
-				a->fastest_ps = s->dur_ps;
-				a->fastest_core = c;
-			}
-			a->n_cores++;
+			tp_step_across_add(&v[i], c, s->dur_ps, s->warmup);
 		}
-		a->spread_ps = tp_sat_sub(a->slowest_ps, a->fastest_ps);
-		/* spread over the fastest core's step: 10% and more is a
-		 * straggler (docs/ops.md) */
-		a->straggler = a->fastest_ps > 0 ?
-			a->spread_ps > a->fastest_ps / 100 * TP_STRAGGLER_PCT :
-			a->spread_ps > 0;
+		tp_step_across_close(&v[i]);
 	}
 	*out = v;
 	return n;

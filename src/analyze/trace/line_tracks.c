@@ -4,7 +4,9 @@
  * suffix ("XLA Ops (2)") for events that overlap without nesting
  * (trace-facts §1.7). Each track keeps a stack of its open slices; an
  * event goes to the first track where everything open either ended
- * before it starts or holds it whole. Nothing is dropped.
+ * before it starts or holds it whole, and that has fewer than 512
+ * levels there (Perfetto's limit), counting zero-length events at the
+ * same nanosecond as levels. Nothing is dropped.
  */
 #include "trace_internal.h"
 
@@ -28,6 +30,7 @@ static struct tl_track *add_track(struct tl *t)
 	}
 	tr = &t->tracks[t->n_tracks++];
 	tr->depth = 0;
+	tr->n_zero = 0;
 	if (t->n_tracks == 1) {
 		name = tp_xasprintf("%.*s", (int)base.len, base.ptr);
 	} else {
@@ -66,6 +69,7 @@ void tl_line_event(struct tl *t, const struct tp_event *ev)
 	int64_t start = tp_sat_add(ev->start_ps, t->shift_ps[t->host]);
 	int64_t dur = ev->dur_ps > 0 ? ev->dur_ps : 0;
 	int64_t end = tp_sat_add(start, dur);
+	int64_t start_ns = tl_ns(start), end_ns = tl_ns(end);
 	struct tp_trace_slice s;
 	struct tl_track *tr = NULL;
 	bool top;
@@ -78,25 +82,37 @@ void tl_line_event(struct tl *t, const struct tp_event *ev)
 		add_track(t);
 	for (size_t k = 0; k < t->n_tracks && !tr; k++) {
 		struct tl_track *c = &t->tracks[k];
+		size_t levels;
 
 		close_until(t, c, start);
 		/* Perfetto keeps 512 levels per track: deeper goes on, an
 		 * instant too (trace-facts: deeper slices are dropped, and an
-		 * instant inside 512 open slices would be the 513th level) */
-		if (!c->depth ||
-		    (c->open[c->depth - 1].end_ps >= end && c->depth < MAX_DEPTH))
+		 * instant inside 512 open slices would be the 513th level);
+		 * zero-length events at this nanosecond count as levels, so
+		 * a 513th at one time goes on too */
+		levels = c->depth + (c->n_zero && c->zero_ns == start_ns ? c->n_zero : 0);
+		if (levels < MAX_DEPTH &&
+		    (!c->depth || c->open[c->depth - 1].end_ps >= end))
 			tr = c;
 	}
 	if (!tr)
 		tr = add_track(t);
+	if (end_ns == start_ns) {
+		if (tr->n_zero && tr->zero_ns == start_ns) {
+			tr->n_zero++;
+		} else {
+			tr->zero_ns = start_ns;
+			tr->n_zero = 1;
+		}
+	}
 	tl_event_slice(t, ev, &s);
 	if (!dur) {
-		t->w->instant(t->w->ctx, tr->uuid, tl_ns(start), &s);
+		t->w->instant(t->w->ctx, tr->uuid, start_ns, &s);
 		t->st->instants++;
 		return;
 	}
 	top = tr == &t->tracks[0] && tr->depth == 0;
-	t->w->begin(t->w->ctx, tr->uuid, tl_ns(start), tl_ns(end) - tl_ns(start), &s);
+	t->w->begin(t->w->ctx, tr->uuid, start_ns, end_ns - start_ns, &s);
 	push(tr, end);
 	t->st->slices++;
 	if (top && t->derived_on)

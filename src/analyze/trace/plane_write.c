@@ -1,8 +1,9 @@
 /*
  * plane_write.c - one plane of the timeline written: its process, its
- * lines' tracks and the derived tracks (name scopes, peaks, steps), the
- * progress line, and the model's release. Called by timeline.c and
- * timeline_lanes.c (one plane per worker); calls the track writers.
+ * lines' tracks and the derived tracks (name scopes, peaks, steps,
+ * advice), the progress line, and the model's release. Called by
+ * timeline.c and timeline_lanes.c (one plane per worker); calls the
+ * track writers.
  */
 #include "trace_internal.h"
 
@@ -57,8 +58,10 @@ enum tp_err tl_write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
 			tl_peaks_end(t);
 		}
 	}
-	if (rc == TP_OK && !t->opts->no_derived)
+	if (rc == TP_OK && !t->opts->no_derived) {
 		tl_steps_track(t);
+		tl_advice_track(t);
+	}
 	return rc;
 }
 

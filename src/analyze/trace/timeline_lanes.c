@@ -97,6 +97,7 @@ struct tl_lanes *tl_lanes_new(struct tl *t)
 		w->cap = t->cap;
 		w->opts = t->opts;
 		w->shift_ps = t->shift_ps;
+		w->advice = t->advice;
 		w->w = &L->lanes[i];
 		w->st = &L->stats[i];
 		tp_strpool_init(&w->pool);

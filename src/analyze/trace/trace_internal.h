@@ -31,6 +31,10 @@ struct tl_track {
 	uint64_t uuid;
 	struct tl_open *open;     /* malloc'd stack                       */
 	size_t depth, cap;
+	/* zero-length events (in ns) at zero_ns on it: Perfetto may stack
+	 * them as levels, so they count toward its 512 */
+	int64_t zero_ns;
+	size_t n_zero;
 };
 
 /* One level of the name-scope track: a scope component, open. */
@@ -40,6 +44,8 @@ struct tl_scope {
 };
 
 struct tl_module;
+struct tp_advice;
+struct tp_ops;
 
 struct tl {
 	struct tp_capture *cap;
@@ -48,6 +54,10 @@ struct tl {
 	struct tp_trace_writer *w;
 	struct tp_trace_stats *st;
 	int64_t *shift_ps;        /* per host: event ps -> trace ps       */
+	/* the advice (NULL: none, --no-derived) and the ops it is judged
+	 * on: the walk's, lane workers borrow the advice */
+	struct tp_advice *advice;
+	struct tp_ops *advice_ops;
 	uint64_t done_bytes, total_bytes; /* planes' bytes, for progress  */
 	uint64_t next_uuid;
 	uint32_t next_pid;
@@ -169,6 +179,13 @@ const struct tp_mem_module *tl_memory_of(struct tl *t, uint64_t program_id);
 void tl_peaks_begin(struct tl *t);
 void tl_peaks_event(struct tl *t, const struct tp_event *ev, int64_t start_ps);
 void tl_peaks_end(struct tl *t);
+
+/* advice_marks.c: the advice judged once before the walk (none with
+ * --no-derived, or when ops cannot read the capture), its fired findings
+ * with a time as instants on the plane they were measured on. */
+void tl_advice_prepare(struct tl *t);
+void tl_advice_release(struct tl *t);
+void tl_advice_track(struct tl *t);
 
 /* step_track.c: a TPU plane without a Steps line: its inferred steps
  * (docs/ops.md) as a derived track. */

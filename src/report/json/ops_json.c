@@ -257,6 +257,26 @@ static void steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
 		"idle_share", share(sum.idle_ps, sum.sum_ps)));
 }
 
+/* One step across cores; the names are given (references stolen). */
+static json_t *step_across_json(const struct tp_step_across *a, json_t *slowest_host,
+				json_t *slowest_plane, json_t *fastest_host,
+				json_t *fastest_plane)
+{
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
+		"index", tp_json_uint(a->index),
+		"n_cores", tp_json_uint(a->n_cores),
+		"slowest_host", slowest_host,
+		"slowest_plane", slowest_plane,
+		"slowest_ps", tp_json_int(a->slowest_ps),
+		"fastest_host", fastest_host,
+		"fastest_plane", fastest_plane,
+		"fastest_ps", tp_json_int(a->fastest_ps),
+		"spread_ps", tp_json_int(a->spread_ps),
+		"spread_share", share(a->spread_ps, a->fastest_ps),
+		"straggler", a->straggler,
+		"warmup", a->warmup);
+}
+
 /* Per step across cores and hosts: the slowest core and the spread. */
 static void steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
 			      const struct tp_ops *ops)
@@ -273,22 +293,52 @@ static void steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
 		const struct tp_ops_core *slow = &ops->cores[v[i].slowest_core];
 		const struct tp_ops_core *fast = &ops->cores[v[i].fastest_core];
 
-		tp_jw_put(w, NULL, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
-			"index", tp_json_uint(v[i].index),
-			"n_cores", tp_json_uint(v[i].n_cores),
-			"slowest_host", tp_json_cstr(cap->hosts[slow->host].name),
-			"slowest_plane", tp_json_str(slow->plane->name),
-			"slowest_ps", tp_json_int(v[i].slowest_ps),
-			"fastest_host", tp_json_cstr(cap->hosts[fast->host].name),
-			"fastest_plane", tp_json_str(fast->plane->name),
-			"fastest_ps", tp_json_int(v[i].fastest_ps),
-			"spread_ps", tp_json_int(v[i].spread_ps),
-			"spread_share", share(v[i].spread_ps, v[i].fastest_ps),
-			"straggler", v[i].straggler,
-			"warmup", v[i].warmup));
+		tp_jw_put(w, NULL, step_across_json(&v[i],
+			tp_json_cstr(cap->hosts[slow->host].name), tp_json_str(slow->plane->name),
+			tp_json_cstr(cap->hosts[fast->host].name), tp_json_str(fast->plane->name)));
 	}
 	tp_jw_end(w);
 	free(v);
+}
+
+static json_t *name_of(json_t *cores, size_t c, const char *key)
+{
+	return json_deep_copy(json_object_get(json_array_get(cores, c), key));
+}
+
+json_t *tp_steps_across_from_cores(json_t *cores)
+{
+	size_t n = SIZE_MAX, with = 0, c;
+	json_t *core, *out;
+
+	json_array_foreach(cores, c, core) {
+		size_t k = json_array_size(json_object_get(core, "steps"));
+
+		if (!k)
+			continue;
+		with++;
+		n = k < n ? k : n;
+	}
+	if (with < 2)
+		return json_null();
+	out = json_array();
+	for (size_t i = 0; i < n; i++) {
+		struct tp_step_across a = { .index = i };
+
+		json_array_foreach(cores, c, core) {
+			json_t *s = json_array_get(json_object_get(core, "steps"), i);
+
+			if (s)
+				tp_step_across_add(&a, c,
+					json_integer_value(json_object_get(s, "duration_ps")),
+					json_is_true(json_object_get(s, "warmup")));
+		}
+		tp_step_across_close(&a);
+		json_array_append_new(out, step_across_json(&a,
+			name_of(cores, a.slowest_core, "host"), name_of(cores, a.slowest_core, "plane"),
+			name_of(cores, a.fastest_core, "host"), name_of(cores, a.fastest_core, "plane")));
+	}
+	return out;
 }
 
 /* One core: its ops one by one, a core can hold tens of thousands. */
@@ -437,8 +487,7 @@ void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		for (size_t c = 0; c < ops->n_cores && tp_jw_ok(w); c++)
 			core_json(w, cap, ops, &ops->cores[c]);
 		tp_jw_end(w);
-		if (!view->omit_across)
-			steps_across_json(w, cap, ops);
+		steps_across_json(w, cap, ops);
 	}
 	if (view->categories)
 		categories_json(w, cap, view->categories);

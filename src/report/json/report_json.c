@@ -14,8 +14,7 @@
 void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 		    const struct tp_report *r)
 {
-	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL,
-				   .omit_across = true };
+	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL };
 	struct tp_ops_view by_scope = { .limit = 0, .sort = 0, .filter = NULL,
 					.scopes = &r->scopes, .omit_cores = true };
 

@@ -95,6 +95,17 @@ static void emit(struct pf_writer *w, bool has_ts, int64_t ts, uint32_t data_fie
 	tp_pb_reset(&w->interned);
 }
 
+/* The plain track between a process track and its line tracks: Perfetto
+ * ignores child_ordering on a process track (its UI sorts a process's
+ * tracks by name), but keeps it on a plain one, so the lines nest under
+ * this track in the capture's order. Its uuid is the process's with a
+ * bit no model uuid uses (they are below 2^63: pid << 32 at most). */
+#define LINES_TRACK_BIT (UINT64_C(1) << 63)
+static uint64_t lines_track(uint64_t process)
+{
+	return process | LINES_TRACK_BIT;
+}
+
 static void pf_process(void *ctx, uint64_t uuid, uint32_t pid, const char *name,
 		       int rank)
 {
@@ -108,7 +119,14 @@ static void pf_process(void *ctx, uint64_t uuid, uint32_t pid, const char *name,
 	tp_pb_int(&w->ev, 1, pid);
 	tp_pb_bytes(&w->ev, 6, name, strlen(name));
 	tp_pb_close(&w->ev);
+	/* honoured as the root descriptor sets process_ordering EXPLICIT */
 	tp_pb_int(&w->ev, 12, rank);
+	emit(w, false, 0, 60);
+	/* on the process's sequence: the lines' parent (it has no events) */
+	tp_pb_uint(&w->ev, 1, lines_track(uuid));
+	tp_pb_bytes(&w->ev, 2, "Lines", 5);
+	tp_pb_uint(&w->ev, 5, uuid);
+	tp_pb_uint(&w->ev, 11, 3); /* child_ordering EXPLICIT: by rank */
 	emit(w, false, 0, 60);
 }
 
@@ -120,7 +138,7 @@ static void pf_track(void *ctx, uint64_t uuid, uint64_t process, uint32_t pid,
 	pf_use_seq(w, uuid);
 	tp_pb_uint(&w->ev, 1, uuid);
 	tp_pb_bytes(&w->ev, 2, name, strlen(name));
-	tp_pb_uint(&w->ev, 5, process);
+	tp_pb_uint(&w->ev, 5, lines_track(process));
 	if (counter) {
 		tp_pb_open(&w->ev, 8);
 		tp_pb_uint(&w->ev, 3, 3); /* UNIT_SIZE_BYTES */
@@ -297,6 +315,7 @@ static bool pf_lane(void *ctx, struct tp_trace_writer *lane)
 {
 	struct pf_writer *root = ctx, *w = tp_xcalloc(1, sizeof(*w));
 
+	tp_sink_queue_now(&root->sink); /* the root descriptor stays first */
 	tp_sink_expect_lanes(&root->sink, ++root->n_lanes);
 	tp_sink_lane_init(&w->sink, &root->sink);
 	tp_intern_init(&w->names);
@@ -319,6 +338,36 @@ static void writer_table(struct tp_trace_writer *tw, struct pf_writer *w)
 	};
 }
 
+/* The file's first packet: the root track descriptor (uuid 0, no track
+ * of its own) with process_ordering EXPLICIT (19 = 1), without which
+ * Perfetto's UI orders processes by slice count and name and ignores
+ * their sibling_order_rank. It goes on sequence 1, taken from the lanes'
+ * count; a serial walk's first track (uuid 1) starts sequence 1 again
+ * with its state cleared, which the descriptor does not need. */
+static void root_descriptor(struct pf_writer *w)
+{
+	static const uint8_t body[] = {
+		0xE2, 0x03, 0x05,    /* track_descriptor (60), 5 bytes      */
+		0x08, 0x00,          /* uuid 0                              */
+		0x98, 0x01, 0x01,    /* process_ordering (19) EXPLICIT      */
+	};
+	uint8_t p[32];
+	size_t n = 0;
+	uint32_t seq = atomic_fetch_add(&w->next_seq, 1);
+
+	p[n++] = 0x0A;
+	n++; /* the packet's length, below: under 128 bytes */
+	p[n++] = 0x50; /* trusted_packet_sequence_id */
+	n += tp_pb_put_varint(p + n, seq);
+	p[n++] = 0x68; /* sequence_flags CLEARED */
+	p[n++] = SEQ_CLEARED;
+	memcpy(p + n, body, sizeof(body));
+	n += sizeof(body);
+	p[1] = (uint8_t)(n - 2);
+	tp_sink_write(&w->sink, p, n);
+	tp_sink_packet_end(&w->sink);
+}
+
 void tp_trace_perfetto_writer(struct tp_trace_writer *tw, FILE *out, bool gzip)
 {
 	struct pf_writer *w = tp_xcalloc(1, sizeof(*w));
@@ -329,4 +378,5 @@ void tp_trace_perfetto_writer(struct tp_trace_writer *tw, FILE *out, bool gzip)
 	atomic_init(&w->next_seq, 1);
 	atomic_init(&w->lane_bytes, 0);
 	writer_table(tw, w);
+	root_descriptor(w);
 }

@@ -279,6 +279,12 @@ void tp_sink_commit(struct tp_sink *s, size_t n)
 		hand_over(s, false);
 }
 
+void tp_sink_queue_now(struct tp_sink *s)
+{
+	if (s->len)
+		hand_over(s, false);
+}
+
 void tp_sink_packet_end(struct tp_sink *s)
 {
 	if (s->lane && s->len >= SINK_BUF)

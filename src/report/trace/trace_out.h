@@ -52,6 +52,9 @@ void tp_sink_puts(struct tp_sink *s, const char *str);
 #define TP_SINK_ROOM_MAX ((size_t)1 << 16)
 uint8_t *tp_sink_room(struct tp_sink *s, size_t n);
 void tp_sink_commit(struct tp_sink *s, size_t n);
+/* What a root sink holds goes to the output queue now, ahead of the
+ * buffers lanes hand over later (the file's first packets). */
+void tp_sink_queue_now(struct tp_sink *s);
 /* A packet written with tp_sink_write ends here (a lane may hand over). */
 void tp_sink_packet_end(struct tp_sink *s);
 /* Flushes everything (and ends the gzip stream); TP_ERR_OUTPUT when any

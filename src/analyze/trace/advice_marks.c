@@ -1,0 +1,101 @@
+/*
+ * advice_marks.c - the advice's findings (docs/ops.md, "Advice") as
+ * instants on the timeline: each fired finding that has a time (e.g. the
+ * straggler's worst step, at its start on its slowest core) is an
+ * instant on an "Advice (derived)" track of the plane it was measured
+ * on, named after its rule, with `rule`, `measured`, `threshold` and
+ * `advice` (the finding's line, as `report` prints it).
+ */
+#include "trace_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/analyze/advice.h"
+
+void tl_advice_prepare(struct tl *t)
+{
+	struct tp_ops_filter filter = { 0 }; /* every core: rules compare them */
+	struct tp_error err = { 0 };
+
+	t->advice = NULL;
+	if (t->opts->no_derived)
+		return;
+	t->advice_ops = tp_xcalloc(1, sizeof(*t->advice_ops));
+	/* advice is an extra: a capture ops cannot read has none */
+	if (tp_ops_build(t->advice_ops, t->cap, &filter, &err) != TP_OK) {
+		free(t->advice_ops);
+		t->advice_ops = NULL;
+		return;
+	}
+	t->advice = tp_xcalloc(1, sizeof(*t->advice));
+	tp_advice_build(t->advice, t->cap, t->advice_ops, NULL);
+}
+
+void tl_advice_release(struct tl *t)
+{
+	if (t->advice) {
+		tp_advice_release(t->advice);
+		free(t->advice);
+	}
+	if (t->advice_ops) {
+		tp_ops_release(t->advice_ops);
+		free(t->advice_ops);
+	}
+	t->advice = NULL;
+	t->advice_ops = NULL;
+}
+
+static bool here(const struct tl *t, const struct tp_advice_finding *f)
+{
+	return f->verdict == TP_ADVICE_FIRED && f->has_time && f->host &&
+	       strcmp(f->host, t->cap->hosts[t->host].name) == 0 &&
+	       f->plane.len == t->pl->name.len &&
+	       memcmp(f->plane.ptr, t->pl->name.ptr, f->plane.len) == 0;
+}
+
+static bool in_window(const struct tl *t, int64_t at_ps)
+{
+	return !(t->opts->has_from && at_ps < t->opts->from_ps) &&
+	       !(t->opts->has_to && at_ps > t->opts->to_ps);
+}
+
+/* As tl_new_track and tl_in_window (timeline.c), which this file does
+ * not call: the walk calls it, and calls between files go one way. */
+static uint64_t new_track(struct tl *t)
+{
+	uint64_t uuid = t->next_uuid++;
+
+	t->w->track(t->w->ctx, uuid, t->process, t->pid, t->next_tid++, "Advice (derived)",
+		    t->track_rank++, false);
+	t->st->tracks++;
+	return uuid;
+}
+
+void tl_advice_track(struct tl *t)
+{
+	const struct tp_advice *a = t->advice;
+	uint64_t track = 0;
+
+	for (size_t i = 0; a && i < a->n; i++) {
+		const struct tp_advice_finding *f = &a->v[i];
+		int64_t at = tp_sat_add(f->time_ps, t->shift_ps[t->host]);
+		struct tp_trace_arg args[4] = {
+			{ .name = { "rule", 4 }, .kind = TP_ARG_STR, .stable = true,
+			  .v.s = { f->rule, strlen(f->rule) } },
+			{ .name = { "measured", 8 }, .kind = TP_ARG_DOUBLE, .v.d = f->measured },
+			{ .name = { "threshold", 9 }, .kind = TP_ARG_DOUBLE, .v.d = f->threshold },
+			{ .name = { "advice", 6 }, .kind = TP_ARG_STR, .v.s = { f->text, strlen(f->text) } },
+		};
+		struct tp_trace_slice s = { .args = args, .n_args = 4 };
+
+		if (!here(t, f) || !in_window(t, at))
+			continue;
+		if (!track)
+			track = new_track(t);
+		/* pooled: writers intern names by pointer */
+		s.name = tp_strpool_intern(&t->pool, tp_str_make(f->rule, strlen(f->rule)));
+		t->w->instant(t->w->ctx, track, tl_ns(at), &s);
+		t->st->advice_marks++;
+	}
+}
