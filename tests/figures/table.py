@@ -583,7 +583,7 @@ ROWS = [
           html_is_json("ops", lambda c: {"ops": c.json("ops"), "collectives": c.json("collectives")})),
     Check("report --format json = each command's document", report_parts),
     # found by this suite: report's ops[] keeps capture order under "sort": "total"
-    Check("ops[] in the order its sort says", ops_in_sort_order, xfail="report-sort"),
+    Check("ops[] in the order its sort says", ops_in_sort_order),
 
     # the same figure, text and JSON (text within its printed rounding)
     Same("ops: core device time", T("ops", r"^" + CORE + r": \d+ ops.*\n  device time " + TIME), J("ops", "cores[].device_ps")),

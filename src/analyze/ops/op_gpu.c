@@ -14,52 +14,7 @@
 
 #include <stdlib.h>
 
-struct tp_op_gpu_slot {
-	uint64_t key[4];     /* program, module ref, op ref, flags */
-	uint32_t op;
-	bool used;
-};
-
 #define MODULE_IS_REF 1u
-
-static size_t slot_hash(const uint64_t k[4])
-{
-	uint64_t h = k[0] * 0x9e3779b97f4a7c15ULL;
-
-	h = (h ^ (h >> 29) ^ k[1]) * 0xbf58476d1ce4e5b9ULL;
-	h = (h ^ (h >> 32) ^ k[2]) * 0x94d049bb133111ebULL;
-	h ^= k[3] + (h >> 31);
-	return (size_t)h;
-}
-
-static bool same_key(const uint64_t a[4], const uint64_t b[4])
-{
-	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
-}
-
-static struct tp_op_gpu_slot *slot_of(struct tp_op_ctx *c, const uint64_t k[4])
-{
-	size_t h;
-
-	if (c->n_gpu_slots * 2 >= c->cap_gpu_slots) {
-		struct tp_op_gpu_slot *old = c->gpu_slots;
-		size_t n = c->cap_gpu_slots;
-
-		c->cap_gpu_slots = n ? 2 * n : 64;
-		c->gpu_slots = tp_xcalloc(c->cap_gpu_slots, sizeof(*c->gpu_slots));
-		c->n_gpu_slots = 0;
-		for (size_t i = 0; i < n; i++)
-			if (old[i].used) {
-				*slot_of(c, old[i].key) = old[i];
-				c->n_gpu_slots++;
-			}
-		free(old);
-	}
-	h = slot_hash(k) & (c->cap_gpu_slots - 1);
-	while (c->gpu_slots[h].used && !same_key(c->gpu_slots[h].key, k))
-		h = (h + 1) & (c->cap_gpu_slots - 1);
-	return &c->gpu_slots[h];
-}
 
 static void keep(struct tp_batch_keys *k, unsigned slot,
 		 const struct tp_plane *pl, enum tp_stat_name which)
@@ -149,7 +104,7 @@ uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 {
 	uint8_t pk = b->kind[TP_GPU_KEY_PROGRAM][i];
 	uint64_t key[4];
-	struct tp_op_gpu_slot *s;
+	struct tp_op_slot *s;
 
 	/* an hlo_op that is an integer names no op (kept stats are integers) */
 	if (b->kind[TP_GPU_KEY_OP][i] != TP_STAT_REF)
@@ -161,14 +116,13 @@ uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 	key[3] = b->kind[TP_GPU_KEY_MODULE][i] == TP_STAT_REF ? MODULE_IS_REF : 0;
 	key[1] = key[3] ? b->value[TP_GPU_KEY_MODULE][i] : 0;
 	key[2] = b->value[TP_GPU_KEY_OP][i];
-	s = slot_of(c, key);
+	s = tp_op_table_find(&c->gpu_ops, key, 4);
 	if (!s->used) {
+		/* resolve_slow touches only the other table (ops_by_key) */
 		uint32_t op = resolve_slow(c, b, i);
 
-		s->used = true;
-		memcpy(s->key, key, sizeof(key));
-		s->op = op;
-		c->n_gpu_slots++;
+		tp_op_table_add(&c->gpu_ops, s, key, 4, op);
+		return op;
 	}
 	return s->op;
 }
@@ -246,11 +200,4 @@ void tp_op_programs_event(struct tp_op_ctx *c, const struct tp_event *ev)
 	    tp_event_stat(&c->host->xs, c->pl, ev, TP_SN_PROGRAM_ID, &st) &&
 	    tp_stat_int(&st, &v))
 		count_program(c, (uint64_t)v);
-}
-
-void tp_op_gpu_release(struct tp_op_ctx *c)
-{
-	free(c->gpu_slots);
-	c->gpu_slots = NULL;
-	c->cap_gpu_slots = c->n_gpu_slots = 0;
 }

@@ -23,39 +23,6 @@ static uint64_t hash_bytes(const char *p, size_t n)
 	return h | 1; /* 0 marks "not computed" */
 }
 
-static uint64_t mix3(const uint64_t k[3])
-{
-	uint64_t h = k[0] * 0x9e3779b97f4a7c15ULL;
-
-	h ^= k[1] + 0xbf58476d1ce4e5b9ULL + (h << 6) + (h >> 2);
-	h ^= k[2] + 0x94d049bb133111ebULL + (h << 6) + (h >> 2);
-	return h ^ (h >> 31);
-}
-
-static struct tp_op_slot *slot_find(struct tp_op_ctx *c, const uint64_t k[3])
-{
-	size_t h;
-
-	if (c->n_slots * 2 >= c->cap_slots) {
-		struct tp_op_slot *old = c->slots;
-		size_t n = c->cap_slots;
-
-		c->cap_slots = n ? 2 * n : 64;
-		c->slots = tp_xcalloc(c->cap_slots, sizeof(*c->slots));
-		c->n_slots = 0;
-		for (size_t i = 0; i < n; i++)
-			if (old[i].used) {
-				*slot_find(c, old[i].key) = old[i];
-				c->n_slots++;
-			}
-		free(old);
-	}
-	h = (size_t)mix3(k) & (c->cap_slots - 1);
-	while (c->slots[h].used && memcmp(c->slots[h].key, k, sizeof(c->slots[h].key)))
-		h = (h + 1) & (c->cap_slots - 1);
-	return &c->slots[h];
-}
-
 /* A string stat value and its hash: ref hashes are cached per metadata. */
 bool tp_op_str_key(struct tp_op_ctx *c, const struct tp_stat *st,
 		   struct tp_str *s, uint64_t *h)
@@ -168,17 +135,17 @@ static uint32_t lookup_or_new(struct tp_op_ctx *c, const uint64_t k[3],
 			      uint64_t program_id, struct tp_str name,
 			      bool *created)
 {
-	struct tp_op_slot *s = slot_find(c, k);
+	struct tp_op_slot *s = tp_op_table_find(&c->ops_by_key, k, 3);
+	uint32_t op;
 
 	*created = false;
 	if (s->used)
 		return s->op;
-	s->used = true;
-	memcpy(s->key, k, sizeof(s->key));
-	s->op = new_op(c, k, program_id, name);
-	c->n_slots++;
-	*created = s->op != TP_OP_NONE;
-	return s->op;
+	/* new_op touches no table: s stays the free slot of k */
+	op = new_op(c, k, program_id, name);
+	tp_op_table_add(&c->ops_by_key, s, k, 3, op);
+	*created = op != TP_OP_NONE;
+	return op;
 }
 
 static void meta_vals(struct tp_op_ctx *c, struct tp_op *op,
@@ -426,12 +393,11 @@ void tp_op_ctx_release(struct tp_op_ctx *c)
 {
 	free(c->meta_op);
 	free(c->name_hash);
-	free(c->slots);
 	free(c->vals);
-	tp_op_gpu_release(c);
+	tp_op_table_release(&c->ops_by_key);
+	tp_op_table_release(&c->gpu_ops);
 	c->meta_op = NULL;
 	c->name_hash = NULL;
-	c->slots = NULL;
 	c->vals = NULL;
-	c->n_slots = c->cap_slots = c->cap_vals = 0;
+	c->cap_vals = 0;
 }

@@ -21,11 +21,66 @@ struct tp_op_meta_vals {
 	uint64_t n_flops, n_bytes;
 };
 
+/* One open-addressing table from a key of `width` 64-bit words (at most
+ * TP_OP_KEY_MAX; the width is the caller's, the same for every call on
+ * one table) to an op (op_table.c). op_keys.c keys ops by (program id,
+ * module name hash, op name hash), op_gpu.c GPU kernels by their stats'
+ * raw values (program id, module ref, op ref, flags). */
+#define TP_OP_KEY_MAX 4
 struct tp_op_slot {
-	uint64_t key[3];
-	uint32_t op;          /* index into tp_ops.ops                       */
+	uint64_t key[TP_OP_KEY_MAX];
+	uint32_t op;          /* index into tp_ops.ops, or TP_OP_NONE        */
 	bool used;
 };
+struct tp_op_table {
+	struct tp_op_slot *slots;
+	size_t cap, n;
+};
+static inline size_t tp_op_key_hash(const uint64_t *k, unsigned width)
+{
+	uint64_t h = k[0] * 0x9e3779b97f4a7c15ULL;
+
+	for (unsigned i = 1; i < width; i++)
+		h = (h ^ (h >> 29) ^ k[i]) * 0xbf58476d1ce4e5b9ULL;
+	return (size_t)(h ^ (h >> 31));
+}
+
+static inline bool tp_op_same_key(const uint64_t *a, const uint64_t *b,
+				  unsigned width)
+{
+	for (unsigned i = 0; i < width; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+static inline struct tp_op_slot *tp_op_table_probe(const struct tp_op_table *t,
+						   const uint64_t *key,
+						   unsigned width)
+{
+	size_t h = tp_op_key_hash(key, width) & (t->cap - 1);
+
+	while (t->slots[h].used && !tp_op_same_key(t->slots[h].key, key, width))
+		h = (h + 1) & (t->cap - 1);
+	return &t->slots[h];
+}
+
+/* At most half full before a lookup that may need the room. */
+void tp_op_table_grow(struct tp_op_table *t, unsigned width);
+/* The slot of key: used when the key is in the table, else the free
+ * slot to fill with tp_op_table_add (nothing else may touch the table
+ * in between: it may grow). */
+static inline struct tp_op_slot *tp_op_table_find(struct tp_op_table *t,
+						  const uint64_t *key,
+						  unsigned width)
+{
+	if (t->n * 2 >= t->cap)
+		tp_op_table_grow(t, width);
+	return tp_op_table_probe(t, key, width);
+}
+void tp_op_table_add(struct tp_op_table *t, struct tp_op_slot *s,
+		     const uint64_t *key, unsigned width, uint32_t op);
+void tp_op_table_release(struct tp_op_table *t);
 
 /* Scratch memory of one thread's op passes, reused from line to line
  * (op_lines.c). */
@@ -56,15 +111,13 @@ struct tp_op_ctx {
 	const struct tp_plane *pl;
 	uint32_t *meta_op;             /* per event_meta: op + 1, or NONE     */
 	uint64_t *name_hash;           /* per stat_meta: hash of name, 0 = unset */
-	struct tp_op_slot *slots;      /* key -> op, open addressing          */
-	size_t cap_slots, n_slots;
+	struct tp_op_table ops_by_key; /* (program, module, op name) -> op  */
 	struct tp_op_meta_vals *vals;  /* parallel to this core's ops         */
 	size_t cap_vals;
 	struct tp_error *err;
 	enum tp_err rc;                /* first error met while resolving     */
 	struct tp_op_bufs *bufs;       /* the thread's scratch, borrowed      */
-	struct tp_op_gpu_slot *gpu_slots; /* GPU kernels' stat values -> op  */
-	size_t cap_gpu_slots, n_gpu_slots;
+	struct tp_op_table gpu_ops;    /* GPU kernels' stat values -> op     */
 	struct tp_batch_keys gpu_keys; /* what GPU bulk reading keeps        */
 	bool count_programs;           /* this line's: tp_ops_core.programs   */
 	size_t line_programs;          /* the line's first entry there        */
@@ -94,7 +147,6 @@ void tp_op_count_keys(const struct tp_plane *pl, struct tp_batch_keys *k);
  * values, so names are hashed once per distinct kernel. */
 uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 				 const struct tp_event_batch *b, size_t i);
-void tp_op_gpu_release(struct tp_op_ctx *c);
 
 /* The programs of a GPU line's kernels (tp_ops_core.programs): a line
  * starts, then each event read in bulk or one at a time. */

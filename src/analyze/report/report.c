@@ -137,6 +137,8 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	rc = tp_info_build(&r->info, cap, err);
 	if (rc != TP_OK)
 		return rc;
+	/* the ops in the order the document says (sort "total"), as `ops` writes them */
+	tp_ops_sort(&r->coll.ops, TP_SORT_TOTAL);
 	tp_op_scopes_build(&r->scopes, &r->coll.ops, cap);
 	tp_advice_build(&r->advice, cap, &r->coll.ops, &r->memory);
 	return TP_OK;

@@ -59,14 +59,6 @@ static void metadata_args(struct tl *t, const struct tp_event_meta *m)
 		hlo_of_metadata(t, m);
 }
 
-struct tp_trace_arg *tl_new_arg(struct tl *t)
-{
-	if (t->n_args == t->cap_args)
-		t->args = tp_xgrow(t->args, &t->cap_args, t->n_args + 1, sizeof(*t->args));
-	memset(&t->args[t->n_args], 0, sizeof(*t->args));
-	return &t->args[t->n_args++];
-}
-
 static bool is_program_id(const struct tp_plane *pl, const struct tp_stat *st)
 {
 	return pl->known_stat[TP_SN_PROGRAM_ID] &&

@@ -1,6 +1,7 @@
 /*
  * trace_internal.h - the timeline model's parts (src/analyze/trace/):
- * the walk (timeline.c), a line's events in time order (line_order.c),
+ * the walk (timeline.c), one plane (plane_write.c), the pieces every
+ * track writer shares (tl_tracks.c), a line's events in time order (line_order.c),
  * track assignment (line_tracks.c), event arguments (event_args.c), the
  * derived name-scope track (scope_track.c) and the runtime memory
  * counters (memory_tracks.c).

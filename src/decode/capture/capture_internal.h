@@ -1,5 +1,5 @@
 /*
- * capture_internal.h - helpers shared by capture.c, modules.c and paths.c.
+ * capture_internal.h - helpers shared by the files of src/decode/capture/.
  */
 #ifndef TPUPROF_CAPTURE_INTERNAL_H
 #define TPUPROF_CAPTURE_INTERNAL_H

@@ -85,19 +85,6 @@ enum tp_err tp_damage_module(struct tp_capture *cap, struct tp_module *m,
 	return TP_OK;
 }
 
-bool tp_capture_reopen_whole(struct tp_capture *cap, const char *const *paths,
-			     size_t n_paths, struct tp_open_opts *o,
-			     struct tp_error *err)
-{
-	if (!o->defer_min_bytes || err->code != TP_ERR_INPUT ||
-	    err->corrupt != TP_CORRUPT_XSPACE)
-		return false;
-	tp_capture_release(cap);
-	o->defer_min_bytes = 0;
-	tp_error_clear(err);
-	return tp_capture_open(cap, paths, n_paths, o, err) == TP_OK;
-}
-
 /* ---- XSpace: cutting out the damaged part ---- */
 
 struct salvage {

@@ -10,6 +10,9 @@
  */
 #include "tpuprof/decode/capture.h"
 #include "tpuprof/decode/wire.h"
+#include "capture_internal.h"
+
+#include <string.h>
 
 /* Votes of one field inside the first top-level message. */
 static int vote(const struct tp_field *f)
@@ -58,3 +61,14 @@ int tp_sniff(const uint8_t *data, size_t size)
 	}
 	return rc < 0 ? 0 : verdict;
 }
+
+/* Kind from the file name, for bytes that could be either message. */
+int tp_capture_kind_from_name(const char *path)
+{
+	if (strstr(path, ".xplane.pb") || strstr(path, ".xplane.riegeli"))
+		return 'X';
+	if (strstr(path, ".hlo_proto.pb") || strstr(path, ".hlo.pb"))
+		return 'H';
+	return 0;
+}
+
