@@ -35,6 +35,30 @@ static const struct {
 	{ "   1.25G", 1342177280, 5368709, false, false, "1.25G" },
 };
 
+/* A shared report's text into buf (NUL-terminated); its length. */
+static size_t read_report(const char *name, char *buf, size_t size)
+{
+	char path[256];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), REPORTS "%s", name);
+	f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return n;
+}
+
+/* One log of text, read whole. */
+static void feed_all(struct tp_oom_log *log, const char *buf, size_t n)
+{
+	tp_oom_log_init(log);
+	tp_oom_feed(log, buf, n);
+	tp_oom_finish(log);
+}
+
 START_TEST(test_sizes)
 {
 	struct tp_oom_size s;
@@ -270,23 +294,14 @@ START_TEST(test_pieces)
 		"01-tpu-v3-tf1-detection-au2018.log", "13-tpu-v4-jax-easydel-falcon.log",
 		"28-tpu-v2-ptxla-runtime-reserve-table.log", "34-gpu-jax-bufferassignment-peak-buffers.log",
 	};
-	char path[256];
-	FILE *f;
 	static char buf[1 << 16];
-	size_t n;
+	size_t n = read_report(names[_i], buf, sizeof(buf));
 	struct tp_oom_log whole, bytes;
 
-	snprintf(path, sizeof(path), REPORTS "%s", names[_i]);
-	f = fopen(path, "rb");
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	tp_oom_log_init(&whole);
+	feed_all(&whole, buf, n);
 	tp_oom_log_init(&bytes);
-	tp_oom_feed(&whole, buf, n);
 	for (size_t i = 0; i < n; i++)
 		tp_oom_feed(&bytes, buf + i, 1);
-	tp_oom_finish(&whole);
 	tp_oom_finish(&bytes);
 	ck_assert_uint_eq(whole.n, 1);
 	ck_assert_uint_eq(bytes.n, 1);
@@ -302,16 +317,10 @@ START_TEST(test_explain_known)
 {
 	struct tp_oom_log log;
 	struct tp_oom_explain e;
-	FILE *f = fopen(REPORTS "01-tpu-v3-tf1-detection-au2018.log", "rb");
 	static char buf[1 << 16];
-	size_t n;
+	size_t n = read_report("01-tpu-v3-tf1-detection-au2018.log", buf, sizeof(buf));
 
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	tp_oom_log_init(&log);
-	tp_oom_feed(&log, buf, n);
-	tp_oom_finish(&log);
+	feed_all(&log, buf, n);
 	ck_assert_uint_eq(log.n, 1);
 	tp_oom_explain(&e, &log.reports[0], NULL);
 	/* 512M + 5 x 256M = 1.75G >= 1.60G; 512M + 4 x 256M = 1.5G is not */
@@ -348,21 +357,13 @@ START_TEST(test_explain_cover_set)
 {
 	struct tp_oom_log log;
 	struct tp_oom_explain e;
-	FILE *f = fopen(REPORTS "01-tpu-v3-tf1-detection-au2018.log", "rb");
 	static char buf[1 << 16];
-	char *at;
-	size_t n;
+	size_t n = read_report("01-tpu-v3-tf1-detection-au2018.log", buf, sizeof(buf));
+	char *at = strstr(buf, "Exceeded hbm capacity by 1.60G");
 
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	at = strstr(buf, "Exceeded hbm capacity by 1.60G");
 	ck_assert_ptr_nonnull(at);
 	memcpy(at + strlen("Exceeded hbm capacity by "), "3.50G", 5);
-	tp_oom_log_init(&log);
-	tp_oom_feed(&log, buf, n);
-	tp_oom_finish(&log);
+	feed_all(&log, buf, n);
 	ck_assert_uint_eq(log.n, 1);
 	tp_oom_explain(&e, &log.reports[0], NULL);
 	ck_assert_uint_eq(e.cover_scope, SIZE_MAX);
@@ -376,9 +377,7 @@ START_TEST(test_explain_cover_set)
 
 	/* past everything listed (3.88G): no set */
 	memcpy(at + strlen("Exceeded hbm capacity by "), "9.50G", 5);
-	tp_oom_log_init(&log);
-	tp_oom_feed(&log, buf, n);
-	tp_oom_finish(&log);
+	feed_all(&log, buf, n);
 	tp_oom_explain(&e, &log.reports[0], NULL);
 	ck_assert_uint_eq(e.n_cover_scopes, 0);
 	tp_oom_explain_release(&e);

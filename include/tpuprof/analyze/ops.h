@@ -321,6 +321,21 @@ void tp_op_scopes_release(struct tp_op_scopes *s);
 
 /* ---- roofline (op_roofline.c): devices, precisions, per module ---- */
 
+/* A program's device time on a core's XLA Modules line. */
+struct tp_program_time {
+	uint64_t id;
+	int64_t ps;
+	struct tp_str name;          /* the event's "name(id)", borrowed  */
+};
+/* The program with the most device time on the line (ties: the lower
+ * id, so that the choice does not depend on event order); false when no
+ * event names a program. read: through tp_event_iter_init_read (a line
+ * the caller may not have scanned), else tp_event_iter_init. The one
+ * choice of the program whose runs are inferred steps, for ops and the
+ * trace's steps track. */
+bool tp_ops_busiest_program(const struct tp_xspace *xs, const struct tp_plane *pl,
+			    const struct tp_line *ln, bool read, struct tp_program_time *best);
+
 /* Resolves each core's device figures (forced: --device, or NULL; the
  * capacity as memory resolves it, with the runtime allocator's read from
  * cap, which may be NULL for ops made by hand) and each op's precision

@@ -67,25 +67,19 @@ static void push_step(struct tp_op_ctx *c, const struct tp_event *ev,
 	core->has_span = true;
 }
 
-/* A program's device time on the XLA Modules line. */
-struct program_time {
-	uint64_t id;
-	int64_t ps;
-	struct tp_str name;
-};
-
-/* The program with the most device time on the line (ties: the lower
- * id, so that the choice does not depend on event order). */
-static bool busiest_program(struct tp_op_ctx *c, const struct tp_line *ln,
-			    struct program_time *best)
+bool tp_ops_busiest_program(const struct tp_xspace *xs, const struct tp_plane *pl,
+			    const struct tp_line *ln, bool read, struct tp_program_time *best)
 {
-	struct program_time *v = NULL;
+	struct tp_program_time *v = NULL;
 	size_t n = 0, cap = 0;
 	struct tp_event_iter it;
 	struct tp_event ev;
 	uint64_t id;
 
-	tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
+	if (read)
+		tp_event_iter_init_read(&it, xs, pl, ln);
+	else
+		tp_event_iter_init(&it, xs, pl, ln);
 	while (tp_event_iter_next(&it, &ev) > 0) {
 		size_t i;
 
@@ -95,7 +89,7 @@ static bool busiest_program(struct tp_op_ctx *c, const struct tp_line *ln,
 			;
 		if (i == n) {
 			v = tp_xgrow(v, &cap, n + 1, sizeof(*v));
-			v[n++] = (struct program_time){ id, 0, ev.meta->name };
+			v[n++] = (struct tp_program_time){ id, 0, ev.meta->name };
 		}
 		v[i].ps = tp_sat_add(v[i].ps, ev.dur_ps > 0 ? ev.dur_ps : 0);
 	}
@@ -119,12 +113,12 @@ static struct tp_str module_name(struct tp_str s)
 static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
-	struct program_time best = { 0 };
+	struct tp_program_time best = { 0 };
 	struct tp_event_iter it;
 	struct tp_event ev;
 	uint64_t id;
 
-	if (!busiest_program(c, ln, &best))
+	if (!tp_ops_busiest_program(&c->host->xs, c->pl, ln, false, &best))
 		return;
 	core->step_source = TP_STEPS_INFERRED;
 	core->step_program_id = best.id;

@@ -12,16 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tpuprof/analyze/ops.h"
 #include "tpuprof/decode/hlo.h"
 
 struct run {
 	int64_t start_ps, dur_ps;
-};
-
-struct program_time {
-	uint64_t id;
-	int64_t ps;
-	struct tp_str name;
 };
 
 static int by_start(const void *a, const void *b)
@@ -37,37 +32,6 @@ static const struct tp_line *find_line(const struct tp_plane *pl, const char *na
 		if (tp_str_eq(pl->lines[l].name, name) && pl->lines[l].n_events)
 			return &pl->lines[l];
 	return NULL;
-}
-
-/* The busiest program of the line (ties: the lower id), as steps.c. */
-static bool busiest(struct tl *t, const struct tp_line *ln, struct program_time *best)
-{
-	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
-	struct program_time *v = NULL;
-	size_t n = 0, cap = 0;
-	struct tp_event_iter it;
-	struct tp_event ev;
-	uint64_t id;
-
-	tp_event_iter_init_read(&it, xs, t->pl, ln);
-	while (tp_event_iter_next(&it, &ev) > 0) {
-		size_t i;
-
-		if (!ev.timed || !ev.meta || !tp_parse_paren_id(ev.meta->name, &id))
-			continue;
-		for (i = 0; i < n && v[i].id != id; i++)
-			;
-		if (i == n) {
-			v = tp_xgrow(v, &cap, n + 1, sizeof(*v));
-			v[n++] = (struct program_time){ id, 0, ev.meta->name };
-		}
-		v[i].ps = tp_sat_add(v[i].ps, ev.dur_ps > 0 ? ev.dur_ps : 0);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || v[i].ps > best->ps || (v[i].ps == best->ps && v[i].id < best->id))
-			*best = v[i];
-	free(v);
-	return n > 0;
 }
 
 /* As tl_new_track and tl_in_window (timeline.c), which this file does
@@ -112,7 +76,7 @@ void tl_steps_track(struct tl *t)
 {
 	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
 	const struct tp_line *ln;
-	struct program_time best = { 0 };
+	struct tp_program_time best = { 0 };
 	struct run *runs = NULL;
 	size_t n = 0, cap = 0;
 	struct tp_event_iter it;
@@ -121,7 +85,7 @@ void tl_steps_track(struct tl *t)
 	uint64_t track = 0, id;
 
 	if (t->pl->kind != TP_PLANE_TPU || find_line(t->pl, "Steps") ||
-	    !(ln = find_line(t->pl, "XLA Modules")) || !busiest(t, ln, &best))
+	    !(ln = find_line(t->pl, "XLA Modules")) || !tp_ops_busiest_program(xs, t->pl, ln, true, &best))
 		return;
 	tp_event_iter_init_read(&it, xs, t->pl, ln);
 	while (tp_event_iter_next(&it, &ev) > 0)
