@@ -37,7 +37,7 @@ static void base(struct tp_advice_core c[2], struct tp_advice_memory m[1])
 
 enum tweak { NONE, MEM_BOUND, COMPUTE_BOUND, COLL_30, COLL_29, INFEED, IDLE_EDGE, IDLE_OVER,
 	     DONE, BARRIER_10, BARRIER_UNDER, SPARSE, COPY, PEAK, STRAGGLER, STRAGGLER_EDGE, WARM_STRAGGLER,
-	     GROWTH, GROWTH_FLAT, GROWTH_FEW };
+	     GROWTH, GROWTH_FLAT, GROWTH_FEW, GROWTH_TINY };
 
 static const struct advice_case {
 	enum tweak tweak;
@@ -78,6 +78,7 @@ static const struct advice_case {
 	{ GROWTH, "memory-growth", TP_ADVICE_FIRED, 0.3 },          /* 100 110 120 130 */
 	{ GROWTH_FLAT, "memory-growth", TP_ADVICE_NOT_FIRED, 0.2 }, /* 100 110 120 120 */
 	{ GROWTH_FEW, "memory-growth", TP_ADVICE_NOT_JUDGED, 0 },   /* two steps hold events */
+	{ GROWTH_TINY, "memory-growth", TP_ADVICE_NOT_FIRED, -1e-9 }, /* ends 1 byte in 1e9 lower */
 };
 
 START_TEST(test_rule)
@@ -122,6 +123,9 @@ START_TEST(test_rule)
 	case WARM_STRAGGLER: steps_b[0].dur_ps = 3000; steps_b[0].warmup = true; break;
 	case GROWTH: in.runtime = &rt; in.n_runtime = 1; break;
 	case GROWTH_FLAT: samples[3].in_use = 120; in.runtime = &rt; in.n_runtime = 1; break;
+	case GROWTH_TINY: samples[0].in_use = 1000000000; samples[1].in_use = 1000000001;
+		samples[2].in_use = 1000000002; samples[3].in_use = 999999999;
+		in.runtime = &rt; in.n_runtime = 1; break;
 	case GROWTH_FEW: samples[1].time_ps = 4600; samples[2].time_ps = 4700;
 		samples[3].time_ps = 4800; in.runtime = &rt; in.n_runtime = 1; break;
 	default: break;
@@ -152,6 +156,10 @@ START_TEST(test_rule)
 				 "steps grows every step, +30.0% from the first to the last, on host0 "
 				 "/device:TPU:0 (fires when every step ends above the one before)");
 	}
+	if (k->tweak == GROWTH_TINY) /* printed "-0.0%" before */
+		ck_assert_str_eq(f->text, "memory-growth: runtime memory 0 in use at the end of 4 steady "
+				 "steps does not grow every step, +0.0% from the first to the last, on host0 "
+				 "/device:TPU:0 (fires when every step ends above the one before)");
 	if (k->tweak == GROWTH_FEW)
 		ck_assert_str_eq(f->text, "memory-growth: could not be judged: no runtime memory has "
 				 "allocator events inside three steady steps of its core");

@@ -6,6 +6,7 @@
  */
 #include "tpuprof/analyze/advice.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -362,6 +363,7 @@ static void growth_rule(struct tp_advice *a, const struct tp_advice_input *in)
 	const struct tp_advice_runtime *worst = NULL;
 	size_t worst_steps = 0;
 	bool fired = false;
+	double pct;
 
 	for (size_t m = 0; m < in->n_runtime; m++) {
 		const struct tp_advice_runtime *r = &in->runtime[m];
@@ -404,10 +406,12 @@ static void growth_rule(struct tp_advice *a, const struct tp_advice_input *in)
 		return;
 	}
 	f->verdict = fired ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
+	/* a change below the printed 0.1% prints as none, not as "-0.0%" */
+	pct = fabs(100 * f->measured) < 0.05 ? 0 : 100 * f->measured;
 	say(f, "memory-growth: runtime memory %s in use at the end of %zu steady steps %s, "
 	    "%+.1f%% from the first to the last, on %s %.*s (fires when every step ends above the one before)",
 	    worst->id ? worst->id : "?", worst_steps, fired ? "grows every step" : "does not grow every step",
-	    100 * f->measured, f->host ? f->host : "?", PLANE(f->plane));
+	    pct, f->host ? f->host : "?", PLANE(f->plane));
 }
 
 static void not_judged(struct tp_advice *a, const char *rule, const char *origin,
