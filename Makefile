@@ -231,9 +231,10 @@ run: $(BIN)
 deps:
 	sh tests/install_deps.sh
 
-bench: $(BIN) $(GEN_BIN) $(RIEGELI_PACK)
+RIEGELI_MERGED := $(BUILD)/tests/riegeli/riegeli_merged
+bench: $(BIN) $(GEN_BIN) $(RIEGELI_PACK) $(RIEGELI_MERGED)
 	sh tests/install_deps.sh --bench
-	sh tests/bench.sh $(BIN) $(GEN_BIN) $(RIEGELI_PACK)
+	sh tests/bench.sh $(BIN) $(GEN_BIN) $(RIEGELI_PACK) $(RIEGELI_MERGED)
 
 # libFuzzer targets for the decoders; FUZZ_SECONDS each (default 60).
 fuzz:

@@ -13,8 +13,13 @@
 # Then a chunked capture (.xplane.riegeli, issue 27) of at least 3 GiB of
 # XSpace, written from generated 128 MB XSpaces (one record each, the
 # same programs later in time each, kept in bench/) by the tests'
-# writer, measured and deleted.
-# Usage: tests/bench.sh TPUPROF GEN_CAPTURE [RIEGELI_PACK]
+# writer, measured and deleted. Before it, the like-for-like pair: the
+# same merged capture (12 of those records, about 1.5 GB, under
+# protobuf's 2 GiB) once as one .xplane.pb (written by the tests'
+# riegeli_merged: the XSpace tpuprof merges the chunks into) and once as
+# the .xplane.riegeli a profiler writes, CPU per MB and peak RSS side by
+# side.
+# Usage: tests/bench.sh TPUPROF GEN_CAPTURE [RIEGELI_PACK [RIEGELI_MERGED]]
 #   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB;
 #   "" none)
 #   BENCH_HOSTS=0 skips the run directory (default 16 hosts)
@@ -25,8 +30,10 @@
 #   BENCH_MERGE=0 skips merging 1,024 host reports (docs/scale.md)
 #   BENCH_RIEGELI_MB=N the chunked capture's size (default 3300 MB, at
 #   least 3 GiB; 0 skips it)
+#   BENCH_RIEGELI_PAIR=N records of 128 MB in the like-for-like pair
+#   (default 12; 0 skips it; at most 16, under 2 GiB as .pb)
 set -eu
-tpuprof=$1 gen=$2 pack=${3:-}
+tpuprof=$1 gen=$2 pack=${3:-} merged=${4:-}
 dir=bench
 sizes=${BENCH_SIZES-100 1000}
 hosts=${BENCH_HOSTS:-16}
@@ -237,6 +244,7 @@ bench_riegeli() {
 		i=$((i + 1))
 	done
 	rg=$dir/chunked.xplane.riegeli
+	bench_riegeli_pair "$@"
 	"$pack" -f "$rg" "$@"
 	b=$(wc -c <"$rg")
 	pb=$(wc -c <"$1")
@@ -248,6 +256,39 @@ bench_riegeli() {
 	riegeli_rss=$(per_file "$rss" "$b")
 	riegeli_bytes=$b
 	rm -f "$rg"
+}
+
+# cpu_mb BYTES: CPU seconds (user + sys of the last measure) per MB of
+# BYTES, in ms; empty if it failed
+cpu_mb() { awk -v b="$1" -v w="${wall:-}" -v u="${user:-}" -v s="${sys:-}" 'BEGIN {
+	if (w != "" && b > 0) printf "%.2f", (u + s) * 1000 / (b / 1e6) }'; }
+
+# bench_riegeli_pair RECORD...: issue 27's like-for-like rows: the first
+# BENCH_RIEGELI_PAIR records as one .xplane.riegeli, and the XSpace
+# tpuprof merges them into written out as one .xplane.pb; report on
+# each: CPU per MB of XSpace and peak RSS. Both files are deleted.
+bench_riegeli_pair() {
+	k=${BENCH_RIEGELI_PAIR:-12}
+	[ "$k" -gt 0 ] && [ -n "$merged" ] || return 0
+	[ "$k" -le $# ] || k=$#
+	rp=$dir/pair.xplane.riegeli pp=$dir/pair.xplane.pb
+	set --
+	i=1
+	while [ $i -le "$k" ]; do
+		set -- "$@" "$dir/chunk128-t$i.xplane.pb"
+		i=$((i + 1))
+	done
+	"$pack" -f "$rp" "$@"
+	"$merged" "$rp" "$pp" 2>/dev/null
+	pb=$(wc -c <"$pp") b=$(wc -c <"$rp")
+	echo "like for like: $k records of 128 MB merged: $pp ($pb bytes) and $rp ($b bytes, uncompressed)"
+	measure "tpuprof report on the merged .pb" "$pb" "$pb" "$tpuprof" report -q --format json "$pp"
+	pair_pb_cpu=$(cpu_mb "$pb") pair_pb_rss=$(per_file "$rss" "$pb")
+	echo "    CPU per MB: $pair_pb_cpu ms"
+	measure "tpuprof report on the .riegeli" "$b" "$b" "$tpuprof" report -q --format json "$rp"
+	pair_rg_cpu=$(cpu_mb "$pb") pair_rg_rss=$(per_file "$rss" "$pb")
+	echo "    CPU per MB of XSpace: $pair_rg_cpu ms (user $user s, sys $sys s); peak RSS $pair_rg_rss x the .pb (.pb: $pair_pb_rss x)"
+	rm -f "$rp" "$pp"
 }
 
 # target TEXT VALUE OP LIMIT [WHY]: one line of the targets block; VALUE
@@ -287,6 +328,11 @@ targets() {
 		echo "targets (issue 27, a chunked capture of $riegeli_bytes bytes):"
 		target "chunked: report peak RSS / file" "${riegeli_rss:-}" "<=" 0.25
 		target "chunked: report MB/s / .pb report MB/s (x)" "$(div "${riegeli_mbs:-}" "${riegeli_pb_mbs:-}")" ">=" 0.5
+	fi
+	if [ -n "${pair_rg_cpu:-}" ]; then
+		echo "targets (issue 27, like for like: the same merged capture as .pb and .riegeli):"
+		target "chunked: report CPU per MB / .pb's (x)" "$(div "$pair_rg_cpu" "${pair_pb_cpu:-}")" "<=" 1.25
+		target "chunked: report peak RSS / .pb's (x)" "$(div "$pair_rg_rss" "${pair_pb_rss:-}")" "<=" 1.1
 	fi
 	[ -n "$gpu_shapes" ] || return 0
 	echo "targets (issue 19, ${gpu_mb} MB GPU-shaped captures):"

@@ -475,6 +475,84 @@ START_TEST(test_merge_rules)
 }
 END_TEST
 
+/* Line 5 in four chunks, each starting at its own time: 1000 ns (ids as
+ * merged), 1020 ns (ids renumbered: "a" as 40, "flops" as 41; one event
+ * with no offset field), 980 ns (earliest: the merged line's start) and
+ * 1030 ns (ids as merged). The merge moves a later chunk's events to the
+ * line's start as it spills them, once; a chunk that starts earlier moves
+ * the start, and the chunks before it are shifted on the way out. */
+static struct pb shifted_record(int which)
+{
+	static const int64_t start_ns[] = { 1000, 1020, 980, 1030 };
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, bare = { 0 };
+	int64_t a = which == 1 ? 40 : 1, flops = which == 1 ? 41 : 1;
+
+	pb_int(&plane, 1, 3);
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 5);
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&line, 3, start_ns[which]);
+	if (which == 0) {
+		event(&line, a, 0, flops, 7);
+		event(&line, a, 500, flops, 8);
+	} else if (which == 1) {
+		event(&line, a, 0, flops, 9);
+		pb_int(&bare, 1, a);          /* at the line's start */
+		pb_int(&bare, 3, 100);
+		pb_stat_int(&bare, flops, 4, 10);
+		pb_msg(&line, 4, &bare);
+	} else {
+		event(&line, a, which == 2 ? 0 : 100, flops, 10 + which);
+	}
+	pb_msg(&plane, 3, &line);
+	pb_metadata(&plane, 4, a, "a");
+	pb_metadata(&plane, 5, flops, "flops");
+	pb_msg(&space, 1, &plane);
+	return space;
+}
+
+START_TEST(test_merge_time_shifts)
+{
+	struct pb recs[4] = { shifted_record(0), shifted_record(1),
+			      shifted_record(2), shifted_record(3) };
+	struct tp_riegeli_xspace out;
+	struct tp_arena a;
+	struct tp_xspace xs = merged_space(recs, 4, &out, &a);
+	const struct tp_plane *pl;
+	struct tp_event_iter it;
+	struct tp_event ev;
+	/* ps from 980 ns, in chunk order */
+	static const int64_t want_off[] = { 20000, 20500, 40000, 40000, 0, 50100 };
+	static const int64_t want_value[] = { 7, 8, 9, 10, 12, 13 };
+	size_t k = 0;
+
+	pl = &xs.planes[0];
+	ck_assert_uint_eq(pl->n_lines, 1);
+	ck_assert_int_eq(pl->lines[0].timestamp_ns, 980);
+	ck_assert_uint_eq(pl->n_event_meta, 1);
+	tp_event_iter_init_read(&it, &xs, pl, &pl->lines[0]);
+	while (tp_event_iter_next(&it, &ev) > 0) {
+		struct tp_stat_iter si;
+		struct tp_stat st;
+
+		ck_assert_uint_lt(k, 6);
+		ck_assert_int_eq(ev.offset_ps, want_off[k]);
+		ck_assert_int_eq(ev.duration_ps, 100);
+		ck_assert_int_eq(ev.metadata_id, 1);
+		tp_stat_iter_init(&si, &xs, &ev);
+		ck_assert_int_eq(tp_stat_iter_next(&si, &st), 1);
+		ck_assert_int_eq(st.metadata_id, 1);
+		ck_assert_int_eq(st.v.i, want_value[k]);
+		k++;
+	}
+	ck_assert_uint_eq(k, 6);
+	munmap(out.map, out.map_len);
+	tp_arena_release(&a);
+	for (int i = 0; i < 4; i++)
+		pb_free(&recs[i]);
+}
+END_TEST
+
 /* libtpu 0.0.37 (riegeli-facts.md): "HLO Proto" names the modules' stat
  * and the metadata id is not the program id: the id comes from the
  * "(digits)" of the name, in a .pb and in a .riegeli whose second chunk
@@ -542,6 +620,7 @@ int main(void)
 	tcase_add_test(tc, test_damage_at_chunk_boundaries);
 	tcase_add_test(tc, test_not_riegeli);
 	tcase_add_test(tc, test_merge_rules);
+	tcase_add_test(tc, test_merge_time_shifts);
 	tcase_add_test(tc, test_libtpu_0_0_37);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

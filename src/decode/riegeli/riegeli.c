@@ -89,13 +89,19 @@ static uint64_t round_up_chunk_boundary(uint64_t pos)
 }
 
 /* Copies n bytes of chunk from file position *pos, skipping block
- * headers; false when the file ends first. */
+ * headers; false when the file ends first. With drop (a file mapping),
+ * the pages copied are dropped every few MB as it goes: a chunk's bytes
+ * are then resident once (the copy), not twice. */
 static bool gather(const uint8_t *data, uint64_t size, uint64_t *pos,
-		   uint8_t *dst, uint64_t n)
+		   uint8_t *dst, uint64_t n, bool drop)
 {
-	uint64_t p = *pos;
+	uint64_t p = *pos, dropped = *pos;
 
 	while (n) {
+		if (drop && p - dropped >= ((uint64_t)4 << 20)) {
+			rg_drop(data, dropped, p);
+			dropped = p;
+		}
 		uint64_t in_block = p % BLOCK, take;
 
 		if (in_block < BLOCK_HEADER) {
@@ -112,6 +118,8 @@ static bool gather(const uint8_t *data, uint64_t size, uint64_t *pos,
 		p += take;
 		n -= take;
 	}
+	if (drop)
+		rg_drop(data, dropped, p);
 	*pos = p;
 	return true;
 }
@@ -281,7 +289,7 @@ static const char *chunk_header(const uint8_t *data, uint64_t size,
 	uint64_t pos = c->begin, a, b;
 
 	*cut = false;
-	if (!gather(data, size, &pos, h, CHUNK_HEADER)) {
+	if (!gather(data, size, &pos, h, CHUNK_HEADER, false)) {
 		*cut = true;
 		return "file cut short inside a chunk header";
 	}
@@ -312,7 +320,8 @@ enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
 			    tp_riegeli_record_fn fn, void *ctx,
 			    struct tp_riegeli_info *info, struct tp_error *err)
 {
-	uint64_t pos = 0;
+	uint64_t pos = 0, d_cap = 0;
+	uint8_t *d = NULL;
 
 	memset(info, 0, sizeof(*info));
 	if (!tp_riegeli_sniff(data, size))
@@ -323,7 +332,6 @@ enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
 		struct chunk c = { .begin = pos };
 		uint64_t dpos;
 		const char *bad;
-		uint8_t *d;
 		bool cut;
 		enum tp_err rc = TP_OK;
 
@@ -337,6 +345,9 @@ enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
 			add_damage(info, c.begin, pos, "%s", bad);
 			continue;
 		}
+		if (c.type == 't' || (c.type == 'r' &&
+				      c.decoded_size > opts->max_chunk))
+			free(d);
 		if (c.type == 't')
 			return tp_error_set(err, TP_ERR_INPUT,
 					    "%s: transposed Riegeli chunk at byte %llu: not supported (captures are written in simple chunks)",
@@ -349,10 +360,16 @@ enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
 					    (unsigned long long)c.begin,
 					    (unsigned long long)c.decoded_size,
 					    (unsigned long long)opts->max_chunk);
-		d = tp_xmalloc(c.data_size ? c.data_size : 1);
+		/* one buffer for every chunk's data, grown to the largest:
+		 * fresh pages for each chunk cost more than the copy */
+		if (!d || c.data_size > d_cap) {
+			free(d);
+			d_cap = c.data_size ? c.data_size : 1;
+			d = tp_xmalloc(d_cap);
+		}
 		dpos = c.data_begin;
 		bad = NULL;
-		if (!gather(data, size, &dpos, d, c.data_size))
+		if (!gather(data, size, &dpos, d, c.data_size, opts->drop_pages))
 			bad = "file cut short inside chunk data";
 		else if (rhash(d, c.data_size) != c.data_hash)
 			bad = "chunk data hash mismatch";
@@ -367,14 +384,16 @@ enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
 			   c.type != 'p') {
 			bad = "chunk of unknown type";
 		}
-		free(d);
-		if (rc != TP_OK)
+		if (rc != TP_OK) {
+			free(d);
 			return rc;
+		}
 		if (bad)
 			add_damage(info, c.begin, c.end, "%s", bad);
 		if (opts->drop_pages)
 			rg_drop(data, c.begin, c.end);
 		pos = c.end;
 	}
+	free(d);
 	return TP_OK;
 }

@@ -4,8 +4,11 @@
  * and writes its XSpace into, and dropping a mapping's pages once read.
  * It calls nothing else of the folder.
  */
+#define _GNU_SOURCE   /* fallocate, copy_file_range: Linux only, and
+			* optional (without them: plain writes) */
 #include "riegeli_internal.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,7 +33,58 @@ FILE *rg_tmpfile(void)
 	f = fdopen(fd, "w+b");
 	if (!f)
 		close(fd);
+	/* MBs are written in pieces of tens of bytes (runs of events,
+	 * metadata entries): fewer, larger writes */
+	else
+		setvbuf(f, NULL, _IOFBF, (size_t)1 << 20);
 	return f;
+}
+
+void rg_forget(FILE *f, const uint8_t *map, uint64_t from, uint64_t to)
+{
+	rg_drop(map, from, to);
+#if defined(FALLOC_FL_PUNCH_HOLE) && defined(FALLOC_FL_KEEP_SIZE)
+	{
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+		uint64_t a = (from + page - 1) / page * page, b = to / page * page;
+
+		/* best effort: a file system without holes keeps the bytes */
+		if (b > a)
+			(void)fallocate(fileno(f), FALLOC_FL_PUNCH_HOLE |
+					FALLOC_FL_KEEP_SIZE, (off_t)a,
+					(off_t)(b - a));
+	}
+#else
+	(void)f;
+#endif
+}
+
+uint64_t rg_copy(FILE *from, uint64_t off, uint64_t len, FILE *to,
+		 bool *io_failed)
+{
+	uint64_t done = 0;
+#if defined(__linux__)
+	loff_t in = (loff_t)off;
+
+	if (fflush(to) != 0) {
+		*io_failed = true;
+		return 0;
+	}
+	while (done < len) {
+		ssize_t n = copy_file_range(fileno(from), &in, fileno(to), NULL,
+					    len - done, 0);
+
+		if (n <= 0)
+			break;
+		done += (uint64_t)n;
+	}
+	/* the stream's idea of its position is the file's end again */
+	if (done && fseeko(to, 0, SEEK_END) != 0)
+		*io_failed = true;
+#else
+	(void)from; (void)off; (void)len; (void)to; (void)io_failed;
+#endif
+	return done;
 }
 
 void rg_drop(const uint8_t *base, uint64_t from, uint64_t to)
@@ -57,7 +111,8 @@ void rg_put(struct rg_buf *b, const void *p, size_t n)
 {
 	if (!n)
 		return;
-	b->p = tp_xgrow(b->p, &b->cap, b->n + n, 1);
+	if (b->n + n > b->cap)
+		b->p = tp_xgrow(b->p, &b->cap, b->n + n, 1);
 	memcpy(b->p + b->n, p, n);
 	b->n += n;
 }

@@ -67,7 +67,7 @@ static size_t shifted_event(const uint8_t *ev, size_t len, int64_t shift,
  * out is not NULL. Returns their size. */
 static uint64_t segment_events(const struct rg_line *l,
 			       const struct rg_segment *s, const uint8_t *spill,
-			       FILE *out, bool *io_failed)
+			       FILE *spill_file, FILE *out, bool *io_failed)
 {
 	int64_t shift = tp_sat_mul(tp_sat_sub(s->base_ns, l->timestamp_ns), 1000);
 	const uint8_t *p = spill + s->bytes.off;
@@ -76,14 +76,23 @@ static uint64_t segment_events(const struct rg_line *l,
 	struct rg_buf b = { 0 };
 	uint64_t n = 0;
 
-	/* each segment is read twice (sizes, then bytes) and then no
-	 * more: its pages go, so a capture's events never all stay
-	 * resident */
+	/* a segment is written once and then no more needed: its pages
+	 * go, from memory and from the spill file, so a capture's events
+	 * never all stay resident and $TMPDIR holds them about once. Its
+	 * bytes as they are (the usual case: the merge moved its events
+	 * already) are copied file to file by the kernel. */
 	if (shift == 0) {
-		if (out && fwrite(p, 1, s->bytes.len, out) != s->bytes.len)
-			*io_failed = true;
-		if (out)
-			rg_drop(spill, s->bytes.off, s->bytes.off + s->bytes.len);
+		if (out) {
+			uint64_t done = rg_copy(spill_file, s->bytes.off,
+						s->bytes.len, out, io_failed);
+
+			if (done < s->bytes.len &&
+			    fwrite(p + done, 1, s->bytes.len - done, out) !=
+			    s->bytes.len - done)
+				*io_failed = true;
+			rg_forget(spill_file, spill, s->bytes.off,
+				  s->bytes.off + s->bytes.len);
+		}
 		return s->bytes.len;
 	}
 	tp_wire_init(&w, p, p, s->bytes.len);
@@ -98,7 +107,9 @@ static uint64_t segment_events(const struct rg_line *l,
 	if (out && b.n && fwrite(b.p, 1, b.n, out) != b.n)
 		*io_failed = true;
 	free(b.p);
-	rg_drop(spill, s->bytes.off, s->bytes.off + s->bytes.len);
+	if (out)
+		rg_forget(spill_file, spill, s->bytes.off,
+			  s->bytes.off + s->bytes.len);
 	return n;
 }
 
@@ -155,8 +166,8 @@ static void write_span_field(FILE *out, uint32_t number, const uint8_t *spill,
 	free(b.p);
 }
 
-static void emit_plane(struct rg_plane *p, const uint8_t *spill, FILE *out,
-		       bool *io_failed)
+static void emit_plane(struct rg_plane *p, const uint8_t *spill,
+		       FILE *spill_file, FILE *out, bool *io_failed)
 {
 	struct rg_buf head = { 0 };
 	uint64_t size;
@@ -171,7 +182,8 @@ static void emit_plane(struct rg_plane *p, const uint8_t *spill, FILE *out,
 		l->events_size = 0;
 		for (size_t s = 0; s < l->n_segs; s++)
 			l->events_size += segment_events(l, &l->segs[s], spill,
-							 NULL, io_failed);
+							 spill_file, NULL,
+							 io_failed);
 		line_parts(l, &lh, &lt);
 		size += field_size(lh.n + l->events_size + lt.n);
 		free(lh.p);
@@ -203,7 +215,8 @@ static void emit_plane(struct rg_plane *p, const uint8_t *spill, FILE *out,
 		write_buf(out, &t, io_failed);
 		write_buf(out, &lh, io_failed);
 		for (size_t s = 0; s < l->n_segs; s++)
-			segment_events(l, &l->segs[s], spill, out, io_failed);
+			segment_events(l, &l->segs[s], spill, spill_file, out,
+				       io_failed);
 		write_buf(out, &lt, io_failed);
 		free(lh.p);
 		free(lt.p);
@@ -223,7 +236,7 @@ enum tp_err rg_emit(struct rg_model *m, const uint8_t *spill, FILE *out,
 	bool io_failed = false;
 
 	for (size_t i = 0; i < m->n_planes; i++)
-		emit_plane(&m->planes[i], spill, out, &io_failed);
+		emit_plane(&m->planes[i], spill, m->spill, out, &io_failed);
 	for (unsigned kind = 2; kind <= 4; kind++)
 		for (size_t i = 0; i < m->n_strs[kind]; i++) {
 			struct rg_buf b = { 0 };

@@ -24,7 +24,11 @@ struct rg_span {
 	uint64_t off, len;
 };
 
-/* One chunk's events of a line: line time base of that chunk. */
+/* One chunk's events of a line, their offsets relative to base_ns (the
+ * merged line's start when they were merged: a chunk whose line starts
+ * later has its events moved to it then, once; only a later chunk that
+ * starts earlier still moves the line's start, and emit shifts the
+ * segments before it). */
 struct rg_segment {
 	struct rg_span bytes;
 	int64_t base_ns;
@@ -86,6 +90,18 @@ FILE *rg_tmpfile(void);
  * inside it): read once, they come back from the file if read again. */
 void rg_drop(const uint8_t *base, uint64_t from, uint64_t to);
 
+/* Done with [from, to) of a temporary file f mapped at map: its pages
+ * dropped from the mapping and, where the file system can, from the file
+ * (a hole), so that the page cache and $TMPDIR hold them no longer. */
+void rg_forget(FILE *f, const uint8_t *map, uint64_t from, uint64_t to);
+
+/* Appends up to len bytes of from at off to to, in the kernel
+ * (copy_file_range): no mapping of from is touched, no user copy made.
+ * Returns how many were copied (0 where that cannot be done): the
+ * caller writes the rest. */
+uint64_t rg_copy(FILE *from, uint64_t off, uint64_t len, FILE *to,
+		 bool *io_failed);
+
 /* Appends bytes to the spill file. */
 struct rg_span rg_spill(struct rg_model *m, const void *p, size_t n);
 
@@ -121,9 +137,11 @@ void rg_push_field(struct tp_field **v, size_t *n, size_t *cap,
  * *id the remapped metadata id. */
 bool rg_put_stat(struct rg_buf *b, const uint8_t *base, const uint8_t *p,
 		 size_t n, const struct tp_i64map *stat_map, int64_t *id);
-/* An XEvent field (tag, length, message) with its ids remapped. */
+/* An XEvent field (tag, length, message) with its ids remapped and its
+ * offset moved by shift_ps. */
 bool rg_put_event(struct rg_buf *b, const uint8_t *base,
-		  const struct tp_field *ev, const struct chunk_plane *cp);
+		  const struct tp_field *ev, const struct chunk_plane *cp,
+		  int64_t shift_ps);
 /* The merged plane of that name, appended (*fresh) when new. */
 struct rg_plane *rg_find_plane(struct rg_model *m, struct tp_str name,
 			       bool *fresh);

@@ -62,43 +62,29 @@ static struct rg_line *find_line(struct rg_model *m, struct rg_plane *p,
 	return l;
 }
 
-/* One line of the chunk: header merged, events spilled as a segment. */
+/* One line of the chunk: header merged, events spilled as a segment.
+ * The header is read first (one pass over the fields), so that the
+ * events can be moved to the merged line's start as they are spilled:
+ * each event is re-encoded at most once, and only when the chunk's ids
+ * or its line's start differ from the merged ones; else runs of events
+ * are copied as they are. */
 static bool merge_line(struct rg_model *m, struct rg_plane *p,
 		       const struct chunk_plane *cp, const uint8_t *base,
 		       const struct tp_field *lf)
 {
 	struct tp_wire w;
 	struct tp_field f;
-	int64_t id = 0, display_id = 0, ts = 0, dur = 0;
+	int64_t id = 0, display_id = 0, ts = 0, dur = 0, shift = 0, seg_base;
 	struct tp_str name = { "", 0 }, display = { "", 0 };
 	struct rg_buf b = { 0 };
 	const uint8_t *run = NULL, *run_end = NULL;
 	uint64_t start = m->spill_size;
 	struct rg_line *l;
-	bool fresh, ok = true;
+	bool fresh, copy, ok = true;
 	int rc;
 
 	tp_wire_init(&w, base, lf->data, lf->len);
-	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
-		const uint8_t *at = base + f.offset;
-
-		if (f.number == 4 && f.type == TP_WIRE_LEN) {
-			if (cp->identity) {   /* copied as runs of bytes */
-				if (run_end != at) {
-					if (run)
-						rg_spill(m, run, (size_t)(run_end - run));
-					run = at;
-				}
-				run_end = w.p;
-			} else {
-				ok = rg_put_event(&b, base, &f, cp);
-				if (b.n >= (1u << 20)) {
-					rg_spill(m, b.p, b.n);
-					b.n = 0;
-				}
-			}
-			continue;
-		}
+	while ((rc = tp_wire_next(&w, &f)) > 0) {
 		if (f.type == TP_WIRE_VARINT) {
 			if (f.number == 1)
 				id = (int64_t)f.value;
@@ -114,15 +100,10 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 			display = tp_str_make((const char *)f.data, f.len);
 		}
 	}
-	ok = ok && rc == 0;
-	if (run)
-		rg_spill(m, run, (size_t)(run_end - run));
-	if (b.n)
-		rg_spill(m, b.p, b.n);
-	free(b.p);
-	if (!ok)
+	if (rc < 0)
 		return false;
 	l = find_line(m, p, id, &fresh);
+	seg_base = ts;
 	if (fresh) {
 		l->display_id = display_id;
 		l->name = tp_arena_strndup(&m->arena, name.ptr, name.len);
@@ -133,16 +114,51 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 		l->timestamp_ns = ts;
 		l->duration_ps = dur;
 	} else {
+		if (ts > l->timestamp_ns) {
+			shift = tp_sat_mul(tp_sat_sub(ts, l->timestamp_ns), 1000);
+			seg_base = l->timestamp_ns;
+		}
 		if (ts < l->timestamp_ns)
 			l->timestamp_ns = ts;
 		if (dur > l->duration_ps)
 			l->duration_ps = dur;
 	}
+	copy = cp->identity && shift == 0;
+	tp_wire_init(&w, base, lf->data, lf->len);
+	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
+		const uint8_t *at = base + f.offset;
+
+		if (f.number != 4 || f.type != TP_WIRE_LEN)
+			continue;
+		if (copy) {   /* copied as runs of bytes */
+			if (run_end != at) {
+				if (run)
+					rg_spill(m, run, (size_t)(run_end - run));
+				run = at;
+			}
+			run_end = w.p;
+			continue;
+		}
+		ok = rg_put_event(&b, base, &f, cp, shift);
+		if (b.n >= (1u << 20)) {
+			rg_spill(m, b.p, b.n);
+			b.n = 0;
+		}
+	}
+	ok = ok && rc == 0;
+	if (run)
+		rg_spill(m, run, (size_t)(run_end - run));
+	if (b.n)
+		rg_spill(m, b.p, b.n);
+	free(b.p);
+	if (!ok)
+		return false;
 	if (m->spill_size > start) {
 		l->segs = tp_xgrow(l->segs, &l->cap_segs, l->n_segs + 1,
 				   sizeof(*l->segs));
 		l->segs[l->n_segs++] = (struct rg_segment){
-			.bytes = { start, m->spill_size - start }, .base_ns = ts };
+			.bytes = { start, m->spill_size - start },
+			.base_ns = seg_base };
 	}
 	return true;
 }

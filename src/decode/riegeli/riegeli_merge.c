@@ -71,9 +71,12 @@ static bool put_stat_field(struct rg_buf *b, uint32_t number,
 }
 
 /* An XEvent (the whole field: tag, length, message) with its ids
- * remapped. */
+ * remapped (unless the chunk's ids are the merged ones) and its offset
+ * moved by shift_ps (an event with neither offset nor occurrence count
+ * is at offset 0, so it gets the shift as its offset). */
 bool rg_put_event(struct rg_buf *b, const uint8_t *base,
-		      const struct tp_field *ev, const struct chunk_plane *cp)
+		  const struct tp_field *ev, const struct chunk_plane *cp,
+		  int64_t shift_ps)
 {
 	size_t at = rg_open_field(b, 4);
 	struct rg_buf *e = b;
@@ -81,19 +84,30 @@ bool rg_put_event(struct rg_buf *b, const uint8_t *base,
 	struct tp_field f;
 	int64_t id;
 	int rc;
-	bool ok = true;
+	bool ok = true, has_offset = false, aggregate = false;
 
 	tp_wire_init(&w, base, ev->data, ev->len);
 	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
-		if (f.number == 1 && f.type == TP_WIRE_VARINT) {
+		if (f.number == 1 && f.type == TP_WIRE_VARINT && !cp->identity) {
 			rg_put_tag(e, 1, TP_WIRE_VARINT);
 			rg_put_varint(e, (uint64_t)mapped(&cp->event_map,
 							   (int64_t)f.value));
-		} else if (f.number == 4 && f.type == TP_WIRE_LEN) {
+		} else if (f.number == 4 && f.type == TP_WIRE_LEN &&
+			   !cp->identity) {
 			ok = put_stat_field(e, 4, base, &f, &cp->stat_map, &id);
+		} else if (f.number == 2 && f.type == TP_WIRE_VARINT &&
+			   shift_ps) {
+			has_offset = true;
+			rg_put_tag(e, 2, TP_WIRE_VARINT);
+			rg_put_varint(e, (uint64_t)((int64_t)f.value + shift_ps));
 		} else {
+			aggregate |= f.number == 5;
 			rg_put(e, base + f.offset, (size_t)(w.p - base) - f.offset);
 		}
+	}
+	if (shift_ps && !has_offset && !aggregate) {
+		rg_put_tag(e, 2, TP_WIRE_VARINT);
+		rg_put_varint(e, (uint64_t)shift_ps);
 	}
 	ok = ok && rc == 0;
 	rg_close_field(b, at);
