@@ -273,6 +273,7 @@ void rg_model_release(struct rg_model *m)
 		tp_i64map_release(&p->stat_ids);
 	}
 	free(m->planes);
+	free(m->events_buf.p);
 	for (unsigned k = 0; k < 5; k++)
 		free(m->strs[k]);
 	if (m->spill)

@@ -19,6 +19,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Protobuf writing into a growable byte buffer. */
+struct rg_buf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
 /* Bytes in the spill file. */
 struct rg_span {
 	uint64_t off, len;
@@ -81,6 +87,10 @@ struct rg_model {
 	size_t n_strs[5], cap_strs[5];
 	const char *shown;
 	bool io_failed;
+	struct rg_buf events_buf;          /* re-encoded events on their
+					    * way to the spill, kept: a
+					    * fresh MB for every line costs
+					    * page faults */
 };
 
 /* A temporary file, already unlinked: under $TMPDIR or /tmp. */
@@ -105,11 +115,6 @@ uint64_t rg_copy(FILE *from, uint64_t off, uint64_t len, FILE *to,
 /* Appends bytes to the spill file. */
 struct rg_span rg_spill(struct rg_model *m, const void *p, size_t n);
 
-/* Protobuf writing into a growable byte buffer. */
-struct rg_buf {
-	uint8_t *p;
-	size_t n, cap;
-};
 void rg_put(struct rg_buf *b, const void *p, size_t n);
 void rg_put_varint(struct rg_buf *b, uint64_t v);
 void rg_put_tag(struct rg_buf *b, uint32_t field, unsigned type);

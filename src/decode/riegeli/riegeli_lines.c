@@ -76,7 +76,7 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 	struct tp_field f;
 	int64_t id = 0, display_id = 0, ts = 0, dur = 0, shift = 0, seg_base;
 	struct tp_str name = { "", 0 }, display = { "", 0 };
-	struct rg_buf b = { 0 };
+	struct rg_buf *b = &m->events_buf;
 	const uint8_t *run = NULL, *run_end = NULL;
 	uint64_t start = m->spill_size;
 	struct rg_line *l;
@@ -139,18 +139,18 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 			run_end = w.p;
 			continue;
 		}
-		ok = rg_put_event(&b, base, &f, cp, shift);
-		if (b.n >= (1u << 20)) {
-			rg_spill(m, b.p, b.n);
-			b.n = 0;
+		ok = rg_put_event(b, base, &f, cp, shift);
+		if (b->n >= (1u << 20)) {
+			rg_spill(m, b->p, b->n);
+			b->n = 0;
 		}
 	}
 	ok = ok && rc == 0;
 	if (run)
 		rg_spill(m, run, (size_t)(run_end - run));
-	if (b.n)
-		rg_spill(m, b.p, b.n);
-	free(b.p);
+	if (b->n)
+		rg_spill(m, b->p, b->n);
+	b->n = 0;
 	if (!ok)
 		return false;
 	if (m->spill_size > start) {
