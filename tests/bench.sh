@@ -244,11 +244,12 @@ bench_riegeli() {
 		i=$((i + 1))
 	done
 	rg=$dir/chunked.xplane.riegeli
+	records=$n # measure counts its runs in n
 	bench_riegeli_pair "$@"
 	"$pack" -f "$rg" "$@"
 	b=$(wc -c <"$rg")
 	pb=$(wc -c <"$1")
-	echo "chunked capture: $rg ($b bytes, $n records of about 128 MB; Riegeli, uncompressed)"
+	echo "chunked capture: $rg ($b bytes, $records records of about 128 MB; Riegeli, uncompressed)"
 	measure "tpuprof report on one record as .pb" "$pb" "$pb" "$tpuprof" report -q --format json "$1"
 	riegeli_pb_mbs=$(mbs "$pb" "$wall")
 	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$rg"
