@@ -478,9 +478,10 @@ END_TEST
 /* Line 5 in four chunks, each starting at its own time: 1000 ns (ids as
  * merged), 1020 ns (ids renumbered: "a" as 40, "flops" as 41; one event
  * with no offset field), 980 ns (earliest: the merged line's start) and
- * 1030 ns (ids as merged). The merge moves a later chunk's events to the
- * line's start as it spills them, once; a chunk that starts earlier moves
- * the start, and the chunks before it are shifted on the way out. */
+ * 1030 ns (ids as merged; one event with no offset field). The merge
+ * moves a later chunk's events to the line's start as it spills them,
+ * once; a chunk that starts earlier moves the start, and the chunks
+ * before it are shifted on the way out. */
 static struct pb shifted_record(int which)
 {
 	static const int64_t start_ns[] = { 1000, 1020, 980, 1030 };
@@ -504,6 +505,12 @@ static struct pb shifted_record(int which)
 	} else {
 		event(&line, a, which == 2 ? 0 : 100, flops, 10 + which);
 	}
+	if (which == 3) {   /* ids kept, start moved: the copy path */
+		pb_int(&bare, 1, a);
+		pb_int(&bare, 3, 100);
+		pb_stat_int(&bare, flops, 4, 14);
+		pb_msg(&line, 4, &bare);
+	}
 	pb_msg(&plane, 3, &line);
 	pb_metadata(&plane, 4, a, "a");
 	pb_metadata(&plane, 5, flops, "flops");
@@ -522,8 +529,9 @@ START_TEST(test_merge_time_shifts)
 	struct tp_event_iter it;
 	struct tp_event ev;
 	/* ps from 980 ns, in chunk order */
-	static const int64_t want_off[] = { 20000, 20500, 40000, 40000, 0, 50100 };
-	static const int64_t want_value[] = { 7, 8, 9, 10, 12, 13 };
+	static const int64_t want_off[] = { 20000, 20500, 40000, 40000, 0,
+					    50100, 50000 };
+	static const int64_t want_value[] = { 7, 8, 9, 10, 12, 13, 14 };
 	size_t k = 0;
 
 	pl = &xs.planes[0];
@@ -535,7 +543,7 @@ START_TEST(test_merge_time_shifts)
 		struct tp_stat_iter si;
 		struct tp_stat st;
 
-		ck_assert_uint_lt(k, 6);
+		ck_assert_uint_lt(k, 7);
 		ck_assert_int_eq(ev.offset_ps, want_off[k]);
 		ck_assert_int_eq(ev.duration_ps, 100);
 		ck_assert_int_eq(ev.metadata_id, 1);
@@ -545,7 +553,7 @@ START_TEST(test_merge_time_shifts)
 		ck_assert_int_eq(st.v.i, want_value[k]);
 		k++;
 	}
-	ck_assert_uint_eq(k, 6);
+	ck_assert_uint_eq(k, 7);
 	munmap(out.map, out.map_len);
 	tp_arena_release(&a);
 	for (int i = 0; i < 4; i++)

@@ -74,11 +74,56 @@ static bool put_stat_field(struct rg_buf *b, uint32_t number,
  * remapped (unless the chunk's ids are the merged ones) and its offset
  * moved by shift_ps (an event with neither offset nor occurrence count
  * is at offset 0, so it gets the shift as its offset). */
+/* The same for a chunk whose ids are the merged ones (the usual case of
+ * a later chunk of the same programs): the event's bytes as they are
+ * around its offset field, which alone is rewritten, with no length
+ * written twice. */
+static bool put_shifted_event(struct rg_buf *b, const uint8_t *base,
+			      const struct tp_field *ev, int64_t shift_ps)
+{
+	const uint8_t *p = ev->data, *cut = NULL, *cut_end = NULL;
+	uint64_t offset = 0, moved;
+	struct tp_wire w;
+	struct tp_field f;
+	bool aggregate = false;
+	size_t len;
+	int rc;
+
+	tp_wire_init(&w, base, ev->data, ev->len);
+	while ((rc = tp_wire_next(&w, &f)) > 0) {
+		if (f.number == 2 && f.type == TP_WIRE_VARINT) {
+			cut = base + f.offset;
+			cut_end = w.p;
+			offset = f.value;
+		}
+		aggregate |= f.number == 5;
+	}
+	if (rc != 0)
+		return false;
+	if (!cut && aggregate) {   /* no time to move */
+		rg_put_tag(b, 4, TP_WIRE_LEN);
+		rg_put_varint(b, ev->len);
+		rg_put(b, p, ev->len);
+		return true;
+	}
+	if (!cut)
+		cut = cut_end = p + ev->len;   /* offset 0, appended */
+	moved = (uint64_t)((int64_t)offset + shift_ps);
+	len = ev->len - (size_t)(cut_end - cut) + 1 + rg_varint_size(moved);
+	rg_put_tag(b, 4, TP_WIRE_LEN);
+	rg_put_varint(b, len);
+	rg_put(b, p, (size_t)(cut - p));
+	rg_put_tag(b, 2, TP_WIRE_VARINT);
+	rg_put_varint(b, moved);
+	rg_put(b, cut_end, (size_t)(p + ev->len - cut_end));
+	return true;
+}
+
 bool rg_put_event(struct rg_buf *b, const uint8_t *base,
 		  const struct tp_field *ev, const struct chunk_plane *cp,
 		  int64_t shift_ps)
 {
-	size_t at = rg_open_field(b, 4);
+	size_t at;
 	struct rg_buf *e = b;
 	struct tp_wire w;
 	struct tp_field f;
@@ -86,6 +131,9 @@ bool rg_put_event(struct rg_buf *b, const uint8_t *base,
 	int rc;
 	bool ok = true, has_offset = false, aggregate = false;
 
+	if (cp->identity && shift_ps)
+		return put_shifted_event(b, base, ev, shift_ps);
+	at = rg_open_field(b, 4);
 	tp_wire_init(&w, base, ev->data, ev->len);
 	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
 		if (f.number == 1 && f.type == TP_WIRE_VARINT && !cp->identity) {
