@@ -212,8 +212,7 @@ static json_t *step_json(const struct tp_step *s)
 		"collective_ps", tp_json_int(s->collective_ps),
 		"copy_ps", tp_json_int(s->copy_ps),
 		"idle_ps", tp_json_int(s->idle_ps),
-		"warmup", s->warmup,
-		"debug_print_ps", tp_json_int(s->debug_print_ps));
+		"warmup", s->warmup, "debug_print_ps", tp_json_int(s->debug_print_ps));
 }
 
 static json_t *share(int64_t part, int64_t whole)
