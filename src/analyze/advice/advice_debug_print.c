@@ -90,9 +90,10 @@ size_t tp_advice_debug_print_hosts(const struct tp_advice_input *in,
 	for (size_t c = 0; c < in->n_cores; c++) {
 		const struct tp_advice_core *k = &in->cores[c];
 
-		if (!k->n_steps || !k->host)
+		if (!k->n_steps)
 			continue;
-		last = host_of(&hosts, &n, &cap, k->host, last);
+		/* a document without a host name: one unnamed host */
+		last = host_of(&hosts, &n, &cap, k->host ? k->host : "", last);
 		for (size_t s = 0; s < k->n_steps; s++) {
 			const struct tp_advice_step *st = &k->steps[s];
 
