@@ -6,22 +6,27 @@
  * two cores, four 10 us steps each; core c of host i opens every step
  * with a debug_print op of (c+1) x 400 ns (host0) or (c+1) x 100 ns
  * (host1): 4% and 8% of each step on host0 (mean 6%, fires), 1% and 2%
- * on host1 (mean 1.5%).
+ * on host1 (mean 1.5%). Each test runs on the capture with a Steps line
+ * and on testdata/debug-print-inferred, whose steps are inferred.
  */
 #include "testutil.h"
 
 #include "tpuprof/analyze/advice.h"
 #include "tpuprof/analyze/ops.h"
 
-static const char *const files[] = { "testdata/debug-print/host0.xplane.pb",
-				     "testdata/debug-print/host1.xplane.pb" };
+/* with a Steps line, and the same capture with steps inferred */
+static const char *const files[2][2] = {
+	{ "testdata/debug-print/host0.xplane.pb", "testdata/debug-print/host1.xplane.pb" },
+	{ "testdata/debug-print-inferred/host0.xplane.pb",
+	  "testdata/debug-print-inferred/host1.xplane.pb" },
+};
 
-static void open_files(struct tp_capture *cap, size_t n)
+static void open_files(struct tp_capture *cap, int which, size_t n)
 {
 	struct tp_error err = { 0 };
 	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
 
-	ck_assert_msg(tp_capture_open(cap, files, n, &o, &err) == TP_OK, "%s", err.msg);
+	ck_assert_msg(tp_capture_open(cap, files[which], n, &o, &err) == TP_OK, "%s", err.msg);
 }
 
 START_TEST(test_steps_hold_debug_print)
@@ -30,7 +35,7 @@ START_TEST(test_steps_hold_debug_print)
 	struct tp_ops ops;
 	struct tp_error err = { 0 };
 
-	open_files(&cap, 2);
+	open_files(&cap, _i, 2);
 	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
 	ck_assert_uint_eq(ops.n_cores, 4);
 	for (size_t k = 0; k < ops.n_cores; k++) {
@@ -40,6 +45,7 @@ START_TEST(test_steps_hold_debug_print)
 			       (tp_str_eq(c->plane->name, "/device:TPU:1") ? 2 : 1);
 
 		ck_assert_uint_eq(c->n_steps, 4);
+		ck_assert_int_eq(c->step_source, _i ? TP_STEPS_INFERRED : TP_STEPS_LINE);
 		for (size_t i = 0; i < c->n_steps; i++) {
 			const struct tp_step *s = &ops.steps[c->first_step + i];
 
@@ -52,14 +58,14 @@ START_TEST(test_steps_hold_debug_print)
 }
 END_TEST
 
-static const struct tp_advice_finding *judge(struct tp_advice *a, size_t n_files)
+static const struct tp_advice_finding *judge(struct tp_advice *a, int which, size_t n_files)
 {
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_error err = { 0 };
 	const struct tp_advice_finding *f = NULL;
 
-	open_files(&cap, n_files);
+	open_files(&cap, which, n_files);
 	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
 	tp_advice_build(a, &cap, &ops, NULL);
 	for (size_t i = 0; i < a->n; i++)
@@ -79,7 +85,7 @@ static const struct tp_advice_finding *judge(struct tp_advice *a, size_t n_files
 START_TEST(test_advice_per_host)
 {
 	struct tp_advice a;
-	const struct tp_advice_finding *f = judge(&a, 2);
+	const struct tp_advice_finding *f = judge(&a, _i, 2);
 
 	ck_assert_int_eq(f->verdict, TP_ADVICE_FIRED);
 	ck_assert_double_eq_tol(f->measured, 0.06, 1e-12);
@@ -99,8 +105,8 @@ int main(void)
 	Suite *s = suite_create("debug_print");
 	TCase *tc = tcase_create("debug_print");
 
-	tcase_add_test(tc, test_steps_hold_debug_print);
-	tcase_add_test(tc, test_advice_per_host);
+	tcase_add_loop_test(tc, test_steps_hold_debug_print, 0, 2);
+	tcase_add_loop_test(tc, test_advice_per_host, 0, 2);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

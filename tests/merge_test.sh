@@ -66,6 +66,7 @@ else
 	echo "FAIL merge debug-print: not re-judged over the merged hosts: $got"
 	fail=$((fail + 1))
 fi
+case_ debug-print-inferred "" testdata/debug-print-inferred/host0.xplane.pb testdata/debug-print-inferred/host1.xplane.pb
 case_ near-capacity "--hbm 20MiB" testdata/run-3hosts/host0.xplane.pb testdata/run-3hosts/host1.xplane.pb testdata/run-3hosts/host2.xplane.pb
 case_ two-captures "" testdata/small.xplane.pb testdata/layout-b.xplane.pb.gz
 case_ with-hlo-file "" testdata/small.xplane.pb testdata/jit_train_step.hlo_proto.pb
