@@ -272,6 +272,30 @@ START_TEST(test_debug_print)
 }
 END_TEST
 
+/* A merged report document made before steps carried debug_print_ps
+ * (advice_json.c sets no_debug_print): not judged, rather than a 0 that
+ * was never measured. */
+START_TEST(test_debug_print_predates)
+{
+	struct tp_advice_core c[3];
+	struct tp_advice_step s[3][4];
+	struct tp_advice_input in = { c, 3, NULL, 0, NULL, 0 };
+	struct tp_advice a;
+	const struct tp_advice_finding *f;
+
+	dp_cores(c, s);
+	c[2].no_debug_print = true;
+	tp_advice_judge(&a, &in);
+	f = dp_finding(&a);
+	ck_assert_int_eq(f->verdict, TP_ADVICE_NOT_JUDGED);
+	ck_assert(!f->has_measured);
+	ck_assert_ptr_null(f->hosts);
+	ck_assert_str_eq(f->text, "debug-print: could not be judged: a merged report predates the "
+			 "figure (steps without debug_print_ps: make it again)");
+	tp_advice_release(&a);
+}
+END_TEST
+
 START_TEST(test_done_names)
 {
 	ck_assert(tp_advice_is_done(tp_str_make("copy-done", 9), tp_str_make("x", 1)));
@@ -292,6 +316,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_rule, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, test_nothing_to_judge);
 	tcase_add_test(tc, test_debug_print);
+	tcase_add_test(tc, test_debug_print_predates);
 	tcase_add_test(tc, test_done_names);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -53,6 +53,8 @@ struct tp_advice_core {
 	int64_t done_ps;              /* self time of async -done ops        */
 	int64_t barrier_ps;           /* self time of barrier ops            */
 	int64_t self_ps;              /* all op self time                    */
+	bool no_debug_print;          /* steps without debug_print_ps: a
+					 document made before the figure */
 };
 
 /* A core's memory: the larger peak and its capacity (0: unknown). */

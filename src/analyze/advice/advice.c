@@ -422,6 +422,12 @@ static void debug_print_rule(struct tp_advice *a, const struct tp_advice_input *
 	char over[256] = "";
 	size_t n_over = 0, len = 0, with = 0;
 
+	for (size_t c = 0; c < in->n_cores; c++)
+		if (in->cores[c].no_debug_print) {
+			say(f, "debug-print: could not be judged: a merged report predates the figure "
+			    "(steps without debug_print_ps: make it again)");
+			return;
+		}
 	f->n_hosts = tp_advice_debug_print_hosts(in, &f->hosts);
 	if (!f->n_hosts) {
 		say(f, "debug-print: could not be judged: no core has steps");

@@ -96,6 +96,8 @@ static void core_from_doc(struct tp_advice_core *in, struct tp_advice_step **ste
 						       jstr(J(v, "name")) };
 	in->steps = *steps;
 	in->n_steps = json_array_size(J(core, "steps"));
+	in->no_debug_print = in->n_steps &&
+			     !json_is_integer(J(json_array_get(J(core, "steps"), 0), "debug_print_ps"));
 	in->steady_sum_ps = jint(J(steady, "sum_ps"));
 	in->steady_collective_ps = jint(J(steady, "collective_ps"));
 	in->steady_idle_ps = jint(J(steady, "idle_ps"));
