@@ -143,5 +143,8 @@ const char *tp_advice_verdict_name(enum tp_advice_verdict v);
  * *out malloc'd (NULL when none). */
 size_t tp_advice_debug_print_hosts(const struct tp_advice_input *in,
 				   struct tp_advice_host **out);
+/* Judges the debug-print rule into f (rule, origin and threshold set):
+ * verdict, the worst host's figure, every host's (f->hosts), the text. */
+void tp_advice_debug_print_judge(struct tp_advice_finding *f, const struct tp_advice_input *in);
 
 #endif

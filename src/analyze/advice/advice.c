@@ -414,57 +414,6 @@ static void growth_rule(struct tp_advice *a, const struct tp_advice_input *in)
 	    pct, f->host ? f->host : "?", PLANE(f->plane));
 }
 
-/* XProf's DebugPrintRule: some host's debug_print share >= 5%; the
- * finding names the worst host and lists every host's figure. */
-static void debug_print_rule(struct tp_advice *a, const struct tp_advice_input *in)
-{
-	struct tp_advice_finding *f = add(a, "debug-print", "xprof", 0.05);
-	char over[256] = "";
-	size_t n_over = 0, len = 0, with = 0;
-
-	for (size_t c = 0; c < in->n_cores; c++)
-		if (in->cores[c].no_debug_print) {
-			say(f, "debug-print: could not be judged: a merged report predates the figure "
-			    "(steps without debug_print_ps: make it again)");
-			return;
-		}
-	f->n_hosts = tp_advice_debug_print_hosts(in, &f->hosts);
-	if (!f->n_hosts) {
-		say(f, "debug-print: could not be judged: no core has steps");
-		return;
-	}
-	for (size_t h = 0; h < f->n_hosts; h++) {
-		const struct tp_advice_host *x = &f->hosts[h];
-
-		with += x->steps > 0;
-		if (!f->has_measured || x->share > f->measured) {
-			f->measured = x->share;
-			f->has_measured = true;
-			f->host = x->host;
-		}
-		if (x->share < f->threshold)
-			continue;
-		/* the first few hosts over the limit; the JSON lists them all */
-		if (n_over++ < 4 && len < sizeof(over))
-			len += (size_t)snprintf(over + len, sizeof(over) - len, "%s%s %.1f%%",
-						n_over > 1 ? ", " : "", x->host, 100 * x->share);
-	}
-	f->verdict = n_over ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
-	if (!with) {
-		say(f, "debug-print: no step holds debug_print events, on %zu host%s (limit >= 5%% "
-		    "of step time per host)", f->n_hosts, f->n_hosts == 1 ? "" : "s");
-		return;
-	}
-	if (n_over) {
-		say(f, "debug-print: debug_print events take >= 5%% of step time on %zu of %zu "
-		    "host%s: %s%s (look for jax.debug.print calls)", n_over, f->n_hosts,
-		    f->n_hosts == 1 ? "" : "s", over, n_over > 4 ? ", ..." : "");
-		return;
-	}
-	say(f, "debug-print: debug_print events take at most %.1f%% of step time per host, "
-	    "on %s (limit >= 5%%)", 100 * f->measured, f->host);
-}
-
 void tp_advice_judge(struct tp_advice *a, const struct tp_advice_input *in)
 {
 	memset(a, 0, sizeof(*a));
@@ -476,7 +425,7 @@ void tp_advice_judge(struct tp_advice *a, const struct tp_advice_input *in)
 	share_rule(a, in, "idle", "xprof", SHARE_IDLE, 0.1, false, "the TensorCore is idle");
 	share_rule(a, in, "async-done-waits", "xprof", SHARE_DONE, 0.1, false,
 		   "waits in async -done ops take");
-	debug_print_rule(a, in);
+	tp_advice_debug_print_judge(add(a, "debug-print", "xprof", 0.05), in);
 	share_rule(a, in, "barrier-cores", "xprof", SHARE_BARRIER, 0.1, true,
 		   "barrier ops take");
 	sparsecore_rule(a, in);

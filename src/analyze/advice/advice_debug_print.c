@@ -5,10 +5,12 @@
  * a host, the mean over the cores with such events in it; per host, the
  * mean over those steps. Steps without debug_print events, on a core or
  * on the whole host, count in neither mean (XProf keeps no entry for
- * them), so a host whose steps hold none has the figure 0.
+ * them), so a host whose steps hold none has the figure 0. The rule
+ * (XProf's DebugPrintRule) fires when some host's figure is >= 5%.
  */
 #include "tpuprof/analyze/advice.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,4 +115,52 @@ size_t tp_advice_debug_print_hosts(const struct tp_advice_input *in,
 	free(e);
 	*out = hosts;
 	return n;
+}
+
+/* The finding's text, replacing any before. */
+#define SAY(f, ...) (free((f)->text), (f)->text = tp_xasprintf(__VA_ARGS__))
+
+void tp_advice_debug_print_judge(struct tp_advice_finding *f, const struct tp_advice_input *in)
+{
+	char over[256] = "";
+	size_t n_over = 0, len = 0, with = 0;
+
+	for (size_t c = 0; c < in->n_cores; c++)
+		if (in->cores[c].no_debug_print) {
+			SAY(f, "debug-print: could not be judged: a merged report predates the figure "
+			    "(steps without debug_print_ps: make it again)");
+			return;
+		}
+	f->n_hosts = tp_advice_debug_print_hosts(in, &f->hosts);
+	if (!f->n_hosts) {
+		SAY(f, "debug-print: could not be judged: no core has steps");
+		return;
+	}
+	for (size_t h = 0; h < f->n_hosts; h++) {
+		const struct tp_advice_host *x = &f->hosts[h];
+
+		with += x->steps > 0;
+		if (!f->has_measured || x->share > f->measured) {
+			f->measured = x->share;
+			f->has_measured = true;
+			f->host = x->host;
+		}
+		if (x->share < f->threshold)
+			continue;
+		/* the first few hosts over the limit; the JSON lists them all */
+		if (n_over++ < 4 && len < sizeof(over))
+			len += (size_t)snprintf(over + len, sizeof(over) - len, "%s%s %.1f%%",
+						n_over > 1 ? ", " : "", x->host, 100 * x->share);
+	}
+	f->verdict = n_over ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
+	if (!with)
+		SAY(f, "debug-print: no step holds debug_print events, on %zu host%s (limit >= 5%% "
+		    "of step time per host)", f->n_hosts, f->n_hosts == 1 ? "" : "s");
+	else if (n_over)
+		SAY(f, "debug-print: debug_print events take >= 5%% of step time on %zu of %zu "
+		    "host%s: %s%s (look for jax.debug.print calls)", n_over, f->n_hosts,
+		    f->n_hosts == 1 ? "" : "s", over, n_over > 4 ? ", ..." : "");
+	else
+		SAY(f, "debug-print: debug_print events take at most %.1f%% of step time per host, "
+		    "on %s (limit >= 5%%)", 100 * f->measured, f->host);
 }
