@@ -14,8 +14,8 @@ static struct tp_advice_step steps_a[4], steps_b[4];
 static void base(struct tp_advice_core c[2], struct tp_advice_memory m[1])
 {
 	for (int i = 0; i < 4; i++) {
-		steps_a[i] = (struct tp_advice_step){ 1000 * i, 1000, false };
-		steps_b[i] = (struct tp_advice_step){ 1000 * i, 1000, false };
+		steps_a[i] = (struct tp_advice_step){ 1000 * i, 1000, false, 0, { NULL, 0 } };
+		steps_b[i] = (struct tp_advice_step){ 1000 * i, 1000, false, 0, { NULL, 0 } };
 	}
 	for (int k = 0; k < 2; k++) {
 		memset(&c[k], 0, sizeof(c[k]));
@@ -60,7 +60,7 @@ static const struct advice_case {
 	{ IDLE_OVER, "idle", TP_ADVICE_FIRED, 0.1025 },
 	{ NONE, "async-done-waits", TP_ADVICE_NOT_FIRED, 0 },
 	{ DONE, "async-done-waits", TP_ADVICE_FIRED, 0.25 },
-	{ NONE, "debug-print", TP_ADVICE_NOT_JUDGED, 0 },
+	{ NONE, "debug-print", TP_ADVICE_NOT_FIRED, 0 },            /* no debug_print events */
 	{ NONE, "barrier-cores", TP_ADVICE_NOT_FIRED, 0 },
 	{ BARRIER_10, "barrier-cores", TP_ADVICE_FIRED, 0.1 },      /* >= 10% */
 	{ BARRIER_UNDER, "barrier-cores", TP_ADVICE_NOT_FIRED, 0.0995 },
@@ -178,6 +178,120 @@ START_TEST(test_nothing_to_judge)
 	for (size_t i = 0; i < a.n; i++)
 		ck_assert_msg(a.v[i].verdict == TP_ADVICE_NOT_JUDGED, "%s", a.v[i].rule);
 	ck_assert_str_eq(a.v[2].text, "collective-bound: could not be judged: no core has steps");
+	ck_assert_str_eq(a.v[6].text, "debug-print: could not be judged: no core has steps");
+	ck_assert_ptr_null(a.v[6].hosts);
+	tp_advice_release(&a);
+}
+END_TEST
+
+/* debug-print by hand: 1000 ps steps named "0".."3". host0: core 0 has
+ * debug_print 40 ps in steps 0 and 1 (4%), core 1 80 ps in step 0 and
+ * 60 ps in step 2 (8%, 6%), listed in reverse order; per step the mean
+ * over the cores holding some: 6%, 4%, 6%; the host's mean over those
+ * three steps 16%/3 = 5.33%. host1: 10 ps in one step (1%) and 500 ps in
+ * a step of no time (left out). Steps without events count nowhere. */
+static void dp_cores(struct tp_advice_core c[3], struct tp_advice_step s[3][4])
+{
+	static const char *const names[] = { "0", "1", "2", "3" };
+	static const int64_t dp[3][4] = { { 40, 40, 0, 0 }, { 0, 60, 0, 80 }, { 0, 10, 500, 0 } };
+
+	for (int k = 0; k < 3; k++) {
+		memset(&c[k], 0, sizeof(c[k]));
+		c[k].host = k < 2 ? "host0" : "host1";
+		c[k].plane = tp_str_make(k == 1 ? "/device:TPU:1" : "/device:TPU:0", 13);
+		for (int i = 0; i < 4; i++) {
+			/* core 1 lists its steps last first */
+			int n = k == 1 ? 3 - i : i;
+
+			s[k][i] = (struct tp_advice_step){ 1000 * n, k == 2 && n == 2 ? 0 : 1000,
+							   false, dp[k][i], tp_str_make(names[n], 1) };
+		}
+		c[k].steps = s[k];
+		c[k].n_steps = 4;
+	}
+}
+
+static const struct tp_advice_finding *dp_finding(const struct tp_advice *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].rule, "debug-print") == 0)
+			return &a->v[i];
+	ck_abort();
+	return NULL;
+}
+
+START_TEST(test_debug_print)
+{
+	struct tp_advice_core c[3];
+	struct tp_advice_step s[3][4];
+	struct tp_advice_input in = { c, 3, NULL, 0, NULL, 0 };
+	struct tp_advice a;
+	const struct tp_advice_finding *f;
+
+	dp_cores(c, s);
+	tp_advice_judge(&a, &in);
+	f = dp_finding(&a);
+	ck_assert_int_eq(f->verdict, TP_ADVICE_FIRED);
+	ck_assert_double_eq_tol(f->measured, 0.16 / 3, 1e-12);
+	ck_assert_double_eq_tol(f->threshold, 0.05, 1e-12);
+	ck_assert_str_eq(f->host, "host0");
+	ck_assert_uint_eq(f->plane.len, 0);
+	ck_assert_uint_eq(f->n_hosts, 2);
+	ck_assert_str_eq(f->hosts[0].host, "host0");
+	ck_assert_double_eq_tol(f->hosts[0].share, 0.16 / 3, 1e-12);
+	ck_assert_uint_eq(f->hosts[0].steps, 3);
+	ck_assert_str_eq(f->hosts[1].host, "host1");
+	ck_assert_double_eq_tol(f->hosts[1].share, 0.01, 1e-12);
+	ck_assert_uint_eq(f->hosts[1].steps, 1);
+	ck_assert_str_eq(f->text, "debug-print: debug_print events take >= 5% of step time on 1 of 2 "
+			 "hosts: host0 5.3% (look for jax.debug.print calls)");
+	tp_advice_release(&a);
+
+	/* exactly 5% fires (>=): every host0 step 5% on core 0, none on 1 */
+	for (int i = 0; i < 4; i++) {
+		s[0][i].debug_print_ps = 50;
+		s[1][i].debug_print_ps = 0;
+	}
+	tp_advice_judge(&a, &in);
+	f = dp_finding(&a);
+	ck_assert_int_eq(f->verdict, TP_ADVICE_FIRED);
+	ck_assert_double_eq_tol(f->measured, 0.05, 1e-12);
+	ck_assert_uint_eq(f->hosts[0].steps, 4);
+	tp_advice_release(&a);
+
+	/* 4.9% on host0 and 1% on host1: not fired, the worst host named */
+	for (int i = 0; i < 4; i++)
+		s[0][i].debug_print_ps = 49;
+	tp_advice_judge(&a, &in);
+	f = dp_finding(&a);
+	ck_assert_int_eq(f->verdict, TP_ADVICE_NOT_FIRED);
+	ck_assert_double_eq_tol(f->measured, 0.049, 1e-12);
+	ck_assert_str_eq(f->text, "debug-print: debug_print events take at most 4.9% of step time "
+			 "per host, on host0 (limit >= 5%)");
+	tp_advice_release(&a);
+}
+END_TEST
+
+/* A merged report document made before steps carried debug_print_ps
+ * (advice_json.c sets no_debug_print): not judged, rather than a 0 that
+ * was never measured. */
+START_TEST(test_debug_print_predates)
+{
+	struct tp_advice_core c[3];
+	struct tp_advice_step s[3][4];
+	struct tp_advice_input in = { c, 3, NULL, 0, NULL, 0 };
+	struct tp_advice a;
+	const struct tp_advice_finding *f;
+
+	dp_cores(c, s);
+	c[2].no_debug_print = true;
+	tp_advice_judge(&a, &in);
+	f = dp_finding(&a);
+	ck_assert_int_eq(f->verdict, TP_ADVICE_NOT_JUDGED);
+	ck_assert(!f->has_measured);
+	ck_assert_ptr_null(f->hosts);
+	ck_assert_str_eq(f->text, "debug-print: could not be judged: a merged report predates the "
+			 "figure (steps without debug_print_ps: make it again)");
 	tp_advice_release(&a);
 }
 END_TEST
@@ -201,6 +315,8 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_rule, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, test_nothing_to_judge);
+	tcase_add_test(tc, test_debug_print);
+	tcase_add_test(tc, test_debug_print_predates);
 	tcase_add_test(tc, test_done_names);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -174,7 +174,7 @@ static const struct {
 	const char *msg;
 } usage_messages[] = {
 	{ "no rule", { 0 },
-	  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread, --max-memory-growth)" },
+	  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-debug-print-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread, --max-memory-growth)" },
 	{ "module", { .has_max_peak = true, .module = "nope" }, "no module 'nope' in the report" },
 	{ "scope", { .has_max_peak = true, .scope = "nope" }, "no scope 'nope' in the report" },
 	{ "growth", { .has_max_growth = true }, "--max-growth needs --baseline REPORT.json" },

@@ -8,7 +8,7 @@ set -eu
 gen=$1
 cd "$(dirname "$0")/.."
 td=testdata
-rm -rf "$td/run-3hosts" "$td/logdir" "$td/xla-dump"
+rm -rf "$td/run-3hosts" "$td/logdir" "$td/xla-dump" "$td/debug-print" "$td/debug-print-inferred"
 # The main job's capture: 2 TPU cores, 2 programs, fusions, a collective,
 # heap traces and runtime memory events.
 "$gen" --seed 1 --cores 2 --programs 2 --events-per-line 200 \
@@ -37,6 +37,16 @@ rm -rf "$td/run-3hosts" "$td/logdir" "$td/xla-dump"
 # A run directory of three hosts.
 "$gen" --seed 4 --hosts 3 --cores 2 --events-per-line 50 \
 	--summary "$td/run-3hosts.summary.json" -o "$td/run-3hosts"
+# The debug-print rule by hand: two hosts of two cores, four 10 us steps
+# (a Steps line); each step on core c of host i starts with a debug_print
+# op of (c+1) x 400 ns (host0) or (c+1) x 100 ns (host1): per step 4% and
+# 8% on host0, mean 6% (fires, >= 5%); 1% and 2% on host1, mean 1.5%.
+"$gen" --seed 13 --hosts 2 --cores 2 --programs 1 --steps 4 --events-per-line 20 \
+	--steps-line --step-ps 10000000 --debug-print-ps 400000,100000 -o "$td/debug-print"
+# The same without a Steps line: the steps are inferred from the busiest
+# program's runs (docs/ops.md), the figures the same.
+"$gen" --seed 13 --hosts 2 --cores 2 --programs 1 --steps 4 --events-per-line 20 \
+	--step-ps 10000000 --debug-print-ps 400000,100000 -o "$td/debug-print-inferred"
 # A logdir with two runs; the newer one has no HLO.
 mkdir -p "$td/logdir/plugins/profile/2026_01_01_10_00_00" \
 	"$td/logdir/plugins/profile/2026_01_02_10_00_00"

@@ -48,6 +48,47 @@ else
 	echo "FAIL merge run-3hosts: steps_across not recomputed over the merged cores: $got"
 	fail=$((fail + 1))
 fi
+# debug-print re-judged over the hosts of the merged files: host1's own
+# report does not fire (1.5%), the merge with host0 (6%) does, as the
+# report over both files, with both hosts' figures
+case_ debug-print "" testdata/debug-print/host0.xplane.pb testdata/debug-print/host1.xplane.pb
+got=$(python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    a = [a for a in json.load(open(f))["advice"] if a["rule"] == "debug-print"][0]
+    print(a["verdict"], a["host"], a["measured"], [(h["host"], h["share"], h["steps"]) for h in a["hosts"]])
+' "$tmp/debug-print.1.json" "$tmp/debug-print.merged.json")
+want="not_fired host1 0.015 [('host1', 0.015, 4)]
+fired host0 0.06 [('host0', 0.06, 4), ('host1', 0.015, 4)]"
+if [ "$got" = "$want" ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL merge debug-print: not re-judged over the merged hosts: $got"
+	fail=$((fail + 1))
+fi
+# a report made before steps carried debug_print_ps: the merge cannot judge
+# debug-print (it said "not fired" on a figure never measured)
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["ops"]["cores"]:
+    for st in c["steps"] or []:
+        del st["debug_print_ps"]
+json.dump(d, open(sys.argv[2], "w"))
+' "$tmp/debug-print.1.json" "$tmp/debug-print.old.json"
+$tpuprof merge -o "$tmp/debug-print.old-merged.json" "$tmp/debug-print.0.json" "$tmp/debug-print.old.json"
+got=$(python3 -c '
+import json, sys
+a = [a for a in json.load(open(sys.argv[1]))["advice"] if a["rule"] == "debug-print"][0]
+print(a["verdict"], a["measured"], a["hosts"])
+' "$tmp/debug-print.old-merged.json")
+if [ "$got" = "not_judged None None" ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL merge debug-print: a report without debug_print_ps judged: $got"
+	fail=$((fail + 1))
+fi
+case_ debug-print-inferred "" testdata/debug-print-inferred/host0.xplane.pb testdata/debug-print-inferred/host1.xplane.pb
 case_ near-capacity "--hbm 20MiB" testdata/run-3hosts/host0.xplane.pb testdata/run-3hosts/host1.xplane.pb testdata/run-3hosts/host2.xplane.pb
 case_ two-captures "" testdata/small.xplane.pb testdata/layout-b.xplane.pb.gz
 case_ with-hlo-file "" testdata/small.xplane.pb testdata/jit_train_step.hlo_proto.pb

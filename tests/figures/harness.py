@@ -34,6 +34,7 @@ CAPTURES = [
     ("jit_train_step", "testdata/jit_train_step.hlo_proto.pb"),
     ("multi-trace", "testdata/multi-trace.hlo_proto.pb"),
     ("xla-dump", "testdata/xla-dump"),
+    ("debug-print", "testdata/debug-print"),
 ]
 
 # Pairs for diff besides each capture against itself: two runs of one
@@ -66,9 +67,15 @@ NO_FLOPS = NO_CAPACITY | {"mi300x-attention", "mi300x-elementwise", "mi300x-gemm
                           "mi300x8-conv3d", "v100x8-tf", "jax-gpu", "tf-gpu"}
 
 
+# captures with steps, where the debug-print advice is judged
+WITH_STEPS = {"tpu-v6e-4chip", "v100x8-tf", "small", "diff-b", "diff-longer", "collectives", "layout-b",
+              "run-3hosts", "debug-print"}
+
+
 def check_args(name):
     return ([] if name in NO_CAPACITY else ["--min-headroom", "100%"]) + \
-        ([] if name in NO_FLOPS else ["--min-flops-utilization", "1"])
+        ([] if name in NO_FLOPS else ["--min-flops-utilization", "1"]) + \
+        (["--max-debug-print-share", "0"] if name in WITH_STEPS else [])
 DIFF_FORMATS = ("text", "json", "html")
 # check exits 1 when a rule breaks and still writes its document
 OK_EXIT = {"check": (0, 1)}

@@ -572,6 +572,38 @@ def diff_self_zero(cap):
             yield "%s: a change against itself" % k
 
 
+def debug_print_finding(cap):
+    """report's debug-print advice finding; Skip when not judged."""
+    f = [a for a in cap.json("report")["advice"] if a["rule"] == "debug-print"][0]
+    if f["verdict"] == "not_judged":
+        raise Skip()
+    return f
+
+
+def debug_print_hosts(cap):
+    return {(h["host"],): h["share"] for h in debug_print_finding(cap)["hosts"]}
+
+
+def debug_print_from_steps(cap):
+    """docs/ops.md "debug-print, per host", from the report document's
+    steps: per host and step name, the mean over cores of debug_print_ps /
+    duration_ps (steps with some); per host the mean over those steps."""
+    debug_print_finding(cap)
+    steps, hosts = {}, {}
+    for c in cap.json("report")["ops"]["cores"]:
+        if not c["steps"]:
+            continue
+        hosts.setdefault(c["host"], None)
+        for s in c["steps"]:
+            if s["duration_ps"] > 0 and s["debug_print_ps"] > 0:
+                steps.setdefault(c["host"], {}).setdefault(s["name"], []).append(s["debug_print_ps"] / s["duration_ps"])
+    out = {}
+    for h in hosts:
+        means = [sum(v) / len(v) for v in steps.get(h, {}).values()]
+        out[(h,)] = sum(means) / len(means) if means else 0.0
+    return out
+
+
 # ---------------------------------------------------------------- THE TABLE
 
 ROWS = [
@@ -661,6 +693,19 @@ ROWS = [
          Fn("Σ cores", lambda c: {(k,): v for k, v in module_traffic_total(c).items() if v})),
     Same("fusions: executions = ops' over cores", Fn("fusions occurrences", lambda c: {(m["program_id"], f["name"]): f["occurrences"] for m in c.json("fusions")["modules"] for f in m["fusions"] if f["occurrences"] and f["parent"] is None}),
          Fn("ops Σ occurrences", lambda c: _ops_counts(c))),
+
+    # debug-print (docs/ops.md): a share of step time per host; the report's
+    # figure is the worst host's, as merge gives it over all the hosts
+    Same("report: debug-print share per host = from the steps' debug_print_ps", Fn("advice hosts[].share", debug_print_hosts),
+         Fn("steps: mean over steps of the mean over cores", debug_print_from_steps)),
+    Each("report: debug-print share per host within [0, 100%]", Fn("advice hosts[].share", debug_print_hosts), lambda v: 0 <= v <= 1),
+    Same("report: debug-print measured = the largest host share (report = merge over hosts)",
+         Fn("advice measured", lambda c: {("0",): debug_print_finding(c)["measured"]}),
+         Fn("max hosts[].share", lambda c: {("0",): max(debug_print_hosts(c).values())})),
+    Same("check: debug-print share = the report's advice", Fn("check max-debug-print-share", lambda c: {(r["host"],): r["measured"] for r in c.json("check")["results"] if r["rule"] == "max-debug-print-share"}),
+         Fn("advice measured, its host", lambda c: {(debug_print_finding(c)["host"],): debug_print_finding(c)["measured"]})),
+    Same("check text: debug-print share per host", T("check", r"^FAIL max-debug-print-share host (?P<host>\S+): debug-print " + PCT, "percent"),
+         Fn("check max-debug-print-share failed", lambda c: {(r["host"],): r["measured"] for r in c.json("check")["results"] if r["rule"] == "max-debug-print-share" and not r["pass"]})),
 
     # per device never above the total; equal to the parts' sum
     Check("collectives: per-core executions and time add up", collective_parts_sum),

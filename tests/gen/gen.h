@@ -45,6 +45,11 @@ typedef struct {
     int steps_line;          /* also write a "Steps" line on TPU planes */
     uint64_t straggler_ps;   /* the last TPU core idles this long at the
                               * end of each execution (a straggler) */
+    uint64_t step_ps;        /* each execution lasts exactly this long
+                              * (0: as its ops make it) */
+    uint64_t debug_print_ps[8]; /* per host: TPU core c starts each execution
+                              * with a "debug_print" op of (c+1) times this */
+    int n_debug_print;
     int summary_steps;       /* the summary lists each core's executions */
     int no_hostnames;        /* leave XSpace.hostnames empty */
     uint64_t target_bytes;   /* 0 = off */

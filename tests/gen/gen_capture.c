@@ -27,6 +27,9 @@ static const char USAGE[] =
     "  --memory-events N    MemoryAllocation/Deallocation events (default 50)\n"
     "  --steps N            program executions per core (default 2)\n"
     "  --steps-line         also write a \"Steps\" line on TPU planes\n"
+    "  --step-ps N          each execution lasts exactly N ps (dies if its ops need more)\n"
+    "  --debug-print-ps A,B,...  on host i, TPU core c starts each execution with a\n"
+    "                       \"debug_print\" op of (c+1) x the i-th value ps (0 past the list)\n"
     "  --straggler-ps N     the last TPU core idles N ps more at the end of each\n"
     "                       execution (a straggling core)\n"
     "  --summary-steps      the summary lists each TPU core's executions: start,\n"
@@ -164,6 +167,17 @@ static void parse_args(int argc, char **argv, Options *o)
             o->steps_line = 1;
         } else if (FLAG("--straggler-ps")) {
             o->straggler_ps = parse_u64(a, VALUE());
+        } else if (FLAG("--step-ps")) {
+            o->step_ps = parse_u64(a, VALUE());
+        } else if (FLAG("--debug-print-ps")) {
+            char *list = strdup(VALUE()), *save = NULL;
+            o->n_debug_print = 0;
+            for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (o->n_debug_print == 8)
+                    usage_error("--debug-print-ps takes at most 8 values");
+                o->debug_print_ps[o->n_debug_print++] = parse_u64(a, tok);
+            }
+            free(list);
         } else if (FLAG("--summary-steps")) {
             o->summary_steps = 1;
         } else if (FLAG("--hosts")) {

@@ -333,6 +333,7 @@ typedef struct {
     int64_t *module_meta; /* per program: metadata of "<module>(<pid>)" */
     int64_t *op_meta;     /* per program: metadata id of its first timed op */
     int64_t step_meta;    /* metadata id of step "0" (Steps line) */
+    int64_t debug_print_meta; /* --debug-print-ps: "debug_print"; 0 = none */
     TpuStats s;
 } TpuMeta;
 
@@ -348,6 +349,7 @@ typedef struct {
     size_t n_mods;
     const TpuMeta *tm;
     int core;
+    int host;
     Rng rng0;
     uint64_t t0;
     uint64_t budget; /* target mode: bytes of ops + modules events; 0 = off */
@@ -427,6 +429,10 @@ static void tpu_meta(const Options *o, const ModuleInfo *mods, size_t n_mods, Ar
     if (o->steps_line && !o->target_bytes)
         for (int s = 0; s < o->steps; s++)
             em_add(&em, a, id++, arena_printf(a, "%d", s), NULL);
+    if (o->n_debug_print) {
+        tm->debug_print_meta = id;
+        em_add(&em, a, id++, "debug_print", "debug_print");
+    }
 
     Tensorflow__Profiler__XStat **ps = ANEWN(a, Tensorflow__Profiler__XStat *, 5);
     ps[0] = stat_str(a, s_type, "TPU v6 lite");
@@ -546,6 +552,19 @@ static void ops_gen(void *vctx, Emitter *em)
                          : planning ? (c->budget ? m->n_ops : ops_in_exec(o, e))
                                     : c->ex[e].n_ops;
         uint64_t start = t, cur = t + MODULE_PAD_PS, busy = 0;
+        uint64_t dp = c->host < o->n_debug_print
+                      ? o->debug_print_ps[c->host] * (uint64_t)(c->core + 1) : 0;
+        if (dp) {
+            /* device time as the ops carry it: exact, no jitter */
+            b.ev.metadata_id = c->tm->debug_print_meta;
+            b.ev.offset_ps = (int64_t)cur;
+            b.ev.duration_ps = (int64_t)dp;
+            b.st[0].uint64_value = cur;
+            b.st[1].uint64_value = dp;
+            b.ev.n_stats = 2;
+            emit(em, &b.ev);
+            cur += dp + 10000;
+        }
         for (uint64_t k = 0; k < n_ops; k++) {
             const TimedOp *op = &m->ops[k % m->n_ops];
             int64_t dur = op->base_ps * rng_range(&rng, 900, 1100) / 1000;
@@ -571,6 +590,12 @@ static void ops_gen(void *vctx, Emitter *em)
         }
         uint64_t end = cur + MODULE_PAD_PS +
                        (c->core == o->cores - 1 ? o->straggler_ps : 0);
+        if (o->step_ps) {
+            if (end - start > o->step_ps)
+                die("--step-ps %llu: an execution needs %llu ps", (unsigned long long)o->step_ps,
+                    (unsigned long long)(end - start));
+            end = start + o->step_ps;
+        }
         if (planning) {
             push_exec(c, start, end, n_ops, p, busy);
             fill_module_event(c, c->n_ex - 1, &mb.ev, mb.st);
@@ -1016,6 +1041,7 @@ void xspace_write_file(const Options *o, const ModuleInfo *mods, size_t n_mods, 
         c.n_mods = n_mods;
         c.tm = &tm;
         c.core = core;
+        c.host = host;
         c.rng0 = rng_make(o->seed, 1000000 + (uint64_t)host * 1000 + (uint64_t)core);
         c.t0 = 81500000000ull + (uint64_t)core * 1250000ull;
         tpu_plane_setup(o, &tm, core, a, &p, lines, &c);

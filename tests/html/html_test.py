@@ -489,6 +489,22 @@ def test_warnings(b, path, doc, out):
     shot(b, out, "report-warnings")
 
 
+def test_debug_print(b, path, doc, out):
+    """testdata/debug-print: the fired debug-print line, then each host
+    over 5% with its figure (host0 6.0%, over 4 steps; host1's 1.5% is
+    under and not listed)."""
+    p = Page(b, path)
+    p.open("view=summary")
+    fired = p.js("Array.from(document.querySelectorAll('#summary-advice-fired li')).map(e => e.textContent)")
+    check("debug-print fired line", fired == [a["text"] for a in doc["advice"] if a["verdict"] == "fired"]
+          and any(t.startswith("debug-print: ") for t in fired), str(fired))
+    hosts = p.js("Array.from(document.querySelectorAll('#summary-advice-hosts li')).map(e => e.textContent)")
+    check("debug-print hosts over the limit with their figures",
+          hosts == ["debug-print: host0 6.0% of step time (mean of 4 step(s) with debug_print events)"], str(hosts))
+    p.js("document.getElementById('summary-advice').scrollIntoView()")
+    shot(b, out, "report-debug-print")
+
+
 def first_pixel(png_path, x=4):
     """RGB of pixel (x, 0) of an 8-bit RGB or RGBA PNG (row 0 needs no
     earlier row to unfilter)."""
@@ -639,6 +655,7 @@ def main():
         "report": page(tpuprof, out, "report", "report", "testdata/small.xplane.pb"),
         "report-hbm": page(tpuprof, out, "report-hbm", "report", "--hbm", "22MiB", "testdata/small.xplane.pb"),
         "report-tpu": page(tpuprof, out, "report-tpu", "report", TPU4),
+        "report-debug-print": page(tpuprof, out, "report-debug-print", "report", "testdata/debug-print"),
         "memory": page(tpuprof, out, "memory", "memory", CONV),
         "memory-split": page(tpuprof, out, "memory-split", "memory", "--split", "multiply.24:4", "testdata/small.xplane.pb"),
         "ops": page(tpuprof, out, "ops", "ops", "testdata/small.xplane.pb"),
@@ -681,6 +698,7 @@ def main():
                     tpuprof, ["testdata/small.xplane.pb"])
         test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu", tpuprof, [TPU4])
         test_why_live(b, pages["report"], out)
+        test_debug_print(b, pages["report-debug-print"], json_of(tpuprof, "report", "testdata/debug-print"), out)
         test_split(b, pages["memory-split"])
         test_warnings(b, pages["report-hbm"], json_of(tpuprof, "report", "--hbm", "22MiB", "testdata/small.xplane.pb"), out)
         test_memory_page(b, pages["memory"], json_of(tpuprof, "memory", CONV), out, "memory")

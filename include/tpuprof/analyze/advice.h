@@ -34,6 +34,9 @@ enum tp_advice_verdict {
 struct tp_advice_step {
 	int64_t start_ps, dur_ps;
 	bool warmup;
+	int64_t debug_print_ps;       /* tp_step.debug_print_ps              */
+	struct tp_str name;           /* tp_step.name: matches a step across
+					 the cores of a host (debug-print) */
 };
 
 /* One device core, as the rules see it. */
@@ -50,6 +53,8 @@ struct tp_advice_core {
 	int64_t done_ps;              /* self time of async -done ops        */
 	int64_t barrier_ps;           /* self time of barrier ops            */
 	int64_t self_ps;              /* all op self time                    */
+	bool no_debug_print;          /* steps without debug_print_ps: a
+					 document made before the figure */
 };
 
 /* A core's memory: the larger peak and its capacity (0: unknown). */
@@ -83,6 +88,16 @@ struct tp_advice_input {
 	size_t n_runtime;
 };
 
+/* The debug-print rule's figure for one host (XProf's per-host average
+ * event time percent): over the host's steps that hold debug_print
+ * events (steps matched across its cores by name), the mean of each
+ * step's mean over those cores of debug_print time / step time. */
+struct tp_advice_host {
+	const char *host;       /* borrowed                                */
+	double share;           /* 0.06 = 6%; 0 when no step holds one     */
+	size_t steps;           /* steps holding debug_print events        */
+};
+
 struct tp_advice_finding {
 	const char *rule;       /* "memory-bound", "idle", ... (static)    */
 	const char *origin;     /* "xprof" or "tpuprof" (static)           */
@@ -97,6 +112,9 @@ struct tp_advice_finding {
 	bool has_time;          /* where it shows on the timeline          */
 	int64_t time_ps;
 	char *text;             /* one line with the figures, malloc'd     */
+	struct tp_advice_host *hosts; /* debug-print: every host with steps,
+				 * in first-seen order; malloc'd, else NULL */
+	size_t n_hosts;
 };
 
 struct tp_advice {
@@ -119,5 +137,14 @@ bool tp_advice_is_done(struct tp_str category, struct tp_str name);
 bool tp_advice_is_barrier(struct tp_str category, struct tp_str name);
 
 const char *tp_advice_verdict_name(enum tp_advice_verdict v);
+
+/* The debug-print figure of every host that has a core with steps, in
+ * the order the cores first name them (hosts are told apart by name);
+ * *out malloc'd (NULL when none). */
+size_t tp_advice_debug_print_hosts(const struct tp_advice_input *in,
+				   struct tp_advice_host **out);
+/* Judges the debug-print rule into f (rule, origin and threshold set):
+ * verdict, the worst host's figure, every host's (f->hosts), the text. */
+void tp_advice_debug_print_judge(struct tp_advice_finding *f, const struct tp_advice_input *in);
 
 #endif

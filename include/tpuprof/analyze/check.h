@@ -32,6 +32,7 @@ enum tp_check_advice_rule {
 	TP_CHECK_ADVICE_COMPUTE_BOUND,   /* --max-compute-bound: compute-bound   */
 	TP_CHECK_ADVICE_INPUT,           /* --max-input-share: input-bound       */
 	TP_CHECK_ADVICE_ASYNC_WAIT,      /* --max-async-wait-share               */
+	TP_CHECK_ADVICE_DEBUG_PRINT,     /* --max-debug-print-share: debug-print */
 	TP_CHECK_ADVICE_BARRIER,         /* --max-barrier-share: barrier-cores   */
 	TP_CHECK_ADVICE_SPARSECORE,      /* --max-sparsecore-share               */
 	TP_CHECK_ADVICE_HOST_OFFLOAD,    /* --max-host-offload-share             */
@@ -83,6 +84,7 @@ enum tp_check_rule {
 	TP_CHECK_MAX_COMPUTE_BOUND,   /* enum tp_check_advice_rule            */
 	TP_CHECK_MAX_INPUT_SHARE,
 	TP_CHECK_MAX_ASYNC_WAIT_SHARE,
+	TP_CHECK_MAX_DEBUG_PRINT_SHARE,
 	TP_CHECK_MAX_BARRIER_SHARE,
 	TP_CHECK_MAX_SPARSECORE_SHARE,
 	TP_CHECK_MAX_HOST_OFFLOAD_SHARE,
@@ -105,6 +107,7 @@ enum tp_check_metric {
 	TP_METRIC_ADVICE_FLOP_UTILIZATION,
 	TP_METRIC_INPUT_SHARE,
 	TP_METRIC_ASYNC_WAIT_SHARE,
+	TP_METRIC_DEBUG_PRINT_SHARE,
 	TP_METRIC_BARRIER_SHARE,
 	TP_METRIC_SPARSECORE_SHARE,
 	TP_METRIC_HOST_OFFLOAD_SHARE,

@@ -127,6 +127,8 @@ struct tp_step {
 	int64_t compute_ps, collective_ps, copy_ps, idle_ps;
 	bool warmup;                 /* the first step, much slower than
 					the rest (steps_summary.c)      */
+	int64_t debug_print_ps;      /* device time of "debug_print"
+					events inside (op_debug_print.c) */
 };
 
 /* One execution of a collective op: the raw material of `collectives`. */

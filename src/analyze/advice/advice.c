@@ -414,14 +414,6 @@ static void growth_rule(struct tp_advice *a, const struct tp_advice_input *in)
 	    pct, f->host ? f->host : "?", PLANE(f->plane));
 }
 
-static void not_judged(struct tp_advice *a, const char *rule, const char *origin,
-		       double threshold, const char *why)
-{
-	struct tp_advice_finding *f = add(a, rule, origin, threshold);
-
-	say(f, "%s: could not be judged: %s", rule, why);
-}
-
 void tp_advice_judge(struct tp_advice *a, const struct tp_advice_input *in)
 {
 	memset(a, 0, sizeof(*a));
@@ -433,8 +425,7 @@ void tp_advice_judge(struct tp_advice *a, const struct tp_advice_input *in)
 	share_rule(a, in, "idle", "xprof", SHARE_IDLE, 0.1, false, "the TensorCore is idle");
 	share_rule(a, in, "async-done-waits", "xprof", SHARE_DONE, 0.1, false,
 		   "waits in async -done ops take");
-	not_judged(a, "debug-print", "xprof", 0.05,
-		   "tpuprof does not read host debug-print events yet");
+	tp_advice_debug_print_judge(add(a, "debug-print", "xprof", 0.05), in);
 	share_rule(a, in, "barrier-cores", "xprof", SHARE_BARRIER, 0.1, true,
 		   "barrier ops take");
 	sparsecore_rule(a, in);
@@ -447,8 +438,10 @@ void tp_advice_judge(struct tp_advice *a, const struct tp_advice_input *in)
 
 void tp_advice_release(struct tp_advice *a)
 {
-	for (size_t i = 0; i < a->n; i++)
+	for (size_t i = 0; i < a->n; i++) {
 		free(a->v[i].text);
+		free(a->v[i].hosts);
+	}
 	free(a->v);
 	memset(a, 0, sizeof(*a));
 }

@@ -31,7 +31,8 @@ static void core_input(struct tp_advice_core *in, struct tp_advice_step *steps,
 	for (size_t i = 0; i < c->n_steps; i++) {
 		const struct tp_step *s = &ops->steps[c->first_step + i];
 
-		steps[i] = (struct tp_advice_step){ s->start_ps, s->dur_ps, s->warmup };
+		steps[i] = (struct tp_advice_step){ s->start_ps, s->dur_ps, s->warmup,
+						    s->debug_print_ps, s->name };
 	}
 	in->steps = steps;
 	in->n_steps = c->n_steps;

@@ -183,7 +183,7 @@ static enum tp_err validate(const json_t *doc, const struct tp_check_opts *o,
 	    !o->has_max_collective_bytes && !o->has_min_headroom && !o->has_min_flops_utilization &&
 	    !o->has_max_collective_share && !o->has_max_idle_share && !any_advice_rule(o))
 		return tp_error_set(err, TP_ERR_USAGE,
-				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread, --max-memory-growth)");
+				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-debug-print-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread, --max-memory-growth)");
 	if (o->has_max_growth && !o->baseline)
 		return tp_error_set(err, TP_ERR_USAGE, "--max-growth needs --baseline REPORT.json");
 	if (o->module && !tp_check_doc_module(doc, o->module))

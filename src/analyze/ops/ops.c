@@ -135,6 +135,7 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 		if (line_used(src, &c->pl->lines[l]))
 			tp_ops_scan_line(c, (struct tp_line *)&c->pl->lines[l]);
 	tp_op_apply_meta_vals(c);
+	tp_ops_read_debug_prints(c);
 	finish_core(frag, &frag->cores[0]);
 	tp_op_ctx_release(c);
 	/* the ops hold copies of what they need from the plane's bytes */

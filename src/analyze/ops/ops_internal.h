@@ -230,5 +230,8 @@ size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
  * kind (collective, copy, else compute). */
 void tp_ops_step_add(struct tp_ops *ops, const struct tp_ops_core *core,
 		     int64_t t, int64_t self_ps, const struct tp_op *op);
+/* The device time of the core's "debug_print" events, into the steps
+ * that hold them (op_debug_print.c). */
+void tp_ops_read_debug_prints(struct tp_op_ctx *c);
 
 #endif

@@ -66,6 +66,9 @@ static const char check_help[] =
 	"  --max-input-share F    infeed's share of all steps' time (input-bound)\n"
 	"  --max-async-wait-share F\n"
 	"                         async -done waits' share of all steps' time\n"
+	"  --max-debug-print-share F\n"
+	"                         the worst host's mean share of step time in\n"
+	"                         debug_print events (debug-print; XProf: 0.05)\n"
 	"  --max-barrier-share F  barrier ops' share of all steps' time (barrier-cores)\n"
 	"  --max-sparsecore-share F\n"
 	"                         SparseCore op time over TensorCore step time\n"
@@ -137,6 +140,7 @@ static const struct tp_cli_option check_options[] = {
 	{ "max-compute-bound", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_COMPUTE_BOUND },
 	{ "max-input-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_INPUT },
 	{ "max-async-wait-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_ASYNC_WAIT },
+	{ "max-debug-print-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_DEBUG_PRINT },
 	{ "max-barrier-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_BARRIER },
 	{ "max-sparsecore-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_SPARSECORE },
 	{ "max-host-offload-share", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_HOST_OFFLOAD },

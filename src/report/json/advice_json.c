@@ -18,6 +18,22 @@ static json_t *real_or_null(bool has, double v)
 	return has ? json_real(v) : json_null();
 }
 
+/* debug-print's figure per host; null for the other rules */
+static json_t *hosts_json(const struct tp_advice_finding *f)
+{
+	json_t *arr;
+
+	if (!f->hosts)
+		return json_null();
+	arr = json_array();
+	for (size_t h = 0; h < f->n_hosts; h++)
+		json_array_append_new(arr, json_pack("{s:o,s:f,s:o}",
+			"host", tp_json_cstr(f->hosts[h].host),
+			"share", f->hosts[h].share,
+			"steps", tp_json_uint(f->hosts[h].steps)));
+	return arr;
+}
+
 json_t *tp_advice_json(const struct tp_advice *a)
 {
 	json_t *arr = json_array();
@@ -25,18 +41,19 @@ json_t *tp_advice_json(const struct tp_advice *a)
 	for (size_t i = 0; i < a->n; i++) {
 		const struct tp_advice_finding *f = &a->v[i];
 
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:f,s:o,s:o,s:o,s:s}",
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:f,s:o,s:o,s:o,s:s,s:o}",
 			"rule", f->rule,
 			"origin", f->origin,
 			"verdict", tp_advice_verdict_name(f->verdict),
 			"host", f->host ? tp_json_cstr(f->host) : json_null(),
-			"plane", f->host ? tp_json_str(f->plane) : json_null(),
+			"plane", f->host && f->plane.len ? tp_json_str(f->plane) : json_null(),
 			"measured", real_or_null(f->has_measured, f->measured),
 			"threshold", f->threshold,
 			"second_measured", real_or_null(f->has_second, f->second),
 			"second_threshold", real_or_null(f->has_second, f->second_threshold),
 			"time_ps", f->has_time ? tp_json_int(f->time_ps) : json_null(),
-			"text", f->text ? f->text : ""));
+			"text", f->text ? f->text : "",
+			"hosts", hosts_json(f)));
 	}
 	return arr;
 }
@@ -74,9 +91,13 @@ static void core_from_doc(struct tp_advice_core *in, struct tp_advice_step **ste
 	json_array_foreach(J(core, "steps"), i, v)
 		(*steps)[i] = (struct tp_advice_step){ jint(J(v, "start_ps")),
 						       jint(J(v, "duration_ps")),
-						       json_is_true(J(v, "warmup")) };
+						       json_is_true(J(v, "warmup")),
+						       jint(J(v, "debug_print_ps")),
+						       jstr(J(v, "name")) };
 	in->steps = *steps;
 	in->n_steps = json_array_size(J(core, "steps"));
+	in->no_debug_print = in->n_steps &&
+			     !json_is_integer(J(json_array_get(J(core, "steps"), 0), "debug_print_ps"));
 	in->steady_sum_ps = jint(J(steady, "sum_ps"));
 	in->steady_collective_ps = jint(J(steady, "collective_ps"));
 	in->steady_idle_ps = jint(J(steady, "idle_ps"));

@@ -64,7 +64,9 @@ static json_t *row_json(const struct tp_check_row *r)
 	json_object_set_new(j, "rule", json_string(tp_check_rule_name(r->rule)));
 	json_object_set_new(j, "metric", json_string(tp_check_metric_name(r->metric)));
 	json_object_set_new(j, "pass", json_boolean(r->pass));
-	json_object_set_new(j, "host", opt_str(r->plane ? r->host : NULL));
+	/* a core's host; debug-print's figure is a host's */
+	json_object_set_new(j, "host", opt_str(r->plane || r->metric == TP_METRIC_DEBUG_PRINT_SHARE ?
+					       r->host : NULL));
 	json_object_set_new(j, "plane", opt_str(r->plane));
 	json_object_set_new(j, "module", opt_str(r->module));
 	json_object_set_new(j, "program_id", opt_str(r->program_id));

@@ -204,7 +204,7 @@ static void op_json(struct tp_jw *w, const struct tp_capture *cap,
 
 static json_t *step_json(const struct tp_step *s)
 {
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b}",
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o}",
 		"name", tp_json_str(s->name),
 		"start_ps", tp_json_int(s->start_ps),
 		"duration_ps", tp_json_int(s->dur_ps),
@@ -212,7 +212,7 @@ static json_t *step_json(const struct tp_step *s)
 		"collective_ps", tp_json_int(s->collective_ps),
 		"copy_ps", tp_json_int(s->copy_ps),
 		"idle_ps", tp_json_int(s->idle_ps),
-		"warmup", s->warmup);
+		"warmup", s->warmup, "debug_print_ps", tp_json_int(s->debug_print_ps));
 }
 
 static json_t *share(int64_t part, int64_t whole)

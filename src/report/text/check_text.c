@@ -52,12 +52,15 @@ static void subject(FILE *out, const struct tp_check_row *r)
 {
 	if (r->plane)
 		fprintf(out, " core %s %s", r->host ? r->host : "?", r->plane);
+	else if (r->host)
+		/* a figure per host (debug-print) */
+		fprintf(out, " host %s", r->host);
 	/* a runtime peak's program is named with its source */
 	if (r->module && !(r->plane && runtime_program(r)))
 		fprintf(out, " module %s", r->module);
 	if (r->scope)
 		fprintf(out, " scope %s", r->scope);
-	if (!r->plane && !r->module && !r->scope)
+	if (!r->plane && !r->host && !r->module && !r->scope)
 		fputs(" all", out);
 }
 

@@ -78,6 +78,17 @@ const SummaryView = {
 		s.appendChild(el("ul", { id: "summary-advice-fired" }, fired.map(function (a) {
 			return el("li", { class: "warn" }, a.text);
 		})));
+		/* debug-print: every host over its limit, with its figure */
+		const hosts = [];
+		fired.forEach(function (a) {
+			(a.hosts || []).forEach(function (h) {
+				if (h.share >= a.threshold)
+					hosts.push(el("li", {}, a.rule + ": " + h.host + " " + (100 * h.share).toFixed(1) +
+						"% of step time (mean of " + h.steps + " step(s) with debug_print events)"));
+			});
+		});
+		if (hosts.length)
+			s.appendChild(el("ul", { id: "summary-advice-hosts" }, hosts));
 		const rest = function (v, label) {
 			const names = advice.filter(function (a) { return a.verdict === v; });
 			if (names.length)

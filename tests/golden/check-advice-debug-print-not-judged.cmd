@@ -1,0 +1,1 @@
+check --max-debug-print-share 5% testdata/jax-gpu.xplane.pb

@@ -1,0 +1,1 @@
+check --max-debug-print-share 6% testdata/debug-print

@@ -1,0 +1,1 @@
+report testdata/debug-print
