@@ -257,7 +257,10 @@ def shares_at_most_one(cap):
             if isinstance(node, dict):
                 for k, v in node.items():
                     if FRACTION_KEYS.search(k) and isinstance(v, (int, float)) and not isinstance(v, bool):
-                        if not (-1e-9 <= v <= 1 + 1e-9) and not k.startswith("limit"):
+                        # spread_share is a step's spread over its fastest
+                        # core: a ratio, not a part of a whole (GPU conv3d:
+                        # 138%, the slowest GPU took 2.4x the fastest)
+                        if not (-1e-9 <= v <= 1 + 1e-9) and not k.startswith("limit") and k != "spread_share":
                             yield "%s %s.%s = %.6g (%.4g%%)" % (cmd, where, k, v, 100 * v)
                     else:
                         yield from go(v, where + "." + k if k else where)
@@ -274,6 +277,10 @@ def text_shares_at_most_100(cap):
     for cmd in ("report", "ops", "memory", "collectives"):
         for line in cap.text(cmd).splitlines():
             for m in re.finditer(r"(?<![+\-\d.])(\d+(?:\.\d+)?)%", line):
+                # a straggling step's spread over its fastest core is a
+                # ratio (steps across cores, the straggler advice)
+                if line[m.end():].startswith(" slower") or re.search(r"  straggler(  warm-up)?$", line):
+                    continue
                 if float(m.group(1)) > 100.0001:
                     yield "%s: %s" % (cmd, line.strip()[:120])
 
@@ -294,6 +301,21 @@ def async_bytes_once(cap):
                 yield "%s %s: %s and %s both carry bytes (%d, %d)" % (core["host"], core["plane"], name,
                                                                    done["name"], o["bytes_accessed"],
                                                                    done["bytes_accessed"])
+
+
+def step_categories_sum(cap):
+    """Per step and core, compute by op category adds up to the step's
+    compute, and the steady steps' categories to the steady compute."""
+    for c in cap.json("ops")["cores"]:
+        core = "%s %s" % (c["host"], c["plane"])
+        for st in c["steps"] or []:
+            s = sum(x["ps"] for x in st["compute_by_category"])
+            if s != st["compute_ps"]:
+                yield "%s step %s: Σ compute_by_category = %d, compute_ps = %d" % (core, st["name"], s, st["compute_ps"])
+        if c["steady"]:
+            s = sum(x["ps"] for x in c["steady"]["compute_by_category"])
+            if s != c["steady"]["compute_ps"]:
+                yield "%s steady: Σ compute_by_category = %d, compute_ps = %d" % (core, s, c["steady"]["compute_ps"])
 
 
 def collective_parts_sum(cap):
@@ -718,6 +740,7 @@ ROWS = [
     Check("memory: scope tree adds up to the peak", scope_tree_adds_up),
     Check("memory: every byte of the peak is a buffer in a category", peak_held_by_buffers),
     Check("ops: op scope root = all op self time", op_scope_root_is_op_time),
+    Check("ops: per step, compute by category = the step's compute", step_categories_sum),
     Check("memory space 5: every byte of the peak is a buffer in a category", lambda c: peak_held_by_buffers(c, "memory-s5")),
     Check("memory space 5: not held to HBM capacity", host_memory_not_held_to_hbm),
 

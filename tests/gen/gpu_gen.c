@@ -15,12 +15,16 @@
  *                    the TF op, with a group_id stat.
  *
  * Kernels run the modules' timed ops in turn, one execution after the
- * other, without overlap. The kernel line's sizing pass plans how many
+ * other, without overlap. With --straggler-ps N the last GPU waits N ps
+ * before the last kernel of each execution (an idle gap inside the
+ * step); with --summary-steps the summary lists each GPU's executions:
+ * [first kernel start, last kernel end, kernel time] ps. The kernel line's sizing pass plans how many
  * kernels fit the budget (counting the TensorFlow Ops twin events too);
  * every other pass replays the same PRNG stream up to that count.
  */
 #include "xspace_gen.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define N_KERNEL_DETAILS 4
@@ -52,6 +56,9 @@ typedef struct {
     /* per plane */
     Rng rng0;
     uint64_t t0, budget, n_kernels, end_ps;
+    int gpu;
+    uint64_t *ex;     /* planning pass: start, end, busy per execution */
+    size_t n_ex, cap_ex;
 } GpuCtx;
 
 static const char *const kernel_details[N_KERNEL_DETAILS] = {
@@ -224,6 +231,8 @@ static void kernel_walk(GpuCtx *c, Emitter *em, int twin)
     GpuEv b, tb;
     gpuev_init(&b);
     gpuev_init(&tb);
+    if (planning)
+        c->n_ex = 0;
     for (uint64_t e = 0; c->n_mods; e++) {
         size_t p = (size_t)(e % c->n_mods);
         const ModuleInfo *m = &c->mods[p];
@@ -233,6 +242,21 @@ static void kernel_walk(GpuCtx *c, Emitter *em, int twin)
                          : k >= c->n_kernels)
                 goto done;
             int64_t dur = m->ops[i].base_ps * rng_range(&rng, 900, 1100) / 1000;
+            if (i > 0 && i + 1 == m->n_ops && c->gpu == o->cores - 1)
+                t += o->straggler_ps;
+            if (planning && i == 0) {
+                if (c->n_ex == c->cap_ex) {
+                    c->cap_ex = c->cap_ex ? 2 * c->cap_ex : 16;
+                    c->ex = xrealloc(c->ex, 3 * c->cap_ex * sizeof *c->ex);
+                }
+                c->ex[3 * c->n_ex] = t;
+                c->ex[3 * c->n_ex + 2] = 0;
+                c->n_ex++;
+            }
+            if (planning) {
+                c->ex[3 * c->n_ex - 2] = t + (uint64_t)dur;
+                c->ex[3 * c->n_ex - 1] += (uint64_t)dur;
+            }
             GpuEv *x = twin ? &tb : &b;
             if (twin)
                 tf_op_event(c, &tb, p, i, e);
@@ -298,6 +322,7 @@ void gpu_planes_write(const Options *o, const ModuleInfo *mods, size_t n_mods, i
         p.tail_len = c.tail_len;
         c.rng0 = rng_make(o->seed, 2000000 + (uint64_t)host * 1000 + (uint64_t)gpu);
         c.t0 = 500000000ull + (uint64_t)gpu * 1250000ull;
+        c.gpu = gpu;
         c.budget = budget > p.head_len + p.tail_len + 64
                        ? budget - p.head_len - p.tail_len - 64 : (budget ? 1 : 0);
         int stream = tf ? 134 + 2 * gpu : 16 + gpu;
@@ -316,8 +341,16 @@ void gpu_planes_write(const Options *o, const ModuleInfo *mods, size_t n_mods, i
         line_size(&lines[0], o->split_line); /* plans the kernels */
         *expect += full_plane_bytes(&p, o->split_line);
         plane_write(&p, o->split_line, s, fs, keep);
+        if (o->summary_steps) {
+            PlaneSum *ps = &fs->planes[fs->n_planes - 1];
+            size_t n3 = 3 * c.n_ex;
+            ps->n_execs = c.n_ex;
+            ps->execs = ANEWN(keep, uint64_t, n3);
+            memcpy(ps->execs, c.ex, 3 * c.n_ex * sizeof *c.ex);
+        }
         fs->xla_ops += lines[0].n_events;
         if (c.end_ps > *max_end_ps)
             *max_end_ps = c.end_ps;
     }
+    free(c.ex);
 }

@@ -1,1 +1,1 @@
-check --max-debug-print-share 5% testdata/jax-gpu.xplane.pb
+check --max-debug-print-share 5% testdata/jit_train_step.hlo_proto.pb

@@ -197,6 +197,11 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
     stepped = [c for c in ops["cores"] if c.get("steps")]
     rows = p.js("document.querySelectorAll('#summary-steps-cores tr').length")
     check(p.name + " summary steps rows", rows == len(stepped) + 1 if stepped else rows == 0, rows)
+    # each core's steady compute by category, as the JSON gives it
+    got = p.js("Array.from(document.querySelectorAll('#summary-steps-cores td.steps-categories')).map(e => e.textContent)")
+    want = [", ".join("%s %s" % (x["category"], p.js("fmtPct(%r)" % (x["share"] or 0)))
+                      for x in c["steady"]["compute_by_category"]) for c in stepped]
+    check(p.name + " summary steps: compute by category as the JSON", got == want, "%r != %r" % (got, want))
     if len(stepped) >= 2:
         lines = p.js("document.querySelectorAll('#summary-steps-chart polyline').length")
         check(p.name + " step chart has a line per core", lines == len(stepped), lines)

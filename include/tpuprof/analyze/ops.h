@@ -75,12 +75,16 @@ struct tp_op {
 	bool bytes_on_start;    /* a -done whose pair's bytes its -start
 				 * carries: its own were dropped           */
 	enum tp_cost_source cost_source; /* where flops and bytes came from */
+	uint32_t step_cat;      /* internal: its category's slot among the
+				 * core's, + 1; 0 until a step needs it */
 };
 
 enum tp_step_source {
 	TP_STEPS_NONE,      /* no step line and nothing to infer from     */
 	TP_STEPS_LINE,      /* the core's "Steps" line                    */
-	TP_STEPS_INFERRED,  /* runs of its busiest program (XLA Modules)  */
+	TP_STEPS_GROUP,     /* its op events grouped by their group_id    */
+	TP_STEPS_INFERRED,  /* runs of its busiest program: XLA Modules
+			     * (TPU), executions of its kernels (GPU)    */
 };
 
 struct tp_ops_core {
@@ -116,15 +120,28 @@ struct tp_line_program {
 	uint64_t id, runs;
 };
 
-/* One step of a core: an event of its "Steps" line, or (inferred) one
- * run of the program with the most device time on its "XLA Modules"
- * line; with the op self time that started inside it, by kind.
- * idle = duration - compute - collective - copy, at least 0. */
+/* Compute time of one op category (tp_op.category, as `--by category`
+ * groups ops) within a step. */
+struct tp_step_cat {
+	struct tp_str category;      /* pooled                            */
+	int64_t ps;                  /* self time of its compute ops      */
+};
+
+/* One step of a core: an event of its "Steps" line, the span of its op
+ * events of one group_id, or (inferred) one run of the program with the
+ * most device time: on TPU its "XLA Modules" line's, on GPU one
+ * execution of its kernels (core_lines.c); with the op self time that
+ * started inside it, by kind. idle = duration - compute - collective -
+ * copy, at least 0. */
 struct tp_step {
 	size_t core;
-	struct tp_str name;          /* event name, pooled                */
+	struct tp_str name;          /* event name or group id, pooled    */
 	int64_t start_ps, dur_ps;
 	int64_t compute_ps, collective_ps, copy_ps, idle_ps;
+	/* compute_ps by op category, most first (ties by name): they sum
+	 * to compute_ps. malloc'd; NULL when the step has no compute. */
+	struct tp_step_cat *cats;
+	size_t n_cats;
 	bool warmup;                 /* the first step, much slower than
 					the rest (steps_summary.c)      */
 	int64_t debug_print_ps;      /* device time of "debug_print"
@@ -230,6 +247,11 @@ struct tp_steps_summary {
 };
 void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core,
 			struct tp_steps_summary *out);
+/* The steady steps' compute by category (sums of tp_step.cats over the
+ * steps not marked warm-up), most first, ties by name; they sum to the
+ * summary's compute_ps. *out is malloc'd (NULL when there is none). */
+size_t tp_steps_steady_categories(const struct tp_ops *ops, const struct tp_ops_core *core,
+				  struct tp_step_cat **out);
 
 /* One step position across every core with steps (steps are matched by
  * position: the i-th step of each core). */
@@ -337,6 +359,34 @@ struct tp_program_time {
  * trace's steps track. */
 bool tp_ops_busiest_program(const struct tp_xspace *xs, const struct tp_plane *pl,
 			    const struct tp_line *ln, bool read, struct tp_program_time *best);
+
+/* ---- steps from a core's op lines (core_lines.c) ---- */
+
+/* One step read from op events: where it starts and how long it lasts,
+ * and its group id or program id. */
+struct tp_step_run {
+	int64_t start_ps, dur_ps;
+	int64_t id;
+};
+/* How a plane's ops are found: HLO op lines, GPU kernels naming HLO ops,
+ * else the TensorFlow op line. False when the plane has none. */
+bool tp_ops_plane_source(const struct tp_plane *pl, enum tp_op_source *src);
+/* Whether the line holds the plane's ops, for ops found so. */
+bool tp_ops_line_used(enum tp_op_source src, const struct tp_line *ln);
+/* The steps of the plane's op events (those of src's lines) that carry
+ * a `group_id` stat (on the event or its metadata, >= 0): per group,
+ * its first event's start to its last event's end, by start; 0 when no
+ * event has one. *out is malloc'd. Reads deferred lines (one thread). */
+size_t tp_ops_group_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
+			 enum tp_op_source src, struct tp_step_run **out);
+/* GPU: the program with the most kernel time on the plane's "Stream #"
+ * lines (kernels with program_id and hlo_op; ties: the lower id) into
+ * *best, its name the kernels' hlo_module (borrowed), and its
+ * executions: one starts at each of its kernels that runs the HLO op its
+ * first kernel ran, and ends with its last kernel before the next start.
+ * 0 when no kernel names a program. *out is malloc'd. */
+size_t tp_ops_gpu_program_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
+			       struct tp_program_time *best, struct tp_step_run **out);
 
 /* Resolves each core's device figures (forced: --device, or NULL; the
  * capacity as memory resolves it, with the runtime allocator's read from

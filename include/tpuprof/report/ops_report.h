@@ -49,6 +49,11 @@ void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
  * joins the cores of several reports and calls this on them. A new
  * reference: the array, or null with fewer than two cores with steps. */
 json_t *tp_steps_across_from_cores(json_t *cores);
+/* One entry of `steps_across`; the names are given (references stolen).
+ * Both live in advice_json.c. */
+json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host,
+			    json_t *slowest_plane, json_t *fastest_host,
+			    json_t *fastest_plane);
 
 /* The scope tree of `ops --by scope` (nodes in creation order), as
  * `scopes[]` of tpuprof.ops/1; merge rebuilds it with the same writer. */

@@ -88,9 +88,10 @@ static void push_exec(struct tp_ops *ops, const struct tp_op_rec *r)
 }
 
 /* An event leaves the stack: its self time is final. */
-static void finish(struct tp_ops *ops, struct tp_ops_core *core,
-		   const struct tp_op_rec *r, int64_t child)
+static void finish(struct tp_op_ctx *c, const struct tp_op_rec *r, int64_t child)
 {
+	struct tp_ops *ops = c->ops;
+	struct tp_ops_core *core = &ops->cores[c->core];
 	struct tp_op *op = &ops->ops[r->op];
 	int64_t self = r->dur - child;
 
@@ -103,11 +104,10 @@ static void finish(struct tp_ops *ops, struct tp_ops_core *core,
 		push_exec(ops, r);
 	}
 	if (core->n_steps)
-		tp_ops_step_add(ops, core, r->start, self, op);
+		tp_ops_step_add(c, r->start, self, op);
 }
 
-static void nest(struct tp_ops *ops, struct tp_ops_core *core,
-		 struct tp_op_bufs *b, size_t n)
+static void nest(struct tp_op_ctx *c, struct tp_op_bufs *b, size_t n)
 {
 	struct tp_op_rec *r = b->recs;
 	size_t depth = 0;
@@ -122,7 +122,7 @@ static void nest(struct tp_ops *ops, struct tp_ops_core *core,
 
 			if (end <= tp_sat_add(t->start, t->dur))
 				break;
-			finish(ops, core, t, top->child);
+			finish(c, t, top->child);
 			depth--;
 		}
 		if (depth)
@@ -136,7 +136,7 @@ static void nest(struct tp_ops *ops, struct tp_ops_core *core,
 	}
 	while (depth) {
 		depth--;
-		finish(ops, core, &r[b->stack[depth].index], b->stack[depth].child);
+		finish(c, &r[b->stack[depth].index], b->stack[depth].child);
 	}
 }
 
@@ -172,6 +172,9 @@ static void stream_start(struct stream *st, struct tp_op_ctx *c,
 		b->step_ps = tp_xgrow(b->step_ps, &b->cap_step_ps, n, sizeof(*b->step_ps));
 	if (n)
 		memset(b->step_ps, 0, n * sizeof(*b->step_ps));
+	if (c->n_step_cats)
+		memset(c->line_cat_ps, 0,
+		       c->n_step_cats * core->n_steps * sizeof(*c->line_cat_ps));
 }
 
 static void grow_self(struct tp_op_bufs *b, size_t local)
@@ -183,19 +186,26 @@ static void grow_self(struct tp_op_bufs *b, size_t local)
 }
 
 /* Its self time to its step's sums, kept apart as the op sums are:
- * [3 * step + kind], kind 0 compute, 1 collective, 2 copy. */
+ * [3 * step + kind], kind 0 compute, 1 collective, 2 copy; compute also
+ * by category (c->line_cat_ps). */
 static void stream_step(struct tp_op_ctx *c, const struct tp_op_open_rec *o,
 			int64_t self)
 {
 	const struct tp_ops *ops = c->ops;
-	const struct tp_op *op = &ops->ops[o->rec.op];
-	size_t i = tp_ops_step_at(ops, &ops->cores[c->core], o->rec.start);
+	struct tp_op *op = &ops->ops[o->rec.op];
+	const struct tp_ops_core *core = &ops->cores[c->core];
+	size_t i = tp_ops_step_at(ops, core, o->rec.start);
 	int64_t *v;
 
 	if (i == SIZE_MAX)
 		return;
 	v = &c->bufs->step_ps[3 * i + (op->collective ? 1 : op->copy ? 2 : 0)];
 	*v = tp_sat_add(*v, self);
+	if (op->collective || op->copy)
+		return;
+	/* the slot first: making it may move line_cat_ps */
+	i += tp_ops_step_cat(c, op) * core->n_steps;
+	c->line_cat_ps[i] = tp_sat_add(c->line_cat_ps[i], self);
 }
 
 /* An event leaves the stack: its self time goes to the line's sums.
@@ -281,6 +291,8 @@ static void stream_end(struct tp_op_ctx *c, struct stream *st)
 		s->collective_ps = tp_sat_add(s->collective_ps, v[1]);
 		s->copy_ps = tp_sat_add(s->copy_ps, v[2]);
 	}
+	for (size_t k = 0; k < c->n_step_cats * core->n_steps; k++)
+		c->cat_ps[k] = tp_sat_add(c->cat_ps[k], c->line_cat_ps[k]);
 }
 
 static void stream_abandon(struct tp_op_ctx *c, struct stream *st)
@@ -290,6 +302,9 @@ static void stream_abandon(struct tp_op_ctx *c, struct stream *st)
 	c->ops->n_execs = st->execs0;
 	if (b->cap_self)
 		memset(b->self, 0, b->cap_self * sizeof(*b->self));
+	if (c->n_step_cats)
+		memset(c->line_cat_ps, 0, c->n_step_cats * c->ops->cores[c->core].n_steps *
+					  sizeof(*c->line_cat_ps));
 	st->depth = 0;
 }
 
@@ -321,7 +336,7 @@ static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
 		if (id != TP_OP_NONE && ev.timed)
 			b->recs[n++] = record_of(ev.start_ps, ev.dur_ps, id);
 	}
-	nest(c->ops, &c->ops->cores[c->core], b, n);
+	nest(c, b, n);
 }
 
 /* What one pass over a line keeps between events. */

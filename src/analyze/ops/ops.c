@@ -8,64 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_xla_op_line(const struct tp_line *ln)
-{
-	return tp_str_eq(ln->name, "XLA Ops") ||
-	       tp_str_eq(ln->name, "Sparse Core Ops");
-}
-
-static bool is_tf_op_line(const struct tp_line *ln)
-{
-	return tp_str_eq(ln->name, "TensorFlow Ops") ||
-	       tp_str_eq(ln->name, "Framework Ops");
-}
-
-static bool is_kernel_line(const struct tp_line *ln)
-{
-	return tp_str_has_prefix(ln->name, "Stream #");
-}
-
-/* How a plane's ops are found: HLO op lines, GPU kernels naming HLO ops,
- * else the TensorFlow op line. False when the plane has none. */
-static bool op_source(const struct tp_plane *pl, enum tp_op_source *src)
-{
-	bool xla = false, tf = false, kern = false;
-
-	for (size_t l = 0; l < pl->n_lines; l++) {
-		const struct tp_line *ln = &pl->lines[l];
-
-		/* n_event_fields: non-zero when the line has events, also before
-		 * a deferred line is scanned */
-		if (!ln->n_event_fields)
-			continue;
-		xla |= is_xla_op_line(ln);
-		tf |= is_tf_op_line(ln);
-		kern |= is_kernel_line(ln);
-	}
-	if (xla && pl->kind != TP_PLANE_GPU)
-		*src = TP_OPSRC_TPU;
-	else if (kern && pl->kind == TP_PLANE_GPU && pl->known_stat[TP_SN_HLO_OP])
-		*src = TP_OPSRC_GPU;
-	else if (tf)
-		*src = TP_OPSRC_TF;
-	else
-		return false;
-	return true;
-}
-
-static bool line_used(enum tp_op_source src, const struct tp_line *ln)
-{
-	switch (src) {
-	case TP_OPSRC_TPU:
-		return is_xla_op_line(ln);
-	case TP_OPSRC_GPU:
-		return is_kernel_line(ln);
-	case TP_OPSRC_TF:
-		return is_tf_op_line(ln);
-	}
-	return false;
-}
-
 static void finish_core(struct tp_ops *ops, struct tp_ops_core *core)
 {
 	core->n_ops = ops->n_ops - core->first_op;
@@ -104,7 +46,7 @@ static void scan_other_lines(const struct tp_host *h, struct tp_plane *pl,
 		struct tp_event_iter it;
 		struct tp_event ev;
 
-		if (ln->scanned || line_used(src, ln))
+		if (ln->scanned || tp_ops_line_used(src, ln))
 			continue;
 		tp_event_iter_init_scan(&it, &h->xs, pl, ln);
 		/* in bulk where it can (any simple stats), as the open scan */
@@ -132,11 +74,12 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 	scan_other_lines(c->host, (struct tp_plane *)c->pl, src, c->bufs);
 	tp_ops_read_steps(c);
 	for (size_t l = 0; l < c->pl->n_lines; l++)
-		if (line_used(src, &c->pl->lines[l]))
+		if (tp_ops_line_used(src, &c->pl->lines[l]))
 			tp_ops_scan_line(c, (struct tp_line *)&c->pl->lines[l]);
 	tp_op_apply_meta_vals(c);
 	tp_ops_read_debug_prints(c);
 	finish_core(frag, &frag->cores[0]);
+	tp_ops_step_cats_finish(c);
 	tp_op_ctx_release(c);
 	/* the ops hold copies of what they need from the plane's bytes */
 	tp_xspace_drop(&c->host->xs, c->pl->bytes.ptr, c->pl->bytes.len);
@@ -276,7 +219,7 @@ static void collect_jobs(struct core_pool *pool, struct tp_capture *cap,
 			enum tp_op_source src;
 
 			if (!tp_plane_is_core(pl) || !tp_selection_plane(sel, h, pl) ||
-			    !op_source(pl, &src))
+			    !tp_ops_plane_source(pl, &src))
 				continue;
 			pool->jobs = tp_xrealloc(pool->jobs, (pool->n_jobs + 1) *
 							     sizeof(*pool->jobs));
@@ -360,6 +303,8 @@ void tp_ops_release(struct tp_ops *ops)
 	for (size_t i = 0; i < ops->n_cores; i++)
 		free(ops->cores[i].programs);
 	free(ops->cores);
+	for (size_t i = 0; i < ops->n_steps; i++)
+		free(ops->steps[i].cats);
 	free(ops->steps);
 	free(ops->execs);
 	free(ops->index);

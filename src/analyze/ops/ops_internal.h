@@ -121,6 +121,14 @@ struct tp_op_ctx {
 	struct tp_batch_keys gpu_keys; /* what GPU bulk reading keeps        */
 	bool count_programs;           /* this line's: tp_ops_core.programs   */
 	size_t line_programs;          /* the line's first entry there        */
+	/* the steps' compute by op category (tp_step.cats): the core's
+	 * categories met in steps (tp_op.step_cat - 1 indexes them), and
+	 * their time, [slot * n_steps + step], for the core and for the
+	 * line being streamed (added to the core's when it ends sorted) */
+	struct tp_str *step_cats;
+	size_t n_step_cats, cap_step_cats;
+	int64_t *cat_ps, *line_cat_ps;
+	size_t cap_cat_ps, cap_line_cat_ps;
 };
 
 /* The stats GPU kernels name their op with, as kept by bulk reading
@@ -227,9 +235,15 @@ void tp_ops_read_steps(struct tp_op_ctx *c);
 size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
 		      int64_t t);
 /* Adds op self time that started at t to the step holding t, by the op's
- * kind (collective, copy, else compute). */
-void tp_ops_step_add(struct tp_ops *ops, const struct tp_ops_core *core,
-		     int64_t t, int64_t self_ps, const struct tp_op *op);
+ * kind (collective, copy, else compute and its category). */
+void tp_ops_step_add(struct tp_op_ctx *c, int64_t t, int64_t self_ps,
+		     struct tp_op *op);
+/* The slot of the op's category among the core's step categories,
+ * made on first sight (c->cat_ps and c->line_cat_ps grow with it). */
+size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op);
+/* Each step's compute by category from c->cat_ps (tp_step.cats), once
+ * the core's lines are read; frees the ctx's category tables. */
+void tp_ops_step_cats_finish(struct tp_op_ctx *c);
 /* The device time of the core's "debug_print" events, into the steps
  * that hold them (op_debug_print.c). */
 void tp_ops_read_debug_prints(struct tp_op_ctx *c);

@@ -1,11 +1,13 @@
 /*
  * steps.c - the step breakdown: events of a core's "Steps" line or, where
- * the core has none (JAX captures), steps inferred from its "XLA Modules"
- * line: one step per run of the program with the most device time on the
- * core (the training or serving step; the small programs around it,
- * initialisation and collectives of their own, are left out). The op
- * self time that starts inside each step is split into compute,
- * collective and copy time; the rest of the step is idle.
+ * the core has none, its op events grouped by their group_id stat, else
+ * (JAX captures) steps inferred from the program with the most device
+ * time on the core (the training or serving step; the small programs
+ * around it, initialisation and collectives of their own, are left out):
+ * one per run on its "XLA Modules" line (TPU), one per execution of its
+ * kernels (GPU, core_lines.c). The op self time that starts inside each
+ * step is split into compute (by op category), collective and copy
+ * time; the rest of the step is idle.
  */
 #include "ops_internal.h"
 
@@ -38,7 +40,7 @@ static const struct tp_line *modules_line(const struct tp_plane *pl)
 	return NULL;
 }
 
-static void push_step(struct tp_op_ctx *c, const struct tp_event *ev,
+static void push_step(struct tp_op_ctx *c, int64_t start_ps, int64_t dur_ps,
 		      struct tp_str name)
 {
 	struct tp_ops *ops = c->ops;
@@ -52,18 +54,18 @@ static void push_step(struct tp_op_ctx *c, const struct tp_event *ev,
 	s->core = c->core;
 	/* pooled: the plane's pages are dropped after the core is read */
 	s->name = tp_strpool_intern(ops->strings, name);
-	s->start_ps = ev->start_ps;
-	s->dur_ps = ev->dur_ps > 0 ? ev->dur_ps : 0;
+	s->start_ps = start_ps;
+	s->dur_ps = dur_ps > 0 ? dur_ps : 0;
 	core->n_steps++;
 	/* XProf's device time spans both steps and ops (§7): a Steps line's;
 	 * inferred steps leave device time as the ops give it */
 	if (core->step_source != TP_STEPS_LINE)
 		return;
-	if (!core->has_span || ev->start_ps < core->first_start_ps)
-		core->first_start_ps = ev->start_ps;
+	if (!core->has_span || start_ps < core->first_start_ps)
+		core->first_start_ps = start_ps;
 	if (!core->has_span ||
-	    tp_sat_add(ev->start_ps, s->dur_ps) > core->last_end_ps)
-		core->last_end_ps = tp_sat_add(ev->start_ps, s->dur_ps);
+	    tp_sat_add(start_ps, s->dur_ps) > core->last_end_ps)
+		core->last_end_ps = tp_sat_add(start_ps, s->dur_ps);
 	core->has_span = true;
 }
 
@@ -131,8 +133,45 @@ static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln)
 
 			/* named by its position, as a Steps line names them */
 			snprintf(num, sizeof(num), "%zu", core->n_steps);
-			push_step(c, &ev, tp_str_make(num, strlen(num)));
+			push_step(c, ev.start_ps, ev.dur_ps, tp_str_make(num, strlen(num)));
 		}
+}
+
+/* Steps read from the op events (core_lines.c), named by their group id
+ * or, inferred, by their position. */
+static void push_runs(struct tp_op_ctx *c, const struct tp_step_run *v, size_t n,
+		      bool by_id)
+{
+	for (size_t i = 0; i < n; i++) {
+		char num[24];
+
+		snprintf(num, sizeof(num), "%lld", by_id ? (long long)v[i].id : (long long)i);
+		push_step(c, v[i].start_ps, v[i].dur_ps, tp_str_make(num, strlen(num)));
+	}
+}
+
+/* The core's steps from its op events: by group_id, else on GPU the
+ * executions of its busiest program. False when neither gives any. */
+static bool op_steps(struct tp_op_ctx *c)
+{
+	struct tp_ops_core *core = &c->ops->cores[c->core];
+	const struct tp_xspace *xs = &c->host->xs;
+	struct tp_program_time best = { 0 };
+	struct tp_step_run *v;
+	size_t n = tp_ops_group_runs(xs, c->pl, core->source, &v);
+
+	if (n) {
+		core->step_source = TP_STEPS_GROUP;
+		push_runs(c, v, n, true);
+	} else if (core->source == TP_OPSRC_GPU &&
+		   (n = tp_ops_gpu_program_runs(xs, c->pl, &best, &v))) {
+		core->step_source = TP_STEPS_INFERRED;
+		core->step_program_id = best.id;
+		core->step_program = tp_strpool_intern(c->ops->strings, best.name);
+		push_runs(c, v, n, false);
+	}
+	free(v);
+	return n > 0;
 }
 
 void tp_ops_read_steps(struct tp_op_ctx *c)
@@ -145,14 +184,15 @@ void tp_ops_read_steps(struct tp_op_ctx *c)
 
 	core->first_step = ops->n_steps;
 	if (!ln) {
-		if (core->source == TP_OPSRC_TPU && (ln = modules_line(c->pl)))
+		if (!op_steps(c) && core->source == TP_OPSRC_TPU && (ln = modules_line(c->pl)))
 			infer_steps(c, ln);
 	} else {
 		core->step_source = TP_STEPS_LINE;
 		tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 		while (tp_event_iter_next(&it, &ev) > 0)
 			if (ev.timed)
-				push_step(c, &ev, ev.meta ? ev.meta->name : TP_STR_NULL);
+				push_step(c, ev.start_ps, ev.dur_ps,
+					  ev.meta ? ev.meta->name : TP_STR_NULL);
 	}
 	if (core->n_steps > 1)
 		qsort(ops->steps + core->first_step, core->n_steps,
@@ -179,19 +219,99 @@ size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
 	return lo - 1;
 }
 
-void tp_ops_step_add(struct tp_ops *ops, const struct tp_ops_core *core,
-		     int64_t t, int64_t self_ps, const struct tp_op *op)
+void tp_ops_step_add(struct tp_op_ctx *c, int64_t t, int64_t self_ps,
+		     struct tp_op *op)
 {
+	struct tp_ops *ops = c->ops;
+	const struct tp_ops_core *core = &ops->cores[c->core];
 	struct tp_step *s;
-	size_t i;
+	size_t i, k;
 
 	if (!core->n_steps || (i = tp_ops_step_at(ops, core, t)) == SIZE_MAX)
 		return;
 	s = &ops->steps[core->first_step + i];
-	if (op->collective)
+	if (op->collective) {
 		s->collective_ps = tp_sat_add(s->collective_ps, self_ps);
-	else if (op->copy)
+	} else if (op->copy) {
 		s->copy_ps = tp_sat_add(s->copy_ps, self_ps);
-	else
+	} else {
 		s->compute_ps = tp_sat_add(s->compute_ps, self_ps);
+		k = tp_ops_step_cat(c, op) * core->n_steps + i;
+		c->cat_ps[k] = tp_sat_add(c->cat_ps[k], self_ps);
+	}
+}
+
+/* a's first n int64s kept, grown to want, the rest zero */
+static int64_t *grow_zeroed(int64_t *a, size_t *cap, size_t want)
+{
+	size_t old = *cap;
+
+	if (want <= old)
+		return a;
+	a = tp_xgrow(a, cap, want, sizeof(*a));
+	memset(a + old, 0, (*cap - old) * sizeof(*a));
+	return a;
+}
+
+size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op)
+{
+	size_t n_steps = c->ops->cores[c->core].n_steps, k;
+
+	if (op->step_cat)
+		return op->step_cat - 1;
+	/* categories are pooled: one pointer per distinct string */
+	for (k = 0; k < c->n_step_cats; k++)
+		if (c->step_cats[k].ptr == op->category.ptr &&
+		    c->step_cats[k].len == op->category.len)
+			break;
+	if (k == c->n_step_cats) {
+		c->step_cats = tp_xgrow(c->step_cats, &c->cap_step_cats, k + 1,
+					sizeof(*c->step_cats));
+		c->step_cats[c->n_step_cats++] = op->category;
+		c->cat_ps = grow_zeroed(c->cat_ps, &c->cap_cat_ps, (k + 1) * n_steps);
+		c->line_cat_ps = grow_zeroed(c->line_cat_ps, &c->cap_line_cat_ps,
+					     (k + 1) * n_steps);
+	}
+	op->step_cat = (uint32_t)k + 1;
+	return k;
+}
+
+static int by_cat(const void *a, const void *b)
+{
+	const struct tp_step_cat *x = a, *y = b;
+	size_t n = x->category.len < y->category.len ? x->category.len : y->category.len;
+	int d = n ? memcmp(x->category.ptr, y->category.ptr, n) : 0;
+
+	if (x->ps != y->ps)
+		return x->ps > y->ps ? -1 : 1;
+	if (d)
+		return d;
+	return (x->category.len > y->category.len) - (x->category.len < y->category.len);
+}
+
+void tp_ops_step_cats_finish(struct tp_op_ctx *c)
+{
+	struct tp_ops *ops = c->ops;
+	const struct tp_ops_core *core = &ops->cores[c->core];
+
+	for (size_t i = 0; i < core->n_steps; i++) {
+		struct tp_step *s = &ops->steps[core->first_step + i];
+
+		for (size_t k = 0; k < c->n_step_cats; k++) {
+			int64_t ps = c->cat_ps[k * core->n_steps + i];
+
+			if (!ps)
+				continue;
+			s->cats = tp_xrealloc(s->cats, (s->n_cats + 1) * sizeof(*s->cats));
+			s->cats[s->n_cats++] = (struct tp_step_cat){ c->step_cats[k], ps };
+		}
+		if (s->n_cats > 1)
+			qsort(s->cats, s->n_cats, sizeof(*s->cats), by_cat);
+	}
+	free(c->step_cats);
+	free(c->cat_ps);
+	free(c->line_cat_ps);
+	c->step_cats = NULL;
+	c->cat_ps = c->line_cat_ps = NULL;
+	c->n_step_cats = c->cap_step_cats = c->cap_cat_ps = c->cap_line_cat_ps = 0;
 }

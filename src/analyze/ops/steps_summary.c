@@ -114,3 +114,44 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
 	*out = v;
 	return n;
 }
+
+static int by_share(const void *a, const void *b)
+{
+	const struct tp_step_cat *x = a, *y = b;
+	size_t n = x->category.len < y->category.len ? x->category.len : y->category.len;
+	int d = n ? memcmp(x->category.ptr, y->category.ptr, n) : 0;
+
+	if (x->ps != y->ps)
+		return x->ps > y->ps ? -1 : 1;
+	return d ? d : (x->category.len > y->category.len) - (x->category.len < y->category.len);
+}
+
+size_t tp_steps_steady_categories(const struct tp_ops *ops, const struct tp_ops_core *core,
+				  struct tp_step_cat **out)
+{
+	struct tp_step_cat *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < core->n_steps; i++) {
+		const struct tp_step *s = &ops->steps[core->first_step + i];
+
+		if (s->warmup)
+			continue;
+		for (size_t k = 0; k < s->n_cats; k++) {
+			size_t j;
+
+			/* pooled: one pointer per distinct category */
+			for (j = 0; j < n && v[j].category.ptr != s->cats[k].category.ptr; j++)
+				;
+			if (j == n) {
+				v = tp_xgrow(v, &cap, n + 1, sizeof(*v));
+				v[n++] = (struct tp_step_cat){ s->cats[k].category, 0 };
+			}
+			v[j].ps = tp_sat_add(v[j].ps, s->cats[k].ps);
+		}
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_share);
+	*out = v;
+	return n;
+}

@@ -1,9 +1,11 @@
 /*
- * step_track.c - the derived steps track of a TPU core without a "Steps"
- * line (JAX captures): one slice per run of the program with the most
- * device time on its "XLA Modules" line, as `tpuprof ops` infers steps
- * (docs/ops.md): "Steps (inferred: jit_train_step)", slices "step 0",
- * "step 1", ... with `step` and `program_id`.
+ * step_track.c - the derived steps track of a core without a "Steps"
+ * line, as `tpuprof ops` finds its steps (docs/ops.md): its op events
+ * grouped by their group_id ("Steps (group_id)", slices with `step` and
+ * `group_id`), else inferred: one slice per run of the program with the
+ * most device time, on TPU its runs on the "XLA Modules" line, on GPU the
+ * executions of its kernels ("Steps (inferred: jit_train_step)", slices
+ * "step 0", "step 1", ... with `step` and `program_id`).
  */
 #include "trace_internal.h"
 
@@ -15,13 +17,9 @@
 #include "tpuprof/analyze/ops.h"
 #include "tpuprof/decode/hlo.h"
 
-struct run {
-	int64_t start_ps, dur_ps;
-};
-
 static int by_start(const void *a, const void *b)
 {
-	const struct run *x = a, *y = b;
+	const struct tp_step_run *x = a, *y = b;
 
 	return (x->start_ps > y->start_ps) - (x->start_ps < y->start_ps);
 }
@@ -52,15 +50,22 @@ static bool in_window(const struct tl *t, int64_t start_ps, int64_t end_ps)
 	       !(t->opts->has_to && start_ps > t->opts->to_ps);
 }
 
-static void emit(struct tl *t, uint64_t track, size_t index, uint64_t program_id,
-		 const struct run *r)
+static void emit(struct tl *t, uint64_t track, size_t index, struct tp_str id_name,
+		 int64_t id, const struct tp_step_run *r)
 {
 	int64_t start = tp_sat_add(r->start_ps, t->shift_ps[t->host]);
 	int64_t end = tp_sat_add(start, r->dur_ps);
 	struct tp_trace_arg args[2] = {
 		{ .name = { "step", 4 }, .kind = TP_ARG_INT, .v.i = (int64_t)index },
-		{ .name = { "program_id", 10 }, .kind = TP_ARG_UINT, .v.u = program_id },
+		{ .name = id_name, .kind = TP_ARG_UINT, .v.u = (uint64_t)id },
 	};
+
+	/* one type per argument across the file (docs/trace.md): program_id
+	 * unsigned, every other integer (group_id) signed */
+	if (!tp_str_eq(id_name, "program_id")) {
+		args[1].kind = TP_ARG_INT;
+		args[1].v.i = id;
+	}
 	struct tp_trace_slice s = { .args = args, .n_args = 2 };
 	char name[32];
 
@@ -72,28 +77,64 @@ static void emit(struct tl *t, uint64_t track, size_t index, uint64_t program_id
 	t->st->step_slices++;
 }
 
-void tl_steps_track(struct tl *t)
+/* "jit_train_step(123)" -> "jit_train_step" */
+static struct tp_str module_name(struct tp_str m)
+{
+	size_t len = m.len;
+
+	while (len > 0 && m.ptr[len - 1] != '(')
+		len--;
+	return len > 1 ? tp_str_make(m.ptr, len - 1) : m;
+}
+
+/* TPU: the runs of the busiest program on the XLA Modules line. */
+static size_t module_runs(struct tl *t, struct tp_program_time *best, struct tp_step_run **out)
 {
 	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
-	const struct tp_line *ln;
-	struct tp_program_time best = { 0 };
-	struct run *runs = NULL;
+	const struct tp_line *ln = find_line(t->pl, "XLA Modules");
+	struct tp_step_run *runs = NULL;
 	size_t n = 0, cap = 0;
 	struct tp_event_iter it;
 	struct tp_event ev;
-	int64_t last_end = INT64_MIN;
-	uint64_t track = 0, id;
+	uint64_t id;
 
-	if (t->pl->kind != TP_PLANE_TPU || find_line(t->pl, "Steps") ||
-	    !(ln = find_line(t->pl, "XLA Modules")) || !tp_ops_busiest_program(xs, t->pl, ln, true, &best))
-		return;
+	*out = NULL;
+	if (t->pl->kind != TP_PLANE_TPU || !ln || !tp_ops_busiest_program(xs, t->pl, ln, true, best))
+		return 0;
 	tp_event_iter_init_read(&it, xs, t->pl, ln);
 	while (tp_event_iter_next(&it, &ev) > 0)
-		if (ev.timed && ev.meta && tp_parse_paren_id(ev.meta->name, &id) && id == best.id) {
+		if (ev.timed && ev.meta && tp_parse_paren_id(ev.meta->name, &id) && id == best->id) {
 			runs = tp_xgrow(runs, &cap, n + 1, sizeof(*runs));
-			runs[n++] = (struct run){ ev.start_ps, ev.dur_ps > 0 ? ev.dur_ps : 0 };
+			runs[n++] = (struct tp_step_run){ ev.start_ps, ev.dur_ps > 0 ? ev.dur_ps : 0,
+							  (int64_t)id };
 		}
 	qsort(runs, n, sizeof(*runs), by_start);
+	best->name = module_name(best->name);
+	*out = runs;
+	return n;
+}
+
+void tl_steps_track(struct tl *t)
+{
+	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
+	struct tp_program_time best = { 0 };
+	struct tp_step_run *runs = NULL;
+	enum tp_op_source src;
+	size_t n = 0;
+	int64_t last_end = INT64_MIN;
+	uint64_t track = 0;
+	bool group = false;
+
+	/* where `ops` takes its steps from, past a Steps line (drawn as is):
+	 * the op events' group_id, else the busiest program's runs */
+	if (find_line(t->pl, "Steps") || !tp_ops_plane_source(t->pl, &src))
+		return;
+	if ((n = tp_ops_group_runs(xs, t->pl, src, &runs)))
+		group = true;
+	else if (src == TP_OPSRC_GPU)
+		n = tp_ops_gpu_program_runs(xs, t->pl, &best, &runs);
+	else if (src == TP_OPSRC_TPU)
+		n = module_runs(t, &best, &runs);
 	for (size_t i = 0; i < n; i++) {
 		int64_t start = tp_sat_add(runs[i].start_ps, t->shift_ps[t->host]);
 		int64_t end = tp_sat_add(start, runs[i].dur_ps);
@@ -104,18 +145,15 @@ void tl_steps_track(struct tl *t)
 			continue;
 		last_end = tp_sat_add(runs[i].start_ps, runs[i].dur_ps);
 		if (!track) {
-			struct tp_str m = best.name;
-			size_t len = m.len;
-			char *name;
+			char *name = group ? tp_xstrdup("Steps (group_id)") :
+				tp_xasprintf("Steps (inferred: %.*s)", (int)best.name.len,
+					     best.name.len ? best.name.ptr : "");
 
-			while (len > 0 && m.ptr[len - 1] != '(')
-				len--;
-			name = tp_xasprintf("Steps (inferred: %.*s)", (int)(len > 1 ? len - 1 : m.len),
-					    m.ptr);
 			track = new_track(t, name);
 			free(name);
 		}
-		emit(t, track, i, best.id, &runs[i]);
+		emit(t, track, i, group ? tp_str_make("group_id", 8) : tp_str_make("program_id", 10),
+		     runs[i].id, &runs[i]);
 	}
 	free(runs);
 }

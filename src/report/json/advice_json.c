@@ -2,9 +2,12 @@
  * advice_json.c - the report's "advice" list (docs/json.md): every rule
  * with its verdict, the figure measured and the core it was measured on;
  * and the advice judged again on a report document (merge: the figures
- * the rules read are all in it, docs/ops.md).
+ * the rules read are all in it, docs/ops.md); and `steps_across`, the
+ * per step figures across cores that the straggler rule reads: one entry
+ * for ops, and the whole list recomputed from a merged document's cores.
  */
 #include "tpuprof/report/report_doc.h"
+#include "tpuprof/report/ops_report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -172,4 +175,67 @@ void tp_advice_from_doc(struct tp_advice *a, const json_t *doc)
 	free(steps);
 	free(in);
 	free(m);
+}
+
+/* ---- steps_across: per step across cores (the straggler rule reads
+ * it), written by ops and recomputed by merge from saved cores ---- */
+
+/* One step across cores; the names are given (references stolen). */
+json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host,
+				json_t *slowest_plane, json_t *fastest_host,
+				json_t *fastest_plane)
+{
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
+		"index", tp_json_uint(a->index),
+		"n_cores", tp_json_uint(a->n_cores),
+		"slowest_host", slowest_host,
+		"slowest_plane", slowest_plane,
+		"slowest_ps", tp_json_int(a->slowest_ps),
+		"fastest_host", fastest_host,
+		"fastest_plane", fastest_plane,
+		"fastest_ps", tp_json_int(a->fastest_ps),
+		"spread_ps", tp_json_int(a->spread_ps),
+		"spread_share", a->fastest_ps > 0 ? json_real((double)a->spread_ps / (double)a->fastest_ps) : json_null(),
+		"straggler", a->straggler,
+		"warmup", a->warmup);
+}
+
+static json_t *name_of(json_t *cores, size_t c, const char *key)
+{
+	return json_deep_copy(json_object_get(json_array_get(cores, c), key));
+}
+
+json_t *tp_steps_across_from_cores(json_t *cores)
+{
+	size_t n = SIZE_MAX, with = 0, c;
+	json_t *core, *out;
+
+	json_array_foreach(cores, c, core) {
+		size_t k = json_array_size(json_object_get(core, "steps"));
+
+		if (!k)
+			continue;
+		with++;
+		n = k < n ? k : n;
+	}
+	if (with < 2)
+		return json_null();
+	out = json_array();
+	for (size_t i = 0; i < n; i++) {
+		struct tp_step_across a = { .index = i };
+
+		json_array_foreach(cores, c, core) {
+			json_t *s = json_array_get(json_object_get(core, "steps"), i);
+
+			if (s)
+				tp_step_across_add(&a, c,
+					json_integer_value(json_object_get(s, "duration_ps")),
+					json_is_true(json_object_get(s, "warmup")));
+		}
+		tp_step_across_close(&a);
+		json_array_append_new(out, tp_step_across_json(&a,
+			name_of(cores, a.slowest_core, "host"), name_of(cores, a.slowest_core, "plane"),
+			name_of(cores, a.fastest_core, "host"), name_of(cores, a.fastest_core, "plane")));
+	}
+	return out;
 }

@@ -202,9 +202,31 @@ static void op_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_end(w);
 }
 
+static json_t *share(int64_t part, int64_t whole)
+{
+	return whole > 0 ? json_real((double)part / (double)whole) : json_null();
+}
+
+/* Compute time by op category, most first; with each one's share of
+ * `whole` (the steady compute) when whole >= 0. */
+static json_t *cats_json(const struct tp_step_cat *v, size_t n, int64_t whole)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_pack("{s:o,s:o}", "category", tp_json_str(v[i].category),
+				      "ps", tp_json_int(v[i].ps));
+
+		if (whole >= 0)
+			json_object_set_new(o, "share", share(v[i].ps, whole));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *step_json(const struct tp_step *s)
 {
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o}",
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
 		"name", tp_json_str(s->name),
 		"start_ps", tp_json_int(s->start_ps),
 		"duration_ps", tp_json_int(s->dur_ps),
@@ -212,17 +234,14 @@ static json_t *step_json(const struct tp_step *s)
 		"collective_ps", tp_json_int(s->collective_ps),
 		"copy_ps", tp_json_int(s->copy_ps),
 		"idle_ps", tp_json_int(s->idle_ps),
-		"warmup", s->warmup, "debug_print_ps", tp_json_int(s->debug_print_ps));
-}
-
-static json_t *share(int64_t part, int64_t whole)
-{
-	return whole > 0 ? json_real((double)part / (double)whole) : json_null();
+		"warmup", s->warmup, "debug_print_ps", tp_json_int(s->debug_print_ps),
+		"compute_by_category", cats_json(s->cats, s->n_cats, -1));
 }
 
 static const char *step_source_name(enum tp_step_source s)
 {
-	return s == TP_STEPS_LINE ? "steps_line" : s == TP_STEPS_INFERRED ? "inferred" : NULL;
+	return s == TP_STEPS_LINE ? "steps_line" : s == TP_STEPS_GROUP ? "group_id" :
+	       s == TP_STEPS_INFERRED ? "inferred" : NULL;
 }
 
 /* Where the core's steps came from and its steady state. */
@@ -231,6 +250,9 @@ static void steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
 {
 	struct tp_steps_summary sum;
 	const char *src = step_source_name(c->step_source);
+	struct tp_step_cat *cats;
+	size_t n_cats;
+	json_t *steady;
 
 	tp_jw_put(w, "steps_source", src ? json_string(src) : json_null());
 	tp_jw_put(w, "steps_program", c->step_source == TP_STEPS_INFERRED ?
@@ -242,7 +264,7 @@ static void steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
 		return;
 	}
 	tp_steps_summarize(ops, c, &sum);
-	tp_jw_put(w, "steady", json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+	steady = json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"n_steps", tp_json_uint(sum.n_steps),
 		"n_steady", tp_json_uint(sum.n_steady),
 		"warmup_left_out", sum.warmup,
@@ -254,27 +276,11 @@ static void steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
 		"idle_ps", tp_json_int(sum.idle_ps),
 		"collective_share", share(sum.collective_ps, sum.sum_ps),
 		"copy_share", share(sum.copy_ps, sum.sum_ps),
-		"idle_share", share(sum.idle_ps, sum.sum_ps)));
-}
-
-/* One step across cores; the names are given (references stolen). */
-static json_t *step_across_json(const struct tp_step_across *a, json_t *slowest_host,
-				json_t *slowest_plane, json_t *fastest_host,
-				json_t *fastest_plane)
-{
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
-		"index", tp_json_uint(a->index),
-		"n_cores", tp_json_uint(a->n_cores),
-		"slowest_host", slowest_host,
-		"slowest_plane", slowest_plane,
-		"slowest_ps", tp_json_int(a->slowest_ps),
-		"fastest_host", fastest_host,
-		"fastest_plane", fastest_plane,
-		"fastest_ps", tp_json_int(a->fastest_ps),
-		"spread_ps", tp_json_int(a->spread_ps),
-		"spread_share", share(a->spread_ps, a->fastest_ps),
-		"straggler", a->straggler,
-		"warmup", a->warmup);
+		"idle_share", share(sum.idle_ps, sum.sum_ps));
+	n_cats = tp_steps_steady_categories(ops, c, &cats);
+	json_object_set_new(steady, "compute_by_category", cats_json(cats, n_cats, sum.compute_ps));
+	free(cats);
+	tp_jw_put(w, "steady", steady);
 }
 
 /* Per step across cores and hosts: the slowest core and the spread. */
@@ -293,52 +299,12 @@ static void steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
 		const struct tp_ops_core *slow = &ops->cores[v[i].slowest_core];
 		const struct tp_ops_core *fast = &ops->cores[v[i].fastest_core];
 
-		tp_jw_put(w, NULL, step_across_json(&v[i],
+		tp_jw_put(w, NULL, tp_step_across_json(&v[i],
 			tp_json_cstr(cap->hosts[slow->host].name), tp_json_str(slow->plane->name),
 			tp_json_cstr(cap->hosts[fast->host].name), tp_json_str(fast->plane->name)));
 	}
 	tp_jw_end(w);
 	free(v);
-}
-
-static json_t *name_of(json_t *cores, size_t c, const char *key)
-{
-	return json_deep_copy(json_object_get(json_array_get(cores, c), key));
-}
-
-json_t *tp_steps_across_from_cores(json_t *cores)
-{
-	size_t n = SIZE_MAX, with = 0, c;
-	json_t *core, *out;
-
-	json_array_foreach(cores, c, core) {
-		size_t k = json_array_size(json_object_get(core, "steps"));
-
-		if (!k)
-			continue;
-		with++;
-		n = k < n ? k : n;
-	}
-	if (with < 2)
-		return json_null();
-	out = json_array();
-	for (size_t i = 0; i < n; i++) {
-		struct tp_step_across a = { .index = i };
-
-		json_array_foreach(cores, c, core) {
-			json_t *s = json_array_get(json_object_get(core, "steps"), i);
-
-			if (s)
-				tp_step_across_add(&a, c,
-					json_integer_value(json_object_get(s, "duration_ps")),
-					json_is_true(json_object_get(s, "warmup")));
-		}
-		tp_step_across_close(&a);
-		json_array_append_new(out, step_across_json(&a,
-			name_of(cores, a.slowest_core, "host"), name_of(cores, a.slowest_core, "plane"),
-			name_of(cores, a.fastest_core, "host"), name_of(cores, a.fastest_core, "plane")));
-	}
-	return out;
 }
 
 /* One core: its ops one by one, a core can hold tens of thousands. */

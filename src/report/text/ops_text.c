@@ -157,6 +157,24 @@ static bool core_roofline(FILE *out, const struct tp_ops *ops, const struct tp_o
 	return w.has_flops || w.has_bytes;
 }
 
+/* The steady steps' compute by op category, every category, on one
+ * line under the steady state: what the compute share is made of. */
+static void steady_categories(FILE *out, const struct tp_ops *ops,
+			      const struct tp_ops_core *c, int64_t compute_ps)
+{
+	struct tp_step_cat *v;
+	size_t n = tp_steps_steady_categories(ops, c, &v);
+
+	if (n)
+		fprintf(out, "  steady compute by category (%% of compute):");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %.*s %.1f%%", i ? "," : "", (int)v[i].category.len,
+			TP_SPTR(v[i].category), pct(v[i].ps, compute_ps));
+	if (n)
+		fputc('\n', out);
+	free(v);
+}
+
 static void steps_head(FILE *out, const struct tp_ops *ops,
 		       const struct tp_ops_core *c)
 {
@@ -164,9 +182,13 @@ static void steps_head(FILE *out, const struct tp_ops *ops,
 	char t_s[32];
 
 	if (c->step_source == TP_STEPS_INFERRED)
-		fprintf(out, "  steps (%zu, inferred: one per run of %.*s, program %" PRIu64
+		fprintf(out, "  steps (%zu, inferred: one per %s of %.*s, program %" PRIu64
 			", the program with the most device time)\n", c->n_steps,
+			c->source == TP_OPSRC_GPU ? "execution of the kernels" : "run",
 			(int)c->step_program.len, TP_SPTR(c->step_program), c->step_program_id);
+	else if (c->step_source == TP_STEPS_GROUP)
+		fprintf(out, "  steps (%zu, from the op events' group_id: one per group)\n",
+			c->n_steps);
 	else
 		fprintf(out, "  steps (%zu, from the Steps line)\n", c->n_steps);
 	tp_steps_summarize(ops, c, &sum);
@@ -176,6 +198,7 @@ static void steps_head(FILE *out, const struct tp_ops *ops,
 		tp_fmt_ps(t_s, sizeof(t_s), sum.step_ps), pct(sum.compute_ps, sum.sum_ps),
 		pct(sum.collective_ps, sum.sum_ps), pct(sum.copy_ps, sum.sum_ps),
 		pct(sum.idle_ps, sum.sum_ps));
+	steady_categories(out, ops, c, sum.compute_ps);
 }
 
 static void steps_text(FILE *out, const struct tp_ops *ops,

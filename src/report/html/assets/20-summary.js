@@ -25,13 +25,19 @@ const SummaryView = {
 		const s = el("section", { id: "summary-steps" }, el("h3", {}, "Steps"));
 		const cores = (ops.cores || []).filter(function (c) { return c.steps; });
 		const t = el("table", { class: "plain", id: "summary-steps-cores" }, el("tr", {},
-			["host", "core", "steps", "from", "steady step", "compute", "collectives", "copies", "idle"].map(function (h) {
+			["host", "core", "steps", "from", "steady step", "compute", "collectives", "copies", "idle",
+			 "compute by category (of compute)"].map(function (h) {
 				return el("th", {}, h);
 			})));
 		cores.forEach(function (c) {
 			const st = c.steady || {};
 			const share = function (x) { return st.sum_ps ? fmtPct(x / st.sum_ps) : "–"; };
-			const from = c.steps_source === "inferred" ? "inferred: runs of " + c.steps_program : "Steps line";
+			const from = c.steps_source === "inferred" ? "inferred: " +
+				(c.source === "gpu_kernels" ? "executions of " : "runs of ") + c.steps_program :
+				c.steps_source === "group_id" ? "group_id" : "Steps line";
+			const cats = (st.compute_by_category || []).map(function (x) {
+				return x.category + " " + fmtPct(x.share || 0);
+			}).join(", ");
 			t.appendChild(el("tr", {}, el("td", {}, c.host), el("td", {}, shortPlane(c.plane)),
 				el("td", { class: "num" }, fmtInt(st.n_steady || 0) + (st.warmup_left_out ? " (+1 warm-up)" : "")),
 				el("td", { class: "muted" }, from),
@@ -39,7 +45,8 @@ const SummaryView = {
 				el("td", { class: "num" }, share(st.compute_ps)),
 				el("td", { class: "num" + (st.collective_share >= 0.3 ? " warn" : "") }, share(st.collective_ps)),
 				el("td", { class: "num" + (st.copy_share > 0.1 ? " warn" : "") }, share(st.copy_ps)),
-				el("td", { class: "num" + (st.idle_share > 0.1 ? " warn" : "") }, share(st.idle_ps))));
+				el("td", { class: "num" + (st.idle_share > 0.1 ? " warn" : "") }, share(st.idle_ps)),
+				el("td", { class: "muted steps-categories" }, cats)));
 		});
 		s.appendChild(t);
 		if (cores.length >= 2)

@@ -1,0 +1,377 @@
+/*
+ * check_steps.c - where steps come from besides a Steps line, with values
+ * worked out by hand on captures built here: GPU steps (one per execution
+ * of the busiest program's kernels), steps from the op events' group_id
+ * stat, and each step's compute by op category; and the generator's GPU
+ * steps cases (tests/make_testdata.sh), against its ground truth.
+ */
+#include "testutil.h"
+
+#include <jansson.h>
+
+#include "tpuprof/analyze/ops.h"
+
+/* XStatMetadata entries: ids 1.. for names[] */
+static void stat_metas(struct pb *plane, const char *const *names, size_t n, int64_t first)
+{
+	for (size_t k = 0; k < n; k++) {
+		struct pb sm = { 0 }, entry = { 0 };
+
+		pb_int(&sm, 1, first + (int64_t)k);
+		pb_str(&sm, 2, names[k]);
+		pb_int(&entry, 1, first + (int64_t)k);
+		pb_msg(&entry, 2, &sm);
+		pb_msg(plane, 5, &entry);
+		pb_free(&sm);
+		pb_free(&entry);
+	}
+}
+
+/* An XEventMetadata with a name and, when cat, the TPU op stats
+ * program_id (1), symbol_id (2) and hlo_category (3). */
+static void event_meta(struct pb *plane, int64_t id, int64_t program, const char *name,
+		       const char *cat)
+{
+	struct pb em = { 0 }, entry = { 0 }, st = { 0 };
+
+	pb_int(&em, 1, id);
+	pb_str(&em, 2, name);
+	pb_str(&em, 4, name);
+	if (cat) {
+		pb_int(&st, 1, 1);
+		pb_int(&st, 3, program);
+		pb_msg(&em, 5, &st);
+		pb_free(&st);
+		pb_int(&st, 1, 2);
+		pb_int(&st, 3, id);
+		pb_msg(&em, 5, &st);
+		pb_free(&st);
+		pb_int(&st, 1, 3);
+		pb_str(&st, 5, cat);
+		pb_msg(&em, 5, &st);
+		pb_free(&st);
+	}
+	pb_int(&entry, 1, id);
+	pb_msg(&entry, 2, &em);
+	pb_msg(plane, 4, &entry);
+	pb_free(&em);
+	pb_free(&entry);
+}
+
+/* One event: metadata, offset, duration and up to three stats, each
+ * {stat metadata id, XStat value field (4 int64, 7 ref), value};
+ * a stat id of 0 ends the list. */
+struct ev {
+	int64_t meta, start, dur;
+	int64_t stats[3][3];
+};
+
+/* strs: ref values (field 7) written as the strings they name instead,
+ * strs[value - 1] (field 5): not what bulk reading keeps, so such events
+ * are read one at a time. */
+static void line(struct pb *plane, int64_t id, const char *name, const struct ev *v, size_t n,
+		 const char *const *strs)
+{
+	struct pb ln = { 0 };
+
+	pb_int(&ln, 1, id);
+	pb_str(&ln, 2, name);
+	for (size_t i = 0; i < n; i++) {
+		struct pb e = { 0 };
+
+		pb_int(&e, 1, v[i].meta);
+		pb_int(&e, 2, v[i].start);
+		pb_int(&e, 3, v[i].dur);
+		for (size_t k = 0; k < 3 && v[i].stats[k][0]; k++) {
+			struct pb st = { 0 };
+
+			pb_int(&st, 1, v[i].stats[k][0]);
+			if (strs && v[i].stats[k][1] == 7)
+				pb_str(&st, 5, strs[v[i].stats[k][2] - 1]);
+			else
+				pb_int(&st, (uint32_t)v[i].stats[k][1], v[i].stats[k][2]);
+			pb_msg(&e, 4, &st);
+			pb_free(&st);
+		}
+		pb_msg(&ln, 4, &e);
+		pb_free(&e);
+	}
+	pb_msg(plane, 3, &ln);
+	pb_free(&ln);
+}
+
+static void build(struct tp_capture *cap, struct tp_ops *ops, struct pb *plane, char **path)
+{
+	struct pb space = { 0 };
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_error err = { 0 };
+	const char *paths[1];
+
+	pb_msg(&space, 1, plane);
+	pb_free(plane);
+	*path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	paths[0] = *path;
+	ck_assert_int_eq(tp_capture_open(cap, paths, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_ops_build(ops, cap, NULL, &err), TP_OK);
+}
+
+static void done(struct tp_capture *cap, struct tp_ops *ops, char *path)
+{
+	tp_ops_release(ops);
+	tp_capture_release(cap);
+	unlink(path);
+	free(path);
+}
+
+/* A GPU core: program 5 (jit_a, kernels a.1 then b.1 or b.1 twice) runs
+ * three times, twice back to back; program 6 (jit_b, kernel c.1) runs
+ * on a second stream, once inside the third execution. Program 5 has
+ * the most kernel time (1250 ps against 550), so its executions are the
+ * steps: each starts at an a.1 (the op its first kernel ran).
+ *   0: a.1 1000+100, b.1 1200+300        -> 1000..1500, compute 400, idle 100
+ *   1: a.1 1600+100, b.1 1750+250        -> 1600..2000, compute 350, idle 50
+ *   2: a.1 2200+100, b.1 2400+300, b.1 2800+100, and c.1 2450+50 (program
+ *      6, starting inside the step)      -> 2200..2900, compute 550, idle 150
+ * c.1 at 3000 is in no step. Loop 0: hlo_op and hlo_module are refs
+ * (read in bulk); 1: strings (read one event at a time): the same steps. */
+START_TEST(test_gpu_steps)
+{
+	static const char *const names[] = { "program_id", "hlo_op", "hlo_module",
+					     "a.1", "b.1", "c.1", "jit_a", "jit_b" };
+	enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, C1 = 6, JA = 7, JB = 8 };
+#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
+	static const struct ev s1[] = {
+		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1200, 300, K(5, B1, JA) },
+		{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
+		{ 1, 2200, 100, K(5, A1, JA) }, { 1, 2400, 300, K(5, B1, JA) },
+		{ 1, 2800, 100, K(5, B1, JA) },
+	};
+	static const struct ev s2[] = {
+		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 3000, 500, K(6, C1, JB) },
+	};
+#undef K
+	static const int64_t want[][4] = {
+		{ 1000, 500, 400, 100 }, { 1600, 400, 350, 50 }, { 2200, 700, 550, 150 },
+	};
+	struct pb plane = { 0 };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_steps_summary sum;
+	const struct tp_step *st;
+	char *path;
+
+	pb_str(&plane, 2, "/device:GPU:0");
+	line(&plane, 16, "Stream #16(Kernel)", s1, sizeof(s1) / sizeof(s1[0]), _i ? names : NULL);
+	line(&plane, 17, "Stream #17(Kernel)", s2, sizeof(s2) / sizeof(s2[0]), _i ? names : NULL);
+	event_meta(&plane, 1, 0, "kernel", NULL);
+	stat_metas(&plane, names, sizeof(names) / sizeof(names[0]), 1);
+	build(&cap, &ops, &plane, &path);
+	ck_assert_uint_eq(ops.n_cores, 1);
+	ck_assert_int_eq(ops.cores[0].source, TP_OPSRC_GPU);
+	ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_INFERRED);
+	ck_assert_uint_eq(ops.cores[0].step_program_id, 5);
+	ck_assert(tp_str_eq(ops.cores[0].step_program, "jit_a"));
+	ck_assert_uint_eq(ops.cores[0].n_steps, 3);
+	st = &ops.steps[ops.cores[0].first_step];
+	for (size_t i = 0; i < 3; i++) {
+		char name[24];
+
+		snprintf(name, sizeof(name), "%zu", i);
+		ck_assert(tp_str_eq(st[i].name, name));
+		ck_assert_int_eq(st[i].start_ps, want[i][0]);
+		ck_assert_int_eq(st[i].dur_ps, want[i][1]);
+		ck_assert_int_eq(st[i].compute_ps, want[i][2]);
+		ck_assert_int_eq(st[i].idle_ps, want[i][3]);
+		ck_assert_int_eq(st[i].collective_ps + st[i].copy_ps, 0);
+		ck_assert(!st[i].warmup);
+		/* no HLO: one category, the empty one, holding all compute */
+		ck_assert_uint_eq(st[i].n_cats, 1);
+		ck_assert_int_eq(st[i].cats[0].ps, want[i][2]);
+	}
+	tp_steps_summarize(&ops, &ops.cores[0], &sum);
+	ck_assert_int_eq(sum.sum_ps, 1600);
+	ck_assert_int_eq(sum.compute_ps, 1300);
+	ck_assert_int_eq(sum.idle_ps, 300);
+	ck_assert_int_eq(sum.step_ps, 533);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* A TPU core whose XLA Ops events carry group_id (stat 4): the groups
+ * are the steps, before the XLA Modules line's runs would be inferred.
+ *   group 3: add.1 1000+100, fusion.1 1150+200, all-reduce.1 1400+50
+ *            -> 1000..1450: compute 300 (loop fusion 200, non-fusion
+ *               elementwise 100), collective 50, idle 100
+ *   group 4: add.1 2000+100, copy-done.1 2300+100 (listed first: the
+ *            file's order does not matter) -> 2000..2400: compute 100,
+ *               copy 100, idle 200
+ * add.1 at 2500 has no group_id and fusion.1 at 2600 a negative one: in
+ * no step. */
+START_TEST(test_group_steps)
+{
+	static const char *const names[] = { "program_id", "symbol_id", "hlo_category",
+					     "group_id" };
+	static const struct ev modules[] = { { 20, 900, 2100, { { 0 } } } };
+	static const struct ev opev[] = {
+		{ 7, 1000, 100, { { 4, 4, 3 } } }, { 10, 1150, 200, { { 4, 4, 3 } } },
+		{ 8, 1400, 50, { { 4, 4, 3 } } }, { 9, 2300, 100, { { 4, 4, 4 } } },
+		{ 7, 2000, 100, { { 4, 4, 4 } } }, { 7, 2500, 30, { { 0 } } },
+		{ 10, 2600, 10, { { 4, 4, -1 } } },
+	};
+	struct pb plane = { 0 };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_step_cat *cats;
+	const struct tp_step *st;
+	char *path;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	line(&plane, 1, "XLA Modules", modules, 1, NULL);
+	line(&plane, 2, "XLA Ops", opev, sizeof(opev) / sizeof(opev[0]), NULL);
+	event_meta(&plane, 20, 0, "jit_a(1)", NULL);
+	event_meta(&plane, 7, 1, "add.1", "non-fusion elementwise");
+	event_meta(&plane, 8, 1, "all-reduce.1", "all-reduce");
+	event_meta(&plane, 9, 1, "copy-done.1", "copy-done");
+	event_meta(&plane, 10, 1, "fusion.1", "loop fusion");
+	stat_metas(&plane, names, 4, 1);
+	build(&cap, &ops, &plane, &path);
+	ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_GROUP);
+	ck_assert_uint_eq(ops.cores[0].n_steps, 2);
+	st = &ops.steps[ops.cores[0].first_step];
+	ck_assert(tp_str_eq(st[0].name, "3"));
+	ck_assert_int_eq(st[0].start_ps, 1000);
+	ck_assert_int_eq(st[0].dur_ps, 450);
+	ck_assert_int_eq(st[0].compute_ps, 300);
+	ck_assert_int_eq(st[0].collective_ps, 50);
+	ck_assert_int_eq(st[0].copy_ps, 0);
+	ck_assert_int_eq(st[0].idle_ps, 100);
+	ck_assert_uint_eq(st[0].n_cats, 2);
+	ck_assert(tp_str_eq(st[0].cats[0].category, "loop fusion"));
+	ck_assert_int_eq(st[0].cats[0].ps, 200);
+	ck_assert(tp_str_eq(st[0].cats[1].category, "non-fusion elementwise"));
+	ck_assert_int_eq(st[0].cats[1].ps, 100);
+	ck_assert(tp_str_eq(st[1].name, "4"));
+	ck_assert_int_eq(st[1].start_ps, 2000);
+	ck_assert_int_eq(st[1].dur_ps, 400);
+	ck_assert_int_eq(st[1].compute_ps, 100);
+	ck_assert_int_eq(st[1].copy_ps, 100);
+	ck_assert_int_eq(st[1].idle_ps, 200);
+	ck_assert_uint_eq(st[1].n_cats, 1);
+	ck_assert(tp_str_eq(st[1].cats[0].category, "non-fusion elementwise"));
+	ck_assert_int_eq(st[1].cats[0].ps, 100);
+	/* steady: both steps; loop fusion 200 and non-fusion elementwise 200
+	 * (ties by name), summing to compute 400 */
+	ck_assert_uint_eq(tp_steps_steady_categories(&ops, &ops.cores[0], &cats), 2);
+	ck_assert(tp_str_eq(cats[0].category, "loop fusion"));
+	ck_assert_int_eq(cats[0].ps, 200);
+	ck_assert(tp_str_eq(cats[1].category, "non-fusion elementwise"));
+	ck_assert_int_eq(cats[1].ps, 200);
+	free(cats);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* The generator's GPU steps cases (tests/make_testdata.sh): 3 GPUs, one
+ * program; the last GPU waits 30 us before each execution's last kernel.
+ * Each GPU's steps are its executions as the summary lists them (first
+ * kernel start, last kernel end, kernel time): the op time in each is
+ * the kernel time (kernels never overlap), the rest is idle; the third
+ * execution is cut short by the event budget before its last kernel, so
+ * only steps 0 and 1 straggle, on the last GPU. jax-gpu: inferred
+ * (executions of the kernels); tf-gpu: the TensorFlow Ops' group_id. */
+static const struct {
+	const char *capture, *summary;
+	enum tp_step_source source;
+} generated[] = {
+	{ "testdata/gpu-steps.xplane.pb", "testdata/gpu-steps.summary.json", TP_STEPS_INFERRED },
+	{ "testdata/tf-gpu-steps.xplane.pb", "testdata/tf-gpu-steps.summary.json", TP_STEPS_GROUP },
+};
+
+START_TEST(test_generated_gpu_steps)
+{
+	json_error_t jerr;
+	json_t *sum = json_load_file(generated[_i].summary, 0, &jerr), *pl;
+	const char *path = generated[_i].capture;
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_error err = { 0 };
+	struct tp_step_across *v;
+	size_t i, n, core = 0;
+
+	ck_assert_ptr_nonnull(sum);
+	ck_assert_int_eq(tp_capture_open(&cap, &path, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(ops.n_cores, 3);
+	json_array_foreach(json_object_get(json_array_get(json_object_get(sum, "files"), 0),
+					   "planes"), i, pl) {
+		const json_t *ex = json_object_get(pl, "executions"), *e;
+		const struct tp_ops_core *c;
+		int64_t base;
+		size_t k;
+
+		if (!ex)
+			continue;
+		c = &ops.cores[core++];
+		/* the summary's times are the events' offsets; the lines start
+		 * at their timestamp, past the capture's origin */
+		base = (c->plane->lines[0].timestamp_ns - cap.hosts[0].xs.time_origin_ns) * 1000;
+		ck_assert(tp_str_eq(c->plane->name, json_string_value(json_object_get(pl, "name"))));
+		ck_assert_int_eq(c->step_source, generated[_i].source);
+		ck_assert_uint_eq(c->n_steps, 3);
+		ck_assert_uint_eq(json_array_size(ex), 3);
+		json_array_foreach(ex, k, e) {
+			const struct tp_step *st = &ops.steps[c->first_step + k];
+			int64_t start = base + json_integer_value(json_array_get(e, 0));
+			int64_t end = base + json_integer_value(json_array_get(e, 1));
+			int64_t busy = json_integer_value(json_array_get(e, 2)), cats = 0;
+			char name[24];
+
+			snprintf(name, sizeof(name), "%zu", k);
+			ck_assert(tp_str_eq(st->name, name));
+			ck_assert_int_eq(st->start_ps, start);
+			ck_assert_int_eq(st->dur_ps, end - start);
+			ck_assert_int_eq(st->compute_ps + st->collective_ps + st->copy_ps, busy);
+			ck_assert_int_eq(st->idle_ps, end - start - busy);
+			for (size_t j = 0; j < st->n_cats; j++)
+				cats += st->cats[j].ps;
+			ck_assert_int_eq(cats, st->compute_ps);
+			ck_assert(!st->warmup);
+		}
+	}
+	ck_assert_uint_eq(core, 3);
+	n = tp_steps_across(&ops, &v);
+	ck_assert_uint_eq(n, 3);
+	for (i = 0; i < n; i++) {
+		ck_assert(v[i].straggler == (i < 2));
+		if (i < 2) {
+			ck_assert_uint_eq(v[i].slowest_core, 2);
+			ck_assert_int_ge(v[i].spread_ps, 30000000 - 2000000);
+		}
+	}
+	free(v);
+	json_decref(sum);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
+static Suite *steps_suite(void)
+{
+	Suite *s = suite_create("steps");
+	TCase *tc = tcase_create("steps");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_gpu_steps, 0, 2);
+	tcase_add_test(tc, test_group_steps);
+	tcase_add_loop_test(tc, test_generated_gpu_steps, 0,
+			    sizeof(generated) / sizeof(generated[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(steps_suite());
+}

@@ -1,0 +1,1 @@
+ops --limit 3 testdata/gpu-steps.xplane.pb

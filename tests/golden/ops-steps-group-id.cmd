@@ -1,0 +1,1 @@
+ops --limit 3 testdata/tf-gpu-steps.xplane.pb
