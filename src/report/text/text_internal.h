@@ -10,6 +10,7 @@
 #define TPUPROF_TEXT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tpuprof/analyze/ops.h"
 
@@ -26,5 +27,12 @@ struct tp_text_op_name {
 struct tp_text_op_name *tp_text_op_names(const struct tp_capture *cap, const struct tp_ops *ops,
 					 const struct tp_ops_core *c, size_t n);
 void tp_text_op_names_release(struct tp_text_op_name *v, size_t n);
+
+/* A sum's spread between cores, "least..most" self time, or "-" on one
+ * core (ops_cat_text.c). */
+void tp_text_spread(char *buf, size_t n, const struct tp_cat_sum *s);
+/* `ops --by category` (ops_cat_text.c). */
+void tp_text_categories(FILE *out, const struct tp_capture *cap,
+			const struct tp_op_categories *c, size_t n_cores, size_t limit);
 
 #endif
