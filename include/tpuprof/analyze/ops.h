@@ -317,6 +317,9 @@ struct tp_core_group {
 	size_t n_programs;
 	bool whole;                   /* one core, every op of it: its table
 					 is the per-core table             */
+	bool disjoint;                /* split from cores that ran the same
+					 programs but share no op (TF-era
+					 replicas name ops per replica)    */
 };
 
 /* Every op summed over the cores of its group. all is a tp_ops with one

@@ -229,6 +229,71 @@ static struct keyed *sum_ops(const struct rec *r, size_t n, size_t *n_out)
 	return k;
 }
 
+/* A group of several cores none of whose ops ran on two of them sums
+ * nothing (TF-era replicas name their ops per replica: replica_4/...,
+ * replica_6/...): each of its cores becomes a group of its own, and the
+ * records move to it. Returns whether any group was split. */
+static bool split_disjoint(struct tp_ops_all *a, struct rec *r, size_t n,
+			   const struct keyed *k, size_t nk)
+{
+	size_t ng = a->all.n_cores, nn = 0;
+	bool *shared = tp_xcalloc(ng + 1, sizeof(*shared)), any = false;
+	size_t *base = tp_xcalloc(ng + 1, sizeof(*base));
+	struct tp_core_group *g = a->groups, *out;
+
+	for (size_t i = 0; i < nk; i++)
+		shared[k[i].op.core] = shared[k[i].op.core] || k[i].sum.n_cores > 1;
+	for (size_t i = 0; i < ng; i++) {
+		shared[i] = shared[i] || g[i].n_cores == 1;
+		any = any || !shared[i];
+		base[i] = nn;
+		nn += shared[i] ? 1 : g[i].n_cores;
+	}
+	if (!any)
+		goto done;
+	out = tp_xcalloc(nn + 1, sizeof(*out));
+	for (size_t i = 0; i < ng; i++) {
+		if (shared[i]) {
+			out[base[i]] = g[i];
+			continue;
+		}
+		for (size_t c = 0; c < g[i].n_cores; c++) {
+			struct tp_core_group *o = &out[base[i] + c];
+
+			o->cores = tp_xcalloc(1, sizeof(*o->cores));
+			o->cores[0] = g[i].cores[c];
+			o->n_cores = 1;
+			o->disjoint = true;
+			o->programs = tp_xcalloc(g[i].n_programs + 1, sizeof(*o->programs));
+			memcpy(o->programs, g[i].programs, g[i].n_programs * sizeof(*o->programs));
+			o->n_programs = g[i].n_programs;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t was = r[i].group, c = 0;
+
+		if (shared[was]) {
+			r[i].group = base[was];
+			continue;
+		}
+		while (g[was].cores[c] != r[i].op->core)
+			c++;
+		r[i].group = base[was] + c;
+	}
+	for (size_t i = 0; i < ng; i++)
+		if (!shared[i]) {
+			free(g[i].cores);
+			free(g[i].programs);
+		}
+	free(g);
+	a->groups = out;
+	a->all.n_cores = nn;
+done:
+	free(shared);
+	free(base);
+	return any;
+}
+
 void tp_ops_all_build(struct tp_ops_all *a, const struct tp_ops *ops, enum tp_ops_sort sort)
 {
 	size_t np, nk;
@@ -238,6 +303,18 @@ void tp_ops_all_build(struct tp_ops_all *a, const struct tp_ops *ops, enum tp_op
 
 	memset(a, 0, sizeof(*a));
 	p = group_programs(a, ops, &np);
+	r = tp_xcalloc(ops->n_ops + 1, sizeof(*r));
+	for (size_t i = 0; i < ops->n_ops; i++)
+		r[i] = (struct rec){ group_of(p, np, ops->ops[i].program_id), &ops->ops[i] };
+	qsort(r, ops->n_ops, sizeof(*r), rec_order);
+	k = sum_ops(r, ops->n_ops, &nk);
+	if (split_disjoint(a, r, ops->n_ops, k, nk)) {
+		free(k);
+		qsort(r, ops->n_ops, sizeof(*r), rec_order);
+		k = sum_ops(r, ops->n_ops, &nk);
+	}
+	free(r);
+	free(p);
 	a->all.cores = tp_xcalloc(a->all.n_cores + 1, sizeof(*a->all.cores));
 	for (size_t g = 0; g < a->all.n_cores; g++) {
 		struct tp_ops_core *c = &a->all.cores[g];
@@ -251,13 +328,6 @@ void tp_ops_all_build(struct tp_ops_all *a, const struct tp_ops *ops, enum tp_op
 			c->device_ps = tp_sat_add(c->device_ps,
 						  ops->cores[a->groups[g].cores[i]].device_ps);
 	}
-	r = tp_xcalloc(ops->n_ops + 1, sizeof(*r));
-	for (size_t i = 0; i < ops->n_ops; i++)
-		r[i] = (struct rec){ group_of(p, np, ops->ops[i].program_id), &ops->ops[i] };
-	qsort(r, ops->n_ops, sizeof(*r), rec_order);
-	k = sum_ops(r, ops->n_ops, &nk);
-	free(r);
-	free(p);
 	a->all.ops = tp_xcalloc(nk + 1, sizeof(*a->all.ops));
 	a->spread = tp_xcalloc(nk + 1, sizeof(*a->spread));
 	for (size_t i = 0; i < nk; i++) {

@@ -374,6 +374,10 @@ static bool groups_text(FILE *out, const struct tp_capture *cap, const struct tp
 
 		if (g)
 			fputc('\n', out);
+		if (gr->whole && ops->n_cores > 1)
+			fprintf(out, "(per core: %s)\n", gr->disjoint ?
+				"it ran the programs of other cores but shares no op with them: nothing to sum" :
+				"no other core ran its programs");
 		if (gr->whole)
 			roofline = core_text(out, cap, ops, &ops->cores[gr->cores[0]], limit, &none,
 					     ops) || roofline;
