@@ -33,7 +33,7 @@ failed = 0
 DOC_PICTURES = {
     "report-warnings": "summary", "report-tpu-memory": "memory", "report-tpu-card": "card",
     "report-scope": "scopes", "report-tpu-ops-fusion": "ops", "diff": "diff",
-    "memory-memory": "memory-gpu",
+    "memory-memory": "memory-gpu", "report-tpu-ops-by-category-fold": "ops-by-category",
 }
 
 

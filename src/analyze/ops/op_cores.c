@@ -102,7 +102,7 @@ static struct program *group_programs(struct tp_ops_all *a, const struct tp_ops 
 	}
 	g_ran = r;
 	qsort(p, np, sizeof(*p), program_order);
-	a->groups = tp_xcalloc(np + 1, sizeof(*a->groups));
+	a->groups = tp_xcalloc(np + ops->n_cores + 1, sizeof(*a->groups));
 	for (size_t i = 0; i < np;) {
 		struct tp_core_group *g = &a->groups[a->all.n_cores];
 		size_t j = i;
@@ -120,6 +120,18 @@ static struct program *group_programs(struct tp_ops_all *a, const struct tp_ops 
 		qsort(g->programs, g->n_programs, sizeof(*g->programs), program_id_order);
 		a->all.n_cores++;
 		i = j;
+	}
+	/* a core without ops is a group of its own, so that every core is
+	 * shown */
+	for (size_t c = 0; c < ops->n_cores; c++) {
+		struct tp_core_group *g = &a->groups[a->all.n_cores];
+
+		if (ops->cores[c].n_ops)
+			continue;
+		g->cores = tp_xcalloc(1, sizeof(*g->cores));
+		g->cores[0] = c;
+		g->n_cores = 1;
+		a->all.n_cores++;
 	}
 	qsort(p, np, sizeof(*p), program_by_id);
 	free(r);
