@@ -199,7 +199,7 @@ static int run_ops(int argc, char **argv)
 
 const struct tp_cmd tp_cmd_ops = {
 	.name = "ops",
-	.summary = "every op per core: time, FLOPs, bytes, scope",
+	.summary = "every op, over cores or per core: time, FLOPs, bytes, scope",
 	.help = ops_help,
 	.run = run_ops,
 	.html = true,
