@@ -162,6 +162,19 @@ const Xla__HloComputationProto *tp_hlo_computation(const struct tp_hlo_index *id
 	return c < 0 ? NULL : idx->module->computations[c];
 }
 
+long tp_hlo_first_instr(const struct tp_hlo_index *idx,
+			const Xla__HloComputationProto *comp)
+{
+	size_t base = 0;
+
+	for (size_t c = 0; c < idx->module->n_computations; c++) {
+		if (idx->module->computations[c] == comp)
+			return (long)base;
+		base += idx->module->computations[c]->n_instructions;
+	}
+	return -1;
+}
+
 bool tp_hlo_source(const struct tp_hlo_index *idx,
 		   const Xla__HloInstructionProto *ins, const char **file,
 		   int *line)

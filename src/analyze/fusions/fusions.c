@@ -39,27 +39,11 @@ static void add_scope(struct tp_fusion *fu, struct tp_str sc)
 	fu->scopes[fu->n_scopes++] = sc;
 }
 
-/* Index of comp's first instruction: the index lists instructions in
- * module order, computation after computation. Ids are not used, so a
- * module with repeated ids still lists every instruction. */
-static long comp_base(const struct tp_hlo_index *idx,
-		      const Xla__HloComputationProto *comp)
-{
-	size_t base = 0;
-
-	for (size_t c = 0; c < idx->module->n_computations; c++) {
-		if (idx->module->computations[c] == comp)
-			return (long)base;
-		base += idx->module->computations[c]->n_instructions;
-	}
-	return -1;
-}
-
 static void walk(struct tp_fusions *f, struct tp_fusion *fu,
 		 const struct tp_hlo_index *idx,
 		 const Xla__HloComputationProto *comp, int depth)
 {
-	long base = comp ? comp_base(idx, comp) : -1;
+	long base = comp ? tp_hlo_first_instr(idx, comp) : -1;
 
 	for (size_t i = 0; base >= 0 && depth <= 64 && i < comp->n_instructions; i++) {
 		const Xla__HloInstructionProto *ins = comp->instructions[i];

@@ -19,20 +19,6 @@
  * many rows. */
 #define MAX_ROWS 10000
 
-/* Index of comp's first instruction: the index lists instructions module
- * order, computation after computation. */
-static long first_instr(const struct tp_hlo_index *idx, const Xla__HloComputationProto *comp)
-{
-	size_t base = 0;
-
-	for (size_t c = 0; c < idx->module->n_computations; c++) {
-		if (idx->module->computations[c] == comp)
-			return (long)base;
-		base += idx->module->computations[c]->n_instructions;
-	}
-	return -1;
-}
-
 /* The computations being walked, outermost first: a body that calls one
  * of them (a cycle in hostile input) is not opened again. */
 struct path {
@@ -51,7 +37,7 @@ static bool on_path(const struct path *p, const Xla__HloComputationProto *comp)
 static void walk(json_t *rows, const struct tp_hlo_index *idx,
 		 const Xla__HloComputationProto *comp, struct path *p)
 {
-	long base = comp ? first_instr(idx, comp) : -1;
+	long base = comp ? tp_hlo_first_instr(idx, comp) : -1;
 	int depth = p->n + 1;
 
 	if (base < 0 || depth > MAX_DEPTH || on_path(p, comp))

@@ -52,6 +52,13 @@ long tp_hlo_find_name(const struct tp_hlo_index *idx, struct tp_str name);
 const Xla__HloComputationProto *tp_hlo_computation(const struct tp_hlo_index *idx,
 						   int64_t id);
 
+/* Index in idx->instrs of comp's first instruction, -1 when comp is not
+ * one of the module's computations. The index lists instructions in
+ * module order, computation after computation, so a module with repeated
+ * instruction ids still lists every instruction. */
+long tp_hlo_first_instr(const struct tp_hlo_index *idx,
+			const Xla__HloComputationProto *comp);
+
 /* Source "file" and line of an instruction: metadata.source_file, else the
  * first frame of its stack (stack_frame_id into the module's
  * stack_frame_index). False when neither is known. */
