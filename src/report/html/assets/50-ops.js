@@ -18,7 +18,9 @@ const OP_COLUMNS = [
 	/* summed views: the cores an op ran on and the least..most self
 	 * time one of them gave it (sorted by most - least) */
 	{ key: "n_cores", title: "on cores", w: "78px", fmt: fmtInt },
-	{ key: "spread_ps", title: "spread", w: "150px", text: function (r) { return r.spread_text; } },
+	{ key: "spread_ps", title: "spread", w: "150px", text: function (r) {
+		return r.n_cores > 1 ? fmtPs(r.min_core) + ".." + fmtPs(r.max_core) : "-";
+	} },
 	{ key: "category", title: "category", w: "minmax(110px,1fr)", str: true },
 	{ key: "occurrences", title: "count", w: "70px", fmt: fmtInt },
 	{ key: "total_ps", title: "total", w: "86px", fmt: fmtPs },
@@ -81,45 +83,72 @@ function foldName(n) {
 	return m ? m[1] : n;
 }
 
-/* Rows summed by key(r) (null: left out): counts, times, FLOPs, bytes;
- * min the least; per core its self time, for the spread. */
+/* Rows summed by key(r): counts, times, FLOPs, bytes; min the least; per
+ * core its self time (pcCore[i], pcSelf[i]: a few cores per op, so
+ * arrays), for the spread; the distinct names summed (folding). */
 function sumRows(rows, key) {
 	const at = new Map(), out = [];
-	rows.forEach(function (r) {
-		const k = key(r);
+	for (let n = 0; n < rows.length; n++) {
+		const r = rows[n], k = key(r);
 		let a = at.get(k);
-		if (!a) {
-			a = Object.assign({}, r, { id: out.length, occurrences: 0, total_ps: 0, self_ps: 0, flops: null,
-				bytes_accessed: null, perCore: new Map(), names: new Set(), rated: true });
+		if (a === undefined) {
+			/* the fields of one row, spelled out: one object shape, made
+			 * fast for 100,000 rows */
+			a = { id: out.length, name: r.name, module: r.module, program_id: r.program_id, core: r.core,
+				host: r.host, plane: r.plane, category: r.category, scope: r.scope, source: r.source,
+				collective: r.collective, cost_source: r.cost_source, group: r.group,
+				coll_bytes: r.coll_bytes, coll_bw: r.coll_bw, coll: r.coll, fused: r.fused, ci: r.ci,
+				occurrences: 0, total_ps: 0, self_ps: 0, min_ps: r.min_ps, avg_ps: 0, device_share: null,
+				flops: null, bytes_accessed: null, flops_per_s: null, bytes_per_s: null,
+				pcCore: [], pcSelf: [], n_names: 1, nameSet: null, rated: true, n_cores: 0, min_core: 0,
+				max_core: 0, spread_ps: 0, cores_title: null };
 			at.set(k, a);
 			out.push(a);
 		}
 		a.occurrences += r.occurrences;
 		a.total_ps += r.total_ps;
 		a.self_ps += r.self_ps;
-		a.min_ps = Math.min(a.min_ps, r.min_ps);
+		if (r.min_ps < a.min_ps)
+			a.min_ps = r.min_ps;
 		if (r.flops !== null && r.flops !== undefined)
 			a.flops = (a.flops || 0) + r.flops;
 		if (r.bytes_accessed !== null && r.bytes_accessed !== undefined)
 			a.bytes_accessed = (a.bytes_accessed || 0) + r.bytes_accessed;
 		a.rated = a.rated && r.flops_per_s !== null;
-		a.names.add(r.name);
-		(r.perCore || new Map([[r.ci, r.self_ps]])).forEach(function (v, c) {
-			a.perCore.set(c, (a.perCore.get(c) || 0) + v);
-		});
-	});
-	out.forEach(function (a) {
-		const v = Array.from(a.perCore.values());
+		if (r.name !== a.name) {   /* names folded into one: a set only then */
+			if (!a.nameSet)
+				a.nameSet = new Set([a.name]);
+			a.nameSet.add(r.name);
+			a.n_names = a.nameSet.size;
+		}
+		const cs = r.pcCore || [r.ci], ss = r.pcSelf || [r.self_ps];
+		for (let c = 0; c < cs.length; c++) {
+			const at_c = a.pcCore.indexOf(cs[c]);
+			if (at_c < 0) {
+				a.pcCore.push(cs[c]);
+				a.pcSelf.push(ss[c]);
+			} else {
+				a.pcSelf[at_c] += ss[c];
+			}
+		}
+	}
+	for (let n = 0; n < out.length; n++) {
+		const a = out[n], v = a.pcSelf;
+		let lo = v[0], hi = v[0];
+		for (let c = 1; c < v.length; c++) {
+			lo = v[c] < lo ? v[c] : lo;
+			hi = v[c] > hi ? v[c] : hi;
+		}
 		a.n_cores = v.length;
-		a.min_core = Math.min.apply(null, v);
-		a.max_core = Math.max.apply(null, v);
-		a.spread_ps = a.max_core - a.min_core;
-		a.spread_text = v.length > 1 ? fmtPs(a.min_core) + ".." + fmtPs(a.max_core) : "-";
+		a.min_core = lo;
+		a.max_core = hi;
+		a.spread_ps = hi - lo;
 		a.avg_ps = a.occurrences ? Math.floor(a.total_ps / a.occurrences) : 0;
 		a.flops_per_s = a.rated && a.flops !== null && a.total_ps ? a.flops / (a.total_ps * 1e-12) : null;
 		a.bytes_per_s = a.rated && a.bytes_accessed !== null && a.total_ps ? a.bytes_accessed / (a.total_ps * 1e-12) : null;
-		a.fused = a.names.size > 1 ? null : a.fused;
-	});
+		a.fused = a.n_names > 1 ? null : a.fused;
+		a.nameSet = null;
+	}
 	return out;
 }
 
@@ -151,14 +180,22 @@ function allCoreRows(rows, cores) {
 		const g = groupOf.get(String(r.program_id));
 		return shared.has(g) || g.indexOf(",") < 0 ? g : String(r.ci);
 	}
-	sums = sumRows(rows, function (r) { return opKey(group(r), r); });
+	/* rare (TF replicas): summed again with those groups per core */
+	if (Array.from(new Set(groupOf.values())).some(function (g) { return g.indexOf(",") >= 0 && !shared.has(g); }))
+		sums = sumRows(rows, function (r) { return opKey(group(r), r); });
+	const groups = new Map();   /* its cores' device time and names, once */
 	sums.forEach(function (a) {
-		const g = group(a).split(",").map(Number);
-		let dev = 0;
-		g.forEach(function (c) { dev += cores[c].device_ps; });
-		a.device_share = dev > 0 ? a.self_ps / dev : null;
-		a.core = g.length > 1 ? g.length + " cores" : a.core;
-		a.cores_title = g.map(function (c) { return shortPlane(cores[c].plane); }).join(", ");
+		const k = group(a);
+		let g = groups.get(k);
+		if (!g) {
+			const list = k.split(",").map(Number);
+			g = { dev: 0, n: list.length, title: list.map(function (c) { return shortPlane(cores[c].plane); }).join(", ") };
+			list.forEach(function (c) { g.dev += cores[c].device_ps; });
+			groups.set(k, g);
+		}
+		a.device_share = g.dev > 0 ? a.self_ps / g.dev : null;
+		a.core = g.n > 1 ? g.n + " cores" : a.core;
+		a.cores_title = g.title;
 	});
 	return sums;
 }
@@ -496,8 +533,8 @@ const OpsView = {
 			const v = r[c.key];
 			let text = c.text ? (v === undefined ? "" : c.text(r)) :
 				c.fmt ? (v === null || v === undefined || v === "" ? "" : c.fmt(v)) : v;
-			if (c.key === "name" && self.state.fold && r.names && r.names.size > 1)
-				text += "  (" + r.names.size + " names folded)";
+			if (c.key === "name" && self.state.fold && r.n_names > 1)
+				text += "  (" + r.n_names + " names folded)";
 			const cell = row.appendChild(el("div", { class: c.str ? "" : "num",
 				title: c.key === "core" && r.cores_title ? r.cores_title : c.str ? v : String(v) }, text));
 			if (c.key === "scope" && v && App.has("scopes")) {
