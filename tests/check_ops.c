@@ -948,6 +948,87 @@ START_TEST(test_categories)
 }
 END_TEST
 
+/* The all-cores view on ops made by hand: program 7 on cores 0-2 is one
+ * group summed over them; program 9 only core 0 ran is a group of its
+ * own (not its per-core table: core 0 also ran program 7); program 0 on
+ * cores 3 and 4 whose ops share no name (TF replicas) splits back into
+ * one whole group per core. */
+START_TEST(test_all_cores)
+{
+	static const struct { size_t core; uint64_t program; const char *name; int64_t self; uint64_t n; } in[] = {
+		{ 0, 7, "a", 100, 2 }, { 0, 7, "b", 10, 1 }, { 0, 9, "c", 5, 1 },
+		{ 1, 7, "a", 120, 2 }, { 1, 7, "b", 30, 1 },
+		{ 2, 7, "a", 90, 2 },
+		{ 3, 0, "replica_3/x", 40, 1 }, { 4, 0, "replica_4/x", 50, 1 },
+	};
+	static const int64_t device[] = { 1000, 2000, 3000, 400, 500 };
+	struct tp_ops_core hand[5];
+	struct tp_op ops_v[8];
+	struct tp_ops ops;
+	struct tp_ops_all a;
+
+	memset(&ops, 0, sizeof(ops));
+	memset(hand, 0, sizeof(hand));
+	memset(ops_v, 0, sizeof(ops_v));
+	for (size_t i = 0; i < 8; i++) {
+		struct tp_op *o = &ops_v[i];
+
+		o->core = in[i].core;
+		o->program_id = in[i].program;
+		o->name = tp_str_make(in[i].name, strlen(in[i].name));
+		o->category = tp_str_make("fusion", 6);
+		o->module = SIZE_MAX;
+		o->instr = -1;
+		o->self_ps = o->total_ps = in[i].self;
+		o->min_ps = in[i].self / (int64_t)in[i].n;
+		o->occurrences = in[i].n;
+		if (!hand[o->core].n_ops)
+			hand[o->core].first_op = i;
+		hand[o->core].n_ops++;
+	}
+	for (size_t c = 0; c < 5; c++)
+		hand[c].device_ps = device[c];
+	ops.cores = hand;
+	ops.n_cores = 5;
+	ops.ops = ops_v;
+	ops.n_ops = 8;
+	tp_ops_all_build(&a, &ops, TP_SORT_TOTAL);
+	ck_assert_uint_eq(a.all.n_cores, 4);
+	/* cores 0-2, program 7: a = 100 + 120 + 90, spread 90..120; b on two */
+	ck_assert_uint_eq(a.groups[0].n_cores, 3);
+	ck_assert_uint_eq(a.groups[0].n_programs, 1);
+	ck_assert_uint_eq(a.groups[0].programs[0], 7);
+	ck_assert(!a.groups[0].whole);
+	ck_assert_int_eq(a.all.cores[0].device_ps, 6000);
+	ck_assert_int_eq(a.all.cores[0].self_ps, 350);
+	ck_assert_uint_eq(a.all.cores[0].events, 8);
+	ck_assert_uint_eq(a.all.cores[0].n_ops, 2);
+	ck_assert(tp_str_eq(a.all.ops[a.all.cores[0].first_op].name, "a"));
+	ck_assert_int_eq(a.all.ops[a.all.cores[0].first_op].self_ps, 310);
+	ck_assert_uint_eq(a.all.ops[a.all.cores[0].first_op].occurrences, 6);
+	ck_assert_int_eq(a.all.ops[a.all.cores[0].first_op].min_ps, 45);
+	ck_assert_uint_eq(a.spread[a.all.cores[0].first_op].n_cores, 3);
+	ck_assert_int_eq(a.spread[a.all.cores[0].first_op].min_core_ps, 90);
+	ck_assert_int_eq(a.spread[a.all.cores[0].first_op].max_core_ps, 120);
+	ck_assert_int_eq(a.all.ops[a.all.cores[0].first_op + 1].self_ps, 40);
+	ck_assert_uint_eq(a.spread[a.all.cores[0].first_op + 1].n_cores, 2);
+	/* program 0 on cores 3 and 4 shares no op: per core, each whole */
+	ck_assert_uint_eq(a.groups[1].n_cores, 1);
+	ck_assert_uint_eq(a.groups[1].cores[0], 3);
+	ck_assert(a.groups[1].whole && a.groups[1].disjoint);
+	ck_assert_uint_eq(a.groups[2].cores[0], 4);
+	ck_assert(a.groups[2].whole && a.groups[2].disjoint);
+	ck_assert_int_eq(a.all.cores[2].device_ps, 500);
+	/* program 9, core 0 alone: a group, but not core 0's every op */
+	ck_assert_uint_eq(a.groups[3].cores[0], 0);
+	ck_assert_uint_eq(a.groups[3].programs[0], 9);
+	ck_assert(!a.groups[3].whole && !a.groups[3].disjoint);
+	ck_assert_int_eq(a.all.cores[3].device_ps, 1000);
+	ck_assert_int_eq(a.all.cores[3].self_ps, 5);
+	tp_ops_all_release(&a);
+}
+END_TEST
+
 static const struct { const char *in, *out; } folds[] = {
 	{ "copy-done.4", "copy-done" }, { "copy-done", "copy-done" }, { "fusion.12", "fusion" },
 	{ "a.b.3", "a.b" }, { "x.", "x." }, { ".5", ".5" }, { "v2", "v2" },
@@ -1038,6 +1119,7 @@ static Suite *ops_suite(void)
 	tcase_add_test(tc, test_steps);
 	tcase_add_test(tc, test_inferred_steps);
 	tcase_add_test(tc, test_categories);
+	tcase_add_test(tc, test_all_cores);
 	tcase_add_test(tc, test_generated_steps);
 	tcase_add_loop_test(tc, test_fold_names, 0, sizeof(folds) / sizeof(folds[0]));
 	suite_add_tcase(s, tc);

@@ -91,7 +91,9 @@ enum tp_err tp_report_memory_why(FILE *out, enum tp_format fmt, const struct tp_
 static enum tp_err ops_page(FILE *out, const struct tp_capture *cap, const struct tp_ops *ops,
 			    const struct tp_ops_view *view, struct tp_error *err)
 {
-	struct tp_ops_view all = { .sort = view->sort, .filter = view->filter };
+	/* the page sums over cores itself: no core_groups in its data */
+	struct tp_ops_view all = { .sort = view->sort, .filter = view->filter,
+				   .omit_groups = true };
 	struct tp_ops_view by_scope = { .sort = view->sort, .filter = view->filter,
 					.scopes = view->scopes, .omit_cores = true };
 	struct tp_html_part p[4] = { { "ops", NULL }, { "op_scopes", NULL },

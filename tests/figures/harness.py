@@ -60,8 +60,9 @@ COMMANDS = {
     "check": (["--max-peak", "1B", "--max-collective-bytes", "1B"], ("text", "json")),
 }
 # Runs of a command with other arguments, under their own name.
-ALIASES = {"memory-s5": "memory"}
+ALIASES = {"memory-s5": "memory", "ops-per-core": "ops"}
 COMMANDS["memory-s5"] = (["--memory-space", "5"], ("json",))  # host memory (S(5))
+COMMANDS["ops-per-core"] = (["--limit", "0", "--per-core"], ("text",))  # a table per core
 NO_CAPACITY = {"jit_train_step", "multi-trace", "xla-dump"}
 NO_FLOPS = NO_CAPACITY | {"mi300x-attention", "mi300x-elementwise", "mi300x-gemm",
                           "mi300x8-conv3d", "v100x8-tf", "jax-gpu", "tf-gpu"}

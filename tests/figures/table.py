@@ -87,6 +87,76 @@ def op_device_share(cap):
     return {k: v / dev for k, v in out.items()} if dev else {}
 
 
+def _groups(cap):
+    groups = cap.json("ops").get("core_groups")
+    if not groups:
+        raise Skip()
+    return groups
+
+
+def _whole(cap, g):
+    """A group text prints as its core's own table."""
+    cores = cap.json("ops")["cores"]
+    return len(g["core_indexes"]) == 1 and g["n_ops"] == len(cores[g["core_indexes"][0]]["ops"])
+
+
+def group_ops(key, shared_only=False):
+    """core_groups[].ops[].key in text order; shared_only: the groups
+    text prints with cores and spread columns."""
+    def fn(cap):
+        out = {}
+        for gi, g in enumerate(_groups(cap)):
+            if shared_only and _whole(cap, g):
+                continue
+            for o in g["ops"]:
+                out[(str(len(out)),)] = o[key]
+        return out
+    return Fn("core_groups[].ops[].%s" % key, fn)
+
+
+def group_device_time(cap):
+    return {(str(i),): g["device_ps"] for i, g in enumerate(g for g in _groups(cap) if not _whole(cap, g))}
+
+
+def groups_add_up(cap):
+    """Every op of core_groups[] is the sum of the same op (program,
+    category, name) on each of its group's cores; n_cores of them ran it;
+    its min/max core self time bound each core's and are reached; every
+    op of cores[] is in exactly one group; device_ps = Σ cores'."""
+    doc = cap.json("ops")
+    cores = doc["cores"]
+    groups = _groups(cap)
+    seen = {}
+    for gi, g in enumerate(groups):
+        dev = sum(cores[c]["device_ps"] for c in g["core_indexes"])
+        if dev != g["device_ps"]:
+            yield "group %d: device_ps %d != Σ cores %d" % (gi, g["device_ps"], dev)
+        for o in g["ops"]:
+            k = (o["program_id"], o["category"], o["name"])
+            per = []
+            for c in g["core_indexes"]:
+                rows = [x for x in cores[c]["ops"] if (x["program_id"], x["category"], x["name"]) == k]
+                for x in rows:
+                    seen[(c, id(x))] = seen.get((c, id(x)), 0) + 1
+                if rows:
+                    per.append(rows)
+            for f in ("total_ps", "self_ps", "occurrences"):
+                want = sum(x[f] for rows in per for x in rows)
+                if o[f] != want:
+                    yield "group %d %s: %s %d != Σ cores %d" % (gi, o["name"], f, o[f], want)
+            selfs = [sum(x["self_ps"] for x in rows) for rows in per]
+            if o["n_cores"] != len(per):
+                yield "group %d %s: n_cores %d != %d" % (gi, o["name"], o["n_cores"], len(per))
+            if selfs and (o["min_core_self_ps"] != min(selfs) or o["max_core_self_ps"] != max(selfs)):
+                yield "group %d %s: spread %d..%d, cores %r" % (gi, o["name"], o["min_core_self_ps"], o["max_core_self_ps"], selfs)
+            if o["min_ps"] != min((x["min_ps"] for rows in per for x in rows), default=None):
+                yield "group %d %s: min_ps %d" % (gi, o["name"], o["min_ps"])
+    for c, core in enumerate(cores):
+        for x in core["ops"]:
+            if seen.get((c, id(x)), 0) != 1:
+                yield "%s %s %s: in %d groups" % (core["host"], core["plane"], x["name"], seen.get((c, id(x)), 0))
+
+
 def report_op_shares(cap):
     out = {}
     for m in re.finditer(r"^ +[\d.]+ \S+ +(?P<v>[\d.]+)%  op (?P<op>\S+)(?: \((?P<mod>[^)]*)\))? x\d+$",
@@ -633,22 +703,35 @@ ROWS = [
     # one figure, one value: the HTML page and report hold the JSON documents
     Check("html report page = report --format json", html_is_json("report", lambda c: {"report": c.json("report")})),
     Check("html memory page = memory --format json", html_is_json("memory", lambda c: {"memory": c.json("memory")})),
+    # the page sums over cores itself: its data leaves core_groups out
     Check("html ops page = ops and collectives --format json",
-          html_is_json("ops", lambda c: {"ops": c.json("ops"), "collectives": c.json("collectives")})),
+          html_is_json("ops", lambda c: {"ops": {k: v for k, v in c.json("ops").items() if k != "core_groups"},
+                                         "collectives": c.json("collectives")})),
     Check("report --format json = each command's document", report_parts),
     # found by this suite: report's ops[] keeps capture order under "sort": "total"
     Check("ops[] in the order its sort says", ops_in_sort_order),
 
     # the same figure, text and JSON (text within its printed rounding)
-    Same("ops: core device time", T("ops", r"^" + CORE + r": \d+ ops.*\n  device time " + TIME), J("ops", "cores[].device_ps")),
-    Same("ops: core op time", T("ops", r"^" + CORE + r": \d+ ops.*\n  device time \S+ \S+, op time " + TIME), J("ops", "cores[].op_ps")),
-    Same("ops: core busy share", T("ops", r"^" + CORE + r": \d+ ops.*\n.*\n.*: busy " + PCT, "percent"), J("ops", "cores[].duty_cycle")),
-    Same("ops: core FLOP utilization", T("ops", r"^" + CORE + r": \d+ ops.*\n.*\n.*FLOP utilization " + PCT, "percent"),
+    Same("ops: core device time", T("ops-per-core", r"^" + CORE + r": \d+ ops.*\n  device time " + TIME), J("ops", "cores[].device_ps")),
+    Same("ops: core op time", T("ops-per-core", r"^" + CORE + r": \d+ ops.*\n  device time \S+ \S+, op time " + TIME), J("ops", "cores[].op_ps")),
+    Same("ops: core busy share", T("ops-per-core", r"^" + CORE + r": \d+ ops.*\n.*\n.*: busy " + PCT, "percent"), J("ops", "cores[].duty_cycle")),
+    Same("ops: core FLOP utilization", T("ops-per-core", r"^" + CORE + r": \d+ ops.*\n.*\n.*FLOP utilization " + PCT, "percent"),
          Fn("ops cores[].flop_utilization", lambda c: {k: v for k, v in walk(c.json("ops"), "cores[].flop_utilization").items() if v is not None})),
-    Same("ops: op total time", T("ops", r"^ +" + TIME + r" +[\d.]+ (?:ps|ns|us|ms|s) +\d+ "), J("ops", "cores[].ops[].total_ps")),
-    Same("ops: op self time", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +" + TIME + r" +\d+ "), J("ops", "cores[].ops[].self_ps")),
-    Same("ops: op count", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +(?P<v>\d+) ", "count"), J("ops", "cores[].ops[].occurrences")),
-    Same("ops: op share of device time", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +\d+ +" + PCT, "percent"), J("ops", "cores[].ops[].device_share")),
+    Same("ops: op total time", T("ops-per-core", r"^ +" + TIME + r" +[\d.]+ (?:ps|ns|us|ms|s) +\d+ "), J("ops", "cores[].ops[].total_ps")),
+    Same("ops: op self time", T("ops-per-core", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +" + TIME + r" +\d+ "), J("ops", "cores[].ops[].self_ps")),
+    Same("ops: op count", T("ops-per-core", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +(?P<v>\d+) ", "count"), J("ops", "cores[].ops[].occurrences")),
+    Same("ops: op share of device time", T("ops-per-core", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +\d+ +" + PCT, "percent"), J("ops", "cores[].ops[].device_share")),
+    # the all-cores view: its rows are core_groups[].ops[] in order (a
+    # core in a group of its own prints its per-core table: the same rows)
+    Same("ops all-cores: op total time", T("ops", r"^ +" + TIME + r" +[\d.]+ (?:ps|ns|us|ms|s) +\d+ "), group_ops("total_ps")),
+    Same("ops all-cores: op self time", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +" + TIME + r" +\d+ "), group_ops("self_ps")),
+    Same("ops all-cores: op count", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +(?P<v>\d+) ", "count"), group_ops("occurrences")),
+    Same("ops all-cores: op share of the cores' summed device time", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +\d+ +" + PCT, "percent"),
+         group_ops("device_share")),
+    Same("ops all-cores: cores an op ran on", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +\d+ +[\d.]+%  +(?P<v>\d+) ", "count"),
+         group_ops("n_cores", shared_only=True)),
+    Same("ops all-cores: group device time = Σ its cores'", T("ops", r"^all cores: .*\n  device time " + TIME), group_device_time),
+    Check("ops all-cores: each op = Σ over its group's cores' rows, spread within [min, max]", groups_add_up),
     Same("memory: module peak", T("memory", r"^    peak " + BYTES + r" (?:at |\()"),
          Fn("memory modules[].peak_bytes (with a timeline)", lambda c: {k: v for k, v in walk(c.json("memory"), "modules[].peak_bytes").items()})),
     Same("report: op time over cores", T("report", r"^time .*: op time " + TIME), Fn("Σ cores self_ps", lambda c: {("0",): all_cores(c, "self_ps")})),

@@ -33,7 +33,7 @@ failed = 0
 DOC_PICTURES = {
     "report-warnings": "summary", "report-tpu-memory": "memory", "report-tpu-card": "card",
     "report-scope": "scopes", "report-tpu-ops-fusion": "ops", "diff": "diff",
-    "memory-memory": "memory-gpu",
+    "memory-memory": "memory-gpu", "report-tpu-ops-by-category-fold": "ops-by-category",
 }
 
 
@@ -217,15 +217,18 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
         b.settle()
         check(p.name + " back returns to the summary", p.js("App.current") == "summary", p.js("App.current"))
 
-    # the ops table holds every op, and its totals are exact
+    # the ops table holds every op, and its totals are exact; by default
+    # summed over cores as `ops` sums them (core_groups), made in the page
     p.open("view=ops")
     total = p.js("+document.getElementById('ops-count').dataset.total")
-    check(p.name + " ops table holds every op", total == n_ops, "%s != %s" % (total, n_ops))
+    check(p.name + " ops table holds every op summed over cores", total == n_group_ops(ops), "%s != %s" % (total, n_group_ops(ops)))
+    test_ops_views(b, p, ops, out, prefix)
+    p.open("view=ops")
     rows_in_dom = p.js("document.querySelectorAll('#ops-table .vt-row').length")
     check(p.name + " ops table renders only what is in sight", 0 < rows_in_dom <= min(n_ops, 80), str(rows_in_dom))
     cats = {}
-    for c in ops["cores"]:
-        for o in c["ops"]:
+    for g in ops["core_groups"]:
+        for o in g["ops"]:
             cats.setdefault(o["category"] or "", []).append(o)
     cat = max(cats, key=lambda k: len(cats[k]))
     p.js("(() => { const s = document.getElementById('ops_category') || OpsView.ops_category; s.value = %s; "
@@ -238,7 +241,7 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
     p.js("OpsView.ops_category.value=''; OpsView.ops_category.dispatchEvent(new Event('change'))")
     p.js("document.querySelector('#ops-table .vt-head [data-key=occurrences]').click()")
     first = p.js("OpsView.filtered[0].occurrences")
-    most = max(o["occurrences"] for c in ops["cores"] for o in c["ops"])
+    most = max(o["occurrences"] for g in ops["core_groups"] for o in g["ops"])
     check(p.name + " sorts by count", first == most, "%s != %s" % (first, most))
     p.js("document.querySelector('#ops-table .vt-head [data-key=name]').click()")
     names = p.js("OpsView.filtered.slice(0, 5).map(r => r.name)")
@@ -260,7 +263,7 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
     big = max((o for c in ops["cores"] for o in c["ops"]), key=lambda o: o["total_ps"])
     p.open("op=" + big["name"])
     p.clean("#op")
-    want = sum(1 for c in ops["cores"] for o in c["ops"] if o["name"] == big["name"])
+    want = sum(1 for g in ops["core_groups"] for o in g["ops"] if o["name"] == big["name"])
     check(p.name + " #op shows the ops view", p.js("!document.getElementById('view-ops').hidden") is True)
     check(p.name + " #op filters to that op", p.js("+document.getElementById('ops-count').dataset.shown") == want)
     names = p.js("Array.from(document.querySelectorAll('#ops-table .vt-row[data-op]')).map(e => e.dataset.op)")
@@ -380,18 +383,66 @@ def test_memory_page(b, path, mem, out, prefix):
     check(p.name + " byte axis has real ticks", any(t.endswith("iB") for t in ticks), str(ticks[:6]))
 
 
+def n_group_ops(ops):
+    return sum(g["n_ops"] for g in ops["core_groups"])
+
+
+def test_ops_views(b, p, ops, out, prefix):
+    """The select beside the filter: summed over cores (default) = the
+    CLI's core_groups, op by op; per core = cores[]; program > category >
+    op, with name.N folded on request = ops --by category [--fold]."""
+    check(p.name + " ops view: summed over cores by default", p.js("OpsView.viewSelect.value") == "all")
+    want = {}
+    for g in ops["core_groups"]:
+        for o in g["ops"]:
+            want[(o["program_id"], o["category"] or "", o["name"], tuple(g["core_indexes"]) if len(g["core_indexes"]) > 1 else None)] = o
+    got = p.js("OpsView.rows.map(r => [r.program_id, r.category, r.name, r.n_cores, r.occurrences, r.total_ps, r.self_ps,"
+               " r.min_ps, r.min_core, r.max_core, r.device_share])")
+    bad = []
+    for pid, cat, name, n_cores, occ, total, self_ps, min_ps, lo, hi, share in got:
+        cands = [o for k, o in want.items() if k[:3] == (pid, cat, name)]
+        if not any(o["occurrences"] == occ and o["total_ps"] == total and o["self_ps"] == self_ps and o["min_ps"] == min_ps
+                   and o["n_cores"] == n_cores and o["min_core_self_ps"] == lo and o["max_core_self_ps"] == hi
+                   and abs((o["device_share"] or 0) - (share or 0)) < 1e-12 for o in cands):
+            bad.append(name)
+    check(p.name + " ops summed over cores = core_groups, op by op", not bad and len(got) == n_group_ops(ops), str(bad[:5]))
+    shot(b, out, prefix + "-ops-all-cores")
+    p.js("(() => { const s = OpsView.viewSelect; s.value = 'per-core'; s.dispatchEvent(new Event('change')); })()")
+    n_ops = sum(c["n_ops"] for c in ops["cores"])
+    check(p.name + " ops per core: a row per op per core", p.js("+document.getElementById('ops-count').dataset.total") == n_ops)
+    p.js("(() => { const s = OpsView.viewSelect; s.value = 'category'; s.dispatchEvent(new Event('change')); })()")
+    progs, cats, fold = set(), set(), set()
+    for c in ops["cores"]:
+        for o in c["ops"]:
+            progs.add(o["program_id"])
+            cats.add((o["program_id"], o["category"] or ""))
+            fold.add((o["program_id"], o["category"] or "", re.sub(r"^(.+)\.\d+$", r"\1", o["name"])))
+    heads = p.js("OpsView.display.filter(r => r.header !== undefined).map(r => r.header)")
+    check(p.name + " by category: a heading per program and category", heads.count(0) == len(progs) and heads.count(1) == len(cats),
+          "%s programs, %s categories: %r" % (len(progs), len(cats), heads[:8]))
+    shot(b, out, prefix + "-ops-by-category")
+    p.js("(() => { const f = document.getElementById('ops-fold'); f.checked = true; f.dispatchEvent(new Event('change')); })()")
+    check(p.name + " by category, folded: a row per op less its .N", p.js("+document.getElementById('ops-count').dataset.total") == len(fold),
+          "%s != %s" % (p.js("+document.getElementById('ops-count').dataset.total"), len(fold)))
+    shot(b, out, prefix + "-ops-by-category-fold")
+
+
 def test_ops_page(b, path, ops, out, prefix, budget_s=None):
     p = Page(b, path)
     t0 = time.time()
     p.open("view=ops")
     opened = time.time() - t0
     p.clean("view ops")
-    n_ops = sum(c["n_ops"] for c in ops["cores"])
-    check(p.name + " table holds every op", p.js("+document.getElementById('ops-count').dataset.total") == n_ops)
+    check(p.name + " table holds every op summed over cores",
+          p.js("+document.getElementById('ops-count').dataset.total") == n_group_ops(ops))
     coll = p.js("OpsView.rows.filter(r => r.collective && r.coll).length")
-    want = sum(1 for c in ops["cores"] for o in c["ops"] if o["collective"])
+    want = sum(1 for g in ops["core_groups"] for o in g["ops"] if o["collective"])
     check(p.name + " collectives joined", coll == want, "%s != %s" % (coll, want))
     shot(b, out, prefix + "-ops")
+    # per core: every op of every core
+    p.js("(() => { const s = OpsView.viewSelect; s.value = 'per-core'; s.dispatchEvent(new Event('change')); })()")
+    n_ops = sum(c["n_ops"] for c in ops["cores"])
+    check(p.name + " per core: table holds every op", p.js("+document.getElementById('ops-count').dataset.total") == n_ops)
     if budget_s:
         check("%s opens in under %ss (%.2fs)" % (p.name, budget_s, opened), opened < budget_s)
         t = p.js("(() => { const t = performance.now(); document.querySelector('#ops-table .vt-head [data-key=name]').click();"
@@ -685,10 +736,11 @@ def main():
     d = same(rep, want)
     check("report page data = report --format json", d is None, d)
     ops_page = data_of(pages["ops"])
-    d = same(ops_page["ops"], json_of(tpuprof, "ops", "testdata/small.xplane.pb"))
+    # the page sums over cores itself: no core_groups in its data
+    d = same(ops_page["ops"], {k: v for k, v in json_of(tpuprof, "ops", "testdata/small.xplane.pb").items() if k != "core_groups"})
     check("ops page data = ops --format json", d is None, d)
     d = same(ops_page["op_scopes"], {k: v for k, v in json_of(tpuprof, "ops", "--by", "scope", "testdata/small.xplane.pb").items()
-                                     if k not in ("cores", "steps_across")})
+                                     if k not in ("cores", "steps_across", "core_groups")})
     check("ops page op_scopes = ops --by scope --format json without cores (nor steps across them)", d is None, d)
     d = same(ops_page["collectives"], json_of(tpuprof, "collectives", "testdata/small.xplane.pb"))
     check("ops page collectives = collectives --format json", d is None, d)

@@ -315,12 +315,54 @@ struct tp_op_categories {
 	size_t n_ops;
 };
 
+/* Adds one core's part of an op (or group) to a sum: its self and total
+ * time and count, and the per-core spread. The one way `--by category`
+ * and the all-cores view sum over cores. */
+void tp_cat_sum_add_core(struct tp_cat_sum *s, int64_t self_ps, int64_t total_ps,
+			 uint64_t occurrences);
+
 /* Builds the program -> category -> op profile over every core of ops
  * (which must outlive it); fold: name.N duplicates are one op. */
 void tp_op_categories_build(struct tp_op_categories *c, const struct tp_ops *ops, bool fold);
 void tp_op_categories_release(struct tp_op_categories *c);
 /* "copy-done.4" -> "copy-done": a name less its ".N" suffix. */
 struct tp_str tp_op_fold_name(struct tp_str name);
+
+/* ---- the all-cores view (op_cores.c) ---- */
+
+/* Cores that ran the same programs: each program goes to the group of
+ * the cores that ran it, so a program only some cores ran gets a group
+ * of its own. */
+struct tp_core_group {
+	size_t *cores;                /* indexes into the source tp_ops.cores,
+					 ascending; malloc'd               */
+	size_t n_cores;
+	uint64_t *programs;           /* program ids, ascending; malloc'd    */
+	size_t n_programs;
+	bool whole;                   /* one core, every op of it: its table
+					 is the per-core table             */
+	bool disjoint;                /* split from cores that ran the same
+					 programs but share no op (TF-era
+					 replicas name ops per replica)    */
+};
+
+/* Every op summed over the cores of its group. all is a tp_ops with one
+ * "core" per group: device_ps, op_ps, self_ps, collective_ps and events
+ * summed over the group's cores; host, plane, source and device those of
+ * its first core; no steps. Each op: occurrences, total, self, FLOPs and
+ * bytes summed, min the least; its core the group. Strings and HLO
+ * indexes are borrowed from the source ops, which must outlive it. */
+struct tp_ops_all {
+	struct tp_ops all;
+	struct tp_core_group *groups; /* malloc'd, one per all.cores        */
+	struct tp_cat_sum *spread;    /* malloc'd, one per all.ops: the
+					 per-core spread of self time      */
+};
+
+/* Groups, sums and sorts (as tp_ops_sort) the ops; groups with the most
+ * cores first, then by their first core. */
+void tp_ops_all_build(struct tp_ops_all *a, const struct tp_ops *ops, enum tp_ops_sort sort);
+void tp_ops_all_release(struct tp_ops_all *a);
 
 /* --by scope: op self time rolled up over the name-scope tree. A fusion's
  * time is split over the scopes of the instructions inside it (docs/ops.md

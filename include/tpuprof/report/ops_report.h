@@ -32,6 +32,10 @@ struct tp_ops_view {
 	const struct tp_op_categories *categories; /* --by category, or NULL */
 	bool omit_cores;                  /* JSON without cores[] (report's
 					     op_scopes: they are in ops)   */
+	bool per_core;                    /* text: a table per core, not the
+					     all-cores view (--per-core)   */
+	bool omit_groups;                 /* JSON without core_groups[] (the
+					     page derives them)            */
 	const struct tp_collectives *coll; /* html: joined into the ops table,
 					     or NULL                       */
 };
@@ -54,6 +58,13 @@ json_t *tp_steps_across_from_cores(json_t *cores);
 json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host,
 			    json_t *slowest_plane, json_t *fastest_host,
 			    json_t *fastest_plane);
+
+/* `core_groups` of tpuprof.ops/1 (the all-cores view) from ops. */
+void tp_core_groups_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
+			 const struct tp_ops *ops, enum tp_ops_sort sort);
+/* The same recomputed from a document's cores[] (merge joins the cores
+ * of several reports); sort is the document's "sort". A new reference. */
+json_t *tp_core_groups_from_cores(json_t *cores, const char *sort);
 
 /* The scope tree of `ops --by scope` (nodes in creation order), as
  * `scopes[]` of tpuprof.ops/1; merge rebuilds it with the same writer. */

@@ -66,13 +66,16 @@ static size_t first_name(const struct rec *r, size_t i, size_t j)
 	return 1;
 }
 
-/* Adds one core's part to a sum with its per-core spread. */
-static void spread_add(struct tp_cat_sum *s, int64_t core_ps)
+void tp_cat_sum_add_core(struct tp_cat_sum *s, int64_t self_ps, int64_t total_ps,
+			 uint64_t occurrences)
 {
-	if (!s->n_cores || core_ps < s->min_core_ps)
-		s->min_core_ps = core_ps;
-	if (!s->n_cores || core_ps > s->max_core_ps)
-		s->max_core_ps = core_ps;
+	s->self_ps = tp_sat_add(s->self_ps, self_ps);
+	s->total_ps = tp_sat_add(s->total_ps, total_ps);
+	s->occurrences += occurrences;
+	if (!s->n_cores || self_ps < s->min_core_ps)
+		s->min_core_ps = self_ps;
+	if (!s->n_cores || self_ps > s->max_core_ps)
+		s->max_core_ps = self_ps;
 	s->n_cores++;
 }
 
@@ -128,16 +131,16 @@ void tp_op_categories_build(struct tp_op_categories *out, const struct tp_ops *o
 		c->collective = r[i].op->collective;
 		while (j < n && same_op(&r[i], &r[j])) {
 			size_t core = r[j].core;
-			int64_t core_self = 0;
+			int64_t core_self = 0, core_total = 0;
+			uint64_t core_count = 0;
 
 			for (; j < n && same_op(&r[i], &r[j]) && r[j].core == core; j++) {
-				c->sum.self_ps = tp_sat_add(c->sum.self_ps, r[j].op->self_ps);
-				c->sum.total_ps = tp_sat_add(c->sum.total_ps, r[j].op->total_ps);
-				c->sum.occurrences += r[j].op->occurrences;
+				core_total = tp_sat_add(core_total, r[j].op->total_ps);
+				core_count += r[j].op->occurrences;
 				c->variants += first_name(r, i, j);
 				core_self = tp_sat_add(core_self, r[j].op->self_ps);
 			}
-			spread_add(&c->sum, core_self);
+			tp_cat_sum_add_core(&c->sum, core_self, core_total, core_count);
 		}
 		i = j;
 	}
@@ -151,15 +154,13 @@ void tp_op_categories_build(struct tp_op_categories *out, const struct tp_ops *o
 		g->category = cops[i].category;
 		g->first = i;
 		for (; j < out->n_ops && cops[j].program_id == g->program_id &&
-		       cmp_str(cops[j].category, g->category) == 0; j++) {
-			g->sum.self_ps = tp_sat_add(g->sum.self_ps, cops[j].sum.self_ps);
-			g->sum.total_ps = tp_sat_add(g->sum.total_ps, cops[j].sum.total_ps);
-			g->sum.occurrences += cops[j].sum.occurrences;
-		}
+		       cmp_str(cops[j].category, g->category) == 0; j++)
+			;
 		g->n = j - i;
-		/* the group's spread: per core, its ops' self time */
+		/* the group's sums and spread: per core, its ops' times */
 		for (size_t c = 0; c < ops->n_cores; c++) {
-			int64_t ps = 0;
+			int64_t ps = 0, total = 0;
+			uint64_t count = 0;
 			bool ran = false;
 
 			for (size_t k = 0; k < ops->cores[c].n_ops; k++) {
@@ -167,11 +168,13 @@ void tp_op_categories_build(struct tp_op_categories *out, const struct tp_ops *o
 
 				if (o->program_id == g->program_id && cmp_str(o->category, g->category) == 0) {
 					ps = tp_sat_add(ps, o->self_ps);
+					total = tp_sat_add(total, o->total_ps);
+					count += o->occurrences;
 					ran = true;
 				}
 			}
 			if (ran)
-				spread_add(&g->sum, ps);
+				tp_cat_sum_add_core(&g->sum, ps, total, count);
 		}
 		qsort(cops + i, g->n, sizeof(*cops), op_by_self);
 		i = j;

@@ -17,10 +17,12 @@ static const char ops_help[] =
 	"their achieved rates, category, name-scope path and source line.\n"
 	"TPU ops are keyed by program id and symbol id and timed on the device\n"
 	"clock; GPU kernels are merged into their HLO ops; TF-era captures use\n"
-	"the TensorFlow Ops line. With a Steps line, per step the compute,\n"
-	"collective and idle time. Text shows per core the top --limit ops\n"
-	"(total, self, count, share of device time, category, op); JSON holds\n"
-	"every op with every field.\n"
+	"the TensorFlow Ops line. Steps (from a Steps line, else inferred), per\n"
+	"step the compute, collective, copy and idle time. Text shows the top\n"
+	"--limit ops (total, self, count, share of device time, category, op)\n"
+	"summed over the cores that ran the same programs, with the cores and\n"
+	"the spread between them, and the steps across cores; JSON holds every\n"
+	"op of every core with every field, and the sums (core_groups).\n"
 	"\n"
 	"options:\n"
 	"  --limit N            rows per table in text (default 20, 0 = all)\n"
@@ -33,6 +35,8 @@ static const char ops_help[] =
 	"                       inside it (docs/ops.md); category: program ->\n"
 	"                       category -> op summed over every core, with the\n"
 	"                       spread between cores\n"
+	"  --per-core           text: a table per core, with its steps, instead\n"
+	"                       of the all-cores view\n"
 	"  --fold               with --by category: name.N copies of an op are\n"
 	"                       one op (copy-done.2, copy-done.4: copy-done)\n"
 	"  --core CORE          only this core: plane name or device number\n"
@@ -50,11 +54,12 @@ static const char ops_help[] =
 	"does not have), 3 unreadable or corrupt input, 5 output failed,\n"
 	"141 standard output closed by its reader (| head)\n";
 
-enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY, OPT_FOLD };
+enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY, OPT_FOLD, OPT_PER_CORE };
 
 static const struct tp_cli_option ops_options[] = {
 	{ "limit", true, OPT_LIMIT }, { "sort", true, OPT_SORT },
-	{ "by", true, OPT_BY }, { "fold", false, OPT_FOLD }, TP_CLI_FILTER_OPTIONS,
+	{ "by", true, OPT_BY }, { "fold", false, OPT_FOLD },
+	{ "per-core", false, OPT_PER_CORE }, TP_CLI_FILTER_OPTIONS,
 	{ NULL, false, 0 },
 };
 
@@ -90,6 +95,9 @@ static int on_option(void *ctx, int id, const char *arg)
 		return 0;
 	case OPT_FOLD:
 		a->fold = true;
+		return 0;
+	case OPT_PER_CORE:
+		a->view.per_core = true;
 		return 0;
 	}
 	return 0;
@@ -191,7 +199,7 @@ static int run_ops(int argc, char **argv)
 
 const struct tp_cmd tp_cmd_ops = {
 	.name = "ops",
-	.summary = "every op per core: time, FLOPs, bytes, scope",
+	.summary = "every op, over cores or per core: time, FLOPs, bytes, scope",
 	.help = ops_help,
 	.run = run_ops,
 	.html = true,

@@ -440,9 +440,12 @@ enum tp_err tp_merge_finish(struct tp_merge *g, json_t **out, struct tp_error *e
 		return tp_error_set(err, TP_ERR_USAGE, "nothing to merge");
 	json_array_extend(get(get(m, "memory"), "warnings"), g->module_warnings);
 	set_scopes(get(m, "op_scopes"), &g->tree);
-	/* per step across the merged cores, as over all the files at once */
+	/* per step across the merged cores, and the all-cores sums, as over
+	 * all the files at once */
 	json_object_set_new(get(m, "ops"), "steps_across",
 			    tp_steps_across_from_cores(get(get(m, "ops"), "cores")));
+	json_object_set_new(get(m, "ops"), "core_groups", tp_core_groups_from_cores(get(get(m,
+		"ops"), "cores"), json_string_value(json_object_get(get(m, "ops"), "sort"))));
 	if (has_modules(get(m, "info")))
 		json_object_set_new(get(m, "collectives"), "host_collectives", json_array());
 	merge_advice(m);

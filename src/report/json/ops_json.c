@@ -1,16 +1,14 @@
 /*
  * ops_json.c - the `tpuprof.ops/1` document (docs/json.md): every op of
- * every core, nothing cut; steps; with --by scope the scope tree and the
- * split of every fusion's time. Written piece by piece (json_stream.h):
- * each op, step, scope node and fusion split is its own small value.
- */
+ * every core, nothing cut; steps; the all-cores sums (ops_groups_json.c);
+ * with --by scope the scope tree and each fusion's split, piece by piece
+ * (json_stream.h): each op, step, scope node and split a small value. */
 #include "damage.h"
+#include "tpuprof/report/device_report.h"
 #include "tpuprof/report/ops_report.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "tpuprof/report/device_report.h"
 
 const char *tp_op_source_name(enum tp_op_source src)
 {
@@ -454,6 +452,8 @@ void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 			core_json(w, cap, ops, &ops->cores[c]);
 		tp_jw_end(w);
 		steps_across_json(w, cap, ops);
+		if (!view->omit_groups)
+			tp_core_groups_json(w, "core_groups", cap, ops, view->sort);
 	}
 	if (view->categories)
 		categories_json(w, cap, view->categories);

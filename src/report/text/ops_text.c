@@ -1,6 +1,7 @@
 /*
  * ops_text.c - `tpuprof ops` for people: per core the top ops, a line
- * saying what was left out, the step breakdown, and with --by scope the
+ * saying what was left out, the step breakdown (ops_steps_text.c), and
+ * with --by scope the
  * scope tree and each fusion's split over scopes.
  */
 #include "tpuprof/report/ops_report.h"
@@ -81,16 +82,30 @@ static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_
 	notes->custom = notes->custom || o->cost_source == TP_COST_CUSTOM_CALL;
 }
 
+/* An all-cores table (group set) adds the cores an op ran on and the
+ * spread of its self time between them. */
+struct group_cols {
+	const struct tp_core_group *group;
+	const struct tp_cat_sum *spread;  /* one per op of the group's core */
+};
+
 static void op_row(FILE *out, const struct tp_ops *ops, const struct tp_ops_core *core,
-		   const struct tp_text_op_name *name, bool roofline, struct na_notes *notes)
+		   const struct tp_text_op_name *name, bool roofline, struct na_notes *notes,
+		   const struct group_cols *g)
 {
 	const struct tp_op *o = name->op;
 
-	char t_total[32], t_self[32];
+	char t_total[32], t_self[32], sp[48];
 	int64_t total = o->total_ps, self = o->self_ps;
 
 	fprintf(out, "  %9s %9s %7" PRIu64 " %5.1f%%  ",
 		T(total), T(self), o->occurrences, pct(o->self_ps, core->device_ps));
+	if (g->group) {
+		const struct tp_cat_sum *s = &g->spread[o - &ops->ops[core->first_op]];
+
+		tp_text_spread(sp, sizeof(sp), s);
+		fprintf(out, "%5zu %-19s ", s->n_cores, sp);
+	}
 	if (roofline)
 		roofline_cells(out, ops, o, notes);
 	/* two spaces: a 14-character category never runs into the name */
@@ -157,81 +172,15 @@ static bool core_roofline(FILE *out, const struct tp_ops *ops, const struct tp_o
 	return w.has_flops || w.has_bytes;
 }
 
-/* The steady steps' compute by op category, every category, on one
- * line under the steady state: what the compute share is made of. */
-static void steady_categories(FILE *out, const struct tp_ops *ops,
-			      const struct tp_ops_core *c, int64_t compute_ps)
-{
-	struct tp_step_cat *v;
-	size_t n = tp_steps_steady_categories(ops, c, &v);
-
-	if (n)
-		fprintf(out, "  steady compute by category (%% of compute):");
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s %.*s %.1f%%", i ? "," : "", (int)v[i].category.len,
-			TP_SPTR(v[i].category), pct(v[i].ps, compute_ps));
-	if (n)
-		fputc('\n', out);
-	free(v);
-}
-
-static void steps_head(FILE *out, const struct tp_ops *ops,
-		       const struct tp_ops_core *c)
-{
-	struct tp_steps_summary sum;
-	char t_s[32];
-
-	if (c->step_source == TP_STEPS_INFERRED)
-		fprintf(out, "  steps (%zu, inferred: one per %s of %.*s, program %" PRIu64
-			", the program with the most device time)\n", c->n_steps,
-			c->source == TP_OPSRC_GPU ? "execution of the kernels" : "run",
-			(int)c->step_program.len, TP_SPTR(c->step_program), c->step_program_id);
-	else if (c->step_source == TP_STEPS_GROUP)
-		fprintf(out, "  steps (%zu, from the op events' group_id: one per group)\n",
-			c->n_steps);
-	else
-		fprintf(out, "  steps (%zu, from the Steps line)\n", c->n_steps);
-	tp_steps_summarize(ops, c, &sum);
-	fprintf(out, "  steady state (%zu step%s%s): step %s; compute %.1f%%, collectives %.1f%%,"
-		" copies %.1f%%, idle %.1f%% of step time\n", sum.n_steady,
-		sum.n_steady == 1 ? "" : "s", sum.warmup ? ", the warm-up step left out" : "",
-		tp_fmt_ps(t_s, sizeof(t_s), sum.step_ps), pct(sum.compute_ps, sum.sum_ps),
-		pct(sum.collective_ps, sum.sum_ps), pct(sum.copy_ps, sum.sum_ps),
-		pct(sum.idle_ps, sum.sum_ps));
-	steady_categories(out, ops, c, sum.compute_ps);
-}
-
-static void steps_text(FILE *out, const struct tp_ops *ops,
-		       const struct tp_ops_core *c, size_t limit)
-{
-	size_t n = limit && c->n_steps > limit ? limit : c->n_steps;
-
-	steps_head(out, ops, c);
-	fprintf(out, "  %-12s %10s %10s %10s %10s %10s\n",
-		"step", "duration", "compute", "collective", "copy", "idle");
-	for (size_t i = 0; i < n; i++) {
-		const struct tp_step *s = &ops->steps[c->first_step + i];
-		char t_d[32], t_c[32], t_k[32], t_y[32], t_i[32];
-
-		fprintf(out, "  %-12.*s %10s %10s %10s %10s %10s%s\n",
-			(int)(s->name.len > 12 ? 12 : s->name.len), TP_SPTR(s->name),
-			tp_fmt_ps(t_d, sizeof(t_d), s->dur_ps),
-			tp_fmt_ps(t_c, sizeof(t_c), s->compute_ps),
-			tp_fmt_ps(t_k, sizeof(t_k), s->collective_ps),
-			tp_fmt_ps(t_y, sizeof(t_y), s->copy_ps),
-			tp_fmt_ps(t_i, sizeof(t_i), s->idle_ps),
-			s->warmup ? "  warm-up" : "");
-	}
-	if (n < c->n_steps)
-		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n",
-			c->n_steps - n);
-}
-
 /* Every share says what it is a share of, and every figure its source:
  * said once, under the cores. */
-static void legend(FILE *out, bool roofline)
+static void legend(FILE *out, bool roofline, bool all_cores)
 {
 	fprintf(out, "\ndevice: op self time / the core's device time (its first op start to last op end)\n");
+	if (all_cores)
+		fprintf(out, "        in an all-cores table: / the device time summed over its cores;\n"
+			"cores:  the cores of the table the op ran on; spread: the least and the most\n"
+			"        self time one of them gave it (--per-core: a table per core)\n");
 	if (!roofline)
 		return;
 	fprintf(out, "flop:   FLOP utilization, the op's FLOPs per second of its total time / the\n"
@@ -243,43 +192,32 @@ static void legend(FILE *out, bool roofline)
 }
 
 
-/* Per step across cores (and hosts): the slowest core and the spread. */
-static void steps_across_text(FILE *out, const struct tp_capture *cap,
-			      const struct tp_ops *ops, size_t limit)
+/* Which cores an all-cores table sums: hosts named where they change,
+ * the first 8 cores (JSON lists them all). */
+static void group_head(FILE *out, const struct tp_capture *cap, const struct tp_ops *src,
+		       const struct tp_core_group *g)
 {
-	struct tp_step_across *v;
-	size_t n = tp_steps_across(ops, &v), shown = limit && n > limit ? limit : n;
-	size_t stragglers = 0;
+	size_t host = SIZE_MAX;
 
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		stragglers += v[i].straggler && !v[i].warmup;
-	fprintf(out, "\nsteps across cores: %zu step%s on %zu cores, %zu with a straggler"
-		" (slowest core over %d%% longer than the fastest; warm-up left out)\n",
-		n, n == 1 ? "" : "s", v[0].n_cores, stragglers, TP_STRAGGLER_PCT);
-	fprintf(out, "  %-6s %10s %10s %10s %7s  %s\n", "step", "slowest", "fastest",
-		"spread", "spread", "slowest core");
-	for (size_t i = 0; i < shown; i++) {
-		const struct tp_ops_core *slow = &ops->cores[v[i].slowest_core];
-		char t_s[32], t_f[32], t_d[32];
+	fprintf(out, "all cores:");
+	for (size_t i = 0; i < g->n_cores && i < 8; i++) {
+		const struct tp_ops_core *c = &src->cores[g->cores[i]];
 
-		fprintf(out, "  %-6zu %10s %10s %10s %6.1f%%  %s %.*s%s%s\n", v[i].index,
-			tp_fmt_ps(t_s, sizeof(t_s), v[i].slowest_ps),
-			tp_fmt_ps(t_f, sizeof(t_f), v[i].fastest_ps),
-			tp_fmt_ps(t_d, sizeof(t_d), v[i].spread_ps),
-			pct(v[i].spread_ps, v[i].fastest_ps), cap->hosts[slow->host].name,
-			(int)slow->plane->name.len, TP_SPTR(slow->plane->name),
-			v[i].straggler ? "  straggler" : "", v[i].warmup ? "  warm-up" : "");
+		fprintf(out, "%s%s%s%.*s", i ? ", " : " ", host != c->host ? cap->hosts[c->host].name : "",
+			host != c->host ? " " : "", (int)c->plane->name.len, TP_SPTR(c->plane->name));
+		host = c->host;
 	}
-	if (shown < n)
-		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n", n - shown);
-	free(v);
+	if (g->n_cores > 8)
+		fprintf(out, " and %zu more", g->n_cores - 8);
+	if (g->n_cores > 1)
+		fprintf(out, " (%zu cores that ran the same programs, summed)", g->n_cores);
+	else
+		fprintf(out, " (programs no other core ran)");
 }
 
 static bool core_text(FILE *out, const struct tp_capture *cap,
 		      const struct tp_ops *ops, const struct tp_ops_core *c,
-		      size_t limit)
+		      size_t limit, const struct group_cols *g, const struct tp_ops *src)
 {
 	char t_dev[32], t_op[32], t_coll[32], t_left[32];
 	size_t n = limit && c->n_ops > limit ? limit : c->n_ops;
@@ -288,22 +226,29 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 	struct na_notes notes = { { NULL }, 0, false };
 	struct tp_text_op_name *names;
 
-	fprintf(out, "%s %.*s: %zu ops, %" PRIu64 " events (%s)\n",
-		cap->hosts[c->host].name, (int)c->plane->name.len, TP_SPTR(c->plane->name),
-		c->n_ops, c->events, tp_op_source_name(c->source));
-	fprintf(out, "  device time %s, op time %s, collectives %s (%.1f%% of device time)\n",
+	if (g->group)
+		group_head(out, cap, src, g->group);
+	else
+		fprintf(out, "%s %.*s", cap->hosts[c->host].name, (int)c->plane->name.len,
+			TP_SPTR(c->plane->name));
+	fprintf(out, ": %zu ops, %" PRIu64 " events (%s)\n", c->n_ops, c->events,
+		tp_op_source_name(c->source));
+	fprintf(out, "  device time %s%s, op time %s, collectives %s (%.1f%% of device time)\n",
 		tp_fmt_ps(t_dev, sizeof(t_dev), c->device_ps),
+		g->group ? " (summed over these cores)" : "",
 		tp_fmt_ps(t_op, sizeof(t_op), c->op_ps),
 		tp_fmt_ps(t_coll, sizeof(t_coll), c->collective_ps),
 		pct(c->collective_ps, c->device_ps));
 	roofline = core_roofline(out, ops, c);
 	fprintf(out, "  %9s %9s %7s %6s  ", "total", "self", "count", "device");
+	if (g->group)
+		fprintf(out, "%5s %-19s ", "cores", "spread");
 	if (roofline)
 		fprintf(out, "%6s %6s %-13s ", "flop", "hbm", "bound");
 	fprintf(out, "%-14s  %s\n", "category", "op (module)");
 	names = tp_text_op_names(cap, ops, c, n);
 	for (size_t i = 0; i < n; i++)
-		op_row(out, ops, c, &names[i], roofline, &notes);
+		op_row(out, ops, c, &names[i], roofline, &notes, g);
 	tp_text_op_names_release(names, n);
 	for (size_t i = n; i < c->n_ops; i++)
 		left = tp_sat_add(left, ops->ops[c->first_op + i].total_ps);
@@ -317,8 +262,41 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 		fprintf(out, "  n/a: %s\n", notes.why[i]);
 	if (roofline)
 		modules_text(out, cap, ops, c);
-	if (c->n_steps)
-		steps_text(out, ops, c, limit);
+	/* across cores the steps are compared in one table (--per-core
+	 * keeps each core's) */
+	if (c->n_steps && !(src && src->n_cores > 1 && tp_text_cores_with_steps(src) > 1))
+		tp_text_steps(out, ops, c, limit);
+	return roofline;
+}
+
+/* The all-cores view: a table per group of cores that ran the same
+ * programs; a core whose every op no other core ran keeps its own. */
+static bool groups_text(FILE *out, const struct tp_capture *cap, const struct tp_ops *ops,
+			size_t limit, enum tp_ops_sort sort)
+{
+	struct tp_ops_all a;
+	bool roofline = false;
+
+	tp_ops_all_build(&a, ops, sort);
+	for (size_t g = 0; g < a.all.n_cores; g++) {
+		const struct tp_core_group *gr = &a.groups[g];
+		struct group_cols cols = { gr, a.spread + a.all.cores[g].first_op };
+		struct group_cols none = { NULL, NULL };
+
+		if (g)
+			fputc('\n', out);
+		if (gr->whole && ops->n_cores > 1)
+			fprintf(out, "(per core: %s)\n", gr->disjoint ?
+				"it ran the programs of other cores but shares no op with them: nothing to sum" :
+				"no other core ran its programs");
+		if (gr->whole)
+			roofline = core_text(out, cap, ops, &ops->cores[gr->cores[0]], limit, &none,
+					     ops) || roofline;
+		else
+			roofline = core_text(out, cap, &a.all, &a.all.cores[g], limit, &cols,
+					     ops) || roofline;
+	}
+	tp_ops_all_release(&a);
 	return roofline;
 }
 
@@ -377,88 +355,34 @@ static void scopes_text(FILE *out, const struct tp_ops *ops,
 	splits_text(out, ops, s);
 }
 
-static void spread_text(char *buf, size_t n, const struct tp_cat_sum *s)
-{
-	char lo[32], hi[32];
-
-	if (s->n_cores < 2)
-		snprintf(buf, n, "-");
-	else
-		snprintf(buf, n, "%s..%s", tp_fmt_ps(lo, sizeof(lo), s->min_core_ps),
-			 tp_fmt_ps(hi, sizeof(hi), s->max_core_ps));
-}
-
-static void cat_row(FILE *out, const struct tp_cat_sum *s, int indent, struct tp_str name,
-		    size_t variants)
-{
-	char t_s[32], t_t[32], sp[80];
-
-	spread_text(sp, sizeof(sp), s);
-	fprintf(out, "  %10s %10s %9" PRIu64 " %5zu %-22s %*s%.*s", tp_fmt_ps(t_s, sizeof(t_s), s->self_ps),
-		tp_fmt_ps(t_t, sizeof(t_t), s->total_ps), s->occurrences, s->n_cores, sp,
-		indent, "", (int)name.len, TP_SPTR(name));
-	if (variants > 1)
-		fprintf(out, "  (%zu names folded)", variants);
-	fputc('\n', out);
-}
-
-/* --by category: program -> category -> op over every core. */
-static void categories_text(FILE *out, const struct tp_capture *cap,
-			    const struct tp_op_categories *c, size_t n_cores, size_t limit)
-{
-	uint64_t program = 0;
-
-	fprintf(out, "op profile by category over %zu core(s)%s: self and total time and\n"
-		"count summed over the cores an op ran on; spread: the least and the most\n"
-		"self time one of those cores gave it\n", n_cores,
-		c->fold ? ", name.N copies folded" : "");
-	fprintf(out, "  %10s %10s %9s %5s %-22s %s\n", "self", "total", "count", "cores",
-		"spread", "program / category / op");
-	for (size_t g = 0; g < c->n_groups; g++) {
-		const struct tp_cat_group *gr = &c->groups[g];
-		size_t shown = limit && gr->n > limit ? limit : gr->n;
-
-		if (g == 0 || gr->program_id != program) {
-			struct tp_str m = tp_report_module_name(cap, gr->module);
-			char t[32];
-
-			fprintf(out, "  %10s %*s%.*s%s(program %" PRIu64 ")\n",
-				tp_fmt_ps(t, sizeof(t), gr->program_self_ps), 50, "",
-				(int)m.len, TP_SPTR(m), m.len ? " " : "", gr->program_id);
-			program = gr->program_id;
-		}
-		cat_row(out, &gr->sum, 2, gr->category.len ? gr->category : tp_str_make("(none)", 6), 0);
-		for (size_t k = 0; k < shown; k++) {
-			const struct tp_cat_op *o = &c->ops[gr->first + k];
-
-			cat_row(out, &o->sum, 4, o->name, o->variants);
-		}
-		if (shown < gr->n)
-			fprintf(out, "  %*s... %zu more ops (--limit 0 shows all)\n", 62, "", gr->n - shown);
-	}
-}
-
 enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *ops,
 			const struct tp_ops_view *view, struct tp_error *err)
 {
 	bool roofline = false;
 
 	if (view->categories) {
-		categories_text(out, cap, view->categories, ops->n_cores, view->limit);
+		tp_text_categories(out, cap, view->categories, ops->n_cores, view->limit);
 		if (ferror(out))
 			return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
 		return TP_OK;
 	}
 	if (!ops->n_cores)
 		fprintf(out, "no device ops in this capture\n");
-	for (size_t c = 0; c < ops->n_cores; c++) {
-		if (c)
-			fputc('\n', out);
-		roofline = core_text(out, cap, ops, &ops->cores[c], view->limit) || roofline;
+	if (!view->per_core) {
+		roofline = groups_text(out, cap, ops, view->limit, view->sort);
+	} else {
+		struct group_cols none = { NULL, NULL };
+
+		for (size_t c = 0; c < ops->n_cores; c++) {
+			if (c)
+				fputc('\n', out);
+			roofline = core_text(out, cap, ops, &ops->cores[c], view->limit, &none,
+					     NULL) || roofline;
+		}
 	}
-	steps_across_text(out, cap, ops, view->limit);
+	tp_text_steps_across(out, cap, ops, view->limit);
 	if (ops->n_cores)
-		legend(out, roofline);
+		legend(out, roofline, !view->per_core && ops->n_cores > 1);
 	if (view->scopes) {
 		fputc('\n', out);
 		scopes_text(out, ops, view->scopes, view->limit);

@@ -5,7 +5,6 @@
  * share of device time; warnings. Each part points to the command that
  * shows everything.
  */
-#include "tpuprof/util/i64map.h"
 #include "tpuprof/report/memory_report.h"
 #include "tpuprof/report/ops_report.h"
 #include "tpuprof/report/report_doc.h"
@@ -183,57 +182,30 @@ static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp
 	}
 }
 
-struct op_total {
-	struct tp_str name;
-	size_t module;
-	int64_t self_ps;
-	uint64_t count;
-};
-
+/* Ops summed over cores as `ops` sums them by default (the all-cores
+ * view: tp_ops_all), every group's together, most self time first. */
 static int by_self(const void *a, const void *b)
 {
-	const struct op_total *x = a, *y = b;
+	const struct tp_op *x = *(const struct tp_op *const *)a, *y = *(const struct tp_op *const *)b;
+	size_t n = x->name.len < y->name.len ? x->name.len : y->name.len;
+	int c = n ? memcmp(x->name.ptr, y->name.ptr, n) : 0;
 
-	return x->self_ps != y->self_ps ? (x->self_ps > y->self_ps ? -1 : 1) : 0;
+	if (x->self_ps != y->self_ps)
+		return x->self_ps > y->self_ps ? -1 : 1;
+	return c ? c : (x->name.len > y->name.len) - (x->name.len < y->name.len);
 }
 
-static bool same_op(const struct op_total *t, const struct tp_op *op)
+static size_t merge_ops(const struct tp_ops *ops, struct tp_ops_all *a, const struct tp_op ***out)
 {
-	return t->module == op->module && t->name.len == op->name.len &&
-	       (!op->name.len || memcmp(t->name.ptr, op->name.ptr, op->name.len) == 0);
-}
+	const struct tp_op **t;
 
-/* Ops merged over cores (the same op runs on every core), found through a
- * hash of module and name; a collision falls back to a linear search. */
-static size_t merge_ops(const struct tp_ops *ops, struct op_total *t)
-{
-	struct tp_i64map seen;
-	size_t n = 0;
-
-	tp_i64map_init(&seen, ops->n_ops);
-	for (size_t i = 0; i < ops->n_ops; i++) {
-		const struct tp_op *op = &ops->ops[i];
-		int64_t key = (int64_t)(tp_hash_bytes(TP_SPTR(op->name), op->name.len) ^
-					tp_mix64(op->module));
-		long k = tp_i64map_get(&seen, key);
-
-		if (k >= 0 && !same_op(&t[k], op))
-			for (k = 0; k < (long)n && !same_op(&t[k], op); k++)
-				;
-		if (k < 0 || k == (long)n) {
-			k = (long)n++;
-			t[k].name = op->name;
-			t[k].module = op->module;
-			t[k].self_ps = 0;
-			t[k].count = 0;
-			tp_i64map_put(&seen, key, k);
-		}
-		t[k].self_ps = tp_sat_add(t[k].self_ps, op->self_ps);
-		t[k].count += op->occurrences;
-	}
-	tp_i64map_release(&seen);
-	qsort(t, n, sizeof(*t), by_self);
-	return n;
+	tp_ops_all_build(a, ops, TP_SORT_SELF);
+	t = tp_xmalloc((a->all.n_ops + 1) * sizeof(*t));
+	for (size_t i = 0; i < a->all.n_ops; i++)
+		t[i] = &a->all.ops[i];
+	qsort(t, a->all.n_ops, sizeof(*t), by_self);
+	*out = t;
+	return a->all.n_ops;
 }
 
 /* No share of a peak over 100%: the arithmetic cannot be right there. */
@@ -284,16 +256,17 @@ static void utilization_line(FILE *out, const struct tp_ops *ops)
 static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_report *r)
 {
 	const struct tp_ops *ops = &r->coll.ops;
-	struct op_total *t = tp_xmalloc((ops->n_ops + 1) * sizeof(*t));
+	const struct tp_op **t;
+	struct tp_ops_all all;
 	int64_t device = 0, self = 0;
-	size_t n = merge_ops(ops, t);
+	size_t n;
 	const struct tp_scope_tree *tree = &r->scopes.tree;
 
 	if (!ops->n_cores) {
 		fprintf(out, "time      no device trace: compiled programs only\n");
-		free(t);
 		return;
 	}
+	n = merge_ops(ops, &all, &t);
 	for (size_t i = 0; i < ops->n_cores; i++) {
 		device = tp_sat_add(device, ops->cores[i].device_ps);
 		self = tp_sat_add(self, ops->cores[i].self_ps);
@@ -305,20 +278,21 @@ static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_r
 		ops->n_cores, PS(0, self), PS(1, device));
 	utilization_line(out, ops);
 	for (size_t i = 0; i < n && i < TOP; i++) {
-		struct tp_str mod = tp_report_module_name(cap, t[i].module);
+		struct tp_str mod = tp_report_module_name(cap, t[i]->module);
 		char program[32] = "";
 
 		/* programs sharing a module name are told apart, as in ops */
-		if (mod.len && tp_report_module_name_shared(cap, t[i].module))
+		if (mod.len && tp_report_module_name_shared(cap, t[i]->module))
 			snprintf(program, sizeof(program), " #%" PRIu64,
-				 cap->modules[t[i].module].program_id);
-		fprintf(out, "  %10s %5.1f%%  op %.*s%s%.*s%s%s x%" PRIu64 "\n", PS(0, t[i].self_ps),
-			device ? 100.0 * (double)t[i].self_ps / (double)device : 0.0,
-			(int)t[i].name.len, TP_SPTR(t[i].name), mod.len ? " (" : "",
-			(int)mod.len, TP_SPTR(mod), program, mod.len ? ")" : "", t[i].count);
+				 cap->modules[t[i]->module].program_id);
+		fprintf(out, "  %10s %5.1f%%  op %.*s%s%.*s%s%s x%" PRIu64 "\n", PS(0, t[i]->self_ps),
+			device ? 100.0 * (double)t[i]->self_ps / (double)device : 0.0,
+			(int)t[i]->name.len, TP_SPTR(t[i]->name), mod.len ? " (" : "",
+			(int)mod.len, TP_SPTR(mod), program, mod.len ? ")" : "", t[i]->occurrences);
 	}
 	list_scopes(out, tree, device, true);
 	free(t);
+	tp_ops_all_release(&all);
 }
 
 static void traffic_part(FILE *out, const struct tp_report *r)

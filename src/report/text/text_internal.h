@@ -1,6 +1,7 @@
 /*
  * text_internal.h - what the text writers of src/report/text share: the
- * op column of `ops` (op_names_text.c).
+ * op column of `ops` (op_names_text.c), its category sums
+ * (ops_cat_text.c) and its steps (ops_steps_text.c).
  *
  * Ownership: tp_text_op_names() returns a malloc'd array whose texts are
  * malloc'd; tp_text_op_names_release() frees both. Ops and capture are
@@ -10,6 +11,7 @@
 #define TPUPROF_TEXT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tpuprof/analyze/ops.h"
 
@@ -26,5 +28,22 @@ struct tp_text_op_name {
 struct tp_text_op_name *tp_text_op_names(const struct tp_capture *cap, const struct tp_ops *ops,
 					 const struct tp_ops_core *c, size_t n);
 void tp_text_op_names_release(struct tp_text_op_name *v, size_t n);
+
+/* A sum's spread between cores, "least..most" self time, or "-" on one
+ * core (ops_cat_text.c). */
+void tp_text_spread(char *buf, size_t n, const struct tp_cat_sum *s);
+/* `ops --by category` (ops_cat_text.c). */
+void tp_text_categories(FILE *out, const struct tp_capture *cap,
+			const struct tp_op_categories *c, size_t n_cores, size_t limit);
+
+/* A core's steps: source, steady state, compute by category and the step
+ * table, at most limit rows (0: all) (ops_steps_text.c). */
+void tp_text_steps(FILE *out, const struct tp_ops *ops,
+		   const struct tp_ops_core *c, size_t limit);
+/* Per step across every core with steps: slowest, fastest, spread;
+ * nothing with fewer than two such cores. */
+void tp_text_steps_across(FILE *out, const struct tp_capture *cap,
+			  const struct tp_ops *ops, size_t limit);
+size_t tp_text_cores_with_steps(const struct tp_ops *ops);
 
 #endif

@@ -1,0 +1,130 @@
+/*
+ * ops_steps_text.c - the steps of `tpuprof ops` for people: per core the
+ * steps' source, the steady state and its compute by category, the step
+ * table; across cores the slowest core and the spread of each step.
+ */
+#include "tpuprof/report/ops_report.h"
+#include "text_internal.h"
+#include "tpuprof/util/units.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <stdio.h>
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* The steady steps' compute by op category, every category, on one
+ * line under the steady state: what the compute share is made of. */
+static void steady_categories(FILE *out, const struct tp_ops *ops,
+			      const struct tp_ops_core *c, int64_t compute_ps)
+{
+	struct tp_step_cat *v;
+	size_t n = tp_steps_steady_categories(ops, c, &v);
+
+	if (n)
+		fprintf(out, "  steady compute by category (%% of compute):");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %.*s %.1f%%", i ? "," : "", (int)v[i].category.len,
+			TP_SPTR(v[i].category), pct(v[i].ps, compute_ps));
+	if (n)
+		fputc('\n', out);
+	free(v);
+}
+
+static void steps_head(FILE *out, const struct tp_ops *ops,
+		       const struct tp_ops_core *c)
+{
+	struct tp_steps_summary sum;
+	char t_s[32];
+
+	if (c->step_source == TP_STEPS_INFERRED)
+		fprintf(out, "  steps (%zu, inferred: one per %s of %.*s, program %" PRIu64
+			", the program with the most device time)\n", c->n_steps,
+			c->source == TP_OPSRC_GPU ? "execution of the kernels" : "run",
+			(int)c->step_program.len, TP_SPTR(c->step_program), c->step_program_id);
+	else if (c->step_source == TP_STEPS_GROUP)
+		fprintf(out, "  steps (%zu, from the op events' group_id: one per group)\n",
+			c->n_steps);
+	else
+		fprintf(out, "  steps (%zu, from the Steps line)\n", c->n_steps);
+	tp_steps_summarize(ops, c, &sum);
+	fprintf(out, "  steady state (%zu step%s%s): step %s; compute %.1f%%, collectives %.1f%%,"
+		" copies %.1f%%, idle %.1f%% of step time\n", sum.n_steady,
+		sum.n_steady == 1 ? "" : "s", sum.warmup ? ", the warm-up step left out" : "",
+		tp_fmt_ps(t_s, sizeof(t_s), sum.step_ps), pct(sum.compute_ps, sum.sum_ps),
+		pct(sum.collective_ps, sum.sum_ps), pct(sum.copy_ps, sum.sum_ps),
+		pct(sum.idle_ps, sum.sum_ps));
+	steady_categories(out, ops, c, sum.compute_ps);
+}
+
+void tp_text_steps(FILE *out, const struct tp_ops *ops,
+		   const struct tp_ops_core *c, size_t limit)
+{
+	size_t n = limit && c->n_steps > limit ? limit : c->n_steps;
+
+	steps_head(out, ops, c);
+	fprintf(out, "  %-12s %10s %10s %10s %10s %10s\n",
+		"step", "duration", "compute", "collective", "copy", "idle");
+	for (size_t i = 0; i < n; i++) {
+		const struct tp_step *s = &ops->steps[c->first_step + i];
+		char t_d[32], t_c[32], t_k[32], t_y[32], t_i[32];
+
+		fprintf(out, "  %-12.*s %10s %10s %10s %10s %10s%s\n",
+			(int)(s->name.len > 12 ? 12 : s->name.len), TP_SPTR(s->name),
+			tp_fmt_ps(t_d, sizeof(t_d), s->dur_ps),
+			tp_fmt_ps(t_c, sizeof(t_c), s->compute_ps),
+			tp_fmt_ps(t_k, sizeof(t_k), s->collective_ps),
+			tp_fmt_ps(t_y, sizeof(t_y), s->copy_ps),
+			tp_fmt_ps(t_i, sizeof(t_i), s->idle_ps),
+			s->warmup ? "  warm-up" : "");
+	}
+	if (n < c->n_steps)
+		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n",
+			c->n_steps - n);
+}
+
+/* Per step across cores (and hosts): the slowest core and the spread. */
+void tp_text_steps_across(FILE *out, const struct tp_capture *cap,
+			  const struct tp_ops *ops, size_t limit)
+{
+	struct tp_step_across *v;
+	size_t n = tp_steps_across(ops, &v), shown = limit && n > limit ? limit : n;
+	size_t stragglers = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		stragglers += v[i].straggler && !v[i].warmup;
+	fprintf(out, "\nsteps across cores: %zu step%s on %zu cores, %zu with a straggler"
+		" (slowest core over %d%% longer than the fastest; warm-up left out)\n",
+		n, n == 1 ? "" : "s", v[0].n_cores, stragglers, TP_STRAGGLER_PCT);
+	fprintf(out, "  %-6s %10s %10s %10s %7s  %s\n", "step", "slowest", "fastest",
+		"spread", "spread", "slowest core");
+	for (size_t i = 0; i < shown; i++) {
+		const struct tp_ops_core *slow = &ops->cores[v[i].slowest_core];
+		char t_s[32], t_f[32], t_d[32];
+
+		fprintf(out, "  %-6zu %10s %10s %10s %6.1f%%  %s %.*s%s%s\n", v[i].index,
+			tp_fmt_ps(t_s, sizeof(t_s), v[i].slowest_ps),
+			tp_fmt_ps(t_f, sizeof(t_f), v[i].fastest_ps),
+			tp_fmt_ps(t_d, sizeof(t_d), v[i].spread_ps),
+			pct(v[i].spread_ps, v[i].fastest_ps), cap->hosts[slow->host].name,
+			(int)slow->plane->name.len, TP_SPTR(slow->plane->name),
+			v[i].straggler ? "  straggler" : "", v[i].warmup ? "  warm-up" : "");
+	}
+	if (shown < n)
+		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n", n - shown);
+	free(v);
+}
+
+size_t tp_text_cores_with_steps(const struct tp_ops *ops)
+{
+	size_t n = 0;
+
+	for (size_t c = 0; c < ops->n_cores; c++)
+		n += ops->cores[c].n_steps > 0;
+	return n;
+}

@@ -1,0 +1,1 @@
+ops --limit 20 ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

@@ -1,0 +1,1 @@
+ops --per-core --limit 8 ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
