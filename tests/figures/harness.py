@@ -68,9 +68,11 @@ NO_FLOPS = NO_CAPACITY | {"mi300x-attention", "mi300x-elementwise", "mi300x-gemm
                           "mi300x8-conv3d", "v100x8-tf", "jax-gpu", "tf-gpu"}
 
 
-# captures with steps, where the debug-print advice is judged
+# captures with steps (GPU ones: inferred from the busiest program's
+# kernels, or from group_id), where the debug-print advice is judged
 WITH_STEPS = {"tpu-v6e-4chip", "v100x8-tf", "small", "diff-b", "diff-longer", "collectives", "layout-b",
-              "run-3hosts", "debug-print"}
+              "run-3hosts", "debug-print", "mi300x-attention", "mi300x-elementwise", "mi300x-gemm",
+              "mi300x8-conv3d", "jax-gpu", "tf-gpu"}
 
 
 def check_args(name):

@@ -427,6 +427,33 @@ def test_ops_views(b, p, ops, out, prefix):
     shot(b, out, prefix + "-ops-by-category-fold")
 
 
+def c_fmt_ps(ps):
+    """src/util/units.c's tp_fmt_ps: printf's "%.*f" on a double, which
+    rounds an exact halfway value to even (Python's % does the same)."""
+    if abs(ps) < 1000:
+        return "%d ps" % ps
+    for scale, unit in ((1e12, "s"), (1e9, "ms"), (1e6, "us"), (1e3, "ns")):
+        if abs(ps) >= scale:
+            x = ps / scale
+            return "%.*f %s" % (3 if abs(x) < 10 else 2 if abs(x) < 100 else 1, x, unit)
+
+
+def test_rounding(b, path, doc):
+    """The page prints a figure as the text output does: an exact halfway
+    value (591.25 ns) rounds to even in both, not up in the page."""
+    p = Page(b, path).open()
+    ties = [591250, 1250, 3250, 12125, 150, 2500, 15, 1005, 99995, 2675]
+    ps = sorted({o[k] for c in doc["ops"]["cores"] for o in c["ops"] for k in ("self_ps", "total_ps")} | set(ties))
+    got = p.js("JSON.stringify(%s.map(fmtPs))" % json.dumps(ps))
+    bad = [(v, g, c_fmt_ps(v)) for v, g in zip(ps, json.loads(got)) if g != c_fmt_ps(v)]
+    check(p.name + ": every op time reads as in text (%d values; 591.25 ns is %s)" % (len(ps), c_fmt_ps(591250)),
+          not bad, str(bad[:5]))
+    shares = [0.0125, 0.0135, 0.00025, 0.5, 1 / 3, 0.21049999999999999]
+    got = json.loads(p.js("JSON.stringify(%s.map(fmtPct))" % json.dumps(shares)))
+    want = ["%.1f%%" % (100 * v) for v in shares]
+    check(p.name + ": shares read as in text", got == want, "%s != %s" % (got, want))
+
+
 def test_ops_page(b, path, ops, out, prefix, budget_s=None):
     p = Page(b, path)
     t0 = time.time()
@@ -754,6 +781,7 @@ def main():
         test_report(b, pages["report"], json_of(tpuprof, "report", "testdata/small.xplane.pb"), out, "report",
                     tpuprof, ["testdata/small.xplane.pb"])
         test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu", tpuprof, [TPU4])
+        test_rounding(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4))
         test_why_live(b, pages["report"], out)
         test_debug_print(b, pages["report-debug-print"], json_of(tpuprof, "report", "testdata/debug-print"), out)
         test_split(b, pages["memory-split"])

@@ -422,7 +422,7 @@ void tp_advice_judge(struct tp_advice *a, const struct tp_advice_input *in)
 	share_rule(a, in, "collective-bound", "xprof", SHARE_COLLECTIVE, 0.3, true,
 		   "collectives take");
 	share_rule(a, in, "input-bound", "xprof", SHARE_INFEED, 0.1, false, "infeed takes");
-	share_rule(a, in, "idle", "xprof", SHARE_IDLE, 0.1, false, "the TensorCore is idle");
+	share_rule(a, in, "idle", "xprof", SHARE_IDLE, 0.1, false, "the core is idle");
 	share_rule(a, in, "async-done-waits", "xprof", SHARE_DONE, 0.1, false,
 		   "waits in async -done ops take");
 	tp_advice_debug_print_judge(add(a, "debug-print", "xprof", 0.05), in);

@@ -79,6 +79,33 @@ function clear(e) {
 	return e;
 }
 
+/* As C's printf("%.*f") of the text output: toFixed rounds a value
+ * exactly halfway between two outputs up, printf to the even one, so
+ * 591.25 ns reads "591.2 ns" in the page as in text. Only exact ties
+ * differ: a value is one when v * 2 * 10^d is an odd integer, decided on
+ * v's exact binary value (v = m * 2^e). */
+function isExactTie(a, d) {
+	const view = new DataView(new ArrayBuffer(8));
+	view.setFloat64(0, a);
+	const hi = view.getUint32(0), exp = (hi >>> 20) & 0x7ff;
+	let m = (BigInt(hi & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+	let e = -1074;
+	if (exp !== 0) {
+		m |= 1n << 52n;
+		e = exp - 1075;
+	}
+	if (e >= 0)
+		return false;   /* an integer: never halfway */
+	const num = m * 2n * 10n ** BigInt(d), den = 1n << BigInt(-e);
+	return num % den === 0n && (num / den) % 2n === 1n;
+}
+function toFixedC(v, d) {
+	const a = Math.abs(v), scaled = a * Math.pow(10, d), down = Math.floor(scaled);
+	if (!isFinite(a) || scaled - down !== 0.5 || down % 2 !== 0 || !isExactTie(a, d))
+		return v.toFixed(d);
+	return (v < 0 ? "-" : "") + (down / Math.pow(10, d)).toFixed(d);
+}
+
 /* Binary units, exactly as the text output (src/util/units.c): 512 B,
  * 4.00 MiB, 20.6 MiB, 512 KiB. */
 const BYTE_UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -94,7 +121,7 @@ function fmtBytes(b) {
 		v /= 1024;
 		u++;
 	}
-	return (neg ? "-" : "") + v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0) + " " + BYTE_UNITS[u];
+	return (neg ? "-" : "") + toFixedC(v, v < 10 ? 2 : v < 100 ? 1 : 0) + " " + BYTE_UNITS[u];
 }
 
 function fmtInt(n) {
@@ -123,11 +150,11 @@ function fmtPs(ps) {
 	while (u < TIME_UNITS.length - 1 && a >= TIME_UNITS[u + 1][1])
 		u++;
 	const v = ps / TIME_UNITS[u][1], av = Math.abs(v);
-	return v.toFixed(av < 10 ? 3 : av < 100 ? 2 : 1) + " " + TIME_UNITS[u][0];
+	return toFixedC(v, av < 10 ? 3 : av < 100 ? 2 : 1) + " " + TIME_UNITS[u][0];
 }
 
 function fmtPct(x) {
-	return x === null || x === undefined || !isFinite(x) ? "–" : (100 * x).toFixed(1) + "%";
+	return x === null || x === undefined || !isFinite(x) ? "–" : toFixedC(100 * x, 1) + "%";
 }
 
 function fmtRate(x, unit) {
@@ -139,7 +166,7 @@ function fmtRate(x, unit) {
 		v /= 1000;
 		i++;
 	}
-	return v.toFixed(2) + " " + pre[i] + unit;
+	return toFixedC(v, 2) + " " + pre[i] + unit;
 }
 
 /* Axis ticks: 1-2-5 steps in the unit the largest value reads in. */

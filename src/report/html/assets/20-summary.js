@@ -90,7 +90,7 @@ const SummaryView = {
 		fired.forEach(function (a) {
 			(a.hosts || []).forEach(function (h) {
 				if (h.share >= a.threshold)
-					hosts.push(el("li", {}, a.rule + ": " + h.host + " " + (100 * h.share).toFixed(1) +
+					hosts.push(el("li", {}, a.rule + ": " + h.host + " " + toFixedC(100 * h.share, 1) +
 						"% of step time (mean of " + h.steps + " step(s) with debug_print events)"));
 			});
 		});

@@ -32,7 +32,7 @@ function fmtDelta(unit, d, key) {
 }
 
 function fmtPercent(p) {
-	return p === null || p === undefined ? "–" : (p > 0 ? "+" : "") + p.toFixed(1) + "%";
+	return p === null || p === undefined ? "–" : (p > 0 ? "+" : "") + toFixedC(p, 1) + "%";
 }
 
 /* A row's name in its section. */
