@@ -97,6 +97,14 @@ bool tp_str_eq(struct tp_str s, const char *lit)
 	return s.len == n && (n == 0 || memcmp(s.ptr, lit, n) == 0);
 }
 
+int tp_str_cmp(struct tp_str a, struct tp_str b)
+{
+	size_t n = a.len < b.len ? a.len : b.len;
+	int c = n ? memcmp(a.ptr, b.ptr, n) : 0;
+
+	return c ? c : (a.len > b.len) - (a.len < b.len);
+}
+
 bool tp_str_has_prefix(struct tp_str s, const char *prefix)
 {
 	size_t n = strlen(prefix);

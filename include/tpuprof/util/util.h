@@ -38,6 +38,8 @@ static inline struct tp_str tp_str_make(const char *p, size_t n)
 
 /* True when s equals the NUL-terminated string lit. */
 bool tp_str_eq(struct tp_str s, const char *lit);
+/* Byte order, a prefix first (qsort comparators on names). */
+int tp_str_cmp(struct tp_str a, struct tp_str b);
 bool tp_str_has_prefix(struct tp_str s, const char *prefix);
 bool tp_str_contains(struct tp_str s, const char *needle);
 /* A new malloc'd NUL-terminated copy; the caller frees it. */

@@ -23,14 +23,6 @@ struct dp_entry {
 	double fraction;
 };
 
-static int str_cmp(struct tp_str a, struct tp_str b)
-{
-	size_t n = a.len < b.len ? a.len : b.len;
-	int r = n ? memcmp(a.ptr, b.ptr, n) : 0;
-
-	return r ? r : (a.len > b.len) - (a.len < b.len);
-}
-
 static int by_host_step_core(const void *pa, const void *pb)
 {
 	const struct dp_entry *a = pa, *b = pb;
@@ -38,7 +30,7 @@ static int by_host_step_core(const void *pa, const void *pb)
 
 	if (a->host != b->host)
 		return a->host < b->host ? -1 : 1;
-	if ((r = str_cmp(a->step, b->step)))
+	if ((r = tp_str_cmp(a->step, b->step)))
 		return r;
 	return (a->core > b->core) - (a->core < b->core);
 }
@@ -69,7 +61,7 @@ static void host_means(struct tp_advice_host *hosts, const struct dp_entry *e, s
 		size_t j = i;
 
 		/* one step of one host: sum per core, mean over the cores */
-		while (j < n && e[j].host == e[i].host && !str_cmp(e[j].step, e[i].step)) {
+		while (j < n && e[j].host == e[i].host && !tp_str_cmp(e[j].step, e[i].step)) {
 			if (j == i || e[j].core != e[j - 1].core)
 				cores++;
 			sum += e[j].fraction;

@@ -12,14 +12,6 @@
 
 static _Thread_local const struct tp_mem_device *sort_dev; /* qsort context, per thread */
 
-static int str_cmp(struct tp_str a, struct tp_str b)
-{
-	size_t n = a.len < b.len ? a.len : b.len;
-	int c = n ? memcmp(a.ptr, b.ptr, n) : 0;
-
-	return c ? c : (a.len > b.len) - (a.len < b.len);
-}
-
 /* allocation bytes desc (special rows too, as XProf sorts them with the
  * rest), requested desc, then op, region, type, shape */
 static int row_cmp(const void *pa, const void *pb)
@@ -40,11 +32,11 @@ static int row_cmp(const void *pa, const void *pb)
 		return x->allocated > y->allocated ? -1 : 1;
 	if (x->requested != y->requested)
 		return x->requested > y->requested ? -1 : 1;
-	if ((c = str_cmp(x->tf_op, y->tf_op)) || (c = str_cmp(x->region, y->region)))
+	if ((c = tp_str_cmp(x->tf_op, y->tf_op)) || (c = tp_str_cmp(x->region, y->region)))
 		return c;
 	if (x->data_type != y->data_type)
 		return x->data_type < y->data_type ? -1 : 1;
-	return str_cmp(x->shape, y->shape);
+	return tp_str_cmp(x->shape, y->shape);
 }
 
 static bool same_row(const struct tp_mem_device *d, const struct tp_mem_active *a,
@@ -57,8 +49,8 @@ static bool same_row(const struct tp_mem_device *d, const struct tp_mem_active *
 	x = &d->snapshots[a->snapshot];
 	y = &d->snapshots[b->snapshot];
 	return x->allocated == y->allocated && x->requested == y->requested &&
-	       !str_cmp(x->tf_op, y->tf_op) && !str_cmp(x->region, y->region) &&
-	       x->data_type == y->data_type && !str_cmp(x->shape, y->shape);
+	       !tp_str_cmp(x->tf_op, y->tf_op) && !tp_str_cmp(x->region, y->region) &&
+	       x->data_type == y->data_type && !tp_str_cmp(x->shape, y->shape);
 }
 
 static void push(struct tp_mem_device *d, size_t *cap, long snapshot,

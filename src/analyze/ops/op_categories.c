@@ -19,14 +19,6 @@ struct rec {
 	const struct tp_op *op;
 };
 
-static int cmp_str(struct tp_str a, struct tp_str b)
-{
-	size_t n = a.len < b.len ? a.len : b.len;
-	int c = n ? memcmp(a.ptr, b.ptr, n) : 0;
-
-	return c ? c : (a.len > b.len) - (a.len < b.len);
-}
-
 static int by_key(const void *x, const void *y)
 {
 	const struct rec *a = x, *b = y;
@@ -34,15 +26,15 @@ static int by_key(const void *x, const void *y)
 
 	if (a->program_id != b->program_id)
 		return a->program_id < b->program_id ? -1 : 1;
-	if ((c = cmp_str(a->category, b->category)) || (c = cmp_str(a->name, b->name)))
+	if ((c = tp_str_cmp(a->category, b->category)) || (c = tp_str_cmp(a->name, b->name)))
 		return c;
 	return (a->core > b->core) - (a->core < b->core);
 }
 
 static bool same_op(const struct rec *a, const struct rec *b)
 {
-	return a->program_id == b->program_id && !cmp_str(a->category, b->category) &&
-	       !cmp_str(a->name, b->name);
+	return a->program_id == b->program_id && !tp_str_cmp(a->category, b->category) &&
+	       !tp_str_cmp(a->name, b->name);
 }
 
 /* "copy-done.4" -> "copy-done"; a name without a numeric suffix stays. */
@@ -61,7 +53,7 @@ struct tp_str tp_op_fold_name(struct tp_str s)
 static size_t first_name(const struct rec *r, size_t i, size_t j)
 {
 	for (size_t k = i; k < j; k++)
-		if (!cmp_str(r[k].op->name, r[j].op->name))
+		if (!tp_str_cmp(r[k].op->name, r[j].op->name))
 			return 0;
 	return 1;
 }
@@ -85,7 +77,7 @@ static int op_by_self(const void *x, const void *y)
 
 	if (a->sum.self_ps != b->sum.self_ps)
 		return a->sum.self_ps > b->sum.self_ps ? -1 : 1;
-	return cmp_str(a->name, b->name);
+	return tp_str_cmp(a->name, b->name);
 }
 
 static int group_order(const void *x, const void *y)
@@ -99,7 +91,7 @@ static int group_order(const void *x, const void *y)
 		return a->program_id < b->program_id ? -1 : 1;
 	if (a->sum.self_ps != b->sum.self_ps)
 		return a->sum.self_ps > b->sum.self_ps ? -1 : 1;
-	return cmp_str(a->category, b->category);
+	return tp_str_cmp(a->category, b->category);
 }
 
 void tp_op_categories_build(struct tp_op_categories *out, const struct tp_ops *ops, bool fold)
@@ -154,7 +146,7 @@ void tp_op_categories_build(struct tp_op_categories *out, const struct tp_ops *o
 		g->category = cops[i].category;
 		g->first = i;
 		for (; j < out->n_ops && cops[j].program_id == g->program_id &&
-		       cmp_str(cops[j].category, g->category) == 0; j++)
+		       tp_str_cmp(cops[j].category, g->category) == 0; j++)
 			;
 		g->n = j - i;
 		/* the group's sums and spread: per core, its ops' times */
@@ -166,7 +158,7 @@ void tp_op_categories_build(struct tp_op_categories *out, const struct tp_ops *o
 			for (size_t k = 0; k < ops->cores[c].n_ops; k++) {
 				const struct tp_op *o = &ops->ops[ops->cores[c].first_op + k];
 
-				if (o->program_id == g->program_id && cmp_str(o->category, g->category) == 0) {
+				if (o->program_id == g->program_id && tp_str_cmp(o->category, g->category) == 0) {
 					ps = tp_sat_add(ps, o->self_ps);
 					total = tp_sat_add(total, o->total_ps);
 					count += o->occurrences;

@@ -12,14 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_str(struct tp_str a, struct tp_str b)
-{
-	size_t n = a.len < b.len ? a.len : b.len;
-	int c = n ? memcmp(a.ptr, b.ptr, n) : 0;
-
-	return c ? c : (a.len > b.len) - (a.len < b.len);
-}
-
 static int cmp_size(size_t a, size_t b)
 {
 	return (a > b) - (a < b);
@@ -150,8 +142,8 @@ static int rec_key(size_t ga, const struct tp_op *a, size_t gb, const struct tp_
 	if (!c)
 		c = cmp_u64(a->program_id, b->program_id);
 	if (!c)
-		c = cmp_str(a->category, b->category);
-	return c ? c : cmp_str(a->name, b->name);
+		c = tp_str_cmp(a->category, b->category);
+	return c ? c : tp_str_cmp(a->name, b->name);
 }
 
 static int rec_order(const void *x, const void *y)
