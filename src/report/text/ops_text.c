@@ -77,7 +77,7 @@ static void roofline_cells(FILE *out, const struct tp_ops *ops, const struct tp_
 	share_or_na(flop, sizeof(flop), r.has_flop_util, r.flop_utilization, r.flop_util_na, notes);
 	share_or_na(hbm, sizeof(hbm), r.has_hbm_util, r.hbm_utilization, r.hbm_util_na, notes);
 	/* a custom call's FLOPs and bytes are its kernel author's estimate */
-	fprintf(out, "%6s %6s %-13s ", flop, hbm,
+	fprintf(out, "%8s %6s %-13s ", flop, hbm,
 		o->cost_source == TP_COST_CUSTOM_CALL ? custom_bound(&r) : tp_bound_name(r.bound));
 	notes->custom = notes->custom || o->cost_source == TP_COST_CUSTOM_CALL;
 }
@@ -244,7 +244,7 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 	if (g->group)
 		fprintf(out, "%5s %-19s ", "cores", "spread");
 	if (roofline)
-		fprintf(out, "%6s %6s %-13s ", "flop", "hbm", "bound");
+		fprintf(out, "%8s %6s %-13s ", "flop", "hbm", "bound");
 	fprintf(out, "%-14s  %s\n", "category", "op (module)");
 	names = tp_text_op_names(cap, ops, c, n);
 	for (size_t i = 0; i < n; i++)
