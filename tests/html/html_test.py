@@ -182,6 +182,19 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
     want = re.search(r"^time +(.*)$", text, re.M).group(1)
     got = p.js("document.getElementById('summary-time').textContent")
     check(p.name + " summary time line as the text", got.startswith(want), "%r vs %r" % (got, want))
+    # steps across cores: the line as `ops` text prints it, a row per step
+    across = doc["ops"].get("steps_across")
+    if across:
+        ops_text = run(tpuprof_bin, "ops", "-q", *doc_args).decode()
+        want = re.search(r"^(steps across cores: .*)$", ops_text, re.M).group(1)
+        got = p.js("document.getElementById('summary-steps-across').textContent")
+        check(p.name + " steps across cores line as ops text", got == want, "%r vs %r" % (got, want))
+        cells = p.js("Array.from(document.querySelectorAll('#summary-steps-across-table tr')).slice(1)"
+                     ".map(r => Array.from(r.children).map(c => c.textContent))")
+        want = [[str(x["index"]), c_fmt_ps(x["slowest_ps"]), c_fmt_ps(x["fastest_ps"]), c_fmt_ps(x["spread_ps"]),
+                 "%.1f%%" % (100 * x["spread_share"]), x["slowest_host"] + " " + x["slowest_plane"]] for x in across]
+        check(p.name + " steps across cores: a row per step with the JSON's figures (%d)" % len(across),
+              [c[:6] for c in cells] == want, "%r vs %r" % (cells[:2], want[:2]))
     for part, el_id in (("capture", "capture-line"), ("traffic", "summary-traffic")):
         want = re.search(r"^%s +(.*)$" % part, text, re.M).group(1)
         got = p.js("document.getElementById('%s').textContent" % el_id)

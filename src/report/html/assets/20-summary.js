@@ -51,7 +51,32 @@ const SummaryView = {
 		s.appendChild(t);
 		if (cores.length >= 2)
 			s.appendChild(this.stepChart(cores));
+		if (ops.steps_across && ops.steps_across.length)
+			this.stepsAcross(s, ops.steps_across);
 		return s;
+	},
+
+	/* Per step across every core with steps, as `ops` text prints it: the
+	 * slowest and fastest core and the spread; a straggler's step is one
+	 * whose slowest core is over 10% (TP_STRAGGLER_PCT) longer. */
+	stepsAcross: function (s, across) {
+		const stragglers = across.filter(function (x) { return x.straggler && !x.warmup; }).length;
+		s.appendChild(el("p", { id: "summary-steps-across" }, "steps across cores: " + across.length + " step" +
+			(across.length === 1 ? "" : "s") + " on " + across[0].n_cores + " cores, " + stragglers +
+			" with a straggler (slowest core over 10% longer than the fastest; warm-up left out)"));
+		const t = el("table", { class: "plain", id: "summary-steps-across-table" }, el("tr", {},
+			["step", "slowest", "fastest", "spread", "spread", "slowest core", ""].map(function (h) {
+				return el("th", {}, h);
+			})));
+		across.forEach(function (x) {
+			t.appendChild(el("tr", {}, el("td", { class: "num" }, String(x.index)),
+				el("td", { class: "num" }, fmtPs(x.slowest_ps)), el("td", { class: "num" }, fmtPs(x.fastest_ps)),
+				el("td", { class: "num" }, fmtPs(x.spread_ps)),
+				el("td", { class: "num" + (x.straggler ? " warn" : "") }, fmtPct(x.spread_share)),
+				el("td", {}, x.slowest_host + " " + x.slowest_plane),
+				el("td", { class: "muted" }, (x.straggler ? "straggler" : "") + (x.warmup ? " warm-up" : ""))));
+		});
+		s.appendChild(el("div", { class: "scroll-box" }, t));
 	},
 
 	/* Each core's step durations, one line per core: a straggler shows as
@@ -201,7 +226,7 @@ const SummaryView = {
 		/* ops counted once over the cores they ran on, as the text */
 		s.appendChild(el("p", { id: "summary-time" }, fmtInt(by.size) + " ops on " + (ops.cores || []).length +
 			" core(s): op time " + fmtPs(opPs) + " of " + fmtPs(dev) + " device time (all cores; the shares below are of it)" +
-			(by.size !== n ? " (" + fmtInt(n) + " rows in the ops table, one per op and core)" : "")));
+			(by.size !== n ? " (the Ops tab sums them over cores; per core it has " + fmtInt(n) + " rows, one per op and core)" : "")));
 		const top = Array.from(by.values()).sort(function (a, b) { return b.total - a.total; }).slice(0, 5);
 		s.appendChild(el("table", { class: "plain", id: "summary-ops" }, top.map(function (e) {
 			return el("tr", {}, el("td", { class: "num" }, fmtPs(e.total)), el("td", { class: "num" }, dev ? fmtPct(e.total / dev) : ""),
