@@ -244,6 +244,9 @@ size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op);
 /* Each step's compute by category from c->cat_ps (tp_step.cats), once
  * the core's lines are read; frees the ctx's category tables. */
 void tp_ops_step_cats_finish(struct tp_op_ctx *c);
+/* qsort order of step categories: most time first, ties by name
+ * (steps_summary.c). */
+int tp_step_cat_cmp(const void *a, const void *b);
 /* The device time of the core's "debug_print" events, into the steps
  * that hold them (op_debug_print.c). */
 void tp_ops_read_debug_prints(struct tp_op_ctx *c);

@@ -276,19 +276,6 @@ size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op)
 	return k;
 }
 
-static int by_cat(const void *a, const void *b)
-{
-	const struct tp_step_cat *x = a, *y = b;
-	size_t n = x->category.len < y->category.len ? x->category.len : y->category.len;
-	int d = n ? memcmp(x->category.ptr, y->category.ptr, n) : 0;
-
-	if (x->ps != y->ps)
-		return x->ps > y->ps ? -1 : 1;
-	if (d)
-		return d;
-	return (x->category.len > y->category.len) - (x->category.len < y->category.len);
-}
-
 void tp_ops_step_cats_finish(struct tp_op_ctx *c)
 {
 	struct tp_ops *ops = c->ops;
@@ -306,7 +293,7 @@ void tp_ops_step_cats_finish(struct tp_op_ctx *c)
 			s->cats[s->n_cats++] = (struct tp_step_cat){ c->step_cats[k], ps };
 		}
 		if (s->n_cats > 1)
-			qsort(s->cats, s->n_cats, sizeof(*s->cats), by_cat);
+			qsort(s->cats, s->n_cats, sizeof(*s->cats), tp_step_cat_cmp);
 	}
 	free(c->step_cats);
 	free(c->cat_ps);

@@ -115,15 +115,13 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
 	return n;
 }
 
-static int by_share(const void *a, const void *b)
+int tp_step_cat_cmp(const void *a, const void *b)
 {
 	const struct tp_step_cat *x = a, *y = b;
-	size_t n = x->category.len < y->category.len ? x->category.len : y->category.len;
-	int d = n ? memcmp(x->category.ptr, y->category.ptr, n) : 0;
 
 	if (x->ps != y->ps)
 		return x->ps > y->ps ? -1 : 1;
-	return d ? d : (x->category.len > y->category.len) - (x->category.len < y->category.len);
+	return tp_str_cmp(x->category, y->category);
 }
 
 size_t tp_steps_steady_categories(const struct tp_ops *ops, const struct tp_ops_core *core,
@@ -151,7 +149,7 @@ size_t tp_steps_steady_categories(const struct tp_ops *ops, const struct tp_ops_
 		}
 	}
 	if (n > 1)
-		qsort(v, n, sizeof(*v), by_share);
+		qsort(v, n, sizeof(*v), tp_step_cat_cmp);
 	*out = v;
 	return n;
 }
