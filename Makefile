@@ -185,14 +185,15 @@ contract: $(BIN)
 # Chunked captures (docs/riegeli.md): the shared captures split as a
 # profiler would and written as .xplane.riegeli by the tests' own writer
 # (riegeli_pack, in each compression) give every command's JSON of the
-# .xplane.pb; gzip, stdin, run dirs, damage.
+# .xplane.pb (a generated capture's lines long enough to be mapped into
+# the merged view in place); gzip, stdin, run dirs, damage.
 RIEGELI_PACK := $(BUILD)/tests/riegeli/riegeli_pack
 $(RIEGELI_PACK): tests/riegeli/riegeli_pack.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(shell pkg-config --libs libbrotlienc 2>/dev/null || echo -lbrotlienc) $(PKG_LIBS) $(SAN)
 
-riegeli-test: $(BIN) $(RIEGELI_PACK)
-	sh tests/riegeli/run.sh $(BIN) $(RIEGELI_PACK)
+riegeli-test: $(BIN) $(RIEGELI_PACK) $(GEN_BIN)
+	sh tests/riegeli/run.sh $(BIN) $(RIEGELI_PACK) $(GEN_BIN)
 
 # The figures contract (issue 23): every analysis command in text, JSON
 # and HTML on every shared and test capture, held to the invariants of

@@ -413,23 +413,38 @@ static struct pb merge_record(int which)
 	return space;
 }
 
+/* How a test merges: the view with short segments copied into it (what
+ * records this small get), the view with every segment mapped in place
+ * from the spill, or a flat XSpace (riegeli_merged's). */
+enum merge_mode { VIEW_COPIED, VIEW_MAPPED, FLAT, MERGE_MODES };
+
 static struct tp_xspace merged_space(struct pb *recs, size_t n,
 				     struct tp_riegeli_xspace *out,
-				     struct tp_arena *a)
+				     struct tp_arena *a, enum merge_mode mode)
 {
 	struct pb file = riegeli_of(recs, n);
-	struct tp_riegeli_opts o = { .shown = "m.riegeli", .max_chunk = UINT64_MAX };
+	struct tp_riegeli_opts o = { .shown = "m.riegeli", .max_chunk = UINT64_MAX,
+				     .flat = mode == FLAT };
 	struct tp_riegeli_info info;
 	struct tp_error err = { 0 };
 	struct tp_xspace xs;
+	struct tp_decode_opts dopts = { 0 };
+	size_t saved = tp_riegeli_map_min_bytes;
 
+	if (mode == VIEW_MAPPED)
+		tp_riegeli_map_min_bytes = 1;
 	ck_assert_int_eq(tp_riegeli_merge(file.data, file.len, &o, out, &info, &err), TP_OK);
+	tp_riegeli_map_min_bytes = saved;
 	ck_assert_uint_eq(info.records, n);
+	ck_assert(out->segment_shifts == (mode != FLAT));
 	tp_riegeli_info_release(&info);
 	pb_free(&file);
 	tp_arena_init(a);
-	ck_assert_msg(tp_xspace_decode(&xs, a, out->data, out->size, "merged", &err) == TP_OK,
-		      "%s", err.msg);
+	dopts.segment_shifts = out->segment_shifts;
+	ck_assert_msg(tp_xspace_decode_ex(&xs, a, out->data, out->size, "merged",
+					  &dopts, &err) == TP_OK, "%s", err.msg);
+	if (mode == VIEW_MAPPED)   /* the view is page-aligned pieces */
+		ck_assert_uint_ge(out->size, 4096);
 	return xs;
 }
 
@@ -438,7 +453,7 @@ START_TEST(test_merge_rules)
 	struct pb recs[2] = { merge_record(1), merge_record(2) };
 	struct tp_riegeli_xspace out;
 	struct tp_arena a;
-	struct tp_xspace xs = merged_space(recs, 2, &out, &a);
+	struct tp_xspace xs = merged_space(recs, 2, &out, &a, VIEW_COPIED);
 	const struct tp_plane *pl;
 	struct tp_event_iter it;
 	struct tp_event ev;
@@ -478,10 +493,9 @@ END_TEST
 /* Line 5 in four chunks, each starting at its own time: 1000 ns (ids as
  * merged), 1020 ns (ids renumbered: "a" as 40, "flops" as 41; one event
  * with no offset field), 980 ns (earliest: the merged line's start) and
- * 1030 ns (ids as merged; one event with no offset field). The merge
- * moves a later chunk's events to the line's start as it spills them,
- * once; a chunk that starts earlier moves the start, and the chunks
- * before it are shifted on the way out. */
+ * 1030 ns (ids as merged; one event with no offset field). Every event
+ * reads at its absolute time: in the view through the segment markers
+ * (each chunk's events as it wrote them), in a flat XSpace moved. */
 static struct pb shifted_record(int which)
 {
 	static const int64_t start_ns[] = { 1000, 1020, 980, 1030 };
@@ -522,42 +536,123 @@ START_TEST(test_merge_time_shifts)
 {
 	struct pb recs[4] = { shifted_record(0), shifted_record(1),
 			      shifted_record(2), shifted_record(3) };
-	struct tp_riegeli_xspace out;
-	struct tp_arena a;
-	struct tp_xspace xs = merged_space(recs, 4, &out, &a);
-	const struct tp_plane *pl;
-	struct tp_event_iter it;
-	struct tp_event ev;
 	/* ps from 980 ns, in chunk order */
 	static const int64_t want_off[] = { 20000, 20500, 40000, 40000, 0,
 					    50100, 50000 };
 	static const int64_t want_value[] = { 7, 8, 9, 10, 12, 13, 14 };
-	size_t k = 0;
 
-	pl = &xs.planes[0];
-	ck_assert_uint_eq(pl->n_lines, 1);
-	ck_assert_int_eq(pl->lines[0].timestamp_ns, 980);
-	ck_assert_uint_eq(pl->n_event_meta, 1);
-	tp_event_iter_init_read(&it, &xs, pl, &pl->lines[0]);
-	while (tp_event_iter_next(&it, &ev) > 0) {
-		struct tp_stat_iter si;
-		struct tp_stat st;
+	for (int mode = 0; mode < MERGE_MODES; mode++) {
+		struct tp_riegeli_xspace out;
+		struct tp_arena a;
+		struct tp_xspace xs = merged_space(recs, 4, &out, &a, mode);
+		const struct tp_plane *pl = &xs.planes[0];
+		struct tp_event_iter it;
+		struct tp_event ev;
+		size_t k = 0;
 
-		ck_assert_uint_lt(k, 7);
-		ck_assert_int_eq(ev.offset_ps, want_off[k]);
-		ck_assert_int_eq(ev.duration_ps, 100);
-		ck_assert_int_eq(ev.metadata_id, 1);
-		tp_stat_iter_init(&si, &xs, &ev);
-		ck_assert_int_eq(tp_stat_iter_next(&si, &st), 1);
-		ck_assert_int_eq(st.metadata_id, 1);
-		ck_assert_int_eq(st.v.i, want_value[k]);
-		k++;
+		ck_assert_uint_eq(pl->n_lines, 1);
+		ck_assert_int_eq(pl->lines[0].timestamp_ns, 980);
+		ck_assert_uint_eq(pl->n_event_meta, 1);
+		/* absolute: the line's 980 ns plus the offset */
+		ck_assert_int_eq(pl->lines[0].first_start_ps, 980000);
+		ck_assert_int_eq(pl->lines[0].last_end_ps, 980000 + 50200);
+		tp_event_iter_init_read(&it, &xs, pl, &pl->lines[0]);
+		while (tp_event_iter_next(&it, &ev) > 0) {
+			struct tp_stat_iter si;
+			struct tp_stat st;
+
+			ck_assert_uint_lt(k, 7);
+			ck_assert_int_eq(ev.offset_ps, want_off[k]);
+			ck_assert_int_eq(ev.start_ps, 980000 + want_off[k]);
+			ck_assert_int_eq(ev.duration_ps, 100);
+			ck_assert_int_eq(ev.metadata_id, 1);
+			tp_stat_iter_init(&si, &xs, &ev);
+			ck_assert_int_eq(tp_stat_iter_next(&si, &st), 1);
+			ck_assert_int_eq(st.metadata_id, 1);
+			ck_assert_int_eq(st.v.i, want_value[k]);
+			k++;
+		}
+		ck_assert_uint_eq(k, 7);
+		munmap(out.map, out.map_len);
+		tp_arena_release(&a);
 	}
-	ck_assert_uint_eq(k, 7);
-	munmap(out.map, out.map_len);
-	tp_arena_release(&a);
 	for (int i = 0; i < 4; i++)
 		pb_free(&recs[i]);
+}
+END_TEST
+
+/* Device time (device_offset_ps, device_duration_ps) is never moved, as
+ * XProf's merge moves offset_ps only: line 5 from 1000 ns in chunk 1 and
+ * from 1010 ns in chunk 2, one event each at offset 100 ps with device
+ * offset 300 ps. Chunk 2's event reads offset 10100 ps, its start (from
+ * device time) 300 ps after the merged line's 1000 ns, in every mode;
+ * the bulk reader agrees. */
+static struct pb device_record(int which)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 };
+
+	pb_int(&plane, 1, 3);
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 5);
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&line, 3, which ? 1010 : 1000);
+	pb_int(&ev, 1, 1);
+	pb_int(&ev, 2, 100);
+	pb_int(&ev, 3, 50);
+	pb_stat_int(&ev, 2, 3, 300);
+	pb_stat_int(&ev, 3, 3, 40);
+	pb_msg(&line, 4, &ev);
+	pb_msg(&plane, 3, &line);
+	pb_metadata(&plane, 4, 1, "fusion");
+	pb_metadata(&plane, 5, 2, "device_offset_ps");
+	pb_metadata(&plane, 5, 3, "device_duration_ps");
+	pb_msg(&space, 1, &plane);
+	return space;
+}
+
+START_TEST(test_merge_device_time)
+{
+	struct pb recs[2] = { device_record(0), device_record(1) };
+	static const int64_t want_off[] = { 100, 10100 };
+
+	for (int mode = 0; mode < MERGE_MODES; mode++) {
+		struct tp_riegeli_xspace out;
+		struct tp_arena a;
+		struct tp_xspace xs = merged_space(recs, 2, &out, &a, mode);
+		const struct tp_plane *pl = &xs.planes[0];
+		struct tp_event_iter it;
+		struct tp_event ev;
+		struct tp_event_batch b;
+		size_t k = 0, n = 0;
+
+		tp_event_iter_init_read(&it, &xs, pl, &pl->lines[0]);
+		while (tp_event_iter_next(&it, &ev) > 0) {
+			ck_assert_uint_lt(k, 2);
+			ck_assert_int_eq(ev.offset_ps, want_off[k]);
+			ck_assert_int_eq(ev.start_ps, 1000300);
+			ck_assert_int_eq(ev.dur_ps, 40);
+			k++;
+		}
+		ck_assert_uint_eq(k, 2);
+		tp_event_iter_init_read(&it, &xs, pl, &pl->lines[0]);
+		for (;;) {
+			size_t got = tp_event_iter_batch(&it, &b);
+
+			for (size_t i = 0; i < got; i++, n++)
+				ck_assert_int_eq(b.start_ps[i], 1000300);
+			if (!got && tp_event_iter_next(&it, &ev) <= 0)
+				break;
+			if (!got) {
+				ck_assert_int_eq(ev.start_ps, 1000300);
+				n++;
+			}
+		}
+		ck_assert_uint_eq(n, 2);
+		munmap(out.map, out.map_len);
+		tp_arena_release(&a);
+	}
+	pb_free(&recs[0]);
+	pb_free(&recs[1]);
 }
 END_TEST
 
@@ -629,6 +724,7 @@ int main(void)
 	tcase_add_test(tc, test_not_riegeli);
 	tcase_add_test(tc, test_merge_rules);
 	tcase_add_test(tc, test_merge_time_shifts);
+	tcase_add_test(tc, test_merge_device_time);
 	tcase_add_test(tc, test_libtpu_0_0_37);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

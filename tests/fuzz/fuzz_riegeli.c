@@ -37,6 +37,24 @@ static enum tp_err touch(void *ctx, const uint8_t *rec, size_t len,
 	return TP_OK;
 }
 
+/* Every event of every line, segment markers applied. */
+static uint64_t read_events(const struct tp_xspace *xs)
+{
+	uint64_t sum = 0;
+
+	for (size_t p = 0; p < xs->n_planes; p++)
+		for (size_t l = 0; l < xs->planes[p].n_lines; l++) {
+			struct tp_event_iter it;
+			struct tp_event ev;
+
+			tp_event_iter_init(&it, xs, &xs->planes[p],
+					   &xs->planes[p].lines[l]);
+			while (tp_event_iter_next(&it, &ev) > 0)
+				sum += (uint64_t)ev.start_ps;
+		}
+	return sum;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tp_riegeli_opts o = { .shown = "fuzz.riegeli", .max_chunk = 64u << 20 };
@@ -46,6 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *buf = NULL;
 	uint64_t sum = 0;
 
+	/* every line long enough to be mapped into the view, or a flat
+	 * XSpace written out: both ways of merging, on small inputs */
+	tp_riegeli_map_min_bytes = 16;
+	o.flat = size % 2 == 1;
 	if (!tp_riegeli_sniff(data, size)) {
 		buf = malloc(sizeof(signature) + size + 1);
 		memcpy(buf, signature, sizeof(signature));
@@ -59,11 +81,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct tp_arena arena;
 		struct tp_xspace space;
 
+		struct tp_decode_opts dopts = { .segment_shifts = xs.segment_shifts };
+
 		tp_riegeli_info_release(&info);
 		tp_arena_init(&arena);
-		if (xs.size)
-			(void)tp_xspace_decode(&space, &arena, xs.data, xs.size,
-					       "merged", &err);
+		if (xs.size &&
+		    tp_xspace_decode_ex(&space, &arena, xs.data, xs.size,
+					"merged", &dopts, &err) == TP_OK)
+			sum += read_events(&space);
 		tp_arena_release(&arena);
 		if (xs.map)
 			munmap(xs.map, xs.map_len);

@@ -42,6 +42,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	opts.drop_pages = true;
+	opts.flat = true;   /* a standard XSpace, as a profiler writes */
 	if (tp_riegeli_merge(in, (size_t)st.st_size, &opts, &xs, &info,
 			     &err) != TP_OK) {
 		fprintf(stderr, "%s\n", err.msg);

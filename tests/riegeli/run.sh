@@ -6,16 +6,27 @@
 # JSON on it must equal its JSON on the .xplane.pb (compare.py). Then
 # damage and the ways a capture comes in: gzip, standard input, run
 # directories.
-#   sh tests/riegeli/run.sh TPUPROF RIEGELI_PACK
+#   sh tests/riegeli/run.sh TPUPROF RIEGELI_PACK [GEN_CAPTURE]
+# With GEN_CAPTURE, a generated capture whose op lines (2.8 MB, split
+# into chunks of about 1.4 MB) are long enough for the merge to map them
+# into its view in place (tp_riegeli_map_min_bytes, 512 KiB), which the
+# shared captures' lines mostly are not.
 set -eu
 TPUPROF=$1
 PACK=$2
+GEN=${3:-}
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 protoc -Iproto --python_out="$DIR" proto/xplane.proto
 fail=0
 n=0
-for pb in testdata/small.xplane.pb testdata/jax-gpu.xplane.pb testdata/tf-gpu.xplane.pb \
+long=
+if [ -n "$GEN" ]; then
+	long="$DIR/long-lines.xplane.pb"
+	"$GEN" --seed 3 --cores 2 --programs 2 --instructions 100 \
+		--target-bytes 6000000 -o "$long"
+fi
+for pb in $long testdata/small.xplane.pb testdata/jax-gpu.xplane.pb testdata/tf-gpu.xplane.pb \
 	testdata/collectives.xplane.pb $(find ../shared/captures -name '*.xplane.pb' \
 	! -path '*bad-*' | sort); do
 	n=$((n + 1))

@@ -12,8 +12,12 @@
  * (the rest listed the same way). Transposed chunks are refused.
  *
  * tp_riegeli_merge turns a capture's chunks into one serialized XSpace
- * as XProf merges them, written to an unlinked temporary file under
- * $TMPDIR (or /tmp) and mapped: the events stay page cache, not heap.
+ * as XProf merges them, kept in unlinked temporary files under $TMPDIR
+ * (or /tmp) and mapped: the events stay page cache, not heap. Unless
+ * flat, it is a view: each chunk's long lines are mapped where the merge
+ * spilled them, and their events keep the chunk's own time base, read
+ * through segment markers (xspace.h, TP_XLINE_SEGMENT_FIELD), so that
+ * no event is rewritten or copied twice.
  *
  * Ownership: info->damaged is malloc'd (tp_riegeli_info_release); the
  * merged XSpace is a mapping the caller unmaps (munmap(map, map_len)).
@@ -60,6 +64,9 @@ struct tp_riegeli_opts {
 	uint64_t max_chunk;      /* most decoded bytes of one chunk       */
 	bool drop_pages;         /* data is a file mapping: drop each
 				  * chunk's pages once read                */
+	bool flat;               /* merge into a standard XSpace, every
+				  * event moved to its line's start, to be
+				  * written out (slower: no view)          */
 };
 
 /* Reads every record of data[0, size). Fails (TP_ERR_INPUT) when data
@@ -76,7 +83,15 @@ struct tp_riegeli_xspace {
 	size_t size;
 	void *map;               /* munmap(map, map_len); NULL when size 0 */
 	size_t map_len;
+	bool segment_shifts;     /* decode with tp_decode_opts.segment_shifts
+				  * (a view; false with tp_riegeli_opts.flat) */
 };
+
+/* A chunk's line of at least this many bytes (default 512 KiB) is mapped
+ * into the view in place; a view maps at most tp_riegeli_max_mapped
+ * (default 1024) of them and copies the rest. Tests change both. */
+extern size_t tp_riegeli_map_min_bytes;
+extern size_t tp_riegeli_max_mapped;
 
 /* Reads data as a chunked capture (each record one XSpace) and merges
  * the records into out. A record that is not an XSpace fails the file

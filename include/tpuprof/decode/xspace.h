@@ -184,7 +184,23 @@ struct tp_xspace {
 	const char *name;               /* file name for messages, borrowed */
 	bool drop_pages;                /* base maps a file: resident pages
 					 * of scanned lines may be dropped */
+	bool segment_shifts;            /* lines hold segment markers
+					 * (TP_XLINE_SEGMENT_FIELD)       */
 };
+
+/* A merged chunked capture (riegeli.h) keeps each chunk's events of a
+ * line as they were written, relative to the chunk's own line start: a
+ * segment marker, an XLine field of this number holding a varint (the
+ * picoseconds from the line's timestamp_ns to that start) and padding,
+ * comes before each chunk's events, and the event iterator adds it to
+ * the offset_ps of the events that follow (and to start_ps where it
+ * comes from offset_ps), so they read as if XProf's merge had moved
+ * them: it moves offset_ps only, never the device_offset_ps stat. Read only in XSpaces decoded with
+ * tp_decode_opts.segment_shifts: in any other file the field is an
+ * unknown field, skipped. TP_XLINE_PADDING_FIELD is padding, skipped
+ * everywhere. Neither number is used by XLine (xplane.proto). */
+#define TP_XLINE_SEGMENT_FIELD 2047
+#define TP_XLINE_PADDING_FIELD 2046
 
 /* Decodes an XSpace from data[0..size), which stays borrowed. name is the
  * file name used in error messages. On failure the arena may hold partial
@@ -217,6 +233,9 @@ struct tp_decode_opts {
 	/* Threads for the scan (0: tp_threads()); 1 when several captures
 	 * are decoded at once, each on its own thread. */
 	unsigned threads;
+	/* The bytes are a merged chunked capture whose lines hold segment
+	 * markers (TP_XLINE_SEGMENT_FIELD, tp_riegeli_xspace). */
+	bool segment_shifts;
 };
 
 /* tp_xspace_decode with options; opts NULL = scan everything. name must
@@ -281,7 +300,10 @@ struct tp_event {
 struct tp_event_iter {
 	const struct tp_plane *plane;
 	const struct tp_line *line;
-	int64_t line_base_ps;  /* (timestamp_ns - origin) * 1000        */
+	int64_t line_base_ps;  /* (timestamp_ns - origin) * 1000, plus
+				* the segment's shift_ps                */
+	int64_t line_origin_ps; /* line_base_ps before any segment      */
+	int64_t shift_ps;      /* the last segment marker's, else 0     */
 	bool validate;         /* decode every stat (set by the decoder) */
 	bool raw_times;        /* skip device_offset_ps lookups: for passes
 				* that only count, the stats need no decoding */

@@ -85,6 +85,7 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	src->buf.size = xs.size;
 	src->buf.map = xs.map;
 	src->buf.map_len = xs.map_len;
+	job->opts.segment_shifts = xs.segment_shifts;
 	if (!xs.size)
 		return tp_error_set(&job->err, TP_ERR_INPUT,
 				    "%s: chunked capture with no XSpace data (%llu chunks, %zu damaged regions)",

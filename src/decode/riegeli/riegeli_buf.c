@@ -1,7 +1,8 @@
 /*
  * riegeli_buf.c - what the rest of the folder builds on: protobuf
- * written into growable buffers, the temporary files a merge spills to
- * and writes its XSpace into, and dropping a mapping's pages once read.
+ * written into growable buffers (and padding fields of a given size),
+ * the temporary files a merge spills to and writes its XSpace into, and
+ * dropping a mapping's pages once read.
  * It calls nothing else of the folder.
  */
 #define _GNU_SOURCE   /* fallocate, copy_file_range: Linux only, and
@@ -13,6 +14,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+/* riegeli.h: a view's mapped segments */
+size_t tp_riegeli_map_min_bytes = (size_t)512 << 10;
+size_t tp_riegeli_max_mapped = 1024;
+
+int64_t rg_segment_shift(const struct rg_line *l, const struct rg_segment *s)
+{
+	return tp_sat_mul(tp_sat_sub(s->base_ns, l->timestamp_ns), 1000);
+}
 
 FILE *rg_tmpfile(void)
 {
@@ -171,4 +181,33 @@ size_t rg_varint_size(uint64_t v)
 		n++;
 	}
 	return n;
+}
+
+bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
+		  bool with_value, uint64_t value)
+{
+	size_t tag = rg_varint_size((uint64_t)number << 3 | TP_WIRE_LEN);
+	size_t need = with_value ? rg_varint_size(value) : 0;
+
+	for (size_t len_bytes = 1; len_bytes <= 3; len_bytes++) {
+		uint64_t content;
+		struct rg_buf b = { 0 };
+
+		if (size < tag + len_bytes + need)
+			return false;
+		content = size - tag - len_bytes;
+		if (rg_varint_size(content) != len_bytes)
+			continue;
+		if (!dst)
+			return true;
+		b.p = dst;
+		b.cap = (size_t)size;
+		rg_put_tag(&b, number, TP_WIRE_LEN);
+		rg_put_varint(&b, content);
+		if (with_value)
+			rg_put_varint(&b, value);
+		memset(b.p + b.n, 0, (size_t)size - b.n);
+		return true;
+	}
+	return false;
 }

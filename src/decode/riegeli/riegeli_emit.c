@@ -63,13 +63,14 @@ static size_t shifted_event(const uint8_t *ev, size_t len, int64_t shift,
 	return 1 + rg_varint_size(n) + n;
 }
 
-/* A segment's events, moved to the line's start; written to out when
- * out is not NULL. Returns their size. */
+/* A segment's events, moved to the line's start (every event of a
+ * chunk whose line starts later than the merged one's is re-encoded);
+ * written to out when out is not NULL. Returns their size. */
 static uint64_t segment_events(const struct rg_line *l,
 			       const struct rg_segment *s, const uint8_t *spill,
 			       FILE *spill_file, FILE *out, bool *io_failed)
 {
-	int64_t shift = tp_sat_mul(tp_sat_sub(s->base_ns, l->timestamp_ns), 1000);
+	int64_t shift = rg_segment_shift(l, s);
 	const uint8_t *p = spill + s->bytes.off;
 	struct tp_wire w;
 	struct tp_field f;
@@ -79,8 +80,8 @@ static uint64_t segment_events(const struct rg_line *l,
 	/* a segment is written once and then no more needed: its pages
 	 * go, from memory and from the spill file, so a capture's events
 	 * never all stay resident and $TMPDIR holds them about once. Its
-	 * bytes as they are (the usual case: the merge moved its events
-	 * already) are copied file to file by the kernel. */
+	 * bytes as they are (a chunk whose line starts where the merged
+	 * one does) are copied file to file by the kernel. */
 	if (shift == 0) {
 		if (out) {
 			uint64_t done = rg_copy(spill_file, s->bytes.off,
@@ -97,6 +98,8 @@ static uint64_t segment_events(const struct rg_line *l,
 	}
 	tp_wire_init(&w, p, p, s->bytes.len);
 	while (tp_wire_next(&w, &f) > 0) {
+		if (f.number != 4 || f.type != TP_WIRE_LEN)
+			continue;   /* padding */
 		n += shifted_event(f.data, f.len, shift, out ? &b : NULL);
 		if (out && b.n >= (1u << 20)) {
 			if (fwrite(b.p, 1, b.n, out) != b.n)
@@ -304,7 +307,7 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 			     struct tp_riegeli_xspace *out,
 			     struct tp_riegeli_info *info, struct tp_error *err)
 {
-	struct rg_model m = { .shown = opts->shown };
+	struct rg_model m = { .shown = opts->shown, .align = !opts->flat };
 	FILE *merged = NULL;
 	void *spill = NULL;
 	enum tp_err rc;
@@ -312,6 +315,7 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 
 	memset(out, 0, sizeof(*out));
 	tp_arena_init(&m.arena);
+	m.page = (uint64_t)sysconf(_SC_PAGESIZE);
 	m.spill = rg_tmpfile();
 	if (!m.spill) {
 		rg_model_release(&m);
@@ -325,13 +329,15 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 		rc = tp_error_set(err, TP_ERR_INPUT,
 				  "%s: cannot write the merged capture to a temporary file (TMPDIR)",
 				  opts->shown);
-	if (rc == TP_OK && !(merged = rg_tmpfile()))
+	if (rc == TP_OK && !opts->flat)
+		rc = rg_view(&m, spill, out, err);
+	else if (rc == TP_OK && !(merged = rg_tmpfile()))
 		rc = tp_error_set(err, TP_ERR_INPUT,
 				  "%s: cannot create a temporary file for the merged capture (TMPDIR)",
 				  opts->shown);
-	if (rc == TP_OK)
+	if (rc == TP_OK && merged)
 		rc = rg_emit(&m, spill, merged, err);
-	if (rc == TP_OK && (end = ftell(merged)) > 0) {
+	if (rc == TP_OK && merged && (end = ftell(merged)) > 0) {
 		out->map = map_file(merged, (size_t)end);
 		if (!out->map)
 			rc = tp_error_set(err, TP_ERR_INPUT,

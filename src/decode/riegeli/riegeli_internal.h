@@ -14,6 +14,7 @@
 #include "tpuprof/util/i64map.h"
 #include "tpuprof/util/util.h"
 #include "tpuprof/decode/wire.h"
+#include "tpuprof/decode/riegeli.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,14 +31,15 @@ struct rg_span {
 	uint64_t off, len;
 };
 
-/* One chunk's events of a line, their offsets relative to base_ns (the
- * merged line's start when they were merged: a chunk whose line starts
- * later has its events moved to it then, once; only a later chunk that
- * starts earlier still moves the line's start, and emit shifts the
- * segments before it). */
+/* One chunk's events of a line as the chunk wrote them (ids remapped
+ * where the chunk's differ), their offsets relative to base_ns, the
+ * chunk's line start. An aligned segment starts on a page of the spill
+ * and ends with a padding field (TP_XLINE_PADDING_FIELD) at the end of
+ * one, so that the merged view can map it in place (riegeli_view.c). */
 struct rg_segment {
 	struct rg_span bytes;
 	int64_t base_ns;
+	bool aligned;
 };
 
 struct rg_line {
@@ -87,6 +89,8 @@ struct rg_model {
 	size_t n_strs[5], cap_strs[5];
 	const char *shown;
 	bool io_failed;
+	bool align;                        /* long segments page-aligned */
+	uint64_t page;                     /* the system's page size     */
 	struct rg_buf events_buf;          /* re-encoded events on their
 					    * way to the spill, kept: a
 					    * fresh MB for every line costs
@@ -142,11 +146,9 @@ void rg_push_field(struct tp_field **v, size_t *n, size_t *cap,
  * *id the remapped metadata id. */
 bool rg_put_stat(struct rg_buf *b, const uint8_t *base, const uint8_t *p,
 		 size_t n, const struct tp_i64map *stat_map, int64_t *id);
-/* An XEvent field (tag, length, message) with its ids remapped and its
- * offset moved by shift_ps. */
+/* An XEvent field (tag, length, message) with its ids remapped. */
 bool rg_put_event(struct rg_buf *b, const uint8_t *base,
-		  const struct tp_field *ev, const struct chunk_plane *cp,
-		  int64_t shift_ps);
+		  const struct tp_field *ev, const struct chunk_plane *cp);
 /* The merged plane of that name, appended (*fresh) when new. */
 struct rg_plane *rg_find_plane(struct rg_model *m, struct tp_str name,
 			       bool *fresh);
@@ -161,9 +163,28 @@ bool rg_merge_event_meta(struct rg_model *m, struct rg_plane *p,
 enum tp_err rg_merge_record(struct rg_model *m, const uint8_t *rec, size_t len,
 			    uint64_t chunk_begin, struct tp_error *err);
 
-/* Writes the merged XSpace to out. */
+/* A field of `number` taking exactly `size` bytes (tag, length,
+ * content): its content a varint of value (with_value) and zeros, into
+ * dst (room for size bytes). False when no field takes that size (too
+ * small, or a length whose varint would not fit): try a page more. */
+bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
+		  bool with_value, uint64_t value);
+
+/* The picoseconds from a line's start to a segment's. */
+int64_t rg_segment_shift(const struct rg_line *l, const struct rg_segment *s);
+
+/* Writes the merged XSpace to out as a standard XSpace (events moved to
+ * their line's start, no segment markers), to be written out whole. */
 enum tp_err rg_emit(struct rg_model *m, const uint8_t *spill, FILE *out,
 		    struct tp_error *err);
+
+/* Lays the merged XSpace out as a view (riegeli_view.c): what is not
+ * an aligned segment written to a temporary file, every aligned segment
+ * mapped in place from the spill, segment markers before each line's
+ * segments. out gets the mapping. */
+enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
+		    struct tp_riegeli_xspace *out, struct tp_error *err);
+
 
 void rg_model_release(struct rg_model *m);
 

@@ -5,6 +5,8 @@
  */
 #include "riegeli_internal.h"
 
+#include "tpuprof/decode/xspace.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,75 +64,130 @@ static struct rg_line *find_line(struct rg_model *m, struct rg_plane *p,
 	return l;
 }
 
-/* One line of the chunk: header merged, events spilled as a segment.
- * The header is read first (one pass over the fields), so that the
- * events can be moved to the merged line's start as they are spilled:
- * each event is re-encoded at most once, and only when the chunk's ids
- * or its line's start differ from the merged ones; else runs of events
- * are copied as they are. */
+/* A long line's segment starts on a page of the spill and ends with a
+ * padding field at the end of one (rg_segment.aligned): zeros before it,
+ * which belong to nothing. */
+static void align_spill(struct rg_model *m)
+{
+	static const uint8_t zeros[4096];
+	uint64_t gap = (m->page - m->spill_size % m->page) % m->page;
+
+	while (gap) {
+		size_t n = gap < sizeof(zeros) ? (size_t)gap : sizeof(zeros);
+
+		rg_spill(m, zeros, n);
+		gap -= n;
+	}
+}
+
+static void pad_spill(struct rg_model *m)
+{
+	uint64_t size = (m->page - m->spill_size % m->page) % m->page;
+	uint8_t *pad;
+
+	if (!size)
+		return;
+	while (!rg_pad_field(NULL, TP_XLINE_PADDING_FIELD, size, false, 0))
+		size += m->page;
+	pad = tp_xcalloc((size_t)size, 1);
+	rg_pad_field(pad, TP_XLINE_PADDING_FIELD, size, false, 0);
+	rg_spill(m, pad, (size_t)size);
+	free(pad);
+}
+
+/* The header fields of a chunk's line. */
+struct line_head {
+	int64_t id, display_id, ts, dur;
+	struct tp_str name, display;
+};
+
+static bool read_line_head(const uint8_t *base, const struct tp_field *lf,
+			   struct line_head *h)
+{
+	struct tp_wire w;
+	struct tp_field f;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	h->name = h->display = tp_str_make("", 0);
+	tp_wire_init(&w, base, lf->data, lf->len);
+	while ((rc = tp_wire_next(&w, &f)) > 0) {
+		if (f.type == TP_WIRE_VARINT) {
+			if (f.number == 1)
+				h->id = (int64_t)f.value;
+			else if (f.number == 10)
+				h->display_id = (int64_t)f.value;
+			else if (f.number == 3)
+				h->ts = (int64_t)f.value;
+			else if (f.number == 9)
+				h->dur = (int64_t)f.value;
+		} else if (f.type == TP_WIRE_LEN && f.number == 2) {
+			h->name = tp_str_make((const char *)f.data, f.len);
+		} else if (f.type == TP_WIRE_LEN && f.number == 11) {
+			h->display = tp_str_make((const char *)f.data, f.len);
+		}
+	}
+	return rc == 0;
+}
+
+/* The merged line the chunk's line folds into: the earliest start and
+ * the longest duration kept. */
+static struct rg_line *fold_line(struct rg_model *m, struct rg_plane *p,
+				 const struct line_head *h)
+{
+	bool fresh;
+	struct rg_line *l = find_line(m, p, h->id, &fresh);
+
+	if (fresh) {
+		l->display_id = h->display_id;
+		l->name = tp_arena_strndup(&m->arena, h->name.ptr, h->name.len);
+		l->name_len = h->name.len;
+		l->display_name = tp_arena_strndup(&m->arena, h->display.ptr,
+						   h->display.len);
+		l->display_name_len = h->display.len;
+		l->timestamp_ns = h->ts;
+		l->duration_ps = h->dur;
+		return l;
+	}
+	if (h->ts < l->timestamp_ns)
+		l->timestamp_ns = h->ts;
+	if (h->dur > l->duration_ps)
+		l->duration_ps = h->dur;
+	return l;
+}
+
+/* One line of the chunk: header merged, events spilled as a segment
+ * with the chunk's line start as its time base (nothing moved: the
+ * segment marker does it when read). Runs of events are copied as they
+ * are when the chunk's ids are the merged ones; else each event is
+ * re-encoded with its ids remapped. */
 static bool merge_line(struct rg_model *m, struct rg_plane *p,
 		       const struct chunk_plane *cp, const uint8_t *base,
 		       const struct tp_field *lf)
 {
 	struct tp_wire w;
 	struct tp_field f;
-	int64_t id = 0, display_id = 0, ts = 0, dur = 0, shift = 0, seg_base;
-	struct tp_str name = { "", 0 }, display = { "", 0 };
+	struct line_head h;
 	struct rg_buf *b = &m->events_buf;
 	const uint8_t *run = NULL, *run_end = NULL;
-	uint64_t start = m->spill_size;
+	uint64_t start;
 	struct rg_line *l;
-	bool fresh, copy, ok = true;
+	bool ok = true, aligned = m->align && lf->len >= tp_riegeli_map_min_bytes;
 	int rc;
 
-	tp_wire_init(&w, base, lf->data, lf->len);
-	while ((rc = tp_wire_next(&w, &f)) > 0) {
-		if (f.type == TP_WIRE_VARINT) {
-			if (f.number == 1)
-				id = (int64_t)f.value;
-			else if (f.number == 10)
-				display_id = (int64_t)f.value;
-			else if (f.number == 3)
-				ts = (int64_t)f.value;
-			else if (f.number == 9)
-				dur = (int64_t)f.value;
-		} else if (f.type == TP_WIRE_LEN && f.number == 2) {
-			name = tp_str_make((const char *)f.data, f.len);
-		} else if (f.type == TP_WIRE_LEN && f.number == 11) {
-			display = tp_str_make((const char *)f.data, f.len);
-		}
-	}
-	if (rc < 0)
+	if (!read_line_head(base, lf, &h))
 		return false;
-	l = find_line(m, p, id, &fresh);
-	seg_base = ts;
-	if (fresh) {
-		l->display_id = display_id;
-		l->name = tp_arena_strndup(&m->arena, name.ptr, name.len);
-		l->name_len = name.len;
-		l->display_name = tp_arena_strndup(&m->arena, display.ptr,
-						   display.len);
-		l->display_name_len = display.len;
-		l->timestamp_ns = ts;
-		l->duration_ps = dur;
-	} else {
-		if (ts > l->timestamp_ns) {
-			shift = tp_sat_mul(tp_sat_sub(ts, l->timestamp_ns), 1000);
-			seg_base = l->timestamp_ns;
-		}
-		if (ts < l->timestamp_ns)
-			l->timestamp_ns = ts;
-		if (dur > l->duration_ps)
-			l->duration_ps = dur;
-	}
-	copy = cp->identity && shift == 0;
+	l = fold_line(m, p, &h);
+	if (aligned)
+		align_spill(m);
+	start = m->spill_size;
 	tp_wire_init(&w, base, lf->data, lf->len);
 	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
 		const uint8_t *at = base + f.offset;
 
 		if (f.number != 4 || f.type != TP_WIRE_LEN)
 			continue;
-		if (copy) {   /* copied as runs of bytes */
+		if (cp->identity) {   /* copied as runs of bytes */
 			if (run_end != at) {
 				if (run)
 					rg_spill(m, run, (size_t)(run_end - run));
@@ -139,7 +196,7 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 			run_end = w.p;
 			continue;
 		}
-		ok = rg_put_event(b, base, &f, cp, shift);
+		ok = rg_put_event(b, base, &f, cp);
 		if (b->n >= (1u << 20)) {
 			rg_spill(m, b->p, b->n);
 			b->n = 0;
@@ -153,13 +210,15 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 	b->n = 0;
 	if (!ok)
 		return false;
-	if (m->spill_size > start) {
-		l->segs = tp_xgrow(l->segs, &l->cap_segs, l->n_segs + 1,
-				   sizeof(*l->segs));
-		l->segs[l->n_segs++] = (struct rg_segment){
-			.bytes = { start, m->spill_size - start },
-			.base_ns = seg_base };
-	}
+	if (m->spill_size == start)
+		return true;
+	if (aligned)
+		pad_spill(m);
+	l->segs = tp_xgrow(l->segs, &l->cap_segs, l->n_segs + 1,
+			   sizeof(*l->segs));
+	l->segs[l->n_segs++] = (struct rg_segment){
+		.bytes = { start, m->spill_size - start },
+		.base_ns = h.ts, .aligned = aligned };
 	return true;
 }
 

@@ -71,91 +71,29 @@ static bool put_stat_field(struct rg_buf *b, uint32_t number,
 }
 
 /* An XEvent (the whole field: tag, length, message) with its ids
- * remapped (unless the chunk's ids are the merged ones) and its offset
- * moved by shift_ps (an event with neither offset nor occurrence count
- * is at offset 0, so it gets the shift as its offset). */
-/* The same for a chunk whose ids are the merged ones (the usual case of
- * a later chunk of the same programs): the event's bytes as they are
- * around its offset field, which alone is rewritten, with no length
- * written twice. */
-static bool put_shifted_event(struct rg_buf *b, const uint8_t *base,
-			      const struct tp_field *ev, int64_t shift_ps)
-{
-	const uint8_t *p = ev->data, *cut = NULL, *cut_end = NULL;
-	uint64_t offset = 0, moved;
-	struct tp_wire w;
-	struct tp_field f;
-	bool aggregate = false;
-	size_t len;
-	int rc;
-
-	tp_wire_init(&w, base, ev->data, ev->len);
-	while ((rc = tp_wire_next(&w, &f)) > 0) {
-		if (f.number == 2 && f.type == TP_WIRE_VARINT) {
-			cut = base + f.offset;
-			cut_end = w.p;
-			offset = f.value;
-		}
-		aggregate |= f.number == 5;
-	}
-	if (rc != 0)
-		return false;
-	if (!cut && aggregate) {   /* no time to move */
-		rg_put_tag(b, 4, TP_WIRE_LEN);
-		rg_put_varint(b, ev->len);
-		rg_put(b, p, ev->len);
-		return true;
-	}
-	if (!cut)
-		cut = cut_end = p + ev->len;   /* offset 0, appended */
-	moved = (uint64_t)((int64_t)offset + shift_ps);
-	len = ev->len - (size_t)(cut_end - cut) + 1 + rg_varint_size(moved);
-	rg_put_tag(b, 4, TP_WIRE_LEN);
-	rg_put_varint(b, len);
-	rg_put(b, p, (size_t)(cut - p));
-	rg_put_tag(b, 2, TP_WIRE_VARINT);
-	rg_put_varint(b, moved);
-	rg_put(b, cut_end, (size_t)(p + ev->len - cut_end));
-	return true;
-}
-
+ * remapped; its times stay as the chunk wrote them (the segment's
+ * marker moves them, see riegeli_internal.h). */
 bool rg_put_event(struct rg_buf *b, const uint8_t *base,
-		  const struct tp_field *ev, const struct chunk_plane *cp,
-		  int64_t shift_ps)
+		  const struct tp_field *ev, const struct chunk_plane *cp)
 {
-	size_t at;
-	struct rg_buf *e = b;
+	size_t at = rg_open_field(b, 4);
 	struct tp_wire w;
 	struct tp_field f;
 	int64_t id;
 	int rc;
-	bool ok = true, has_offset = false, aggregate = false;
+	bool ok = true;
 
-	if (cp->identity && shift_ps)
-		return put_shifted_event(b, base, ev, shift_ps);
-	at = rg_open_field(b, 4);
 	tp_wire_init(&w, base, ev->data, ev->len);
 	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
-		if (f.number == 1 && f.type == TP_WIRE_VARINT && !cp->identity) {
-			rg_put_tag(e, 1, TP_WIRE_VARINT);
-			rg_put_varint(e, (uint64_t)mapped(&cp->event_map,
-							   (int64_t)f.value));
-		} else if (f.number == 4 && f.type == TP_WIRE_LEN &&
-			   !cp->identity) {
-			ok = put_stat_field(e, 4, base, &f, &cp->stat_map, &id);
-		} else if (f.number == 2 && f.type == TP_WIRE_VARINT &&
-			   shift_ps) {
-			has_offset = true;
-			rg_put_tag(e, 2, TP_WIRE_VARINT);
-			rg_put_varint(e, (uint64_t)((int64_t)f.value + shift_ps));
+		if (f.number == 1 && f.type == TP_WIRE_VARINT) {
+			rg_put_tag(b, 1, TP_WIRE_VARINT);
+			rg_put_varint(b, (uint64_t)mapped(&cp->event_map,
+							  (int64_t)f.value));
+		} else if (f.number == 4 && f.type == TP_WIRE_LEN) {
+			ok = put_stat_field(b, 4, base, &f, &cp->stat_map, &id);
 		} else {
-			aggregate |= f.number == 5;
-			rg_put(e, base + f.offset, (size_t)(w.p - base) - f.offset);
+			rg_put(b, base + f.offset, (size_t)(w.p - base) - f.offset);
 		}
-	}
-	if (shift_ps && !has_offset && !aggregate) {
-		rg_put_tag(e, 2, TP_WIRE_VARINT);
-		rg_put_varint(e, (uint64_t)shift_ps);
 	}
 	ok = ok && rc == 0;
 	rg_close_field(b, at);

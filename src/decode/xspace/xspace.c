@@ -277,6 +277,7 @@ static enum tp_err decode_structure(struct decode_ctx *c, struct tp_xspace *xs,
 	xs->size = size;
 	xs->name = c->name;
 	xs->drop_pages = opts && opts->drop_pages;
+	xs->segment_shifts = opts && opts->segment_shifts;
 	c->leave_tails = leave_tails;
 	tp_wire_init(&top, data, data, size);
 	return decode_space_fields(c, &top, xs);

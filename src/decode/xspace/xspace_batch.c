@@ -266,7 +266,8 @@ plain_event(const struct tp_event_iter *it, const struct stat_roles *r,
 	    mid >= it->plane->event_meta_index.n_direct || !direct[mid])
 		return NULL;
 	b->meta[n] = direct[mid] - 1;
-	b->start_ps[n] = tp_sat_add(it->line_base_ps, d->want ? t.off : (int64_t)off);
+	b->start_ps[n] = d->want ? tp_sat_add(it->line_origin_ps, t.off) :
+				   tp_sat_add(it->line_base_ps, (int64_t)off);
 	b->dur_ps[n] = d->want ? t.dur : (int64_t)dur;
 	return e;
 }

@@ -19,6 +19,8 @@ void tp_event_iter_init(struct tp_event_iter *it, const struct tp_xspace *xs,
 	it->line_base_ps = tp_sat_mul(tp_sat_sub(ln->timestamp_ns,
 						 xs->time_origin_ns),
 				      1000);
+	it->line_origin_ps = it->line_base_ps;
+	it->shift_ps = 0;
 	it->slack = xs->base + xs->size;
 	it->scan = NULL;
 	it->xs = xs;
@@ -356,14 +358,30 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *evf,
 	if (ef.t.found != 3 && ev->meta && want)
 		device_span_from_meta(pl, ev->meta, &ef.t.off, &ef.t.dur,
 				      &ef.t.found);
-	if (ef.t.found == 3) {
-		ev->start_ps = tp_sat_add(it->line_base_ps, ef.t.off);
+	if (ef.t.found == 3) {   /* device time: never moved (xspace.h) */
+		ev->start_ps = tp_sat_add(it->line_origin_ps, ef.t.off);
 		ev->dur_ps = ef.t.dur;
 	} else {
 		ev->start_ps = tp_sat_add(it->line_base_ps, ev->offset_ps);
 		ev->dur_ps = ev->duration_ps;
 	}
+	/* as if the event had been moved to the line's start */
+	if (it->shift_ps && ev->timed)
+		ev->offset_ps = tp_sat_add(ev->offset_ps, it->shift_ps);
 	return 1;
+}
+
+/* A segment marker (xspace.h): the events after it are shifted by its
+ * value. One that does not read is no shift. */
+static void segment_marker(struct tp_event_iter *it, const struct tp_field *f)
+{
+	const uint8_t *p = f->data;
+	uint64_t v;
+
+	if (!tp_wire_varint(&p, f->data + f->len, &v))
+		v = 0;
+	it->shift_ps = (int64_t)v;
+	it->line_base_ps = tp_sat_add(it->line_origin_ps, it->shift_ps);
 }
 
 static int next_event(struct tp_event_iter *it, struct tp_event *ev)
@@ -389,6 +407,9 @@ static int next_event(struct tp_event_iter *it, struct tp_event *ev)
 	while ((rc = tp_wire_next(&it->w, &f)) > 0) {
 		if (f.number == 4 && f.type == TP_WIRE_LEN)
 			return decode_event(it, &f, ev);
+		if (f.number == TP_XLINE_SEGMENT_FIELD &&
+		    f.type == TP_WIRE_LEN && it->xs->segment_shifts)
+			segment_marker(it, &f);
 		if (it->scan && it->scan->tail_unread)
 			tp_line_tail_field(it->scan, &f);
 	}

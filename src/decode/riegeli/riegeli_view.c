@@ -1,0 +1,299 @@
+/*
+ * riegeli_view.c - the merged XSpace as a view: one address range in
+ * which every aligned segment (a chunk's long line, riegeli_internal.h)
+ * is the spill file's own pages, mapped in place, and everything else
+ * (planes' and lines' fields, metadata, short segments, the segment
+ * markers) is a second temporary file, the glue, mapped under them.
+ * Nothing of a long line is copied after the merge spilled it once, and
+ * no event is rewritten: each segment keeps its chunk's time base, which
+ * the marker before it gives the event iterator (xspace.h).
+ *
+ * The glue is written at the view's own offsets (what lies under the
+ * spill's pages is a hole in it), so one mapping of the glue and one per
+ * segment make the view. Segments start and end on pages: a marker pads
+ * the glue up to the page a segment starts on, and the merge padded the
+ * segment to the end of its last page. Plane and line lengths are
+ * written as six-byte varints (valid, not minimal), so a plane is laid
+ * out once to measure it and once to write it, both passes placing
+ * everything at the same offsets.
+ */
+#include "riegeli_internal.h"
+
+#include "tpuprof/decode/xspace.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define FIXED_LEN 6   /* lengths up to 4 TiB */
+
+/* A range of the view that is spill pages. */
+struct hole {
+	uint64_t at, off, len;
+};
+
+struct view {
+	const uint8_t *spill;
+	bool dry;               /* measuring: nothing written          */
+	uint64_t pos;           /* the view's next offset              */
+	size_t mapped;          /* segments mapped so far              */
+	struct rg_buf buf;      /* glue bytes from buf_at, unwritten    */
+	uint64_t buf_at;
+	int glue;
+	bool io_failed;
+	uint64_t page;
+	struct hole *holes;
+	size_t n_holes, cap_holes;
+};
+
+static void flush(struct view *v)
+{
+	size_t done = 0;
+
+	while (done < v->buf.n) {
+		ssize_t n = pwrite(v->glue, v->buf.p + done, v->buf.n - done,
+				   (off_t)(v->buf_at + done));
+
+		if (n <= 0) {
+			v->io_failed = true;
+			break;
+		}
+		done += (size_t)n;
+	}
+	v->buf_at += v->buf.n;
+	v->buf.n = 0;
+}
+
+static void put(struct view *v, const void *p, size_t n)
+{
+	v->pos += n;
+	if (v->dry)
+		return;
+	rg_put(&v->buf, p, n);
+	if (v->buf.n >= ((size_t)1 << 20))
+		flush(v);
+}
+
+static void put_buf(struct view *v, const struct rg_buf *b)
+{
+	put(v, b->p, b->n);
+}
+
+/* A length-delimited field's tag and length, the length FIXED_LEN bytes
+ * long whatever its value. */
+static void put_fixed_head(struct view *v, uint32_t number, uint64_t len)
+{
+	struct rg_buf b = { 0 };
+	uint8_t room[16];
+
+	b.p = room;
+	b.cap = sizeof(room);
+	rg_put_tag(&b, number, TP_WIRE_LEN);
+	for (int i = 0; i < FIXED_LEN; i++) {
+		room[b.n++] = (uint8_t)(len & 0x7f) | (i + 1 < FIXED_LEN ? 0x80 : 0);
+		len >>= 7;
+	}
+	put(v, room, b.n);
+}
+
+static void put_field(struct view *v, uint32_t number, const void *p, size_t n)
+{
+	struct rg_buf b = { 0 };
+
+	rg_put_tag(&b, number, TP_WIRE_LEN);
+	rg_put_varint(&b, n);
+	put_buf(v, &b);
+	free(b.p);
+	put(v, p, n);
+}
+
+static void put_int(struct view *v, uint32_t number, int64_t value)
+{
+	struct rg_buf b = { 0 };
+
+	if (!value)
+		return;
+	rg_put_tag(&b, number, TP_WIRE_VARINT);
+	rg_put_varint(&b, (uint64_t)value);
+	put_buf(v, &b);
+	free(b.p);
+}
+
+static void put_str(struct view *v, uint32_t number, const char *p, size_t n)
+{
+	if (n)
+		put_field(v, number, p, n);
+}
+
+/* A segment marker of exactly size bytes (zeros after the shift). */
+static void put_marker(struct view *v, uint64_t size, int64_t shift)
+{
+	uint8_t *m = tp_xmalloc((size_t)size);
+
+	rg_pad_field(m, TP_XLINE_SEGMENT_FIELD, size, true, (uint64_t)shift);
+	put(v, m, (size_t)size);
+	free(m);
+}
+
+/* One segment: its marker, then its events, mapped (the marker pads the
+ * glue to the page the segment starts on) or copied. */
+static void put_segment(struct view *v, const struct rg_line *l,
+			const struct rg_segment *s)
+{
+	int64_t shift = rg_segment_shift(l, s);
+	uint64_t size;
+
+	if (!s->aligned || v->mapped >= tp_riegeli_max_mapped) {
+		for (size = 3; !rg_pad_field(NULL, TP_XLINE_SEGMENT_FIELD, size,
+					     true, (uint64_t)shift); size++)
+			;
+		put_marker(v, size, shift);
+		put(v, v->dry ? NULL : v->spill + s->bytes.off,
+		    (size_t)s->bytes.len);
+		return;
+	}
+	size = v->page - v->pos % v->page;
+	while (!rg_pad_field(NULL, TP_XLINE_SEGMENT_FIELD, size, true,
+			     (uint64_t)shift))
+		size += v->page;
+	put_marker(v, size, shift);
+	v->mapped++;
+	if (!v->dry) {
+		flush(v);
+		v->holes = tp_xgrow(v->holes, &v->cap_holes, v->n_holes + 1,
+				    sizeof(*v->holes));
+		v->holes[v->n_holes++] = (struct hole){
+			v->pos, s->bytes.off, s->bytes.len };
+		v->buf_at = v->pos + s->bytes.len;
+	}
+	v->pos += s->bytes.len;
+}
+
+/* A line's fields, in the order protobuf writes them: id, name and
+ * timestamp before the events, the rest after. */
+static void put_line_body(struct view *v, const struct rg_line *l)
+{
+	put_int(v, 1, l->id);
+	put_str(v, 2, l->name, l->name_len);
+	put_int(v, 3, l->timestamp_ns);
+	for (size_t s = 0; s < l->n_segs; s++)
+		put_segment(v, l, &l->segs[s]);
+	put_int(v, 9, l->duration_ps);
+	put_int(v, 10, l->display_id);
+	put_str(v, 11, l->display_name, l->display_name_len);
+}
+
+static void put_span(struct view *v, uint32_t number, struct rg_span s)
+{
+	put_field(v, number, v->dry ? NULL : v->spill + s.off, (size_t)s.len);
+}
+
+/* A plane's fields; the lines' lengths come from the measuring pass
+ * (rg_line.events_size holds a line's whole length then). */
+static void put_plane_body(struct view *v, struct rg_plane *p)
+{
+	put_int(v, 1, p->id);
+	put_str(v, 2, p->name, p->name_len);
+	for (size_t i = 0; i < p->n_lines; i++) {
+		struct rg_line *l = &p->lines[i];
+		uint64_t start;
+
+		put_fixed_head(v, 3, l->events_size);
+		start = v->pos;
+		put_line_body(v, l);
+		l->events_size = v->pos - start;
+	}
+	for (size_t i = 0; i < p->n_events; i++)
+		put_span(v, 4, p->events[i].bytes);
+	for (size_t i = 0; i < p->n_stats; i++)
+		put_span(v, 5, p->stats[i].bytes);
+	for (size_t i = 0; i < p->n_plane_stats; i++)
+		put_span(v, 6, p->plane_stats[i]);
+}
+
+/* A plane measured (the same layout, nothing written), then written. */
+static void put_plane(struct view *v, struct rg_plane *p)
+{
+	uint64_t pos = v->pos, start;
+	size_t mapped = v->mapped;
+
+	v->dry = true;
+	put_fixed_head(v, 1, 0);
+	start = v->pos;
+	put_plane_body(v, p);
+	v->dry = false;
+	start = v->pos - start;   /* the plane's length */
+	v->pos = pos;
+	v->mapped = mapped;
+	put_fixed_head(v, 1, start);
+	put_plane_body(v, p);
+}
+
+/* The glue mapped whole, then each segment's pages over their holes. A
+ * segment that cannot be mapped (the process's map count) is copied
+ * into the glue's hole instead. */
+static uint8_t *map_view(struct view *v, int spill_fd)
+{
+	uint8_t *base;
+
+	if (ftruncate(v->glue, (off_t)v->pos) != 0)
+		return NULL;
+	base = mmap(NULL, (size_t)v->pos, PROT_READ, MAP_PRIVATE, v->glue, 0);
+	if (base == MAP_FAILED)
+		return NULL;
+	for (size_t i = 0; i < v->n_holes; i++) {
+		const struct hole *h = &v->holes[i];
+
+		if (mmap(base + h->at, (size_t)h->len, PROT_READ,
+			 MAP_PRIVATE | MAP_FIXED, spill_fd, (off_t)h->off) !=
+		    MAP_FAILED)
+			continue;
+		v->buf.n = 0;
+		v->buf_at = h->at;
+		rg_put(&v->buf, v->spill + h->off, (size_t)h->len);
+		flush(v);
+		if (v->io_failed ||
+		    mmap(base + h->at, (size_t)h->len, PROT_READ,
+			 MAP_PRIVATE | MAP_FIXED, v->glue, (off_t)h->at) ==
+		    MAP_FAILED) {
+			munmap(base, (size_t)v->pos);
+			return NULL;
+		}
+	}
+	return base;
+}
+
+enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
+		    struct tp_riegeli_xspace *out, struct tp_error *err)
+{
+	struct view v = { .spill = spill, .page = m->page };
+	FILE *glue = rg_tmpfile();
+	uint8_t *base = NULL;
+
+	if (!glue)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: cannot create a temporary file for the merged capture (TMPDIR)",
+				    m->shown);
+	v.glue = fileno(glue);
+	for (size_t i = 0; i < m->n_planes; i++)
+		put_plane(&v, &m->planes[i]);
+	for (unsigned kind = 2; kind <= 4; kind++)
+		for (size_t i = 0; i < m->n_strs[kind]; i++)
+			put_field(&v, kind, m->strs[kind][i].p,
+				  m->strs[kind][i].n);
+	flush(&v);
+	if (!v.io_failed && v.pos)
+		base = map_view(&v, fileno(m->spill));
+	free(v.buf.p);
+	free(v.holes);
+	fclose(glue);
+	if (v.io_failed || (v.pos && !base))
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: cannot write the merged capture to a temporary file (TMPDIR)",
+				    m->shown);
+	out->data = out->map = base;
+	out->size = out->map_len = (size_t)v.pos;
+	out->segment_shifts = true;
+	return TP_OK;
+}
