@@ -92,6 +92,9 @@ struct tp_riegeli_xspace {
  * (default 1024) of them and copies the rest. Tests change both. */
 extern size_t tp_riegeli_map_min_bytes;
 extern size_t tp_riegeli_max_mapped;
+/* Tests: every segment's mapping fails, as when the process has used up
+ * its map count, and the segment is written into the glue instead. */
+extern bool tp_riegeli_refuse_maps;
 
 /* Reads data as a chunked capture (each record one XSpace) and merges
  * the records into out. A record that is not an XSpace fails the file

@@ -18,6 +18,7 @@
 /* riegeli.h: a view's mapped segments */
 size_t tp_riegeli_map_min_bytes = (size_t)512 << 10;
 size_t tp_riegeli_max_mapped = 1024;
+bool tp_riegeli_refuse_maps;
 
 int64_t rg_segment_shift(const struct rg_line *l, const struct rg_segment *s)
 {

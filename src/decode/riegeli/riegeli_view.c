@@ -230,9 +230,20 @@ static void put_plane(struct view *v, struct rg_plane *p)
 	put_plane_body(v, p);
 }
 
+/* Whether [p, p+len) is still mapped (a failed MAP_FIXED may or may not
+ * have unmapped what it was to replace). */
+static bool still_mapped(const uint8_t *p, uint64_t len, uint64_t page)
+{
+	unsigned char *vec = tp_xmalloc((size_t)((len + page - 1) / page) + 1);
+	bool ok = mincore((void *)p, (size_t)len, vec) == 0;
+
+	free(vec);
+	return ok;
+}
+
 /* The glue mapped whole, then each segment's pages over their holes. A
- * segment that cannot be mapped (the process's map count) is copied
- * into the glue's hole instead. */
+ * segment that cannot be mapped (the process's map count) is written
+ * into the glue's hole instead, which the glue's mapping then shows. */
 static uint8_t *map_view(struct view *v, int spill_fd)
 {
 	uint8_t *base;
@@ -245,7 +256,8 @@ static uint8_t *map_view(struct view *v, int spill_fd)
 	for (size_t i = 0; i < v->n_holes; i++) {
 		const struct hole *h = &v->holes[i];
 
-		if (mmap(base + h->at, (size_t)h->len, PROT_READ,
+		if (!tp_riegeli_refuse_maps &&
+		    mmap(base + h->at, (size_t)h->len, PROT_READ,
 			 MAP_PRIVATE | MAP_FIXED, spill_fd, (off_t)h->off) !=
 		    MAP_FAILED)
 			continue;
@@ -254,9 +266,10 @@ static uint8_t *map_view(struct view *v, int spill_fd)
 		rg_put(&v->buf, v->spill + h->off, (size_t)h->len);
 		flush(v);
 		if (v->io_failed ||
-		    mmap(base + h->at, (size_t)h->len, PROT_READ,
-			 MAP_PRIVATE | MAP_FIXED, v->glue, (off_t)h->at) ==
-		    MAP_FAILED) {
+		    (!still_mapped(base + h->at, h->len, v->page) &&
+		     mmap(base + h->at, (size_t)h->len, PROT_READ,
+			  MAP_PRIVATE | MAP_FIXED, v->glue, (off_t)h->at) ==
+		     MAP_FAILED)) {
 			munmap(base, (size_t)v->pos);
 			return NULL;
 		}
