@@ -95,6 +95,22 @@ static void pad_spill(struct rg_model *m)
 	free(pad);
 }
 
+/* Past the events (fields tagged 0x22, the way every writer tags them)
+ * from p: framing checked, content not read. Stops at anything else, a
+ * damaged event included, which tp_wire_next then reads or reports. */
+static const uint8_t *skip_events(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end && *p == 0x22) {
+		const uint8_t *q = p + 1;
+		uint64_t len;
+
+		if (!tp_wire_varint(&q, end, &len) || len > (uint64_t)(end - q))
+			break;
+		p = q + len;
+	}
+	return p;
+}
+
 /* The header fields of a chunk's line. */
 struct line_head {
 	int64_t id, display_id, ts, dur;
@@ -111,7 +127,10 @@ static bool read_line_head(const uint8_t *base, const struct tp_field *lf,
 	memset(h, 0, sizeof(*h));
 	h->name = h->display = tp_str_make("", 0);
 	tp_wire_init(&w, base, lf->data, lf->len);
-	while ((rc = tp_wire_next(&w, &f)) > 0) {
+	for (;;) {
+		w.p = skip_events(w.p, w.end);
+		if ((rc = tp_wire_next(&w, &f)) <= 0)
+			break;
 		if (f.type == TP_WIRE_VARINT) {
 			if (f.number == 1)
 				h->id = (int64_t)f.value;
@@ -173,7 +192,7 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 	uint64_t start;
 	struct rg_line *l;
 	bool ok = true, aligned = m->align && lf->len >= tp_riegeli_map_min_bytes;
-	int rc;
+	int rc = 0;
 
 	if (!read_line_head(base, lf, &h))
 		return false;
@@ -182,12 +201,24 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 		align_spill(m);
 	start = m->spill_size;
 	tp_wire_init(&w, base, lf->data, lf->len);
-	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
-		const uint8_t *at = base + f.offset;
+	for (;;) {
+		const uint8_t *at = w.p;
 
+		if (cp->identity && (w.p = skip_events(at, w.end)) > at) {
+			/* copied as runs of bytes */
+			if (run_end != at) {
+				if (run)
+					rg_spill(m, run, (size_t)(run_end - run));
+				run = at;
+			}
+			run_end = w.p;
+		}
+		if (!ok || (rc = tp_wire_next(&w, &f)) <= 0)
+			break;
+		at = base + f.offset;
 		if (f.number != 4 || f.type != TP_WIRE_LEN)
 			continue;
-		if (cp->identity) {   /* copied as runs of bytes */
+		if (cp->identity) {   /* an event under a longer tag */
 			if (run_end != at) {
 				if (run)
 					rg_spill(m, run, (size_t)(run_end - run));
