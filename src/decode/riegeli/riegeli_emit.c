@@ -1,13 +1,15 @@
 /*
- * riegeli_emit.c - the merge model written out as one serialized XSpace
- * (fields in the order protobuf writes them, so a line's id, name and
- * timestamp come before its events as the decoder expects), and the
- * whole merge: chunks read (riegeli.c), merged (riegeli_lines.c), and
- * the XSpace written to a temporary file (riegeli_buf.c) and mapped.
+ * riegeli_emit.c - the whole merge: chunks read (riegeli.c), merged
+ * (riegeli_lines.c), and the merged XSpace made a view (riegeli_view.c)
+ * or, with tp_riegeli_opts.flat, written out here as one standard
+ * serialized XSpace (fields in the order protobuf writes them, so a
+ * line's id, name and timestamp come before its events as the decoder
+ * expects) to a temporary file (riegeli_buf.c) and mapped.
  *
- * A line's events are its segments in merge order; a segment whose time
- * base is later than the merged line's start has each event's offset_ps
- * moved by the difference, so every event keeps its absolute time.
+ * Flat, a line's events are its segments in merge order; a segment whose
+ * time base is later than the merged line's start has each event's
+ * offset_ps moved by the difference, so every event keeps its absolute
+ * time as XProf's merge gives it.
  */
 #include "riegeli_internal.h"
 
