@@ -8,11 +8,11 @@
  * damaged data: that chunk).
  */
 #include "testutil.h"
+#include "riegeli_testutil.h"
 
 #include "tpuprof/decode/capture.h"
 #include "tpuprof/decode/riegeli.h"
 
-#include <highwayhash/c_bindings.h>
 #include <sys/mman.h>
 
 #define GOLDEN "../shared/captures/riegeli-golden/"
@@ -311,57 +311,6 @@ END_TEST
 
 /* ---- merging: records built here, in a file of one uncompressed
  * simple chunk (no block crossed) ---- */
-
-static uint64_t rhash(const void *p, size_t n)
-{
-	static const uint64_t key[4] = {
-		0x2f696c6567656952ull, 0x0a7364726f636572ull,
-		0x2f696c6567656952ull, 0x0a7364726f636572ull,
-	};
-	return HighwayHash64(key, p, n);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* A Riegeli file of one chunk holding the records. */
-static struct pb riegeli_of(struct pb *recs, size_t n)
-{
-	static const uint8_t sig[64] = {
-		0x83, 0xaf, 0x70, 0xd1, 0x0d, 0x88, 0x4a, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0,
-		0x40, 0, 0, 0, 0, 0, 0, 0, 0x91, 0xba, 0xc2, 0x3c, 0x92, 0x87, 0xe1, 0xa9,
-		0, 0, 0, 0, 0, 0, 0, 0, 0xe1, 0x9f, 0x13, 0xc0, 0xe9, 0xb1, 0xc3, 0x72,
-		0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	};
-	struct pb out = { 0 }, sizes = { 0 }, data = { 0 };
-	uint8_t h[40], zero = 0;
-	size_t total = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		pb_varint(&sizes, recs[i].len);
-		total += recs[i].len;
-	}
-	pb_bytes(&data, &zero, 1);
-	pb_varint(&data, sizes.len);
-	pb_bytes(&data, sizes.data, sizes.len);
-	for (size_t i = 0; i < n; i++)
-		pb_bytes(&data, recs[i].data, recs[i].len);
-	ck_assert_uint_lt(64 + 40 + data.len, 65536);
-	put64(h + 8, data.len);
-	put64(h + 16, rhash(data.data, data.len));
-	put64(h + 24, (uint64_t)n << 8 | 'r');
-	put64(h + 32, total);
-	put64(h, rhash(h + 8, 32));
-	pb_bytes(&out, sig, sizeof(sig));
-	pb_bytes(&out, h, sizeof(h));
-	pb_bytes(&out, data.data, data.len);
-	pb_free(&sizes);
-	pb_free(&data);
-	return out;
-}
 
 /* An XEvent with metadata id, offset and one int stat. */
 static void event(struct pb *line, int64_t meta, int64_t offset_ps,

@@ -5,6 +5,7 @@
  * gzip'd sink that inflates to what was written.
  */
 #include "testutil.h"
+#include "riegeli_testutil.h"
 
 #include <pthread.h>
 #include <zlib.h>
@@ -423,18 +424,21 @@ static void open_one(struct tp_capture *cap, const char *path)
 	ck_assert_int_eq(tp_capture_open(cap, paths, 1, &o, &err), TP_OK);
 }
 
-static char *line_capture(const int *order)
+/* The XSpace of events order[from, to) on a line starting at ts_ns
+ * (their offsets from it; every event's metadata). */
+static struct pb line_space(const int *order, int from, int to, int64_t ts_ns)
 {
 	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 }, em = { 0 }, entry = { 0 };
-	char *path;
 
 	pb_str(&plane, 2, "/device:TPU:0");
 	pb_str(&line, 2, "XLA Ops");
-	for (int i = 0; i < 5; i++) {
+	if (ts_ns)
+		pb_int(&line, 3, ts_ns);
+	for (int i = from; i < to; i++) {
 		const struct line_event *e = &line_events[order[i]];
 
 		pb_int(&ev, 1, order[i] + 1);
-		pb_int(&ev, 2, e->start);
+		pb_int(&ev, 2, e->start - ts_ns * 1000);
 		pb_int(&ev, 3, e->dur);
 		pb_msg(&line, 4, &ev);
 	}
@@ -448,14 +452,42 @@ static char *line_capture(const int *order)
 	}
 	pb_msg(&space, 1, &plane);
 	pb_str(&space, 4, "h");
-	path = write_temp(".xplane.pb", space.data, space.len);
-	pb_free(&space);
+	return space;
+}
+
+/* The line as one .xplane.pb, or (chunked) as a .xplane.riegeli of two
+ * chunks: the first two events on a line from 0 ns, the rest on the same
+ * line from 1 ns (their offsets 1,000 ps less), which the merge's view
+ * reads through a segment marker. */
+static char *line_capture(const int *order, bool chunked)
+{
+	struct pb recs[2];
+	struct pb file;
+	char *path;
+
+	if (!chunked) {
+		recs[0] = line_space(order, 0, 5, 0);
+		path = write_temp(".xplane.pb", recs[0].data, recs[0].len);
+		pb_free(&recs[0]);
+		return path;
+	}
+	recs[0] = line_space(order, 0, 2, 0);
+	recs[1] = line_space(order, 2, 5, 1);
+	file = riegeli_of(recs, 2);
+	path = write_temp(".xplane.riegeli", file.data, file.len);
+	pb_free(&file);
+	pb_free(&recs[0]);
+	pb_free(&recs[1]);
 	return path;
 }
 
+/* Cases 0-3 as one .xplane.pb, 4-7 the same as a .xplane.riegeli: the
+ * same trace (an event read again from the middle of its line, when the
+ * window or the sort puts it out, keeps its chunk's time base). */
 START_TEST(test_line_orders)
 {
-	char *path = line_capture(line_cases[_i].order);
+	size_t c = (size_t)_i % 4;
+	char *path = line_capture(line_cases[c].order, _i >= 4);
 	struct tp_trace_stats st;
 	struct tp_capture cap;
 	size_t saved = tp_trace_window;
@@ -464,8 +496,8 @@ START_TEST(test_line_orders)
 	open_one(&cap, path);
 	/* the scan at open tells whether the line needs ordering at all */
 	ck_assert(cap.hosts[0].xs.planes[0].lines[0].scanned);
-	ck_assert(cap.hosts[0].xs.planes[0].lines[0].in_order == (_i == 0));
-	tp_trace_window = line_cases[_i].window;
+	ck_assert(cap.hosts[0].xs.planes[0].lines[0].in_order == (c == 0));
+	tp_trace_window = line_cases[c].window;
 	got = json_trace(&cap, &st);
 	tp_trace_window = saved;
 	ck_assert_uint_eq(st.slices, 4);
@@ -645,7 +677,7 @@ int main(void)
 	tcase_add_test(tc, test_depth_limit);
 	tcase_add_test(tc, test_deep_instant);
 	tcase_add_test(tc, test_many_instants_at_once);
-	tcase_add_loop_test(tc, test_line_orders, 0, sizeof(line_cases) / sizeof(line_cases[0]));
+	tcase_add_loop_test(tc, test_line_orders, 0, 2 * sizeof(line_cases) / sizeof(line_cases[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -38,7 +38,7 @@ def strip(v):
 def main():
     tpuprof, pb, rg = sys.argv[1:4]
     cmds = sys.argv[4:] or ["info", "report", "ops", "memory", "collectives",
-                            "fusions", "check"]
+                            "fusions", "check", "trace"]
     bad = 0
     for cmd in cmds:
         ra, ta, ea = run(tpuprof, cmd, pb)

@@ -336,6 +336,13 @@ void tp_event_iter_init_read(struct tp_event_iter *it,
  * on lines not scanned yet). */
 int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev);
 
+/* Moves an iterator of a scanned line to the event whose tag is at file
+ * offset off (a tp_event.offset it gave before), under the segment
+ * shift it was read under then (tp_event_iter.shift_ps after that read):
+ * read from the middle of a line, a view's events have no marker before
+ * them. 0 for every event of a .pb. */
+void tp_event_iter_seek(struct tp_event_iter *it, size_t off, int64_t shift_ps);
+
 /* Plain events in bulk, for the hot loops over op lines: timed events of
  * the usual shape whose metadata is known and whose only stats are
  * device time (when the plane has device time, both are present). They

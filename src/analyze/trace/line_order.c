@@ -105,15 +105,49 @@ static enum tp_err corrupt(const struct tl *t, struct tp_error *err)
 			    (int)t->ln->name.len, t->ln->name.ptr);
 }
 
+/* The segment shifts a pass met (a view's segment markers, xspace.h),
+ * from the file offset of the first event under each: an event read
+ * again from the middle of its line is read under its own. Empty for a
+ * line of a .pb, and a few entries for a chunked capture's line. */
+struct shifts {
+	struct shift_from { size_t at; int64_t ps; } *v;
+	size_t n, cap;
+};
+
+static void shifts_note(struct shifts *s, const struct tp_event_iter *it,
+			size_t at)
+{
+	if (it->shift_ps == (s->n ? s->v[s->n - 1].ps : 0))
+		return;
+	s->v = tp_xgrow(s->v, &s->cap, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = (struct shift_from){ at, it->shift_ps };
+}
+
+static int64_t shift_at(const struct shifts *s, size_t off)
+{
+	size_t lo = 0, hi = s->n;   /* the last entry at or before off */
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].at <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? s->v[lo - 1].ps : 0;
+}
+
 /* The event whose tag is at file offset off, read again. */
-static int read_at(const struct tl *t, size_t off, struct tp_event *ev)
+static int read_at(const struct tl *t, size_t off, const struct shifts *s,
+		   struct tp_event *ev)
 {
 	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
 	struct tp_event_iter it;
 
 	tp_event_iter_init(&it, xs, t->pl, t->ln);
-	it.w.p = xs->base + off;
-	it.dropped = it.w.p; /* the pages around stay: more reads come */
+	/* the pages around stay (seek drops none): more reads come */
+	tp_event_iter_seek(&it, off, shift_at(s, off));
 	return tp_event_iter_next(&it, ev);
 }
 
@@ -173,11 +207,12 @@ static int line_order(const struct tl *t, int *rc)
 	return o.order;
 }
 
-static enum tp_err emit_at(struct tl *t, size_t off, struct tp_error *err)
+static enum tp_err emit_at(struct tl *t, size_t off, const struct shifts *s,
+			   struct tp_error *err)
 {
 	struct tp_event ev;
 
-	if (read_at(t, off, &ev) <= 0)
+	if (read_at(t, off, s, &ev) <= 0)
 		return corrupt(t, err);
 	tl_line_event(t, &ev);
 	return TP_OK;
@@ -220,6 +255,7 @@ static enum tp_err write_in_order(struct tl *t, struct tp_error *err)
 static enum tp_err write_windowed(struct tl *t, struct tp_error *err)
 {
 	struct heap *h = heap_new();
+	struct shifts s = { 0 };
 	struct tp_event_iter it;
 	struct tp_event ev;
 	enum tp_err e = TP_OK;
@@ -228,15 +264,17 @@ static enum tp_err write_windowed(struct tl *t, struct tp_error *err)
 
 	tp_event_iter_init(&it, &t->cap->hosts[t->host].xs, t->pl, t->ln);
 	while (e == TP_OK && (rc = tp_event_iter_next(&it, &ev)) > 0) {
+		shifts_note(&s, &it, ev.offset);
 		if (!ev.timed)
 			continue;
 		heap_push(h, key_of(&ev, seq++));
 		if (h->n >= tp_trace_window)
-			e = emit_at(t, heap_pop(h).offset, err);
+			e = emit_at(t, heap_pop(h).offset, &s, err);
 	}
 	while (e == TP_OK && h->n)
-		e = emit_at(t, heap_pop(h).offset, err);
+		e = emit_at(t, heap_pop(h).offset, &s, err);
 	heap_free(h);
+	free(s.v);
 	return e;
 }
 
@@ -244,12 +282,14 @@ static enum tp_err write_sorted(struct tl *t, struct tp_error *err)
 {
 	size_t n = 0, cap = 0;
 	struct key *keys = NULL;
+	struct shifts s = { 0 };
 	struct tp_event_iter it;
 	struct tp_event ev;
 	enum tp_err e = TP_OK;
 
 	tp_event_iter_init(&it, &t->cap->hosts[t->host].xs, t->pl, t->ln);
 	while (tp_event_iter_next(&it, &ev) > 0) {
+		shifts_note(&s, &it, ev.offset);
 		if (!ev.timed)
 			continue;
 		keys = tp_xgrow(keys, &cap, n + 1, sizeof(*keys));
@@ -258,8 +298,9 @@ static enum tp_err write_sorted(struct tl *t, struct tp_error *err)
 	}
 	qsort(keys, n, sizeof(*keys), key_qsort);
 	for (size_t i = 0; i < n && e == TP_OK; i++)
-		e = emit_at(t, keys[i].offset, err);
+		e = emit_at(t, keys[i].offset, &s, err);
 	free(keys);
+	free(s.v);
 	return e;
 }
 

@@ -441,6 +441,14 @@ int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev)
 	return rc;
 }
 
+void tp_event_iter_seek(struct tp_event_iter *it, size_t off, int64_t shift_ps)
+{
+	it->w.p = it->xs->base + off;
+	it->dropped = it->w.p;
+	it->shift_ps = shift_ps;
+	it->line_base_ps = tp_sat_add(it->line_origin_ps, shift_ps);
+}
+
 void tp_stat_iter_init(struct tp_stat_iter *it, const struct tp_xspace *xs,
 		       const struct tp_event *ev)
 {
