@@ -364,10 +364,11 @@ static struct pb merge_record(int which)
 
 /* How a test merges: the view with short segments copied into it (what
  * records this small get), the view with every segment mapped in place
- * from the spill, the same with every mapping refused (written into the
- * glue instead, as when the map count is used up), or a flat XSpace
- * (riegeli_merged's). */
-enum merge_mode { VIEW_COPIED, VIEW_MAPPED, VIEW_REFUSED, FLAT, MERGE_MODES };
+ * from the spill, only the first mapped (the view's limit reached: the
+ * rest copied), every mapping refused (written into the glue instead,
+ * as when the map count is used up), or a flat XSpace (riegeli_merged's). */
+enum merge_mode { VIEW_COPIED, VIEW_MAPPED, VIEW_ONE_MAPPED, VIEW_REFUSED,
+		  FLAT, MERGE_MODES };
 
 static struct tp_xspace merged_space(struct pb *recs, size_t n,
 				     struct tp_riegeli_xspace *out,
@@ -382,11 +383,14 @@ static struct tp_xspace merged_space(struct pb *recs, size_t n,
 	struct tp_decode_opts dopts = { 0 };
 	size_t saved = tp_riegeli_map_min_bytes;
 
-	if (mode == VIEW_MAPPED || mode == VIEW_REFUSED)
+	if (mode == VIEW_MAPPED || mode == VIEW_ONE_MAPPED || mode == VIEW_REFUSED)
 		tp_riegeli_map_min_bytes = 1;
+	if (mode == VIEW_ONE_MAPPED)
+		tp_riegeli_max_mapped = 1;
 	tp_riegeli_refuse_maps = mode == VIEW_REFUSED;
 	ck_assert_int_eq(tp_riegeli_merge(file.data, file.len, &o, out, &info, &err), TP_OK);
 	tp_riegeli_map_min_bytes = saved;
+	tp_riegeli_max_mapped = 1024;
 	tp_riegeli_refuse_maps = false;
 	ck_assert_uint_eq(info.records, n);
 	ck_assert(out->segment_shifts == (mode != FLAT));
@@ -396,7 +400,7 @@ static struct tp_xspace merged_space(struct pb *recs, size_t n,
 	dopts.segment_shifts = out->segment_shifts;
 	ck_assert_msg(tp_xspace_decode_ex(&xs, a, out->data, out->size, "merged",
 					  &dopts, &err) == TP_OK, "%s", err.msg);
-	if (mode == VIEW_MAPPED || mode == VIEW_REFUSED) /* page-aligned pieces */
+	if (mode != VIEW_COPIED && mode != FLAT) /* page-aligned pieces */
 		ck_assert_uint_ge(out->size, 4096);
 	return xs;
 }

@@ -42,37 +42,53 @@ struct view {
 	uint64_t buf_at;
 	int glue;
 	bool io_failed;
+	bool too_long;          /* a plane past FIXED_LEN's lengths    */
 	uint64_t page;
 	struct hole *holes;
 	size_t n_holes, cap_holes;
 };
 
-static void flush(struct view *v)
+#define BUF_BYTES ((size_t)1 << 20)
+
+/* n bytes at the glue's offset at. */
+static void write_at(struct view *v, const uint8_t *p, size_t n, uint64_t at)
 {
 	size_t done = 0;
 
-	while (done < v->buf.n) {
-		ssize_t n = pwrite(v->glue, v->buf.p + done, v->buf.n - done,
-				   (off_t)(v->buf_at + done));
+	while (done < n) {
+		ssize_t k = pwrite(v->glue, p + done, n - done, (off_t)(at + done));
 
-		if (n <= 0) {
+		if (k <= 0) {
 			v->io_failed = true;
-			break;
+			return;
 		}
-		done += (size_t)n;
+		done += (size_t)k;
 	}
+}
+
+static void flush(struct view *v)
+{
+	write_at(v, v->buf.p, v->buf.n, v->buf_at);
 	v->buf_at += v->buf.n;
 	v->buf.n = 0;
 }
 
+/* Glue bytes; a long run (a copied segment) is written from where it
+ * lies, not gathered into the buffer. */
 static void put(struct view *v, const void *p, size_t n)
 {
 	v->pos += n;
 	if (v->dry)
 		return;
-	rg_put(&v->buf, p, n);
-	if (v->buf.n >= ((size_t)1 << 20))
+	if (v->buf.n + n > BUF_BYTES) {
 		flush(v);
+		if (n >= BUF_BYTES) {
+			write_at(v, p, n, v->buf_at);
+			v->buf_at += n;
+			return;
+		}
+	}
+	rg_put(&v->buf, p, n);
 }
 
 static void put_buf(struct view *v, const struct rg_buf *b)
@@ -129,7 +145,13 @@ static void put_str(struct view *v, uint32_t number, const char *p, size_t n)
 /* A segment marker of exactly size bytes (zeros after the shift). */
 static void put_marker(struct view *v, uint64_t size, int64_t shift)
 {
-	uint8_t *m = tp_xmalloc((size_t)size);
+	uint8_t *m;
+
+	if (v->dry) {
+		v->pos += size;
+		return;
+	}
+	m = tp_xmalloc((size_t)size);
 
 	rg_pad_field(m, TP_XLINE_SEGMENT_FIELD, size, true, (uint64_t)shift);
 	put(v, m, (size_t)size);
@@ -224,6 +246,8 @@ static void put_plane(struct view *v, struct rg_plane *p)
 	put_plane_body(v, p);
 	v->dry = false;
 	start = v->pos - start;   /* the plane's length */
+	if (start >> (7 * FIXED_LEN))
+		v->too_long = true;
 	v->pos = pos;
 	v->mapped = mapped;
 	put_fixed_head(v, 1, start);
@@ -261,10 +285,7 @@ static uint8_t *map_view(struct view *v, int spill_fd)
 			 MAP_PRIVATE | MAP_FIXED, spill_fd, (off_t)h->off) !=
 		    MAP_FAILED)
 			continue;
-		v->buf.n = 0;
-		v->buf_at = h->at;
-		rg_put(&v->buf, v->spill + h->off, (size_t)h->len);
-		flush(v);
+		write_at(v, v->spill + h->off, (size_t)h->len, h->at);
 		if (v->io_failed ||
 		    (!still_mapped(base + h->at, h->len, v->page) &&
 		     mmap(base + h->at, (size_t)h->len, PROT_READ,
@@ -296,6 +317,14 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 			put_field(&v, kind, m->strs[kind][i].p,
 				  m->strs[kind][i].n);
 	flush(&v);
+	if (v.too_long) {
+		free(v.buf.p);
+		free(v.holes);
+		fclose(glue);
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: a merged plane over 4 TiB: not supported",
+				    m->shown);
+	}
 	if (!v.io_failed && v.pos)
 		base = map_view(&v, fileno(m->spill));
 	free(v.buf.p);
