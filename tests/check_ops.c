@@ -5,6 +5,7 @@
  * replica groups, ring bytes, and fusion contents against the HLO.
  */
 #include "testutil.h"
+#include "steps_testutil.h"
 
 #include <jansson.h>
 
@@ -1049,41 +1050,18 @@ END_TEST
 START_TEST(test_generated_steps)
 {
 	json_error_t jerr;
-	json_t *sum = json_load_file("testdata/steps.summary.json", 0, &jerr), *pl;
+	json_t *sum = json_load_file("testdata/steps.summary.json", 0, &jerr);
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_error err = { 0 };
 	struct tp_step_across *v;
-	size_t i, n, core = 0;
+	size_t i, n, core;
 
 	ck_assert_ptr_nonnull(sum);
 	open_capture(&cap, "testdata/steps.xplane.pb");
 	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
 	ck_assert_uint_eq(ops.n_cores, 3);
-	json_array_foreach(json_object_get(json_array_get(json_object_get(sum, "files"), 0), "planes"), i, pl) {
-		const json_t *ex = json_object_get(pl, "executions"), *e;
-		const struct tp_ops_core *c;
-		size_t k;
-
-		if (!ex)
-			continue;
-		c = &ops.cores[core++];
-		ck_assert(tp_str_eq(c->plane->name, json_string_value(json_object_get(pl, "name"))));
-		ck_assert_int_eq(c->step_source, TP_STEPS_INFERRED);
-		ck_assert_uint_eq(c->n_steps, json_array_size(ex));
-		json_array_foreach(ex, k, e) {
-			const struct tp_step *st = &ops.steps[c->first_step + k];
-			int64_t start = json_integer_value(json_array_get(e, 0));
-			int64_t end = json_integer_value(json_array_get(e, 1));
-			int64_t busy = json_integer_value(json_array_get(e, 2));
-
-			ck_assert_int_eq(st->start_ps, start);
-			ck_assert_int_eq(st->dur_ps, end - start);
-			ck_assert_int_eq(st->compute_ps + st->collective_ps + st->copy_ps, busy);
-			ck_assert_int_eq(st->idle_ps, end - start - busy);
-			ck_assert(!st->warmup);
-		}
-	}
+	core = assert_steps_as_summary(&ops, &cap, sum, TP_STEPS_INFERRED, 5);
 	ck_assert_uint_eq(core, 3);
 	n = tp_steps_across(&ops, &v);
 	ck_assert_uint_eq(n, 5);

@@ -6,6 +6,7 @@
  * steps cases (tests/make_testdata.sh), against its ground truth.
  */
 #include "testutil.h"
+#include "steps_testutil.h"
 
 #include <jansson.h>
 
@@ -291,55 +292,20 @@ static const struct {
 START_TEST(test_generated_gpu_steps)
 {
 	json_error_t jerr;
-	json_t *sum = json_load_file(generated[_i].summary, 0, &jerr), *pl;
+	json_t *sum = json_load_file(generated[_i].summary, 0, &jerr);
 	const char *path = generated[_i].capture;
 	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_error err = { 0 };
 	struct tp_step_across *v;
-	size_t i, n, core = 0;
+	size_t i, n, core;
 
 	ck_assert_ptr_nonnull(sum);
 	ck_assert_int_eq(tp_capture_open(&cap, &path, 1, &o, &err), TP_OK);
 	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
 	ck_assert_uint_eq(ops.n_cores, 3);
-	json_array_foreach(json_object_get(json_array_get(json_object_get(sum, "files"), 0),
-					   "planes"), i, pl) {
-		const json_t *ex = json_object_get(pl, "executions"), *e;
-		const struct tp_ops_core *c;
-		int64_t base;
-		size_t k;
-
-		if (!ex)
-			continue;
-		c = &ops.cores[core++];
-		/* the summary's times are the events' offsets; the lines start
-		 * at their timestamp, past the capture's origin */
-		base = (c->plane->lines[0].timestamp_ns - cap.hosts[0].xs.time_origin_ns) * 1000;
-		ck_assert(tp_str_eq(c->plane->name, json_string_value(json_object_get(pl, "name"))));
-		ck_assert_int_eq(c->step_source, generated[_i].source);
-		ck_assert_uint_eq(c->n_steps, 3);
-		ck_assert_uint_eq(json_array_size(ex), 3);
-		json_array_foreach(ex, k, e) {
-			const struct tp_step *st = &ops.steps[c->first_step + k];
-			int64_t start = base + json_integer_value(json_array_get(e, 0));
-			int64_t end = base + json_integer_value(json_array_get(e, 1));
-			int64_t busy = json_integer_value(json_array_get(e, 2)), cats = 0;
-			char name[24];
-
-			snprintf(name, sizeof(name), "%zu", k);
-			ck_assert(tp_str_eq(st->name, name));
-			ck_assert_int_eq(st->start_ps, start);
-			ck_assert_int_eq(st->dur_ps, end - start);
-			ck_assert_int_eq(st->compute_ps + st->collective_ps + st->copy_ps, busy);
-			ck_assert_int_eq(st->idle_ps, end - start - busy);
-			for (size_t j = 0; j < st->n_cats; j++)
-				cats += st->cats[j].ps;
-			ck_assert_int_eq(cats, st->compute_ps);
-			ck_assert(!st->warmup);
-		}
-	}
+	core = assert_steps_as_summary(&ops, &cap, sum, generated[_i].source, 3);
 	ck_assert_uint_eq(core, 3);
 	n = tp_steps_across(&ops, &v);
 	ck_assert_uint_eq(n, 3);
