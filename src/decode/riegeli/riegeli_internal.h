@@ -49,6 +49,8 @@ struct rg_line {
 	struct rg_segment *segs;           /* malloc'd                */
 	size_t n_segs, cap_segs;
 	uint64_t events_size;              /* emit: re-encoded bytes  */
+	uint64_t view_len;                 /* view: the line's length,
+					    * measured, then written   */
 };
 
 /* A metadata entry (the whole map entry message, id remapped). */

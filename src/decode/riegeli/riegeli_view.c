@@ -212,7 +212,7 @@ static void put_span(struct view *v, uint32_t number, struct rg_span s)
 }
 
 /* A plane's fields; the lines' lengths come from the measuring pass
- * (rg_line.events_size holds a line's whole length then). */
+ * (rg_line.view_len). */
 static void put_plane_body(struct view *v, struct rg_plane *p)
 {
 	put_int(v, 1, p->id);
@@ -221,10 +221,10 @@ static void put_plane_body(struct view *v, struct rg_plane *p)
 		struct rg_line *l = &p->lines[i];
 		uint64_t start;
 
-		put_fixed_head(v, 3, l->events_size);
+		put_fixed_head(v, 3, l->view_len);
 		start = v->pos;
 		put_line_body(v, l);
-		l->events_size = v->pos - start;
+		l->view_len = v->pos - start;
 	}
 	for (size_t i = 0; i < p->n_events; i++)
 		put_span(v, 4, p->events[i].bytes);
