@@ -13,6 +13,7 @@
 #include "tpuprof/decode/capture.h"
 #include "tpuprof/decode/riegeli.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 
 #define GOLDEN "../shared/captures/riegeli-golden/"
@@ -613,6 +614,159 @@ START_TEST(test_merge_device_time)
 }
 END_TEST
 
+/* ---- in place: an uncompressed chunk's long lines mapped from the
+ * input file itself (riegeli_internal.h, rg_segment.in_place) ---- */
+
+#define IP_EVENTS 40000
+
+/* Record k: line 5 from 1000 + 10k ns with IP_EVENTS events (metadata
+ * 1, offset 10 i ps, stat value 1000000 k + i), some 15 bytes each, so
+ * the line crosses several blocks; with big, one event of 70,000 bytes
+ * in the middle, which no patch can go around (the line is spilled). */
+static struct pb in_place_record(int k, bool big)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 };
+
+	pb_int(&plane, 1, 3);
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 5);
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&line, 3, 1000 + 10 * k);
+	for (int i = 0; i < IP_EVENTS; i++) {
+		if (big && i == IP_EVENTS / 2) {
+			struct pb ev = { 0 };
+			char *pad = tp_xcalloc(70000, 1);
+
+			pb_int(&ev, 1, 1);
+			pb_int(&ev, 2, 10 * i);
+			pb_int(&ev, 3, 100);
+			pb_stat_int(&ev, 1, 4, 1000000 * k + i);
+			pb_lenfield(&ev, 15, pad, 70000);   /* unknown: skipped */
+			pb_msg(&line, 4, &ev);
+			free(pad);
+			continue;
+		}
+		event(&line, 1, 10 * i, 1, 1000000 * k + i);
+	}
+	pb_msg(&plane, 3, &line);
+	pb_metadata(&plane, 4, 1, "a");
+	pb_metadata(&plane, 5, 1, "flops");
+	pb_msg(&space, 1, &plane);
+	return space;
+}
+
+/* Reads line 5 through: every event where and what it should be (the
+ * records' line starts 10 ns apart, from 1000 ns). */
+static void assert_in_place_events(const struct tp_xspace *xs, int records)
+{
+	const struct tp_plane *pl = &xs->planes[0];
+	struct tp_event_iter it;
+	struct tp_event ev;
+	size_t k = 0;
+
+	ck_assert_uint_eq(pl->n_lines, 1);
+	ck_assert_int_eq(pl->lines[0].timestamp_ns, 1000);
+	tp_event_iter_init_read(&it, xs, pl, &pl->lines[0]);
+	while (tp_event_iter_next(&it, &ev) > 0) {
+		int r = (int)(k / IP_EVENTS), i = (int)(k % IP_EVENTS);
+		struct tp_stat_iter si;
+		struct tp_stat st;
+
+		ck_assert_int_lt(r, records);
+		ck_assert_int_eq(ev.offset_ps, 10000 * r + 10 * i);
+		tp_stat_iter_init(&si, xs, &ev);
+		ck_assert_int_eq(tp_stat_iter_next(&si, &st), 1);
+		ck_assert_int_eq(st.v.i, 1000000 * r + i);
+		k++;
+	}
+	ck_assert_uint_eq(k, (size_t)records * IP_EVENTS);
+}
+
+/* How the in-place segments come out: mapped and patched, every mapping
+ * refused (written into the glue as the mapping would show them), past
+ * the view's mapping limit (copied), or past the process's budget of
+ * patched pages (tp_riegeli_max_kept_bytes: 15 pages, so the second
+ * line is spilled). */
+enum in_place_mode { IP_MAPPED, IP_REFUSED, IP_COPIED, IP_BUDGET };
+
+START_TEST(test_merge_in_place)
+{
+	/* records 0 and 1 in place; record 2's line spilled (its big
+	 * event) */
+	struct pb recs[3] = { in_place_record(0, false), in_place_record(1, false),
+			      in_place_record(2, true) };
+	struct pb file = riegeli_blocked_of(recs, 3);
+	char *path = write_temp(".xplane.riegeli", file.data, file.len);
+	int fd = open(path, O_RDONLY);
+	uint8_t *map = mmap(NULL, file.len, PROT_READ, MAP_PRIVATE, fd, 0);
+
+	/* mapped again last: pages reserved and not kept, or kept and
+	 * released, were given back (the budget holds exactly 21 pages) */
+	static const enum in_place_mode modes[] = { IP_MAPPED, IP_REFUSED,
+						    IP_COPIED, IP_BUDGET,
+						    IP_MAPPED };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	ck_assert_ptr_ne(map, MAP_FAILED);
+	ck_assert_uint_gt(file.len, 5 * 65536);
+	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+		enum in_place_mode mode = modes[k];
+		struct tp_riegeli_opts o = { .shown = "p.riegeli",
+					     .max_chunk = UINT64_MAX,
+					     .drop_pages = true,
+					     .in_place = true, .fd = fd };
+		struct tp_riegeli_xspace out;
+		struct tp_riegeli_info info;
+		struct tp_error err = { 0 };
+		struct tp_decode_opts dopts = { .segment_shifts = true,
+						.drop_pages = true };
+		struct tp_arena a;
+		struct tp_xspace xs;
+
+		tp_riegeli_refuse_maps = mode == IP_REFUSED;
+		tp_riegeli_max_mapped = mode == IP_COPIED ? 0 : 1024;
+		tp_riegeli_max_kept_bytes = (mode == IP_BUDGET ? 15 : 21) * page;
+		ck_assert_int_eq(tp_riegeli_merge(map, file.len, &o, &out, &info,
+						  &err), TP_OK);
+		tp_riegeli_refuse_maps = false;
+		tp_riegeli_max_mapped = 1024;
+		tp_riegeli_max_kept_bytes = (size_t)256 << 20;
+		ck_assert_uint_eq(info.records, 3);
+		tp_riegeli_info_release(&info);
+		/* a patched page (kept) for every block header inside a
+		 * whole page of the two lines in place: 10 (file bytes 154
+		 * to 702230) and 11 (702295 to 1420907) */
+		if (mode == IP_MAPPED)
+			ck_assert_uint_eq(out.n_kept_pages, 21);
+		else if (mode == IP_BUDGET)
+			ck_assert_uint_eq(out.n_kept_pages, 10);
+		else
+			ck_assert_uint_eq(out.n_kept_pages, 0);
+		for (size_t i = 1; i < out.n_kept_pages; i++)
+			ck_assert_uint_gt(out.kept_pages[i], out.kept_pages[i - 1]);
+		dopts.kept_pages = out.kept_pages;
+		dopts.n_kept_pages = out.n_kept_pages;
+		tp_arena_init(&a);
+		ck_assert_msg(tp_xspace_decode_ex(&xs, &a, out.data, out.size,
+						  "merged", &dopts, &err) == TP_OK,
+			      "%s", err.msg);
+		/* twice: the first read drops the pages behind it, but for
+		 * the kept ones, which the second needs as patched */
+		assert_in_place_events(&xs, 3);
+		assert_in_place_events(&xs, 3);
+		tp_arena_release(&a);
+		tp_riegeli_xspace_release(&out);
+	}
+	munmap(map, file.len);
+	close(fd);
+	unlink(path);
+	free(path);
+	pb_free(&file);
+	for (int i = 0; i < 3; i++)
+		pb_free(&recs[i]);
+}
+END_TEST
+
 /* libtpu 0.0.37 (riegeli-facts.md): "HLO Proto" names the modules' stat
  * and the metadata id is not the program id: the id comes from the
  * "(digits)" of the name, in a .pb and in a .riegeli whose second chunk
@@ -682,6 +836,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_rules);
 	tcase_add_test(tc, test_merge_time_shifts);
 	tcase_add_test(tc, test_merge_device_time);
+	tcase_add_test(tc, test_merge_in_place);
 	tcase_add_test(tc, test_libtpu_0_0_37);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -26,8 +26,9 @@ static inline void put64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* A Riegeli file of one chunk holding the records. */
-static inline struct pb riegeli_of(struct pb *recs, size_t n)
+/* A Riegeli file of one chunk holding the records, no block header
+ * after the first (riegeli_of, riegeli_blocked_of). */
+static inline struct pb riegeli_unblocked(struct pb *recs, size_t n)
 {
 	static const uint8_t sig[64] = {
 		0x83, 0xaf, 0x70, 0xd1, 0x0d, 0x88, 0x4a, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -48,7 +49,6 @@ static inline struct pb riegeli_of(struct pb *recs, size_t n)
 	pb_bytes(&data, sizes.data, sizes.len);
 	for (size_t i = 0; i < n; i++)
 		pb_bytes(&data, recs[i].data, recs[i].len);
-	ck_assert_uint_lt(64 + 40 + data.len, 65536);
 	put64(h + 8, data.len);
 	put64(h + 16, rhash(data.data, data.len));
 	put64(h + 24, (uint64_t)n << 8 | 'r');
@@ -59,6 +59,50 @@ static inline struct pb riegeli_of(struct pb *recs, size_t n)
 	pb_bytes(&out, data.data, data.len);
 	pb_free(&sizes);
 	pb_free(&data);
+	return out;
+}
+
+/* A Riegeli file of one chunk holding the records, all in its first
+ * block. */
+static inline struct pb riegeli_of(struct pb *recs, size_t n)
+{
+	struct pb out = riegeli_unblocked(recs, n);
+
+	ck_assert_uint_lt(out.len, 65536);
+	return out;
+}
+
+/* The same one chunk as a writer lays it out however long: a block
+ * header every 64 KiB (its hash, the distance back to the chunk's start
+ * at byte 64 and on to its end). */
+static inline struct pb riegeli_blocked_of(struct pb *recs, size_t n)
+{
+	struct pb flat = riegeli_unblocked(recs, n), out = { 0 };
+	uint64_t payload = flat.len - 64, end = 64 + payload, headers = 0;
+
+	while ((end - 1) / 65536 != headers) {
+		headers = (end - 1) / 65536;
+		end = 64 + payload + 24 * headers;
+	}
+	pb_bytes(&out, flat.data, 64);
+	for (size_t at = 64; at < flat.len;) {
+		size_t room = 65536 - out.len % 65536;
+		size_t take = flat.len - at < room ? flat.len - at : room;
+
+		pb_bytes(&out, flat.data + at, take);
+		at += take;
+		if (at < flat.len) {
+			uint8_t bh[24];
+			uint64_t b = out.len;
+
+			put64(bh + 8, b - 64);
+			put64(bh + 16, end - b);
+			put64(bh, rhash(bh + 8, 16));
+			pb_bytes(&out, bh, sizeof(bh));
+		}
+	}
+	ck_assert_uint_eq(out.len, end);
+	pb_free(&flat);
 	return out;
 }
 

@@ -5,12 +5,16 @@
  * read record by record, then merged into one XSpace, which the XSpace
  * decoder must take or refuse cleanly. Any input must end in TP_OK or a
  * clean error, and the merged XSpace must decode when every record did.
+ * Inputs of size 2 mod 4 are merged in place, from a file in memory
+ * (memfd), and their events read twice, dropping pages between.
  */
+#define _GNU_SOURCE   /* memfd_create */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "tpuprof/decode/capture.h"
 #include "tpuprof/decode/riegeli.h"
@@ -37,6 +41,24 @@ static enum tp_err touch(void *ctx, const uint8_t *rec, size_t len,
 	return TP_OK;
 }
 
+/* data as a file mapped whole (*fd open on it), or NULL. */
+static uint8_t *as_file(const uint8_t *data, size_t size, int *fd)
+{
+	uint8_t *map;
+
+	*fd = memfd_create("fuzz-riegeli", MFD_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	if (write(*fd, data, size) != (ssize_t)size ||
+	    (map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, *fd, 0)) ==
+	    MAP_FAILED) {
+		close(*fd);
+		*fd = -1;
+		return NULL;
+	}
+	return map;
+}
+
 /* Every event of every line, segment markers applied. */
 static uint64_t read_events(const struct tp_xspace *xs)
 {
@@ -61,8 +83,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tp_riegeli_info info;
 	struct tp_riegeli_xspace xs;
 	struct tp_error err = { 0 };
-	uint8_t *buf = NULL;
+	uint8_t *buf = NULL, *file = NULL;
 	uint64_t sum = 0;
+	int fd = -1;
 
 	/* every line long enough to be mapped into the view, or a flat
 	 * XSpace written out: both ways of merging, on small inputs */
@@ -77,21 +100,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (tp_riegeli_read(data, size, &o, touch, &sum, &info, &err) == TP_OK)
 		tp_riegeli_info_release(&info);
+	if (size % 4 == 2 && (file = as_file(data, size, &fd))) {
+		data = file;
+		o.in_place = o.drop_pages = true;
+		o.fd = fd;
+	}
 	if (tp_riegeli_merge(data, size, &o, &xs, &info, &err) == TP_OK) {
 		struct tp_arena arena;
 		struct tp_xspace space;
 
-		struct tp_decode_opts dopts = { .segment_shifts = xs.segment_shifts };
+		struct tp_decode_opts dopts = {
+			.segment_shifts = xs.segment_shifts,
+			.drop_pages = o.in_place,
+			.kept_pages = xs.kept_pages,
+			.n_kept_pages = xs.n_kept_pages,
+		};
 
 		tp_riegeli_info_release(&info);
 		tp_arena_init(&arena);
 		if (xs.size &&
 		    tp_xspace_decode_ex(&space, &arena, xs.data, xs.size,
-					"merged", &dopts, &err) == TP_OK)
-			sum += read_events(&space);
+					"merged", &dopts, &err) == TP_OK) {
+			uint64_t once = read_events(&space);
+
+			/* the same again: kept pages were not dropped */
+			if (o.in_place && read_events(&space) != once)
+				abort();
+			sum += once;
+		}
 		tp_arena_release(&arena);
-		if (xs.map)
-			munmap(xs.map, xs.map_len);
+		tp_riegeli_xspace_release(&xs);
+	}
+	if (file) {
+		munmap(file, size);
+		close(fd);
 	}
 	free(buf);
 	return 0;

@@ -57,8 +57,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "%s: %llu chunks, %llu records, %zu damaged regions, %zu bytes of XSpace\n",
 		argv[2], (unsigned long long)info.chunks,
 		(unsigned long long)info.records, info.n_damaged, xs.size);
-	if (xs.map)
-		munmap(xs.map, xs.map_len);
+	tp_riegeli_xspace_release(&xs);
 	tp_riegeli_info_release(&info);
 	munmap(in, (size_t)st.st_size);
 	return info.n_damaged ? 1 : 0;

@@ -45,6 +45,12 @@ struct tp_buffer {
 	void *map;            /* mmap'd region, or NULL               */
 	size_t map_len;
 	void *heap;           /* malloc'd copy (gzip, stdin), or NULL */
+	/* map: which file it maps (tp_buffer_reopen) */
+	uint64_t file_dev, file_ino, file_mtime_ns;
+	/* pages of map that are not the file's (a chunked capture's view,
+	 * tp_riegeli_xspace.kept_pages): malloc'd, never dropped */
+	uintptr_t *kept_pages;
+	size_t n_kept_pages;
 };
 
 struct tp_source {
@@ -176,6 +182,11 @@ enum tp_err tp_buffer_load(struct tp_buffer *buf, const char *path,
 			   uint64_t max, bool *gzip, uint64_t *file_bytes,
 			   struct tp_error *err);
 void tp_buffer_release(struct tp_buffer *buf);
+
+/* The file buf maps, opened again for reading when path still names it
+ * (same device, inode, size and modification time); -1 otherwise. The
+ * caller closes it. */
+int tp_buffer_reopen(const struct tp_buffer *buf, const char *path);
 
 const char *tp_source_kind_name(enum tp_source_kind kind);
 

@@ -67,6 +67,12 @@ struct tp_riegeli_opts {
 	bool flat;               /* merge into a standard XSpace, every
 				  * event moved to its line's start, to be
 				  * written out (slower: no view)          */
+	bool in_place;           /* data maps all of the file open as fd
+				  * (borrowed; only used during the merge):
+				  * long lines of uncompressed chunks are
+				  * mapped from it into the view, not
+				  * copied (docs/riegeli.md)               */
+	int fd;
 };
 
 /* Reads every record of data[0, size). Fails (TP_ERR_INPUT) when data
@@ -85,13 +91,27 @@ struct tp_riegeli_xspace {
 	size_t map_len;
 	bool segment_shifts;     /* decode with tp_decode_opts.segment_shifts
 				  * (a view; false with tp_riegeli_opts.flat) */
+	uintptr_t *kept_pages;   /* malloc'd, ascending: pages of map that
+				  * are the view's own copy, not the file's
+				  * (in place); never to be dropped
+				  * (tp_decode_opts.kept_pages)            */
+	size_t n_kept_pages;
 };
+
+/* munmap and free out's parts, its kept pages released; out zeroed. */
+void tp_riegeli_xspace_release(struct tp_riegeli_xspace *out);
 
 /* A chunk's line of at least this many bytes (default 512 KiB) is mapped
  * into the view in place; a view maps at most tp_riegeli_max_mapped
  * (default 1024) of them and copies the rest. Tests change both. */
 extern size_t tp_riegeli_map_min_bytes;
 extern size_t tp_riegeli_max_mapped;
+/* Lines read in place cost a page of memory per 64 KiB block (patched:
+ * docs/riegeli.md); the process holds at most this many bytes of them
+ * (default 256 MiB, an uncompressed capture of about 4 GiB) and spills
+ * the lines past it. Released as views are (tp_riegeli_kept_release). */
+extern size_t tp_riegeli_max_kept_bytes;
+void tp_riegeli_kept_release(size_t n_kept_pages);
 /* Tests: every segment's mapping fails, as when the process has used up
  * its map count, and the segment is written into the glue instead. */
 extern bool tp_riegeli_refuse_maps;

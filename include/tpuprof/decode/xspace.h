@@ -186,6 +186,9 @@ struct tp_xspace {
 					 * of scanned lines may be dropped */
 	bool segment_shifts;            /* lines hold segment markers
 					 * (TP_XLINE_SEGMENT_FIELD)       */
+	const uintptr_t *kept_pages;    /* never dropped, borrowed
+					 * (tp_decode_opts.kept_pages)    */
+	size_t n_kept_pages;
 };
 
 /* A merged chunked capture (riegeli.h) keeps each chunk's events of a
@@ -236,6 +239,11 @@ struct tp_decode_opts {
 	/* The bytes are a merged chunked capture whose lines hold segment
 	 * markers (TP_XLINE_SEGMENT_FIELD, tp_riegeli_xspace). */
 	bool segment_shifts;
+	/* Pages (ascending addresses) of the bytes that are not the mapped
+	 * file's, which dropping would lose (a view patches some pages of
+	 * the file it maps, tp_riegeli_xspace): borrowed, outlive xs. */
+	const uintptr_t *kept_pages;
+	size_t n_kept_pages;
 };
 
 /* tp_xspace_decode with options; opts NULL = scan everything. name must
@@ -253,7 +261,7 @@ enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err);
 
 
 /* Drops the resident pages wholly inside [p, p+len) of a mapped file
- * (xs->drop_pages); a no-op otherwise. Safe at any time: the bytes read
+ * (xs->drop_pages), but for xs->kept_pages; a no-op otherwise. Safe at any time: the bytes read
  * the same afterwards. */
 void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len);
 

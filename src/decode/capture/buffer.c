@@ -7,6 +7,7 @@
  * checked as they arrive (stream_check.c).
  */
 #include "tpuprof/decode/capture.h"
+#include "tpuprof/decode/riegeli.h"
 
 #include "capture_internal.h"
 #include "stream_read.h"
@@ -36,12 +37,40 @@ void tp_buffer_release(struct tp_buffer *buf)
 	if (buf->map)
 		munmap(buf->map, buf->map_len);
 	free(buf->heap);
+	free(buf->kept_pages);
+	tp_riegeli_kept_release(buf->n_kept_pages);
 	memset(buf, 0, sizeof(*buf));
 }
 
-static enum tp_err map_file(int fd, const char *path, size_t size,
+static uint64_t mtime_ns(const struct stat *st)
+{
+	return (uint64_t)st->st_mtim.tv_sec * 1000000000u +
+	       (uint64_t)st->st_mtim.tv_nsec;
+}
+
+int tp_buffer_reopen(const struct tp_buffer *buf, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!buf->map || strcmp(path, "-") == 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_dev == buf->file_dev &&
+	    (uint64_t)st.st_ino == buf->file_ino &&
+	    mtime_ns(&st) == buf->file_mtime_ns && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size == buf->map_len)
+		return fd;
+	close(fd);
+	return -1;
+}
+
+static enum tp_err map_file(int fd, const char *path, const struct stat *st,
 			    struct tp_buffer *buf, struct tp_error *err)
 {
+	size_t size = (size_t)st->st_size;
 	void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 	if (p == MAP_FAILED)
@@ -51,6 +80,9 @@ static enum tp_err map_file(int fd, const char *path, size_t size,
 	madvise(p, size, MADV_SEQUENTIAL);
 	buf->map = p;
 	buf->map_len = size;
+	buf->file_dev = (uint64_t)st->st_dev;
+	buf->file_ino = (uint64_t)st->st_ino;
+	buf->file_mtime_ns = mtime_ns(st);
 	buf->data = p;
 	buf->size = size;
 	return TP_OK;
@@ -88,7 +120,7 @@ static enum tp_err open_raw(struct tp_buffer *buf, const char *path,
 				  "%s: empty file, not a capture", path);
 	} else if (S_ISREG(st.st_mode)) {
 		*file_bytes = (uint64_t)st.st_size;
-		rc = map_file(fd, path, (size_t)st.st_size, buf, err);
+		rc = map_file(fd, path, &st, buf, err);
 	} else {
 		*streamed = true;
 		rc = tp_stream_load(fd, path, named, max, buf, gzip, file_bytes, err);

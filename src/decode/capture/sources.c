@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The host name when the XSpace has none: the file name without its
  * .xplane.pb[.gz] suffix, as TensorBoard names hosts. */
@@ -61,13 +62,19 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	struct tp_riegeli_opts o = {
 		.shown = shown, .max_chunk = job->max_input,
 		.drop_pages = src->buf.map != NULL,
+		.fd = tp_buffer_reopen(&src->buf, src->path),
 	};
 	struct tp_riegeli_xspace xs;
 	struct tp_riegeli_info info;
 	enum tp_err rc;
 
+	/* the file itself, opened again only for the merge (its mappings
+	 * hold it after): no descriptor kept per host */
+	o.in_place = o.fd >= 0;
 	rc = tp_riegeli_merge(src->buf.data, src->buf.size, &o, &xs, &info,
 			      &job->err);
+	if (o.fd >= 0)
+		close(o.fd);
 	if (rc != TP_OK)
 		return rc;
 	src->chunks = info.chunks;
@@ -85,7 +92,11 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	src->buf.size = xs.size;
 	src->buf.map = xs.map;
 	src->buf.map_len = xs.map_len;
+	src->buf.kept_pages = xs.kept_pages;
+	src->buf.n_kept_pages = xs.n_kept_pages;
 	job->opts.segment_shifts = xs.segment_shifts;
+	job->opts.kept_pages = xs.kept_pages;
+	job->opts.n_kept_pages = xs.n_kept_pages;
 	if (!xs.size)
 		return tp_error_set(&job->err, TP_ERR_INPUT,
 				    "%s: chunked capture with no XSpace data (%llu chunks, %zu damaged regions)",

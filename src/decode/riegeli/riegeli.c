@@ -24,9 +24,9 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define BLOCK ((uint64_t)1 << 16)
-#define BLOCK_HEADER 24u
-#define USABLE (BLOCK - BLOCK_HEADER)
+#define BLOCK RG_BLOCK
+#define BLOCK_HEADER RG_BLOCK_HEADER
+#define USABLE RG_USABLE
 #define CHUNK_HEADER 40u
 
 static const uint8_t signature[TP_RIEGELI_SIGNATURE_BYTES] = {
@@ -218,7 +218,8 @@ struct chunk {
  * NULL with *rc the callback's verdict. */
 static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 				uint64_t max, tp_riegeli_record_fn fn, void *ctx,
-				enum tp_err *rc, struct tp_error *err)
+				struct rg_origin *origin, enum tp_err *rc,
+				struct tp_error *err)
 {
 	const uint8_t *q = d + 1, *end = d + c->data_size;
 	uint64_t sizes_size, sizes_len = 0, at = 0;
@@ -269,6 +270,10 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 	}
 	if (!bad && c->num_records == 0 && (sizes_len || c->decoded_size))
 		bad = "record sizes disagree with the chunk header";
+	if (origin)
+		*origin = (struct rg_origin){ .in_file = d[0] == 0,
+					      .data_begin = c->data_begin,
+					      .chunk_data = d };
 	at = 0;
 	for (uint64_t i = 0; !bad && *rc == TP_OK && i < c->num_records; i++) {
 		*rc = fn(ctx, values + at, (size_t)lens[i], c->begin, err);
@@ -319,6 +324,15 @@ enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
 			    const struct tp_riegeli_opts *opts,
 			    tp_riegeli_record_fn fn, void *ctx,
 			    struct tp_riegeli_info *info, struct tp_error *err)
+{
+	return rg_read(data, size, opts, fn, ctx, info, NULL, err);
+}
+
+enum tp_err rg_read(const uint8_t *data, size_t size,
+		    const struct tp_riegeli_opts *opts,
+		    tp_riegeli_record_fn fn, void *ctx,
+		    struct tp_riegeli_info *info, struct rg_origin *origin,
+		    struct tp_error *err)
 {
 	uint64_t pos = 0, d_cap = 0;
 	uint8_t *d = NULL;
@@ -374,8 +388,8 @@ enum tp_err tp_riegeli_read(const uint8_t *data, size_t size,
 		else if (rhash(d, c.data_size) != c.data_hash)
 			bad = "chunk data hash mismatch";
 		if (!bad && c.type == 'r') {
-			bad = simple_chunk(&c, d, opts->max_chunk, fn, ctx, &rc,
-					   err);
+			bad = simple_chunk(&c, d, opts->max_chunk, fn, ctx,
+					   origin, &rc, err);
 			if (!bad && rc == TP_OK) {
 				info->chunks++;
 				info->records += c.num_records;

@@ -10,6 +10,7 @@
 #include "riegeli_internal.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,6 +20,45 @@
 size_t tp_riegeli_map_min_bytes = (size_t)512 << 10;
 size_t tp_riegeli_max_mapped = 1024;
 bool tp_riegeli_refuse_maps;
+size_t tp_riegeli_max_kept_bytes = (size_t)256 << 20;
+
+/* pages reserved for lines in place, by every merge of the process
+ * (hosts are merged on several threads at once) */
+static atomic_size_t kept_pages;
+
+bool rg_reserve_kept(uint64_t n, uint64_t page)
+{
+	size_t have = atomic_load(&kept_pages);
+
+	do {
+		if (n > tp_riegeli_max_kept_bytes / page ||
+		    have > tp_riegeli_max_kept_bytes / page - n)
+			return false;
+	} while (!atomic_compare_exchange_weak(&kept_pages, &have,
+					       have + (size_t)n));
+	return true;
+}
+
+void tp_riegeli_kept_release(size_t n_kept_pages)
+{
+	atomic_fetch_sub(&kept_pages, n_kept_pages);
+}
+
+uint64_t rg_data_pos(uint64_t pos, uint64_t n)
+{
+	uint64_t in_block = pos % RG_BLOCK, room;
+
+	if (in_block < RG_BLOCK_HEADER) {
+		pos += RG_BLOCK_HEADER - in_block;
+		in_block = RG_BLOCK_HEADER;
+	}
+	room = RG_BLOCK - in_block;
+	if (n < room)
+		return pos + n;
+	n -= room;
+	return (pos / RG_BLOCK + 1 + n / RG_USABLE) * RG_BLOCK +
+	       RG_BLOCK_HEADER + n % RG_USABLE;
+}
 
 int64_t rg_segment_shift(const struct rg_line *l, const struct rg_segment *s)
 {

@@ -264,8 +264,11 @@ void rg_model_release(struct rg_model *m)
 	for (size_t i = 0; i < m->n_planes; i++) {
 		struct rg_plane *p = &m->planes[i];
 
-		for (size_t j = 0; j < p->n_lines; j++)
+		for (size_t j = 0; j < p->n_lines; j++) {
+			for (size_t k = 0; k < p->lines[j].n_segs; k++)
+				free(p->lines[j].segs[k].patches);
 			free(p->lines[j].segs);
+		}
 		free(p->lines);
 		free(p->events);
 		free(p->stats);
@@ -279,6 +282,7 @@ void rg_model_release(struct rg_model *m)
 	}
 	free(m->planes);
 	free(m->events_buf.p);
+	tp_riegeli_kept_release((size_t)m->kept_reserved);
 	for (unsigned k = 0; k < 5; k++)
 		free(m->strs[k]);
 	if (m->spill)
@@ -304,6 +308,15 @@ static void *map_file(FILE *f, size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+void tp_riegeli_xspace_release(struct tp_riegeli_xspace *out)
+{
+	if (out->map)
+		munmap(out->map, out->map_len);
+	free(out->kept_pages);
+	tp_riegeli_kept_release(out->n_kept_pages);
+	memset(out, 0, sizeof(*out));
+}
+
 enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 			     const struct tp_riegeli_opts *opts,
 			     struct tp_riegeli_xspace *out,
@@ -318,6 +331,12 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 	memset(out, 0, sizeof(*out));
 	tp_arena_init(&m.arena);
 	m.page = (uint64_t)sysconf(_SC_PAGESIZE);
+	/* in place: each block's header page is a copy; on pages of more
+	 * than 8 KiB that would be a quarter of the view or more */
+	if (opts->in_place && !opts->flat && m.page * 8 <= RG_BLOCK) {
+		m.input = data;
+		m.input_fd = opts->fd;
+	}
 	m.spill = rg_tmpfile();
 	if (!m.spill) {
 		rg_model_release(&m);
@@ -325,7 +344,8 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 				    "%s: cannot create a temporary file for the merged capture (TMPDIR)",
 				    opts->shown);
 	}
-	rc = tp_riegeli_read(data, size, opts, on_record, &m, info, err);
+	rc = rg_read(data, size, opts, on_record, &m, info,
+		     m.input ? &m.origin : NULL, err);
 	if (rc == TP_OK && (fflush(m.spill) != 0 || m.io_failed ||
 			    (m.spill_size && !(spill = map_file(m.spill, m.spill_size)))))
 		rc = tp_error_set(err, TP_ERR_INPUT,

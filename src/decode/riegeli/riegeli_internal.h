@@ -35,11 +35,23 @@ struct rg_span {
  * where the chunk's differ), their offsets relative to base_ns, the
  * chunk's line start. An aligned segment starts on a page of the spill
  * and ends with a padding field (TP_XLINE_PADDING_FIELD) at the end of
- * one, so that the merged view can map it in place (riegeli_view.c). */
+ * one, so that the merged view can map it in place (riegeli_view.c).
+ *
+ * A segment in_place was never spilled: its events are the input file's
+ * own data bytes from file position `at` to `end` (an uncompressed
+ * chunk, rg_origin), bytes.len of them, which the view maps from the
+ * input. Each block header inside a whole page of [at, end) is taken
+ * out in the view's copy of that page, and a padding field of the same
+ * size put where the first event after it starts, patches[k] bytes
+ * after the k-th such header: every other page is the file's. */
 struct rg_segment {
 	struct rg_span bytes;
 	int64_t base_ns;
 	bool aligned;
+	bool in_place;
+	uint64_t at, end;
+	uint16_t *patches;                 /* malloc'd                */
+	size_t n_patches;
 };
 
 struct rg_line {
@@ -77,8 +89,42 @@ struct rg_plane {
 	size_t n_plane_stats, cap_plane_stats;
 };
 
+/* The container's blocks: a header of 24 bytes starts every 64 KiB of
+ * the file, wherever chunks are (riegeli.c). */
+#define RG_BLOCK ((uint64_t)1 << 16)
+#define RG_BLOCK_HEADER 24u
+#define RG_USABLE (RG_BLOCK - RG_BLOCK_HEADER)
+
+/* The file position of the data byte n bytes after file position pos,
+ * block headers not counted (pos inside a header counts from its end). */
+uint64_t rg_data_pos(uint64_t pos, uint64_t n);
+
+/* Where the record being merged lies in the input file. tp_riegeli_read
+ * fills it before each record when asked: in_file when the chunk is not
+ * compressed, so that its records are the file's own bytes (between
+ * block headers) and chunk_data (the chunk's data as gathered) byte i
+ * is the file's byte rg_data_pos(data_begin, i). */
+struct rg_origin {
+	bool in_file;
+	uint64_t data_begin;
+	const uint8_t *chunk_data;
+};
+
+/* tp_riegeli_read, filling *origin (or not, NULL) before each record. */
+enum tp_err rg_read(const uint8_t *data, size_t size,
+		    const struct tp_riegeli_opts *opts,
+		    tp_riegeli_record_fn fn, void *ctx,
+		    struct tp_riegeli_info *info, struct rg_origin *origin,
+		    struct tp_error *err);
+
 struct rg_model {
 	struct tp_arena arena;
+	/* the input, when it maps a file that long uncompressed lines can
+	 * be mapped from in place (tp_riegeli_opts.in_place) */
+	const uint8_t *input;
+	int input_fd;
+	struct rg_origin origin;
+	uint64_t kept_reserved;            /* pages, rg_reserve_kept  */
 	FILE *spill;
 	uint64_t spill_size;
 	struct rg_plane *planes;           /* malloc'd                 */
@@ -171,6 +217,10 @@ enum tp_err rg_merge_record(struct rg_model *m, const uint8_t *rec, size_t len,
  * small, or a length whose varint would not fit): try a page more. */
 bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
 		  bool with_value, uint64_t value);
+
+/* n pages more for lines in place, within tp_riegeli_max_kept_bytes:
+ * false when that would pass it (given back: tp_riegeli_kept_release). */
+bool rg_reserve_kept(uint64_t n, uint64_t page);
 
 /* The picoseconds from a line's start to a segment's. */
 int64_t rg_segment_shift(const struct rg_line *l, const struct rg_segment *s);

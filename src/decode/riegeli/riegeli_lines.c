@@ -175,6 +175,112 @@ static struct rg_line *fold_line(struct rg_model *m, struct rg_plane *p,
 	return l;
 }
 
+/* The line's events when they are one run of fields tagged 0x22 and
+ * no other field of the line is an event: [*run, *run_end). */
+static bool one_run(const uint8_t *base, const struct tp_field *lf,
+		    const uint8_t **run, const uint8_t **run_end)
+{
+	struct tp_wire w;
+	struct tp_field f;
+	int rc;
+
+	*run = *run_end = NULL;
+	tp_wire_init(&w, base, lf->data, lf->len);
+	for (;;) {
+		const uint8_t *at = w.p, *past = skip_events(at, w.end);
+
+		if (past > at) {
+			if (*run)
+				return false;
+			*run = at;
+			*run_end = w.p = past;
+		}
+		if ((rc = tp_wire_next(&w, &f)) <= 0)
+			return rc == 0 && *run;
+		if (f.number == 4)
+			return false;
+	}
+}
+
+/* The index among the data bytes from file position begin of the data
+ * byte at file position pos (rg_data_pos turned around). */
+static uint64_t data_index(uint64_t begin, uint64_t pos)
+{
+	if (begin % RG_BLOCK < RG_BLOCK_HEADER)
+		begin += RG_BLOCK_HEADER - begin % RG_BLOCK;
+	return pos - begin - (pos / RG_BLOCK - begin / RG_BLOCK) * RG_BLOCK_HEADER;
+}
+
+/* Each block header from file position first to last (whole pages of
+ * the segment) against the events of [run, run_end): the offset after
+ * it of the first event that starts after it, where a padding field of
+ * the header's size goes, which must end in the header's page. False
+ * when one does not (an event of about a page or more). */
+static bool find_patches(const struct rg_model *m, const uint8_t *run,
+			 const uint8_t *run_end, uint64_t first, uint64_t last,
+			 struct rg_segment *s)
+{
+	const struct rg_origin *o = &m->origin;
+	uint64_t b = (first + RG_BLOCK - 1) / RG_BLOCK * RG_BLOCK, after;
+	size_t n = b < last ? (size_t)((last - b + RG_BLOCK - 1) / RG_BLOCK) : 0;
+
+	if (!n)
+		return true;
+	s->patches = tp_xmalloc(n * sizeof(*s->patches));
+	after = data_index(o->data_begin, b + RG_BLOCK_HEADER);
+	for (const uint8_t *p = run; s->n_patches < n && p < run_end;) {
+		uint64_t at = (uint64_t)(p - o->chunk_data), len;
+		const uint8_t *q = p + 1;
+
+		if (at >= after) {
+			/* this event against the next header too */
+			if (at - after > m->page - RG_BLOCK_HEADER)
+				return false;
+			s->patches[s->n_patches++] = (uint16_t)(at - after);
+			after += RG_USABLE;
+			continue;
+		}
+		if (!tp_wire_varint(&q, run_end, &len))
+			return false;   /* skip_events read it: not reached */
+		p = q + len;
+	}
+	return s->n_patches == n;
+}
+
+/* A long line of an uncompressed chunk whose ids are the merged ones:
+ * its events left where they are in the input, a segment in_place
+ * (riegeli_internal.h). False when the line is not one run of events,
+ * too short for a whole page, or holds an event too long to patch
+ * around: the caller spills it. */
+static bool merge_in_place(struct rg_model *m, struct rg_line *l,
+			   const struct line_head *h, const uint8_t *base,
+			   const struct tp_field *lf)
+{
+	const struct rg_origin *o = &m->origin;
+	struct rg_segment s = { .base_ns = h->ts, .in_place = true };
+	const uint8_t *run, *run_end;
+	uint64_t first, last;
+
+	if (!one_run(base, lf, &run, &run_end))
+		return false;
+	s.bytes.len = (uint64_t)(run_end - run);
+	s.at = rg_data_pos(o->data_begin, (uint64_t)(run - o->chunk_data));
+	s.end = rg_data_pos(o->data_begin,
+			    (uint64_t)(run_end - 1 - o->chunk_data)) + 1;
+	first = (s.at + m->page - 1) / m->page * m->page;
+	last = s.end / m->page * m->page;
+	if (last <= first || !find_patches(m, run, run_end, first, last, &s) ||
+	    !rg_reserve_kept(s.n_patches, m->page)) {
+		free(s.patches);
+		return false;
+	}
+	m->kept_reserved += s.n_patches;
+	l->segs = tp_xgrow(l->segs, &l->cap_segs, l->n_segs + 1,
+			   sizeof(*l->segs));
+	l->segs[l->n_segs++] = s;
+	return true;
+}
+
 /* One line of the chunk: header merged, events spilled as a segment
  * with the chunk's line start as its time base (nothing moved: the
  * segment marker does it when read). Runs of events are copied as they
@@ -197,6 +303,9 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 	if (!read_line_head(base, lf, &h))
 		return false;
 	l = fold_line(m, p, &h);
+	if (aligned && cp->identity && m->input && m->origin.in_file &&
+	    merge_in_place(m, l, &h, base, lf))
+		return true;
 	if (aligned)
 		align_spill(m);
 	start = m->spill_size;

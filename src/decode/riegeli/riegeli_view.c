@@ -28,13 +28,19 @@
 
 #define FIXED_LEN 6   /* lengths up to 4 TiB */
 
-/* A range of the view that is spill pages. */
+/* A range of the view that is spill pages, or the input's (seg: an
+ * in-place segment's whole pages, off a file position). */
 struct hole {
 	uint64_t at, off, len;
+	const struct rg_segment *seg;
 };
 
 struct view {
 	const uint8_t *spill;
+	const uint8_t *input;   /* in-place segments' file (rg_model)  */
+	int input_fd;
+	uintptr_t *kept;        /* patched pages (tp_riegeli_xspace)   */
+	size_t n_kept, cap_kept;
 	bool dry;               /* measuring: nothing written          */
 	uint64_t pos;           /* the view's next offset              */
 	size_t mapped;          /* segments mapped so far              */
@@ -158,38 +164,95 @@ static void put_marker(struct view *v, uint64_t size, int64_t shift)
 	free(m);
 }
 
+/* n data bytes of the input from file position at, block headers left
+ * out. */
+static void put_input(struct view *v, uint64_t at, uint64_t n)
+{
+	while (n) {
+		uint64_t in_block = at % RG_BLOCK, take;
+
+		if (in_block < RG_BLOCK_HEADER) {
+			at += RG_BLOCK_HEADER - in_block;
+			continue;
+		}
+		take = RG_BLOCK - in_block < n ? RG_BLOCK - in_block : n;
+		put(v, v->dry ? NULL : v->input + at, (size_t)take);
+		at += take;
+		n -= take;
+	}
+}
+
+/* The smallest marker from which the view's next byte is at offset
+ * `to` within a page (the page itself to copy a segment: any offset). */
+static uint64_t marker_size(const struct view *v, int64_t shift, uint64_t to)
+{
+	uint64_t size = to >= v->page ? 3 :
+			(to + v->page - v->pos % v->page) % v->page;
+
+	while (!rg_pad_field(NULL, TP_XLINE_SEGMENT_FIELD, size, true,
+			     (uint64_t)shift))
+		size += to >= v->page ? 1 : v->page;
+	return size;
+}
+
 /* One segment: its marker, then its events, mapped (the marker pads the
  * glue to the page the segment starts on) or copied. */
 static void put_segment(struct view *v, const struct rg_line *l,
 			const struct rg_segment *s)
 {
 	int64_t shift = rg_segment_shift(l, s);
-	uint64_t size;
 
 	if (!s->aligned || v->mapped >= tp_riegeli_max_mapped) {
-		for (size = 3; !rg_pad_field(NULL, TP_XLINE_SEGMENT_FIELD, size,
-					     true, (uint64_t)shift); size++)
-			;
-		put_marker(v, size, shift);
+		put_marker(v, marker_size(v, shift, v->page), shift);
 		put(v, v->dry ? NULL : v->spill + s->bytes.off,
 		    (size_t)s->bytes.len);
 		return;
 	}
-	size = v->page - v->pos % v->page;
-	while (!rg_pad_field(NULL, TP_XLINE_SEGMENT_FIELD, size, true,
-			     (uint64_t)shift))
-		size += v->page;
-	put_marker(v, size, shift);
+	put_marker(v, marker_size(v, shift, 0), shift);
 	v->mapped++;
 	if (!v->dry) {
 		flush(v);
 		v->holes = tp_xgrow(v->holes, &v->cap_holes, v->n_holes + 1,
 				    sizeof(*v->holes));
 		v->holes[v->n_holes++] = (struct hole){
-			v->pos, s->bytes.off, s->bytes.len };
+			v->pos, s->bytes.off, s->bytes.len, NULL };
 		v->buf_at = v->pos + s->bytes.len;
 	}
 	v->pos += s->bytes.len;
+}
+
+/* An in-place segment: the bytes before its first whole page and after
+ * its last copied into the glue, its whole pages a hole the input's
+ * pages fill (patched: map_in_place), at the same offsets within a
+ * page as in the file. Copied whole past the view's mapping limit. */
+static void put_in_place(struct view *v, const struct rg_line *l,
+			 const struct rg_segment *s)
+{
+	int64_t shift = rg_segment_shift(l, s);
+	uint64_t first = (s->at + v->page - 1) / v->page * v->page;
+	uint64_t last = s->end / v->page * v->page;
+	uint64_t head = first - s->at;   /* no header in it: a header
+					  * starts a page */
+	uint64_t whole = last - first - (uint64_t)s->n_patches * RG_BLOCK_HEADER;
+
+	if (v->mapped >= tp_riegeli_max_mapped) {
+		put_marker(v, marker_size(v, shift, v->page), shift);
+		put_input(v, s->at, s->bytes.len);
+		return;
+	}
+	put_marker(v, marker_size(v, shift, s->at % v->page), shift);
+	v->mapped++;
+	put_input(v, s->at, head);
+	if (!v->dry) {
+		flush(v);
+		v->holes = tp_xgrow(v->holes, &v->cap_holes, v->n_holes + 1,
+				    sizeof(*v->holes));
+		v->holes[v->n_holes++] = (struct hole){
+			v->pos, first, last - first, s };
+		v->buf_at = v->pos + (last - first);
+	}
+	v->pos += last - first;
+	put_input(v, last, s->bytes.len - head - whole);
 }
 
 /* A line's fields, in the order protobuf writes them: id, name and
@@ -199,8 +262,12 @@ static void put_line_body(struct view *v, const struct rg_line *l)
 	put_int(v, 1, l->id);
 	put_str(v, 2, l->name, l->name_len);
 	put_int(v, 3, l->timestamp_ns);
-	for (size_t s = 0; s < l->n_segs; s++)
-		put_segment(v, l, &l->segs[s]);
+	for (size_t s = 0; s < l->n_segs; s++) {
+		if (l->segs[s].in_place)
+			put_in_place(v, l, &l->segs[s]);
+		else
+			put_segment(v, l, &l->segs[s]);
+	}
 	put_int(v, 9, l->duration_ps);
 	put_int(v, 10, l->display_id);
 	put_str(v, 11, l->display_name, l->display_name_len);
@@ -265,6 +332,58 @@ static bool still_mapped(const uint8_t *p, uint64_t len, uint64_t page)
 	return ok;
 }
 
+/* A page of an in-place segment with its block header taken out: the
+ * a bytes after it moved up, a padding field of its size after them, so
+ * that the rest of the page is where it was. */
+static void patch_page(uint8_t *pg, uint16_t a)
+{
+	/* written before it is read: a write fault copies this one page,
+	 * where a read fault would map the pages around it too (the
+	 * kernel's fault-around), the whole view in the end */
+	*(volatile uint8_t *)pg = 0;
+	memmove(pg, pg + RG_BLOCK_HEADER, a);
+	rg_pad_field(pg + a, TP_XLINE_PADDING_FIELD, RG_BLOCK_HEADER, false, 0);
+}
+
+/* An in-place hole: the input's pages mapped privately, each header's
+ * page patched (a copy of the page, kept: never dropped), then made
+ * read-only. False when the mapping fails. */
+static bool map_in_place(struct view *v, uint8_t *base, const struct hole *h)
+{
+	uint8_t *at = base + h->at;
+	uint64_t b = (h->off + RG_BLOCK - 1) / RG_BLOCK * RG_BLOCK;
+
+	if (tp_riegeli_refuse_maps ||
+	    mmap(at, (size_t)h->len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_FIXED, v->input_fd, (off_t)h->off) ==
+	    MAP_FAILED)
+		return false;
+	v->kept = tp_xgrow(v->kept, &v->cap_kept, v->n_kept + h->seg->n_patches,
+			   sizeof(*v->kept));
+	for (size_t k = 0; k < h->seg->n_patches; k++, b += RG_BLOCK) {
+		patch_page(at + (b - h->off), h->seg->patches[k]);
+		v->kept[v->n_kept++] = (uintptr_t)(at + (b - h->off));
+	}
+	/* on failure the pages stay writable: nothing writes them */
+	mprotect(at, (size_t)h->len, PROT_READ);
+	return true;
+}
+
+/* What map_in_place would show, written into the glue's hole. */
+static void write_in_place(struct view *v, const struct hole *h)
+{
+	uint64_t b = (h->off + RG_BLOCK - 1) / RG_BLOCK * RG_BLOCK;
+	uint8_t *pg = tp_xmalloc((size_t)v->page);
+
+	write_at(v, v->input + h->off, (size_t)h->len, h->at);
+	for (size_t k = 0; k < h->seg->n_patches; k++, b += RG_BLOCK) {
+		memcpy(pg, v->input + b, (size_t)v->page);
+		patch_page(pg, h->seg->patches[k]);
+		write_at(v, pg, (size_t)v->page, h->at + (b - h->off));
+	}
+	free(pg);
+}
+
 /* The glue mapped whole, then each segment's pages over their holes. A
  * segment that cannot be mapped (the process's map count) is written
  * into the glue's hole instead, which the glue's mapping then shows. */
@@ -280,12 +399,17 @@ static uint8_t *map_view(struct view *v, int spill_fd)
 	for (size_t i = 0; i < v->n_holes; i++) {
 		const struct hole *h = &v->holes[i];
 
-		if (!tp_riegeli_refuse_maps &&
+		if (h->seg && map_in_place(v, base, h))
+			continue;
+		if (!h->seg && !tp_riegeli_refuse_maps &&
 		    mmap(base + h->at, (size_t)h->len, PROT_READ,
 			 MAP_PRIVATE | MAP_FIXED, spill_fd, (off_t)h->off) !=
 		    MAP_FAILED)
 			continue;
-		write_at(v, v->spill + h->off, (size_t)h->len, h->at);
+		if (h->seg)
+			write_in_place(v, h);
+		else
+			write_at(v, v->spill + h->off, (size_t)h->len, h->at);
 		if (v->io_failed ||
 		    (!still_mapped(base + h->at, h->len, v->page) &&
 		     mmap(base + h->at, (size_t)h->len, PROT_READ,
@@ -301,7 +425,8 @@ static uint8_t *map_view(struct view *v, int spill_fd)
 enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 		    struct tp_riegeli_xspace *out, struct tp_error *err)
 {
-	struct view v = { .spill = spill, .page = m->page };
+	struct view v = { .spill = spill, .page = m->page, .input = m->input,
+			  .input_fd = m->input_fd };
 	FILE *glue = rg_tmpfile();
 	uint8_t *base = NULL;
 
@@ -320,6 +445,7 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 	if (v.too_long) {
 		free(v.buf.p);
 		free(v.holes);
+		free(v.kept);
 		fclose(glue);
 		return tp_error_set(err, TP_ERR_INPUT,
 				    "%s: a merged plane over 4 TiB: not supported",
@@ -330,10 +456,16 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 	free(v.buf.p);
 	free(v.holes);
 	fclose(glue);
-	if (v.io_failed || (v.pos && !base))
+	if (v.io_failed || (v.pos && !base)) {
+		free(v.kept);
 		return tp_error_set(err, TP_ERR_INPUT,
 				    "%s: cannot write the merged capture to a temporary file (TMPDIR)",
 				    m->shown);
+	}
+	out->kept_pages = v.kept;
+	out->n_kept_pages = v.n_kept;
+	m->kept_reserved -= v.n_kept;  /* the view's now; the rest, not
+					* mapped, given back with m */
 	out->data = out->map = base;
 	out->size = out->map_len = (size_t)v.pos;
 	out->segment_shifts = true;

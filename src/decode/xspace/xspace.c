@@ -278,6 +278,8 @@ static enum tp_err decode_structure(struct decode_ctx *c, struct tp_xspace *xs,
 	xs->name = c->name;
 	xs->drop_pages = opts && opts->drop_pages;
 	xs->segment_shifts = opts && opts->segment_shifts;
+	xs->kept_pages = opts ? opts->kept_pages : NULL;
+	xs->n_kept_pages = opts ? opts->n_kept_pages : 0;
 	c->leave_tails = leave_tails;
 	tp_wire_init(&top, data, data, size);
 	return decode_space_fields(c, &top, xs);
