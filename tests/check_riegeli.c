@@ -16,7 +16,8 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
-#define GOLDEN "../shared/captures/riegeli-golden/"
+#define CAPTURES "../shared/captures/"
+#define GOLDEN CAPTURES "riegeli-golden/"
 
 struct recs {
 	size_t n;
@@ -51,14 +52,14 @@ static void recs_free(struct recs *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static uint8_t *slurp(const char *name, size_t *size)
+static uint8_t *slurp_in(const char *dir, const char *name, size_t *size)
 {
 	char path[512];
 	FILE *f;
 	uint8_t *p;
 	long n;
 
-	snprintf(path, sizeof(path), GOLDEN "%s", name);
+	snprintf(path, sizeof(path), "%s%s", dir, name);
 	f = fopen(path, "rb");
 	ck_assert_msg(f, "%s", path);
 	fseek(f, 0, SEEK_END);
@@ -69,6 +70,11 @@ static uint8_t *slurp(const char *name, size_t *size)
 	fclose(f);
 	*size = (size_t)n;
 	return p;
+}
+
+static uint8_t *slurp(const char *name, size_t *size)
+{
+	return slurp_in(GOLDEN, name, size);
 }
 
 static enum tp_err read_all(const uint8_t *p, size_t n, struct recs *r,
@@ -682,6 +688,35 @@ static void assert_in_place_events(const struct tp_xspace *xs, int records)
 	ck_assert_uint_eq(k, (size_t)records * IP_EVENTS);
 }
 
+/* A Riegeli file of the tests' written out and mapped whole, as
+ * tpuprof maps an input file (tp_riegeli_opts.in_place). */
+struct mapped_file {
+	char *path;
+	int fd;
+	uint8_t *map;
+	size_t len;
+};
+
+static struct mapped_file map_riegeli(const struct pb *file)
+{
+	struct mapped_file f = { .len = file->len };
+
+	f.path = write_temp(".xplane.riegeli", file->data, file->len);
+	f.fd = open(f.path, O_RDONLY);
+	ck_assert_int_ge(f.fd, 0);
+	f.map = mmap(NULL, f.len, PROT_READ, MAP_PRIVATE, f.fd, 0);
+	ck_assert_ptr_ne(f.map, MAP_FAILED);
+	return f;
+}
+
+static void unmap_riegeli(struct mapped_file *f)
+{
+	munmap(f->map, f->len);
+	close(f->fd);
+	unlink(f->path);
+	free(f->path);
+}
+
 /* How the in-place segments come out: mapped and patched, every mapping
  * refused (written into the glue as the mapping would show them), past
  * the view's mapping limit (copied), or past the process's budget of
@@ -696,9 +731,7 @@ START_TEST(test_merge_in_place)
 	struct pb recs[3] = { in_place_record(0, false), in_place_record(1, false),
 			      in_place_record(2, true) };
 	struct pb file = riegeli_blocked_of(recs, 3);
-	char *path = write_temp(".xplane.riegeli", file.data, file.len);
-	int fd = open(path, O_RDONLY);
-	uint8_t *map = mmap(NULL, file.len, PROT_READ, MAP_PRIVATE, fd, 0);
+	struct mapped_file mf = map_riegeli(&file);
 
 	/* mapped again last: pages reserved and not kept, or kept and
 	 * released, were given back (the budget holds exactly 21 pages) */
@@ -707,14 +740,13 @@ START_TEST(test_merge_in_place)
 						    IP_MAPPED };
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
-	ck_assert_ptr_ne(map, MAP_FAILED);
 	ck_assert_uint_gt(file.len, 5 * 65536);
 	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
 		enum in_place_mode mode = modes[k];
 		struct tp_riegeli_opts o = { .shown = "p.riegeli",
 					     .max_chunk = UINT64_MAX,
 					     .drop_pages = true,
-					     .in_place = true, .fd = fd };
+					     .in_place = true, .fd = mf.fd };
 		struct tp_riegeli_xspace out;
 		struct tp_riegeli_info info;
 		struct tp_error err = { 0 };
@@ -726,7 +758,7 @@ START_TEST(test_merge_in_place)
 		tp_riegeli_refuse_maps = mode == IP_REFUSED;
 		tp_riegeli_max_mapped = mode == IP_COPIED ? 0 : 1024;
 		tp_riegeli_max_kept_bytes = (mode == IP_BUDGET ? 15 : 21) * page;
-		ck_assert_int_eq(tp_riegeli_merge(map, file.len, &o, &out, &info,
+		ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info,
 						  &err), TP_OK);
 		tp_riegeli_refuse_maps = false;
 		tp_riegeli_max_mapped = 1024;
@@ -757,13 +789,105 @@ START_TEST(test_merge_in_place)
 		tp_arena_release(&a);
 		tp_riegeli_xspace_release(&out);
 	}
-	munmap(map, file.len);
-	close(fd);
-	unlink(path);
-	free(path);
+	unmap_riegeli(&mf);
 	pb_free(&file);
 	for (int i = 0; i < 3; i++)
 		pb_free(&recs[i]);
+}
+END_TEST
+
+/* Every event of every line of want and got, in order, the same. */
+static size_t assert_same_events(const struct tp_xspace *want,
+				 const struct tp_xspace *got)
+{
+	size_t events = 0;
+
+	ck_assert_uint_eq(got->n_planes, want->n_planes);
+	for (size_t p = 0; p < want->n_planes; p++) {
+		const struct tp_plane *wp = &want->planes[p], *gp = &got->planes[p];
+
+		ck_assert_uint_eq(gp->n_lines, wp->n_lines);
+		for (size_t l = 0; l < wp->n_lines; l++) {
+			struct tp_event_iter wi, gi;
+			struct tp_event we, ge;
+			int wr, gr;
+
+			tp_event_iter_init_read(&wi, want, wp, &wp->lines[l]);
+			tp_event_iter_init_read(&gi, got, gp, &gp->lines[l]);
+			while ((wr = tp_event_iter_next(&wi, &we)) > 0) {
+				ck_assert_int_eq(tp_event_iter_next(&gi, &ge), 1);
+				ck_assert_int_eq(ge.metadata_id, we.metadata_id);
+				ck_assert_int_eq(ge.offset_ps, we.offset_ps);
+				ck_assert_int_eq(ge.start_ps, we.start_ps);
+				ck_assert_int_eq(ge.duration_ps, we.duration_ps);
+				events++;
+			}
+			gr = tp_event_iter_next(&gi, &ge);
+			ck_assert_int_eq(wr, 0);
+			ck_assert_int_eq(gr, 0);
+		}
+	}
+	return events;
+}
+
+/* Shared captures as one-record `.riegeli` files with their block
+ * headers, every line read in place (the threshold at one byte): every
+ * event reads as in the `.pb`, twice, the pages behind the first read
+ * dropped; the pages patched are exactly the block headers inside the
+ * lines' whole pages. The events are EXPECTED.md's: TPU 2317 + 3 x 1712
+ * + 19270, GPU 15354 + 19 + 3875 + 3880. */
+START_TEST(test_in_place_shared_captures)
+{
+	static const struct {
+		const char *name;
+		size_t kept, events;
+	} cases[] = {
+		{ "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb", 8, 26723 },
+		{ "gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb", 27, 23128 },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct pb rec = { 0 }, file;
+		struct mapped_file mf;
+		struct tp_riegeli_opts o = { .shown = "s.riegeli",
+					     .max_chunk = UINT64_MAX,
+					     .drop_pages = true, .in_place = true };
+		struct tp_riegeli_xspace out;
+		struct tp_riegeli_info info;
+		struct tp_error err = { 0 };
+		struct tp_decode_opts dopts = { .segment_shifts = true,
+						.drop_pages = true };
+		struct tp_arena a, b;
+		struct tp_xspace want, got;
+
+		rec.data = slurp_in(CAPTURES, cases[c].name, &rec.len);
+		file = riegeli_blocked_of(&rec, 1);
+		mf = map_riegeli(&file);
+		o.fd = mf.fd;
+		tp_riegeli_map_min_bytes = 1;
+		ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info,
+						  &err), TP_OK);
+		tp_riegeli_map_min_bytes = (size_t)512 << 10;
+		tp_riegeli_info_release(&info);
+		ck_assert_uint_eq(out.n_kept_pages, cases[c].kept);
+		dopts.kept_pages = out.kept_pages;
+		dopts.n_kept_pages = out.n_kept_pages;
+		tp_arena_init(&a);
+		tp_arena_init(&b);
+		ck_assert_int_eq(tp_xspace_decode_ex(&want, &a, rec.data, rec.len,
+						     "pb", NULL, &err), TP_OK);
+		ck_assert_msg(tp_xspace_decode_ex(&got, &b, out.data, out.size,
+						  "merged", &dopts, &err) == TP_OK,
+			      "%s", err.msg);
+		ck_assert_uint_eq(assert_same_events(&want, &got), cases[c].events);
+		ck_assert_uint_eq(assert_same_events(&want, &got), cases[c].events);
+		tp_arena_release(&a);
+		tp_arena_release(&b);
+		tp_riegeli_xspace_release(&out);
+		unmap_riegeli(&mf);
+		pb_free(&file);
+		free(rec.data);
+	}
 }
 END_TEST
 
@@ -837,6 +961,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_time_shifts);
 	tcase_add_test(tc, test_merge_device_time);
 	tcase_add_test(tc, test_merge_in_place);
+	tcase_add_test(tc, test_in_place_shared_captures);
 	tcase_add_test(tc, test_libtpu_0_0_37);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

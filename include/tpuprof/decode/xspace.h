@@ -261,8 +261,8 @@ enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err);
 
 
 /* Drops the resident pages wholly inside [p, p+len) of a mapped file
- * (xs->drop_pages), but for xs->kept_pages; a no-op otherwise. Safe at any time: the bytes read
- * the same afterwards. */
+ * (xs->drop_pages), but for xs->kept_pages; a no-op otherwise. Safe at
+ * any time: the bytes read the same afterwards. */
 void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len);
 
 /* Looks up metadata by id; NULL when absent. */

@@ -24,9 +24,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define BLOCK RG_BLOCK
-#define BLOCK_HEADER RG_BLOCK_HEADER
-#define USABLE RG_USABLE
 #define CHUNK_HEADER 40u
 
 static const uint8_t signature[TP_RIEGELI_SIGNATURE_BYTES] = {
@@ -78,14 +75,15 @@ static uint64_t rhash(const uint8_t *p, size_t n)
 /* pos plus n bytes of chunk, counting the block headers crossed. */
 static uint64_t add_with_overhead(uint64_t pos, uint64_t n)
 {
-	return pos + n + ((n + (pos + USABLE - 1) % BLOCK) / USABLE) * BLOCK_HEADER;
+	return pos + n + ((n + (pos + RG_USABLE - 1) % RG_BLOCK) / RG_USABLE) *
+			 RG_BLOCK_HEADER;
 }
 
 static uint64_t round_up_chunk_boundary(uint64_t pos)
 {
-	uint64_t remaining = BLOCK - 1 - (pos + BLOCK - 1) % BLOCK;
+	uint64_t remaining = RG_BLOCK - 1 - (pos + RG_BLOCK - 1) % RG_BLOCK;
 
-	return pos + (remaining > USABLE - 1 ? remaining - (USABLE - 1) : 0);
+	return pos + (remaining > RG_USABLE - 1 ? remaining - (RG_USABLE - 1) : 0);
 }
 
 /* Copies n bytes of chunk from file position *pos, skipping block
@@ -102,15 +100,8 @@ static bool gather(const uint8_t *data, uint64_t size, uint64_t *pos,
 			rg_drop(data, dropped, p);
 			dropped = p;
 		}
-		uint64_t in_block = p % BLOCK, take;
+		uint64_t take = rg_data_run(&p, n);
 
-		if (in_block < BLOCK_HEADER) {
-			p += BLOCK_HEADER - in_block;
-			continue;
-		}
-		take = BLOCK - in_block;
-		if (take > n)
-			take = n;
 		if (p > size || take > size - p)
 			return false;
 		memcpy(dst, data + p, take);
@@ -148,15 +139,15 @@ static void add_damage(struct tp_riegeli_info *info, uint64_t start,
  * through the first valid block header after begin; size when none. */
 static uint64_t recover(const uint8_t *data, uint64_t size, uint64_t begin)
 {
-	for (uint64_t b = (begin / BLOCK + 1) * BLOCK; b + BLOCK_HEADER <= size;
-	     b += BLOCK) {
+	for (uint64_t b = (begin / RG_BLOCK + 1) * RG_BLOCK;
+	     b + RG_BLOCK_HEADER <= size; b += RG_BLOCK) {
 		uint64_t prev = le64(data + b + 8), next = le64(data + b + 16);
 
 		if (le64(data + b) != rhash(data + b + 8, 16))
 			continue;
 		if (prev == 0)
 			return b;
-		if (next > BLOCK_HEADER && b + next > begin)
+		if (next > RG_BLOCK_HEADER && b + next > begin)
 			return b + next;
 	}
 	return size;

@@ -44,15 +44,28 @@ void tp_riegeli_kept_release(size_t n_kept_pages)
 	atomic_fetch_sub(&kept_pages, n_kept_pages);
 }
 
+uint64_t rg_past_header(uint64_t pos)
+{
+	uint64_t in_block = pos % RG_BLOCK;
+
+	return in_block < RG_BLOCK_HEADER ? pos + RG_BLOCK_HEADER - in_block : pos;
+}
+
+uint64_t rg_data_run(uint64_t *pos, uint64_t n)
+{
+	uint64_t room;
+
+	*pos = rg_past_header(*pos);
+	room = RG_BLOCK - *pos % RG_BLOCK;
+	return room < n ? room : n;
+}
+
 uint64_t rg_data_pos(uint64_t pos, uint64_t n)
 {
-	uint64_t in_block = pos % RG_BLOCK, room;
+	uint64_t room;
 
-	if (in_block < RG_BLOCK_HEADER) {
-		pos += RG_BLOCK_HEADER - in_block;
-		in_block = RG_BLOCK_HEADER;
-	}
-	room = RG_BLOCK - in_block;
+	pos = rg_past_header(pos);
+	room = RG_BLOCK - pos % RG_BLOCK;
 	if (n < room)
 		return pos + n;
 	n -= room;
@@ -97,7 +110,7 @@ void rg_forget(FILE *f, const uint8_t *map, uint64_t from, uint64_t to)
 #if defined(FALLOC_FL_PUNCH_HOLE) && defined(FALLOC_FL_KEEP_SIZE)
 	{
 		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-		uint64_t a = (from + page - 1) / page * page, b = to / page * page;
+		uint64_t a = rg_round_up(from, page), b = to / page * page;
 
 		/* best effort: a file system without holes keeps the bytes */
 		if (b > a)

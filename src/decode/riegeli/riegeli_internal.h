@@ -95,6 +95,19 @@ struct rg_plane {
 #define RG_BLOCK_HEADER 24u
 #define RG_USABLE (RG_BLOCK - RG_BLOCK_HEADER)
 
+/* x rounded up to a multiple of unit. */
+static inline uint64_t rg_round_up(uint64_t x, uint64_t unit)
+{
+	return (x + unit - 1) / unit * unit;
+}
+
+/* pos, or the end of the block header pos is in: a data position. */
+uint64_t rg_past_header(uint64_t pos);
+
+/* How many data bytes, at most n, lie together from *pos, moved past a
+ * block header first (the chunk's bytes between two headers). */
+uint64_t rg_data_run(uint64_t *pos, uint64_t n);
+
 /* The file position of the data byte n bytes after file position pos,
  * block headers not counted (pos inside a header counts from its end). */
 uint64_t rg_data_pos(uint64_t pos, uint64_t n);

@@ -206,8 +206,7 @@ static bool one_run(const uint8_t *base, const struct tp_field *lf,
  * byte at file position pos (rg_data_pos turned around). */
 static uint64_t data_index(uint64_t begin, uint64_t pos)
 {
-	if (begin % RG_BLOCK < RG_BLOCK_HEADER)
-		begin += RG_BLOCK_HEADER - begin % RG_BLOCK;
+	begin = rg_past_header(begin);
 	return pos - begin - (pos / RG_BLOCK - begin / RG_BLOCK) * RG_BLOCK_HEADER;
 }
 
@@ -221,7 +220,7 @@ static bool find_patches(const struct rg_model *m, const uint8_t *run,
 			 struct rg_segment *s)
 {
 	const struct rg_origin *o = &m->origin;
-	uint64_t b = (first + RG_BLOCK - 1) / RG_BLOCK * RG_BLOCK, after;
+	uint64_t b = rg_round_up(first, RG_BLOCK), after;
 	size_t n = b < last ? (size_t)((last - b + RG_BLOCK - 1) / RG_BLOCK) : 0;
 
 	if (!n)
@@ -267,7 +266,7 @@ static bool merge_in_place(struct rg_model *m, struct rg_line *l,
 	s.at = rg_data_pos(o->data_begin, (uint64_t)(run - o->chunk_data));
 	s.end = rg_data_pos(o->data_begin,
 			    (uint64_t)(run_end - 1 - o->chunk_data)) + 1;
-	first = (s.at + m->page - 1) / m->page * m->page;
+	first = rg_round_up(s.at, m->page);
 	last = s.end / m->page * m->page;
 	if (last <= first || !find_patches(m, run, run_end, first, last, &s) ||
 	    !rg_reserve_kept(s.n_patches, m->page)) {

@@ -169,13 +169,8 @@ static void put_marker(struct view *v, uint64_t size, int64_t shift)
 static void put_input(struct view *v, uint64_t at, uint64_t n)
 {
 	while (n) {
-		uint64_t in_block = at % RG_BLOCK, take;
+		uint64_t take = rg_data_run(&at, n);
 
-		if (in_block < RG_BLOCK_HEADER) {
-			at += RG_BLOCK_HEADER - in_block;
-			continue;
-		}
-		take = RG_BLOCK - in_block < n ? RG_BLOCK - in_block : n;
 		put(v, v->dry ? NULL : v->input + at, (size_t)take);
 		at += take;
 		n -= take;
@@ -229,7 +224,7 @@ static void put_in_place(struct view *v, const struct rg_line *l,
 			 const struct rg_segment *s)
 {
 	int64_t shift = rg_segment_shift(l, s);
-	uint64_t first = (s->at + v->page - 1) / v->page * v->page;
+	uint64_t first = rg_round_up(s->at, v->page);
 	uint64_t last = s->end / v->page * v->page;
 	uint64_t head = first - s->at;   /* no header in it: a header
 					  * starts a page */
@@ -351,7 +346,7 @@ static void patch_page(uint8_t *pg, uint16_t a)
 static bool map_in_place(struct view *v, uint8_t *base, const struct hole *h)
 {
 	uint8_t *at = base + h->at;
-	uint64_t b = (h->off + RG_BLOCK - 1) / RG_BLOCK * RG_BLOCK;
+	uint64_t b = rg_round_up(h->off, RG_BLOCK);
 
 	if (tp_riegeli_refuse_maps ||
 	    mmap(at, (size_t)h->len, PROT_READ | PROT_WRITE,
@@ -372,7 +367,7 @@ static bool map_in_place(struct view *v, uint8_t *base, const struct hole *h)
 /* What map_in_place would show, written into the glue's hole. */
 static void write_in_place(struct view *v, const struct hole *h)
 {
-	uint64_t b = (h->off + RG_BLOCK - 1) / RG_BLOCK * RG_BLOCK;
+	uint64_t b = rg_round_up(h->off, RG_BLOCK);
 	uint8_t *pg = tp_xmalloc((size_t)v->page);
 
 	write_at(v, v->input + h->off, (size_t)h->len, h->at);
