@@ -18,7 +18,8 @@
 # protobuf's 2 GiB) once as one .xplane.pb (written by the tests'
 # riegeli_merged: the XSpace tpuprof merges the chunks into) and once as
 # the .xplane.riegeli a profiler writes, CPU per MB and peak RSS side by
-# side.
+# side; after it, the 3 GiB capture merged into one .xplane.pb too (past
+# protobuf's 2 GiB, which tpuprof reads) for its peak RSS side by side.
 # Usage: tests/bench.sh TPUPROF GEN_CAPTURE [RIEGELI_PACK [RIEGELI_MERGED]]
 #   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB;
 #   "" none)
@@ -254,9 +255,32 @@ bench_riegeli() {
 	riegeli_pb_mbs=$(mbs "$pb" "$wall")
 	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$rg"
 	riegeli_mbs=$(mbs "$b" "$wall")
+	riegeli_cpu_s=$(awk -v u="${user:-}" -v s="${sys:-}" 'BEGIN { if (u != "") print u + s }')
 	riegeli_rss=$(per_file "$rss" "$b")
+	riegeli_rss_kb=$rss
 	riegeli_bytes=$b
+	bench_riegeli_merged "$rg"
 	rm -f "$rg"
+}
+
+# bench_riegeli_merged RIEGELI: the chunked capture's like for like: the
+# XSpace tpuprof merges it into, written out as one .xplane.pb past
+# protobuf's 2 GiB (tpuprof's reader has no such limit; no profiler could
+# write it), and report's CPU and peak RSS on it, which the .riegeli's
+# are held to. The .pb is deleted.
+bench_riegeli_merged() {
+	[ -n "$merged" ] || return 0
+	mp=$dir/chunked-merged.xplane.pb
+	"$merged" "$1" "$mp" 2>/dev/null || { rm -f "$mp"; return 0; }
+	merged_bytes=$(wc -c <"$mp")
+	echo "like for like: the chunked capture merged: $mp ($merged_bytes bytes)"
+	measure "tpuprof report on the merged .pb" "$merged_bytes" "$merged_bytes" "$tpuprof" report -q --format json "$mp"
+	riegeli_merged_rss=$(per_file "$rss" "$merged_bytes")
+	riegeli_rss_x=$(div "${riegeli_rss_kb:-}" "$rss")
+	# the same XSpace: CPU seconds in the ratio of CPU per MB of it
+	riegeli_cpu_x=$(div "${riegeli_cpu_s:-}" "$(awk -v u="${user:-}" -v s="${sys:-}" 'BEGIN { if (u != "") print u + s }')")
+	echo "    the .riegeli's CPU $riegeli_cpu_x x the merged .pb's, peak RSS $riegeli_rss_x x ($riegeli_merged_rss x its file)"
+	rm -f "$mp"
 }
 
 # cpu_mb BYTES: CPU seconds (user + sys of the last measure) per MB of
@@ -285,10 +309,12 @@ bench_riegeli_pair() {
 	echo "like for like: $k records of 128 MB merged: $pp ($pb bytes) and $rp ($b bytes, uncompressed)"
 	measure "tpuprof report on the merged .pb" "$pb" "$pb" "$tpuprof" report -q --format json "$pp"
 	pair_pb_cpu=$(cpu_mb "$pb") pair_pb_rss=$(per_file "$rss" "$pb")
+	pair_pb_rss_kb=$rss
 	pair_pb_user=$(user_mb "$pb")
 	echo "    CPU per MB: $pair_pb_cpu ms (user $user s, sys $sys s)"
 	measure "tpuprof report on the .riegeli" "$b" "$b" "$tpuprof" report -q --format json "$rp"
 	pair_rg_cpu=$(cpu_mb "$pb") pair_rg_rss=$(per_file "$rss" "$pb")
+	pair_rg_rss_kb=$rss
 	pair_rg_user=$(user_mb "$pb")
 	echo "    CPU per MB of XSpace: $pair_rg_cpu ms (user $user s, sys $sys s); peak RSS $pair_rg_rss x the .pb (.pb: $pair_pb_rss x)"
 	# for the record: the same records as Zstd chunks, which a reader
@@ -344,15 +370,21 @@ targets() {
 	target "merge 1,024 host reports: CPU (s)" "${merge_cpu:-}" "<" 2
 	if [ -n "${riegeli_bytes:-}" ]; then
 		echo "targets (issue 27, a chunked capture of $riegeli_bytes bytes):"
-		target "chunked: report peak RSS / file" "${riegeli_rss:-}" "<=" 0.25
-		target "chunked: report MB/s / .pb report MB/s (x)" "$(div "${riegeli_mbs:-}" "${riegeli_pb_mbs:-}")" ">=" 0.5
+		target "chunked: report CPU per MB / the merged .pb's (x)" "${riegeli_cpu_x:-}" "<=" 1.25
+		target "chunked: report peak RSS / the merged .pb's (x)" "${riegeli_rss_x:-}" "<=" 1.1
+		# for the record: against other captures (one record as .pb,
+		# the file's size), which the merged .pb itself does not meet
+		# (docs/performance.md, "Chunked captures")
+		target "(chunked: report peak RSS / file, for the record)" "${riegeli_rss:-}" "<=" 0.25
+		target "(the merged .pb: report peak RSS / file, for the record)" "${riegeli_merged_rss:-}" "<=" 0.25
+		target "(chunked: report MB/s / one record's as .pb (x), for the record)" "$(div "${riegeli_mbs:-}" "${riegeli_pb_mbs:-}")" ">=" 0.5
 	fi
 	if [ -n "${pair_rg_cpu:-}" ]; then
 		echo "targets (issue 27, like for like: the same merged capture as .pb and .riegeli):"
 		target "chunked: report CPU per MB / .pb's (x)" "$(div "$pair_rg_cpu" "${pair_pb_cpu:-}")" "<=" 1.25
 		target "chunked: report user CPU per MB / .pb's (x)" "$(div "${pair_rg_user:-}" "${pair_pb_user:-}")" "<=" 1.25
 		target "(chunked, Zstd: report CPU per MB / .pb's (x), for the record)" "$(div "${pair_zstd_cpu:-}" "${pair_pb_cpu:-}")" "<=" 1.25
-		target "chunked: report peak RSS / .pb's (x)" "$(div "$pair_rg_rss" "${pair_pb_rss:-}")" "<=" 1.1
+		target "chunked: report peak RSS / .pb's (x)" "$(div "${pair_rg_rss_kb:-}" "${pair_pb_rss_kb:-}")" "<=" 1.1
 	fi
 	[ -n "$gpu_shapes" ] || return 0
 	echo "targets (issue 19, ${gpu_mb} MB GPU-shaped captures):"

@@ -625,13 +625,21 @@ END_TEST
 
 #define IP_EVENTS 40000
 
+/* How record k's line is written: plain; with one event of 70,000
+ * bytes in the middle, which no patch can go around; with its duration
+ * field between two halves of the events (two runs); with the first
+ * event's tag written long (0xa2 0x00, still field 4: the rest are one
+ * run of 0x22). Only a plain line is read in place; the others are
+ * spilled. */
+enum ip_shape { IP_PLAIN, IP_BIG, IP_TWO_RUNS, IP_LONG_TAG };
+
 /* Record k: line 5 from 1000 + 10k ns with IP_EVENTS events (metadata
  * 1, offset 10 i ps, stat value 1000000 k + i), some 15 bytes each, so
- * the line crosses several blocks; with big, one event of 70,000 bytes
- * in the middle, which no patch can go around (the line is spilled). */
-static struct pb in_place_record(int k, bool big)
+ * the line crosses several blocks, written as shape says. */
+static struct pb in_place_record(int k, enum ip_shape shape)
 {
 	struct pb space = { 0 }, plane = { 0 }, line = { 0 };
+	bool big = shape == IP_BIG;
 
 	pb_int(&plane, 1, 3);
 	pb_str(&plane, 2, "/device:TPU:0");
@@ -650,6 +658,21 @@ static struct pb in_place_record(int k, bool big)
 			pb_lenfield(&ev, 15, pad, 70000);   /* unknown: skipped */
 			pb_msg(&line, 4, &ev);
 			free(pad);
+			continue;
+		}
+		if (shape == IP_TWO_RUNS && i == IP_EVENTS / 2)
+			pb_int(&line, 9, 1);
+		if (shape == IP_LONG_TAG && i == 0) {
+			struct pb ev = { 0 };
+
+			pb_int(&ev, 1, 1);
+			pb_int(&ev, 2, 10 * i);
+			pb_int(&ev, 3, 100);
+			pb_stat_int(&ev, 1, 4, 1000000 * k + i);
+			pb_bytes(&line, "\xa2\x00", 2);
+			pb_varint(&line, ev.len);
+			pb_bytes(&line, ev.data, ev.len);
+			pb_free(&ev);
 			continue;
 		}
 		event(&line, 1, 10 * i, 1, 1000000 * k + i);
@@ -717,82 +740,145 @@ static void unmap_riegeli(struct mapped_file *f)
 	free(f->path);
 }
 
-/* How the in-place segments come out: mapped and patched, every mapping
- * refused (written into the glue as the mapping would show them), past
- * the view's mapping limit (copied), or past the process's budget of
- * patched pages (tp_riegeli_max_kept_bytes: 15 pages, so the second
- * line is spilled). */
-enum in_place_mode { IP_MAPPED, IP_REFUSED, IP_COPIED, IP_BUDGET };
+/* How the in-place segments come out, with the budgets each case sets:
+ * patched pages in the glue and the runs between them mapped (23 runs:
+ * 11 and 12), the patched pages kept instead (no page maps: 21 pages),
+ * the first line's runs mapped and the second's pages kept (15 page
+ * maps), every mapping refused (written into the glue as the mapping
+ * would show them), past the view's mapping limit (copied), past the
+ * process's budget of patched pages (15 pages, so the second line is
+ * spilled), then as the first again: what was reserved and not used,
+ * or used and released, was given back (each budget holds exactly what
+ * the first case takes). */
+static const struct in_place_case {
+	const char *what;
+	bool refuse;
+	size_t max_mapped, kept_budget, page_maps_budget;
+	size_t kept, page_maps;
+} in_place_cases[] = {
+	{ "runs", false, 1024, 21, 23, 0, 23 },
+	{ "kept", false, 1024, 21, 0, 21, 0 },
+	{ "runs, then kept", false, 1024, 21, 15, 11, 11 },
+	{ "refused", true, 1024, 21, 23, 0, 0 },
+	{ "copied", false, 0, 21, 23, 0, 0 },
+	{ "spilled past the budget", false, 1024, 15, 0, 10, 0 },
+	{ "runs, budgets given back", false, 1024, 21, 23, 0, 23 },
+};
+
+/* Records 0 to 2, written as shapes says, as one blocked Riegeli file
+ * mapped as tpuprof maps its input. */
+static struct mapped_file map_in_place_records(const enum ip_shape shapes[3])
+{
+	struct pb recs[3], file;
+	struct mapped_file mf;
+
+	for (int i = 0; i < 3; i++)
+		recs[i] = in_place_record(i, shapes[i]);
+	file = riegeli_blocked_of(recs, 3);
+	ck_assert_uint_gt(file.len, 5 * 65536);
+	mf = map_riegeli(&file);
+	pb_free(&file);
+	for (int i = 0; i < 3; i++)
+		pb_free(&recs[i]);
+	return mf;
+}
+
+/* The three records merged in place from mf, read as tpuprof reads
+ * them: kept pages handed to the decoder, the pages behind each read
+ * dropped. */
+static struct tp_riegeli_xspace merge_in_place_file(const struct mapped_file *mf)
+{
+	struct tp_riegeli_opts o = { .shown = "p.riegeli",
+				     .max_chunk = UINT64_MAX,
+				     .drop_pages = true,
+				     .in_place = true, .fd = mf->fd };
+	struct tp_riegeli_xspace out;
+	struct tp_riegeli_info info;
+	struct tp_error err = { 0 };
+
+	ck_assert_int_eq(tp_riegeli_merge(mf->map, mf->len, &o, &out, &info,
+					  &err), TP_OK);
+	ck_assert_uint_eq(info.records, 3);
+	tp_riegeli_info_release(&info);
+	return out;
+}
+
+/* out's events read twice: the first read drops the pages behind it
+ * (but for the kept ones), which the second reads back as patched.
+ * out released. */
+static void assert_in_place_read_twice(struct tp_riegeli_xspace *out)
+{
+	struct tp_decode_opts dopts = { .segment_shifts = true,
+					.drop_pages = true,
+					.kept_pages = out->kept_pages,
+					.n_kept_pages = out->n_kept_pages };
+	struct tp_error err = { 0 };
+	struct tp_arena a;
+	struct tp_xspace xs;
+
+	for (size_t i = 1; i < out->n_kept_pages; i++)
+		ck_assert_uint_gt(out->kept_pages[i], out->kept_pages[i - 1]);
+	tp_arena_init(&a);
+	ck_assert_msg(tp_xspace_decode_ex(&xs, &a, out->data, out->size,
+					  "merged", &dopts, &err) == TP_OK,
+		      "%s", err.msg);
+	assert_in_place_events(&xs, 3);
+	assert_in_place_events(&xs, 3);
+	tp_arena_release(&a);
+	tp_riegeli_xspace_release(out);
+}
 
 START_TEST(test_merge_in_place)
 {
 	/* records 0 and 1 in place; record 2's line spilled (its big
 	 * event) */
-	struct pb recs[3] = { in_place_record(0, false), in_place_record(1, false),
-			      in_place_record(2, true) };
-	struct pb file = riegeli_blocked_of(recs, 3);
-	struct mapped_file mf = map_riegeli(&file);
-
-	/* mapped again last: pages reserved and not kept, or kept and
-	 * released, were given back (the budget holds exactly 21 pages) */
-	static const enum in_place_mode modes[] = { IP_MAPPED, IP_REFUSED,
-						    IP_COPIED, IP_BUDGET,
-						    IP_MAPPED };
+	static const enum ip_shape shapes[3] = { IP_PLAIN, IP_PLAIN, IP_BIG };
+	struct mapped_file mf = map_in_place_records(shapes);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
-	ck_assert_uint_gt(file.len, 5 * 65536);
-	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
-		enum in_place_mode mode = modes[k];
-		struct tp_riegeli_opts o = { .shown = "p.riegeli",
-					     .max_chunk = UINT64_MAX,
-					     .drop_pages = true,
-					     .in_place = true, .fd = mf.fd };
+	for (size_t k = 0; k < sizeof(in_place_cases) / sizeof(in_place_cases[0]); k++) {
+		const struct in_place_case *c = &in_place_cases[k];
 		struct tp_riegeli_xspace out;
-		struct tp_riegeli_info info;
-		struct tp_error err = { 0 };
-		struct tp_decode_opts dopts = { .segment_shifts = true,
-						.drop_pages = true };
-		struct tp_arena a;
-		struct tp_xspace xs;
 
-		tp_riegeli_refuse_maps = mode == IP_REFUSED;
-		tp_riegeli_max_mapped = mode == IP_COPIED ? 0 : 1024;
-		tp_riegeli_max_kept_bytes = (mode == IP_BUDGET ? 15 : 21) * page;
-		ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info,
-						  &err), TP_OK);
+		tp_riegeli_refuse_maps = c->refuse;
+		tp_riegeli_max_mapped = c->max_mapped;
+		tp_riegeli_max_kept_bytes = c->kept_budget * page;
+		tp_riegeli_max_page_maps = c->page_maps_budget;
+		out = merge_in_place_file(&mf);
 		tp_riegeli_refuse_maps = false;
 		tp_riegeli_max_mapped = 1024;
 		tp_riegeli_max_kept_bytes = (size_t)256 << 20;
-		ck_assert_uint_eq(info.records, 3);
-		tp_riegeli_info_release(&info);
-		/* a patched page (kept) for every block header inside a
-		 * whole page of the two lines in place: 10 (file bytes 154
-		 * to 702230) and 11 (702295 to 1420907) */
-		if (mode == IP_MAPPED)
-			ck_assert_uint_eq(out.n_kept_pages, 21);
-		else if (mode == IP_BUDGET)
-			ck_assert_uint_eq(out.n_kept_pages, 10);
-		else
-			ck_assert_uint_eq(out.n_kept_pages, 0);
-		for (size_t i = 1; i < out.n_kept_pages; i++)
-			ck_assert_uint_gt(out.kept_pages[i], out.kept_pages[i - 1]);
-		dopts.kept_pages = out.kept_pages;
-		dopts.n_kept_pages = out.n_kept_pages;
-		tp_arena_init(&a);
-		ck_assert_msg(tp_xspace_decode_ex(&xs, &a, out.data, out.size,
-						  "merged", &dopts, &err) == TP_OK,
-			      "%s", err.msg);
-		/* twice: the first read drops the pages behind it, but for
-		 * the kept ones, which the second needs as patched */
-		assert_in_place_events(&xs, 3);
-		assert_in_place_events(&xs, 3);
-		tp_arena_release(&a);
-		tp_riegeli_xspace_release(&out);
+		tp_riegeli_max_page_maps = 65536;
+		/* a patched page for every block header inside a whole page
+		 * of the two lines in place: 10 (file bytes 154 to 702230)
+		 * and 11 (702295 to 1420907), a run before, between and
+		 * after them */
+		ck_assert_msg(out.n_kept_pages == c->kept &&
+			      out.n_page_maps == c->page_maps,
+			      "%s: %zu kept pages, %zu page maps", c->what,
+			      out.n_kept_pages, out.n_page_maps);
+		assert_in_place_read_twice(&out);
 	}
 	unmap_riegeli(&mf);
-	pb_free(&file);
-	for (int i = 0; i < 3; i++)
-		pb_free(&recs[i]);
+}
+END_TEST
+
+/* A line is read in place only when its events are one run of fields
+ * tagged 0x22: record 0's is (10 patched pages, 11 runs mapped); record
+ * 1's events are two runs (its duration between them) and record 2's
+ * first event is under a long tag, so both are spilled, and every event
+ * still reads where it should. */
+START_TEST(test_in_place_one_run_only)
+{
+	static const enum ip_shape shapes[3] = { IP_PLAIN, IP_TWO_RUNS,
+						 IP_LONG_TAG };
+	struct mapped_file mf = map_in_place_records(shapes);
+	struct tp_riegeli_xspace out = merge_in_place_file(&mf);
+
+	ck_assert_uint_eq(out.n_kept_pages, 0);
+	ck_assert_uint_eq(out.n_page_maps, 11);
+	assert_in_place_read_twice(&out);
+	unmap_riegeli(&mf);
 }
 END_TEST
 
@@ -834,19 +920,22 @@ static size_t assert_same_events(const struct tp_xspace *want,
  * headers, every line read in place (the threshold at one byte): every
  * event reads as in the `.pb`, twice, the pages behind the first read
  * dropped; the pages patched are exactly the block headers inside the
- * lines' whole pages. The events are EXPECTED.md's: TPU 2317 + 3 x 1712
+ * lines' whole pages, in the glue with the runs between them mapped
+ * (page maps), or kept when there are no page maps to be had. The events are EXPECTED.md's: TPU 2317 + 3 x 1712
  * + 19270, GPU 15354 + 19 + 3875 + 3880. */
 START_TEST(test_in_place_shared_captures)
 {
 	static const struct {
 		const char *name;
-		size_t kept, events;
+		size_t kept, page_maps, events;
 	} cases[] = {
-		{ "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb", 8, 26723 },
-		{ "gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb", 27, 23128 },
+		{ "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb", 8, 24, 26723 },
+		{ "gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb", 27, 39, 23128 },
 	};
 
-	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+	for (size_t k = 0; k < 2 * sizeof(cases) / sizeof(cases[0]); k++) {
+		size_t c = k / 2;
+		bool kept = k % 2;
 		struct pb rec = { 0 }, file;
 		struct mapped_file mf;
 		struct tp_riegeli_opts o = { .shown = "s.riegeli",
@@ -865,11 +954,16 @@ START_TEST(test_in_place_shared_captures)
 		mf = map_riegeli(&file);
 		o.fd = mf.fd;
 		tp_riegeli_map_min_bytes = 1;
+		tp_riegeli_max_page_maps = kept ? 0 : 65536;
 		ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info,
 						  &err), TP_OK);
 		tp_riegeli_map_min_bytes = (size_t)512 << 10;
+		tp_riegeli_max_page_maps = 65536;
 		tp_riegeli_info_release(&info);
-		ck_assert_uint_eq(out.n_kept_pages, cases[c].kept);
+		ck_assert_msg(out.n_kept_pages == (kept ? cases[c].kept : 0) &&
+			      out.n_page_maps == (kept ? 0 : cases[c].page_maps),
+			      "%s: %zu kept pages, %zu page maps", cases[c].name,
+			      out.n_kept_pages, out.n_page_maps);
 		dopts.kept_pages = out.kept_pages;
 		dopts.n_kept_pages = out.n_kept_pages;
 		tp_arena_init(&a);
@@ -961,6 +1055,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_time_shifts);
 	tcase_add_test(tc, test_merge_device_time);
 	tcase_add_test(tc, test_merge_in_place);
+	tcase_add_test(tc, test_in_place_one_run_only);
 	tcase_add_test(tc, test_in_place_shared_captures);
 	tcase_add_test(tc, test_libtpu_0_0_37);
 	suite_add_tcase(s, tc);

@@ -51,6 +51,7 @@ struct tp_buffer {
 	 * tp_riegeli_xspace.kept_pages): malloc'd, never dropped */
 	uintptr_t *kept_pages;
 	size_t n_kept_pages;
+	size_t n_page_maps;   /* tp_riegeli_xspace.n_page_maps        */
 };
 
 struct tp_source {

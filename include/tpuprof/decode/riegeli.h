@@ -96,9 +96,12 @@ struct tp_riegeli_xspace {
 				  * (in place); never to be dropped
 				  * (tp_decode_opts.kept_pages)            */
 	size_t n_kept_pages;
+	size_t n_page_maps;      /* runs of lines in place mapped on their
+				  * own (tp_riegeli_max_page_maps)         */
 };
 
-/* munmap and free out's parts, its kept pages released; out zeroed. */
+/* munmap and free out's parts, its kept pages and page maps released;
+ * out zeroed. */
 void tp_riegeli_xspace_release(struct tp_riegeli_xspace *out);
 
 /* A chunk's line of at least this many bytes (default 512 KiB) is mapped
@@ -106,12 +109,21 @@ void tp_riegeli_xspace_release(struct tp_riegeli_xspace *out);
  * (default 1024) of them and copies the rest. Tests change both. */
 extern size_t tp_riegeli_map_min_bytes;
 extern size_t tp_riegeli_max_mapped;
-/* Lines read in place cost a page of memory per 64 KiB block (patched:
- * docs/riegeli.md); the process holds at most this many bytes of them
- * (default 256 MiB, an uncompressed capture of about 4 GiB) and spills
- * the lines past it. Released as views are (tp_riegeli_kept_release). */
+/* A line read in place needs a patched page per 64 KiB block
+ * (docs/riegeli.md). The view writes them into its glue and maps the
+ * input's runs between them, a mapping per block: at most
+ * tp_riegeli_max_page_maps of them in the process (default 65536, about
+ * 4 GiB of lines), and no more than half of what the system's map count
+ * leaves past 16384 areas (24573 runs, about 1.5 GiB of lines, with
+ * Linux's usual 65530). Past that the patched pages are the view's own
+ * memory, never dropped (kept_pages): at most tp_riegeli_max_kept_bytes
+ * of them (default 256 MiB, about 4 GiB of lines), reserved as lines are
+ * merged; lines past it are spilled. Both are released as views are
+ * (the functions below). */
 extern size_t tp_riegeli_max_kept_bytes;
+extern size_t tp_riegeli_max_page_maps;
 void tp_riegeli_kept_release(size_t n_kept_pages);
+void tp_riegeli_page_maps_release(size_t n_page_maps);
 /* Tests: every segment's mapping fails, as when the process has used up
  * its map count, and the segment is written into the glue instead. */
 extern bool tp_riegeli_refuse_maps;

@@ -39,6 +39,7 @@ void tp_buffer_release(struct tp_buffer *buf)
 	free(buf->heap);
 	free(buf->kept_pages);
 	tp_riegeli_kept_release(buf->n_kept_pages);
+	tp_riegeli_page_maps_release(buf->n_page_maps);
 	memset(buf, 0, sizeof(*buf));
 }
 

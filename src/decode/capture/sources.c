@@ -94,6 +94,7 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	src->buf.map_len = xs.map_len;
 	src->buf.kept_pages = xs.kept_pages;
 	src->buf.n_kept_pages = xs.n_kept_pages;
+	src->buf.n_page_maps = xs.n_page_maps;
 	job->opts.segment_shifts = xs.segment_shifts;
 	job->opts.kept_pages = xs.kept_pages;
 	job->opts.n_kept_pages = xs.n_kept_pages;

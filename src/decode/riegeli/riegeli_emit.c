@@ -314,6 +314,7 @@ void tp_riegeli_xspace_release(struct tp_riegeli_xspace *out)
 		munmap(out->map, out->map_len);
 	free(out->kept_pages);
 	tp_riegeli_kept_release(out->n_kept_pages);
+	tp_riegeli_page_maps_release(out->n_page_maps);
 	memset(out, 0, sizeof(*out));
 }
 

@@ -234,6 +234,9 @@ bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
 /* n pages more for lines in place, within tp_riegeli_max_kept_bytes:
  * false when that would pass it (given back: tp_riegeli_kept_release). */
 bool rg_reserve_kept(uint64_t n, uint64_t page);
+/* n mappings more for runs of lines in place, within
+ * tp_riegeli_max_page_maps (given back: tp_riegeli_page_maps_release). */
+bool rg_reserve_page_maps(uint64_t n);
 
 /* The picoseconds from a line's start to a segment's. */
 int64_t rg_segment_shift(const struct rg_line *l, const struct rg_segment *s);

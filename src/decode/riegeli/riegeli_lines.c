@@ -111,27 +111,42 @@ static const uint8_t *skip_events(const uint8_t *p, const uint8_t *end)
 	return p;
 }
 
-/* The header fields of a chunk's line. */
+/* The header fields of a chunk's line, and its events when they are
+ * one run of fields tagged 0x22 and no other field of the line is an
+ * event: [run, run_end), else run NULL. */
 struct line_head {
 	int64_t id, display_id, ts, dur;
 	struct tp_str name, display;
+	const uint8_t *run, *run_end;
 };
 
+/* The events are stepped over once, here: merge_in_place takes the run
+ * from the head rather than walking the line again. */
 static bool read_line_head(const uint8_t *base, const struct tp_field *lf,
 			   struct line_head *h)
 {
 	struct tp_wire w;
 	struct tp_field f;
+	bool one_run = true;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	h->name = h->display = tp_str_make("", 0);
 	tp_wire_init(&w, base, lf->data, lf->len);
 	for (;;) {
-		w.p = skip_events(w.p, w.end);
+		const uint8_t *at = w.p;
+
+		w.p = skip_events(at, w.end);
+		if (w.p > at) {
+			one_run = one_run && !h->run;
+			h->run = at;
+			h->run_end = w.p;
+		}
 		if ((rc = tp_wire_next(&w, &f)) <= 0)
 			break;
-		if (f.type == TP_WIRE_VARINT) {
+		if (f.number == 4) {
+			one_run = false;   /* an event under a longer tag */
+		} else if (f.type == TP_WIRE_VARINT) {
 			if (f.number == 1)
 				h->id = (int64_t)f.value;
 			else if (f.number == 10)
@@ -146,6 +161,8 @@ static bool read_line_head(const uint8_t *base, const struct tp_field *lf,
 			h->display = tp_str_make((const char *)f.data, f.len);
 		}
 	}
+	if (!one_run)
+		h->run = h->run_end = NULL;
 	return rc == 0;
 }
 
@@ -173,33 +190,6 @@ static struct rg_line *fold_line(struct rg_model *m, struct rg_plane *p,
 	if (h->dur > l->duration_ps)
 		l->duration_ps = h->dur;
 	return l;
-}
-
-/* The line's events when they are one run of fields tagged 0x22 and
- * no other field of the line is an event: [*run, *run_end). */
-static bool one_run(const uint8_t *base, const struct tp_field *lf,
-		    const uint8_t **run, const uint8_t **run_end)
-{
-	struct tp_wire w;
-	struct tp_field f;
-	int rc;
-
-	*run = *run_end = NULL;
-	tp_wire_init(&w, base, lf->data, lf->len);
-	for (;;) {
-		const uint8_t *at = w.p, *past = skip_events(at, w.end);
-
-		if (past > at) {
-			if (*run)
-				return false;
-			*run = at;
-			*run_end = w.p = past;
-		}
-		if ((rc = tp_wire_next(&w, &f)) <= 0)
-			return rc == 0 && *run;
-		if (f.number == 4)
-			return false;
-	}
 }
 
 /* The index among the data bytes from file position begin of the data
@@ -252,15 +242,14 @@ static bool find_patches(const struct rg_model *m, const uint8_t *run,
  * too short for a whole page, or holds an event too long to patch
  * around: the caller spills it. */
 static bool merge_in_place(struct rg_model *m, struct rg_line *l,
-			   const struct line_head *h, const uint8_t *base,
-			   const struct tp_field *lf)
+			   const struct line_head *h)
 {
 	const struct rg_origin *o = &m->origin;
 	struct rg_segment s = { .base_ns = h->ts, .in_place = true };
-	const uint8_t *run, *run_end;
+	const uint8_t *run = h->run, *run_end = h->run_end;
 	uint64_t first, last;
 
-	if (!one_run(base, lf, &run, &run_end))
+	if (!run)
 		return false;
 	s.bytes.len = (uint64_t)(run_end - run);
 	s.at = rg_data_pos(o->data_begin, (uint64_t)(run - o->chunk_data));
@@ -303,7 +292,7 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 		return false;
 	l = fold_line(m, p, &h);
 	if (aligned && cp->identity && m->input && m->origin.in_file &&
-	    merge_in_place(m, l, &h, base, lf))
+	    merge_in_place(m, l, &h))
 		return true;
 	if (aligned)
 		align_spill(m);

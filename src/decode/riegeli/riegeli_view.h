@@ -1,0 +1,48 @@
+/*
+ * riegeli_view.h - private to riegeli_view.c (the view laid out: the
+ * glue written, the holes listed) and riegeli_view_map.c (the glue's
+ * writer; the glue and the holes mapped into one address range). The build state is the
+ * caller's, on its stack; kept is handed to tp_riegeli_xspace on
+ * success and freed by rg_view otherwise.
+ */
+#ifndef TPUPROF_RIEGELI_VIEW_H
+#define TPUPROF_RIEGELI_VIEW_H
+
+#include "riegeli_internal.h"
+
+/* A range of the view that is spill pages, or the input's (seg: an
+ * in-place segment's whole pages, off a file position). */
+struct rg_hole {
+	uint64_t at, off, len;
+	const struct rg_segment *seg;
+};
+
+struct rg_view_build {
+	const uint8_t *spill;
+	const uint8_t *input;   /* in-place segments' file (rg_model)  */
+	int input_fd;
+	uintptr_t *kept;        /* patched pages (tp_riegeli_xspace)   */
+	size_t n_kept, cap_kept;
+	size_t n_page_maps;     /* runs mapped on their own (map_runs)  */
+	bool dry;               /* measuring: nothing written          */
+	uint64_t pos;           /* the view's next offset              */
+	size_t mapped;          /* segments mapped so far              */
+	struct rg_buf buf;      /* glue bytes from buf_at, unwritten    */
+	uint64_t buf_at;
+	int glue;
+	bool io_failed;
+	bool too_long;          /* a plane past FIXED_LEN's lengths    */
+	uint64_t page;
+	struct rg_hole *holes;
+	size_t n_holes, cap_holes;
+};
+
+/* n bytes at the glue's offset at; io_failed set on a short write. */
+void rg_view_write_at(struct rg_view_build *v, const uint8_t *p, size_t n,
+		      uint64_t at);
+
+/* The glue (v->pos bytes) mapped whole, each hole's pages over it; NULL
+ * when that cannot be done (nothing left mapped). */
+uint8_t *rg_view_map(struct rg_view_build *v, int spill_fd);
+
+#endif
