@@ -1,9 +1,9 @@
 /*
  * riegeli_view.h - private to riegeli_view.c (the view laid out: the
  * glue written, the holes listed) and riegeli_view_map.c (the glue's
- * writer; the glue and the holes mapped into one address range). The build state is the
- * caller's, on its stack; kept is handed to tp_riegeli_xspace on
- * success and freed by rg_view otherwise.
+ * writer; the glue and the holes mapped into one address range). The
+ * build state is the caller's, on its stack; kept is handed to
+ * tp_riegeli_xspace on success and freed by rg_view otherwise.
  */
 #ifndef TPUPROF_RIEGELI_VIEW_H
 #define TPUPROF_RIEGELI_VIEW_H
@@ -31,7 +31,7 @@ struct rg_view_build {
 	uint64_t buf_at;
 	int glue;
 	bool io_failed;
-	bool too_long;          /* a plane past FIXED_LEN's lengths    */
+	bool too_long;          /* a plane past the fixed lengths'     */
 	uint64_t page;
 	struct rg_hole *holes;
 	size_t n_holes, cap_holes;
