@@ -320,8 +320,9 @@ END_TEST
  * simple chunk (no block crossed) ---- */
 
 /* An XEvent with metadata id, offset and one int stat. */
-static void event(struct pb *line, int64_t meta, int64_t offset_ps,
-		  int64_t stat_meta, int64_t v)
+/* An event of 100 ps with one integer stat. */
+static struct pb event_pb(int64_t meta, int64_t offset_ps, int64_t stat_meta,
+			  int64_t v)
 {
 	struct pb ev = { 0 };
 
@@ -329,6 +330,14 @@ static void event(struct pb *line, int64_t meta, int64_t offset_ps,
 	pb_int(&ev, 2, offset_ps);
 	pb_int(&ev, 3, 100);
 	pb_stat_int(&ev, stat_meta, 4, v);
+	return ev;
+}
+
+static void event(struct pb *line, int64_t meta, int64_t offset_ps,
+		  int64_t stat_meta, int64_t v)
+{
+	struct pb ev = event_pb(meta, offset_ps, stat_meta, v);
+
 	pb_msg(line, 4, &ev);
 }
 
@@ -639,7 +648,6 @@ enum ip_shape { IP_PLAIN, IP_BIG, IP_TWO_RUNS, IP_LONG_TAG };
 static struct pb in_place_record(int k, enum ip_shape shape)
 {
 	struct pb space = { 0 }, plane = { 0 }, line = { 0 };
-	bool big = shape == IP_BIG;
 
 	pb_int(&plane, 1, 3);
 	pb_str(&plane, 2, "/device:TPU:0");
@@ -647,14 +655,10 @@ static struct pb in_place_record(int k, enum ip_shape shape)
 	pb_str(&line, 2, "XLA Ops");
 	pb_int(&line, 3, 1000 + 10 * k);
 	for (int i = 0; i < IP_EVENTS; i++) {
-		if (big && i == IP_EVENTS / 2) {
-			struct pb ev = { 0 };
+		if (shape == IP_BIG && i == IP_EVENTS / 2) {
+			struct pb ev = event_pb(1, 10 * i, 1, 1000000 * k + i);
 			char *pad = tp_xcalloc(70000, 1);
 
-			pb_int(&ev, 1, 1);
-			pb_int(&ev, 2, 10 * i);
-			pb_int(&ev, 3, 100);
-			pb_stat_int(&ev, 1, 4, 1000000 * k + i);
 			pb_lenfield(&ev, 15, pad, 70000);   /* unknown: skipped */
 			pb_msg(&line, 4, &ev);
 			free(pad);
@@ -663,12 +667,8 @@ static struct pb in_place_record(int k, enum ip_shape shape)
 		if (shape == IP_TWO_RUNS && i == IP_EVENTS / 2)
 			pb_int(&line, 9, 1);
 		if (shape == IP_LONG_TAG && i == 0) {
-			struct pb ev = { 0 };
+			struct pb ev = event_pb(1, 10 * i, 1, 1000000 * k + i);
 
-			pb_int(&ev, 1, 1);
-			pb_int(&ev, 2, 10 * i);
-			pb_int(&ev, 3, 100);
-			pb_stat_int(&ev, 1, 4, 1000000 * k + i);
 			pb_bytes(&line, "\xa2\x00", 2);
 			pb_varint(&line, ev.len);
 			pb_bytes(&line, ev.data, ev.len);

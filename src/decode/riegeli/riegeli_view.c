@@ -229,7 +229,8 @@ static void put_line_body(struct rg_view_build *v, const struct rg_line *l)
 	put_str(v, 11, l->display_name, l->display_name_len);
 }
 
-static void put_span(struct rg_view_build *v, uint32_t number, struct rg_span s)
+static void put_span(struct rg_view_build *v, uint32_t number,
+		     struct rg_span s)
 {
 	put_field(v, number, v->dry ? NULL : v->spill + s.off, (size_t)s.len);
 }
@@ -282,7 +283,7 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 {
 	struct rg_view_build v = { .spill = spill, .page = m->page,
 				   .input = m->input,
-			  .input_fd = m->input_fd };
+				   .input_fd = m->input_fd };
 	FILE *glue = rg_tmpfile();
 	uint8_t *base = NULL;
 

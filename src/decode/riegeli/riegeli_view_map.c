@@ -45,6 +45,19 @@ static bool still_mapped(const uint8_t *p, uint64_t len, uint64_t page)
 	return ok;
 }
 
+/* [at, at+len) of the view, already written into the glue, shown from
+ * it: the glue's mapping is still there, or mapped again where a failed
+ * MAP_FIXED took it away. False when it cannot be. */
+static bool show_from_glue(struct rg_view_build *v, uint8_t *base,
+			   uint64_t at, uint64_t len)
+{
+	return !v->io_failed &&
+	       (still_mapped(base + at, len, v->page) ||
+		mmap(base + at, (size_t)len, PROT_READ,
+		     MAP_PRIVATE | MAP_FIXED, v->glue, (off_t)at) !=
+		MAP_FAILED);
+}
+
 /* A page of an in-place segment with its block header taken out: the
  * a bytes after it moved up, a padding field of its size after them, so
  * that the rest of the page is where it was. */
@@ -114,11 +127,7 @@ static bool map_run(struct rg_view_build *v, uint8_t *base,
 	}
 	rg_view_write_at(v, v->input + h->off + from, (size_t)(to - from),
 			 h->at + from);
-	return !v->io_failed &&
-	       (still_mapped(at, to - from, v->page) ||
-		mmap(at, (size_t)(to - from), PROT_READ,
-		     MAP_PRIVATE | MAP_FIXED,
-		     v->glue, (off_t)(h->at + from)) != MAP_FAILED);
+	return show_from_glue(v, base, h->at + from, to - from);
 }
 
 /* An in-place hole whose patched pages are the glue's: each written into
@@ -161,6 +170,35 @@ static int map_runs(struct rg_view_build *v, uint8_t *base,
 	return ok && !v->io_failed ? 1 : -1;
 }
 
+/* An in-place segment's hole: its runs mapped (map_runs), else its
+ * pages mapped and kept (map_in_place), else written into the glue. */
+static bool map_segment_hole(struct rg_view_build *v, uint8_t *base,
+			     const struct rg_hole *h)
+{
+	int runs = map_runs(v, base, h);
+
+	if (runs)
+		return runs > 0;
+	if (map_in_place(v, base, h))
+		return true;
+	write_in_place(v, h);
+	return show_from_glue(v, base, h->at, h->len);
+}
+
+/* A spilled segment's hole: the spill's pages mapped, else written into
+ * the glue. */
+static bool map_spill_hole(struct rg_view_build *v, uint8_t *base,
+			   const struct rg_hole *h, int spill_fd)
+{
+	if (!tp_riegeli_refuse_maps &&
+	    mmap(base + h->at, (size_t)h->len, PROT_READ,
+		 MAP_PRIVATE | MAP_FIXED, spill_fd, (off_t)h->off) !=
+	    MAP_FAILED)
+		return true;
+	rg_view_write_at(v, v->spill + h->off, (size_t)h->len, h->at);
+	return show_from_glue(v, base, h->at, h->len);
+}
+
 /* The glue mapped whole, then each segment's pages over their holes. A
  * segment that cannot be mapped (the process's map count) is written
  * into the glue's hole instead, which the glue's mapping then shows. */
@@ -175,29 +213,9 @@ uint8_t *rg_view_map(struct rg_view_build *v, int spill_fd)
 		return NULL;
 	for (size_t i = 0; i < v->n_holes; i++) {
 		const struct rg_hole *h = &v->holes[i];
-		int runs = h->seg ? map_runs(v, base, h) : 0;
 
-		if (runs > 0 || (h->seg && !runs && map_in_place(v, base, h)))
-			continue;
-		if (runs < 0) {
-			munmap(base, (size_t)v->pos);
-			return NULL;
-		}
-		if (!h->seg && !tp_riegeli_refuse_maps &&
-		    mmap(base + h->at, (size_t)h->len, PROT_READ,
-			 MAP_PRIVATE | MAP_FIXED, spill_fd, (off_t)h->off) !=
-		    MAP_FAILED)
-			continue;
-		if (h->seg)
-			write_in_place(v, h);
-		else
-			rg_view_write_at(v, v->spill + h->off, (size_t)h->len,
-					 h->at);
-		if (v->io_failed ||
-		    (!still_mapped(base + h->at, h->len, v->page) &&
-		     mmap(base + h->at, (size_t)h->len, PROT_READ,
-			  MAP_PRIVATE | MAP_FIXED, v->glue, (off_t)h->at) ==
-		     MAP_FAILED)) {
+		if (!(h->seg ? map_segment_hole(v, base, h) :
+			       map_spill_hole(v, base, h, spill_fd))) {
 			munmap(base, (size_t)v->pos);
 			return NULL;
 		}
