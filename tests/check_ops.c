@@ -866,23 +866,33 @@ START_TEST(test_inferred_steps)
 	ck_assert(tp_str_eq(ops.cores[0].step_program, "jit_a"));
 	ck_assert_uint_eq(ops.cores[0].n_steps, 3);
 	st = &ops.steps[ops.cores[0].first_step];
-	ck_assert_int_eq(st[0].dur_ps, 1200);
-	ck_assert_int_eq(st[0].compute_ps, 300);
+	/* each step runs to the next run of jit_a: the first holds jit_b's
+	 * run (its add.1 as compute) and the gaps as idle */
+	ck_assert_int_eq(ops.cores[0].clock, TP_CLOCK_TIMELINE);
+	ck_assert_int_eq(st[0].start_ps, 1000);
+	ck_assert_int_eq(st[0].dur_ps, 2000);
+	ck_assert_int_eq(st[0].compute_ps, 310);
 	ck_assert_int_eq(st[0].collective_ps, 200);
 	ck_assert_int_eq(st[0].copy_ps, 100);
-	ck_assert_int_eq(st[0].idle_ps, 600);
-	ck_assert(st[0].warmup);
+	ck_assert_int_eq(st[0].idle_ps, 1390);
+	/* 2000 is not over twice the median of 1000 and 500: no warm-up */
+	ck_assert(!st[0].warmup);
+	ck_assert_int_eq(st[1].dur_ps, 1000);
 	ck_assert_int_eq(st[1].compute_ps, 100);
-	ck_assert_int_eq(st[1].idle_ps, 400);
+	ck_assert_int_eq(st[1].idle_ps, 900);
+	ck_assert_int_eq(st[2].dur_ps, 500);
 	ck_assert_int_eq(st[2].compute_ps, 50);
 	ck_assert_int_eq(st[2].idle_ps, 450);
 	ck_assert(!st[1].warmup && !st[2].warmup);
+	/* nothing of the ops lies outside the steps */
+	for (int k = 0; k < TP_PARTS; k++)
+		ck_assert_int_eq(ops.cores[0].outside_ps[k], 0);
 	tp_steps_summarize(&ops, &ops.cores[0], &sum);
-	ck_assert_uint_eq(sum.n_steady, 2);
-	ck_assert(sum.warmup);
-	ck_assert_int_eq(sum.sum_ps, 1000);
-	ck_assert_int_eq(sum.step_ps, 500);
-	ck_assert_int_eq(sum.idle_ps, 850);
+	ck_assert_uint_eq(sum.n_steady, 3);
+	ck_assert(!sum.warmup);
+	ck_assert_int_eq(sum.sum_ps, 3500);
+	ck_assert_int_eq(sum.step_ps, 1166);
+	ck_assert_int_eq(sum.idle_ps, 2740);
 	/* inferred steps leave device time to the ops: 1100 .. 4150 */
 	ck_assert_int_eq(ops.cores[0].device_ps, 3050);
 	tp_ops_release(&ops);
@@ -1046,7 +1056,8 @@ END_TEST
 /* The generator's steps case (tests/make_testdata.sh): each core's steps
  * are its executions as the summary lists them, the op time in each is
  * the executions' busy time and the rest is idle; the last core idles
- * 50 us more per step, so every step straggles on it. */
+ * 50 us more per execution, so every step straggles on it (by 50 us
+ * less the difference of the host's gaps before the next runs). */
 START_TEST(test_generated_steps)
 {
 	json_error_t jerr;
@@ -1066,9 +1077,19 @@ START_TEST(test_generated_steps)
 	n = tp_steps_across(&ops, &v);
 	ck_assert_uint_eq(n, 5);
 	for (i = 0; i < n; i++) {
+		int64_t lo = INT64_MAX, hi = 0;
+
+		/* each core's step i from the summary: to its next run's start */
+		for (core = 0; core < ops.n_cores; core++) {
+			const struct tp_step *st = &ops.steps[ops.cores[core].first_step + i];
+
+			lo = st->dur_ps < lo ? st->dur_ps : lo;
+			hi = st->dur_ps > hi ? st->dur_ps : hi;
+		}
 		ck_assert(v[i].straggler);
 		ck_assert_uint_eq(v[i].slowest_core, 2);
-		ck_assert_int_ge(v[i].spread_ps, 50000000 - 2000000);
+		ck_assert_int_eq(v[i].spread_ps, hi - lo);
+		ck_assert_int_ge(v[i].spread_ps, 40000000);
 	}
 	free(v);
 	json_decref(sum);

@@ -10,7 +10,10 @@
 
 #include <jansson.h>
 
+#include "tpuprof/analyze/advice.h"
 #include "tpuprof/analyze/ops.h"
+
+#include <inttypes.h>
 
 /* XStatMetadata entries: ids 1.. for names[] */
 static void stat_metas(struct pb *plane, const char *const *names, size_t n, int64_t first)
@@ -129,13 +132,16 @@ static void done(struct tp_capture *cap, struct tp_ops *ops, char *path)
  * three times, twice back to back; program 6 (jit_b, kernel c.1) runs
  * on a second stream, once inside the third execution. Program 5 has
  * the most kernel time (1250 ps against 550), so its executions are the
- * steps: each starts at an a.1 (the op its first kernel ran).
- *   0: a.1 1000+100, b.1 1200+300        -> 1000..1500, compute 400, idle 100
- *   1: a.1 1600+100, b.1 1750+250        -> 1600..2000, compute 350, idle 50
+ * steps: each starts at an a.1 (the op its first kernel ran) and runs to
+ * the next one's start, the last to its end.
+ *   0: a.1 1000+100, b.1 1200+300        -> 1000..1600, compute 400, idle 200
+ *   1: a.1 1600+100, b.1 1750+250        -> 1600..2200, compute 350, idle 250
  *   2: a.1 2200+100, b.1 2400+300, b.1 2800+100, and c.1 2450+50 (program
- *      6, starting inside the step)      -> 2200..2900, compute 550, idle 150
- * c.1 at 3000 is in no step. Loop 0: hlo_op and hlo_module are refs
- * (read in bulk); 1: strings (read one event at a time): the same steps. */
+ *      6, on the other stream inside b.1: each instant once)
+ *                                        -> 2200..2900, compute 500, idle 200
+ * c.1 at 3000 is in no step: 500 ps of compute outside the steps. Loop 0:
+ * hlo_op and hlo_module are refs (read in bulk); 1: strings (read one
+ * event at a time): the same steps. */
 START_TEST(test_gpu_steps)
 {
 	static const char *const names[] = { "program_id", "hlo_op", "hlo_module",
@@ -153,7 +159,7 @@ START_TEST(test_gpu_steps)
 	};
 #undef K
 	static const int64_t want[][4] = {
-		{ 1000, 500, 400, 100 }, { 1600, 400, 350, 50 }, { 2200, 700, 550, 150 },
+		{ 1000, 600, 400, 200 }, { 1600, 600, 350, 250 }, { 2200, 700, 500, 200 },
 	};
 	struct pb plane = { 0 };
 	struct tp_capture cap;
@@ -190,11 +196,13 @@ START_TEST(test_gpu_steps)
 		ck_assert_uint_eq(st[i].n_cats, 1);
 		ck_assert_int_eq(st[i].cats[0].ps, want[i][2]);
 	}
+	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 500);
+	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COLLECTIVE], 0);
 	tp_steps_summarize(&ops, &ops.cores[0], &sum);
-	ck_assert_int_eq(sum.sum_ps, 1600);
-	ck_assert_int_eq(sum.compute_ps, 1300);
-	ck_assert_int_eq(sum.idle_ps, 300);
-	ck_assert_int_eq(sum.step_ps, 533);
+	ck_assert_int_eq(sum.sum_ps, 1900);
+	ck_assert_int_eq(sum.compute_ps, 1250);
+	ck_assert_int_eq(sum.idle_ps, 650);
+	ck_assert_int_eq(sum.step_ps, 633);
 	done(&cap, &ops, path);
 }
 END_TEST
@@ -323,6 +331,210 @@ START_TEST(test_generated_gpu_steps)
 }
 END_TEST
 
+/* ---- one clock: step markers on the timeline, ops on the device clock ---- */
+
+/* One run of jit_f (program 1) on a core: its XLA Modules event on the
+ * timeline, and its two ops, a loop fusion then a copy-done, each with a
+ * timeline offset and a device span (device_offset_ps, _duration_ps). */
+struct clock_run {
+	int64_t tl_start, tl_dur;
+	int64_t fusion_tl, fusion_dev, fusion_dur;
+	int64_t copy_tl, copy_dev, copy_dur;
+};
+
+/* A step as tpuprof must give it: start, duration, compute, copy, idle. */
+struct clock_step {
+	int64_t start, dur, compute, copy, idle;
+};
+
+static const struct clock_case {
+	const char *what;
+	struct clock_run runs[2][3];     /* per core */
+	struct clock_step want[2][3];
+	bool moved, drifts, straggler;
+	double drift_lo, drift_hi;       /* core 0's */
+	double spread;                   /* the straggler's measured figure */
+} clock_cases[] = {
+	/* The v6e's case: device runs of 1000 ps back to back, each a 600 ps
+	 * fusion, a 300 ps copy and 100 ps idle; the timeline stretches and
+	 * squeezes the runs (1300, 700, 1100 on core 0; 800, 1300, 900 on
+	 * core 1). Steps come out 1000 on both cores: no straggler. Core 0's
+	 * ops span 1150, 720 and 1000 ps of timeline over 900 of device. */
+	{ "drift",
+	  { { { 0, 1300, 0, 0, 600, 850, 600, 300 }, { 1300, 700, 1300, 1000, 600, 1720, 1600, 300 },
+	      { 2000, 1100, 2000, 2000, 600, 2700, 2600, 300 } },
+	    { { 0, 800, 0, 0, 600, 520, 600, 300 }, { 800, 1300, 800, 1000, 600, 1645, 1600, 300 },
+	      { 2100, 900, 2100, 2000, 600, 2600, 2600, 300 } } },
+	  { { { 0, 1000, 600, 300, 100 }, { 1000, 1000, 600, 300, 100 }, { 2000, 1000, 600, 300, 100 } },
+	    { { 0, 1000, 600, 300, 100 }, { 1000, 1000, 600, 300, 100 }, { 2000, 1000, 600, 300, 100 } } },
+	  true, true, false, 720.0 / 900, 1150.0 / 900, 0 },
+	/* A real straggler: core 1's device runs take 1200 ps (720 + 360 +
+	 * 120 idle); both clocks agree, so nothing moves; 20% > 10%. */
+	{ "straggler",
+	  { { { 0, 1000, 0, 0, 600, 600, 600, 300 }, { 1000, 1000, 1000, 1000, 600, 1600, 1600, 300 },
+	      { 2000, 1000, 2000, 2000, 600, 2600, 2600, 300 } },
+	    { { 0, 1200, 0, 0, 720, 720, 720, 360 }, { 1200, 1200, 1200, 1200, 720, 1920, 1920, 360 },
+	      { 2400, 1200, 2400, 2400, 720, 3120, 3120, 360 } } },
+	  { { { 0, 1000, 600, 300, 100 }, { 1000, 1000, 600, 300, 100 }, { 2000, 1000, 600, 300, 100 } },
+	    { { 0, 1200, 720, 360, 120 }, { 1200, 1200, 720, 360, 120 }, { 2400, 1200, 720, 360, 120 } } },
+	  false, false, true, 1, 1, 0.2 },
+	/* The host feeds the device between runs: 500 ps gaps, in the steps
+	 * as idle (each step runs to the next run's start). */
+	{ "host gaps",
+	  { { { 0, 1000, 0, 0, 600, 600, 600, 300 }, { 1500, 1000, 1500, 1500, 600, 2100, 2100, 300 },
+	      { 3000, 1000, 3000, 3000, 600, 3600, 3600, 300 } },
+	    { { 0, 1000, 0, 0, 600, 600, 600, 300 }, { 1500, 1000, 1500, 1500, 600, 2100, 2100, 300 },
+	      { 3000, 1000, 3000, 3000, 600, 3600, 3600, 300 } } },
+	  { { { 0, 1500, 600, 300, 600 }, { 1500, 1500, 600, 300, 600 }, { 3000, 1000, 600, 300, 100 } },
+	    { { 0, 1500, 600, 300, 600 }, { 1500, 1500, 600, 300, 600 }, { 3000, 1000, 600, 300, 100 } } },
+	  false, false, false, 1, 1, 0 },
+};
+
+static void clock_core(struct pb *space, int core, const struct clock_run *r)
+{
+	static const char *const names[] = { "program_id", "symbol_id", "hlo_category",
+					     "device_offset_ps", "device_duration_ps" };
+	struct ev mods[3], ops[6];
+	struct pb plane = { 0 };
+	char name[32];
+
+	for (int k = 0; k < 3; k++) {
+		mods[k] = (struct ev){ 20, r[k].tl_start, r[k].tl_dur, { { 0 } } };
+		ops[2 * k] = (struct ev){ 7, r[k].fusion_tl, r[k].fusion_dur,
+			{ { 4, 3, r[k].fusion_dev }, { 5, 3, r[k].fusion_dur }, { 0 } } };
+		ops[2 * k + 1] = (struct ev){ 9, r[k].copy_tl, r[k].copy_dur,
+			{ { 4, 3, r[k].copy_dev }, { 5, 3, r[k].copy_dur }, { 0 } } };
+	}
+	snprintf(name, sizeof(name), "/device:TPU:%d", core);
+	pb_str(&plane, 2, name);
+	line(&plane, 1, "XLA Modules", mods, 3, NULL);
+	line(&plane, 2, "XLA Ops", ops, 6, NULL);
+	event_meta(&plane, 20, 0, "jit_f(1)", NULL);
+	event_meta(&plane, 7, 1, "fusion.1", "loop fusion");
+	event_meta(&plane, 9, 1, "copy-done.1", "copy-done");
+	stat_metas(&plane, names, 5, 1);
+	pb_msg(space, 1, &plane);
+	pb_free(&plane);
+}
+
+START_TEST(test_one_clock)
+{
+	const struct clock_case *t = &clock_cases[_i];
+	struct pb space = { 0 };
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_advice a;
+	struct tp_error err = { 0 };
+	const struct tp_advice_finding *f = NULL;
+	const char *paths[1];
+	char *path;
+
+	for (int c = 0; c < 2; c++)
+		clock_core(&space, c, t->runs[c]);
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	paths[0] = path;
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(ops.n_cores, 2);
+	for (size_t c = 0; c < 2; c++) {
+		const struct tp_ops_core *k = &ops.cores[c];
+
+		ck_assert_msg(k->clock == TP_CLOCK_DEVICE, "%s", t->what);
+		ck_assert_int_eq(k->step_source, TP_STEPS_INFERRED);
+		ck_assert_uint_eq(k->n_steps, 3);
+		ck_assert(k->clock_mapped == t->moved);
+		ck_assert(tp_ops_core_drifts(k) == t->drifts);
+		for (size_t i = 0; i < 3; i++) {
+			const struct tp_step *s = &ops.steps[k->first_step + i];
+			const struct clock_step *w = &t->want[c][i];
+
+			ck_assert_msg(s->start_ps == w->start && s->dur_ps == w->dur,
+				      "%s core %zu step %zu: %" PRId64 "+%" PRId64, t->what, c, i,
+				      s->start_ps, s->dur_ps);
+			ck_assert_int_eq(s->compute_ps, w->compute);
+			ck_assert_int_eq(s->copy_ps, w->copy);
+			ck_assert_int_eq(s->collective_ps, 0);
+			ck_assert_int_eq(s->idle_ps, w->idle);
+			ck_assert_int_eq(s->compute_ps + s->collective_ps + s->copy_ps + s->idle_ps,
+					 s->dur_ps);
+		}
+		ck_assert_int_eq(tp_ops_core_outside_ps(k), 0);
+	}
+	if (t->drifts) {
+		ck_assert_double_eq_tol(ops.cores[0].drift_lo, t->drift_lo, 1e-12);
+		ck_assert_double_eq_tol(ops.cores[0].drift_hi, t->drift_hi, 1e-12);
+	}
+	tp_advice_build(&a, &cap, &ops, NULL);
+	for (size_t i = 0; i < a.n; i++)
+		if (!strcmp(a.v[i].rule, "straggler"))
+			f = &a.v[i];
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg((f->verdict == TP_ADVICE_FIRED) == t->straggler, "%s: %s", t->what, f->text);
+	ck_assert_double_eq_tol(f->measured, t->spread, 1e-12);
+	if (t->straggler) {
+		char want[256];
+
+		/* the host is the temporary file's name */
+		snprintf(want, sizeof(want), "straggler: 3 of 3 steps have a core over 10%% slower "
+			 "than the fastest (step durations on each core's clock); worst step 0: "
+			 "%s /device:TPU:1 20.0%% slower (limit > 10%%)", f->host);
+		ck_assert_str_eq(f->text, want);
+	}
+	tp_advice_release(&a);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* Every step of every capture adds up: compute + collective + copy + idle
+ * = duration, exactly, and the steps of a core are on its clock. The
+ * shared captures (real TPU, GPU and TF) and the generated ones. */
+static const char *const partition_captures[] = {
+	"../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb",
+	"../shared/captures/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb",
+	"../shared/captures/gpu-mi300x-jax-attention/tw003.xplane.pb",
+	"../shared/captures/gpu-mi300x-jax-elementwise/tw003.xplane.pb",
+	"../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb",
+	"../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb",
+	"testdata/steps.xplane.pb", "testdata/gpu-steps.xplane.pb",
+	"testdata/tf-gpu-steps.xplane.pb", "testdata/debug-print/host0.xplane.pb",
+	"testdata/debug-print-inferred/host0.xplane.pb", "testdata/collectives.xplane.pb",
+};
+
+START_TEST(test_steps_partition)
+{
+	const char *path = partition_captures[_i];
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_error err = { 0 };
+	size_t steps = 0;
+
+	ck_assert_msg(tp_capture_open(&cap, &path, 1, &o, &err) == TP_OK, "%s", err.msg);
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	for (size_t c = 0; c < ops.n_cores; c++) {
+		const struct tp_ops_core *k = &ops.cores[c];
+
+		for (size_t i = 0; i < k->n_steps; i++) {
+			const struct tp_step *s = &ops.steps[k->first_step + i];
+			int64_t cats = 0;
+
+			ck_assert_msg(s->compute_ps + s->collective_ps + s->copy_ps + s->idle_ps ==
+				      s->dur_ps, "%s core %zu step %zu", path, c, i);
+			ck_assert(s->idle_ps >= 0);
+			for (size_t j = 0; j < s->n_cats; j++)
+				cats += s->cats[j].ps;
+			ck_assert_int_eq(cats, s->compute_ps);
+			steps++;
+		}
+	}
+	ck_assert_uint_gt(steps, 0);
+	tp_ops_release(&ops);
+	tp_capture_release(&cap);
+}
+END_TEST
+
 static Suite *steps_suite(void)
 {
 	Suite *s = suite_create("steps");
@@ -331,6 +543,9 @@ static Suite *steps_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_gpu_steps, 0, 2);
 	tcase_add_test(tc, test_group_steps);
+	tcase_add_loop_test(tc, test_steps_partition, 0,
+			    sizeof(partition_captures) / sizeof(partition_captures[0]));
+	tcase_add_loop_test(tc, test_one_clock, 0, sizeof(clock_cases) / sizeof(clock_cases[0]));
 	tcase_add_loop_test(tc, test_generated_gpu_steps, 0,
 			    sizeof(generated) / sizeof(generated[0]));
 	suite_add_tcase(s, tc);

@@ -44,9 +44,10 @@ rm -rf "$td/run-3hosts" "$td/logdir" "$td/xla-dump" "$td/debug-print" "$td/debug
 "$gen" --seed 13 --hosts 2 --cores 2 --programs 1 --steps 4 --events-per-line 20 \
 	--steps-line --step-ps 10000000 --debug-print-ps 400000,100000 -o "$td/debug-print"
 # The same without a Steps line: the steps are inferred from the busiest
-# program's runs (docs/ops.md), the figures the same.
+# program's runs (docs/ops.md), each from its start to the next run's:
+# runs back to back (--gap-ps 0), so the figures are the same.
 "$gen" --seed 13 --hosts 2 --cores 2 --programs 1 --steps 4 --events-per-line 20 \
-	--step-ps 10000000 --debug-print-ps 400000,100000 -o "$td/debug-print-inferred"
+	--step-ps 10000000 --gap-ps 0 --debug-print-ps 400000,100000 -o "$td/debug-print-inferred"
 # A logdir with two runs; the newer one has no HLO.
 mkdir -p "$td/logdir/plugins/profile/2026_01_01_10_00_00" \
 	"$td/logdir/plugins/profile/2026_01_02_10_00_00"

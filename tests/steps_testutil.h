@@ -16,7 +16,9 @@
  * `source`, one per execution in order, named 0, 1, ...: its start and
  * length, busy time (compute, collectives, copies) and the rest idle,
  * its categories adding up to its compute, none warm-up. Returns how
- * many cores that was. */
+ * many cores that was. An inferred step runs from its execution's start
+ * to the next one's (the last: to its own end), its idle holding the
+ * gap. */
 static inline size_t assert_steps_as_summary(const struct tp_ops *ops,
 					     const struct tp_capture *cap,
 					     const json_t *sum,
@@ -49,6 +51,11 @@ static inline size_t assert_steps_as_summary(const struct tp_ops *ops,
 			const struct tp_step *st = &ops->steps[c->first_step + k];
 			int64_t start = base + json_integer_value(json_array_get(e, 0));
 			int64_t end = base + json_integer_value(json_array_get(e, 1));
+			const json_t *next = json_array_get(ex, k + 1);
+
+			/* an inferred step runs to the next run's start */
+			if (source == TP_STEPS_INFERRED && next)
+				end = base + json_integer_value(json_array_get(next, 0));
 			int64_t busy = json_integer_value(json_array_get(e, 2)), cats = 0;
 			char name[24];
 

@@ -698,6 +698,32 @@ def debug_print_from_steps(cap):
 
 # ---------------------------------------------------------------- THE TABLE
 
+def step_parts_sum(cap):
+    """Each step's parts add up to its duration exactly (issue 36), its
+    categories to its compute; no part negative."""
+    for c in cap.json("ops")["cores"]:
+        for i, st in enumerate(c.get("steps") or []):
+            parts = st["compute_ps"] + st["collective_ps"] + st["copy_ps"] + st["idle_ps"]
+            if parts != st["duration_ps"] or min(st["compute_ps"], st["idle_ps"]) < 0:
+                yield "%s step %d: parts %d, duration %d" % (c["plane"], i, parts, st["duration_ps"])
+            if sum(x["ps"] for x in st["compute_by_category"]) != st["compute_ps"]:
+                yield "%s step %d: categories do not add up to compute" % (c["plane"], i)
+
+
+def outside_steps_sum(cap):
+    """outside_steps.op_ps = its three kinds; a core without steps has none."""
+    for c in cap.json("ops")["cores"]:
+        o = c.get("outside_steps")
+        if o is None:
+            if c.get("steps"):
+                yield "%s: steps but no outside_steps" % c["plane"]
+            continue
+        if o["op_ps"] != o["compute_ps"] + o["collective_ps"] + o["copy_ps"]:
+            yield "%s: outside_steps does not add up" % c["plane"]
+        if c["clock"] not in ("device", "timeline"):
+            yield "%s: clock %r" % (c["plane"], c["clock"])
+
+
 ROWS = [
     Check("every command runs in every format it has", every_run_clean),
     # one figure, one value: the HTML page and report hold the JSON documents
@@ -814,6 +840,10 @@ ROWS = [
 
     # per device never above the total; equal to the parts' sum
     Check("collectives: per-core executions and time add up", collective_parts_sum),
+    Check("ops: each step's parts add up to its duration, exactly", step_parts_sum),
+    Check("ops: outside_steps adds up; clock is device or timeline", outside_steps_sum),
+    Same("ops: op time outside the steps, text = JSON", T("ops-per-core", r"^" + CORE + r": \d+ ops(?:.*\n)+?  outside the steps: " + TIME),
+         Fn("ops cores[].outside_steps.op_ps", lambda c: {k[:-1] if False else k: v for k, v in walk(c.json("ops"), "cores[].outside_steps.op_ps").items() if v})),
     Check("traffic per device <= total, = the busiest device", per_device_traffic),
     Check("symmetric work: traffic per device × devices = total", symmetric_traffic),
     Each("ops: core self time <= device time", Fn("cores", lambda c: {(x["host"], x["plane"]): (x["self_ps"], x["device_ps"]) for x in c.json("ops")["cores"]}), lambda v: v[0] <= v[1]),

@@ -45,6 +45,9 @@ typedef struct {
     int steps_line;          /* also write a "Steps" line on TPU planes */
     uint64_t straggler_ps;   /* the last TPU core idles this long at the
                               * end of each execution (a straggler) */
+    int gap_set;             /* --gap-ps given                          */
+    uint64_t gap_ps;         /* between two executions of a TPU core
+                              * (default: 20 to 60 us at random)        */
     uint64_t step_ps;        /* each execution lasts exactly this long
                               * (0: as its ops make it) */
     uint64_t debug_print_ps[8]; /* per host: TPU core c starts each execution

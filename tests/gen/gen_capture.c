@@ -28,6 +28,8 @@ static const char USAGE[] =
     "  --steps N            program executions per core (default 2)\n"
     "  --steps-line         also write a \"Steps\" line on TPU planes\n"
     "  --step-ps N          each execution lasts exactly N ps (dies if its ops need more)\n"
+    "  --gap-ps N           N ps between a TPU core's executions (default: 20 to 60 us\n"
+    "                       at random: the host's time between runs)\n"
     "  --debug-print-ps A,B,...  on host i, TPU core c starts each execution with a\n"
     "                       \"debug_print\" op of (c+1) x the i-th value ps (0 past the list)\n"
     "  --straggler-ps N     the last TPU core idles N ps more at the end of each\n"
@@ -168,6 +170,9 @@ static void parse_args(int argc, char **argv, Options *o)
             o->steps_line = 1;
         } else if (FLAG("--straggler-ps")) {
             o->straggler_ps = parse_u64(a, VALUE());
+        } else if (FLAG("--gap-ps")) {
+            o->gap_set = 1;
+            o->gap_ps = parse_u64(a, VALUE());
         } else if (FLAG("--step-ps")) {
             o->step_ps = parse_u64(a, VALUE());
         } else if (FLAG("--debug-print-ps")) {

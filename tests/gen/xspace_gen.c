@@ -603,7 +603,13 @@ static void ops_gen(void *vctx, Emitter *em)
         } else if (c->ex[e].start != start || c->ex[e].end != end) {
             die("internal: replayed execution %llu differs", (unsigned long long)e);
         }
-        t = end + (uint64_t)rng_range(&rng, 20000000, 60000000);
+        {
+            /* drawn even when --gap-ps is given: the rest of the capture
+             * stays what the seed makes it */
+            uint64_t gap = (uint64_t)rng_range(&rng, 20000000, 60000000);
+
+            t = end + (o->gap_set ? o->gap_ps : gap);
+        }
     }
 }
 

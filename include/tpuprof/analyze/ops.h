@@ -87,6 +87,24 @@ enum tp_step_source {
 			     * (TPU), executions of its kernels (GPU)    */
 };
 
+/* The clock a core's time figures come from (docs/ops.md, "One clock"):
+ * the device's own (device_offset_ps, device_duration_ps) where its op
+ * events carry it, else the host-aligned timeline (offset_ps). */
+enum tp_clock {
+	TP_CLOCK_TIMELINE,
+	TP_CLOCK_DEVICE,
+};
+const char *tp_clock_name(enum tp_clock clock);
+/* "device" or "timeline"; false for anything else. */
+bool tp_clock_parse(const char *name, enum tp_clock *out);
+
+/* Where op time lies outside every step, by kind (tp_ops_core.outside_ps). */
+enum { TP_PART_COMPUTE, TP_PART_COLLECTIVE, TP_PART_COPY, TP_PARTS };
+
+/* Past this, the timeline's run spans disagree with the device's: a
+ * ratio outside [1 - x, 1 + x] is warned about (tp_ops_core.drift_*). */
+#define TP_DRIFT_TOLERANCE 0.01
+
 struct tp_ops_core {
 	size_t host;                 /* index into tp_capture.hosts       */
 	const struct tp_plane *plane;  /* borrowed                         */
@@ -96,6 +114,16 @@ struct tp_ops_core {
 	enum tp_step_source step_source; /* where the steps came from      */
 	uint64_t step_program_id;    /* TP_STEPS_INFERRED: the program    */
 	struct tp_str step_program;  /* its module name, pooled; or empty */
+	enum tp_clock clock;         /* every time figure's clock         */
+	uint64_t device_clock_events, timeline_events; /* op events on each */
+	bool clock_mapped;           /* the step markers were on the
+				      * timeline: windows moved to the
+				      * device spans of their ops        */
+	size_t steps_without_ops;    /* markers dropped in that move: no op
+				      * gave them a device span           */
+	bool has_drift;              /* timeline run span / device span,  */
+	double drift_lo, drift_hi;   /* least and most over the steps     */
+	int64_t outside_ps[TP_PARTS]; /* op time on no step, by kind      */
 	bool has_span;
 	int64_t first_start_ps;      /* earliest op or step start         */
 	int64_t last_end_ps;         /* latest op or step end             */
@@ -129,10 +157,12 @@ struct tp_step_cat {
 
 /* One step of a core: an event of its "Steps" line, the span of its op
  * events of one group_id, or (inferred) one run of the program with the
- * most device time: on TPU its "XLA Modules" line's, on GPU one
- * execution of its kernels (core_lines.c); with the op self time that
- * started inside it, by kind. idle = duration - compute - collective -
- * copy, at least 0. */
+ * most device time, from its start to the next run's (the last: to its
+ * end): on TPU its "XLA Modules" line's, on GPU one execution of its
+ * kernels (core_lines.c). On the core's clock (tp_ops_core.clock). Its
+ * parts partition it: the instants its ops own, by kind (step_parts.c:
+ * clipped to the window, each instant once), and idle, the rest:
+ * compute + collective + copy + idle = duration, exactly. */
 struct tp_step {
 	size_t core;
 	struct tp_str name;          /* event name or group id, pooled    */
@@ -190,6 +220,12 @@ enum tp_err tp_ops_build(struct tp_ops *ops, struct tp_capture *cap,
 			 const struct tp_ops_filter *filter,
 			 struct tp_error *err);
 void tp_ops_release(struct tp_ops *ops);
+
+/* The core's op time outside every step (the sum of outside_ps). */
+int64_t tp_ops_core_outside_ps(const struct tp_ops_core *c);
+/* The timeline's run spans disagree with the device's by more than
+ * TP_DRIFT_TOLERANCE on some step. */
+bool tp_ops_core_drifts(const struct tp_ops_core *c);
 
 /* The HLO index of capture module m, built on first use; NULL when the
  * module is not decoded. */

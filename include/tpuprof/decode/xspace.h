@@ -297,6 +297,10 @@ struct tp_event {
 	int64_t duration_ps;   /* raw duration_ps                       */
 	int64_t start_ps;      /* absolute start, device time preferred */
 	int64_t dur_ps;        /* duration, device time preferred       */
+	int64_t line_start_ps; /* absolute start on the timeline (offset_ps,
+				* moved as start_ps is), whatever clock
+				* start_ps is on                        */
+	bool device_clock;     /* start_ps and dur_ps are device time   */
 	struct tp_str stats;   /* the event's stats, as raw fields       */
 	bool other_stats;      /* stats besides device offset/duration: the
 				* only ones read while decoding; when false,
@@ -362,6 +366,9 @@ struct tp_event_batch {
 	uint32_t meta[TP_EVENT_BATCH];     /* index into plane->event_meta  */
 	int64_t start_ps[TP_EVENT_BATCH];  /* as tp_event.start_ps         */
 	int64_t dur_ps[TP_EVENT_BATCH];    /* as tp_event.dur_ps           */
+	int64_t line_ps[TP_EVENT_BATCH];   /* as tp_event.line_start_ps    */
+	bool device_clock;                 /* as tp_event.device_clock, for
+					    * every event of the batch     */
 	/* keyed reading only: per kept stat (struct tp_batch_keys), its
 	 * kind on each event (TP_STAT_NONE: absent) and its value's bits */
 	uint8_t kind[TP_BATCH_KEYS][TP_EVENT_BATCH];

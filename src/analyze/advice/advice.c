@@ -274,9 +274,10 @@ static void straggler_rule(struct tp_advice *a, const struct tp_advice_input *in
 		return;
 	}
 	f->verdict = hits ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
-	say(f, "straggler: %zu of %zu steps have a core over %d%% slower than the fastest; "
-	    "worst step %zu: %s %.*s %.1f%% slower", hits, judged, TP_STRAGGLER_PCT, worst,
-	    f->host ? f->host : "?", PLANE(f->plane), 100 * f->measured);
+	say(f, "straggler: %zu of %zu steps have a core over %d%% slower than the fastest "
+	    "(step durations on each core's clock); worst step %zu: %s %.*s %.1f%% slower "
+	    "(limit > %d%%)", hits, judged, TP_STRAGGLER_PCT, worst,
+	    f->host ? f->host : "?", PLANE(f->plane), 100 * f->measured, TP_STRAGGLER_PCT);
 }
 
 static void peak_rule(struct tp_advice *a, const struct tp_advice_input *in)

@@ -38,7 +38,6 @@ void tp_op_bufs_release(struct tp_op_bufs *b)
 	free(b->stack);
 	free(b->open);
 	free(b->self);
-	free(b->step_ps);
 	free(b->batch);
 	memset(b, 0, sizeof(*b));
 }
@@ -103,8 +102,6 @@ static void finish(struct tp_op_ctx *c, const struct tp_op_rec *r, int64_t child
 		core->collective_ps = tp_sat_add(core->collective_ps, self);
 		push_exec(ops, r);
 	}
-	if (core->n_steps)
-		tp_ops_step_add(c, r->start, self, op);
 }
 
 static void nest(struct tp_op_ctx *c, struct tp_op_bufs *b, size_t n)
@@ -115,6 +112,10 @@ static void nest(struct tp_op_ctx *c, struct tp_op_bufs *b, size_t n)
 	sort_records(r, n);
 	for (size_t i = 0; i < n; i++) {
 		int64_t end = tp_sat_add(r[i].start, r[i].dur);
+
+		if (c->ops->cores[c->core].n_steps)
+			tp_sweep_push(c, r[i].start, r[i].dur,
+				      tp_seg_kind(c, &c->ops->ops[r[i].op]));
 
 		while (depth) {
 			const struct tp_op_open *top = &b->stack[depth - 1];
@@ -138,6 +139,7 @@ static void nest(struct tp_op_ctx *c, struct tp_op_bufs *b, size_t n)
 		depth--;
 		finish(c, &r[b->stack[depth].index], b->stack[depth].child);
 	}
+	tp_sweep_line_end(c);
 }
 
 static void span(struct tp_ops_core *core, int64_t start, int64_t end)
@@ -162,19 +164,10 @@ struct stream {
 static void stream_start(struct stream *st, struct tp_op_ctx *c,
 			 const struct tp_ops *ops, const struct tp_ops_core *core)
 {
-	struct tp_op_bufs *b = c->bufs;
-	size_t n = 3 * core->n_steps;
-
 	memset(st, 0, sizeof(*st));
 	st->on = true;
 	st->execs0 = ops->n_execs;
-	if (n > b->cap_step_ps)
-		b->step_ps = tp_xgrow(b->step_ps, &b->cap_step_ps, n, sizeof(*b->step_ps));
-	if (n)
-		memset(b->step_ps, 0, n * sizeof(*b->step_ps));
-	if (c->n_step_cats)
-		memset(c->line_cat_ps, 0,
-		       c->n_step_cats * core->n_steps * sizeof(*c->line_cat_ps));
+	tp_sweep_line_start(c);
 }
 
 static void grow_self(struct tp_op_bufs *b, size_t local)
@@ -183,29 +176,6 @@ static void grow_self(struct tp_op_bufs *b, size_t local)
 
 	b->self = tp_xgrow(b->self, &b->cap_self, local + 1, sizeof(*b->self));
 	memset(b->self + old, 0, (b->cap_self - old) * sizeof(*b->self));
-}
-
-/* Its self time to its step's sums, kept apart as the op sums are:
- * [3 * step + kind], kind 0 compute, 1 collective, 2 copy; compute also
- * by category (c->line_cat_ps). */
-static void stream_step(struct tp_op_ctx *c, const struct tp_op_open_rec *o,
-			int64_t self)
-{
-	const struct tp_ops *ops = c->ops;
-	struct tp_op *op = &ops->ops[o->rec.op];
-	const struct tp_ops_core *core = &ops->cores[c->core];
-	size_t i = tp_ops_step_at(ops, core, o->rec.start);
-	int64_t *v;
-
-	if (i == SIZE_MAX)
-		return;
-	v = &c->bufs->step_ps[3 * i + (op->collective ? 1 : op->copy ? 2 : 0)];
-	*v = tp_sat_add(*v, self);
-	if (op->collective || op->copy)
-		return;
-	/* the slot first: making it may move line_cat_ps */
-	i += tp_ops_step_cat(c, op) * core->n_steps;
-	c->line_cat_ps[i] = tp_sat_add(c->line_cat_ps[i], self);
 }
 
 /* An event leaves the stack: its self time goes to the line's sums.
@@ -228,8 +198,6 @@ static inline void stream_finish(struct tp_op_ctx *c, struct stream *st,
 		st->collective = tp_sat_add(st->collective, self);
 		push_exec(ops, &o->rec);
 	}
-	if (ops->cores[c->core].n_steps)
-		stream_step(c, o, self);
 }
 
 static inline void stream_push(struct tp_op_ctx *c, struct stream *st,
@@ -244,6 +212,8 @@ static inline void stream_push(struct tp_op_ctx *c, struct stream *st,
 	}
 	st->have_prev = true;
 	st->prev = *r;
+	if (c->ops->cores[c->core].n_steps)
+		tp_sweep_push(c, r->start, r->dur, tp_seg_kind(c, &c->ops->ops[r->op]));
 	while (st->depth) {
 		const struct tp_op_open_rec *top = &b->open[st->depth - 1];
 
@@ -283,16 +253,7 @@ static void stream_end(struct tp_op_ctx *c, struct stream *st)
 	}
 	core->self_ps = tp_sat_add(core->self_ps, st->core_self);
 	core->collective_ps = tp_sat_add(core->collective_ps, st->collective);
-	for (size_t i = 0; i < core->n_steps; i++) {
-		struct tp_step *s = &ops->steps[core->first_step + i];
-		const int64_t *v = &b->step_ps[3 * i];
-
-		s->compute_ps = tp_sat_add(s->compute_ps, v[0]);
-		s->collective_ps = tp_sat_add(s->collective_ps, v[1]);
-		s->copy_ps = tp_sat_add(s->copy_ps, v[2]);
-	}
-	for (size_t k = 0; k < c->n_step_cats * core->n_steps; k++)
-		c->cat_ps[k] = tp_sat_add(c->cat_ps[k], c->line_cat_ps[k]);
+	tp_sweep_line_end(c);
 }
 
 static void stream_abandon(struct tp_op_ctx *c, struct stream *st)
@@ -302,9 +263,7 @@ static void stream_abandon(struct tp_op_ctx *c, struct stream *st)
 	c->ops->n_execs = st->execs0;
 	if (b->cap_self)
 		memset(b->self, 0, b->cap_self * sizeof(*b->self));
-	if (c->n_step_cats)
-		memset(c->line_cat_ps, 0, c->n_step_cats * c->ops->cores[c->core].n_steps *
-					  sizeof(*c->line_cat_ps));
+	tp_sweep_line_abandon(c);
 	st->depth = 0;
 }
 
@@ -329,6 +288,7 @@ static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
 	struct tp_event ev;
 
 	b->recs = tp_xgrow(b->recs, &b->cap_recs, cap + 1, sizeof(*b->recs));
+	tp_sweep_line_start(c);
 	tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 	while (n < cap && tp_event_iter_next(&it, &ev) > 0) {
 		uint32_t id = tp_op_resolve_fast(c, &ev);
@@ -349,7 +309,7 @@ struct line_pass {
 /* One timed occurrence of op id: its times, the core's span, nesting.
  * Inline: once per event. */
 static inline void add_timed(struct line_pass *lp, uint32_t id, int64_t start,
-			     int64_t dur)
+			     int64_t dur, int64_t line_ps, bool device_clock)
 {
 	struct tp_op *op = &lp->c->ops->ops[id];
 	struct tp_op_rec r = record_of(start, dur, id);
@@ -360,6 +320,7 @@ static inline void add_timed(struct line_pass *lp, uint32_t id, int64_t start,
 		op->min_ps = dur;
 	lp->core->op_ps = tp_sat_add(lp->core->op_ps, dur);
 	span(lp->core, start, tp_sat_add(start, dur));
+	tp_steps_note_op(lp->c, line_ps, start, dur, device_clock);
 	if (lp->st.on)
 		stream_push(lp->c, &lp->st, &r);
 }
@@ -378,7 +339,7 @@ static void add_event(struct line_pass *lp, const struct tp_event *ev)
 			(uint64_t)(ev->num_occurrences > 0 ? ev->num_occurrences : 0);
 		return;
 	}
-	add_timed(lp, id, ev->start_ps, ev->dur_ps);
+	add_timed(lp, id, ev->start_ps, ev->dur_ps, ev->line_start_ps, ev->device_clock);
 }
 
 /* Plain events in bulk (tp_event_iter_batch_keyed): timed, one
@@ -395,7 +356,8 @@ static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 			continue;
 		lp->core->events++;
 		tp_op_add_meta_counts(c, id, 1);
-		add_timed(lp, id, b->start_ps[i], b->dur_ps[i]);
+		add_timed(lp, id, b->start_ps[i], b->dur_ps[i], b->line_ps[i],
+			  b->device_clock);
 	}
 }
 
@@ -413,7 +375,8 @@ static void add_gpu_batch(struct line_pass *lp, const struct tp_event_batch *b,
 			continue;
 		lp->core->events++;
 		tp_op_add_meta_counts(c, id, 1);
-		add_timed(lp, id, b->start_ps[i], b->dur_ps[i]);
+		add_timed(lp, id, b->start_ps[i], b->dur_ps[i], b->line_ps[i],
+			  b->device_clock);
 	}
 }
 

@@ -8,6 +8,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *tp_clock_name(enum tp_clock clock)
+{
+	return clock == TP_CLOCK_DEVICE ? "device" : "timeline";
+}
+
+bool tp_clock_parse(const char *name, enum tp_clock *out)
+{
+	if (!strcmp(name, "device"))
+		*out = TP_CLOCK_DEVICE;
+	else if (!strcmp(name, "timeline"))
+		*out = TP_CLOCK_TIMELINE;
+	else
+		return false;
+	return true;
+}
+
+int64_t tp_ops_core_outside_ps(const struct tp_ops_core *c)
+{
+	int64_t sum = 0;
+
+	for (int k = 0; k < TP_PARTS; k++)
+		sum = tp_sat_add(sum, c->outside_ps[k]);
+	return sum;
+}
+
+bool tp_ops_core_drifts(const struct tp_ops_core *c)
+{
+	return c->has_drift && (c->drift_lo < 1 - TP_DRIFT_TOLERANCE ||
+				c->drift_hi > 1 + TP_DRIFT_TOLERANCE);
+}
+
 static void finish_core(struct tp_ops *ops, struct tp_ops_core *core)
 {
 	core->n_ops = ops->n_ops - core->first_op;
@@ -20,14 +51,6 @@ static void finish_core(struct tp_ops *ops, struct tp_ops_core *core)
 	for (size_t i = core->first_op; i < ops->n_ops; i++)
 		if (!ops->ops[i].occurrences || ops->ops[i].min_ps == INT64_MAX)
 			ops->ops[i].min_ps = 0;
-	for (size_t i = 0; i < core->n_steps; i++) {
-		struct tp_step *s = &ops->steps[core->first_step + i];
-		/* tp_sat_sub: negating a hostile INT64_MIN would overflow */
-		int64_t idle = tp_sat_sub(tp_sat_sub(tp_sat_sub(s->dur_ps, s->compute_ps),
-						     s->collective_ps), s->copy_ps);
-
-		s->idle_ps = idle > 0 ? idle : 0;
-	}
 }
 
 /* Lines the ops do not read are scanned (validated) before the steps
@@ -77,6 +100,7 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 		if (tp_ops_line_used(src, &c->pl->lines[l]))
 			tp_ops_scan_line(c, (struct tp_line *)&c->pl->lines[l]);
 	tp_op_apply_meta_vals(c);
+	tp_steps_finish(c);
 	tp_ops_read_debug_prints(c);
 	finish_core(frag, &frag->cores[0]);
 	tp_ops_step_cats_finish(c);

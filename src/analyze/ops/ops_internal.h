@@ -93,12 +93,36 @@ struct tp_op_bufs {
 	size_t cap_open;
 	int64_t *self;                 /* streaming: a line's self time per op */
 	size_t cap_self;
-	int64_t *step_ps;              /* streaming: a line's self time per
-					* step and kind (op_lines.c)         */
-	size_t cap_step_ps;
 	struct tp_event_batch *batch;  /* bulk reading of op lines          */
 };
 void tp_op_bufs_release(struct tp_op_bufs *b);
+
+/* A piece of a core's op time owned by one kind: a collective, a copy,
+ * or compute of category slot k (TP_SEG_COMPUTE + k). */
+enum { TP_SEG_COLLECTIVE, TP_SEG_COPY, TP_SEG_COMPUTE };
+struct tp_seg {
+	int64_t start, end;
+	uint32_t kind;
+};
+struct tp_sweep_open {
+	int64_t end;
+	uint32_t kind;
+};
+/* One line's sweep: the open events, innermost last, and the time swept
+ * to. */
+struct tp_sweep {
+	struct tp_sweep_open *open;
+	size_t depth, cap;
+	int64_t t;
+	bool started;
+};
+
+/* The ops of one step window on the timeline: the first's start and the
+ * last's end on both clocks (step_parts.c). */
+struct tp_run_ops {
+	int64_t first_line, first_dev, last_line, last_dev;
+	uint64_t n;
+};
 
 struct tp_op_ctx {
 	struct tp_ops *ops;
@@ -121,14 +145,20 @@ struct tp_op_ctx {
 	struct tp_batch_keys gpu_keys; /* what GPU bulk reading keeps        */
 	bool count_programs;           /* this line's: tp_ops_core.programs   */
 	size_t line_programs;          /* the line's first entry there        */
-	/* the steps' compute by op category (tp_step.cats): the core's
-	 * categories met in steps (tp_op.step_cat - 1 indexes them), and
-	 * their time, [slot * n_steps + step], for the core and for the
-	 * line being streamed (added to the core's when it ends sorted) */
+	/* the core's op categories met in steps (tp_op.step_cat - 1
+	 * indexes them): tp_step.cats */
 	struct tp_str *step_cats;
 	size_t n_step_cats, cap_step_cats;
-	int64_t *cat_ps, *line_cat_ps;
-	size_t cap_cat_ps, cap_line_cat_ps;
+	/* the instants the core's ops own, by kind (step_sweep.c) */
+	struct tp_seg *segs;
+	size_t n_segs, cap_segs;
+	size_t line_segs0;             /* the line being swept starts here    */
+	size_t seg_lines;              /* lines that gave pieces             */
+	struct tp_sweep sweep;
+	/* step markers on the timeline, ops on the device clock: each
+	 * step's device span from its ops (step_parts.c) */
+	bool map_steps;
+	struct tp_run_ops *runs;       /* one per step                       */
 };
 
 /* The stats GPU kernels name their op with, as kept by bulk reading
@@ -234,12 +264,27 @@ void tp_ops_read_steps(struct tp_op_ctx *c);
  * step), or SIZE_MAX. */
 size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
 		      int64_t t);
-/* Adds op self time that started at t to the step holding t, by the op's
- * kind (collective, copy, else compute and its category). */
-void tp_ops_step_add(struct tp_op_ctx *c, int64_t t, int64_t self_ps,
-		     struct tp_op *op);
+/* The sweep of op lines into owned pieces (step_sweep.c): a line
+ * starts, its timed op events come in start order (longest first at
+ * one start), then it ends; an abandoned line (read again sorted)
+ * drops what it gave. */
+void tp_sweep_line_start(struct tp_op_ctx *c);
+void tp_sweep_push(struct tp_op_ctx *c, int64_t start, int64_t dur, uint32_t kind);
+void tp_sweep_line_end(struct tp_op_ctx *c);
+void tp_sweep_line_abandon(struct tp_op_ctx *c);
+void tp_sweep_release(struct tp_op_ctx *c);
+/* The piece kind of an op (TP_SEG_*). */
+uint32_t tp_seg_kind(struct tp_op_ctx *c, struct tp_op *op);
+/* step_parts.c: after the steps are read, whether their markers are on
+ * the timeline (their windows then move to their ops' device spans);
+ * each timed op event as it is read; then, after the op lines, the
+ * steps' windows on the core's clock and their parts. */
+void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline);
+void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start,
+		      int64_t dur, bool device_clock);
+void tp_steps_finish(struct tp_op_ctx *c);
 /* The slot of the op's category among the core's step categories,
- * made on first sight (c->cat_ps and c->line_cat_ps grow with it). */
+ * made on first sight. */
 size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op);
 /* Each step's compute by category from c->cat_ps (tp_step.cats), once
  * the core's lines are read; frees the ctx's category tables. */

@@ -5,9 +5,8 @@
  * time on the core (the training or serving step; the small programs
  * around it, initialisation and collectives of their own, are left out):
  * one per run on its "XLA Modules" line (TPU), one per execution of its
- * kernels (GPU, core_lines.c). The op self time that starts inside each
- * step is split into compute (by op category), collective and copy
- * time; the rest of the step is idle.
+ * kernels (GPU, core_lines.c). step_parts.c then puts the windows on
+ * the ops' clock and cuts each into its parts.
  */
 #include "ops_internal.h"
 
@@ -57,16 +56,6 @@ static void push_step(struct tp_op_ctx *c, int64_t start_ps, int64_t dur_ps,
 	s->start_ps = start_ps;
 	s->dur_ps = dur_ps > 0 ? dur_ps : 0;
 	core->n_steps++;
-	/* XProf's device time spans both steps and ops (§7): a Steps line's;
-	 * inferred steps leave device time as the ops give it */
-	if (core->step_source != TP_STEPS_LINE)
-		return;
-	if (!core->has_span || start_ps < core->first_start_ps)
-		core->first_start_ps = start_ps;
-	if (!core->has_span ||
-	    tp_sat_add(start_ps, s->dur_ps) > core->last_end_ps)
-		core->last_end_ps = tp_sat_add(start_ps, s->dur_ps);
-	core->has_span = true;
 }
 
 bool tp_ops_busiest_program(const struct tp_xspace *xs, const struct tp_plane *pl,
@@ -112,7 +101,8 @@ static struct tp_str module_name(struct tp_str s)
 	return n > 1 ? tp_str_make(s.ptr, n - 1) : s;
 }
 
-static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln)
+static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln,
+			bool *device_markers)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
 	struct tp_program_time best = { 0 };
@@ -131,6 +121,7 @@ static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln)
 		    id == best.id) {
 			char num[24];
 
+			*device_markers |= ev.device_clock;
 			/* named by its position, as a Steps line names them */
 			snprintf(num, sizeof(num), "%zu", core->n_steps);
 			push_step(c, ev.start_ps, ev.dur_ps, tp_str_make(num, strlen(num)));
@@ -181,22 +172,30 @@ void tp_ops_read_steps(struct tp_op_ctx *c)
 	const struct tp_line *ln = steps_line(c->pl);
 	struct tp_event_iter it;
 	struct tp_event ev;
+	bool markers = false, device_markers = false;
 
 	core->first_step = ops->n_steps;
 	if (!ln) {
-		if (!op_steps(c) && core->source == TP_OPSRC_TPU && (ln = modules_line(c->pl)))
-			infer_steps(c, ln);
+		if (!op_steps(c) && core->source == TP_OPSRC_TPU && (ln = modules_line(c->pl))) {
+			infer_steps(c, ln, &device_markers);
+			markers = true;
+		}
 	} else {
 		core->step_source = TP_STEPS_LINE;
+		markers = true;
 		tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 		while (tp_event_iter_next(&it, &ev) > 0)
-			if (ev.timed)
+			if (ev.timed) {
+				device_markers |= ev.device_clock;
 				push_step(c, ev.start_ps, ev.dur_ps,
 					  ev.meta ? ev.meta->name : TP_STR_NULL);
+			}
 	}
 	if (core->n_steps > 1)
 		qsort(ops->steps + core->first_step, core->n_steps,
 		      sizeof(*ops->steps), by_start);
+	/* group and GPU runs come from the op events: on their clock */
+	tp_steps_map_begin(c, markers && !device_markers);
 }
 
 size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
@@ -219,43 +218,9 @@ size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
 	return lo - 1;
 }
 
-void tp_ops_step_add(struct tp_op_ctx *c, int64_t t, int64_t self_ps,
-		     struct tp_op *op)
-{
-	struct tp_ops *ops = c->ops;
-	const struct tp_ops_core *core = &ops->cores[c->core];
-	struct tp_step *s;
-	size_t i, k;
-
-	if (!core->n_steps || (i = tp_ops_step_at(ops, core, t)) == SIZE_MAX)
-		return;
-	s = &ops->steps[core->first_step + i];
-	if (op->collective) {
-		s->collective_ps = tp_sat_add(s->collective_ps, self_ps);
-	} else if (op->copy) {
-		s->copy_ps = tp_sat_add(s->copy_ps, self_ps);
-	} else {
-		s->compute_ps = tp_sat_add(s->compute_ps, self_ps);
-		k = tp_ops_step_cat(c, op) * core->n_steps + i;
-		c->cat_ps[k] = tp_sat_add(c->cat_ps[k], self_ps);
-	}
-}
-
-/* a's first n int64s kept, grown to want, the rest zero */
-static int64_t *grow_zeroed(int64_t *a, size_t *cap, size_t want)
-{
-	size_t old = *cap;
-
-	if (want <= old)
-		return a;
-	a = tp_xgrow(a, cap, want, sizeof(*a));
-	memset(a + old, 0, (*cap - old) * sizeof(*a));
-	return a;
-}
-
 size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op)
 {
-	size_t n_steps = c->ops->cores[c->core].n_steps, k;
+	size_t k;
 
 	if (op->step_cat)
 		return op->step_cat - 1;
@@ -268,9 +233,6 @@ size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op)
 		c->step_cats = tp_xgrow(c->step_cats, &c->cap_step_cats, k + 1,
 					sizeof(*c->step_cats));
 		c->step_cats[c->n_step_cats++] = op->category;
-		c->cat_ps = grow_zeroed(c->cat_ps, &c->cap_cat_ps, (k + 1) * n_steps);
-		c->line_cat_ps = grow_zeroed(c->line_cat_ps, &c->cap_line_cat_ps,
-					     (k + 1) * n_steps);
 	}
 	op->step_cat = (uint32_t)k + 1;
 	return k;
@@ -278,27 +240,8 @@ size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op)
 
 void tp_ops_step_cats_finish(struct tp_op_ctx *c)
 {
-	struct tp_ops *ops = c->ops;
-	const struct tp_ops_core *core = &ops->cores[c->core];
-
-	for (size_t i = 0; i < core->n_steps; i++) {
-		struct tp_step *s = &ops->steps[core->first_step + i];
-
-		for (size_t k = 0; k < c->n_step_cats; k++) {
-			int64_t ps = c->cat_ps[k * core->n_steps + i];
-
-			if (!ps)
-				continue;
-			s->cats = tp_xrealloc(s->cats, (s->n_cats + 1) * sizeof(*s->cats));
-			s->cats[s->n_cats++] = (struct tp_step_cat){ c->step_cats[k], ps };
-		}
-		if (s->n_cats > 1)
-			qsort(s->cats, s->n_cats, sizeof(*s->cats), tp_step_cat_cmp);
-	}
 	free(c->step_cats);
-	free(c->cat_ps);
-	free(c->line_cat_ps);
 	c->step_cats = NULL;
-	c->cat_ps = c->line_cat_ps = NULL;
-	c->n_step_cats = c->cap_step_cats = c->cap_cat_ps = c->cap_line_cat_ps = 0;
+	c->n_step_cats = c->cap_step_cats = 0;
+	tp_sweep_release(c);
 }

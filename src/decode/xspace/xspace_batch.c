@@ -250,9 +250,10 @@ plain_event(const struct tp_event_iter *it, const struct stat_roles *r,
 	if (q >= e || *q != 0x08 || !(q = fast_varint(q + 1, e, slack, &mid)) ||
 	    q >= e || *q != 0x10)
 		return NULL;
-	/* with device time, the event's own times are only checked */
+	/* with device time, the event's own duration is only checked; its
+	 * offset is kept: the timeline start (tp_event.line_start_ps) */
 	if (d->want) {
-		if (!(q = skip_varint(q + 1, e, slack)) ||
+		if (!(q = fast_varint(q + 1, e, slack, &off)) ||
 		    (q < e && *q == 0x18 && !(q = skip_varint(q + 1, e, slack))))
 			return NULL;
 	} else if (!(q = fast_varint(q + 1, e, slack, &off)) ||
@@ -269,6 +270,7 @@ plain_event(const struct tp_event_iter *it, const struct stat_roles *r,
 	b->start_ps[n] = d->want ? tp_sat_add(it->line_origin_ps, t.off) :
 				   tp_sat_add(it->line_base_ps, (int64_t)off);
 	b->dur_ps[n] = d->want ? t.dur : (int64_t)dur;
+	b->line_ps[n] = tp_sat_add(it->line_base_ps, (int64_t)off);
 	return e;
 }
 
@@ -284,6 +286,7 @@ static size_t batch(struct tp_event_iter *it, const struct tp_batch_keys *k,
 		return 0;
 	device_ids_of(it, &d);
 	roles_init(&r, k, &d);
+	b->device_clock = d.want;
 	while (n < TP_EVENT_BATCH && p < end && *p == 0x22 &&
 	       (next = plain_event(it, &r, p, end, b, n))) {
 		n++;

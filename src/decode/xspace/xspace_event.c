@@ -316,6 +316,8 @@ static inline void reset_event(struct tp_event *ev, const struct tp_field *evf,
 	ev->duration_ps = 0;
 	ev->start_ps = 0;
 	ev->dur_ps = 0;
+	ev->line_start_ps = 0;
+	ev->device_clock = false;
 	ev->offset = evf->offset;
 	ev->stats = tp_str_make((const char *)evf->data, evf->len);
 	ev->other_stats = false;
@@ -358,9 +360,11 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *evf,
 	if (ef.t.found != 3 && ev->meta && want)
 		device_span_from_meta(pl, ev->meta, &ef.t.off, &ef.t.dur,
 				      &ef.t.found);
+	ev->line_start_ps = tp_sat_add(it->line_base_ps, ev->offset_ps);
 	if (ef.t.found == 3) {   /* device time: never moved (xspace.h) */
 		ev->start_ps = tp_sat_add(it->line_origin_ps, ef.t.off);
 		ev->dur_ps = ef.t.dur;
+		ev->device_clock = true;
 	} else {
 		ev->start_ps = tp_sat_add(it->line_base_ps, ev->offset_ps);
 		ev->dur_ps = ev->duration_ps;

@@ -253,6 +253,18 @@ static void steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
 	json_t *steady;
 
 	tp_jw_put(w, "steps_source", src ? json_string(src) : json_null());
+	tp_jw_put(w, "steps_without_ops", tp_json_uint(c->steps_without_ops));
+	tp_jw_put(w, "clock_drift", c->has_drift ?
+		  json_pack("{s:f,s:f,s:b,s:b}", "min_ratio", c->drift_lo, "max_ratio", c->drift_hi,
+			    "over_tolerance", tp_ops_core_drifts(c), "steps_moved", c->clock_mapped) :
+		  json_null());
+	tp_jw_put(w, "outside_steps", c->n_steps ?
+		  json_pack("{s:o,s:o,s:o,s:o}",
+			    "op_ps", tp_json_int(tp_ops_core_outside_ps(c)),
+			    "compute_ps", tp_json_int(c->outside_ps[TP_PART_COMPUTE]),
+			    "collective_ps", tp_json_int(c->outside_ps[TP_PART_COLLECTIVE]),
+			    "copy_ps", tp_json_int(c->outside_ps[TP_PART_COPY])) :
+		  json_null());
 	tp_jw_put(w, "steps_program", c->step_source == TP_STEPS_INFERRED ?
 		  tp_json_str(c->step_program) : json_null());
 	tp_jw_put(w, "steps_program_id", c->step_source == TP_STEPS_INFERRED ?
@@ -313,6 +325,7 @@ static void core_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "host", tp_json_cstr(cap->hosts[c->host].name));
 	tp_jw_put(w, "plane", tp_json_str(c->plane->name));
 	tp_jw_put(w, "source", json_string(tp_op_source_name(c->source)));
+	tp_jw_put(w, "clock", json_string(tp_clock_name(c->clock)));
 	tp_jw_put(w, "events", tp_json_uint(c->events));
 	tp_jw_put(w, "first_start_ps", c->has_span ? tp_json_int(c->first_start_ps) : json_null());
 	tp_jw_put(w, "device_ps", tp_json_int(c->device_ps));

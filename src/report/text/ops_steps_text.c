@@ -34,6 +34,30 @@ static void steady_categories(FILE *out, const struct tp_ops *ops,
 	free(v);
 }
 
+void tp_text_clock_notes(FILE *out, const struct tp_ops_core *c)
+{
+	int64_t outside = tp_ops_core_outside_ps(c);
+	char t_o[32], t_c[32], t_k[32], t_y[32];
+
+	fprintf(out, "  clock: %s (every time figure of this core)\n", tp_clock_name(c->clock));
+	if (tp_ops_core_drifts(c))
+		fprintf(out, "  warning: the timeline's step spans are %.2fx to %.2fx the device's "
+			"(tolerance %.0f%%): the steps%s use the device clock\n",
+			c->drift_lo, c->drift_hi, 100 * TP_DRIFT_TOLERANCE,
+			c->clock_mapped ? " were moved to it and" : "");
+	if (c->steps_without_ops)
+		fprintf(out, "  %zu step marker%s left out: no op on the device clock in %s\n",
+			c->steps_without_ops, c->steps_without_ops == 1 ? "" : "s",
+			c->steps_without_ops == 1 ? "it" : "them");
+	if (outside > 0)
+		fprintf(out, "  outside the steps: %s of op time (%.1f%% of device time): compute %s, "
+			"collectives %s, copies %s\n", tp_fmt_ps(t_o, sizeof(t_o), outside),
+			pct(outside, c->device_ps),
+			tp_fmt_ps(t_c, sizeof(t_c), c->outside_ps[TP_PART_COMPUTE]),
+			tp_fmt_ps(t_k, sizeof(t_k), c->outside_ps[TP_PART_COLLECTIVE]),
+			tp_fmt_ps(t_y, sizeof(t_y), c->outside_ps[TP_PART_COPY]));
+}
+
 static void steps_head(FILE *out, const struct tp_ops *ops,
 		       const struct tp_ops_core *c)
 {
@@ -42,7 +66,7 @@ static void steps_head(FILE *out, const struct tp_ops *ops,
 
 	if (c->step_source == TP_STEPS_INFERRED)
 		fprintf(out, "  steps (%zu, inferred: one per %s of %.*s, program %" PRIu64
-			", the program with the most device time)\n", c->n_steps,
+			", the program with the most device time, each to the next's start)\n", c->n_steps,
 			c->source == TP_OPSRC_GPU ? "execution of the kernels" : "run",
 			(int)c->step_program.len, TP_SPTR(c->step_program), c->step_program_id);
 	else if (c->step_source == TP_STEPS_GROUP)
@@ -50,6 +74,7 @@ static void steps_head(FILE *out, const struct tp_ops *ops,
 			c->n_steps);
 	else
 		fprintf(out, "  steps (%zu, from the Steps line)\n", c->n_steps);
+	tp_text_clock_notes(out, c);
 	tp_steps_summarize(ops, c, &sum);
 	fprintf(out, "  steady state (%zu step%s%s): step %s; compute %.1f%%, collectives %.1f%%,"
 		" copies %.1f%%, idle %.1f%% of step time\n", sum.n_steady,

@@ -231,8 +231,8 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 	else
 		fprintf(out, "%s %.*s", cap->hosts[c->host].name, (int)c->plane->name.len,
 			TP_SPTR(c->plane->name));
-	fprintf(out, ": %zu ops, %" PRIu64 " events (%s)\n", c->n_ops, c->events,
-		tp_op_source_name(c->source));
+	fprintf(out, ": %zu ops, %" PRIu64 " events (%s, %s clock)\n", c->n_ops, c->events,
+		tp_op_source_name(c->source), tp_clock_name(c->clock));
 	fprintf(out, "  device time %s%s, op time %s, collectives %s (%.1f%% of device time)\n",
 		tp_fmt_ps(t_dev, sizeof(t_dev), c->device_ps),
 		g->group ? " (summed over these cores)" : "",

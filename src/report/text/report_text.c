@@ -253,6 +253,45 @@ static void utilization_line(FILE *out, const struct tp_ops *ops)
 		fprintf(out, "  (%s)\n", gap);
 }
 
+/* Which clock the cores' figures are on, the clocks' drift where it is
+ * over tolerance, and the op time no step holds (a 0% share of step time
+ * is then not "none"). */
+static void clock_line(FILE *out, const struct tp_ops *ops)
+{
+	size_t device = 0, drifting = 0, with_steps = 0;
+	double lo = 0, hi = 0;
+	int64_t part[TP_PARTS] = { 0 }, outside = 0, dev_ps = 0;
+
+	for (size_t i = 0; i < ops->n_cores; i++) {
+		const struct tp_ops_core *c = &ops->cores[i];
+
+		device += c->clock == TP_CLOCK_DEVICE;
+		dev_ps = tp_sat_add(dev_ps, c->device_ps);
+		with_steps += c->n_steps > 0;
+		for (int k = 0; k < TP_PARTS; k++)
+			part[k] = tp_sat_add(part[k], c->outside_ps[k]);
+		if (!tp_ops_core_drifts(c))
+			continue;
+		lo = !drifting++ || c->drift_lo < lo ? c->drift_lo : lo;
+		hi = drifting == 1 || c->drift_hi > hi ? c->drift_hi : hi;
+	}
+	for (int k = 0; k < TP_PARTS; k++)
+		outside = tp_sat_add(outside, part[k]);
+	fprintf(out, "  clock: %s", device == ops->n_cores ? "device" : device ? "device" : "timeline");
+	if (device && device < ops->n_cores)
+		fprintf(out, " on %zu core(s), timeline on %zu", device, ops->n_cores - device);
+	fprintf(out, " (every time figure of a core is on its clock)\n");
+	if (drifting)
+		fprintf(out, "  warning: on %zu core(s) the timeline's step spans are %.2fx to %.2fx "
+			"the device's: their steps use the device clock\n", drifting, lo, hi);
+	if (with_steps && outside > 0)
+		fprintf(out, "  outside the steps: %s of op time (%.1f%% of device time): compute %s, "
+			"collectives %s, copies %s\n", PS(0, outside),
+			dev_ps ? 100.0 * (double)outside / (double)dev_ps : 0.0,
+			PS(1, part[TP_PART_COMPUTE]), PS(2, part[TP_PART_COLLECTIVE]),
+			PS(3, part[TP_PART_COPY]));
+}
+
 static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_report *r)
 {
 	const struct tp_ops *ops = &r->coll.ops;
@@ -277,6 +316,7 @@ static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_r
 		"(all cores; the shares below are of it)\n", n,
 		ops->n_cores, PS(0, self), PS(1, device));
 	utilization_line(out, ops);
+	clock_line(out, ops);
 	for (size_t i = 0; i < n && i < TOP; i++) {
 		struct tp_str mod = tp_report_module_name(cap, t[i]->module);
 		char program[32] = "";

@@ -38,6 +38,10 @@ void tp_text_categories(FILE *out, const struct tp_capture *cap,
 
 /* A core's steps: source, steady state, compute by category and the step
  * table, at most limit rows (0: all) (ops_steps_text.c). */
+/* The core's clock, the two clocks' drift where it is over tolerance,
+ * step markers left out, and op time outside the steps: what a share of
+ * step time does not show. */
+void tp_text_clock_notes(FILE *out, const struct tp_ops_core *c);
 void tp_text_steps(FILE *out, const struct tp_ops *ops,
 		   const struct tp_ops_core *c, size_t limit);
 /* Per step across every core with steps: slowest, fastest, spread;

@@ -25,8 +25,8 @@ const SummaryView = {
 		const s = el("section", { id: "summary-steps" }, el("h3", {}, "Steps"));
 		const cores = (ops.cores || []).filter(function (c) { return c.steps; });
 		const t = el("table", { class: "plain", id: "summary-steps-cores" }, el("tr", {},
-			["host", "core", "steps", "from", "steady step", "compute", "collectives", "copies", "idle",
-			 "compute by category (of compute)"].map(function (h) {
+			["host", "core", "clock", "steps", "from", "steady step", "compute", "collectives", "copies", "idle",
+			 "outside the steps", "compute by category (of compute)"].map(function (h) {
 				return el("th", {}, h);
 			})));
 		cores.forEach(function (c) {
@@ -38,7 +38,12 @@ const SummaryView = {
 			const cats = (st.compute_by_category || []).map(function (x) {
 				return x.category + " " + fmtPct(x.share || 0);
 			}).join(", ");
+			const out = c.outside_steps || {};
+			const drift = c.clock_drift && c.clock_drift.over_tolerance ?
+				" (timeline " + fmtPct(c.clock_drift.min_ratio) + "–" +
+				fmtPct(c.clock_drift.max_ratio) + " of it)" : "";
 			t.appendChild(el("tr", {}, el("td", {}, c.host), el("td", {}, shortPlane(c.plane)),
+				el("td", { class: drift ? "warn" : "muted" }, (c.clock || "timeline") + drift),
 				el("td", { class: "num" }, fmtInt(st.n_steady || 0) + (st.warmup_left_out ? " (+1 warm-up)" : "")),
 				el("td", { class: "muted" }, from),
 				el("td", { class: "num" }, fmtPs(st.step_ps || 0)),
@@ -46,6 +51,7 @@ const SummaryView = {
 				el("td", { class: "num" + (st.collective_share >= 0.3 ? " warn" : "") }, share(st.collective_ps)),
 				el("td", { class: "num" + (st.copy_share > 0.1 ? " warn" : "") }, share(st.copy_ps)),
 				el("td", { class: "num" + (st.idle_share > 0.1 ? " warn" : "") }, share(st.idle_ps)),
+				el("td", { class: "num" }, out.op_ps ? fmtPs(out.op_ps) + " of op time" : "–"),
 				el("td", { class: "muted steps-categories" }, cats)));
 		});
 		s.appendChild(t);

@@ -1,0 +1,411 @@
+/*
+ * step_parts.c - each step of a core cut into its parts on one clock
+ * (docs/ops.md, "One clock" and "A step is a partition").
+ *
+ * The steps' windows move to the ops' clock first: a core whose ops carry
+ * device time (device_offset_ps) but whose step markers do not (a TPU's
+ * "XLA Modules" runs, a "Steps" line on the timeline) takes each step's
+ * device span from the ops that lie in its timeline window (none crosses
+ * its run's edge). An inferred step then runs from the start of one run
+ * to the start of the next, the last to its own end, so the time between
+ * runs is in a step. Then the op pieces (step_sweep.c), made disjoint by
+ * precedence where lines overlap, are clipped to each window: compute,
+ * collective and copy time; idle is the rest, so the parts add up to the
+ * duration exactly. Pieces outside every window are the core's
+ * outside-steps time.
+ */
+#include "ops_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the windows on the ops' clock ---- */
+
+void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start,
+		      int64_t dur, bool device_clock)
+{
+	struct tp_ops_core *core = &c->ops->cores[c->core];
+	struct tp_run_ops *r;
+	size_t i;
+	int64_t line_end;
+
+	if (device_clock)
+		core->device_clock_events++;
+	else
+		core->timeline_events++;
+	if (!c->map_steps || !device_clock ||
+	    (i = tp_ops_step_at(c->ops, core, line_ps)) == SIZE_MAX)
+		return;
+	r = &c->runs[i];
+	/* the timeline's duration: how long the op lasts there is unknown,
+	 * its device duration stands in (the shift at its end is the one at
+	 * its start) */
+	line_end = tp_sat_add(line_ps, dur);
+	if (!r->n || line_ps < r->first_line) {
+		r->first_line = line_ps;
+		r->first_dev = start;
+	}
+	if (!r->n || line_end > r->last_line) {
+		r->last_line = line_end;
+		r->last_dev = tp_sat_add(start, dur);
+	}
+	r->n++;
+}
+
+void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline)
+{
+	size_t n = c->ops->cores[c->core].n_steps;
+
+	c->map_steps = markers_on_timeline && n;
+	if (c->map_steps)
+		c->runs = tp_xcalloc(n, sizeof(*c->runs));
+}
+
+static void note_drift(struct tp_ops_core *core, int64_t timeline_ps, int64_t device_ps)
+{
+	double r;
+
+	if (device_ps <= 0)
+		return;
+	r = (double)timeline_ps / (double)device_ps;
+	if (!core->has_drift || r < core->drift_lo)
+		core->drift_lo = r;
+	if (!core->has_drift || r > core->drift_hi)
+		core->drift_hi = r;
+	core->has_drift = true;
+}
+
+static int by_step_start(const void *a, const void *b)
+{
+	const struct tp_step *x = a, *y = b;
+
+	return (x->start_ps > y->start_ps) - (x->start_ps < y->start_ps);
+}
+
+/* Where the two clocks differ at a window's ops by less than the
+ * tolerance of its duration (a few events' device times are a little
+ * off, format-facts §11.5), its markers are on both clocks: kept. */
+static bool clocks_agree(const struct tp_run_ops *r, int64_t dur)
+{
+	double tol = TP_DRIFT_TOLERANCE * (double)dur;
+	int64_t a = tp_sat_sub(r->first_dev, r->first_line);
+	int64_t b = tp_sat_sub(r->last_dev, r->last_line);
+
+	return (double)(a < 0 ? -a : a) <= tol && (double)(b < 0 ? -b : b) <= tol;
+}
+
+/* Timeline windows to the device clock: each moved by the two clocks'
+ * difference at its first op's start and its last op's end, so its
+ * margins around its ops stay what the timeline gives (an inferred run
+ * starts with its first op: its device span is its ops'), unless the
+ * clocks agree at every step of the core: then none moves. Steps with no op on the device clock are dropped:
+ * they have no device span. */
+static void map_windows(struct tp_op_ctx *c)
+{
+	struct tp_ops *ops = c->ops;
+	struct tp_ops_core *core = &ops->cores[c->core];
+	struct tp_step *s = ops->steps + core->first_step;
+	size_t kept = 0;
+	bool move = false;
+
+	/* one clock for all of the core's steps: all move, or none */
+	for (size_t i = 0; i < core->n_steps; i++)
+		move |= c->runs[i].n && !clocks_agree(&c->runs[i], s[i].dur_ps);
+	for (size_t i = 0; i < core->n_steps; i++) {
+		const struct tp_run_ops *r = &c->runs[i];
+		int64_t end = tp_sat_add(s[i].start_ps, s[i].dur_ps), start;
+
+		if (!r->n) {
+			free(s[i].cats);
+			continue;
+		}
+		note_drift(core, tp_sat_sub(r->last_line, r->first_line),
+			   tp_sat_sub(r->last_dev, r->first_dev));
+		start = s[i].start_ps;
+		if (move) {
+			start = tp_sat_add(start, tp_sat_sub(r->first_dev, r->first_line));
+			end = tp_sat_add(end, tp_sat_sub(r->last_dev, r->last_line));
+		}
+		s[kept] = s[i];
+		s[kept].start_ps = start;
+		s[kept].dur_ps = end > start ? tp_sat_sub(end, start) : 0;
+		kept++;
+	}
+	core->steps_without_ops = core->n_steps - kept;
+	ops->n_steps -= core->n_steps - kept;
+	core->n_steps = kept;
+	core->clock_mapped = move;
+	/* device starts follow the runs' order; sorted all the same, as
+	 * tp_ops_step_at and the windows' union need */
+	qsort(s, kept, sizeof(*s), by_step_start);
+}
+
+/* An inferred step runs to the start of the next run. */
+static void to_next_start(struct tp_ops *ops, struct tp_ops_core *core)
+{
+	struct tp_step *s = ops->steps + core->first_step;
+
+	for (size_t i = 0; i + 1 < core->n_steps; i++)
+		if (s[i + 1].start_ps > s[i].start_ps)
+			s[i].dur_ps = tp_sat_sub(s[i + 1].start_ps, s[i].start_ps);
+}
+
+/* ---- overlapping lines: pieces made disjoint by precedence ---- */
+
+static int seg_class(uint32_t kind)
+{
+	/* compute over collective over copy */
+	return kind >= TP_SEG_COMPUTE ? 0 : kind == TP_SEG_COLLECTIVE ? 1 : 2;
+}
+
+static int by_class_start(const void *a, const void *b)
+{
+	const struct tp_seg *x = a, *y = b;
+	int cx = seg_class(x->kind), cy = seg_class(y->kind);
+
+	if (cx != cy)
+		return cx - cy;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct tp_seg *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static bool disjoint_sorted(const struct tp_seg *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (v[i].start < v[i - 1].end)
+			return false;
+	return true;
+}
+
+struct seg_list {
+	struct tp_seg *v;
+	size_t n, cap;
+};
+
+static void list_push(struct seg_list *l, int64_t start, int64_t end, uint32_t kind)
+{
+	if (end <= start)
+		return;
+	if (l->n && l->v[l->n - 1].kind == kind && l->v[l->n - 1].end == start) {
+		l->v[l->n - 1].end = end;
+		return;
+	}
+	l->v = tp_xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = (struct tp_seg){ start, end, kind };
+}
+
+/* [start, end) less the sorted disjoint covered list, into out; *k is a
+ * cursor into covered that only moves on (starts come in order). */
+static void subtract(struct seg_list *out, const struct seg_list *covered, size_t *k,
+		     int64_t start, int64_t end, uint32_t kind)
+{
+	while (*k < covered->n && covered->v[*k].end <= start)
+		(*k)++;
+	for (size_t j = *k; j < covered->n && covered->v[j].start < end; j++) {
+		list_push(out, start, covered->v[j].start, kind);
+		if (covered->v[j].end > start)
+			start = covered->v[j].end;
+	}
+	list_push(out, start, end, kind);
+}
+
+/* The union of a and b, both sorted and disjoint (kinds dropped). */
+static struct seg_list merge_union(const struct seg_list *a, const struct seg_list *b)
+{
+	struct seg_list u = { 0 };
+	size_t i = 0, j = 0;
+
+	while (i < a->n || j < b->n) {
+		const struct tp_seg *x = j == b->n || (i < a->n && a->v[i].start <= b->v[j].start) ?
+					 &a->v[i++] : &b->v[j++];
+
+		if (u.n && x->start <= u.v[u.n - 1].end) {
+			if (x->end > u.v[u.n - 1].end)
+				u.v[u.n - 1].end = x->end;
+		} else {
+			u.v = tp_xgrow(u.v, &u.cap, u.n + 1, sizeof(*u.v));
+			u.v[u.n++] = (struct tp_seg){ x->start, x->end, 0 };
+		}
+	}
+	return u;
+}
+
+/* c->segs made sorted and disjoint: each class's pieces less the time of
+ * the classes above it; within a class the earlier start keeps it. */
+static void resolve_overlaps(struct tp_op_ctx *c)
+{
+	struct seg_list out = { 0 }, covered = { 0 };
+	size_t i = 0;
+
+	qsort(c->segs, c->n_segs, sizeof(*c->segs), by_class_start);
+	while (i < c->n_segs) {
+		int cls = seg_class(c->segs[i].kind);
+		struct seg_list mine = { 0 }, u;
+		size_t k = 0;
+		int64_t reach = INT64_MIN;
+
+		for (; i < c->n_segs && seg_class(c->segs[i].kind) == cls; i++) {
+			int64_t start = c->segs[i].start > reach ? c->segs[i].start : reach;
+
+			if (c->segs[i].end <= start)
+				continue;
+			subtract(&mine, &covered, &k, start, c->segs[i].end, c->segs[i].kind);
+			reach = c->segs[i].end;
+		}
+		for (size_t j = 0; j < mine.n; j++)
+			list_push(&out, mine.v[j].start, mine.v[j].end, mine.v[j].kind);
+		u = merge_union(&covered, &mine);
+		free(covered.v);
+		free(mine.v);
+		covered = u;
+	}
+	free(covered.v);
+	qsort(out.v, out.n, sizeof(*out.v), by_start);
+	free(c->segs);
+	c->segs = out.v;
+	c->n_segs = out.n;
+	c->cap_segs = out.cap;
+}
+
+/* ---- the pieces into the windows ---- */
+
+static void add_part(struct tp_step *s, int64_t *cat_ps, uint32_t kind, int64_t ps)
+{
+	if (kind == TP_SEG_COLLECTIVE) {
+		s->collective_ps = tp_sat_add(s->collective_ps, ps);
+	} else if (kind == TP_SEG_COPY) {
+		s->copy_ps = tp_sat_add(s->copy_ps, ps);
+	} else {
+		s->compute_ps = tp_sat_add(s->compute_ps, ps);
+		cat_ps[kind - TP_SEG_COMPUTE] = tp_sat_add(cat_ps[kind - TP_SEG_COMPUTE], ps);
+	}
+}
+
+static void set_cats(struct tp_op_ctx *c, struct tp_step *s, int64_t *cat_ps)
+{
+	for (size_t k = 0; k < c->n_step_cats; k++) {
+		if (!cat_ps[k])
+			continue;
+		s->cats = tp_xrealloc(s->cats, (s->n_cats + 1) * sizeof(*s->cats));
+		s->cats[s->n_cats++] = (struct tp_step_cat){ c->step_cats[k], cat_ps[k] };
+		cat_ps[k] = 0;
+	}
+	if (s->n_cats > 1)
+		qsort(s->cats, s->n_cats, sizeof(*s->cats), tp_step_cat_cmp);
+}
+
+/* The first piece that ends after t (pieces sorted, disjoint: their ends
+ * ascend too). */
+static size_t first_ending_after(const struct tp_seg *v, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int64_t clip(const struct tp_seg *p, int64_t lo, int64_t hi)
+{
+	int64_t a = p->start > lo ? p->start : lo, b = p->end < hi ? p->end : hi;
+
+	return b > a ? tp_sat_sub(b, a) : 0;
+}
+
+static void fill_step(struct tp_op_ctx *c, struct tp_step *s, int64_t *cat_ps)
+{
+	int64_t end = tp_sat_add(s->start_ps, s->dur_ps), parts;
+
+	s->compute_ps = s->collective_ps = s->copy_ps = 0;
+	for (size_t j = first_ending_after(c->segs, c->n_segs, s->start_ps);
+	     j < c->n_segs && c->segs[j].start < end; j++)
+		add_part(s, cat_ps, c->segs[j].kind, clip(&c->segs[j], s->start_ps, end));
+	set_cats(c, s, cat_ps);
+	parts = tp_sat_add(tp_sat_add(s->compute_ps, s->collective_ps), s->copy_ps);
+	s->idle_ps = tp_sat_sub(s->dur_ps, parts);
+}
+
+/* Pieces outside the union of the windows (windows sorted by start). */
+static void outside_steps(struct tp_op_ctx *c, struct tp_ops_core *core,
+			  const struct tp_step *s)
+{
+	struct seg_list u = { 0 };
+	size_t k = 0;
+
+	for (size_t i = 0; i < core->n_steps; i++) {
+		int64_t end = tp_sat_add(s[i].start_ps, s[i].dur_ps);
+
+		if (u.n && s[i].start_ps <= u.v[u.n - 1].end) {
+			if (end > u.v[u.n - 1].end)
+				u.v[u.n - 1].end = end;
+			continue;
+		}
+		u.v = tp_xgrow(u.v, &u.cap, u.n + 1, sizeof(*u.v));
+		u.v[u.n++] = (struct tp_seg){ s[i].start_ps, end, 0 };
+	}
+	for (size_t j = 0; j < c->n_segs; j++) {
+		const struct tp_seg *p = &c->segs[j];
+		int64_t inside = 0;
+		int cls = seg_class(p->kind);
+
+		while (k < u.n && u.v[k].end <= p->start)
+			k++;
+		for (size_t w = k; w < u.n && u.v[w].start < p->end; w++)
+			inside = tp_sat_add(inside, clip(&u.v[w], p->start, p->end));
+		core->outside_ps[cls] = tp_sat_add(core->outside_ps[cls],
+			tp_sat_sub(tp_sat_sub(p->end, p->start), inside));
+	}
+	free(u.v);
+}
+
+static void extend_span(struct tp_ops_core *core, const struct tp_step *s)
+{
+	int64_t end = tp_sat_add(s->start_ps, s->dur_ps);
+
+	if (!core->has_span || s->start_ps < core->first_start_ps)
+		core->first_start_ps = s->start_ps;
+	if (!core->has_span || end > core->last_end_ps)
+		core->last_end_ps = end;
+	core->has_span = true;
+}
+
+void tp_steps_finish(struct tp_op_ctx *c)
+{
+	struct tp_ops *ops = c->ops;
+	struct tp_ops_core *core = &ops->cores[c->core];
+	struct tp_step *s;
+	int64_t *cat_ps;
+
+	core->clock = core->device_clock_events ? TP_CLOCK_DEVICE : TP_CLOCK_TIMELINE;
+	if (c->map_steps && core->device_clock_events)
+		map_windows(c);
+	s = ops->steps + core->first_step;
+	if (core->step_source == TP_STEPS_INFERRED)
+		to_next_start(ops, core);
+	if (c->seg_lines > 1 || !disjoint_sorted(c->segs, c->n_segs))
+		resolve_overlaps(c);
+	cat_ps = tp_xcalloc(c->n_step_cats + 1, sizeof(*cat_ps));
+	for (size_t i = 0; i < core->n_steps; i++) {
+		fill_step(c, &s[i], cat_ps);
+		/* XProf's device time spans both steps and ops (§7) */
+		if (core->step_source == TP_STEPS_LINE)
+			extend_span(core, &s[i]);
+	}
+	free(cat_ps);
+	if (core->n_steps)
+		outside_steps(c, core, s);
+}
