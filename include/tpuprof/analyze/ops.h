@@ -446,6 +446,41 @@ struct tp_step_run {
 	int64_t start_ps, dur_ps;
 	int64_t id;
 };
+/* Step windows whose markers are on the timeline (XLA Modules runs, a
+ * Steps line) moved to the device clock of the ops inside them (docs/
+ * ops.md, "One clock"): `ops` and `trace` take their steps' spans from
+ * it. Init with the windows (by start, on the timeline; borrowed, moved
+ * in place by finish), then each op event that carries device times,
+ * then finish. */
+struct tp_run_ops {
+	int64_t first_line, first_dev, last_line, last_dev;
+	uint64_t n;
+};
+struct tp_step_map {
+	struct tp_step_run *w;       /* borrowed, n of them                */
+	size_t n;
+	struct tp_run_ops *runs;     /* malloc'd, one per window           */
+	size_t cursor;               /* the last window an op fell in      */
+	/* results of finish */
+	bool moved;                  /* the windows moved to the device clock */
+	size_t dropped;              /* windows left out: no op inside     */
+	bool has_drift;
+	double drift_lo, drift_hi;   /* timeline span / device span of the
+				      * windows' ops, least and most      */
+};
+void tp_step_map_init(struct tp_step_map *m, struct tp_step_run *w, size_t n);
+/* An op event with device times: line_ps its start on the timeline. */
+void tp_step_map_op(struct tp_step_map *m, int64_t line_ps, int64_t start_ps,
+		    int64_t dur_ps);
+/* Moves the windows (unless the clocks agree within TP_DRIFT_TOLERANCE
+ * at every window), drops those no op fell in, sorts them by start and
+ * returns how many are left; their ids are kept (callers number them).
+ * Frees what init made. */
+size_t tp_step_map_finish(struct tp_step_map *m);
+/* Inferred steps: each runs to the next one's start, the last to its own
+ * end (w by start). */
+void tp_step_runs_to_next_start(struct tp_step_run *w, size_t n);
+
 /* How a plane's ops are found: HLO op lines, GPU kernels naming HLO ops,
  * else the TensorFlow op line. False when the plane has none. */
 bool tp_ops_plane_source(const struct tp_plane *pl, enum tp_op_source *src);

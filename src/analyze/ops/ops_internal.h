@@ -117,13 +117,6 @@ struct tp_sweep {
 	bool started;
 };
 
-/* The ops of one step window on the timeline: the first's start and the
- * last's end on both clocks (step_parts.c). */
-struct tp_run_ops {
-	int64_t first_line, first_dev, last_line, last_dev;
-	uint64_t n;
-};
-
 struct tp_op_ctx {
 	struct tp_ops *ops;
 	struct tp_capture *cap;
@@ -158,7 +151,8 @@ struct tp_op_ctx {
 	/* step markers on the timeline, ops on the device clock: each
 	 * step's device span from its ops (step_parts.c) */
 	bool map_steps;
-	struct tp_run_ops *runs;       /* one per step                       */
+	struct tp_step_map map;
+	struct tp_step_run *map_w;     /* the steps' windows, as the map moves them */
 };
 
 /* The stats GPU kernels name their op with, as kept by bulk reading

@@ -19,125 +19,64 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the windows on the ops' clock ---- */
+/* ---- the windows on the ops' clock (step_map.c) ---- */
 
-void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start,
-		      int64_t dur, bool device_clock)
+void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start, int64_t dur,
+		      bool device_clock)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
-	struct tp_run_ops *r;
-	size_t i;
-	int64_t line_end;
 
 	if (device_clock)
 		core->device_clock_events++;
 	else
 		core->timeline_events++;
-	if (!c->map_steps || !device_clock ||
-	    (i = tp_ops_step_at(c->ops, core, line_ps)) == SIZE_MAX)
-		return;
-	r = &c->runs[i];
-	/* the timeline's duration: how long the op lasts there is unknown,
-	 * its device duration stands in (the shift at its end is the one at
-	 * its start) */
-	line_end = tp_sat_add(line_ps, dur);
-	if (!r->n || line_ps < r->first_line) {
-		r->first_line = line_ps;
-		r->first_dev = start;
-	}
-	if (!r->n || line_end > r->last_line) {
-		r->last_line = line_end;
-		r->last_dev = tp_sat_add(start, dur);
-	}
-	r->n++;
+	if (c->map_steps && device_clock)
+		tp_step_map_op(&c->map, line_ps, start, dur);
 }
 
 void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline)
 {
-	size_t n = c->ops->cores[c->core].n_steps;
+	const struct tp_ops_core *core = &c->ops->cores[c->core];
+	const struct tp_step *s = c->ops->steps + core->first_step;
 
-	c->map_steps = markers_on_timeline && n;
-	if (c->map_steps)
-		c->runs = tp_xcalloc(n, sizeof(*c->runs));
-}
-
-static void note_drift(struct tp_ops_core *core, int64_t timeline_ps, int64_t device_ps)
-{
-	double r;
-
-	if (device_ps <= 0)
+	c->map_steps = markers_on_timeline && core->n_steps;
+	if (!c->map_steps)
 		return;
-	r = (double)timeline_ps / (double)device_ps;
-	if (!core->has_drift || r < core->drift_lo)
-		core->drift_lo = r;
-	if (!core->has_drift || r > core->drift_hi)
-		core->drift_hi = r;
-	core->has_drift = true;
+	c->map_w = tp_xmalloc(core->n_steps * sizeof(*c->map_w));
+	for (size_t i = 0; i < core->n_steps; i++)
+		c->map_w[i] = (struct tp_step_run){ s[i].start_ps, s[i].dur_ps, (int64_t)i };
+	tp_step_map_init(&c->map, c->map_w, core->n_steps);
 }
 
-static int by_step_start(const void *a, const void *b)
-{
-	const struct tp_step *x = a, *y = b;
-
-	return (x->start_ps > y->start_ps) - (x->start_ps < y->start_ps);
-}
-
-/* Where the two clocks differ at a window's ops by less than the
- * tolerance of its duration (a few events' device times are a little
- * off, format-facts §11.5), its markers are on both clocks: kept. */
-static bool clocks_agree(const struct tp_run_ops *r, int64_t dur)
-{
-	double tol = TP_DRIFT_TOLERANCE * (double)dur;
-	int64_t a = tp_sat_sub(r->first_dev, r->first_line);
-	int64_t b = tp_sat_sub(r->last_dev, r->last_line);
-
-	return (double)(a < 0 ? -a : a) <= tol && (double)(b < 0 ? -b : b) <= tol;
-}
-
-/* Timeline windows to the device clock: each moved by the two clocks'
- * difference at its first op's start and its last op's end, so its
- * margins around its ops stay what the timeline gives (an inferred run
- * starts with its first op: its device span is its ops'), unless the
- * clocks agree at every step of the core: then none moves. Steps with no op on the device clock are dropped:
- * they have no device span. */
+/* The steps as the map left them: moved, those without ops dropped. */
 static void map_windows(struct tp_op_ctx *c)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_ops_core *core = &ops->cores[c->core];
 	struct tp_step *s = ops->steps + core->first_step;
-	size_t kept = 0;
-	bool move = false;
+	size_t n = tp_step_map_finish(&c->map);
+	struct tp_step *old = tp_xmalloc((core->n_steps + 1) * sizeof(*old));
+	bool *kept = tp_xcalloc(core->n_steps + 1, sizeof(*kept));
 
-	/* one clock for all of the core's steps: all move, or none */
-	for (size_t i = 0; i < core->n_steps; i++)
-		move |= c->runs[i].n && !clocks_agree(&c->runs[i], s[i].dur_ps);
-	for (size_t i = 0; i < core->n_steps; i++) {
-		const struct tp_run_ops *r = &c->runs[i];
-		int64_t end = tp_sat_add(s[i].start_ps, s[i].dur_ps), start;
-
-		if (!r->n) {
-			free(s[i].cats);
-			continue;
-		}
-		note_drift(core, tp_sat_sub(r->last_line, r->first_line),
-			   tp_sat_sub(r->last_dev, r->first_dev));
-		start = s[i].start_ps;
-		if (move) {
-			start = tp_sat_add(start, tp_sat_sub(r->first_dev, r->first_line));
-			end = tp_sat_add(end, tp_sat_sub(r->last_dev, r->last_line));
-		}
-		s[kept] = s[i];
-		s[kept].start_ps = start;
-		s[kept].dur_ps = end > start ? tp_sat_sub(end, start) : 0;
-		kept++;
+	memcpy(old, s, core->n_steps * sizeof(*old));
+	for (size_t i = 0; i < n; i++) {
+		s[i] = old[c->map_w[i].id];
+		s[i].start_ps = c->map_w[i].start_ps;
+		s[i].dur_ps = c->map_w[i].dur_ps;
+		kept[c->map_w[i].id] = true;
 	}
-	core->steps_without_ops = core->n_steps - kept;
-	ops->n_steps -= core->n_steps - kept;
-	core->n_steps = kept;
-	core->clock_mapped = move;
-	/* device starts follow the runs' order; sorted all the same, as
-	 * tp_ops_step_at and the windows' union need */
-	qsort(s, kept, sizeof(*s), by_step_start);
+	for (size_t i = 0; i < core->n_steps; i++)
+		if (!kept[i])
+			free(old[i].cats);
+	free(old);
+	free(kept);
+	core->clock_mapped = c->map.moved;
+	core->steps_without_ops = c->map.dropped;
+	core->has_drift = c->map.has_drift;
+	core->drift_lo = c->map.drift_lo;
+	core->drift_hi = c->map.drift_hi;
+	ops->n_steps -= core->n_steps - n;
+	core->n_steps = n;
 }
 
 /* An inferred step runs to the start of the next run. */
@@ -393,6 +332,8 @@ void tp_steps_finish(struct tp_op_ctx *c)
 	core->clock = core->device_clock_events ? TP_CLOCK_DEVICE : TP_CLOCK_TIMELINE;
 	if (c->map_steps && core->device_clock_events)
 		map_windows(c);
+	else if (c->map_steps)
+		free(c->map.runs);
 	s = ops->steps + core->first_step;
 	if (core->step_source == TP_STEPS_INFERRED)
 		to_next_start(ops, core);

@@ -105,9 +105,9 @@ void tp_sweep_release(struct tp_op_ctx *c)
 {
 	free(c->segs);
 	free(c->sweep.open);
-	free(c->runs);
+	free(c->map_w);
 	c->segs = NULL;
 	c->sweep.open = NULL;
-	c->runs = NULL;
+	c->map_w = NULL;
 	c->n_segs = c->cap_segs = c->sweep.cap = c->seg_lines = 0;
 }

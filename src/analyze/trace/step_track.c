@@ -5,7 +5,9 @@
  * `group_id`), else inferred: one slice per run of the program with the
  * most device time, on TPU its runs on the "XLA Modules" line, on GPU the
  * executions of its kernels ("Steps (inferred: jit_train_step)", slices
- * "step 0", "step 1", ... with `step` and `program_id`).
+ * "step 0", "step 1", ... with `step` and `program_id`), each to the
+ * next run's start. The spans are those of `ops`: TPU runs on the
+ * timeline move to their ops' device clock (tp_step_map).
  */
 #include "trace_internal.h"
 
@@ -114,6 +116,36 @@ static size_t module_runs(struct tl *t, struct tp_program_time *best, struct tp_
 	return n;
 }
 
+/* TPU runs on the timeline, ops on the device clock: the runs moved to
+ * their ops' device spans, as `ops` moves its steps (tp_step_map). */
+static size_t to_device_clock(struct tl *t, struct tp_step_run *runs, size_t n)
+{
+	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
+	struct tp_step_map m;
+	bool device = false;
+
+	tp_step_map_init(&m, runs, n);
+	for (size_t l = 0; l < t->pl->n_lines; l++) {
+		const struct tp_line *ln = &t->pl->lines[l];
+		struct tp_event_iter it;
+		struct tp_event ev;
+
+		if (!tp_ops_line_used(TP_OPSRC_TPU, ln))
+			continue;
+		tp_event_iter_init_read(&it, xs, t->pl, ln);
+		while (tp_event_iter_next(&it, &ev) > 0)
+			if (ev.timed && ev.device_clock) {
+				device = true;
+				tp_step_map_op(&m, ev.line_start_ps, ev.start_ps, ev.dur_ps);
+			}
+	}
+	if (!device) {
+		free(m.runs);
+		return n;
+	}
+	return tp_step_map_finish(&m);
+}
+
 void tl_steps_track(struct tl *t)
 {
 	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
@@ -133,8 +165,11 @@ void tl_steps_track(struct tl *t)
 		group = true;
 	else if (src == TP_OPSRC_GPU)
 		n = tp_ops_gpu_program_runs(xs, t->pl, &best, &runs);
-	else if (src == TP_OPSRC_TPU)
-		n = module_runs(t, &best, &runs);
+	else if (src == TP_OPSRC_TPU && (n = module_runs(t, &best, &runs)))
+		n = to_device_clock(t, runs, n);
+	/* an inferred step runs to the next run's start, as in `ops` */
+	if (!group)
+		tp_step_runs_to_next_start(runs, n);
 	for (size_t i = 0; i < n; i++) {
 		int64_t start = tp_sat_add(runs[i].start_ps, t->shift_ps[t->host]);
 		int64_t end = tp_sat_add(start, runs[i].dur_ps);
