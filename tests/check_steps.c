@@ -457,8 +457,8 @@ START_TEST(test_one_clock)
 			ck_assert_int_eq(s->copy_ps, w->copy);
 			ck_assert_int_eq(s->collective_ps, 0);
 			ck_assert_int_eq(s->idle_ps, w->idle);
-			ck_assert_int_eq(s->compute_ps + s->collective_ps + s->copy_ps + s->idle_ps,
-					 s->dur_ps);
+			ck_assert_int_eq(s->compute_ps + s->collective_ps + s->copy_ps + s->input_ps +
+					 s->idle_ps, s->dur_ps);
 		}
 		ck_assert_int_eq(tp_ops_core_outside_ps(k), 0);
 	}
@@ -520,9 +520,9 @@ START_TEST(test_steps_partition)
 			const struct tp_step *s = &ops.steps[k->first_step + i];
 			int64_t cats = 0;
 
-			ck_assert_msg(s->compute_ps + s->collective_ps + s->copy_ps + s->idle_ps ==
-				      s->dur_ps, "%s core %zu step %zu", path, c, i);
-			ck_assert(s->idle_ps >= 0);
+			ck_assert_msg(s->compute_ps + s->collective_ps + s->copy_ps + s->input_ps +
+				      s->idle_ps == s->dur_ps, "%s core %zu step %zu", path, c, i);
+			ck_assert(s->idle_ps >= 0 && s->input_ps >= 0);
 			for (size_t j = 0; j < s->n_cats; j++)
 				cats += s->cats[j].ps;
 			ck_assert_int_eq(cats, s->compute_ps);
@@ -535,6 +535,64 @@ START_TEST(test_steps_partition)
 }
 END_TEST
 
+/* Input time: a TPU core's one run of jit_a [1000, 2000) holds a fusion
+ * [1000, 1400); the host's IteratorGetNextOp::DoCompute [1300, 1700)
+ * overlaps the idle [1400, 1700): input 300; a "ParseExample" [1700,
+ * 1900) is no input event; idle 300. An "InfeedEnqueueTuple" after the
+ * run is in no step. */
+START_TEST(test_input_time)
+{
+	static const char *const names[] = { "program_id", "symbol_id", "hlo_category" };
+	static const struct ev mods[] = { { 20, 1000, 1000, { { 0 } } } };
+	static const struct ev opev[] = { { 7, 1000, 400, { { 0 } } } };
+	static const struct ev host[] = {
+		{ 30, 1300, 400, { { 0 } } }, { 31, 1700, 200, { { 0 } } }, { 32, 2500, 100, { { 0 } } },
+	};
+	struct pb space = { 0 }, plane = { 0 }, hp = { 0 };
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	struct tp_steps_summary sum;
+	struct tp_error err = { 0 };
+	const struct tp_step *st;
+	const char *paths[1];
+	char *path;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	line(&plane, 1, "XLA Modules", mods, 1, NULL);
+	line(&plane, 2, "XLA Ops", opev, 1, NULL);
+	event_meta(&plane, 20, 0, "jit_a(1)", NULL);
+	event_meta(&plane, 7, 1, "fusion.1", "loop fusion");
+	stat_metas(&plane, names, 3, 1);
+	pb_msg(&space, 1, &plane);
+	pb_free(&plane);
+	pb_str(&hp, 2, "/host:CPU");
+	line(&hp, 3, "tf_data_iterator_get_next", host, 3, NULL);
+	event_meta(&hp, 30, 0, "IteratorGetNextOp::DoCompute", NULL);
+	event_meta(&hp, 31, 0, "ParseExample", NULL);
+	event_meta(&hp, 32, 0, "InfeedEnqueueTuple", NULL);
+	pb_msg(&space, 1, &hp);
+	pb_free(&hp);
+	path = write_temp(".xplane.pb", space.data, space.len);
+	pb_free(&space);
+	paths[0] = path;
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(ops.n_cores, 1);
+	ck_assert_uint_eq(ops.cores[0].n_steps, 1);
+	st = &ops.steps[ops.cores[0].first_step];
+	ck_assert_int_eq(st->dur_ps, 1000);
+	ck_assert_int_eq(st->compute_ps, 400);
+	ck_assert_int_eq(st->input_ps, 300);
+	ck_assert_int_eq(st->idle_ps, 300);
+	tp_steps_summarize(&ops, &ops.cores[0], &sum);
+	ck_assert_int_eq(sum.input_ps, 300);
+	ck_assert(tp_ops_is_input_name(tp_str_make("IteratorGetNextAsOptional_6:IteratorGetNextAsOptional", 54)));
+	ck_assert(!tp_ops_is_input_name(tp_str_make("ParseExample", 12)));
+	done(&cap, &ops, path);
+}
+END_TEST
+
 static Suite *steps_suite(void)
 {
 	Suite *s = suite_create("steps");
@@ -543,6 +601,7 @@ static Suite *steps_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_gpu_steps, 0, 2);
 	tcase_add_test(tc, test_group_steps);
+	tcase_add_test(tc, test_input_time);
 	tcase_add_loop_test(tc, test_steps_partition, 0,
 			    sizeof(partition_captures) / sizeof(partition_captures[0]));
 	tcase_add_loop_test(tc, test_one_clock, 0, sizeof(clock_cases) / sizeof(clock_cases[0]));

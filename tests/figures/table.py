@@ -703,7 +703,7 @@ def step_parts_sum(cap):
     categories to its compute; no part negative."""
     for c in cap.json("ops")["cores"]:
         for i, st in enumerate(c.get("steps") or []):
-            parts = st["compute_ps"] + st["collective_ps"] + st["copy_ps"] + st["idle_ps"]
+            parts = st["compute_ps"] + st["collective_ps"] + st["copy_ps"] + st["input_ps"] + st["idle_ps"]
             if parts != st["duration_ps"] or min(st["compute_ps"], st["idle_ps"]) < 0:
                 yield "%s step %d: parts %d, duration %d" % (c["plane"], i, parts, st["duration_ps"])
             if sum(x["ps"] for x in st["compute_by_category"]) != st["compute_ps"]:

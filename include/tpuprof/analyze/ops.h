@@ -161,13 +161,17 @@ struct tp_step_cat {
  * end): on TPU its "XLA Modules" line's, on GPU one execution of its
  * kernels (core_lines.c). On the core's clock (tp_ops_core.clock). Its
  * parts partition it: the instants its ops own, by kind (step_parts.c:
- * clipped to the window, each instant once), and idle, the rest:
- * compute + collective + copy + idle = duration, exactly. */
+ * clipped to the window, each instant once), input (the rest that the
+ * host's input events overlap) and idle, the rest:
+ * compute + collective + copy + input + idle = duration, exactly. */
 struct tp_step {
 	size_t core;
 	struct tp_str name;          /* event name or group id, pooled    */
 	int64_t start_ps, dur_ps;
 	int64_t compute_ps, collective_ps, copy_ps, idle_ps;
+	int64_t input_ps;            /* instants no op owns that the host's
+					input events overlap (XProf's
+					input attribution): not idle      */
 	/* compute_ps by op category, most first (ties by name): they sum
 	 * to compute_ps. malloc'd; NULL when the step has no compute. */
 	struct tp_step_cat *cats;
@@ -279,7 +283,7 @@ struct tp_steps_summary {
 	size_t n_steps, n_steady;
 	bool warmup;                  /* the first step was left out        */
 	int64_t step_ps;              /* mean steady step: sum_ps / n_steady */
-	int64_t sum_ps, compute_ps, collective_ps, copy_ps, idle_ps;
+	int64_t sum_ps, compute_ps, collective_ps, copy_ps, idle_ps, input_ps;
 };
 void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core,
 			struct tp_steps_summary *out);
@@ -477,6 +481,16 @@ void tp_step_map_op(struct tp_step_map *m, int64_t line_ps, int64_t start_ps,
  * returns how many are left; their ids are kept (callers number them).
  * Frees what init made. */
 size_t tp_step_map_finish(struct tp_step_map *m);
+/* A host event that is input to the device (step_input.c): the tf.data
+ * iterator's get-next ("IteratorGetNext…", "Iterator::GetNext…", or a
+ * TF op "name:IteratorGetNext…"), the TPU infeed enqueue ("…InfeedEnqueue…"). */
+bool tp_ops_is_input_name(struct tp_str name);
+/* The host's input events (tp_ops_is_input_name) as sorted, merged
+ * spans on its timeline (ids unused); *out malloc'd. Reads the host
+ * planes' lines (one thread). */
+size_t tp_ops_input_spans(const struct tp_host *h, struct tp_step_run **out);
+/* qsort order of step categories: most time first, ties by name. */
+int tp_step_cat_cmp(const void *a, const void *b);
 /* Inferred steps: each runs to the next one's start, the last to its own
  * end (w by start). */
 void tp_step_runs_to_next_start(struct tp_step_run *w, size_t n);

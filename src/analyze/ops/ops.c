@@ -103,7 +103,7 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 	tp_steps_finish(c);
 	tp_ops_read_debug_prints(c);
 	finish_core(frag, &frag->cores[0]);
-	tp_ops_step_cats_finish(c);
+	tp_sweep_release(c);
 	tp_op_ctx_release(c);
 	/* the ops hold copies of what they need from the plane's bytes */
 	tp_xspace_drop(&c->host->xs, c->pl->bytes.ptr, c->pl->bytes.len);
@@ -135,6 +135,8 @@ struct core_pool {
 	struct core_job *jobs;
 	size_t n_jobs;
 	struct tp_op_bufs *bufs;     /* one per worker thread              */
+	struct tp_step_run **input;  /* per host: its input spans (step_input.c) */
+	size_t *n_input;
 };
 
 /* A finished job keeps its arrays at their size, not their capacity:
@@ -167,6 +169,8 @@ static void run_job(void *ctx, size_t i, unsigned worker)
 	c.filter = pool->filter;
 	c.host = job->host;
 	c.pl = job->plane;
+	c.input = pool->input[job->host - pool->cap->hosts];
+	c.n_input = pool->n_input[job->host - pool->cap->hosts];
 	scan_core(&job->frag, &c, job->src);
 	shrink_fragment(&job->frag);
 }
@@ -255,6 +259,25 @@ static void collect_jobs(struct core_pool *pool, struct tp_capture *cap,
 	}
 }
 
+/* The host input events of every host with a core to read, before the
+ * jobs: a host's planes are read by one thread. */
+static void input_spans(struct core_pool *pool)
+{
+	size_t n = pool->cap->n_hosts + 1;
+	bool *read = tp_xcalloc(n, sizeof(*read));
+
+	pool->input = tp_xcalloc(n, sizeof(*pool->input));
+	pool->n_input = tp_xcalloc(n, sizeof(*pool->n_input));
+	for (size_t j = 0; j < pool->n_jobs; j++) {
+		size_t h = (size_t)(pool->jobs[j].host - pool->cap->hosts);
+
+		if (!read[h])
+			pool->n_input[h] = tp_ops_input_spans(pool->jobs[j].host, &pool->input[h]);
+		read[h] = true;
+	}
+	free(read);
+}
+
 static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 			 const struct tp_ops_filter *f, struct tp_error *err)
 {
@@ -288,7 +311,12 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	pool.filter = f;
 	collect_jobs(&pool, cap, sel);
 	tp_selection_release(&own);
+	input_spans(&pool);
 	run_jobs(&pool);
+	for (size_t h = 0; h < cap->n_hosts; h++)
+		free(pool.input[h]);
+	free(pool.input);
+	free(pool.n_input);
 	reserve_all(ops, &pool);
 	for (size_t j = 0; j < pool.n_jobs; j++)
 		append_fragment(ops, &pool.jobs[j].frag);

@@ -150,6 +150,11 @@ struct tp_op_ctx {
 	struct tp_sweep sweep;
 	/* step markers on the timeline, ops on the device clock: each
 	 * step's device span from its ops (step_parts.c) */
+	/* the host's input spans (step_input.c), borrowed; each step's
+	 * shift onto the core's clock (0 unless its steps moved) */
+	const struct tp_step_run *input;
+	size_t n_input;
+	int64_t *step_shift;
 	bool map_steps;
 	struct tp_step_map map;
 	struct tp_step_run *map_w;     /* the steps' windows, as the map moves them */
@@ -266,6 +271,7 @@ void tp_sweep_line_start(struct tp_op_ctx *c);
 void tp_sweep_push(struct tp_op_ctx *c, int64_t start, int64_t dur, uint32_t kind);
 void tp_sweep_line_end(struct tp_op_ctx *c);
 void tp_sweep_line_abandon(struct tp_op_ctx *c);
+/* Frees what the sweep, the step map and the step categories made. */
 void tp_sweep_release(struct tp_op_ctx *c);
 /* The piece kind of an op (TP_SEG_*). */
 uint32_t tp_seg_kind(struct tp_op_ctx *c, struct tp_op *op);
@@ -277,15 +283,11 @@ void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline);
 void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start,
 		      int64_t dur, bool device_clock);
 void tp_steps_finish(struct tp_op_ctx *c);
+
 /* The slot of the op's category among the core's step categories,
  * made on first sight. */
 size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op);
-/* Each step's compute by category from c->cat_ps (tp_step.cats), once
- * the core's lines are read; frees the ctx's category tables. */
-void tp_ops_step_cats_finish(struct tp_op_ctx *c);
-/* qsort order of step categories: most time first, ties by name
- * (steps_summary.c). */
-int tp_step_cat_cmp(const void *a, const void *b);
+
 /* The device time of the core's "debug_print" events, into the steps
  * that hold them (op_debug_print.c). */
 void tp_ops_read_debug_prints(struct tp_op_ctx *c);

@@ -12,12 +12,121 @@
  * precedence where lines overlap, are clipped to each window: compute,
  * collective and copy time; idle is the rest, so the parts add up to the
  * duration exactly. Pieces outside every window are the core's
- * outside-steps time.
+ * outside-steps time. *
+ * The op pieces: each op line is swept in start order, as it is nested:
+ * the innermost open event owns the instant (XProf's self time, where
+ * events nest; an event that outlasts its parent owns the instants after
+ * the parent's end, so no instant is counted twice). The pieces are kept
+ * as runs of one kind (a compute category, collective, copy), adjacent
+ * runs of one kind joined.
  */
 #include "ops_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the sweep: a line's op time as owned pieces ---- */
+
+static void emit(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind)
+{
+	struct tp_seg *last = c->n_segs ? &c->segs[c->n_segs - 1] : NULL;
+
+	if (end <= start)
+		return;
+	if (last && c->n_segs > c->line_segs0 && last->kind == kind &&
+	    last->end == start) {
+		last->end = end;
+		return;
+	}
+	c->segs = tp_xgrow(c->segs, &c->cap_segs, c->n_segs + 1, sizeof(*c->segs));
+	c->segs[c->n_segs++] = (struct tp_seg){ start, end, kind };
+}
+
+/* Time runs on to t: the open events own it, innermost first; those that
+ * end by t leave the stack. */
+static void advance(struct tp_op_ctx *c, int64_t t)
+{
+	struct tp_sweep *s = &c->sweep;
+
+	while (s->depth) {
+		struct tp_sweep_open *top = &s->open[s->depth - 1];
+		int64_t until = top->end < t ? top->end : t;
+
+		if (top->end <= s->t) {  /* ended under an event that outlasted it */
+			s->depth--;
+			continue;
+		}
+		emit(c, s->t, until, top->kind);
+		s->t = until;
+		if (top->end > t)
+			break;
+		s->depth--;
+	}
+	if (t > s->t)
+		s->t = t;
+}
+
+uint32_t tp_seg_kind(struct tp_op_ctx *c, struct tp_op *op)
+{
+	if (op->collective)
+		return TP_SEG_COLLECTIVE;
+	if (op->copy)
+		return TP_SEG_COPY;
+	return TP_SEG_COMPUTE + (uint32_t)tp_ops_step_cat(c, op);
+}
+
+void tp_sweep_line_start(struct tp_op_ctx *c)
+{
+	c->sweep.depth = 0;
+	c->sweep.started = false;
+	c->line_segs0 = c->n_segs;
+}
+
+void tp_sweep_push(struct tp_op_ctx *c, int64_t start, int64_t dur, uint32_t kind)
+{
+	struct tp_sweep *s = &c->sweep;
+
+	if (!s->started) {
+		s->started = true;
+		s->t = start;
+	}
+	advance(c, start);
+	s->open = tp_xgrow(s->open, &s->cap, s->depth + 1, sizeof(*s->open));
+	s->open[s->depth++] = (struct tp_sweep_open){ tp_sat_add(start, dur > 0 ? dur : 0),
+						      kind };
+}
+
+void tp_sweep_line_end(struct tp_op_ctx *c)
+{
+	if (c->sweep.started)
+		advance(c, INT64_MAX);
+	c->sweep.depth = 0;
+	if (c->n_segs > c->line_segs0)
+		c->seg_lines++;
+}
+
+void tp_sweep_line_abandon(struct tp_op_ctx *c)
+{
+	c->n_segs = c->line_segs0;
+	c->sweep.depth = 0;
+	c->sweep.started = false;
+}
+
+void tp_sweep_release(struct tp_op_ctx *c)
+{
+	free(c->step_cats);
+	c->step_cats = NULL;
+	c->n_step_cats = c->cap_step_cats = 0;
+	free(c->segs);
+	free(c->sweep.open);
+	free(c->map_w);
+	free(c->step_shift);
+	c->step_shift = NULL;
+	c->segs = NULL;
+	c->sweep.open = NULL;
+	c->map_w = NULL;
+	c->n_segs = c->cap_segs = c->sweep.cap = c->seg_lines = 0;
+}
 
 /* ---- the windows on the ops' clock (step_map.c) ---- */
 
@@ -59,7 +168,9 @@ static void map_windows(struct tp_op_ctx *c)
 	bool *kept = tp_xcalloc(core->n_steps + 1, sizeof(*kept));
 
 	memcpy(old, s, core->n_steps * sizeof(*old));
+	c->step_shift = tp_xcalloc(n + 1, sizeof(*c->step_shift));
 	for (size_t i = 0; i < n; i++) {
+		c->step_shift[i] = tp_sat_sub(c->map_w[i].start_ps, old[c->map_w[i].id].start_ps);
 		s[i] = old[c->map_w[i].id];
 		s[i].start_ps = c->map_w[i].start_ps;
 		s[i].dur_ps = c->map_w[i].dur_ps;
@@ -214,6 +325,43 @@ static void resolve_overlaps(struct tp_op_ctx *c)
 	c->cap_segs = out.cap;
 }
 
+static int64_t clip(const struct tp_seg *p, int64_t lo, int64_t hi)
+{
+	int64_t a = p->start > lo ? p->start : lo, b = p->end < hi ? p->end : hi;
+
+	return b > a ? tp_sat_sub(b, a) : 0;
+}
+
+/* ---- input time: idle the host's input events overlap (steps/step_input.c) ---- */
+
+/* The instants of [lo, hi) that input spans (moved by shift) cover and
+ * the pieces do not. */
+static int64_t input_in(const struct tp_op_ctx *c, int64_t lo, int64_t hi, int64_t shift)
+{
+	const struct tp_step_run *in = c->input;
+	int64_t sum = 0;
+	size_t j = 0;
+
+	for (size_t i = 0; i < c->n_input; i++) {
+		int64_t a = tp_sat_add(in[i].start_ps, shift);
+		int64_t b = tp_sat_add(a, in[i].dur_ps);
+
+		if (b <= lo)
+			continue;
+		if (a >= hi)
+			break;
+		a = a > lo ? a : lo;
+		b = b < hi ? b : hi;
+		sum = tp_sat_add(sum, tp_sat_sub(b, a));
+		/* less the op pieces inside [a, b) (pieces sorted, disjoint) */
+		while (j < c->n_segs && c->segs[j].end <= a)
+			j++;
+		for (size_t k = j; k < c->n_segs && c->segs[k].start < b; k++)
+			sum = tp_sat_sub(sum, clip(&c->segs[k], a, b));
+	}
+	return sum;
+}
+
 /* ---- the pieces into the windows ---- */
 
 static void add_part(struct tp_step *s, int64_t *cat_ps, uint32_t kind, int64_t ps)
@@ -258,14 +406,7 @@ static size_t first_ending_after(const struct tp_seg *v, size_t n, int64_t t)
 	return lo;
 }
 
-static int64_t clip(const struct tp_seg *p, int64_t lo, int64_t hi)
-{
-	int64_t a = p->start > lo ? p->start : lo, b = p->end < hi ? p->end : hi;
-
-	return b > a ? tp_sat_sub(b, a) : 0;
-}
-
-static void fill_step(struct tp_op_ctx *c, struct tp_step *s, int64_t *cat_ps)
+static void fill_step(struct tp_op_ctx *c, struct tp_step *s, int64_t *cat_ps, int64_t shift)
 {
 	int64_t end = tp_sat_add(s->start_ps, s->dur_ps), parts;
 
@@ -275,7 +416,8 @@ static void fill_step(struct tp_op_ctx *c, struct tp_step *s, int64_t *cat_ps)
 		add_part(s, cat_ps, c->segs[j].kind, clip(&c->segs[j], s->start_ps, end));
 	set_cats(c, s, cat_ps);
 	parts = tp_sat_add(tp_sat_add(s->compute_ps, s->collective_ps), s->copy_ps);
-	s->idle_ps = tp_sat_sub(s->dur_ps, parts);
+	s->input_ps = c->n_input ? input_in(c, s->start_ps, end, shift) : 0;
+	s->idle_ps = tp_sat_sub(tp_sat_sub(s->dur_ps, parts), s->input_ps);
 }
 
 /* Pieces outside the union of the windows (windows sorted by start). */
@@ -341,7 +483,7 @@ void tp_steps_finish(struct tp_op_ctx *c)
 		resolve_overlaps(c);
 	cat_ps = tp_xcalloc(c->n_step_cats + 1, sizeof(*cat_ps));
 	for (size_t i = 0; i < core->n_steps; i++) {
-		fill_step(c, &s[i], cat_ps);
+		fill_step(c, &s[i], cat_ps, c->step_shift ? c->step_shift[i] : 0);
 		/* XProf's device time spans both steps and ops (§7) */
 		if (core->step_source == TP_STEPS_LINE)
 			extend_span(core, &s[i]);

@@ -217,31 +217,3 @@ size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
 		return SIZE_MAX;
 	return lo - 1;
 }
-
-size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op)
-{
-	size_t k;
-
-	if (op->step_cat)
-		return op->step_cat - 1;
-	/* categories are pooled: one pointer per distinct string */
-	for (k = 0; k < c->n_step_cats; k++)
-		if (c->step_cats[k].ptr == op->category.ptr &&
-		    c->step_cats[k].len == op->category.len)
-			break;
-	if (k == c->n_step_cats) {
-		c->step_cats = tp_xgrow(c->step_cats, &c->cap_step_cats, k + 1,
-					sizeof(*c->step_cats));
-		c->step_cats[c->n_step_cats++] = op->category;
-	}
-	op->step_cat = (uint32_t)k + 1;
-	return k;
-}
-
-void tp_ops_step_cats_finish(struct tp_op_ctx *c)
-{
-	free(c->step_cats);
-	c->step_cats = NULL;
-	c->n_step_cats = c->cap_step_cats = 0;
-	tp_sweep_release(c);
-}

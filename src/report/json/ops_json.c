@@ -224,13 +224,14 @@ static json_t *cats_json(const struct tp_step_cat *v, size_t n, int64_t whole)
 
 static json_t *step_json(const struct tp_step *s)
 {
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
 		"name", tp_json_str(s->name),
 		"start_ps", tp_json_int(s->start_ps),
 		"duration_ps", tp_json_int(s->dur_ps),
 		"compute_ps", tp_json_int(s->compute_ps),
 		"collective_ps", tp_json_int(s->collective_ps),
 		"copy_ps", tp_json_int(s->copy_ps),
+		"input_ps", tp_json_int(s->input_ps),
 		"idle_ps", tp_json_int(s->idle_ps),
 		"warmup", s->warmup, "debug_print_ps", tp_json_int(s->debug_print_ps),
 		"compute_by_category", cats_json(s->cats, s->n_cats, -1));
@@ -274,7 +275,7 @@ static void steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
 		return;
 	}
 	tp_steps_summarize(ops, c, &sum);
-	steady = json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+	steady = json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"n_steps", tp_json_uint(sum.n_steps),
 		"n_steady", tp_json_uint(sum.n_steady),
 		"warmup_left_out", sum.warmup,
@@ -283,9 +284,11 @@ static void steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
 		"compute_ps", tp_json_int(sum.compute_ps),
 		"collective_ps", tp_json_int(sum.collective_ps),
 		"copy_ps", tp_json_int(sum.copy_ps),
+		"input_ps", tp_json_int(sum.input_ps),
 		"idle_ps", tp_json_int(sum.idle_ps),
 		"collective_share", share(sum.collective_ps, sum.sum_ps),
 		"copy_share", share(sum.copy_ps, sum.sum_ps),
+		"input_share", share(sum.input_ps, sum.sum_ps),
 		"idle_share", share(sum.idle_ps, sum.sum_ps));
 	n_cats = tp_steps_steady_categories(ops, c, &cats);
 	json_object_set_new(steady, "compute_by_category", cats_json(cats, n_cats, sum.compute_ps));

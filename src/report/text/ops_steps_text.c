@@ -77,11 +77,14 @@ static void steps_head(FILE *out, const struct tp_ops *ops,
 	tp_text_clock_notes(out, c);
 	tp_steps_summarize(ops, c, &sum);
 	fprintf(out, "  steady state (%zu step%s%s): step %s; compute %.1f%%, collectives %.1f%%,"
-		" copies %.1f%%, idle %.1f%% of step time\n", sum.n_steady,
+		" copies %.1f%%, ", sum.n_steady,
 		sum.n_steady == 1 ? "" : "s", sum.warmup ? ", the warm-up step left out" : "",
 		tp_fmt_ps(t_s, sizeof(t_s), sum.step_ps), pct(sum.compute_ps, sum.sum_ps),
-		pct(sum.collective_ps, sum.sum_ps), pct(sum.copy_ps, sum.sum_ps),
-		pct(sum.idle_ps, sum.sum_ps));
+		pct(sum.collective_ps, sum.sum_ps), pct(sum.copy_ps, sum.sum_ps));
+	/* input only where the host has input events: the same line otherwise */
+	if (sum.input_ps)
+		fprintf(out, "input %.1f%%, ", pct(sum.input_ps, sum.sum_ps));
+	fprintf(out, "idle %.1f%% of step time\n", pct(sum.idle_ps, sum.sum_ps));
 	steady_categories(out, ops, c, sum.compute_ps);
 }
 
@@ -90,20 +93,29 @@ void tp_text_steps(FILE *out, const struct tp_ops *ops,
 {
 	size_t n = limit && c->n_steps > limit ? limit : c->n_steps;
 
+	bool input = false;
+
+	for (size_t i = 0; i < c->n_steps; i++)
+		input |= ops->steps[c->first_step + i].input_ps > 0;
 	steps_head(out, ops, c);
-	fprintf(out, "  %-12s %10s %10s %10s %10s %10s\n",
-		"step", "duration", "compute", "collective", "copy", "idle");
+	fprintf(out, "  %-12s %10s %10s %10s %10s", "step", "duration", "compute", "collective",
+		"copy");
+	if (input)
+		fprintf(out, " %10s", "input");
+	fprintf(out, " %10s\n", "idle");
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_step *s = &ops->steps[c->first_step + i];
-		char t_d[32], t_c[32], t_k[32], t_y[32], t_i[32];
+		char t_d[32], t_c[32], t_k[32], t_y[32], t_n[32], t_i[32];
 
-		fprintf(out, "  %-12.*s %10s %10s %10s %10s %10s%s\n",
+		fprintf(out, "  %-12.*s %10s %10s %10s %10s",
 			(int)(s->name.len > 12 ? 12 : s->name.len), TP_SPTR(s->name),
 			tp_fmt_ps(t_d, sizeof(t_d), s->dur_ps),
 			tp_fmt_ps(t_c, sizeof(t_c), s->compute_ps),
 			tp_fmt_ps(t_k, sizeof(t_k), s->collective_ps),
-			tp_fmt_ps(t_y, sizeof(t_y), s->copy_ps),
-			tp_fmt_ps(t_i, sizeof(t_i), s->idle_ps),
+			tp_fmt_ps(t_y, sizeof(t_y), s->copy_ps));
+		if (input)
+			fprintf(out, " %10s", tp_fmt_ps(t_n, sizeof(t_n), s->input_ps));
+		fprintf(out, " %10s%s\n", tp_fmt_ps(t_i, sizeof(t_i), s->idle_ps),
 			s->warmup ? "  warm-up" : "");
 	}
 	if (n < c->n_steps)

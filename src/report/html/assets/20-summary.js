@@ -25,7 +25,7 @@ const SummaryView = {
 		const s = el("section", { id: "summary-steps" }, el("h3", {}, "Steps"));
 		const cores = (ops.cores || []).filter(function (c) { return c.steps; });
 		const t = el("table", { class: "plain", id: "summary-steps-cores" }, el("tr", {},
-			["host", "core", "clock", "steps", "from", "steady step", "compute", "collectives", "copies", "idle",
+			["host", "core", "clock", "steps", "from", "steady step", "compute", "collectives", "copies", "input", "idle",
 			 "outside the steps", "compute by category (of compute)"].map(function (h) {
 				return el("th", {}, h);
 			})));
@@ -50,6 +50,7 @@ const SummaryView = {
 				el("td", { class: "num" }, share(st.compute_ps)),
 				el("td", { class: "num" + (st.collective_share >= 0.3 ? " warn" : "") }, share(st.collective_ps)),
 				el("td", { class: "num" + (st.copy_share > 0.1 ? " warn" : "") }, share(st.copy_ps)),
+				el("td", { class: "num" + (st.input_share > 0.1 ? " warn" : "") }, share(st.input_ps || 0)),
 				el("td", { class: "num" + (st.idle_share > 0.1 ? " warn" : "") }, share(st.idle_ps)),
 				el("td", { class: "num" }, out.op_ps ? fmtPs(out.op_ps) + " of op time" : "–"),
 				el("td", { class: "muted steps-categories" }, cats)));

@@ -5,9 +5,11 @@
  * across cores (and hosts) the slowest core and the spread, XProf's pod
  * viewer's straggler.
  */
-#include "ops_internal.h"
+#include "tpuprof/analyze/ops.h"
+#include "tpuprof/util/util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -54,6 +56,7 @@ void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core
 		out->collective_ps = tp_sat_add(out->collective_ps, s->collective_ps);
 		out->copy_ps = tp_sat_add(out->copy_ps, s->copy_ps);
 		out->idle_ps = tp_sat_add(out->idle_ps, s->idle_ps);
+		out->input_ps = tp_sat_add(out->input_ps, s->input_ps);
 	}
 	out->step_ps = out->n_steady ? out->sum_ps / (int64_t)out->n_steady : 0;
 }
