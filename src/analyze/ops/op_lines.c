@@ -333,7 +333,7 @@ static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
 	while (n < cap && tp_event_iter_next(&it, &ev) > 0) {
 		uint32_t id = tp_op_resolve_fast(c, &ev);
 
-		if (id != TP_OP_NONE && ev.timed)
+		if (id != TP_OP_NONE && ev.timed && tp_op_duty_counts(c, ev.start_ps))
 			b->recs[n++] = record_of(ev.start_ps, ev.dur_ps, id);
 	}
 	nest(c, b, n);
@@ -364,18 +364,41 @@ static inline void add_timed(struct line_pass *lp, uint32_t id, int64_t start,
 		stream_push(lp->c, &lp->st, &r);
 }
 
+/* An aggregated event (num_occurrences, no offset): its duration is the
+ * time of all its occurrences, max(1, n) of them, as XProf counts it.
+ * It has no time of its own: XProf's visitor places it at its line's
+ * start, which the core's span takes (so device time holds it); it
+ * nests with no event and lies in no step. */
+static void add_aggregated(struct line_pass *lp, uint32_t id, const struct tp_event *ev)
+{
+	struct tp_op *op = &lp->c->ops->ops[id];
+	int64_t dur = ev->dur_ps > 0 ? ev->dur_ps : 0;
+
+	op->occurrences += (uint64_t)(ev->num_occurrences > 1 ? ev->num_occurrences : 1);
+	op->total_ps = tp_sat_add(op->total_ps, dur);
+	op->self_ps = tp_sat_add(op->self_ps, dur);
+	if (dur < op->min_ps)
+		op->min_ps = dur;
+	lp->core->op_ps = tp_sat_add(lp->core->op_ps, dur);
+	lp->core->self_ps = tp_sat_add(lp->core->self_ps, dur);
+	if (op->collective)
+		lp->core->collective_ps = tp_sat_add(lp->core->collective_ps, dur);
+	span(lp->core, ev->start_ps, tp_sat_add(ev->start_ps, dur));
+}
+
 /* Any event, read one at a time. */
 static void add_event(struct line_pass *lp, const struct tp_event *ev)
 {
-	uint32_t id = tp_op_resolve_fast(lp->c, ev);
+	uint32_t id;
 
-	if (id == TP_OP_NONE)
+	tp_op_duty_event(lp->c, ev->meta, ev->start_ps, ev->dur_ps);
+	id = tp_op_resolve_fast(lp->c, ev);
+	if (id == TP_OP_NONE || !tp_op_duty_counts(lp->c, ev->start_ps))
 		return;
 	lp->core->events++;
 	tp_op_add_counts(lp->c, id, ev);
 	if (!ev->timed) {
-		lp->c->ops->ops[id].occurrences +=
-			(uint64_t)(ev->num_occurrences > 0 ? ev->num_occurrences : 0);
+		add_aggregated(lp, id, ev);
 		return;
 	}
 	add_timed(lp, id, ev->start_ps, ev->dur_ps);
@@ -389,9 +412,11 @@ static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 	struct tp_op_ctx *c = lp->c;
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t id = tp_op_resolve_meta(c, b->meta[i]);
+		uint32_t id;
 
-		if (id == TP_OP_NONE)
+		tp_op_duty_event(c, &c->pl->event_meta[b->meta[i]], b->start_ps[i], b->dur_ps[i]);
+		id = tp_op_resolve_meta(c, b->meta[i]);
+		if (id == TP_OP_NONE || !tp_op_duty_counts(c, b->start_ps[i]))
 			continue;
 		lp->core->events++;
 		tp_op_add_meta_counts(c, id, 1);
@@ -435,6 +460,7 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	struct tp_event ev;
 
 	tp_op_count_keys(c->pl, &count_keys);
+	tp_op_duty_line(c, ln);
 	stream_start(&lp.st, c, ops, lp.core);
 	if (gpu)
 		tp_op_programs_line(c, ln);

@@ -129,7 +129,28 @@ struct tp_op_ctx {
 	size_t n_step_cats, cap_step_cats;
 	int64_t *cat_ps, *line_cat_ps;
 	size_t cap_cat_ps, cap_line_cat_ps;
+	struct tp_op_duty *duty;       /* TPU: duty cycle, barriers and
+					* SparseCore modules (op_duty.c)   */
 };
+
+/* XProf's duty cycle, barrier time and SparseCore module windows of a
+ * TPU core, from every event of its op lines (op_duty.c): start before
+ * the lines are read (after the steps), each event before it is
+ * resolved, finish once they are read. */
+void tp_op_duty_start(struct tp_op_ctx *c);
+/* The line about to be read: on "Sparse Core Ops" every event is on
+ * duty. */
+void tp_op_duty_line(struct tp_op_ctx *c, const struct tp_line *ln);
+void tp_op_duty_event(struct tp_op_ctx *c, const struct tp_event_meta *em,
+		      int64_t start, int64_t dur);
+/* Whether an op event starting at t counts: on a SparseCore core with
+ * module time, only inside a module (op_duty.c). */
+bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t);
+void tp_op_duty_finish(struct tp_op_ctx *c);
+/* The integer stat with metadata id `id` on the event, else on its
+ * metadata (core_lines.c). */
+bool tp_ops_event_stat_id(const struct tp_xspace *xs, const struct tp_event *ev,
+			  int64_t id, int64_t *out);
 
 /* The stats GPU kernels name their op with, as kept by bulk reading
  * (tp_batch_keys slots; op_gpu.c). */
