@@ -23,7 +23,7 @@ struct tp_op_meta_vals {
 
 /* One open-addressing table from a key of `width` 64-bit words (at most
  * TP_OP_KEY_MAX; the width is the caller's, the same for every call on
- * one table) to an op (op_table.c). op_keys.c keys ops by (program id,
+ * one table) to an op (op_keys.c). op_keys.c keys ops by (program id,
  * module name hash, op name hash), op_gpu.c GPU kernels by their stats'
  * raw values (program id, module ref, op ref, flags). */
 #define TP_OP_KEY_MAX 4
