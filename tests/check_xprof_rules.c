@@ -2,6 +2,7 @@
  * check_xprof_rules.c - XProf's own unit tests for time, restated as
  * captures (openxla/xprof a27d00aa: xplane_to_op_metrics_db_test,
  * xplane_to_step_events_test, xplane_to_op_stats_test,
+ * xplane_to_flat_op_metrics_db_test,
  * xspace_to_event_time_fraction_analyzer_test): the same planes, lines,
  * metadata, events and stats, built with xplane_testutil.h, held to
  * XProf's expected numbers. Each test names the XProf test it restates
@@ -154,6 +155,61 @@ START_TEST(test_sparse_core_modules)
 	ck_assert_uint_eq(op->occurrences, 1);
 	ck_assert_int_eq(op->total_ps, 300);
 	ck_assert_int_eq(c->device_ps, 1000);
+	done(&b);
+}
+END_TEST
+
+/* Events of XPlaneToFlatOpMetricsDbTest's helpers: device time in ps
+ * (offset and duration given in ns, as there), a module with its two
+ * offload ids, an op with program and symbol ids on its metadata. */
+#define FLAT_MODULE(m, ns, dur_ns, core, start_id) \
+	{ .meta = (m), .offset = (ns) * 1000, .dur = (dur_ns) * 1000, \
+	  .stats = { { "device_offset_ps", 'u', (ns) * 1000, NULL }, \
+		     { "device_duration_ps", 'u', (dur_ns) * 1000, NULL }, \
+		     { "offload_core_id", 'u', (core), NULL }, \
+		     { "tc_offload_start_id", 'u', (start_id), NULL } } }
+#define FLAT_OP(m, ns, dur_ns) \
+	{ .meta = (m), .offset = (ns) * 1000, .dur = (dur_ns) * 1000, \
+	  .stats = { { "device_offset_ps", 'u', (ns) * 1000, NULL }, \
+		     { "device_duration_ps", 'u', (dur_ns) * 1000, NULL } } }
+#define FLAT_META(id, name, sym) \
+	{ (id), (name), NULL, { { "program_id", 'u', 1, NULL }, { "symbol_id", 'u', (sym), NULL } } }
+
+/* XPlaneToFlatOpMetricsDbTest.PartiallyOverlappingOpsIgnored (a module
+ * of 1000 ns; an op inside it, one crossing its start, one its end: only
+ * the first counts, idle 900000 ps) and MultipleModules, summed over the
+ * core (modules of 500 and 600 ns holding ops of 100 and 150 ns: idle
+ * 400000 + 450000 ps). */
+START_TEST(test_sparse_core_partial_ops)
+{
+	static const struct xb_plane p[] = { {
+		.id = 1, .name = "/device:TPU:0 SparseCore 0",
+		.metas = { { 1, "Module1", NULL, { { NULL, 0, 0, NULL } } }, FLAT_META(2, "ValidOp", 2),
+			   FLAT_META(3, "PartialStartOp", 3), FLAT_META(4, "PartialEndOp", 4) },
+		.lines = { { "Sparse Core Modules", { FLAT_MODULE(1, 1000, 1000, 0, 123) } },
+			   { "Sparse Core Ops", { FLAT_OP(2, 1100, 100), FLAT_OP(3, 900, 200),
+						  FLAT_OP(4, 1900, 200) } } },
+	}, {
+		.id = 2, .name = "/device:TPU:0 SparseCore 1",
+		.metas = { { 1, "Module1", NULL, { { NULL, 0, 0, NULL } } },
+			   { 2, "Module2", NULL, { { NULL, 0, 0, NULL } } },
+			   FLAT_META(3, "Op1", 2), FLAT_META(4, "Op2", 3) },
+		.lines = { { "Sparse Core Modules", { FLAT_MODULE(1, 1000, 500, 0, 123),
+						      FLAT_MODULE(2, 2000, 600, 1, 456) } },
+			   { "Sparse Core Ops", { FLAT_OP(3, 1100, 100), FLAT_OP(4, 2100, 150) } } },
+	} };
+	struct built b;
+	const struct tp_ops_core *c;
+
+	build(&b, p, 2);
+	c = core_named(&b.ops, "/device:TPU:0 SparseCore 0");
+	ck_assert_uint_eq(c->n_ops, 1);
+	ck_assert_int_eq(op_named(&b.ops, c, "ValidOp")->self_ps, 100000);
+	ck_assert_int_eq(c->device_ps - c->self_ps, 900000);
+	c = core_named(&b.ops, "/device:TPU:0 SparseCore 1");
+	ck_assert_int_eq(op_named(&b.ops, c, "Op1")->self_ps, 100000);
+	ck_assert_int_eq(op_named(&b.ops, c, "Op2")->self_ps, 150000);
+	ck_assert_int_eq(c->device_ps - c->self_ps, 400000 + 450000);
 	done(&b);
 }
 END_TEST
@@ -420,6 +476,7 @@ static Suite *xprof_rules_suite(void)
 
 	tcase_add_test(tc, test_aggregated_event);
 	tcase_add_test(tc, test_sparse_core_modules);
+	tcase_add_test(tc, test_sparse_core_partial_ops);
 	tcase_add_test(tc, test_duty_cycle_xla_ops);
 	tcase_add_test(tc, test_duty_cycle_cores);
 	tcase_add_test(tc, test_barrier_cores_fraction);

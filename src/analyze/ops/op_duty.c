@@ -12,7 +12,7 @@
  *   barrier events starting inside a step, except XProf's dummy ones of
  *   0 and 1250 ps.
  * - a SparseCore core's module windows: with a "Sparse Core Modules"
- *   line, its ops count only inside the modules that carry both
+ *   line, its ops count only wholly inside the modules that carry both
  *   offload_core_id and tc_offload_start_id (XProf's SparseCore op
  *   table), and their time is its device time.
  */
@@ -162,7 +162,7 @@ void tp_op_duty_line(struct tp_op_ctx *c, const struct tp_line *ln)
 		c->duty->sc_ops = tp_str_eq(ln->name, "Sparse Core Ops");
 }
 
-bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t)
+bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t, int64_t dur)
 {
 	const struct tp_op_duty *d = c->duty;
 	size_t lo = 0, hi;
@@ -179,7 +179,8 @@ bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t)
 		else
 			hi = mid;
 	}
-	return lo && t < d->windows[lo - 1].end;
+	/* whole inside: XProf leaves out an op crossing a module's edge */
+	return lo && tp_sat_add(t, dur > 0 ? dur : 0) <= d->windows[lo - 1].end;
 }
 
 static void close_block(struct tp_op_duty *d)

@@ -331,9 +331,11 @@ static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
 	b->recs = tp_xgrow(b->recs, &b->cap_recs, cap + 1, sizeof(*b->recs));
 	tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 	while (n < cap && tp_event_iter_next(&it, &ev) > 0) {
-		uint32_t id = tp_op_resolve_fast(c, &ev);
+		uint32_t id;
 
-		if (id != TP_OP_NONE && ev.timed && tp_op_duty_counts(c, ev.start_ps))
+		if (!ev.timed || !tp_op_duty_counts(c, ev.start_ps, ev.dur_ps))
+			continue;
+		if ((id = tp_op_resolve_fast(c, &ev)) != TP_OP_NONE)
 			b->recs[n++] = record_of(ev.start_ps, ev.dur_ps, id);
 	}
 	nest(c, b, n);
@@ -365,10 +367,8 @@ static inline void add_timed(struct line_pass *lp, uint32_t id, int64_t start,
 }
 
 /* An aggregated event (num_occurrences, no offset): its duration is the
- * time of all its occurrences, max(1, n) of them, as XProf counts it.
- * It has no time of its own: XProf's visitor places it at its line's
- * start, which the core's span takes (so device time holds it); it
- * nests with no event and lies in no step. */
+ * time of all its occurrences, max(1, n) of them (XProf). Placed at its
+ * line's start, as XProf places it, for the core's span only. */
 static void add_aggregated(struct line_pass *lp, uint32_t id, const struct tp_event *ev)
 {
 	struct tp_op *op = &lp->c->ops->ops[id];
@@ -392,8 +392,9 @@ static void add_event(struct line_pass *lp, const struct tp_event *ev)
 	uint32_t id;
 
 	tp_op_duty_event(lp->c, ev->meta, ev->start_ps, ev->dur_ps);
-	id = tp_op_resolve_fast(lp->c, ev);
-	if (id == TP_OP_NONE || !tp_op_duty_counts(lp->c, ev->start_ps))
+	/* counted or not before resolving: an op made is listed */
+	if (!tp_op_duty_counts(lp->c, ev->start_ps, ev->dur_ps) ||
+	    (id = tp_op_resolve_fast(lp->c, ev)) == TP_OP_NONE)
 		return;
 	lp->core->events++;
 	tp_op_add_counts(lp->c, id, ev);
@@ -415,8 +416,8 @@ static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 		uint32_t id;
 
 		tp_op_duty_event(c, &c->pl->event_meta[b->meta[i]], b->start_ps[i], b->dur_ps[i]);
-		id = tp_op_resolve_meta(c, b->meta[i]);
-		if (id == TP_OP_NONE || !tp_op_duty_counts(c, b->start_ps[i]))
+		if (!tp_op_duty_counts(c, b->start_ps[i], b->dur_ps[i]) ||
+		    (id = tp_op_resolve_meta(c, b->meta[i])) == TP_OP_NONE)
 			continue;
 		lp->core->events++;
 		tp_op_add_meta_counts(c, id, 1);

@@ -143,9 +143,9 @@ void tp_op_duty_start(struct tp_op_ctx *c);
 void tp_op_duty_line(struct tp_op_ctx *c, const struct tp_line *ln);
 void tp_op_duty_event(struct tp_op_ctx *c, const struct tp_event_meta *em,
 		      int64_t start, int64_t dur);
-/* Whether an op event starting at t counts: on a SparseCore core with
- * module time, only inside a module (op_duty.c). */
-bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t);
+/* Whether an op event from t for dur counts: on a SparseCore core with
+ * module time, only wholly inside a module (op_duty.c). */
+bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t, int64_t dur);
 void tp_op_duty_finish(struct tp_op_ctx *c);
 /* The integer stat with metadata id `id` on the event, else on its
  * metadata (core_lines.c). */
