@@ -302,9 +302,9 @@ START_TEST(test_done_names)
 	ck_assert(tp_advice_is_done(TP_STR_NULL, tp_str_make("all-reduce-done.3", 17)));
 	ck_assert(!tp_advice_is_done(tp_str_make("loop fusion", 11), tp_str_make("done_fusion", 11)));
 	ck_assert(tp_advice_is_infeed(tp_str_make("infeed", 6)));
-	ck_assert(tp_advice_is_barrier(TP_STR_NULL, tp_str_make("BarrierCores.1", 14)));
-	ck_assert(tp_advice_is_barrier(tp_str_make("barrier-cores", 13), TP_STR_NULL));
-	ck_assert(!tp_advice_is_barrier(tp_str_make("all-reduce", 10), tp_str_make("barrie", 6)));
+	ck_assert(tp_op_is_barrier(TP_STR_NULL, tp_str_make("BarrierCores.1", 14)));
+	ck_assert(tp_op_is_barrier(tp_str_make("barrier-cores", 13), TP_STR_NULL));
+	ck_assert(!tp_op_is_barrier(tp_str_make("all-reduce", 10), tp_str_make("barrie", 6)));
 }
 END_TEST
 

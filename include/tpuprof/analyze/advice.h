@@ -51,7 +51,9 @@ struct tp_advice_core {
 	int64_t steady_sum_ps, steady_collective_ps, steady_idle_ps, steady_copy_ps;
 	int64_t infeed_ps;            /* self time of infeed ops             */
 	int64_t done_ps;              /* self time of async -done ops        */
-	int64_t barrier_ps;           /* self time of barrier ops            */
+	int64_t barrier_ps;           /* tp_ops_core.barrier_ps: barrier
+					 events in steps, XProf's dummy ones
+					 of 0 and 1250 ps left out          */
 	int64_t self_ps;              /* all op self time                    */
 	bool no_debug_print;          /* steps without debug_print_ps: a
 					 document made before the figure */
@@ -132,9 +134,6 @@ void tp_advice_release(struct tp_advice *a);
 /* Whether an op counts as infeed, or as an async -done wait. */
 bool tp_advice_is_infeed(struct tp_str category);
 bool tp_advice_is_done(struct tp_str category, struct tp_str name);
-/* Whether an op is a barrier between cores: "barrier" in its category or
- * name, any case ("barrier-cores", "BarrierCores"). */
-bool tp_advice_is_barrier(struct tp_str category, struct tp_str name);
 
 const char *tp_advice_verdict_name(enum tp_advice_verdict v);
 

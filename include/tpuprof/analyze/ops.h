@@ -83,6 +83,8 @@ enum tp_step_source {
 	TP_STEPS_NONE,      /* no step line and nothing to infer from     */
 	TP_STEPS_LINE,      /* the core's "Steps" line                    */
 	TP_STEPS_GROUP,     /* its op events grouped by their group_id    */
+	TP_STEPS_GROUP_EMPTY_LINE, /* the same, where the core's "Steps" line
+			     * has no event (XProf gives no steps then)   */
 	TP_STEPS_INFERRED,  /* runs of its busiest program: XLA Modules
 			     * (TPU), executions of its kernels (GPU)    */
 };
@@ -132,6 +134,24 @@ struct tp_ops_core {
 	int64_t self_ps;             /* sum of op self times (all ops)    */
 	int64_t collective_ps;       /* self time of collective ops       */
 	uint64_t events;             /* op events counted                 */
+	bool is_sparse_core;         /* a SparseCore plane: its steps are
+					compared with no TensorCore's      */
+	/* XProf's duty cycle (TPU op lines, op_duty.c): busy = the union
+	 * of the on-duty events of the op lines, with or without a program
+	 * id (infeed, outfeed and host send/recv are off duty on "XLA
+	 * Ops"); idle = the span of those events and of the module lines'
+	 * less busy. */
+	bool has_duty;
+	int64_t duty_busy_ps, duty_idle_ps;
+	/* device time of the barrier events (tp_op_is_barrier) on the op
+	 * lines that start inside a step, less XProf's dummy ones of 0 and
+	 * 1250 ps: what the barrier-cores advice measures */
+	int64_t barrier_ps;
+	/* a SparseCore plane with a "Sparse Core Modules" line: its ops
+	 * count only inside the modules that carry both offload ids, and
+	 * module_ps (their time) is its device_ps */
+	bool has_module_time;
+	int64_t module_ps;
 	struct tp_device_figures device; /* peaks and bandwidth (device.h) */
 	/* GPU planes with program_id stats: the program ids the kernels of
 	 * each line read carry (on the event, else on its metadata), first
@@ -262,6 +282,10 @@ const char *tp_collective_kind(struct tp_str opcode);
  * computing: "copy", "copy-start", "copy-done" (on-device copies and host
  * offload), "infeed", "outfeed" (host transfers). */
 bool tp_op_copy_kind(struct tp_str category);
+
+/* Whether an op or event is a barrier between cores: "barrier" in its
+ * category or name, any case ("barrier-cores", "BarrierCores"). */
+bool tp_op_is_barrier(struct tp_str category, struct tp_str name);
 
 /* ---- steps together (steps_summary.c) ---- */
 

@@ -33,28 +33,6 @@ bool tp_advice_is_infeed(struct tp_str category)
 	return tp_str_eq(category, "infeed");
 }
 
-/* "barrier-cores", "BarrierCores", "sync-barrier.2": any case */
-static bool contains_barrier(struct tp_str s)
-{
-	static const char word[] = "barrier";
-
-	for (size_t i = 0; s.ptr && i + sizeof(word) - 1 <= s.len; i++) {
-		size_t k = 0;
-
-		while (k < sizeof(word) - 1 &&
-		       (s.ptr[i + k] | 0x20) == word[k])
-			k++;
-		if (k == sizeof(word) - 1)
-			return true;
-	}
-	return false;
-}
-
-bool tp_advice_is_barrier(struct tp_str category, struct tp_str name)
-{
-	return contains_barrier(category) || contains_barrier(name);
-}
-
 bool tp_advice_is_done(struct tp_str category, struct tp_str name)
 {
 	struct tp_str base = name;
@@ -229,8 +207,10 @@ static void straggler_rule(struct tp_advice *a, const struct tp_advice_input *in
 	struct tp_advice_finding *f = add(a, "straggler", "tpuprof", TP_STRAGGLER_PCT / 100.0);
 	size_t n = SIZE_MAX, with = 0, hits = 0, judged = 0, worst = 0;
 
+	/* TensorCores with TensorCores: a SparseCore's steps are no
+	 * TensorCore's (XProf keeps their step details apart) */
 	for (size_t c = 0; c < in->n_cores; c++)
-		if (in->cores[c].n_steps) {
+		if (in->cores[c].n_steps && !in->cores[c].sparsecore) {
 			with++;
 			if (in->cores[c].n_steps < n)
 				n = in->cores[c].n_steps;
@@ -244,7 +224,7 @@ static void straggler_rule(struct tp_advice *a, const struct tp_advice_input *in
 		for (size_t c = 0; c < in->n_cores; c++) {
 			const struct tp_advice_step *st;
 
-			if (!in->cores[c].n_steps)
+			if (!in->cores[c].n_steps || in->cores[c].sparsecore)
 				continue;
 			st = &in->cores[c].steps[i];
 			warm |= st->warmup;

@@ -49,9 +49,8 @@ static void core_input(struct tp_advice_core *in, struct tp_advice_step *steps,
 			in->infeed_ps = tp_sat_add(in->infeed_ps, o->self_ps);
 		if (tp_advice_is_done(o->category, o->name))
 			in->done_ps = tp_sat_add(in->done_ps, o->self_ps);
-		if (tp_advice_is_barrier(o->category, o->name))
-			in->barrier_ps = tp_sat_add(in->barrier_ps, o->self_ps);
 	}
+	in->barrier_ps = c->barrier_ps;
 }
 
 void tp_advice_build(struct tp_advice *a, const struct tp_capture *cap,

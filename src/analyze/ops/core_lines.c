@@ -104,8 +104,7 @@ static const struct tp_stat *stat_by_id(const struct tp_stat *v, size_t n, int64
 	return NULL;
 }
 
-/* The stat with metadata id `id` on the event, else on its metadata. */
-static bool event_stat_id(const struct tp_xspace *xs, const struct tp_event *ev,
+bool tp_ops_event_stat_id(const struct tp_xspace *xs, const struct tp_event *ev,
 			  int64_t id, int64_t *out)
 {
 	const struct tp_stat *m;
@@ -228,7 +227,7 @@ static void group_event(void *ctx, const struct tp_event *ev)
 	struct groups *g = ctx;
 	int64_t v;
 
-	if (event_stat_id(g->xs, ev, g->gid, &v))
+	if (tp_ops_event_stat_id(g->xs, ev, g->gid, &v))
 		group_add(g, v, ev->start_ps, ev->dur_ps);
 }
 

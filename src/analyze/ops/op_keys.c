@@ -74,18 +74,11 @@ static void from_hlo(struct tp_op_ctx *c, struct tp_op *op)
 	const Xla__HloInstructionProto *ins;
 	const char *file;
 	int line;
-	size_t cut = op->name.len;
 
 	if (op->module == SIZE_MAX ||
 	    !(idx = tp_ops_index(c->ops, c->cap, op->module)))
 		return;
-	/* GPU hlo_op may name a nested op as "outer::inner" */
-	for (size_t i = 0; i + 1 < op->name.len; i++)
-		if (op->name.ptr[i] == ':' && op->name.ptr[i + 1] == ':') {
-			cut = i;
-			break;
-		}
-	op->instr = tp_hlo_find_name(idx, tp_str_make(op->name.ptr, cut));
+	op->instr = tp_hlo_find_name(idx, op->name);
 	if (op->instr < 0)
 		return;
 	ins = idx->instrs[op->instr].proto;
@@ -233,9 +226,15 @@ static uint32_t resolve_tf_meta(struct tp_op_ctx *c,
 
 	if (created) {
 		struct tp_op *o = &c->ops->ops[op];
+		const struct tp_stat *s = tp_stats_find(c->pl, em->stats, em->n_stats,
+							TP_SN_HLO_CATEGORY);
 
-		o->category = em->display_name;
+		/* the metadata's hlo_category where present (XProf's op table
+		 * takes it on every op line), else the TF op type */
+		if (!s || !tp_stat_str(c->pl, s, &o->category))
+			o->category = em->display_name;
 		o->scope = tp_scope_from_tf_op(em->name);
+		meta_vals(c, o, em);
 		if (tp_str_has_prefix(em->display_name, "Collective") ||
 		    tp_str_eq(em->display_name, "NcclAllReduce"))
 			o->collective = true;
@@ -283,11 +282,21 @@ static uint32_t resolve_gpu(struct tp_op_ctx *c, const struct tp_event *ev)
 	return tp_op_gpu_lookup(c, k, name, tfop);
 }
 
+/* "xla::op::custom-call.1" -> "custom-call.1": XProf splits hlo_op on
+ * "::" and names the op by the last part (gpu_event_stats.cc). */
+static struct tp_str last_scope_part(struct tp_str s)
+{
+	for (size_t i = s.len; i >= 2; i--)
+		if (s.ptr[i - 1] == ':' && s.ptr[i - 2] == ':')
+			return tp_str_make(s.ptr + i, s.len - i);
+	return s;
+}
+
 uint32_t tp_op_gpu_lookup(struct tp_op_ctx *c, const uint64_t k[3],
 			  struct tp_str name, struct tp_str tfop)
 {
 	bool created;
-	uint32_t op = lookup_or_new(c, k, k[0], name, &created);
+	uint32_t op = lookup_or_new(c, k, k[0], last_scope_part(name), &created);
 
 	if (created) {
 		struct tp_op *o = &c->ops->ops[op];
@@ -400,4 +409,39 @@ void tp_op_ctx_release(struct tp_op_ctx *c)
 	c->name_hash = NULL;
 	c->vals = NULL;
 	c->cap_vals = 0;
+}
+
+/* ---- the one open-addressing table of the ops analysis: a key of
+ * `width` 64-bit words to an op. Keyed here by (program id, module name
+ * hash, op name hash), by op_gpu.c with GPU kernels' raw stat values;
+ * nothing here calls op_gpu.c. Linear probing, at most half full, the
+ * capacity a power of two. The lookup is inline in ops_internal.h:
+ * called with a constant width, it compiles to fixed-width code. ---- */
+
+void tp_op_table_grow(struct tp_op_table *t, unsigned width)
+{
+	struct tp_op_slot *old = t->slots;
+	size_t n = t->cap;
+
+	t->cap = n ? 2 * n : 64;
+	t->slots = tp_xcalloc(t->cap, sizeof(*t->slots));
+	for (size_t i = 0; i < n; i++)
+		if (old[i].used)
+			*tp_op_table_probe(t, old[i].key, width) = old[i];
+	free(old);
+}
+
+void tp_op_table_add(struct tp_op_table *t, struct tp_op_slot *s,
+		     const uint64_t *key, unsigned width, uint32_t op)
+{
+	memcpy(s->key, key, width * sizeof(*key));
+	s->op = op;
+	s->used = true;
+	t->n++;
+}
+
+void tp_op_table_release(struct tp_op_table *t)
+{
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
 }

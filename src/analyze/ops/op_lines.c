@@ -291,9 +291,11 @@ static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
 	tp_sweep_line_start(c);
 	tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 	while (n < cap && tp_event_iter_next(&it, &ev) > 0) {
-		uint32_t id = tp_op_resolve_fast(c, &ev);
+		uint32_t id;
 
-		if (id != TP_OP_NONE && ev.timed)
+		if (!ev.timed || !tp_op_duty_counts(c, ev.start_ps, ev.dur_ps))
+			continue;
+		if ((id = tp_op_resolve_fast(c, &ev)) != TP_OP_NONE)
 			b->recs[n++] = record_of(ev.start_ps, ev.dur_ps, id);
 	}
 	nest(c, b, n);
@@ -325,18 +327,40 @@ static inline void add_timed(struct line_pass *lp, uint32_t id, int64_t start,
 		stream_push(lp->c, &lp->st, &r);
 }
 
+/* An aggregated event (num_occurrences, no offset): its duration is the
+ * time of all its occurrences, max(1, n) of them (XProf). Placed at its
+ * line's start, as XProf places it, for the core's span only. */
+static void add_aggregated(struct line_pass *lp, uint32_t id, const struct tp_event *ev)
+{
+	struct tp_op *op = &lp->c->ops->ops[id];
+	int64_t dur = ev->dur_ps > 0 ? ev->dur_ps : 0;
+
+	op->occurrences += (uint64_t)(ev->num_occurrences > 1 ? ev->num_occurrences : 1);
+	op->total_ps = tp_sat_add(op->total_ps, dur);
+	op->self_ps = tp_sat_add(op->self_ps, dur);
+	if (dur < op->min_ps)
+		op->min_ps = dur;
+	lp->core->op_ps = tp_sat_add(lp->core->op_ps, dur);
+	lp->core->self_ps = tp_sat_add(lp->core->self_ps, dur);
+	if (op->collective)
+		lp->core->collective_ps = tp_sat_add(lp->core->collective_ps, dur);
+	span(lp->core, ev->start_ps, tp_sat_add(ev->start_ps, dur));
+}
+
 /* Any event, read one at a time. */
 static void add_event(struct line_pass *lp, const struct tp_event *ev)
 {
-	uint32_t id = tp_op_resolve_fast(lp->c, ev);
+	uint32_t id;
 
-	if (id == TP_OP_NONE)
+	tp_op_duty_event(lp->c, ev->meta, ev->start_ps, ev->dur_ps);
+	/* counted or not before resolving: an op made is listed */
+	if (!tp_op_duty_counts(lp->c, ev->start_ps, ev->dur_ps) ||
+	    (id = tp_op_resolve_fast(lp->c, ev)) == TP_OP_NONE)
 		return;
 	lp->core->events++;
 	tp_op_add_counts(lp->c, id, ev);
 	if (!ev->timed) {
-		lp->c->ops->ops[id].occurrences +=
-			(uint64_t)(ev->num_occurrences > 0 ? ev->num_occurrences : 0);
+		add_aggregated(lp, id, ev);
 		return;
 	}
 	add_timed(lp, id, ev->start_ps, ev->dur_ps, ev->line_start_ps, ev->device_clock);
@@ -350,9 +374,11 @@ static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 	struct tp_op_ctx *c = lp->c;
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t id = tp_op_resolve_meta(c, b->meta[i]);
+		uint32_t id;
 
-		if (id == TP_OP_NONE)
+		tp_op_duty_event(c, &c->pl->event_meta[b->meta[i]], b->start_ps[i], b->dur_ps[i]);
+		if (!tp_op_duty_counts(c, b->start_ps[i], b->dur_ps[i]) ||
+		    (id = tp_op_resolve_meta(c, b->meta[i])) == TP_OP_NONE)
 			continue;
 		lp->core->events++;
 		tp_op_add_meta_counts(c, id, 1);
@@ -398,6 +424,7 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	struct tp_event ev;
 
 	tp_op_count_keys(c->pl, &count_keys);
+	tp_op_duty_line(c, ln);
 	stream_start(&lp.st, c, ops, lp.core);
 	if (gpu)
 		tp_op_programs_line(c, ln);

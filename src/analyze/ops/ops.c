@@ -48,6 +48,9 @@ static void finish_core(struct tp_ops *ops, struct tp_ops_core *core)
 		core->device_ps = INT64_MAX; /* hostile offsets */
 	else if (core->has_span)
 		core->device_ps = tp_sat_sub(core->last_end_ps, core->first_start_ps);
+	/* XProf's SparseCore total time: its modules' (op_duty.c) */
+	if (core->has_module_time)
+		core->device_ps = core->module_ps;
 	for (size_t i = core->first_op; i < ops->n_ops; i++)
 		if (!ops->ops[i].occurrences || ops->ops[i].min_ps == INT64_MAX)
 			ops->ops[i].min_ps = 0;
@@ -96,9 +99,11 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 	c->name_hash = tp_xcalloc(c->pl->n_stat_meta + 1, sizeof(*c->name_hash));
 	scan_other_lines(c->host, (struct tp_plane *)c->pl, src, c->bufs);
 	tp_ops_read_steps(c);
+	tp_op_duty_start(c);
 	for (size_t l = 0; l < c->pl->n_lines; l++)
 		if (tp_ops_line_used(src, &c->pl->lines[l]))
 			tp_ops_scan_line(c, (struct tp_line *)&c->pl->lines[l]);
+	tp_op_duty_finish(c);
 	tp_op_apply_meta_vals(c);
 	tp_steps_finish(c);
 	tp_ops_read_debug_prints(c);

@@ -23,7 +23,7 @@ struct tp_op_meta_vals {
 
 /* One open-addressing table from a key of `width` 64-bit words (at most
  * TP_OP_KEY_MAX; the width is the caller's, the same for every call on
- * one table) to an op (op_table.c). op_keys.c keys ops by (program id,
+ * one table) to an op (op_keys.c). op_keys.c keys ops by (program id,
  * module name hash, op name hash), op_gpu.c GPU kernels by their stats'
  * raw values (program id, module ref, op ref, flags). */
 #define TP_OP_KEY_MAX 4
@@ -158,7 +158,28 @@ struct tp_op_ctx {
 	bool map_steps;
 	struct tp_step_map map;
 	struct tp_step_run *map_w;     /* the steps' windows, as the map moves them */
+	struct tp_op_duty *duty;       /* TPU: duty cycle, barriers and
+					 * SparseCore modules (op_duty.c)   */
 };
+
+/* XProf's duty cycle, barrier time and SparseCore module windows of a
+ * TPU core, from every event of its op lines (op_duty.c): start before
+ * the lines are read (after the steps), each event before it is
+ * resolved, finish once they are read. */
+void tp_op_duty_start(struct tp_op_ctx *c);
+/* The line about to be read: on "Sparse Core Ops" every event is on
+ * duty. */
+void tp_op_duty_line(struct tp_op_ctx *c, const struct tp_line *ln);
+void tp_op_duty_event(struct tp_op_ctx *c, const struct tp_event_meta *em,
+		      int64_t start, int64_t dur);
+/* Whether an op event from t for dur counts: on a SparseCore core with
+ * module time, only wholly inside a module (op_duty.c). */
+bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t, int64_t dur);
+void tp_op_duty_finish(struct tp_op_ctx *c);
+/* The integer stat with metadata id `id` on the event, else on its
+ * metadata (core_lines.c). */
+bool tp_ops_event_stat_id(const struct tp_xspace *xs, const struct tp_event *ev,
+			  int64_t id, int64_t *out);
 
 /* The stats GPU kernels name their op with, as kept by bulk reading
  * (tp_batch_keys slots; op_gpu.c). */

@@ -23,11 +23,18 @@ static int by_start(const void *a, const void *b)
 	return (x->dur_ps > y->dur_ps) - (x->dur_ps < y->dur_ps);
 }
 
-static const struct tp_line *steps_line(const struct tp_plane *pl)
+/* with events (a SparseCore's: "Sparse Core Steps"); *empty: the plane
+ * has such a line with none */
+static const struct tp_line *steps_line(const struct tp_plane *pl, bool *empty)
 {
+	*empty = false;
 	for (size_t l = 0; l < pl->n_lines; l++)
-		if (tp_str_eq(pl->lines[l].name, "Steps") && pl->lines[l].n_events)
-			return &pl->lines[l];
+		if (tp_str_eq(pl->lines[l].name, "Steps") ||
+		    tp_str_eq(pl->lines[l].name, "Sparse Core Steps")) {
+			if (pl->lines[l].n_events)
+				return &pl->lines[l];
+			*empty = true;
+		}
 	return NULL;
 }
 
@@ -169,7 +176,8 @@ void tp_ops_read_steps(struct tp_op_ctx *c)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_ops_core *core = &ops->cores[c->core];
-	const struct tp_line *ln = steps_line(c->pl);
+	bool empty;
+	const struct tp_line *ln = steps_line(c->pl, &empty);
 	struct tp_event_iter it;
 	struct tp_event ev;
 	bool markers = false, device_markers = false;
@@ -180,6 +188,9 @@ void tp_ops_read_steps(struct tp_op_ctx *c)
 			infer_steps(c, ln, &device_markers);
 			markers = true;
 		}
+		/* XProf gives no steps here: said apart */
+		if (empty && core->step_source == TP_STEPS_GROUP)
+			core->step_source = TP_STEPS_GROUP_EMPTY_LINE;
 	} else {
 		core->step_source = TP_STEPS_LINE;
 		markers = true;

@@ -93,7 +93,7 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
 
 	*out = NULL;
 	for (size_t c = 0; c < ops->n_cores; c++) {
-		if (!ops->cores[c].n_steps)
+		if (!ops->cores[c].n_steps || ops->cores[c].is_sparse_core)
 			continue;
 		with++;
 		if (ops->cores[c].n_steps < n)
@@ -107,7 +107,7 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
 		for (size_t c = 0; c < ops->n_cores; c++) {
 			const struct tp_step *s;
 
-			if (!ops->cores[c].n_steps)
+			if (!ops->cores[c].n_steps || ops->cores[c].is_sparse_core)
 				continue;
 			s = &ops->steps[ops->cores[c].first_step + i];
 			tp_step_across_add(&v[i], c, s->dur_ps, s->warmup);

@@ -73,6 +73,12 @@ static struct tp_str jstr(const json_t *v)
 	return s ? tp_str_make(s, json_string_length(v)) : TP_STR_NULL;
 }
 
+/* A SparseCore plane, as the decoder names it (format-facts §2.1). */
+static bool sparse_core_plane(struct tp_str plane)
+{
+	return tp_str_has_prefix(plane, "/device:TPU:") && tp_str_contains(plane, " SparseCore");
+}
+
 /* ops.cores[i] of a report document, as advice_input.c reads a core. */
 static void core_from_doc(struct tp_advice_core *in, struct tp_advice_step **steps,
 			  const json_t *core)
@@ -84,8 +90,7 @@ static void core_from_doc(struct tp_advice_core *in, struct tp_advice_step **ste
 	memset(in, 0, sizeof(*in));
 	in->host = json_string_value(J(core, "host"));
 	in->plane = plane;
-	in->sparsecore = tp_str_has_prefix(plane, "/device:TPU:") &&
-			 tp_str_contains(plane, " SparseCore");
+	in->sparsecore = sparse_core_plane(plane);
 	in->has_util = json_is_number(J(core, "flop_utilization")) &&
 		       json_is_number(J(core, "hbm_bw_utilization"));
 	in->flop_util = json_number_value(J(core, "flop_utilization"));
@@ -113,9 +118,8 @@ static void core_from_doc(struct tp_advice_core *in, struct tp_advice_step **ste
 			in->infeed_ps = tp_sat_add(in->infeed_ps, jint(J(v, "self_ps")));
 		if (tp_advice_is_done(cat, name))
 			in->done_ps = tp_sat_add(in->done_ps, jint(J(v, "self_ps")));
-		if (tp_advice_is_barrier(cat, name))
-			in->barrier_ps = tp_sat_add(in->barrier_ps, jint(J(v, "self_ps")));
 	}
+	in->barrier_ps = jint(J(core, "barrier_ps"));
 }
 
 void tp_advice_from_doc(struct tp_advice *a, const json_t *doc)
@@ -213,7 +217,8 @@ json_t *tp_steps_across_from_cores(json_t *cores)
 	json_array_foreach(cores, c, core) {
 		size_t k = json_array_size(json_object_get(core, "steps"));
 
-		if (!k)
+		/* TensorCores with TensorCores (tp_steps_across) */
+		if (!k || sparse_core_plane(jstr(json_object_get(core, "plane"))))
 			continue;
 		with++;
 		n = k < n ? k : n;
@@ -227,7 +232,7 @@ json_t *tp_steps_across_from_cores(json_t *cores)
 		json_array_foreach(cores, c, core) {
 			json_t *s = json_array_get(json_object_get(core, "steps"), i);
 
-			if (s)
+			if (s && !sparse_core_plane(jstr(json_object_get(core, "plane"))))
 				tp_step_across_add(&a, c,
 					json_integer_value(json_object_get(s, "duration_ps")),
 					json_is_true(json_object_get(s, "warmup")));

@@ -240,6 +240,7 @@ static json_t *step_json(const struct tp_step *s)
 static const char *step_source_name(enum tp_step_source s)
 {
 	return s == TP_STEPS_LINE ? "steps_line" : s == TP_STEPS_GROUP ? "group_id" :
+	       s == TP_STEPS_GROUP_EMPTY_LINE ? "group_id_empty_steps_line" :
 	       s == TP_STEPS_INFERRED ? "inferred" : NULL;
 }
 
@@ -337,6 +338,9 @@ static void core_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "idle_ps", tp_json_int(c->device_ps > c->self_ps ?
 					    c->device_ps - c->self_ps : 0));
 	tp_jw_put(w, "collective_ps", tp_json_int(c->collective_ps));
+	tp_jw_put(w, "duty_busy_ps", c->has_duty ? tp_json_int(c->duty_busy_ps) : json_null());
+	tp_jw_put(w, "duty_idle_ps", c->has_duty ? tp_json_int(c->duty_idle_ps) : json_null());
+	tp_jw_put(w, "barrier_ps", tp_json_int(c->barrier_ps));
 	tp_jw_put(w, "n_ops", tp_json_uint(c->n_ops));
 	core_roofline_json(w, cap, ops, c);
 	tp_jw_array(w, "ops");

@@ -72,6 +72,9 @@ static void steps_head(FILE *out, const struct tp_ops *ops,
 	else if (c->step_source == TP_STEPS_GROUP)
 		fprintf(out, "  steps (%zu, from the op events' group_id: one per group)\n",
 			c->n_steps);
+	else if (c->step_source == TP_STEPS_GROUP_EMPTY_LINE)
+		fprintf(out, "  steps (%zu, from the op events' group_id: one per group; the Steps"
+			" line is empty, where XProf gives no steps)\n", c->n_steps);
 	else
 		fprintf(out, "  steps (%zu, from the Steps line)\n", c->n_steps);
 	tp_text_clock_notes(out, c);

@@ -34,7 +34,9 @@ const SummaryView = {
 			const share = function (x) { return st.sum_ps ? fmtPct(x / st.sum_ps) : "–"; };
 			const from = c.steps_source === "inferred" ? "inferred: " +
 				(c.source === "gpu_kernels" ? "executions of " : "runs of ") + c.steps_program :
-				c.steps_source === "group_id" ? "group_id" : "Steps line";
+				c.steps_source === "group_id" ? "group_id" :
+				c.steps_source === "group_id_empty_steps_line" ? "group_id (empty Steps line)" :
+				"Steps line";
 			const cats = (st.compute_by_category || []).map(function (x) {
 				return x.category + " " + fmtPct(x.share || 0);
 			}).join(", ");
