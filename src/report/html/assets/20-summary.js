@@ -42,8 +42,8 @@ const SummaryView = {
 			}).join(", ");
 			const out = c.outside_steps || {};
 			const drift = c.clock_drift && c.clock_drift.over_tolerance ?
-				" (timeline " + fmtPct(c.clock_drift.min_ratio) + "–" +
-				fmtPct(c.clock_drift.max_ratio) + " of it)" : "";
+				" (the timeline's steps " + c.clock_drift.min_ratio.toFixed(2) + "x–" +
+				c.clock_drift.max_ratio.toFixed(2) + "x its spans)" : "";
 			t.appendChild(el("tr", {}, el("td", {}, c.host), el("td", {}, shortPlane(c.plane)),
 				el("td", { class: drift ? "warn" : "muted" }, (c.clock || "timeline") + drift),
 				el("td", { class: "num" }, fmtInt(st.n_steady || 0) + (st.warmup_left_out ? " (+1 warm-up)" : "")),
