@@ -519,6 +519,23 @@ int tp_step_cat_cmp(const void *a, const void *b);
  * end (w by start). */
 void tp_step_runs_to_next_start(struct tp_step_run *w, size_t n);
 
+/* A piece of a core's op time owned by one kind: a collective, a copy,
+ * or compute of the core's step category k (TP_SEG_COMPUTE + k). */
+enum { TP_SEG_COLLECTIVE, TP_SEG_COPY, TP_SEG_COMPUTE };
+struct tp_seg {
+	int64_t start, end;
+	uint32_t kind;
+};
+/* The part a piece's kind counts in: TP_PART_COMPUTE, _COLLECTIVE, _COPY. */
+int tp_seg_class(uint32_t kind);
+/* Sorted by start, none overlapping the next. */
+bool tp_segs_disjoint(const struct tp_seg *v, size_t n);
+/* *segs (n pieces, malloc'd, *cap of room) made sorted and disjoint:
+ * each instant to one kind, compute over collectives over copies, the
+ * earlier start within a kind (step_pieces.c). Returns the new count;
+ * *segs and *cap are replaced. */
+size_t tp_segs_resolve(struct tp_seg **segs, size_t n, size_t *cap);
+
 /* How a plane's ops are found: HLO op lines, GPU kernels naming HLO ops,
  * else the TensorFlow op line. False when the plane has none. */
 bool tp_ops_plane_source(const struct tp_plane *pl, enum tp_op_source *src);

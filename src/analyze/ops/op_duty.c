@@ -25,14 +25,24 @@ enum { META_SEEN = 1, META_OFF_DUTY = 2, META_BARRIER = 4 };
 
 struct span2 { int64_t start, end; };
 
+/* Busy blocks kept open to events that come out of order (a few do:
+ * device times move them, format-facts §11.5): the memory of the duty
+ * cycle is this many blocks, not one per event. */
+#define DUTY_LAG 256
+
 struct tp_op_duty {
 	uint8_t *meta;            /* per event_meta: META_* flags         */
 	bool sc_ops;              /* the line read is "Sparse Core Ops"   */
 	bool open, has_span;
 	struct span2 cur;         /* the busy block being merged          */
 	int64_t first, last;      /* span of every op event               */
-	struct span2 *blocks;     /* closed busy blocks                   */
-	size_t n, cap;
+	/* the latest closed busy blocks, by start, at most DUTY_LAG: an
+	 * older one leaves into busy (a line's events come nearly sorted,
+	 * format-facts §11.5, so no later event reaches back past it) */
+	struct span2 blocks[DUTY_LAG];
+	size_t n;
+	int64_t busy, flushed;    /* busy time flushed, and up to where   */
+	bool has_flushed;
 	struct span2 *windows;    /* SparseCore modules, by start         */
 	size_t n_windows, cap_windows;
 };
@@ -183,13 +193,49 @@ bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t, int64_t dur)
 	return lo && tp_sat_add(t, dur > 0 ? dur : 0) <= d->windows[lo - 1].end;
 }
 
+/* The oldest kept block into busy: the part past what is flushed. */
+static void flush_oldest(struct tp_op_duty *d)
+{
+	struct span2 b = d->blocks[0];
+
+	if (d->has_flushed && b.start < d->flushed)
+		b.start = d->flushed;
+	if (b.end > b.start)
+		d->busy = tp_sat_add(d->busy, tp_sat_sub(b.end, b.start));
+	if (!d->has_flushed || b.end > d->flushed)
+		d->flushed = b.end;
+	d->has_flushed = true;
+	memmove(d->blocks, d->blocks + 1, (d->n - 1) * sizeof(*d->blocks));
+	d->n--;
+}
+
+/* A closed block into the kept ones, by start, merged with those it
+ * touches. */
 static void close_block(struct tp_op_duty *d)
 {
+	struct span2 b = d->cur;
+	size_t i;
+
 	if (!d->open)
 		return;
-	d->blocks = tp_xgrow(d->blocks, &d->cap, d->n + 1, sizeof(*d->blocks));
-	d->blocks[d->n++] = d->cur;
 	d->open = false;
+	if (d->n == DUTY_LAG)
+		flush_oldest(d);
+	for (i = d->n; i > 0 && d->blocks[i - 1].start > b.start; i--)
+		;
+	memmove(d->blocks + i + 1, d->blocks + i, (d->n - i) * sizeof(*d->blocks));
+	d->blocks[i] = b;
+	d->n++;
+	/* merge around i: the one before may reach into it, it may reach
+	 * into those after */
+	if (i > 0 && d->blocks[i - 1].end >= d->blocks[i].start)
+		i--;
+	while (i + 1 < d->n && d->blocks[i].end >= d->blocks[i + 1].start) {
+		if (d->blocks[i + 1].end > d->blocks[i].end)
+			d->blocks[i].end = d->blocks[i + 1].end;
+		memmove(d->blocks + i + 1, d->blocks + i + 2, (d->n - i - 2) * sizeof(*d->blocks));
+		d->n--;
+	}
 }
 
 static void barrier(struct tp_op_ctx *c, int64_t start, int64_t dur)
@@ -256,29 +302,20 @@ void tp_op_duty_finish(struct tp_op_ctx *c)
 {
 	struct tp_op_duty *d = c->duty;
 	struct tp_ops_core *core = &c->ops->cores[c->core];
-	int64_t busy = 0, end = INT64_MIN;
+	int64_t busy;
 
 	if (!d)
 		return;
 	close_block(d);
 	module_span(c);
-	if (d->n > 1)
-		qsort(d->blocks, d->n, sizeof(*d->blocks), by_start);
-	/* the union: each block counts past the end of those before it */
-	for (size_t i = 0; i < d->n; i++) {
-		int64_t s = d->blocks[i].start > end ? d->blocks[i].start : end;
-
-		if (d->blocks[i].end > s)
-			busy = tp_sat_add(busy, tp_sat_sub(d->blocks[i].end, s));
-		if (d->blocks[i].end > end)
-			end = d->blocks[i].end;
-	}
+	while (d->n)
+		flush_oldest(d);
+	busy = d->busy;
 	core->has_duty = d->has_span;
 	core->duty_busy_ps = busy;
 	core->duty_idle_ps = d->has_span && tp_sat_sub(d->last, d->first) > busy ?
 			     tp_sat_sub(tp_sat_sub(d->last, d->first), busy) : 0;
 	free(d->meta);
-	free(d->blocks);
 	free(d->windows);
 	free(d);
 	c->duty = NULL;

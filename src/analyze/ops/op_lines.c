@@ -278,9 +278,8 @@ static inline struct tp_op_rec record_of(int64_t start, int64_t dur, uint32_t id
 	return r;
 }
 
-/* The general way: every timed op event of the line into records, then
- * sorted and nested. The line is scanned already; its counts are kept. */
-static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
+/* Every timed op event of a scanned line into records (c->bufs). */
+static size_t read_records(struct tp_op_ctx *c, const struct tp_line *ln)
 {
 	struct tp_op_bufs *b = c->bufs;
 	size_t n = 0, cap = ln->n_event_fields;
@@ -288,7 +287,6 @@ static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
 	struct tp_event ev;
 
 	b->recs = tp_xgrow(b->recs, &b->cap_recs, cap + 1, sizeof(*b->recs));
-	tp_sweep_line_start(c);
 	tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 	while (n < cap && tp_event_iter_next(&it, &ev) > 0) {
 		uint32_t id;
@@ -298,7 +296,38 @@ static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
 		if ((id = tp_op_resolve_fast(c, &ev)) != TP_OP_NONE)
 			b->recs[n++] = record_of(ev.start_ps, ev.dur_ps, id);
 	}
-	nest(c, b, n);
+	return n;
+}
+
+/* The general way: the line's records sorted and nested. The line is
+ * scanned already; its counts are kept. */
+static void nest_records(struct tp_op_ctx *c, struct tp_line *ln)
+{
+	size_t n = read_records(c, ln);
+
+	tp_sweep_line_start(c);
+	nest(c, c->bufs, n);
+}
+
+void tp_ops_sweep_again(struct tp_op_ctx *c)
+{
+	const struct tp_ops_core *core = &c->ops->cores[c->core];
+
+	for (size_t l = 0; l < c->pl->n_lines; l++) {
+		const struct tp_line *ln = &c->pl->lines[l];
+		struct tp_op_rec *r = c->bufs->recs;
+		size_t n;
+
+		if (!tp_ops_line_used(core->source, ln))
+			continue;
+		n = read_records(c, ln);
+		r = c->bufs->recs;
+		sort_records(r, n);
+		tp_sweep_line_start(c);
+		for (size_t i = 0; i < n; i++)
+			tp_sweep_push(c, r[i].start, r[i].dur, tp_seg_kind(c, &c->ops->ops[r[i].op]));
+		tp_sweep_line_end(c);
+	}
 }
 
 /* What one pass over a line keeps between events. */

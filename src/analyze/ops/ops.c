@@ -99,13 +99,15 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 	c->name_hash = tp_xcalloc(c->pl->n_stat_meta + 1, sizeof(*c->name_hash));
 	scan_other_lines(c->host, (struct tp_plane *)c->pl, src, c->bufs);
 	tp_ops_read_steps(c);
+	tp_steps_parts_begin(c);
 	tp_op_duty_start(c);
 	for (size_t l = 0; l < c->pl->n_lines; l++)
 		if (tp_ops_line_used(src, &c->pl->lines[l]))
 			tp_ops_scan_line(c, (struct tp_line *)&c->pl->lines[l]);
+	/* before the duty's end: sweeping again asks it which ops count */
+	tp_steps_finish(c);
 	tp_op_duty_finish(c);
 	tp_op_apply_meta_vals(c);
-	tp_steps_finish(c);
 	tp_ops_read_debug_prints(c);
 	finish_core(frag, &frag->cores[0]);
 	tp_sweep_release(c);

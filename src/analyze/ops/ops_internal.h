@@ -97,13 +97,6 @@ struct tp_op_bufs {
 };
 void tp_op_bufs_release(struct tp_op_bufs *b);
 
-/* A piece of a core's op time owned by one kind: a collective, a copy,
- * or compute of category slot k (TP_SEG_COMPUTE + k). */
-enum { TP_SEG_COLLECTIVE, TP_SEG_COPY, TP_SEG_COMPUTE };
-struct tp_seg {
-	int64_t start, end;
-	uint32_t kind;
-};
 struct tp_sweep_open {
 	int64_t end;
 	uint32_t kind;
@@ -155,6 +148,13 @@ struct tp_op_ctx {
 	const struct tp_step_run *input;
 	size_t n_input;
 	int64_t *step_shift;
+	/* the steps' parts (step_parts.c): streamed as the one op line is
+	 * swept, else from the kept pieces at the end */
+	bool stream_parts;
+	size_t step_cursor;            /* the first step not behind the pieces */
+	int64_t *cat_ps;               /* compute by category, [k * n_steps + i] */
+	size_t cap_cat_ps;
+	int64_t *busy_input;           /* per step: op time under input spans */
 	bool map_steps;
 	struct tp_step_map map;
 	struct tp_step_run *map_w;     /* the steps' windows, as the map moves them */
@@ -303,7 +303,11 @@ uint32_t tp_seg_kind(struct tp_op_ctx *c, struct tp_op *op);
 void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline);
 void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start,
 		      int64_t dur, bool device_clock);
+void tp_steps_parts_begin(struct tp_op_ctx *c);
 void tp_steps_finish(struct tp_op_ctx *c);
+/* The core's op lines swept again into the steps' parts, sorted (the
+ * steps moved to the device clock after the pass; op_lines.c). */
+void tp_ops_sweep_again(struct tp_op_ctx *c);
 
 /* The slot of the op's category among the core's step categories,
  * made on first sight. */

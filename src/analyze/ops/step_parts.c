@@ -8,17 +8,21 @@
  * device span from the ops that lie in its timeline window (none crosses
  * its run's edge). An inferred step then runs from the start of one run
  * to the start of the next, the last to its own end, so the time between
- * runs is in a step. Then the op pieces (step_sweep.c), made disjoint by
- * precedence where lines overlap, are clipped to each window: compute,
- * collective and copy time; idle is the rest, so the parts add up to the
- * duration exactly. Pieces outside every window are the core's
- * outside-steps time. *
+ * runs is in a step. Then the op pieces, made disjoint by precedence
+ * where lines overlap (steps/step_pieces.c), are clipped to each window:
+ * compute, collective and copy time; input and idle are the rest, so the
+ * parts add up to the duration exactly. Pieces outside every window are
+ * the core's outside-steps time.
+ *
  * The op pieces: each op line is swept in start order, as it is nested:
  * the innermost open event owns the instant (XProf's self time, where
  * events nest; an event that outlasts its parent owns the instants after
  * the parent's end, so no instant is counted twice). The pieces are kept
  * as runs of one kind (a compute category, collective, copy), adjacent
- * runs of one kind joined.
+ * runs of one kind joined, only where a core has several op lines: with
+ * one (TPU), each piece goes into its steps as it comes, and nothing is
+ * kept (the lines are swept again only when the steps moved to the
+ * device clock, which the end of the pass decides).
  */
 #include "ops_internal.h"
 
@@ -27,12 +31,18 @@
 
 /* ---- the sweep: a line's op time as owned pieces ---- */
 
+static void attribute(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind);
+
 static void emit(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind)
 {
 	struct tp_seg *last = c->n_segs ? &c->segs[c->n_segs - 1] : NULL;
 
 	if (end <= start)
 		return;
+	if (c->stream_parts) {
+		attribute(c, start, end, kind);
+		return;
+	}
 	if (last && c->n_segs > c->line_segs0 && last->kind == kind &&
 	    last->end == start) {
 		last->end = end;
@@ -105,8 +115,13 @@ void tp_sweep_line_end(struct tp_op_ctx *c)
 		c->seg_lines++;
 }
 
+static void parts_reset(struct tp_op_ctx *c);
+
 void tp_sweep_line_abandon(struct tp_op_ctx *c)
 {
+	/* streamed: the one line's parts so far, dropped */
+	if (c->stream_parts)
+		parts_reset(c);
 	c->n_segs = c->line_segs0;
 	c->sweep.depth = 0;
 	c->sweep.started = false;
@@ -121,6 +136,11 @@ void tp_sweep_release(struct tp_op_ctx *c)
 	free(c->sweep.open);
 	free(c->map_w);
 	free(c->step_shift);
+	free(c->cat_ps);
+	free(c->busy_input);
+	c->cat_ps = NULL;
+	c->busy_input = NULL;
+	c->cap_cat_ps = 0;
 	c->step_shift = NULL;
 	c->segs = NULL;
 	c->sweep.open = NULL;
@@ -200,257 +220,146 @@ static void to_next_start(struct tp_ops *ops, struct tp_ops_core *core)
 			s[i].dur_ps = tp_sat_sub(s[i + 1].start_ps, s[i].start_ps);
 }
 
-/* ---- overlapping lines: pieces made disjoint by precedence ---- */
-
-static int seg_class(uint32_t kind)
+static int64_t clip(int64_t start, int64_t end, int64_t lo, int64_t hi)
 {
-	/* compute over collective over copy */
-	return kind >= TP_SEG_COMPUTE ? 0 : kind == TP_SEG_COLLECTIVE ? 1 : 2;
-}
-
-static int by_class_start(const void *a, const void *b)
-{
-	const struct tp_seg *x = a, *y = b;
-	int cx = seg_class(x->kind), cy = seg_class(y->kind);
-
-	if (cx != cy)
-		return cx - cy;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->kind > y->kind) - (x->kind < y->kind);
-}
-
-static int by_start(const void *a, const void *b)
-{
-	const struct tp_seg *x = a, *y = b;
-
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-static bool disjoint_sorted(const struct tp_seg *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		if (v[i].start < v[i - 1].end)
-			return false;
-	return true;
-}
-
-struct seg_list {
-	struct tp_seg *v;
-	size_t n, cap;
-};
-
-static void list_push(struct seg_list *l, int64_t start, int64_t end, uint32_t kind)
-{
-	if (end <= start)
-		return;
-	if (l->n && l->v[l->n - 1].kind == kind && l->v[l->n - 1].end == start) {
-		l->v[l->n - 1].end = end;
-		return;
-	}
-	l->v = tp_xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
-	l->v[l->n++] = (struct tp_seg){ start, end, kind };
-}
-
-/* [start, end) less the sorted disjoint covered list, into out; *k is a
- * cursor into covered that only moves on (starts come in order). */
-static void subtract(struct seg_list *out, const struct seg_list *covered, size_t *k,
-		     int64_t start, int64_t end, uint32_t kind)
-{
-	while (*k < covered->n && covered->v[*k].end <= start)
-		(*k)++;
-	for (size_t j = *k; j < covered->n && covered->v[j].start < end; j++) {
-		list_push(out, start, covered->v[j].start, kind);
-		if (covered->v[j].end > start)
-			start = covered->v[j].end;
-	}
-	list_push(out, start, end, kind);
-}
-
-/* The union of a and b, both sorted and disjoint (kinds dropped). */
-static struct seg_list merge_union(const struct seg_list *a, const struct seg_list *b)
-{
-	struct seg_list u = { 0 };
-	size_t i = 0, j = 0;
-
-	while (i < a->n || j < b->n) {
-		const struct tp_seg *x = j == b->n || (i < a->n && a->v[i].start <= b->v[j].start) ?
-					 &a->v[i++] : &b->v[j++];
-
-		if (u.n && x->start <= u.v[u.n - 1].end) {
-			if (x->end > u.v[u.n - 1].end)
-				u.v[u.n - 1].end = x->end;
-		} else {
-			u.v = tp_xgrow(u.v, &u.cap, u.n + 1, sizeof(*u.v));
-			u.v[u.n++] = (struct tp_seg){ x->start, x->end, 0 };
-		}
-	}
-	return u;
-}
-
-/* c->segs made sorted and disjoint: each class's pieces less the time of
- * the classes above it; within a class the earlier start keeps it. */
-static void resolve_overlaps(struct tp_op_ctx *c)
-{
-	struct seg_list out = { 0 }, covered = { 0 };
-	size_t i = 0;
-
-	qsort(c->segs, c->n_segs, sizeof(*c->segs), by_class_start);
-	while (i < c->n_segs) {
-		int cls = seg_class(c->segs[i].kind);
-		struct seg_list mine = { 0 }, u;
-		size_t k = 0;
-		int64_t reach = INT64_MIN;
-
-		for (; i < c->n_segs && seg_class(c->segs[i].kind) == cls; i++) {
-			int64_t start = c->segs[i].start > reach ? c->segs[i].start : reach;
-
-			if (c->segs[i].end <= start)
-				continue;
-			subtract(&mine, &covered, &k, start, c->segs[i].end, c->segs[i].kind);
-			reach = c->segs[i].end;
-		}
-		for (size_t j = 0; j < mine.n; j++)
-			list_push(&out, mine.v[j].start, mine.v[j].end, mine.v[j].kind);
-		u = merge_union(&covered, &mine);
-		free(covered.v);
-		free(mine.v);
-		covered = u;
-	}
-	free(covered.v);
-	qsort(out.v, out.n, sizeof(*out.v), by_start);
-	free(c->segs);
-	c->segs = out.v;
-	c->n_segs = out.n;
-	c->cap_segs = out.cap;
-}
-
-static int64_t clip(const struct tp_seg *p, int64_t lo, int64_t hi)
-{
-	int64_t a = p->start > lo ? p->start : lo, b = p->end < hi ? p->end : hi;
+	int64_t a = start > lo ? start : lo, b = end < hi ? end : hi;
 
 	return b > a ? tp_sat_sub(b, a) : 0;
 }
 
-/* ---- input time: idle the host's input events overlap (steps/step_input.c) ---- */
+/* ---- the pieces into the windows, one at a time ---- */
 
-/* The instants of [lo, hi) that input spans (moved by shift) cover and
- * the pieces do not. */
-static int64_t input_in(const struct tp_op_ctx *c, int64_t lo, int64_t hi, int64_t shift)
+/* A compute category's time in step i: [k * n_steps + i], the rows made
+ * as categories appear. */
+static int64_t *cat_slot(struct tp_op_ctx *c, size_t k, size_t i)
 {
-	const struct tp_step_run *in = c->input;
+	size_t n = c->ops->cores[c->core].n_steps;
+
+	if ((k + 1) * n > c->cap_cat_ps) {
+		size_t old = c->cap_cat_ps;
+
+		c->cat_ps = tp_xgrow(c->cat_ps, &c->cap_cat_ps, (k + 1) * n, sizeof(*c->cat_ps));
+		memset(c->cat_ps + old, 0, (c->cap_cat_ps - old) * sizeof(*c->cat_ps));
+	}
+	return &c->cat_ps[k * n + i];
+}
+
+/* The input spans' instants inside [a, b), moved by shift. */
+static int64_t input_over(const struct tp_op_ctx *c, int64_t a, int64_t b, int64_t shift)
+{
+	size_t lo = 0, hi = c->n_input;
 	int64_t sum = 0;
-	size_t j = 0;
 
-	for (size_t i = 0; i < c->n_input; i++) {
-		int64_t a = tp_sat_add(in[i].start_ps, shift);
-		int64_t b = tp_sat_add(a, in[i].dur_ps);
-
-		if (b <= lo)
-			continue;
-		if (a >= hi)
-			break;
-		a = a > lo ? a : lo;
-		b = b < hi ? b : hi;
-		sum = tp_sat_add(sum, tp_sat_sub(b, a));
-		/* less the op pieces inside [a, b) (pieces sorted, disjoint) */
-		while (j < c->n_segs && c->segs[j].end <= a)
-			j++;
-		for (size_t k = j; k < c->n_segs && c->segs[k].start < b; k++)
-			sum = tp_sat_sub(sum, clip(&c->segs[k], a, b));
-	}
-	return sum;
-}
-
-/* ---- the pieces into the windows ---- */
-
-static void add_part(struct tp_step *s, int64_t *cat_ps, uint32_t kind, int64_t ps)
-{
-	if (kind == TP_SEG_COLLECTIVE) {
-		s->collective_ps = tp_sat_add(s->collective_ps, ps);
-	} else if (kind == TP_SEG_COPY) {
-		s->copy_ps = tp_sat_add(s->copy_ps, ps);
-	} else {
-		s->compute_ps = tp_sat_add(s->compute_ps, ps);
-		cat_ps[kind - TP_SEG_COMPUTE] = tp_sat_add(cat_ps[kind - TP_SEG_COMPUTE], ps);
-	}
-}
-
-static void set_cats(struct tp_op_ctx *c, struct tp_step *s, int64_t *cat_ps)
-{
-	for (size_t k = 0; k < c->n_step_cats; k++) {
-		if (!cat_ps[k])
-			continue;
-		s->cats = tp_xrealloc(s->cats, (s->n_cats + 1) * sizeof(*s->cats));
-		s->cats[s->n_cats++] = (struct tp_step_cat){ c->step_cats[k], cat_ps[k] };
-		cat_ps[k] = 0;
-	}
-	if (s->n_cats > 1)
-		qsort(s->cats, s->n_cats, sizeof(*s->cats), tp_step_cat_cmp);
-}
-
-/* The first piece that ends after t (pieces sorted, disjoint: their ends
- * ascend too). */
-static size_t first_ending_after(const struct tp_seg *v, size_t n, int64_t t)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
+	while (lo < hi) {       /* the first span ending after a */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v[mid].end <= t)
+		if (tp_sat_add(tp_sat_add(c->input[mid].start_ps, shift), c->input[mid].dur_ps) <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+	for (size_t i = lo; i < c->n_input; i++) {
+		int64_t s = tp_sat_add(c->input[i].start_ps, shift);
+
+		if (s >= b)
+			break;
+		sum = tp_sat_add(sum, clip(s, tp_sat_add(s, c->input[i].dur_ps), a, b));
+	}
+	return sum;
 }
 
-static void fill_step(struct tp_op_ctx *c, struct tp_step *s, int64_t *cat_ps, int64_t shift)
+static int64_t shift_of(const struct tp_op_ctx *c, size_t i)
+{
+	return c->step_shift ? c->step_shift[i] : 0;
+}
+
+/* One piece (pieces come sorted and disjoint) into the steps it
+ * overlaps, clipped to each; what no step holds is outside. */
+static void attribute(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind)
+{
+	struct tp_ops_core *core = &c->ops->cores[c->core];
+	struct tp_step *s = c->ops->steps + core->first_step;
+	int64_t inside = 0, reach = start;
+	size_t j;
+
+	while (c->step_cursor < core->n_steps &&
+	       tp_sat_add(s[c->step_cursor].start_ps, s[c->step_cursor].dur_ps) <= start)
+		c->step_cursor++;
+	for (j = c->step_cursor; j < core->n_steps && s[j].start_ps < end; j++) {
+		int64_t w_end = tp_sat_add(s[j].start_ps, s[j].dur_ps);
+		int64_t lo = s[j].start_ps > start ? s[j].start_ps : start;
+		int64_t ps = clip(start, end, s[j].start_ps, w_end);
+
+		if (!ps)
+			continue;
+		if (kind == TP_SEG_COLLECTIVE) {
+			s[j].collective_ps = tp_sat_add(s[j].collective_ps, ps);
+		} else if (kind == TP_SEG_COPY) {
+			s[j].copy_ps = tp_sat_add(s[j].copy_ps, ps);
+		} else {
+			int64_t *k = cat_slot(c, kind - TP_SEG_COMPUTE, j);
+
+			s[j].compute_ps = tp_sat_add(s[j].compute_ps, ps);
+			*k = tp_sat_add(*k, ps);
+		}
+		/* busy instants under input: not input (tp_step.input_ps) */
+		if (c->n_input)
+			c->busy_input[j] = tp_sat_add(c->busy_input[j],
+				input_over(c, lo, tp_sat_add(lo, ps), shift_of(c, j)));
+		/* the windows' union over the piece, for what lies outside */
+		inside = tp_sat_add(inside, clip(reach, end, lo, tp_sat_add(lo, ps)));
+		if (tp_sat_add(lo, ps) > reach)
+			reach = tp_sat_add(lo, ps);
+	}
+	core->outside_ps[tp_seg_class(kind)] = tp_sat_add(core->outside_ps[tp_seg_class(kind)],
+		tp_sat_sub(tp_sat_sub(end, start), inside));
+}
+
+/* The parts so far, dropped: the windows changed, or the one line read
+ * as it streamed turned out unsorted. */
+static void parts_reset(struct tp_op_ctx *c)
+{
+	struct tp_ops_core *core = &c->ops->cores[c->core];
+	struct tp_step *s = c->ops->steps + core->first_step;
+
+	for (size_t i = 0; i < core->n_steps; i++)
+		s[i].compute_ps = s[i].collective_ps = s[i].copy_ps = 0;
+	if (c->cap_cat_ps)
+		memset(c->cat_ps, 0, c->cap_cat_ps * sizeof(*c->cat_ps));
+	if (c->busy_input)
+		memset(c->busy_input, 0, (core->n_steps + 1) * sizeof(*c->busy_input));
+	memset(core->outside_ps, 0, sizeof(core->outside_ps));
+	c->step_cursor = 0;
+}
+
+static void parts_begin(struct tp_op_ctx *c)
+{
+	size_t n = c->ops->cores[c->core].n_steps;
+
+	free(c->busy_input);
+	c->busy_input = c->n_input ? tp_xcalloc(n + 1, sizeof(*c->busy_input)) : NULL;
+	parts_reset(c);
+}
+
+/* Each step's categories, input and idle once every piece is in. */
+static void parts_close(struct tp_op_ctx *c, struct tp_step *s, size_t i)
 {
 	int64_t end = tp_sat_add(s->start_ps, s->dur_ps), parts;
 
-	s->compute_ps = s->collective_ps = s->copy_ps = 0;
-	for (size_t j = first_ending_after(c->segs, c->n_segs, s->start_ps);
-	     j < c->n_segs && c->segs[j].start < end; j++)
-		add_part(s, cat_ps, c->segs[j].kind, clip(&c->segs[j], s->start_ps, end));
-	set_cats(c, s, cat_ps);
-	parts = tp_sat_add(tp_sat_add(s->compute_ps, s->collective_ps), s->copy_ps);
-	s->input_ps = c->n_input ? input_in(c, s->start_ps, end, shift) : 0;
-	s->idle_ps = tp_sat_sub(tp_sat_sub(s->dur_ps, parts), s->input_ps);
-}
+	for (size_t k = 0; k < c->n_step_cats; k++) {
+		int64_t ps = *cat_slot(c, k, i);
 
-/* Pieces outside the union of the windows (windows sorted by start). */
-static void outside_steps(struct tp_op_ctx *c, struct tp_ops_core *core,
-			  const struct tp_step *s)
-{
-	struct seg_list u = { 0 };
-	size_t k = 0;
-
-	for (size_t i = 0; i < core->n_steps; i++) {
-		int64_t end = tp_sat_add(s[i].start_ps, s[i].dur_ps);
-
-		if (u.n && s[i].start_ps <= u.v[u.n - 1].end) {
-			if (end > u.v[u.n - 1].end)
-				u.v[u.n - 1].end = end;
+		if (!ps)
 			continue;
-		}
-		u.v = tp_xgrow(u.v, &u.cap, u.n + 1, sizeof(*u.v));
-		u.v[u.n++] = (struct tp_seg){ s[i].start_ps, end, 0 };
+		s->cats = tp_xrealloc(s->cats, (s->n_cats + 1) * sizeof(*s->cats));
+		s->cats[s->n_cats++] = (struct tp_step_cat){ c->step_cats[k], ps };
 	}
-	for (size_t j = 0; j < c->n_segs; j++) {
-		const struct tp_seg *p = &c->segs[j];
-		int64_t inside = 0;
-		int cls = seg_class(p->kind);
-
-		while (k < u.n && u.v[k].end <= p->start)
-			k++;
-		for (size_t w = k; w < u.n && u.v[w].start < p->end; w++)
-			inside = tp_sat_add(inside, clip(&u.v[w], p->start, p->end));
-		core->outside_ps[cls] = tp_sat_add(core->outside_ps[cls],
-			tp_sat_sub(tp_sat_sub(p->end, p->start), inside));
-	}
-	free(u.v);
+	if (s->n_cats > 1)
+		qsort(s->cats, s->n_cats, sizeof(*s->cats), tp_step_cat_cmp);
+	parts = tp_sat_add(tp_sat_add(s->compute_ps, s->collective_ps), s->copy_ps);
+	s->input_ps = c->n_input ? tp_sat_sub(input_over(c, s->start_ps, end, shift_of(c, i)),
+					      c->busy_input[i]) : 0;
+	s->idle_ps = tp_sat_sub(tp_sat_sub(s->dur_ps, parts), s->input_ps);
 }
 
 static void extend_span(struct tp_ops_core *core, const struct tp_step *s)
@@ -464,31 +373,57 @@ static void extend_span(struct tp_ops_core *core, const struct tp_step *s)
 	core->has_span = true;
 }
 
+/* ---- the core's steps: windows, then parts ---- */
+
+void tp_steps_parts_begin(struct tp_op_ctx *c)
+{
+	struct tp_ops_core *core = &c->ops->cores[c->core];
+	size_t lines = 0;
+
+	/* one op line: its pieces go into the steps as they come, none kept;
+	 * several may overlap (GPU streams): kept, resolved at the end */
+	for (size_t l = 0; l < c->pl->n_lines; l++)
+		lines += tp_ops_line_used(core->source, &c->pl->lines[l]);
+	c->stream_parts = lines <= 1;
+	/* the windows as they will be if the clocks agree (else the lines
+	 * are swept again, tp_steps_finish) */
+	if (core->step_source == TP_STEPS_INFERRED)
+		to_next_start(c->ops, core);
+	parts_begin(c);
+}
+
 void tp_steps_finish(struct tp_op_ctx *c)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_ops_core *core = &ops->cores[c->core];
 	struct tp_step *s;
-	int64_t *cat_ps;
+	bool again = false;
 
 	core->clock = core->device_clock_events ? TP_CLOCK_DEVICE : TP_CLOCK_TIMELINE;
-	if (c->map_steps && core->device_clock_events)
+	if (c->map_steps && core->device_clock_events) {
 		map_windows(c);
-	else if (c->map_steps)
+		again = c->map.moved || c->map.dropped;
+	} else if (c->map_steps) {
 		free(c->map.runs);
+	}
 	s = ops->steps + core->first_step;
-	if (core->step_source == TP_STEPS_INFERRED)
+	/* the map gave the runs back as they are: each to the next again */
+	if (c->map_steps && core->step_source == TP_STEPS_INFERRED)
 		to_next_start(ops, core);
-	if (c->seg_lines > 1 || !disjoint_sorted(c->segs, c->n_segs))
-		resolve_overlaps(c);
-	cat_ps = tp_xcalloc(c->n_step_cats + 1, sizeof(*cat_ps));
+	if (again && c->stream_parts) {
+		parts_begin(c);
+		tp_ops_sweep_again(c);
+	} else if (!c->stream_parts) {
+		parts_begin(c);
+		if (c->seg_lines > 1 || !tp_segs_disjoint(c->segs, c->n_segs))
+			c->n_segs = tp_segs_resolve(&c->segs, c->n_segs, &c->cap_segs);
+		for (size_t j = 0; j < c->n_segs; j++)
+			attribute(c, c->segs[j].start, c->segs[j].end, c->segs[j].kind);
+	}
 	for (size_t i = 0; i < core->n_steps; i++) {
-		fill_step(c, &s[i], cat_ps, c->step_shift ? c->step_shift[i] : 0);
+		parts_close(c, &s[i], i);
 		/* XProf's device time spans both steps and ops (§7) */
 		if (core->step_source == TP_STEPS_LINE)
 			extend_span(core, &s[i]);
 	}
-	free(cat_ps);
-	if (core->n_steps)
-		outside_steps(c, core, s);
 }
