@@ -105,7 +105,9 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 		if (tp_ops_line_used(src, &c->pl->lines[l]))
 			tp_ops_scan_line(c, (struct tp_line *)&c->pl->lines[l]);
 	/* before the duty's end: sweeping again asks it which ops count */
-	tp_steps_finish(c);
+	if (tp_steps_place(c))
+		tp_ops_sweep_again(c);
+	tp_steps_close(c);
 	tp_op_duty_finish(c);
 	tp_op_apply_meta_vals(c);
 	tp_ops_read_debug_prints(c);

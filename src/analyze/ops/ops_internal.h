@@ -304,9 +304,14 @@ void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline);
 void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start,
 		      int64_t dur, bool device_clock);
 void tp_steps_parts_begin(struct tp_op_ctx *c);
-void tp_steps_finish(struct tp_op_ctx *c);
-/* The core's op lines swept again into the steps' parts, sorted (the
- * steps moved to the device clock after the pass; op_lines.c). */
+/* After the op lines: the windows on the core's clock; true when the
+ * lines must be swept again into them (tp_ops_sweep_again: the steps
+ * moved after their one line streamed). Then close: categories, input,
+ * idle. */
+bool tp_steps_place(struct tp_op_ctx *c);
+void tp_steps_close(struct tp_op_ctx *c);
+/* The core's op lines swept again into the steps' parts, sorted
+ * (op_lines.c). */
 void tp_ops_sweep_again(struct tp_op_ctx *c);
 
 /* The slot of the op's category among the core's step categories,

@@ -386,17 +386,16 @@ void tp_steps_parts_begin(struct tp_op_ctx *c)
 		lines += tp_ops_line_used(core->source, &c->pl->lines[l]);
 	c->stream_parts = lines <= 1;
 	/* the windows as they will be if the clocks agree (else the lines
-	 * are swept again, tp_steps_finish) */
+	 * are swept again, tp_steps_place) */
 	if (core->step_source == TP_STEPS_INFERRED)
 		to_next_start(c->ops, core);
 	parts_begin(c);
 }
 
-void tp_steps_finish(struct tp_op_ctx *c)
+bool tp_steps_place(struct tp_op_ctx *c)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_ops_core *core = &ops->cores[c->core];
-	struct tp_step *s;
 	bool again = false;
 
 	core->clock = core->device_clock_events ? TP_CLOCK_DEVICE : TP_CLOCK_TIMELINE;
@@ -406,20 +405,28 @@ void tp_steps_finish(struct tp_op_ctx *c)
 	} else if (c->map_steps) {
 		free(c->map.runs);
 	}
-	s = ops->steps + core->first_step;
 	/* the map gave the runs back as they are: each to the next again */
 	if (c->map_steps && core->step_source == TP_STEPS_INFERRED)
 		to_next_start(ops, core);
 	if (again && c->stream_parts) {
 		parts_begin(c);
-		tp_ops_sweep_again(c);
-	} else if (!c->stream_parts) {
+		return true;
+	}
+	if (!c->stream_parts) {
 		parts_begin(c);
 		if (c->seg_lines > 1 || !tp_segs_disjoint(c->segs, c->n_segs))
 			c->n_segs = tp_segs_resolve(&c->segs, c->n_segs, &c->cap_segs);
 		for (size_t j = 0; j < c->n_segs; j++)
 			attribute(c, c->segs[j].start, c->segs[j].end, c->segs[j].kind);
 	}
+	return false;
+}
+
+void tp_steps_close(struct tp_op_ctx *c)
+{
+	struct tp_ops_core *core = &c->ops->cores[c->core];
+	struct tp_step *s = c->ops->steps + core->first_step;
+
 	for (size_t i = 0; i < core->n_steps; i++) {
 		parts_close(c, &s[i], i);
 		/* XProf's device time spans both steps and ops (§7) */
