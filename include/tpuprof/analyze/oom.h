@@ -58,6 +58,7 @@ enum tp_oom_fig {
 	TP_OOM_BA_PREALLOCATED_TEMP, TP_OOM_BA_TOTAL, TP_OOM_BA_TOTAL_FRAGMENTATION,
 	TP_OOM_BFC_ROUNDED, TP_OOM_BFC_IN_USE_CHUNKS, TP_OOM_BFC_LIMIT,
 	TP_OOM_BFC_IN_USE, TP_OOM_BFC_MAX_IN_USE,
+	TP_OOM_TENSORCORE_USAGE, TP_OOM_SPARSECORE_USAGE,
 	TP_OOM_FIG_N
 };
 /* "used", "capacity", ... (the JSON keys, docs/json.md). */
@@ -134,6 +135,11 @@ struct tp_oom_report {
 	bool text_cut;                /* longer than TP_OOM_REPORT_MAX      */
 	bool early_abort;             /* "Requires X, has Y available": XLA
 				       * prints no breakdown after it        */
+	bool headless;                /* no headline in the text: a paste
+				       * that starts at a later part, so
+				       * used, capacity and the overage are
+				       * not printed                         */
+	char *program_name;           /* E0101 "Error loading program 'P'" */
 	struct tp_oom_size fig[TP_OOM_FIG_N];
 	double pct[TP_OOM_PCT_N];
 	bool has_pct[TP_OOM_PCT_N];

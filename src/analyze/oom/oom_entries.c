@@ -171,7 +171,8 @@ static const char *next_entry(const char *base, const char *p, const char *end, 
 
 		if (!isdigit((unsigned char)*p) || (p > end - 3))
 			continue;
-		if (p[-1] != ' ' && p[-1] != '\n' && p[-1] != '.' && p[-1] != '=' && p[-1] != ')')
+		if (p > base && p[-1] != ' ' && p[-1] != '\n' && p[-1] != '.' && p[-1] != '=' &&
+		    p[-1] != ')')
 			continue;
 		for (; q < end && isdigit((unsigned char)*q) && v < 1000000; q++)
 			v = v * 10 + (*q - '0');
@@ -200,10 +201,13 @@ void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end
 		r->allocations_memory_space = tp_str_dup(tp_str_make(list,
 			strcspn(list, ": \n") < (size_t)(end - list) ? strcspn(list, ": \n") :
 			(size_t)(end - list)));
-	} else if (!(list = tp_oom_find(s, end, "Peak buffers:", NULL))) {
-		return;
+		p = list + 1;
+	} else if ((list = tp_oom_find(s, end, "Peak buffers:", NULL))) {
+		p = list + 1;
+	} else {
+		/* a paste that starts at a numbered entry: no list header */
+		list = p = s;
 	}
-	p = list + 1;
 	at = next_entry(list, p, end, &rank, &after);
 	while (at) {
 		const char *next_at, *next_after;
