@@ -306,6 +306,9 @@ static void missing(struct tp_oom_explain *e, const struct tp_oom_report *r)
 {
 	const struct tp_oom_alloc *last = r->n_allocs ? &r->allocs[r->n_allocs - 1] : NULL;
 
+	/* the paste starts after the headline: used, capacity, over by */
+	if (r->headless)
+		e->missing[e->n_missing++] = "headline";
 	if (r->kind != TP_OOM_COMPILE || r->early_abort || !r->memory_space ||
 	    strcmp(r->memory_space, "hbm") != 0)
 		return;

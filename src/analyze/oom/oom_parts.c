@@ -3,7 +3,7 @@
  * them (oom-facts.md): one grammar that the reader enters at any part, so
  * a paste that starts at `Total hbm usage >=`, `Program hbm requirement`,
  * `Largest program allocations in hbm:`, a numbered entry (`1. Size:`),
- * XLA:GPU's `Peak buffers:` or a BFC allocator's summary or `Stats:` is
+ * XLA:GPU's `Peak buffers:` or a `Buffer N:` or a BFC allocator's summary or `Stats:` is
  * a report without its headline (headless): its figures are read where
  * they are printed, and what only the headline prints stays unknown.
  */
@@ -58,6 +58,27 @@ static const char *find_entry(const char *s, const char *end, int *rank)
 	return NULL;
 }
 
+/* XLA:GPU's "Buffer N:" that starts a peak buffer, alone on its line or
+ * before its "Size:". */
+static const char *find_buffer(const char *s, const char *end)
+{
+	const char *at, *e = s;
+
+	while ((e = tp_oom_find(e, end, "Buffer ", &at))) {
+		const char *q = e;
+
+		while (q < end && isdigit((unsigned char)*q))
+			q++;
+		if (q > e && q < end && *q == ':' && (at == s || at[-1] == ' ' || at[-1] == '\n')) {
+			const char *rest = tp_oom_skip_ws(q + 1, end);
+
+			if (rest == end || *rest == '\n' || tp_oom_match(rest, end, "Size:"))
+				return at;
+		}
+	}
+	return NULL;
+}
+
 /* The BFC allocator's "Stats:" line: alone on its line, or followed by
  * its "Limit:" row (a collapsed log). */
 static const char *find_bfc_stats(const char *s, const char *end)
@@ -88,6 +109,10 @@ enum tp_oom_block tp_oom_part_at(const char *s, const char *end, const char **at
 	if ((a = find_entry(s, best_at, &r)) && a < best_at) {
 		best_at = a;
 		best = TP_OOM_BLK_ENTRY;
+	}
+	if ((a = find_buffer(s, best_at)) && a < best_at) {
+		best_at = a;
+		best = TP_OOM_BLK_BUFFER;
 	}
 	if ((a = find_bfc_stats(s, best_at)) && a < best_at) {
 		best_at = a;

@@ -292,6 +292,8 @@ static bool part_starts(const struct tp_oom_reader *rd, const char *s, const cha
 		return true;
 	if (p == TP_OOM_BLK_ENTRY)
 		return rd->part_max > (int)p || (rd->entry_rank && rank <= rd->entry_rank);
+	if (p == TP_OOM_BLK_BUFFER)   /* buffers repeat; their ranks are not kept */
+		return rd->part_max > (int)p;
 	return (int)p <= rd->part_max;
 }
 

@@ -199,6 +199,8 @@ static void report_json(struct tp_jw *w, const char *path, const struct tp_oom_e
 		tp_jw_put(w, NULL, tp_json_cstr(r->log_prefixes[i]));
 	tp_jw_end(w);
 	tp_jw_put(w, "text_cut", json_boolean(r->text_cut));
+	tp_jw_put(w, "headless", json_boolean(r->headless));
+	str(w, "program_name", r->program_name);
 	verdict_json(w, e);
 	tp_jw_object(w, "figures");
 	for (int f = 0; f < TP_OOM_FIG_N; f++)

@@ -38,6 +38,7 @@ static const char *const fig_label[TP_OOM_FIG_N - TP_OOM_TOP_OF_MEMORY_RESERVED]
 	"BufferAssignment preallocated temp", "BufferAssignment total",
 	"BufferAssignment fragmentation", "rounded request", "in-use chunks",
 	"allocator limit", "allocator in use", "allocator max in use",
+	"TensorCore HBM usage", "SparseCore HBM usage",
 };
 
 static void verdict(FILE *out, const struct tp_oom_explain *e)
