@@ -215,12 +215,43 @@ struct tp_oom_relayout {
 	int64_t saves;            /* layout.padded_bytes - padded_bytes     */
 };
 
+/* What decides a report, in the order the verdict names it: a fixed
+ * buffer that alone exceeds the capacity (no cut to temporaries helps),
+ * the fixed buffers together, else the program's temporaries; at run
+ * time, fragmentation (the request fits the free total, not one region). */
+enum tp_oom_cause {
+	TP_OOM_CAUSE_UNKNOWN, TP_OOM_CAUSE_ARGUMENTS, TP_OOM_CAUSE_OUTPUT,
+	TP_OOM_CAUSE_RESERVED, TP_OOM_CAUSE_FIXED, TP_OOM_CAUSE_TEMPORARIES,
+	TP_OOM_CAUSE_FRAGMENTATION,
+};
+/* "unknown", "arguments", "output", "runtime_reservation",
+ * "arguments_and_output", "temporaries", "fragmentation" */
+const char *tp_oom_cause_name(enum tp_oom_cause c);
+
 struct tp_oom_explain {
 	const struct tp_oom_report *r;  /* borrowed                      */
 	/* verdict */
 	bool has_over;            /* over_by known                         */
 	int64_t over_by;          /* exceeded, or derived (run time)       */
 	bool over_derived;        /* computed, not printed                 */
+	const char *over_source;  /* the figures it comes from (static):
+				   * "exceeded", "used - capacity",
+				   * "available_after_request", "request -
+				   * largest_free_region", ...; NULL if none */
+	bool has_over_alt;        /* a second figure of the report gives
+				   * another overage (shown, not used)     */
+	int64_t over_alt;
+	const char *over_alt_source; /* static                              */
+	enum tp_oom_cause cause;
+	int64_t cause_bytes;      /* the decisive figure (arguments, ...)  */
+	int64_t fixed_bytes;      /* arguments + output not shared with
+				   * them (+ the reservation where the
+				   * capacity includes it); -1 unknown     */
+	int64_t temporaries_bytes; /* HLO temp (else the program), -1 unknown */
+	bool temporaries_can_fix; /* over_by <= temporaries_bytes          */
+	int64_t fixed_cut;        /* lower bound on what must come from the
+				   * fixed buffers (0 when temporaries can
+				   * fix it)                               */
 	struct tp_oom_chip chip;
 	/* the listed allocations */
 	int64_t listed_bytes, listed_padding;

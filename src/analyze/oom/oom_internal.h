@@ -48,6 +48,10 @@ enum tp_oom_block {
 /* The first part in [s, end): its start in *at, a numbered entry's rank
  * in *rank (either may be NULL); TP_OOM_BLK_NONE when none. */
 enum tp_oom_block tp_oom_part_at(const char *s, const char *end, const char **at, int *rank);
+/* The verdict (oom_verdict.c): by how much, from which figures; what
+ * decides it. e->chip is set before. */
+void tp_oom_over(struct tp_oom_explain *e, const struct tp_oom_report *r);
+void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
 
 #endif

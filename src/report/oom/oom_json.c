@@ -113,6 +113,17 @@ static void verdict_json(struct tp_jw *w, const struct tp_oom_explain *e)
 	str(w, "memory", r->memory_space);
 	tp_jw_put(w, "over_by_bytes", e->has_over ? tp_json_int(e->over_by) : json_null());
 	tp_jw_put(w, "over_by_derived", json_boolean(e->over_derived));
+	str(w, "over_by_source", e->over_source);
+	tp_jw_put(w, "over_by_alternative_bytes", e->has_over_alt ? tp_json_int(e->over_alt) : json_null());
+	str(w, "over_by_alternative_source", e->has_over_alt ? e->over_alt_source : NULL);
+	str(w, "cause", tp_oom_cause_name(e->cause));
+	tp_jw_put(w, "fixed_bytes", e->fixed_bytes >= 0 ? tp_json_int(e->fixed_bytes) : json_null());
+	tp_jw_put(w, "temporaries_bytes", e->temporaries_bytes >= 0 ?
+		  tp_json_int(e->temporaries_bytes) : json_null());
+	tp_jw_put(w, "temporaries_can_fix", e->cause == TP_OOM_CAUSE_UNKNOWN ||
+		  e->cause == TP_OOM_CAUSE_FRAGMENTATION ? json_null() :
+		  json_boolean(e->temporaries_can_fix));
+	tp_jw_put(w, "fixed_cut_at_least_bytes", e->fixed_cut > 0 ? tp_json_int(e->fixed_cut) : json_null());
 	tp_jw_object(w, "chip");
 	tp_jw_array(w, "candidates");
 	for (size_t i = 0; i < e->chip.n_rows; i++)

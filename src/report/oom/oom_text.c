@@ -6,6 +6,7 @@
  */
 #include "tpuprof/report/oom_report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,29 @@ static const char *fmt_b(char *buf, size_t n, int64_t v)
 		return buf;
 	}
 	return tp_fmt_bytes(buf, n, (uint64_t)v);
+}
+
+/* A bound in tp_fmt_bytes's style, rounded away from what it bounds: a
+ * lower bound ("cut at least") up, an upper bound down, so that the
+ * figure shown still holds. */
+static const char *fmt_bound(char *buf, size_t n, int64_t v, bool up)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double x = (double)(v < 0 ? -v : v), scale;
+	int u = -1, d;
+
+	if (x < 1024)
+		return fmt_b(buf, n, v);
+	while (x >= 1024 && u < 4) {
+		x /= 1024;
+		u++;
+	}
+	d = x < 10 ? 2 : x < 100 ? 1 : 0;
+	scale = d == 2 ? 100 : d == 1 ? 10 : 1;
+	/* the sign flips the direction of a magnitude's rounding */
+	x = (up == (v >= 0)) ? ceil(x * scale - 1e-9) / scale : floor(x * scale + 1e-9) / scale;
+	snprintf(buf, n, "%s%.*f %s", v < 0 ? "-" : "", d, x, units[u]);
+	return buf;
 }
 
 static const char *fig(const struct tp_oom_report *r, enum tp_oom_fig f)
@@ -41,6 +65,45 @@ static const char *const fig_label[TP_OOM_FIG_N - TP_OOM_TOP_OF_MEMORY_RESERVED]
 	"TensorCore HBM usage", "SparseCore HBM usage",
 };
 
+/* The overage as shown: a printed figure as printed, a derived one in
+ * binary units. */
+static const char *over_text(char *buf, size_t n, const struct tp_oom_explain *e)
+{
+	const struct tp_oom_report *r = e->r;
+
+	if (!e->over_derived && strcmp(e->over_source, "available_after_request") == 0) {
+		/* "-2.55G" printed: the shortfall is its magnitude */
+		snprintf(buf, n, "%s", r->fig[TP_OOM_AVAILABLE_AFTER_REQUEST].text + 1);
+		return buf;
+	}
+	if (!e->over_derived)
+		return fig(r, TP_OOM_EXCEEDED);
+	return fmt_b(buf, n, e->over_by);
+}
+
+static const char *alt_reason(const struct tp_oom_explain *e)
+{
+	if (strcmp(e->over_source, "available_after_request") == 0)
+		return "the HBM capacity table counts bytes exactly and also takes off the "
+		       "top-of-memory reservation, which 'free' and 'reservable' still include";
+	return "it is printed, the other derived";
+}
+
+/* A report without its headline: what is unknown and how the chip can
+ * still be told. */
+static void headless(FILE *out, const struct tp_oom_explain *e)
+{
+	fputs("  headless: the text starts after the headline, so used, capacity and the "
+	      "overage are not printed (unknown, not guessed)", out);
+	if (e->chip.forced && e->has_over)
+		fprintf(out, "; the over-by is the printed total usage against %s's HBM",
+			e->chip.rows[0]->key);
+	else if (!e->chip.n_rows)
+		fputs("; --device NAME (tpuprof devices) compares the printed total usage with "
+		      "that chip's HBM", out);
+	fputc('\n', out);
+}
+
 static void verdict(FILE *out, const struct tp_oom_explain *e)
 {
 	const struct tp_oom_report *r = e->r;
@@ -55,6 +118,8 @@ static void verdict(FILE *out, const struct tp_oom_explain *e)
 			"reserving program memory of" : "allocating", fig(r, TP_OOM_REQUEST));
 	else if (fig(r, TP_OOM_USED))
 		fprintf(out, "  verdict: the program needs %s of %s", fig(r, TP_OOM_USED), space);
+	else if (r->headless)
+		fprintf(out, "  verdict: out of %s (the paste starts after the headline)", space);
 	else
 		fprintf(out, "  verdict: out of %s (no sizes printed)", space);
 	if (fig(r, TP_OOM_FREE))
@@ -69,9 +134,15 @@ static void verdict(FILE *out, const struct tp_oom_explain *e)
 			fmt_b(a, sizeof(a), r->fig[TP_OOM_BFC_LIMIT].bytes),
 			fmt_b(b, sizeof(b), r->fig[TP_OOM_BFC_IN_USE].bytes));
 	if (e->has_over)
-		fprintf(out, ": %s by %s%s", r->kind == TP_OOM_COMPILE ? "over" : "short", e->over_derived ? fmt_b(a, sizeof(a), e->over_by) :
-			fig(r, TP_OOM_EXCEEDED), e->over_derived ? " (derived)" : "");
+		fprintf(out, ": %s by %s%s", r->kind == TP_OOM_COMPILE ? "over" : "short",
+			over_text(a, sizeof(a), e), e->over_derived ? " (derived)" : "");
 	fputc('\n', out);
+	if (e->has_over_alt)
+		fprintf(out, "  two figures disagree: %s gives %s, %s gives %s; tpuprof uses %s: %s\n",
+			e->over_source, over_text(a, sizeof(a), e), e->over_alt_source,
+			fmt_b(b, sizeof(b), e->over_alt), e->over_source, alt_reason(e));
+	if (r->headless)
+		headless(out, e);
 	if (e->chip.n_rows) {
 		fprintf(out, "  chip: %s", e->chip.rows[0]->key);
 		for (size_t i = 1; i < e->chip.n_rows; i++)
@@ -79,6 +150,58 @@ static void verdict(FILE *out, const struct tp_oom_explain *e)
 				e->chip.rows[i]->key);
 		fprintf(out, " (%s per device; %s)\n", fmt_b(a, sizeof(a), e->chip.device_bytes),
 			e->chip.basis);
+	}
+}
+
+/* What decides the report, first: a buffer no cut to temporaries can
+ * shrink, with what that means. */
+static void cause(FILE *out, const struct tp_oom_explain *e)
+{
+	const struct tp_oom_report *r = e->r;
+	const char *cap = fig(r, TP_OOM_CAPACITY);
+	char a[32], b[32];
+
+	switch (e->cause) {
+	case TP_OOM_CAUSE_ARGUMENTS:
+		fprintf(out, "  cause: the arguments alone (%s) exceed the capacity (%s): the "
+			"parameters (and optimizer state) do not fit one device, so no cut to "
+			"temporaries can help\n", fig(r, TP_OOM_ARGUMENTS), cap);
+		fputs("    shard the parameters or the optimizer state across devices, keep them in a "
+		      "smaller dtype (bf16 halves f32), or donate argument buffers the output "
+		      "replaces\n", out);
+		break;
+	case TP_OOM_CAUSE_OUTPUT:
+		fprintf(out, "  cause: the output alone (%s) exceeds the capacity (%s): the result "
+			"does not fit one device, so no cut to temporaries can help\n",
+			fig(r, TP_OOM_OUTPUT), cap);
+		fputs("    shard the output across devices, return less of it or in a smaller "
+		      "dtype, or donate an argument buffer it can reuse\n", out);
+		break;
+	case TP_OOM_CAUSE_RESERVED:
+		fprintf(out, "  cause: the runtime reservation alone (%s) exceeds the capacity (%s): "
+			"nothing the program does can fit\n", fig(r, TP_OOM_RESERVED), cap);
+		break;
+	case TP_OOM_CAUSE_FIXED:
+		fprintf(out, "  cause: the arguments (%s) and output (%s): the over-by (%s) is more "
+			"than all the program's temporaries (%s), so no cut to temporaries alone can "
+			"fit it\n", fig(r, TP_OOM_ARGUMENTS) ? fig(r, TP_OOM_ARGUMENTS) : "not printed",
+			fig(r, TP_OOM_OUTPUT) ? fig(r, TP_OOM_OUTPUT) : "not printed",
+			over_text(a, sizeof(a), e), fmt_b(b, sizeof(b), e->temporaries_bytes));
+		fputs("    shard the parameters, optimizer state or output across devices, use a "
+		      "smaller dtype, or donate argument buffers the output replaces\n", out);
+		break;
+	case TP_OOM_CAUSE_TEMPORARIES:
+		fprintf(out, "  cause: the program's temporaries (%s); the arguments and output "
+			"fit within the capacity, so cutting temporaries fits it (below)\n",
+			fig(r, TP_OOM_HLO_TEMP) ? fig(r, TP_OOM_HLO_TEMP) :
+			fmt_b(a, sizeof(a), e->cause_bytes));
+		break;
+	case TP_OOM_CAUSE_FRAGMENTATION:
+		fprintf(out, "  cause: fragmentation: %s is free in all, but the largest free region "
+			"is %s\n", fig(r, TP_OOM_FREE), fig(r, TP_OOM_LARGEST_FREE_REGION));
+		break;
+	case TP_OOM_CAUSE_UNKNOWN:
+		break;
 	}
 }
 
@@ -250,7 +373,19 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 
 	if (!e->has_over || e->over_by <= 0)
 		return;
-	fprintf(out, "  to fit: cut at least %s\n", fmt_b(a, sizeof(a), e->over_by));
+	fprintf(out, "  to fit: cut at least %s\n", fmt_bound(a, sizeof(a), e->over_by, true));
+	if (e->cause != TP_OOM_CAUSE_UNKNOWN && e->cause != TP_OOM_CAUSE_TEMPORARIES &&
+	    e->cause != TP_OOM_CAUSE_FRAGMENTATION) {
+		/* never "cut temporaries" for what temporaries cannot fix */
+		fprintf(out, "    at least %s of it from the %s (the cause above); the listed "
+			"allocations (%s) are temporaries and cannot make it up\n",
+			fmt_bound(a, sizeof(a), e->fixed_cut, true),
+			e->cause == TP_OOM_CAUSE_ARGUMENTS ? "arguments" :
+			e->cause == TP_OOM_CAUSE_OUTPUT ? "output" :
+			e->cause == TP_OOM_CAUSE_RESERVED ? "runtime reservation" :
+			"arguments and output", fmt_b(b, sizeof(b), e->listed_bytes));
+		return;
+	}
 	if (r->n_allocs) {
 		if (e->cover_count == 1)
 			fprintf(out, "    the listed allocations hold %s (%.0f%% of it); the largest "
@@ -300,7 +435,7 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 		fprintf(out, "    split #%d along dim %d (%lld) %lld ways: saves at least %s "
 			"(memory --split %s:%lld)\n", x->rank, s->dim,
 			(long long)x->layout.dims[s->dim].size, (long long)s->ways,
-			fmt_b(a, sizeof(a), s->saves), x->xla_label_name ? x->xla_label_name : "NAME",
+			fmt_bound(a, sizeof(a), s->saves, true), x->xla_label_name ? x->xla_label_name : "NAME",
 			(long long)s->ways);
 	}
 }
@@ -328,6 +463,7 @@ enum tp_err tp_oom_text(FILE *out, const struct tp_oom_result *res, struct tp_er
 			r->memory_space ? ", " : "", r->memory_space ? r->memory_space : "",
 			r->error_code ? ", " : "", r->error_code ? r->error_code : "");
 		verdict(out, e);
+		cause(out, e);
 		parts(out, r);
 		allocations(out, e);
 		rollups(out, e);
