@@ -228,8 +228,24 @@ enum tp_oom_cause {
  * "arguments_and_output", "temporaries", "fragmentation" */
 const char *tp_oom_cause_name(enum tp_oom_cause c);
 
+/* The budget of a compile-time report: what is held against the
+ * capacity, in printed figures (the HTML page's bar). */
+struct tp_oom_budget_part {
+	enum tp_oom_fig fig;      /* the figure (output: less what it shares) */
+	int64_t bytes;
+};
+struct tp_oom_budget {
+	size_t n;                 /* 0: no breakdown printed               */
+	struct tp_oom_budget_part parts[8]; /* reservation, arguments,
+				   * output, program parts, in that order  */
+	int64_t line;             /* the capacity, plus the reservation
+				   * where the capacity leaves it out      */
+	int64_t total;            /* sum of the parts                      */
+};
+
 struct tp_oom_explain {
 	const struct tp_oom_report *r;  /* borrowed                      */
+	struct tp_oom_budget budget;
 	/* verdict */
 	bool has_over;            /* over_by known                         */
 	int64_t over_by;          /* exceeded, or derived (run time)       */

@@ -368,6 +368,7 @@ void tp_oom_explain(struct tp_oom_explain *e, const struct tp_oom_report *r,
 	chip(e, r, device);
 	tp_oom_over(e, r);
 	tp_oom_cause(e, r);
+	tp_oom_budget(e, r);
 	tp_scope_tree_init(&e->scopes);
 	for (size_t i = 0; i < r->n_allocs; i++) {
 		const struct tp_oom_alloc *a = &r->allocs[i];

@@ -52,6 +52,7 @@ enum tp_oom_block tp_oom_part_at(const char *s, const char *end, const char **at
  * decides it. e->chip is set before. */
 void tp_oom_over(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r);
+void tp_oom_budget(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
 
 #endif

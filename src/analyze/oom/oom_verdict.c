@@ -158,3 +158,41 @@ void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r)
 	if (e->cause != TP_OOM_CAUSE_FIXED && e->cause_bytes - cap->bytes > e->fixed_cut)
 		e->fixed_cut = e->cause_bytes - cap->bytes;
 }
+
+static void budget_add(struct tp_oom_budget *b, const struct tp_oom_report *r,
+		       enum tp_oom_fig f, int64_t less)
+{
+	if (!known(&r->fig[f]) || b->n >= sizeof(b->parts) / sizeof(b->parts[0]))
+		return;
+	b->parts[b->n].fig = f;
+	b->parts[b->n].bytes = r->fig[f].bytes > less ? r->fig[f].bytes - less : 0;
+	b->total += b->parts[b->n++].bytes;
+}
+
+void tp_oom_budget(struct tp_oom_explain *e, const struct tp_oom_report *r)
+{
+	static const enum tp_oom_fig program[] = { TP_OOM_PROGRAM_RESERVED, TP_OOM_GLOBAL,
+		TP_OOM_SCOPED, TP_OOM_HLO_TEMP, TP_OOM_OVERLAYS };
+	struct tp_oom_budget *b = &e->budget;
+	const struct tp_oom_size *f = r->fig;
+	size_t before;
+
+	memset(b, 0, sizeof(*b));
+	if (r->kind != TP_OOM_COMPILE || !known(&f[TP_OOM_CAPACITY]))
+		return;
+	budget_add(b, r, TP_OOM_RESERVED, 0);
+	budget_add(b, r, TP_OOM_ARGUMENTS, 0);
+	budget_add(b, r, TP_OOM_OUTPUT, known(&f[TP_OOM_OUTPUT_SHARES]) ? f[TP_OOM_OUTPUT_SHARES].bytes : 0);
+	before = b->n;
+	for (size_t i = 0; i < sizeof(program) / sizeof(program[0]); i++)
+		budget_add(b, r, program[i], 0);
+	if (b->n == before)
+		budget_add(b, r, known(&f[TP_OOM_PROGRAM_REQUIREMENT]) ? TP_OOM_PROGRAM_REQUIREMENT :
+			   TP_OOM_PROGRAM, 0);
+	if (b->n == before) {     /* no program part: nothing to weigh */
+		memset(b, 0, sizeof(*b));
+		return;
+	}
+	b->line = f[TP_OOM_CAPACITY].bytes +
+		  (known(&f[TP_OOM_RESERVED]) && !capacity_has_reservation(r) ? f[TP_OOM_RESERVED].bytes : 0);
+}

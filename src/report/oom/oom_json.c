@@ -136,6 +136,26 @@ static void verdict_json(struct tp_jw *w, const struct tp_oom_explain *e)
 	tp_jw_end(w);
 }
 
+static void budget_json(struct tp_jw *w, const struct tp_oom_budget *b)
+{
+	if (!b->n) {
+		tp_jw_put(w, "budget", json_null());
+		return;
+	}
+	tp_jw_object(w, "budget");
+	tp_jw_put_int(w, "line_bytes", b->line);
+	tp_jw_put_int(w, "total_bytes", b->total);
+	tp_jw_array(w, "parts");
+	for (size_t i = 0; i < b->n; i++) {
+		tp_jw_object(w, NULL);
+		str(w, "figure", tp_oom_fig_name(b->parts[i].fig));
+		tp_jw_put_int(w, "bytes", b->parts[i].bytes);
+		tp_jw_end(w);
+	}
+	tp_jw_end(w);
+	tp_jw_end(w);
+}
+
 static void cut_json(struct tp_jw *w, const struct tp_oom_explain *e)
 {
 	const struct tp_oom_report *r = e->r;
@@ -213,6 +233,7 @@ static void report_json(struct tp_jw *w, const char *path, const struct tp_oom_e
 	tp_jw_put(w, "headless", json_boolean(r->headless));
 	str(w, "program_name", r->program_name);
 	verdict_json(w, e);
+	budget_json(w, &e->budget);
 	tp_jw_object(w, "figures");
 	for (int f = 0; f < TP_OOM_FIG_N; f++)
 		size_json(w, tp_oom_fig_name(f), &r->fig[f]);

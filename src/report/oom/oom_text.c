@@ -13,6 +13,9 @@
 #include "tpuprof/util/units.h"
 
 #define LIST_MAX 10
+/* every listed allocation is shown as JSON and HTML show it (XLA lists
+ * about 20); beyond this many the text says how many more */
+#define ALLOC_MAX 64
 
 static const char *fmt_b(char *buf, size_t n, int64_t v)
 {
@@ -295,11 +298,13 @@ static void allocations(FILE *out, const struct tp_oom_explain *e)
 	fprintf(out, "  listed allocations (%zu; XLA lists only the largest): %s, padding %s\n",
 		r->n_allocs, fmt_b(a, sizeof(a), e->listed_bytes),
 		fmt_b(b, sizeof(b), e->listed_padding));
-	for (size_t i = 0; i < r->n_allocs && i < LIST_MAX; i++) {
+	for (size_t i = 0; i < r->n_allocs && i < ALLOC_MAX; i++) {
 		const struct tp_oom_alloc *x = &r->allocs[i];
 
-		fprintf(out, "    %2d. %-8s %s\n", x->rank, x->size.present ? x->size.text : "?",
-			x->shape ? x->shape : "(shape not printed)");
+		fprintf(out, "    %2d. %-8s %s%s\n", x->rank, x->size.present ? x->size.text : "?",
+			x->shape ? x->shape : x->entry_parameter_subshape ?
+			x->entry_parameter_subshape : "(shape not printed)",
+			!x->shape && x->entry_parameter_subshape ? " (entry parameter subshape)" : "");
 		if (x->op_name || x->op_type)
 			fprintf(out, "        op: %s%s%s%s\n", x->op_name ? x->op_name : "",
 				x->op_type ? " (" : "", x->op_type ? x->op_type : "",
@@ -321,9 +326,9 @@ static void allocations(FILE *out, const struct tp_oom_explain *e)
 		if (x->allocation_type)
 			fprintf(out, "        type: %s\n", x->allocation_type);
 	}
-	if (r->n_allocs > LIST_MAX)
+	if (r->n_allocs > ALLOC_MAX)
 		fprintf(out, "    ... %zu more (--format json lists them all)\n",
-			r->n_allocs - LIST_MAX);
+			r->n_allocs - ALLOC_MAX);
 }
 
 /* The scope tree depth first, children largest first (JSON has them
