@@ -166,21 +166,8 @@ const OomView = {
 		sec.appendChild(el("table", { class: "plain oom-figures" }, el("tr", {}, el("th", {}, "figure"), el("th", {}, "printed"), el("th", {}, "bytes")), rows));
 		if (r.missing.length)
 			sec.appendChild(el("p", { class: "warn" }, "Not in the text (cut short?): " + r.missing.join(", ")));
-		if (!r.allocations.length)
-			return;
-		sec.appendChild(el("h3", {}, "Listed allocations (" + r.allocations.length + "; XLA lists only the largest): " +
-			fmtBytes(r.listed.bytes) + ", padding " + fmtBytes(r.listed.padding_bytes)));
-		const grid = sec.appendChild(el("div", { class: "mem-grid" }));
-		const card = el("div", { class: "card oom-card" });
-		grid.appendChild(OomView.tower(r, card));
-		grid.appendChild(card);
-		OomView.card(card, r, null);
-		sec.appendChild(el("h3", {}, "Listed bytes by name scope"));
-		sec.appendChild(el("table", { class: "plain oom-scopes" }, el("tr", {}, el("th", {}, "scope"), el("th", {}, "bytes"), el("th", {}, "allocations")),
-			r.scopes.map(function (s) {
-				return el("tr", {}, el("td", { class: "mono", style: "padding-left:" + (s.depth * 12) + "px" }, s.name),
-					el("td", { class: "num" }, fmtBytes(s.bytes)), el("td", { class: "num" }, fmtInt(s.count)));
-			})));
+		if (r.allocations.length)
+			OomView.listed(sec, r);
 		const fixed = ["arguments", "output", "runtime_reservation", "arguments_and_output"].indexOf(r.verdict.cause) >= 0;
 		if (r.verdict.over_by_bytes !== null && r.verdict.over_by_bytes > 0 && fixed) {
 			sec.appendChild(el("h3", {}, "What to cut"));
@@ -214,6 +201,23 @@ const OomView = {
 			sec.appendChild(el("h3", {}, "What to cut"));
 			sec.appendChild(el("ul", {}, cut.map(function (t) { return el("li", {}, t); })));
 		}
+	},
+
+	/* The listed allocations: the tower, its card, the scope roll-up. */
+	listed: function (sec, r) {
+		sec.appendChild(el("h3", {}, "Listed allocations (" + r.allocations.length + "; XLA lists only the largest): " +
+			fmtBytes(r.listed.bytes) + ", padding " + fmtBytes(r.listed.padding_bytes)));
+		const grid = sec.appendChild(el("div", { class: "mem-grid" }));
+		const card = el("div", { class: "card oom-card" });
+		grid.appendChild(OomView.tower(r, card));
+		grid.appendChild(card);
+		OomView.card(card, r, null);
+		sec.appendChild(el("h3", {}, "Listed bytes by name scope"));
+		sec.appendChild(el("table", { class: "plain oom-scopes" }, el("tr", {}, el("th", {}, "scope"), el("th", {}, "bytes"), el("th", {}, "allocations")),
+			r.scopes.map(function (s) {
+				return el("tr", {}, el("td", { class: "mono", style: "padding-left:" + (s.depth * 12) + "px" }, s.name),
+					el("td", { class: "num" }, fmtBytes(s.bytes)), el("td", { class: "num" }, fmtInt(s.count)));
+			})));
 	},
 
 	/* One bar of stacked allocations, the largest at the bottom. */
