@@ -177,6 +177,7 @@ trace-test: $(BIN) $(TRACE_DUMP)
 oom-test: $(BIN)
 	python3 tests/oom/check_oom.py $(BIN)
 	python3 tests/oom/check_oom_variants.py $(BIN)
+	python3 tests/oom/check_oom_families.py $(BIN)
 	OOM_RSS_MB=$(if $(SANITIZE),128,32) sh tests/oom/stream_test.sh $(BIN)
 
 # Every JSON key emitted is documented in docs/json.md, and vice versa.
