@@ -119,6 +119,10 @@ static void verdict(FILE *out, const struct tp_oom_explain *e)
 	else if (fig(r, TP_OOM_REQUEST))
 		fprintf(out, "  verdict: %s %s failed", r->runtime_op && strcmp(r->runtime_op, "reserve") == 0 ?
 			"reserving program memory of" : "allocating", fig(r, TP_OOM_REQUEST));
+	else if (fig(r, TP_OOM_TENSORCORE_USAGE) && fig(r, TP_OOM_SPARSECORE_USAGE))
+		fprintf(out, "  verdict: the TensorCore needs %s and the SparseCore %s of %s %s available",
+			fig(r, TP_OOM_TENSORCORE_USAGE), fig(r, TP_OOM_SPARSECORE_USAGE),
+			fig(r, TP_OOM_CAPACITY) ? fig(r, TP_OOM_CAPACITY) : "?", space);
 	else if (fig(r, TP_OOM_USED))
 		fprintf(out, "  verdict: the program needs %s of %s", fig(r, TP_OOM_USED), space);
 	else if (r->headless)

@@ -68,6 +68,10 @@ const OomView = {
 			s = (r.runtime_op === "reserve" ? "Reserving program memory of " : "Allocating ") + F("request") + " failed" +
 				(F("free") ? "; " + F("free") + " free" : "") + (F("reservable") ? ", " + F("reservable") + " reservable" : "") +
 				(F("largest_free_region") ? ", the largest free region " + F("largest_free_region") + " (fragmentation)" : "");
+		else if (F("tensorcore_usage") && F("sparsecore_usage"))
+			s = "The TensorCore needs " + F("tensorcore_usage") + " and the SparseCore " + F("sparsecore_usage") + " of " + (F("capacity") || "?") + " " + (r.memory_space || "") + " available";
+		else if (r.headless)
+			s = "Out of " + (r.memory_space || "device memory") + " (the paste starts after the headline)";
 		else
 			s = "Out of memory (no sizes printed)";
 		if (v.over_by_bytes !== null)
