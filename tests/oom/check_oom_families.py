@@ -126,6 +126,11 @@ if "headless: the text starts after the headline, so used, capacity and the over
         not in out or "--device NAME" not in out:
     fail(f"fragment-program: the text does not say what it lacks: {out[:400]}")
 
+# a part's words in prose are no report: nothing read, exit 1
+doc, rc = run(T + "not-a-report.log")
+if rc != 1 or doc["reports_count"] != 0:
+    fail(f"not-a-report: exit {rc}, {doc and doc['reports_count']} reports")
+
 if failures:
     print(f"oom families: {len(failures)} failures")
     sys.exit(1)

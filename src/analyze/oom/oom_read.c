@@ -179,6 +179,17 @@ static bool is_blank(const char *s, size_t n)
 	return true;
 }
 
+static bool holds_figures(const struct tp_oom_report *r)
+{
+	for (int f = 0; f < TP_OOM_FIG_N; f++)
+		if (r->fig[f].present)
+			return true;
+	for (size_t i = 0; i < r->n_allocs; i++)
+		if (r->allocs[i].size.present)
+			return true;
+	return false;
+}
+
 static void add_report(struct tp_oom_log *log, const char *text, size_t len,
 		       int64_t line, unsigned kinds, bool cut)
 {
@@ -191,6 +202,13 @@ static void add_report(struct tp_oom_log *log, const char *text, size_t len,
 	log->reports = tp_xgrow(log->reports, &log->cap, log->n + 1, sizeof(*log->reports));
 	r = &log->reports[log->n++];
 	tp_oom_parse_report(r, text, len);
+	if (r->headless && !holds_figures(r)) {
+		/* a part's words in prose ("Stats:", "Output size of the
+		 * model"): no report without its headline and nothing read */
+		tp_oom_report_release(r);
+		log->n--;
+		return;
+	}
 	r->line = line;
 	r->text_cut = cut;
 	for (unsigned i = 0; i < 4; i++)
