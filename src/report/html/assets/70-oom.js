@@ -180,9 +180,10 @@ const OomView = {
 				" (the cause above); the listed allocations (" + fmtBytes(r.listed.bytes) + ") are temporaries and cannot make it up.")));
 		} else if (r.verdict.over_by_bytes !== null && r.verdict.over_by_bytes > 0) {
 			const cut = ["Cut at least " + fmtBytesUp(r.verdict.over_by_bytes) + "."];
-			if (r.listed.cover_count)
+			/* nothing listed: no claim about the list */
+			if (r.allocations.length && r.listed.cover_count)
 				cut.push("The " + r.listed.cover_count + " largest listed source ops (.remat copies once) hold the " + fmtBytesUp(r.verdict.over_by_bytes) + " to cut.");
-			else
+			else if (r.allocations.length)
 				cut.push("The listed allocations hold " + fmtPct(r.listed.share_of_over) + " of the " + fmtBytesUp(r.verdict.over_by_bytes) + " to cut; the rest is beyond the list.");
 			if (r.listed.cover_scope)
 				cut.push("Scope that covers it: " + r.listed.cover_scope);
