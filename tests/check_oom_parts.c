@@ -75,6 +75,10 @@ static const struct {
 	{ "a BFC chunk summary",
 	  "Sum Total of in-use chunks: 13.71GiB\n",
 	  1, true, TP_OOM_GPU, NULL, 0, TP_OOM_BFC_IN_USE_CHUNKS, 14721000407 },
+	{ "a BFC allocator's chunk summary",
+	  "Summary of in-use Chunks by size: \n3 Chunks of size 256 totalling 768B\n"
+	  "Sum Total of in-use chunks: 1.00GiB\n",
+	  1, true, TP_OOM_GPU, NULL, 0, TP_OOM_BFC_IN_USE_CHUNKS, G },
 	{ "the headline and its blocks stay one report",
 	  "Ran out of memory in memory space hbm. Used 9.00G of 7.48G hbm. Exceeded hbm capacity by "
 	  "1.52G.\n\nTotal hbm usage >= 9.52G:\n    reserved 530.00M\n\nProgram hbm requirement 9.00G:\n"

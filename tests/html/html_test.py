@@ -792,6 +792,11 @@ def test_oom_agree(b, path, doc, tpuprof):
     line = p.js("document.querySelectorAll('#oom-report-%d .oom-budget .budget-line').length" % k)
     check("oom 14: the budget bar: reservation, arguments, output, program parts and the capacity line",
           parts == ["reserved", "arguments", "output", "global", "scoped", "hlo_temp"] and line == 1, "%s %s" % (parts, line))
+    k28 = [i for i, r in enumerate(doc["reports"]) if "28-tpu-v2" in r["input"]][0] + 1
+    both = p.js("document.querySelector('#oom-report-%d .oom-disagree').textContent" % k28)
+    check("oom 28: both shortfalls shown, and which is used", both.startswith(
+        "Two figures disagree: the HBM capacity table's 'Available after request' gives 2.55G, the request "
+        "less 'reservable' gives 2.03 GiB; tpuprof uses the first"), both)
     names = p.js("Array.from(document.querySelectorAll('#oom-report-%d .oom-figures td:first-child')).map(t => t.textContent)" % k)
     check("oom 14: figures named in words, not JSON keys", "runtime reservation" in names and
           not any("_" in n for n in names), str(names))

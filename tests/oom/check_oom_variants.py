@@ -184,8 +184,8 @@ for path in sorted(glob.glob(D + "*.log")):
         if (v["over_by_source"], v["over_by_bytes"], v["over_by_alternative_source"],
                 v["over_by_alternative_bytes"]) != ("available_after_request", 2735391744,
                                                     "request - reservable", 4241280205 - 2061584302) or \
-                "two figures disagree: available_after_request gives 2.55G, request - reservable " \
-                "gives 2.03 GiB; tpuprof uses available_after_request" not in out:
+                "two figures disagree: the HBM capacity table's 'Available after request' gives " \
+                "2.55G, the request less 'reservable' gives 2.03 GiB; tpuprof uses the first" not in out:
             fail(f"28: both figures, and which is used: {v} {out[:600]}")
     for what, fn in DAMAGE:
         damaged = fn(text)

@@ -84,6 +84,22 @@ static const char *over_text(char *buf, size_t n, const struct tp_oom_explain *e
 	return fmt_b(buf, n, e->over_by);
 }
 
+/* An overage's source (docs/json.md over_by_source) in words. */
+static const char *source_words(const char *source)
+{
+	static const char *const words[][2] = {
+		{ "available_after_request", "the HBM capacity table's 'Available after request'" },
+		{ "request - reservable", "the request less 'reservable'" },
+		{ "request - free", "the request less 'free'" },
+		{ "request - largest_free_region", "the request less the largest free region" },
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(source, words[i][0]) == 0)
+			return words[i][1];
+	return source;
+}
+
 static const char *alt_reason(const struct tp_oom_explain *e)
 {
 	if (strcmp(e->over_source, "available_after_request") == 0)
@@ -145,9 +161,10 @@ static void verdict(FILE *out, const struct tp_oom_explain *e)
 			over_text(a, sizeof(a), e), e->over_derived ? " (derived)" : "");
 	fputc('\n', out);
 	if (e->has_over_alt)
-		fprintf(out, "  two figures disagree: %s gives %s, %s gives %s; tpuprof uses %s: %s\n",
-			e->over_source, over_text(a, sizeof(a), e), e->over_alt_source,
-			fmt_b(b, sizeof(b), e->over_alt), e->over_source, alt_reason(e));
+		fprintf(out, "  two figures disagree: %s gives %s, %s gives %s; tpuprof uses the "
+			"first: %s\n", source_words(e->over_source), over_text(a, sizeof(a), e),
+			source_words(e->over_alt_source), fmt_b(b, sizeof(b), e->over_alt),
+			alt_reason(e));
 	if (r->headless)
 		headless(out, e);
 	if (e->chip.n_rows) {

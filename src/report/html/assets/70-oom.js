@@ -29,6 +29,15 @@ const OOM_LABELS = {
 	sparsecore_usage: "SparseCore HBM usage",
 };
 
+/* Where an overage comes from (verdict.over_by_source), in words, as the
+ * text says it. */
+const OOM_SOURCES = {
+	"available_after_request": "the HBM capacity table's 'Available after request'",
+	"request - reservable": "the request less 'reservable'",
+	"request - free": "the request less 'free'",
+	"request - largest_free_region": "the request less the largest free region",
+};
+
 /* A lower bound in fmtBytes's style, rounded up so that it still holds. */
 function fmtBytesUp(b) {
 	b = Number(b);
@@ -147,10 +156,9 @@ const OomView = {
 		if (cause.length > 1)
 			sec.appendChild(el("p", { class: "oom-action" }, cause[1]));
 		if (r.verdict.over_by_alternative_bytes !== null)
-			sec.appendChild(el("p", { class: "warn" }, "Two figures disagree: " + r.verdict.over_by_source + " gives " +
-				OomView.verdict(r).replace(/.*(over|short) by /, "") + ", " + r.verdict.over_by_alternative_source + " gives " +
-				fmtBytes(r.verdict.over_by_alternative_bytes) + "; tpuprof uses " + r.verdict.over_by_source +
-				": the HBM capacity table counts bytes exactly and also takes off the top-of-memory reservation, which 'free' and 'reservable' still include."));
+			sec.appendChild(el("p", { class: "warn oom-disagree" }, "Two figures disagree: " + OOM_SOURCES[r.verdict.over_by_source] + " gives " +
+				OomView.verdict(r).replace(/.*(over|short) by /, "") + ", " + OOM_SOURCES[r.verdict.over_by_alternative_source] + " gives " +
+				fmtBytes(r.verdict.over_by_alternative_bytes) + "; tpuprof uses the first: the HBM capacity table counts bytes exactly and also takes off the top-of-memory reservation, which 'free' and 'reservable' still include."));
 		if (r.headless)
 			sec.appendChild(el("p", { class: "warn" }, "Headless: the text starts after the headline, so used, capacity and the overage are not printed (unknown, not guessed)" +
 				(r.verdict.chip.candidates.length ? "." : "; --device NAME compares the printed total usage with that chip's HBM.")));
