@@ -230,11 +230,8 @@ START_TEST(test_headless_device)
 	static const char text[] = "Total hbm usage >= 20.00G:\n    reserved 530.00M\n    program 18.00G\n";
 	struct tp_oom_log log;
 	struct tp_oom_explain e;
-	const struct tp_device_row *v3 = NULL;
+	const struct tp_device_row *v3 = tp_device_lookup("v3");
 
-	for (size_t i = 0; i < tp_device_count(); i++)
-		if (strcmp(tp_device_at(i)->key, "TPU v3") == 0)
-			v3 = tp_device_at(i);
 	ck_assert_ptr_nonnull(v3);
 	feed(&log, text, false);
 	tp_oom_explain(&e, &log.reports[0], NULL);
