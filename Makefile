@@ -176,6 +176,8 @@ trace-test: $(BIN) $(TRACE_DUMP)
 # variants; then a report inside 100 MB of log read from a pipe.
 oom-test: $(BIN)
 	python3 tests/oom/check_oom.py $(BIN)
+	python3 tests/oom/check_oom_variants.py $(BIN)
+	python3 tests/oom/check_oom_families.py $(BIN)
 	OOM_RSS_MB=$(if $(SANITIZE),128,32) sh tests/oom/stream_test.sh $(BIN)
 
 # Every JSON key emitted is documented in docs/json.md, and vice versa.

@@ -65,7 +65,8 @@ runs = {
          "../shared/oom-reports/34-gpu-jax-bufferassignment-peak-buffers.log",
          "../shared/oom-reports/35-gpu-jax-bufferassignment-stats-only.log",
          "../shared/oom-reports/39-gpu-jax-mtj-failed-to-allocate-request.log",
-         "tests/oom/bfc.log"],
+         "tests/oom/bfc.log", "testdata/oom/e1002-tensorcore-sparsecore.log",
+         "testdata/oom/e0101-load.log", "testdata/oom/fragment-program.log"],
     ],
     "tpuprof.oom_diff/1": [
         ["oom", "diff", "--format", "json", "../shared/oom-reports/13-tpu-v4-jax-easydel-falcon.log",

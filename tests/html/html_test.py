@@ -10,6 +10,7 @@ table holds every op and its filters and totals are exact, fusions open,
 search finds, and 100,000 ops stay fast. A screenshot of every view is
 kept in OUTDIR.
 """
+import glob
 import json
 import os
 import re
@@ -742,6 +743,65 @@ def test_oom(b, path, doc, out):
     shot(b, out, "oom")
 
 
+ALL_OOM = sorted(glob.glob("../shared/oom-reports/*.log"))
+TEXT_ALLOC = re.compile(r"^ {4}[ \d]\d\. (\S+)\s+(.*?)(?: \(entry parameter subshape\))?$")
+
+
+def text_allocs(tpuprof):
+    """Per report of `oom` over every shared log: [(rank, size, shape)]."""
+    out, cur = [], None
+    for line in run(tpuprof, "oom", *ALL_OOM).decode().split("\n"):
+        if line.startswith("report "):
+            cur = []
+            out.append(cur)
+        m = TEXT_ALLOC.match(line)
+        if m and cur is not None:
+            cur.append((int(line.split(".")[0]), m.group(1), m.group(2)))
+    return out
+
+
+def test_oom_agree(b, path, doc, tpuprof):
+    """Text, JSON and HTML carry the same figures: every listed allocation
+    of every shared report (rank, size, shape or entry parameter subshape)
+    alike in the three; the cause before the verdict; the budget bar; the
+    figures named in words; lower bounds not below the overage."""
+    p = Page(b, path)
+    p.open("view=oom")
+    p.clean("oom (all shared)")
+    texts = text_allocs(tpuprof)
+    for i, r in enumerate(doc["reports"]):
+        js = [(a["rank"], a["size"]["text"], a["shape"] or a["entry_parameter_subshape"] or "(shape not printed)")
+              for a in r["allocations"]]
+        html = p.js("Array.from(document.querySelectorAll('#oom-report-%d .oom-tower .band title')).map(t => t.textContent)" % (i + 1))
+        html = [(int(h.split(" ")[0][1:]), h.split(" ")[1], h.split(" ", 2)[2]) for h in html]
+        check("oom %s: text = JSON = HTML allocations" % os.path.basename(r["input"]),
+              texts[i] == js == html, "%s | %s | %s" % (texts[i], js, html))
+        cut = p.js("Array.from(document.querySelectorAll('#oom-report-%d li')).map(l => l.textContent).join(' ')" % (i + 1))
+        m = re.search(r"Cut at least ([\d.]+) (\w+)", cut)
+        if r["verdict"]["over_by_bytes"] and r["verdict"]["over_by_bytes"] > 0:
+            unit = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+            got = m and float(m.group(1)) * unit[m.group(2)]
+            check("oom %s: HTML 'cut at least' not below the overage" % os.path.basename(r["input"]),
+                  got and got >= r["verdict"]["over_by_bytes"], "%s < %s" % (m and m.group(0), r["verdict"]["over_by_bytes"]))
+    k = [i for i, r in enumerate(doc["reports"]) if "14-tpu-v3" in r["input"]][0] + 1
+    order = p.js("Array.from(document.querySelectorAll('#oom-report-%d > p')).map(e => e.className)" % k)
+    cause = p.js("document.querySelector('#oom-report-%d .oom-cause').textContent" % k)
+    check("oom 14: the cause first, naming the arguments", order[:2] == ["oom-cause", "verdict"] and
+          cause.startswith("Cause: The arguments alone (15.90G) exceed the capacity (15.48G)"), "%s %s" % (order, cause))
+    parts = p.js("Array.from(document.querySelectorAll('#oom-report-%d .oom-budget .budget-part')).map(r => r.dataset.figure)" % k)
+    line = p.js("document.querySelectorAll('#oom-report-%d .oom-budget .budget-line').length" % k)
+    check("oom 14: the budget bar: reservation, arguments, output, program parts and the capacity line",
+          parts == ["reserved", "arguments", "output", "global", "scoped", "hlo_temp"] and line == 1, "%s %s" % (parts, line))
+    k28 = [i for i, r in enumerate(doc["reports"]) if "28-tpu-v2" in r["input"]][0] + 1
+    both = p.js("document.querySelector('#oom-report-%d .oom-disagree').textContent" % k28)
+    check("oom 28: both shortfalls shown, and which is used", both.startswith(
+        "Two figures disagree: the HBM capacity table's 'Available after request' gives 2.55G, the request "
+        "less 'reservable' gives 2.03 GiB; tpuprof uses the first"), both)
+    names = p.js("Array.from(document.querySelectorAll('#oom-report-%d .oom-figures td:first-child')).map(t => t.textContent)" % k)
+    check("oom 14: figures named in words, not JSON keys", "runtime reservation" in names and
+          not any("_" in n for n in names), str(names))
+
+
 def main():
     tpuprof, gen, out = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(out, exist_ok=True)
@@ -757,6 +817,7 @@ def main():
         "ops": page(tpuprof, out, "ops", "ops", "testdata/small.xplane.pb"),
         "diff": page(tpuprof, out, "diff", "diff", "testdata/small.xplane.pb", "testdata/diff-b.xplane.pb"),
         "oom": page(tpuprof, out, "oom", "oom", *OOM_LOGS),
+        "oom-all": page(tpuprof, out, "oom-all", "oom", *ALL_OOM),
     }
     big = os.path.join(out, "ops-100k.xplane.pb")
     if not os.path.exists(big):
@@ -791,6 +852,7 @@ def main():
     b = cdp.Browser()
     try:
         test_oom(b, pages["oom"], json_of(tpuprof, "oom", *OOM_LOGS), out)
+        test_oom_agree(b, pages["oom-all"], json_of(tpuprof, "oom", *ALL_OOM), tpuprof)
         test_report(b, pages["report"], json_of(tpuprof, "report", "testdata/small.xplane.pb"), out, "report",
                     tpuprof, ["testdata/small.xplane.pb"])
         test_report(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4), out, "report-tpu", tpuprof, [TPU4])

@@ -58,6 +58,7 @@ enum tp_oom_fig {
 	TP_OOM_BA_PREALLOCATED_TEMP, TP_OOM_BA_TOTAL, TP_OOM_BA_TOTAL_FRAGMENTATION,
 	TP_OOM_BFC_ROUNDED, TP_OOM_BFC_IN_USE_CHUNKS, TP_OOM_BFC_LIMIT,
 	TP_OOM_BFC_IN_USE, TP_OOM_BFC_MAX_IN_USE,
+	TP_OOM_TENSORCORE_USAGE, TP_OOM_SPARSECORE_USAGE,
 	TP_OOM_FIG_N
 };
 /* "used", "capacity", ... (the JSON keys, docs/json.md). */
@@ -134,6 +135,11 @@ struct tp_oom_report {
 	bool text_cut;                /* longer than TP_OOM_REPORT_MAX      */
 	bool early_abort;             /* "Requires X, has Y available": XLA
 				       * prints no breakdown after it        */
+	bool headless;                /* no headline in the text: a paste
+				       * that starts at a later part, so
+				       * used, capacity and the overage are
+				       * not printed                         */
+	char *program_name;           /* E0101 "Error loading program 'P'" */
 	struct tp_oom_size fig[TP_OOM_FIG_N];
 	double pct[TP_OOM_PCT_N];
 	bool has_pct[TP_OOM_PCT_N];
@@ -209,12 +215,59 @@ struct tp_oom_relayout {
 	int64_t saves;            /* layout.padded_bytes - padded_bytes     */
 };
 
+/* What decides a report, in the order the verdict names it: a fixed
+ * buffer that alone exceeds the capacity (no cut to temporaries helps),
+ * the fixed buffers together, else the program's temporaries; at run
+ * time, fragmentation (the request fits the free total, not one region). */
+enum tp_oom_cause {
+	TP_OOM_CAUSE_UNKNOWN, TP_OOM_CAUSE_ARGUMENTS, TP_OOM_CAUSE_OUTPUT,
+	TP_OOM_CAUSE_RESERVED, TP_OOM_CAUSE_FIXED, TP_OOM_CAUSE_TEMPORARIES,
+	TP_OOM_CAUSE_FRAGMENTATION,
+};
+/* "unknown", "arguments", "output", "runtime_reservation",
+ * "arguments_and_output", "temporaries", "fragmentation" */
+const char *tp_oom_cause_name(enum tp_oom_cause c);
+
+/* The budget of a compile-time report: what is held against the
+ * capacity, in printed figures (the HTML page's bar). */
+struct tp_oom_budget_part {
+	enum tp_oom_fig fig;      /* the figure (output: less what it shares) */
+	int64_t bytes;
+};
+struct tp_oom_budget {
+	size_t n;                 /* 0: no breakdown printed               */
+	struct tp_oom_budget_part parts[8]; /* reservation, arguments,
+				   * output, program parts, in that order  */
+	int64_t line;             /* the capacity, plus the reservation
+				   * where the capacity leaves it out      */
+	int64_t total;            /* sum of the parts                      */
+};
+
 struct tp_oom_explain {
 	const struct tp_oom_report *r;  /* borrowed                      */
+	struct tp_oom_budget budget;
 	/* verdict */
 	bool has_over;            /* over_by known                         */
 	int64_t over_by;          /* exceeded, or derived (run time)       */
 	bool over_derived;        /* computed, not printed                 */
+	const char *over_source;  /* the figures it comes from (static):
+				   * "exceeded", "used - capacity",
+				   * "available_after_request", "request -
+				   * largest_free_region", ...; NULL if none */
+	bool has_over_alt;        /* a second figure of the report gives
+				   * another overage (shown, not used)     */
+	int64_t over_alt;
+	const char *over_alt_source; /* static                              */
+	enum tp_oom_cause cause;
+	int64_t cause_bytes;      /* the decisive figure (arguments, ...)  */
+	int64_t fixed_bytes;      /* arguments + output not shared with
+				   * them (+ the reservation where the
+				   * capacity includes it); -1 unknown     */
+	int64_t temporaries_bytes; /* HLO temp (else the program), -1 unknown */
+	bool temporaries_can_fix; /* over_by <= temporaries_bytes          */
+	int64_t fixed_cut;        /* lower bound on what must come from the
+				   * fixed buffers (0 when temporaries can
+				   * fix it)                               */
 	struct tp_oom_chip chip;
 	/* the listed allocations */
 	int64_t listed_bytes, listed_padding;

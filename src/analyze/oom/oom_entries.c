@@ -64,24 +64,16 @@ static char *value_dup(const char *s, const char *e, bool one_line)
 	return out;
 }
 
-/* key="value" in an Operator line; literal "\n" and the blanks after it
- * (pasted op_names) are dropped. */
-static char *quoted(const char *s, const char *e, const char *key)
+/* [s, e) without newlines, literal "\n" and the blanks after it (an
+ * op_name pasted from a Python repr); malloc'd. */
+static char *unescaped(const char *s, const char *e)
 {
-	const char *v = tp_oom_find(s, e, key, NULL), *q;
-	char *out, *o;
+	char *out = tp_xmalloc((size_t)(e - s) + 1), *o = out;
 
-	if (!v || v >= e || *v != '"')
-		return NULL;
-	v++;
-	q = memchr(v, '"', (size_t)(e - v));
-	if (!q)
-		q = e;
-	out = o = tp_xmalloc((size_t)(q - v) + 1);
-	for (const char *p = v; p < q; p++) {
-		if (p + 1 < q && p[0] == '\\' && p[1] == 'n') {
+	for (const char *p = s; p < e; p++) {
+		if (p + 1 < e && p[0] == '\\' && p[1] == 'n') {
 			p++;
-			while (p + 1 < q && p[1] == ' ')
+			while (p + 1 < e && p[1] == ' ')
 				p++;
 			continue;
 		}
@@ -92,11 +84,26 @@ static char *quoted(const char *s, const char *e, const char *key)
 	return out;
 }
 
+/* key="value" in an Operator line. */
+static char *quoted(const char *s, const char *e, const char *key)
+{
+	const char *v = tp_oom_find(s, e, key, NULL), *q;
+
+	if (!v || v >= e || *v != '"')
+		return NULL;
+	v++;
+	q = memchr(v, '"', (size_t)(e - v));
+	return unescaped(v, q ? q : e);
+}
+
 static void operator_read(struct tp_oom_alloc *a, const char *s, const char *e)
 {
 	const char *v;
 
-	a->operator_text = value_dup(s, e, false);
+	char *joined = value_dup(s, e, false);
+
+	a->operator_text = unescaped(joined, joined + strlen(joined));
+	free(joined);
 	a->op_type = quoted(s, e, "op_type=");
 	a->op_name = quoted(s, e, "op_name=");
 	a->source_file = quoted(s, e, "source_file=");
@@ -116,7 +123,10 @@ static void label_read(struct tp_oom_alloc *a, const char *s, const char *e)
 {
 	const char *n = s, *ne;
 
-	a->xla_label = value_dup(s, e, false);
+	char *joined = value_dup(s, e, false);
+
+	a->xla_label = unescaped(joined, joined + strlen(joined));
+	free(joined);
 	if (n < e && *n == '%')
 		n++;
 	for (ne = n; ne < e && *ne != ' ' && *ne != '\n' && *ne != '='; ne++)
@@ -171,7 +181,8 @@ static const char *next_entry(const char *base, const char *p, const char *end, 
 
 		if (!isdigit((unsigned char)*p) || (p > end - 3))
 			continue;
-		if (p[-1] != ' ' && p[-1] != '\n' && p[-1] != '.' && p[-1] != '=' && p[-1] != ')')
+		if (p > base && p[-1] != ' ' && p[-1] != '\n' && p[-1] != '.' && p[-1] != '=' &&
+		    p[-1] != ')')
 			continue;
 		for (; q < end && isdigit((unsigned char)*q) && v < 1000000; q++)
 			v = v * 10 + (*q - '0');
@@ -200,10 +211,13 @@ void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end
 		r->allocations_memory_space = tp_str_dup(tp_str_make(list,
 			strcspn(list, ": \n") < (size_t)(end - list) ? strcspn(list, ": \n") :
 			(size_t)(end - list)));
-	} else if (!(list = tp_oom_find(s, end, "Peak buffers:", NULL))) {
-		return;
+		p = list + 1;
+	} else if ((list = tp_oom_find(s, end, "Peak buffers:", NULL))) {
+		p = list + 1;
+	} else {
+		/* a paste that starts at a numbered entry: no list header */
+		list = p = s;
 	}
-	p = list + 1;
 	at = next_entry(list, p, end, &rank, &after);
 	while (at) {
 		const char *next_at, *next_after;

@@ -85,34 +85,6 @@ static void chip(struct tp_oom_explain *e, const struct tp_oom_report *r,
 	}
 }
 
-static void over(struct tp_oom_explain *e, const struct tp_oom_report *r)
-{
-	const struct tp_oom_size *f = r->fig;
-
-	if (f[TP_OOM_EXCEEDED].present && !f[TP_OOM_EXCEEDED].unknown) {
-		e->over_by = f[TP_OOM_EXCEEDED].bytes;
-		e->has_over = true;
-	} else if (f[TP_OOM_USED].present && f[TP_OOM_CAPACITY].present &&
-		   !f[TP_OOM_USED].unknown && !f[TP_OOM_CAPACITY].unknown) {
-		e->over_by = f[TP_OOM_USED].bytes - f[TP_OOM_CAPACITY].bytes;
-		e->has_over = e->over_derived = true;
-	} else if (f[TP_OOM_REQUEST].present) {
-		const struct tp_oom_size *room = f[TP_OOM_LARGEST_FREE_REGION].present ?
-			&f[TP_OOM_LARGEST_FREE_REGION] : f[TP_OOM_RESERVABLE].present ?
-			&f[TP_OOM_RESERVABLE] : f[TP_OOM_FREE].present ? &f[TP_OOM_FREE] : NULL;
-
-		if (room) {
-			e->over_by = f[TP_OOM_REQUEST].bytes - room->bytes;
-			e->has_over = e->over_derived = true;
-		} else if (f[TP_OOM_BFC_LIMIT].present && f[TP_OOM_BFC_IN_USE].present) {
-			/* the BFC allocator: what is left under its limit */
-			e->over_by = f[TP_OOM_REQUEST].bytes -
-				     (f[TP_OOM_BFC_LIMIT].bytes - f[TP_OOM_BFC_IN_USE].bytes);
-			e->has_over = e->over_derived = true;
-		}
-	}
-}
-
 static const char *op_type_of(const struct tp_oom_alloc *a, char *buf, size_t n)
 {
 	const char *s, *slash, *br;
@@ -306,6 +278,9 @@ static void missing(struct tp_oom_explain *e, const struct tp_oom_report *r)
 {
 	const struct tp_oom_alloc *last = r->n_allocs ? &r->allocs[r->n_allocs - 1] : NULL;
 
+	/* the paste starts after the headline: used, capacity, over by */
+	if (r->headless)
+		e->missing[e->n_missing++] = "headline";
 	if (r->kind != TP_OOM_COMPILE || r->early_abort || !r->memory_space ||
 	    strcmp(r->memory_space, "hbm") != 0)
 		return;
@@ -390,8 +365,10 @@ void tp_oom_explain(struct tp_oom_explain *e, const struct tp_oom_report *r,
 	memset(e, 0, sizeof(*e));
 	e->r = r;
 	e->cover_scope = SIZE_MAX;
-	over(e, r);
 	chip(e, r, device);
+	tp_oom_over(e, r);
+	tp_oom_cause(e, r);
+	tp_oom_budget(e, r);
 	tp_scope_tree_init(&e->scopes);
 	for (size_t i = 0; i < r->n_allocs; i++) {
 		const struct tp_oom_alloc *a = &r->allocs[i];

@@ -49,6 +49,10 @@ void tp_oom_gpu(struct tp_oom_report *r, const char *s, const char *end)
 		if ((e = tp_oom_fig_at(r, TP_OOM_REQUEST, e, end)))
 			if (tp_oom_match(e, end, " (rounded to"))
 				plain_bytes(r, TP_OOM_BFC_ROUNDED, e, end, "(rounded to");
+	} else {
+		/* a paste from a later part: BufferAssignment, Peak buffers,
+		 * the BFC allocator's summary or Stats */
+		r->headless = true;
 	}
 	if ((e = tp_oom_find(s, end, "BufferAssignment stats:", NULL))) {
 		tp_oom_fig_at(r, TP_OOM_BA_PARAMETER, tp_oom_find(e, end, "parameter allocation:", NULL), end);

@@ -36,6 +36,23 @@ void tp_oom_scoped(struct tp_oom_report *r, const char *s, const char *end);
  * NULL. */
 const char *tp_oom_read_requires(const char *s, const char *end, struct tp_oom_size *need,
 				 struct tp_oom_size *has);
+/* The parts of a report in the order XLA prints them (oom_parts.c): a
+ * part seen after a later one starts another report. */
+enum tp_oom_block {
+	TP_OOM_BLK_NONE, TP_OOM_BLK_HEADLINE, TP_OOM_BLK_HBM_TABLE, TP_OOM_BLK_TOTAL,
+	TP_OOM_BLK_OUTPUT, TP_OOM_BLK_HEAP, TP_OOM_BLK_PERSISTENT, TP_OOM_BLK_PROGRAM,
+	TP_OOM_BLK_LIST, TP_OOM_BLK_ENTRY, TP_OOM_BLK_BA_DEBUG, TP_OOM_BLK_BA_STATS,
+	TP_OOM_BLK_PEAK, TP_OOM_BLK_BUFFER, TP_OOM_BLK_BFC_SUMMARY, TP_OOM_BLK_BFC_SUM_TOTAL,
+	TP_OOM_BLK_BFC_STATS,
+};
+/* The first part in [s, end): its start in *at, a numbered entry's rank
+ * in *rank (either may be NULL); TP_OOM_BLK_NONE when none. */
+enum tp_oom_block tp_oom_part_at(const char *s, const char *end, const char **at, int *rank);
+/* The verdict (oom_verdict.c): by how much, from which figures; what
+ * decides it. e->chip is set before. */
+void tp_oom_over(struct tp_oom_explain *e, const struct tp_oom_report *r);
+void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r);
+void tp_oom_budget(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
 
 #endif

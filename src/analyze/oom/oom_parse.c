@@ -24,6 +24,7 @@ static const char *const fig_names[TP_OOM_FIG_N] = {
 	"persistent_output", "ba_parameter", "ba_constant", "ba_maybe_live_out",
 	"ba_preallocated_temp", "ba_total", "ba_total_fragmentation",
 	"bfc_rounded", "bfc_in_use_chunks", "bfc_limit", "bfc_in_use", "bfc_max_in_use",
+	"tensorcore_usage", "sparsecore_usage",
 };
 
 static const char *const pct_names[TP_OOM_PCT_N] = {
@@ -344,8 +345,68 @@ static void runtime_tpu(struct tp_oom_report *r, const char *s, const char *end)
 		table_row(r, TP_OOM_RUNTIME_PROGRAM_REQUIREMENT, e, end, "Program requirement:");
 		table_row(r, TP_OOM_AVAILABLE_AFTER_REQUEST, e, end, "Available after request:");
 	}
-	if (r->fig[TP_OOM_CAPACITY].present || (r->device && strstr(r->device, "HBM")))
+	if (!r->memory_space && (r->fig[TP_OOM_CAPACITY].present ||
+				 (r->device && strstr(r->device, "HBM"))))
 		r->memory_space = tp_xstrdup("hbm");
+}
+
+/* E1002: "TPU TensorCore Hbm usage: T, SparseCore Hbm usage S,
+ * exceeding available bytes: A" (XLA's units): A is the capacity; the
+ * sum of the two usages is not printed. */
+static void tensorcore_sparsecore(struct tp_oom_report *r, const char *s, const char *end)
+{
+	const char *e = tp_oom_match(s, end, "TensorCore Hbm usage:");
+
+	r->kind = TP_OOM_COMPILE;
+	r->memory_space = tp_xstrdup("hbm");
+	if ((e = tp_oom_fig_at(r, TP_OOM_TENSORCORE_USAGE, e, end)) &&
+	    (e = tp_oom_match(e, end, ", SparseCore Hbm usage")) &&
+	    (e = tp_oom_fig_at(r, TP_OOM_SPARSECORE_USAGE, tp_oom_match(e, end, ":") ? tp_oom_match(e, end, ":") : e, end)) &&
+	    (e = tp_oom_match(e, end, ", exceeding available bytes:")))
+		tp_oom_fig_at(r, TP_OOM_CAPACITY, e, end);
+}
+
+/* A TPU part that a headless paste starts at (oom_parts.c). */
+static bool tpu_part(const char *s, const char *end)
+{
+	enum tp_oom_block p = tp_oom_part_at(s, end, NULL, NULL);
+
+	return p >= TP_OOM_BLK_HBM_TABLE && p <= TP_OOM_BLK_ENTRY;
+}
+
+/* A paste without its headline: the blocks it holds, the memory space
+ * from their labels, run time where only run-time blocks are printed. */
+static void headless_tpu(struct tp_oom_report *r, const char *s, const char *end)
+{
+	static const char *const spaces[] = { "hbm", "vmem" };
+
+	r->headless = true;
+	r->kind = tp_oom_find(s, end, "HBM capacity ", NULL) ||
+		  tp_oom_find(s, end, "Heap allocator status:", NULL) ? TP_OOM_RUNTIME : TP_OOM_COMPILE;
+	for (size_t i = 0; i < 2 && !r->memory_space; i++) {
+		char a[40], b[40], c[48];
+
+		snprintf(a, sizeof(a), "Total %s usage", spaces[i]);
+		snprintf(b, sizeof(b), "Program %s requirement", spaces[i]);
+		snprintf(c, sizeof(c), "Largest program allocations in %s", spaces[i]);
+		if (tp_oom_find(s, end, a, NULL) || tp_oom_find(s, end, b, NULL) ||
+		    tp_oom_find(s, end, c, NULL))
+			r->memory_space = tp_xstrdup(spaces[i]);
+	}
+	if (!r->memory_space && r->kind == TP_OOM_RUNTIME)
+		r->memory_space = tp_xstrdup("hbm");
+	if (r->kind == TP_OOM_RUNTIME)
+		runtime_tpu(r, s, end);
+	tpu_blocks(r, s, end);
+}
+
+/* E0101: "Error loading program 'NAME': ..." before a run-time headline. */
+static void program_name(struct tp_oom_report *r, const char *s, const char *end)
+{
+	const char *e = tp_oom_find(s, end, "Error loading program '", NULL), *q;
+
+	if (e && (q = memchr(e, '\'', (size_t)(end - e))) && q - e < 256)
+		r->program_name = tp_str_dup(tp_str_make(e, (size_t)(q - e)));
 }
 
 void tp_oom_parse_report(struct tp_oom_report *r, const char *text, size_t len)
@@ -367,6 +428,7 @@ void tp_oom_parse_report(struct tp_oom_report *r, const char *text, size_t len)
 	} else if (tp_oom_find(text, end, "Attempting to reserve ", &at) ||
 		   tp_oom_find(text, end, "Attempting to allocate ", &at)) {
 		error_code(r, text, at);
+		program_name(r, text, at);
 		runtime_tpu(r, at, end);
 		tpu_blocks(r, at, end);
 	} else if (tp_oom_find(text, end, "Requires ", &at) &&
@@ -376,10 +438,15 @@ void tp_oom_parse_report(struct tp_oom_report *r, const char *text, size_t len)
 		r->kind = TP_OOM_COMPILE;
 		r->early_abort = true;
 		r->memory_space = tp_xstrdup("hbm");
+	} else if (tp_oom_find(text, end, "TensorCore Hbm usage:", &at)) {
+		error_code(r, text, at);
+		tensorcore_sparsecore(r, at, end);
 	} else if (tp_oom_find(text, end, "Scoped allocation with size ", &at) ||
 		   tp_oom_find(text, end, "would exceed memory (size=", &at)) {
 		error_code(r, text, at);
 		tp_oom_scoped(r, text, end);
+	} else if (tpu_part(text, end)) {
+		headless_tpu(r, text, end);
 	} else {
 		tp_oom_gpu(r, text, end);
 	}
@@ -393,6 +460,7 @@ void tp_oom_report_release(struct tp_oom_report *r)
 	free(r->error_name);
 	free(r->runtime_op);
 	free(r->device);
+	free(r->program_name);
 	free(r->allocations_memory_space);
 	for (int i = 0; i < r->n_log_prefixes; i++)
 		free(r->log_prefixes[i]);

@@ -25,6 +25,7 @@ static const char *const triggers[] = {
 	"ran out of memory trying to allocate",
 	"Scoped allocation with size",
 	"would exceed memory (size=",
+	"TensorCore Hbm usage:",
 };
 #define N_TRIGGERS (sizeof(triggers) / sizeof(triggers[0]))
 
@@ -64,6 +65,8 @@ struct tp_oom_reader {
 	int gap;
 	int64_t report_line;
 	bool report_cut;
+	int part_max;              /* the latest part seen (tp_oom_part_at) */
+	int entry_rank;            /* the last numbered entry's rank     */
 };
 
 static const char *const kind_names[] = { "glog", "tf-timestamp", "ray", "rank" };
@@ -176,6 +179,17 @@ static bool is_blank(const char *s, size_t n)
 	return true;
 }
 
+static bool holds_figures(const struct tp_oom_report *r)
+{
+	for (int f = 0; f < TP_OOM_FIG_N; f++)
+		if (r->fig[f].present)
+			return true;
+	for (size_t i = 0; i < r->n_allocs; i++)
+		if (r->allocs[i].size.present)
+			return true;
+	return false;
+}
+
 static void add_report(struct tp_oom_log *log, const char *text, size_t len,
 		       int64_t line, unsigned kinds, bool cut)
 {
@@ -188,6 +202,13 @@ static void add_report(struct tp_oom_log *log, const char *text, size_t len,
 	log->reports = tp_xgrow(log->reports, &log->cap, log->n + 1, sizeof(*log->reports));
 	r = &log->reports[log->n++];
 	tp_oom_parse_report(r, text, len);
+	if (r->headless && !holds_figures(r)) {
+		/* a part's words in prose ("Stats:", "Output size of the
+		 * model"): no report without its headline and nothing read */
+		tp_oom_report_release(r);
+		log->n--;
+		return;
+	}
 	r->line = line;
 	r->text_cut = cut;
 	for (unsigned i = 0; i < 4; i++)
@@ -206,6 +227,13 @@ static void close_report(struct tp_oom_log *log)
 		return;
 	rd->in_report = false;
 	e = find_trigger(s, end, &at);
+	/* parts before the first headline (or no headline at all) are a
+	 * report of their own: a part never belongs to the headline after it */
+	if (!e || tp_oom_part_at(s, at, NULL, NULL) != TP_OOM_BLK_NONE) {
+		add_report(log, s, (size_t)((e ? at : end) - s), rd->report_line,
+			   rd->report_kinds, rd->report_cut);
+		s = e ? at : end;
+	}
 	while (e) {
 		const char *next_at = NULL, *next = find_trigger(e, end, &next_at);
 		const char *stop = next ? next_at : end;
@@ -245,8 +273,46 @@ static void start_report(struct tp_oom_log *log, const char *s, size_t n, unsign
 	rd->gap = 0;
 	rd->report_line = log->lines;
 	rd->report_kinds = kinds | rd->prev_kinds;
+	rd->part_max = TP_OOM_BLK_HEADLINE;
+	rd->entry_rank = 0;
 	append_report(rd, s, n);
 	rd->report_kept = rd->report.len;
+}
+
+/* The line's parts into the report's order: the latest part and the
+ * last entry's rank. */
+static void part_seen(struct tp_oom_reader *rd, const char *s, const char *end)
+{
+	const char *at;
+	int rank;
+	enum tp_oom_block p;
+
+	while ((p = tp_oom_part_at(s, end, &at, &rank)) != TP_OOM_BLK_NONE) {
+		if ((int)p > rd->part_max)
+			rd->part_max = (int)p;
+		if (p == TP_OOM_BLK_ENTRY)
+			rd->entry_rank = rank;
+		s = at + 1;
+	}
+}
+
+/* Whether the line's first part starts a report: outside one, any part;
+ * inside one, a part XLA prints before one already seen (or the same
+ * block again), or a numbered entry that does not follow the last. */
+static bool part_starts(const struct tp_oom_reader *rd, const char *s, const char *end)
+{
+	int rank;
+	enum tp_oom_block p = tp_oom_part_at(s, end, NULL, &rank);
+
+	if (p == TP_OOM_BLK_NONE)
+		return false;
+	if (!rd->in_report)
+		return true;
+	if (p == TP_OOM_BLK_ENTRY)
+		return rd->part_max > (int)p || (rd->entry_rank && rank <= rd->entry_rank);
+	if (p == TP_OOM_BLK_BUFFER)   /* buffers repeat; their ranks are not kept */
+		return rd->part_max > (int)p;
+	return (int)p <= rd->part_max;
 }
 
 static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
@@ -270,7 +336,15 @@ static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 		} else {
 			start_report(log, s, rd->clean.len, kinds);
 		}
+		part_seen(rd, s, end);
+	} else if (part_starts(rd, s, end)) {
+		/* a paste that begins at a part (no headline), or a part that
+		 * cannot belong to the report being read: a report of its own */
+		close_report(log);
+		start_report(log, s, rd->clean.len, kinds);
+		part_seen(rd, s, end);
 	} else if (rd->in_report) {
+		part_seen(rd, s, end);
 		append_report(rd, s, rd->clean.len);
 		rd->report_kinds |= kinds;
 		if (has_label(s, rd->clean.len)) {

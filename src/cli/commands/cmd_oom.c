@@ -21,16 +21,23 @@ static const char oom_help[] =
 	"('Ran out of memory in memory space hbm/vmem'), TPU run-time ('Attempting\n"
 	"to reserve/allocate'), XLA:GPU and the BFC allocator. Each report is\n"
 	"found whatever surrounds it (log prefixes, tracebacks, progress bars,\n"
-	"Markdown, wrapped or collapsed lines) and answered with:\n"
+	"Markdown, wrapped or collapsed lines), from any of its parts (a paste\n"
+	"that starts at 'Program hbm requirement', the list, a numbered entry,\n"
+	"'Peak buffers:' or a BFC 'Stats:' tail has no headline: its used,\n"
+	"capacity and overage stay unknown), and answered with:\n"
 	"  verdict    which memory, compile or run time, used vs capacity and\n"
 	"             over by how much; the chip (--device, or told from the\n"
 	"             printed capacity and runtime reservation)\n"
+	"  cause      first: arguments, output or the reservation that alone\n"
+	"             exceed the capacity (no cut to temporaries fixes those),\n"
+	"             else the temporaries; at run time, fragmentation\n"
 	"  parts      the usage and program requirement blocks as printed\n"
 	"  listed     the allocations XLA lists (only the largest N) with shape,\n"
 	"             tiles and the padded dimensions, rolled up by name scope,\n"
 	"             op type and allocation type\n"
 	"  to cut     the source ops (.remat copies once) and the scope that\n"
-	"             cover the overage; split estimates (lower bounds)\n"
+	"             cover the overage; split estimates (lower bounds,\n"
+	"             rounded up)\n"
 	"A figure that is not printed is never invented; a report cut short\n"
 	"says what it lacks. 'oom diff A B' compares the first report of A with\n"
 	"the first of B (the before and after of a fix).\n"
@@ -87,7 +94,9 @@ static const char no_report_hint[] =
 	"(tpuprof looks for XLA's 'Ran out of memory in memory space', 'Attempting to "
 	"reserve/allocate', 'Out of memory while trying to allocate', 'Failed to allocate "
 	"request for', 'ran out of memory trying to allocate', 'Scoped allocation with size', "
-	"'Requires X, has Y available')";
+	"'Requires X, has Y available', 'TensorCore Hbm usage', or a part: 'Total hbm usage >=', "
+	"'Program hbm requirement', 'Largest program allocations', 'N. Size:', 'Peak buffers:', "
+	"'Buffer N:', 'BufferAssignment stats:', a BFC 'Stats:')";
 
 static int run_diff(const struct tp_common_opts *o, struct tp_oom_file *files)
 {

@@ -113,6 +113,17 @@ static void verdict_json(struct tp_jw *w, const struct tp_oom_explain *e)
 	str(w, "memory", r->memory_space);
 	tp_jw_put(w, "over_by_bytes", e->has_over ? tp_json_int(e->over_by) : json_null());
 	tp_jw_put(w, "over_by_derived", json_boolean(e->over_derived));
+	str(w, "over_by_source", e->over_source);
+	tp_jw_put(w, "over_by_alternative_bytes", e->has_over_alt ? tp_json_int(e->over_alt) : json_null());
+	str(w, "over_by_alternative_source", e->has_over_alt ? e->over_alt_source : NULL);
+	str(w, "cause", tp_oom_cause_name(e->cause));
+	tp_jw_put(w, "fixed_bytes", e->fixed_bytes >= 0 ? tp_json_int(e->fixed_bytes) : json_null());
+	tp_jw_put(w, "temporaries_bytes", e->temporaries_bytes >= 0 ?
+		  tp_json_int(e->temporaries_bytes) : json_null());
+	tp_jw_put(w, "temporaries_can_fix", e->cause == TP_OOM_CAUSE_UNKNOWN ||
+		  e->cause == TP_OOM_CAUSE_FRAGMENTATION ? json_null() :
+		  json_boolean(e->temporaries_can_fix));
+	tp_jw_put(w, "fixed_cut_at_least_bytes", e->fixed_cut > 0 ? tp_json_int(e->fixed_cut) : json_null());
 	tp_jw_object(w, "chip");
 	tp_jw_array(w, "candidates");
 	for (size_t i = 0; i < e->chip.n_rows; i++)
@@ -121,6 +132,26 @@ static void verdict_json(struct tp_jw *w, const struct tp_oom_explain *e)
 	tp_jw_put(w, "device_bytes", e->chip.n_rows ? tp_json_int(e->chip.device_bytes) : json_null());
 	str(w, "basis", e->chip.basis[0] ? e->chip.basis : NULL);
 	tp_jw_put(w, "forced", json_boolean(e->chip.forced));
+	tp_jw_end(w);
+	tp_jw_end(w);
+}
+
+static void budget_json(struct tp_jw *w, const struct tp_oom_budget *b)
+{
+	if (!b->n) {
+		tp_jw_put(w, "budget", json_null());
+		return;
+	}
+	tp_jw_object(w, "budget");
+	tp_jw_put_int(w, "line_bytes", b->line);
+	tp_jw_put_int(w, "total_bytes", b->total);
+	tp_jw_array(w, "parts");
+	for (size_t i = 0; i < b->n; i++) {
+		tp_jw_object(w, NULL);
+		str(w, "figure", tp_oom_fig_name(b->parts[i].fig));
+		tp_jw_put_int(w, "bytes", b->parts[i].bytes);
+		tp_jw_end(w);
+	}
 	tp_jw_end(w);
 	tp_jw_end(w);
 }
@@ -199,7 +230,10 @@ static void report_json(struct tp_jw *w, const char *path, const struct tp_oom_e
 		tp_jw_put(w, NULL, tp_json_cstr(r->log_prefixes[i]));
 	tp_jw_end(w);
 	tp_jw_put(w, "text_cut", json_boolean(r->text_cut));
+	tp_jw_put(w, "headless", json_boolean(r->headless));
+	str(w, "program_name", r->program_name);
 	verdict_json(w, e);
+	budget_json(w, &e->budget);
 	tp_jw_object(w, "figures");
 	for (int f = 0; f < TP_OOM_FIG_N; f++)
 		size_json(w, tp_oom_fig_name(f), &r->fig[f]);

@@ -4,7 +4,7 @@
  * layouts, the roll-ups and what to cut (docs/oom.md). Printed figures
  * are shown as printed; derived ones in binary units with their basis.
  */
-#include "tpuprof/report/oom_report.h"
+#include "oom_text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,17 +12,9 @@
 #include "tpuprof/util/units.h"
 
 #define LIST_MAX 10
-
-static const char *fmt_b(char *buf, size_t n, int64_t v)
-{
-	if (v < 0) {
-		char tmp[32];
-
-		snprintf(buf, n, "-%s", tp_fmt_bytes(tmp, sizeof(tmp), (uint64_t)-v));
-		return buf;
-	}
-	return tp_fmt_bytes(buf, n, (uint64_t)v);
-}
+/* every listed allocation is shown as JSON and HTML show it (XLA lists
+ * about 20); beyond this many the text says how many more */
+#define ALLOC_MAX 64
 
 static const char *fig(const struct tp_oom_report *r, enum tp_oom_fig f)
 {
@@ -38,48 +30,8 @@ static const char *const fig_label[TP_OOM_FIG_N - TP_OOM_TOP_OF_MEMORY_RESERVED]
 	"BufferAssignment preallocated temp", "BufferAssignment total",
 	"BufferAssignment fragmentation", "rounded request", "in-use chunks",
 	"allocator limit", "allocator in use", "allocator max in use",
+	"TensorCore HBM usage", "SparseCore HBM usage",
 };
-
-static void verdict(FILE *out, const struct tp_oom_explain *e)
-{
-	const struct tp_oom_report *r = e->r;
-	const char *space = r->memory_space ? r->memory_space : "device memory";
-	char a[32], b[32];
-
-	if (fig(r, TP_OOM_USED) && fig(r, TP_OOM_CAPACITY))
-		fprintf(out, "  verdict: the program needs %s of %s %s", fig(r, TP_OOM_USED),
-			fig(r, TP_OOM_CAPACITY), space);
-	else if (fig(r, TP_OOM_REQUEST))
-		fprintf(out, "  verdict: %s %s failed", r->runtime_op && strcmp(r->runtime_op, "reserve") == 0 ?
-			"reserving program memory of" : "allocating", fig(r, TP_OOM_REQUEST));
-	else if (fig(r, TP_OOM_USED))
-		fprintf(out, "  verdict: the program needs %s of %s", fig(r, TP_OOM_USED), space);
-	else
-		fprintf(out, "  verdict: out of %s (no sizes printed)", space);
-	if (fig(r, TP_OOM_FREE))
-		fprintf(out, "; %s free", fig(r, TP_OOM_FREE));
-	if (fig(r, TP_OOM_RESERVABLE))
-		fprintf(out, ", %s reservable", fig(r, TP_OOM_RESERVABLE));
-	if (fig(r, TP_OOM_LARGEST_FREE_REGION))
-		fprintf(out, ", the largest free region %s (fragmentation)",
-			fig(r, TP_OOM_LARGEST_FREE_REGION));
-	if (fig(r, TP_OOM_BFC_LIMIT) && fig(r, TP_OOM_BFC_IN_USE))
-		fprintf(out, "; allocator limit %s, in use %s",
-			fmt_b(a, sizeof(a), r->fig[TP_OOM_BFC_LIMIT].bytes),
-			fmt_b(b, sizeof(b), r->fig[TP_OOM_BFC_IN_USE].bytes));
-	if (e->has_over)
-		fprintf(out, ": %s by %s%s", r->kind == TP_OOM_COMPILE ? "over" : "short", e->over_derived ? fmt_b(a, sizeof(a), e->over_by) :
-			fig(r, TP_OOM_EXCEEDED), e->over_derived ? " (derived)" : "");
-	fputc('\n', out);
-	if (e->chip.n_rows) {
-		fprintf(out, "  chip: %s", e->chip.rows[0]->key);
-		for (size_t i = 1; i < e->chip.n_rows; i++)
-			fprintf(out, "%s%s", i + 1 == e->chip.n_rows ? " or " : ", ",
-				e->chip.rows[i]->key);
-		fprintf(out, " (%s per device; %s)\n", fmt_b(a, sizeof(a), e->chip.device_bytes),
-			e->chip.basis);
-	}
-}
 
 static void parts(FILE *out, const struct tp_oom_report *r)
 {
@@ -169,13 +121,15 @@ static void allocations(FILE *out, const struct tp_oom_explain *e)
 	if (!r->n_allocs)
 		return;
 	fprintf(out, "  listed allocations (%zu; XLA lists only the largest): %s, padding %s\n",
-		r->n_allocs, fmt_b(a, sizeof(a), e->listed_bytes),
-		fmt_b(b, sizeof(b), e->listed_padding));
-	for (size_t i = 0; i < r->n_allocs && i < LIST_MAX; i++) {
+		r->n_allocs, tp_oom_fmt_b(a, sizeof(a), e->listed_bytes),
+		tp_oom_fmt_b(b, sizeof(b), e->listed_padding));
+	for (size_t i = 0; i < r->n_allocs && i < ALLOC_MAX; i++) {
 		const struct tp_oom_alloc *x = &r->allocs[i];
 
-		fprintf(out, "    %2d. %-8s %s\n", x->rank, x->size.present ? x->size.text : "?",
-			x->shape ? x->shape : "(shape not printed)");
+		fprintf(out, "    %2d. %-8s %s%s\n", x->rank, x->size.present ? x->size.text : "?",
+			x->shape ? x->shape : x->entry_parameter_subshape ?
+			x->entry_parameter_subshape : "(shape not printed)",
+			!x->shape && x->entry_parameter_subshape ? " (entry parameter subshape)" : "");
 		if (x->op_name || x->op_type)
 			fprintf(out, "        op: %s%s%s%s\n", x->op_name ? x->op_name : "",
 				x->op_type ? " (" : "", x->op_type ? x->op_type : "",
@@ -197,9 +151,9 @@ static void allocations(FILE *out, const struct tp_oom_explain *e)
 		if (x->allocation_type)
 			fprintf(out, "        type: %s\n", x->allocation_type);
 	}
-	if (r->n_allocs > LIST_MAX)
+	if (r->n_allocs > ALLOC_MAX)
 		fprintf(out, "    ... %zu more (--format json lists them all)\n",
-			r->n_allocs - LIST_MAX);
+			r->n_allocs - ALLOC_MAX);
 }
 
 /* The scope tree depth first, children largest first (JSON has them
@@ -212,7 +166,7 @@ static void scope_rows(FILE *out, const struct tp_scope_tree *t, size_t i, size_
 	if (*shown >= LIST_MAX)
 		return;
 	if (i != 0 && !(n->n_children == 1 && n->count_exclusive == 0)) {
-		fprintf(out, "    %-9s %s\n", fmt_b(a, sizeof(a), n->inclusive), n->path);
+		fprintf(out, "    %-9s %s\n", tp_oom_fmt_b(a, sizeof(a), n->inclusive), n->path);
 		(*shown)++;
 	}
 	/* the 4 largest children of each: a big sibling is not hidden under
@@ -234,11 +188,11 @@ static void rollups(FILE *out, const struct tp_oom_explain *e)
 	fputs("  by op type:", out);
 	for (size_t i = 0; i < e->n_op_types && i < LIST_MAX; i++)
 		fprintf(out, "%s %s %s", i ? "," : "", e->op_types[i].name,
-			fmt_b(a, sizeof(a), e->op_types[i].bytes));
+			tp_oom_fmt_b(a, sizeof(a), e->op_types[i].bytes));
 	fputs("\n  by allocation type:", out);
 	for (size_t i = 0; i < e->n_alloc_types; i++)
 		fprintf(out, "%s %s %s", i ? "," : "", e->alloc_types[i].name,
-			fmt_b(a, sizeof(a), e->alloc_types[i].bytes));
+			tp_oom_fmt_b(a, sizeof(a), e->alloc_types[i].bytes));
 	fputc('\n', out);
 }
 
@@ -249,38 +203,50 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 
 	if (!e->has_over || e->over_by <= 0)
 		return;
-	fprintf(out, "  to fit: cut at least %s\n", fmt_b(a, sizeof(a), e->over_by));
+	fprintf(out, "  to fit: cut at least %s\n", tp_oom_fmt_bound(a, sizeof(a), e->over_by, true));
+	if (e->cause != TP_OOM_CAUSE_UNKNOWN && e->cause != TP_OOM_CAUSE_TEMPORARIES &&
+	    e->cause != TP_OOM_CAUSE_FRAGMENTATION) {
+		/* never "cut temporaries" for what temporaries cannot fix */
+		fprintf(out, "    at least %s of it from the %s (the cause above); the listed "
+			"allocations (%s) are temporaries and cannot make it up\n",
+			tp_oom_fmt_bound(a, sizeof(a), e->fixed_cut, true),
+			e->cause == TP_OOM_CAUSE_ARGUMENTS ? "arguments" :
+			e->cause == TP_OOM_CAUSE_OUTPUT ? "output" :
+			e->cause == TP_OOM_CAUSE_RESERVED ? "runtime reservation" :
+			"arguments and output", tp_oom_fmt_b(b, sizeof(b), e->listed_bytes));
+		return;
+	}
 	if (r->n_allocs) {
 		if (e->cover_count == 1)
 			fprintf(out, "    the listed allocations hold %s (%.0f%% of it); the largest "
 				"listed source op (of %zu; .remat copies once) alone holds enough\n",
-				fmt_b(b, sizeof(b), e->listed_bytes), 100 * e->listed_share_of_over,
+				tp_oom_fmt_b(b, sizeof(b), e->listed_bytes), 100 * e->listed_share_of_over,
 				e->n_sources);
 		else if (e->cover_count)
 			fprintf(out, "    the listed allocations hold %s (%.0f%% of it); the %zu largest "
 				"listed source ops (of %zu; .remat copies once) hold enough\n",
-				fmt_b(b, sizeof(b), e->listed_bytes), 100 * e->listed_share_of_over,
+				tp_oom_fmt_b(b, sizeof(b), e->listed_bytes), 100 * e->listed_share_of_over,
 				e->cover_count, e->n_sources);
 		else
 			fprintf(out, "    the listed allocations hold %s, %.0f%% of it: the rest is "
-				"beyond the list\n", fmt_b(b, sizeof(b), e->listed_bytes),
+				"beyond the list\n", tp_oom_fmt_b(b, sizeof(b), e->listed_bytes),
 				100 * e->listed_share_of_over);
 		if (e->cover_scope != SIZE_MAX)
 			fprintf(out, "    scope that covers it: %s (%s)\n",
 				e->scopes.nodes[e->cover_scope].path,
-				fmt_b(b, sizeof(b), e->scopes.nodes[e->cover_scope].inclusive));
+				tp_oom_fmt_b(b, sizeof(b), e->scopes.nodes[e->cover_scope].inclusive));
 		else if (e->n_cover_scopes) {
 			fprintf(out, "    scopes that together cover it:");
 			for (size_t i = 0; i < e->n_cover_scopes; i++)
 				fprintf(out, "%s %s (%s)", i ? "," : "",
 					e->scopes.nodes[e->cover_scopes[i]].path,
-					fmt_b(b, sizeof(b), e->scopes.nodes[e->cover_scopes[i]].inclusive));
+					tp_oom_fmt_b(b, sizeof(b), e->scopes.nodes[e->cover_scopes[i]].inclusive));
 			fprintf(out, "\n");
 		}
 		if (e->listed_padding > 0)
 			fprintf(out, "    padding in the listed shapes: %s (a shape whose padded "
 				"dimensions are multiples of the tile saves it)\n",
-				fmt_b(b, sizeof(b), e->listed_padding));
+				tp_oom_fmt_b(b, sizeof(b), e->listed_padding));
 	}
 	for (size_t i = 0; i < e->n_relayouts && i < 3; i++) {
 		const struct tp_oom_relayout *x = &e->relayouts[i];
@@ -290,7 +256,7 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 			"%s: saves %s\n", r->allocs[x->alloc].rank, x->second,
 			(long long)l->dims[x->second].size, x->minor, (long long)l->dims[x->minor].size,
 			l->tiles, x->padded_bytes > l->unpadded_bytes ? "less" : "nothing",
-			fmt_b(a, sizeof(a), x->saves));
+			tp_oom_fmt_b(a, sizeof(a), x->saves));
 	}
 	for (size_t i = 0; i < e->n_splits; i++) {
 		const struct tp_oom_split *s = &e->splits[i];
@@ -299,7 +265,7 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 		fprintf(out, "    split #%d along dim %d (%lld) %lld ways: saves at least %s "
 			"(memory --split %s:%lld)\n", x->rank, s->dim,
 			(long long)x->layout.dims[s->dim].size, (long long)s->ways,
-			fmt_b(a, sizeof(a), s->saves), x->xla_label_name ? x->xla_label_name : "NAME",
+			tp_oom_fmt_bound(a, sizeof(a), s->saves, true), x->xla_label_name ? x->xla_label_name : "NAME",
 			(long long)s->ways);
 	}
 }
@@ -326,7 +292,8 @@ enum tp_err tp_oom_text(FILE *out, const struct tp_oom_result *res, struct tp_er
 			r->kind == TP_OOM_COMPILE ? " compile time" : " run time",
 			r->memory_space ? ", " : "", r->memory_space ? r->memory_space : "",
 			r->error_code ? ", " : "", r->error_code ? r->error_code : "");
-		verdict(out, e);
+		tp_oom_text_verdict(out, e);
+		tp_oom_text_cause(out, e);
 		parts(out, r);
 		allocations(out, e);
 		rollups(out, e);

@@ -1,0 +1,1 @@
+oom testdata/oom/e1002-tensorcore-sparsecore.log

@@ -1,0 +1,1 @@
+oom testdata/oom/fragment-program.log
