@@ -194,6 +194,28 @@ bool tp_parse_fraction(const char *s, double *out)
 	return true;
 }
 
+bool tp_parse_duration_ps(const char *s, int64_t *out)
+{
+	static const struct { const char *unit; double ps; } units[] = {
+		{ "ps", 1 }, { "ns", 1e3 }, { "us", 1e6 }, { "ms", 1e9 }, { "s", 1e12 },
+	};
+	char *end;
+	double v;
+
+	if (!*s || strchr(" \t\n", *s))
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v) || v < 0)
+		return false;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].unit) == 0 && v * units[i].ps < 9e18) {
+			*out = (int64_t)(v * units[i].ps + 0.5);
+			return true;
+		}
+	return false;
+}
+
 uint64_t tp_mix64(uint64_t x)
 {
 	/* splitmix64 finaliser */

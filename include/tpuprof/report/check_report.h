@@ -17,7 +17,11 @@ json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o);
 enum tp_err tp_check_write(FILE *out, enum tp_format fmt, const struct tp_check *c,
 			   const struct tp_check_opts *o, struct tp_error *err);
 
-/* Text: one line per failing row, then a summary line. */
+/* Text: how a baseline was paired, one line per row ("ok" or "FAIL",
+ * the measured figure and the limit), then a summary line. */
 enum tp_err tp_check_text(FILE *out, const struct tp_check *c, struct tp_error *err);
+/* One row's line (with its newline), as the text shows it and as the
+ * JSON's results[].text holds it. */
+void tp_check_row_text(FILE *out, const struct tp_check_row *r);
 
 #endif

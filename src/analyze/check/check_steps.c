@@ -1,8 +1,10 @@
 /*
  * check_steps.c - the rules on step time: --max-collective-share and
  * --max-idle-share, per core, the share of its steady step time (the
- * warm-up step left out) that collectives or idle gaps take, as the
- * report's ops.cores[].steady says (docs/ops.md, the advice rules).
+ * warm-up step left out) that collectives or idle gaps take, and
+ * --max-step-time, the mean steady step, as the report's
+ * ops.cores[].steady says (docs/ops.md, the advice rules); and the steps
+ * the growth rules divide by.
  */
 #include "check_internal.h"
 
@@ -42,5 +44,62 @@ enum tp_err tp_check_step_share_rule(struct tp_check *c, const json_t *doc,
 		return tp_error_set(err, TP_ERR_INPUT,
 				    "%s: no core of the report has steps (or the report predates them: make it again)",
 				    flag);
+	return TP_OK;
+}
+
+int64_t tp_check_core_steps(const json_t *doc, const char *host, const char *plane)
+{
+	const json_t *core;
+	size_t i;
+	int64_t n = 0;
+
+	json_array_foreach(J(J(doc, "ops"), "cores"), i, core) {
+		const char *h = json_string_value(J(core, "host"));
+		const char *p = json_string_value(J(core, "plane"));
+
+		if (h && p && host && plane && strcmp(h, host) == 0 && strcmp(p, plane) == 0)
+			return tp_check_jint(J(J(core, "steady"), "n_steps"), &n) ? n : 0;
+	}
+	return 0;
+}
+
+bool tp_check_doc_has_steps(const json_t *doc)
+{
+	const json_t *core;
+	size_t i;
+
+	json_array_foreach(J(J(doc, "ops"), "cores"), i, core)
+		if (json_is_object(J(core, "steady")))
+			return true;
+	return false;
+}
+
+enum tp_err tp_check_step_time_rule(struct tp_check *c, const json_t *doc,
+				    const struct tp_check_opts *o,
+				    const struct tp_check_where *w, struct tp_error *err)
+{
+	const json_t *core;
+	size_t i, rows = 0;
+
+	if (w->scope || w->module)
+		return tp_error_set(err, TP_ERR_USAGE, "--max-step-time is per core; it takes no --%s",
+				    w->scope ? "scope" : "module");
+	json_array_foreach(J(J(doc, "ops"), "cores"), i, core) {
+		struct tp_check_subject x = { .capacity = -1 };
+		struct tp_check_row *r;
+
+		if (!tp_check_jint(J(J(core, "steady"), "step_ps"), &x.value))
+			continue;       /* a core without steps */
+		x.host = json_string_value(J(core, "host"));
+		x.plane = json_string_value(J(core, "plane"));
+		r = tp_check_new_row(c, TP_CHECK_MAX_STEP_TIME, TP_METRIC_STEP_TIME, &x, NULL);
+		r->per_step = true;
+		r->limit = o->max_step_time_ps;
+		tp_check_verdict(c, r, r->measured <= r->limit);
+		rows++;
+	}
+	if (!rows)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "--max-step-time: no core of the report has steps (or the report predates them: make it again)");
 	return TP_OK;
 }

@@ -89,17 +89,23 @@ int tp_cli_size_option(const struct tp_cmd *cmd, const char *option, const char 
 int tp_cli_fraction_option(const struct tp_cmd *cmd, const char *option, const char *arg,
 			   double lo, bool lo_inclusive, double hi, double *out)
 {
+	bool ok = tp_parse_fraction(arg, out);
 	char *fmt;
 	int code;
-	double v;
 
-	if (tp_parse_fraction(arg, &v) && (lo_inclusive ? v >= lo : v > lo) && v <= hi) {
-		*out = v;
+	if (ok && (lo_inclusive ? *out >= lo : *out > lo) && *out <= hi &&
+	    (*out <= 1 || strchr(arg, '%')))
 		return 0;
-	}
-	fmt = tp_xasprintf(lo_inclusive ? "bad fraction '%%s' for --%s (%g to %g, e.g. 0.3 or 30%%%%)" :
-			   "bad fraction '%%s' for --%s (above %g, at most %g, e.g. 0.9 or 90%%%%)",
-			   option, lo, hi);
+	/* One reading for every share: a bare number is a fraction, so a
+	 * bare 20 (2000%) is far more likely a percent without its sign. */
+	if (ok && *out > 1 && !strchr(arg, '%'))
+		fmt = tp_xasprintf("bad value '%%s' for --%s: a bare number is a fraction (0.2 = 20%%%%), at most 1; write %s%%%% for percent",
+				   option, arg);
+	else
+		fmt = tp_xasprintf(lo_inclusive ?
+				   "bad value '%%s' for --%s (%g%%%% to %g%%%%: a fraction, e.g. 0.3, or a percent, e.g. 30%%%%)" :
+				   "bad value '%%s' for --%s (above %g%%%%, at most %g%%%%: a fraction, e.g. 0.9, or a percent, e.g. 90%%%%)",
+				   option, lo * 100, hi * 100);
 	code = tp_cli_usage_error(cmd, fmt, arg);
 	free(fmt);
 	return code;
