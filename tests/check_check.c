@@ -84,9 +84,10 @@ static const struct {
 	{ "growth: core 0 runtime peak held", SMALL, "testdata/run-3hosts/host0.xplane.pb",
 	  { .has_max_growth = true, .max_growth_pct = 10 },
 	  TP_OK, 8, 6, 0, 1977450496, 2175195545, true },
-	{ "growth: op time of core 0", SMALL, "testdata/run-3hosts/host0.xplane.pb",
+	{ "growth: step time of core 0 (one step each: the mean steady step)", SMALL,
+	  "testdata/run-3hosts/host0.xplane.pb",
 	  { .has_max_growth = true, .max_growth_pct = 10 },
-	  TP_OK, 8, 6, 2, 275183371, 27094361, false },
+	  TP_OK, 8, 6, 2, 266075347, 26197197, false },
 	{ "growth: collective bytes of jit_train_step", SMALL, "testdata/run-3hosts/host0.xplane.pb",
 	  { .has_max_growth = true, .max_growth_pct = 10 },
 	  TP_OK, 8, 6, 6, 10485760, 4613734, false },
@@ -174,7 +175,7 @@ static const struct {
 	const char *msg;
 } usage_messages[] = {
 	{ "no rule", { 0 },
-	  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-debug-print-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread, --max-memory-growth)" },
+	  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-peak-growth, --max-time-growth or --max-traffic-growth, --max-step-time, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-debug-print-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread, --max-memory-growth)" },
 	{ "module", { .has_max_peak = true, .module = "nope" }, "no module 'nope' in the report" },
 	{ "scope", { .has_max_peak = true, .scope = "nope" }, "no scope 'nope' in the report" },
 	{ "growth", { .has_max_growth = true }, "--max-growth needs --baseline REPORT.json" },

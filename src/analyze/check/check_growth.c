@@ -252,7 +252,6 @@ static void unmatched_row(struct tp_check *c, const struct tp_check_opts *o,
 		r->has_baseline = true;
 		r->baseline = x->value;
 		r->baseline_host = x->host;
-		r->host = NULL;
 		if (x->plane)   /* the run's host it would have been */
 			for (size_t i = 0; i < c->n_pairs; i++)
 				if (same(c->pairs[i].baseline, x->host))

@@ -125,7 +125,7 @@ enum tp_err tp_report_input_open(struct tp_report_input *in, const char *path, u
 			close(fd);
 		return rc;
 	}
-	if (rc != TP_OK || (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))) {
+	if (rc != TP_OK || (!stdin_ && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))) {
 		free(buf);      /* a file: mapped by the capture reader */
 		if (!stdin_)
 			close(fd);
