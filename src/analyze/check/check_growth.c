@@ -209,13 +209,15 @@ struct growth {
 	subjects_fn fn;
 	double pct;
 	bool per_step;
+	bool restricted;        /* --module or --scope given */
 };
 
-/* Per step, a core's time is its mean steady step (step_ps). */
+/* Per step, a core's time is its mean steady step (step_ps), unless a
+ * module or scope restricts it to op time (check_ops.c). */
 static enum tp_check_metric row_metric(const struct growth *g, const struct tp_check_subject *x)
 {
-	return g->metric == TP_METRIC_OP_TIME && g->per_step && x->plane ? TP_METRIC_STEP_TIME
-									 : g->metric;
+	return g->metric == TP_METRIC_OP_TIME && g->per_step && x->plane && !x->module &&
+	       !g->restricted ? TP_METRIC_STEP_TIME : g->metric;
 }
 
 static void matched_row(struct tp_check *c, const struct tp_check_where *w,
@@ -324,14 +326,14 @@ enum tp_err tp_check_growth_rules(struct tp_check *c, const json_t *doc,
 	if (o->has_max_growth || o->has_max_peak_growth) {
 		struct growth g = { TP_METRIC_PEAK_BYTES, tp_check_memory_subjects,
 				    o->has_max_peak_growth ? o->max_peak_growth_pct : o->max_growth_pct,
-				    false };
+				    false, w->module || w->scope };
 
 		growth_rule(c, doc, o, w, name, &g);
 	}
 	if (time) {
 		struct growth g = { TP_METRIC_OP_TIME, tp_check_time_subjects,
 				    o->has_max_time_growth ? o->max_time_growth_pct : o->max_growth_pct,
-				    c->growth_per_step };
+				    c->growth_per_step, w->module || w->scope };
 
 		growth_rule(c, doc, o, w, name, &g);
 	}
@@ -339,7 +341,7 @@ enum tp_err tp_check_growth_rules(struct tp_check *c, const json_t *doc,
 		struct growth g = { TP_METRIC_COLLECTIVE_BYTES, tp_check_collective_subjects,
 				    o->has_max_traffic_growth ? o->max_traffic_growth_pct
 							      : o->max_growth_pct,
-				    c->growth_per_step };
+				    c->growth_per_step, w->module || w->scope };
 
 		growth_rule(c, doc, o, w, name, &g);
 	}

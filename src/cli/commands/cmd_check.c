@@ -189,11 +189,12 @@ struct check_args {
 	const char *json_out;
 };
 
-/* A growth limit, read as every share is (0.1 or 10%), kept in percent. */
+/* A growth limit, read as every share is (0.1 or 10%), up to 10000%,
+ * kept in percent. */
 static int growth_option(const char *option, const char *arg, bool *has, double *pct)
 {
 	double v;
-	int code = tp_cli_fraction_option(&tp_cmd_check, option, arg, 0, true, 1e6, &v);
+	int code = tp_cli_fraction_option(&tp_cmd_check, option, arg, 0, true, 100, &v);
 
 	*has = true;
 	*pct = v * 100.0;
