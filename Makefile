@@ -71,10 +71,15 @@ TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 output-mode: $(BIN)
 	sh tests/output_mode_test.sh $(BIN)
 
+# The CI gate as a job runs it: reports through pipes and FIFOs, one run
+# writing text and JSON, the newest run of a logdir (tests/ci_gate_test.sh).
+ci-gate-test: $(BIN)
+	sh tests/ci_gate_test.sh $(BIN)
+
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode ci-gate-test run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -207,7 +212,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode
+	@$(MAKE) --no-print-directory all unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode ci-gate-test
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

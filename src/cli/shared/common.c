@@ -349,6 +349,12 @@ int tp_output_close(struct tp_output *out, bool ok)
 			out->fp = NULL;
 			return TP_EXIT_PIPE_CLOSED;
 		}
+		/* -o /dev/stdout or a FIFO whose reader left: as -o - */
+		if (out->direct && errno == EPIPE) {
+			fclose(out->fp);
+			out->fp = NULL;
+			return TP_EXIT_PIPE_CLOSED;
+		}
 		if (ok)
 			tp_cli_error("cannot write %s: %s",
 				     out->path ? out->path : "standard output",
@@ -380,12 +386,13 @@ int tp_output_finish(struct tp_output *out, enum tp_err rc,
 		     const struct tp_error *err)
 {
 	int saved = errno;
-	bool to_stdout = !out->path;
+	bool to_stdout = !out->path, direct = out->direct;
 	int code = tp_output_close(out, rc == TP_OK);
 
 	if (code == TP_EXIT_PIPE_CLOSED)
 		return code;
-	if (rc == TP_ERR_OUTPUT && to_stdout && tp_cli_stdout_closed(saved))
+	if (rc == TP_ERR_OUTPUT && ((to_stdout && tp_cli_stdout_closed(saved)) ||
+				    (direct && saved == EPIPE)))
 		return TP_EXIT_PIPE_CLOSED;
 	if (rc == TP_ERR_OUTPUT) {
 		/* the write that failed mid-document: say where and why */

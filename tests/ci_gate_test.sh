@@ -1,0 +1,71 @@
+#!/bin/sh
+# The CI gate as a job runs it (issue 40): saved reports read from a pipe,
+# a FIFO, '-' and process substitution by check, diff and merge, and
+# several at once; a capture piped in; one check run writing its text to
+# standard output and its JSON to --json-out; the newest run of a logdir
+# by its time, and the note of that choice under -q.
+#   sh tests/ci_gate_test.sh TPUPROF
+set -u
+tpuprof=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL ci gate: $*"; }
+expect_rc() { # WHAT WANT GOT
+	if [ "$2" = "$3" ]; then ok; else bad "$1: exit $3, expected $2 ($(head -c 300 "$tmp/err"))"; fi
+}
+"$tpuprof" report --format json -q -o "$tmp/w7.json" testdata/ci/worker7.xplane.pb
+"$tpuprof" report --format json -q -o "$tmp/w8.json" testdata/ci/worker8.xplane.pb
+"$tpuprof" report --format json -q -o "$tmp/h0.json" testdata/run-3hosts/host0.xplane.pb
+"$tpuprof" report --format json -q -o "$tmp/h2.json" testdata/run-3hosts/host2.xplane.pb
+
+# a saved report through a pipe, as '-'
+cat "$tmp/w8.json" | "$tpuprof" check --max-peak 4GiB - >"$tmp/out" 2>"$tmp/err"
+expect_rc "report piped to check -" 0 $?
+grep -q "^check: ok, all 2 checks passed$" "$tmp/out" && ok || bad "check - said: $(cat "$tmp/out")"
+# merge's output piped on
+"$tpuprof" merge -q "$tmp/h0.json" "$tmp/h2.json" | "$tpuprof" check --max-peak 4GiB - >"$tmp/out" 2>"$tmp/err"
+expect_rc "merge | check -" 0 $?
+grep -q "^check: ok, all 4 checks passed$" "$tmp/out" && ok || bad "merge | check: $(cat "$tmp/out")"
+# several reports, as the usage says
+"$tpuprof" check --max-peak 4GiB "$tmp/h0.json" "$tmp/h2.json" >"$tmp/out" 2>"$tmp/err"
+expect_rc "check A.json B.json" 0 $?
+grep -c "^ok   max-peak core host[02]" "$tmp/out" | grep -qx 4 && ok || bad "two reports: $(cat "$tmp/out")"
+# a FIFO
+mkfifo "$tmp/fifo"
+cat "$tmp/w8.json" >"$tmp/fifo" &
+"$tpuprof" diff "$tmp/w7.json" "$tmp/fifo" >"$tmp/out" 2>"$tmp/err"
+expect_rc "diff A FIFO" 0 $?
+wait
+# a capture through a FIFO: the bytes sniffed are not lost
+cat testdata/ci/worker8.xplane.pb >"$tmp/fifo" &
+"$tpuprof" check --max-peak 4GiB "$tmp/fifo" >"$tmp/out" 2>"$tmp/err"
+expect_rc "capture through a FIFO" 0 $?
+wait
+# a capture on standard input against a baseline of another host name
+cat testdata/ci/worker8.xplane.pb | "$tpuprof" check --baseline "$tmp/w7.json" --max-growth 10% - \
+	>"$tmp/out" 2>"$tmp/err"
+expect_rc "stdin capture vs worker7 baseline" 0 $?
+grep -q "^check: baseline paired by structure (hosts in order, cores by device): stdin = baseline worker7; time and traffic compared per step$" \
+	"$tmp/out" && ok || bad "stdin pairing: $(head -1 "$tmp/out")"
+# a report from a pipe as the baseline
+cat testdata/ci/slow/worker8.xplane.pb | "$tpuprof" check --baseline /dev/stdin --max-growth 10% \
+	testdata/ci/worker7.xplane.pb >"$tmp/out" 2>"$tmp/err"
+expect_rc "capture as a piped baseline" 0 $?
+
+# one run: text on stdout, the JSON document in --json-out
+"$tpuprof" check --baseline "$tmp/w7.json" --max-growth 10% --json-out "$tmp/check.json" \
+	testdata/ci/slow/worker8.xplane.pb >"$tmp/out" 2>"$tmp/err"
+expect_rc "one run, both outputs" 1 $?
+grep -q "^check: FAIL, 2 of 6 checks failed$" "$tmp/out" && ok || bad "text: $(tail -1 "$tmp/out")"
+python3 - "$tmp/check.json" "$tmp/out" <<'PY' && ok || bad "--json-out rows do not carry the text lines"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+lines = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith(("ok ", "FAIL "))]
+assert doc["verdict"] == "fail" and doc["failed"] == 2, doc["verdict"]
+assert [r["text"] for r in doc["results"]] == lines, lines
+assert doc["baseline"]["match"] == "structure"
+PY
+echo "ci gate: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
