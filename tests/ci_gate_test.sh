@@ -67,5 +67,26 @@ assert doc["verdict"] == "fail" and doc["failed"] == 2, doc["verdict"]
 assert [r["text"] for r in doc["results"]] == lines, lines
 assert doc["baseline"]["match"] == "structure"
 PY
+
+# the newest run of a logdir by time, not by name; -q keeps the note
+ld=$tmp/logdir/plugins/profile
+mkdir -p "$ld/zzz_old" "$ld/aaa_new"
+cp testdata/ci/worker7.xplane.pb "$ld/zzz_old/"
+cp testdata/ci/worker8.xplane.pb "$ld/aaa_new/"
+touch -d 2020-01-01 "$ld/zzz_old/worker7.xplane.pb"
+"$tpuprof" info -q "$tmp/logdir" >"$tmp/out" 2>"$tmp/err"
+expect_rc "logdir of two runs" 0 $?
+head -1 "$tmp/out" | grep -qx "host worker8" && ok || bad "logdir took $(head -1 "$tmp/out")"
+grep -qx "tpuprof: note: $ld: using the newest of 2 runs, 'aaa_new' (by its newest file's time; choose with --run NAME)" \
+	"$tmp/err" && ok || bad "-q hid the run note: $(cat "$tmp/err")"
+# a name that says its time (TensorBoard's) counts that time, not its files'
+mkdir -p "$ld/2021_06_01_00_00_00"
+cp testdata/ci/worker7.xplane.pb "$ld/2021_06_01_00_00_00/"
+"$tpuprof" info -q "$tmp/logdir" >"$tmp/out" 2>"$tmp/err"
+head -1 "$tmp/out" | grep -qx "host worker8" && ok || bad "a 2021 name beat today's files"
+touch -d 2019-01-01 "$ld/aaa_new/worker8.xplane.pb"
+"$tpuprof" info -q "$tmp/logdir" >"$tmp/out" 2>"$tmp/err"
+grep -q "using the newest of 3 runs, '2021_06_01_00_00_00' (by the time its name says" "$tmp/err" &&
+	ok || bad "2021 name vs 2019/2020 files: $(cat "$tmp/err")"
 echo "ci gate: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -105,6 +105,10 @@ struct tp_capture {
 	const char *run;             /* logdir run chosen, arena, or NULL */
 	char **notes;                /* malloc'd lines for the user       */
 	size_t n_notes, cap_notes;
+	/* 1 + the index in notes of the note that says which of several
+	 * logdir runs was taken (shown even under -q: what was measured
+	 * depends on it); 0 when no choice was made */
+	size_t run_note;
 	struct tp_damage *damage;    /* malloc'd: parts skipped, in the
 				      * order found                       */
 	size_t n_damage, cap_damage;

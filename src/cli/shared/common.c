@@ -57,6 +57,10 @@ int tp_cli_fail(const struct tp_error *err)
 
 void tp_cli_notes(const struct tp_capture *cap, bool quiet)
 {
+	/* -q keeps the note of which logdir run was taken: the figures
+	 * are that run's, and another run may be the one meant */
+	if (quiet && cap->run_note && cap->run_note <= cap->n_notes)
+		fprintf(stderr, "tpuprof: note: %s\n", cap->notes[cap->run_note - 1]);
 	if (quiet)
 		return;
 	for (size_t i = 0; i < cap->n_notes; i++)
