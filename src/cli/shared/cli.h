@@ -15,7 +15,7 @@
 #include "tpuprof/util/error.h"
 #include "tpuprof/report/report.h"
 
-#define TPUPROF_VERSION "0.1.0"
+#include "tpuprof/util/version.h"
 
 enum tp_exit {
 	TP_EXIT_OK = 0,

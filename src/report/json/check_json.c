@@ -3,6 +3,7 @@
  * verdict, and every row evaluated, passing or not (docs/json.md).
  */
 #include "tpuprof/report/check_report.h"
+#include "tpuprof/util/version.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,7 @@ json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o)
 	json_t *doc = json_object(), *rows = json_array();
 
 	json_object_set_new(doc, "schema", json_string("tpuprof.check/1"));
+	json_object_set_new(doc, "tpuprof_version", json_string(TPUPROF_VERSION));
 	json_object_set_new(doc, "verdict", json_string(tp_check_failed(c) ? "fail" : "pass"));
 	json_object_set_new(doc, "checks", tp_json_uint(c->n_rows));
 	json_object_set_new(doc, "failed", tp_json_uint(c->n_failed));

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "tpuprof/util/util.h"
+#include "tpuprof/util/version.h"
 
 /* The report of captures (the heads of streams begun by the inputs). */
 static enum tp_err from_captures(json_t **out, const char *const *paths, size_t n,
@@ -128,6 +129,8 @@ void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 
 	tp_jw_object(w, NULL);
 	tp_jw_put(w, "schema", json_string(TP_REPORT_SCHEMA));
+	/* a baseline kept for months says which build wrote it */
+	tp_jw_put(w, "tpuprof_version", json_string(TPUPROF_VERSION));
 	tp_info_json(w, "info", cap, &r->info);
 	tp_memory_json(w, "memory", cap, &r->memory);
 	tp_ops_json(w, "ops", cap, &r->coll.ops, &all);
