@@ -68,6 +68,17 @@ assert [r["text"] for r in doc["results"]] == lines, lines
 assert doc["baseline"]["match"] == "structure"
 PY
 
+# --compact: the same document without indentation, read back alike
+"$tpuprof" report --format json --compact -q -o "$tmp/w8c.json" testdata/ci/worker8.xplane.pb
+python3 - "$tmp/w8.json" "$tmp/w8c.json" <<'PY' && ok || bad "--compact is not the same document, on one line"
+import json, sys
+a, b = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+assert json.loads(a) == json.loads(b) and b.count("\n") == 1 and len(b) < len(a) * 0.7, (len(a), len(b))
+assert json.loads(b)["tpuprof_version"]
+PY
+"$tpuprof" check --baseline "$tmp/w8c.json" --max-growth 0% testdata/ci/worker8.xplane.pb >"$tmp/out" 2>"$tmp/err"
+expect_rc "a compact baseline" 0 $?
+
 # the newest run of a logdir by time, not by name; -q keeps the note
 ld=$tmp/logdir/plugins/profile
 mkdir -p "$ld/zzz_old" "$ld/aaa_new"

@@ -124,6 +124,7 @@ static const struct option common_options[] = {
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "partial", no_argument, NULL, 'P' },
+	{ "compact", no_argument, NULL, 'C' },
 };
 
 #define N_COMMON (sizeof(common_options) / sizeof(common_options[0]))
@@ -187,6 +188,10 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 		return 0;
 	case 'P':
 		o->open.partial = true;
+		return 0;
+	case 'C':
+		/* JSON without indentation: a layout, the same document */
+		tp_json_set_compact(true);
 		return 0;
 	case 'j':
 		return jobs_option(cmd, optarg);
