@@ -251,6 +251,9 @@ install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tpuprof
 	if [ -f docs/tpuprof.1 ]; then install -m 644 docs/tpuprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/tpuprof.1; fi
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 644 completions/tpuprof.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tpuprof
+	install -m 644 completions/_tpuprof $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tpuprof
 
 clean:
 	rm -rf build build-san build-vg build-tsan build-fuzz

@@ -99,5 +99,22 @@ touch -d 2019-01-01 "$ld/aaa_new/worker8.xplane.pb"
 "$tpuprof" info -q "$tmp/logdir" >"$tmp/out" 2>"$tmp/err"
 grep -q "using the newest of 3 runs, '2021_06_01_00_00_00' (by the time its name says" "$tmp/err" &&
 	ok || bad "2021 name vs 2019/2020 files: $(cat "$tmp/err")"
+
+# the man page: every command in its SYNOPSIS, no troff warning
+for c in $("$tpuprof" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p'); do
+	grep -q "^\.B tpuprof $c\b" docs/tpuprof.1 && ok || bad "man SYNOPSIS lacks $c"
+done
+if command -v groff >/dev/null; then
+	w=$(groff -man -ww -z docs/tpuprof.1 2>&1)
+	[ -z "$w" ] && ok || bad "troff warnings: $w"
+fi
+# make install puts the completions where bash and zsh look
+make -s install DESTDIR="$tmp/inst" PREFIX=/usr BIN="$tpuprof" >/dev/null 2>&1
+[ -f "$tmp/inst/usr/share/bash-completion/completions/tpuprof" ] &&
+	[ -f "$tmp/inst/usr/share/zsh/site-functions/_tpuprof" ] && ok || bad "completions not installed"
+got=$(bash -c '. completions/tpuprof.bash; COMP_WORDS=(tpuprof che); COMP_CWORD=1; _tpuprof; echo "${COMPREPLY[*]}"')
+[ "$got" = check ] && ok || bad "bash completion of 'che': $got"
+got=$(bash -c '. completions/tpuprof.bash; COMP_WORDS=(tpuprof check --allow-u); COMP_CWORD=2; _tpuprof; echo "${COMPREPLY[*]}"')
+[ "$got" = --allow-unmatched ] && ok || bad "bash completion of check --allow-u: $got"
 echo "ci gate: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
