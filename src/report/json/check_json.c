@@ -5,8 +5,6 @@
 #include "tpuprof/report/check_report.h"
 #include "tpuprof/util/version.h"
 
-#include <stdlib.h>
-#include <string.h>
 
 static json_t *opt_str(const char *s)
 {
@@ -64,26 +62,7 @@ static json_t *limits_json(const struct tp_check_opts *o)
 	return l;
 }
 
-/* The row's line as the text shows it, without its newline. */
-static json_t *row_line(const struct tp_check_row *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	json_t *j;
-
-	if (!f)
-		return json_null();
-	tp_check_row_text(f, r);
-	fclose(f);
-	if (len && buf[len - 1] == '\n')
-		buf[--len] = '\0';
-	j = tp_json_cstr(buf);
-	free(buf);
-	return j;
-}
-
-static json_t *row_json(const struct tp_check_row *r)
+static json_t *row_json(const struct tp_check_row *r, const char *line)
 {
 	static const char *const unmatched[] = {
 		[TP_CHECK_MATCHED] = NULL,
@@ -140,7 +119,7 @@ static json_t *row_json(const struct tp_check_row *r)
 		json_array_append_new(contrib, c);
 	}
 	json_object_set_new(j, "contributors", contrib);
-	json_object_set_new(j, "text", row_line(r));
+	json_object_set_new(j, "text", line ? tp_json_cstr(line) : json_null());
 	return j;
 }
 
@@ -164,7 +143,8 @@ static json_t *baseline_json(const struct tp_check *c)
 	return b;
 }
 
-json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o)
+json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o,
+		      const char *const *lines)
 {
 	json_t *doc = json_object(), *rows = json_array();
 
@@ -178,7 +158,7 @@ json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o)
 	json_object_set_new(doc, "limits", limits_json(o));
 	json_object_set_new(doc, "baseline", baseline_json(c));
 	for (size_t i = 0; i < c->n_rows; i++)
-		json_array_append_new(rows, row_json(&c->rows[i]));
+		json_array_append_new(rows, row_json(&c->rows[i], lines ? lines[i] : NULL));
 	json_object_set_new(doc, "results", rows);
 	return doc;
 }

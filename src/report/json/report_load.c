@@ -145,9 +145,3 @@ void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_end(w);
 	tp_jw_end(w);
 }
-
-bool tp_report_schema_ok(const char *schema)
-{
-	return schema && (strcmp(schema, TP_REPORT_SCHEMA) == 0 ||
-			  strcmp(schema, "tpuprof.report/1") == 0);
-}

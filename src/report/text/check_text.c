@@ -8,7 +8,10 @@
 #include "tpuprof/report/check_report.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "tpuprof/util/util.h"
 
 static const char *value(char *buf, size_t n, enum tp_check_metric m, int64_t v)
 {
@@ -190,6 +193,21 @@ void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 			fprintf(out, " (%s)", scope[0] ? scope : "no scope");
 	}
 	fputc('\n', out);
+}
+
+char *tp_check_row_line(const struct tp_check_row *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return tp_xstrdup("");
+	tp_check_row_text(f, r);
+	fclose(f);
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	return buf;
 }
 
 /* How the baseline was paired and compared, before its rows. */

@@ -4,7 +4,9 @@
  * regular file is looked at and, when a capture, left to the capture
  * reader to map; a stream (standard input, a pipe, a FIFO) cannot be
  * read twice, so the bytes looked at are kept as its head and the
- * capture reader continues from them (tp_open_opts.heads).
+ * capture reader continues from them (tp_open_opts.heads). Whether a
+ * document is a report tpuprof reads (tp_report_schema_ok) is said here
+ * too, for the readers above: report_load.c, merge.c.
  */
 #include "tpuprof/report/report_input.h"
 #include "tpuprof/report/report_doc.h"
@@ -143,4 +145,10 @@ void tp_report_input_release(struct tp_report_input *in)
 	if (in->own_fd && in->head.fd >= 0)
 		close(in->head.fd);
 	memset(in, 0, sizeof(*in));
+}
+
+bool tp_report_schema_ok(const char *schema)
+{
+	return schema && (strcmp(schema, TP_REPORT_SCHEMA) == 0 ||
+			  strcmp(schema, "tpuprof.report/1") == 0);
 }
