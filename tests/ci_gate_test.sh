@@ -100,6 +100,21 @@ touch -d 2019-01-01 "$ld/aaa_new/worker8.xplane.pb"
 grep -q "using the newest of 3 runs, '2021_06_01_00_00_00' (by the time its name says" "$tmp/err" &&
 	ok || bad "2021 name vs 2019/2020 files: $(cat "$tmp/err")"
 
+# a capture being copied: cut short at a clean boundary, said so, not corrupt
+head -c 30000 testdata/ci/worker8.xplane.pb >"$tmp/copying.xplane.pb"
+"$tpuprof" check --max-peak 4GiB "$tmp/copying.xplane.pb" >"$tmp/out" 2>"$tmp/err"
+expect_rc "a capture being copied" 3 $?
+grep -q "capture cut short (still being written?) at byte" "$tmp/err" && ok || bad "copy in progress: $(cat "$tmp/err")"
+head -c 100 testdata/ci/worker8.xplane.pb >"$tmp/copying.xplane.pb"
+"$tpuprof" info "$tmp/copying.xplane.pb" >"$tmp/out" 2>"$tmp/err"
+grep -q "still being written?.*its first plane runs past its end: try again once it is complete" "$tmp/err" &&
+	ok || bad "copy in progress, first plane: $(cat "$tmp/err")"
+cat testdata/ci/worker8.xplane.pb >"$tmp/copying.xplane.pb"
+"$tpuprof" check --max-peak 4GiB "$tmp/copying.xplane.pb" >"$tmp/out" 2>"$tmp/err"
+expect_rc "the copy done" 0 $?
+"$tpuprof" info testdata/corrupt/hostile-length.xplane.pb >"$tmp/out" 2>"$tmp/err"
+grep -q "corrupt capture at byte 1" "$tmp/err" && ok || bad "a hostile length said cut short: $(cat "$tmp/err")"
+
 # the man page: every command in its SYNOPSIS, no troff warning
 for c in $("$tpuprof" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p'); do
 	grep -q "^\.B tpuprof $c\b" docs/tpuprof.1 && ok || bad "man SYNOPSIS lacks $c"
