@@ -10,10 +10,7 @@
  * testdata/jit_train_step.hlo_proto.pb` (module jit_train_step, peak
  * 4498448 bytes), to gate the XLA dump in testdata/xla-dump against.
  */
-#include "testutil.h"
-
-#include "tpuprof/report/check_report.h"
-#include "tpuprof/report/report_doc.h"
+#include "check_testutil.h"
 
 #define CAP "../shared/captures/"
 #define SMALL "testdata/small.xplane.pb"
@@ -126,18 +123,6 @@ static const struct {
 	  { .has_max_growth = true, .max_growth_pct = 10 },
 	  TP_ERR_USAGE, 0, 0, 0, 0, 0, false },
 };
-
-static json_t *load(const char *path)
-{
-	json_t *doc = NULL;
-	struct tp_error err = { 0 };
-	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
-	struct tp_report_filter f = { 0 };
-
-	ck_assert_msg(tp_report_doc_load(&doc, &path, 1, &o, &f, &err) == TP_OK, "%s: %s",
-		      path, err.msg);
-	return doc;
-}
 
 START_TEST(test_rules)
 {
@@ -271,19 +256,6 @@ START_TEST(test_growth_contributors)
 	json_decref(doc);
 }
 END_TEST
-
-static char *render(const struct tp_check *c, const struct tp_check_opts *o,
-		    enum tp_format fmt)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	struct tp_error err = { 0 };
-	FILE *f = open_memstream(&buf, &n);
-
-	ck_assert_int_eq(tp_check_write(f, fmt, c, o, &err), TP_OK);
-	fclose(f);
-	return buf;
-}
 
 START_TEST(test_text_and_json)
 {

@@ -7,10 +7,7 @@
  * fail. testdata/ci/ (tests/make_testdata.sh): worker7 (4 steps of 40 us,
  * 2 cores), worker8 (8 such steps), slow/worker8 (8 steps of 48 us).
  */
-#include "testutil.h"
-
-#include "tpuprof/report/check_report.h"
-#include "tpuprof/report/report_doc.h"
+#include "check_testutil.h"
 
 #define W7 "testdata/ci/worker7.xplane.pb"
 #define W8 "testdata/ci/worker8.xplane.pb"
@@ -18,18 +15,6 @@
 #define SMALL "testdata/small.xplane.pb"
 #define HOST0 "testdata/run-3hosts/host0.xplane.pb"
 #define GPU "testdata/jax-gpu.xplane.pb"
-
-static json_t *load(const char *path)
-{
-	json_t *doc = NULL;
-	struct tp_error err = { 0 };
-	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
-	struct tp_report_filter f = { 0 };
-
-	ck_assert_msg(tp_report_doc_load(&doc, &path, 1, &o, &f, &err) == TP_OK, "%s: %s",
-		      path, err.msg);
-	return doc;
-}
 
 /* Every string "from" under doc (a host's name, wherever it appears)
  * becomes "to": the same capture saved on a runner of another name. */
@@ -163,18 +148,6 @@ START_TEST(test_device_kind_message)
 	json_decref(doc);
 }
 END_TEST
-
-static char *render(const struct tp_check *c, const struct tp_check_opts *o, enum tp_format fmt)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	struct tp_error err = { 0 };
-	FILE *f = open_memstream(&buf, &n);
-
-	ck_assert_int_eq(tp_check_write(f, fmt, c, o, &err), TP_OK);
-	fclose(f);
-	return buf;
-}
 
 /* The text names the pairing and prints every row, passing or not; the
  * JSON's rows carry the same lines. */

@@ -173,16 +173,22 @@ bool tp_parse_size(const char *s, uint64_t *out)
 	return false;
 }
 
+/* The finite number s starts with (no leading blank), *end past it. */
+static bool leading_number(const char *s, double *v, char **end)
+{
+	if (!*s || strchr(" \t\n", *s))
+		return false;
+	errno = 0;
+	*v = strtod(s, end);
+	return *end != s && !errno && isfinite(*v);
+}
+
 bool tp_parse_fraction(const char *s, double *out)
 {
 	char *end;
 	double v;
 
-	if (!*s || strchr(" \t\n", *s))
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v))
+	if (!leading_number(s, &v, &end))
 		return false;
 	if (*end == '%') {
 		v /= 100;
@@ -202,11 +208,7 @@ bool tp_parse_duration_ps(const char *s, int64_t *out)
 	char *end;
 	double v;
 
-	if (!*s || strchr(" \t\n", *s))
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0)
+	if (!leading_number(s, &v, &end) || v < 0)
 		return false;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(end, units[i].unit) == 0 && v * units[i].ps < 9e18) {
