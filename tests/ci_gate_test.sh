@@ -67,6 +67,11 @@ assert doc["verdict"] == "fail" and doc["failed"] == 2, doc["verdict"]
 assert [r["text"] for r in doc["results"]] == lines, lines
 assert doc["baseline"]["match"] == "structure"
 PY
+# --json-out naming an input is refused, the input kept
+cp testdata/ci/worker8.xplane.pb "$tmp/in.xplane.pb"
+"$tpuprof" check --max-peak 4GiB --json-out "$tmp/in.xplane.pb" "$tmp/in.xplane.pb" >"$tmp/out" 2>"$tmp/err"
+expect_rc "--json-out over an input" 2 $?
+cmp -s "$tmp/in.xplane.pb" testdata/ci/worker8.xplane.pb && ok || bad "--json-out replaced its input"
 
 # --compact: the same document without indentation, read back alike
 "$tpuprof" report --format json --compact -q -o "$tmp/w8c.json" testdata/ci/worker8.xplane.pb

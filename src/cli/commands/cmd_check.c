@@ -408,6 +408,9 @@ static int run_check(int argc, char **argv)
 		return code;
 	if ((code = usage_rules(&a, o.filter.device != NULL)) != TP_EXIT_OK)
 		return code;
+	if (a.json_out &&
+	    (code = tp_cli_output_clash(&tp_cmd_check, "--json-out", a.json_out, &o)) != TP_EXIT_OK)
+		return code;
 	a.rules.module = o.filter.module;
 	f.hbm = a.rules.hbm;
 	f.device = o.filter.device;
