@@ -38,6 +38,13 @@ cat "$tmp/w8.json" >"$tmp/fifo" &
 "$tpuprof" diff "$tmp/w7.json" "$tmp/fifo" >"$tmp/out" 2>"$tmp/err"
 expect_rc "diff A FIFO" 0 $?
 wait
+# merge reads a FIFO too
+cat "$tmp/h2.json" >"$tmp/fifo" &
+"$tpuprof" merge -q "$tmp/h0.json" "$tmp/fifo" -o "$tmp/m.json" 2>"$tmp/err"
+expect_rc "merge A FIFO" 0 $?
+wait
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [h['name'] for h in d['info']['hosts']] == ['host0', 'host2']" \
+	"$tmp/m.json" && ok || bad "merge of a FIFO lost a host"
 # a capture through a FIFO: the bytes sniffed are not lost
 cat testdata/ci/worker8.xplane.pb >"$tmp/fifo" &
 "$tpuprof" check --max-peak 4GiB "$tmp/fifo" >"$tmp/out" 2>"$tmp/err"
