@@ -102,6 +102,8 @@ expect_rc "logdir of two runs" 0 $?
 head -1 "$tmp/out" | grep -qx "host worker8" && ok || bad "logdir took $(head -1 "$tmp/out")"
 grep -qx "tpuprof: note: $ld: using the newest of 2 runs, 'aaa_new' (by its newest file's time; choose with --run NAME)" \
 	"$tmp/err" && ok || bad "-q hid the run note: $(cat "$tmp/err")"
+"$tpuprof" check -q --max-peak 4GiB "$tmp/logdir" >"$tmp/out" 2>"$tmp/err"
+grep -q "using the newest of 2 runs, 'aaa_new'" "$tmp/err" && ok || bad "check -q hid the run note: $(cat "$tmp/err")"
 # a name that says its time (TensorBoard's) counts that time, not its files'
 mkdir -p "$ld/2021_06_01_00_00_00"
 cp testdata/ci/worker7.xplane.pb "$ld/2021_06_01_00_00_00/"

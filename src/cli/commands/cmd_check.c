@@ -381,6 +381,9 @@ static int evaluate(const struct tp_common_opts *o, struct check_args *a, json_t
 
 	if (tp_check_run(&c, doc, &a->rules, &err) != TP_OK)
 		return tp_cli_fail(&err);
+	tp_cli_doc_run_note(doc);
+	if (a->rules.baseline)
+		tp_cli_doc_run_note(a->rules.baseline);
 	if (!o->quiet) {
 		warn_damage(doc);
 		if (a->rules.baseline)

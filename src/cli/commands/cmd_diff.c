@@ -87,6 +87,7 @@ static int load(json_t **doc, const char *path, const struct tp_common_opts *o)
 
 	if (tp_report_doc_load(doc, &path, 1, &o->open, &f, &err) != TP_OK)
 		return tp_cli_fail(&err);
+	tp_cli_doc_run_note(*doc);
 	return TP_EXIT_OK;
 }
 

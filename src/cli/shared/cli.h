@@ -205,6 +205,10 @@ int tp_exit_code(enum tp_err code);
 void tp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the capture's notes to stderr unless quiet. */
 void tp_cli_notes(const struct tp_capture *cap, bool quiet);
+/* The note of a report document (info.notes) that says which of several
+ * logdir runs was taken, on stderr, -q or not: check and diff measure
+ * that run only. */
+void tp_cli_doc_run_note(const json_t *doc);
 
 /* One getopt_long loop in GNU style for every command: options and
  * operands in any order, `--` ends the options (docs/tpuprof.1).

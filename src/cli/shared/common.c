@@ -67,6 +67,17 @@ void tp_cli_notes(const struct tp_capture *cap, bool quiet)
 		fprintf(stderr, "tpuprof: note: %s\n", cap->notes[i]);
 }
 
+void tp_cli_doc_run_note(const json_t *doc)
+{
+	const json_t *notes = json_object_get(json_object_get(doc, "info"), "notes"), *n;
+	size_t i;
+
+	/* the logdir note of paths.c: which of several runs was taken */
+	json_array_foreach(notes, i, n)
+		if (json_is_string(n) && strstr(json_string_value(n), ": using the newest of "))
+			fprintf(stderr, "tpuprof: note: %s\n", json_string_value(n));
+}
+
 static const struct option common_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
