@@ -126,6 +126,23 @@ grep -q "still being written?.*its first plane runs past its end: try again once
 cat testdata/ci/worker8.xplane.pb >"$tmp/copying.xplane.pb"
 "$tpuprof" check --max-peak 4GiB "$tmp/copying.xplane.pb" >"$tmp/out" 2>"$tmp/err"
 expect_rc "the copy done" 0 $?
+# ... and one still growing says so: a writer appends 4 bytes every 2 ms
+head -c 30000 testdata/ci/worker8.xplane.pb >"$tmp/growing.xplane.pb"
+python3 - testdata/ci/worker8.xplane.pb "$tmp/growing.xplane.pb" <<'PY' &
+import sys, time
+d = open(sys.argv[1], 'rb').read()
+f = open(sys.argv[2], 'ab', buffering=0)
+for i in range(30000, len(d), 4):
+    f.write(d[i:i + 4])
+    time.sleep(0.002)
+PY
+writer=$!
+while [ "$(wc -c <"$tmp/growing.xplane.pb")" -le 30000 ]; do sleep 0.01; done
+"$tpuprof" info "$tmp/growing.xplane.pb" >"$tmp/out" 2>"$tmp/err"
+kill $writer 2>/dev/null
+wait $writer 2>/dev/null
+grep -q "still being written?.*: it grew from [0-9]* to [0-9]* bytes while read" "$tmp/err" &&
+	ok || bad "a growing capture: $(cat "$tmp/err")"
 "$tpuprof" info testdata/corrupt/hostile-length.xplane.pb >"$tmp/out" 2>"$tmp/err"
 grep -q "corrupt capture at byte 1" "$tmp/err" && ok || bad "a hostile length said cut short: $(cat "$tmp/err")"
 

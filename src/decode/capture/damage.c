@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "tpuprof/decode/wire.h"
 
@@ -307,20 +308,30 @@ static size_t replacement_chars(const uint8_t *p, size_t n)
 	return found;
 }
 
-/* ", it grew to N bytes while read" when the file on disk is now longer
- * than the bytes decoded (a copy or a profiler still writing it), else
- * "". Static: one message at a time. */
-static const char *grew(const struct tp_source *src)
+/* ", it grew from N to M bytes while read" when the file on disk is now,
+ * or a moment later, longer than the bytes decoded (a copy or a profiler
+ * still writing it), else "". Only on the way to a refusal: the moment
+ * (100 ms) is spent only when the capture is refused anyway. */
+static void grew(const struct tp_source *src, char *buf, size_t size)
 {
-	static char buf[96];
 	struct stat st;
 
 	buf[0] = '\0';
-	if (!src->gzip && strcmp(src->path, "-") != 0 && stat(src->path, &st) == 0 &&
-	    S_ISREG(st.st_mode) && (uint64_t)st.st_size > src->buf.size)
-		snprintf(buf, sizeof(buf), ": it grew from %zu to %llu bytes while read",
-			 src->buf.size, (unsigned long long)st.st_size);
-	return buf;
+	if (src->gzip || strcmp(src->path, "-") == 0)
+		return;
+	for (int look = 0; look < 2; look++) {
+		if (look) {
+			struct timespec moment = { 0, 100 * 1000 * 1000 };
+
+			nanosleep(&moment, NULL);
+		}
+		if (stat(src->path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_size > src->buf.size) {
+			snprintf(buf, size, ": it grew from %zu to %llu bytes while read",
+				 src->buf.size, (unsigned long long)st.st_size);
+			return;
+		}
+	}
 }
 
 /* Whether the last top-level field, at start, declares an end a capture
@@ -376,21 +387,21 @@ static void refusal_hint(const struct tp_source *src, bool partial, struct tp_er
 			 "%zu times in its first %zu bytes); copy it again as binary", mangled, head);
 		return;
 	}
-	if (!partial && err->has_offset && err->offset < src->buf.size &&
-	    find_part(&whole, (size_t)err->offset, &p) < 0 &&
-	    plausible_end(src->buf.data, src->buf.size, p.start)) {
-		/* every field before is whole, the last runs past the end: a
-		 * clean cut, as a copy in progress leaves it, not damage */
+	bool cut = !partial && err->has_offset && err->offset < src->buf.size &&
+		   find_part(&whole, (size_t)err->offset, &p) < 0 &&
+		   plausible_end(src->buf.data, src->buf.size, p.start);
+	char growth[96] = "";
+
+	/* a clean cut (every field before it whole, the last running past
+	 * the end) is what a copy in progress leaves, not damage; growing
+	 * while read, it certainly is one */
+	if (cut) {
+		grew(src, growth, sizeof(growth));
 		reword_cut(err);
 		n = strlen(err->msg);
-		snprintf(err->msg + n, sizeof(err->msg) - n, "%s; %s", grew(src),
+		snprintf(err->msg + n, sizeof(err->msg) - n, "%s; %s", growth,
 			 p.start > 0 ? "--partial reads it up to its last complete plane, or try again once it is complete"
 				     : "its first plane runs past its end: try again once it is complete");
-	} else if (grew(src)[0]) {
-		reword_cut(err);
-		n = strlen(err->msg);
-		snprintf(err->msg + n, sizeof(err->msg) - n, "%s; try again once it is complete",
-			 grew(src));
 	}
 	free(p.name);
 }
