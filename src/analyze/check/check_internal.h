@@ -9,6 +9,7 @@
 #define TPUPROF_CHECK_INTERNAL_H
 
 #include "tpuprof/analyze/check.h"
+#include "tpuprof/util/i64map.h"
 
 struct tp_check_subject {
 	const char *host, *plane;        /* a core, or NULL               */
@@ -57,9 +58,18 @@ void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc,
 				  const struct tp_check_where *w);
 
-/* A core's steps (ops.cores[].steady.n_steps) in doc, 0 when it has
- * none or is not there. */
-int64_t tp_check_core_steps(const json_t *doc, const char *host, const char *plane);
+/* The cores of a document by host and plane, for their steps: built
+ * once, looked up per collective and core (a pod has thousands). */
+struct tp_check_steps {
+	const json_t *cores;     /* borrowed: ops.cores */
+	struct tp_i64map map;    /* host and plane hash -> index in cores */
+};
+void tp_check_steps_index(struct tp_check_steps *x, const json_t *doc);
+void tp_check_steps_release(struct tp_check_steps *x);
+/* A core's steps (ops.cores[].steady.n_steps), 0 when it has none or
+ * is not there. */
+int64_t tp_check_core_steps(const struct tp_check_steps *x, const char *host,
+			    const char *plane);
 /* Whether any core of doc has steps. */
 bool tp_check_doc_has_steps(const json_t *doc);
 

@@ -182,7 +182,7 @@ static void add_core_bytes(struct core_bytes **v, size_t *n, size_t *cap, size_t
 /* A collective's ring bytes on the device that sent the most of them,
  * each core's added to per_core (ring × that core's executions; per
  * step: over that core's steps). */
-static int64_t busiest_core_bytes(const json_t *doc, const struct tp_check_where *w,
+static int64_t busiest_core_bytes(const struct tp_check_steps *steps_of,
 				  const json_t *c, int64_t ring, size_t row,
 				  struct core_bytes **v, size_t *n, size_t *cap)
 {
@@ -192,8 +192,8 @@ static int64_t busiest_core_bytes(const json_t *doc, const struct tp_check_where
 
 	json_array_foreach(J(c, "cores"), i, core) {
 		int64_t b = tp_sat_mul(ring, jint0(J(core, "occurrences")));
-		int64_t steps = w->per_step ? tp_check_core_steps(doc, S(core, "host"),
-								  S(core, "plane")) : 1;
+		int64_t steps = steps_of ? tp_check_core_steps(steps_of, S(core, "host"),
+								       S(core, "plane")) : 1;
 
 		if (steps <= 0)
 			continue;       /* per step: a core without steps */
@@ -217,10 +217,12 @@ void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc
 	size_t n_per_core = 0, cap_per_core = 0;
 	bool ran = false;
 	size_t i, first = s->n;
+	struct tp_check_steps steps_of;
 
 	json_array_foreach(colls, i, c)
 		if (jint0(J(c, "occurrences")) > 0)
 			ran = true;
+	tp_check_steps_index(&steps_of, doc);
 	json_array_foreach(colls, i, c) {
 		struct tp_check_subject *x;
 		int64_t ring = 0, bytes;
@@ -232,7 +234,8 @@ void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc
 		x = tp_check_module_row(s, first, S(c, "module"), S(c, "program_id"));
 		x->source = ran ? "executions" : "instructions";
 		if (ran) {
-			bytes = busiest_core_bytes(doc, w, c, ring, (size_t)(x - s->v), &per_core,
+			bytes = busiest_core_bytes(w->per_step ? &steps_of : NULL, c, ring,
+						   (size_t)(x - s->v), &per_core,
 						   &n_per_core, &cap_per_core);
 		} else {
 			bytes = ring;
@@ -246,4 +249,5 @@ void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc
 		if (per_core[i].bytes > s->v[per_core[i].row].value)
 			s->v[per_core[i].row].value = per_core[i].bytes;
 	free(per_core);
+	tp_check_steps_release(&steps_of);
 }

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "tpuprof/util/util.h"
+
 #define J(o, k) json_object_get((o), (k))
 
 enum tp_err tp_check_step_share_rule(struct tp_check *c, const json_t *doc,
@@ -47,20 +49,58 @@ enum tp_err tp_check_step_share_rule(struct tp_check *c, const json_t *doc,
 	return TP_OK;
 }
 
-int64_t tp_check_core_steps(const json_t *doc, const char *host, const char *plane)
+static int64_t core_key(const char *host, const char *plane)
+{
+	return (int64_t)(tp_hash_bytes(host, strlen(host)) ^
+			 tp_mix64(tp_hash_bytes(plane, strlen(plane))));
+}
+
+static bool is_core(const json_t *core, const char *host, const char *plane)
+{
+	const char *h = json_string_value(J(core, "host"));
+	const char *p = json_string_value(J(core, "plane"));
+
+	return h && p && strcmp(h, host) == 0 && strcmp(p, plane) == 0;
+}
+
+void tp_check_steps_index(struct tp_check_steps *x, const json_t *doc)
 {
 	const json_t *core;
 	size_t i;
-	int64_t n = 0;
 
-	json_array_foreach(J(J(doc, "ops"), "cores"), i, core) {
+	x->cores = J(J(doc, "ops"), "cores");
+	tp_i64map_init(&x->map, json_array_size(x->cores));
+	json_array_foreach(x->cores, i, core) {
 		const char *h = json_string_value(J(core, "host"));
 		const char *p = json_string_value(J(core, "plane"));
 
-		if (h && p && host && plane && strcmp(h, host) == 0 && strcmp(p, plane) == 0)
-			return tp_check_jint(J(J(core, "steady"), "n_steps"), &n) ? n : 0;
+		if (h && p)
+			tp_i64map_put(&x->map, core_key(h, p), (long)i);
 	}
-	return 0;
+}
+
+void tp_check_steps_release(struct tp_check_steps *x)
+{
+	tp_i64map_release(&x->map);
+}
+
+int64_t tp_check_core_steps(const struct tp_check_steps *x, const char *host, const char *plane)
+{
+	const json_t *core = NULL, *e;
+	int64_t n = 0;
+	long i;
+	size_t k;
+
+	if (!host || !plane)
+		return 0;
+	i = tp_i64map_get(&x->map, core_key(host, plane));
+	if (i >= 0 && is_core(json_array_get(x->cores, (size_t)i), host, plane))
+		core = json_array_get(x->cores, (size_t)i);
+	else if (i >= 0)        /* two cores of one hash: the first was kept */
+		json_array_foreach(x->cores, k, e)
+			if (!core && is_core(e, host, plane))
+				core = e;
+	return core && tp_check_jint(J(J(core, "steady"), "n_steps"), &n) ? n : 0;
 }
 
 bool tp_check_doc_has_steps(const json_t *doc)
