@@ -71,10 +71,15 @@ TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 output-mode: $(BIN)
 	sh tests/output_mode_test.sh $(BIN)
 
+# The CI gate as a job runs it: reports through pipes and FIFOs, one run
+# writing text and JSON, the newest run of a logdir (tests/ci_gate_test.sh).
+ci-gate-test: $(BIN)
+	sh tests/ci_gate_test.sh $(BIN)
+
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode ci-gate-test run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -209,7 +214,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode
+	@$(MAKE) --no-print-directory all unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode ci-gate-test
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet
@@ -248,6 +253,9 @@ install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/tpuprof
 	if [ -f docs/tpuprof.1 ]; then install -m 644 docs/tpuprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/tpuprof.1; fi
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 644 completions/tpuprof.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tpuprof
+	install -m 644 completions/_tpuprof $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tpuprof
 
 clean:
 	rm -rf build build-san build-vg build-tsan build-fuzz

@@ -10,10 +10,7 @@
  * testdata/jit_train_step.hlo_proto.pb` (module jit_train_step, peak
  * 4498448 bytes), to gate the XLA dump in testdata/xla-dump against.
  */
-#include "testutil.h"
-
-#include "tpuprof/report/check_report.h"
-#include "tpuprof/report/report_doc.h"
+#include "check_testutil.h"
 
 #define CAP "../shared/captures/"
 #define SMALL "testdata/small.xplane.pb"
@@ -84,9 +81,10 @@ static const struct {
 	{ "growth: core 0 runtime peak held", SMALL, "testdata/run-3hosts/host0.xplane.pb",
 	  { .has_max_growth = true, .max_growth_pct = 10 },
 	  TP_OK, 8, 6, 0, 1977450496, 2175195545, true },
-	{ "growth: op time of core 0", SMALL, "testdata/run-3hosts/host0.xplane.pb",
+	{ "growth: step time of core 0 (one step each: the mean steady step)", SMALL,
+	  "testdata/run-3hosts/host0.xplane.pb",
 	  { .has_max_growth = true, .max_growth_pct = 10 },
-	  TP_OK, 8, 6, 2, 275183371, 27094361, false },
+	  TP_OK, 8, 6, 2, 266075347, 26197197, false },
 	{ "growth: collective bytes of jit_train_step", SMALL, "testdata/run-3hosts/host0.xplane.pb",
 	  { .has_max_growth = true, .max_growth_pct = 10 },
 	  TP_OK, 8, 6, 6, 10485760, 4613734, false },
@@ -126,18 +124,6 @@ static const struct {
 	  TP_ERR_USAGE, 0, 0, 0, 0, 0, false },
 };
 
-static json_t *load(const char *path)
-{
-	json_t *doc = NULL;
-	struct tp_error err = { 0 };
-	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
-	struct tp_report_filter f = { 0 };
-
-	ck_assert_msg(tp_report_doc_load(&doc, &path, 1, &o, &f, &err) == TP_OK, "%s: %s",
-		      path, err.msg);
-	return doc;
-}
-
 START_TEST(test_rules)
 {
 	struct tp_check_opts o = cases[_i].o;
@@ -174,7 +160,7 @@ static const struct {
 	const char *msg;
 } usage_messages[] = {
 	{ "no rule", { 0 },
-	  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-debug-print-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread, --max-memory-growth)" },
+	  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-peak-growth, --max-time-growth or --max-traffic-growth, --max-step-time, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-debug-print-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread, --max-memory-growth)" },
 	{ "module", { .has_max_peak = true, .module = "nope" }, "no module 'nope' in the report" },
 	{ "scope", { .has_max_peak = true, .scope = "nope" }, "no scope 'nope' in the report" },
 	{ "growth", { .has_max_growth = true }, "--max-growth needs --baseline REPORT.json" },
@@ -270,19 +256,6 @@ START_TEST(test_growth_contributors)
 	json_decref(doc);
 }
 END_TEST
-
-static char *render(const struct tp_check *c, const struct tp_check_opts *o,
-		    enum tp_format fmt)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	struct tp_error err = { 0 };
-	FILE *f = open_memstream(&buf, &n);
-
-	ck_assert_int_eq(tp_check_write(f, fmt, c, o, &err), TP_OK);
-	fclose(f);
-	return buf;
-}
 
 START_TEST(test_text_and_json)
 {

@@ -112,7 +112,7 @@ START_TEST(test_cut_short)
 
 	ck_assert_int_eq(open_one(&cap, CORRUPT "truncated.xplane.pb", false, 0, &err), TP_ERR_INPUT);
 	/* the message points to the fix */
-	ck_assert_str_eq(err.msg, CORRUPT "truncated.xplane.pb: corrupt capture at byte 22718: length runs past the end of its message (in the top-level XSpace message); the file is cut short: --partial reads it up to its last complete plane");
+	ck_assert_str_eq(err.msg, CORRUPT "truncated.xplane.pb: capture cut short (still being written?) at byte 22718: length runs past the end of its message (in the top-level XSpace message); --partial reads it up to its last complete plane, or try again once it is complete");
 	ck_assert_int_eq(open_one(&cap, CORRUPT "truncated.xplane.pb", true, 0, &err), TP_OK);
 	ck_assert_uint_eq(cap.hosts[0].xs.n_planes, 1);
 	ck_assert_uint_eq(cap.n_damage, 1);

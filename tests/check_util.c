@@ -112,6 +112,29 @@ START_TEST(test_parse_fraction)
 }
 END_TEST
 
+/* --max-step-time: a duration and its unit, never a bare number. */
+static const struct {
+	const char *text;
+	bool ok;
+	int64_t ps;
+} durations[] = {
+	{ "45ms", true, 45000000000 }, { "40us", true, 40000000 }, { "40.5us", true, 40500000 },
+	{ "1s", true, 1000000000000 }, { "250ns", true, 250000 }, { "7ps", true, 7 },
+	{ "45", false, 0 }, { "45 ms", false, 0 }, { "-1ms", false, 0 }, { "ms", false, 0 },
+	{ "1e7s", false, 0 }, { "5min", false, 0 },
+};
+
+START_TEST(test_parse_duration)
+{
+	int64_t v = -1;
+
+	ck_assert_msg(tp_parse_duration_ps(durations[_i].text, &v) == durations[_i].ok, "%s",
+		      durations[_i].text);
+	if (durations[_i].ok)
+		ck_assert_int_eq(v, durations[_i].ps);
+}
+END_TEST
+
 static const struct {
 	int64_t ps;
 	const char *text;
@@ -188,6 +211,7 @@ int main(void)
 	tcase_add_test(tc, test_strpool);
 	tcase_add_loop_test(tc, test_parse_size, 0, sizeof(sizes) / sizeof(sizes[0]));
 	tcase_add_loop_test(tc, test_parse_fraction, 0, sizeof(fractions) / sizeof(fractions[0]));
+	tcase_add_loop_test(tc, test_parse_duration, 0, sizeof(durations) / sizeof(durations[0]));
 	tcase_add_loop_test(tc, test_fmt, 0, sizeof(times) / sizeof(times[0]));
 	tcase_add_test(tc, test_json_scalars);
 	tcase_add_test(tc, test_error_corrupt_at);

@@ -38,7 +38,7 @@ runs = {
     "tpuprof.check/1": [
         ["check", "--format", "json", "--max-peak", "1GiB", "--max-peak-fraction", "0.5",
          "--max-collective-bytes", "1MiB", "--baseline", "testdata/run-3hosts/host0.xplane.pb",
-         "--max-growth", "10", "--hbm", "32GiB", "testdata/small.xplane.pb"],
+         "--max-growth", "10%", "--hbm", "32GiB", "testdata/small.xplane.pb"],
         ["check", "--format", "json", "--min-headroom", "10%", "--min-flops-utilization", "0.3",
          "testdata/small.xplane.pb"],
         ["check", "--format", "json", "--scope", "jit(train_step)/jit(main)/transformer",

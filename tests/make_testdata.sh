@@ -74,3 +74,16 @@ mkdir -p "$td/xla-dump"
 "$gen" --seed 1 --cores 2 --programs 2 --events-per-line 300 \
 	-o "$td/diff-longer.xplane.pb"
 python3 tests/make_corrupt.py "$td"
+# The CI gate (issue 40): one program on 2 cores, 4 steps of exactly 40 us
+# on host worker7 (the baseline) and 8 such steps on worker8 (the same per
+# step: passes); slow/worker8 has 8 steps of 48 us (+20%: fails). No
+# hostnames in the XSpace: the hosts are named by their files, so the
+# baseline's host differs from the run's as on CI runners. Runs back to
+# back (--gap-ps 0): each step, start to next start, is its run's length.
+mkdir -p "$td/ci/slow"
+"$gen" --seed 20 --cores 2 --programs 1 --steps 4 --events-per-line 40 --step-ps 40000000 \
+	--gap-ps 0 --no-hostnames -o "$td/ci/worker7.xplane.pb"
+"$gen" --seed 20 --cores 2 --programs 1 --steps 8 --events-per-line 80 --step-ps 40000000 \
+	--gap-ps 0 --no-hostnames -o "$td/ci/worker8.xplane.pb"
+"$gen" --seed 20 --cores 2 --programs 1 --steps 8 --events-per-line 80 --step-ps 48000000 \
+	--gap-ps 0 --no-hostnames -o "$td/ci/slow/worker8.xplane.pb"

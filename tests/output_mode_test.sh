@@ -65,5 +65,7 @@ v6e=../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
 pipe_closed "info --format json" info --format json $v6e
 pipe_closed "memory --format html" memory --format html $v6e
 pipe_closed "trace -o -" trace -o - $v6e
+pipe_closed "trace -o /dev/stdout" trace -o /dev/stdout $v6e
+pipe_closed "report --format json -o /dev/stdout" report --format json -o /dev/stdout $v6e
 echo "output mode: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

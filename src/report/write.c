@@ -14,6 +14,10 @@
 #include "tpuprof/report/report.h"
 #include "tpuprof/report/report_doc.h"
 
+#include <stdlib.h>
+
+#include "tpuprof/util/util.h"
+
 /* A JSON document built as a tree into doc (for the html page): put
  * writes it into the writer. */
 #define TREE_JSON(doc, put)                                                  \
@@ -156,9 +160,18 @@ enum tp_err tp_check_write(FILE *out, enum tp_format fmt, const struct tp_check 
 			   const struct tp_check_opts *o, struct tp_error *err)
 {
 	if (fmt == TP_FORMAT_JSON) {
-		json_t *doc = tp_check_json(c, o);
-		enum tp_err rc = tp_json_write(out, doc, err);
+		/* each row with its text line, as the text prints it */
+		char **lines = tp_xcalloc(c->n_rows + 1, sizeof(*lines));
+		json_t *doc;
+		enum tp_err rc;
 
+		for (size_t i = 0; i < c->n_rows; i++)
+			lines[i] = tp_check_row_line(&c->rows[i]);
+		doc = tp_check_json(c, o, (const char *const *)lines);
+		rc = tp_json_write(out, doc, err);
+		for (size_t i = 0; i < c->n_rows; i++)
+			free(lines[i]);
+		free(lines);
 		json_decref(doc);
 		return rc;
 	}

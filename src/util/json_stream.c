@@ -23,6 +23,23 @@
  * calls back once per token, and a stdio call per token is slow. */
 #define JW_BUF_SIZE (64 * 1024)
 
+static bool compact_layout;
+
+void tp_json_set_compact(bool compact)
+{
+	compact_layout = compact;
+}
+
+bool tp_json_compact(void)
+{
+	return compact_layout;
+}
+
+size_t tp_json_flags(void)
+{
+	return compact_layout ? (JSON_COMPACT | JSON_ENSURE_ASCII) : TP_JSON_INDENTED;
+}
+
 void tp_jw_init(struct tp_jw *w, FILE *out)
 {
 	memset(w, 0, sizeof(*w));
@@ -83,6 +100,8 @@ static void newline(struct tp_jw *w, int level)
 		"                                                                ";
 	size_t n = (size_t)level * 2;
 
+	if (compact_layout)
+		return;
 	if (n + 1 < sizeof(line)) {
 		raw(w, line, n + 1);
 		return;
@@ -163,7 +182,7 @@ static void key_text(struct tp_jw *w, const char *key)
 		dump(w, s);
 		json_decref(s);
 	}
-	raw(w, ": ", 2);
+	raw(w, ": ", compact_layout ? 1 : 2);
 }
 
 /* Before an element: checks the key against the container and writes the

@@ -173,16 +173,22 @@ bool tp_parse_size(const char *s, uint64_t *out)
 	return false;
 }
 
+/* The finite number s starts with (no leading blank), *end past it. */
+static bool leading_number(const char *s, double *v, char **end)
+{
+	if (!*s || strchr(" \t\n", *s))
+		return false;
+	errno = 0;
+	*v = strtod(s, end);
+	return *end != s && !errno && isfinite(*v);
+}
+
 bool tp_parse_fraction(const char *s, double *out)
 {
 	char *end;
 	double v;
 
-	if (!*s || strchr(" \t\n", *s))
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v))
+	if (!leading_number(s, &v, &end))
 		return false;
 	if (*end == '%') {
 		v /= 100;
@@ -192,6 +198,24 @@ bool tp_parse_fraction(const char *s, double *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+bool tp_parse_duration_ps(const char *s, int64_t *out)
+{
+	static const struct { const char *unit; double ps; } units[] = {
+		{ "ps", 1 }, { "ns", 1e3 }, { "us", 1e6 }, { "ms", 1e9 }, { "s", 1e12 },
+	};
+	char *end;
+	double v;
+
+	if (!leading_number(s, &v, &end) || v < 0)
+		return false;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].unit) == 0 && v * units[i].ps < 9e18) {
+			*out = (int64_t)(v * units[i].ps + 0.5);
+			return true;
+		}
+	return false;
 }
 
 uint64_t tp_mix64(uint64_t x)

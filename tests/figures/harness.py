@@ -78,7 +78,7 @@ WITH_STEPS = {"tpu-v6e-4chip", "v100x8-tf", "small", "diff-b", "diff-longer", "c
 def check_args(name):
     return ([] if name in NO_CAPACITY else ["--min-headroom", "100%"]) + \
         ([] if name in NO_FLOPS else ["--min-flops-utilization", "1"]) + \
-        (["--max-debug-print-share", "0"] if name in WITH_STEPS else [])
+        (["--max-debug-print-share", "0", "--max-step-time", "1ps"] if name in WITH_STEPS else [])
 DIFF_FORMATS = ("text", "json", "html")
 # check exits 1 when a rule breaks and still writes its document
 OK_EXIT = {"check": (0, 1)}

@@ -794,6 +794,9 @@ ROWS = [
     Same("check: collective bytes = the busiest device's", Fn("check max-collective-bytes", lambda c: {(r["program_id"],): r["measured"] for r in c.json("check")["results"] if r["rule"] == "max-collective-bytes" and r["program_id"] and r["measured"]
                                                                      and r["source"] == "executions"}),
          Fn("busiest device", lambda c: {(k,): v for k, v in module_traffic_per_device(c).items() if v})),
+    Same("check: step time per core = ops' mean steady step", check_measured("max-step-time"),
+         Fn("ops cores[].steady.step_ps", lambda c: {("%s %s" % (x["host"], x["plane"]),): x["steady"]["step_ps"] for x in c.json("ops")["cores"] if x["steady"]})),
+    Same("check text: step time per core", T("check", r"^FAIL max-step-time core " + CORE + r": " + TIME + r" > limit"), check_measured("max-step-time")),
     Same("check text: peak per core", T("check", r"^FAIL max-peak core " + CORE + r"(?: module \S+)?: " + BYTES + r" \("), check_measured("max-peak")),
     Same("check text: headroom per core", T("check", r"^FAIL min-headroom core " + CORE + r"(?: module \S+)?: headroom " + BYTES + " = "), check_measured("min-headroom")),
     Same("check text: headroom share of capacity", T("check", r"^FAIL min-headroom core " + CORE + r"(?: module \S+)?: headroom \S+ \S+ = " + PCT + " of", "percent"),

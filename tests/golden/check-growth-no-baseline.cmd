@@ -1,1 +1,1 @@
-check --max-growth 10 testdata/small.xplane.pb
+check --max-growth 10% testdata/small.xplane.pb

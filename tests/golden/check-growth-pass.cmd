@@ -1,1 +1,1 @@
-check --baseline testdata/small.xplane.pb --max-growth 0 testdata/small.xplane.pb
+check --baseline testdata/small.xplane.pb --max-growth 0% testdata/small.xplane.pb

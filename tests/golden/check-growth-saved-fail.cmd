@@ -1,1 +1,1 @@
-check --baseline testdata/check-baseline.report.json --max-growth 50 testdata/xla-dump
+check --baseline testdata/check-baseline.report.json --max-growth 50% testdata/xla-dump

@@ -49,8 +49,17 @@ struct tp_check_opts {
 	bool has_max_peak_fraction;
 	double max_peak_fraction;     /* --max-peak-fraction, 0 < F         */
 	bool has_max_growth;
-	double max_growth_pct;        /* --max-growth, percent, >= 0        */
+	double max_growth_pct;        /* --max-growth, percent, >= 0: each
+					 metric without a limit of its own */
+	/* --max-peak-growth, --max-time-growth, --max-traffic-growth:
+	 * percent, >= 0, over max_growth_pct for that metric */
+	bool has_max_peak_growth, has_max_time_growth, has_max_traffic_growth;
+	double max_peak_growth_pct, max_time_growth_pct, max_traffic_growth_pct;
 	const json_t *baseline;       /* --baseline document, or NULL       */
+	bool allow_unmatched;         /* --allow-unmatched: a baseline
+					 subject without counterpart passes */
+	bool has_max_step_time;
+	int64_t max_step_time_ps;     /* --max-step-time, ps per steady step */
 	bool has_max_collective_bytes;
 	uint64_t max_collective_bytes; /* --max-collective-bytes, bytes     */
 	const char *module;           /* --module NAME|ID, or NULL          */
@@ -80,6 +89,7 @@ enum tp_check_rule {
 	TP_CHECK_MIN_FLOPS_UTILIZATION,
 	TP_CHECK_MAX_COLLECTIVE_SHARE,
 	TP_CHECK_MAX_IDLE_SHARE,
+	TP_CHECK_MAX_STEP_TIME,
 	TP_CHECK_MAX_HBM_BOUND,       /* then the advice rules, in order of   */
 	TP_CHECK_MAX_COMPUTE_BOUND,   /* enum tp_check_advice_rule            */
 	TP_CHECK_MAX_INPUT_SHARE,
@@ -97,6 +107,7 @@ enum tp_check_metric {
 	TP_METRIC_PEAK_BYTES,       /* bytes at the memory peak            */
 	TP_METRIC_OP_TIME,          /* op self time, ps                    */
 	TP_METRIC_COLLECTIVE_BYTES, /* ring bytes per device, summed       */
+	TP_METRIC_STEP_TIME,        /* mean steady step duration, ps       */
 	TP_METRIC_HEADROOM_BYTES,   /* capacity - peak, bytes              */
 	TP_METRIC_FLOP_UTILIZATION, /* a fraction: in fraction, not measured */
 	TP_METRIC_COLLECTIVE_SHARE, /* of steady step time: in fraction      */
@@ -120,6 +131,35 @@ static inline bool tp_check_metric_is_fraction(enum tp_check_metric m)
 {
 	return m >= TP_METRIC_FLOP_UTILIZATION;
 }
+
+/* Metrics in ps (op time, step time); the other integers are bytes. */
+static inline bool tp_check_metric_is_ps(enum tp_check_metric m)
+{
+	return m == TP_METRIC_OP_TIME || m == TP_METRIC_STEP_TIME;
+}
+
+/* How the baseline's cores were paired with the run's: by host name
+ * where the runs share host names, else by structure (the i-th host of
+ * one with the i-th of the other, cores by plane name; renamed hosts,
+ * standard input). Modules are paired by name either way. */
+enum tp_check_match {
+	TP_CHECK_MATCH_NONE,       /* no baseline                        */
+	TP_CHECK_MATCH_NAMES,
+	TP_CHECK_MATCH_STRUCTURE,
+};
+
+/* A growth row whose subject has no counterpart on the other side. */
+enum tp_check_unmatched {
+	TP_CHECK_MATCHED,
+	TP_CHECK_NOT_IN_BASELINE,  /* new in the run: reported, passes    */
+	TP_CHECK_NOT_IN_RUN,       /* the baseline's, gone: fails unless
+				      allow_unmatched                     */
+};
+
+/* A host of the run and the baseline host it was paired with. */
+struct tp_check_host_pair {
+	const char *run, *baseline; /* borrowed from the documents */
+};
 
 #define TP_CHECK_MAX_CONTRIB 3
 
@@ -147,6 +187,12 @@ struct tp_check_row {
 	int64_t capacity;                /* max-peak-fraction, min-headroom */
 	bool has_baseline;
 	int64_t baseline;                /* max-growth: baseline value    */
+	const char *baseline_host;       /* max-growth: the baseline core's
+					    host (another name when matched
+					    by structure), or NULL         */
+	enum tp_check_unmatched unmatched;
+	bool per_step;                   /* measured, baseline, limit and
+					    contributors are per step      */
 	bool pass;
 	/* largest first; for max-growth the largest increases over the
 	 * baseline (same kind and name), value = now - baseline */
@@ -163,6 +209,15 @@ struct tp_check {
 	 * measured is not the whole capture */
 	size_t damaged_parts;
 	bool partial_fails;
+	/* with a baseline: how its hosts were paired with the run's
+	 * (malloc'd pairs, in the run's host order), whether time and
+	 * traffic were compared per step (else totals: neither run has
+	 * steps), and the baseline subjects without counterpart */
+	enum tp_check_match match;
+	struct tp_check_host_pair *pairs;
+	size_t n_pairs, cap_pairs;
+	bool growth_per_step;
+	size_t n_unmatched;
 };
 
 /* Whether the check as a whole fails: a broken rule, or partial input. */
@@ -175,10 +230,14 @@ static inline bool tp_check_failed(const struct tp_check *c)
  * TP_ERR_USAGE when no rule is given, when --module or --scope names
  * nothing in doc, or when a fraction rule meets a subject without a
  * capacity; TP_ERR_INPUT when doc (or the baseline) lacks what a rule
- * measures. On failure c is left released. */
+ * measures, when the baseline's devices are of another kind (TPU, GPU)
+ * or when only one of the two runs has steps. On failure c is left released. */
 enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 			 const struct tp_check_opts *o, struct tp_error *err);
 void tp_check_release(struct tp_check *c);
+
+/* Whether o has a growth rule (--max-growth or one metric's). */
+bool tp_check_any_growth_rule(const struct tp_check_opts *o);
 
 /* Rule and metric names as in the JSON ("max-peak", "peak_bytes", ...). */
 const char *tp_check_rule_name(enum tp_check_rule r);

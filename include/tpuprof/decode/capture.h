@@ -105,12 +105,27 @@ struct tp_capture {
 	const char *run;             /* logdir run chosen, arena, or NULL */
 	char **notes;                /* malloc'd lines for the user       */
 	size_t n_notes, cap_notes;
+	/* 1 + the index in notes of the note that says which of several
+	 * logdir runs was taken (shown even under -q: what was measured
+	 * depends on it); 0 when no choice was made */
+	size_t run_note;
 	struct tp_damage *damage;    /* malloc'd: parts skipped, in the
 				      * order found                       */
 	size_t n_damage, cap_damage;
 	/* internal: XSpace sources loaded, not decoded yet (capture.c) */
 	size_t *pending;
 	size_t n_pending, cap_pending;
+};
+
+/* Bytes a reader took from a stream input (standard input "-", a pipe, a
+ * FIFO) to see what it holds (src/report/json/report_input.c): the
+ * capture is read from them first, then from fd, so no byte is lost.
+ * Borrowed: the bytes and fd stay the reader's. */
+struct tp_stream_head {
+	const char *path;        /* the argument as given ("-" for stdin)   */
+	int fd;                  /* where the rest of the stream comes from */
+	const uint8_t *bytes;
+	size_t len;
 };
 
 struct tp_open_opts {
@@ -124,6 +139,9 @@ struct tp_open_opts {
 	 * to its last complete plane, the rest noted as damage, instead of
 	 * refused (--partial). */
 	bool partial;
+	/* stream inputs already begun (borrowed), by path; NULL: none */
+	const struct tp_stream_head *heads;
+	size_t n_heads;
 };
 
 /* What commands that run the ops analysis pass as defer_min_bytes. */
@@ -182,6 +200,11 @@ int tp_sniff(const uint8_t *data, size_t size);
 enum tp_err tp_buffer_load(struct tp_buffer *buf, const char *path,
 			   uint64_t max, bool *gzip, uint64_t *file_bytes,
 			   struct tp_error *err);
+/* The same for a stream whose first bytes were read already (head, or
+ * NULL: none). */
+enum tp_err tp_buffer_load_head(struct tp_buffer *buf, const char *path,
+				const struct tp_stream_head *head, uint64_t max, bool *gzip,
+				uint64_t *file_bytes, struct tp_error *err);
 void tp_buffer_release(struct tp_buffer *buf);
 
 /* The file buf maps, opened again for reading when path still names it

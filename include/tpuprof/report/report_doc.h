@@ -40,10 +40,12 @@ enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
 enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
 			   const struct tp_report *r, struct tp_error *err);
 
-/* The report document of a saved `report --format json` file (one path
- * whose content is JSON with schema tpuprof.report/1) or of captures
- * (built with the filter). *out is a new reference. Notes the capture
- * made are not kept. */
+/* The report document of saved reports (`report --format json` or
+ * `merge` output; several are merged as `merge` merges them) or of
+ * captures (built with the filter), each path a file, a directory, "-"
+ * (standard input), a pipe or a FIFO (report_input.h: each is read
+ * once). Reports and captures do not mix. *out is a new reference.
+ * Notes the capture made are not kept. */
 enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
 			       const struct tp_open_opts *o,
 			       const struct tp_report_filter *f, struct tp_error *err);

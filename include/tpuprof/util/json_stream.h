@@ -35,8 +35,17 @@
 
 #include "tpuprof/util/error.h"
 
-/* The layout of every document tpuprof writes (docs/json.md). */
-#define TP_JSON_FLAGS (JSON_INDENT(2) | JSON_ENSURE_ASCII)
+/* The layout of every document tpuprof writes (docs/json.md): indented
+ * by 2, or compact (no whitespace) once tp_json_set_compact(true). */
+#define TP_JSON_FLAGS tp_json_flags()
+#define TP_JSON_INDENTED (JSON_INDENT(2) | JSON_ENSURE_ASCII)
+
+/* --compact: every JSON document of this process written without
+ * indentation or spaces (a baseline kept for months, a smaller artifact).
+ * A process-wide layout, set once by the CLI before anything is written. */
+void tp_json_set_compact(bool compact);
+size_t tp_json_flags(void);
+bool tp_json_compact(void);
 
 #define TP_JW_MAX_DEPTH 16
 

@@ -92,6 +92,11 @@ bool tp_parse_size(const char *s, uint64_t *out);
  * finite value; the caller checks the range. */
 bool tp_parse_fraction(const char *s, double *out);
 
+/* Parses a duration: a number and its unit, ps, ns, us, ms or s, e.g.
+ * "45ms", "40.5us", into picoseconds (rounded). A number without a unit
+ * is refused. */
+bool tp_parse_duration_ps(const char *s, int64_t *out);
+
 /* True when name ends with suffix. */
 bool tp_has_suffix(const char *name, const char *suffix);
 

@@ -1,8 +1,8 @@
 /*
  * check.c - the rules of `tpuprof check` over a report document: a limit
  * on the memory peak (bytes or a fraction of capacity), a limit on growth
- * against a baseline report (peak memory, op time, collective bytes) and a
- * limit on collective bytes. Each rule becomes one row per subject, so the
+ * against a baseline report (check_growth.c) and a limit on collective
+ * bytes. Each rule becomes one row per subject, so the
  * verdict says exactly which core, module or scope broke which limit.
  */
 #include "check_internal.h"
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util/i64map.h"
 #include "tpuprof/util/util.h"
 
 static enum tp_err peak_rules(struct tp_check *c, const json_t *doc,
@@ -74,99 +73,13 @@ static void collective_rules(struct tp_check *c, const json_t *doc,
 	tp_check_subjects_release(&s);
 }
 
-static bool same(const char *a, const char *b)
+bool tp_check_any_growth_rule(const struct tp_check_opts *o)
 {
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+	return o->has_max_growth || o->has_max_peak_growth || o->has_max_time_growth ||
+	       o->has_max_traffic_growth;
 }
 
-/* The baseline subject for x: the same core, or the module of that name
- * (program ids change with every compile, names do not). */
-static const struct tp_check_subject *match(const struct tp_check_subjects *base,
-					    const struct tp_check_subject *x)
-{
-	for (size_t i = 0; i < base->n; i++) {
-		const struct tp_check_subject *b = &base->v[i];
-
-		if (x->plane ? (b->plane && same(b->host, x->host) && same(b->plane, x->plane))
-			     : (!b->plane && same(b->module, x->module)))
-			return b;
-	}
-	return NULL;
-}
-
-static int64_t contrib_key(const struct tp_check_contrib *c)
-{
-	return (int64_t)(tp_hash_bytes(c->name, strlen(c->name)) ^ tp_mix64((uint64_t)c->kind[0]));
-}
-
-/* The contributors that grew most: per kind and name, the value now minus
- * the value in the baseline, largest increase first. */
-static void growth_contrib(struct tp_check_row *r, const struct tp_check_subject *x,
-			   const struct tp_check_subject *b)
-{
-	struct tp_i64map first;
-	int64_t *sum = tp_xcalloc(x->n_all + 1, sizeof(*sum));
-	size_t i;
-
-	tp_i64map_init(&first, x->n_all);
-	for (i = 0; i < x->n_all; i++) {
-		int64_t k = contrib_key(&x->all[i]);
-		long j = tp_i64map_get(&first, k);
-
-		if (j < 0)
-			tp_i64map_put(&first, k, j = (long)i);
-		sum[j] = tp_sat_add(sum[j], x->all[i].value);
-	}
-	for (i = 0; i < b->n_all; i++) {
-		long j = tp_i64map_get(&first, contrib_key(&b->all[i]));
-
-		if (j >= 0)
-			sum[j] = tp_sat_sub(sum[j], b->all[i].value);
-	}
-	r->n_contrib = 0;
-	for (i = 0; i < x->n_all; i++)
-		if (sum[i] > 0 && tp_i64map_get(&first, contrib_key(&x->all[i])) == (long)i)
-			tp_check_contrib_add(r->contrib, &r->n_contrib, x->all[i].kind,
-					     x->all[i].name, x->all[i].scope, sum[i]);
-	tp_i64map_release(&first);
-	free(sum);
-}
-
-typedef void (*subjects_fn)(struct tp_check_subjects *s, const json_t *doc,
-			    const struct tp_check_where *w);
-
-static size_t growth_rule(struct tp_check *c, const json_t *doc, const struct tp_check_opts *o,
-			  const struct tp_check_where *w, const char *name,
-			  enum tp_check_metric metric, subjects_fn fn)
-{
-	struct tp_check_subjects cur = { 0 }, base = { 0 };
-	/* The baseline may name the module by another program id: look at
-	 * all of its modules, and match by name. */
-	struct tp_check_where bw = { name, w->scope, w->hbm };
-	size_t rows = 0;
-
-	fn(&cur, doc, w);
-	fn(&base, o->baseline, &bw);
-	for (size_t i = 0; i < cur.n; i++) {
-		const struct tp_check_subject *b = match(&base, &cur.v[i]);
-		struct tp_check_row *r;
-		double lim;
-
-		if (!b)
-			continue;
-		r = tp_check_new_row(c, TP_CHECK_MAX_GROWTH, metric, &cur.v[i], w->scope);
-		r->has_baseline = true;
-		r->baseline = b->value;
-		growth_contrib(r, &cur.v[i], b);
-		lim = floor((double)b->value * (1.0 + o->max_growth_pct / 100.0));
-		r->limit = lim >= 9.2e18 ? INT64_MAX : (int64_t)lim;
-		tp_check_verdict(c, r, r->measured <= r->limit);
-		rows++;
-	}
-	tp_check_subjects_release(&cur);
-	tp_check_subjects_release(&base);
-	return rows;
-}
+#define any_growth_rule tp_check_any_growth_rule
 
 static bool any_advice_rule(const struct tp_check_opts *o)
 {
@@ -179,12 +92,13 @@ static bool any_advice_rule(const struct tp_check_opts *o)
 static enum tp_err validate(const json_t *doc, const struct tp_check_opts *o,
 			    struct tp_error *err)
 {
-	if (!o->has_max_peak && !o->has_max_peak_fraction && !o->has_max_growth &&
+	if (!o->has_max_peak && !o->has_max_peak_fraction && !any_growth_rule(o) &&
 	    !o->has_max_collective_bytes && !o->has_min_headroom && !o->has_min_flops_utilization &&
-	    !o->has_max_collective_share && !o->has_max_idle_share && !any_advice_rule(o))
+	    !o->has_max_collective_share && !o->has_max_idle_share && !o->has_max_step_time &&
+	    !any_advice_rule(o))
 		return tp_error_set(err, TP_ERR_USAGE,
-				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-debug-print-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread, --max-memory-growth)");
-	if (o->has_max_growth && !o->baseline)
+				    "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-peak-growth, --max-time-growth or --max-traffic-growth, --max-step-time, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, or an advice rule: --max-hbm-bound, --max-compute-bound, --max-input-share, --max-async-wait-share, --max-debug-print-share, --max-barrier-share, --max-sparsecore-share, --max-host-offload-share, --max-straggler-spread, --max-memory-growth)");
+	if (any_growth_rule(o) && !o->baseline)
 		return tp_error_set(err, TP_ERR_USAGE, "--max-growth needs --baseline REPORT.json");
 	if (o->module && !tp_check_doc_module(doc, o->module))
 		return tp_error_set(err, TP_ERR_USAGE, "no module '%s' in the report", o->module);
@@ -206,26 +120,17 @@ static size_t damage_count(const json_t *doc)
 enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 			 const struct tp_check_opts *o, struct tp_error *err)
 {
-	struct tp_check_where w = { o->module, o->scope, o->hbm };
+	struct tp_check_where w = { o->module, o->scope, o->hbm, false };
 	enum tp_err rc;
 
 	memset(c, 0, sizeof(*c));
 	rc = validate(doc, o, err);
 	if (rc == TP_OK && (o->has_max_peak || o->has_max_peak_fraction))
 		rc = peak_rules(c, doc, o, &w, err);
-	if (rc == TP_OK && o->has_max_growth) {
-		const char *name = o->module ? tp_check_doc_module(doc, o->module) : NULL;
-		size_t n = growth_rule(c, doc, o, &w, name, TP_METRIC_PEAK_BYTES,
-				       tp_check_memory_subjects);
-
-		n += growth_rule(c, doc, o, &w, name, TP_METRIC_OP_TIME,
-				 tp_check_time_subjects);
-		n += growth_rule(c, doc, o, &w, name, TP_METRIC_COLLECTIVE_BYTES,
-				 tp_check_collective_subjects);
-		if (n == 0)
-			rc = tp_error_set(err, TP_ERR_INPUT,
-					  "--baseline: no core, module or scope in common with the baseline report");
-	}
+	if (rc == TP_OK && any_growth_rule(o))
+		rc = tp_check_growth_rules(c, doc, o, &w, err);
+	if (rc == TP_OK && o->has_max_step_time)
+		rc = tp_check_step_time_rule(c, doc, o, &w, err);
 	if (rc == TP_OK && o->has_max_collective_bytes)
 		collective_rules(c, doc, o, &w);
 	if (rc == TP_OK && o->has_min_headroom)
@@ -250,5 +155,6 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 void tp_check_release(struct tp_check *c)
 {
 	free(c->rows);
+	free(c->pairs);
 	memset(c, 0, sizeof(*c));
 }

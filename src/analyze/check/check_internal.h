@@ -9,6 +9,7 @@
 #define TPUPROF_CHECK_INTERNAL_H
 
 #include "tpuprof/analyze/check.h"
+#include "tpuprof/util/i64map.h"
 
 struct tp_check_subject {
 	const char *host, *plane;        /* a core, or NULL               */
@@ -32,6 +33,9 @@ struct tp_check_subjects {
 struct tp_check_where {
 	const char *module, *scope;
 	uint64_t hbm;
+	/* time and traffic per step of each core (steady.n_steps of
+	 * ops.cores[]); cores without steps are then no subjects */
+	bool per_step;
 };
 
 void tp_check_subjects_release(struct tp_check_subjects *s);
@@ -53,6 +57,31 @@ void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
  * instructions when nothing ran). */
 void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc,
 				  const struct tp_check_where *w);
+
+/* The cores of a document by host and plane, for their steps: built
+ * once, looked up per collective and core (a pod has thousands). */
+struct tp_check_steps {
+	const json_t *cores;     /* borrowed: ops.cores */
+	struct tp_i64map map;    /* host and plane hash -> index in cores */
+};
+void tp_check_steps_index(struct tp_check_steps *x, const json_t *doc);
+void tp_check_steps_release(struct tp_check_steps *x);
+/* A core's steps (ops.cores[].steady.n_steps), 0 when it has none or
+ * is not there. */
+int64_t tp_check_core_steps(const struct tp_check_steps *x, const char *host,
+			    const char *plane);
+/* Whether any core of doc has steps. */
+bool tp_check_doc_has_steps(const json_t *doc);
+
+/* The growth rules against o->baseline (check_growth.c): hosts paired
+ * (c->match, c->pairs), rows for every subject of either side. */
+enum tp_err tp_check_growth_rules(struct tp_check *c, const json_t *doc,
+				  const struct tp_check_opts *o,
+				  const struct tp_check_where *w, struct tp_error *err);
+/* --max-step-time: per core, the mean steady step (check_steps.c). */
+enum tp_err tp_check_step_time_rule(struct tp_check *c, const json_t *doc,
+				    const struct tp_check_opts *o,
+				    const struct tp_check_where *w, struct tp_error *err);
 
 /* True when module names doc's module (name or program id). */
 bool tp_check_module_matches(const char *module, const char *name, const char *pid);

@@ -2,7 +2,8 @@
  * check_ops.c - what `check` measures of time and traffic, from the report
  * document: op self time per core and per module (under a scope: the op
  * time there, each fusion split over its scopes as op_scopes splits it),
- * and ring bytes of collectives per module.
+ * and ring bytes of collectives per module; per step of each core when
+ * the growth rules compare runs of different lengths (check_growth.c).
  */
 #include "check_internal.h"
 
@@ -70,6 +71,17 @@ static void op_sum_add(struct op_sum **v, size_t *n, size_t *cap, size_t row,
 	(*v)[(*n)++].ps = ps;
 }
 
+/* What a core's figures are divided by: its steps when per step (0:
+ * the core has none, it is no subject), else 1. */
+static int64_t core_steps(const json_t *core, const struct tp_check_where *w)
+{
+	int64_t n = 0;
+
+	if (!w->per_step)
+		return 1;
+	return tp_check_jint(J(J(core, "steady"), "n_steps"), &n) && n > 0 ? n : 0;
+}
+
 void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 			    const struct tp_check_where *w)
 {
@@ -79,8 +91,12 @@ void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 	size_t i, j, first_module, n_sums = 0, cap_sums = 0;
 
 	json_array_foreach(cores, i, core) {
-		struct tp_check_subject *x = tp_check_subject_add(s);
+		int64_t steps = core_steps(core, w);
+		struct tp_check_subject *x;
 
+		if (!steps)
+			continue;
+		x = tp_check_subject_add(s);
 		x->host = S(core, "host");
 		x->plane = S(core, "plane");
 		x->module = w->module;
@@ -90,22 +106,30 @@ void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 			if (!tp_check_module_matches(w->module, S(op, "module"), S(op, "program_id")))
 				continue;
 			ps = w->scope ? op_scope_ps(op, core, splits, w->scope) : jint0(J(op, "self_ps"));
-			x->value += ps;
+			x->value += ps / steps;
 			if (ps)
-				tp_check_subject_contrib(x, "op", S(op, "name"), NULL, ps);
+				tp_check_subject_contrib(x, "op", S(op, "name"), NULL, ps / steps);
 		}
+		/* per step, a core's time is its mean steady step: op time
+		 * and the idle between ops (the contributors stay its ops) */
+		if (w->per_step && !w->module && !w->scope)
+			tp_check_jint(J(J(core, "steady"), "step_ps"), &x->value);
 	}
 	/* per module, over all cores; rows appear in first-seen order */
 	first_module = s->n;
 	json_array_foreach(cores, i, core) {
+		int64_t steps = core_steps(core, w);
+
 		json_array_foreach(J(core, "ops"), j, op) {
 			const char *name = S(op, "module");
 			struct tp_check_subject *x;
 			int64_t ps;
 
-			if (!name || !tp_check_module_matches(w->module, name, S(op, "program_id")))
+			if (!steps || !name ||
+			    !tp_check_module_matches(w->module, name, S(op, "program_id")))
 				continue;
 			ps = w->scope ? op_scope_ps(op, core, splits, w->scope) : jint0(J(op, "self_ps"));
+			ps /= steps;
 			x = tp_check_module_row(s, first_module, name, S(op, "program_id"));
 			x->value += ps;
 			if (ps && S(op, "name"))
@@ -156,8 +180,10 @@ static void add_core_bytes(struct core_bytes **v, size_t *n, size_t *cap, size_t
 }
 
 /* A collective's ring bytes on the device that sent the most of them,
- * each core's added to per_core (ring × that core's executions). */
-static int64_t busiest_core_bytes(const json_t *c, int64_t ring, size_t row,
+ * each core's added to per_core (ring × that core's executions; per
+ * step: over that core's steps). */
+static int64_t busiest_core_bytes(const struct tp_check_steps *steps_of,
+				  const json_t *c, int64_t ring, size_t row,
 				  struct core_bytes **v, size_t *n, size_t *cap)
 {
 	const json_t *core;
@@ -166,6 +192,12 @@ static int64_t busiest_core_bytes(const json_t *c, int64_t ring, size_t row,
 
 	json_array_foreach(J(c, "cores"), i, core) {
 		int64_t b = tp_sat_mul(ring, jint0(J(core, "occurrences")));
+		int64_t steps = steps_of ? tp_check_core_steps(steps_of, S(core, "host"),
+								       S(core, "plane")) : 1;
+
+		if (steps <= 0)
+			continue;       /* per step: a core without steps */
+		b /= steps;
 
 		add_core_bytes(v, n, cap, row, core, b);
 		if (b > most)
@@ -185,10 +217,12 @@ void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc
 	size_t n_per_core = 0, cap_per_core = 0;
 	bool ran = false;
 	size_t i, first = s->n;
+	struct tp_check_steps steps_of;
 
 	json_array_foreach(colls, i, c)
 		if (jint0(J(c, "occurrences")) > 0)
 			ran = true;
+	tp_check_steps_index(&steps_of, doc);
 	json_array_foreach(colls, i, c) {
 		struct tp_check_subject *x;
 		int64_t ring = 0, bytes;
@@ -200,7 +234,8 @@ void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc
 		x = tp_check_module_row(s, first, S(c, "module"), S(c, "program_id"));
 		x->source = ran ? "executions" : "instructions";
 		if (ran) {
-			bytes = busiest_core_bytes(c, ring, (size_t)(x - s->v), &per_core,
+			bytes = busiest_core_bytes(w->per_step ? &steps_of : NULL, c, ring,
+						   (size_t)(x - s->v), &per_core,
 						   &n_per_core, &cap_per_core);
 		} else {
 			bytes = ring;
@@ -214,4 +249,5 @@ void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc
 		if (per_core[i].bytes > s->v[per_core[i].row].value)
 			s->v[per_core[i].row].value = per_core[i].bytes;
 	free(per_core);
+	tp_check_steps_release(&steps_of);
 }

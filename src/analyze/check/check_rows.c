@@ -21,6 +21,7 @@ const char *tp_check_rule_name(enum tp_check_rule r)
 		[TP_CHECK_MIN_FLOPS_UTILIZATION] = "min-flops-utilization",
 		[TP_CHECK_MAX_COLLECTIVE_SHARE] = "max-collective-share",
 		[TP_CHECK_MAX_IDLE_SHARE] = "max-idle-share",
+		[TP_CHECK_MAX_STEP_TIME] = "max-step-time",
 	};
 
 	if (r >= TP_CHECK_MAX_HBM_BOUND)
@@ -34,6 +35,7 @@ const char *tp_check_metric_name(enum tp_check_metric m)
 		[TP_METRIC_PEAK_BYTES] = "peak_bytes",
 		[TP_METRIC_OP_TIME] = "op_time_ps",
 		[TP_METRIC_COLLECTIVE_BYTES] = "collective_bytes",
+		[TP_METRIC_STEP_TIME] = "step_time_ps",
 		[TP_METRIC_HEADROOM_BYTES] = "headroom_bytes",
 		[TP_METRIC_FLOP_UTILIZATION] = "flop_utilization",
 		[TP_METRIC_COLLECTIVE_SHARE] = "collective_share",

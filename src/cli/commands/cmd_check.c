@@ -17,12 +17,13 @@
 static const char check_help[] =
 	"usage: tpuprof check [options] CAPTURE|REPORT.json... RULE...\n"
 	"\n"
-	"The CI gate: evaluates every RULE on the capture (or on a report saved\n"
-	"with 'tpuprof report --format json', or on an XLA dump before anything\n"
-	"runs), prints one line per broken rule with the core, module or scope,\n"
+	"The CI gate: evaluates every RULE on the capture (or on reports saved\n"
+	"with 'tpuprof report --format json' or made by 'tpuprof merge', merged\n"
+	"when several, or on an XLA dump before anything runs), prints one line\n"
+	"per check, passing (ok) or not (FAIL), with the core, module or scope,\n"
 	"the measured value, the limit and the largest contributors, then a\n"
-	"summary line. --format json gives every check, passing or not\n"
-	"(\"tpuprof.check/1\").\n"
+	"summary line. --format json gives the same (\"tpuprof.check/1\").\n"
+	"Any input may be a file, '-' (standard input), a pipe or a FIFO.\n"
 	"\n"
 	"rules (at least one):\n"
 	"  --max-peak SIZE        memory peak, e.g. 14.5GiB: per core the larger of\n"
@@ -32,10 +33,22 @@ static const char check_help[] =
 	"  --max-peak-fraction F  the same peak as a fraction of device capacity\n"
 	"                         (plane memory_size, --device, or --hbm),\n"
 	"                         0 < F <= 1, e.g. 0.9 or 90%\n"
-	"  --baseline REPORT.json --max-growth PCT\n"
+	"  --baseline REPORT --max-growth F\n"
 	"                         growth over the baseline of peak memory (per core or\n"
-	"                         module), op self time (per core and per module) and\n"
-	"                         collective bytes (per module), at most PCT percent\n"
+	"                         module), time (per core: the mean steady step; per\n"
+	"                         module: op time per step) and collective bytes (per\n"
+	"                         module, per step), at most F (0.1 or 10%%); per step\n"
+	"                         when both runs have steps, totals when neither has\n"
+	"  --max-peak-growth F, --max-time-growth F, --max-traffic-growth F\n"
+	"                         the same for one metric (over --max-growth for it)\n"
+	"                         Cores are paired by host name where the runs share\n"
+	"                         host names, else by structure (hosts in order, cores\n"
+	"                         by device), modules by name; a baseline core or\n"
+	"                         module without counterpart fails the check\n"
+	"  --allow-unmatched      ... unless this is given (it is still reported)\n"
+	"  --max-step-time DURATION\n"
+	"                         per core, the mean steady step (warm-up left out),\n"
+	"                         at most DURATION, e.g. 45ms or 40us\n"
 	"  --max-collective-bytes SIZE\n"
 	"                         ring bytes one device sends, per module, summed over\n"
 	"                         the executions captured (over the instructions, once\n"
@@ -76,9 +89,13 @@ static const char check_help[] =
 	"                         copies and host transfers' share of steady step time\n"
 	"  --max-straggler-spread F\n"
 	"                         the slowest core over the fastest in the worst\n"
-	"                         steady step, less one (0.1 = 10% slower; up to 100)\n"
+	"                         steady step, less one (0.1 or 10% slower; 150% is\n"
+	"                         half as slow again; up to 10000%)\n"
 	"  --max-memory-growth F  runtime memory in use at the last steady step's end\n"
-	"                         over the first's, less one (memory-growth; up to 100)\n"
+	"                         over the first's, less one (memory-growth; up to\n"
+	"                         10000%)\n"
+	"Every F is a fraction (0.3) or a percent (30%); a bare number above 1 is\n"
+	"refused (write 20% for twenty percent).\n"
 	"\n"
 	"restrictions:\n"
 	"  --module NAME|ID       every rule only for this module\n"
@@ -94,14 +111,20 @@ static const char check_help[] =
 	"                         were skipped (by default that fails the check)\n"
 	"  --format text|json     output format (default text)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
+	"  --json-out FILE        also write the tpuprof.check/1 document to FILE,\n"
+	"                         the text going to standard output (or -o): a CI\n"
+	"                         job's log and artifact from one run\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
 	"  --partial              read a capture cut short up to its last complete plane\n"
 	"\n"
 	"exit: 0 every rule holds, 1 a rule broke (or the input is partial,\n"
-	"without --allow-partial), 2 usage (also a --module or --scope that\n"
+	"without --allow-partial; or a baseline core or module went unmatched,\n"
+	"without --allow-unmatched), 2 usage (also a --module or --scope that\n"
 	"names nothing, or a fraction or headroom without a known capacity),\n"
-	"3 unreadable or corrupt input, a baseline that is not a report, or\n"
-	"no FLOP utilization to check, 5 output failed,\n"
+	"3 unreadable or corrupt input, a baseline that is not a report, a\n"
+	"baseline of another device kind (TPU, GPU) or with steps where the run\n"
+	"has none (or the reverse), or no FLOP utilization to check, 5 output\n"
+	"failed,\n"
 	"141 standard output closed by its reader (| head)\n";
 
 enum {
@@ -117,6 +140,12 @@ enum {
 	OPT_MAX_COLLECTIVE_SHARE,
 	OPT_MAX_IDLE_SHARE,
 	OPT_ALLOW_PARTIAL,
+	OPT_MAX_PEAK_GROWTH,
+	OPT_MAX_TIME_GROWTH,
+	OPT_MAX_TRAFFIC_GROWTH,
+	OPT_MAX_STEP_TIME,
+	OPT_ALLOW_UNMATCHED,
+	OPT_JSON_OUT,
 	OPT_ADVICE_RULE,        /* and the next TP_CHECK_ADVICE_N - 1 */
 };
 
@@ -135,6 +164,12 @@ static const struct tp_cli_option check_options[] = {
 	{ "max-collective-share", true, OPT_MAX_COLLECTIVE_SHARE },
 	{ "max-idle-share", true, OPT_MAX_IDLE_SHARE },
 	{ "allow-partial", false, OPT_ALLOW_PARTIAL },
+	{ "max-peak-growth", true, OPT_MAX_PEAK_GROWTH },
+	{ "max-time-growth", true, OPT_MAX_TIME_GROWTH },
+	{ "max-traffic-growth", true, OPT_MAX_TRAFFIC_GROWTH },
+	{ "max-step-time", true, OPT_MAX_STEP_TIME },
+	{ "allow-unmatched", false, OPT_ALLOW_UNMATCHED },
+	{ "json-out", true, OPT_JSON_OUT },
 	/* in the order of enum tp_check_advice_rule */
 	{ "max-hbm-bound", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_HBM_BOUND },
 	{ "max-compute-bound", true, OPT_ADVICE_RULE + TP_CHECK_ADVICE_COMPUTE_BOUND },
@@ -152,19 +187,19 @@ static const struct tp_cli_option check_options[] = {
 struct check_args {
 	struct tp_check_opts rules;
 	const char *baseline;
+	const char *json_out;
 };
 
-/* A finite decimal number, with an optional trailing '%' when pct. */
-static bool parse_number(const char *s, bool pct, double *out)
+/* A growth limit, read as every share is (0.1 or 10%), up to 10000%,
+ * kept in percent. */
+static int growth_option(const char *option, const char *arg, bool *has, double *pct)
 {
-	char *end;
+	double v;
+	int code = tp_cli_fraction_option(&tp_cmd_check, option, arg, 0, true, 100, &v);
 
-	if (!*s || strchr(" \t\n", *s))
-		return false;
-	*out = strtod(s, &end);
-	if (pct && *end == '%')
-		end++;
-	return end != s && *end == '\0' && isfinite(*out);
+	*has = true;
+	*pct = v * 100.0;
+	return code;
 }
 
 /* SIZE (2GiB), or a fraction of the capacity (0.1 or 10%): a number
@@ -192,7 +227,6 @@ static int on_option(void *ctx, int id, const char *arg)
 {
 	struct check_args *a = ctx;
 	struct tp_check_opts *r = &a->rules;
-	double v;
 
 	switch (id) {
 	case OPT_MAX_PEAK:
@@ -209,12 +243,28 @@ static int on_option(void *ctx, int id, const char *arg)
 		a->baseline = arg;
 		return 0;
 	case OPT_MAX_GROWTH:
-		if (!parse_number(arg, true, &v) || v < 0 || v > 1e9)
+		return growth_option("max-growth", arg, &r->has_max_growth, &r->max_growth_pct);
+	case OPT_MAX_PEAK_GROWTH:
+		return growth_option("max-peak-growth", arg, &r->has_max_peak_growth,
+				     &r->max_peak_growth_pct);
+	case OPT_MAX_TIME_GROWTH:
+		return growth_option("max-time-growth", arg, &r->has_max_time_growth,
+				     &r->max_time_growth_pct);
+	case OPT_MAX_TRAFFIC_GROWTH:
+		return growth_option("max-traffic-growth", arg, &r->has_max_traffic_growth,
+				     &r->max_traffic_growth_pct);
+	case OPT_MAX_STEP_TIME:
+		r->has_max_step_time = true;
+		if (!tp_parse_duration_ps(arg, &r->max_step_time_ps))
 			return tp_cli_usage_error(&tp_cmd_check,
-						  "bad percentage '%s' for --max-growth (0 or more, e.g. 10 or 10%%)",
+						  "bad value '%s' for --max-step-time (a duration and its unit, ps, ns, us, ms or s, e.g. 45ms)",
 						  arg);
-		r->max_growth_pct = v;
-		r->has_max_growth = true;
+		return 0;
+	case OPT_ALLOW_UNMATCHED:
+		r->allow_unmatched = true;
+		return 0;
+	case OPT_JSON_OUT:
+		a->json_out = arg;
 		return 0;
 	case OPT_MAX_COLLECTIVE_BYTES:
 		r->has_max_collective_bytes = true;
@@ -244,7 +294,7 @@ static int on_option(void *ctx, int id, const char *arg)
 			int k = id - OPT_ADVICE_RULE;
 
 			r->has_advice[k] = true;
-			/* a straggler's spread may pass 100%: no upper bound */
+			/* a straggler's spread may pass 100%: up to 10000% */
 			return tp_cli_fraction_option(&tp_cmd_check, tp_check_advice_flag(k), arg, 0,
 						      true, k == TP_CHECK_ADVICE_STRAGGLER ||
 						      k == TP_CHECK_ADVICE_MEMORY_GROWTH ? 100 : 1,
@@ -266,25 +316,25 @@ static int usage_rules(struct check_args *a, bool device_given)
 {
 	struct tp_check_opts *r = &a->rules;
 
-	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
-	    !r->has_max_collective_bytes && !r->has_min_headroom &&
-	    !r->has_min_flops_utilization && !r->has_max_collective_share &&
-	    !r->has_max_idle_share && !any_advice_rule(r) && !a->baseline &&
-	    (r->hbm || device_given)) {
+	bool growth = tp_check_any_growth_rule(r);
+	bool other = r->has_max_peak || r->has_max_peak_fraction || growth ||
+		     r->has_max_collective_bytes || r->has_min_headroom ||
+		     r->has_min_flops_utilization || r->has_max_collective_share ||
+		     r->has_max_idle_share || r->has_max_step_time || any_advice_rule(r);
+
+	if (!other && !a->baseline && (r->hbm || device_given)) {
 		/* the pre-flight: does the program fit the device at all */
 		r->has_max_peak_fraction = true;
 		r->max_peak_fraction = 1.0;
 	}
-	if (!r->has_max_peak && !r->has_max_peak_fraction && !r->has_max_growth &&
-	    !r->has_max_collective_bytes && !r->has_min_headroom &&
-	    !r->has_min_flops_utilization && !r->has_max_collective_share &&
-	    !r->has_max_idle_share && !any_advice_rule(r) && !a->baseline)
+	if (!other && !r->has_max_peak_fraction && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s",
-					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, an advice rule (--max-hbm-bound, --max-input-share, ...; tpuprof help check), or --device NAME or --hbm SIZE alone: the peak fits)");
-	if (r->has_max_growth && !a->baseline)
+					  "no rule given (--max-peak, --max-peak-fraction, --baseline with --max-growth (or --max-peak-growth, --max-time-growth, --max-traffic-growth), --max-step-time, --max-collective-bytes, --min-headroom, --min-flops-utilization, --max-collective-share, --max-idle-share, an advice rule (--max-hbm-bound, --max-input-share, ...; tpuprof help check), or --device NAME or --hbm SIZE alone: the peak fits)");
+	if (growth && !a->baseline)
 		return tp_cli_usage_error(&tp_cmd_check, "%s", "--max-growth needs --baseline REPORT.json");
-	if (a->baseline && !r->has_max_growth)
-		return tp_cli_usage_error(&tp_cmd_check, "%s", "--baseline needs --max-growth PCT");
+	if (a->baseline && !growth)
+		return tp_cli_usage_error(&tp_cmd_check, "%s",
+					  "--baseline needs --max-growth F (or --max-peak-growth, --max-time-growth, --max-traffic-growth)");
 	return TP_EXIT_OK;
 }
 
@@ -305,30 +355,45 @@ static void warn_damage(const json_t *doc)
 	}
 }
 
+/* The verdict in fmt to path (NULL: standard output). */
+static int write_as(const char *path, enum tp_format fmt, const struct tp_check *c,
+		    const struct tp_check_opts *rules)
+{
+	struct tp_error err = { 0 };
+	struct tp_output out;
+	enum tp_err rc;
+	int code = tp_output_open(&out, path);
+
+	if (code != TP_EXIT_OK)
+		return code;
+	rc = tp_check_write(out.fp, fmt, c, rules, &err);
+	code = tp_output_close(&out, rc == TP_OK);
+	if (rc != TP_OK && code == TP_EXIT_OK)
+		code = tp_cli_fail(&err);
+	return code;
+}
+
 static int evaluate(const struct tp_common_opts *o, struct check_args *a, json_t *doc)
 {
 	struct tp_check c;
 	struct tp_error err = { 0 };
-	struct tp_output out;
-	enum tp_err rc;
 	int code;
 
 	if (tp_check_run(&c, doc, &a->rules, &err) != TP_OK)
 		return tp_cli_fail(&err);
+	tp_cli_doc_run_note(doc);
+	if (a->rules.baseline)
+		tp_cli_doc_run_note(a->rules.baseline);
 	if (!o->quiet) {
 		warn_damage(doc);
 		if (a->rules.baseline)
 			warn_damage(a->rules.baseline);
 	}
-	code = tp_output_open(&out, o->output);
-	if (code == TP_EXIT_OK) {
-		rc = tp_check_write(out.fp, o->format, &c, &a->rules, &err);
-		code = tp_output_close(&out, rc == TP_OK);
-		if (rc != TP_OK && code == TP_EXIT_OK)
-			code = tp_cli_fail(&err);
-		if (code == TP_EXIT_OK && tp_check_failed(&c))
-			code = TP_EXIT_CHECK_FAILED;
-	}
+	code = write_as(o->output, o->format, &c, &a->rules);
+	if (code == TP_EXIT_OK && a->json_out)
+		code = write_as(a->json_out, TP_FORMAT_JSON, &c, &a->rules);
+	if (code == TP_EXIT_OK && tp_check_failed(&c))
+		code = TP_EXIT_CHECK_FAILED;
 	tp_check_release(&c);
 	return code;
 }
@@ -346,6 +411,9 @@ static int run_check(int argc, char **argv)
 			 &code) < 0)
 		return code;
 	if ((code = usage_rules(&a, o.filter.device != NULL)) != TP_EXIT_OK)
+		return code;
+	if (a.json_out &&
+	    (code = tp_cli_output_clash(&tp_cmd_check, "--json-out", a.json_out, &o)) != TP_EXIT_OK)
 		return code;
 	a.rules.module = o.filter.module;
 	f.hbm = a.rules.hbm;

@@ -18,7 +18,9 @@ static const char diff_help[] =
 	"\n"
 	"What changed from A to B. A and B are each a capture (a file, run\n"
 	"directory, logdir, XLA dump) or a report saved with\n"
-	"'tpuprof report --format json -o FILE'; the two kinds mix freely.\n"
+	"'tpuprof report --format json -o FILE' (or by 'tpuprof merge'); the\n"
+	"two kinds mix freely, and either may come from '-' (standard input),\n"
+	"a pipe or a FIFO (diff base.json <(tpuprof merge reports/)).\n"
 	"\n"
 	"Compared, each as B - A with the percent change, rows sorted by the\n"
 	"absolute change, with totals:\n"
@@ -85,6 +87,7 @@ static int load(json_t **doc, const char *path, const struct tp_common_opts *o)
 
 	if (tp_report_doc_load(doc, &path, 1, &o->open, &f, &err) != TP_OK)
 		return tp_cli_fail(&err);
+	tp_cli_doc_run_note(*doc);
 	return TP_EXIT_OK;
 }
 

@@ -15,7 +15,7 @@
 #include "tpuprof/util/error.h"
 #include "tpuprof/report/report.h"
 
-#define TPUPROF_VERSION "0.1.0"
+#include "tpuprof/util/version.h"
 
 enum tp_exit {
 	TP_EXIT_OK = 0,
@@ -140,9 +140,11 @@ int tp_cli_usage_error(const struct tp_cmd *cmd, const char *fmt, const char *ar
 int tp_cli_size_option(const struct tp_cmd *cmd, const char *option, const char *arg,
 		       bool nonzero, uint64_t *out);
 
-/* --OPTION F: a fraction written 0.6 or 60% (tp_parse_fraction), in
- * [lo, hi] (above lo when !lo_inclusive). Returns 0, or TP_EXIT_USAGE
- * after "bad fraction 'X' for --OPTION (RANGE, e.g. 0.9 or 90%)". */
+/* --OPTION F: every share, fraction or growth option reads its number
+ * this one way: a fraction (0.6) or a percent (60%, tp_parse_fraction),
+ * in [lo, hi] (above lo when !lo_inclusive); a bare number above 1 is
+ * refused (is 20 meant as 20% or 2000%?) with the percent to write.
+ * Returns 0, or TP_EXIT_USAGE after "bad value 'X' for --OPTION (...)". */
 int tp_cli_fraction_option(const struct tp_cmd *cmd, const char *option, const char *arg,
 			   double lo, bool lo_inclusive, double hi, double *out);
 
@@ -203,6 +205,10 @@ int tp_exit_code(enum tp_err code);
 void tp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the capture's notes to stderr unless quiet. */
 void tp_cli_notes(const struct tp_capture *cap, bool quiet);
+/* The note of a report document (info.notes) that says which of several
+ * logdir runs was taken, on stderr, -q or not: check and diff measure
+ * that run only. */
+void tp_cli_doc_run_note(const json_t *doc);
 
 /* One getopt_long loop in GNU style for every command: options and
  * operands in any order, `--` ends the options (docs/tpuprof.1).

@@ -57,52 +57,25 @@ int tp_cli_fail(const struct tp_error *err)
 
 void tp_cli_notes(const struct tp_capture *cap, bool quiet)
 {
+	/* -q keeps the note of which logdir run was taken: the figures
+	 * are that run's, and another run may be the one meant */
+	if (quiet && cap->run_note && cap->run_note <= cap->n_notes)
+		fprintf(stderr, "tpuprof: note: %s\n", cap->notes[cap->run_note - 1]);
 	if (quiet)
 		return;
 	for (size_t i = 0; i < cap->n_notes; i++)
 		fprintf(stderr, "tpuprof: note: %s\n", cap->notes[i]);
 }
 
-int tp_cli_usage_error(const struct tp_cmd *cmd, const char *fmt, const char *arg)
+void tp_cli_doc_run_note(const json_t *doc)
 {
-	fflush(stdout);
-	fputs("tpuprof: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see 'tpuprof help %s')\n", cmd->name);
-	return TP_EXIT_USAGE;
-}
+	const json_t *notes = json_object_get(json_object_get(doc, "info"), "notes"), *n;
+	size_t i;
 
-int tp_cli_size_option(const struct tp_cmd *cmd, const char *option, const char *arg,
-		       bool nonzero, uint64_t *out)
-{
-	char *fmt;
-	int code;
-
-	if (tp_parse_size(arg, out) && (*out || !nonzero))
-		return 0;
-	fmt = tp_xasprintf("bad size '%%s' for --%s " TP_CLI_SIZE_EXAMPLE, option);
-	code = tp_cli_usage_error(cmd, fmt, arg);
-	free(fmt);
-	return code;
-}
-
-int tp_cli_fraction_option(const struct tp_cmd *cmd, const char *option, const char *arg,
-			   double lo, bool lo_inclusive, double hi, double *out)
-{
-	char *fmt;
-	int code;
-	double v;
-
-	if (tp_parse_fraction(arg, &v) && (lo_inclusive ? v >= lo : v > lo) && v <= hi) {
-		*out = v;
-		return 0;
-	}
-	fmt = tp_xasprintf(lo_inclusive ? "bad fraction '%%s' for --%s (%g to %g, e.g. 0.3 or 30%%%%)" :
-			   "bad fraction '%%s' for --%s (above %g, at most %g, e.g. 0.9 or 90%%%%)",
-			   option, lo, hi);
-	code = tp_cli_usage_error(cmd, fmt, arg);
-	free(fmt);
-	return code;
+	/* the logdir note of paths.c: which of several runs was taken */
+	json_array_foreach(notes, i, n)
+		if (json_is_string(n) && strstr(json_string_value(n), ": using the newest of "))
+			fprintf(stderr, "tpuprof: note: %s\n", json_string_value(n));
 }
 
 static const struct option common_options[] = {
@@ -114,6 +87,7 @@ static const struct option common_options[] = {
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "partial", no_argument, NULL, 'P' },
+	{ "compact", no_argument, NULL, 'C' },
 };
 
 #define N_COMMON (sizeof(common_options) / sizeof(common_options[0]))
@@ -177,6 +151,10 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 		return 0;
 	case 'P':
 		o->open.partial = true;
+		return 0;
+	case 'C':
+		/* JSON without indentation: a layout, the same document */
+		tp_json_set_compact(true);
 		return 0;
 	case 'j':
 		return jobs_option(cmd, optarg);
@@ -343,6 +321,12 @@ int tp_output_close(struct tp_output *out, bool ok)
 			out->fp = NULL;
 			return TP_EXIT_PIPE_CLOSED;
 		}
+		/* -o /dev/stdout or a FIFO whose reader left: as -o - */
+		if (out->direct && errno == EPIPE) {
+			fclose(out->fp);
+			out->fp = NULL;
+			return TP_EXIT_PIPE_CLOSED;
+		}
 		if (ok)
 			tp_cli_error("cannot write %s: %s",
 				     out->path ? out->path : "standard output",
@@ -374,12 +358,13 @@ int tp_output_finish(struct tp_output *out, enum tp_err rc,
 		     const struct tp_error *err)
 {
 	int saved = errno;
-	bool to_stdout = !out->path;
+	bool to_stdout = !out->path, direct = out->direct;
 	int code = tp_output_close(out, rc == TP_OK);
 
 	if (code == TP_EXIT_PIPE_CLOSED)
 		return code;
-	if (rc == TP_ERR_OUTPUT && to_stdout && tp_cli_stdout_closed(saved))
+	if (rc == TP_ERR_OUTPUT && ((to_stdout && tp_cli_stdout_closed(saved)) ||
+				    (direct && saved == EPIPE)))
 		return TP_EXIT_PIPE_CLOSED;
 	if (rc == TP_ERR_OUTPUT) {
 		/* the write that failed mid-document: say where and why */

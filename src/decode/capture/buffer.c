@@ -93,6 +93,7 @@ static enum tp_err map_file(int fd, const char *path, const struct stat *st,
  * FIFO, a device, a socket) is read as a stream, checked as it comes and
  * inflated as it comes when it is gzip (*streamed set). */
 static enum tp_err open_raw(struct tp_buffer *buf, const char *path,
+			    const struct tp_stream_head *head,
 			    uint64_t max, uint64_t *file_bytes, bool *gzip,
 			    bool *streamed, struct tp_error *err)
 {
@@ -101,9 +102,14 @@ static enum tp_err open_raw(struct tp_buffer *buf, const char *path,
 	int fd;
 	enum tp_err rc;
 
+	if (head) {     /* begun by a reader that looked first */
+		*streamed = true;
+		return tp_stream_load(head->fd, strcmp(path, "-") ? path : "<stdin>", named, max,
+				      head, buf, gzip, file_bytes, err);
+	}
 	if (strcmp(path, "-") == 0) {
 		*streamed = true;
-		return tp_stream_load(STDIN_FILENO, "<stdin>", false, max, buf, gzip,
+		return tp_stream_load(STDIN_FILENO, "<stdin>", false, max, NULL, buf, gzip,
 				      file_bytes, err);
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -124,7 +130,7 @@ static enum tp_err open_raw(struct tp_buffer *buf, const char *path,
 		rc = map_file(fd, path, &st, buf, err);
 	} else {
 		*streamed = true;
-		rc = tp_stream_load(fd, path, named, max, buf, gzip, file_bytes, err);
+		rc = tp_stream_load(fd, path, named, max, NULL, buf, gzip, file_bytes, err);
 	}
 	close(fd);
 	return rc;
@@ -134,6 +140,13 @@ enum tp_err tp_buffer_load(struct tp_buffer *buf, const char *path,
 			   uint64_t max, bool *gzip, uint64_t *file_bytes,
 			   struct tp_error *err)
 {
+	return tp_buffer_load_head(buf, path, NULL, max, gzip, file_bytes, err);
+}
+
+enum tp_err tp_buffer_load_head(struct tp_buffer *buf, const char *path,
+				const struct tp_stream_head *head, uint64_t max, bool *gzip,
+				uint64_t *file_bytes, struct tp_error *err)
+{
 	struct tp_buffer raw = { 0 };
 	const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
 	bool streamed = false;
@@ -141,7 +154,7 @@ enum tp_err tp_buffer_load(struct tp_buffer *buf, const char *path,
 
 	memset(buf, 0, sizeof(*buf));
 	*gzip = false;
-	rc = open_raw(&raw, path, max, file_bytes, gzip, &streamed, err);
+	rc = open_raw(&raw, path, head, max, file_bytes, gzip, &streamed, err);
 	if (rc != TP_OK)
 		return rc;
 	if (raw.size == 0 && *gzip) {

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "tpuprof/decode/wire.h"
 
@@ -306,8 +308,71 @@ static size_t replacement_chars(const uint8_t *p, size_t n)
 	return found;
 }
 
+/* ", it grew from N to M bytes while read" when the file on disk is now,
+ * or a moment later, longer than the bytes decoded (a copy or a profiler
+ * still writing it), else "". Only on the way to a refusal: the moment
+ * (100 ms) is spent only when the capture is refused anyway. */
+static void grew(const struct tp_source *src, char *buf, size_t size)
+{
+	struct stat st;
+
+	buf[0] = '\0';
+	if (src->gzip || strcmp(src->path, "-") == 0)
+		return;
+	for (int look = 0; look < 2; look++) {
+		if (look) {
+			struct timespec moment = { 0, 100 * 1000 * 1000 };
+
+			nanosleep(&moment, NULL);
+		}
+		if (stat(src->path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_size > src->buf.size) {
+			snprintf(buf, size, ": it grew from %zu to %llu bytes while read",
+				 src->buf.size, (unsigned long long)st.st_size);
+			return;
+		}
+	}
+}
+
+/* Whether the last top-level field, at start, declares an end a capture
+ * could have (at most TP_DEFAULT_MAX_INPUT): a file still being written
+ * has its true length there; a hostile or damaged length (2^62) does not. */
+static bool plausible_end(const uint8_t *d, size_t size, size_t start)
+{
+	uint64_t len = 0;
+	size_t i = start;
+	unsigned shift = 0;
+
+	while (i < size && (d[i] & 0x80))   /* the tag */
+		i++;
+	for (i++; i < size && shift < 64; i++, shift += 7) {
+		len |= (uint64_t)(d[i] & 0x7f) << shift;
+		if (!(d[i] & 0x80))
+			return len <= TP_DEFAULT_MAX_INPUT;
+	}
+	return true;    /* the length itself is cut: a clean cut too */
+}
+
+/* "F: corrupt capture at byte N: ..." becomes "F: capture cut short
+ * (still being written?) at byte N: ...". */
+static void reword_cut(struct tp_error *err)
+{
+	static const char was[] = "corrupt capture", now[] = "capture cut short (still being written?)";
+	char *at = strstr(err->msg, was);
+	size_t grow = sizeof(now) - sizeof(was), len = strlen(err->msg);
+
+	if (!at || len + grow + 1 > sizeof(err->msg))
+		return;
+	memmove(at + sizeof(now) - 1, at + sizeof(was) - 1, len - (size_t)(at - err->msg) -
+		(sizeof(was) - 1) + 1);
+	memcpy(at, now, sizeof(now) - 1);
+}
+
 /* A refused capture's message, with what would fix it: --partial for a
- * file cut short, a binary copy for one a text-mode copy mangled. */
+ * file cut short, a binary copy for one a text-mode copy mangled. A file
+ * whose end is a clean cut (every top-level field before it whole), or
+ * that grew while it was read, is said to be cut short, perhaps still
+ * being written, rather than corrupt. */
 static void refusal_hint(const struct tp_source *src, bool partial, struct tp_error *err)
 {
 	struct salvage whole = { .data = (uint8_t *)src->buf.data, .size = src->buf.size };
@@ -322,10 +387,22 @@ static void refusal_hint(const struct tp_source *src, bool partial, struct tp_er
 			 "%zu times in its first %zu bytes); copy it again as binary", mangled, head);
 		return;
 	}
-	if (!partial && err->has_offset && err->offset < src->buf.size &&
-	    find_part(&whole, (size_t)err->offset, &p) < 0 && p.start > 0)
-		snprintf(err->msg + n, sizeof(err->msg) - n,
-			 "; the file is cut short: --partial reads it up to its last complete plane");
+	bool cut = !partial && err->has_offset && err->offset < src->buf.size &&
+		   find_part(&whole, (size_t)err->offset, &p) < 0 &&
+		   plausible_end(src->buf.data, src->buf.size, p.start);
+	char growth[96] = "";
+
+	/* a clean cut (every field before it whole, the last running past
+	 * the end) is what a copy in progress leaves, not damage; growing
+	 * while read, it certainly is one */
+	if (cut) {
+		grew(src, growth, sizeof(growth));
+		reword_cut(err);
+		n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - n, "%s; %s", growth,
+			 p.start > 0 ? "--partial reads it up to its last complete plane, or try again once it is complete"
+				     : "its first plane runs past its end: try again once it is complete");
+	}
 	free(p.name);
 }
 

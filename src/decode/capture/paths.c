@@ -4,8 +4,11 @@
  * host, or an XLA dump directory (module_NNNN.*.hlo.pb).
  *
  * File lists are sorted by name so that hosts and modules come out in the
- * same order on every machine. The newest run of a logdir is the greatest
- * name: TensorBoard names runs by capture time (YYYY_MM_DD_HH_MM_SS).
+ * same order on every machine. The newest run of a logdir is the newest
+ * by time: the time its name says where it is TensorBoard's
+ * (YYYY_MM_DD_HH_MM_SS, the capture's start, UTC), else the newest
+ * modification time of its capture files; the greatest name among equals.
+ * Not the greatest name: 'aaa_new' of today is newer than 'zzz_old'.
  */
 #include "capture_internal.h"
 
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 struct name_list {
 	char **names; /* malloc'd strings */
@@ -79,18 +83,48 @@ static bool is_dump_name(const char *n)
 
 /* A run holds hosts, or only modules (`tpuprof fetch` from a server that
  * cannot give the raw .xplane.pb files). */
-static bool dir_has_xplane(const char *dir)
+/* Whether dir holds captures, and the newest modification time of them
+ * (seconds since the epoch) into *newest. */
+static bool dir_has_xplane(const char *dir, int64_t *newest)
 {
 	struct name_list l;
 	bool found = false;
 
+	*newest = INT64_MIN;
 	if (list_dir(dir, &l, NULL) != TP_OK)
 		return false;
-	for (size_t i = 0; i < l.n && !found; i++)
-		found = is_xplane_name(l.names[i]) ||
-			tp_has_suffix(l.names[i], ".hlo_proto.pb");
+	for (size_t i = 0; i < l.n; i++) {
+		struct stat st;
+		char *full;
+
+		if (!is_xplane_name(l.names[i]) && !tp_has_suffix(l.names[i], ".hlo_proto.pb"))
+			continue;
+		found = true;
+		full = tp_xasprintf("%s/%s", dir, l.names[i]);
+		if (stat(full, &st) == 0 && (int64_t)st.st_mtime > *newest)
+			*newest = (int64_t)st.st_mtime;
+		free(full);
+	}
 	list_free(&l);
 	return found;
+}
+
+/* The time a TensorBoard run name says (YYYY_MM_DD_HH_MM_SS, UTC), or
+ * false for any other name. */
+static bool name_time(const char *name, int64_t *out)
+{
+	struct tm tm;
+	int n = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	if (strlen(name) != 19 ||
+	    sscanf(name, "%4d_%2d_%2d_%2d_%2d_%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19)
+		return false;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*out = (int64_t)timegm(&tm);
+	return true;
 }
 
 static bool module_known(const struct tp_capture *cap, uint64_t id)
@@ -216,6 +250,8 @@ static enum tp_err add_profile_dir(struct tp_capture *cap, const char *dir,
 {
 	struct name_list l;
 	const char *pick = NULL;
+	int64_t newest = INT64_MIN;
+	bool by_name = false;
 	size_t n_runs = 0;
 	char tools[256];
 	enum tp_err rc = list_dir(dir, &l, err);
@@ -224,14 +260,23 @@ static enum tp_err add_profile_dir(struct tp_capture *cap, const char *dir,
 		return rc;
 	for (size_t i = 0; i < l.n; i++) {
 		char *full = tp_xasprintf("%s/%s", dir, l.names[i]);
-		bool run = is_dir(full) && dir_has_xplane(full);
+		int64_t when, files;
+		bool run = is_dir(full) && dir_has_xplane(full, &files);
+		bool named;
 
 		free(full);
 		if (!run)
 			continue;
 		n_runs++;
-		if (!opts->run || strcmp(opts->run, l.names[i]) == 0)
-			pick = l.names[i]; /* sorted: the last is the newest */
+		named = name_time(l.names[i], &when);
+		if (!named)
+			when = files;
+		/* sorted by name: among equal times the greatest name */
+		if (opts->run ? strcmp(opts->run, l.names[i]) == 0 : !pick || when >= newest) {
+			pick = l.names[i];
+			newest = when;
+			by_name = named;
+		}
 	}
 	if (!pick && !n_runs && xprof_tool_outputs(&l, tools, sizeof(tools))) {
 		rc = tp_error_set(err, TP_ERR_INPUT, "%s: XProf's tool outputs (%zu JSON files: %s), "
@@ -248,9 +293,12 @@ static enum tp_err add_profile_dir(struct tp_capture *cap, const char *dir,
 		char *full = tp_xasprintf("%s/%s", dir, pick);
 
 		cap->run = tp_arena_strdup(&cap->arena, pick);
-		if (n_runs > 1 && !opts->run)
-			tp_capture_note(cap, "%s: using the newest of %zu runs, '%s' (choose with --run NAME)",
-					dir, n_runs, pick);
+		if (n_runs > 1 && !opts->run) {
+			tp_capture_note(cap, "%s: using the newest of %zu runs, '%s' (by %s; choose with --run NAME)",
+					dir, n_runs, pick, by_name ? "the time its name says"
+					: "its newest file's time");
+			cap->run_note = cap->n_notes;   /* shown even under -q */
+		}
 		rc = tp_capture_add_dir(cap, full, opts, err);
 		free(full);
 	}

@@ -231,6 +231,15 @@ static enum tp_err flush_then(struct tp_capture *cap,
 	return rc;
 }
 
+/* The stream of path a reader began already, or NULL. */
+static const struct tp_stream_head *stream_head(const struct tp_open_opts *o, const char *path)
+{
+	for (size_t i = 0; i < o->n_heads; i++)
+		if (strcmp(o->heads[i].path, path) == 0)
+			return &o->heads[i];
+	return NULL;
+}
+
 enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 				const struct tp_open_opts *opts, bool in_dump,
 				struct tp_error *err)
@@ -245,7 +254,8 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 	src = &cap->sources[cap->n_sources];
 	memset(src, 0, sizeof(*src));
 	src->path = tp_arena_strdup(&cap->arena, path);
-	rc = tp_buffer_load(&src->buf, path, opts->max_input, &src->gzip,
+	rc = tp_buffer_load_head(&src->buf, path, stream_head(opts, path), opts->max_input,
+				 &src->gzip,
 			    &src->file_bytes, err);
 	if (rc != TP_OK)
 		return flush_then(cap, opts, rc, err);

@@ -247,16 +247,19 @@ static enum tp_err read_raw(int fd, const char *shown, uint64_t max,
 }
 
 enum tp_err tp_stream_load(int fd, const char *shown, bool named, uint64_t max,
+			   const struct tp_stream_head *head,
 			   struct tp_buffer *buf, bool *gzip, uint64_t *stream_bytes,
 			   struct tp_error *err)
 {
 	struct tp_stream_check chk;
-	size_t cap = 0, len = 0;
+	size_t cap = 0, len = head ? head->len : 0;
 	uint8_t *data = NULL;
 	enum tp_err rc;
 
 	tp_stream_check_init(&chk, max, named);
-	data = tp_xgrow(data, &cap, CHUNK, 1);
+	data = tp_xgrow(data, &cap, len + CHUNK, 1);
+	if (len)
+		memcpy(data, head->bytes, len);
 	/* two bytes tell gzip from a raw capture */
 	while (len < 2) {
 		size_t n;

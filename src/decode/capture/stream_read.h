@@ -33,8 +33,10 @@ enum tp_err tp_gz_inflate(struct tp_gz_source *src, const char *shown, uint64_t 
 
 /* Reads fd to its end (or to the first byte no capture can hold), raw or
  * gzip (then inflated, *gzip set). named: the path's name says what kind
- * of capture it is. *stream_bytes: bytes read from fd. */
+ * of capture it is. head (or NULL): the stream's first bytes, read
+ * already. *stream_bytes: bytes read from fd, head included. */
 enum tp_err tp_stream_load(int fd, const char *shown, bool named, uint64_t max,
+			   const struct tp_stream_head *head,
 			   struct tp_buffer *buf, bool *gzip, uint64_t *stream_bytes,
 			   struct tp_error *err);
 

@@ -3,6 +3,8 @@
  * verdict, and every row evaluated, passing or not (docs/json.md).
  */
 #include "tpuprof/report/check_report.h"
+#include "tpuprof/util/version.h"
+
 
 static json_t *opt_str(const char *s)
 {
@@ -20,6 +22,15 @@ static json_t *limits_json(const struct tp_check_opts *o)
 						     : json_null());
 	json_object_set_new(l, "max_growth_pct",
 			    o->has_max_growth ? json_real(o->max_growth_pct) : json_null());
+	json_object_set_new(l, "max_peak_growth_pct", o->has_max_peak_growth
+			    ? json_real(o->max_peak_growth_pct) : json_null());
+	json_object_set_new(l, "max_time_growth_pct", o->has_max_time_growth
+			    ? json_real(o->max_time_growth_pct) : json_null());
+	json_object_set_new(l, "max_traffic_growth_pct", o->has_max_traffic_growth
+			    ? json_real(o->max_traffic_growth_pct) : json_null());
+	json_object_set_new(l, "max_step_time_ps", o->has_max_step_time
+			    ? tp_json_int(o->max_step_time_ps) : json_null());
+	json_object_set_new(l, "allow_unmatched", json_boolean(o->allow_unmatched));
 	json_object_set_new(l, "max_collective_bytes",
 			    o->has_max_collective_bytes ? tp_json_uint(o->max_collective_bytes)
 							: json_null());
@@ -51,8 +62,13 @@ static json_t *limits_json(const struct tp_check_opts *o)
 	return l;
 }
 
-static json_t *row_json(const struct tp_check_row *r)
+static json_t *row_json(const struct tp_check_row *r, const char *line)
 {
+	static const char *const unmatched[] = {
+		[TP_CHECK_MATCHED] = NULL,
+		[TP_CHECK_NOT_IN_BASELINE] = "not_in_baseline",
+		[TP_CHECK_NOT_IN_RUN] = "not_in_run",
+	};
 	json_t *j = json_object(), *contrib = json_array();
 	bool fraction = r->rule == TP_CHECK_MAX_PEAK_FRACTION || r->rule == TP_CHECK_MIN_HEADROOM ||
 			r->rule == TP_CHECK_MIN_FLOPS_UTILIZATION ||
@@ -72,10 +88,13 @@ static json_t *row_json(const struct tp_check_row *r)
 	json_object_set_new(j, "program_id", opt_str(r->program_id));
 	json_object_set_new(j, "scope", opt_str(r->scope));
 	json_object_set_new(j, "source", opt_str(r->source));
-	json_object_set_new(j, "unit", json_string(r->metric == TP_METRIC_OP_TIME ? "ps"
+	json_object_set_new(j, "unit", json_string(tp_check_metric_is_ps(r->metric) ? "ps"
 						   : util ? "fraction" : "bytes"));
-	json_object_set_new(j, "measured", util ? json_real(r->fraction) : tp_json_int(r->measured));
-	json_object_set_new(j, "limit", util ? json_real(r->limit_fraction) : tp_json_int(r->limit));
+	json_object_set_new(j, "per_step", json_boolean(r->per_step));
+	json_object_set_new(j, "measured", util ? json_real(r->fraction) :
+			    r->unmatched == TP_CHECK_NOT_IN_RUN ? json_null() : tp_json_int(r->measured));
+	json_object_set_new(j, "limit", util ? json_real(r->limit_fraction) :
+			    r->unmatched ? json_null() : tp_json_int(r->limit));
 	json_object_set_new(j, "fraction", fraction ? json_real(r->fraction) : json_null());
 	json_object_set_new(j, "limit_fraction", fraction && limit_fraction
 			    ? json_real(r->limit_fraction) : json_null());
@@ -83,8 +102,10 @@ static json_t *row_json(const struct tp_check_row *r)
 			    fraction && !util ? tp_json_int(r->capacity) : json_null());
 	json_object_set_new(j, "baseline",
 			    r->has_baseline ? tp_json_int(r->baseline) : json_null());
+	json_object_set_new(j, "baseline_host", opt_str(r->baseline_host));
+	json_object_set_new(j, "unmatched", opt_str(unmatched[r->unmatched]));
 	json_object_set_new(j, "growth_pct",
-			    r->has_baseline && r->baseline > 0
+			    r->has_baseline && r->baseline > 0 && !r->unmatched
 				    ? json_real(((double)r->measured - (double)r->baseline) * 100.0 /
 						(double)r->baseline)
 				    : json_null());
@@ -98,22 +119,46 @@ static json_t *row_json(const struct tp_check_row *r)
 		json_array_append_new(contrib, c);
 	}
 	json_object_set_new(j, "contributors", contrib);
+	json_object_set_new(j, "text", line ? tp_json_cstr(line) : json_null());
 	return j;
 }
 
-json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o)
+/* How the baseline was paired and compared; null without one. */
+static json_t *baseline_json(const struct tp_check *c)
+{
+	json_t *b, *pairs;
+
+	if (c->match == TP_CHECK_MATCH_NONE)
+		return json_null();
+	b = json_object();
+	pairs = json_array();
+	json_object_set_new(b, "match", json_string(c->match == TP_CHECK_MATCH_NAMES ? "host_names"
+									       : "structure"));
+	for (size_t i = 0; i < c->n_pairs; i++)
+		json_array_append_new(pairs, json_pack("{s:o,s:o}", "run", tp_json_cstr(c->pairs[i].run),
+						       "baseline", opt_str(c->pairs[i].baseline)));
+	json_object_set_new(b, "hosts", pairs);
+	json_object_set_new(b, "growth_basis", json_string(c->growth_per_step ? "per_step" : "total"));
+	json_object_set_new(b, "unmatched", tp_json_uint(c->n_unmatched));
+	return b;
+}
+
+json_t *tp_check_json(const struct tp_check *c, const struct tp_check_opts *o,
+		      const char *const *lines)
 {
 	json_t *doc = json_object(), *rows = json_array();
 
 	json_object_set_new(doc, "schema", json_string("tpuprof.check/1"));
+	json_object_set_new(doc, "tpuprof_version", json_string(TPUPROF_VERSION));
 	json_object_set_new(doc, "verdict", json_string(tp_check_failed(c) ? "fail" : "pass"));
 	json_object_set_new(doc, "checks", tp_json_uint(c->n_rows));
 	json_object_set_new(doc, "failed", tp_json_uint(c->n_failed));
 	json_object_set_new(doc, "damaged_parts", tp_json_uint(c->damaged_parts));
 	json_object_set_new(doc, "partial", json_boolean(c->partial_fails));
 	json_object_set_new(doc, "limits", limits_json(o));
+	json_object_set_new(doc, "baseline", baseline_json(c));
 	for (size_t i = 0; i < c->n_rows; i++)
-		json_array_append_new(rows, row_json(&c->rows[i]));
+		json_array_append_new(rows, row_json(&c->rows[i], lines ? lines[i] : NULL));
 	json_object_set_new(doc, "results", rows);
 	return doc;
 }

@@ -2,7 +2,9 @@
  * report_load.c - the `tpuprof.report/2` document, written and loaded: a
  * report document from a saved `report --format json` file or straight
  * from captures, so that `check`, `diff` and `merge` treat both alike
- * (docs/design.md: they work on results, not captures).
+ * (docs/design.md: they work on results, not captures). What each input
+ * holds is told by report_input.c, which reads it once: a report piped
+ * in, or several merged, stand in for captures as a file does.
  *
  * The document holds the documents of `info`, `memory`, `ops` (every op,
  * and the scope tree) and `collectives` under their names, each keeping
@@ -13,64 +15,36 @@
 #include "tpuprof/report/memory_report.h"
 #include "tpuprof/report/ops_report.h"
 #include "tpuprof/report/report_doc.h"
+#include "tpuprof/report/report_input.h"
+#include "tpuprof/report/merge.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* A saved report is JSON: its first non-blank byte is '{'. */
-static bool looks_like_json(const char *path)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
-	int c = EOF;
+#include "tpuprof/util/util.h"
+#include "tpuprof/util/version.h"
 
-	if (!f)
-		return false;
-	while ((c = fgetc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
-		;
-	fclose(f);
-	return c == '{';
-}
-
-static enum tp_err load_saved(json_t **out, const char *path, struct tp_error *err)
-{
-	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je);
-	const char *schema;
-
-	if (!doc)
-		return tp_error_set(err, TP_ERR_INPUT, "%s: not a valid JSON report (line %d: %s)",
-				    path, je.line, je.text);
-	schema = json_string_value(json_object_get(doc, "schema"));
-	if (!tp_report_schema_ok(schema)) {
-		/* the message first: schema points into doc */
-		tp_error_set(err, TP_ERR_INPUT,
-			     "%s: not a tpuprof report (schema %s; make one with 'tpuprof report --format json')",
-			     path, schema ? schema : "missing");
-		json_decref(doc);
-		return TP_ERR_INPUT;
-	}
-	*out = doc;
-	return TP_OK;
-}
-
-enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
-			       const struct tp_open_opts *o,
-			       const struct tp_report_filter *f, struct tp_error *err)
+/* The report of captures (the heads of streams begun by the inputs). */
+static enum tp_err from_captures(json_t **out, const char *const *paths, size_t n,
+				 const struct tp_open_opts *o, const struct tp_report_filter *f,
+				 const struct tp_stream_head *heads, size_t n_heads,
+				 struct tp_error *err)
 {
 	struct tp_capture cap;
 	struct tp_report r;
 	struct tp_open_opts oo = *o;
 	enum tp_err rc;
 
-	*out = NULL;
-	if (n == 1 && looks_like_json(paths[0]))
-		return load_saved(out, paths[0], err);
 	oo.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
+	oo.heads = heads;
+	oo.n_heads = n_heads;
 	rc = tp_capture_open(&cap, paths, n, &oo, err);
 	if (rc != TP_OK)
 		return rc;
 	rc = tp_report_build(&r, &cap, f, err);
-	if (rc != TP_OK && tp_capture_reopen_whole(&cap, paths, n, &oo, err))
+	/* a stream cannot be read again: its damage stays an error */
+	if (rc != TP_OK && !n_heads && tp_capture_reopen_whole(&cap, paths, n, &oo, err))
 		rc = tp_report_build(&r, &cap, f, err);   /* damage left out */
 	if (rc == TP_OK) {
 		struct tp_jw w;
@@ -84,6 +58,68 @@ enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
 	return rc;
 }
 
+/* Saved reports, one or merged as `merge` merges them. */
+static enum tp_err from_reports(json_t **out, struct tp_report_input *in, size_t n,
+				struct tp_error *err)
+{
+	json_t **docs;
+	const char **names;
+	enum tp_err rc;
+
+	if (n == 1) {
+		*out = in[0].doc;
+		in[0].doc = NULL;
+		return TP_OK;
+	}
+	docs = tp_xcalloc(n, sizeof(*docs));
+	names = tp_xcalloc(n, sizeof(*names));
+	for (size_t i = 0; i < n; i++) {
+		docs[i] = in[i].doc;
+		names[i] = strcmp(in[i].path, "-") ? in[i].path : "<stdin>";
+	}
+	rc = tp_report_merge(out, docs, names, n, err);
+	free(docs);
+	free(names);
+	return rc;
+}
+
+enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
+			       const struct tp_open_opts *o,
+			       const struct tp_report_filter *f, struct tp_error *err)
+{
+	struct tp_report_input *in = tp_xcalloc(n + 1, sizeof(*in));
+	struct tp_stream_head *heads = tp_xcalloc(n + 1, sizeof(*heads));
+	size_t n_docs = 0, n_heads = 0, i;
+	enum tp_err rc = TP_OK;
+
+	*out = NULL;
+	for (i = 0; i < n && rc == TP_OK; i++) {
+		rc = tp_report_input_open(&in[i], paths[i], o->max_input, err);
+		n_docs += in[i].doc != NULL;
+		if (in[i].head.path)
+			heads[n_heads++] = in[i].head;
+	}
+	if (rc == TP_OK && n_docs && n_docs < n) {
+		size_t d = 0, c = 0;
+
+		while (!in[d].doc)
+			d++;
+		while (in[c].doc)
+			c++;
+		rc = tp_error_set(err, TP_ERR_INPUT,
+				  "%s is a saved report and %s a capture: give reports or captures, not both",
+				  paths[d], paths[c]);
+	}
+	if (rc == TP_OK)
+		rc = n_docs ? from_reports(out, in, n, err)
+			    : from_captures(out, paths, n, o, f, heads, n_heads, err);
+	for (size_t k = 0; k < i; k++)
+		tp_report_input_release(&in[k]);
+	free(in);
+	free(heads);
+	return rc;
+}
+
 void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 		    const struct tp_report *r)
 {
@@ -93,6 +129,8 @@ void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 
 	tp_jw_object(w, NULL);
 	tp_jw_put(w, "schema", json_string(TP_REPORT_SCHEMA));
+	/* a baseline kept for months says which build wrote it */
+	tp_jw_put(w, "tpuprof_version", json_string(TPUPROF_VERSION));
 	tp_info_json(w, "info", cap, &r->info);
 	tp_memory_json(w, "memory", cap, &r->memory);
 	tp_ops_json(w, "ops", cap, &r->coll.ops, &all);
@@ -106,10 +144,4 @@ void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 		tp_jw_put(w, NULL, tp_json_cstr(r->memory.warnings[i]));
 	tp_jw_end(w);
 	tp_jw_end(w);
-}
-
-bool tp_report_schema_ok(const char *schema)
-{
-	return schema && (strcmp(schema, TP_REPORT_SCHEMA) == 0 ||
-			  strcmp(schema, "tpuprof.report/1") == 0);
 }

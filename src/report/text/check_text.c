@@ -1,17 +1,21 @@
 /*
- * check_text.c - `tpuprof check` as text: one line per broken rule,
- * naming the core, module or scope, the measured value, the limit and the
- * largest contributors, then one summary line. Passing rows are only in
- * the JSON, so a CI log shows what broke and nothing else.
+ * check_text.c - `tpuprof check` as text: how a baseline was paired, then
+ * one line per check, passing ("ok") or not ("FAIL"), naming the core,
+ * module or scope, the measured value, the limit and the largest
+ * contributors, then one summary line: a CI log shows what was measured
+ * against what, not only what broke.
  */
 #include "tpuprof/report/check_report.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "tpuprof/util/util.h"
 
 static const char *value(char *buf, size_t n, enum tp_check_metric m, int64_t v)
 {
-	if (m == TP_METRIC_OP_TIME)
+	if (tp_check_metric_is_ps(m))
 		return tp_fmt_ps(buf, n, v);
 	if (m == TP_METRIC_HEADROOM_BYTES && v < 0) {   /* over capacity */
 		char b[32];
@@ -25,8 +29,46 @@ static const char *value(char *buf, size_t n, enum tp_check_metric m, int64_t v)
 /* min-flops-utilization: fractions, not bytes. */
 static void utilization_row(FILE *out, const struct tp_check_row *r)
 {
-	fprintf(out, ": FLOP utilization %.2g%% < limit %g%%", r->fraction * 100.0,
-		r->limit_fraction * 100.0);
+	fprintf(out, ": FLOP utilization %.2g%% %s limit %g%%", r->fraction * 100.0,
+		r->pass ? ">=" : "<", r->limit_fraction * 100.0);
+}
+
+/* The comparison a row's verdict made: measured against its limit. */
+static const char *over(const struct tp_check_row *r)
+{
+	return r->pass ? "<=" : ">";
+}
+
+static const char *growth_what(const struct tp_check_row *r)
+{
+	switch (r->metric) {
+	case TP_METRIC_PEAK_BYTES:
+		return "peak memory";
+	case TP_METRIC_OP_TIME:
+		return r->per_step ? "op time per step" : "op time";
+	case TP_METRIC_STEP_TIME:
+		return "step time";
+	default:
+		return r->per_step ? "collective bytes per step" : "collective bytes";
+	}
+}
+
+/* A growth row of one side only. */
+static void unmatched_text(FILE *out, const struct tp_check_row *r)
+{
+	char a[32];
+
+	if (r->unmatched == TP_CHECK_NOT_IN_BASELINE) {
+		fprintf(out, ": %s; not in the baseline, nothing to compare\n",
+			value(a, sizeof(a), r->metric, r->measured));
+		return;
+	}
+	fprintf(out, ": in the baseline");
+	if (r->baseline_host && (!r->host || strcmp(r->baseline_host, r->host) != 0))
+		fprintf(out, " (host %s)", r->baseline_host);
+	fprintf(out, " at %s, not in the run: unchecked%s\n",
+		value(a, sizeof(a), r->metric, r->baseline),
+		r->pass ? " (--allow-unmatched)" : " (--allow-unmatched accepts it)");
 }
 
 /* Both values in units, or exactly when the units would print them alike
@@ -36,7 +78,7 @@ static void values(char *a, char *b, size_t n, enum tp_check_metric m, int64_t x
 	value(a, n, m, x);
 	value(b, n, m, y);
 	if (strcmp(a, b) == 0) {
-		const char *unit = m == TP_METRIC_OP_TIME ? "ps" : "B";
+		const char *unit = tp_check_metric_is_ps(m) ? "ps" : "B";
 
 		snprintf(a, n, "%" PRId64 " %s", x, unit);
 		snprintf(b, n, "%" PRId64 " %s", y, unit);
@@ -64,33 +106,36 @@ static void subject(FILE *out, const struct tp_check_row *r)
 		fputs(" all", out);
 }
 
-static void row_text(FILE *out, const struct tp_check_row *r)
+void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 {
 	char a[32], b[32], c[32];
 	bool growth = r->rule == TP_CHECK_MAX_GROWTH;
 
-	fprintf(out, "FAIL %s", tp_check_rule_name(r->rule));
+	fprintf(out, "%s %s", r->pass ? "ok  " : "FAIL", tp_check_rule_name(r->rule));
 	if (r->rule == TP_CHECK_MAX_GROWTH)
-		fprintf(out, " %s", r->metric == TP_METRIC_PEAK_BYTES ? "peak memory"
-				    : r->metric == TP_METRIC_OP_TIME ? "op time"
-								     : "collective bytes");
+		fprintf(out, " %s", growth_what(r));
 	subject(out, r);
+	if (r->unmatched != TP_CHECK_MATCHED) {
+		unmatched_text(out, r);
+		return;
+	}
 	if (r->rule == TP_CHECK_MIN_FLOPS_UTILIZATION) {
 		utilization_row(out, r);
 		fputc('\n', out);
 		return;
 	}
 	if (r->metric == TP_METRIC_COLLECTIVE_SHARE || r->metric == TP_METRIC_IDLE_SHARE) {
-		fprintf(out, ": %s %.1f%% of steady step time > limit %g%%\n",
+		fprintf(out, ": %s %.1f%% of steady step time %s limit %g%%\n",
 			r->metric == TP_METRIC_IDLE_SHARE ? "idle" : "collectives",
-			r->fraction * 100.0, r->limit_fraction * 100.0);
+			r->fraction * 100.0, over(r), r->limit_fraction * 100.0);
 		return;
 	}
 	if (r->rule >= TP_CHECK_MAX_HBM_BOUND) {
 		enum tp_check_advice_rule k = (enum tp_check_advice_rule)(r->rule - TP_CHECK_MAX_HBM_BOUND);
 
-		fprintf(out, ": %s %.1f%% (%s) > limit %g%%\n", tp_check_advice_finding(k),
-			r->fraction * 100.0, tp_check_advice_what(k), r->limit_fraction * 100.0);
+		fprintf(out, ": %s %.1f%% (%s) %s limit %g%%\n", tp_check_advice_finding(k),
+			r->fraction * 100.0, tp_check_advice_what(k), over(r),
+			r->limit_fraction * 100.0);
 		return;
 	}
 	values(a, c, sizeof(a), r->metric, r->measured, r->limit);
@@ -102,9 +147,10 @@ static void row_text(FILE *out, const struct tp_check_row *r)
 		else if (r->source)
 			fprintf(out, " (%s peak)", r->source);
 		if (r->limit_fraction > 0)
-			fprintf(out, " < limit %g%% (%s)", r->limit_fraction * 100.0, c);
+			fprintf(out, " %s limit %g%% (%s)", r->pass ? ">=" : "<",
+				r->limit_fraction * 100.0, c);
 		else
-			fprintf(out, " < limit %s", c);
+			fprintf(out, " %s limit %s", r->pass ? ">=" : "<", c);
 	} else {
 		fprintf(out, ": %s", a);
 		if (runtime_program(r))
@@ -116,18 +162,22 @@ static void row_text(FILE *out, const struct tp_check_row *r)
 	case TP_CHECK_MIN_HEADROOM:
 		break;
 	case TP_CHECK_MAX_PEAK_FRACTION:
-		fprintf(out, " = %.1f%% of %s > limit %g%% (%s)", r->fraction * 100.0,
-			value(b, sizeof(b), r->metric, r->capacity), r->limit_fraction * 100.0, c);
+		fprintf(out, " = %.1f%% of %s %s limit %g%% (%s)", r->fraction * 100.0,
+			value(b, sizeof(b), r->metric, r->capacity), over(r),
+			r->limit_fraction * 100.0, c);
 		break;
 	case TP_CHECK_MAX_GROWTH:
 		if (r->baseline > 0)
 			fprintf(out, " = %+.1f%%", ((double)r->measured - (double)r->baseline) *
 							   100.0 / (double)r->baseline);
-		fprintf(out, " over baseline %s > limit %s",
-			value(b, sizeof(b), r->metric, r->baseline), c);
+		fprintf(out, " over baseline");
+		if (r->baseline_host && r->host && strcmp(r->baseline_host, r->host) != 0)
+			fprintf(out, " (host %s)", r->baseline_host);
+		fprintf(out, " %s %s limit %s", value(b, sizeof(b), r->metric, r->baseline),
+			over(r), c);
 		break;
 	default:
-		fprintf(out, " > limit %s", c);
+		fprintf(out, " %s limit %s", over(r), c);
 		break;
 	}
 	for (size_t i = 0; i < r->n_contrib; i++) {
@@ -145,11 +195,52 @@ static void row_text(FILE *out, const struct tp_check_row *r)
 	fputc('\n', out);
 }
 
+char *tp_check_row_line(const struct tp_check_row *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return tp_xstrdup("");
+	tp_check_row_text(f, r);
+	fclose(f);
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	return buf;
+}
+
+/* How the baseline was paired and compared, before its rows. */
+static void baseline_text(FILE *out, const struct tp_check *c)
+{
+	bool renamed = false, timed = false;
+
+	if (c->match == TP_CHECK_MATCH_NONE)
+		return;
+	for (size_t i = 0; i < c->n_pairs; i++)
+		renamed |= !c->pairs[i].baseline || strcmp(c->pairs[i].run, c->pairs[i].baseline);
+	fprintf(out, "check: baseline paired by %s",
+		c->match == TP_CHECK_MATCH_NAMES ? "host name" : "structure (hosts in order, cores by device)");
+	for (size_t i = 0; renamed && i < c->n_pairs; i++)
+		fprintf(out, "%s%s = baseline %s", i ? ", " : ": ", c->pairs[i].run,
+			c->pairs[i].baseline ? c->pairs[i].baseline : "(none)");
+	for (size_t i = 0; i < c->n_rows; i++)
+		timed |= c->rows[i].rule == TP_CHECK_MAX_GROWTH &&
+			 c->rows[i].metric != TP_METRIC_PEAK_BYTES;
+	if (timed)
+		fprintf(out, "; time and traffic compared %s", c->growth_per_step ? "per step"
+			: "as totals (neither run has steps)");
+	fputc('\n', out);
+	if (c->n_unmatched)
+		fprintf(out, "check: %zu baseline subject%s not in the run\n", c->n_unmatched,
+			c->n_unmatched == 1 ? "" : "s");
+}
+
 enum tp_err tp_check_text(FILE *out, const struct tp_check *c, struct tp_error *err)
 {
+	baseline_text(out, c);
 	for (size_t i = 0; i < c->n_rows; i++)
-		if (!c->rows[i].pass)
-			row_text(out, &c->rows[i]);
+		tp_check_row_text(out, &c->rows[i]);
 	if (c->n_failed)
 		fprintf(out, "check: FAIL, %zu of %zu checks failed\n", c->n_failed, c->n_rows);
 	else if (c->partial_fails)
