@@ -193,6 +193,12 @@ struct tp_check_row {
 	enum tp_check_unmatched unmatched;
 	bool per_step;                   /* measured, baseline, limit and
 					    contributors are per step      */
+	/* step rules (--max-idle-share, --max-collective-share,
+	 * --max-step-time): the core's clock ("device" or "timeline",
+	 * borrowed from the report, NULL elsewhere) and its op time no step
+	 * holds, which a share of step time does not see (-1: unknown) */
+	const char *clock;
+	int64_t outside_steps_ps;
 	bool pass;
 	/* largest first; for max-growth the largest increases over the
 	 * baseline (same kind and name), value = now - baseline */

@@ -14,6 +14,15 @@
 
 #define J(o, k) json_object_get((o), (k))
 
+/* The core's clock and its op time outside the steps, on a step row. */
+static void step_extras(struct tp_check_row *r, const json_t *core)
+{
+	int64_t out;
+
+	r->clock = json_string_value(J(core, "clock"));
+	r->outside_steps_ps = tp_check_jint(J(J(core, "outside_steps"), "op_ps"), &out) ? out : -1;
+}
+
 enum tp_err tp_check_step_share_rule(struct tp_check *c, const json_t *doc,
 				     enum tp_check_rule rule, double limit,
 				     const struct tp_check_where *w, struct tp_error *err)
@@ -39,6 +48,7 @@ enum tp_err tp_check_step_share_rule(struct tp_check *c, const json_t *doc,
 						 TP_METRIC_IDLE_SHARE, &x, NULL);
 		r->fraction = json_number_value(u);
 		r->limit_fraction = limit;
+		step_extras(r, core);
 		tp_check_verdict(c, r, r->fraction <= limit);
 		rows++;
 	}
@@ -135,6 +145,7 @@ enum tp_err tp_check_step_time_rule(struct tp_check *c, const json_t *doc,
 		r = tp_check_new_row(c, TP_CHECK_MAX_STEP_TIME, TP_METRIC_STEP_TIME, &x, NULL);
 		r->per_step = true;
 		r->limit = o->max_step_time_ps;
+		step_extras(r, core);
 		tp_check_verdict(c, r, r->measured <= r->limit);
 		rows++;
 	}

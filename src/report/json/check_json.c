@@ -91,6 +91,9 @@ static json_t *row_json(const struct tp_check_row *r, const char *line)
 	json_object_set_new(j, "unit", json_string(tp_check_metric_is_ps(r->metric) ? "ps"
 						   : util ? "fraction" : "bytes"));
 	json_object_set_new(j, "per_step", json_boolean(r->per_step));
+	json_object_set_new(j, "clock", opt_str(r->clock));
+	json_object_set_new(j, "outside_steps_ps", r->clock && r->outside_steps_ps >= 0 ?
+			    tp_json_int(r->outside_steps_ps) : json_null());
 	json_object_set_new(j, "measured", util ? json_real(r->fraction) :
 			    r->unmatched == TP_CHECK_NOT_IN_RUN ? json_null() : tp_json_int(r->measured));
 	json_object_set_new(j, "limit", util ? json_real(r->limit_fraction) :

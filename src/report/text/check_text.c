@@ -106,6 +106,18 @@ static void subject(FILE *out, const struct tp_check_row *r)
 		fputs(" all", out);
 }
 
+/* A step rule's clock, and the op time its share cannot see. */
+static void step_note(FILE *out, const struct tp_check_row *r)
+{
+	char t[32];
+
+	if (r->clock)
+		fprintf(out, " (%s clock)", r->clock);
+	if (r->outside_steps_ps > 0)
+		fprintf(out, "; %s of op time lies outside the steps",
+			tp_fmt_ps(t, sizeof(t), r->outside_steps_ps));
+}
+
 void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 {
 	char a[32], b[32], c[32];
@@ -125,9 +137,11 @@ void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 		return;
 	}
 	if (r->metric == TP_METRIC_COLLECTIVE_SHARE || r->metric == TP_METRIC_IDLE_SHARE) {
-		fprintf(out, ": %s %.1f%% of steady step time %s limit %g%%\n",
+		fprintf(out, ": %s %.1f%% of steady step time %s limit %g%%",
 			r->metric == TP_METRIC_IDLE_SHARE ? "idle" : "collectives",
 			r->fraction * 100.0, over(r), r->limit_fraction * 100.0);
+		step_note(out, r);
+		fputc('\n', out);
 		return;
 	}
 	if (r->rule >= TP_CHECK_MAX_HBM_BOUND) {
@@ -178,6 +192,7 @@ void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 		break;
 	default:
 		fprintf(out, " %s limit %s", over(r), c);
+		step_note(out, r);
 		break;
 	}
 	for (size_t i = 0; i < r->n_contrib; i++) {
