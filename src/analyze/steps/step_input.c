@@ -92,7 +92,8 @@ size_t tp_ops_input_spans(const struct tp_host *h, struct tp_step_run **out)
 		}
 		free(want);
 	}
-	qsort(v, n, sizeof(*v), by_start);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_start);
 	for (size_t i = 0; i < n; i++) {   /* merged: [start, start + dur) */
 		int64_t end = tp_sat_add(v[i].start_ps, v[i].dur_ps);
 

@@ -132,7 +132,8 @@ size_t tp_step_map_finish(struct tp_step_map *m)
 		m->w[kept++] = w;
 	}
 	m->dropped = m->n - kept;
-	qsort(m->w, kept, sizeof(*m->w), by_start);
+	if (kept > 1)
+		qsort(m->w, kept, sizeof(*m->w), by_start);
 	free(m->runs);
 	m->runs = NULL;
 	m->n = kept;

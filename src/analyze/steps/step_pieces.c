@@ -102,7 +102,8 @@ size_t tp_segs_resolve(struct tp_seg **segs, size_t n, size_t *cap)
 	struct seg_list out = { 0 }, covered = { 0 };
 	size_t i = 0;
 
-	qsort(v, n, sizeof(*v), by_class_start);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_class_start);
 	while (i < n) {
 		int cls = tp_seg_class(v[i].kind);
 		struct seg_list mine = { 0 }, u;
@@ -125,7 +126,8 @@ size_t tp_segs_resolve(struct tp_seg **segs, size_t n, size_t *cap)
 		covered = u;
 	}
 	free(covered.v);
-	qsort(out.v, out.n, sizeof(*out.v), by_start);
+	if (out.n > 1)
+		qsort(out.v, out.n, sizeof(*out.v), by_start);
 	free(v);
 	*segs = out.v;
 	*cap = out.cap;
