@@ -820,6 +820,10 @@ ROWS = [
     Each("ops: op self <= total <= core device time", Fn("ops", lambda c: {(x["plane"], o["name"]): (o["self_ps"], o["total_ps"], x["device_ps"]) for x in c.json("ops")["cores"] for o in x["ops"]}), lambda v: v[0] <= v[1] <= v[2]),
     Each("memory: headroom = capacity - larger peak", Fn("cores", lambda c: {(x["plane"],): x for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None}),
          lambda x: x["headroom_bytes"] == x["capacity_bytes"] - max(x["compiler_peak_bytes"] or 0, x["runtime_peak_bytes"] or 0)),
+    Each("memory: program headroom = program capacity - highest peak (no cores: every program)",
+         Fn("program headroom", lambda c: {("0",): c.json("memory")} if c.json("memory")["program_headroom_bytes"] is not None and not c.json("memory")["cores"] else {}),
+         lambda m: m["program_headroom_bytes"] == m["program_capacity_bytes"] - max(x["peak_bytes"] or 0 for x in m["modules"])
+         and abs(m["program_headroom_percent"] - 100.0 * m["program_headroom_bytes"] / m["program_capacity_bytes"]) < 1e-9),
     Check("memory: scope tree adds up to the peak", scope_tree_adds_up),
     Check("memory: every byte of the peak is a buffer in a category", peak_held_by_buffers),
     Check("ops: op scope root = all op self time", op_scope_root_is_op_time),

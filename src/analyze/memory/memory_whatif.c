@@ -103,6 +103,7 @@ struct search {
 	size_t n_hits;
 	struct names exact, prefixed, similar;
 	size_t other_space, searched;
+	const char *taken;       /* the element a bare tuple name stands for */
 };
 
 static void visit(struct search *s, size_t mi, long b, struct tp_strbuf *sb)
@@ -136,11 +137,9 @@ static void visit(struct search *s, size_t mi, long b, struct tp_strbuf *sb)
 		names_add(&s->similar, sb->buf, buf->size, tuple);
 }
 
-/* The buffers whose printed name is exactly the (one) prefixed name. */
-static void take_prefixed(struct search *s, struct tp_strbuf *sb)
+/* The buffers whose printed name is exactly want. */
+static void take_named(struct search *s, const char *want, struct tp_strbuf *sb)
 {
-	const char *want = s->prefixed.v[0].name;
-
 	for (size_t mi = 0; mi < s->mem->n_modules; mi++) {
 		const struct tp_mem_module *m = &s->mem->modules[mi];
 
@@ -156,6 +155,29 @@ static void take_prefixed(struct search *s, struct tp_strbuf *sb)
 			}
 		}
 	}
+}
+
+/* A bare tuple name whose only other buffer is one element (NAME{i}, the
+ * same in every module that has it) means that element: the tuple's own
+ * buffer is its index table, never what a user means. NULL otherwise. */
+static const char *one_element(const struct search *s)
+{
+	const char *found = NULL;
+
+	for (size_t i = 0; i < s->similar.n; i++) {
+		const struct named *x = &s->similar.v[i];
+
+		if (x->tuple || strncmp(x->name, s->name, s->len) != 0)
+			continue;
+		if (x->name[s->len] == '\0')
+			return NULL;     /* a buffer of that name besides the tuple */
+		if (x->name[s->len] != '{')
+			continue;
+		if (found)
+			return NULL;
+		found = x->name;
+	}
+	return found;
 }
 
 static enum tp_err refuse(struct search *s, const char *option, struct tp_strbuf *sb,
@@ -199,7 +221,7 @@ static enum tp_err refuse(struct search *s, const char *option, struct tp_strbuf
 
 enum tp_err tp_mem_resolve_name(const struct tp_memory *mem, const char *option,
 				const char *name, struct tp_mem_ref **out, size_t *n,
-				struct tp_error *err)
+				char **taken, struct tp_error *err)
 {
 	struct search s = { .mem = mem, .name = name, .len = strlen(name) };
 	struct tp_strbuf sb;
@@ -218,9 +240,13 @@ enum tp_err tp_mem_resolve_name(const struct tp_memory *mem, const char *option,
 			visit(&s, mi, (long)b, &sb);
 	}
 	if (!s.n_hits && !s.exact.n && s.prefixed.n == 1)
-		take_prefixed(&s, &sb);
+		take_named(&s, s.prefixed.v[0].name, &sb);
+	else if (!s.n_hits && s.exact.n && !s.explicit_tuple && (s.taken = one_element(&s)))
+		take_named(&s, s.taken, &sb);
 	if (!s.n_hits)
 		rc = refuse(&s, option, &sb, err);
+	if (taken)
+		*taken = rc == TP_OK && s.taken ? tp_xstrdup(s.taken) : NULL;
 	tp_strbuf_release(&sb);
 	names_release(&s.exact);
 	names_release(&s.prefixed);
@@ -289,7 +315,8 @@ enum tp_err tp_mem_whatif(struct tp_memory *mem, const struct tp_mem_split_spec 
 	for (size_t i = 0; i < n_specs; i++) {
 		struct tp_mem_ref *refs;
 		size_t n;
-		enum tp_err rc = tp_mem_resolve_name(mem, "--split", specs[i].name, &refs, &n, err);
+		enum tp_err rc = tp_mem_resolve_name(mem, "--split", specs[i].name, &refs, &n,
+							 NULL, err);
 
 		for (size_t j = 0; rc == TP_OK && j < n; j++) {
 			struct tp_mem_module *m = &mem->modules[refs[j].module];

@@ -161,8 +161,9 @@ static void module_capacity(FILE *out, const struct tp_memory *mem, const struct
 	else
 		snprintf(label, sizeof(label), "%s, the device table", dev->row ? dev->row->key : "?");
 	if (h.bytes >= 0) {
-		fprintf(out, "    capacity %s (%s): headroom %s (%.1f%%)\n", B(0, cap), label,
-			B(1, (uint64_t)h.bytes), h.percent);
+		fprintf(out, "    capacity %s (%s): headroom %s (%s)\n", B(0, cap), label,
+			tp_fmt_bytes_down(fmt_slots[1], sizeof(fmt_slots[1]), (uint64_t)h.bytes),
+			tp_fmt_pct_down(fmt_slots[2], sizeof(fmt_slots[2]), h.percent));
 		return;
 	}
 	fprintf(out, "    DOES NOT FIT: peak %s is %s over the capacity %s (%s);\n"
@@ -290,10 +291,15 @@ static void print_module(FILE *out, const struct tp_memory *mem, const struct tp
 
 static void headroom_text(char *buf, size_t n, const struct tp_mem_headroom *h)
 {
-	char b[32];
+	char b[32], p[32];
 
-	tp_fmt_bytes(b, sizeof(b), (uint64_t)(h->bytes < 0 ? -h->bytes : h->bytes));
-	snprintf(buf, n, "%s%s %.1f%%", h->bytes < 0 ? "-" : "", b, h->percent);
+	/* free memory is an upper bound: cut down; an overrun rounds as is */
+	if (h->bytes >= 0)
+		tp_fmt_bytes_down(b, sizeof(b), (uint64_t)h->bytes);
+	else
+		tp_fmt_bytes(b, sizeof(b), (uint64_t)-h->bytes);
+	snprintf(buf, n, "%s%s %s", h->bytes < 0 ? "-" : "", b,
+		 tp_fmt_pct_down(p, sizeof(p), h->percent));
 }
 
 /* Where the capacities came from, one line per distinct device and

@@ -173,10 +173,16 @@ enum tp_err tp_memory_why_text(FILE *out, const struct tp_memory *mem, const cha
 {
 	struct tp_mem_ref *refs;
 	size_t n, shown = 0;
-	enum tp_err rc = tp_mem_resolve_name(mem, "--why", name, &refs, &n, err);
+	char *taken;
+	enum tp_err rc = tp_mem_resolve_name(mem, "--why", name, &refs, &n, &taken, err);
 
 	if (rc != TP_OK)
 		return rc;
+	/* the tuple's own buffer is its index table: say which one we took */
+	if (taken)
+		fprintf(out, "%s is a tuple; taken: its one element buffer %s (%s{} is the tuple "
+			"itself)\n\n", name, taken, name);
+	free(taken);
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_mem_module *m = &mem->modules[refs[i].module];
 
