@@ -74,7 +74,7 @@ output-mode: $(BIN)
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check names-test unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -143,6 +143,11 @@ reference: $(BIN)
 	/usr/bin/python3 tests/reference/memory/why_check.py $(BIN) $(WHY_CAPTURES)
 	python3 tests/compare_summary.py $(BIN)
 
+# Every buffer name check, report and memory print, in text and JSON,
+# taken back as printed by memory --why and --split (issue 39).
+names-test: $(BIN)
+	python3 tests/names/names_back.py $(BIN)
+
 svg: $(BIN)
 	sh tests/svg_test.sh $(BIN)
 
@@ -207,7 +212,7 @@ fetch-tests: $(BIN)
 
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode
+	@$(MAKE) --no-print-directory all unit golden reference names-test oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

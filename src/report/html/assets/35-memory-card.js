@@ -30,7 +30,7 @@ Object.assign(MemoryView, {
 		box.appendChild(el("table", { class: "plain" }, el("tr", {},
 			["buffer", "split", "new peak", "saved"].map(function (h) { return el("th", {}, h); })),
 			rows.map(function (r, i) {
-				return el("tr", {}, el("td", { class: "mono" }, r.instruction + (i === 0 && m.what_if ? " (--split)" : "")),
+				return el("tr", {}, el("td", { class: "mono" }, (r.name || r.instruction) + (i === 0 && m.what_if ? " (--split)" : "")),
 					el("td", { class: "num" }, "÷ " + fmtInt(r.k)), el("td", { class: "num" }, fmtBytes(r.peak_bytes)),
 					el("td", { class: "num" }, fmtBytes(r.saved_bytes)));
 			})));
