@@ -199,6 +199,9 @@ void tp_cli_damage(const struct tp_capture *cap);
 
 /* Prints "tpuprof: <msg>" and returns the exit code for err->code. */
 int tp_cli_fail(const struct tp_error *err);
+/* The columns text may fill on out: 0 (no width: print names whole) for
+ * a pipe, a file or wide; a terminal's COLUMNS, else its size, else 80. */
+size_t tp_cli_text_width(FILE *out, bool wide);
 int tp_exit_code(enum tp_err code);
 void tp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the capture's notes to stderr unless quiet. */

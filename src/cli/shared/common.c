@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -491,4 +492,24 @@ char **tp_cli_args_end(struct tp_cli_args *a, int *n_operands)
 	a->operands = NULL;
 	*n_operands = n;
 	return tail;
+}
+
+size_t tp_cli_text_width(FILE *out, bool wide)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+	unsigned long n;
+
+	/* a pipe or a file has no width (as ls and git): names whole */
+	if (wide || !isatty(fileno(out)))
+		return 0;
+	if (env && *env) {
+		n = strtoul(env, &end, 10);
+		if (!*end && n > 0 && n < 100000)
+			return (size_t)n;
+	}
+	if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 80;
 }
