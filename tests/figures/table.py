@@ -730,7 +730,7 @@ ROWS = [
          group_ops("device_share")),
     Same("ops all-cores: cores an op ran on", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +\d+ +[\d.]+%  +(?P<v>\d+) ", "count"),
          group_ops("n_cores", shared_only=True)),
-    Same("ops all-cores: group device time = Σ its cores'", T("ops", r"^all cores: .*\n  device time " + TIME), group_device_time),
+    Same("ops all-cores: group device time = Σ its cores'", T("ops", r"^(?:all cores|core): .*\n  device time " + TIME), group_device_time),
     Check("ops all-cores: each op = Σ over its group's cores' rows, spread within [min, max]", groups_add_up),
     Same("memory: module peak", T("memory", r"^    peak " + BYTES + r" (?:at |\()"),
          Fn("memory modules[].peak_bytes (with a timeline)", lambda c: {k: v for k, v in walk(c.json("memory"), "modules[].peak_bytes").items()})),
