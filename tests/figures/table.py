@@ -784,6 +784,12 @@ ROWS = [
          Fn("fusions[].occurrences", lambda c: {k: v for k, v in walk(c.json("fusions"), "modules[].fusions[].occurrences").items() if v})),
     Same("collectives: ring bytes per device per execution", T("collectives", r"^  ring     " + BYTES + " sent per device per execution"),
          Fn("ring_bytes_per_device", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].ring_bytes_per_device").items() if v is not None})),
+    Each("collectives: share = achieved / the each-way figure printed beside it",
+         Fn("collectives", lambda c: {(x["name"], x["program_id"]): x for x in c.json("collectives")["collectives"] if x["interconnect_share"] is not None}),
+         lambda x: abs(x["interconnect_share"] - x["achieved_bytes_per_s"] / x["interconnect_bytes_per_s_each_way"]) < 1e-9
+         and x["interconnect_bytes_per_s_each_way"] == x["interconnect_bytes_per_s"]["value"] / 2),
+    Same("collectives: interconnect each way in GB/s", T("collectives", r"^  ran .* of \S+(?: \S+)? \((?P<v>[\d.]+) (?P<u>GB/s) each way", "GB/s"),
+         Fn("interconnect_bytes_per_s_each_way", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].interconnect_bytes_per_s_each_way").items() if v is not None and walk(c.json("collectives"), "collectives[].interconnect_share").get(k) is not None})),
     Same("collectives: share of the interconnect", T("collectives", r"^  ran .* achieved per device = " + PCT + " of", "percent"),
          Fn("interconnect_share", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].interconnect_share").items() if v is not None})),
     Same("collectives: collective time per core", T("collectives", r"^  " + CORE + r": \S+ \S+ sent; " + TIME + " of "), coll_cores("collective_ps")),

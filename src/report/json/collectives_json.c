@@ -30,13 +30,31 @@ static void link_json(struct tp_jw *w, const struct tp_collectives *c,
 	const char *why;
 	bool has = tp_collective_link_share(c, col, &share, &why);
 
+	double each_way = tp_collective_link_each_way(c, col);
+
 	tp_jw_put(w, "interconnect_bytes_per_s", tp_figure_json(tp_collective_link(c, col)));
+	/* what the share is of, printed beside it */
+	tp_jw_put(w, "interconnect_bytes_per_s_each_way", each_way > 0 ? json_real(each_way)
+								 : json_null());
 	tp_jw_put(w, "interconnect_share", has ? json_real(share) : json_null());
 	tp_jw_put(w, "interconnect_share_unavailable", why ? json_string("above_peak") : json_null());
 }
 
 /* One collective: its cores and executions one by one, since every
  * execution of the run is listed. */
+/* Replica group ids that name devices the capture does not have. */
+static json_t *outside_json(const struct tp_capture *cap, const struct tp_collective *col)
+{
+	size_t devices = tp_capture_devices(cap);
+	int64_t lo, hi;
+	size_t n = tp_collective_ids_outside(col, devices, &lo, &hi);
+
+	if (!n)
+		return json_null();
+	return json_pack("{s:I,s:I,s:I,s:I}", "count", (json_int_t)n, "lowest", (json_int_t)lo,
+			 "highest", (json_int_t)hi, "devices_in_capture", (json_int_t)devices);
+}
+
 static void coll_json(struct tp_jw *w, const struct tp_capture *cap,
 		      const struct tp_collectives *c, const struct tp_collective *col)
 {
@@ -62,6 +80,7 @@ static void coll_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "channel_id", ins->channel_id > 0 ? tp_json_int(ins->channel_id) : json_null());
 	tp_jw_put(w, "replica_groups_text", col->groups.text ? tp_json_cstr(col->groups.text) : json_null());
 	tp_jw_put(w, "replica_groups", col->groups.present ? groups_json(&col->groups) : json_null());
+	tp_jw_put(w, "replica_group_ids_outside_capture", outside_json(cap, col));
 	tp_jw_put(w, "source_target_pairs", tp_json_uint(col->n_pairs));
 	tp_jw_put(w, "group_size", col->group_size ? tp_json_uint(col->group_size) : json_null());
 	tp_jw_put(w, "ring_bytes_per_device", col->group_size ? tp_json_uint(col->ring_bytes) : json_null());
