@@ -60,7 +60,8 @@ COMMANDS = {
     "check": (["--max-peak", "1B", "--max-collective-bytes", "1B"], ("text", "json")),
 }
 # Runs of a command with other arguments, under their own name.
-ALIASES = {"memory-s5": "memory", "ops-per-core": "ops"}
+ALIASES = {"memory-s5": "memory", "ops-per-core": "ops", "memory-hbm": "memory"}
+COMMANDS["memory-hbm"] = (["--hbm", "80GiB"], ("json",))  # a capacity for dumps
 COMMANDS["memory-s5"] = (["--memory-space", "5"], ("json",))  # host memory (S(5))
 COMMANDS["ops-per-core"] = (["--limit", "0", "--per-core"], ("text",))  # a table per core
 NO_CAPACITY = {"jit_train_step", "multi-trace", "xla-dump"}

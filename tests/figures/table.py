@@ -743,7 +743,7 @@ ROWS = [
          Fn("ops Σ self / Σ device", lambda c: {k: v for k, v in op_device_share(c).items() if k in report_op_shares(c)})),
     Same("report: compiler peak per core", T("report", r"^  " + CORE + r" +" + BYTES + " \|"), mem_cores("compiler_peak_bytes")),
     Same("report: runtime peak per core", T("report", r"^  " + CORE + r" +\S+(?: \S+)? \| " + BYTES + " of"), mem_cores("runtime_peak_bytes")),
-    Same("report: headroom per core", T("report", r"^  " + CORE + r" .* of \S+ \S+, " + BYTES + r" \("),
+    Same("report: headroom per core", T("report", r"^  " + CORE + r" .* of \S+ \S+, " + BYTES + r" \(", down=True),
          Fn("memory cores[].headroom_bytes", lambda c: {"%s %s" % (x["host"], x["plane"]): x["headroom_bytes"] for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None})),
     Same("memory: capacity per core", T("memory", r"^(?P<core>\S+ +/device:\S+) .* " + BYTES + r" +-?[\d.]+ \S+ [\d.-]+%$"),
          Fn("memory cores[].capacity_bytes", lambda c: {"%s %s" % (x["host"], x["plane"]): x["capacity_bytes"] for x in c.json("memory")["cores"] if x["capacity_bytes"] is not None})),
@@ -827,7 +827,7 @@ ROWS = [
     Each("memory: headroom = capacity - larger peak", Fn("cores", lambda c: {(x["plane"],): x for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None}),
          lambda x: x["headroom_bytes"] == x["capacity_bytes"] - max(x["compiler_peak_bytes"] or 0, x["runtime_peak_bytes"] or 0)),
     Each("memory: program headroom = program capacity - highest peak (no cores: every program)",
-         Fn("program headroom", lambda c: {("0",): c.json("memory")} if c.json("memory")["program_headroom_bytes"] is not None and not c.json("memory")["cores"] else {}),
+         Fn("program headroom", lambda c: {("0",): c.json("memory-hbm")} if c.json("memory-hbm")["program_headroom_bytes"] is not None and not c.json("memory-hbm")["cores"] else {}),
          lambda m: m["program_headroom_bytes"] == m["program_capacity_bytes"] - max(x["peak_bytes"] or 0 for x in m["modules"])
          and abs(m["program_headroom_percent"] - 100.0 * m["program_headroom_bytes"] / m["program_capacity_bytes"]) < 1e-9),
     Check("memory: scope tree adds up to the peak", scope_tree_adds_up),

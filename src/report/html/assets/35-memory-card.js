@@ -123,7 +123,9 @@ Object.assign(MemoryView, {
 		field("scope", b.scope);
 		field("source", sourceText(b.source));
 		field("live range", b.indefinite || b.live_start === null ? "whole program" :
-			"heap events " + b.live_start + " – " + b.live_end + " (" + (b.live_end - b.live_start) + " events)",
+			/* the first and the last event of its life, both counted */
+			"heap events " + b.live_start + " to " + b.live_end + " (" + (b.live_end - b.live_start + 1) +
+				(b.live_end === b.live_start ? " event)" : " events)"),
 			b.indefinite ? "whole program" : b.live_start + "-" + b.live_end);
 		field("defined by", b.defined_by ? b.defined_by + (b.opcode ? " (" + b.opcode + ")" : "") : null, b.defined_by);
 		if (b.defined_by && App.hasOp(b.defined_by)) {
