@@ -140,6 +140,7 @@ static json_t *load(const char *path)
 
 START_TEST(test_rules)
 {
+	NEED_SHARED();
 	struct tp_check_opts o = cases[_i].o;
 	struct tp_error err = { 0 };
 	struct tp_check c;

@@ -37,6 +37,9 @@ CAPTURES = [
     ("debug-print", "testdata/debug-print"),
 ]
 
+# A clone without ../shared (the reference captures) runs the rest.
+CAPTURES = [(n, p) for n, p in CAPTURES if os.path.exists(p)]
+
 # Pairs for diff besides each capture against itself: two runs of one
 # program, a longer run, and other programs on the same device kind.
 DIFF_PAIRS = [
@@ -45,6 +48,7 @@ DIFF_PAIRS = [
     ("mi300x8-conv3d", "mi300x-attention"),
     ("mi300x-elementwise", "mi300x-gemm"),
 ]
+DIFF_PAIRS = [(a, b) for a, b in DIFF_PAIRS if a in dict(CAPTURES) and b in dict(CAPTURES)]
 
 # Command lines (after the command name), and the formats each has.
 COMMANDS = {
