@@ -8,6 +8,7 @@
 #include "tpuprof/report/device_report.h"
 #include "tpuprof/report/diff_report.h"
 #include "tpuprof/report/html.h"
+#include "tpuprof/report/merge.h"
 #include "tpuprof/report/memory_report.h"
 #include "tpuprof/report/oom_report.h"
 #include "tpuprof/report/ops_report.h"
@@ -209,4 +210,18 @@ enum tp_err tp_report_oom_diff(FILE *out, enum tp_format fmt, const struct tp_oo
 	if (fmt == TP_FORMAT_JSON)
 		STREAM_JSON(out, err, tp_oom_diff_json(&w_, NULL, a, a_path, b, b_path));
 	return tp_oom_diff_text(out, a, a_path, b, b_path, err);
+}
+
+enum tp_err tp_report_doc_write(FILE *out, enum tp_format fmt, json_t *doc,
+				struct tp_error *err)
+{
+	if (fmt == TP_FORMAT_JSON)
+		return tp_merge_write(out, doc, err);
+	if (fmt == TP_FORMAT_HTML) {
+		/* no capture: the page's fused-ops view needs the HLO */
+		struct tp_html_part part = { "report", json_incref(doc) };
+
+		return html_page(out, "report", NULL, &part, 1, err);
+	}
+	return tp_report_doc_text(out, doc, err);
 }

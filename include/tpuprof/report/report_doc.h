@@ -40,6 +40,18 @@ enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
 enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
 			   const struct tp_report *r, struct tp_error *err);
 
+/* A saved report document drawn again, merged pods included (`report
+ * pod.json`, `merge --format text|html`): JSON as it is, the HTML page
+ * of the report, or the one page of text (report_doc_text.c: the lines
+ * of tp_report_text that the document holds). doc is borrowed. */
+enum tp_err tp_report_doc_write(FILE *out, enum tp_format fmt, json_t *doc,
+				struct tp_error *err);
+enum tp_err tp_report_doc_text(FILE *out, const json_t *doc, struct tp_error *err);
+
+/* Whether path is a saved report document rather than a capture (its
+ * content is JSON; tp_report_doc_load reads it). */
+bool tp_report_doc_saved(const char *path);
+
 /* The report document of a saved `report --format json` file (one path
  * whose content is JSON with schema tpuprof.report/1) or of captures
  * (built with the filter). *out is a new reference. Notes the capture

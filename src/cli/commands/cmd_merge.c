@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tpuprof/report/merge.h"
+#include "tpuprof/report/report_doc.h"
 
 static const char merge_help[] =
 	"usage: tpuprof merge [options] REPORT...\n"
@@ -39,6 +40,9 @@ static const char merge_help[] =
 	"  --expect N           the pod has N hosts: exit 1 when fewer came\n"
 	"                       (the merged report is still written); which\n"
 	"                       are missing only from the names' numbering\n"
+	"  --format json|text|html  the merged report as a document (default:\n"
+	"                       JSON, what check, diff and report read back),\n"
+	"                       as report's page of text, or its HTML page\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  -q, --quiet, -h, --help\n"
 	"\n"
@@ -163,6 +167,8 @@ static int run_merge(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_merge, argc, argv, merge_options, on_option, &expect, &o,
 			 &code) < 0)
 		return code;
+	if (!o.format_given)   /* what check, diff and report read back */
+		o.format = TP_FORMAT_JSON;
 	if (tp_merge_inputs((const char *const *)o.captures, (size_t)o.n_captures, &in,
 			    &err) != TP_OK)
 		return tp_cli_fail(&err);
@@ -178,7 +184,8 @@ static int run_merge(int argc, char **argv)
 	tp_merge_inputs_release(&in);
 	code = tp_output_open(&out, o.output);
 	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_merge_write(out.fp, merged, &err), &err);
+		code = tp_output_finish(&out, tp_report_doc_write(out.fp, o.format, merged, &err),
+					&err);
 	json_decref(merged);
 	return code == TP_EXIT_OK && short_of_expect ? TP_EXIT_CHECK_FAILED : code;
 }
@@ -188,4 +195,5 @@ const struct tp_cmd tp_cmd_merge = {
 	.summary = "combine per-host reports into one",
 	.help = merge_help,
 	.run = run_merge,
+	.html = true,
 };

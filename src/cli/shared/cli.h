@@ -56,6 +56,7 @@ struct tp_cli_filter {
 /* Options shared by the analysis commands. */
 struct tp_common_opts {
 	enum tp_format format;
+	bool format_given;      /* --format was given (merge: JSON without) */
 	const char *output;     /* -o FILE, NULL = stdout               */
 	struct tp_open_opts open;
 	bool quiet;
@@ -190,6 +191,14 @@ struct tp_cli_analysis {
 
 /* Opens o's captures, builds, writes to o's output, releases it all.
  * Returns the exit code (errors printed). */
+/* Whether the one input is a saved report document (tpuprof wrote it:
+ * `report --format json`, `merge`), not a capture. */
+bool tp_cli_saved_report(const struct tp_common_opts *o);
+/* Draws that document (tp_report_doc_load, then tp_report_doc_write) in
+ * o's format: the whole report, or the part under that key ("ops",
+ * "memory", "collectives") as JSON. Returns the exit code. */
+int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
+			    const char *part);
 int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *a,
 			void *ctx);
 

@@ -31,6 +31,11 @@ static bool looks_like_json(const char *path)
 	return c == '{';
 }
 
+bool tp_report_doc_saved(const char *path)
+{
+	return looks_like_json(path);
+}
+
 static enum tp_err load_saved(json_t **out, const char *path, struct tp_error *err)
 {
 	json_error_t je;
