@@ -9,7 +9,6 @@
  */
 #include "cli.h"
 
-#include "tpuprof/report/report_doc.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -17,7 +16,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -495,62 +493,4 @@ char **tp_cli_args_end(struct tp_cli_args *a, int *n_operands)
 	a->operands = NULL;
 	*n_operands = n;
 	return tail;
-}
-
-size_t tp_cli_text_width(FILE *out, bool wide)
-{
-	const char *env = getenv("COLUMNS");
-	struct winsize ws;
-	char *end;
-	unsigned long n;
-
-	/* a pipe or a file has no width (as ls and git): names whole */
-	if (wide || !isatty(fileno(out)))
-		return 0;
-	if (env && *env) {
-		n = strtoul(env, &end, 10);
-		if (!*end && n > 0 && n < 100000)
-			return (size_t)n;
-	}
-	if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	return 80;
-}
-
-bool tp_cli_saved_report(const struct tp_common_opts *o)
-{
-	return o->n_captures == 1 && tp_report_doc_saved(o->captures[0]);
-}
-
-int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
-			    const char *part)
-{
-	struct tp_report_filter f = { 0 };
-	struct tp_error err = { 0 };
-	struct tp_output out;
-	json_t *doc, *shown;
-	int code;
-
-	if (o->filter.host || o->filter.core || o->filter.module)
-		return tp_cli_usage_error(cmd, "%s is a saved report: --host, --core and --module "
-					  "apply to captures", o->captures[0]);
-	if (part && o->format != TP_FORMAT_JSON)
-		return tp_cli_usage_error(cmd, "%s is a saved report: its part is written as JSON "
-					  "(--format json); 'tpuprof report' draws it as text or HTML",
-					  o->captures[0]);
-	if (tp_report_doc_load(&doc, (const char *const *)o->captures, 1, &o->open, &f,
-			       &err) != TP_OK)
-		return tp_cli_fail(&err);
-	shown = part ? json_object_get(doc, part) : doc;
-	if (!shown) {
-		json_decref(doc);
-		tp_cli_error("%s: the saved report has no '%s' document", o->captures[0], part);
-		return TP_EXIT_INPUT;
-	}
-	code = tp_output_open(&out, o->output);
-	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_report_doc_write(out.fp, o->format, shown, &err),
-					&err);
-	json_decref(doc);
-	return code;
 }
