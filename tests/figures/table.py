@@ -157,6 +157,18 @@ def groups_add_up(cap):
                 yield "%s %s %s: in %d groups" % (core["host"], core["plane"], x["name"], seen.get((c, id(x)), 0))
 
 
+def top_module_rest(cap):
+    """The bytes live at the highest compiler peak beyond the 3 largest
+    buffers report lists (its "N more buffers" line), when there are."""
+    mods = cap.json("memory")["modules"]
+    top = None
+    for m in mods:
+        if top is None or m["peak_bytes"] > top["peak_bytes"]:
+            top = m
+    sizes = sorted((b["size_bytes"] for b in (top or {}).get("live_at_peak", [])), reverse=True)
+    return {("0",): sum(sizes[3:])} if len(sizes) > 3 else {}
+
+
 def report_op_shares(cap):
     out = {}
     for m in re.finditer(r"^ +[\d.]+ \S+ +(?P<v>[\d.]+)%  op (?P<op>\S+)(?: \((?P<mod>[^)]*)\))? x\d+$",
@@ -790,6 +802,13 @@ ROWS = [
          and x["interconnect_bytes_per_s_each_way"] == x["interconnect_bytes_per_s"]["value"] / 2),
     Same("collectives: interconnect each way in GB/s", T("collectives", r"^  ran .* of \S+(?: \S+)? \((?P<v>[\d.]+) (?P<u>GB/s) each way", "GB/s"),
          Fn("interconnect_bytes_per_s_each_way", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].interconnect_bytes_per_s_each_way").items() if v is not None and walk(c.json("collectives"), "collectives[].interconnect_share").get(k) is not None})),
+    Same("report: the bytes of the buffers at the peak not listed", T("report", r"^ +" + BYTES + r" +[\d.]+%  \d+ more buffers? live at the peak"),
+         Fn("live_at_peak beyond the 3 largest", top_module_rest)),
+    Same("collectives: replica group ids outside the capture", T("collectives", r"^  outside  the groups name (?P<v>\d+)(?P<u>) devices?", "count"),
+         Fn("replica_group_ids_outside_capture.count", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].replica_group_ids_outside_capture.count").items()})),
+    Each("collectives: ids outside the capture are at or above its devices",
+         Fn("replica_group_ids_outside_capture", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].replica_group_ids_outside_capture").items() if v}),
+         lambda o: o["devices_in_capture"] <= o["lowest"] <= o["highest"] and 1 <= o["count"] <= o["highest"] - o["lowest"] + 1),
     Same("collectives: share of the interconnect", T("collectives", r"^  ran .* achieved per device = " + PCT + " of", "percent"),
          Fn("interconnect_share", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].interconnect_share").items() if v is not None})),
     Same("collectives: collective time per core", T("collectives", r"^  " + CORE + r": \S+ \S+ sent; " + TIME + " of "), coll_cores("collective_ps")),
