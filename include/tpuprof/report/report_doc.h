@@ -47,6 +47,16 @@ enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
 enum tp_err tp_report_doc_write(FILE *out, enum tp_format fmt, json_t *doc,
 				struct tp_error *err);
 enum tp_err tp_report_doc_text(FILE *out, const json_t *doc, struct tp_error *err);
+/* One part of a saved report (key "ops", "memory" or "collectives"), as
+ * its command draws it: JSON as it is; HTML the memory or ops page of the
+ * part; text from the figures the part holds (*_doc_text.c: the lines of
+ * the command's text that need no capture; ops: the all-cores tables,
+ * limit rows each, 0 all). */
+enum tp_err tp_report_doc_part_write(FILE *out, enum tp_format fmt, json_t *doc,
+				     const char *key, size_t limit, struct tp_error *err);
+enum tp_err tp_collectives_doc_text(FILE *out, const json_t *doc, struct tp_error *err);
+enum tp_err tp_memory_doc_text(FILE *out, const json_t *doc, struct tp_error *err);
+enum tp_err tp_ops_doc_text(FILE *out, const json_t *doc, size_t limit, struct tp_error *err);
 
 /* Whether path is a saved report document rather than a capture (its
  * content is JSON; tp_report_doc_load reads it). */

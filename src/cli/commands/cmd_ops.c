@@ -202,7 +202,7 @@ static int run_ops(int argc, char **argv)
 		return tp_cli_usage_error(&tp_cmd_ops, "%s", "--fold needs --by category");
 	TP_CLI_FILTER_COPY(&r.a.filter, &o.filter);
 	if (tp_cli_saved_report(&o))   /* its ops document */
-		return tp_cli_run_saved_report(&tp_cmd_ops, &o, "ops");
+		return tp_cli_run_saved_report(&tp_cmd_ops, &o, "ops", r.a.view.limit);
 	r.html = o.format == TP_FORMAT_HTML;
 	return tp_cli_run_analysis(&o, &steps, &r);
 }

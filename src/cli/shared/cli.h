@@ -196,9 +196,10 @@ struct tp_cli_analysis {
 bool tp_cli_saved_report(const struct tp_common_opts *o);
 /* Draws that document (tp_report_doc_load, then tp_report_doc_write) in
  * o's format: the whole report, or the part under that key ("ops",
- * "memory", "collectives") as JSON. Returns the exit code. */
+ * "memory", "collectives"; tp_report_doc_part_write, limit rows per ops
+ * table). Returns the exit code. */
 int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
-			    const char *part);
+			    const char *part, size_t limit);
 int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *a,
 			void *ctx);
 

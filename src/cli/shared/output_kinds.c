@@ -37,7 +37,7 @@ bool tp_cli_saved_report(const struct tp_common_opts *o)
 }
 
 int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
-			    const char *part)
+			    const char *part, size_t limit)
 {
 	struct tp_report_filter f = { 0 };
 	struct tp_error err = { 0 };
@@ -48,10 +48,6 @@ int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
 	if (o->filter.host || o->filter.core || o->filter.module)
 		return tp_cli_usage_error(cmd, "%s is a saved report: --host, --core and --module "
 					  "apply to captures", o->captures[0]);
-	if (part && o->format != TP_FORMAT_JSON)
-		return tp_cli_usage_error(cmd, "%s is a saved report: its part is written as JSON "
-					  "(--format json); 'tpuprof report' draws it as text or HTML",
-					  o->captures[0]);
 	if (tp_report_doc_load(&doc, (const char *const *)o->captures, 1, &o->open, &f,
 			       &err) != TP_OK)
 		return tp_cli_fail(&err);
@@ -63,7 +59,9 @@ int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
 	}
 	code = tp_output_open(&out, o->output);
 	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_report_doc_write(out.fp, o->format, shown, &err),
+		code = tp_output_finish(&out, part ? tp_report_doc_part_write(out.fp, o->format,
+									      doc, part, limit, &err)
+						   : tp_report_doc_write(out.fp, o->format, doc, &err),
 					&err);
 	json_decref(doc);
 	return code;
