@@ -42,7 +42,7 @@ enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
 
 /* A saved report document drawn again, merged pods included (`report
  * pod.json`, `merge --format text|html`): JSON as it is, the HTML page
- * of the report, or the one page of text (report_doc_text.c: the lines
+ * of the report, or the one page of text (doc_text/report_doc_text.c: the lines
  * of tp_report_text that the document holds). doc is borrowed. */
 enum tp_err tp_report_doc_write(FILE *out, enum tp_format fmt, json_t *doc,
 				struct tp_error *err);
