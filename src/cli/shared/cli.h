@@ -191,13 +191,15 @@ struct tp_cli_analysis {
 
 /* Opens o's captures, builds, writes to o's output, releases it all.
  * Returns the exit code (errors printed). */
-/* Whether the one input is a saved report document (tpuprof wrote it:
- * `report --format json`, `merge`), not a capture. */
+/* Whether the one input is a saved document tpuprof wrote (`report
+ * --format json`, `merge`, or `ops`/`memory`/`collectives --format
+ * json`), not a capture. */
 bool tp_cli_saved_report(const struct tp_common_opts *o);
 /* Draws that document (tp_report_doc_load, then tp_report_doc_write) in
  * o's format: the whole report, or the part under that key ("ops",
  * "memory", "collectives"; tp_report_doc_part_write, limit rows per ops
- * table). Returns the exit code. */
+ * table) of a report or of the command's own document (schema
+ * tpuprof.KEY/1, tp_report_doc_load_part). Returns the exit code. */
 int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
 			    const char *part, size_t limit);
 int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *a,

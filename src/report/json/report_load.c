@@ -36,7 +36,10 @@ bool tp_report_doc_saved(const char *path)
 	return looks_like_json(path);
 }
 
-static enum tp_err load_saved(json_t **out, const char *path, struct tp_error *err)
+/* A saved report, or with part (a schema: "tpuprof.ops/1") also a
+ * document of that one command. */
+static enum tp_err load_saved(json_t **out, const char *path, const char *part,
+			      struct tp_error *err)
 {
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je);
@@ -46,15 +49,32 @@ static enum tp_err load_saved(json_t **out, const char *path, struct tp_error *e
 		return tp_error_set(err, TP_ERR_INPUT, "%s: not a valid JSON report (line %d: %s)",
 				    path, je.line, je.text);
 	schema = json_string_value(json_object_get(doc, "schema"));
-	if (!tp_report_schema_ok(schema)) {
+	if (!tp_report_schema_ok(schema) && !(part && schema && strcmp(schema, part) == 0)) {
 		/* the message first: schema points into doc */
 		tp_error_set(err, TP_ERR_INPUT,
-			     "%s: not a tpuprof report (schema %s; make one with 'tpuprof report --format json')",
-			     path, schema ? schema : "missing");
+			     "%s: not a tpuprof report%s%s (schema %s; make one with 'tpuprof report --format json')",
+			     path, part ? " or " : "", part ? part : "", schema ? schema : "missing");
 		json_decref(doc);
 		return TP_ERR_INPUT;
 	}
 	*out = doc;
+	return TP_OK;
+}
+
+enum tp_err tp_report_doc_load_part(json_t **out, const char *path, const char *key,
+				    const char *schema, struct tp_error *err)
+{
+	json_t *doc;
+	enum tp_err rc = load_saved(&doc, path, schema, err);
+
+	if (rc != TP_OK)
+		return rc;
+	if (tp_report_schema_ok(json_string_value(json_object_get(doc, "schema")))) {
+		*out = doc;
+		return TP_OK;
+	}
+	*out = json_object();   /* the command's own document: as a report's part */
+	json_object_set_new(*out, key, doc);
 	return TP_OK;
 }
 
@@ -69,7 +89,7 @@ enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
 
 	*out = NULL;
 	if (n == 1 && looks_like_json(paths[0]))
-		return load_saved(out, paths[0], err);
+		return load_saved(out, paths[0], NULL, err);
 	oo.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
 	rc = tp_capture_open(&cap, paths, n, &oo, err);
 	if (rc != TP_OK)

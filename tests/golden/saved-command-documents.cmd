@@ -1,0 +1,1 @@
+--version >/dev/null; d=$(mktemp -d); for c in ops memory collectives; do $TPUPROF $c testdata/run-3hosts --format json -o $d/$c.json; done; $TPUPROF ops $d/ops.json --limit 3; $TPUPROF memory $d/memory.json | head -8; $TPUPROF collectives $d/collectives.json | head -8; { $TPUPROF ops $d/memory.json; echo "exit $?"; } 2>&1 | sed "s|$d|DIR|"; rm -rf $d
