@@ -5,24 +5,13 @@
  * document holds (docs/json.md, tpuprof.collectives/1). The device's
  * interconnect is named by what the document says of it: its figure.
  */
+#include "doc_text.h"
 #include "tpuprof/report/report_doc.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 #include "tpuprof/util/units.h"
-
-static const char *str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
-static int64_t num(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
 
 /* {{0,4},{1,5}}: the groups as XLA prints the explicit form. */
 static void groups_expanded(FILE *out, const json_t *groups)

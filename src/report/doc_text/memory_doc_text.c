@@ -7,6 +7,7 @@
  * What needs the HLO (--why, --split, sparklines, the shape's dims) is
  * the capture's.
  */
+#include "doc_text.h"
 #include "tpuprof/report/report_doc.h"
 
 #include <inttypes.h>
@@ -14,18 +15,6 @@
 #include <string.h>
 
 #include "tpuprof/util/units.h"
-
-static const char *str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
-static int64_t num(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
 
 /* Bytes of key, "-" when null. */
 static const char *bytes_or_dash(char *buf, size_t n, const json_t *o, const char *key)
@@ -61,19 +50,29 @@ static int by_size(const void *a, const void *b)
 	const json_t *const *x = a, *const *y = b;
 	int64_t sx = num(*x, "size_bytes"), sy = num(*y, "size_bytes");
 
-	return sx != sy ? (sx > sy ? -1 : 1) : (x < y ? -1 : x > y);
+	/* ties by logical buffer, as memory_text.c orders them */
+	return sx != sy ? (sx > sy ? -1 : 1) : (num(*x, "logical_buffer_id") > num(*y, "logical_buffer_id")) -
+						     (num(*x, "logical_buffer_id") < num(*y, "logical_buffer_id"));
+}
+
+const json_t **tp_doc_by_size(const json_t *list)
+{
+	size_t n = json_array_size(list);
+	const json_t **v = tp_xmalloc((n + 1) * sizeof(*v));
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_array_get(list, i);
+	qsort(v, n, sizeof(*v), by_size);
+	return v;
 }
 
 static void buffers(FILE *out, const json_t *m)
 {
 	const json_t *live = json_object_get(m, "live_at_peak");
 	size_t n = json_array_size(live);
-	const json_t **v = tp_xmalloc((n + 1) * sizeof(*v));
+	const json_t **v = tp_doc_by_size(live);
 	char b[32];
 
-	for (size_t i = 0; i < n; i++)
-		v[i] = json_array_get(live, i);
-	qsort(v, n, sizeof(*v), by_size);
 	fprintf(out, "  buffers live at the peak (%zu of %zu)\n", n, n);
 	for (size_t i = 0; i < n; i++) {
 		const json_t *shape = json_object_get(v[i], "shape");

@@ -7,6 +7,7 @@
  * core_groups[] (docs/json.md, tpuprof.ops/1). Names print whole: a saved
  * document is read to be grepped.
  */
+#include "doc_text.h"
 #include "tpuprof/report/report_doc.h"
 
 #include <inttypes.h>
@@ -14,18 +15,6 @@
 #include <string.h>
 
 #include "tpuprof/util/units.h"
-
-static const char *str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
-static int64_t num(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
 
 /* "all cores: host0 /device:TPU:0, /device:TPU:1, host1 ..." */
 static void group_head(FILE *out, const json_t *cores, const json_t *g)

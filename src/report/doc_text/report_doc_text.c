@@ -5,6 +5,7 @@
  * where the document holds them (docs/json.md), so `report pod.json`
  * reads as `report` over all the hosts' files would.
  */
+#include "doc_text.h"
 #include "tpuprof/report/report_doc.h"
 
 #include <inttypes.h>
@@ -20,18 +21,6 @@ static char slot[4][32];
 static json_t *get(const json_t *o, const char *key)
 {
 	return json_object_get(o, key);
-}
-
-static const char *str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(get(o, key));
-
-	return s ? s : "";
-}
-
-static int64_t num(const json_t *o, const char *key)
-{
-	return json_integer_value(get(o, key));
 }
 
 static void capture_line(FILE *out, const json_t *doc)
@@ -67,28 +56,16 @@ static void core_line(FILE *out, const json_t *c)
 	fputc('\n', out);
 }
 
-/* Live buffers, largest first, in document order among equals. */
-static int by_size(const void *a, const void *b)
-{
-	const json_t *const *x = a, *const *y = b;
-	int64_t sx = num(*x, "size_bytes"), sy = num(*y, "size_bytes");
-
-	return sx != sy ? (sx > sy ? -1 : 1) : (x < y ? -1 : x > y);
-}
-
 /* The highest compiler peak and the three largest buffers holding it. */
 static void peak_holders(FILE *out, const json_t *mod)
 {
 	const json_t *live = get(mod, "live_at_peak");
 	size_t n = json_array_size(live), shown = n < 3 ? n : 3;
-	const json_t **v = tp_xmalloc((n + 1) * sizeof(*v));
+	const json_t **v = tp_doc_by_size(live);
 	uint64_t peak = (uint64_t)num(mod, "peak_bytes"), rest = 0;
 
 	fprintf(out, "  highest compiler peak: %s, %s at heap event %" PRId64 "; held by\n",
 		str(mod, "name"), BYTES(0, peak), num(mod, "peak_heap_event"));
-	for (size_t i = 0; i < n; i++)
-		v[i] = json_array_get(live, i);
-	qsort(v, n, sizeof(*v), by_size);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t size = (uint64_t)num(v[i], "size_bytes");
 
