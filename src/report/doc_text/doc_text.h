@@ -25,8 +25,8 @@ static inline int64_t num(const json_t *o, const char *key)
 	return json_integer_value(json_object_get(o, key));
 }
 
-/* The elements of list, by size_bytes largest first, then by
- * logical_buffer_id (memory_doc_text.c). */
+/* The elements of list, by size_bytes largest first, in list order
+ * among equals (memory_doc_text.c). */
 const json_t **tp_doc_by_size(const json_t *list);
 
 #endif

@@ -45,24 +45,33 @@ static void core_row(FILE *out, const json_t *c)
 		bytes_or_dash(cap, sizeof(cap), c, "capacity_bytes"), room);
 }
 
+struct ranked {
+	const json_t *v;
+	size_t i;                /* its place in the document */
+};
+
+/* Largest first; ties in document order (the order memory_text.c's
+ * buffers take). */
 static int by_size(const void *a, const void *b)
 {
-	const json_t *const *x = a, *const *y = b;
-	int64_t sx = num(*x, "size_bytes"), sy = num(*y, "size_bytes");
+	const struct ranked *x = a, *y = b;
+	int64_t sx = num(x->v, "size_bytes"), sy = num(y->v, "size_bytes");
 
-	/* ties by logical buffer, as memory_text.c orders them */
-	return sx != sy ? (sx > sy ? -1 : 1) : (num(*x, "logical_buffer_id") > num(*y, "logical_buffer_id")) -
-						     (num(*x, "logical_buffer_id") < num(*y, "logical_buffer_id"));
+	return sx != sy ? (sx > sy ? -1 : 1) : (x->i > y->i) - (x->i < y->i);
 }
 
 const json_t **tp_doc_by_size(const json_t *list)
 {
 	size_t n = json_array_size(list);
+	struct ranked *r = tp_xmalloc((n + 1) * sizeof(*r));
 	const json_t **v = tp_xmalloc((n + 1) * sizeof(*v));
 
 	for (size_t i = 0; i < n; i++)
-		v[i] = json_array_get(list, i);
-	qsort(v, n, sizeof(*v), by_size);
+		r[i] = (struct ranked){ json_array_get(list, i), i };
+	qsort(r, n, sizeof(*r), by_size);
+	for (size_t i = 0; i < n; i++)
+		v[i] = r[i].v;
+	free(r);
 	return v;
 }
 
