@@ -7,6 +7,9 @@ memory's live buffers, its split suggestions and their JSON names), each
 fed back into `memory --why NAME` and `memory --split NAME:1`. A name is
 taken back when --why exits 0 and --split exits 0 or refuses only the
 split itself (a scalar or tuple has no dimension to split), never the name.
+The same for modules (memory's and report's JSON, into `memory --module`
+and `ops --module`) and name scopes (report's text and memory's JSON, into
+`check --scope`, which exits 0 or 1, never 2).
 
     python3 tests/names/names_back.py build/tpuprof
 Captures of ../shared are skipped (and said so) where it is absent.
@@ -77,6 +80,43 @@ def names_of(tpuprof, cap):
     return names
 
 
+def modules_and_scopes(tpuprof, cap):
+    """Module names and name scopes the report and memory print: scopes of
+    the peak (checked with a memory rule) and of op time (with one that
+    measures under a scope whatever the capture holds)."""
+    mods, scopes = set(), {}
+    _, out, _ = run(tpuprof, ["memory", cap, "--format", "json"])
+    for m in json.loads(out)["modules"]:
+        mods.add(m["name"])
+        for s in m["scopes"]:
+            if s["path"]:
+                scopes[s["path"]] = ["--max-peak", "1TiB"]
+    _, out, _ = run(tpuprof, ["report", cap])
+    for m in re.finditer(r"^ +\S+ \S+ +[\d.]+%  scope (.+)$", out, re.M):
+        if m.group(1) != "(no scope)":
+            scopes.setdefault(m.group(1), ["--max-collective-bytes", "1TiB"])
+    return mods, scopes
+
+
+def check_modules_scopes(tpuprof, cap):
+    fails = checked = 0
+    mods, scopes = modules_and_scopes(tpuprof, cap)
+    for m in sorted(mods):
+        for cmd in ("memory", "ops"):
+            checked += 1
+            rc, _, err = run(tpuprof, [cmd, cap, "--module", m])
+            if rc != 0:
+                fails += 1
+                print("FAIL %s: module '%s': %s --module exit %d: %s" % (cap, m, cmd, rc, err.strip()))
+    for s, rule in sorted(scopes.items()):
+        checked += 1
+        rc, _, err = run(tpuprof, ["check", cap, "--scope", s] + rule)
+        if rc not in (0, 1):
+            fails += 1
+            print("FAIL %s: scope '%s': check --scope exit %d: %s" % (cap, s, rc, err.strip()))
+    return fails, checked
+
+
 def main():
     tpuprof = sys.argv[1]
     fails = checked = 0
@@ -84,6 +124,8 @@ def main():
     for cap in CAPTURES:
         if cap in skipped:
             continue
+        f, n = check_modules_scopes(tpuprof, cap)
+        fails, checked = fails + f, checked + n
         for name, where in sorted(names_of(tpuprof, cap).items()):
             checked += 1
             rc, _, err = run(tpuprof, ["memory", cap, "--why", name])
@@ -96,7 +138,7 @@ def main():
                 print("FAIL %s: '%s' (printed by %s): --split exit %d: %s" % (cap, name, where, rc, err.strip()))
     if skipped:
         print("names: skipped %d captures of ../shared (absent)" % len(skipped))
-    print("names: %d names taken back, %d failed" % (checked, fails))
+    print("names: %d names (buffers, modules, scopes) taken back, %d failed" % (checked, fails))
     return 1 if fails or not checked else 0
 
 
