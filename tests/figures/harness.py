@@ -31,6 +31,8 @@ CAPTURES = [
     ("tf-gpu", "testdata/tf-gpu.xplane.pb"),
     ("layout-b", "testdata/layout-b.xplane.pb.gz"),
     ("run-3hosts", "testdata/run-3hosts"),
+    # one host of the three: its replica groups name the others' devices
+    ("run-3hosts-host0", "testdata/run-3hosts/host0.xplane.pb"),
     ("jit_train_step", "testdata/jit_train_step.hlo_proto.pb"),
     ("multi-trace", "testdata/multi-trace.hlo_proto.pb"),
     ("xla-dump", "testdata/xla-dump"),
@@ -76,7 +78,7 @@ NO_FLOPS = NO_CAPACITY | {"mi300x-attention", "mi300x-elementwise", "mi300x-gemm
 # captures with steps (GPU ones: inferred from the busiest program's
 # kernels, or from group_id), where the debug-print advice is judged
 WITH_STEPS = {"tpu-v6e-4chip", "v100x8-tf", "small", "diff-b", "diff-longer", "collectives", "layout-b",
-              "run-3hosts", "debug-print", "mi300x-attention", "mi300x-elementwise", "mi300x-gemm",
+              "run-3hosts", "run-3hosts-host0", "debug-print", "mi300x-attention", "mi300x-elementwise", "mi300x-gemm",
               "mi300x8-conv3d", "jax-gpu", "tf-gpu"}
 
 
