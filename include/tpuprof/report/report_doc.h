@@ -62,11 +62,13 @@ enum tp_err tp_ops_doc_text(FILE *out, const json_t *doc, size_t limit, struct t
  * content is JSON; tp_report_doc_load reads it). */
 bool tp_report_doc_saved(const char *path);
 
-/* A saved document for one command's part key ("ops"): a report, or
- * that command's own document (schema, "tpuprof.ops/1": `ops --format
- * json`), then returned as a report holding it under key. */
-enum tp_err tp_report_doc_load_part(json_t **out, const char *path, const char *key,
-				    const char *schema, struct tp_error *err);
+/* A saved document for one command's part *key ("ops"): a report, or
+ * that command's own document (schema "tpuprof.ops/1": `ops --format
+ * json`), then returned as a report holding it under *key. With *key
+ * NULL (report) a report or any of those: *key is then set to the part
+ * the document is, or left NULL for a report. */
+enum tp_err tp_report_doc_load_part(json_t **out, const char *path, const char **key,
+				    struct tp_error *err);
 
 /* The report document of a saved `report --format json` file (one path
  * whose content is JSON with schema tpuprof.report/1) or of captures

@@ -99,7 +99,7 @@ static int run_report(int argc, char **argv)
 		return code;
 	TP_CLI_FILTER_COPY(&run.f, &o.filter);
 	if (tp_cli_saved_report(&o))   /* report pod.json: drawn again */
-		return tp_cli_run_saved_report(&tp_cmd_report, &o, NULL, 0);
+		return tp_cli_run_saved_report(&tp_cmd_report, &o, NULL, 20);
 	return tp_cli_run_analysis(&o, &steps, &run);
 }
 

@@ -199,7 +199,9 @@ bool tp_cli_saved_report(const struct tp_common_opts *o);
  * o's format: the whole report, or the part under that key ("ops",
  * "memory", "collectives"; tp_report_doc_part_write, limit rows per ops
  * table) of a report or of the command's own document (schema
- * tpuprof.KEY/1, tp_report_doc_load_part). Returns the exit code. */
+ * tpuprof.KEY/1, tp_report_doc_load_part); with part NULL (report) a
+ * report or any command's document, drawn as that command draws it.
+ * Returns the exit code. */
 int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
 			    const char *part, size_t limit);
 int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *a,

@@ -37,36 +37,22 @@ bool tp_cli_saved_report(const struct tp_common_opts *o)
 	return o->n_captures == 1 && tp_report_doc_saved(o->captures[0]);
 }
 
-/* The document: a report for report; for a part, a report or the
- * command's own document (the schema says which). */
-static enum tp_err load(struct tp_common_opts *o, const char *part, json_t **doc,
-			struct tp_error *err)
-{
-	struct tp_report_filter f = { 0 };
-	char schema[64];
-
-	if (!part)
-		return tp_report_doc_load(doc, (const char *const *)o->captures, 1, &o->open, &f,
-					  err);
-	snprintf(schema, sizeof(schema), "tpuprof.%s/1", part);
-	return tp_report_doc_load_part(doc, o->captures[0], part, schema, err);
-}
-
 int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
 			    const char *part, size_t limit)
 {
 	struct tp_error err = { 0 };
 	struct tp_output out;
-	json_t *doc, *shown;
+	json_t *doc;
 	int code;
 
 	if (o->filter.host || o->filter.core || o->filter.module)
 		return tp_cli_usage_error(cmd, "%s is a saved report: --host, --core and --module "
 					  "apply to captures", o->captures[0]);
-	if (load(o, part, &doc, &err) != TP_OK)
+	/* a report, or a command's own document (the schema tells which;
+	 * report draws any of them) */
+	if (tp_report_doc_load_part(&doc, o->captures[0], &part, &err) != TP_OK)
 		return tp_cli_fail(&err);
-	shown = part ? json_object_get(doc, part) : doc;
-	if (!shown) {
+	if (part && !json_object_get(doc, part)) {
 		json_decref(doc);
 		tp_cli_error("%s: the saved report has no '%s' document", o->captures[0], part);
 		return TP_EXIT_INPUT;

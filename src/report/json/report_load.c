@@ -36,8 +36,23 @@ bool tp_report_doc_saved(const char *path)
 	return looks_like_json(path);
 }
 
-/* A saved report, or with part (a schema: "tpuprof.ops/1") also a
- * document of that one command. */
+/* The part key of a command's own document: "ops" for tpuprof.ops/1
+ * (of want, or of any of the three when want is NULL); NULL otherwise. */
+static const char *part_of(const char *schema, const char *want)
+{
+	static const char *const parts[] = { "ops", "memory", "collectives" };
+	char s[64];
+
+	for (size_t i = 0; schema && i < 3; i++) {
+		snprintf(s, sizeof(s), "tpuprof.%s/1", parts[i]);
+		if (strcmp(schema, s) == 0 && (!want || strcmp(want, parts[i]) == 0))
+			return parts[i];
+	}
+	return NULL;
+}
+
+/* A saved report, or with part ("ops"; "*": any) also a document of
+ * that one command. */
 static enum tp_err load_saved(json_t **out, const char *path, const char *part,
 			      struct tp_error *err)
 {
@@ -49,11 +64,13 @@ static enum tp_err load_saved(json_t **out, const char *path, const char *part,
 		return tp_error_set(err, TP_ERR_INPUT, "%s: not a valid JSON report (line %d: %s)",
 				    path, je.line, je.text);
 	schema = json_string_value(json_object_get(doc, "schema"));
-	if (!tp_report_schema_ok(schema) && !(part && schema && strcmp(schema, part) == 0)) {
+	if (!tp_report_schema_ok(schema) &&
+	    !(part && part_of(schema, strcmp(part, "*") ? part : NULL))) {
 		/* the message first: schema points into doc */
 		tp_error_set(err, TP_ERR_INPUT,
-			     "%s: not a tpuprof report%s%s (schema %s; make one with 'tpuprof report --format json')",
-			     path, part ? " or " : "", part ? part : "", schema ? schema : "missing");
+			     "%s: not a tpuprof report%s%s%s (schema %s; make one with 'tpuprof report --format json')",
+			     path, part ? " or a tpuprof." : "", part && strcmp(part, "*") ? part : part ? "ops, memory or collectives" : "",
+			     part ? " document" : "", schema ? schema : "missing");
 		json_decref(doc);
 		return TP_ERR_INPUT;
 	}
@@ -61,11 +78,12 @@ static enum tp_err load_saved(json_t **out, const char *path, const char *part,
 	return TP_OK;
 }
 
-enum tp_err tp_report_doc_load_part(json_t **out, const char *path, const char *key,
-				    const char *schema, struct tp_error *err)
+enum tp_err tp_report_doc_load_part(json_t **out, const char *path, const char **key,
+				    struct tp_error *err)
 {
 	json_t *doc;
-	enum tp_err rc = load_saved(&doc, path, schema, err);
+	enum tp_err rc = load_saved(&doc, path, *key ? *key : "*", err);
+	const char *part;
 
 	if (rc != TP_OK)
 		return rc;
@@ -73,8 +91,10 @@ enum tp_err tp_report_doc_load_part(json_t **out, const char *path, const char *
 		*out = doc;
 		return TP_OK;
 	}
+	part = part_of(json_string_value(json_object_get(doc, "schema")), NULL);
+	*key = part;
 	*out = json_object();   /* the command's own document: as a report's part */
-	json_object_set_new(*out, key, doc);
+	json_object_set_new(*out, part, doc);
 	return TP_OK;
 }
 
