@@ -1,7 +1,8 @@
 # tpuprof - a plain Makefile (GNU make).
 #
 #   make                 build build/tpuprof
-#   make check           unit, golden and corrupt-input tests, chunked
+#   make check           (without ../shared: all but the reference suites,
+#                        said in one line) unit, golden and corrupt-input tests, chunked
 #                        captures (make riegeli-test), the HTML page in
 #                        headless Chromium (make html) and the figures
 #                        contract (make figures)
@@ -79,7 +80,7 @@ ci-gate-test: $(BIN)
 house: $(BIN)
 	python3 tests/house/check_house.py $(BUILD)
 
-.PHONY: all check unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode ci-gate-test run deps bench clean install valgrind tsan fuzz testdata
+.PHONY: all check names-test summary-test oom-stream oom-families unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode ci-gate-test run deps bench clean install valgrind tsan fuzz testdata
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -142,11 +143,19 @@ WHY_CAPTURES := $(addprefix ../shared/captures/,tpu-v6e-jax-inference-4chip/tpu_
 
 # Independent cross-checks: a Python reader on the shared captures
 # (../shared/captures) and the generator's ground truth for testdata/.
-reference: $(BIN)
+reference: $(BIN) summary-test
 	python3 tests/reference/compare_info.py $(BIN) ../shared/captures
 	python3 tests/reference/compare_memory.py $(BIN)
 	/usr/bin/python3 tests/reference/memory/why_check.py $(BIN) $(WHY_CAPTURES)
+
+# The generator's ground truth for testdata/ (needs only the repository).
+summary-test: $(BIN)
 	python3 tests/compare_summary.py $(BIN)
+
+# Every buffer name check, report and memory print, in text and JSON,
+# taken back as printed by memory --why and --split (issue 39).
+names-test: $(BIN)
+	python3 tests/names/names_back.py $(BIN)
 
 svg: $(BIN)
 	sh tests/svg_test.sh $(BIN)
@@ -179,10 +188,17 @@ trace-test: $(BIN) $(TRACE_DUMP)
 
 # `tpuprof oom` held to the shared reports' reference figures and their
 # variants; then a report inside 100 MB of log read from a pipe.
-oom-test: $(BIN)
+oom-test: $(BIN) oom-stream
 	python3 tests/oom/check_oom.py $(BIN)
 	python3 tests/oom/check_oom_variants.py $(BIN)
+
+# Every family of report, made up but faithful (testdata/oom/): needs only
+# the repository.
+oom-families: $(BIN)
 	python3 tests/oom/check_oom_families.py $(BIN)
+
+# The repository's synthetic report inside 100 MB of log, from a pipe.
+oom-stream: $(BIN)
 	OOM_RSS_MB=$(if $(SANITIZE),128,32) sh tests/oom/stream_test.sh $(BIN)
 
 # Every JSON key emitted is documented in docs/json.md, and vice versa.
@@ -212,9 +228,16 @@ figures: $(BIN)
 fetch-tests: $(BIN)
 	TPUPROF=$(BIN) sh tests/fetch/run.sh
 
+# ../shared (beside the project: the reference captures and OOM reports)
+# feeds the reference suites; a clone without it runs every test that
+# needs only the repository, and says which suites it skipped (.ci/run
+# refuses to run without it, so CI never skips them).
+HAVE_SHARED := $(wildcard ../shared/captures)
+REFERENCE_SUITES := reference oom-test html contract riegeli-test fetch-tests
 check:
 	@sh tests/install_deps.sh
-	@$(MAKE) --no-print-directory all unit golden reference oom-test svg html contract figures merge-test scale-test trace-test riegeli-test fetch-tests house output-mode ci-gate-test
+	@$(MAKE) --no-print-directory all unit golden summary-test names-test oom-stream oom-families svg figures merge-test scale-test trace-test house output-mode ci-gate-test $(if $(HAVE_SHARED),$(REFERENCE_SUITES))
+	@$(if $(HAVE_SHARED),true,echo "make check: ../shared is absent: skipped the reference suites $(REFERENCE_SUITES), and in the others the tests that read it")
 	@echo "make check: all test suites passed"
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet

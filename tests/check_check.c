@@ -126,6 +126,7 @@ static const struct {
 
 START_TEST(test_rules)
 {
+	NEED_SHARED();
 	struct tp_check_opts o = cases[_i].o;
 	struct tp_error err = { 0 };
 	struct tp_check c;

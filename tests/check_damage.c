@@ -128,6 +128,7 @@ END_TEST
  * the text-mode copy that did it. */
 START_TEST(test_mangled_stays_refused)
 {
+	NEED_SHARED();
 	const char *path = "../shared/captures/bad-tpu-v6e-mangled-bytes/tpu_inference_2.xplane.pb";
 	char want[512];
 	struct tp_capture cap;

@@ -10,6 +10,8 @@
  * the report documents must be equal byte for byte; corrupt bytes
  * anywhere must give the same error either way.
  */
+#include "testutil.h"
+
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +81,7 @@ static char *report_of(const char *path, size_t defer, unsigned threads)
 
 START_TEST(test_same_report)
 {
+	NEED_SHARED();
 	char *plain = report_of(captures[_i], 0, 1);
 	char *fast = report_of(captures[_i], 1, 3);
 

@@ -205,6 +205,7 @@ static const struct fig_case fig_cases[] = {
 
 START_TEST(test_figures)
 {
+	NEED_SHARED();
 	const struct fig_case *k = &fig_cases[_i];
 	struct tp_capture cap;
 	const struct tp_plane *pl = NULL;
@@ -236,6 +237,7 @@ END_TEST
  * op is measured against follows its precision. */
 START_TEST(test_detect_and_peaks)
 {
+	NEED_SHARED();
 	struct tp_capture cap;
 	struct tp_device_hints none = { NULL, 0, 0 };
 	struct tp_device_figures f;
@@ -351,6 +353,7 @@ END_TEST
  * capacity, 33550237696 bytes, on each) and of every MI300X GPU. */
 START_TEST(test_memory_headroom)
 {
+	NEED_SHARED();
 	static const struct { const char *capture; size_t cores; uint64_t capacity; uint64_t peak[8]; } cases[] = {
 		/* runtime peaks of EXPECTED.md exceed the compiler peaks */
 		{ TPU, 4, UINT64_C(33550237696),
@@ -389,6 +392,7 @@ END_TEST
 /* --hbm below the peak: negative headroom and the > 90% warning. */
 START_TEST(test_memory_over_capacity)
 {
+	NEED_SHARED();
 	struct tp_mem_options opt = { .max_suggestions = 5 };
 	struct tp_memory_filter mf = { .core = "0", .hbm = UINT64_C(21474836480) };
 	struct tp_error err = { 0 };

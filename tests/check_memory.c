@@ -57,6 +57,7 @@ static void open_capture(const char *path, struct tp_capture *cap, struct tp_mem
 
 START_TEST(test_shared_modules)
 {
+	NEED_SHARED();
 	struct tp_capture cap;
 	struct tp_memory mem;
 	struct tp_memory_filter f = { .module = expected_modules[_i].program_id };
@@ -85,6 +86,7 @@ END_TEST
  * headroom there, and the largest scoped VMEM allocation. */
 START_TEST(test_v6e_memory_figures)
 {
+	NEED_SHARED();
 	static const char *const v6e = CAP "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb";
 	struct tp_capture cap;
 	struct tp_memory mem;
@@ -160,6 +162,7 @@ static const struct {
 
 START_TEST(test_shared_runtime)
 {
+	NEED_SHARED();
 	struct tp_capture cap;
 	struct tp_memory mem;
 	struct tp_memory_filter f = { 0 };

@@ -290,6 +290,7 @@ END_TEST
 /* Every shared report read whole and one byte at a time: the same. */
 START_TEST(test_pieces)
 {
+	NEED_SHARED();
 	static const char *const names[] = {
 		"01-tpu-v3-tf1-detection-au2018.log", "13-tpu-v4-jax-easydel-falcon.log",
 		"28-tpu-v2-ptxla-runtime-reserve-table.log", "34-gpu-jax-bufferassignment-peak-buffers.log",
@@ -315,6 +316,7 @@ END_TEST
 
 START_TEST(test_explain_known)
 {
+	NEED_SHARED();
 	struct tp_oom_log log;
 	struct tp_oom_explain e;
 	static char buf[1 << 16];
@@ -355,6 +357,7 @@ END_TEST
  * none of resnet152's own scopes counts again beside it. */
 START_TEST(test_explain_cover_set)
 {
+	NEED_SHARED();
 	struct tp_oom_log log;
 	struct tp_oom_explain e;
 	static char buf[1 << 16];

@@ -63,6 +63,7 @@ static void open_capture(struct tp_capture *cap, const char *path)
 
 START_TEST(test_core_sums)
 {
+	NEED_SHARED();
 	const struct core_case *c = &cores[_i];
 	struct tp_capture cap;
 	struct tp_ops ops;
@@ -98,6 +99,7 @@ END_TEST
 /* EXPECTED.md: the longest op of each TPU core. */
 START_TEST(test_longest_tpu_op)
 {
+	NEED_SHARED();
 	static const int64_t longest[] = { INT64_C(19444140796250), INT64_C(19443587217500),
 					   INT64_C(19443452867500), INT64_C(19442034850000) };
 	struct tp_capture cap;
@@ -124,6 +126,7 @@ END_TEST
 
 START_TEST(test_filters)
 {
+	NEED_SHARED();
 	static const struct { struct tp_ops_filter f; enum tp_err rc; size_t cores; } cases[] = {
 		{ { .core = "/device:TPU:2" }, TP_OK, 1 },
 		{ { .core = "TPU:2" }, TP_OK, 1 }, /* refused before the one selection */
@@ -154,6 +157,7 @@ END_TEST
 /* The 12 all-reduce executions: 3 per core, with bytes, groups, times. */
 START_TEST(test_tpu_all_reduce)
 {
+	NEED_SHARED();
 	static const int64_t groups[] = { 0, 4, 1, 5, 2, 6, 3, 7 };
 	struct tp_capture cap;
 	struct tp_collectives c;
@@ -398,6 +402,7 @@ END_TEST
  * handmade module: parameter p, custom-call k(p), add a(p, k). */
 START_TEST(test_cost_source)
 {
+	NEED_SHARED();
 	static const char *const names[] = { "p", "k", "a" };
 	static const char *const opcodes[] = { "parameter", "custom-call", "add" };
 	int64_t operand_ids[] = { 1, 2 };
@@ -576,6 +581,7 @@ END_TEST
  * lands in a step, and each step splits exactly into its three parts. */
 START_TEST(test_steps)
 {
+	NEED_SHARED();
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_error err = { 0 };
@@ -737,6 +743,7 @@ static char *nest_capture(const int *order)
 
 START_TEST(test_nest_orders)
 {
+	NEED_SHARED();
 	char *path = nest_capture(nest_orders[_i]);
 	const char *paths[1] = { path };
 	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
@@ -821,6 +828,7 @@ static void step_line(struct pb *plane, const char *name, const int64_t (*ev)[3]
 
 START_TEST(test_inferred_steps)
 {
+	NEED_SHARED();
 	static const char *const names[] = { "program_id", "symbol_id", "hlo_category" };
 	static const int64_t modules[][3] = {
 		{ 20, 1000, 1200 }, { 21, 2500, 100 }, { 20, 3000, 500 }, { 20, 4000, 500 },
@@ -966,6 +974,7 @@ END_TEST
  * one whole group per core. */
 START_TEST(test_all_cores)
 {
+	NEED_SHARED();
 	static const struct { size_t core; uint64_t program; const char *name; int64_t self; uint64_t n; } in[] = {
 		{ 0, 7, "a", 100, 2 }, { 0, 7, "b", 10, 1 }, { 0, 9, "c", 5, 1 },
 		{ 1, 7, "a", 120, 2 }, { 1, 7, "b", 30, 1 },

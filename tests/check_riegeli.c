@@ -154,6 +154,7 @@ static void assert_same(const struct recs *got, const struct recs *want,
 
 START_TEST(test_golden_records)
 {
+	NEED_SHARED();
 	for (size_t f = 0; f < sizeof(simple) / sizeof(simple[0]); f++) {
 		struct recs got = { 0 }, want;
 		struct tp_riegeli_info info;
@@ -179,6 +180,7 @@ END_TEST
 
 START_TEST(test_transposed_refused)
 {
+	NEED_SHARED();
 	static const char *const files[] = {
 		"transposed_multi_brotli.riegeli", "transposed_nonproto_brotli.riegeli",
 		"transposed_nonproto_uncompressed.riegeli",
@@ -234,6 +236,7 @@ static uint64_t next_after(const uint8_t *p, size_t n, uint64_t begin)
 
 START_TEST(test_damage_at_chunk_boundaries)
 {
+	NEED_SHARED();
 	for (size_t f = 1; f < sizeof(simple) / sizeof(simple[0]); f++) {
 		struct recs all = { 0 };
 		struct tp_riegeli_info info;
@@ -925,6 +928,7 @@ static size_t assert_same_events(const struct tp_xspace *want,
  * + 19270, GPU 15354 + 19 + 3875 + 3880. */
 START_TEST(test_in_place_shared_captures)
 {
+	NEED_SHARED();
 	static const struct {
 		const char *name;
 		size_t kept, page_maps, events;

@@ -56,6 +56,7 @@ static const struct {
 
 START_TEST(test_tpu_ops)
 {
+	NEED_SHARED();
 	struct tp_capture cap;
 	struct tp_ops ops;
 	const struct tp_op *o;
@@ -90,6 +91,7 @@ END_TEST
  * host memory S(5) is a host transfer, not HBM-bound. */
 START_TEST(test_tpu_async_pairs)
 {
+	NEED_SHARED();
 	static const char *const starts[] = { "copy-start", "copy-start.1", "copy-start.2",
 					      "copy-start.3", "copy-start.4", "copy-start.5" };
 	static const char *const dones[] = { "copy-done", "copy-done.1", "copy-done.2",
@@ -166,6 +168,7 @@ END_TEST
  * 92475685460000 ps, busy 78783723903750 ps. */
 START_TEST(test_tpu_core)
 {
+	NEED_SHARED();
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_module_work *mods;
@@ -206,6 +209,7 @@ END_TEST
 /* What if on a v5e: its table peak (197 TFLOP/s) and bandwidth (819 GB/s). */
 START_TEST(test_tpu_whatif)
 {
+	NEED_SHARED();
 	struct tp_capture cap;
 	struct tp_ops ops;
 	const struct tp_op *o;
@@ -228,6 +232,7 @@ END_TEST
 /* MI300X captures carry no FLOPs or bytes: every figure missing, said. */
 START_TEST(test_gpu_gap)
 {
+	NEED_SHARED();
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_work w;
@@ -290,6 +295,7 @@ END_TEST
  * four cores; v6e ICI 800 GB/s both ways, so 400 GB/s one way. */
 START_TEST(test_collective_link)
 {
+	NEED_SHARED();
 	struct tp_capture cap;
 	struct tp_collectives c;
 	struct tp_error err = { 0 };
@@ -375,6 +381,7 @@ static const struct {
 
 START_TEST(test_check_rules)
 {
+	NEED_SHARED();
 	json_t *doc = load(rules[_i].path);
 	struct tp_error err = { 0 };
 	struct tp_check c;
@@ -428,6 +435,7 @@ static const json_t *row_of(const json_t *diff, const char *section, const char 
  * its utilization from the 918 to the 197 TFLOP/s peak. */
 START_TEST(test_diff_device)
 {
+	NEED_SHARED();
 	json_t *a = load_as(TPU, NULL), *b = load_as(TPU, "v5e");
 	json_t *d = tp_diff_reports(a, b, "a", "b");
 	const json_t *r = row_of(d, "memory_cores_headroom", "/device:TPU:0");

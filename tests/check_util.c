@@ -160,6 +160,34 @@ START_TEST(test_fmt)
 }
 END_TEST
 
+/* Free memory and its share are upper bounds: cut down, never rounded
+ * up (issue 39: "80.0 GiB (100.0%) free" with 8 MiB of 80 GiB used). */
+START_TEST(test_fmt_down)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *down, *nearest;
+	} cases[] = {
+		{ (UINT64_C(80) << 30) - (UINT64_C(8) << 20), "79.9 GiB", "80.0 GiB" },
+		{ UINT64_C(80) << 30, "80.0 GiB", "80.0 GiB" },          /* exact: the same */
+		{ (UINT64_C(32) << 30) - (UINT64_C(16) << 20), "31.9 GiB", "32.0 GiB" },
+		{ UINT64_C(1023), "1023 B", "1023 B" },
+		{ (UINT64_C(10) << 20) - 1, "9.99 MiB", "10.00 MiB" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_str_eq(tp_fmt_bytes_down(buf, sizeof(buf), cases[i].bytes), cases[i].down);
+		ck_assert_str_eq(tp_fmt_bytes(buf, sizeof(buf), cases[i].bytes), cases[i].nearest);
+	}
+	ck_assert_str_eq(tp_fmt_pct_down(buf, sizeof(buf), 99.990135), "99.9%");
+	ck_assert_str_eq(tp_fmt_pct_down(buf, sizeof(buf), 100.0), "100.0%");
+	ck_assert_str_eq(tp_fmt_pct_down(buf, sizeof(buf), 35.9), "35.9%");   /* no 35.8 */
+	ck_assert_str_eq(tp_fmt_pct_down(buf, sizeof(buf), 0.3), "0.3%");
+	ck_assert_str_eq(tp_fmt_pct_down(buf, sizeof(buf), -5.26), "-5.3%"); /* an overrun: as is */
+}
+END_TEST
+
 START_TEST(test_json_scalars)
 {
 	json_t *j;
@@ -213,6 +241,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_parse_fraction, 0, sizeof(fractions) / sizeof(fractions[0]));
 	tcase_add_loop_test(tc, test_parse_duration, 0, sizeof(durations) / sizeof(durations[0]));
 	tcase_add_loop_test(tc, test_fmt, 0, sizeof(times) / sizeof(times[0]));
+	tcase_add_test(tc, test_fmt_down);
 	tcase_add_test(tc, test_json_scalars);
 	tcase_add_test(tc, test_error_corrupt_at);
 	suite_add_tcase(s, tc);

@@ -92,10 +92,10 @@ case_ debug-print-inferred "" testdata/debug-print-inferred/host0.xplane.pb test
 case_ near-capacity "--hbm 20MiB" testdata/run-3hosts/host0.xplane.pb testdata/run-3hosts/host1.xplane.pb testdata/run-3hosts/host2.xplane.pb
 case_ two-captures "" testdata/small.xplane.pb testdata/layout-b.xplane.pb.gz
 case_ with-hlo-file "" testdata/small.xplane.pb testdata/jit_train_step.hlo_proto.pb
-case_ shared "" ../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
+[ -d ../shared/captures ] && case_ shared "" ../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
 # GPU steps (inferred, and from group_id) with their compute by category
-case_ gpu-steps "" testdata/tf-gpu-steps.xplane.pb ../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb
-case_ shared-tf "" ../shared/captures/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb ../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb
+[ -d ../shared/captures ] && case_ gpu-steps "" testdata/tf-gpu-steps.xplane.pb ../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb
+[ -d ../shared/captures ] && case_ shared-tf "" ../shared/captures/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb ../shared/captures/gpu-mi300x8-jax-conv3d/tw003.xplane.pb
 # --expect N with hosts missing: named, the merge written, exit 1 (it was
 # 0); -q silences the names, not the status; all there: exit 0
 expect_case() { # what, want exit, want stderr, merge args...
@@ -112,10 +112,20 @@ expect_case() { # what, want exit, want stderr, merge args...
 	fi
 }
 r=$tmp/run-3hosts
-expect_case "--expect 3, host1 missing" 1 "tpuprof: merge: 1 host missing of 3: host1" --expect 3 "$r.0.json" "$r.2.json"
+expect_case "--expect 3, host1 missing" 1 "tpuprof: merge: 2 hosts of 3 expected
+tpuprof: merge: 1 host missing from the hosts' numbering: host1" --expect 3 "$r.0.json" "$r.2.json"
 expect_case "--expect 3 -q, host1 missing" 1 "" -q --expect 3 "$r.0.json" "$r.2.json"
-expect_case "--expect 4, host3 missing" 1 "tpuprof: merge: 1 host missing of 4: host3" --expect 4 "$r.0.json" "$r.1.json" "$r.2.json"
+# host0..host2 leave no gap: the fourth host is not named from the count
+expect_case "--expect 4, one more than the numbering" 1 "tpuprof: merge: 3 hosts of 4 expected (the host names show no gap in a numbered series: which are missing is not known)" --expect 4 "$r.0.json" "$r.1.json" "$r.2.json"
 expect_case "--expect 3, all there" 0 "" --expect 3 "$r.0.json" "$r.1.json" "$r.2.json"
-expect_case "a gap without --expect" 0 "tpuprof: merge: 1 host missing of 3: host1" "$r.0.json" "$r.2.json"
+expect_case "a gap without --expect" 0 "tpuprof: merge: 1 host missing from the hosts' numbering: host1" "$r.0.json" "$r.2.json"
+# one host whose name ends in digits is one host, not host 2 of 0..2
+if [ -f ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb ]; then
+	$tpuprof report --format json -o "$tmp/v6e.json" ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
+	$tpuprof report --format json -o "$tmp/tw003.json" ../shared/captures/gpu-mi300x-jax-gemm/tw003.xplane.pb
+	expect_case "v6e tpu_inference_2, --expect 1" 0 "" --expect 1 "$tmp/v6e.json"
+	expect_case "v6e tpu_inference_2, --expect 2" 1 "tpuprof: merge: 1 host of 2 expected (the host names show no gap in a numbered series: which are missing is not known)" --expect 2 "$tmp/v6e.json"
+	expect_case "tw003, --expect 1" 0 "" --expect 1 "$tmp/tw003.json"
+fi
 echo "merge: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -62,10 +62,12 @@ pipe_closed() { # WHAT ARGS...
 		fail=$((fail + 1)); echo "FAIL closed pipe: $what: exit $rc, $(cat "$tmp/pipe.err")"; fi
 }
 v6e=../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
-pipe_closed "info --format json" info --format json $v6e
-pipe_closed "memory --format html" memory --format html $v6e
-pipe_closed "trace -o -" trace -o - $v6e
-pipe_closed "trace -o /dev/stdout" trace -o /dev/stdout $v6e
-pipe_closed "report --format json -o /dev/stdout" report --format json -o /dev/stdout $v6e
+if [ -f $v6e ]; then  # a clone without ../shared runs the rest
+	pipe_closed "info --format json" info --format json $v6e
+	pipe_closed "memory --format html" memory --format html $v6e
+	pipe_closed "trace -o -" trace -o - $v6e
+	pipe_closed "trace -o /dev/stdout" trace -o /dev/stdout $v6e
+	pipe_closed "report --format json -o /dev/stdout" report --format json -o /dev/stdout $v6e
+fi
 echo "output mode: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

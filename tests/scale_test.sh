@@ -136,8 +136,11 @@ tpuprof merge --expect 1024 -o "$tmp/pod2.json" "$tmp/pod" "$tmp/pod/host0005.js
 rc=$?
 # missing hosts under --expect: exit 1, the merge still written
 if [ $rc = 1 ] && [ -s "$tmp/pod2.json" ]; then ok; else bad "hosts missing under --expect: exit $rc"; fi
+# host1023 was the last: the names' series (host0000..host1022) names only
+# host0017; the count says two are missing
 want="tpuprof: merge: host0005: $tmp/pod/host0005.json is the same capture as $tmp/pod/host0005.json, left out
-tpuprof: merge: 2 hosts missing of 1024: host0017 host1023"
+tpuprof: merge: 1022 hosts of 1024 expected
+tpuprof: merge: 1 host missing from the hosts' numbering: host0017"
 if [ "$(cat "$tmp/pod2.err")" = "$want" ]; then ok; else bad "missing and repeated hosts: $(cat "$tmp/pod2.err")"; fi
 
 # the same report 1,024 times: the result is one host, and so is memory

@@ -8,6 +8,7 @@
 #include "tpuprof/report/device_report.h"
 #include "tpuprof/report/diff_report.h"
 #include "tpuprof/report/html.h"
+#include "tpuprof/report/merge.h"
 #include "tpuprof/report/memory_report.h"
 #include "tpuprof/report/oom_report.h"
 #include "tpuprof/report/ops_report.h"
@@ -15,6 +16,7 @@
 #include "tpuprof/report/report_doc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "tpuprof/util/util.h"
 
@@ -222,4 +224,45 @@ enum tp_err tp_report_oom_diff(FILE *out, enum tp_format fmt, const struct tp_oo
 	if (fmt == TP_FORMAT_JSON)
 		STREAM_JSON(out, err, tp_oom_diff_json(&w_, NULL, a, a_path, b, b_path));
 	return tp_oom_diff_text(out, a, a_path, b, b_path, err);
+}
+
+enum tp_err tp_report_doc_write(FILE *out, enum tp_format fmt, json_t *doc,
+				struct tp_error *err)
+{
+	if (fmt == TP_FORMAT_JSON)
+		return tp_merge_write(out, doc, err);
+	if (fmt == TP_FORMAT_HTML) {
+		/* no capture: the page's fused-ops view needs the HLO */
+		struct tp_html_part part = { "report", json_incref(doc) };
+
+		return html_page(out, "report", NULL, &part, 1, err);
+	}
+	return tp_report_doc_text(out, doc, err);
+}
+
+enum tp_err tp_report_doc_part_write(FILE *out, enum tp_format fmt, json_t *doc,
+				     const char *key, size_t limit, struct tp_error *err)
+{
+	json_t *part = json_object_get(doc, key);
+
+	if (fmt == TP_FORMAT_JSON)
+		return tp_merge_write(out, part, err);
+	if (fmt == TP_FORMAT_HTML && strcmp(key, "memory") == 0) {
+		struct tp_html_part p = { "memory", json_incref(part) };
+
+		return html_page(out, "memory", NULL, &p, 1, err);
+	}
+	if (fmt == TP_FORMAT_HTML && strcmp(key, "ops") == 0) {
+		/* the page joins the collectives in; no fused view without HLO */
+		struct tp_html_part p[3] = { { "ops", json_incref(part) },
+					     { "op_scopes", json_incref(json_object_get(doc, "op_scopes")) },
+					     { "collectives", json_incref(json_object_get(doc, "collectives")) } };
+
+		return html_page(out, "ops", NULL, p, 3, err);
+	}
+	if (strcmp(key, "collectives") == 0)
+		return tp_collectives_doc_text(out, part, err);
+	if (strcmp(key, "memory") == 0)
+		return tp_memory_doc_text(out, part, err);
+	return tp_ops_doc_text(out, part, limit, err);
 }

@@ -4,6 +4,7 @@
 #include "tpuprof/util/units.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,37 @@ const char *tp_fmt_bytes(char *buf, size_t n, uint64_t bytes)
 		u++;
 	}
 	snprintf(buf, n, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
+	return buf;
+}
+
+/* v cut (not rounded) to d decimals; the epsilon keeps 0.3 * 10 at 3. */
+static double floor_to(double v, int d)
+{
+	double scale = d == 2 ? 100.0 : d == 1 ? 10.0 : 1.0;
+
+	return floor(v * scale * (1.0 + 1e-12)) / scale;
+}
+
+const char *tp_fmt_bytes_down(char *buf, size_t n, uint64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	int u = -1, d;
+
+	if (bytes < 1024)
+		return tp_fmt_bytes(buf, n, bytes);
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	d = v < 10 ? 2 : v < 100 ? 1 : 0;
+	snprintf(buf, n, "%.*f %s", d, floor_to(v, d), units[u]);
+	return buf;
+}
+
+const char *tp_fmt_pct_down(char *buf, size_t n, double percent)
+{
+	snprintf(buf, n, "%.1f%%", percent > 0 ? floor_to(percent, 1) : percent);
 	return buf;
 }
 

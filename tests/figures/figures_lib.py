@@ -162,8 +162,10 @@ class T:
     """Figures in a command's text: group v (a number) and u (its unit
     text, or a fixed unit text); the other named groups make the key."""
 
-    def __init__(self, cmd, regex, unit=None, flags=re.M):
-        self.cmd, self.re, self.unit = cmd, re.compile(regex, flags), unit
+    def __init__(self, cmd, regex, unit=None, flags=re.M, down=False):
+        # down: the text cuts the figure down (free memory, an upper
+        # bound): the value lies in [printed, printed + one unit)
+        self.cmd, self.re, self.unit, self.down = cmd, re.compile(regex, flags), unit, down
 
     def __call__(self, cap):
         out = {}
@@ -179,6 +181,8 @@ class T:
             else:  # bytes or time, by the unit printed
                 unit = next(u for u in ("bytes", "ps") if g["u"] in UNITS[u])
                 out[key] = printed(g["v"], g["u"], unit)
+            if self.down:
+                out[key].value += out[key].tol
         return out
 
     def __repr__(self):

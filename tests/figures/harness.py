@@ -31,11 +31,16 @@ CAPTURES = [
     ("tf-gpu", "testdata/tf-gpu.xplane.pb"),
     ("layout-b", "testdata/layout-b.xplane.pb.gz"),
     ("run-3hosts", "testdata/run-3hosts"),
+    # one host of the three: its replica groups name the others' devices
+    ("run-3hosts-host0", "testdata/run-3hosts/host0.xplane.pb"),
     ("jit_train_step", "testdata/jit_train_step.hlo_proto.pb"),
     ("multi-trace", "testdata/multi-trace.hlo_proto.pb"),
     ("xla-dump", "testdata/xla-dump"),
     ("debug-print", "testdata/debug-print"),
 ]
+
+# A clone without ../shared (the reference captures) runs the rest.
+CAPTURES = [(n, p) for n, p in CAPTURES if os.path.exists(p)]
 
 # Pairs for diff besides each capture against itself: two runs of one
 # program, a longer run, and other programs on the same device kind.
@@ -45,6 +50,7 @@ DIFF_PAIRS = [
     ("mi300x8-conv3d", "mi300x-attention"),
     ("mi300x-elementwise", "mi300x-gemm"),
 ]
+DIFF_PAIRS = [(a, b) for a, b in DIFF_PAIRS if a in dict(CAPTURES) and b in dict(CAPTURES)]
 
 # Command lines (after the command name), and the formats each has.
 COMMANDS = {
@@ -60,7 +66,8 @@ COMMANDS = {
     "check": (["--max-peak", "1B", "--max-collective-bytes", "1B"], ("text", "json")),
 }
 # Runs of a command with other arguments, under their own name.
-ALIASES = {"memory-s5": "memory", "ops-per-core": "ops"}
+ALIASES = {"memory-s5": "memory", "ops-per-core": "ops", "memory-hbm": "memory"}
+COMMANDS["memory-hbm"] = (["--hbm", "80GiB"], ("json",))  # a capacity for dumps
 COMMANDS["memory-s5"] = (["--memory-space", "5"], ("json",))  # host memory (S(5))
 COMMANDS["ops-per-core"] = (["--limit", "0", "--per-core"], ("text",))  # a table per core
 NO_CAPACITY = {"jit_train_step", "multi-trace", "xla-dump"}
@@ -71,7 +78,7 @@ NO_FLOPS = NO_CAPACITY | {"mi300x-attention", "mi300x-elementwise", "mi300x-gemm
 # captures with steps (GPU ones: inferred from the busiest program's
 # kernels, or from group_id), where the debug-print advice is judged
 WITH_STEPS = {"tpu-v6e-4chip", "v100x8-tf", "small", "diff-b", "diff-longer", "collectives", "layout-b",
-              "run-3hosts", "debug-print", "mi300x-attention", "mi300x-elementwise", "mi300x-gemm",
+              "run-3hosts", "run-3hosts-host0", "debug-print", "mi300x-attention", "mi300x-elementwise", "mi300x-gemm",
               "mi300x8-conv3d", "jax-gpu", "tf-gpu"}
 
 

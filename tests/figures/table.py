@@ -157,6 +157,18 @@ def groups_add_up(cap):
                 yield "%s %s %s: in %d groups" % (core["host"], core["plane"], x["name"], seen.get((c, id(x)), 0))
 
 
+def top_module_rest(cap):
+    """The bytes live at the highest compiler peak beyond the 3 largest
+    buffers report lists (its "N more buffers" line), when there are."""
+    mods = cap.json("memory")["modules"]
+    top = None
+    for m in mods:
+        if top is None or m["peak_bytes"] > top["peak_bytes"]:
+            top = m
+    sizes = sorted((b["size_bytes"] for b in (top or {}).get("live_at_peak", [])), reverse=True)
+    return {("0",): sum(sizes[3:])} if len(sizes) > 3 else {}
+
+
 def report_op_shares(cap):
     out = {}
     for m in re.finditer(r"^ +[\d.]+ \S+ +(?P<v>[\d.]+)%  op (?P<op>\S+)(?: \((?P<mod>[^)]*)\))? x\d+$",
@@ -756,7 +768,7 @@ ROWS = [
          group_ops("device_share")),
     Same("ops all-cores: cores an op ran on", T("ops", r"^ +[\d.]+ (?:ps|ns|us|ms|s) +[\d.]+ (?:ps|ns|us|ms|s) +\d+ +[\d.]+%  +(?P<v>\d+) ", "count"),
          group_ops("n_cores", shared_only=True)),
-    Same("ops all-cores: group device time = Σ its cores'", T("ops", r"^all cores: .*\n  device time " + TIME), group_device_time),
+    Same("ops all-cores: group device time = Σ its cores'", T("ops", r"^(?:all cores|core): .*\n  device time " + TIME), group_device_time),
     Check("ops all-cores: each op = Σ over its group's cores' rows, spread within [min, max]", groups_add_up),
     Same("memory: module peak", T("memory", r"^    peak " + BYTES + r" (?:at |\()"),
          Fn("memory modules[].peak_bytes (with a timeline)", lambda c: {k: v for k, v in walk(c.json("memory"), "modules[].peak_bytes").items()})),
@@ -769,7 +781,7 @@ ROWS = [
          Fn("ops Σ self / Σ device", lambda c: {k: v for k, v in op_device_share(c).items() if k in report_op_shares(c)})),
     Same("report: compiler peak per core", T("report", r"^  " + CORE + r" +" + BYTES + " \|"), mem_cores("compiler_peak_bytes")),
     Same("report: runtime peak per core", T("report", r"^  " + CORE + r" +\S+(?: \S+)? \| " + BYTES + " of"), mem_cores("runtime_peak_bytes")),
-    Same("report: headroom per core", T("report", r"^  " + CORE + r" .* of \S+ \S+, " + BYTES + r" \("),
+    Same("report: headroom per core", T("report", r"^  " + CORE + r" .* of \S+ \S+, " + BYTES + r" \(", down=True),
          Fn("memory cores[].headroom_bytes", lambda c: {"%s %s" % (x["host"], x["plane"]): x["headroom_bytes"] for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None})),
     Same("memory: capacity per core", T("memory", r"^(?P<core>\S+ +/device:\S+) .* " + BYTES + r" +-?[\d.]+ \S+ [\d.-]+%$"),
          Fn("memory cores[].capacity_bytes", lambda c: {"%s %s" % (x["host"], x["plane"]): x["capacity_bytes"] for x in c.json("memory")["cores"] if x["capacity_bytes"] is not None})),
@@ -813,6 +825,19 @@ ROWS = [
          Fn("fusions[].occurrences", lambda c: {k: v for k, v in walk(c.json("fusions"), "modules[].fusions[].occurrences").items() if v})),
     Same("collectives: ring bytes per device per execution", T("collectives", r"^  ring     " + BYTES + " sent per device per execution"),
          Fn("ring_bytes_per_device", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].ring_bytes_per_device").items() if v is not None})),
+    Each("collectives: share = achieved / the each-way figure printed beside it",
+         Fn("collectives", lambda c: {(x["name"], x["program_id"]): x for x in c.json("collectives")["collectives"] if x["interconnect_share"] is not None}),
+         lambda x: abs(x["interconnect_share"] - x["achieved_bytes_per_s"] / x["interconnect_bytes_per_s_each_way"]) < 1e-9
+         and x["interconnect_bytes_per_s_each_way"] == x["interconnect_bytes_per_s"]["value"] / 2),
+    Same("collectives: interconnect each way in GB/s", T("collectives", r"^  ran .* of \S+(?: \S+)? \((?P<v>[\d.]+) (?P<u>GB/s) each way", "GB/s"),
+         Fn("interconnect_bytes_per_s_each_way", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].interconnect_bytes_per_s_each_way").items() if v is not None and walk(c.json("collectives"), "collectives[].interconnect_share").get(k) is not None})),
+    Same("report: the bytes of the buffers at the peak not listed", T("report", r"^ +" + BYTES + r" +[\d.]+%  \d+ more buffers? live at the peak"),
+         Fn("live_at_peak beyond the 3 largest", top_module_rest)),
+    Same("collectives: replica group ids outside the capture", T("collectives", r"^  outside  the groups name (?P<v>\d+)(?P<u>) devices?", "count"),
+         Fn("replica_group_ids_outside_capture.count", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].replica_group_ids_outside_capture.count").items()})),
+    Each("collectives: ids outside the capture are at or above its devices",
+         Fn("replica_group_ids_outside_capture", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].replica_group_ids_outside_capture").items() if v}),
+         lambda o: o["devices_in_capture"] <= o["lowest"] <= o["highest"] and 1 <= o["count"] <= o["highest"] - o["lowest"] + 1),
     Same("collectives: share of the interconnect", T("collectives", r"^  ran .* achieved per device = " + PCT + " of", "percent"),
          Fn("interconnect_share", lambda c: {k: v for k, v in walk(c.json("collectives"), "collectives[].interconnect_share").items() if v is not None})),
     Same("collectives: collective time per core", T("collectives", r"^  " + CORE + r": \S+ \S+ sent; " + TIME + " of "), coll_cores("collective_ps")),
@@ -867,6 +892,10 @@ ROWS = [
          lambda v: " SparseCore" not in v[0] and " SparseCore" not in v[1]),
     Each("memory: headroom = capacity - larger peak", Fn("cores", lambda c: {(x["plane"],): x for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None}),
          lambda x: x["headroom_bytes"] == x["capacity_bytes"] - max(x["compiler_peak_bytes"] or 0, x["runtime_peak_bytes"] or 0)),
+    Each("memory: program headroom = program capacity - highest peak (no cores: every program)",
+         Fn("program headroom", lambda c: {("0",): c.json("memory-hbm")} if c.json("memory-hbm")["program_headroom_bytes"] is not None and not c.json("memory-hbm")["cores"] else {}),
+         lambda m: m["program_headroom_bytes"] == m["program_capacity_bytes"] - max(x["peak_bytes"] or 0 for x in m["modules"])
+         and abs(m["program_headroom_percent"] - 100.0 * m["program_headroom_bytes"] / m["program_capacity_bytes"]) < 1e-9),
     Check("memory: scope tree adds up to the peak", scope_tree_adds_up),
     Check("memory: every byte of the peak is a buffer in a category", peak_held_by_buffers),
     Check("ops: op scope root = all op self time", op_scope_root_is_op_time),

@@ -1,1 +1,1 @@
-memory --why 'copy-start.4{' --module jit_f ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
+memory --why 'copy-start.4{0' --module jit_f ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

@@ -670,9 +670,15 @@ def test_diff(b, path, diff, out):
     # the peak_buffers rows of the module pair say
     mod = p.js("DiffView.pairs[DiffView.pair].module")
     rows = [r for r in diff["sections"]["peak_buffers"]["rows"] if r["module"] == mod]
-    for side, change, key in (("B", "appeared", "instruction_b"), ("A", "disappeared", "instruction_a")):
-        want = sorted(r[key] + ("{%s}" % ",".join(map(str, r["shape_index"])) if r["shape_index"] else "")
-                      for r in rows if r["change"] == change)
+    # a name as the memory pages print it: NAME{i} for an element of a
+    # tuple output, NAME{} for a tuple itself (a tuple shape, no index)
+    def printed(r, key, shape):
+        if r["shape_index"]:
+            return r[key] + "{%s}" % ",".join(map(str, r["shape_index"]))
+        return r[key] + ("{}" if (r[shape] or "").startswith("(") else "")
+    for side, change, key, shape in (("B", "appeared", "instruction_b", "shape_b"),
+                                     ("A", "disappeared", "instruction_a", "shape_a")):
+        want = sorted(printed(r, key, shape) for r in rows if r["change"] == change)
         got = sorted(p.js("Array.from(document.querySelectorAll('#diff-tower-%s .band[data-change=%s]')).map(e => e.dataset.name)"
                           % (side, change)))
         check("%s tower %s marks the buffers that %s" % (p.name, side, change), got == want and len(want) > 0,

@@ -144,6 +144,19 @@ struct tp_figure tp_collective_link(const struct tp_collectives *c,
  * transfer); *why then says so, else it is NULL. */
 bool tp_collective_link_share(const struct tp_collectives *c, const struct tp_collective *col,
 			      double *share, const char **why);
+/* One direction of that interconnect per device (half the figure): what
+ * the share is of; 0 when unknown. */
+double tp_collective_link_each_way(const struct tp_collectives *c,
+				   const struct tp_collective *col);
+
+/* The devices of the capture: /device:TPU:N and /device:GPU:N planes of
+ * every host (not SparseCores), so ids 0 .. n-1. */
+size_t tp_capture_devices(const struct tp_capture *cap);
+/* How many distinct ids of col's replica groups name no device of a
+ * capture of n_devices (id >= n_devices: devices of hosts it does not
+ * hold), the least and the most in *lo, *hi; 0 when none or no groups. */
+size_t tp_collective_ids_outside(const struct tp_collective *col, size_t n_devices,
+				 int64_t *lo, int64_t *hi);
 
 /* Appends the TF-era host collective events of every host to c->host
  * (used by tp_collectives_build when the capture has no HLO). */

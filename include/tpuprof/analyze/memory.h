@@ -208,14 +208,17 @@ struct tp_mem_ref {
  * space, the one syntax of --split and --why (docs/memory.md, "Naming a
  * buffer"): a name as `memory` prints it ("fusion.3", "copy-start.4{0}";
  * "copy-start.4{}" for a tuple itself), else a prefix of one such name
- * and of no other. The same name in several modules names each. Fills
- * *out (malloc'd) and returns TP_OK; TP_ERR_USAGE, naming option, when
- * it names nothing (with the names nearest it), or several names (with
- * those: a tuple and its elements, or the names it starts), or buffers
- * only in another memory space. */
+ * and of no other. A tuple's bare name ("copy-start.4") whose only other
+ * buffer is one element names that element; then *taken (when taken is
+ * not NULL) gets the element's name, malloc'd, else NULL. The same name
+ * in several modules names each. Fills *out (malloc'd) and returns
+ * TP_OK; TP_ERR_USAGE, naming option, when it names nothing (with the
+ * names nearest it), or several names (with those: a tuple and its
+ * elements, or the names it starts), or buffers only in another memory
+ * space. */
 enum tp_err tp_mem_resolve_name(const struct tp_memory *mem, const char *option,
 				const char *name, struct tp_mem_ref **out, size_t *n,
-				struct tp_error *err);
+				char **taken, struct tp_error *err);
 
 /* ---- the whole `memory` analysis: modules, cores, runtime ---- */
 

@@ -55,14 +55,14 @@ struct tp_merge_hosts {
 const struct tp_merge_hosts *tp_merge_hosts(const struct tp_merge *g);
 void tp_merge_free(struct tp_merge *g);
 
-/* Missing hosts, when hosts are named <prefix><number> (host0, w-12,
- * host007): the numbers absent between the smallest and the largest, or
- * with expect (hosts in all) from 0 (1 when that is the smallest) up to
- * expect of them, each as "<prefix><number>",
- * into a malloc'd array the caller frees (each name, then the array).
- * Returns how many; 0 with *out NULL when none are missing or the names
- * follow no one such pattern. */
-size_t tp_merge_missing(const struct tp_merge_hosts *h, size_t expect, char ***out);
+/* Missing hosts, when two or more hosts are named <prefix><number>
+ * (host0, w-12, host007): the numbers absent between the smallest and
+ * the largest, the series the names themselves imply (one name, or an
+ * expected count, implies none), each as "<prefix><number>", into a
+ * malloc'd array the caller frees (each name, then the array). Returns
+ * how many; 0 with *out NULL when none are missing or the names follow
+ * no one such pattern. */
+size_t tp_merge_missing(const struct tp_merge_hosts *h, char ***out);
 
 /* The report files of `tpuprof merge`'s arguments: a file as named, a
  * directory's *.json files by name, a pattern's matches by name (one the

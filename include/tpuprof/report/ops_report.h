@@ -38,6 +38,10 @@ struct tp_ops_view {
 					     page derives them)            */
 	const struct tp_collectives *coll; /* html: joined into the ops table,
 					     or NULL                       */
+	size_t width;                     /* text: the terminal's columns, op
+					     names cut at path boundaries to
+					     fit; 0 (a pipe, a file, --wide):
+					     names whole                   */
 };
 
 enum tp_err tp_report_ops(FILE *out, enum tp_format fmt,

@@ -40,6 +40,32 @@ enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
 enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
 			   const struct tp_report *r, struct tp_error *err);
 
+/* A saved report document drawn again, merged pods included (`report
+ * pod.json`, `merge --format text|html`): JSON as it is, the HTML page
+ * of the report, or the one page of text (doc_text/report_doc_text.c: the lines
+ * of tp_report_text that the document holds). doc is borrowed. */
+enum tp_err tp_report_doc_write(FILE *out, enum tp_format fmt, json_t *doc,
+				struct tp_error *err);
+enum tp_err tp_report_doc_text(FILE *out, const json_t *doc, struct tp_error *err);
+/* One part of a saved report (key "ops", "memory" or "collectives"), as
+ * its command draws it: JSON as it is; HTML the memory or ops page of the
+ * part; text from the figures the part holds (*_doc_text.c: the lines of
+ * the command's text that need no capture; ops: the all-cores tables,
+ * limit rows each, 0 all). */
+enum tp_err tp_report_doc_part_write(FILE *out, enum tp_format fmt, json_t *doc,
+				     const char *key, size_t limit, struct tp_error *err);
+enum tp_err tp_collectives_doc_text(FILE *out, const json_t *doc, struct tp_error *err);
+enum tp_err tp_memory_doc_text(FILE *out, const json_t *doc, struct tp_error *err);
+enum tp_err tp_ops_doc_text(FILE *out, const json_t *doc, size_t limit, struct tp_error *err);
+
+/* A saved document as a report: a report as it is; a command's own
+ * document (schema tpuprof.ops/1, memory, collectives: `ops --format
+ * json`) of *key, or of any of the three when *key is NULL, as a report
+ * holding it under that key, *key then set to it. doc is taken (a new
+ * reference comes back in *out); name is used in messages. */
+enum tp_err tp_report_doc_as_part(json_t **out, json_t *doc, const char *name,
+				  const char **key, struct tp_error *err);
+
 /* The report document of saved reports (`report --format json` or
  * `merge` output; several are merged as `merge` merges them) or of
  * captures (built with the filter), each path a file, a directory, "-"

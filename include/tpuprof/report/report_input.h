@@ -27,6 +27,7 @@ struct tp_report_input {
 	 * a capture the reader opens itself (a file, a directory) */
 	struct tp_stream_head head;
 	bool own_fd;
+	bool parts;                   /* internal: part documents taken   */
 };
 
 /* Reads what path holds: a report document (its first non-blank byte is
@@ -36,6 +37,11 @@ struct tp_report_input {
  * valid, or another JSON document. */
 enum tp_err tp_report_input_open(struct tp_report_input *in, const char *path, uint64_t max,
 				 struct tp_error *err);
+/* The same, a command's own document (tpuprof.ops/1, memory,
+ * collectives) taken too: what `report`, `ops`, `memory` and
+ * `collectives` draw again (tp_report_doc_as_part). */
+enum tp_err tp_report_input_open_any(struct tp_report_input *in, const char *path,
+				     uint64_t max, struct tp_error *err);
 void tp_report_input_release(struct tp_report_input *in);
 
 /* A report document parsed from bytes (named name in messages): a new

@@ -102,7 +102,7 @@ static void add_layout(struct tp_strbuf *sb, const Xla__ShapeProto *s)
 
 /* A tuple: TUPLE, or (as some writers leave it, and XLA reads it) an
  * unset element type with element shapes. */
-static bool is_tuple(const Xla__ShapeProto *s)
+bool tp_shape_is_tuple(const Xla__ShapeProto *s)
 {
 	return s->element_type == TP_PT_TUPLE ||
 	       (s->element_type == 0 && s->n_tuple_shapes > 0);
@@ -116,7 +116,7 @@ void tp_shape_format(struct tp_strbuf *sb, const Xla__ShapeProto *s)
 		tp_strbuf_adds(sb, "()");
 		return;
 	}
-	if (is_tuple(s)) {
+	if (tp_shape_is_tuple(s)) {
 		tp_strbuf_adds(sb, "(");
 		for (size_t i = 0; i < s->n_tuple_shapes; i++) {
 			if (i)
@@ -143,7 +143,7 @@ uint64_t tp_shape_elements(const Xla__ShapeProto *s)
 {
 	uint64_t n = 1;
 
-	if (!s || is_tuple(s))
+	if (!s || tp_shape_is_tuple(s))
 		return 0;
 	for (size_t i = 0; i < s->n_dimensions; i++) {
 		uint64_t d = s->dimensions[i] < 0 ? 0 : (uint64_t)s->dimensions[i];
@@ -161,7 +161,7 @@ uint64_t tp_shape_unpadded_bytes(const Xla__ShapeProto *s)
 
 	if (!s)
 		return 0;
-	if (is_tuple(s))
+	if (tp_shape_is_tuple(s))
 		return 8 * (uint64_t)s->n_tuple_shapes;
 	if (s->element_type == TP_PT_TOKEN)
 		return 0;

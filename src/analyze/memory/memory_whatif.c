@@ -18,7 +18,6 @@
 struct named {
 	char *name;
 	uint64_t size;
-	bool tuple;              /* a tuple buffer whose elements have names */
 };
 
 struct names {
@@ -26,7 +25,7 @@ struct names {
 	size_t n, cap;
 };
 
-static void names_add(struct names *s, const char *name, uint64_t size, bool tuple)
+static void names_add(struct names *s, const char *name, uint64_t size)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->v[i].name, name) == 0) {
@@ -36,8 +35,7 @@ static void names_add(struct names *s, const char *name, uint64_t size, bool tup
 		}
 	s->v = tp_xgrow(s->v, &s->cap, s->n + 1, sizeof(*s->v));
 	s->v[s->n].name = tp_xstrdup(name);
-	s->v[s->n].size = size;
-	s->v[s->n++].tuple = tuple;
+	s->v[s->n++].size = size;
 }
 
 static void names_release(struct names *s)
@@ -45,6 +43,7 @@ static void names_release(struct names *s)
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].name);
 	free(s->v);
+	memset(s, 0, sizeof(*s));
 }
 
 static int by_size(const void *a, const void *b)
@@ -56,6 +55,13 @@ static int by_size(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static bool tuple_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n >= 2 && strcmp(name + n - 2, "{}") == 0;
+}
+
 /* "copy-start{0} (5.00 GiB), copy-start{} (the tuple, 16 B)", largest
  * first, at most MAX_LISTED and "N more". */
 static void list_names(struct tp_strbuf *sb, struct names *s)
@@ -64,28 +70,11 @@ static void list_names(struct tp_strbuf *sb, struct names *s)
 
 	qsort(s->v, s->n, sizeof(*s->v), by_size);
 	for (size_t i = 0; i < s->n && i < MAX_LISTED; i++)
-		tp_strbuf_addf(sb, "%s%s%s (%s%s)", i ? ", " : "", s->v[i].name,
-			       s->v[i].tuple ? "{}" : "", s->v[i].tuple ? "the tuple, " : "",
+		tp_strbuf_addf(sb, "%s%s (%s%s)", i ? ", " : "", s->v[i].name,
+			       tuple_name(s->v[i].name) ? "the tuple, " : "",
 			       tp_fmt_bytes(b, sizeof(b), s->v[i].size));
 	if (s->n > MAX_LISTED)
 		tp_strbuf_addf(sb, " and %zu more", s->n - MAX_LISTED);
-}
-
-static bool has_index(const struct tp_mem_buffer *b)
-{
-	return b->lb->defined_at && b->lb->defined_at->n_shape_index;
-}
-
-/* A top-level buffer of an instruction that has element buffers too. */
-static bool is_tuple_top(const struct tp_mem_module *m, long b)
-{
-	if (has_index(&m->buffers[b]))
-		return false;
-	for (size_t i = 0; i < m->n_buffers; i++)
-		if ((long)i != b && m->buffers[i].instr == m->buffers[b].instr &&
-		    m->buffers[i].lb->color == m->color && has_index(&m->buffers[i]))
-			return true;
-	return false;
 }
 
 /* The stem of a name: what comes before its first '.' or '{'. */
@@ -98,18 +87,20 @@ struct search {
 	const struct tp_memory *mem;
 	const char *name;
 	size_t len;
-	bool explicit_tuple;     /* NAME{}: the tuple itself */
 	struct tp_mem_ref *hits;
 	size_t n_hits;
-	struct names exact, prefixed, similar;
+	struct names family;     /* NAME{} and NAME{i,...}: a tuple, its elements */
+	struct names prefixed, similar;
 	size_t other_space, searched;
+	char *taken;             /* the buffer a bare tuple name stands for */
 };
 
+/* Every buffer's printed name (tp_mem_buffer_name) against NAME: equal
+ * is a hit; NAME{...} is of NAME's tuple; a longer one starts with it. */
 static void visit(struct search *s, size_t mi, long b, struct tp_strbuf *sb)
 {
 	const struct tp_mem_module *m = &s->mem->modules[mi];
 	const struct tp_mem_buffer *buf = &m->buffers[b];
-	bool tuple;
 
 	if (buf->instr < 0)
 		return;
@@ -119,28 +110,23 @@ static void visit(struct search *s, size_t mi, long b, struct tp_strbuf *sb)
 		s->other_space += strcmp(sb->buf, s->name) == 0;
 		return;
 	}
-	tuple = is_tuple_top(m, b);
-	if (strncmp(sb->buf, s->name, s->len) == 0 && sb->buf[s->len] == '\0' &&
-	    (!tuple || s->explicit_tuple)) {
+	if (strcmp(sb->buf, s->name) == 0) {
 		s->hits = tp_xrealloc(s->hits, (s->n_hits + 1) * sizeof(*s->hits));
 		s->hits[s->n_hits].module = mi;
 		s->hits[s->n_hits++].buffer = b;
-		names_add(&s->exact, sb->buf, buf->size, tuple);
-	} else if (strcmp(sb->buf, s->name) == 0) {
-		names_add(&s->exact, sb->buf, buf->size, tuple); /* a tuple, ambiguous */
 	}
-	if (strncmp(sb->buf, s->name, s->len) == 0 && !s->explicit_tuple)
-		names_add(&s->prefixed, sb->buf, buf->size, tuple);
+	if (strncmp(sb->buf, s->name, s->len) == 0 && sb->buf[s->len] == '{')
+		names_add(&s->family, sb->buf, buf->size);
+	if (strncmp(sb->buf, s->name, s->len) == 0)
+		names_add(&s->prefixed, sb->buf, buf->size);
 	if (stem_len(sb->buf) == stem_len(s->name) &&
 	    strncmp(sb->buf, s->name, stem_len(s->name)) == 0)
-		names_add(&s->similar, sb->buf, buf->size, tuple);
+		names_add(&s->similar, sb->buf, buf->size);
 }
 
-/* The buffers whose printed name is exactly the (one) prefixed name. */
-static void take_prefixed(struct search *s, struct tp_strbuf *sb)
+/* The buffers whose printed name is exactly want. */
+static void take_named(struct search *s, const char *want, struct tp_strbuf *sb)
 {
-	const char *want = s->prefixed.v[0].name;
-
 	for (size_t mi = 0; mi < s->mem->n_modules; mi++) {
 		const struct tp_mem_module *m = &s->mem->modules[mi];
 
@@ -158,22 +144,36 @@ static void take_prefixed(struct search *s, struct tp_strbuf *sb)
 	}
 }
 
+/* A tuple's bare name (NAME for NAME{}) stands for its one element
+ * buffer when it has one (the tuple's own buffer is its index table,
+ * never what a user means), for the tuple when it has none; NULL when
+ * it has several. */
+static const char *bare_tuple(const struct search *s)
+{
+	const char *element = NULL, *tuple = NULL;
+
+	for (size_t i = 0; i < s->family.n; i++) {
+		const char *x = s->family.v[i].name;
+
+		if (strcmp(x + s->len, "{}") == 0)
+			tuple = x;
+		else if (element)
+			return NULL;
+		else
+			element = x;
+	}
+	return element ? element : tuple;
+}
+
 static enum tp_err refuse(struct search *s, const char *option, struct tp_strbuf *sb,
 			  struct tp_error *err)
 {
 	tp_strbuf_reset(sb);
-	if (s->exact.n) {   /* the name of a tuple whose elements have names */
-		names_release(&s->prefixed);
-		memset(&s->prefixed, 0, sizeof(s->prefixed));
-		for (size_t i = 0; i < s->similar.n; i++)
-			if (strncmp(s->similar.v[i].name, s->name, s->len) == 0 &&
-			    (s->similar.v[i].name[s->len] == '\0' || s->similar.v[i].name[s->len] == '{'))
-				names_add(&s->prefixed, s->similar.v[i].name, s->similar.v[i].size,
-					  s->similar.v[i].tuple);
-		list_names(sb, &s->prefixed);
+	if (s->family.n > 1) {   /* a tuple and its elements */
+		list_names(sb, &s->family);
 		return tp_error_set(err, TP_ERR_USAGE, "%s '%s' names %zu buffers, a tuple and its "
 				    "elements: %s; give one as printed", option, s->name,
-				    s->prefixed.n, sb->buf);
+				    s->family.n, sb->buf);
 	}
 	if (s->prefixed.n > 1) {
 		list_names(sb, &s->prefixed);
@@ -197,18 +197,28 @@ static enum tp_err refuse(struct search *s, const char *option, struct tp_strbuf
 			    s->searched == 1 ? "" : "s");
 }
 
+/* No buffer printed as NAME: a bare tuple name, else a prefix of one
+ * printed name and of no other. */
+static void take_other(struct search *s, struct tp_strbuf *sb)
+{
+	const char *want = NULL;
+
+	if (s->family.n && (want = bare_tuple(s)) != NULL)
+		s->taken = tp_xstrdup(want);
+	else if (!s->family.n && s->prefixed.n == 1)
+		want = s->prefixed.v[0].name;
+	if (want)
+		take_named(s, want, sb);
+}
+
 enum tp_err tp_mem_resolve_name(const struct tp_memory *mem, const char *option,
 				const char *name, struct tp_mem_ref **out, size_t *n,
-				struct tp_error *err)
+				char **taken, struct tp_error *err)
 {
 	struct search s = { .mem = mem, .name = name, .len = strlen(name) };
 	struct tp_strbuf sb;
 	enum tp_err rc = TP_OK;
 
-	if (s.len >= 2 && strcmp(name + s.len - 2, "{}") == 0) {
-		s.explicit_tuple = true;
-		s.len -= 2;
-	}
 	tp_strbuf_init(&sb);
 	for (size_t mi = 0; mi < mem->n_modules; mi++) {
 		if (!mem->modules[mi].n_buffers)
@@ -217,12 +227,12 @@ enum tp_err tp_mem_resolve_name(const struct tp_memory *mem, const char *option,
 		for (size_t b = 0; b < mem->modules[mi].n_buffers; b++)
 			visit(&s, mi, (long)b, &sb);
 	}
-	if (!s.n_hits && !s.exact.n && s.prefixed.n == 1)
-		take_prefixed(&s, &sb);
+	if (!s.n_hits)
+		take_other(&s, &sb);
 	if (!s.n_hits)
 		rc = refuse(&s, option, &sb, err);
 	tp_strbuf_release(&sb);
-	names_release(&s.exact);
+	names_release(&s.family);
 	names_release(&s.prefixed);
 	names_release(&s.similar);
 	if (rc != TP_OK) {
@@ -230,6 +240,10 @@ enum tp_err tp_mem_resolve_name(const struct tp_memory *mem, const char *option,
 		s.hits = NULL;
 		s.n_hits = 0;
 	}
+	if (taken)
+		*taken = rc == TP_OK ? s.taken : NULL;
+	if (!taken || rc != TP_OK)
+		free(s.taken);
 	*out = s.hits;
 	*n = s.n_hits;
 	return rc;
@@ -289,7 +303,8 @@ enum tp_err tp_mem_whatif(struct tp_memory *mem, const struct tp_mem_split_spec 
 	for (size_t i = 0; i < n_specs; i++) {
 		struct tp_mem_ref *refs;
 		size_t n;
-		enum tp_err rc = tp_mem_resolve_name(mem, "--split", specs[i].name, &refs, &n, err);
+		enum tp_err rc = tp_mem_resolve_name(mem, "--split", specs[i].name, &refs, &n,
+							 NULL, err);
 
 		for (size_t j = 0; rc == TP_OK && j < n; j++) {
 			struct tp_mem_module *m = &mem->modules[refs[j].module];

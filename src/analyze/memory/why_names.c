@@ -1,7 +1,7 @@
 /*
  * why_names.c - naming buffers the way XProf's memory viewer does
- * ("fusion.3{1}" for an element of a tuple output) and finding them by
- * that name, for `memory --why NAME`.
+ * ("fusion.3{1}" for an element of a tuple output, "fusion.3{}" for the
+ * tuple itself) and finding them by that name, for `memory --why NAME`.
  */
 #include "memory_internal.h"
 
@@ -15,8 +15,12 @@ void tp_mem_buffer_name(struct tp_strbuf *sb, const struct tp_mem_module *m, lon
 	const Xla__LogicalBufferProto__Location *loc = b->lb->defined_at;
 
 	tp_strbuf_adds(sb, b->instr >= 0 ? m->idx.instrs[b->instr].proto->name : "?");
-	if (!loc || !loc->n_shape_index)
+	if (!loc || !loc->n_shape_index) {
+		/* the tuple itself (its index table), told from its elements */
+		if (b->shape && tp_shape_is_tuple(b->shape))
+			tp_strbuf_adds(sb, "{}");
 		return;
+	}
 	tp_strbuf_adds(sb, "{");
 	for (size_t i = 0; i < loc->n_shape_index; i++)
 		tp_strbuf_addf(sb, "%s%" PRId64, i ? "," : "", loc->shape_index[i]);

@@ -328,9 +328,15 @@ void tp_ops_all_build(struct tp_ops_all *a, const struct tp_ops *ops, enum tp_op
 		c->plane = first->plane;
 		c->source = first->source;
 		c->device = first->device;
-		for (size_t i = 0; i < a->groups[g].n_cores; i++)
-			c->device_ps = tp_sat_add(c->device_ps,
-						  ops->cores[a->groups[g].cores[i]].device_ps);
+		c->clock = TP_CLOCK_DEVICE;
+		for (size_t i = 0; i < a->groups[g].n_cores; i++) {
+			const struct tp_ops_core *m = &ops->cores[a->groups[g].cores[i]];
+
+			c->device_ps = tp_sat_add(c->device_ps, m->device_ps);
+			/* the device clock where every core of the group is on it */
+			if (m->clock != TP_CLOCK_DEVICE)
+				c->clock = TP_CLOCK_TIMELINE;
+		}
 	}
 	a->all.ops = tp_xcalloc(nk + 1, sizeof(*a->all.ops));
 	a->spread = tp_xcalloc(nk + 1, sizeof(*a->spread));

@@ -69,6 +69,8 @@ static int run_collectives(int argc, char **argv)
 			 &o, &code) < 0)
 		return code;
 	TP_CLI_FILTER_COPY(&r.filter, &o.filter);
+	if (tp_cli_saved_report(&o))   /* its collectives document */
+		return tp_cli_run_saved_report(&tp_cmd_collectives, &o, "collectives", 0);
 	return tp_cli_run_analysis(&o, &steps, &r);
 }
 

@@ -239,6 +239,16 @@ static int run_memory(int argc, char **argv)
 		return code;
 	}
 	TP_CLI_FILTER_COPY(&a.filter, &o.filter);
+	if (tp_cli_saved_report(&o)) {   /* its memory document */
+		bool needs_hlo = a.why || a.n_splits || a.svg;
+
+		free_splits(&a);
+		if (needs_hlo)
+			return tp_cli_usage_error(&tp_cmd_memory, "%s is a saved report: --why, "
+						  "--split and --svg need the capture's HLO",
+						  o.captures[0]);
+		return tp_cli_run_saved_report(&tp_cmd_memory, &o, "memory", 0);
+	}
 	if ((code = tp_cli_output_clash(&tp_cmd_memory, "--svg", a.svg, &o)) != TP_EXIT_OK) {
 		free_splits(&a);
 		return code;

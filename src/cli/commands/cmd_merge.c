@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tpuprof/report/merge.h"
+#include "tpuprof/report/report_doc.h"
 
 static const char merge_help[] =
 	"usage: tpuprof merge [options] REPORT...\n"
@@ -36,13 +37,16 @@ static const char merge_help[] =
 	"  $ tpuprof merge --expect 1024 -o pod.json reports/\n"
 	"\n"
 	"options:\n"
-	"  --expect N           the pod has N hosts: name those missing up to N\n"
-	"                       and exit 1 when any is missing (the merged\n"
-	"                       report is still written)\n"
+	"  --expect N           the pod has N hosts: exit 1 when fewer came\n"
+	"                       (the merged report is still written); which\n"
+	"                       are missing only from the names' numbering\n"
+	"  --format json|text|html  the merged report as a document (default:\n"
+	"                       JSON, what check, diff and report read back),\n"
+	"                       as report's page of text, or its HTML page\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  -q, --quiet, -h, --help\n"
 	"\n"
-	"exit: 0 ok, 1 hosts missing under --expect, 2 usage, 3 a file is not a\n"
+	"exit: 0 ok, 1 fewer hosts than --expect N, 2 usage, 3 a file is not a\n"
 	"report, 5 output failed,\n"
 	"141 standard output closed by its reader (| head)\n";
 
@@ -113,42 +117,38 @@ static enum tp_err merge_all(struct tp_merge *g, const struct tp_merge_inputs *i
 	return rc;
 }
 
-/* Hosts met twice, and missing from the numbering: on stderr unless
- * quiet. Returns whether hosts are missing under --expect N (a gate, as
- * check's: exit 1 once the merged report is written). */
+/* Hosts met twice, fewer hosts than --expect N, and those missing from
+ * the numbering the names show: on stderr unless quiet. Returns whether
+ * fewer than N hosts came (a gate, as check's: exit 1 once the merged
+ * report is written). */
 static bool print_hosts(const struct tp_merge *g, size_t expect, bool quiet)
 {
 	const struct tp_merge_hosts *h = tp_merge_hosts(g);
 	char **missing;
-	size_t n = tp_merge_missing(h, expect, &missing);
-	bool short_of_expect = expect && (n || h->n_names < expect);
+	size_t n = tp_merge_missing(h, &missing);
+	bool short_of_expect = expect && h->n_names < expect;
 
-	if (quiet) {
-		for (size_t i = 0; i < n; i++)
-			free(missing[i]);
-		free(missing);
-		return short_of_expect;
-	}
-
-	for (size_t i = 0; i < h->n_dups; i++)
+	for (size_t i = 0; !quiet && i < h->n_dups; i++)
 		fprintf(stderr, h->dups[i].left_out ?
 				"tpuprof: merge: %s: %s is the same capture as %s, left out\n" :
 				"tpuprof: merge: %s: two captures of this host name, %s and %s, both merged\n",
 			h->dups[i].host, h->dups[i].left_out ? h->dups[i].again : h->dups[i].first,
 			h->dups[i].left_out ? h->dups[i].first : h->dups[i].again);
-	if (n) {
-		fprintf(stderr, "tpuprof: merge: %zu host%s missing of %zu:", n, n == 1 ? "" : "s",
-			n + h->n_names);
-		for (size_t i = 0; i < n; i++) {
-			if (i < 20)
-				fprintf(stderr, " %s", missing[i]);
-			free(missing[i]);
-		}
+	if (!quiet && short_of_expect)
+		fprintf(stderr, "tpuprof: merge: %zu host%s of %zu expected%s\n", h->n_names,
+			h->n_names == 1 ? "" : "s", expect,
+			n ? "" : " (the host names show no gap in a numbered series: which are "
+				 "missing is not known)");
+	if (!quiet && n) {
+		fprintf(stderr, "tpuprof: merge: %zu host%s missing from the hosts' numbering:", n,
+			n == 1 ? "" : "s");
+		for (size_t i = 0; i < n && i < 20; i++)
+			fprintf(stderr, " %s", missing[i]);
 		fprintf(stderr, n > 20 ? " and %zu more\n" : "\n", n - 20);
-		free(missing);
-	} else if (expect && h->n_names < expect) {
-		fprintf(stderr, "tpuprof: merge: %zu hosts of %zu expected\n", h->n_names, expect);
 	}
+	for (size_t i = 0; i < n; i++)
+		free(missing[i]);
+	free(missing);
 	return short_of_expect;
 }
 
@@ -167,6 +167,8 @@ static int run_merge(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_merge, argc, argv, merge_options, on_option, &expect, &o,
 			 &code) < 0)
 		return code;
+	if (!o.format_given)   /* what check, diff and report read back */
+		o.format = TP_FORMAT_JSON;
 	if (tp_merge_inputs((const char *const *)o.captures, (size_t)o.n_captures, &in,
 			    &err) != TP_OK)
 		return tp_cli_fail(&err);
@@ -182,7 +184,8 @@ static int run_merge(int argc, char **argv)
 	tp_merge_inputs_release(&in);
 	code = tp_output_open(&out, o.output);
 	if (code == TP_EXIT_OK)
-		code = tp_output_finish(&out, tp_merge_write(out.fp, merged, &err), &err);
+		code = tp_output_finish(&out, tp_report_doc_write(out.fp, o.format, merged, &err),
+					&err);
 	json_decref(merged);
 	return code == TP_EXIT_OK && short_of_expect ? TP_EXIT_CHECK_FAILED : code;
 }
@@ -192,4 +195,5 @@ const struct tp_cmd tp_cmd_merge = {
 	.summary = "combine per-host reports into one",
 	.help = merge_help,
 	.run = run_merge,
+	.html = true,
 };

@@ -37,6 +37,10 @@ static const char ops_help[] =
 	"                       spread between cores\n"
 	"  --per-core           text: a table per core, with its steps, instead\n"
 	"                       of the all-cores view\n"
+	"  --wide               text: op names whole on a terminal too (to a\n"
+	"                       pipe or a file they always are; a terminal\n"
+	"                       cuts them at path boundaries to its width,\n"
+	"                       COLUMNS honoured)\n"
 	"  --fold               with --by category: name.N copies of an op are\n"
 	"                       one op (copy-done.2, copy-done.4: copy-done)\n"
 	"  --core CORE          only this core: plane name or device number\n"
@@ -54,19 +58,19 @@ static const char ops_help[] =
 	"does not have), 3 unreadable or corrupt input, 5 output failed,\n"
 	"141 standard output closed by its reader (| head)\n";
 
-enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY, OPT_FOLD, OPT_PER_CORE };
+enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY, OPT_FOLD, OPT_PER_CORE, OPT_WIDE };
 
 static const struct tp_cli_option ops_options[] = {
 	{ "limit", true, OPT_LIMIT }, { "sort", true, OPT_SORT },
 	{ "by", true, OPT_BY }, { "fold", false, OPT_FOLD },
-	{ "per-core", false, OPT_PER_CORE }, TP_CLI_FILTER_OPTIONS,
+	{ "per-core", false, OPT_PER_CORE }, { "wide", false, OPT_WIDE }, TP_CLI_FILTER_OPTIONS,
 	{ NULL, false, 0 },
 };
 
 struct ops_args {
 	struct tp_ops_filter filter;
 	struct tp_ops_view view;
-	bool by_scope, by_category, fold;
+	bool by_scope, by_category, fold, wide;
 };
 
 static int on_option(void *ctx, int id, const char *arg)
@@ -98,6 +102,9 @@ static int on_option(void *ctx, int id, const char *arg)
 		return 0;
 	case OPT_PER_CORE:
 		a->view.per_core = true;
+		return 0;
+	case OPT_WIDE:
+		a->wide = true;
 		return 0;
 	}
 	return 0;
@@ -161,6 +168,7 @@ static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
 
 		return tp_report_ops(out, fmt, cap, &r->coll.ops, &page, err);
 	}
+	r->a.view.width = tp_cli_text_width(out, r->a.wide);
 	return tp_report_ops(out, fmt, cap, &r->ops, &r->a.view, err);
 }
 
@@ -193,6 +201,8 @@ static int run_ops(int argc, char **argv)
 	if (r.a.fold && !r.a.by_category)
 		return tp_cli_usage_error(&tp_cmd_ops, "%s", "--fold needs --by category");
 	TP_CLI_FILTER_COPY(&r.a.filter, &o.filter);
+	if (tp_cli_saved_report(&o))   /* its ops document */
+		return tp_cli_run_saved_report(&tp_cmd_ops, &o, "ops", r.a.view.limit);
 	r.html = o.format == TP_FORMAT_HTML;
 	return tp_cli_run_analysis(&o, &steps, &r);
 }

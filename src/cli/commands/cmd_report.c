@@ -22,6 +22,8 @@ static const char report_help[] =
 	"\"tpuprof.report/2\" document: save it as a baseline for check and diff.\n"
 	"--format html writes one self-contained page of it all (docs/html.md):\n"
 	"summary, memory towers and buffer cards, scopes, every op.\n"
+	"A saved report (--format json, or merge's pod report) given as the\n"
+	"CAPTURE is drawn again in any format.\n"
 	"\n"
 	"A run directory is one capture of many hosts. Their cores are analysed\n"
 	"-j N at a time (default: one per CPU), each reading its events once,\n"
@@ -96,6 +98,8 @@ static int run_report(int argc, char **argv)
 			 &run.f, &o, &code) < 0)
 		return code;
 	TP_CLI_FILTER_COPY(&run.f, &o.filter);
+	if (tp_cli_saved_report(&o))   /* report pod.json: drawn again */
+		return tp_cli_run_saved_report(&tp_cmd_report, &o, NULL, 20);
 	return tp_cli_run_analysis(&o, &steps, &run);
 }
 

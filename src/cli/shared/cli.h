@@ -56,6 +56,7 @@ struct tp_cli_filter {
 /* Options shared by the analysis commands. */
 struct tp_common_opts {
 	enum tp_format format;
+	bool format_given;      /* --format was given (merge: JSON without) */
 	const char *output;     /* -o FILE, NULL = stdout               */
 	struct tp_open_opts open;
 	bool quiet;
@@ -192,6 +193,22 @@ struct tp_cli_analysis {
 
 /* Opens o's captures, builds, writes to o's output, releases it all.
  * Returns the exit code (errors printed). */
+/* Whether the one input is a saved document tpuprof wrote (`report
+ * --format json`, `merge`, or `ops`/`memory`/`collectives --format
+ * json`), not a capture, from a file, `-`, a pipe or a FIFO: it is read
+ * once (report_input.h); a capture on a stream goes on from the bytes
+ * looked at (o->open.heads set); true also when the input could not be
+ * read (run_saved_report then says why). */
+bool tp_cli_saved_report(struct tp_common_opts *o);
+/* Draws that document (tp_report_doc_as_part, then tp_report_doc_write) in
+ * o's format: the whole report, or the part under that key ("ops",
+ * "memory", "collectives"; tp_report_doc_part_write, limit rows per ops
+ * table) of a report or of the command's own document (schema
+ * tpuprof.KEY/1); with part NULL (report) a
+ * report or any command's document, drawn as that command draws it.
+ * Returns the exit code. */
+int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
+			    const char *part, size_t limit);
 int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *a,
 			void *ctx);
 
@@ -201,6 +218,9 @@ void tp_cli_damage(const struct tp_capture *cap);
 
 /* Prints "tpuprof: <msg>" and returns the exit code for err->code. */
 int tp_cli_fail(const struct tp_error *err);
+/* The columns text may fill on out: 0 (no width: print names whole) for
+ * a pipe, a file or wide; a terminal's COLUMNS, else its size, else 80. */
+size_t tp_cli_text_width(FILE *out, bool wide);
 int tp_exit_code(enum tp_err code);
 void tp_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the capture's notes to stderr unless quiet. */

@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 
+
 #include <errno.h>
 #include <poll.h>
 #include <getopt.h>
@@ -128,6 +129,7 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 {
 	switch (c) {
 	case 'f':
+		o->format_given = true;
 		if (strcmp(optarg, "json") == 0)
 			o->format = TP_FORMAT_JSON;
 		else if (strcmp(optarg, "text") == 0)

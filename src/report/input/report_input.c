@@ -54,8 +54,15 @@ static int first_byte(const uint8_t *buf, size_t len)
 	return -1;
 }
 
-enum tp_err tp_report_doc_parse(json_t **out, const char *name, const char *bytes, size_t len,
-				struct tp_error *err)
+/* A command's own document `report` and those commands draw too. */
+static bool part_schema(const char *schema)
+{
+	return schema && (!strcmp(schema, "tpuprof.ops/1") || !strcmp(schema, "tpuprof.memory/1") ||
+			  !strcmp(schema, "tpuprof.collectives/1"));
+}
+
+static enum tp_err parse_doc(json_t **out, const char *name, const char *bytes, size_t len,
+			     bool parts, struct tp_error *err)
 {
 	json_error_t je;
 	json_t *doc = json_loadb(bytes, len, 0, &je);
@@ -66,16 +73,23 @@ enum tp_err tp_report_doc_parse(json_t **out, const char *name, const char *byte
 		return tp_error_set(err, TP_ERR_INPUT, "%s: not a valid JSON report (line %d: %s)",
 				    name, je.line, je.text);
 	schema = json_string_value(json_object_get(doc, "schema"));
-	if (!tp_report_schema_ok(schema)) {
+	if (!tp_report_schema_ok(schema) && !(parts && part_schema(schema))) {
 		/* the message first: schema points into doc */
 		tp_error_set(err, TP_ERR_INPUT,
-			     "%s: not a tpuprof report (schema %s; make one with 'tpuprof report --format json')",
-			     name, schema ? schema : "missing");
+			     "%s: not a tpuprof report%s (schema %s; make one with 'tpuprof report --format json')",
+			     name, parts ? " or a tpuprof.ops, memory or collectives document" : "",
+			     schema ? schema : "missing");
 		json_decref(doc);
 		return TP_ERR_INPUT;
 	}
 	*out = doc;
 	return TP_OK;
+}
+
+enum tp_err tp_report_doc_parse(json_t **out, const char *name, const char *bytes, size_t len,
+				struct tp_error *err)
+{
+	return parse_doc(out, name, bytes, len, false, err);
 }
 
 /* The rest of a JSON input, then the document. */
@@ -95,13 +109,13 @@ static enum tp_err read_report(struct tp_report_input *in, int fd, uint8_t *buf,
 		rc = read_more(fd, in->path, &buf, &len, &cap, &got, err);
 	}
 	if (rc == TP_OK)
-		rc = tp_report_doc_parse(&in->doc, shown(in->path), (const char *)buf, len, err);
+		rc = parse_doc(&in->doc, shown(in->path), (const char *)buf, len, in->parts, err);
 	free(buf);
 	return rc;
 }
 
-enum tp_err tp_report_input_open(struct tp_report_input *in, const char *path, uint64_t max,
-				 struct tp_error *err)
+static enum tp_err input_open(struct tp_report_input *in, const char *path, uint64_t max,
+			      bool parts, struct tp_error *err)
 {
 	bool stdin_ = strcmp(path, "-") == 0;
 	uint8_t *buf = NULL;
@@ -112,6 +126,7 @@ enum tp_err tp_report_input_open(struct tp_report_input *in, const char *path, u
 
 	memset(in, 0, sizeof(*in));
 	in->path = path;
+	in->parts = parts;
 	in->head.fd = -1;
 	if (!stdin_ && (stat(path, &st) != 0 || S_ISDIR(st.st_mode)))
 		return TP_OK;   /* a run directory, a logdir: the capture reader's */
@@ -136,6 +151,18 @@ enum tp_err tp_report_input_open(struct tp_report_input *in, const char *path, u
 	in->head = (struct tp_stream_head){ path, fd, buf, len };
 	in->own_fd = !stdin_;
 	return TP_OK;
+}
+
+enum tp_err tp_report_input_open(struct tp_report_input *in, const char *path, uint64_t max,
+				 struct tp_error *err)
+{
+	return input_open(in, path, max, false, err);
+}
+
+enum tp_err tp_report_input_open_any(struct tp_report_input *in, const char *path,
+				     uint64_t max, struct tp_error *err)
+{
+	return input_open(in, path, max, true, err);
 }
 
 void tp_report_input_release(struct tp_report_input *in)

@@ -1,10 +1,17 @@
 /*
  * collectives_json.c - the `tpuprof.collectives/1` document (docs/json.md),
- * written piece by piece (json_stream.h).
+ * written piece by piece (json_stream.h); and, after a merge, its replica
+ * group ids held to the merged pod's devices (the rule of
+ * collective_link.c, on the document, since the merge has no capture)
+ * and the host collectives a pod with HLO does not list.
  */
 #include "damage.h"
+#include "merge_internal.h"
 #include "tpuprof/report/ops_report.h"
 #include "tpuprof/report/device_report.h"
+
+#include <stdint.h>
+#include <string.h>
 
 static json_t *groups_json(const struct tp_replica_groups *g)
 {
@@ -30,13 +37,31 @@ static void link_json(struct tp_jw *w, const struct tp_collectives *c,
 	const char *why;
 	bool has = tp_collective_link_share(c, col, &share, &why);
 
+	double each_way = tp_collective_link_each_way(c, col);
+
 	tp_jw_put(w, "interconnect_bytes_per_s", tp_figure_json(tp_collective_link(c, col)));
+	/* what the share is of, printed beside it */
+	tp_jw_put(w, "interconnect_bytes_per_s_each_way", each_way > 0 ? json_real(each_way)
+								 : json_null());
 	tp_jw_put(w, "interconnect_share", has ? json_real(share) : json_null());
 	tp_jw_put(w, "interconnect_share_unavailable", why ? json_string("above_peak") : json_null());
 }
 
 /* One collective: its cores and executions one by one, since every
  * execution of the run is listed. */
+/* Replica group ids that name devices the capture does not have. */
+static json_t *outside_json(const struct tp_capture *cap, const struct tp_collective *col)
+{
+	size_t devices = tp_capture_devices(cap);
+	int64_t lo, hi;
+	size_t n = tp_collective_ids_outside(col, devices, &lo, &hi);
+
+	if (!n)
+		return json_null();
+	return json_pack("{s:I,s:I,s:I,s:I}", "count", (json_int_t)n, "lowest", (json_int_t)lo,
+			 "highest", (json_int_t)hi, "devices_in_capture", (json_int_t)devices);
+}
+
 static void coll_json(struct tp_jw *w, const struct tp_capture *cap,
 		      const struct tp_collectives *c, const struct tp_collective *col)
 {
@@ -62,6 +87,7 @@ static void coll_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "channel_id", ins->channel_id > 0 ? tp_json_int(ins->channel_id) : json_null());
 	tp_jw_put(w, "replica_groups_text", col->groups.text ? tp_json_cstr(col->groups.text) : json_null());
 	tp_jw_put(w, "replica_groups", col->groups.present ? groups_json(&col->groups) : json_null());
+	tp_jw_put(w, "replica_group_ids_outside_capture", outside_json(cap, col));
 	tp_jw_put(w, "source_target_pairs", tp_json_uint(col->n_pairs));
 	tp_jw_put(w, "group_size", col->group_size ? tp_json_uint(col->group_size) : json_null());
 	tp_jw_put(w, "ring_bytes_per_device", col->group_size ? tp_json_uint(col->ring_bytes) : json_null());
@@ -165,4 +191,95 @@ void tp_collectives_json(struct tp_jw *w, const char *key,
 	host_json(w, cap, c);
 	tp_document_warnings_json(w, key, cap);
 	tp_jw_end(w);
+}
+
+/* ---- the merged document (merge.c) ---- */
+
+/* "/device:TPU:3" or "/device:GPU:0": a device's own plane. */
+static bool doc_device(const char *name)
+{
+	static const char *const kinds[] = { "/device:TPU:", "/device:GPU:" };
+
+	for (size_t k = 0; name && k < 2; k++) {
+		size_t n = strlen(kinds[k]);
+
+		if (strncmp(name, kinds[k], n) == 0 && name[n] &&
+		    strspn(name + n, "0123456789") == strlen(name + n))
+			return true;
+	}
+	return false;
+}
+
+static int64_t merged_devices(json_t *m)
+{
+	json_t *host, *plane;
+	size_t i, j;
+	int64_t n = 0;
+
+	json_array_foreach(json_object_get(json_object_get(m, "info"), "hosts"), i, host)
+		json_array_foreach(json_object_get(host, "planes"), j, plane)
+			n += doc_device(json_string_value(json_object_get(plane, "name")));
+	return n;
+}
+
+/* The ids of groups at or above devices: how many distinct, least, most. */
+static json_t *outside(json_t *groups, int64_t devices)
+{
+	json_t *grp, *id, *seen = json_object();
+	int64_t lo = INT64_MAX, hi = -1;
+	size_t i, j;
+	char key[32];
+
+	json_array_foreach(groups, i, grp)
+		json_array_foreach(grp, j, id) {
+			int64_t v = json_integer_value(id);
+
+			if (!json_is_integer(id) || v < devices)
+				continue;
+			snprintf(key, sizeof(key), "%lld", (long long)v);
+			json_object_set_new(seen, key, json_true());
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+	i = json_object_size(seen);
+	json_decref(seen);
+	if (!i)
+		return json_null();
+	return json_pack("{s:I,s:I,s:I,s:I}", "count", (json_int_t)i, "lowest", (json_int_t)lo,
+			 "highest", (json_int_t)hi, "devices_in_capture", (json_int_t)devices);
+}
+
+/* TF-era host collectives are listed only for captures without any HLO
+ * module (collectives.c): one host's HLO removes them all. */
+static bool has_modules(json_t *info)
+{
+	json_t *h;
+	size_t i;
+
+	if (json_array_size(json_object_get(info, "modules")))
+		return true;
+	json_array_foreach(json_object_get(info, "hosts"), i, h)
+		if (json_array_size(json_object_get(h, "modules")))
+			return true;
+	return false;
+}
+
+void tp_merge_finish_collectives(json_t *m)
+{
+	int64_t devices = merged_devices(m);
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(m, "collectives"), "collectives"), i, c) {
+		json_t *groups = json_object_get(c, "replica_groups");
+
+		if (!json_object_get(c, "replica_group_ids_outside_capture"))
+			continue;   /* a report of before the field */
+		json_object_set_new(c, "replica_group_ids_outside_capture",
+				    devices && json_is_array(groups) ? outside(groups, devices)
+								     : json_null());
+	}
+	if (has_modules(json_object_get(m, "info")))
+		json_object_set_new(json_object_get(m, "collectives"), "host_collectives",
+				    json_array());
 }

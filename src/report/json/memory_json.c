@@ -139,7 +139,9 @@ static json_t *split_json(const struct tp_mem_module *m, const struct tp_mem_spl
 {
 	const struct tp_mem_buffer *b = &m->buffers[s->buffer];
 
-	return json_pack("{s:o,s:o,s:I,s:o,s:i,s:i,s:o,s:b}",
+	/* name: the buffer as --split and --why take it (copy-start.4{0}) */
+	return json_pack("{s:o,s:o,s:o,s:I,s:o,s:i,s:i,s:o,s:b}",
+			 "name", tp_mem_buffer_name_json(m, s->buffer),
 			 "instruction", instr_ref(m, b->instr),
 			 "logical_buffer_id", tp_json_int(b->id),
 			 "k", (json_int_t)s->k,

@@ -111,6 +111,28 @@ static json_t *core_json(const struct tp_capture *cap, const struct tp_memory *m
 	return o;
 }
 
+/* The headroom of the highest peak among programs that ran on no core,
+ * against the capacity --hbm or --device gave them (as `report` prints). */
+static void program_headroom(struct tp_jw *w, const struct tp_memory *mem)
+{
+	struct tp_mem_headroom best = { 0 };
+	bool known = false;
+
+	for (size_t i = 0; i < mem->n_modules; i++) {
+		const struct tp_device_figures *dev;
+		struct tp_mem_headroom h;
+		uint64_t cap;
+
+		if (tp_mem_module_headroom(mem, &mem->modules[i], &h, &cap, &dev) &&
+		    dev == &mem->loose_device && (!known || h.peak > best.peak)) {
+			best = h;
+			known = true;
+		}
+	}
+	tp_jw_put(w, "program_headroom_bytes", known ? tp_json_int(best.bytes) : json_null());
+	tp_jw_put(w, "program_headroom_percent", known ? json_real(best.percent) : json_null());
+}
+
 void tp_memory_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		    const struct tp_memory *mem)
 {
@@ -127,6 +149,7 @@ void tp_memory_json(struct tp_jw *w, const char *key, const struct tp_capture *c
 		  ? json_string(tp_fig_source_name(mem->loose_device.capacity.source)) : json_null());
 	tp_jw_put(w, "program_device", mem->loose_device.row
 		  ? json_string(mem->loose_device.row->key) : json_null());
+	program_headroom(w, mem);
 	tp_jw_array(w, "modules");
 	for (size_t i = 0; i < mem->n_modules && tp_jw_ok(w); i++)
 		tp_mem_module_json(w, &mem->modules[i]);

@@ -152,7 +152,8 @@ enum tp_err tp_memory_why_json(FILE *out, const struct tp_memory *mem, const cha
 	struct tp_jw w;
 	struct tp_mem_ref *refs;
 	size_t n;
-	enum tp_err rc = tp_mem_resolve_name(mem, "--why", name, &refs, &n, err);
+	char *taken;
+	enum tp_err rc = tp_mem_resolve_name(mem, "--why", name, &refs, &n, &taken, err);
 
 	if (rc != TP_OK)
 		return rc;
@@ -160,6 +161,8 @@ enum tp_err tp_memory_why_json(FILE *out, const struct tp_memory *mem, const cha
 	tp_jw_object(&w, NULL);
 	tp_jw_put(&w, "schema", json_string("tpuprof.memory_why/1"));
 	tp_jw_put(&w, "name", tp_json_cstr(name));
+	tp_jw_put(&w, "taken", taken ? tp_json_cstr(taken) : json_null());
+	free(taken);
 	tp_jw_array(&w, "buffers");
 	for (size_t i = 0; i < n && tp_jw_ok(&w); i++) {
 		const struct tp_mem_module *m = &mem->modules[refs[i].module];

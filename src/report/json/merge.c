@@ -9,6 +9,7 @@
  * programs by id) is found through indexes kept beside it, and a document
  * the merge owns gives its elements away instead of copies of them.
  */
+#include "merge_internal.h"
 #include "tpuprof/report/merge.h"
 #include "tpuprof/report/ops_report.h"
 #include "tpuprof/report/report_doc.h"
@@ -284,21 +285,6 @@ static enum tp_err check_doc(json_t *doc, const char *name, struct tp_error *err
 	return TP_OK;
 }
 
-/* TF-era host collectives are listed only for captures without any HLO
- * module (collectives.c): one host's HLO removes them all. */
-static bool has_modules(json_t *info)
-{
-	json_t *h;
-	size_t i;
-
-	if (json_array_size(get(info, "modules")))
-		return true;
-	json_array_foreach(get(info, "hosts"), i, h)
-		if (json_array_size(get(h, "modules")))
-			return true;
-	return false;
-}
-
 /* The advice judged again on the merged cores (advice_json.c), as
  * `report` judges it over all the files at once. */
 static void merge_advice(json_t *out)
@@ -446,8 +432,7 @@ enum tp_err tp_merge_finish(struct tp_merge *g, json_t **out, struct tp_error *e
 			    tp_steps_across_from_cores(get(get(m, "ops"), "cores")));
 	json_object_set_new(get(m, "ops"), "core_groups", tp_core_groups_from_cores(get(get(m,
 		"ops"), "cores"), json_string_value(json_object_get(get(m, "ops"), "sort"))));
-	if (has_modules(get(m, "info")))
-		json_object_set_new(get(m, "collectives"), "host_collectives", json_array());
+	tp_merge_finish_collectives(m);
 	merge_advice(m);
 	report_warnings(m);
 	g->m = NULL;

@@ -345,17 +345,17 @@ static bool numbered(const char *name, size_t *prefix, unsigned long *num)
 	return true;
 }
 
-size_t tp_merge_missing(const struct tp_merge_hosts *h, size_t expect, char ***out)
+size_t tp_merge_missing(const struct tp_merge_hosts *h, char ***out)
 {
 	size_t plen = 0, n = 0, p;
-	unsigned long lo = (unsigned long)-1, hi = 0, num, start, end;
+	unsigned long lo = (unsigned long)-1, hi = 0, num;
 	int width = 0; /* zero-padded numbers (host007): their width */
 	const char *first;
 	bool *seen;
 
 	*out = NULL;
-	if (!h->n_names)
-		return 0;
+	if (h->n_names < 2)
+		return 0; /* one name is no series: host 2 of what? */
 	first = h->names[0];
 	for (size_t i = 0; i < h->n_names; i++) {
 		if (!numbered(h->names[i], &p, &num) || (i && p != plen) ||
@@ -367,18 +367,17 @@ size_t tp_merge_missing(const struct tp_merge_hosts *h, size_t expect, char ***o
 		lo = num < lo ? num : lo;
 		hi = num > hi ? num : hi;
 	}
-	/* the gaps; with expect, from 0 (1 when that is the smallest) */
-	start = !expect ? lo : lo == 1 ? 1 : 0;
-	end = expect && start + expect - 1 > hi ? start + expect - 1 : hi;
-	if (end - start > 10000000)
+	/* the gaps the names imply; never beyond them (an expected count
+	 * says how many, not which) */
+	if (hi - lo > 10000000)
 		return 0;
-	seen = tp_xcalloc(end - start + 1, 1);
+	seen = tp_xcalloc(hi - lo + 1, 1);
 	for (size_t i = 0; i < h->n_names; i++) {
 		numbered(h->names[i], &p, &num);
-		seen[num - start] = true;
+		seen[num - lo] = true;
 	}
-	for (unsigned long v = start; v <= end; v++)
-		if (!seen[v - start]) {
+	for (unsigned long v = lo; v <= hi; v++)
+		if (!seen[v - lo]) {
 			*out = tp_xrealloc(*out, (n + 1) * sizeof(**out));
 			(*out)[n++] = tp_xasprintf("%.*s%0*lu", (int)plen, first, width, v);
 		}

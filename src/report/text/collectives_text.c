@@ -19,9 +19,30 @@ static void link_share(FILE *out, const struct tp_collectives *c,
 		return;
 	if (tp_collective_link_share(c, col, &share, &why))
 		fprintf(out, " = %.1f%% of %s (%.0f GB/s each way per device)", 100.0 * share,
-			row->interconnect, tp_collective_link(c, col).value / 2e9);
+			row->interconnect, tp_collective_link_each_way(c, col) / 1e9);
 	else if (why)
 		fprintf(out, " = n/a of %s (%s)", row->interconnect, why);
+}
+
+/* Groups that name devices beyond the capture's: a host's share of a
+ * larger job (its other hosts' devices are not in the file). */
+static void outside_text(FILE *out, const struct tp_capture *cap, const struct tp_collective *col)
+{
+	size_t devices = tp_capture_devices(cap);
+	int64_t lo, hi;
+	size_t n = tp_collective_ids_outside(col, devices, &lo, &hi);
+	char ids[64];
+
+	if (!n)
+		return;
+	if (lo == hi)
+		snprintf(ids, sizeof(ids), "id %" PRId64, lo);
+	else
+		snprintf(ids, sizeof(ids), "ids %" PRId64 "..%" PRId64, lo, hi);
+	fprintf(out, "  outside  the groups name %zu device%s the capture does not have (%s; it\n"
+		"           holds %zu, ids 0..%zu): the job spans hosts that were not captured;\n"
+		"           the figures below are of the devices it holds\n", n, n == 1 ? "" : "s",
+		ids, devices, devices - 1);
 }
 
 static void coll_text(FILE *out, const struct tp_capture *cap,
@@ -54,6 +75,7 @@ static void coll_text(FILE *out, const struct tp_capture *cap,
 		free(x);
 	}
 	fprintf(out, "\n  mode     %s, group size %" PRIu64 "\n", col->mode, col->group_size);
+	outside_text(out, cap, col);
 	if (col->group_size)
 		fprintf(out, "  ring     %s sent per device per execution\n",
 			tp_fmt_bytes(r, sizeof(r), col->ring_bytes));

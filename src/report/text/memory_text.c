@@ -129,14 +129,34 @@ static void print_scopes(FILE *out, const struct tp_scope_tree *t, size_t node,
 		print_scopes(out, t, n->children[i], depth, peak);
 }
 
+/* "5 ways", "1 way" */
+static const char *ways(uint64_t k)
+{
+	return k == 1 ? "way" : "ways";
+}
+
+/* What a split saved: "-4.00 GiB", or "unchanged" (never "-0 B"). */
+static const char *saved_text(char *buf, size_t n, uint64_t saved)
+{
+	char b[32];
+
+	if (!saved)
+		snprintf(buf, n, "unchanged");
+	else
+		snprintf(buf, n, "-%s", tp_fmt_bytes(b, sizeof(b), saved));
+	return buf;
+}
+
 static void print_split(FILE *out, const struct tp_mem_module *m, const struct tp_mem_split *s)
 {
 	struct tp_strbuf name;
+	char saved[48];
 
 	tp_strbuf_init(&name);
 	tp_mem_buffer_name(&name, m, s->buffer);
-	fprintf(out, "    split %s %" PRIu64 " ways: peak %s (-%s) at heap event %ld (estimate, same schedule)\n",
-		name.buf, s->k, B(0, s->peak), B(1, s->saved), s->peak_position);
+	fprintf(out, "    split %s %" PRIu64 " %s: peak %s (%s) at heap event %ld (estimate, same schedule)\n",
+		name.buf, s->k, ways(s->k), B(0, s->peak), saved_text(saved, sizeof(saved), s->saved),
+		s->peak_position);
 	tp_strbuf_release(&name);
 }
 
@@ -161,8 +181,9 @@ static void module_capacity(FILE *out, const struct tp_memory *mem, const struct
 	else
 		snprintf(label, sizeof(label), "%s, the device table", dev->row ? dev->row->key : "?");
 	if (h.bytes >= 0) {
-		fprintf(out, "    capacity %s (%s): headroom %s (%.1f%%)\n", B(0, cap), label,
-			B(1, (uint64_t)h.bytes), h.percent);
+		fprintf(out, "    capacity %s (%s): headroom %s (%s)\n", B(0, cap), label,
+			tp_fmt_bytes_down(fmt_slots[1], sizeof(fmt_slots[1]), (uint64_t)h.bytes),
+			tp_fmt_pct_down(fmt_slots[2], sizeof(fmt_slots[2]), h.percent));
 		return;
 	}
 	fprintf(out, "    DOES NOT FIT: peak %s is %s over the capacity %s (%s);\n"
@@ -186,8 +207,9 @@ static void module_capacity(FILE *out, const struct tp_memory *mem, const struct
 		if (m->suggestions[i].peak <= cap) {
 			tp_strbuf_reset(&name);
 			tp_mem_buffer_name(&name, m, m->suggestions[i].buffer);
-			fprintf(out, "      or split %s %" PRIu64 " ways: peak %s, fits (estimate)\n",
-				name.buf, m->suggestions[i].k, B(0, m->suggestions[i].peak));
+			fprintf(out, "      or split %s %" PRIu64 " %s: peak %s, fits (estimate)\n",
+				name.buf, m->suggestions[i].k, ways(m->suggestions[i].k),
+				B(0, m->suggestions[i].peak));
 			break;
 		}
 	tp_strbuf_release(&name);
@@ -198,6 +220,7 @@ static void module_capacity(FILE *out, const struct tp_memory *mem, const struct
 static void print_whatif(FILE *out, const struct tp_mem_module *m)
 {
 	struct tp_strbuf name;
+	char saved[48];
 
 	tp_strbuf_init(&name);
 	fprintf(out, "  what if (--split, %zu buffer%s in one replay)\n", m->n_whatif_parts,
@@ -207,8 +230,9 @@ static void print_whatif(FILE *out, const struct tp_mem_module *m)
 
 		tp_strbuf_reset(&name);
 		tp_mem_buffer_name(&name, m, p->buffer);
-		fprintf(out, "    split %s along dimension %d (%" PRId64 ") %" PRIu64 " ways: %s -> %s",
-			name.buf, p->dim, p->dim_size, p->k, B(0, p->bytes), B(1, p->part_bytes));
+		fprintf(out, "    split %s along dimension %d (%" PRId64 ") %" PRIu64 " %s: %s -> %s",
+			name.buf, p->dim, p->dim_size, p->k, ways(p->k), B(0, p->bytes),
+			B(1, p->part_bytes));
 		if (p->part_elements == p->small_part_elements)
 			fprintf(out, ", parts of %" PRId64 "\n", p->part_elements);
 		else
@@ -216,8 +240,8 @@ static void print_whatif(FILE *out, const struct tp_mem_module *m)
 				" and %" PRId64 "; the estimate counts the larger\n", p->dim_size, p->k,
 				p->part_elements, p->small_part_elements);
 	}
-	fprintf(out, "    peak %s (-%s) at %ld\n", B(0, m->whatif.peak), B(1, m->whatif.saved),
-		m->whatif.peak_position);
+	fprintf(out, "    peak %s (%s) at %ld\n", B(0, m->whatif.peak),
+		saved_text(saved, sizeof(saved), m->whatif.saved), m->whatif.peak_position);
 	fprintf(out, "    estimate: the same schedule and buffer assignment; each split buffer is\n"
 		"    its largest part, the parts live one at a time where the whole one did\n");
 	tp_strbuf_release(&name);
@@ -290,10 +314,15 @@ static void print_module(FILE *out, const struct tp_memory *mem, const struct tp
 
 static void headroom_text(char *buf, size_t n, const struct tp_mem_headroom *h)
 {
-	char b[32];
+	char b[32], p[32];
 
-	tp_fmt_bytes(b, sizeof(b), (uint64_t)(h->bytes < 0 ? -h->bytes : h->bytes));
-	snprintf(buf, n, "%s%s %.1f%%", h->bytes < 0 ? "-" : "", b, h->percent);
+	/* free memory is an upper bound: cut down; an overrun rounds as is */
+	if (h->bytes >= 0)
+		tp_fmt_bytes_down(b, sizeof(b), (uint64_t)h->bytes);
+	else
+		tp_fmt_bytes(b, sizeof(b), (uint64_t)-h->bytes);
+	snprintf(buf, n, "%s%s %s", h->bytes < 0 ? "-" : "", b,
+		 tp_fmt_pct_down(p, sizeof(p), h->percent));
 }
 
 /* Where the capacities came from, one line per distinct device and

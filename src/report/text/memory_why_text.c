@@ -83,6 +83,13 @@ static void print_wait(FILE *out, const struct tp_mem_module *m, const struct tp
 			g = &m->why.groups[i];
 	if (!g)
 		return;
+	/* a last user before the peak waits for nothing: the trace holds it */
+	if (w->has_wait && w->wait < 0) {
+		fprintf(out, "  held past its last user at the peak: %s in %zu buffer%s whose last "
+			"user %s has already run\n", B(0, g->bytes), g->buffers,
+			g->buffers == 1 ? "" : "s", iname(m, w->last_user));
+		return;
+	}
 	fprintf(out, "  waiting for %s at the peak: %s in %zu buffer%s\n", iname(m, w->last_user),
 		B(0, g->bytes), g->buffers, g->buffers == 1 ? "" : "s");
 	if (w->has_wait && w->wait > 0)
@@ -173,10 +180,19 @@ enum tp_err tp_memory_why_text(FILE *out, const struct tp_memory *mem, const cha
 {
 	struct tp_mem_ref *refs;
 	size_t n, shown = 0;
-	enum tp_err rc = tp_mem_resolve_name(mem, "--why", name, &refs, &n, err);
+	char *taken;
+	enum tp_err rc = tp_mem_resolve_name(mem, "--why", name, &refs, &n, &taken, err);
 
 	if (rc != TP_OK)
 		return rc;
+	/* the tuple's own buffer is its index table: say which one we took */
+	if (taken && strcmp(taken + strlen(name), "{}") == 0)
+		fprintf(out, "%s is a tuple with no element buffer in this memory space; taken: "
+			"the tuple itself, %s\n\n", name, taken);
+	else if (taken)
+		fprintf(out, "%s is a tuple; taken: its one element buffer %s (%s{} is the tuple "
+			"itself)\n\n", name, taken, name);
+	free(taken);
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_mem_module *m = &mem->modules[refs[i].module];
 

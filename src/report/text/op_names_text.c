@@ -27,10 +27,30 @@ static void module_suffix(char *suffix, size_t n, const struct tp_capture *cap,
 		snprintf(suffix, n, "  (%.*s)", (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod));
 }
 
-/* Room for the name so the row fits in 100 columns. */
-static size_t name_room(const char *suffix)
+/* Room for the name so the row (53 columns before the op) fits in width
+ * columns; never under 20. */
+static size_t name_room(const char *suffix, size_t width)
 {
-	return strlen(suffix) + 20 < 47 ? 47 - strlen(suffix) : 20;
+	size_t used = 53 + strlen(suffix);
+
+	return width > used + 20 ? width - used : 20;
+}
+
+/* Where a cut keeps whole path parts: the head ends after a '/' and the
+ * tail starts at one, when that keeps at least half of each. */
+static void path_bounds(struct tp_str name, size_t *head, size_t *tail)
+{
+	for (size_t k = *head; k > *head / 2; k--)
+		if (name.ptr[k - 1] == '/') {
+			*tail += *head - k;
+			*head = k;
+			break;
+		}
+	for (size_t k = name.len - *tail; k < name.len - *tail / 2; k++)
+		if (name.ptr[k] == '/') {
+			*tail = name.len - k;
+			break;
+		}
 }
 
 /* The name cut to avail columns: head...tail; with a window (from > 0)
@@ -47,6 +67,7 @@ static char *cut_name(struct tp_str name, size_t avail, size_t from)
 	} else if (!from) {
 		head = (avail - 3) / 3;
 		tail = avail - 3 - head;
+		path_bounds(name, &head, &tail);
 		tp_strbuf_addf(&sb, "%.*s...%.*s", (int)head, name.ptr, (int)tail,
 			       name.ptr + name.len - tail);
 	} else {
@@ -102,7 +123,7 @@ static size_t common_prefix(struct tp_str a, struct tp_str b)
 
 /* Re-cuts every name whose text another name also prints: around where
  * it parts from them, or (whole) not at all. */
-static void part_alike(struct tp_text_op_name *v, size_t n, bool whole)
+static void part_alike(struct tp_text_op_name *v, size_t n, bool whole, size_t width)
 {
 	struct tp_text_op_name **order = tp_xmalloc((n + 1) * sizeof(*order));
 	char **next = tp_xcalloc(n + 1, sizeof(*next));
@@ -130,7 +151,7 @@ static void part_alike(struct tp_text_op_name *v, size_t n, bool whole)
 			}
 			if (clash)
 				next[order[k] - v] = cut_name(order[k]->op->name,
-					whole ? order[k]->op->name.len : name_room(order[k]->suffix),
+					whole ? order[k]->op->name.len : name_room(order[k]->suffix, width),
 					whole ? 0 : from);
 		}
 		i = j;
@@ -145,17 +166,21 @@ static void part_alike(struct tp_text_op_name *v, size_t n, bool whole)
 }
 
 struct tp_text_op_name *tp_text_op_names(const struct tp_capture *cap, const struct tp_ops *ops,
-				      const struct tp_ops_core *c, size_t n)
+				      const struct tp_ops_core *c, size_t n, size_t width)
 {
 	struct tp_text_op_name *v = tp_xcalloc(n + 1, sizeof(*v));
 
 	for (size_t i = 0; i < n; i++) {
 		v[i].op = &ops->ops[c->first_op + i];
 		module_suffix(v[i].suffix, sizeof(v[i].suffix), cap, v[i].op);
-		v[i].text = cut_name(v[i].op->name, name_room(v[i].suffix), 0);
+		/* no width (a pipe, a file): whole, for grep and cut */
+		v[i].text = cut_name(v[i].op->name, width ? name_room(v[i].suffix, width)
+						    : v[i].op->name.len, 0);
 	}
-	part_alike(v, n, false);
-	part_alike(v, n, true);
+	if (width) {
+		part_alike(v, n, false, width);
+		part_alike(v, n, true, width);
+	}
 	return v;
 }
 

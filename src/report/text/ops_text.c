@@ -199,7 +199,8 @@ static void group_head(FILE *out, const struct tp_capture *cap, const struct tp_
 {
 	size_t host = SIZE_MAX;
 
-	fprintf(out, "all cores:");
+	/* "all cores" only where the table sums several */
+	fprintf(out, g->n_cores > 1 ? "all cores:" : "core:");
 	for (size_t i = 0; i < g->n_cores && i < 8; i++) {
 		const struct tp_ops_core *c = &src->cores[g->cores[i]];
 
@@ -211,14 +212,16 @@ static void group_head(FILE *out, const struct tp_capture *cap, const struct tp_
 		fprintf(out, " and %zu more", g->n_cores - 8);
 	if (g->n_cores > 1)
 		fprintf(out, " (%zu cores that ran the same programs, summed)", g->n_cores);
-	else
+	else if (src->n_cores > 1)
 		fprintf(out, " (programs no other core ran)");
 }
 
 static bool core_text(FILE *out, const struct tp_capture *cap,
 		      const struct tp_ops *ops, const struct tp_ops_core *c,
-		      size_t limit, const struct group_cols *g, const struct tp_ops *src)
+		      const struct tp_ops_view *view, const struct group_cols *g,
+		      const struct tp_ops *src)
 {
+	size_t limit = view->limit;
 	char t_dev[32], t_op[32], t_coll[32], t_left[32];
 	size_t n = limit && c->n_ops > limit ? limit : c->n_ops;
 	int64_t left = 0;
@@ -231,7 +234,8 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 	else
 		fprintf(out, "%s %.*s", cap->hosts[c->host].name, (int)c->plane->name.len,
 			TP_SPTR(c->plane->name));
-	fprintf(out, ": %zu ops, %" PRIu64 " events (%s, %s clock)\n", c->n_ops, c->events,
+	fprintf(out, ": %zu op%s, %" PRIu64 " event%s (%s, %s clock)\n", c->n_ops,
+		c->n_ops == 1 ? "" : "s", c->events, c->events == 1 ? "" : "s",
 		tp_op_source_name(c->source), tp_clock_name(c->clock));
 	fprintf(out, "  device time %s%s, op time %s, collectives %s (%.1f%% of device time)\n",
 		tp_fmt_ps(t_dev, sizeof(t_dev), c->device_ps),
@@ -246,7 +250,7 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 	if (roofline)
 		fprintf(out, "%8s %6s %-13s ", "flop", "hbm", "bound");
 	fprintf(out, "%-14s  %s\n", "category", "op (module)");
-	names = tp_text_op_names(cap, ops, c, n);
+	names = tp_text_op_names(cap, ops, c, n, view->width);
 	for (size_t i = 0; i < n; i++)
 		op_row(out, ops, c, &names[i], roofline, &notes, g);
 	tp_text_op_names_release(names, n);
@@ -272,12 +276,12 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 /* The all-cores view: a table per group of cores that ran the same
  * programs; a core whose every op no other core ran keeps its own. */
 static bool groups_text(FILE *out, const struct tp_capture *cap, const struct tp_ops *ops,
-			size_t limit, enum tp_ops_sort sort)
+			const struct tp_ops_view *view)
 {
 	struct tp_ops_all a;
 	bool roofline = false;
 
-	tp_ops_all_build(&a, ops, sort);
+	tp_ops_all_build(&a, ops, view->sort);
 	for (size_t g = 0; g < a.all.n_cores; g++) {
 		const struct tp_core_group *gr = &a.groups[g];
 		struct group_cols cols = { gr, a.spread + a.all.cores[g].first_op };
@@ -290,10 +294,10 @@ static bool groups_text(FILE *out, const struct tp_capture *cap, const struct tp
 				"it ran the programs of other cores but shares no op with them: nothing to sum" :
 				"no other core ran its programs");
 		if (gr->whole)
-			roofline = core_text(out, cap, ops, &ops->cores[gr->cores[0]], limit, &none,
+			roofline = core_text(out, cap, ops, &ops->cores[gr->cores[0]], view, &none,
 					     ops) || roofline;
 		else
-			roofline = core_text(out, cap, &a.all, &a.all.cores[g], limit, &cols,
+			roofline = core_text(out, cap, &a.all, &a.all.cores[g], view, &cols,
 					     ops) || roofline;
 	}
 	tp_ops_all_release(&a);
@@ -369,14 +373,14 @@ enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *
 	if (!ops->n_cores)
 		fprintf(out, "no device ops in this capture\n");
 	if (!view->per_core) {
-		roofline = groups_text(out, cap, ops, view->limit, view->sort);
+		roofline = groups_text(out, cap, ops, view);
 	} else {
 		struct group_cols none = { NULL, NULL };
 
 		for (size_t c = 0; c < ops->n_cores; c++) {
 			if (c)
 				fputc('\n', out);
-			roofline = core_text(out, cap, ops, &ops->cores[c], view->limit, &none,
+			roofline = core_text(out, cap, ops, &ops->cores[c], view, &none,
 					     NULL) || roofline;
 		}
 	}

@@ -108,6 +108,16 @@ static void peak_holders(FILE *out, const struct tp_mem_module *m)
 			fprintf(out, "                         in %s\n", tp_hlo_scope(ins));
 		tp_strbuf_release(&sb);
 	}
+	if (m->n_live > n) {     /* the rest, so the list is not read as all */
+		uint64_t rest = 0;
+
+		for (size_t i = n; i < m->n_live; i++)
+			rest += s[i].size;
+		fprintf(out, "  %10s %5.1f%%  %zu more buffer%s live at the peak (tpuprof memory "
+			"lists every one)\n", BYTES(0, rest),
+			m->peak ? 100.0 * (double)rest / (double)m->peak : 0.0, m->n_live - n,
+			m->n_live - n == 1 ? "" : "s");
+	}
 	free(s);
 	list_scopes(out, &m->scopes, (int64_t)m->peak, false);
 	tp_mem_why_text_tower(out, m);
@@ -134,8 +144,9 @@ static void program_capacity(FILE *out, const struct tp_memory *mem,
 		return;
 	from = dev->capacity.source == TP_FIG_FLAG ? "--hbm" : dev->row ? dev->row->key : "?";
 	if (h.bytes >= 0)
-		fprintf(out, "  capacity %s (%s): the highest peak leaves %s (%.1f%%) free\n",
-			BYTES(0, cap), from, BYTES(1, (uint64_t)h.bytes), h.percent);
+		fprintf(out, "  capacity %s (%s): the highest peak leaves %s (%s) free\n",
+			BYTES(0, cap), from, tp_fmt_bytes_down(slot[1], sizeof(slot[1]), (uint64_t)h.bytes),
+			tp_fmt_pct_down(slot[2], sizeof(slot[2]), h.percent));
 	else
 		fprintf(out, "  DOES NOT FIT: the highest peak is %s over the capacity %s (%s); cut at\n"
 			"  least that much of what holds it (below; tpuprof memory has every buffer\n"
@@ -158,8 +169,9 @@ static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp
 		fprintf(out, "  %s %.*s  %s | %s", cap->hosts[c->host].name, (int)c->plane->name.len,
 			c->plane->name.ptr, m ? BYTES(0, m->peak) : "-", rt >= 0 ? BYTES(1, (uint64_t)rt) : "-");
 		if (tp_mem_core_headroom(mem, c, &room) && room.bytes >= 0)
-			fprintf(out, " of %s, %s (%.1f%%) free", BYTES(2, c->capacity),
-				BYTES(0, (uint64_t)room.bytes), room.percent);
+			fprintf(out, " of %s, %s (%s) free", BYTES(2, c->capacity),
+				tp_fmt_bytes_down(slot[0], sizeof(slot[0]), (uint64_t)room.bytes),
+				tp_fmt_pct_down(slot[1], sizeof(slot[1]), room.percent));
 		else if (c->capacity)
 			fprintf(out, " of %s, over by %s (%.1f%%)", BYTES(2, c->capacity),
 				BYTES(0, (uint64_t)-room.bytes), -room.percent);

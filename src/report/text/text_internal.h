@@ -22,11 +22,12 @@ struct tp_text_op_name {
 	char *text;                  /* malloc'd */
 };
 
-/* The op column of the first n ops of core c: names cut to fit, and names
+/* The op column of the first n ops of core c: with a width (a
+ * terminal's columns), names cut to fit at path boundaries, and names
  * that would print alike cut again around where they part from each
- * other, or printed whole. */
+ * other, or printed whole; width 0 (no terminal): every name whole. */
 struct tp_text_op_name *tp_text_op_names(const struct tp_capture *cap, const struct tp_ops *ops,
-					 const struct tp_ops_core *c, size_t n);
+					 const struct tp_ops_core *c, size_t n, size_t width);
 void tp_text_op_names_release(struct tp_text_op_name *v, size_t n);
 
 /* A sum's spread between cores, "least..most" self time, or "-" on one

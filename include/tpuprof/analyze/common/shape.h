@@ -27,6 +27,8 @@ int tp_primitive_bits(int type);
 
 /* Appends the shape's text with its layout (HumanStringWithLayout). */
 void tp_shape_format(struct tp_strbuf *sb, const Xla__ShapeProto *s);
+/* A tuple: TUPLE, or an unset element type with element shapes. */
+bool tp_shape_is_tuple(const Xla__ShapeProto *s);
 /* The same text as a JSON string (null for no shape), as the writers put
  * an instruction's shape; a new reference. */
 json_t *tp_shape_text_json(const Xla__ShapeProto *s);

@@ -153,6 +153,13 @@ function fmtPs(ps) {
 	return toFixedC(v, av < 10 ? 3 : av < 100 ? 2 : 1) + " " + TIME_UNITS[u][0];
 }
 
+/* A share of free memory (an upper bound): cut down, never rounded up,
+ * as the text prints it ("99.9%" with 8 MiB of 80 GiB used). */
+function fmtPctDown(x) {
+	return x === null || x === undefined || !isFinite(x) ? "–" :
+		toFixedC(Math.floor(1000 * x * (1 + 1e-12)) / 10, 1) + "%";
+}
+
 function fmtPct(x) {
 	return x === null || x === undefined || !isFinite(x) ? "–" : toFixedC(100 * x, 1) + "%";
 }

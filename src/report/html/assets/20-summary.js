@@ -58,8 +58,10 @@ const SummaryView = {
 				el("td", { class: "muted steps-categories" }, cats)));
 		});
 		s.appendChild(t);
-		if (cores.length >= 2)
+		if (cores.length >= 2) {
 			s.appendChild(this.stepChart(cores));
+			s.appendChild(this.stepLegend(cores));
+		}
 		if (ops.steps_across && ops.steps_across.length)
 			this.stepsAcross(s, ops.steps_across);
 		return s;
@@ -109,6 +111,19 @@ const SummaryView = {
 		});
 		g.appendChild(svg("text", { x: L, y: H - 4 })).textContent = "step 0 … " + (n - 1) + ", duration per core";
 		return g;
+	},
+
+	/* Which line is which core: the chart's colours, in its order. */
+	stepLegend: function (cores) {
+		const shown = cores.slice(0, 16);
+		const div = el("div", { class: "legend", id: "summary-steps-legend" }, shown.map(function (c, k) {
+			return el("span", { class: "chip" }, el("i", { style: "background:" + PALETTE[k % PALETTE.length] }),
+				c.host + " " + shortPlane(c.plane));
+		}));
+		if (cores.length > shown.length)
+			div.appendChild(el("span", { class: "muted" }, "and " + (cores.length - shown.length) +
+				" more cores (hover a line for its core)"));
+		return div;
 	},
 
 	/* The advice: each rule that fired with its figures, then the rest. */
@@ -192,7 +207,7 @@ const SummaryView = {
 				el("td", { class: "num" }, fmtBytes(c.capacity_bytes)),
 				el("td", { class: "num" + (c.capacity_bytes && peak > 0.9 * c.capacity_bytes ? " warn" : "") },
 					!c.capacity_bytes ? "–" : peak > c.capacity_bytes ?
-					"over by " + fmtBytes(peak - c.capacity_bytes) : fmtPct(1 - peak / c.capacity_bytes))));
+					"over by " + fmtBytes(peak - c.capacity_bytes) : fmtPctDown(1 - peak / c.capacity_bytes))));
 		});
 		s.appendChild(t);
 		const order = modulesByPeak(mem);

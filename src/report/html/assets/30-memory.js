@@ -285,7 +285,7 @@ const MemoryView = {
 		if (core && core.capacity_bytes && !m.memory_space) {
 			const peak = Math.max(core.compiler_peak_bytes || 0, core.runtime_peak_bytes || 0);
 			fact("capacity " + coreKey(core.host, core.plane), fmtBytes(core.capacity_bytes) +
-				", " + fmtPct(1 - peak / core.capacity_bytes) + " free at the core's highest peak");
+				", " + fmtPctDown(1 - peak / core.capacity_bytes) + " free at the core's highest peak");
 		}
 		return facts;
 	},

@@ -30,7 +30,7 @@ Object.assign(MemoryView, {
 		box.appendChild(el("table", { class: "plain" }, el("tr", {},
 			["buffer", "split", "new peak", "saved"].map(function (h) { return el("th", {}, h); })),
 			rows.map(function (r, i) {
-				return el("tr", {}, el("td", { class: "mono" }, r.instruction + (i === 0 && m.what_if ? " (--split)" : "")),
+				return el("tr", {}, el("td", { class: "mono" }, (r.name || r.instruction) + (i === 0 && m.what_if ? " (--split)" : "")),
 					el("td", { class: "num" }, "÷ " + fmtInt(r.k)), el("td", { class: "num" }, fmtBytes(r.peak_bytes)),
 					el("td", { class: "num" }, fmtBytes(r.saved_bytes)));
 			})));
@@ -123,7 +123,9 @@ Object.assign(MemoryView, {
 		field("scope", b.scope);
 		field("source", sourceText(b.source));
 		field("live range", b.indefinite || b.live_start === null ? "whole program" :
-			"heap events " + b.live_start + " – " + b.live_end + " (" + (b.live_end - b.live_start) + " events)",
+			/* the first and the last event of its life, both counted */
+			"heap events " + b.live_start + " to " + b.live_end + " (" + (b.live_end - b.live_start + 1) +
+				(b.live_end === b.live_start ? " event)" : " events)"),
 			b.indefinite ? "whole program" : b.live_start + "-" + b.live_end);
 		field("defined by", b.defined_by ? b.defined_by + (b.opcode ? " (" + b.opcode + ")" : "") : null, b.defined_by);
 		if (b.defined_by && App.hasOp(b.defined_by)) {

@@ -1,0 +1,231 @@
+/*
+ * report_doc_text.c - the one page of `report` text drawn from a saved
+ * report document (`report --format json`, or `merge`'s pod report)
+ * instead of a capture: the same lines and figures as report_text.c
+ * where the document holds them (docs/json.md), so `report pod.json`
+ * reads as `report` over all the hosts' files would.
+ */
+#include "doc_text.h"
+#include "tpuprof/report/report_doc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/util/units.h"
+
+static char slot[4][32];
+#define BYTES(i, v) tp_fmt_bytes(slot[i], sizeof(slot[i]), (v))
+#define PS(i, v) tp_fmt_ps(slot[i], sizeof(slot[i]), (v))
+
+static json_t *get(const json_t *o, const char *key)
+{
+	return json_object_get(o, key);
+}
+
+static void capture_line(FILE *out, const json_t *doc)
+{
+	const json_t *hosts = get(get(doc, "info"), "hosts");
+	size_t n = json_array_size(hosts);
+	const json_t *h0 = json_array_get(hosts, 0);
+
+	fprintf(out, "capture   saved report, %s%s, %zu host(s), %zu busy device(s)", str(h0, "name"),
+		n > 1 ? " and others" : "", n, json_array_size(get(get(doc, "ops"), "cores")));
+	if (*str(h0, "device_type"))
+		fprintf(out, ", %s", str(h0, "device_type"));
+	fputc('\n', out);
+}
+
+static void core_line(FILE *out, const json_t *c)
+{
+	const json_t *cp = get(c, "compiler_peak_bytes"), *rt = get(c, "runtime_peak_bytes");
+	char free_b[32], free_p[32];
+
+	fprintf(out, "  %s %s  %s | %s", str(c, "host"), str(c, "plane"),
+		json_is_integer(cp) ? BYTES(0, (uint64_t)json_integer_value(cp)) : "-",
+		json_is_integer(rt) ? BYTES(1, (uint64_t)json_integer_value(rt)) : "-");
+	if (json_is_integer(get(c, "headroom_bytes")) && num(c, "headroom_bytes") >= 0)
+		fprintf(out, " of %s, %s (%s) free", BYTES(2, (uint64_t)num(c, "capacity_bytes")),
+			tp_fmt_bytes_down(free_b, sizeof(free_b), (uint64_t)num(c, "headroom_bytes")),
+			tp_fmt_pct_down(free_p, sizeof(free_p),
+					json_number_value(get(c, "headroom_percent"))));
+	else if (json_is_integer(get(c, "headroom_bytes")))
+		fprintf(out, " of %s, over by %s (%.1f%%)", BYTES(2, (uint64_t)num(c, "capacity_bytes")),
+			BYTES(0, (uint64_t)-num(c, "headroom_bytes")),
+			-json_number_value(get(c, "headroom_percent")));
+	fputc('\n', out);
+}
+
+/* The highest compiler peak and the three largest buffers holding it. */
+static void peak_holders(FILE *out, const json_t *mod)
+{
+	const json_t *live = get(mod, "live_at_peak");
+	size_t n = json_array_size(live), shown = n < 3 ? n : 3;
+	const json_t **v = tp_doc_by_size(live);
+	uint64_t peak = (uint64_t)num(mod, "peak_bytes"), rest = 0;
+
+	fprintf(out, "  highest compiler peak: %s, %s at heap event %" PRId64 "; held by\n",
+		str(mod, "name"), BYTES(0, peak), num(mod, "peak_heap_event"));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t size = (uint64_t)num(v[i], "size_bytes");
+
+		if (i >= shown) {
+			rest += size;
+			continue;
+		}
+		fprintf(out, "  %10s %5.1f%%  buffer %s\n", BYTES(0, size),
+			peak ? 100.0 * (double)size / (double)peak : 0.0, str(v[i], "display_name"));
+		if (*str(v[i], "scope"))
+			fprintf(out, "                         in %s\n", str(v[i], "scope"));
+	}
+	if (n > shown)
+		fprintf(out, "  %10s %5.1f%%  %zu more buffer%s live at the peak (tpuprof memory "
+			"lists every one)\n", BYTES(0, rest),
+			peak ? 100.0 * (double)rest / (double)peak : 0.0, n - shown,
+			n - shown == 1 ? "" : "s");
+	free(v);
+}
+
+static void memory_part(FILE *out, const json_t *mem)
+{
+	const json_t *c, *m, *top = NULL;
+	size_t i;
+
+	fprintf(out, "memory    peak per core (compiler plan | runtime allocator) and headroom\n");
+	json_array_foreach(get(mem, "cores"), i, c)
+		core_line(out, c);
+	json_array_foreach(get(mem, "modules"), i, m)
+		if (!top || num(m, "peak_bytes") > num(top, "peak_bytes"))
+			top = m;
+	if (top)
+		peak_holders(out, top);
+}
+
+/* The ops of every group of cores summed by program and name, most
+ * total time first: the all-cores view of report_text.c. */
+static json_t *ops_summed(const json_t *ops)
+{
+	json_t *by_key = json_object(), *list = json_array(), *g, *o, *s;
+	size_t i, j;
+	char key[512];
+
+	json_array_foreach(get(ops, "core_groups"), i, g)
+		json_array_foreach(get(g, "ops"), j, o) {
+			snprintf(key, sizeof(key), "%s\x1f%s", str(o, "program_id"), str(o, "name"));
+			s = get(by_key, key);
+			if (!s) {
+				s = json_pack("{s:s,s:s,s:I,s:I,s:I}", "name", str(o, "name"),
+					      "module", str(o, "module"), "total_ps", (json_int_t)0,
+					      "self_ps", (json_int_t)0, "occurrences", (json_int_t)0);
+				json_object_set_new(by_key, key, s);
+				json_array_append(list, s);
+			}
+			json_object_set_new(s, "total_ps", json_integer(num(s, "total_ps") + num(o, "total_ps")));
+			json_object_set_new(s, "self_ps", json_integer(num(s, "self_ps") + num(o, "self_ps")));
+			json_object_set_new(s, "occurrences",
+					    json_integer(num(s, "occurrences") + num(o, "occurrences")));
+		}
+	json_decref(by_key);
+	return list;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const json_t *const *x = a, *const *y = b;
+	int64_t tx = num(*x, "total_ps"), ty = num(*y, "total_ps");
+
+	return tx != ty ? (tx > ty ? -1 : 1) : strcmp(str(*x, "name"), str(*y, "name"));
+}
+
+static void time_part(FILE *out, const json_t *ops, int64_t *device)
+{
+	json_t *list = ops_summed(ops);
+	size_t n = json_array_size(list), i;
+	const json_t **v = tp_xmalloc((n + 1) * sizeof(*v)), *g;
+	int64_t op = 0;
+
+	*device = 0;
+	json_array_foreach(get(ops, "core_groups"), i, g) {
+		*device += num(g, "device_ps");
+		op += num(g, "op_ps");
+	}
+	fprintf(out, "time      %zu ops on %zu core(s): op time %s of %s device time (all cores; the "
+		"shares below are of it)\n", n, json_array_size(get(ops, "cores")), PS(0, op),
+		PS(1, *device));
+	for (i = 0; i < n; i++)
+		v[i] = json_array_get(list, i);
+	qsort(v, n, sizeof(*v), by_total);
+	for (i = 0; i < n && i < 5; i++)
+		fprintf(out, "  %10s %5.1f%%  op %s (%s) x%" PRId64 "\n", PS(0, num(v[i], "total_ps")),
+			*device ? 100.0 * (double)num(v[i], "self_ps") / (double)*device : 0.0,
+			str(v[i], "name"), str(v[i], "module"), num(v[i], "occurrences"));
+	free(v);
+	json_decref(list);
+}
+
+static void traffic_part(FILE *out, const json_t *coll, int64_t device)
+{
+	const json_t *c, *m;
+	int64_t most = 0, total = 0, time = 0, execs = 0;
+	size_t i, devices = 0;
+
+	json_array_foreach(get(coll, "cores"), i, c) {
+		most = num(c, "ring_bytes") > most ? num(c, "ring_bytes") : most;
+		total += num(c, "ring_bytes");
+		devices += num(c, "ring_bytes") > 0;
+	}
+	json_array_foreach(get(coll, "modules"), i, m) {
+		time += num(m, "time_ps");
+		execs += num(m, "occurrences");
+	}
+	fprintf(out, "traffic   %zu collective(s), %" PRId64 " execution(s), %s sent per device (ring, "
+		"the most one device sent; %s in total over %zu device(s)), %s = %.1f%% of device "
+		"time (all cores)\n", json_array_size(get(coll, "collectives")), execs,
+		BYTES(0, (uint64_t)most), BYTES(1, (uint64_t)total), devices, PS(2, time),
+		device ? 100.0 * (double)time / (double)device : 0.0);
+}
+
+/* The rules with verdict v, comma separated, after label. */
+static void rules(FILE *out, const json_t *advice, const char *v, const char *label)
+{
+	const json_t *a;
+	size_t i, k = 0;
+
+	json_array_foreach(advice, i, a)
+		if (strcmp(str(a, "verdict"), v) == 0)
+			fprintf(out, "%s%s", k++ ? ", " : label, str(a, "rule"));
+	if (k)
+		fputc('\n', out);
+}
+
+static void advice_part(FILE *out, const json_t *advice)
+{
+	const json_t *a;
+	size_t i, fired = 0;
+
+	json_array_foreach(advice, i, a)
+		fired += strcmp(str(a, "verdict"), "fired") == 0;
+	fprintf(out, "advice    %zu of %zu rule(s) fired (docs/ops.md)\n", fired,
+		json_array_size(advice));
+	json_array_foreach(advice, i, a)
+		if (strcmp(str(a, "verdict"), "fired") == 0)
+			fprintf(out, "  %s\n", str(a, "text"));
+	rules(out, advice, "not_fired", "  not fired: ");
+	rules(out, advice, "not_judged", "  could not be judged: ");
+}
+
+enum tp_err tp_report_doc_text(FILE *out, const json_t *doc, struct tp_error *err)
+{
+	int64_t device;
+
+	capture_line(out, doc);
+	memory_part(out, get(doc, "memory"));
+	time_part(out, get(doc, "ops"), &device);
+	traffic_part(out, get(doc, "collectives"), device);
+	advice_part(out, get(doc, "advice"));
+	fprintf(out, "more: tpuprof memory | ops | collectives REPORT.json --format json, check "
+		"REPORT.json\n");
+	if (ferror(out))
+		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write output");
+	return TP_OK;
+}

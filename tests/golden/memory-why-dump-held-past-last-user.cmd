@@ -1,0 +1,1 @@
+memory --why 'fusion.22{}' testdata/xla-dump

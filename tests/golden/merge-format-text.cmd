@@ -1,0 +1,1 @@
+--version >/dev/null; d=$(mktemp -d); for h in 0 1 2; do $TPUPROF report --format json -o $d/h$h.json testdata/run-3hosts/host$h.xplane.pb; done; $TPUPROF merge --format text $d/h0.json $d/h1.json $d/h2.json | head -3; $TPUPROF merge --format html $d/h0.json $d/h1.json $d/h2.json | grep -c 'tpuprof.html/1'; $TPUPROF merge $d/h0.json $d/h1.json $d/h2.json | head -2; rm -rf $d

@@ -1,0 +1,1 @@
+oom testdata/oom/tpu-hbm-compile.log

@@ -1,0 +1,1 @@
+--version >/dev/null; COLUMNS=160 script -qec "$TPUPROF ops --limit 3 ../shared/captures/gpu-v100x8-tf-multiworker" /dev/null | tr -d '\r'

@@ -1,0 +1,1 @@
+report testdata/xla-dump --hbm 80GiB | grep capacity

@@ -1,0 +1,1 @@
+--version >/dev/null; d=$(mktemp -d); for h in 0 1 2; do $TPUPROF report --format json -o $d/h$h.json testdata/run-3hosts/host$h.xplane.pb; done; $TPUPROF merge -o $d/pod.json $d/h0.json $d/h1.json $d/h2.json; $TPUPROF ops $d/pod.json --limit 5; $TPUPROF memory $d/pod.json; $TPUPROF collectives $d/pod.json; rm -rf $d
