@@ -145,7 +145,9 @@ static void buffers(struct tp_check_subject *x, const json_t *mod, const char *s
 	const json_t *b;
 
 	json_array_foreach(J(mod, "live_at_peak"), i, b) {
-		const char *name = S(b, "instruction");
+		/* the buffer's printed name (copy-start.4{0}): what --why and
+		 * --split take back; an older report has only the instruction */
+		const char *name = S(b, "display_name") ? S(b, "display_name") : S(b, "instruction");
 
 		if (scope && !tp_check_scope_under(S(b, "scope"), scope))
 			continue;
