@@ -55,6 +55,22 @@ static void op_row(FILE *out, const json_t *o, int64_t device)
 		num(o, "n_cores"), sp, str(o, "category"), str(o, "name"), str(o, "module"));
 }
 
+/* The group's clock as the capture's text says it: device where every
+ * core of it is on the device clock (cores[].clock). */
+static const char *group_clock(const json_t *cores, const json_t *g)
+{
+	const json_t *ix;
+	size_t i;
+
+	json_array_foreach(json_object_get(g, "core_indexes"), i, ix) {
+		const char *k = str(json_array_get(cores, (size_t)json_integer_value(ix)), "clock");
+
+		if (strcmp(k, "device") != 0)
+			return "timeline";
+	}
+	return "device";
+}
+
 static void group_text(FILE *out, const json_t *cores, const json_t *g, size_t limit)
 {
 	const json_t *ops = json_object_get(g, "ops");
@@ -63,8 +79,8 @@ static void group_text(FILE *out, const json_t *cores, const json_t *g, size_t l
 	char a[32], b[32], c[32];
 
 	group_head(out, cores, g);
-	fprintf(out, ": %zu op%s, %" PRId64 " event%s\n", n, n == 1 ? "" : "s", num(g, "events"),
-		num(g, "events") == 1 ? "" : "s");
+	fprintf(out, ": %zu op%s, %" PRId64 " event%s (%s clock)\n", n, n == 1 ? "" : "s",
+		num(g, "events"), num(g, "events") == 1 ? "" : "s", group_clock(cores, g));
 	fprintf(out, "  device time %s (summed over these cores), op time %s, collectives %s "
 		"(%.1f%% of device time)\n", tp_fmt_ps(a, sizeof(a), device),
 		tp_fmt_ps(b, sizeof(b), num(g, "op_ps")), tp_fmt_ps(c, sizeof(c), num(g, "collective_ps")),
