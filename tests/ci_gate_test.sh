@@ -32,6 +32,33 @@ grep -q "^check: ok, all 4 checks passed$" "$tmp/out" && ok || bad "merge | chec
 "$tpuprof" check --max-peak 4GiB "$tmp/h0.json" "$tmp/h2.json" >"$tmp/out" 2>"$tmp/err"
 expect_rc "check A.json B.json" 0 $?
 grep -c "^ok   max-peak core host[02]" "$tmp/out" | grep -qx 4 && ok || bad "two reports: $(cat "$tmp/out")"
+# the drawing commands read the same inputs (issue 39's documents, issue
+# 40's input layer): a report piped to `report -`, merge's output to
+# `ops -`, an ops document through a FIFO to `ops`, a capture piped in
+cat "$tmp/w8.json" | "$tpuprof" report - >"$tmp/out" 2>"$tmp/err"
+expect_rc "report piped to report -" 0 $?
+grep -q "^capture   saved report, worker8," "$tmp/out" && ok || bad "report -: $(head -3 "$tmp/out")"
+"$tpuprof" merge -q "$tmp/h0.json" "$tmp/h2.json" | "$tpuprof" ops - --limit 1 >"$tmp/out" 2>"$tmp/err"
+expect_rc "merge | ops -" 0 $?
+grep -q "^all cores: host0 /device:TPU:0, /device:TPU:1, host2 .*(device clock)$" "$tmp/out" && ok ||
+	bad "merge | ops -: $(head -3 "$tmp/out")"
+"$tpuprof" ops --format json -q -o "$tmp/ops8.json" testdata/ci/worker8.xplane.pb
+mkfifo "$tmp/opsfifo"
+cat "$tmp/ops8.json" >"$tmp/opsfifo" &
+"$tpuprof" ops --limit 1 "$tmp/opsfifo" >"$tmp/out" 2>"$tmp/err"
+expect_rc "ops document through a FIFO" 0 $?
+wait
+grep -q "^all cores: worker8 /device:TPU:0, /device:TPU:1 " "$tmp/out" && ok || bad "ops FIFO: $(head -2 "$tmp/out")"
+cat testdata/ci/worker8.xplane.pb | "$tpuprof" ops - --limit 1 >"$tmp/out2" 2>"$tmp/err"
+expect_rc "capture piped to ops -" 0 $?
+"$tpuprof" ops testdata/ci/worker8.xplane.pb --limit 1 >"$tmp/out3" 2>/dev/null
+sed 's/ stdin \/device/ worker8 \/device/' "$tmp/out2" | cmp -s - "$tmp/out3" && ok ||
+	bad "capture piped: $(diff "$tmp/out2" "$tmp/out3" | head -5)"
+cat "$tmp/ops8.json" | "$tpuprof" memory - >"$tmp/out" 2>"$tmp/err"
+expect_rc "an ops document to memory" 3 $?
+grep -q "not a tpuprof report or a tpuprof.memory document (schema tpuprof.ops/1" "$tmp/err" && ok ||
+	bad "memory of an ops document: $(cat "$tmp/err")"
+
 # a FIFO
 mkfifo "$tmp/fifo"
 cat "$tmp/w8.json" >"$tmp/fifo" &
