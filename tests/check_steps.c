@@ -511,6 +511,9 @@ START_TEST(test_steps_partition)
 	struct tp_error err = { 0 };
 	size_t steps = 0;
 
+	if (!strncmp(path, "../shared/", 10))
+		NEED_SHARED();
+
 	ck_assert_msg(tp_capture_open(&cap, &path, 1, &o, &err) == TP_OK, "%s", err.msg);
 	ck_assert_int_eq(tp_ops_build(&ops, &cap, NULL, &err), TP_OK);
 	for (size_t c = 0; c < ops.n_cores; c++) {
