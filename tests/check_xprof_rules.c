@@ -242,6 +242,32 @@ START_TEST(test_duty_cycle_xla_ops)
 }
 END_TEST
 
+/* The duty cycle of a line whose events come out of order (device times
+ * move a few, format-facts §11.5): busy is still the union, [10, 20),
+ * [30, 80) and [100, 110) = 70; idle the span 10..110 less it = 30.
+ * tpuprof keeps the latest 256 busy blocks open to such events (op_duty.c),
+ * not one per event. */
+START_TEST(test_duty_cycle_out_of_order)
+{
+	static const struct xb_plane p = {
+		.id = 1, .name = "/device:TPU:0",
+		.metas = { { 1, "op.1", NULL, { { "hlo_category", 's', 0, "call" } } } },
+		.lines = {
+			{ "XLA Ops", { { .meta = 1, .offset = 100, .dur = 10 }, { .meta = 1, .offset = 10, .dur = 10 },
+				       { .meta = 1, .offset = 50, .dur = 30 }, { .meta = 1, .offset = 60, .dur = 10 },
+				       { .meta = 1, .offset = 30, .dur = 25 } } } },
+	};
+	struct built b;
+
+	build(&b, &p, 1);
+	ck_assert_uint_eq(b.ops.n_cores, 1);
+	ck_assert(b.ops.cores[0].has_duty);
+	ck_assert_int_eq(b.ops.cores[0].duty_busy_ps, 70);
+	ck_assert_int_eq(b.ops.cores[0].duty_idle_ps, 30);
+	done(&b);
+}
+END_TEST
+
 /* ConvertXPlaneToOpStats.ConstructDutyCycleTrackerFromSparseCore (every
  * SparseCore op on duty: busy 40, idle 10) and
  * MultiCoreChipBusyAndIdleTimeTest, per core: hlo_category on the
@@ -478,6 +504,7 @@ static Suite *xprof_rules_suite(void)
 	tcase_add_test(tc, test_sparse_core_modules);
 	tcase_add_test(tc, test_sparse_core_partial_ops);
 	tcase_add_test(tc, test_duty_cycle_xla_ops);
+	tcase_add_test(tc, test_duty_cycle_out_of_order);
 	tcase_add_test(tc, test_duty_cycle_cores);
 	tcase_add_test(tc, test_barrier_cores_fraction);
 	tcase_add_test(tc, test_gpu_op_names);
