@@ -207,6 +207,58 @@ START_TEST(test_gpu_steps)
 }
 END_TEST
 
+/* The executions of test_gpu_steps' program 5 with its b.1 kernels on
+ * the first stream and its a.1 kernels on the second: read stream by
+ * stream, its kernels come out of start order (a.1 at 1000 after b.1 at
+ * 2800), and are sorted before the runs are cut (gpu_runs.c): its first
+ * kernel is a.1, so the same three steps, each holding the same compute
+ * (read unsorted, b.1 would start four). Loop as in test_gpu_steps. */
+START_TEST(test_gpu_steps_unsorted)
+{
+	static const char *const names[] = { "program_id", "hlo_op", "hlo_module",
+					     "a.1", "b.1", "jit_a" };
+	enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, JA = 6 };
+#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
+	static const struct ev s1[] = {
+		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1600, 100, K(5, A1, JA) },
+		{ 1, 2200, 100, K(5, A1, JA) },
+	};
+	static const struct ev s2[] = {
+		{ 1, 1200, 300, K(5, B1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
+		{ 1, 2400, 300, K(5, B1, JA) }, { 1, 2800, 100, K(5, B1, JA) },
+	};
+#undef K
+	static const int64_t want[][4] = {
+		{ 1000, 600, 400, 200 }, { 1600, 600, 350, 250 }, { 2200, 700, 500, 200 },
+	};
+	struct pb plane = { 0 };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	const struct tp_step *st;
+	char *path;
+
+	pb_str(&plane, 2, "/device:GPU:0");
+	line(&plane, 16, "Stream #16(Kernel)", s2, sizeof(s2) / sizeof(s2[0]), _i ? names : NULL);
+	line(&plane, 17, "Stream #17(Kernel)", s1, sizeof(s1) / sizeof(s1[0]), _i ? names : NULL);
+	event_meta(&plane, 1, 0, "kernel", NULL);
+	stat_metas(&plane, names, sizeof(names) / sizeof(names[0]), 1);
+	build(&cap, &ops, &plane, &path);
+	ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_INFERRED);
+	ck_assert_uint_eq(ops.cores[0].step_program_id, 5);
+	ck_assert(tp_str_eq(ops.cores[0].step_program, "jit_a"));
+	ck_assert_uint_eq(ops.cores[0].n_steps, 3);
+	st = &ops.steps[ops.cores[0].first_step];
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(st[i].start_ps, want[i][0]);
+		ck_assert_int_eq(st[i].dur_ps, want[i][1]);
+		ck_assert_int_eq(st[i].compute_ps, want[i][2]);
+		ck_assert_int_eq(st[i].idle_ps, want[i][3]);
+	}
+	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 0);
+	done(&cap, &ops, path);
+}
+END_TEST
+
 /* A TPU core whose XLA Ops events carry group_id (stat 4): the groups
  * are the steps, before the XLA Modules line's runs would be inferred.
  *   group 3: add.1 1000+100, fusion.1 1150+200, all-reduce.1 1400+50
@@ -600,6 +652,7 @@ static Suite *steps_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_gpu_steps, 0, 2);
+	tcase_add_loop_test(tc, test_gpu_steps_unsorted, 0, 2);
 	tcase_add_test(tc, test_group_steps);
 	tcase_add_test(tc, test_input_time);
 	tcase_add_loop_test(tc, test_steps_partition, 0,
