@@ -154,6 +154,10 @@ struct groups {
 	const struct tp_plane *pl;
 	const struct tp_xspace *xs;
 	int64_t gid;
+	/* per event metadata: the group id its stats give, if any (looked
+	 * up once, not per event) */
+	bool *meta_has;
+	int64_t *meta_gid;
 	struct tp_i64map map;
 	struct tp_step_run *v;
 	size_t n, cap;
@@ -186,17 +190,11 @@ static void group_batch(void *ctx, const struct tp_event_batch *b, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		uint8_t kind = b->kind[0][i];
-		const struct tp_event_meta *em;
-		const struct tp_stat *st;
-		int64_t v;
 
-		if (kind == TP_STAT_INT64 || kind == TP_STAT_UINT64) {
+		if (kind == TP_STAT_INT64 || kind == TP_STAT_UINT64)
 			group_add(g, (int64_t)b->value[0][i], b->start_ps[i], b->dur_ps[i]);
-		} else if (kind == TP_STAT_NONE) {
-			em = &g->pl->event_meta[b->meta[i]];
-			if ((st = stat_by_id(em->stats, em->n_stats, g->gid)) && tp_stat_int(st, &v))
-				group_add(g, v, b->start_ps[i], b->dur_ps[i]);
-		}
+		else if (kind == TP_STAT_NONE && g->meta_has[b->meta[i]])
+			group_add(g, g->meta_gid[b->meta[i]], b->start_ps[i], b->dur_ps[i]);
 	}
 }
 
@@ -226,9 +224,19 @@ size_t tp_ops_group_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
 	if (!has)
 		return 0;
 	tp_batch_keep(&r.keys, 0, g.gid, true);
+	g.meta_has = tp_xcalloc(pl->n_event_meta + 1, sizeof(*g.meta_has));
+	g.meta_gid = tp_xcalloc(pl->n_event_meta + 1, sizeof(*g.meta_gid));
+	for (size_t i = 0; i < pl->n_event_meta; i++) {
+		const struct tp_event_meta *em = &pl->event_meta[i];
+		const struct tp_stat *st = stat_by_id(em->stats, em->n_stats, g.gid);
+
+		g.meta_has[i] = st && tp_stat_int(st, &g.meta_gid[i]);
+	}
 	tp_i64map_init(&g.map, 64);
 	tp_ops_read_lines(&r, src);
 	tp_i64map_release(&g.map);
+	free(g.meta_has);
+	free(g.meta_gid);
 	if (g.n > 1)
 		qsort(g.v, g.n, sizeof(*g.v), tp_step_run_cmp);
 	*out = g.v;
