@@ -44,6 +44,7 @@ struct kernels {
 	const struct tp_plane *pl;
 	const struct tp_xspace *xs;
 	uint64_t *hash;              /* per stat metadata: its name's hash  */
+	size_t *ref_op;              /* per stat metadata: its op number + 1 */
 	struct tp_i64map progs;
 	struct tp_program_time *p;
 	size_t np, cap_p;
@@ -110,13 +111,15 @@ static const uint8_t *unpack(const struct kernels *r, const uint8_t *q, int64_t 
 	return q;
 }
 
-/* A string stat's value and hash (a ref's hash cached per metadata). */
+/* A string stat's value and hash (a ref's hash cached per metadata);
+ * *ref the ref's stat metadata index, SIZE_MAX for a string. */
 static bool str_key(struct kernels *r, const struct tp_stat *st, struct tp_str *s,
-		    uint64_t *h)
+		    uint64_t *h, size_t *ref)
 {
 	const struct tp_stat_meta *sm;
 	size_t i;
 
+	*ref = SIZE_MAX;
 	if (st->kind == TP_STAT_STR) {
 		*s = st->v.s;
 		*h = tp_hash_bytes(s->ptr, s->len);
@@ -129,20 +132,27 @@ static bool str_key(struct kernels *r, const struct tp_stat *st, struct tp_str *
 		r->hash[i] = tp_hash_bytes(sm->name.ptr, sm->name.len) | 1;
 	*s = sm->name;
 	*h = r->hash[i];
+	*ref = i;
 	return true;
 }
 
-/* The number of the op with hash h, given one if new. */
-static size_t op_number(struct kernels *r, uint64_t h)
+/* The number of the op with hash h, given one if new (a ref's cached
+ * per stat metadata: the bulk path looks nothing up). */
+static size_t op_number(struct kernels *r, uint64_t h, size_t ref)
 {
-	long i = tp_i64map_get(&r->ops, (int64_t)h);
+	long i;
 
-	if (i >= 0)
-		return (size_t)i;
-	tp_i64map_put(&r->ops, (int64_t)h, (long)r->nop);
-	r->op = tp_xgrow(r->op, &r->cap_op, r->nop + 1, sizeof(*r->op));
-	r->op[r->nop] = h;
-	return r->nop++;
+	if (ref != SIZE_MAX && r->ref_op[ref])
+		return r->ref_op[ref] - 1;
+	if ((i = tp_i64map_get(&r->ops, (int64_t)h)) < 0) {
+		i = (long)r->nop;
+		tp_i64map_put(&r->ops, (int64_t)h, i);
+		r->op = tp_xgrow(r->op, &r->cap_op, r->nop + 1, sizeof(*r->op));
+		r->op[r->nop++] = h;
+	}
+	if (ref != SIZE_MAX)
+		r->ref_op[ref] = (size_t)i + 1;
+	return (size_t)i;
 }
 
 static void kernel_add(struct kernels *r, int64_t id, const struct tp_stat *op,
@@ -150,21 +160,22 @@ static void kernel_add(struct kernels *r, int64_t id, const struct tp_stat *op,
 {
 	struct tp_str name, module = TP_STR_NULL;
 	uint64_t h, mh;
+	size_t ref, mref;
 	long i;
 
-	if (!str_key(r, op, &name, &h))
+	if (!str_key(r, op, &name, &h, &ref))
 		return;
 	dur = dur > 0 ? dur : 0;
 	if ((i = tp_i64map_get(&r->progs, id)) < 0) {
 		if (mod)
-			str_key(r, mod, &module, &mh);
+			str_key(r, mod, &module, &mh, &mref);
 		tp_i64map_put(&r->progs, id, (long)r->np);
 		r->p = tp_xgrow(r->p, &r->cap_p, r->np + 1, sizeof(*r->p));
 		r->p[r->np] = (struct tp_program_time){ (uint64_t)id, 0, module };
 		i = (long)r->np++;
 	}
 	r->p[i].ps = tp_sat_add(r->p[i].ps, dur);
-	pack(r, start, dur, (size_t)i, op_number(r, h));
+	pack(r, start, dur, (size_t)i, op_number(r, h, ref));
 }
 
 /* As the op pass reads kept stats (op_gpu.c): a program id that is an
@@ -230,6 +241,7 @@ static size_t read_kernels(struct kernels *r)
 	if (!bulk) /* one at a time: no event is plain with these keys */
 		lr.keys.reject_on[0] = true, lr.keys.reject[0] = pl->known_stat_id[TP_SN_HLO_OP];
 	r->hash = tp_xcalloc(pl->n_stat_meta + 1, sizeof(*r->hash));
+	r->ref_op = tp_xcalloc(pl->n_stat_meta + 1, sizeof(*r->ref_op));
 	tp_i64map_init(&r->progs, 16);
 	tp_i64map_init(&r->ops, 256);
 	tp_ops_read_lines(&lr, TP_OPSRC_GPU);
@@ -241,6 +253,7 @@ static size_t read_kernels(struct kernels *r)
 	tp_i64map_release(&r->progs);
 	tp_i64map_release(&r->ops);
 	free(r->hash);
+	free(r->ref_op);
 	return best;
 }
 
@@ -267,8 +280,10 @@ static void run_add(struct runs *a, const struct kernel *k)
 		r->dur_ps = tp_sat_sub(end, r->start_ps);
 }
 
-/* Program best's kernels, each in turn to the runs (from memory, sorted
- * by start: one stream's kernels come in order, so they rarely are not). */
+/* Program best's kernels, each in turn to the runs, in one walk of the
+ * packed kernels while they come sorted by start (one stream's kernels
+ * come in order, so they nearly always do); else all of them from
+ * memory, sorted, from the start again. */
 static void program_runs(const struct kernels *r, size_t best, struct runs *a)
 {
 	const uint8_t *q, *end = r->packed + r->len;
@@ -283,22 +298,22 @@ static void program_runs(const struct kernels *r, size_t best, struct runs *a)
 			continue;
 		sorted = !m++ || kernel_by_start(&prev, &k) <= 0;
 		prev = k;
+		if (sorted)
+			run_add(a, &k);
 	}
+	if (sorted)
+		return;
+	free(a->v);
+	*a = (struct runs){ 0 };
 	last = 0;
 	m = 0;
 	for (q = r->packed; q < end;) {
 		q = unpack(r, q, &last, &k, &p);
 		if (p != best)
 			continue;
-		if (sorted) {
-			run_add(a, &k);
-			continue;
-		}
 		v = tp_xgrow(v, &cap, m + 1, sizeof(*v));
 		v[m++] = k;
 	}
-	if (sorted)
-		return;
 	qsort(v, m, sizeof(*v), kernel_by_start);
 	for (size_t i = 0; i < m; i++)
 		run_add(a, &v[i]);
