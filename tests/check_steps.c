@@ -333,6 +333,63 @@ START_TEST(test_group_steps)
 }
 END_TEST
 
+/* A TPU core whose plane names group_id (stat 4) looks for group ids in
+ * its op pass (ops.c, tp_ops_spec_groups) and is read again with the
+ * group pass where one may be there. Loop 0: only the last op event
+ * carries one (read in bulk); 1: the same event also carries flops
+ * (stat 5), so the op pass reads it one at a time; both: group 5 is the
+ * one step, 2000..2100. 2: no event carries one: the XLA Modules run is
+ * the step, 900..3000, as when the plane names no group_id. */
+START_TEST(test_group_steps_late)
+{
+	static const char *const names[] = { "program_id", "symbol_id", "hlo_category",
+					     "group_id", "flops" };
+	static const struct ev modules[] = { { 20, 900, 2100, { { 0 } } } };
+	static const struct ev opev[][3] = {
+		{ { 7, 1000, 100, { { 0 } } }, { 8, 1400, 50, { { 0 } } },
+		  { 7, 2000, 100, { { 4, 4, 5 } } } },
+		{ { 7, 1000, 100, { { 0 } } }, { 8, 1400, 50, { { 0 } } },
+		  { 7, 2000, 100, { { 4, 4, 5 }, { 5, 4, 1000 } } } },
+		{ { 7, 1000, 100, { { 0 } } }, { 8, 1400, 50, { { 0 } } },
+		  { 7, 2000, 100, { { 0 } } } },
+	};
+	struct pb plane = { 0 };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	const struct tp_step *st;
+	char *path;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	line(&plane, 1, "XLA Modules", modules, 1, NULL);
+	line(&plane, 2, "XLA Ops", opev[_i], 3, NULL);
+	event_meta(&plane, 20, 0, "jit_a(1)", NULL);
+	event_meta(&plane, 7, 1, "add.1", "non-fusion elementwise");
+	event_meta(&plane, 8, 1, "all-reduce.1", "all-reduce");
+	stat_metas(&plane, names, 5, 1);
+	build(&cap, &ops, &plane, &path);
+	ck_assert_uint_eq(ops.cores[0].n_steps, 1);
+	st = &ops.steps[ops.cores[0].first_step];
+	if (_i < 2) {
+		ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_GROUP);
+		ck_assert(tp_str_eq(st[0].name, "5"));
+		ck_assert_int_eq(st[0].start_ps, 2000);
+		ck_assert_int_eq(st[0].dur_ps, 100);
+		ck_assert_int_eq(st[0].compute_ps, 100);
+		ck_assert_int_eq(st[0].idle_ps, 0);
+	} else {
+		ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_INFERRED);
+		ck_assert_int_eq(st[0].start_ps, 900);
+		ck_assert_int_eq(st[0].dur_ps, 2100);
+		ck_assert_int_eq(st[0].compute_ps, 200);
+		ck_assert_int_eq(st[0].collective_ps, 50);
+	}
+	/* every op counted once, whichever way the core was read */
+	ck_assert_uint_eq(ops.n_ops, 2);
+	ck_assert_uint_eq(ops.ops[0].occurrences + ops.ops[1].occurrences, 3);
+	done(&cap, &ops, path);
+}
+END_TEST
+
 /* The generator's GPU steps cases (tests/make_testdata.sh): 3 GPUs, one
  * program; the last GPU waits 30 us before each execution's last kernel.
  * Each GPU's steps are its executions as the summary lists them (first
@@ -654,6 +711,7 @@ static Suite *steps_suite(void)
 	tcase_add_loop_test(tc, test_gpu_steps, 0, 2);
 	tcase_add_loop_test(tc, test_gpu_steps_unsorted, 0, 2);
 	tcase_add_test(tc, test_group_steps);
+	tcase_add_loop_test(tc, test_group_steps_late, 0, 3);
 	tcase_add_test(tc, test_input_time);
 	tcase_add_loop_test(tc, test_steps_partition, 0,
 			    sizeof(partition_captures) / sizeof(partition_captures[0]));

@@ -376,10 +376,28 @@ static void add_aggregated(struct line_pass *lp, uint32_t id, const struct tp_ev
 	span(lp->core, ev->start_ps, tp_sat_add(ev->start_ps, dur));
 }
 
+/* Whether the event carries a stat with metadata id `id` itself. */
+static bool own_stat(const struct tp_xspace *xs, const struct tp_event *ev, int64_t id)
+{
+	struct tp_stat_iter si;
+	struct tp_stat st;
+
+	if (ev->other_stats) {
+		tp_stat_iter_init(&si, xs, ev);
+		while (tp_stat_iter_next(&si, &st) > 0)
+			if (st.metadata_id == id)
+				return true;
+	}
+	return false;
+}
+
 /* Any event, read one at a time. */
 static void add_event(struct line_pass *lp, const struct tp_event *ev)
 {
 	uint32_t id;
+
+	if (lp->c->spec_groups && !lp->c->spec_seen)
+		lp->c->spec_seen = own_stat(&lp->c->host->xs, ev, lp->c->spec_gid);
 
 	tp_op_duty_event(lp->c, ev->meta, ev->start_ps, ev->dur_ps);
 	/* counted or not before resolving: an op made is listed */
@@ -401,6 +419,9 @@ static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 		      size_t n)
 {
 	struct tp_op_ctx *c = lp->c;
+
+	for (size_t i = 0; c->spec_groups && !c->spec_seen && i < n; i++)
+		c->spec_seen = b->kind[0][i] != TP_STAT_NONE;
 
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id;
@@ -453,6 +474,8 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	struct tp_event ev;
 
 	tp_op_count_keys(c->pl, &count_keys);
+	if (c->spec_groups) /* slot 0: count_keys keep nothing else */
+		tp_batch_keep(&count_keys, 0, c->spec_gid, true);
 	tp_op_duty_line(c, ln);
 	stream_start(&lp.st, c, ops, lp.core);
 	if (gpu)

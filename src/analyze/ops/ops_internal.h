@@ -160,6 +160,12 @@ struct tp_op_ctx {
 	struct tp_step_run *map_w;     /* the steps' windows, as the map moves them */
 	struct tp_op_duty *duty;       /* TPU: duty cycle, barriers and
 					 * SparseCore modules (op_duty.c)   */
+	/* Group ids looked for in the op pass itself, not by a pass of
+	 * their own first (tp_ops_spec_groups): the steps are read as if
+	 * no event had one, and spec_seen says that one may have, so that
+	 * the core is read again the usual way (ops.c). */
+	bool spec_groups, spec_seen;
+	int64_t spec_gid;
 };
 
 /* XProf's duty cycle, barrier time and SparseCore module windows of a
@@ -202,6 +208,12 @@ int tp_step_run_cmp(const void *a, const void *b);
 /* Appends a run (a negative dur as 0) to *v, grown as needed. */
 void tp_step_run_push(struct tp_step_run **v, size_t *n, size_t *cap,
 		      int64_t start, int64_t dur, int64_t id);
+
+/* Whether a core's op pass may look for group ids itself (see
+ * tp_op_ctx.spec_groups): a TPU core without a "Steps" line whose plane
+ * names a group_id stat (its id into *gid) that no event metadata
+ * carries and that no stat tpuprof knows shares (steps.c). */
+bool tp_ops_spec_groups(const struct tp_plane *pl, enum tp_op_source src, int64_t *gid);
 
 /* The stats GPU kernels name their op with, as kept by bulk reading
  * (tp_batch_keys slots; op_gpu.c). */

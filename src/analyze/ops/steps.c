@@ -135,6 +135,30 @@ static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln,
 		}
 }
 
+bool tp_ops_spec_groups(const struct tp_plane *pl, enum tp_op_source src, int64_t *gid)
+{
+	bool empty, has = false;
+
+	if (src != TP_OPSRC_TPU || steps_line(pl, &empty))
+		return false;
+	for (size_t i = 0; i < pl->n_stat_meta && !has; i++)
+		if (tp_str_eq(pl->stat_meta[i].name, "group_id")) {
+			*gid = pl->stat_meta[i].id;
+			has = true;
+		}
+	if (!has)
+		return false; /* the group pass reads nothing either */
+	/* bulk reading gives a known stat's id another role */
+	for (int k = 0; k < TP_SN_COUNT; k++)
+		if (pl->known_stat[k] && pl->known_stat_id[k] == *gid)
+			return false;
+	for (size_t i = 0; i < pl->n_event_meta; i++)
+		for (size_t k = 0; k < pl->event_meta[i].n_stats; k++)
+			if (pl->event_meta[i].stats[k].metadata_id == *gid)
+				return false;
+	return true;
+}
+
 /* Steps read from the op events (core_lines.c, gpu_runs.c), named by their group id
  * or, inferred, by their position. */
 static void push_runs(struct tp_op_ctx *c, const struct tp_step_run *v, size_t n,
@@ -155,8 +179,9 @@ static bool op_steps(struct tp_op_ctx *c)
 	struct tp_ops_core *core = &c->ops->cores[c->core];
 	const struct tp_xspace *xs = &c->host->xs;
 	struct tp_program_time best = { 0 };
-	struct tp_step_run *v;
-	size_t n = tp_ops_group_runs(xs, c->pl, core->source, &v);
+	struct tp_step_run *v = NULL;
+	/* speculating: as if the group pass found none (ops.c checks) */
+	size_t n = c->spec_groups ? 0 : tp_ops_group_runs(xs, c->pl, core->source, &v);
 
 	if (n) {
 		core->step_source = TP_STEPS_GROUP;
