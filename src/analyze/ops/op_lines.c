@@ -376,28 +376,15 @@ static void add_aggregated(struct line_pass *lp, uint32_t id, const struct tp_ev
 	span(lp->core, ev->start_ps, tp_sat_add(ev->start_ps, dur));
 }
 
-/* Whether the event carries a stat with metadata id `id` itself. */
-static bool own_stat(const struct tp_xspace *xs, const struct tp_event *ev, int64_t id)
-{
-	struct tp_stat_iter si;
-	struct tp_stat st;
-
-	if (ev->other_stats) {
-		tp_stat_iter_init(&si, xs, ev);
-		while (tp_stat_iter_next(&si, &st) > 0)
-			if (st.metadata_id == id)
-				return true;
-	}
-	return false;
-}
-
 /* Any event, read one at a time. */
 static void add_event(struct line_pass *lp, const struct tp_event *ev)
 {
 	uint32_t id;
+	int64_t g;
 
+	/* a group id as the group pass reads it (any value: it may be one) */
 	if (lp->c->spec_groups && !lp->c->spec_seen)
-		lp->c->spec_seen = own_stat(&lp->c->host->xs, ev, lp->c->spec_gid);
+		lp->c->spec_seen = tp_ops_event_stat_id(&lp->c->host->xs, ev, lp->c->spec_gid, &g);
 
 	tp_op_duty_event(lp->c, ev->meta, ev->start_ps, ev->dur_ps);
 	/* counted or not before resolving: an op made is listed */
@@ -422,7 +409,6 @@ static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 
 	for (size_t i = 0; c->spec_groups && !c->spec_seen && i < n; i++)
 		c->spec_seen = b->kind[0][i] != TP_STAT_NONE;
-
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id;
 
