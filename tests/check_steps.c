@@ -128,6 +128,42 @@ static void done(struct tp_capture *cap, struct tp_ops *ops, char *path)
 	free(path);
 }
 
+/* The steps both GPU tests below find: program 5's three executions,
+ * {start, dur, compute, idle}. */
+static const int64_t gpu_want[][4] = {
+	{ 1000, 600, 400, 200 }, { 1600, 600, 350, 250 }, { 2200, 700, 500, 200 },
+};
+
+/* A GPU plane of two kernel streams (strs: refs written as strings),
+ * built, its steps checked against gpu_want. */
+static void gpu_two_streams(struct tp_capture *cap, struct tp_ops *ops, char **path,
+			    const struct ev *s1, size_t n1, const struct ev *s2, size_t n2,
+			    const char *const *names, size_t n_names, bool strs)
+{
+	struct pb plane = { 0 };
+	const struct tp_step *st;
+
+	pb_str(&plane, 2, "/device:GPU:0");
+	line(&plane, 16, "Stream #16(Kernel)", s1, n1, strs ? names : NULL);
+	line(&plane, 17, "Stream #17(Kernel)", s2, n2, strs ? names : NULL);
+	event_meta(&plane, 1, 0, "kernel", NULL);
+	stat_metas(&plane, names, n_names, 1);
+	build(cap, ops, &plane, path);
+	ck_assert_uint_eq(ops->n_cores, 1);
+	ck_assert_int_eq(ops->cores[0].source, TP_OPSRC_GPU);
+	ck_assert_int_eq(ops->cores[0].step_source, TP_STEPS_INFERRED);
+	ck_assert_uint_eq(ops->cores[0].step_program_id, 5);
+	ck_assert(tp_str_eq(ops->cores[0].step_program, "jit_a"));
+	ck_assert_uint_eq(ops->cores[0].n_steps, 3);
+	st = &ops->steps[ops->cores[0].first_step];
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(st[i].start_ps, gpu_want[i][0]);
+		ck_assert_int_eq(st[i].dur_ps, gpu_want[i][1]);
+		ck_assert_int_eq(st[i].compute_ps, gpu_want[i][2]);
+		ck_assert_int_eq(st[i].idle_ps, gpu_want[i][3]);
+	}
+}
+
 /* A GPU core: program 5 (jit_a, kernels a.1 then b.1 or b.1 twice) runs
  * three times, twice back to back; program 6 (jit_b, kernel c.1) runs
  * on a second stream, once inside the third execution. Program 5 has
@@ -158,43 +194,25 @@ START_TEST(test_gpu_steps)
 		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 3000, 500, K(6, C1, JB) },
 	};
 #undef K
-	static const int64_t want[][4] = {
-		{ 1000, 600, 400, 200 }, { 1600, 600, 350, 250 }, { 2200, 700, 500, 200 },
-	};
-	struct pb plane = { 0 };
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_steps_summary sum;
 	const struct tp_step *st;
 	char *path;
 
-	pb_str(&plane, 2, "/device:GPU:0");
-	line(&plane, 16, "Stream #16(Kernel)", s1, sizeof(s1) / sizeof(s1[0]), _i ? names : NULL);
-	line(&plane, 17, "Stream #17(Kernel)", s2, sizeof(s2) / sizeof(s2[0]), _i ? names : NULL);
-	event_meta(&plane, 1, 0, "kernel", NULL);
-	stat_metas(&plane, names, sizeof(names) / sizeof(names[0]), 1);
-	build(&cap, &ops, &plane, &path);
-	ck_assert_uint_eq(ops.n_cores, 1);
-	ck_assert_int_eq(ops.cores[0].source, TP_OPSRC_GPU);
-	ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_INFERRED);
-	ck_assert_uint_eq(ops.cores[0].step_program_id, 5);
-	ck_assert(tp_str_eq(ops.cores[0].step_program, "jit_a"));
-	ck_assert_uint_eq(ops.cores[0].n_steps, 3);
+	gpu_two_streams(&cap, &ops, &path, s1, sizeof(s1) / sizeof(s1[0]), s2,
+			sizeof(s2) / sizeof(s2[0]), names, sizeof(names) / sizeof(names[0]), _i);
 	st = &ops.steps[ops.cores[0].first_step];
 	for (size_t i = 0; i < 3; i++) {
 		char name[24];
 
 		snprintf(name, sizeof(name), "%zu", i);
 		ck_assert(tp_str_eq(st[i].name, name));
-		ck_assert_int_eq(st[i].start_ps, want[i][0]);
-		ck_assert_int_eq(st[i].dur_ps, want[i][1]);
-		ck_assert_int_eq(st[i].compute_ps, want[i][2]);
-		ck_assert_int_eq(st[i].idle_ps, want[i][3]);
 		ck_assert_int_eq(st[i].collective_ps + st[i].copy_ps, 0);
 		ck_assert(!st[i].warmup);
 		/* no HLO: one category, the empty one, holding all compute */
 		ck_assert_uint_eq(st[i].n_cats, 1);
-		ck_assert_int_eq(st[i].cats[0].ps, want[i][2]);
+		ck_assert_int_eq(st[i].cats[0].ps, gpu_want[i][2]);
 	}
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 500);
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COLLECTIVE], 0);
@@ -228,32 +246,13 @@ START_TEST(test_gpu_steps_unsorted)
 		{ 1, 2400, 300, K(5, B1, JA) }, { 1, 2800, 100, K(5, B1, JA) },
 	};
 #undef K
-	static const int64_t want[][4] = {
-		{ 1000, 600, 400, 200 }, { 1600, 600, 350, 250 }, { 2200, 700, 500, 200 },
-	};
-	struct pb plane = { 0 };
 	struct tp_capture cap;
 	struct tp_ops ops;
-	const struct tp_step *st;
 	char *path;
 
-	pb_str(&plane, 2, "/device:GPU:0");
-	line(&plane, 16, "Stream #16(Kernel)", s2, sizeof(s2) / sizeof(s2[0]), _i ? names : NULL);
-	line(&plane, 17, "Stream #17(Kernel)", s1, sizeof(s1) / sizeof(s1[0]), _i ? names : NULL);
-	event_meta(&plane, 1, 0, "kernel", NULL);
-	stat_metas(&plane, names, sizeof(names) / sizeof(names[0]), 1);
-	build(&cap, &ops, &plane, &path);
-	ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_INFERRED);
-	ck_assert_uint_eq(ops.cores[0].step_program_id, 5);
-	ck_assert(tp_str_eq(ops.cores[0].step_program, "jit_a"));
-	ck_assert_uint_eq(ops.cores[0].n_steps, 3);
-	st = &ops.steps[ops.cores[0].first_step];
-	for (size_t i = 0; i < 3; i++) {
-		ck_assert_int_eq(st[i].start_ps, want[i][0]);
-		ck_assert_int_eq(st[i].dur_ps, want[i][1]);
-		ck_assert_int_eq(st[i].compute_ps, want[i][2]);
-		ck_assert_int_eq(st[i].idle_ps, want[i][3]);
-	}
+	/* the b.1 stream first */
+	gpu_two_streams(&cap, &ops, &path, s2, sizeof(s2) / sizeof(s2[0]), s1,
+			sizeof(s1) / sizeof(s1[0]), names, sizeof(names) / sizeof(names[0]), _i);
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 0);
 	done(&cap, &ops, path);
 }
