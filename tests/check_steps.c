@@ -128,6 +128,42 @@ static void done(struct tp_capture *cap, struct tp_ops *ops, char *path)
 	free(path);
 }
 
+/* The steps both GPU tests below find: program 5's three executions,
+ * {start, dur, compute, idle}. */
+static const int64_t gpu_want[][4] = {
+	{ 1000, 600, 400, 200 }, { 1600, 600, 350, 250 }, { 2200, 700, 500, 200 },
+};
+
+/* A GPU plane of two kernel streams (strs: refs written as strings),
+ * built, its steps checked against gpu_want. */
+static void gpu_two_streams(struct tp_capture *cap, struct tp_ops *ops, char **path,
+			    const struct ev *s1, size_t n1, const struct ev *s2, size_t n2,
+			    const char *const *names, size_t n_names, bool strs)
+{
+	struct pb plane = { 0 };
+	const struct tp_step *st;
+
+	pb_str(&plane, 2, "/device:GPU:0");
+	line(&plane, 16, "Stream #16(Kernel)", s1, n1, strs ? names : NULL);
+	line(&plane, 17, "Stream #17(Kernel)", s2, n2, strs ? names : NULL);
+	event_meta(&plane, 1, 0, "kernel", NULL);
+	stat_metas(&plane, names, n_names, 1);
+	build(cap, ops, &plane, path);
+	ck_assert_uint_eq(ops->n_cores, 1);
+	ck_assert_int_eq(ops->cores[0].source, TP_OPSRC_GPU);
+	ck_assert_int_eq(ops->cores[0].step_source, TP_STEPS_INFERRED);
+	ck_assert_uint_eq(ops->cores[0].step_program_id, 5);
+	ck_assert(tp_str_eq(ops->cores[0].step_program, "jit_a"));
+	ck_assert_uint_eq(ops->cores[0].n_steps, 3);
+	st = &ops->steps[ops->cores[0].first_step];
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(st[i].start_ps, gpu_want[i][0]);
+		ck_assert_int_eq(st[i].dur_ps, gpu_want[i][1]);
+		ck_assert_int_eq(st[i].compute_ps, gpu_want[i][2]);
+		ck_assert_int_eq(st[i].idle_ps, gpu_want[i][3]);
+	}
+}
+
 /* A GPU core: program 5 (jit_a, kernels a.1 then b.1 or b.1 twice) runs
  * three times, twice back to back; program 6 (jit_b, kernel c.1) runs
  * on a second stream, once inside the third execution. Program 5 has
@@ -158,43 +194,25 @@ START_TEST(test_gpu_steps)
 		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 3000, 500, K(6, C1, JB) },
 	};
 #undef K
-	static const int64_t want[][4] = {
-		{ 1000, 600, 400, 200 }, { 1600, 600, 350, 250 }, { 2200, 700, 500, 200 },
-	};
-	struct pb plane = { 0 };
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_steps_summary sum;
 	const struct tp_step *st;
 	char *path;
 
-	pb_str(&plane, 2, "/device:GPU:0");
-	line(&plane, 16, "Stream #16(Kernel)", s1, sizeof(s1) / sizeof(s1[0]), _i ? names : NULL);
-	line(&plane, 17, "Stream #17(Kernel)", s2, sizeof(s2) / sizeof(s2[0]), _i ? names : NULL);
-	event_meta(&plane, 1, 0, "kernel", NULL);
-	stat_metas(&plane, names, sizeof(names) / sizeof(names[0]), 1);
-	build(&cap, &ops, &plane, &path);
-	ck_assert_uint_eq(ops.n_cores, 1);
-	ck_assert_int_eq(ops.cores[0].source, TP_OPSRC_GPU);
-	ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_INFERRED);
-	ck_assert_uint_eq(ops.cores[0].step_program_id, 5);
-	ck_assert(tp_str_eq(ops.cores[0].step_program, "jit_a"));
-	ck_assert_uint_eq(ops.cores[0].n_steps, 3);
+	gpu_two_streams(&cap, &ops, &path, s1, sizeof(s1) / sizeof(s1[0]), s2,
+			sizeof(s2) / sizeof(s2[0]), names, sizeof(names) / sizeof(names[0]), _i);
 	st = &ops.steps[ops.cores[0].first_step];
 	for (size_t i = 0; i < 3; i++) {
 		char name[24];
 
 		snprintf(name, sizeof(name), "%zu", i);
 		ck_assert(tp_str_eq(st[i].name, name));
-		ck_assert_int_eq(st[i].start_ps, want[i][0]);
-		ck_assert_int_eq(st[i].dur_ps, want[i][1]);
-		ck_assert_int_eq(st[i].compute_ps, want[i][2]);
-		ck_assert_int_eq(st[i].idle_ps, want[i][3]);
 		ck_assert_int_eq(st[i].collective_ps + st[i].copy_ps, 0);
 		ck_assert(!st[i].warmup);
 		/* no HLO: one category, the empty one, holding all compute */
 		ck_assert_uint_eq(st[i].n_cats, 1);
-		ck_assert_int_eq(st[i].cats[0].ps, want[i][2]);
+		ck_assert_int_eq(st[i].cats[0].ps, gpu_want[i][2]);
 	}
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 500);
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COLLECTIVE], 0);
@@ -203,6 +221,39 @@ START_TEST(test_gpu_steps)
 	ck_assert_int_eq(sum.compute_ps, 1250);
 	ck_assert_int_eq(sum.idle_ps, 650);
 	ck_assert_int_eq(sum.step_ps, 633);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* The executions of test_gpu_steps' program 5 with its b.1 kernels on
+ * the first stream and its a.1 kernels on the second: read stream by
+ * stream, its kernels come out of start order (a.1 at 1000 after b.1 at
+ * 2800), and are sorted before the runs are cut (gpu_runs.c): its first
+ * kernel is a.1, so the same three steps, each holding the same compute
+ * (read unsorted, b.1 would start four). Loop as in test_gpu_steps. */
+START_TEST(test_gpu_steps_unsorted)
+{
+	static const char *const names[] = { "program_id", "hlo_op", "hlo_module",
+					     "a.1", "b.1", "jit_a" };
+	enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, JA = 6 };
+#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
+	static const struct ev s1[] = {
+		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1600, 100, K(5, A1, JA) },
+		{ 1, 2200, 100, K(5, A1, JA) },
+	};
+	static const struct ev s2[] = {
+		{ 1, 1200, 300, K(5, B1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
+		{ 1, 2400, 300, K(5, B1, JA) }, { 1, 2800, 100, K(5, B1, JA) },
+	};
+#undef K
+	struct tp_capture cap;
+	struct tp_ops ops;
+	char *path;
+
+	/* the b.1 stream first */
+	gpu_two_streams(&cap, &ops, &path, s2, sizeof(s2) / sizeof(s2[0]), s1,
+			sizeof(s1) / sizeof(s1[0]), names, sizeof(names) / sizeof(names[0]), _i);
+	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 0);
 	done(&cap, &ops, path);
 }
 END_TEST
@@ -277,6 +328,63 @@ START_TEST(test_group_steps)
 	ck_assert(tp_str_eq(cats[1].category, "non-fusion elementwise"));
 	ck_assert_int_eq(cats[1].ps, 200);
 	free(cats);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* A TPU core whose plane names group_id (stat 4) looks for group ids in
+ * its op pass (ops.c, tp_ops_spec_groups) and is read again with the
+ * group pass where one may be there. Loop 0: only the last op event
+ * carries one (read in bulk); 1: the same event also carries flops
+ * (stat 5), so the op pass reads it one at a time; both: group 5 is the
+ * one step, 2000..2100. 2: no event carries one: the XLA Modules run is
+ * the step, 900..3000, as when the plane names no group_id. */
+START_TEST(test_group_steps_late)
+{
+	static const char *const names[] = { "program_id", "symbol_id", "hlo_category",
+					     "group_id", "flops" };
+	static const struct ev modules[] = { { 20, 900, 2100, { { 0 } } } };
+	static const struct ev opev[][3] = {
+		{ { 7, 1000, 100, { { 0 } } }, { 8, 1400, 50, { { 0 } } },
+		  { 7, 2000, 100, { { 4, 4, 5 } } } },
+		{ { 7, 1000, 100, { { 0 } } }, { 8, 1400, 50, { { 0 } } },
+		  { 7, 2000, 100, { { 4, 4, 5 }, { 5, 4, 1000 } } } },
+		{ { 7, 1000, 100, { { 0 } } }, { 8, 1400, 50, { { 0 } } },
+		  { 7, 2000, 100, { { 0 } } } },
+	};
+	struct pb plane = { 0 };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	const struct tp_step *st;
+	char *path;
+
+	pb_str(&plane, 2, "/device:TPU:0");
+	line(&plane, 1, "XLA Modules", modules, 1, NULL);
+	line(&plane, 2, "XLA Ops", opev[_i], 3, NULL);
+	event_meta(&plane, 20, 0, "jit_a(1)", NULL);
+	event_meta(&plane, 7, 1, "add.1", "non-fusion elementwise");
+	event_meta(&plane, 8, 1, "all-reduce.1", "all-reduce");
+	stat_metas(&plane, names, 5, 1);
+	build(&cap, &ops, &plane, &path);
+	ck_assert_uint_eq(ops.cores[0].n_steps, 1);
+	st = &ops.steps[ops.cores[0].first_step];
+	if (_i < 2) {
+		ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_GROUP);
+		ck_assert(tp_str_eq(st[0].name, "5"));
+		ck_assert_int_eq(st[0].start_ps, 2000);
+		ck_assert_int_eq(st[0].dur_ps, 100);
+		ck_assert_int_eq(st[0].compute_ps, 100);
+		ck_assert_int_eq(st[0].idle_ps, 0);
+	} else {
+		ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_INFERRED);
+		ck_assert_int_eq(st[0].start_ps, 900);
+		ck_assert_int_eq(st[0].dur_ps, 2100);
+		ck_assert_int_eq(st[0].compute_ps, 200);
+		ck_assert_int_eq(st[0].collective_ps, 50);
+	}
+	/* every op counted once, whichever way the core was read */
+	ck_assert_uint_eq(ops.n_ops, 2);
+	ck_assert_uint_eq(ops.ops[0].occurrences + ops.ops[1].occurrences, 3);
 	done(&cap, &ops, path);
 }
 END_TEST
@@ -603,7 +711,9 @@ static Suite *steps_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_gpu_steps, 0, 2);
+	tcase_add_loop_test(tc, test_gpu_steps_unsorted, 0, 2);
 	tcase_add_test(tc, test_group_steps);
+	tcase_add_loop_test(tc, test_group_steps_late, 0, 3);
 	tcase_add_test(tc, test_input_time);
 	tcase_add_loop_test(tc, test_steps_partition, 0,
 			    sizeof(partition_captures) / sizeof(partition_captures[0]));

@@ -179,7 +179,7 @@ struct tp_step_cat {
  * events of one group_id, or (inferred) one run of the program with the
  * most device time, from its start to the next run's (the last: to its
  * end): on TPU its "XLA Modules" line's, on GPU one execution of its
- * kernels (core_lines.c). On the core's clock (tp_ops_core.clock). Its
+ * kernels (gpu_runs.c). On the core's clock (tp_ops_core.clock). Its
  * parts partition it: the instants its ops own, by kind (step_parts.c:
  * clipped to the window, each instant once), input (the rest that the
  * host's input events overlap) and idle, the rest:
@@ -199,7 +199,7 @@ struct tp_step {
 	bool warmup;                 /* the first step, much slower than
 					the rest (steps_summary.c)      */
 	int64_t debug_print_ps;      /* device time of "debug_print"
-					events inside (op_debug_print.c) */
+					events inside (steps.c) */
 };
 
 /* One execution of a collective op: the raw material of `collectives`. */
@@ -466,7 +466,7 @@ struct tp_program_time {
 bool tp_ops_busiest_program(const struct tp_xspace *xs, const struct tp_plane *pl,
 			    const struct tp_line *ln, bool read, struct tp_program_time *best);
 
-/* ---- steps from a core's op lines (core_lines.c) ---- */
+/* ---- steps from a core's op lines (core_lines.c, gpu_runs.c) ---- */
 
 /* One step read from op events: where it starts and how long it lasts,
  * and its group id or program id. */

@@ -3,16 +3,8 @@
  * steps that come from those lines themselves where the plane has no
  * "Steps" line: events grouped by their `group_id` stat (as XProf groups
  * TF captures: its grouping pass writes the step's id on every event of
- * the step, format-facts §2.4), else, on GPU, one step per execution of
- * the program with the most kernel time (docs/ops.md, "Steps").
- *
- * GPU kernels carry the program id but nothing that tells one execution
- * from the next (no run id, in the shared captures and in XProf's own
- * GPU converters), and a program may run several times back to back
- * with no other kernel between its runs. Every execution launches the
- * same kernels in the same order, so an execution starts at each kernel
- * that runs the HLO op the program's first kernel ran, and lasts to the
- * end of the program's last kernel before the next such start.
+ * the step, format-facts §2.4); the GPU steps inferred from kernels are
+ * gpu_runs.c's. Also the line reader both use.
  */
 #include "ops_internal.h"
 
@@ -77,7 +69,7 @@ bool tp_ops_line_used(enum tp_op_source src, const struct tp_line *ln)
 	return false;
 }
 
-static int by_start(const void *a, const void *b)
+int tp_step_run_cmp(const void *a, const void *b)
 {
 	const struct tp_step_run *x = a, *y = b;
 
@@ -88,7 +80,7 @@ static int by_start(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-static void push_run(struct tp_step_run **v, size_t *n, size_t *cap,
+void tp_step_run_push(struct tp_step_run **v, size_t *n, size_t *cap,
 		     int64_t start, int64_t dur, int64_t id)
 {
 	*v = tp_xgrow(*v, cap, *n + 1, sizeof(**v));
@@ -121,19 +113,7 @@ bool tp_ops_event_stat_id(const struct tp_xspace *xs, const struct tp_event *ev,
 	return m && tp_stat_int(m, out);
 }
 
-/* Reads the lines of src that hold ops, plain events in bulk with the
- * stats of keys kept (as the op pass reads them: op_lines.c), the rest
- * one at a time; each to one of the callbacks. */
-struct line_reader {
-	const struct tp_xspace *xs;
-	const struct tp_plane *pl;
-	struct tp_batch_keys keys;
-	void (*batch)(void *ctx, const struct tp_event_batch *b, size_t n);
-	void (*event)(void *ctx, const struct tp_event *ev);
-	void *ctx;
-};
-
-static void read_lines(const struct line_reader *r, enum tp_op_source src)
+void tp_ops_read_lines(const struct tp_line_reader *r, enum tp_op_source src)
 {
 	struct tp_event_batch *b = tp_xmalloc(sizeof(*b));
 
@@ -160,9 +140,7 @@ static void read_lines(const struct line_reader *r, enum tp_op_source src)
 	free(b);
 }
 
-/* Keeps stat `which` in slot k; false when the plane gives it the id of
- * a stat already kept (hostile metadata): bulk reading would mix them. */
-static bool keep(struct tp_batch_keys *keys, unsigned k, int64_t id, bool on)
+bool tp_batch_keep(struct tp_batch_keys *keys, unsigned k, int64_t id, bool on)
 {
 	for (unsigned i = 0; i < k; i++)
 		if (on && keys->keep_on[i] && keys->keep[i] == id)
@@ -176,6 +154,10 @@ struct groups {
 	const struct tp_plane *pl;
 	const struct tp_xspace *xs;
 	int64_t gid;
+	/* per event metadata: the group id its stats give, if any (looked
+	 * up once, not per event) */
+	bool *meta_has;
+	int64_t *meta_gid;
 	struct tp_i64map map;
 	struct tp_step_run *v;
 	size_t n, cap;
@@ -193,7 +175,7 @@ static void group_add(struct groups *g, int64_t id, int64_t start, int64_t dur)
 		return;
 	if ((k = tp_i64map_get(&g->map, id)) < 0) {
 		tp_i64map_put(&g->map, id, (long)g->n);
-		push_run(&g->v, &g->n, &g->cap, start, dur, id);
+		tp_step_run_push(&g->v, &g->n, &g->cap, start, dur, id);
 		return;
 	}
 	old_end = tp_sat_add(g->v[k].start_ps, g->v[k].dur_ps);
@@ -208,17 +190,11 @@ static void group_batch(void *ctx, const struct tp_event_batch *b, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		uint8_t kind = b->kind[0][i];
-		const struct tp_event_meta *em;
-		const struct tp_stat *st;
-		int64_t v;
 
-		if (kind == TP_STAT_INT64 || kind == TP_STAT_UINT64) {
+		if (kind == TP_STAT_INT64 || kind == TP_STAT_UINT64)
 			group_add(g, (int64_t)b->value[0][i], b->start_ps[i], b->dur_ps[i]);
-		} else if (kind == TP_STAT_NONE) {
-			em = &g->pl->event_meta[b->meta[i]];
-			if ((st = stat_by_id(em->stats, em->n_stats, g->gid)) && tp_stat_int(st, &v))
-				group_add(g, v, b->start_ps[i], b->dur_ps[i]);
-		}
+		else if (kind == TP_STAT_NONE && g->meta_has[b->meta[i]])
+			group_add(g, g->meta_gid[b->meta[i]], b->start_ps[i], b->dur_ps[i]);
 	}
 }
 
@@ -235,7 +211,7 @@ size_t tp_ops_group_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
 			 enum tp_op_source src, struct tp_step_run **out)
 {
 	struct groups g = { .pl = pl, .xs = xs };
-	struct line_reader r = { .xs = xs, .pl = pl, .batch = group_batch,
+	struct tp_line_reader r = { .xs = xs, .pl = pl, .batch = group_batch,
 				 .event = group_event, .ctx = &g };
 	bool has = false;
 
@@ -247,199 +223,22 @@ size_t tp_ops_group_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
 		}
 	if (!has)
 		return 0;
-	keep(&r.keys, 0, g.gid, true);
+	tp_batch_keep(&r.keys, 0, g.gid, true);
+	g.meta_has = tp_xcalloc(pl->n_event_meta + 1, sizeof(*g.meta_has));
+	g.meta_gid = tp_xcalloc(pl->n_event_meta + 1, sizeof(*g.meta_gid));
+	for (size_t i = 0; i < pl->n_event_meta; i++) {
+		const struct tp_event_meta *em = &pl->event_meta[i];
+		const struct tp_stat *st = stat_by_id(em->stats, em->n_stats, g.gid);
+
+		g.meta_has[i] = st && tp_stat_int(st, &g.meta_gid[i]);
+	}
 	tp_i64map_init(&g.map, 64);
-	read_lines(&r, src);
+	tp_ops_read_lines(&r, src);
 	tp_i64map_release(&g.map);
+	free(g.meta_has);
+	free(g.meta_gid);
 	if (g.n > 1)
-		qsort(g.v, g.n, sizeof(*g.v), by_start);
+		qsort(g.v, g.n, sizeof(*g.v), tp_step_run_cmp);
 	*out = g.v;
 	return g.n;
-}
-
-/* A kernel of a program, as the GPU steps need it. */
-struct kernel {
-	struct tp_step_run run;      /* id: the program                    */
-	uint64_t op;                 /* hash of its hlo_op                  */
-};
-
-static int kernel_by_start(const void *a, const void *b)
-{
-	const struct kernel *x = a, *y = b;
-	int c = by_start(&x->run, &y->run);
-
-	return c ? c : (x->op > y->op) - (x->op < y->op);
-}
-
-/* The kernels of the plane's kernel lines that name a program and an
- * op, with each program's kernel time. */
-struct kernels {
-	const struct tp_plane *pl;
-	const struct tp_xspace *xs;
-	uint64_t *hash;              /* per stat metadata: its name's hash  */
-	struct tp_i64map progs;
-	struct tp_program_time *p;
-	size_t np, cap_p;
-	struct kernel *k;
-	size_t n, cap;
-};
-
-/* A string stat's value and hash (a ref's hash cached per metadata). */
-static bool str_key(struct kernels *r, const struct tp_stat *st, struct tp_str *s,
-		    uint64_t *h)
-{
-	const struct tp_stat_meta *sm;
-	size_t i;
-
-	if (st->kind == TP_STAT_STR) {
-		*s = st->v.s;
-		*h = tp_hash_bytes(s->ptr, s->len);
-		return true;
-	}
-	if (st->kind != TP_STAT_REF || !(sm = tp_plane_stat_meta(r->pl, (int64_t)st->v.u)))
-		return false;
-	i = (size_t)(sm - r->pl->stat_meta);
-	if (!r->hash[i])
-		r->hash[i] = tp_hash_bytes(sm->name.ptr, sm->name.len) | 1;
-	*s = sm->name;
-	*h = r->hash[i];
-	return true;
-}
-
-static void kernel_add(struct kernels *r, int64_t id, const struct tp_stat *op,
-		       const struct tp_stat *mod, int64_t start, int64_t dur)
-{
-	struct tp_str name, module = TP_STR_NULL;
-	uint64_t h, mh;
-	long i;
-
-	if (!str_key(r, op, &name, &h))
-		return;
-	dur = dur > 0 ? dur : 0;
-	if ((i = tp_i64map_get(&r->progs, id)) < 0) {
-		if (mod)
-			str_key(r, mod, &module, &mh);
-		tp_i64map_put(&r->progs, id, (long)r->np);
-		r->p = tp_xgrow(r->p, &r->cap_p, r->np + 1, sizeof(*r->p));
-		r->p[r->np] = (struct tp_program_time){ (uint64_t)id, 0, module };
-		i = (long)r->np++;
-	}
-	r->p[i].ps = tp_sat_add(r->p[i].ps, dur);
-	r->k = tp_xgrow(r->k, &r->cap, r->n + 1, sizeof(*r->k));
-	r->k[r->n].run = (struct tp_step_run){ start, dur, id };
-	r->k[r->n++].op = h;
-}
-
-/* As the op pass reads kept stats (op_gpu.c): a program id that is an
- * integer, on the event or else on its metadata; an hlo_op that is a
- * ref on the event (else the kernel names no op there either). */
-static void kernel_batch(void *ctx, const struct tp_event_batch *b, size_t n)
-{
-	struct kernels *r = ctx;
-
-	for (size_t i = 0; i < n; i++) {
-		uint8_t pk = b->kind[0][i];
-		const struct tp_event_meta *em;
-		const struct tp_stat *s;
-		struct tp_stat op = { 0 }, mod = { 0 };
-		int64_t id;
-
-		if (b->kind[1][i] != TP_STAT_REF)
-			continue;
-		if (pk == TP_STAT_INT64 || pk == TP_STAT_UINT64) {
-			id = (int64_t)b->value[0][i];
-		} else {
-			em = &r->pl->event_meta[b->meta[i]];
-			if (pk != TP_STAT_NONE ||
-			    !(s = tp_stats_find(r->pl, em->stats, em->n_stats, TP_SN_PROGRAM_ID)) ||
-			    !tp_stat_int(s, &id))
-				continue;
-		}
-		op.kind = TP_STAT_REF;
-		op.v.u = b->value[1][i];
-		mod.kind = (enum tp_stat_kind)b->kind[2][i];
-		mod.v.u = b->value[2][i];
-		kernel_add(r, id, &op, &mod, b->start_ps[i], b->dur_ps[i]);
-	}
-}
-
-static void kernel_event(void *ctx, const struct tp_event *ev)
-{
-	struct kernels *r = ctx;
-	struct tp_stat prog, op, mod;
-	int64_t id;
-
-	if (tp_event_stat(r->xs, r->pl, ev, TP_SN_PROGRAM_ID, &prog) && tp_stat_int(&prog, &id) &&
-	    tp_event_stat(r->xs, r->pl, ev, TP_SN_HLO_OP, &op))
-		kernel_add(r, id, &op, tp_event_stat(r->xs, r->pl, ev, TP_SN_HLO_MODULE, &mod) ?
-				       &mod : NULL, ev->start_ps, ev->dur_ps);
-}
-
-/* The kernels into *out; the busiest program into *best. */
-static size_t read_kernels(const struct tp_xspace *xs, const struct tp_plane *pl,
-			   struct kernel **out, struct tp_program_time *best)
-{
-	struct kernels r = { .pl = pl, .xs = xs };
-	struct line_reader lr = { .xs = xs, .pl = pl, .batch = kernel_batch,
-				  .event = kernel_event, .ctx = &r };
-	bool bulk = keep(&lr.keys, 0, pl->known_stat_id[TP_SN_PROGRAM_ID],
-			 pl->known_stat[TP_SN_PROGRAM_ID]) &&
-		    keep(&lr.keys, 1, pl->known_stat_id[TP_SN_HLO_OP], pl->known_stat[TP_SN_HLO_OP]) &&
-		    keep(&lr.keys, 2, pl->known_stat_id[TP_SN_HLO_MODULE],
-			 pl->known_stat[TP_SN_HLO_MODULE]);
-
-	if (!bulk) /* one at a time: no event is plain with these keys */
-		lr.keys.reject_on[0] = true, lr.keys.reject[0] = pl->known_stat_id[TP_SN_HLO_OP];
-	r.hash = tp_xcalloc(pl->n_stat_meta + 1, sizeof(*r.hash));
-	tp_i64map_init(&r.progs, 16);
-	read_lines(&lr, TP_OPSRC_GPU);
-	/* ties: the lower id, so that the choice does not depend on order */
-	for (size_t i = 0; i < r.np; i++)
-		if (i == 0 || r.p[i].ps > best->ps || (r.p[i].ps == best->ps && r.p[i].id < best->id))
-			*best = r.p[i];
-	tp_i64map_release(&r.progs);
-	free(r.p);
-	free(r.hash);
-	*out = r.k;
-	return r.np ? r.n : 0;
-}
-
-size_t tp_ops_gpu_program_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
-			       struct tp_program_time *best, struct tp_step_run **out)
-{
-	struct kernel *k = NULL;
-	struct tp_step_run *v = NULL;
-	size_t n, m = 0, cap = 0, runs = 0;
-	uint64_t first_op = 0;
-
-	*out = NULL;
-	n = read_kernels(xs, pl, &k, best);
-	bool sorted = true;
-
-	for (size_t i = 0; i < n; i++)
-		if (k[i].run.id == (int64_t)best->id) {
-			sorted = sorted && (!m || kernel_by_start(&k[m - 1], &k[i]) <= 0);
-			k[m++] = k[i];
-		}
-	/* one stream's kernels come in order: sorted already */
-	if (m > 1 && !sorted)
-		qsort(k, m, sizeof(*k), kernel_by_start);
-	for (size_t i = 0; i < m; i++) {
-		int64_t end = tp_sat_add(k[i].run.start_ps, k[i].run.dur_ps);
-		struct tp_step_run *r;
-
-		if (i == 0)
-			first_op = k[i].op;
-		if (i == 0 || k[i].op == first_op) {
-			push_run(&v, &runs, &cap, k[i].run.start_ps, k[i].run.dur_ps,
-				 (int64_t)best->id);
-			continue;
-		}
-		r = &v[runs - 1];
-		if (end > tp_sat_add(r->start_ps, r->dur_ps))
-			r->dur_ps = tp_sat_sub(end, r->start_ps);
-	}
-	free(k);
-	*out = v;
-	return runs;
 }

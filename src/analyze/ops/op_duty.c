@@ -39,8 +39,8 @@ struct tp_op_duty {
 	/* the latest closed busy blocks, by start, at most DUTY_LAG: an
 	 * older one leaves into busy (a line's events come nearly sorted,
 	 * format-facts §11.5, so no later event reaches back past it) */
-	struct span2 blocks[DUTY_LAG];
-	size_t n;
+	struct span2 ring[2 * DUTY_LAG]; /* the kept ones: ring[head..] */
+	size_t head, n;
 	int64_t busy, flushed;    /* busy time flushed, and up to where   */
 	bool has_flushed;
 	struct span2 *windows;    /* SparseCore modules, by start         */
@@ -196,7 +196,7 @@ bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t, int64_t dur)
 /* The oldest kept block into busy: the part past what is flushed. */
 static void flush_oldest(struct tp_op_duty *d)
 {
-	struct span2 b = d->blocks[0];
+	struct span2 b = d->ring[d->head];
 
 	if (d->has_flushed && b.start < d->flushed)
 		b.start = d->flushed;
@@ -205,7 +205,9 @@ static void flush_oldest(struct tp_op_duty *d)
 	if (!d->has_flushed || b.end > d->flushed)
 		d->flushed = b.end;
 	d->has_flushed = true;
-	memmove(d->blocks, d->blocks + 1, (d->n - 1) * sizeof(*d->blocks));
+	/* no move per flush: the kept ones slide to the front once every
+	 * DUTY_LAG flushes (close_block), not once per event */
+	d->head++;
 	d->n--;
 }
 
@@ -213,7 +215,7 @@ static void flush_oldest(struct tp_op_duty *d)
  * touches. */
 static void close_block(struct tp_op_duty *d)
 {
-	struct span2 b = d->cur;
+	struct span2 b = d->cur, *blocks;
 	size_t i;
 
 	if (!d->open)
@@ -221,19 +223,24 @@ static void close_block(struct tp_op_duty *d)
 	d->open = false;
 	if (d->n == DUTY_LAG)
 		flush_oldest(d);
-	for (i = d->n; i > 0 && d->blocks[i - 1].start > b.start; i--)
+	if (d->head + d->n == 2 * DUTY_LAG) {
+		memmove(d->ring, d->ring + d->head, d->n * sizeof(*d->ring));
+		d->head = 0;
+	}
+	blocks = d->ring + d->head;
+	for (i = d->n; i > 0 && blocks[i - 1].start > b.start; i--)
 		;
-	memmove(d->blocks + i + 1, d->blocks + i, (d->n - i) * sizeof(*d->blocks));
-	d->blocks[i] = b;
+	memmove(blocks + i + 1, blocks + i, (d->n - i) * sizeof(*blocks));
+	blocks[i] = b;
 	d->n++;
 	/* merge around i: the one before may reach into it, it may reach
 	 * into those after */
-	if (i > 0 && d->blocks[i - 1].end >= d->blocks[i].start)
+	if (i > 0 && blocks[i - 1].end >= blocks[i].start)
 		i--;
-	while (i + 1 < d->n && d->blocks[i].end >= d->blocks[i + 1].start) {
-		if (d->blocks[i + 1].end > d->blocks[i].end)
-			d->blocks[i].end = d->blocks[i + 1].end;
-		memmove(d->blocks + i + 1, d->blocks + i + 2, (d->n - i - 2) * sizeof(*d->blocks));
+	while (i + 1 < d->n && blocks[i].end >= blocks[i + 1].start) {
+		if (blocks[i + 1].end > blocks[i].end)
+			blocks[i].end = blocks[i + 1].end;
+		memmove(blocks + i + 1, blocks + i + 2, (d->n - i - 2) * sizeof(*blocks));
 		d->n--;
 	}
 }

@@ -380,6 +380,11 @@ static void add_aggregated(struct line_pass *lp, uint32_t id, const struct tp_ev
 static void add_event(struct line_pass *lp, const struct tp_event *ev)
 {
 	uint32_t id;
+	int64_t g;
+
+	/* a group id as the group pass reads it (any value: it may be one) */
+	if (lp->c->spec_groups && !lp->c->spec_seen)
+		lp->c->spec_seen = tp_ops_event_stat_id(&lp->c->host->xs, ev, lp->c->spec_gid, &g);
 
 	tp_op_duty_event(lp->c, ev->meta, ev->start_ps, ev->dur_ps);
 	/* counted or not before resolving: an op made is listed */
@@ -402,6 +407,8 @@ static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 {
 	struct tp_op_ctx *c = lp->c;
 
+	for (size_t i = 0; c->spec_groups && !c->spec_seen && i < n; i++)
+		c->spec_seen = b->kind[0][i] != TP_STAT_NONE;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id;
 
@@ -453,6 +460,8 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	struct tp_event ev;
 
 	tp_op_count_keys(c->pl, &count_keys);
+	if (c->spec_groups) /* slot 0: count_keys keep nothing else */
+		tp_batch_keep(&count_keys, 0, c->spec_gid, true);
 	tp_op_duty_line(c, ln);
 	stream_start(&lp.st, c, ops, lp.core);
 	if (gpu)

@@ -82,11 +82,14 @@ static void scan_other_lines(const struct tp_host *h, struct tp_plane *pl,
 	}
 }
 
-/* One core, into its own tp_ops (core 0 of it): cores run in parallel. */
-static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
+/* One core, into its own tp_ops (core 0 of it): cores run in parallel.
+ * False when the op pass met what may be a group id while speculating
+ * (tp_op_ctx.spec_groups): then frag is to be thrown away. */
+static bool scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 		      enum tp_op_source src)
 {
 	struct tp_ops_core *core;
+	bool ok;
 
 	frag->cores = tp_xcalloc(1, sizeof(*frag->cores));
 	core = &frag->cores[0];
@@ -112,10 +115,31 @@ static void scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 	tp_op_apply_meta_vals(c);
 	tp_ops_read_debug_prints(c);
 	finish_core(frag, &frag->cores[0]);
+	ok = !c->spec_seen;
 	tp_sweep_release(c);
 	tp_op_ctx_release(c);
 	/* the ops hold copies of what they need from the plane's bytes */
 	tp_xspace_drop(&c->host->xs, c->pl->bytes.ptr, c->pl->bytes.len);
+	return ok;
+}
+
+/* A core's result that is not kept; the shared parts (strings, HLO
+ * indexes) stay. */
+static void discard_fragment(struct tp_ops *fr)
+{
+	for (size_t i = 0; i < fr->n_ops; i++)
+		free(fr->ops[i].source);
+	for (size_t i = 0; i < fr->n_cores; i++)
+		free(fr->cores[i].programs);
+	for (size_t i = 0; i < fr->n_steps; i++)
+		free(fr->steps[i].cats);
+	free(fr->ops);
+	free(fr->cores);
+	free(fr->steps);
+	free(fr->execs);
+	fr->ops = NULL, fr->cores = NULL, fr->steps = NULL, fr->execs = NULL;
+	fr->n_ops = fr->n_cores = fr->n_steps = fr->n_execs = 0;
+	fr->cap_ops = fr->cap_steps = fr->cap_execs = 0;
 }
 
 static enum tp_err decode_modules(struct tp_capture *cap, struct tp_error *err)
@@ -160,27 +184,43 @@ static void shrink_fragment(struct tp_ops *fr)
 	fr->cap_execs = fr->n_execs + 1;
 }
 
+/* A job's context, fresh. */
+static void job_ctx(struct tp_op_ctx *c, struct core_pool *pool, struct core_job *job,
+		    unsigned worker)
+{
+	memset(c, 0, sizeof(*c));
+	c->bufs = &pool->bufs[worker];
+	/* The HLO indexes were all built beforehand: jobs only read them. */
+	job->frag.strings = pool->ops->strings;
+	job->frag.index = pool->ops->index;
+	job->frag.indexed = pool->ops->indexed;
+	job->frag.n_modules = pool->ops->n_modules;
+	c->ops = &job->frag;
+	c->cap = pool->cap;
+	c->filter = pool->filter;
+	c->host = job->host;
+	c->pl = job->plane;
+	c->input = pool->input[job->host - pool->cap->hosts];
+	c->n_input = pool->n_input[job->host - pool->cap->hosts];
+}
+
+/* A TPU core whose plane names group_id is read once, looking for group
+ * ids in the op pass (a full pass of its own that finds none was a
+ * quarter of report's time on such a capture); where one may be there,
+ * the core is read again with the group pass first, as always. */
 static void run_job(void *ctx, size_t i, unsigned worker)
 {
 	struct core_pool *pool = ctx;
 	struct core_job *job = &pool->jobs[i];
 	struct tp_op_ctx c;
 
-	memset(&c, 0, sizeof(c));
-	c.bufs = &pool->bufs[worker];
-	/* The HLO indexes were all built beforehand: jobs only read them. */
-	job->frag.strings = pool->ops->strings;
-	job->frag.index = pool->ops->index;
-	job->frag.indexed = pool->ops->indexed;
-	job->frag.n_modules = pool->ops->n_modules;
-	c.ops = &job->frag;
-	c.cap = pool->cap;
-	c.filter = pool->filter;
-	c.host = job->host;
-	c.pl = job->plane;
-	c.input = pool->input[job->host - pool->cap->hosts];
-	c.n_input = pool->n_input[job->host - pool->cap->hosts];
-	scan_core(&job->frag, &c, job->src);
+	job_ctx(&c, pool, job, worker);
+	c.spec_groups = tp_ops_spec_groups(job->plane, job->src, &c.spec_gid);
+	if (!scan_core(&job->frag, &c, job->src)) {
+		discard_fragment(&job->frag);
+		job_ctx(&c, pool, job, worker);
+		scan_core(&job->frag, &c, job->src);
+	}
 	shrink_fragment(&job->frag);
 }
 

@@ -160,6 +160,12 @@ struct tp_op_ctx {
 	struct tp_step_run *map_w;     /* the steps' windows, as the map moves them */
 	struct tp_op_duty *duty;       /* TPU: duty cycle, barriers and
 					 * SparseCore modules (op_duty.c)   */
+	/* Group ids looked for in the op pass itself, not by a pass of
+	 * their own first (tp_ops_spec_groups): the steps are read as if
+	 * no event had one, and spec_seen says that one may have, so that
+	 * the core is read again the usual way (ops.c). */
+	bool spec_groups, spec_seen;
+	int64_t spec_gid;
 };
 
 /* XProf's duty cycle, barrier time and SparseCore module windows of a
@@ -180,6 +186,34 @@ void tp_op_duty_finish(struct tp_op_ctx *c);
  * metadata (core_lines.c). */
 bool tp_ops_event_stat_id(const struct tp_xspace *xs, const struct tp_event *ev,
 			  int64_t id, int64_t *out);
+
+/* Reads the lines of a plane that hold ops of source src: plain events
+ * in bulk with the stats of keys kept (as the op pass reads them:
+ * op_lines.c) to batch, the rest one at a time to event (core_lines.c). */
+struct tp_line_reader {
+	const struct tp_xspace *xs;
+	const struct tp_plane *pl;
+	struct tp_batch_keys keys;
+	void (*batch)(void *ctx, const struct tp_event_batch *b, size_t n);
+	void (*event)(void *ctx, const struct tp_event *ev);
+	void *ctx;
+};
+void tp_ops_read_lines(const struct tp_line_reader *r, enum tp_op_source src);
+/* Keeps stat id in slot k of keys (when on); false when the plane gives
+ * it the id of a stat already kept (hostile metadata): bulk reading
+ * would mix them. */
+bool tp_batch_keep(struct tp_batch_keys *keys, unsigned k, int64_t id, bool on);
+/* Step runs by start, the longer first, then by id (a qsort order). */
+int tp_step_run_cmp(const void *a, const void *b);
+/* Appends a run (a negative dur as 0) to *v, grown as needed. */
+void tp_step_run_push(struct tp_step_run **v, size_t *n, size_t *cap,
+		      int64_t start, int64_t dur, int64_t id);
+
+/* Whether a core's op pass may look for group ids itself (see
+ * tp_op_ctx.spec_groups): a TPU core without a "Steps" line whose plane
+ * names a group_id stat (its id into *gid) that no event metadata
+ * carries and that no stat tpuprof knows shares (steps.c). */
+bool tp_ops_spec_groups(const struct tp_plane *pl, enum tp_op_source src, int64_t *gid);
 
 /* The stats GPU kernels name their op with, as kept by bulk reading
  * (tp_batch_keys slots; op_gpu.c). */
@@ -319,7 +353,7 @@ void tp_ops_sweep_again(struct tp_op_ctx *c);
 size_t tp_ops_step_cat(struct tp_op_ctx *c, struct tp_op *op);
 
 /* The device time of the core's "debug_print" events, into the steps
- * that hold them (op_debug_print.c). */
+ * that hold them (steps.c). */
 void tp_ops_read_debug_prints(struct tp_op_ctx *c);
 
 #endif

@@ -5,7 +5,7 @@
  * time on the core (the training or serving step; the small programs
  * around it, initialisation and collectives of their own, are left out):
  * one per run on its "XLA Modules" line (TPU), one per execution of its
- * kernels (GPU, core_lines.c). step_parts.c then puts the windows on
+ * kernels (GPU, gpu_runs.c). step_parts.c then puts the windows on
  * the ops' clock and cuts each into its parts.
  */
 #include "ops_internal.h"
@@ -135,7 +135,31 @@ static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln,
 		}
 }
 
-/* Steps read from the op events (core_lines.c), named by their group id
+bool tp_ops_spec_groups(const struct tp_plane *pl, enum tp_op_source src, int64_t *gid)
+{
+	bool empty, has = false;
+
+	if (src != TP_OPSRC_TPU || steps_line(pl, &empty))
+		return false;
+	for (size_t i = 0; i < pl->n_stat_meta && !has; i++)
+		if (tp_str_eq(pl->stat_meta[i].name, "group_id")) {
+			*gid = pl->stat_meta[i].id;
+			has = true;
+		}
+	if (!has)
+		return false; /* the group pass reads nothing either */
+	/* bulk reading gives a known stat's id another role */
+	for (int k = 0; k < TP_SN_COUNT; k++)
+		if (pl->known_stat[k] && pl->known_stat_id[k] == *gid)
+			return false;
+	for (size_t i = 0; i < pl->n_event_meta; i++)
+		for (size_t k = 0; k < pl->event_meta[i].n_stats; k++)
+			if (pl->event_meta[i].stats[k].metadata_id == *gid)
+				return false;
+	return true;
+}
+
+/* Steps read from the op events (core_lines.c, gpu_runs.c), named by their group id
  * or, inferred, by their position. */
 static void push_runs(struct tp_op_ctx *c, const struct tp_step_run *v, size_t n,
 		      bool by_id)
@@ -155,8 +179,9 @@ static bool op_steps(struct tp_op_ctx *c)
 	struct tp_ops_core *core = &c->ops->cores[c->core];
 	const struct tp_xspace *xs = &c->host->xs;
 	struct tp_program_time best = { 0 };
-	struct tp_step_run *v;
-	size_t n = tp_ops_group_runs(xs, c->pl, core->source, &v);
+	struct tp_step_run *v = NULL;
+	/* speculating: as if the group pass found none (ops.c checks) */
+	size_t n = c->spec_groups ? 0 : tp_ops_group_runs(xs, c->pl, core->source, &v);
 
 	if (n) {
 		core->step_source = TP_STEPS_GROUP;
@@ -227,4 +252,52 @@ size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
 	if (!lo || t >= tp_sat_add(s[lo - 1].start_ps, s[lo - 1].dur_ps))
 		return SIZE_MAX;
 	return lo - 1;
+}
+
+/* The device time of "debug_print" events in each step of a core
+ * (tp_step.debug_print_ps), the figure behind the debug-print advice
+ * rule (docs/ops.md "Advice"). As XProf's event time fraction analysis
+ * counts them: events on any line of the core's plane whose name is
+ * exactly "debug_print" and that carry a device duration
+ * (device_duration_ps, on the event or its metadata), each in the step
+ * that holds its start. Most planes have no such name in their metadata:
+ * then no line is read again. */
+#define DEBUG_PRINT_NAME "debug_print"
+
+static bool has_debug_print_meta(const struct tp_plane *pl)
+{
+	for (size_t i = 0; i < pl->n_event_meta; i++)
+		if (tp_str_eq(pl->event_meta[i].name, DEBUG_PRINT_NAME))
+			return true;
+	return false;
+}
+
+void tp_ops_read_debug_prints(struct tp_op_ctx *c)
+{
+	struct tp_ops *ops = c->ops;
+	const struct tp_ops_core *core = &ops->cores[c->core];
+
+	if (!core->n_steps || !has_debug_print_meta(c->pl))
+		return;
+	for (size_t l = 0; l < c->pl->n_lines; l++) {
+		struct tp_event_iter it;
+		struct tp_event ev;
+
+		tp_event_iter_init_read(&it, &c->host->xs, c->pl, &c->pl->lines[l]);
+		while (tp_event_iter_next(&it, &ev) > 0) {
+			struct tp_stat st;
+			int64_t dur;
+			size_t i;
+
+			if (!ev.timed || !ev.meta || !tp_str_eq(ev.meta->name, DEBUG_PRINT_NAME) ||
+			    !tp_event_stat(&c->host->xs, c->pl, &ev, TP_SN_DEVICE_DURATION_PS, &st) ||
+			    !tp_stat_int(&st, &dur) || dur <= 0)
+				continue;
+			i = tp_ops_step_at(ops, core, ev.start_ps);
+			if (i == SIZE_MAX)
+				continue;
+			ops->steps[core->first_step + i].debug_print_ps =
+				tp_sat_add(ops->steps[core->first_step + i].debug_print_ps, dur);
+		}
+	}
 }

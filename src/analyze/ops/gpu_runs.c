@@ -1,0 +1,339 @@
+/*
+ * gpu_runs.c - a GPU core's steps where its plane has neither a "Steps"
+ * line nor group ids: one step per execution of the program with the
+ * most kernel time (docs/ops.md, "Steps").
+ *
+ * GPU kernels carry the program id but nothing that tells one execution
+ * from the next (no run id, in the shared captures and in XProf's own
+ * GPU converters), and a program may run several times back to back
+ * with no other kernel between its runs. Every execution launches the
+ * same kernels in the same order, so an execution starts at each kernel
+ * that runs the HLO op the program's first kernel ran, and lasts to the
+ * end of the program's last kernel before the next such start.
+ *
+ * The busiest program is known only once every kernel is read, so the
+ * kernels are kept until then, packed: a few bytes each (varints: the
+ * start as a step from the one before, the duration, the program's and
+ * the op's number), not 32, which on a kernel-heavy capture is most of
+ * the pass's memory (docs/performance.md).
+ */
+#include "ops_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpuprof/util/i64map.h"
+
+/* A kernel of a program, as the GPU steps need it. */
+struct kernel {
+	struct tp_step_run run;      /* id: the program                    */
+	uint64_t op;                 /* hash of its hlo_op                  */
+};
+
+static int kernel_by_start(const void *a, const void *b)
+{
+	const struct kernel *x = a, *y = b;
+	int c = tp_step_run_cmp(&x->run, &y->run);
+
+	return c ? c : (x->op > y->op) - (x->op < y->op);
+}
+
+/* The kernels of the plane's kernel lines that name a program and an
+ * op, with each program's kernel time. */
+struct kernels {
+	const struct tp_plane *pl;
+	const struct tp_xspace *xs;
+	uint64_t *hash;              /* per stat metadata: its name's hash  */
+	size_t *ref_op;              /* per stat metadata: its op number + 1 */
+	struct tp_i64map progs;
+	struct tp_program_time *p;
+	size_t np, cap_p;
+	struct tp_i64map ops;        /* op hash -> its number              */
+	uint64_t *op;                /* per op number: its hash            */
+	size_t nop, cap_op;
+	uint8_t *packed;             /* the kernels, in the order read     */
+	size_t len, cap;
+	int64_t last_start;
+};
+
+static uint8_t *put_varint(uint8_t *q, uint64_t v)
+{
+	while (v >= 0x80) {
+		*q++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*q++ = (uint8_t)v;
+	return q;
+}
+
+static const uint8_t *get_varint(const uint8_t *q, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned s = 0;
+
+	do
+		x |= (uint64_t)(*q & 0x7f) << s, s += 7;
+	while (*q++ & 0x80);
+	*v = x;
+	return q;
+}
+
+/* One kernel packed: start step (zigzag), duration, program, op. */
+static void pack(struct kernels *r, int64_t start, int64_t dur, size_t prog, size_t op)
+{
+	uint64_t d = (uint64_t)start - (uint64_t)r->last_start;
+	uint8_t *q;
+
+	r->packed = tp_xgrow(r->packed, &r->cap, r->len + 4 * 10, 1);
+	q = r->packed + r->len;
+	q = put_varint(q, (d << 1) ^ (uint64_t)-(int64_t)(d >> 63));
+	q = put_varint(q, (uint64_t)dur);
+	q = put_varint(q, prog);
+	q = put_varint(q, op);
+	r->len = (size_t)(q - r->packed);
+	r->last_start = start;
+}
+
+/* The next packed kernel into *k (its program's number in *prog). */
+static const uint8_t *unpack(const struct kernels *r, const uint8_t *q, int64_t *last,
+			     struct kernel *k, size_t *prog)
+{
+	uint64_t z, dur, p, op;
+
+	q = get_varint(q, &z);
+	q = get_varint(q, &dur);
+	q = get_varint(q, &p);
+	q = get_varint(q, &op);
+	*last = (int64_t)((uint64_t)*last + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1)));
+	k->run = (struct tp_step_run){ *last, (int64_t)dur, (int64_t)r->p[p].id };
+	k->op = r->op[op];
+	*prog = (size_t)p;
+	return q;
+}
+
+/* A string stat's value and hash (a ref's hash cached per metadata);
+ * *ref the ref's stat metadata index, SIZE_MAX for a string. */
+static bool str_key(struct kernels *r, const struct tp_stat *st, struct tp_str *s,
+		    uint64_t *h, size_t *ref)
+{
+	const struct tp_stat_meta *sm;
+	size_t i;
+
+	*ref = SIZE_MAX;
+	if (st->kind == TP_STAT_STR) {
+		*s = st->v.s;
+		*h = tp_hash_bytes(s->ptr, s->len);
+		return true;
+	}
+	if (st->kind != TP_STAT_REF || !(sm = tp_plane_stat_meta(r->pl, (int64_t)st->v.u)))
+		return false;
+	i = (size_t)(sm - r->pl->stat_meta);
+	if (!r->hash[i])
+		r->hash[i] = tp_hash_bytes(sm->name.ptr, sm->name.len) | 1;
+	*s = sm->name;
+	*h = r->hash[i];
+	*ref = i;
+	return true;
+}
+
+/* The number of the op with hash h, given one if new (a ref's cached
+ * per stat metadata: the bulk path looks nothing up). */
+static size_t op_number(struct kernels *r, uint64_t h, size_t ref)
+{
+	long i;
+
+	if (ref != SIZE_MAX && r->ref_op[ref])
+		return r->ref_op[ref] - 1;
+	if ((i = tp_i64map_get(&r->ops, (int64_t)h)) < 0) {
+		i = (long)r->nop;
+		tp_i64map_put(&r->ops, (int64_t)h, i);
+		r->op = tp_xgrow(r->op, &r->cap_op, r->nop + 1, sizeof(*r->op));
+		r->op[r->nop++] = h;
+	}
+	if (ref != SIZE_MAX)
+		r->ref_op[ref] = (size_t)i + 1;
+	return (size_t)i;
+}
+
+static void kernel_add(struct kernels *r, int64_t id, const struct tp_stat *op,
+		       const struct tp_stat *mod, int64_t start, int64_t dur)
+{
+	struct tp_str name, module = TP_STR_NULL;
+	uint64_t h, mh;
+	size_t ref, mref;
+	long i;
+
+	if (!str_key(r, op, &name, &h, &ref))
+		return;
+	dur = dur > 0 ? dur : 0;
+	if ((i = tp_i64map_get(&r->progs, id)) < 0) {
+		if (mod)
+			str_key(r, mod, &module, &mh, &mref);
+		tp_i64map_put(&r->progs, id, (long)r->np);
+		r->p = tp_xgrow(r->p, &r->cap_p, r->np + 1, sizeof(*r->p));
+		r->p[r->np] = (struct tp_program_time){ (uint64_t)id, 0, module };
+		i = (long)r->np++;
+	}
+	r->p[i].ps = tp_sat_add(r->p[i].ps, dur);
+	pack(r, start, dur, (size_t)i, op_number(r, h, ref));
+}
+
+/* As the op pass reads kept stats (op_gpu.c): a program id that is an
+ * integer, on the event or else on its metadata; an hlo_op that is a
+ * ref on the event (else the kernel names no op there either). */
+static void kernel_batch(void *ctx, const struct tp_event_batch *b, size_t n)
+{
+	struct kernels *r = ctx;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t pk = b->kind[0][i];
+		const struct tp_event_meta *em;
+		const struct tp_stat *s;
+		struct tp_stat op = { 0 }, mod = { 0 };
+		int64_t id;
+
+		if (b->kind[1][i] != TP_STAT_REF)
+			continue;
+		if (pk == TP_STAT_INT64 || pk == TP_STAT_UINT64) {
+			id = (int64_t)b->value[0][i];
+		} else {
+			em = &r->pl->event_meta[b->meta[i]];
+			if (pk != TP_STAT_NONE ||
+			    !(s = tp_stats_find(r->pl, em->stats, em->n_stats, TP_SN_PROGRAM_ID)) ||
+			    !tp_stat_int(s, &id))
+				continue;
+		}
+		op.kind = TP_STAT_REF;
+		op.v.u = b->value[1][i];
+		mod.kind = (enum tp_stat_kind)b->kind[2][i];
+		mod.v.u = b->value[2][i];
+		kernel_add(r, id, &op, &mod, b->start_ps[i], b->dur_ps[i]);
+	}
+}
+
+static void kernel_event(void *ctx, const struct tp_event *ev)
+{
+	struct kernels *r = ctx;
+	struct tp_stat prog, op, mod;
+	int64_t id;
+
+	if (tp_event_stat(r->xs, r->pl, ev, TP_SN_PROGRAM_ID, &prog) && tp_stat_int(&prog, &id) &&
+	    tp_event_stat(r->xs, r->pl, ev, TP_SN_HLO_OP, &op))
+		kernel_add(r, id, &op, tp_event_stat(r->xs, r->pl, ev, TP_SN_HLO_MODULE, &mod) ?
+				       &mod : NULL, ev->start_ps, ev->dur_ps);
+}
+
+/* Every kernel packed into r; the busiest program's number, or SIZE_MAX
+ * when no kernel names one. */
+static size_t read_kernels(struct kernels *r)
+{
+	const struct tp_plane *pl = r->pl;
+	struct tp_line_reader lr = { .xs = r->xs, .pl = pl, .batch = kernel_batch,
+				     .event = kernel_event, .ctx = r };
+	bool bulk = tp_batch_keep(&lr.keys, 0, pl->known_stat_id[TP_SN_PROGRAM_ID],
+				  pl->known_stat[TP_SN_PROGRAM_ID]) &&
+		    tp_batch_keep(&lr.keys, 1, pl->known_stat_id[TP_SN_HLO_OP],
+				  pl->known_stat[TP_SN_HLO_OP]) &&
+		    tp_batch_keep(&lr.keys, 2, pl->known_stat_id[TP_SN_HLO_MODULE],
+				  pl->known_stat[TP_SN_HLO_MODULE]);
+	size_t best = SIZE_MAX;
+
+	if (!bulk) /* one at a time: no event is plain with these keys */
+		lr.keys.reject_on[0] = true, lr.keys.reject[0] = pl->known_stat_id[TP_SN_HLO_OP];
+	r->hash = tp_xcalloc(pl->n_stat_meta + 1, sizeof(*r->hash));
+	r->ref_op = tp_xcalloc(pl->n_stat_meta + 1, sizeof(*r->ref_op));
+	tp_i64map_init(&r->progs, 16);
+	tp_i64map_init(&r->ops, 256);
+	tp_ops_read_lines(&lr, TP_OPSRC_GPU);
+	/* ties: the lower id, so that the choice does not depend on order */
+	for (size_t i = 0; i < r->np; i++)
+		if (best == SIZE_MAX || r->p[i].ps > r->p[best].ps ||
+		    (r->p[i].ps == r->p[best].ps && r->p[i].id < r->p[best].id))
+			best = i;
+	tp_i64map_release(&r->progs);
+	tp_i64map_release(&r->ops);
+	free(r->hash);
+	free(r->ref_op);
+	return best;
+}
+
+/* The executions, from the program's kernels in order. */
+struct runs {
+	struct tp_step_run *v;
+	size_t n, cap;
+	uint64_t first_op;
+};
+
+static void run_add(struct runs *a, const struct kernel *k)
+{
+	int64_t end = tp_sat_add(k->run.start_ps, k->run.dur_ps);
+	struct tp_step_run *r;
+
+	if (a->n == 0)
+		a->first_op = k->op;
+	if (a->n == 0 || k->op == a->first_op) {
+		tp_step_run_push(&a->v, &a->n, &a->cap, k->run.start_ps, k->run.dur_ps, k->run.id);
+		return;
+	}
+	r = &a->v[a->n - 1];
+	if (end > tp_sat_add(r->start_ps, r->dur_ps))
+		r->dur_ps = tp_sat_sub(end, r->start_ps);
+}
+
+/* Program best's kernels, each in turn to the runs, in one walk of the
+ * packed kernels while they come sorted by start (one stream's kernels
+ * come in order, so they nearly always do); else all of them from
+ * memory, sorted, from the start again. */
+static void program_runs(const struct kernels *r, size_t best, struct runs *a)
+{
+	const uint8_t *q, *end = r->packed + r->len;
+	struct kernel k, prev = { 0 }, *v = NULL;
+	size_t p, m = 0, cap = 0;
+	int64_t last = 0;
+	bool sorted = true;
+
+	for (q = r->packed; q < end && sorted;) {
+		q = unpack(r, q, &last, &k, &p);
+		if (p != best)
+			continue;
+		sorted = !m++ || kernel_by_start(&prev, &k) <= 0;
+		prev = k;
+		if (sorted)
+			run_add(a, &k);
+	}
+	if (sorted)
+		return;
+	free(a->v);
+	*a = (struct runs){ 0 };
+	last = 0;
+	m = 0;
+	for (q = r->packed; q < end;) {
+		q = unpack(r, q, &last, &k, &p);
+		if (p != best)
+			continue;
+		v = tp_xgrow(v, &cap, m + 1, sizeof(*v));
+		v[m++] = k;
+	}
+	qsort(v, m, sizeof(*v), kernel_by_start);
+	for (size_t i = 0; i < m; i++)
+		run_add(a, &v[i]);
+	free(v);
+}
+
+size_t tp_ops_gpu_program_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
+			       struct tp_program_time *best, struct tp_step_run **out)
+{
+	struct kernels r = { .pl = pl, .xs = xs };
+	struct runs a = { 0 };
+	size_t b = read_kernels(&r);
+
+	if (b != SIZE_MAX) {
+		*best = r.p[b];
+		program_runs(&r, b, &a);
+	}
+	free(r.p);
+	free(r.op);
+	free(r.packed);
+	*out = a.v;
+	return a.n;
+}
