@@ -117,7 +117,7 @@ struct tp_ops_core {
 	uint64_t step_program_id;    /* TP_STEPS_INFERRED: the program    */
 	struct tp_str step_program;  /* its module name, pooled; or empty */
 	enum tp_clock clock;         /* every time figure's clock         */
-	uint64_t device_clock_events, timeline_events; /* op events on each */
+	uint64_t device_clock_events; /* op events with device times    */
 	bool clock_mapped;           /* the step markers were on the
 				      * timeline: windows moved to the
 				      * device spans of their ops        */

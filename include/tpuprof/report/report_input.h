@@ -44,6 +44,11 @@ enum tp_err tp_report_input_open_any(struct tp_report_input *in, const char *pat
 				     uint64_t max, struct tp_error *err);
 void tp_report_input_release(struct tp_report_input *in);
 
+/* The part key of a command's own document: "ops" for schema
+ * tpuprof.ops/1, likewise memory and collectives (of want only, unless
+ * want is NULL); NULL for any other schema. */
+const char *tp_report_part_of(const char *schema, const char *want);
+
 /* A report document parsed from bytes (named name in messages): a new
  * reference, or TP_ERR_INPUT when it is not JSON or not a report. */
 enum tp_err tp_report_doc_parse(json_t **out, const char *name, const char *bytes, size_t len,

@@ -142,15 +142,6 @@ static void nest(struct tp_op_ctx *c, struct tp_op_bufs *b, size_t n)
 	tp_sweep_line_end(c);
 }
 
-static void span(struct tp_ops_core *core, int64_t start, int64_t end)
-{
-	if (!core->has_span || start < core->first_start_ps)
-		core->first_start_ps = start;
-	if (!core->has_span || end > core->last_end_ps)
-		core->last_end_ps = end;
-	core->has_span = true;
-}
-
 /* A line nested as it is read (see the top of this file). */
 struct stream {
 	bool on;              /* still sorted so far                  */
@@ -350,7 +341,7 @@ static inline void add_timed(struct line_pass *lp, uint32_t id, int64_t start,
 	if (dur < op->min_ps)
 		op->min_ps = dur;
 	lp->core->op_ps = tp_sat_add(lp->core->op_ps, dur);
-	span(lp->core, start, tp_sat_add(start, dur));
+	tp_ops_core_span(lp->core, start, tp_sat_add(start, dur));
 	tp_steps_note_op(lp->c, line_ps, start, dur, device_clock);
 	if (lp->st.on)
 		stream_push(lp->c, &lp->st, &r);
@@ -373,7 +364,7 @@ static void add_aggregated(struct line_pass *lp, uint32_t id, const struct tp_ev
 	lp->core->self_ps = tp_sat_add(lp->core->self_ps, dur);
 	if (op->collective)
 		lp->core->collective_ps = tp_sat_add(lp->core->collective_ps, dur);
-	span(lp->core, ev->start_ps, tp_sat_add(ev->start_ps, dur));
+	tp_ops_core_span(lp->core, ev->start_ps, tp_sat_add(ev->start_ps, dur));
 }
 
 /* Any event, read one at a time. */

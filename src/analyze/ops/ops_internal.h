@@ -273,6 +273,16 @@ static inline uint32_t tp_op_resolve_fast(struct tp_op_ctx *c,
 		return tp_op_resolve_meta(c, (uint32_t)(ev->meta - c->pl->event_meta));
 	return tp_op_resolve(c, ev);
 }
+/* Widens the core's span (first_start_ps .. last_end_ps) to [start, end). */
+static inline void tp_ops_core_span(struct tp_ops_core *core, int64_t start, int64_t end)
+{
+	if (!core->has_span || start < core->first_start_ps)
+		core->first_start_ps = start;
+	if (!core->has_span || end > core->last_end_ps)
+		core->last_end_ps = end;
+	core->has_span = true;
+}
+
 /* Per-event FLOPs/bytes when present on the event, else from metadata. */
 void tp_op_add_counts_slow(struct tp_op_ctx *c, uint32_t op, const struct tp_event *ev);
 

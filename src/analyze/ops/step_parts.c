@@ -157,8 +157,6 @@ void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start, int64
 
 	if (device_clock)
 		core->device_clock_events++;
-	else
-		core->timeline_events++;
 	if (c->map_steps && device_clock)
 		tp_step_map_op(&c->map, line_ps, start, dur);
 }
@@ -362,17 +360,6 @@ static void parts_close(struct tp_op_ctx *c, struct tp_step *s, size_t i)
 	s->idle_ps = tp_sat_sub(tp_sat_sub(s->dur_ps, parts), s->input_ps);
 }
 
-static void extend_span(struct tp_ops_core *core, const struct tp_step *s)
-{
-	int64_t end = tp_sat_add(s->start_ps, s->dur_ps);
-
-	if (!core->has_span || s->start_ps < core->first_start_ps)
-		core->first_start_ps = s->start_ps;
-	if (!core->has_span || end > core->last_end_ps)
-		core->last_end_ps = end;
-	core->has_span = true;
-}
-
 /* ---- the core's steps: windows, then parts ---- */
 
 void tp_steps_parts_begin(struct tp_op_ctx *c)
@@ -431,6 +418,6 @@ void tp_steps_close(struct tp_op_ctx *c)
 		parts_close(c, &s[i], i);
 		/* XProf's device time spans both steps and ops (§7) */
 		if (core->step_source == TP_STEPS_LINE)
-			extend_span(core, &s[i]);
+			tp_ops_core_span(core, s[i].start_ps, tp_sat_add(s[i].start_ps, s[i].dur_ps));
 	}
 }

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,11 +55,17 @@ static int first_byte(const uint8_t *buf, size_t len)
 	return -1;
 }
 
-/* A command's own document `report` and those commands draw too. */
-static bool part_schema(const char *schema)
+const char *tp_report_part_of(const char *schema, const char *want)
 {
-	return schema && (!strcmp(schema, "tpuprof.ops/1") || !strcmp(schema, "tpuprof.memory/1") ||
-			  !strcmp(schema, "tpuprof.collectives/1"));
+	static const char *const parts[] = { "ops", "memory", "collectives" };
+	char s[64];
+
+	for (size_t i = 0; schema && i < 3; i++) {
+		snprintf(s, sizeof(s), "tpuprof.%s/1", parts[i]);
+		if (strcmp(schema, s) == 0 && (!want || strcmp(want, parts[i]) == 0))
+			return parts[i];
+	}
+	return NULL;
 }
 
 static enum tp_err parse_doc(json_t **out, const char *name, const char *bytes, size_t len,
@@ -73,7 +80,7 @@ static enum tp_err parse_doc(json_t **out, const char *name, const char *bytes, 
 		return tp_error_set(err, TP_ERR_INPUT, "%s: not a valid JSON report (line %d: %s)",
 				    name, je.line, je.text);
 	schema = json_string_value(json_object_get(doc, "schema"));
-	if (!tp_report_schema_ok(schema) && !(parts && part_schema(schema))) {
+	if (!tp_report_schema_ok(schema) && !(parts && tp_report_part_of(schema, NULL))) {
 		/* the message first: schema points into doc */
 		tp_error_set(err, TP_ERR_INPUT,
 			     "%s: not a tpuprof report%s (schema %s; make one with 'tpuprof report --format json')",

@@ -120,21 +120,6 @@ enum tp_err tp_report_doc_load(json_t **out, const char *const *paths, size_t n,
 	return rc;
 }
 
-/* The part key of a command's own document: "ops" for tpuprof.ops/1
- * (of want, or of any of the three when want is NULL); NULL otherwise. */
-static const char *part_of(const char *schema, const char *want)
-{
-	static const char *const parts[] = { "ops", "memory", "collectives" };
-	char s[64];
-
-	for (size_t i = 0; schema && i < 3; i++) {
-		snprintf(s, sizeof(s), "tpuprof.%s/1", parts[i]);
-		if (strcmp(schema, s) == 0 && (!want || strcmp(want, parts[i]) == 0))
-			return parts[i];
-	}
-	return NULL;
-}
-
 enum tp_err tp_report_doc_as_part(json_t **out, json_t *doc, const char *name,
 				  const char **key, struct tp_error *err)
 {
@@ -146,7 +131,7 @@ enum tp_err tp_report_doc_as_part(json_t **out, json_t *doc, const char *name,
 		*out = doc;
 		return TP_OK;
 	}
-	if (!(part = part_of(schema, *key))) {
+	if (!(part = tp_report_part_of(schema, *key))) {
 		/* the message first: schema points into doc */
 		tp_error_set(err, TP_ERR_INPUT,
 			     "%s: not a tpuprof report or a tpuprof.%s document (schema %s; make one with 'tpuprof report --format json')",
