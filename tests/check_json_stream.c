@@ -111,6 +111,73 @@ START_TEST(test_same_bytes)
 }
 END_TEST
 
+/* Forked parts (tp_jw_fork, tp_jw_splice): an array of objects inside an
+ * object, its elements cut into three parts at every pair of points
+ * (empty parts too), each written into its own fork and spliced in order,
+ * in both layouts: the text is json_dumps' of the whole, byte for byte.
+ * A tree-mode writer refuses to fork. */
+static void write_forked(struct tp_jw *w, json_t *doc, size_t a, size_t b)
+{
+	json_t *rows = json_object_get(doc, "rows");
+	size_t n = json_array_size(rows), cut[4] = { 0, a, b, n };
+	struct tp_jw part[3];
+
+	tp_jw_object(w, NULL);
+	tp_jw_put(w, "before", json_string("x"));
+	tp_jw_array(w, "rows");
+	/* all forked before any is spliced, as threads write them */
+	for (int p = 0; p < 3; p++) {
+		ck_assert(tp_jw_fork(&part[p], w, cut[p] > 0));
+		for (size_t i = cut[p]; i < cut[p + 1]; i++)
+			tp_jw_put(&part[p], NULL, json_incref(json_array_get(rows, i)));
+	}
+	for (int p = 0; p < 3; p++)
+		tp_jw_splice(w, &part[p]);
+	tp_jw_end(w);
+	tp_jw_put(w, "after", json_real(0.25));
+	tp_jw_end(w);
+}
+
+START_TEST(test_fork_splice)
+{
+	json_t *doc = json_pack("{s:s,s:[{s:i,s:f},{s:s,s:[i,i]},{},{s:n}],s:f}", "before", "x",
+				"rows", "a", 1, "r", 0.1, "b", "two", "c", 3, 4, "d",
+				"after", 0.25);
+	size_t n = json_array_size(json_object_get(doc, "rows"));
+	struct tp_jw tree, part;
+
+	for (int compact = 0; compact <= 1; compact++) {
+		char *want;
+
+		tp_json_set_compact(compact);
+		want = expected(doc);
+		for (size_t a = 0; a <= n; a++)
+			for (size_t b = a; b <= n; b++) {
+				struct tp_jw w;
+				char *got = NULL;
+				size_t len = 0;
+				FILE *f = open_memstream(&got, &len);
+
+				tp_jw_init(&w, f);
+				write_forked(&w, doc, a, b);
+				ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+				fclose(f);
+				ck_assert_msg(strcmp(got, want) == 0, "cut %zu %zu:\n%s\nwanted:\n%s",
+					      a, b, got, want);
+				free(got);
+			}
+		free(want);
+	}
+	tp_json_set_compact(false);
+	tp_jw_init(&tree, NULL);
+	tp_jw_array(&tree, NULL);
+	ck_assert(!tp_jw_fork(&part, &tree, false));
+	tp_jw_end(&tree);
+	json_decref(tp_jw_take(&tree));
+	json_decref(doc);
+}
+END_TEST
+
 /* A NULL value is dropped, as json_object_set_new drops it. */
 START_TEST(test_null_dropped)
 {
@@ -314,6 +381,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_loop_test(tc, test_same_bytes, 0, sizeof(docs) / sizeof(docs[0]));
+	tcase_add_test(tc, test_fork_splice);
 	tcase_add_test(tc, test_null_dropped);
 	tcase_add_test(tc, test_shortcuts);
 	tcase_add_test(tc, test_write_error);

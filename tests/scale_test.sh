@@ -156,5 +156,23 @@ else
 	bad "the same report 1,024 times: $same_rss KB peak against $one_rss KB for one"
 fi
 
+# cores of over 512 ops: their rows are written in blocks on several
+# threads (op_rows_json.c) and spliced in order; the document is the same
+# byte for byte on one thread and on three, indented and compact
+"$gen" --seed 3 --cores 2 --programs 2 --instructions 700 --fusions 20 \
+	--target-bytes 3000000 -o "$tmp/wide.xplane.pb" >/dev/null 2>&1
+for fmt in "--format json" "--format json --compact"; do
+	# shellcheck disable=SC2086 # fmt is a list of options
+	tpuprof report -j 1 $fmt "$tmp/wide.xplane.pb" >"$tmp/wide1.json" 2>/dev/null
+	# shellcheck disable=SC2086
+	tpuprof report -j 3 $fmt "$tmp/wide.xplane.pb" >"$tmp/wide3.json" 2>/dev/null
+	n=$(grep -o '"occurrences"' "$tmp/wide1.json" | wc -l)
+	if [ "$n" -gt 1024 ] && cmp -s "$tmp/wide1.json" "$tmp/wide3.json"; then
+		ok
+	else
+		bad "report $fmt on 1 and 3 threads differ, or too few op rows ($n)"
+	fi
+done
+
 echo "scale: $pass passed, $fail failed"
 [ "$fail" = 0 ]

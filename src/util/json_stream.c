@@ -6,22 +6,21 @@
  * bracket a newline at the container's own level, or nothing when the
  * container is empty ("[]", "{}"); "key": value with one space. A value
  * put whole is walked element by element through the same punctuation;
- * integers, literals and strings without escapes are written here, reals
- * and strings that need escapes by jansson. Only past the depth limit is
+ * integers, reals (real_text.c, jansson's text without printf), literals
+ * and strings without escapes are written here, strings that need escapes
+ * by jansson. Only past the depth limit is
  * a container dumped by jansson, with 2 spaces per open container added
  * after each of its newlines (strings never hold a raw newline: jansson
  * escapes it).
  */
-#include "tpuprof/util/json_stream.h"
+#include "json_stream_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "tpuprof/util/real_text.h"
 #include "tpuprof/util/util.h"
 
-/* Text is gathered here and handed to stdio in large writes: jansson
- * calls back once per token, and a stdio call per token is slow. */
-#define JW_BUF_SIZE (64 * 1024)
 
 static bool compact_layout;
 
@@ -59,7 +58,12 @@ static bool writing(const struct tp_jw *w)
 	return w->out && tp_jw_ok(w);
 }
 
-static void flush(struct tp_jw *w)
+bool tp_jw_writing(const struct tp_jw *w)
+{
+	return writing(w);
+}
+
+void tp_jw_flush(struct tp_jw *w)
 {
 	if (w->len && !w->failed && fwrite(w->buf, 1, w->len, w->out) != w->len)
 		w->failed = true;
@@ -78,7 +82,7 @@ static void raw_slow(struct tp_jw *w, const char *s, size_t n)
 		s += k;
 		n -= k;
 		if (w->len == JW_BUF_SIZE)
-			flush(w);
+			tp_jw_flush(w);
 	}
 }
 
@@ -91,6 +95,11 @@ static inline void raw(struct tp_jw *w, const char *s, size_t n)
 	} else {
 		raw_slow(w, s, n);
 	}
+}
+
+void tp_jw_raw(struct tp_jw *w, const char *s, size_t n)
+{
+	raw(w, s, n);
 }
 
 /* A newline and 2 spaces per level, in one piece. */
@@ -242,13 +251,24 @@ static void integer_text(struct tp_jw *w, json_int_t v)
 	raw(w, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-/* A scalar's text: integers, plain strings and literals here; reals and
+/* A real as jansson prints it, mostly without printf (real_text.h). */
+static void real_text(struct tp_jw *w, double v)
+{
+	char buf[TP_REAL_TEXT_MAX];
+
+	raw(w, buf, tp_real_text(v, buf));
+}
+
+/* A scalar's text: integers, reals, plain strings and literals here;
  * strings that need escapes by jansson itself. */
 static void scalar_text(struct tp_jw *w, json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_INTEGER:
 		integer_text(w, json_integer_value(v));
+		return;
+	case JSON_REAL:
+		real_text(w, json_real_value(v));
 		return;
 	case JSON_STRING:
 		if (plain_string(json_string_value(v), json_string_length(v))) {
@@ -319,6 +339,20 @@ void tp_jw_put_int(struct tp_jw *w, const char *key, int64_t v)
 		return;
 	if (writing(w))
 		integer_text(w, (json_int_t)v);
+	if (w->depth == 0)
+		w->done = true;
+}
+
+void tp_jw_put_real(struct tp_jw *w, const char *key, double v)
+{
+	if (!w->out) {
+		tp_jw_put(w, key, json_real(v));
+		return;
+	}
+	if (!begin(w, key))
+		return;
+	if (writing(w))
+		real_text(w, v);
 	if (w->depth == 0)
 		w->done = true;
 }
@@ -416,7 +450,7 @@ enum tp_err tp_jw_finish(struct tp_jw *w, struct tp_error *err)
 	if (w->out) {
 		if (writing(w) && !unfinished)
 			raw(w, "\n", 1);
-		flush(w);
+		tp_jw_flush(w);
 		free(w->buf);
 		w->buf = NULL;
 	}

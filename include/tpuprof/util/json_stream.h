@@ -60,6 +60,8 @@ struct tp_jw {
 	json_t *open[TP_JW_MAX_DEPTH];  /* tree: the containers (borrowed) */
 	json_t *root;                   /* tree: the document (owned)      */
 	bool done;                      /* the top-level value is complete */
+	char *mem;                      /* a fork's text (open_memstream)   */
+	size_t mem_len;
 	bool failed;                    /* a write failed                  */
 	bool misused;                   /* a bug in the caller             */
 };
@@ -77,12 +79,29 @@ void tp_jw_end(struct tp_jw *w);
 void tp_jw_put(struct tp_jw *w, const char *key, json_t *v);
 
 /* Shortcuts for hot writers (every op of a report), with no jansson value
- * in stream mode: an integer (json_integer's text), and a string that
+ * in stream mode: an integer (json_integer's text), a real, and a string that
  * needs no escape. tp_jw_put_plain writes nothing and returns false when
  * the string needs escapes or the writer builds a tree: put it as a
  * value then. */
 void tp_jw_put_int(struct tp_jw *w, const char *key, int64_t v);
+/* A finite real (json_real's text; NaN or infinity, which json_real
+ * refuses, writes nothing in tree mode and is a caller's bug). */
+void tp_jw_put_real(struct tp_jw *w, const char *key, double v);
 bool tp_jw_put_plain(struct tp_jw *w, const char *key, const char *s, size_t n);
+
+/* A run of elements of w's innermost open container written on another
+ * thread: tp_jw_fork makes `part` a stream writer into memory, in the
+ * state w is in (after_others: elements of the container come before
+ * the run, so it starts with a ','); the caller puts the run's elements
+ * into part, then tp_jw_splice appends part's text to w, in document
+ * order, and releases part. The text is exactly what w itself would
+ * have written. False (part unused, nothing to release) when w builds a
+ * tree, has failed, has no container open, or memory runs out: write
+ * the run into w itself then. Parts of one container may all be forked
+ * before any is spliced (after_others true for all but a first one);
+ * they are spliced in order, and nothing is put into w meanwhile. */
+bool tp_jw_fork(struct tp_jw *part, const struct tp_jw *w, bool after_others);
+void tp_jw_splice(struct tp_jw *w, struct tp_jw *part);
 
 /* False once a write failed or the writer was misused. */
 bool tp_jw_ok(const struct tp_jw *w);

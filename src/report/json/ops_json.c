@@ -4,94 +4,16 @@
  * with --by scope the scope tree and each fusion's split, piece by piece
  * (json_stream.h): each op, step, scope node and split a small value. */
 #include "damage.h"
+#include "op_rows.h"
 #include "tpuprof/report/device_report.h"
 #include "tpuprof/report/ops_report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-const char *tp_op_source_name(enum tp_op_source src)
-{
-	switch (src) {
-	case TP_OPSRC_TPU: return "xla_ops";
-	case TP_OPSRC_GPU: return "gpu_kernels";
-	case TP_OPSRC_TF: return "tensorflow_ops";
-	}
-	return "unknown";
-}
-
-struct tp_str tp_report_module_name(const struct tp_capture *cap, size_t m)
-{
-	return m < cap->n_modules ? tp_module_name(&cap->modules[m])
-				  : tp_str_make("", 0);
-}
-
-bool tp_report_module_name_shared(const struct tp_capture *cap, size_t m)
-{
-	struct tp_str name = tp_report_module_name(cap, m);
-
-	if (m >= cap->n_modules)
-		return false;
-	for (size_t i = 0; i < cap->n_modules; i++) {
-		struct tp_str other = tp_module_name(&cap->modules[i]);
-
-		if (cap->modules[i].program_id != cap->modules[m].program_id &&
-		    other.len == name.len && memcmp(other.ptr, name.ptr, name.len) == 0)
-			return true;
-	}
-	return false;
-}
-
 static json_t *maybe(bool known, double v)
 {
 	return known ? json_real(v) : json_null();
-}
-
-/* A short constant string, without a jansson value when streaming. */
-static void word(struct tp_jw *w, const char *key, const char *s)
-{
-	if (!tp_jw_put_plain(w, key, s, strlen(s)))
-		tp_jw_put(w, key, json_string(s));
-}
-
-/* The op against its device (docs/devices.md). The peak it is measured
- * against is the core's, for its precision: not repeated per op (a
- * 100,000-op page must stay small). */
-static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const struct tp_op *o)
-{
-	const struct tp_device_figures *f = &ops->cores[o->core].device;
-	struct tp_work work;
-	struct tp_roofline r;
-
-	tp_op_work(ops, o, &work);
-	tp_roofline_of(&work, f, &r);
-	/* a rate only over the time that did the work (never an async
-	 * half's own time) */
-	tp_jw_put(w, "flops_per_s", maybe(r.has_flops_rate, r.flops_per_s));
-	tp_jw_put(w, "bytes_per_s", maybe(r.has_bytes_rate, r.bytes_per_s));
-	if (o->async == TP_ASYNC_NONE)
-		tp_jw_put(w, "async", json_null());
-	else
-		word(w, "async", o->async == TP_ASYNC_START ? "start" :
-				 o->async == TP_ASYNC_DONE ? "done" : "update");
-	tp_jw_put(w, "host_transfer", json_boolean(o->host_transfer));
-	if (o->precision == TP_PREC_UNKNOWN)
-		tp_jw_put(w, "precision", json_null());
-	else
-		word(w, "precision", tp_precision_name(o->precision));
-	tp_jw_put(w, "flop_utilization", maybe(r.has_flop_util, r.flop_utilization));
-	tp_jw_put(w, "hbm_bw_utilization", maybe(r.has_hbm_util, r.hbm_utilization));
-	/* short codes: a 100,000-op page repeats them (docs/json.md) */
-	if (r.flop_util_na)
-		word(w, "flop_utilization_unavailable", tp_share_na_code(r.flop_util_na));
-	else
-		tp_jw_put(w, "flop_utilization_unavailable", json_null());
-	if (r.hbm_util_na)
-		word(w, "hbm_bw_utilization_unavailable", tp_share_na_code(r.hbm_util_na));
-	else
-		tp_jw_put(w, "hbm_bw_utilization_unavailable", json_null());
-	tp_jw_put(w, "arithmetic_intensity", maybe(r.has_intensity, r.intensity));
-	word(w, "bound", tp_bound_name(r.bound));
 }
 
 /* A sum of int64 counts, saturated as the counts themselves are. */
@@ -152,52 +74,6 @@ static void core_roofline_json(struct tp_jw *w, const struct tp_capture *cap,
 	}
 	tp_jw_end(w);
 	free(mods);
-}
-
-/* One op, field by field: the report's most numerous object. */
-static void op_json(struct tp_jw *w, const struct tp_capture *cap,
-		    const struct tp_ops *ops, const struct tp_op *o)
-{
-	const struct tp_ops_core *core = &ops->cores[o->core];
-
-	tp_jw_object(w, NULL);
-	tp_jw_str(w, "name", o->name);
-	if (core->source == TP_OPSRC_TF)
-		tp_jw_put(w, "program_id", json_null());
-	else
-		tp_jw_id(w, "program_id", o->program_id);
-	if (o->module == SIZE_MAX)
-		tp_jw_put(w, "module", json_null());
-	else
-		tp_jw_str(w, "module", tp_report_module_name(cap, o->module));
-	if (o->category.len)
-		tp_jw_str(w, "category", o->category);
-	else
-		tp_jw_put(w, "category", json_null());
-	tp_jw_str(w, "scope", o->scope);
-	tp_jw_put(w, "source", o->source ? tp_json_cstr(o->source) : json_null());
-	tp_jw_put(w, "collective", json_boolean(o->collective));
-	tp_jw_uint(w, "occurrences", o->occurrences);
-	tp_jw_int(w, "total_ps", o->total_ps);
-	tp_jw_int(w, "self_ps", o->self_ps);
-	tp_jw_int(w, "min_ps", o->min_ps);
-	tp_jw_int(w, "avg_ps", tp_op_avg_ps(o));
-	tp_jw_put(w, "device_share", core->device_ps > 0 ?
-		  json_real((double)o->self_ps / (double)core->device_ps) : json_null());
-	if (o->has_flops)
-		tp_jw_int(w, "flops", o->flops);
-	else
-		tp_jw_put(w, "flops", json_null());
-	if (o->has_bytes)
-		tp_jw_int(w, "bytes_accessed", o->bytes_accessed);
-	else
-		tp_jw_put(w, "bytes_accessed", json_null());
-	if (o->cost_source == TP_COST_NONE)
-		tp_jw_put(w, "cost_source", json_null());
-	else
-		word(w, "cost_source", tp_cost_source_name(o->cost_source));
-	op_roofline_json(w, ops, o);
-	tp_jw_end(w);
 }
 
 static json_t *share(int64_t part, int64_t whole)
@@ -344,8 +220,7 @@ static void core_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "n_ops", tp_json_uint(c->n_ops));
 	core_roofline_json(w, cap, ops, c);
 	tp_jw_array(w, "ops");
-	for (size_t i = 0; i < c->n_ops && tp_jw_ok(w); i++)
-		op_json(w, cap, ops, &ops->ops[c->first_op + i]);
+	tp_op_rows_json(w, cap, ops, c);
 	tp_jw_end(w);
 	steps_head_json(w, ops, c);
 	if (c->n_steps) {
