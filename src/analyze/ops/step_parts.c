@@ -271,6 +271,34 @@ static int64_t shift_of(const struct tp_op_ctx *c, size_t i)
 	return c->step_shift ? c->step_shift[i] : 0;
 }
 
+/* The usual piece: wholly inside the cursor's step, which the next step
+ * does not overlap, and no input spans to weigh: all of it to that step,
+ * as the general loop below would add it, and nothing outside. */
+static inline bool attribute_within(struct tp_op_ctx *c, int64_t start, int64_t end,
+				    uint32_t kind)
+{
+	struct tp_ops_core *core = &c->ops->cores[c->core];
+	struct tp_step *s = c->ops->steps + core->first_step;
+	size_t j = c->step_cursor;
+	int64_t ps = tp_sat_sub(end, start);
+
+	if (j >= core->n_steps || c->n_input || start < s[j].start_ps ||
+	    end > tp_sat_add(s[j].start_ps, s[j].dur_ps) ||
+	    (j + 1 < core->n_steps && s[j + 1].start_ps < end))
+		return false;
+	if (kind == TP_SEG_COLLECTIVE) {
+		s[j].collective_ps = tp_sat_add(s[j].collective_ps, ps);
+	} else if (kind == TP_SEG_COPY) {
+		s[j].copy_ps = tp_sat_add(s[j].copy_ps, ps);
+	} else {
+		int64_t *k = cat_slot(c, kind - TP_SEG_COMPUTE, j);
+
+		s[j].compute_ps = tp_sat_add(s[j].compute_ps, ps);
+		*k = tp_sat_add(*k, ps);
+	}
+	return true;
+}
+
 /* One piece (pieces come sorted and disjoint) into the steps it
  * overlaps, clipped to each; what no step holds is outside. */
 static void attribute(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind)
@@ -283,6 +311,8 @@ static void attribute(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t 
 	while (c->step_cursor < core->n_steps &&
 	       tp_sat_add(s[c->step_cursor].start_ps, s[c->step_cursor].dur_ps) <= start)
 		c->step_cursor++;
+	if (attribute_within(c, start, end, kind))
+		return;
 	for (j = c->step_cursor; j < core->n_steps && s[j].start_ps < end; j++) {
 		int64_t w_end = tp_sat_add(s[j].start_ps, s[j].dur_ps);
 		int64_t lo = s[j].start_ps > start ? s[j].start_ps : start;
