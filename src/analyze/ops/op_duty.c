@@ -172,6 +172,11 @@ void tp_op_duty_line(struct tp_op_ctx *c, const struct tp_line *ln)
 		c->duty->sc_ops = tp_str_eq(ln->name, "Sparse Core Ops");
 }
 
+bool tp_op_duty_windows(const struct tp_op_ctx *c)
+{
+	return c->duty && c->ops->cores[c->core].has_module_time;
+}
+
 bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t, int64_t dur)
 {
 	const struct tp_op_duty *d = c->duty;
@@ -228,6 +233,11 @@ static void close_block(struct tp_op_duty *d)
 		d->head = 0;
 	}
 	blocks = d->ring + d->head;
+	/* the usual block: after the last kept one, apart from it */
+	if (d->n == 0 || blocks[d->n - 1].end < b.start) {
+		blocks[d->n++] = b;
+		return;
+	}
 	for (i = d->n; i > 0 && blocks[i - 1].start > b.start; i--)
 		;
 	memmove(blocks + i + 1, blocks + i, (d->n - i) * sizeof(*blocks));
@@ -256,16 +266,13 @@ static void barrier(struct tp_op_ctx *c, int64_t start, int64_t dur)
 		core->barrier_ps = tp_sat_add(core->barrier_ps, dur);
 }
 
-void tp_op_duty_event(struct tp_op_ctx *c, const struct tp_event_meta *em,
-		      int64_t start, int64_t dur)
+/* One event into the duty cycle and barrier time; inline: the bulk
+ * loop below calls it once per event. */
+static inline void duty_event(struct tp_op_ctx *c, struct tp_op_duty *d, uint8_t f,
+			      int64_t start, int64_t dur)
 {
-	struct tp_op_duty *d = c->duty;
 	int64_t end = tp_sat_add(start, dur > 0 ? dur : 0);
-	uint8_t f;
 
-	if (!d)
-		return;
-	f = em ? meta_flags(c, em) : META_SEEN;
 	if (!d->has_span || start < d->first)
 		d->first = start;
 	if (!d->has_span || end > d->last)
@@ -284,6 +291,28 @@ void tp_op_duty_event(struct tp_op_ctx *c, const struct tp_event_meta *em,
 	close_block(d);
 	d->cur = (struct span2){ start, end };
 	d->open = true;
+}
+
+void tp_op_duty_event(struct tp_op_ctx *c, const struct tp_event_meta *em,
+		      int64_t start, int64_t dur)
+{
+	if (c->duty)
+		duty_event(c, c->duty, em ? meta_flags(c, em) : META_SEEN, start, dur);
+}
+
+void tp_op_duty_batch(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n)
+{
+	struct tp_op_duty *d = c->duty;
+
+	if (!d)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t f = d->meta[b->meta[i]];
+
+		if (!f)
+			f = meta_flags(c, &c->pl->event_meta[b->meta[i]]);
+		duty_event(c, d, f, b->start_ps[i], b->dur_ps[i]);
+	}
 }
 
 /* The span of every op event and of the module lines' events. */

@@ -398,13 +398,15 @@ static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 {
 	struct tp_op_ctx *c = lp->c;
 
+	bool windows = tp_op_duty_windows(c);
+
 	for (size_t i = 0; c->spec_groups && !c->spec_seen && i < n; i++)
 		c->spec_seen = b->kind[0][i] != TP_STAT_NONE;
+	tp_op_duty_batch(c, b, n);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id;
 
-		tp_op_duty_event(c, &c->pl->event_meta[b->meta[i]], b->start_ps[i], b->dur_ps[i]);
-		if (!tp_op_duty_counts(c, b->start_ps[i], b->dur_ps[i]) ||
+		if ((windows && !tp_op_duty_counts(c, b->start_ps[i], b->dur_ps[i])) ||
 		    (id = tp_op_resolve_meta(c, b->meta[i])) == TP_OP_NONE)
 			continue;
 		lp->core->events++;

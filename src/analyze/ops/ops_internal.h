@@ -178,6 +178,12 @@ void tp_op_duty_start(struct tp_op_ctx *c);
 void tp_op_duty_line(struct tp_op_ctx *c, const struct tp_line *ln);
 void tp_op_duty_event(struct tp_op_ctx *c, const struct tp_event_meta *em,
 		      int64_t start, int64_t dur);
+/* The same for each of a bulk batch's n events, in order (the duty
+ * cycle and barrier time depend on nothing the op pass changes). */
+void tp_op_duty_batch(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n);
+/* Whether the core counts only ops inside module windows (a SparseCore
+ * with module time): tp_op_duty_counts is true for every event if not. */
+bool tp_op_duty_windows(const struct tp_op_ctx *c);
 /* Whether an op event from t for dur counts: on a SparseCore core with
  * module time, only wholly inside a module (op_duty.c). */
 bool tp_op_duty_counts(const struct tp_op_ctx *c, int64_t t, int64_t dur);
@@ -345,8 +351,16 @@ uint32_t tp_seg_kind(struct tp_op_ctx *c, struct tp_op *op);
  * each timed op event as it is read; then, after the op lines, the
  * steps' windows on the core's clock and their parts. */
 void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline);
-void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start,
-		      int64_t dur, bool device_clock);
+static inline void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start,
+				    int64_t dur, bool device_clock)
+{
+	/* inline: once per op event */
+	if (!device_clock)
+		return;
+	c->ops->cores[c->core].device_clock_events++;
+	if (c->map_steps)
+		tp_step_map_op(&c->map, line_ps, start, dur);
+}
 void tp_steps_parts_begin(struct tp_op_ctx *c);
 /* After the op lines: the windows on the core's clock; true when the
  * lines must be swept again into them (tp_ops_sweep_again: the steps

@@ -150,17 +150,6 @@ void tp_sweep_release(struct tp_op_ctx *c)
 
 /* ---- the windows on the ops' clock (step_map.c) ---- */
 
-void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start, int64_t dur,
-		      bool device_clock)
-{
-	struct tp_ops_core *core = &c->ops->cores[c->core];
-
-	if (device_clock)
-		core->device_clock_events++;
-	if (c->map_steps && device_clock)
-		tp_step_map_op(&c->map, line_ps, start, dur);
-}
-
 void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline)
 {
 	const struct tp_ops_core *core = &c->ops->cores[c->core];
