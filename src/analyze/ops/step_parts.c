@@ -35,7 +35,7 @@ static void attribute(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t 
 
 static void emit(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind)
 {
-	struct tp_seg *last = c->n_segs ? &c->segs[c->n_segs - 1] : NULL;
+	struct tp_seg *last;
 
 	if (end <= start)
 		return;
@@ -43,12 +43,14 @@ static void emit(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind)
 		attribute(c, start, end, kind);
 		return;
 	}
+	last = c->n_segs ? &c->segs[c->n_segs - 1] : NULL;
 	if (last && c->n_segs > c->line_segs0 && last->kind == kind &&
 	    last->end == start) {
 		last->end = end;
 		return;
 	}
-	c->segs = tp_xgrow(c->segs, &c->cap_segs, c->n_segs + 1, sizeof(*c->segs));
+	if (c->n_segs == c->cap_segs)
+		c->segs = tp_xgrow(c->segs, &c->cap_segs, c->n_segs + 1, sizeof(*c->segs));
 	c->segs[c->n_segs++] = (struct tp_seg){ start, end, kind };
 }
 
@@ -101,7 +103,8 @@ void tp_sweep_push(struct tp_op_ctx *c, int64_t start, int64_t dur, uint32_t kin
 		s->t = start;
 	}
 	advance(c, start);
-	s->open = tp_xgrow(s->open, &s->cap, s->depth + 1, sizeof(*s->open));
+	if (s->depth == s->cap)
+		s->open = tp_xgrow(s->open, &s->cap, s->depth + 1, sizeof(*s->open));
 	s->open[s->depth++] = (struct tp_sweep_open){ tp_sat_add(start, dur > 0 ? dur : 0),
 						      kind };
 }
@@ -216,18 +219,25 @@ static int64_t clip(int64_t start, int64_t end, int64_t lo, int64_t hi)
 
 /* ---- the pieces into the windows, one at a time ---- */
 
+static int64_t *cat_slot_grow(struct tp_op_ctx *c, size_t k, size_t i);
+
 /* A compute category's time in step i: [k * n_steps + i], the rows made
- * as categories appear. */
-static int64_t *cat_slot(struct tp_op_ctx *c, size_t k, size_t i)
+ * as categories appear. Inline: once per piece. */
+static inline int64_t *cat_slot(struct tp_op_ctx *c, size_t k, size_t i)
 {
 	size_t n = c->ops->cores[c->core].n_steps;
 
-	if ((k + 1) * n > c->cap_cat_ps) {
-		size_t old = c->cap_cat_ps;
+	if ((k + 1) * n > c->cap_cat_ps)
+		return cat_slot_grow(c, k, i);
+	return &c->cat_ps[k * n + i];
+}
 
-		c->cat_ps = tp_xgrow(c->cat_ps, &c->cap_cat_ps, (k + 1) * n, sizeof(*c->cat_ps));
-		memset(c->cat_ps + old, 0, (c->cap_cat_ps - old) * sizeof(*c->cat_ps));
-	}
+static int64_t *cat_slot_grow(struct tp_op_ctx *c, size_t k, size_t i)
+{
+	size_t n = c->ops->cores[c->core].n_steps, old = c->cap_cat_ps;
+
+	c->cat_ps = tp_xgrow(c->cat_ps, &c->cap_cat_ps, (k + 1) * n, sizeof(*c->cat_ps));
+	memset(c->cat_ps + old, 0, (c->cap_cat_ps - old) * sizeof(*c->cat_ps));
 	return &c->cat_ps[k * n + i];
 }
 
