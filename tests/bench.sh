@@ -20,6 +20,8 @@
 # the .xplane.riegeli a profiler writes, CPU per MB and peak RSS side by
 # side; after it, the 3 GiB capture merged into one .xplane.pb too (past
 # protobuf's 2 GiB, which tpuprof reads) for its peak RSS side by side.
+# Issue 38's rows, each shape beside the one-thread decode floor
+# (../shared/tools/pbwalk.c) in the same run: tests/bench_floor.sh.
 # Usage: tests/bench.sh TPUPROF GEN_CAPTURE [RIEGELI_PACK [RIEGELI_MERGED]]
 #   BENCH_SIZES="100" skips the 1 GB capture (default "100 1000", in MB;
 #   "" none)
@@ -29,6 +31,8 @@
 #   BENCH_GPU_MB=200 MB each), whose targets are issue 19's
 #   BENCH_TRACE=0 skips `trace` on a 200 MB capture (issue 16)
 #   BENCH_MERGE=0 skips merging 1,024 host reports (docs/scale.md)
+#   BENCH_FLOOR=0 skips issue 38's rows beside the floor;
+#   BENCH_FLOOR_SIZES="20 200 2000" their TPU-shaped sizes in MB
 #   BENCH_RIEGELI_MB=N the chunked capture's size (default 3300 MB, at
 #   least 3 GiB; 0 skips it)
 #   BENCH_RIEGELI_PAIR=N records of 128 MB in the like-for-like pair
@@ -400,6 +404,8 @@ targets() {
 	done
 }
 
+. tests/bench_floor.sh
+
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m)"
 for mb in $sizes; do
 	bench_size "$mb"
@@ -412,4 +418,6 @@ if [ "${BENCH_TRACE:-1}" != 0 ]; then bench_trace; fi
 if [ "${BENCH_MERGE:-1}" != 0 ]; then bench_merge; fi
 riegeli_mb=${BENCH_RIEGELI_MB:-3300}
 if [ "$riegeli_mb" -gt 0 ]; then bench_riegeli "$riegeli_mb"; fi
+if [ "${BENCH_FLOOR:-1}" != 0 ]; then bench_floor; fi
 targets
+floor_targets
