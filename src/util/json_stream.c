@@ -173,11 +173,41 @@ static void quoted(struct tp_jw *w, const char *s, size_t n)
 	raw(w, "\"", 1);
 }
 
+/* The usual key, short plain ASCII: quoted and followed by ": " straight
+ * into the buffer as it is checked, in one pass. False (nothing kept)
+ * for any other key, or without room. */
+static bool short_key(struct tp_jw *w, const char *key)
+{
+	enum { MAX_KEY = 128 };
+	char *o = w->buf + w->len;
+
+	if (JW_BUF_SIZE - w->len < MAX_KEY + 4)
+		return false;
+	*o++ = '"';
+	for (size_t i = 0; i < MAX_KEY; i++) {
+		unsigned char c = (unsigned char)key[i];
+
+		if (!c) {
+			memcpy(o + i, "\": ", 3);
+			w->len += i + (compact_layout ? 3 : 4);
+			return true;
+		}
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			return false;
+		o[i] = (char)c;
+	}
+	return false;
+}
+
 /* A key as jansson quotes it; plain ASCII (the usual case) without
  * building a jansson string. */
 static void key_text(struct tp_jw *w, const char *key)
 {
-	size_t n = strlen(key);
+	size_t n;
+
+	if (short_key(w, key))
+		return;
+	n = strlen(key);
 
 	if (plain_string(key, n)) {
 		quoted(w, key, n);
