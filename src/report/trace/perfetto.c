@@ -111,8 +111,7 @@ static void pf_process(void *ctx, uint64_t uuid, uint32_t pid, const char *name,
 {
 	struct pf_writer *w = ctx;
 
-	if (w->root)
-		pf_reset_seqs(w, uuid);
+	pf_reset_seqs(w, uuid);
 	pf_use_seq(w, uuid);
 	tp_pb_uint(&w->ev, 1, uuid);
 	tp_pb_open(&w->ev, 3);

@@ -78,7 +78,10 @@ uint64_t pf_intern(struct pf_writer *w, int kind, struct tp_str s)
 	return id;
 }
 
-/* A lane's next process: its sequences start again. */
+/* The next process: its sequences start again, and so does interning.
+ * Every packet of a process is written before the next one begins (its
+ * planes' pointers are then not seen again), so ids are counted per
+ * process: they stay short, and the tables do not grow with the file. */
 void pf_reset_seqs(struct pf_writer *w, uint64_t base)
 {
 	for (size_t i = 0; i < w->cap_seqs; i++) {
@@ -93,6 +96,14 @@ void pf_reset_seqs(struct pf_writer *w, uint64_t base)
 		q->last_ts = 0;
 	}
 	w->uuid_base = base;
+	tp_intern_clear(&w->names);
+	for (int k = 0; k < N_KINDS; k++)
+		w->n_strs[k] = 0;
+	tp_fixed_clear(&w->fixed);
+	w->n_fixed_iids = 0;
+	memset(w->hot, 0, sizeof(w->hot));
+	w->last_key = NULL;
+	w->last_fixed = NULL;
 }
 
 /* pf_use_seq's slow path: a sequence not seen yet, or the seqs array

@@ -79,7 +79,7 @@ struct pf_writer {
 	 * thread, one process at a time; its sequences are indexed from
 	 * the process's uuid and numbered by the root */
 	struct pf_writer *root;      /* a lane's root, NULL for the root  */
-	uint64_t uuid_base;          /* a lane's process uuid             */
+	uint64_t uuid_base;          /* the process's uuid                */
 	_Atomic uint32_t next_seq;   /* the root's: lanes' sequence ids   */
 	_Atomic uint64_t lane_bytes; /* the root's: what closed lanes wrote */
 	unsigned n_lanes;            /* the root's                        */
@@ -106,7 +106,8 @@ static inline void pf_use_seq(struct pf_writer *w, uint64_t uuid)
 	}
 	pf_start_seq(w, uuid);
 }
-/* A lane's next process (uuid base): no sequence has started. */
+/* The next process (uuid base): no sequence has started, nothing is
+ * interned. */
 void pf_reset_seqs(struct pf_writer *w, uint64_t base);
 /* The packet's head: timestamp (a delta on the current sequence),
  * sequence, flags and the interned data's tag; returns its length (at

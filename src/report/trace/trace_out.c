@@ -127,6 +127,13 @@ void tp_intern_release(struct tp_intern *t)
 	t->cap = t->n = 0;
 }
 
+void tp_intern_clear(struct tp_intern *t)
+{
+	if (t->n)
+		memset(t->slots, 0, t->cap * sizeof(*t->slots));
+	t->n = 0;
+}
+
 static size_t slot_of(const struct tp_intern *t, uint32_t kind, const char *ptr,
 		      size_t len)
 {
@@ -184,6 +191,13 @@ void tp_fixed_release(struct tp_fixed_cache *c)
 	free(c->ents);
 	free(c->bytes);
 	memset(c, 0, sizeof(*c));
+}
+
+void tp_fixed_clear(struct tp_fixed_cache *c)
+{
+	tp_intern_clear(&c->index);
+	c->n = 0;
+	c->len = 0;
 }
 
 const struct tp_fixed *tp_fixed_get(const struct tp_fixed_cache *c, const void *key)

@@ -131,6 +131,8 @@ struct tp_intern {
 
 void tp_intern_init(struct tp_intern *t);
 void tp_intern_release(struct tp_intern *t);
+/* Empties t (its room stays). */
+void tp_intern_clear(struct tp_intern *t);
 /* The id stored for (kind, ptr, len), or 0 when none. */
 uint64_t tp_intern_get(const struct tp_intern *t, uint32_t kind,
 		       const char *ptr, size_t len);
@@ -153,6 +155,8 @@ struct tp_fixed_cache {
 
 void tp_fixed_init(struct tp_fixed_cache *c);
 void tp_fixed_release(struct tp_fixed_cache *c);
+/* Empties c (its room stays). */
+void tp_fixed_clear(struct tp_fixed_cache *c);
 /* The entry of key, or NULL. */
 const struct tp_fixed *tp_fixed_get(const struct tp_fixed_cache *c, const void *key);
 void tp_fixed_put(struct tp_fixed_cache *c, const void *key, const void *p,
