@@ -12,17 +12,6 @@
 
 /* ---- protobuf encoding ------------------------------------------------ */
 
-size_t tp_pb_varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 void tp_pb_reserve(struct tp_pb *b, size_t n)
 {
 	if (b->len + n > b->cap)
@@ -211,7 +200,8 @@ void tp_fixed_put(struct tp_fixed_cache *c, const void *key, const void *p,
 		  size_t n, uint64_t name_id)
 {
 	c->ents = tp_xgrow(c->ents, &c->cap, c->n + 1, sizeof(*c->ents));
-	c->bytes = tp_xgrow(c->bytes, &c->cap_bytes, c->len + n + 1, 1);
+	/* 16 bytes of slack: the writer copies entries in 16-byte blocks */
+	c->bytes = tp_xgrow(c->bytes, &c->cap_bytes, c->len + n + 16, 1);
 	if (n)
 		memcpy(c->bytes + c->len, p, n);
 	c->ents[c->n].off = c->len;
