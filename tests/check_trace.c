@@ -213,6 +213,75 @@ START_TEST(test_perfetto_sequences)
 }
 END_TEST
 
+/* Interning starts again with each process (its packets all come
+ * before the next one's): the key cached in the first process is not
+ * known in the second, whose BEGIN defines name 1, argument name 1 and
+ * string value 1 again; a second BEGIN of the key on that sequence is
+ * written whole from the cache (the fast way): no interned data, the
+ * same fields. A name-scope slice (a name, no args) likewise once its
+ * sequence has the name. */
+START_TEST(test_perfetto_processes)
+{
+	FILE *f = tmpfile();
+	struct tp_trace_writer w;
+	static const char key = 0;
+	struct tp_trace_arg arg = { .name = { "k", 1 }, .kind = TP_ARG_STR, .stable = true,
+				    .v.s = { "v", 1 } };
+	struct tp_trace_slice s = { .name = { "n", 1 }, .args = &arg, .n_args = 1,
+				    .key = &key, .n_fixed = 1 };
+	struct tp_trace_slice scope = { .name = { "s", 1 } };
+	struct tp_error err = { 0 };
+	uint64_t bytes;
+	size_t n;
+	char *got, *h, *at;
+
+	tp_trace_perfetto_writer(&w, f, false);
+	w.process(w.ctx, 1, 1, "p", 0);
+	w.track(w.ctx, 2, 1, 1, 1, "a", 0, false);
+	w.begin(w.ctx, 2, 5, 3, &s);
+	w.end(w.ctx, 2, 8, NULL, 0);
+	ck_assert(w.has_fixed(w.ctx, &key));
+	w.process(w.ctx, 10, 2, "q", 1);
+	ck_assert(!w.has_fixed(w.ctx, &key));
+	w.track(w.ctx, 11, 10, 2, 1, "a", 0, false);
+	w.begin(w.ctx, 11, 5, 3, &s);
+	w.end(w.ctx, 11, 8, NULL, 0);
+	ck_assert(w.has_fixed(w.ctx, &key));
+	s.fixed_omitted = true;
+	s.n_args = 0;
+	w.begin(w.ctx, 11, 9, 1, &s);
+	w.end(w.ctx, 11, 10, NULL, 0);
+	w.begin(w.ctx, 11, 10, -1, &scope);
+	w.end(w.ctx, 11, 11, &scope, 10);
+	w.begin(w.ctx, 11, 11, -1, &scope);
+	w.end(w.ctx, 11, 12, &scope, 11);
+	ck_assert_int_eq(w.finish(w.ctx, &bytes, &err), TP_OK);
+	w.release(w.ctx);
+	got = read_file(f, &n);
+	ck_assert_uint_eq(bytes, n);
+	h = hex((uint8_t *)got, n);
+	/* the first BEGIN of the key on track 11 (sequence 11) defines its
+	 * entries afresh, ids from 1 */
+	at = strstr(h, "4005" "500b" "6802" "6216" "1205" "0801" "12016e" "1a05" "0801" "12016b"
+		       "ea0105" "0801" "120176" "5a0b" "4801" "5001" "2205" "0801" "880101");
+	ck_assert_ptr_nonnull(at);
+	/* END +3 (8); BEGIN +1 (9) from the cache: no interned data; END
+	 * +1; the scope BEGIN +0 defines "s" (name 2); END +1; the second
+	 * scope BEGIN +0 has it; END +1 */
+	ck_assert_ptr_nonnull(strstr(at, "0a0a" "4003" "500b" "6802" "5a02" "4802"
+					 "0a13" "4001" "500b" "6802" "5a0b" "4801" "5001" "2205" "0801" "880101"
+					 "0a0a" "4001" "500b" "6802" "5a02" "4802"
+					 "0a15" "4000" "500b" "6802" "6207" "1205" "0802" "120173"
+					 "5a04" "4801" "5002"
+					 "0a0a" "4001" "500b" "6802" "5a02" "4802"
+					 "0a0c" "4000" "500b" "6802" "5a04" "4801" "5002"
+					 "0a0a" "4001" "500b" "6802" "5a02" "4802"));
+	free(h);
+	free(got);
+	fclose(f);
+}
+END_TEST
+
 /* Quotes, control characters and invalid UTF-8 in names stay JSON. */
 START_TEST(test_json_strings)
 {
@@ -670,6 +739,7 @@ int main(void)
 	tcase_add_test(tc, test_fields);
 	tcase_add_test(tc, test_perfetto_packets);
 	tcase_add_test(tc, test_perfetto_sequences);
+	tcase_add_test(tc, test_perfetto_processes);
 	tcase_add_test(tc, test_json_strings);
 	tcase_add_test(tc, test_gzip_sink);
 	tcase_add_test(tc, test_sink_lanes);
