@@ -263,25 +263,18 @@ trace_floor38() {
 			printf "  %-40s %7.2f s wall %7.2f s cpu %8.1f MB peak RSS (%.2fx the capture)\n",
 				l, $1, $2, $3 / 1024, $3 * 1024 / b }'
 	done
-	read -r t38_walk t38_walk_cpu _ <<EOF_T38
-$(trace_median walk)
+	# t38_NAME, t38_NAME_cpu, t38_NAME_rss: each run's median
+	for k in walk write trace json jwrite; do
+		# shellcheck disable=SC2034 # read here, used by the eval
+		read -r w c r <<EOF_T38
+$(trace_median "$k")
 EOF_T38
-	read -r t38_write t38_write_cpu _ <<EOF_T38
-$(trace_median write)
-EOF_T38
-	read -r t38_trace t38_trace_cpu t38_rss <<EOF_T38
-$(trace_median trace)
-EOF_T38
-	read -r t38_json _ _ <<EOF_T38
-$(trace_median json)
-EOF_T38
-	read -r t38_jwrite _ _ <<EOF_T38
-$(trace_median jwrite)
-EOF_T38
+		eval "t38_$k=\${w:-} t38_${k}_cpu=\${c:-} t38_${k}_rss=\${r:-}"
+	done
 	t38_floor=$(awk -v a="${t38_walk:-}" -v b="${t38_write:-}" 'BEGIN { if (a != "" && b != "") print a + b }')
 	t38_floor_cpu=$(awk -v a="${t38_walk_cpu:-}" -v b="${t38_write_cpu:-}" 'BEGIN { if (a != "" && b != "") print a + b }')
 	t38_jfloor=$(awk -v a="${t38_walk:-}" -v b="${t38_jwrite:-}" 'BEGIN { if (a != "" && b != "") print a + b }')
-	t38_rss=$(per_file "${t38_rss:-}" "$b")
+	t38_rss=$(per_file "${t38_trace_rss:-}" "$b")
 }
 
 # bench_merge: `merge` of 1,024 host reports (one small host's report,

@@ -220,46 +220,54 @@ END_TEST
  * written whole from the cache (the fast way): no interned data, the
  * same fields. A name-scope slice (a name, no args) likewise once its
  * sequence has the name. */
-START_TEST(test_perfetto_processes)
+/* What w wrote to f, finished and released, as hex (malloc'd). */
+static char *finished_hex(struct tp_trace_writer *w, FILE *f)
 {
-	FILE *f = tmpfile();
-	struct tp_trace_writer w;
-	static const char key = 0;
-	struct tp_trace_arg arg = { .name = { "k", 1 }, .kind = TP_ARG_STR, .stable = true,
-				    .v.s = { "v", 1 } };
-	struct tp_trace_slice s = { .name = { "n", 1 }, .args = &arg, .n_args = 1,
-				    .key = &key, .n_fixed = 1 };
-	struct tp_trace_slice scope = { .name = { "s", 1 } };
 	struct tp_error err = { 0 };
 	uint64_t bytes;
 	size_t n;
-	char *got, *h, *at;
+	char *got, *h;
 
-	tp_trace_perfetto_writer(&w, f, false);
-	w.process(w.ctx, 1, 1, "p", 0);
-	w.track(w.ctx, 2, 1, 1, 1, "a", 0, false);
-	w.begin(w.ctx, 2, 5, 3, &s);
-	w.end(w.ctx, 2, 8, NULL, 0);
-	ck_assert(w.has_fixed(w.ctx, &key));
-	w.process(w.ctx, 10, 2, "q", 1);
-	ck_assert(!w.has_fixed(w.ctx, &key));
-	w.track(w.ctx, 11, 10, 2, 1, "a", 0, false);
-	w.begin(w.ctx, 11, 5, 3, &s);
-	w.end(w.ctx, 11, 8, NULL, 0);
-	ck_assert(w.has_fixed(w.ctx, &key));
-	s.fixed_omitted = true;
-	s.n_args = 0;
-	w.begin(w.ctx, 11, 9, 1, &s);
-	w.end(w.ctx, 11, 10, NULL, 0);
-	w.begin(w.ctx, 11, 10, -1, &scope);
-	w.end(w.ctx, 11, 11, &scope, 10);
-	w.begin(w.ctx, 11, 11, -1, &scope);
-	w.end(w.ctx, 11, 12, &scope, 11);
-	ck_assert_int_eq(w.finish(w.ctx, &bytes, &err), TP_OK);
-	w.release(w.ctx);
+	ck_assert_int_eq(w->finish(w->ctx, &bytes, &err), TP_OK);
+	w->release(w->ctx);
 	got = read_file(f, &n);
 	ck_assert_uint_eq(bytes, n);
 	h = hex((uint8_t *)got, n);
+	free(got);
+	fclose(f);
+	return h;
+}
+
+START_TEST(test_perfetto_processes)
+{
+	static const char key = 0;
+	const struct tp_trace_arg kv = { .name = { "k", 1 }, .kind = TP_ARG_STR, .stable = true,
+					 .v.s = { "v", 1 } };
+	struct tp_trace_slice op = { .name = { "n", 1 }, .args = &kv, .n_args = 1,
+				     .key = &key, .n_fixed = 1 };
+	const struct tp_trace_slice scope = { .name = { "s", 1 } };
+	struct tp_trace_writer w;
+	FILE *f = tmpfile();
+	char *h, *at;
+
+	tp_trace_perfetto_writer(&w, f, false);
+	for (uint64_t p = 1; p <= 10; p += 9) { /* processes 1 and 10 */
+		w.process(w.ctx, p, (uint32_t)p, "p", (int)p);
+		ck_assert(!w.has_fixed(w.ctx, &key)); /* the key is new to each */
+		w.track(w.ctx, p + 1, p, (uint32_t)p, 1, "a", 0, false);
+		w.begin(w.ctx, p + 1, 5, 3, &op);
+		w.end(w.ctx, p + 1, 8, NULL, 0);
+		ck_assert(w.has_fixed(w.ctx, &key));
+	}
+	op.fixed_omitted = true;
+	op.n_args = 0;
+	w.begin(w.ctx, 11, 9, 1, &op);
+	w.end(w.ctx, 11, 10, NULL, 0);
+	for (int64_t t = 10; t < 12; t++) {
+		w.begin(w.ctx, 11, t, -1, &scope);
+		w.end(w.ctx, 11, t + 1, &scope, t);
+	}
+	h = finished_hex(&w, f);
 	/* the first BEGIN of the key on track 11 (sequence 11) defines its
 	 * entries afresh, ids from 1 */
 	at = strstr(h, "4005" "500b" "6802" "6216" "1205" "0801" "12016e" "1a05" "0801" "12016b"
@@ -277,8 +285,6 @@ START_TEST(test_perfetto_processes)
 					 "0a0c" "4000" "500b" "6802" "5a04" "4801" "5002"
 					 "0a0a" "4001" "500b" "6802" "5a02" "4802"));
 	free(h);
-	free(got);
-	fclose(f);
 }
 END_TEST
 

@@ -110,6 +110,19 @@ static void digest(int kind, const char *path, json_t *obj)
 	free(js);
 }
 
+/* An instant or counter value read: kept in arr, or (--digest) hashed
+ * on its track's path and let go. */
+static void keep(int kind, const char *path, json_t *arr, json_t *obj)
+{
+	if (!digest_mode) {
+		json_array_append_new(arr, obj);
+		return;
+	}
+	json_object_del(obj, "track");
+	digest(kind, path, obj);
+	json_decref(obj);
+}
+
 /* Capture strings need not be UTF-8; jansson's strings must be. */
 static json_t *jstr(const char *s)
 {
@@ -413,13 +426,7 @@ static void read_event(struct seq *q, const Packet *p, const Event *e, json_t *s
 		json_object_set_new(s, "depth", json_integer((json_int_t)t->depth));
 		json_object_set_new(s, "args", annotations(q, e));
 		if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT) {
-			if (digest_mode) {
-				json_object_del(s, "track");
-				digest(2, t->path, s);
-				json_decref(s);
-			} else {
-				json_array_append_new(instants, s);
-			}
+			keep(2, t->path, instants, s);
 			break;
 		}
 		if (t->depth == t->cap) {
@@ -456,13 +463,7 @@ static void read_event(struct seq *q, const Packet *p, const Event *e, json_t *s
 		json_object_set_new(c, "track", json_integer((json_int_t)t->uuid));
 		json_object_set_new(c, "ts", json_integer((json_int_t)ts));
 		json_object_set_new(c, "value", json_integer(e->counter_value));
-		if (digest_mode) {
-			json_object_del(c, "track");
-			digest(3, t->path, c);
-			json_decref(c);
-		} else {
-			json_array_append_new(counters, c);
-		}
+		keep(3, t->path, counters, c);
 		break;
 	}
 	default:
