@@ -29,7 +29,7 @@
 #   BENCH_RUNS=N runs each tpuprof command N times, keeps the median (3)
 #   BENCH_GPU="" skips the GPU-shaped captures (default "jax-gpu tf-gpu",
 #   BENCH_GPU_MB=200 MB each), whose targets are issue 19's
-#   BENCH_TRACE=0 skips `trace` on a 200 MB capture (issue 16)
+#   BENCH_TRACE=0 skips `trace` on a 200 MB capture (issues 16 and 38)
 #   BENCH_MERGE=0 skips merging 1,024 host reports (docs/scale.md)
 #   BENCH_FLOOR=0 skips issue 38's rows beside the floor;
 #   BENCH_FLOOR_SIZES="20 200 2000" their TPU-shaped sizes in MB
@@ -181,15 +181,21 @@ bench_hosts() {
 	fi
 }
 
-# bench_trace: issue 16's row: `trace` on a 200 MB capture against
-# `report` on the same file (wall), and its peak RSS against the file.
-# The trace (about 5x the capture) is deleted after each run.
+# bench_trace: issue 16's rows: `trace` on a 200 MB capture against
+# `report` on the same file (wall), and its peak RSS against the file;
+# issue 38's: in each of $runs rounds, side by side, the floor's two
+# parts (the one-thread decode walk of ../shared/tools/pbwalk.c, and
+# writing as many bytes as the trace holds, zeros 256 KiB at a time (as
+# the trace writes: 1 MiB blocks cost dd 2-3x the kernel time here, its
+# buffer out of cache), into the page cache without fsync, after a sync)
+# and the trace to a file, medians; and
+# `--format json` for the record. A trace is deleted after each run.
 bench_trace() {
 	cap=$dir/train-200mb.xplane.pb
 	generate "$cap" 200000000
 	pf=$dir/trace-200mb.pftrace # not "out": generate sets that
 	b=$(wc -c <"$cap")
-	echo "capture: $cap ($b bytes)"
+	echo "capture: $cap ($b bytes), load $(cut -d ' ' -f 1-3 /proc/loadavg)"
 	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$cap"
 	trace_rep_wall=$wall
 	measure "tpuprof trace -o FILE.pftrace" "$b" "$b" \
@@ -207,6 +213,72 @@ bench_trace() {
 	measure "write floor: trace's bytes to a file" "$tb" "$tb" \
 		sh -c 'dd if=/dev/zero of="$2" bs=1M count="$1" iflag=count_bytes status=none; rc=$?; rm -f "$2"; exit $rc' sh "$tb" "$pf"
 	trace_floor_wall=$wall
+	trace_floor38 "$cap" "$b" "$tb"
+}
+
+# trace_once NAME COMMAND...: one run under GNU time; appends
+# "wall cpu rss_kib" to $dir/trace38-NAME.txt (nothing when it fails)
+trace_once() {
+	name=$1
+	shift
+	/usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" "$@" >/dev/null 2>&1 || return 0
+	awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$dir/time.txt" >>"$dir/trace38-$name.txt"
+}
+
+# trace_median NAME: "wall cpu rss" of the run with the median wall
+trace_median() {
+	[ -s "$dir/trace38-$1.txt" ] || return 0
+	sort -n "$dir/trace38-$1.txt" | awk '{ w[NR] = $0 } END { print w[int((NR + 1) / 2)] }'
+}
+
+# trace_floor38 CAPTURE BYTES TRACE_BYTES: issue 38's rounds (above)
+trace_floor38() {
+	cap=$1 b=$2 tb=$3 walk=$dir/pbwalk
+	if [ ! -x "$walk" ] && [ -f ../shared/tools/pbwalk.c ]; then
+		cc -O2 -o "$walk" ../shared/tools/pbwalk.c || true
+	fi
+	[ -x "$walk" ] || { echo "  issue 38's floor: no ../shared/tools/pbwalk.c"; return 0; }
+	rm -f "$dir"/trace38-*.txt
+	# shellcheck disable=SC2016 # $1.. are expanded by the inner sh
+	for _ in $(seq "$runs"); do
+		trace_once walk "$walk" "$cap"
+		rm -f "$pf"
+		sync
+		trace_once trace sh -c '"$1" trace -q "$2" -o "$3"; rc=$?; rm -f "$3"; exit $rc' sh \
+			"$tpuprof" "$cap" "$pf"
+		sync
+		trace_once write sh -c 'dd if=/dev/zero of="$2" bs=256K count="$1" iflag=count_bytes status=none; rc=$?; rm -f "$2"; exit $rc' sh "$tb" "$pf"
+	done
+	rm -f "$pf.json"
+	sync
+	# shellcheck disable=SC2016
+	trace_once json sh -c '"$1" trace -q --format json "$2" -o "$3"; rc=$?; wc -c <"$3" >"$3.size"; rm -f "$3"; exit $rc' sh \
+		"$tpuprof" "$cap" "$pf.json"
+	jb=$(cat "$pf.json.size" 2>/dev/null || echo 0)
+	rm -f "$pf.json.size"
+	sync
+	# shellcheck disable=SC2016
+	trace_once jwrite sh -c 'dd if=/dev/zero of="$2" bs=256K count="$1" iflag=count_bytes status=none; rc=$?; rm -f "$2"; exit $rc' sh "$jb" "$pf.json"
+	echo "  issue 38 ($runs rounds side by side, medians; load $(cut -d ' ' -f 1-3 /proc/loadavg)):"
+	for k in walk:"floor: pbwalk (decode walk, 1 thread)" write:"floor: write the trace's $tb bytes" \
+		 trace:"tpuprof trace -o FILE.pftrace" json:"trace --format json (1 run)" \
+		 jwrite:"floor: write the JSON's $jb bytes (1 run)"; do
+		trace_median "${k%%:*}" | awk -v l="${k#*:}" -v b="$b" '{
+			printf "  %-40s %7.2f s wall %7.2f s cpu %8.1f MB peak RSS (%.2fx the capture)\n",
+				l, $1, $2, $3 / 1024, $3 * 1024 / b }'
+	done
+	# t38_NAME, t38_NAME_cpu, t38_NAME_rss: each run's median
+	for k in walk write trace json jwrite; do
+		# shellcheck disable=SC2034 # read here, used by the eval
+		read -r w c r <<EOF_T38
+$(trace_median "$k")
+EOF_T38
+		eval "t38_$k=\${w:-} t38_${k}_cpu=\${c:-} t38_${k}_rss=\${r:-}"
+	done
+	t38_floor=$(awk -v a="${t38_walk:-}" -v b="${t38_write:-}" 'BEGIN { if (a != "" && b != "") print a + b }')
+	t38_floor_cpu=$(awk -v a="${t38_walk_cpu:-}" -v b="${t38_write_cpu:-}" 'BEGIN { if (a != "" && b != "") print a + b }')
+	t38_jfloor=$(awk -v a="${t38_walk:-}" -v b="${t38_jwrite:-}" 'BEGIN { if (a != "" && b != "") print a + b }')
+	t38_rss=$(per_file "${t38_trace_rss:-}" "$b")
 }
 
 # bench_merge: `merge` of 1,024 host reports (one small host's report,
@@ -370,6 +442,11 @@ targets() {
 	target "trace on 200 MB: wall / report wall (x)" "$(div "${trace_wall:-}" "${trace_rep_wall:-}")" "<=" 1
 	target "trace on 200 MB: peak RSS / file" "${trace_rss:-}" "<=" 0.3
 	target "(write floor / report wall (x), for the record)" "$(div "${trace_floor_wall:-}" "${trace_rep_wall:-}")" "<=" 1
+	echo "targets (issue 38, trace on 200 MB against the floor: decode walk + writing its bytes):"
+	target "trace: wall / floor wall (x)" "$(div "${t38_trace:-}" "${t38_floor:-}")" "<=" 2
+	target "trace: peak RSS / file" "${t38_rss:-}" "<=" 0.25
+	target "(trace: CPU / floor CPU (x), for the record)" "$(div "${t38_trace_cpu:-}" "${t38_floor_cpu:-}")" "<=" 2
+	target "(trace --format json: wall / its floor (x), for the record)" "$(div "${t38_json:-}" "${t38_jfloor:-}")" "<=" 2
 	echo "targets (docs/scale.md):"
 	target "merge 1,024 host reports: CPU (s)" "${merge_cpu:-}" "<" 2
 	if [ -n "${riegeli_bytes:-}" ]; then

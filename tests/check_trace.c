@@ -213,6 +213,81 @@ START_TEST(test_perfetto_sequences)
 }
 END_TEST
 
+/* Interning starts again with each process (its packets all come
+ * before the next one's): the key cached in the first process is not
+ * known in the second, whose BEGIN defines name 1, argument name 1 and
+ * string value 1 again; a second BEGIN of the key on that sequence is
+ * written whole from the cache (the fast way): no interned data, the
+ * same fields. A name-scope slice (a name, no args) likewise once its
+ * sequence has the name. */
+/* What w wrote to f, finished and released, as hex (malloc'd). */
+static char *finished_hex(struct tp_trace_writer *w, FILE *f)
+{
+	struct tp_error err = { 0 };
+	uint64_t bytes;
+	size_t n;
+	char *got, *h;
+
+	ck_assert_int_eq(w->finish(w->ctx, &bytes, &err), TP_OK);
+	w->release(w->ctx);
+	got = read_file(f, &n);
+	ck_assert_uint_eq(bytes, n);
+	h = hex((uint8_t *)got, n);
+	free(got);
+	fclose(f);
+	return h;
+}
+
+START_TEST(test_perfetto_processes)
+{
+	static const char key = 0;
+	const struct tp_trace_arg kv = { .name = { "k", 1 }, .kind = TP_ARG_STR, .stable = true,
+					 .v.s = { "v", 1 } };
+	struct tp_trace_slice op = { .name = { "n", 1 }, .args = &kv, .n_args = 1,
+				     .key = &key, .n_fixed = 1 };
+	const struct tp_trace_slice scope = { .name = { "s", 1 } };
+	struct tp_trace_writer w;
+	FILE *f = tmpfile();
+	char *h, *at;
+
+	tp_trace_perfetto_writer(&w, f, false);
+	for (uint64_t p = 1; p <= 10; p += 9) { /* processes 1 and 10 */
+		w.process(w.ctx, p, (uint32_t)p, "p", (int)p);
+		ck_assert(!w.has_fixed(w.ctx, &key)); /* the key is new to each */
+		w.track(w.ctx, p + 1, p, (uint32_t)p, 1, "a", 0, false);
+		w.begin(w.ctx, p + 1, 5, 3, &op);
+		w.end(w.ctx, p + 1, 8, NULL, 0);
+		ck_assert(w.has_fixed(w.ctx, &key));
+	}
+	op.fixed_omitted = true;
+	op.n_args = 0;
+	w.begin(w.ctx, 11, 9, 1, &op);
+	w.end(w.ctx, 11, 10, NULL, 0);
+	for (int64_t t = 10; t < 12; t++) {
+		w.begin(w.ctx, 11, t, -1, &scope);
+		w.end(w.ctx, 11, t + 1, &scope, t);
+	}
+	h = finished_hex(&w, f);
+	/* the first BEGIN of the key on track 11 (sequence 11) defines its
+	 * entries afresh, ids from 1 */
+	at = strstr(h, "4005" "500b" "6802" "6216" "1205" "0801" "12016e" "1a05" "0801" "12016b"
+		       "ea0105" "0801" "120176" "5a0b" "4801" "5001" "2205" "0801" "880101");
+	ck_assert_ptr_nonnull(at);
+	/* END +3 (8); BEGIN +1 (9) from the cache: no interned data; END
+	 * +1; the scope BEGIN +0 defines "s" (name 2); END +1; the second
+	 * scope BEGIN +0 has it; END +1 */
+	ck_assert_ptr_nonnull(strstr(at, "0a0a" "4003" "500b" "6802" "5a02" "4802"
+					 "0a13" "4001" "500b" "6802" "5a0b" "4801" "5001" "2205" "0801" "880101"
+					 "0a0a" "4001" "500b" "6802" "5a02" "4802"
+					 "0a15" "4000" "500b" "6802" "6207" "1205" "0802" "120173"
+					 "5a04" "4801" "5002"
+					 "0a0a" "4001" "500b" "6802" "5a02" "4802"
+					 "0a0c" "4000" "500b" "6802" "5a04" "4801" "5002"
+					 "0a0a" "4001" "500b" "6802" "5a02" "4802"));
+	free(h);
+}
+END_TEST
+
 /* Quotes, control characters and invalid UTF-8 in names stay JSON. */
 START_TEST(test_json_strings)
 {
@@ -670,6 +745,7 @@ int main(void)
 	tcase_add_test(tc, test_fields);
 	tcase_add_test(tc, test_perfetto_packets);
 	tcase_add_test(tc, test_perfetto_sequences);
+	tcase_add_test(tc, test_perfetto_processes);
 	tcase_add_test(tc, test_json_strings);
 	tcase_add_test(tc, test_gzip_sink);
 	tcase_add_test(tc, test_sink_lanes);

@@ -13,6 +13,16 @@
  * JSON document on stdout for tests/trace/check_trace.py.
  *
  *   trace_dump FILE     exit 0 when the trace keeps every rule, else 1
+ *   trace_dump --digest FILE
+ *                       the same checks, reading packet by packet (a trace
+ *                       of any size); prints counts and an order-free
+ *                       digest of the content instead of the events: every
+ *                       track (process/.../name, counter, rank, ordering,
+ *                       merge) and every slice, instant and counter value
+ *                       (its track's path, name, ts, dur, depth, args),
+ *                       without uuids, sequence ids or packet order. Two
+ *                       traces with the same digest hold the same content
+ *                       as trace_processor reads it, however encoded.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -36,6 +46,7 @@ struct open_slice { json_t *slice; uint64_t ts; };
 
 struct track {
 	uint64_t uuid;
+	char *path;               /* process name/.../track name           */
 	bool counter;
 	struct open_slice *stack;
 	size_t depth, cap;
@@ -61,6 +72,56 @@ static json_t *errors;
 static json_t *root_track;    /* the uuid 0 descriptor, if any          */
 static size_t packet_index;   /* of the packet being read               */
 static int n_errors;
+
+/* --digest: events are hashed as they complete, not kept. Each is one
+ * canonical line (its track's path, then its JSON with sorted keys, no
+ * uuid); the digest is the sum of two 64-bit hashes of every line, so
+ * packet order does not matter. */
+static bool digest_mode;
+static uint64_t digest_sum[2], digest_n[4]; /* tracks, slices, instants, counters */
+
+static uint64_t line_hash(const char *s, uint64_t seed)
+{
+	uint64_t h = seed;
+
+	for (; *s; s++) {
+		h ^= (uint8_t)*s;
+		h *= UINT64_C(0x100000001b3);
+	}
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	return h;
+}
+
+static void digest(int kind, const char *path, json_t *obj)
+{
+	char *js = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+	size_t n = strlen(path) + strlen(js) + 4;
+	char *line = malloc(n);
+
+	snprintf(line, n, "%d\t%s\t%s", kind, path, js);
+	digest_sum[0] += line_hash(line, UINT64_C(0xcbf29ce484222325));
+	digest_sum[1] += line_hash(line, UINT64_C(0x84222325cbf29ce4));
+	digest_n[kind]++;
+	if (getenv("TRACE_DUMP_LINES"))
+		puts(line);
+	free(line);
+	free(js);
+}
+
+/* An instant or counter value read: kept in arr, or (--digest) hashed
+ * on its track's path and let go. */
+static void keep(int kind, const char *path, json_t *arr, json_t *obj)
+{
+	if (!digest_mode) {
+		json_array_append_new(arr, obj);
+		return;
+	}
+	json_object_del(obj, "track");
+	digest(kind, path, obj);
+	json_decref(obj);
+}
 
 /* Capture strings need not be UTF-8; jansson's strings must be. */
 static json_t *jstr(const char *s)
@@ -241,9 +302,17 @@ static void read_track(const Perfetto__Protos__TrackDescriptor *d, json_t *out)
 		     d->parent_uuid);
 	if (d->process && d->has_parent_uuid)
 		fail("process track %" PRIu64 " has a parent", d->uuid);
+	const struct track *parent = d->has_parent_uuid ? find_track(d->parent_uuid) : NULL;
+	const char *own = d->process ? (d->process->process_name ? d->process->process_name : "") :
+			  d->name ? d->name : "";
+	size_t plen = (parent ? strlen(parent->path) + 1 : 0) + strlen(own) + 1;
+	char *path = malloc(plen);
+
+	snprintf(path, plen, "%s%s%s", parent ? parent->path : "", parent ? "/" : "", own);
 	tracks = realloc(tracks, (n_tracks + 1) * sizeof(*tracks));
 	memset(&tracks[n_tracks], 0, sizeof(*tracks));
 	tracks[n_tracks].uuid = d->uuid;
+	tracks[n_tracks].path = path;
 	tracks[n_tracks].counter = d->counter != NULL;
 	n_tracks++;
 	json_object_set_new(t, "uuid", json_integer((json_int_t)d->uuid));
@@ -257,6 +326,13 @@ static void read_track(const Perfetto__Protos__TrackDescriptor *d, json_t *out)
 	json_object_set_new(t, "rank", d->has_sibling_order_rank ? json_integer(d->sibling_order_rank) : json_null());
 	json_object_set_new(t, "child_ordering", d->has_child_ordering ? json_integer(d->child_ordering) : json_null());
 	json_object_set_new(t, "merge", d->has_sibling_merge_behavior ? json_integer(d->sibling_merge_behavior) : json_null());
+	if (digest_mode) {
+		json_object_del(t, "uuid");
+		json_object_del(t, "parent");
+		digest(0, path, t);
+		json_decref(t);
+		return;
+	}
 	json_array_append_new(out, t);
 }
 
@@ -350,7 +426,7 @@ static void read_event(struct seq *q, const Packet *p, const Event *e, json_t *s
 		json_object_set_new(s, "depth", json_integer((json_int_t)t->depth));
 		json_object_set_new(s, "args", annotations(q, e));
 		if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT) {
-			json_array_append_new(instants, s);
+			keep(2, t->path, instants, s);
 			break;
 		}
 		if (t->depth == t->cap) {
@@ -361,7 +437,8 @@ static void read_event(struct seq *q, const Packet *p, const Event *e, json_t *s
 		t->stack[t->depth++].ts = ts;
 		if (t->depth > 512)
 			fail("track %" PRIu64 ": nesting deeper than 512", t->uuid);
-		json_array_append_new(slices, s);
+		if (!digest_mode)
+			json_array_append_new(slices, s);
 		break;
 	}
 	case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END:
@@ -372,6 +449,11 @@ static void read_event(struct seq *q, const Packet *p, const Event *e, json_t *s
 		t->depth--;
 		json_object_set_new(t->stack[t->depth].slice, "dur",
 				    json_integer((json_int_t)(ts - t->stack[t->depth].ts)));
+		if (digest_mode) {
+			json_object_del(t->stack[t->depth].slice, "track");
+			digest(1, t->path, t->stack[t->depth].slice);
+			json_decref(t->stack[t->depth].slice);
+		}
 		break;
 	case PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER: {
 		json_t *c = json_object();
@@ -381,7 +463,7 @@ static void read_event(struct seq *q, const Packet *p, const Event *e, json_t *s
 		json_object_set_new(c, "track", json_integer((json_int_t)t->uuid));
 		json_object_set_new(c, "ts", json_integer((json_int_t)ts));
 		json_object_set_new(c, "value", json_integer(e->counter_value));
-		json_array_append_new(counters, c);
+		keep(3, t->path, counters, c);
 		break;
 	}
 	default:
@@ -408,77 +490,143 @@ static uint8_t *read_all(const char *path, size_t *size)
 	return buf;
 }
 
+static void read_packet(const Packet *p, size_t i, json_t *tr, json_t *slices,
+			json_t *instants, json_t *counters)
+{
+	bool fresh;
+	struct seq *q;
+
+	packet_index = i;
+	if (!p->has_trusted_packet_sequence_id || p->trusted_packet_sequence_id == 0)
+		fail("packet %zu without a trusted_packet_sequence_id", i);
+	q = find_seq(p->trusted_packet_sequence_id, &fresh);
+	if (fresh && (p->sequence_flags & 1) == 0)
+		fail("first packet of sequence %u without SEQ_INCREMENTAL_STATE_CLEARED",
+		     p->trusted_packet_sequence_id);
+	if (p->sequence_flags & 1)
+		clear_seq(q);
+	if (p->base.n_unknown_fields ||
+	    (p->track_event && p->track_event->base.n_unknown_fields) ||
+	    (p->track_descriptor && p->track_descriptor->base.n_unknown_fields) ||
+	    (p->interned_data && p->interned_data->base.n_unknown_fields) ||
+	    (p->clock_snapshot && p->clock_snapshot->base.n_unknown_fields) ||
+	    (p->trace_packet_defaults && p->trace_packet_defaults->base.n_unknown_fields))
+		fail("packet %zu has fields the subset does not know", i);
+	for (size_t k = 0; p->track_event && k < p->track_event->n_debug_annotations; k++)
+		if (p->track_event->debug_annotations[k]->base.n_unknown_fields)
+			fail("packet %zu: an annotation has unknown fields", i);
+	if (p->trace_packet_defaults)
+		read_defaults(q, p->trace_packet_defaults);
+	if (p->interned_data)
+		read_interned(q, p->interned_data);
+	if (p->clock_snapshot)
+		read_clocks(q, p->clock_snapshot);
+	if (p->track_descriptor)
+		read_track(p->track_descriptor, tr);
+	if (p->track_event)
+		read_event(q, p, p->track_event, slices, instants, counters);
+}
+
+/* A varint at *p (before end); false when it runs past end. */
+static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; *p < end && shift < 64; shift += 7) {
+		uint8_t b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* --digest: the Trace's packets (field 1) one at a time. */
+static size_t read_stream(const uint8_t *bytes, size_t size, json_t *tr)
+{
+	const uint8_t *p = bytes, *end = bytes + size;
+	size_t n = 0;
+	uint64_t len;
+
+	while (p < end) {
+		Packet *pk;
+
+		if (*p++ != 0x0A || !read_varint(&p, end, &len) || len > (uint64_t)(end - p)) {
+			fail("not a Trace of packets at byte %zu", (size_t)(p - bytes));
+			break;
+		}
+		if (!(pk = perfetto__protos__trace_packet__unpack(NULL, len, p))) {
+			fail("packet %zu does not decode", n);
+			break;
+		}
+		read_packet(pk, n++, tr, NULL, NULL, NULL);
+		perfetto__protos__trace_packet__free_unpacked(pk, NULL);
+		p += len;
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	json_t *doc = json_object(), *tr = json_array(), *slices = json_array(),
 	       *instants = json_array(), *counters = json_array();
-	Perfetto__Protos__Trace *trace;
-	size_t size;
+	Perfetto__Protos__Trace *trace = NULL;
+	size_t size, n_packets;
 	uint8_t *bytes;
+	const char *path = argv[argc - 1];
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: trace_dump FILE\n");
+	digest_mode = argc == 3 && strcmp(argv[1], "--digest") == 0;
+	if (argc != 2 && !digest_mode) {
+		fprintf(stderr, "usage: trace_dump [--digest] FILE\n");
 		return 2;
 	}
 	errors = json_array();
-	if (!(bytes = read_all(argv[1], &size))) {
-		fprintf(stderr, "trace_dump: cannot read %s\n", argv[1]);
+	if (!(bytes = read_all(path, &size))) {
+		fprintf(stderr, "trace_dump: cannot read %s\n", path);
 		return 2;
 	}
-	trace = perfetto__protos__trace__unpack(NULL, size, bytes);
-	if (!trace) {
-		fprintf(stderr, "trace_dump: %s is not a Perfetto Trace\n", argv[1]);
-		return 1;
-	}
-	for (size_t i = 0; i < trace->n_packet; i++) {
-		const Packet *p = trace->packet[i];
-
-		packet_index = i;
-
-		if (!p->has_trusted_packet_sequence_id || p->trusted_packet_sequence_id == 0)
-			fail("packet %zu without a trusted_packet_sequence_id", i);
-		bool fresh;
-		struct seq *q = find_seq(p->trusted_packet_sequence_id, &fresh);
-
-		if (fresh && (p->sequence_flags & 1) == 0)
-			fail("first packet of sequence %u without SEQ_INCREMENTAL_STATE_CLEARED",
-			     p->trusted_packet_sequence_id);
-		if (p->sequence_flags & 1)
-			clear_seq(q);
-		if (p->base.n_unknown_fields ||
-		    (p->track_event && p->track_event->base.n_unknown_fields) ||
-		    (p->track_descriptor && p->track_descriptor->base.n_unknown_fields) ||
-		    (p->interned_data && p->interned_data->base.n_unknown_fields) ||
-		    (p->clock_snapshot && p->clock_snapshot->base.n_unknown_fields) ||
-		    (p->trace_packet_defaults && p->trace_packet_defaults->base.n_unknown_fields))
-			fail("packet %zu has fields the subset does not know", i);
-		for (size_t k = 0; p->track_event && k < p->track_event->n_debug_annotations; k++)
-			if (p->track_event->debug_annotations[k]->base.n_unknown_fields)
-				fail("packet %zu: an annotation has unknown fields", i);
-		if (p->trace_packet_defaults)
-			read_defaults(q, p->trace_packet_defaults);
-		if (p->interned_data)
-			read_interned(q, p->interned_data);
-		if (p->clock_snapshot)
-			read_clocks(q, p->clock_snapshot);
-		if (p->track_descriptor)
-			read_track(p->track_descriptor, tr);
-		if (p->track_event)
-			read_event(q, p, p->track_event, slices, instants, counters);
+	if (digest_mode) {
+		n_packets = read_stream(bytes, size, tr);
+	} else {
+		trace = perfetto__protos__trace__unpack(NULL, size, bytes);
+		if (!trace) {
+			fprintf(stderr, "trace_dump: %s is not a Perfetto Trace\n", path);
+			return 1;
+		}
+		n_packets = trace->n_packet;
+		for (size_t i = 0; i < trace->n_packet; i++)
+			read_packet(trace->packet[i], i, tr, slices, instants, counters);
 	}
 	for (size_t i = 0; i < n_tracks; i++)
 		if (tracks[i].depth)
 			fail("track %" PRIu64 ": %zu slices never end", tracks[i].uuid, tracks[i].depth);
-	json_object_set_new(doc, "packets", json_integer((json_int_t)trace->n_packet));
-	json_object_set_new(doc, "tracks", tr);
-	json_object_set_new(doc, "root", root_track ? root_track : json_null());
-	json_object_set_new(doc, "slices", slices);
-	json_object_set_new(doc, "instants", instants);
-	json_object_set_new(doc, "counters", counters);
+	json_object_set_new(doc, "packets", json_integer((json_int_t)n_packets));
+	if (digest_mode) {
+		char hex[40];
+
+		snprintf(hex, sizeof(hex), "%016" PRIx64 "%016" PRIx64, digest_sum[0], digest_sum[1]);
+		json_object_set_new(doc, "digest", json_string(hex));
+		json_object_set_new(doc, "tracks", json_integer((json_int_t)digest_n[0]));
+		json_object_set_new(doc, "slices", json_integer((json_int_t)digest_n[1]));
+		json_object_set_new(doc, "instants", json_integer((json_int_t)digest_n[2]));
+		json_object_set_new(doc, "counters", json_integer((json_int_t)digest_n[3]));
+		json_object_set_new(doc, "root", root_track ? root_track : json_null());
+		json_decref(tr);
+		json_decref(slices);
+		json_decref(instants);
+		json_decref(counters);
+	} else {
+		json_object_set_new(doc, "tracks", tr);
+		json_object_set_new(doc, "root", root_track ? root_track : json_null());
+		json_object_set_new(doc, "slices", slices);
+		json_object_set_new(doc, "instants", instants);
+		json_object_set_new(doc, "counters", counters);
+	}
 	json_object_set_new(doc, "errors", errors);
 	json_dumpf(doc, stdout, JSON_COMPACT);
 	putchar('\n');
-	perfetto__protos__trace__free_unpacked(trace, NULL);
+	if (trace)
+		perfetto__protos__trace__free_unpacked(trace, NULL);
 	free(bytes);
 	return n_errors ? 1 : 0;
 }

@@ -13,23 +13,26 @@
 
 #include "tpuprof/analyze/advice.h"
 
+/* The ops analysis the advice is judged on also gives every core's
+ * steps: taken for the steps tracks, then the analysis goes (its op
+ * tables are not needed during the walk). */
 void tl_advice_prepare(struct tl *t)
 {
 	struct tp_ops_filter filter = { 0 }; /* every core: rules compare them */
 	struct tp_error err = { 0 };
+	struct tp_ops ops;
 
 	t->advice = NULL;
 	if (t->opts->no_derived)
 		return;
-	t->advice_ops = tp_xcalloc(1, sizeof(*t->advice_ops));
-	/* advice is an extra: a capture ops cannot read has none */
-	if (tp_ops_build(t->advice_ops, t->cap, &filter, &err) != TP_OK) {
-		free(t->advice_ops);
-		t->advice_ops = NULL;
+	/* advice is an extra: a capture ops cannot read has none (and its
+	 * steps tracks are read from the lines) */
+	if (tp_ops_build(&ops, t->cap, &filter, &err) != TP_OK)
 		return;
-	}
 	t->advice = tp_xcalloc(1, sizeof(*t->advice));
-	tp_advice_build(t->advice, t->cap, t->advice_ops, NULL);
+	tp_advice_build(t->advice, t->cap, &ops, NULL);
+	tl_steps_take(t, &ops);
+	tp_ops_release(&ops);
 }
 
 void tl_advice_release(struct tl *t)
@@ -38,12 +41,8 @@ void tl_advice_release(struct tl *t)
 		tp_advice_release(t->advice);
 		free(t->advice);
 	}
-	if (t->advice_ops) {
-		tp_ops_release(t->advice_ops);
-		free(t->advice_ops);
-	}
 	t->advice = NULL;
-	t->advice_ops = NULL;
+	tl_steps_release(t);
 }
 
 static bool here(const struct tl *t, const struct tp_advice_finding *f)

@@ -134,8 +134,9 @@ void tl_scopes_event(struct tl *t, const struct tp_event *ev, int64_t start_ps,
 	for (; level < n; level++) {
 		struct tp_trace_slice s = { .name = parts[level] };
 
-		t->scopes = tp_xgrow(t->scopes, &t->cap_scopes, t->n_scopes + 1,
-				     sizeof(*t->scopes));
+		if (t->n_scopes == t->cap_scopes) /* a call only to grow */
+			t->scopes = tp_xgrow(t->scopes, &t->cap_scopes, t->n_scopes + 1,
+					     sizeof(*t->scopes));
 		t->scopes[t->n_scopes].name = parts[level];
 		t->scopes[t->n_scopes].start_ns = start;
 		t->scopes[t->n_scopes].end_ns = end;

@@ -146,6 +146,87 @@ static size_t to_device_clock(struct tl *t, struct tp_step_run *runs, size_t n)
 	return tp_step_map_finish(&m);
 }
 
+/* A step's group id, as ops names group steps ("%lld"). */
+static int64_t group_id(struct tp_str name)
+{
+	uint64_t v = 0;
+	size_t i = name.len && name.ptr[0] == '-';
+
+	for (; i < name.len; i++)
+		v = v * 10 + (uint64_t)(name.ptr[i] - '0');
+	return name.len && name.ptr[0] == '-' ? -(int64_t)v : (int64_t)v;
+}
+
+void tl_steps_take(struct tl *t, const struct tp_ops *ops)
+{
+	struct tl_core_steps *v = tp_xcalloc(ops->n_cores + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < ops->n_cores; i++) {
+		const struct tp_ops_core *c = &ops->cores[i];
+		const struct tp_step *s = ops->steps + c->first_step;
+		bool group = c->step_source == TP_STEPS_GROUP ||
+			     c->step_source == TP_STEPS_GROUP_EMPTY_LINE;
+		struct tl_core_steps *e;
+
+		if (!group && c->step_source != TP_STEPS_INFERRED)
+			continue; /* a Steps line is drawn as it is */
+		e = &v[n++];
+		e->host = c->host;
+		e->pl = c->plane;
+		e->group = group;
+		e->track = group ? tp_xstrdup("Steps (group_id)") :
+			   tp_xasprintf("Steps (inferred: %.*s)", (int)c->step_program.len,
+					c->step_program.len ? c->step_program.ptr : "");
+		e->runs = tp_xcalloc(c->n_steps + 1, sizeof(*e->runs));
+		e->n = c->n_steps;
+		for (size_t k = 0; k < c->n_steps; k++)
+			e->runs[k] = (struct tp_step_run){ s[k].start_ps, s[k].dur_ps,
+				group ? group_id(s[k].name) : (int64_t)c->step_program_id };
+	}
+	t->core_steps = v;
+	t->n_core_steps = n;
+	t->steps_known = true;
+}
+
+void tl_steps_release(struct tl *t)
+{
+	struct tl_core_steps *v = (struct tl_core_steps *)t->core_steps;
+
+	for (size_t i = 0; i < t->n_core_steps; i++) {
+		free(v[i].track);
+		free(v[i].runs);
+	}
+	free(v);
+	t->core_steps = NULL;
+	t->n_core_steps = 0;
+	t->steps_known = false;
+}
+
+/* The runs to draw, as ops found them or read here: each slice named
+ * by its position. */
+static void draw(struct tl *t, const char *track_name, bool group,
+		 const struct tp_step_run *runs, size_t n)
+{
+	int64_t last_end = INT64_MIN;
+	uint64_t track = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t start = tp_sat_add(runs[i].start_ps, t->shift_ps[t->host]);
+		int64_t end = tp_sat_add(start, runs[i].dur_ps);
+
+		/* a program's runs on one core follow each other; one that
+		 * starts inside the last would not nest: left out */
+		if (runs[i].start_ps < last_end || !in_window(t, start, end))
+			continue;
+		last_end = tp_sat_add(runs[i].start_ps, runs[i].dur_ps);
+		if (!track)
+			track = new_track(t, track_name);
+		emit(t, track, i, group ? tp_str_make("group_id", 8) : tp_str_make("program_id", 10),
+		     runs[i].id, &runs[i]);
+	}
+}
+
 void tl_steps_track(struct tl *t)
 {
 	const struct tp_xspace *xs = &t->cap->hosts[t->host].xs;
@@ -153,10 +234,16 @@ void tl_steps_track(struct tl *t)
 	struct tp_step_run *runs = NULL;
 	enum tp_op_source src;
 	size_t n = 0;
-	int64_t last_end = INT64_MIN;
-	uint64_t track = 0;
 	bool group = false;
+	char *name;
 
+	if (t->steps_known) { /* as the advice's ops found them */
+		for (size_t i = 0; i < t->n_core_steps; i++)
+			if (t->core_steps[i].host == t->host && t->core_steps[i].pl == t->pl)
+				draw(t, t->core_steps[i].track, t->core_steps[i].group,
+				     t->core_steps[i].runs, t->core_steps[i].n);
+		return;
+	}
 	/* where `ops` takes its steps from, past a Steps line (drawn as is):
 	 * the op events' group_id, else the busiest program's runs */
 	if (find_line(t->pl, "Steps") || !tp_ops_plane_source(t->pl, &src))
@@ -170,25 +257,10 @@ void tl_steps_track(struct tl *t)
 	/* an inferred step runs to the next run's start, as in `ops` */
 	if (!group)
 		tp_step_runs_to_next_start(runs, n);
-	for (size_t i = 0; i < n; i++) {
-		int64_t start = tp_sat_add(runs[i].start_ps, t->shift_ps[t->host]);
-		int64_t end = tp_sat_add(start, runs[i].dur_ps);
-
-		/* a program's runs on one core follow each other; one that
-		 * starts inside the last would not nest: left out */
-		if (runs[i].start_ps < last_end || !in_window(t, start, end))
-			continue;
-		last_end = tp_sat_add(runs[i].start_ps, runs[i].dur_ps);
-		if (!track) {
-			char *name = group ? tp_xstrdup("Steps (group_id)") :
-				tp_xasprintf("Steps (inferred: %.*s)", (int)best.name.len,
-					     best.name.len ? best.name.ptr : "");
-
-			track = new_track(t, name);
-			free(name);
-		}
-		emit(t, track, i, group ? tp_str_make("group_id", 8) : tp_str_make("program_id", 10),
-		     runs[i].id, &runs[i]);
-	}
+	name = group ? tp_xstrdup("Steps (group_id)") :
+		tp_xasprintf("Steps (inferred: %.*s)", (int)best.name.len,
+			     best.name.len ? best.name.ptr : "");
+	draw(t, name, group, runs, n);
+	free(name);
 	free(runs);
 }

@@ -98,6 +98,9 @@ struct tl_lanes *tl_lanes_new(struct tl *t)
 		w->opts = t->opts;
 		w->shift_ps = t->shift_ps;
 		w->advice = t->advice;
+		w->steps_known = t->steps_known;
+		w->core_steps = t->core_steps;
+		w->n_core_steps = t->n_core_steps;
 		w->w = &L->lanes[i];
 		w->st = &L->stats[i];
 		tp_strpool_init(&w->pool);

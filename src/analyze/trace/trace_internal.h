@@ -46,6 +46,20 @@ struct tl_scope {
 struct tl_module;
 struct tp_advice;
 struct tp_ops;
+struct tp_step_run;
+
+/* A core's steps as `ops` found them (step_track.c): taken from the
+ * advice's ops analysis before the walk, so that no plane reads its op
+ * lines again for its steps track. */
+struct tl_core_steps {
+	size_t host;
+	const struct tp_plane *pl;   /* borrowed from the capture         */
+	char *track;                 /* the track's name, malloc'd        */
+	bool group;                  /* by group_id, else inferred        */
+	struct tp_step_run *runs;    /* malloc'd, by start: id the group
+				      * id, or the program id             */
+	size_t n;
+};
 
 struct tl {
 	struct tp_capture *cap;
@@ -54,10 +68,13 @@ struct tl {
 	struct tp_trace_writer *w;
 	struct tp_trace_stats *st;
 	int64_t *shift_ps;        /* per host: event ps -> trace ps       */
-	/* the advice (NULL: none, --no-derived) and the ops it is judged
-	 * on: the walk's, lane workers borrow the advice */
+	/* the advice (NULL: none, --no-derived) and the steps of the ops
+	 * it is judged on (steps_known: the ops analysis ran): the walk's,
+	 * lane workers borrow them */
 	struct tp_advice *advice;
-	struct tp_ops *advice_ops;
+	bool steps_known;
+	const struct tl_core_steps *core_steps;
+	size_t n_core_steps;
 	uint64_t done_bytes, total_bytes; /* planes' bytes, for progress  */
 	uint64_t next_uuid;
 	uint32_t next_pid;
@@ -188,8 +205,12 @@ void tl_advice_release(struct tl *t);
 void tl_advice_track(struct tl *t);
 
 /* step_track.c: a TPU plane without a Steps line: its inferred steps
- * (docs/ops.md) as a derived track. */
+ * (docs/ops.md) as a derived track; from t->core_steps when known, else
+ * read from the plane's lines. tl_steps_take copies each core's steps
+ * out of ops (which may then go) into t; tl_steps_release frees them. */
 void tl_steps_track(struct tl *t);
+void tl_steps_take(struct tl *t, const struct tp_ops *ops);
+void tl_steps_release(struct tl *t);
 
 /* scope_track.c */
 void tl_scopes_begin(struct tl *t);

@@ -111,8 +111,7 @@ static void pf_process(void *ctx, uint64_t uuid, uint32_t pid, const char *name,
 {
 	struct pf_writer *w = ctx;
 
-	if (w->root)
-		pf_reset_seqs(w, uuid);
+	pf_reset_seqs(w, uuid);
 	pf_use_seq(w, uuid);
 	tp_pb_uint(&w->ev, 1, uuid);
 	tp_pb_open(&w->ev, 3);
@@ -213,10 +212,65 @@ static size_t put_fixed(struct pf_writer *w, const struct tp_trace_slice *s)
 	return s->n_fixed;
 }
 
+/* The usual BEGIN or instant, written whole in place with no interned
+ * data: a name this sequence has defined and no args (a name-scope
+ * slice), or a key whose name and fixed args it has (an op execution)
+ * and no args of its own; the bytes emit() would write. False for any
+ * other, which takes the general way. */
+static bool fast_event(struct pf_writer *w, int type, int64_t ts,
+		       const struct tp_trace_slice *s)
+{
+	const uint8_t *args = NULL;
+	size_t n_args = 0, ev_len, body;
+	uint64_t name;
+	uint8_t *p;
+
+	if (s->key) {
+		const struct tp_fixed *f = pf_fixed_of(w, s->key);
+
+		if (!f || s->n_args != (s->fixed_omitted ? 0 : s->n_fixed) ||
+		    !pf_bit_get(&w->cur->fixed_ready, (size_t)(f - w->fixed.ents)))
+			return false;
+		name = f->name_id;
+		args = w->fixed.bytes + f->off;
+		n_args = f->len;
+	} else {
+		if (s->n_args || !(name = pf_known(w, K_NAME, s->name)) ||
+		    !pf_bit_get(&w->cur->defined[K_NAME], name))
+			return false;
+	}
+	ev_len = 3 + tp_pb_varint_size(name) + n_args;
+	if (ev_len + 32 >= 16384) /* the frame's length in two bytes */
+		return false;
+	body = pf_head_len(w, ts) + 1 + tp_pb_varint_size(ev_len) + ev_len;
+	p = tp_sink_room(&w->sink, 3 + body + 16);
+	*p++ = 0x0A;
+	if (body < 128) {
+		*p++ = (uint8_t)body;
+	} else {
+		*p++ = (uint8_t)(body | 0x80);
+		*p++ = (uint8_t)(body >> 7);
+	}
+	p += pf_head(w, p, ts); /* in place: 8 bytes of room past it */
+	*p++ = 0x5A;
+	p += tp_pb_put_varint(p, ev_len);
+	*p++ = 0x48;
+	*p++ = (uint8_t)type;
+	*p++ = 0x50;
+	p += tp_pb_put_varint(p, name);
+	/* in 16-byte blocks, into the room past the packet: no call */
+	for (size_t i = 0; i < n_args; i += 16)
+		memcpy(p + i, args + i, 16);
+	tp_sink_commit(&w->sink, (body < 128 ? 2 : 3) + body);
+	return true;
+}
+
 static void named_event(struct pf_writer *w, int type, uint64_t track,
 			int64_t ts, const struct tp_trace_slice *s)
 {
 	pf_use_seq(w, track);
+	if (fast_event(w, type, ts, s))
+		return;
 	tp_pb_uint(&w->ev, 9, (uint64_t)type);
 	for (size_t i = put_fixed(w, s); i < s->n_args; i++)
 		put_arg(w, &s->args[i]);
@@ -246,7 +300,7 @@ static void pf_end(void *ctx, uint64_t track, int64_t ts,
 	 * track_event { type END } */
 	pf_use_seq(w, track);
 	p = tp_sink_room(&w->sink, 2 + 32 + 4);
-	nh = pf_packet_head(w, p + 2, true, ts);
+	nh = pf_head(w, p + 2, ts);
 	p[0] = 0x0A;
 	p[1] = (uint8_t)(nh + 4);
 	p[2 + nh] = 0x5A;

@@ -14,11 +14,6 @@
 /* The InternedData field each kind goes to. */
 static const uint32_t kind_field[N_KINDS] = { 2, 3, 29 };
 
-static bool bit_get(const struct pf_bits *s, size_t i)
-{
-	return i / 8 < s->cap && (s->b[i / 8] >> (i % 8) & 1);
-}
-
 void pf_bit_set(struct pf_bits *s, size_t i)
 {
 	if (i / 8 >= s->cap) {
@@ -36,7 +31,7 @@ void pf_define(struct pf_writer *w, int kind, uint64_t id)
 {
 	const struct tp_str *s = &w->strs[kind][id];
 
-	if (bit_get(&w->cur->defined[kind], id))
+	if (pf_bit_get(&w->cur->defined[kind], id))
 		return;
 	pf_bit_set(&w->cur->defined[kind], id);
 	tp_pb_open(&w->interned, kind_field[kind]);
@@ -53,15 +48,22 @@ static struct pf_hot *hot_slot(struct pf_writer *w, int kind, const void *ptr, s
 	return &w->hot[(h ^ h >> 10) & (HOT_SLOTS - 1)];
 }
 
-uint64_t pf_intern(struct pf_writer *w, int kind, struct tp_str s)
+uint64_t pf_known(struct pf_writer *w, int kind, struct tp_str s)
 {
 	struct pf_hot *hot = hot_slot(w, kind, s.ptr, s.len);
 	uint64_t id;
 
 	if (hot->id && hot->ptr == s.ptr && hot->len == s.len && hot->kind == kind)
-		id = hot->id;
-	else if ((id = tp_intern_get(&w->names, (uint32_t)kind, s.ptr, s.len)))
+		return hot->id;
+	if ((id = tp_intern_get(&w->names, (uint32_t)kind, s.ptr, s.len)))
 		*hot = (struct pf_hot){ s.ptr, s.len, id, kind };
+	return id;
+}
+
+uint64_t pf_intern(struct pf_writer *w, int kind, struct tp_str s)
+{
+	uint64_t id = pf_known(w, kind, s);
+
 	if (!id) {
 		id = ++w->n_strs[kind];
 		w->strs[kind] = tp_xgrow(w->strs[kind], &w->cap_strs[kind], id + 1,
@@ -78,7 +80,10 @@ uint64_t pf_intern(struct pf_writer *w, int kind, struct tp_str s)
 	return id;
 }
 
-/* A lane's next process: its sequences start again. */
+/* The next process: its sequences start again, and so does interning.
+ * Every packet of a process is written before the next one begins (its
+ * planes' pointers are then not seen again), so ids are counted per
+ * process: they stay short, and the tables do not grow with the file. */
 void pf_reset_seqs(struct pf_writer *w, uint64_t base)
 {
 	for (size_t i = 0; i < w->cap_seqs; i++) {
@@ -93,6 +98,14 @@ void pf_reset_seqs(struct pf_writer *w, uint64_t base)
 		q->last_ts = 0;
 	}
 	w->uuid_base = base;
+	tp_intern_clear(&w->names);
+	for (int k = 0; k < N_KINDS; k++)
+		w->n_strs[k] = 0;
+	tp_fixed_clear(&w->fixed);
+	w->n_fixed_iids = 0;
+	memset(w->hot, 0, sizeof(w->hot));
+	w->last_key = NULL;
+	w->last_fixed = NULL;
 }
 
 /* pf_use_seq's slow path: a sequence not seen yet, or the seqs array
@@ -118,6 +131,10 @@ void pf_start_seq(struct pf_writer *w, uint64_t uuid)
 	w->cur->started = true;
 	w->cur->id = w->root ? atomic_fetch_add(&w->root->next_seq, 1) : (uint32_t)uuid;
 	w->cur_id = w->cur->id;
+	w->cur->tail[0] = 0x50;
+	w->cur->tail_len = (uint8_t)(1 + tp_pb_put_varint(w->cur->tail + 1, w->cur_id));
+	w->cur->tail[w->cur->tail_len++] = 0x68;
+	w->cur->tail[w->cur->tail_len++] = SEQ_NEEDS_STATE;
 	/* trusted_packet_sequence_id, sequence_flags CLEARED | NEEDS */
 	p[n++] = 0x50;
 	n += tp_pb_put_varint(p + n, w->cur_id);
@@ -156,34 +173,21 @@ void pf_start_seq(struct pf_writer *w, uint64_t uuid)
  * the interned data's tag; returns its length (at most 30 bytes). */
 size_t pf_packet_head(struct pf_writer *w, uint8_t *head, bool has_ts, int64_t ts)
 {
-	struct pf_seq *q = w->cur;
-	size_t nh = 0;
+	uint8_t *tail = w->cur->tail;
+	size_t nh;
 
 	if (has_ts) {
-		if (ts < 0)
-			ts = 0;
-		head[nh++] = 0x40;
-		if (ts >= q->last_ts) {
-			nh += tp_pb_put_varint(head + nh, (uint64_t)(ts - q->last_ts));
-			q->last_ts = ts;
-		} else { /* not in order: this one absolute */
-			nh += tp_pb_put_varint(head + nh, (uint64_t)ts);
-			head[nh++] = 0xD0;
-			head[nh++] = 0x03;
-			head[nh++] = CLK_BOOTTIME;
-		}
+		nh = pf_head(w, head, ts);
+	} else {
+		memcpy(head, tail, sizeof(w->cur->tail));
+		nh = w->cur->tail_len;
 	}
-	head[nh++] = 0x50;
-	nh += tp_pb_put_varint(head + nh, w->cur_id);
-	head[nh++] = 0x68;
-	head[nh++] = SEQ_NEEDS_STATE;
 	if (w->interned.len) {
 		head[nh++] = 0x62;
 		nh += tp_pb_put_varint(head + nh, w->interned.len);
 	}
 	return nh;
 }
-
 
 /* The model asks has_fixed() and then gives the slice: one lookup. */
 const struct tp_fixed *pf_fixed_of(struct pf_writer *w, const void *key)
@@ -211,7 +215,7 @@ void pf_ready_fixed(struct pf_writer *w, size_t idx)
 {
 	const struct pf_span *sp = &w->spans[idx];
 
-	if (bit_get(&w->cur->fixed_ready, idx))
+	if (pf_bit_get(&w->cur->fixed_ready, idx))
 		return;
 	for (size_t i = 0; i < sp->n; i++) {
 		uint64_t k = w->fixed_iids[sp->off + i];

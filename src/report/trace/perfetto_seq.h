@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trace_out.h"
 #include "tpuprof/analyze/trace.h"
@@ -34,6 +35,10 @@ struct pf_seq {
 	bool started;
 	uint32_t id;              /* trusted_packet_sequence_id            */
 	int64_t last_ts;          /* the incremental clock, ns            */
+	/* what ends every later packet's head, encoded once: the sequence
+	 * id (0x50 varint) and the flags (0x68 SEQ_NEEDS_STATE) */
+	uint8_t tail[8];
+	uint8_t tail_len;
 	struct pf_bits defined[N_KINDS]; /* iids defined on it            */
 	struct pf_bits fixed_ready;      /* fixed entries whose iids are
 					  * all defined on it            */
@@ -79,7 +84,7 @@ struct pf_writer {
 	 * thread, one process at a time; its sequences are indexed from
 	 * the process's uuid and numbered by the root */
 	struct pf_writer *root;      /* a lane's root, NULL for the root  */
-	uint64_t uuid_base;          /* a lane's process uuid             */
+	uint64_t uuid_base;          /* the process's uuid                */
 	_Atomic uint32_t next_seq;   /* the root's: lanes' sequence ids   */
 	_Atomic uint64_t lane_bytes; /* the root's: what closed lanes wrote */
 	unsigned n_lanes;            /* the root's                        */
@@ -88,6 +93,8 @@ struct pf_writer {
 /* Puts the entry (kind, iid) into this packet's interned data unless the
  * current sequence has it. */
 void pf_define(struct pf_writer *w, int kind, uint64_t id);
+/* The iid of s, 0 when it has none yet. */
+uint64_t pf_known(struct pf_writer *w, int kind, struct tp_str s);
 /* The iid of s (numbered on first sight), defined on the current
  * sequence; recorded for the fixed entry being encoded. */
 uint64_t pf_intern(struct pf_writer *w, int kind, struct tp_str s);
@@ -106,11 +113,46 @@ static inline void pf_use_seq(struct pf_writer *w, uint64_t uuid)
 	}
 	pf_start_seq(w, uuid);
 }
-/* A lane's next process (uuid base): no sequence has started. */
+/* The next process (uuid base): no sequence has started, nothing is
+ * interned. */
 void pf_reset_seqs(struct pf_writer *w, uint64_t base);
-/* The packet's head: timestamp (a delta on the current sequence),
- * sequence, flags and the interned data's tag; returns its length (at
- * most 30 bytes). */
+/* The length pf_head will take for ts. */
+static inline size_t pf_head_len(const struct pf_writer *w, int64_t ts)
+{
+	const struct pf_seq *q = w->cur;
+
+	if (ts < 0)
+		ts = 0;
+	if (ts >= q->last_ts)
+		return 1 + tp_pb_varint_size((uint64_t)(ts - q->last_ts)) + q->tail_len;
+	return 4 + tp_pb_varint_size((uint64_t)ts) + q->tail_len;
+}
+/* A packet's timestamp on the current sequence (a delta on its
+ * incremental clock; absolute on BOOTTIME when it would go back) then its
+ * sequence and flags, at h (room for 24 bytes, 8 of them past the end);
+ * returns the length. Inline: once a packet. */
+static inline size_t pf_head(struct pf_writer *w, uint8_t *h, int64_t ts)
+{
+	struct pf_seq *q = w->cur;
+	size_t n = 0;
+
+	if (ts < 0)
+		ts = 0;
+	h[n++] = 0x40;
+	if (ts >= q->last_ts) {
+		n += tp_pb_put_varint(h + n, (uint64_t)(ts - q->last_ts));
+		q->last_ts = ts;
+	} else { /* not in order: this one absolute */
+		n += tp_pb_put_varint(h + n, (uint64_t)ts);
+		h[n++] = 0xD0;
+		h[n++] = 0x03;
+		h[n++] = CLK_BOOTTIME;
+	}
+	memcpy(h + n, q->tail, sizeof(q->tail));
+	return n + q->tail_len;
+}
+/* The packet's head: timestamp (as pf_head), sequence, flags and the
+ * interned data's tag; returns its length (at most 30 bytes). */
 size_t pf_packet_head(struct pf_writer *w, uint8_t *head, bool has_ts, int64_t ts);
 /* The fixed entry of key, or NULL (the model asks has_fixed() and then
  * gives the slice: one lookup). */
@@ -119,6 +161,10 @@ const struct tp_fixed *pf_fixed_of(struct pf_writer *w, const void *key);
  * interned entries go into this packet where this sequence lacks them. */
 void pf_ready_fixed(struct pf_writer *w, size_t idx);
 void pf_bit_set(struct pf_bits *s, size_t i);
+static inline bool pf_bit_get(const struct pf_bits *s, size_t i)
+{
+	return i / 8 < s->cap && (s->b[i / 8] >> (i % 8) & 1);
+}
 void pf_state_release(struct pf_writer *w);
 
 #endif

@@ -22,7 +22,7 @@
 
 #include "tpuprof/util/util.h"
 
-#define SINK_BUF ((size_t)1 << 20)
+#define SINK_BUF ((size_t)1 << 18)
 #define QUEUE_MAX (4 * SINK_BUFS + 2 * 64) /* room for 64 lanes */
 
 struct queued {
@@ -264,19 +264,9 @@ void tp_sink_write(struct tp_sink *s, const void *p, size_t n)
 	}
 }
 
-uint8_t *tp_sink_room(struct tp_sink *s, size_t n)
+void tp_sink_next(struct tp_sink *s)
 {
-	if (s->len + n > s->cap)
-		hand_over(s, false);
-	return s->buf + s->len;
-}
-
-void tp_sink_commit(struct tp_sink *s, size_t n)
-{
-	s->len += n;
-	s->total += n;
-	if (s->len == s->cap)
-		hand_over(s, false);
+	hand_over(s, false);
 }
 
 void tp_sink_queue_now(struct tp_sink *s)

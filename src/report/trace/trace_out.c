@@ -12,17 +12,6 @@
 
 /* ---- protobuf encoding ------------------------------------------------ */
 
-size_t tp_pb_varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 void tp_pb_reserve(struct tp_pb *b, size_t n)
 {
 	if (b->len + n > b->cap)
@@ -127,6 +116,13 @@ void tp_intern_release(struct tp_intern *t)
 	t->cap = t->n = 0;
 }
 
+void tp_intern_clear(struct tp_intern *t)
+{
+	if (t->n)
+		memset(t->slots, 0, t->cap * sizeof(*t->slots));
+	t->n = 0;
+}
+
 static size_t slot_of(const struct tp_intern *t, uint32_t kind, const char *ptr,
 		      size_t len)
 {
@@ -186,6 +182,13 @@ void tp_fixed_release(struct tp_fixed_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void tp_fixed_clear(struct tp_fixed_cache *c)
+{
+	tp_intern_clear(&c->index);
+	c->n = 0;
+	c->len = 0;
+}
+
 const struct tp_fixed *tp_fixed_get(const struct tp_fixed_cache *c, const void *key)
 {
 	uint64_t id = tp_intern_get(&c->index, 0, key, 0);
@@ -197,7 +200,8 @@ void tp_fixed_put(struct tp_fixed_cache *c, const void *key, const void *p,
 		  size_t n, uint64_t name_id)
 {
 	c->ents = tp_xgrow(c->ents, &c->cap, c->n + 1, sizeof(*c->ents));
-	c->bytes = tp_xgrow(c->bytes, &c->cap_bytes, c->len + n + 1, 1);
+	/* 16 bytes of slack: the writer copies entries in 16-byte blocks */
+	c->bytes = tp_xgrow(c->bytes, &c->cap_bytes, c->len + n + 16, 1);
 	if (n)
 		memcpy(c->bytes + c->len, p, n);
 	c->ents[c->n].off = c->len;

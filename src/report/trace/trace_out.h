@@ -50,8 +50,22 @@ void tp_sink_puts(struct tp_sink *s, const char *str);
  * tp_sink_commit(s, n): a packet encoded in place, with no copy. A lane
  * commits only whole packets. */
 #define TP_SINK_ROOM_MAX ((size_t)1 << 16)
-uint8_t *tp_sink_room(struct tp_sink *s, size_t n);
-void tp_sink_commit(struct tp_sink *s, size_t n);
+/* The buffer is full: handed over, the next one taken (sink.c). */
+void tp_sink_next(struct tp_sink *s);
+/* Inline: called once or twice a packet. */
+static inline uint8_t *tp_sink_room(struct tp_sink *s, size_t n)
+{
+	if (s->len + n > s->cap)
+		tp_sink_next(s);
+	return s->buf + s->len;
+}
+static inline void tp_sink_commit(struct tp_sink *s, size_t n)
+{
+	s->len += n;
+	s->total += n;
+	if (s->len == s->cap)
+		tp_sink_next(s);
+}
 /* What a root sink holds goes to the output queue now, ahead of the
  * buffers lanes hand over later (the file's first packets). */
 void tp_sink_queue_now(struct tp_sink *s);
@@ -115,7 +129,16 @@ void tp_pb_raw(struct tp_pb *b, const void *p, size_t n);
 void tp_pb_open(struct tp_pb *b, uint32_t field);
 void tp_pb_close(struct tp_pb *b);
 /* Bytes a varint of v takes. */
-size_t tp_pb_varint_size(uint64_t v);
+static inline size_t tp_pb_varint_size(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
 
 /* Pointer+length (and a kind) to a number, for interning strings whose
  * pointer is stable. Open addressing; ids are given by the caller. */
@@ -131,6 +154,8 @@ struct tp_intern {
 
 void tp_intern_init(struct tp_intern *t);
 void tp_intern_release(struct tp_intern *t);
+/* Empties t (its room stays). */
+void tp_intern_clear(struct tp_intern *t);
 /* The id stored for (kind, ptr, len), or 0 when none. */
 uint64_t tp_intern_get(const struct tp_intern *t, uint32_t kind,
 		       const char *ptr, size_t len);
@@ -153,6 +178,8 @@ struct tp_fixed_cache {
 
 void tp_fixed_init(struct tp_fixed_cache *c);
 void tp_fixed_release(struct tp_fixed_cache *c);
+/* Empties c (its room stays). */
+void tp_fixed_clear(struct tp_fixed_cache *c);
 /* The entry of key, or NULL. */
 const struct tp_fixed *tp_fixed_get(const struct tp_fixed_cache *c, const void *key);
 void tp_fixed_put(struct tp_fixed_cache *c, const void *key, const void *p,
