@@ -472,36 +472,3 @@ void tp_jw_end(struct tp_jw *w)
 	if (d == 0)
 		w->done = true;
 }
-
-enum tp_err tp_jw_finish(struct tp_jw *w, struct tp_error *err)
-{
-	bool unfinished = w->depth != 0 || !w->done;
-
-	if (w->out) {
-		if (writing(w) && !unfinished)
-			raw(w, "\n", 1);
-		tp_jw_flush(w);
-		free(w->buf);
-		w->buf = NULL;
-	}
-	if (w->misused || (unfinished && !w->failed))
-		return tp_error_set(err, TP_ERR_INTERNAL,
-				    "JSON document written out of order");
-	if (w->failed)
-		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write JSON output");
-	return TP_OK;
-}
-
-json_t *tp_jw_take(struct tp_jw *w)
-{
-	json_t *root = w->root;
-
-	/* containers a buggy caller left open: the writer's references */
-	while (w->depth > 0) {
-		w->depth--;
-		json_decref(w->open[w->depth]);
-		w->open[w->depth] = NULL;
-	}
-	w->root = NULL;
-	return root;
-}

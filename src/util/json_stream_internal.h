@@ -1,5 +1,5 @@
 /*
- * json_stream_internal.h - what json_fork.c needs of the writer
+ * json_stream_internal.h - what json_ends.c needs of the writer
  * (json_stream.c): its buffer size and its raw text path.
  */
 #ifndef TPUPROF_JSON_STREAM_INTERNAL_H
