@@ -195,6 +195,25 @@ uint64_t rg_copy(FILE *from, uint64_t off, uint64_t len, FILE *to,
 	return done;
 }
 
+void rg_big_alloc(struct rg_big *b, size_t n)
+{
+	void *p = n ? mmap(NULL, n, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : NULL;
+
+	b->n = n;
+	b->heap = p == MAP_FAILED;
+	b->p = b->heap ? tp_xmalloc(n) : p;
+}
+
+void rg_big_free(struct rg_big *b)
+{
+	if (b->heap)
+		free(b->p);
+	else if (b->p)
+		munmap(b->p, b->n);
+	*b = (struct rg_big){ 0 };
+}
+
 void rg_drop(const uint8_t *base, uint64_t from, uint64_t to)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);

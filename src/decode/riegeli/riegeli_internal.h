@@ -158,6 +158,20 @@ struct rg_model {
 					    * page faults */
 };
 
+/* Memory of a chunk's size (its data as gathered, its records
+ * decompressed) taken from the kernel, not malloc: freeing a large
+ * malloc'd block makes glibc raise its mmap threshold, after which the
+ * decoder's large arrays come from the heap and stay resident once
+ * freed (13 MB more peak on a 200 MB chunked capture, docs/riegeli.md).
+ * n 0 gives p NULL; out of memory ends the process as tp_xmalloc does. */
+struct rg_big {
+	uint8_t *p;
+	size_t n;
+	bool heap;                         /* mmap refused: malloc'd   */
+};
+void rg_big_alloc(struct rg_big *b, size_t n);
+void rg_big_free(struct rg_big *b);
+
 /* A temporary file, already unlinked: under $TMPDIR or /tmp. */
 FILE *rg_tmpfile(void);
 
