@@ -20,6 +20,7 @@
 size_t tp_riegeli_map_min_bytes = (size_t)512 << 10;
 size_t tp_riegeli_max_mapped = 1024;
 bool tp_riegeli_refuse_maps;
+bool tp_riegeli_quick_remap = true;
 size_t tp_riegeli_max_kept_bytes = (size_t)256 << 20;
 size_t tp_riegeli_max_page_maps = 65536;
 

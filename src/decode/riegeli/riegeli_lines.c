@@ -358,6 +358,8 @@ static void chunk_plane_release(struct chunk_plane *cp)
 	free(cp->plane_stats);
 	tp_i64map_release(&cp->event_map);
 	tp_i64map_release(&cp->stat_map);
+	rg_idtab_release(&cp->event_tab);
+	rg_idtab_release(&cp->stat_tab);
 }
 
 static bool merge_plane(struct rg_model *m, const uint8_t *base,
@@ -396,6 +398,10 @@ static bool merge_plane(struct rg_model *m, const uint8_t *base,
 	ok = ok && rg_merge_stat_meta(m, p, &cp, base, fresh) &&
 	     rg_merge_event_meta(m, p, &cp, base, fresh) &&
 	     merge_plane_stats(m, p, &cp, base);
+	if (ok && !cp.identity) {
+		rg_idtab_build(&cp.event_tab, &cp.event_map);
+		rg_idtab_build(&cp.stat_tab, &cp.stat_map);
+	}
 	for (size_t i = 0; ok && i < cp.n_lines; i++)
 		ok = merge_line(m, p, &cp, base, &cp.lines[i]);
 	chunk_plane_release(&cp);
