@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -112,6 +113,46 @@ static bool gather(const uint8_t *data, uint64_t size, uint64_t *pos,
 	if (drop)
 		rg_drop(data, dropped, p);
 	*pos = p;
+	return true;
+}
+
+/* gather's work done by the kernel from the file open as fd (the one
+ * data maps): the chunk's runs read into dst, the block headers between
+ * them into a scratch buffer, up to 1,024 runs a call. The file's pages
+ * are then never mapped into the process during the merge, so there is
+ * nothing to fault in or drop (docs/riegeli.md). False when a read
+ * falls short: gather from the mapping then. */
+static bool gather_read(int fd, uint64_t size, uint64_t pos, uint8_t *dst,
+			uint64_t n)
+{
+	enum { MAX_IOV = 1024 };
+	struct iovec iov[MAX_IOV];
+	uint8_t headers[RG_BLOCK_HEADER];
+
+	while (n) {
+		uint64_t at = pos, want = 0;
+		int k = 0;
+		ssize_t got;
+
+		while (n && k < MAX_IOV - 1) {
+			uint64_t p = pos, take = rg_data_run(&p, n);
+
+			if (p > size || take > size - p)
+				return false;
+			if (p > pos) {     /* a block header first */
+				iov[k++] = (struct iovec){ headers, (size_t)(p - pos) };
+				want += p - pos;
+			}
+			iov[k++] = (struct iovec){ dst, (size_t)take };
+			want += take;
+			dst += take;
+			pos = p + take;
+			n -= take;
+		}
+		got = preadv(fd, iov, k, (off_t)at);
+		if (got < 0 || (uint64_t)got != want)
+			return false;
+	}
 	return true;
 }
 
@@ -377,7 +418,9 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 		d = buf.p;
 		dpos = c.data_begin;
 		bad = NULL;
-		if (!gather(data, size, &dpos, d, c.data_size, opts->drop_pages))
+		if (!(opts->in_place &&
+		      gather_read(opts->fd, size, dpos, d, c.data_size)) &&
+		    !gather(data, size, &dpos, d, c.data_size, opts->drop_pages))
 			bad = "file cut short inside chunk data";
 		else if (rhash(d, c.data_size) != c.data_hash)
 			bad = "chunk data hash mismatch";
