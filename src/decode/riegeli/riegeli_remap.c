@@ -79,6 +79,30 @@ static uint8_t *close_at(uint8_t *o, uint8_t tag, uint8_t *end)
 	return o + 1 + k + len;
 }
 
+/* A varint from *p (tp_wire_varint's rules: at most ten bytes, the
+ * tenth holding only the top bit), with no call however near the
+ * event's end it lies: offsets and values sit in the last bytes. */
+static inline bool get_varint(const uint8_t **pp, const uint8_t *end,
+			      uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	uint64_t r = 0;
+
+	for (unsigned s = 0; s < 70 && p < end; s += 7) {
+		uint8_t c = *p++;
+
+		if (s == 63 && c > 1)
+			return false;
+		r |= (uint64_t)(c & 0x7f) << s;
+		if (c < 0x80) {
+			*v = r;
+			*pp = p;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A varint's bytes from *p copied to *o as they are. */
 static inline bool copy_varint(const uint8_t **p, const uint8_t *end,
 			       uint8_t **o)
@@ -86,7 +110,7 @@ static inline bool copy_varint(const uint8_t **p, const uint8_t *end,
 	const uint8_t *q = *p;
 	uint64_t v;
 
-	if (!tp_wire_varint(&q, end, &v))
+	if (!get_varint(&q, end, &v))
 		return false;
 	memcpy(*o, *p, (size_t)(q - *p));
 	*o += q - *p;
@@ -105,7 +129,7 @@ static uint8_t *stat_fast(const uint8_t *p, const uint8_t *end, uint8_t *o,
 		uint8_t tag = *p++;
 
 		if (tag == 0x08 || tag == 0x38) {
-			if (!tp_wire_varint(&p, end, &v))
+			if (!get_varint(&p, end, &v))
 				return NULL;
 			*o++ = tag;
 			o = put_varint(o, (uint64_t)tab_get(stats, (int64_t)v));
@@ -143,7 +167,7 @@ bool rg_put_event_fast(struct rg_buf *b, const uint8_t *p, size_t n,
 		uint8_t tag = *p++;
 
 		if (tag == 0x08) {
-			if (!tp_wire_varint(&p, end, &v))
+			if (!get_varint(&p, end, &v))
 				return false;
 			*o++ = tag;
 			o = put_varint(o, (uint64_t)tab_get(&cp->event_tab,
@@ -153,7 +177,7 @@ bool rg_put_event_fast(struct rg_buf *b, const uint8_t *p, size_t n,
 			if (!copy_varint(&p, end, &o))
 				return false;
 		} else if (tag == 0x22) {
-			if (!tp_wire_varint(&p, end, &v) || v > (uint64_t)(end - p))
+			if (!get_varint(&p, end, &v) || v > (uint64_t)(end - p))
 				return false;
 			uint8_t *so = o;
 
