@@ -47,26 +47,45 @@ static struct pb ev_head(int64_t meta, int64_t offset_ps)
 	return ev;
 }
 
+/* A metadata entry's id and name. */
+struct meta {
+	int64_t id;
+	const char *name;
+};
+
+/* A chunk whose line 5 from ts_ns holds one event (metadata id ev at
+ * offset 0, one integer stat st of value v), with the metadata given. */
+static struct pb one_event_chunk(int64_t ts_ns, int64_t ev_id, int64_t st,
+				 int64_t v, const struct meta *events,
+				 size_t n_events, const struct meta *stats,
+				 size_t n_stats)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 };
+	struct pb ev = ev_head(ev_id, 0);
+
+	plane_head(&plane);
+	line_head(&line, ts_ns);
+	pb_stat_int(&ev, st, 4, v);
+	put_event(&line, &ev);
+	pb_msg(&plane, 3, &line);
+	for (size_t i = 0; i < n_events; i++)
+		pb_metadata(&plane, 4, events[i].id, events[i].name);
+	for (size_t i = 0; i < n_stats; i++)
+		pb_metadata(&plane, 5, stats[i].id, stats[i].name);
+	pb_msg(&space, 1, &plane);
+	return space;
+}
+
 /* Chunk 1: ids as merged, two-byte varints: "a" 1000, "b" 1001;
  * "flops" 2000, "kind" 2001, "conv.1" 2002. Line 5 from 1000 ns, one
  * event "a" at 0 with flops 7. */
 static struct pb first_chunk(void)
 {
-	struct pb space = { 0 }, plane = { 0 }, line = { 0 };
-	struct pb ev = ev_head(1000, 0);
+	static const struct meta events[] = { { 1000, "a" }, { 1001, "b" } };
+	static const struct meta stats[] = { { 2000, "flops" }, { 2001, "kind" },
+					     { 2002, "conv.1" } };
 
-	plane_head(&plane);
-	line_head(&line, 1000);
-	pb_stat_int(&ev, 2000, 4, 7);
-	put_event(&line, &ev);
-	pb_msg(&plane, 3, &line);
-	pb_metadata(&plane, 4, 1000, "a");
-	pb_metadata(&plane, 4, 1001, "b");
-	pb_metadata(&plane, 5, 2000, "flops");
-	pb_metadata(&plane, 5, 2001, "kind");
-	pb_metadata(&plane, 5, 2002, "conv.1");
-	pb_msg(&space, 1, &plane);
-	return space;
+	return one_event_chunk(1000, 1000, 2000, 7, events, 2, stats, 3);
 }
 
 /* Chunk 2, renumbered densely (a table): "a" 3, "b" 4, "flops" 5,
@@ -124,19 +143,10 @@ static struct pb second_chunk(void)
  * "flops" 1. Line 5 from 1020 ns, one event "b" at 0 with flops 12. */
 static struct pb third_chunk(void)
 {
-	struct pb space = { 0 }, plane = { 0 }, line = { 0 };
-	struct pb ev = ev_head(5000000, 0);
+	static const struct meta events[] = { { 2, "a" }, { 5000000, "b" } };
+	static const struct meta stats[] = { { 1, "flops" } };
 
-	plane_head(&plane);
-	line_head(&line, 1020);
-	pb_stat_int(&ev, 1, 4, 12);
-	put_event(&line, &ev);
-	pb_msg(&plane, 3, &line);
-	pb_metadata(&plane, 4, 2, "a");
-	pb_metadata(&plane, 4, 5000000, "b");
-	pb_metadata(&plane, 5, 1, "flops");
-	pb_msg(&space, 1, &plane);
-	return space;
+	return one_event_chunk(1020, 5000000, 1, 12, events, 2, stats, 1);
 }
 
 /* The three chunks merged into a standard XSpace (tp_riegeli_opts.flat),
