@@ -68,10 +68,16 @@ static inline uint8_t *put_varint(uint8_t *o, uint64_t v)
 
 /* [tag][length] before content written at o + 2 (room for a one-byte
  * length), moved up when its length takes more. Returns its end. */
-static uint8_t *close_at(uint8_t *o, uint8_t tag, uint8_t *end)
+static inline uint8_t *close_at(uint8_t *o, uint8_t tag, uint8_t *end)
 {
-	size_t len = (size_t)(end - (o + 2)), k = rg_varint_size(len);
+	size_t len = (size_t)(end - (o + 2)), k;
 
+	if (len < 0x80) {       /* the usual stat and event: in place */
+		o[0] = tag;
+		o[1] = (uint8_t)len;
+		return end;
+	}
+	k = rg_varint_size(len);
 	if (k > 1)
 		memmove(o + 1 + k, o + 2, len);
 	o[0] = tag;
@@ -160,7 +166,8 @@ bool rg_put_event_fast(struct rg_buf *b, const uint8_t *p, size_t n,
 	    !cp->stat_tab.usable)
 		return false;
 	/* every id grows by at most 9 bytes, and it took at least 2 */
-	b->p = tp_xgrow(b->p, &b->cap, b->n + 6 * n + 16, 1);
+	if (b->cap - b->n < 6 * n + 16)
+		b->p = tp_xgrow(b->p, &b->cap, b->n + 6 * n + 16, 1);
 	at = b->p + b->n;
 	o = at + 2;
 	while (p < end) {
