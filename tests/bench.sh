@@ -37,6 +37,8 @@
 #   least 3 GiB; 0 skips it)
 #   BENCH_RIEGELI_PAIR=N records of 128 MB in the like-for-like pair
 #   (default 12; 0 skips it; at most 16, under 2 GiB as .pb)
+#   BENCH_CHUNKED=0 skips issue 38's chunked layouts of a 200 MB capture
+#   (tests/bench_chunked.sh)
 set -eu
 tpuprof=$1 gen=$2 pack=${3:-} merged=${4:-}
 dir=bench
@@ -113,6 +115,9 @@ mbs() { awk -v b="$1" -v w="$2" 'BEGIN { if (b != "" && w > 0) printf "%.1f", b 
 
 # get NAME: the value of the variable NAME, empty if unset (set -u)
 get() { eval "printf '%s' \"\${$1:-}\""; }
+
+# issue 38's chunked layouts: bench_chunked, chunked_targets
+. tests/bench_chunked.sh
 
 # bench_size MB [SHAPE]: one capture (TPU-training shaped, or the
 # generator's --shape SHAPE); keeps report's, ops' and info's figures in
@@ -467,6 +472,7 @@ targets() {
 		target "(chunked, Zstd: report CPU per MB / .pb's (x), for the record)" "$(div "${pair_zstd_cpu:-}" "${pair_pb_cpu:-}")" "<=" 1.25
 		target "chunked: report peak RSS / .pb's (x)" "$(div "${pair_rg_rss_kb:-}" "${pair_pb_rss_kb:-}")" "<=" 1.1
 	fi
+	chunked_targets
 	[ -n "$gpu_shapes" ] || return 0
 	echo "targets (issue 19, ${gpu_mb} MB GPU-shaped captures):"
 	for shape in $gpu_shapes; do
@@ -495,6 +501,7 @@ if [ "${BENCH_TRACE:-1}" != 0 ]; then bench_trace; fi
 if [ "${BENCH_MERGE:-1}" != 0 ]; then bench_merge; fi
 riegeli_mb=${BENCH_RIEGELI_MB:-3300}
 if [ "$riegeli_mb" -gt 0 ]; then bench_riegeli "$riegeli_mb"; fi
+if [ "${BENCH_CHUNKED:-1}" != 0 ]; then bench_chunked; fi
 if [ "${BENCH_FLOOR:-1}" != 0 ]; then bench_floor; fi
 targets
 floor_targets

@@ -6,7 +6,15 @@ of every line's events with the plane's metadata repeated under other ids
 (stat and event metadata, plane stats, events' ids and reference values
 remapped) and each line's time base moved to its first event there.
 
-    xspace_split.py PROTO_DIR CAPTURE.xplane.pb RECORDS
+    xspace_split.py PROTO_DIR CAPTURE.xplane.pb RECORDS [LAYOUT]
+
+LAYOUT (the chunked layouts of make bench, docs/performance.md):
+  renumber  (the default) as above;
+  cut       the same, the second record's metadata under the same ids
+            (lines cut in time across chunks, no id to remap);
+  planes    a record per plane, and the two largest planes (by events)
+            each in two records of whole lines (the first half of its
+            lines, then the rest), metadata repeated under the same ids.
 
 PROTO_DIR holds xplane_pb2.py (protoc --python_out from proto/). RECORDS
 gets [8-byte little-endian length][record] each, for riegeli_pack."""
@@ -36,8 +44,39 @@ def remap_stat(st, smap):
         st.ref_value = smap.get(st.ref_value, st.ref_value)
 
 
+LAYOUT = sys.argv[4] if len(sys.argv) > 4 else "renumber"
+if LAYOUT not in ("renumber", "cut", "planes"):
+    sys.exit("xspace_split.py: unknown layout " + LAYOUT)
+sizes = sorted(((sum(len(l.events) for l in pl.lines), i)
+                for i, pl in enumerate(space.planes)), reverse=True)
+largest = {i for _, i in sizes[:2]}
+
+
+def whole_lines(plane):
+    """Two records of the plane: its first half of lines, then the rest,
+    each with all of its metadata and stats under the same ids."""
+    out = []
+    half = len(plane.lines) // 2
+    for part in (plane.lines[:half], plane.lines[half:]):
+        r, p = header(plane)
+        p.CopyFrom(plane)
+        del p.lines[:]
+        p.lines.extend(part)
+        out.append(r)
+    return out
+
+
 records = []
-for plane in space.planes:
+for i, plane in enumerate(space.planes):
+    if LAYOUT == "planes":
+        if i in largest and len(plane.lines) >= 2:
+            records.extend(whole_lines(plane))
+        else:
+            out = xplane_pb2.XSpace()
+            out.hostnames.extend(space.hostnames)
+            out.planes.add().CopyFrom(plane)
+            records.append(out)
+        continue
     n_events = sum(len(line.events) for line in plane.lines)
     if n_events < 2:
         out = xplane_pb2.XSpace()
@@ -58,6 +97,9 @@ for plane in space.planes:
     top_s = max(list(plane.stat_metadata) + [0]) + 1000
     emap = {k: top_e + i for i, k in enumerate(sorted(plane.event_metadata, reverse=True))}
     smap = {k: top_s + i for i, k in enumerate(sorted(plane.stat_metadata, reverse=True))}
+    if LAYOUT == "cut":
+        emap = {k: k for k in plane.event_metadata}
+        smap = {k: k for k in plane.stat_metadata}
     for k, v in plane.stat_metadata.items():
         m = p2.stat_metadata[smap[k]]
         m.CopyFrom(v)

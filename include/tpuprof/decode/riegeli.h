@@ -127,6 +127,11 @@ void tp_riegeli_page_maps_release(size_t n_page_maps);
 /* Tests: every segment's mapping fails, as when the process has used up
  * its map count, and the segment is written into the glue instead. */
 extern bool tp_riegeli_refuse_maps;
+/* Events of a chunk whose ids are remapped are re-encoded the quick way
+ * (ids through a table, the usual shape written directly) where they
+ * can be (default true); tests turn it off to compare with the general
+ * way, which writes the same bytes. */
+extern bool tp_riegeli_quick_remap;
 
 /* Reads data as a chunked capture (each record one XSpace) and merges
  * the records into out. A record that is not an XSpace fails the file

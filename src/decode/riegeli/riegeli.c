@@ -4,8 +4,8 @@
  *
  * Positions are the file's own bytes, block headers included: a chunk's
  * header and data are gathered around the block headers that interrupt
- * them into one malloc'd buffer, decompressed, handed out record by
- * record and freed before the next chunk, so memory holds one chunk.
+ * them into one buffer (rg_big, kept for the next chunk), decompressed,
+ * handed out record by record, so memory holds one chunk.
  */
 #include "tpuprof/decode/riegeli.h"
 #include "tpuprof/util/util.h"
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -115,6 +116,46 @@ static bool gather(const uint8_t *data, uint64_t size, uint64_t *pos,
 	return true;
 }
 
+/* gather's work done by the kernel from the file open as fd (the one
+ * data maps): the chunk's runs read into dst, the block headers between
+ * them into a scratch buffer, up to 1,024 runs a call. The file's pages
+ * are then never mapped into the process during the merge, so there is
+ * nothing to fault in or drop (docs/riegeli.md). False when a read
+ * falls short: gather from the mapping then. */
+static bool gather_read(int fd, uint64_t size, uint64_t pos, uint8_t *dst,
+			uint64_t n)
+{
+	enum { MAX_IOV = 1024 };
+	struct iovec iov[MAX_IOV];
+	uint8_t headers[RG_BLOCK_HEADER];
+
+	while (n) {
+		uint64_t at = pos, want = 0;
+		int k = 0;
+		ssize_t got;
+
+		while (n && k < MAX_IOV - 1) {
+			uint64_t p = pos, take = rg_data_run(&p, n);
+
+			if (p > size || take > size - p)
+				return false;
+			if (p > pos) {     /* a block header first */
+				iov[k++] = (struct iovec){ headers, (size_t)(p - pos) };
+				want += p - pos;
+			}
+			iov[k++] = (struct iovec){ dst, (size_t)take };
+			want += take;
+			dst += take;
+			pos = p + take;
+			n -= take;
+		}
+		got = preadv(fd, iov, k, (off_t)at);
+		if (got < 0 || (uint64_t)got != want)
+			return false;
+	}
+	return true;
+}
+
 static void add_damage(struct tp_riegeli_info *info, uint64_t start,
 		       uint64_t end, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -154,15 +195,16 @@ static uint64_t recover(const uint8_t *data, uint64_t size, uint64_t begin)
 }
 
 /* One buffer of a simple chunk, want bytes decompressed: *view points
- * at them, in p itself when not compressed, else in *out (malloc'd, the
- * caller frees). NULL message on success. */
+ * at them, in p itself when not compressed, else in *own (the caller
+ * frees it, rg_big_free). NULL message on success. */
 static const char *decompress(uint8_t type, const uint8_t *p, size_t n,
-			      uint64_t want, const uint8_t **view, uint8_t **out)
+			      uint64_t want, const uint8_t **view,
+			      struct rg_big *own)
 {
 	const uint8_t *q = p;
 	uint64_t size = n;
+	uint8_t *out;
 
-	*out = NULL;
 	*view = p;
 	if (type != 0 && !tp_wire_varint(&q, p + n, &size))
 		return "bad decompressed size";
@@ -171,18 +213,19 @@ static const char *decompress(uint8_t type, const uint8_t *p, size_t n,
 		return "decompressed size disagrees with the chunk header";
 	if (type == 0)
 		return n == want ? NULL : "buffer size disagrees with the chunk header";
-	*out = tp_xmalloc(want ? want : 1);
-	*view = *out;
+	rg_big_alloc(own, (size_t)(want ? want : 1));
+	out = own->p;
+	*view = out;
 	if (type == 'b') {
 		size_t got = want;
 
-		if (BrotliDecoderDecompress(n, q, &got, *out) !=
+		if (BrotliDecoderDecompress(n, q, &got, out) !=
 		    BROTLI_DECODER_RESULT_SUCCESS || got != want)
 			return "Brotli data does not decompress";
 		return NULL;
 	}
 	if (type == 'z') {
-		size_t got = ZSTD_decompress(*out, want, q, n);
+		size_t got = ZSTD_decompress(out, want, q, n);
 
 		if (ZSTD_isError(got) || got != want)
 			return "Zstd data does not decompress";
@@ -191,7 +234,7 @@ static const char *decompress(uint8_t type, const uint8_t *p, size_t n,
 	if (type == 's') {
 		size_t got = want;
 
-		if (snappy_uncompress((const char *)q, n, (char *)*out, &got) !=
+		if (snappy_uncompress((const char *)q, n, (char *)out, &got) !=
 		    SNAPPY_OK || got != want)
 			return "Snappy data does not decompress";
 		return NULL;
@@ -214,7 +257,7 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 {
 	const uint8_t *q = d + 1, *end = d + c->data_size;
 	uint64_t sizes_size, sizes_len = 0, at = 0;
-	uint8_t *sizes_own = NULL, *values_own = NULL;
+	struct rg_big sizes_own = { 0 }, values_own = { 0 };
 	const uint8_t *sizes = NULL, *values = NULL;
 	const char *bad;
 	uint64_t *lens;
@@ -271,8 +314,8 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 		at += lens[i];
 	}
 	free(lens);
-	free(sizes_own);
-	free(values_own);
+	rg_big_free(&sizes_own);
+	rg_big_free(&values_own);
 	return bad;
 }
 
@@ -325,7 +368,8 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 		    struct tp_riegeli_info *info, struct rg_origin *origin,
 		    struct tp_error *err)
 {
-	uint64_t pos = 0, d_cap = 0;
+	uint64_t pos = 0;
+	struct rg_big buf = { 0 };
 	uint8_t *d = NULL;
 
 	memset(info, 0, sizeof(*info));
@@ -352,7 +396,7 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 		}
 		if (c.type == 't' || (c.type == 'r' &&
 				      c.decoded_size > opts->max_chunk))
-			free(d);
+			rg_big_free(&buf);
 		if (c.type == 't')
 			return tp_error_set(err, TP_ERR_INPUT,
 					    "%s: transposed Riegeli chunk at byte %llu: not supported (captures are written in simple chunks)",
@@ -367,14 +411,16 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 					    (unsigned long long)opts->max_chunk);
 		/* one buffer for every chunk's data, grown to the largest:
 		 * fresh pages for each chunk cost more than the copy */
-		if (!d || c.data_size > d_cap) {
-			free(d);
-			d_cap = c.data_size ? c.data_size : 1;
-			d = tp_xmalloc(d_cap);
+		if (!buf.p || c.data_size > buf.n) {
+			rg_big_free(&buf);
+			rg_big_alloc(&buf, (size_t)(c.data_size ? c.data_size : 1));
 		}
+		d = buf.p;
 		dpos = c.data_begin;
 		bad = NULL;
-		if (!gather(data, size, &dpos, d, c.data_size, opts->drop_pages))
+		if (!(opts->in_place &&
+		      gather_read(opts->fd, size, dpos, d, c.data_size)) &&
+		    !gather(data, size, &dpos, d, c.data_size, opts->drop_pages))
 			bad = "file cut short inside chunk data";
 		else if (rhash(d, c.data_size) != c.data_hash)
 			bad = "chunk data hash mismatch";
@@ -390,7 +436,7 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 			bad = "chunk of unknown type";
 		}
 		if (rc != TP_OK) {
-			free(d);
+			rg_big_free(&buf);
 			return rc;
 		}
 		if (bad)
@@ -399,6 +445,6 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 			rg_drop(data, c.begin, c.end);
 		pos = c.end;
 	}
-	free(d);
+	rg_big_free(&buf);
 	return TP_OK;
 }

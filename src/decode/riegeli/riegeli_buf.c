@@ -20,6 +20,7 @@
 size_t tp_riegeli_map_min_bytes = (size_t)512 << 10;
 size_t tp_riegeli_max_mapped = 1024;
 bool tp_riegeli_refuse_maps;
+bool tp_riegeli_quick_remap = true;
 size_t tp_riegeli_max_kept_bytes = (size_t)256 << 20;
 size_t tp_riegeli_max_page_maps = 65536;
 
@@ -193,6 +194,25 @@ uint64_t rg_copy(FILE *from, uint64_t off, uint64_t len, FILE *to,
 	(void)from; (void)off; (void)len; (void)to; (void)io_failed;
 #endif
 	return done;
+}
+
+void rg_big_alloc(struct rg_big *b, size_t n)
+{
+	void *p = n ? mmap(NULL, n, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : NULL;
+
+	b->n = n;
+	b->heap = p == MAP_FAILED;
+	b->p = b->heap ? tp_xmalloc(n) : p;
+}
+
+void rg_big_free(struct rg_big *b)
+{
+	if (b->heap)
+		free(b->p);
+	else if (b->p)
+		munmap(b->p, b->n);
+	*b = (struct rg_big){ 0 };
 }
 
 void rg_drop(const uint8_t *base, uint64_t from, uint64_t to)

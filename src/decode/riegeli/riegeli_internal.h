@@ -158,6 +158,20 @@ struct rg_model {
 					    * page faults */
 };
 
+/* Memory of a chunk's size (its data as gathered, its records
+ * decompressed) taken from the kernel, not malloc: freeing a large
+ * malloc'd block makes glibc raise its mmap threshold, after which the
+ * decoder's large arrays come from the heap and stay resident once
+ * freed (13 MB more peak on a 200 MB chunked capture, docs/riegeli.md).
+ * n 0 gives p NULL; out of memory ends the process as tp_xmalloc does. */
+struct rg_big {
+	uint8_t *p;
+	size_t n;
+	bool heap;                         /* mmap refused: malloc'd   */
+};
+void rg_big_alloc(struct rg_big *b, size_t n);
+void rg_big_free(struct rg_big *b);
+
 /* A temporary file, already unlinked: under $TMPDIR or /tmp. */
 FILE *rg_tmpfile(void);
 
@@ -190,12 +204,24 @@ size_t rg_varint_size(uint64_t v);
 size_t rg_open_field(struct rg_buf *b, uint32_t field);
 void rg_close_field(struct rg_buf *b, size_t at);
 
+/* A chunk's ids mapped by a table over [lo, lo + n), when they lie
+ * close together (riegeli_remap.c); an id outside it is kept. usable:
+ * the table maps every id of the map it was built from. */
+struct rg_idtab {
+	int64_t lo;
+	size_t n;
+	int64_t *to;                       /* malloc'd                 */
+	bool usable;
+};
+
 /* A chunk's view of one plane: where its parts are, and its id maps. */
 struct chunk_plane {
 	struct tp_field *lines, *events, *stats, *plane_stats;
 	size_t n_lines, n_events, n_stats, n_plane_stats;
 	size_t cap_lines, cap_events, cap_stats, cap_plane_stats;
 	struct tp_i64map event_map, stat_map;   /* chunk id -> merged id */
+	struct rg_idtab event_tab, stat_tab;    /* the same, as tables,
+						 * when not identity    */
 	bool identity;
 	int64_t id;
 	struct tp_str name;
@@ -210,6 +236,14 @@ bool rg_put_stat(struct rg_buf *b, const uint8_t *base, const uint8_t *p,
 /* An XEvent field (tag, length, message) with its ids remapped. */
 bool rg_put_event(struct rg_buf *b, const uint8_t *base,
 		  const struct tp_field *ev, const struct chunk_plane *cp);
+/* The table of a map's ids (rg_idtab), and its release. */
+void rg_idtab_build(struct rg_idtab *t, const struct tp_i64map *m);
+void rg_idtab_release(struct rg_idtab *t);
+/* rg_put_event for the usual event of n bytes at p (the message, not
+ * its tag): the same bytes, written the quick way. False, with nothing
+ * written, at a shape it does not handle or tables not usable. */
+bool rg_put_event_fast(struct rg_buf *b, const uint8_t *p, size_t n,
+		       const struct chunk_plane *cp);
 /* The merged plane of that name, appended (*fresh) when new. */
 struct rg_plane *rg_find_plane(struct rg_model *m, struct tp_str name,
 			       bool *fresh);

@@ -95,15 +95,44 @@ static void pad_spill(struct rg_model *m)
 	free(pad);
 }
 
+/* Where events start against the block headers of an uncompressed
+ * chunk (rg_origin), noted by the one walk over a line that may go in
+ * place: how far after the end of the chunk's header k0 + i the first
+ * event after it starts, off[i] (clamped: past a page is refused).
+ * Chunk data indexes: header k ends at t0 + k * RG_USABLE. */
+struct marks {
+	const uint8_t *base;               /* rg_origin.chunk_data     */
+	uint64_t t0, next;                 /* next: header k0 + n's end */
+	size_t k0, n, cap;
+	uint32_t *off;                     /* malloc'd                  */
+};
+
+static void note_marks(struct marks *mk, const uint8_t *p)
+{
+	uint64_t at = (uint64_t)(p - mk->base);
+
+	while (at >= mk->next) {
+		uint64_t d = at - mk->next;
+
+		mk->off = tp_xgrow(mk->off, &mk->cap, mk->n + 1, sizeof(*mk->off));
+		mk->off[mk->n++] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+		mk->next += RG_USABLE;
+	}
+}
+
 /* Past the events (fields tagged 0x22, the way every writer tags them)
  * from p: framing checked, content not read. Stops at anything else, a
- * damaged event included, which tp_wire_next then reads or reports. */
-static const uint8_t *skip_events(const uint8_t *p, const uint8_t *end)
+ * damaged event included, which tp_wire_next then reads or reports.
+ * With mk, each event's start noted against the block headers. */
+static const uint8_t *skip_events(const uint8_t *p, const uint8_t *end,
+				  struct marks *mk)
 {
 	while (p < end && *p == 0x22) {
 		const uint8_t *q = p + 1;
 		uint64_t len;
 
+		if (mk && (uint64_t)(p - mk->base) >= mk->next)
+			note_marks(mk, p);
 		if (!tp_wire_varint(&q, end, &len) || len > (uint64_t)(end - q))
 			break;
 		p = q + len;
@@ -121,9 +150,10 @@ struct line_head {
 };
 
 /* The events are stepped over once, here: merge_in_place takes the run
+ * and where its events start against block headers (mk, when given)
  * from the head rather than walking the line again. */
 static bool read_line_head(const uint8_t *base, const struct tp_field *lf,
-			   struct line_head *h)
+			   struct line_head *h, struct marks *mk)
 {
 	struct tp_wire w;
 	struct tp_field f;
@@ -136,7 +166,7 @@ static bool read_line_head(const uint8_t *base, const struct tp_field *lf,
 	for (;;) {
 		const uint8_t *at = w.p;
 
-		w.p = skip_events(at, w.end);
+		w.p = skip_events(at, w.end, mk);
 		if (w.p > at) {
 			one_run = one_run && !h->run;
 			h->run = at;
@@ -201,39 +231,47 @@ static uint64_t data_index(uint64_t begin, uint64_t pos)
 }
 
 /* Each block header from file position first to last (whole pages of
- * the segment) against the events of [run, run_end): the offset after
- * it of the first event that starts after it, where a padding field of
- * the header's size goes, which must end in the header's page. False
+ * the segment): the offset after it of the first event that starts
+ * after it, where a padding field of the header's size goes, which
+ * must end in the header's page; taken from the walk's marks. False
  * when one does not (an event of about a page or more). */
-static bool find_patches(const struct rg_model *m, const uint8_t *run,
-			 const uint8_t *run_end, uint64_t first, uint64_t last,
-			 struct rg_segment *s)
+static bool take_patches(const struct rg_model *m, const struct marks *mk,
+			 uint64_t first, uint64_t last, struct rg_segment *s)
 {
-	const struct rg_origin *o = &m->origin;
-	uint64_t b = rg_round_up(first, RG_BLOCK), after;
+	uint64_t b = rg_round_up(first, RG_BLOCK), k;
 	size_t n = b < last ? (size_t)((last - b + RG_BLOCK - 1) / RG_BLOCK) : 0;
 
 	if (!n)
 		return true;
+	k = (data_index(m->origin.data_begin, b + RG_BLOCK_HEADER) - mk->t0) /
+	    RG_USABLE;
+	if (k < mk->k0 || k - mk->k0 > mk->n || n > mk->n - (k - mk->k0))
+		return false;
 	s->patches = tp_xmalloc(n * sizeof(*s->patches));
-	after = data_index(o->data_begin, b + RG_BLOCK_HEADER);
-	for (const uint8_t *p = run; s->n_patches < n && p < run_end;) {
-		uint64_t at = (uint64_t)(p - o->chunk_data), len;
-		const uint8_t *q = p + 1;
+	for (size_t j = 0; j < n; j++) {
+		uint32_t off = mk->off[k - mk->k0 + j];
 
-		if (at >= after) {
-			/* this event against the next header too */
-			if (at - after > m->page - RG_BLOCK_HEADER)
-				return false;
-			s->patches[s->n_patches++] = (uint16_t)(at - after);
-			after += RG_USABLE;
-			continue;
-		}
-		if (!tp_wire_varint(&q, run_end, &len))
-			return false;   /* skip_events read it: not reached */
-		p = q + len;
+		if (off > m->page - RG_BLOCK_HEADER)
+			return false;
+		s->patches[s->n_patches++] = (uint16_t)off;
 	}
-	return s->n_patches == n;
+	return true;
+}
+
+/* Marks from the start of line field lf on: the first header whose end
+ * is at or after it. */
+static void marks_init(struct marks *mk, const struct rg_model *m,
+		       const struct tp_field *lf)
+{
+	const struct rg_origin *o = &m->origin;
+	uint64_t begin = rg_past_header(o->data_begin);
+	uint64_t at = (uint64_t)(lf->data - o->chunk_data);
+
+	memset(mk, 0, sizeof(*mk));
+	mk->base = o->chunk_data;
+	mk->t0 = RG_BLOCK - begin % RG_BLOCK;
+	mk->k0 = at <= mk->t0 ? 0 : (size_t)((at - mk->t0 + RG_USABLE - 1) / RG_USABLE);
+	mk->next = mk->t0 + mk->k0 * RG_USABLE;
 }
 
 /* A long line of an uncompressed chunk whose ids are the merged ones:
@@ -242,7 +280,7 @@ static bool find_patches(const struct rg_model *m, const uint8_t *run,
  * too short for a whole page, or holds an event too long to patch
  * around: the caller spills it. */
 static bool merge_in_place(struct rg_model *m, struct rg_line *l,
-			   const struct line_head *h)
+			   const struct line_head *h, const struct marks *mk)
 {
 	const struct rg_origin *o = &m->origin;
 	struct rg_segment s = { .base_ns = h->ts, .in_place = true };
@@ -257,7 +295,7 @@ static bool merge_in_place(struct rg_model *m, struct rg_line *l,
 			    (uint64_t)(run_end - 1 - o->chunk_data)) + 1;
 	first = rg_round_up(s.at, m->page);
 	last = s.end / m->page * m->page;
-	if (last <= first || !find_patches(m, run, run_end, first, last, &s) ||
+	if (last <= first || !take_patches(m, mk, first, last, &s) ||
 	    !rg_reserve_kept(s.n_patches, m->page)) {
 		free(s.patches);
 		return false;
@@ -285,15 +323,21 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 	const uint8_t *run = NULL, *run_end = NULL;
 	uint64_t start;
 	struct rg_line *l;
+	struct marks mk;
 	bool ok = true, aligned = m->align && lf->len >= tp_riegeli_map_min_bytes;
+	bool may = aligned && cp->identity && m->input && m->origin.in_file;
+	bool in_place;
 	int rc = 0;
 
-	if (!read_line_head(base, lf, &h))
-		return false;
-	l = fold_line(m, p, &h);
-	if (aligned && cp->identity && m->input && m->origin.in_file &&
-	    merge_in_place(m, l, &h))
-		return true;
+	if (may)
+		marks_init(&mk, m, lf);
+	ok = read_line_head(base, lf, &h, may ? &mk : NULL);
+	l = ok ? fold_line(m, p, &h) : NULL;
+	in_place = ok && may && merge_in_place(m, l, &h, &mk);
+	if (may)
+		free(mk.off);
+	if (!ok || in_place)
+		return ok;
 	if (aligned)
 		align_spill(m);
 	start = m->spill_size;
@@ -301,7 +345,7 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 	for (;;) {
 		const uint8_t *at = w.p;
 
-		if (cp->identity && (w.p = skip_events(at, w.end)) > at) {
+		if (cp->identity && (w.p = skip_events(at, w.end, NULL)) > at) {
 			/* copied as runs of bytes */
 			if (run_end != at) {
 				if (run)
@@ -358,6 +402,8 @@ static void chunk_plane_release(struct chunk_plane *cp)
 	free(cp->plane_stats);
 	tp_i64map_release(&cp->event_map);
 	tp_i64map_release(&cp->stat_map);
+	rg_idtab_release(&cp->event_tab);
+	rg_idtab_release(&cp->stat_tab);
 }
 
 static bool merge_plane(struct rg_model *m, const uint8_t *base,
@@ -396,6 +442,10 @@ static bool merge_plane(struct rg_model *m, const uint8_t *base,
 	ok = ok && rg_merge_stat_meta(m, p, &cp, base, fresh) &&
 	     rg_merge_event_meta(m, p, &cp, base, fresh) &&
 	     merge_plane_stats(m, p, &cp, base);
+	if (ok && !cp.identity) {
+		rg_idtab_build(&cp.event_tab, &cp.event_map);
+		rg_idtab_build(&cp.stat_tab, &cp.stat_map);
+	}
 	for (size_t i = 0; ok && i < cp.n_lines; i++)
 		ok = merge_line(m, p, &cp, base, &cp.lines[i]);
 	chunk_plane_release(&cp);

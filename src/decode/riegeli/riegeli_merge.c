@@ -76,13 +76,16 @@ static bool put_stat_field(struct rg_buf *b, uint32_t number,
 bool rg_put_event(struct rg_buf *b, const uint8_t *base,
 		  const struct tp_field *ev, const struct chunk_plane *cp)
 {
-	size_t at = rg_open_field(b, 4);
+	size_t at;
 	struct tp_wire w;
 	struct tp_field f;
 	int64_t id;
 	int rc;
 	bool ok = true;
 
+	if (rg_put_event_fast(b, ev->data, ev->len, cp))
+		return true;
+	at = rg_open_field(b, 4);
 	tp_wire_init(&w, base, ev->data, ev->len);
 	while (ok && (rc = tp_wire_next(&w, &f)) > 0) {
 		if (f.number == 1 && f.type == TP_WIRE_VARINT) {
