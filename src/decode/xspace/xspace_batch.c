@@ -144,13 +144,23 @@ static uint8_t role_of(const struct stat_roles *r, uint64_t id)
 	return ROLE_PASS;
 }
 
+/* The table is filled as ids are met (a batch meets a few of them):
+ * ROLE_UNKNOWN until then. */
+#define ROLE_UNKNOWN 0xff
+
 static void roles_init(struct stat_roles *r, const struct tp_batch_keys *k,
 		       const struct device_ids *d)
 {
 	r->k = k;
 	r->d = d;
-	for (uint64_t id = 0; id < ROLE_TABLE; id++)
+	memset(r->role, ROLE_UNKNOWN, sizeof(r->role));
+}
+
+static inline uint8_t role_in_table(struct stat_roles *r, uint64_t id)
+{
+	if (r->role[id] == ROLE_UNKNOWN)
 		r->role[id] = role_of(r, id);
+	return r->role[id];
 }
 
 /* The stats of a plain event: device time, taken as note_device_time
@@ -158,7 +168,7 @@ static void roles_init(struct stat_roles *r, const struct tp_batch_keys *k,
  * kept values once per event and integers only. False at anything else. */
 static inline __attribute__((always_inline)) bool
 plain_stats(const uint8_t *q, const uint8_t *e, const uint8_t *slack,
-	    const struct stat_roles *r, struct device_time *t,
+	    struct stat_roles *r, struct device_time *t,
 	    struct tp_event_batch *b, size_t n)
 {
 	while (q < e) {
@@ -174,7 +184,7 @@ plain_stats(const uint8_t *q, const uint8_t *e, const uint8_t *slack,
 			if (!simple_stat(s, se, slack, &id, &tag, &v))
 				return false;
 		}
-		role = id < ROLE_TABLE ? r->role[id] : role_of(r, id);
+		role = id < ROLE_TABLE ? role_in_table(r, id) : role_of(r, id);
 		if (role == ROLE_PASS) {
 			q = se;
 			continue;
@@ -234,7 +244,7 @@ static void scan_account_batch(struct tp_line *ln, const struct tp_event_batch *
 /* The plain event whose field starts at p (the 0x22 tag) into slot n
  * of b; returns its end, or NULL when it is not plain. */
 static inline __attribute__((always_inline)) const uint8_t *
-plain_event(const struct tp_event_iter *it, const struct stat_roles *r,
+plain_event(const struct tp_event_iter *it, struct stat_roles *r,
 	    const uint8_t *p, const uint8_t *end, struct tp_event_batch *b,
 	    size_t n)
 {
