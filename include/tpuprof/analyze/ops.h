@@ -62,6 +62,10 @@ struct tp_op {
 	struct tp_str scope;    /* name-scope path; may be empty          */
 	char *source;           /* "file:line", malloc'd, or NULL         */
 	uint64_t occurrences;
+	uint64_t meta_occ;      /* internal: bulk occurrences whose FLOPs and
+				 * bytes are the metadata's, folded in at the
+				 * end of the core (next to occurrences: the
+				 * op pass touches one line per event)    */
 	int64_t total_ps, self_ps, min_ps;
 	bool has_flops, has_bytes;
 	int64_t flops;          /* summed over occurrences                */

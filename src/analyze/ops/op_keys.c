@@ -384,6 +384,11 @@ void tp_op_apply_meta_vals(struct tp_op_ctx *c)
 		struct tp_op *op = &c->ops->ops[core->first_op + i];
 		struct tp_op_meta_vals *v = &c->vals[i];
 
+		if (v->has_flops)
+			v->n_flops = tp_op_sat_uadd(v->n_flops, op->meta_occ);
+		if (v->has_bytes)
+			v->n_bytes = tp_op_sat_uadd(v->n_bytes, op->meta_occ);
+		op->meta_occ = 0;
 		if (v->n_flops) {
 			op->flops = tp_sat_add(op->flops, tp_sat_mul(v->flops,
 								     clamp_count(v->n_flops)));

@@ -410,7 +410,7 @@ static void add_batch(struct line_pass *lp, const struct tp_event_batch *b,
 		    (id = tp_op_resolve_meta(c, b->meta[i])) == TP_OP_NONE)
 			continue;
 		lp->core->events++;
-		tp_op_add_meta_counts(c, id, 1);
+		c->ops->ops[id].meta_occ++;
 		add_timed(lp, id, b->start_ps[i], b->dur_ps[i], b->line_ps[i],
 			  b->device_clock);
 	}
@@ -429,7 +429,7 @@ static void add_gpu_batch(struct line_pass *lp, const struct tp_event_batch *b,
 		if (id == TP_OP_NONE)
 			continue;
 		lp->core->events++;
-		tp_op_add_meta_counts(c, id, 1);
+		c->ops->ops[id].meta_occ++;
 		add_timed(lp, id, b->start_ps[i], b->dur_ps[i], b->line_ps[i],
 			  b->device_clock);
 	}
