@@ -27,34 +27,43 @@ static json_t *module_json(const struct module_names *m, size_t module)
 	return module < m->n ? tp_json_str(m->names[module]) : json_null();
 }
 
-static json_t *share(int64_t part, int64_t whole)
+/* One op of a group, field by field (no value tree: a group lists every
+ * op of its cores' programs). */
+static void group_op_json(struct tp_jw *w, const struct tp_ops_core *g, const struct tp_op *o,
+			  const struct tp_cat_sum *s, const struct module_names *m)
 {
-	return whole > 0 ? json_real((double)part / (double)whole) : json_null();
-}
-
-static json_t *group_op_json(const struct tp_ops_core *g, const struct tp_op *o,
-			     const struct tp_cat_sum *s, const struct module_names *m)
-{
-	json_t *e = json_object();
-
-	json_object_set_new(e, "name", tp_json_str(o->name));
-	json_object_set_new(e, "program_id", g->source == TP_OPSRC_TF ? json_null()
-			    : tp_json_id(o->program_id));
-	json_object_set_new(e, "module", module_json(m, o->module));
-	json_object_set_new(e, "category", o->category.len ? tp_json_str(o->category) : json_null());
-	json_object_set_new(e, "collective", json_boolean(o->collective));
-	json_object_set_new(e, "occurrences", tp_json_uint(o->occurrences));
-	json_object_set_new(e, "total_ps", tp_json_int(o->total_ps));
-	json_object_set_new(e, "self_ps", tp_json_int(o->self_ps));
-	json_object_set_new(e, "min_ps", tp_json_int(o->min_ps));
-	json_object_set_new(e, "device_share", share(o->self_ps, g->device_ps));
-	json_object_set_new(e, "flops", o->has_flops ? tp_json_int(o->flops) : json_null());
-	json_object_set_new(e, "bytes_accessed", o->has_bytes ? tp_json_int(o->bytes_accessed)
-			    : json_null());
-	json_object_set_new(e, "n_cores", tp_json_uint(s->n_cores));
-	json_object_set_new(e, "min_core_self_ps", tp_json_int(s->min_core_ps));
-	json_object_set_new(e, "max_core_self_ps", tp_json_int(s->max_core_ps));
-	return e;
+	tp_jw_object(w, NULL);
+	tp_jw_str(w, "name", o->name);
+	if (g->source == TP_OPSRC_TF)
+		tp_jw_put(w, "program_id", json_null());
+	else
+		tp_jw_id(w, "program_id", o->program_id);
+	tp_jw_put(w, "module", module_json(m, o->module));
+	if (o->category.len)
+		tp_jw_str(w, "category", o->category);
+	else
+		tp_jw_put(w, "category", json_null());
+	tp_jw_put(w, "collective", json_boolean(o->collective));
+	tp_jw_uint(w, "occurrences", o->occurrences);
+	tp_jw_int(w, "total_ps", o->total_ps);
+	tp_jw_int(w, "self_ps", o->self_ps);
+	tp_jw_int(w, "min_ps", o->min_ps);
+	if (g->device_ps > 0)
+		tp_jw_put_real(w, "device_share", (double)o->self_ps / (double)g->device_ps);
+	else
+		tp_jw_put(w, "device_share", json_null());
+	if (o->has_flops)
+		tp_jw_int(w, "flops", o->flops);
+	else
+		tp_jw_put(w, "flops", json_null());
+	if (o->has_bytes)
+		tp_jw_int(w, "bytes_accessed", o->bytes_accessed);
+	else
+		tp_jw_put(w, "bytes_accessed", json_null());
+	tp_jw_uint(w, "n_cores", s->n_cores);
+	tp_jw_int(w, "min_core_self_ps", s->min_core_ps);
+	tp_jw_int(w, "max_core_self_ps", s->max_core_ps);
+	tp_jw_end(w);
 }
 
 static void groups_json(struct tp_jw *w, const char *key, const struct tp_ops_all *a,
@@ -82,8 +91,8 @@ static void groups_json(struct tp_jw *w, const char *key, const struct tp_ops_al
 		tp_jw_put(w, "n_ops", tp_json_uint(c->n_ops));
 		tp_jw_array(w, "ops");
 		for (size_t i = 0; i < c->n_ops && tp_jw_ok(w); i++)
-			tp_jw_put(w, NULL, group_op_json(c, &a->all.ops[c->first_op + i],
-							 &a->spread[c->first_op + i], m));
+			group_op_json(w, c, &a->all.ops[c->first_op + i],
+				      &a->spread[c->first_op + i], m);
 		tp_jw_end(w);
 		tp_jw_end(w);
 	}
