@@ -134,8 +134,8 @@ static const int64_t gpu_want[][4] = {
 	{ 1000, 600, 400, 200 }, { 1600, 600, 350, 250 }, { 2200, 700, 500, 200 },
 };
 
-/* A GPU plane of two kernel streams (strs: refs written as strings),
- * built, its steps checked against gpu_want. */
+/* A GPU plane of two kernel streams, or one where n2 is 0 (strs: refs
+ * written as strings), built, its steps checked against gpu_want. */
 static void gpu_two_streams(struct tp_capture *cap, struct tp_ops *ops, char **path,
 			    const struct ev *s1, size_t n1, const struct ev *s2, size_t n2,
 			    const char *const *names, size_t n_names, bool strs)
@@ -145,7 +145,8 @@ static void gpu_two_streams(struct tp_capture *cap, struct tp_ops *ops, char **p
 
 	pb_str(&plane, 2, "/device:GPU:0");
 	line(&plane, 16, "Stream #16(Kernel)", s1, n1, strs ? names : NULL);
-	line(&plane, 17, "Stream #17(Kernel)", s2, n2, strs ? names : NULL);
+	if (n2)
+		line(&plane, 17, "Stream #17(Kernel)", s2, n2, strs ? names : NULL);
 	event_meta(&plane, 1, 0, "kernel", NULL);
 	stat_metas(&plane, names, n_names, 1);
 	build(cap, ops, &plane, path);
@@ -254,6 +255,140 @@ START_TEST(test_gpu_steps_unsorted)
 	gpu_two_streams(&cap, &ops, &path, s2, sizeof(s2) / sizeof(s2[0]), s1,
 			sizeof(s1) / sizeof(s1[0]), names, sizeof(names) / sizeof(names[0]), _i);
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 0);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* test_gpu_steps' kernels on one stream, c.1 at 2450 nested in b.1 at
+ * 2400 (it owns its 50 ps, the same kind): with one kernel line, each
+ * program's executions are cut as the op pass reads its kernels and the
+ * pieces wait packed for the steps (gpu_runs.c, late_pieces.c); the same
+ * steps and parts. Loop 2..3: the line out of order (a.1 at 1600 before
+ * the one at 1000), so that program 5's kernels are cut again from its
+ * plane read sorted, and the op pass nests the line the general way:
+ * the same again. Loop 0..1 (2..3): refs, strings. */
+START_TEST(test_gpu_steps_one_stream)
+{
+	static const char *const names[] = { "program_id", "hlo_op", "hlo_module",
+					     "a.1", "b.1", "c.1", "jit_a", "jit_b" };
+	enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, C1 = 6, JA = 7, JB = 8 };
+#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
+	static const struct ev sorted[] = {
+		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1200, 300, K(5, B1, JA) },
+		{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
+		{ 1, 2200, 100, K(5, A1, JA) }, { 1, 2400, 300, K(5, B1, JA) },
+		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 2800, 100, K(5, B1, JA) },
+		{ 1, 3000, 500, K(6, C1, JB) },
+	};
+	static const struct ev unsorted[] = {
+		{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1000, 100, K(5, A1, JA) },
+		{ 1, 1200, 300, K(5, B1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
+		{ 1, 2200, 100, K(5, A1, JA) }, { 1, 2400, 300, K(5, B1, JA) },
+		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 2800, 100, K(5, B1, JA) },
+		{ 1, 3000, 500, K(6, C1, JB) },
+	};
+#undef K
+	struct tp_capture cap;
+	struct tp_ops ops;
+	char *path;
+
+	gpu_two_streams(&cap, &ops, &path, _i < 2 ? sorted : unsorted, 9, NULL, 0, names,
+			sizeof(names) / sizeof(names[0]), _i % 2);
+	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 500);
+	ck_assert_int_eq(ops.ops[0].self_ps + ops.ops[1].self_ps + ops.ops[2].self_ps, 1750);
+	ck_assert_int_eq(ops.cores[0].self_ps, 1750);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* GPU kernels that name no program (no program_id stat): ops, but no
+ * steps to infer, and so nothing outside them either (the pieces swept
+ * for steps that might come are dropped). Loop: one stream, two. */
+START_TEST(test_gpu_no_program)
+{
+	static const char *const names[] = { "hlo_op", "hlo_module", "a.1", "jit_a" };
+	enum { OP = 1, MOD = 2, A1 = 3, JA = 4 };
+	static const struct ev s[] = {
+		{ 1, 1000, 100, { { OP, 7, A1 }, { MOD, 7, JA } } },
+		{ 1, 1200, 300, { { OP, 7, A1 }, { MOD, 7, JA } } },
+	};
+	struct pb plane = { 0 };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	char *path;
+
+	pb_str(&plane, 2, "/device:GPU:0");
+	line(&plane, 16, "Stream #16(Kernel)", s, 2, NULL);
+	if (_i)
+		line(&plane, 17, "Stream #17(Kernel)", s, 1, NULL);
+	event_meta(&plane, 1, 0, "kernel", NULL);
+	stat_metas(&plane, names, sizeof(names) / sizeof(names[0]), 1);
+	build(&cap, &ops, &plane, &path);
+	ck_assert_uint_eq(ops.n_cores, 1);
+	ck_assert_int_eq(ops.cores[0].source, TP_OPSRC_GPU);
+	ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_NONE);
+	ck_assert_uint_eq(ops.cores[0].n_steps, 0);
+	ck_assert_int_eq(ops.cores[0].self_ps, _i ? 500 : 400);
+	for (int k = 0; k < TP_PARTS; k++)
+		ck_assert_int_eq(ops.cores[0].outside_ps[k], 0);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* A TF core (its ops on a "TensorFlow Ops" line) whose events carry
+ * group_id: the groups are found by the op pass as it reads the line
+ * (steps.c, late steps), then the pieces go into them.
+ *   group 7: MatMul 1000+200, Relu 1300+100 -> 1000..1400, compute 300,
+ *            idle 100
+ *   group 8: MatMul 2000+300               -> 2000..2300, compute 300
+ * Relu at 2400 has no group_id and MatMul at 2500 a negative one: 150 ps
+ * of compute outside the steps. Loop bit 1: each event also carries
+ * flops (read one at a time); bit 2: an empty "Steps" line (said apart,
+ * the same steps). */
+START_TEST(test_tf_group_steps)
+{
+	static const char *const names[] = { "group_id", "flops" };
+	static const struct ev bulk[] = {
+		{ 1, 1000, 200, { { 1, 4, 7 } } }, { 2, 1300, 100, { { 1, 4, 7 } } },
+		{ 1, 2000, 300, { { 1, 4, 8 } } }, { 2, 2400, 100, { { 0 } } },
+		{ 1, 2500, 50, { { 1, 4, -1 } } },
+	};
+	static const struct ev one[] = {
+		{ 1, 1000, 200, { { 1, 4, 7 }, { 2, 4, 10 } } },
+		{ 2, 1300, 100, { { 1, 4, 7 }, { 2, 4, 10 } } },
+		{ 1, 2000, 300, { { 1, 4, 8 }, { 2, 4, 10 } } }, { 2, 2400, 100, { { 2, 4, 10 } } },
+		{ 1, 2500, 50, { { 1, 4, -1 }, { 2, 4, 10 } } },
+	};
+	static const int64_t want[][4] = { { 1000, 400, 300, 100 }, { 2000, 300, 300, 0 } };
+	struct pb plane = { 0 };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	const struct tp_step *st;
+	char *path;
+
+	pb_str(&plane, 2, "/device:GPU:0");
+	if (_i & 2)
+		line(&plane, 1, "Steps", NULL, 0, NULL);
+	line(&plane, 2, "TensorFlow Ops", _i & 1 ? one : bulk, 5, NULL);
+	event_meta(&plane, 1, 0, "MatMul", NULL);
+	event_meta(&plane, 2, 0, "Relu", NULL);
+	stat_metas(&plane, names, 2, 1);
+	build(&cap, &ops, &plane, &path);
+	ck_assert_uint_eq(ops.n_cores, 1);
+	ck_assert_int_eq(ops.cores[0].source, TP_OPSRC_TF);
+	ck_assert_int_eq(ops.cores[0].step_source,
+			 _i & 2 ? TP_STEPS_GROUP_EMPTY_LINE : TP_STEPS_GROUP);
+	ck_assert_uint_eq(ops.cores[0].n_steps, 2);
+	st = &ops.steps[ops.cores[0].first_step];
+	ck_assert(tp_str_eq(st[0].name, "7"));
+	ck_assert(tp_str_eq(st[1].name, "8"));
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert_int_eq(st[i].start_ps, want[i][0]);
+		ck_assert_int_eq(st[i].dur_ps, want[i][1]);
+		ck_assert_int_eq(st[i].compute_ps, want[i][2]);
+		ck_assert_int_eq(st[i].idle_ps, want[i][3]);
+	}
+	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 150);
 	done(&cap, &ops, path);
 }
 END_TEST
@@ -712,6 +847,9 @@ static Suite *steps_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_gpu_steps, 0, 2);
 	tcase_add_loop_test(tc, test_gpu_steps_unsorted, 0, 2);
+	tcase_add_loop_test(tc, test_gpu_steps_one_stream, 0, 4);
+	tcase_add_loop_test(tc, test_gpu_no_program, 0, 2);
+	tcase_add_loop_test(tc, test_tf_group_steps, 0, 4);
 	tcase_add_test(tc, test_group_steps);
 	tcase_add_loop_test(tc, test_group_steps_late, 0, 3);
 	tcase_add_test(tc, test_input_time);

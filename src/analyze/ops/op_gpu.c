@@ -8,7 +8,8 @@
  * stats' raw values (the program id, the two refs) key a small table
  * of their own, filled on first sight through the same lookup
  * (tp_op_gpu_lookup), so the result is the same op and the names are
- * hashed once per distinct kernel, not per event.
+ * hashed once per distinct kernel, not per event. Each kernel read also
+ * goes to the core's inferred steps when they come late (gpu_runs.c).
  */
 #include "ops_internal.h"
 
@@ -172,6 +173,8 @@ static void count_program(struct tp_op_ctx *c, uint64_t id)
  * and tp_stat_int reads it; kept values are integers or refs. */
 void tp_op_programs_batch(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n)
 {
+	if (c->kernels)
+		tp_gpu_kernels_batch(c->kernels, b, n);
 	if (!c->count_programs)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -196,6 +199,8 @@ void tp_op_programs_event(struct tp_op_ctx *c, const struct tp_event *ev)
 	struct tp_stat st;
 	int64_t v;
 
+	if (c->kernels)
+		tp_gpu_kernels_event(c->kernels, ev);
 	if (c->count_programs &&
 	    tp_event_stat(&c->host->xs, c->pl, ev, TP_SN_PROGRAM_ID, &st) &&
 	    tp_stat_int(&st, &v))

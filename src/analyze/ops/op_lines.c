@@ -113,7 +113,7 @@ static void nest(struct tp_op_ctx *c, struct tp_op_bufs *b, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		int64_t end = tp_sat_add(r[i].start, r[i].dur);
 
-		if (c->ops->cores[c->core].n_steps)
+		if (tp_ops_sweeping(c))
 			tp_sweep_push(c, r[i].start, r[i].dur,
 				      tp_seg_kind(c, &c->ops->ops[r[i].op]));
 
@@ -203,7 +203,7 @@ static inline void stream_push(struct tp_op_ctx *c, struct stream *st,
 	}
 	st->have_prev = true;
 	st->prev = *r;
-	if (c->ops->cores[c->core].n_steps)
+	if (tp_ops_sweeping(c))
 		tp_sweep_push(c, r->start, r->dur, tp_seg_kind(c, &c->ops->ops[r->op]));
 	while (st->depth) {
 		const struct tp_op_open_rec *top = &b->open[st->depth - 1];
@@ -453,6 +453,8 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	tp_op_count_keys(c->pl, &count_keys);
 	if (c->spec_groups) /* slot 0: count_keys keep nothing else */
 		tp_batch_keep(&count_keys, 0, c->spec_gid, true);
+	if (c->groups) /* the same slot: TF cores do not speculate */
+		tp_batch_keep(&count_keys, 0, c->late_gid, true);
 	tp_op_duty_line(c, ln);
 	stream_start(&lp.st, c, ops, lp.core);
 	if (gpu)
@@ -474,6 +476,8 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 			} else {
 				add_batch(&lp, b->batch, n);
 			}
+			if (c->groups)
+				tp_groups_batch(c->groups, b->batch, n);
 			continue;
 		}
 		if (tp_event_iter_next(&it, &ev) <= 0)
@@ -481,6 +485,8 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 		add_event(&lp, &ev);
 		if (gpu)
 			tp_op_programs_event(c, &ev);
+		if (c->groups)
+			tp_groups_event(c->groups, &ev);
 	}
 	if (lp.st.on) {
 		stream_end(c, &lp.st);

@@ -110,6 +110,18 @@ struct tp_sweep {
 	bool started;
 };
 
+/* Pieces of op time packed in the order the sweep emits them
+ * (core_lines.c). */
+struct tp_late_pieces {
+	uint8_t *buf;
+	size_t len, cap;
+	int64_t last_end;
+};
+struct tp_late_cursor {
+	size_t at;
+	int64_t last_end;
+};
+
 struct tp_op_ctx {
 	struct tp_ops *ops;
 	struct tp_capture *cap;
@@ -166,7 +178,65 @@ struct tp_op_ctx {
 	 * the core is read again the usual way (ops.c). */
 	bool spec_groups, spec_seen;
 	int64_t spec_gid;
+	/* Steps known only after the op pass (a GPU core's inferred steps,
+	 * a TF core's groups: its op lines are read once, by the op pass,
+	 * which feeds kernels or groups): the pass sweeps its op time into
+	 * pieces, kept, and tp_ops_read_late_steps makes the steps and
+	 * attributes them. */
+	bool late_steps;
+	struct tp_gpu_kernels *kernels;
+	struct tp_groups *groups;      /* a TF core's group ids, kept in   */
+	int64_t late_gid;              /* slot 0 of its bulk keys           */
+	struct tp_late_pieces late_pieces; /* one op line's, core_lines.c */
 };
+
+/* A piece [start, end) of kind, packed (core_lines.c); then each in
+ * turn from a zeroed cursor; then the pieces freed. */
+void tp_late_piece(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind);
+bool tp_late_piece_next(const struct tp_op_ctx *c, struct tp_late_cursor *cur,
+			int64_t *start, int64_t *end, uint32_t *kind);
+void tp_late_pieces_drop(struct tp_op_ctx *c);
+
+/* Varints for what is kept packed (gpu_runs.c, core_lines.c): at most
+ * 10 bytes each; signed values zigzagged. */
+static inline uint8_t *tp_put_varint(uint8_t *q, uint64_t v)
+{
+	while (v >= 0x80) {
+		*q++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*q++ = (uint8_t)v;
+	return q;
+}
+
+static inline const uint8_t *tp_get_varint(const uint8_t *q, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned s = 0;
+
+	do
+		x |= (uint64_t)(*q & 0x7f) << s, s += 7;
+	while (*q++ & 0x80);
+	*v = x;
+	return q;
+}
+
+static inline uint64_t tp_zigzag(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+}
+
+static inline uint64_t tp_unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+}
+
+/* Whether the op pass sweeps op time into pieces for the steps: the
+ * core has steps, or will have once the pass is over. */
+static inline bool tp_ops_sweeping(const struct tp_op_ctx *c)
+{
+	return c->late_steps || c->ops->cores[c->core].n_steps;
+}
 
 /* XProf's duty cycle, barrier time and SparseCore module windows of a
  * TPU core, from every event of its op lines (op_duty.c): start before
@@ -239,6 +309,32 @@ void tp_op_count_keys(const struct tp_plane *pl, struct tp_batch_keys *k);
  * values, so names are hashed once per distinct kernel. */
 uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 				 const struct tp_event_batch *b, size_t i);
+
+/* A GPU core's kernels as its steps need them (gpu_runs.c): start,
+ * then each event of its kernel lines, read in bulk (the stats in the
+ * TP_GPU_KEY_* slots) or one at a time (untimed ones are skipped), then
+ * finish: tp_ops_gpu_program_runs's figures for the kernels fed, and r
+ * freed. */
+struct tp_gpu_kernels;
+struct tp_gpu_kernels *tp_gpu_kernels_start(const struct tp_xspace *xs,
+					    const struct tp_plane *pl);
+void tp_gpu_kernels_batch(struct tp_gpu_kernels *r, const struct tp_event_batch *b, size_t n);
+void tp_gpu_kernels_event(struct tp_gpu_kernels *r, const struct tp_event *ev);
+size_t tp_gpu_kernels_finish(struct tp_gpu_kernels *r, struct tp_program_time *best,
+			     struct tp_step_run **out);
+
+/* The group_id steps of the events fed (core_lines.c), as
+ * tp_ops_group_runs finds them: start with the plane's group_id stat
+ * id (tp_groups_stat: false when it names none), then each event read
+ * in bulk (the stat kept in slot 0) or one at a time (untimed ones are
+ * skipped), then finish: the runs, g freed. */
+struct tp_groups;
+bool tp_groups_stat(const struct tp_plane *pl, int64_t *gid);
+struct tp_groups *tp_groups_start(const struct tp_xspace *xs, const struct tp_plane *pl,
+				  int64_t gid);
+void tp_groups_batch(struct tp_groups *g, const struct tp_event_batch *b, size_t n);
+void tp_groups_event(struct tp_groups *g, const struct tp_event *ev);
+size_t tp_groups_finish(struct tp_groups *g, struct tp_step_run **out);
 
 /* The programs of a GPU line's kernels (tp_ops_core.programs): a line
  * starts, then each event read in bulk or one at a time. */
@@ -324,6 +420,9 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln);
 /* Reads the core's "Steps" line into ops->steps, else infers the steps
  * from its "XLA Modules" line (steps.c). */
 void tp_ops_read_steps(struct tp_op_ctx *c);
+/* After the op lines: the steps that come late (tp_op_ctx.late_steps)
+ * made from what the pass fed, their parts begun again (steps.c). */
+void tp_ops_read_late_steps(struct tp_op_ctx *c);
 /* The core's step holding time t (an index from the core's first
  * step), or SIZE_MAX. */
 size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
