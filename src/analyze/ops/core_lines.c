@@ -288,38 +288,9 @@ size_t tp_ops_group_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
  * if they had streamed.
  ---- */
 
-void tp_late_piece(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind)
+void tp_late_pieces_grow(struct tp_late_pieces *p)
 {
-	struct tp_late_pieces *p = &c->late_pieces;
-	uint64_t gap = (uint64_t)start - (uint64_t)p->last_end;
-	uint8_t *q;
-
-	if (p->len + 3 * 10 > p->cap)
-		p->buf = tp_xgrow(p->buf, &p->cap, p->len + 3 * 10, 1);
-	q = p->buf + p->len;
-	q = tp_put_varint(q, tp_zigzag(gap));
-	q = tp_put_varint(q, (uint64_t)end - (uint64_t)start);
-	q = tp_put_varint(q, kind);
-	p->len = (size_t)(q - p->buf);
-	p->last_end = end;
-}
-
-bool tp_late_piece_next(const struct tp_op_ctx *c, struct tp_late_cursor *cur,
-			int64_t *start, int64_t *end, uint32_t *kind)
-{
-	const struct tp_late_pieces *p = &c->late_pieces;
-	uint64_t gap, len, k;
-
-	if (cur->at >= p->len)
-		return false;
-	cur->at = (size_t)(tp_get_varint(p->buf + cur->at, &gap) - p->buf);
-	cur->at = (size_t)(tp_get_varint(p->buf + cur->at, &len) - p->buf);
-	cur->at = (size_t)(tp_get_varint(p->buf + cur->at, &k) - p->buf);
-	*start = (int64_t)((uint64_t)cur->last_end + tp_unzigzag(gap));
-	*end = (int64_t)((uint64_t)*start + len);
-	*kind = (uint32_t)k;
-	cur->last_end = *end;
-	return true;
+	p->buf = tp_xgrow(p->buf, &p->cap, p->len + TP_LATE_PIECE_MAX, 1);
 }
 
 void tp_late_pieces_drop(struct tp_op_ctx *c)

@@ -76,6 +76,14 @@ struct prog_runs {
 	bool any, unsorted;
 };
 
+/* What a kernel is to the steps: its program's number, its op's hash
+ * and (packed) number. */
+struct kernel_key {
+	size_t prog;                 /* + 1 in a memo: 0 is unset          */
+	uint64_t h;
+	size_t op;
+};
+
 /* The kernels of the plane's kernel lines that name a program and an
  * op, with each program's kernel time. With one kernel line (streaming)
  * each program's executions are cut as its kernels come, in order, and
@@ -86,6 +94,8 @@ struct prog_runs {
  * (the one its first kernel in time runs) is known only at the end. */
 struct tp_gpu_kernels {
 	bool streaming;
+	struct kernel_key *memo;     /* per op of the op pass (kernel_memo) */
+	size_t n_memo;
 	struct prog_runs *pr;        /* streaming: parallel to p           */
 	const struct tp_plane *pl;
 	const struct tp_xspace *xs;
@@ -181,32 +191,38 @@ static size_t op_number(struct tp_gpu_kernels *r, uint64_t h, size_t ref)
 
 /* One kernel of a program, to its runs while its kernels come sorted
  * (as program_runs would walk them). */
-static void stream_add(struct prog_runs *s, const struct kernel *k)
+static void stream_add(struct prog_runs *s, int64_t start, int64_t dur, int64_t id,
+		       uint64_t h)
 {
 	if (s->unsorted)
 		return;
-	if (s->any && kernel_by_start(&s->prev, k) > 0) {
+	/* a later start is in order: no compare (the usual kernel) */
+	if (s->any && start <= s->prev.run.start_ps &&
+	    kernel_by_start(&s->prev, &(struct kernel){ { start, dur, id }, h }) > 0) {
 		s->unsorted = true;
 		free(s->a.v);
 		s->a = (struct runs){ 0 };
 		return;
 	}
 	s->any = true;
-	s->prev = *k;
-	run_add(&s->a, k);
+	/* field by field: a copy of a struct just built stalls on its stores */
+	s->prev.run.start_ps = start;
+	s->prev.run.dur_ps = dur;
+	s->prev.run.id = id;
+	s->prev.op = h;
+	run_add(&s->a, &s->prev);
 }
 
-static void kernel_add(struct tp_gpu_kernels *r, int64_t id, const struct tp_stat *op,
-		       const struct tp_stat *mod, int64_t start, int64_t dur)
+static bool kernel_key(struct tp_gpu_kernels *r, int64_t id, const struct tp_stat *op,
+		       const struct tp_stat *mod, struct kernel_key *k)
 {
 	struct tp_str name, module = TP_STR_NULL;
-	uint64_t h, mh;
+	uint64_t mh;
 	size_t ref, mref;
 	long i;
 
-	if (!str_key(r, op, &name, &h, &ref))
-		return;
-	dur = dur > 0 ? dur : 0;
+	if (!str_key(r, op, &name, &k->h, &ref))
+		return false;
 	if ((i = tp_i64map_get(&r->progs, id)) < 0) {
 		if (mod)
 			str_key(r, mod, &module, &mh, &mref);
@@ -219,18 +235,60 @@ static void kernel_add(struct tp_gpu_kernels *r, int64_t id, const struct tp_sta
 		}
 		i = (long)r->np++;
 	}
-	r->p[i].ps = tp_sat_add(r->p[i].ps, dur);
+	k->prog = (size_t)i;
+	k->op = r->streaming ? 0 : op_number(r, k->h, ref);
+	return true;
+}
+
+static void kernel_put(struct tp_gpu_kernels *r, const struct kernel_key *k, int64_t start,
+		       int64_t dur)
+{
+	dur = dur > 0 ? dur : 0;
+	r->p[k->prog].ps = tp_sat_add(r->p[k->prog].ps, dur);
 	if (r->streaming)
-		stream_add(&r->pr[i], &(struct kernel){ { start, dur, id }, h });
+		stream_add(&r->pr[k->prog], start, dur, (int64_t)r->p[k->prog].id, k->h);
 	else
-		pack(r, start, dur, (size_t)i, op_number(r, h, ref));
+		pack(r, start, dur, k->prog, k->op);
+}
+
+static void kernel_add(struct tp_gpu_kernels *r, int64_t id, const struct tp_stat *op,
+		       const struct tp_stat *mod, int64_t start, int64_t dur)
+{
+	struct kernel_key k;
+
+	if (kernel_key(r, id, op, mod, &k))
+		kernel_put(r, &k, start, dur);
+}
+
+/* A kernel whose program id is on the event, with the op the op pass
+ * made of it: the op is keyed by the program id and the op ref's name
+ * (op_gpu.c), so its next kernels take the same program and op here
+ * without a lookup. */
+static void kernel_memo(struct tp_gpu_kernels *r, uint32_t o, int64_t id,
+			const struct tp_stat *op, const struct tp_stat *mod, int64_t start,
+			int64_t dur)
+{
+	struct kernel_key k;
+
+	if (!kernel_key(r, id, op, mod, &k))
+		return;
+	if (o >= r->n_memo) {
+		size_t old = r->n_memo;
+
+		r->memo = tp_xgrow(r->memo, &r->n_memo, (size_t)o + 1, sizeof(*r->memo));
+		memset(r->memo + old, 0, (r->n_memo - old) * sizeof(*r->memo));
+	}
+	r->memo[o] = k;
+	r->memo[o].prog++;
+	kernel_put(r, &k, start, dur);
 }
 
 /* As the op pass reads kept stats (op_gpu.c): a program id that is an
  * integer, on the event or else on its metadata; an hlo_op that is a
  * ref on the event (else the kernel names no op there either). The
  * stats in the op pass's slots (TP_GPU_KEY_*). */
-void tp_gpu_kernels_batch(struct tp_gpu_kernels *r, const struct tp_event_batch *b, size_t n)
+void tp_gpu_kernels_batch(struct tp_gpu_kernels *r, const struct tp_event_batch *b, size_t n,
+			  const uint32_t *ops)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint8_t pk = b->kind[TP_GPU_KEY_PROGRAM][i];
@@ -242,6 +300,15 @@ void tp_gpu_kernels_batch(struct tp_gpu_kernels *r, const struct tp_event_batch 
 		if (b->kind[TP_GPU_KEY_OP][i] != TP_STAT_REF)
 			continue;
 		if (pk == TP_STAT_INT64 || pk == TP_STAT_UINT64) {
+			/* the op pass's op stands for the program and op ref */
+			if (ops && ops[i] != TP_OP_NONE && ops[i] < r->n_memo &&
+			    r->memo[ops[i]].prog) {
+				struct kernel_key k = r->memo[ops[i]];
+
+				k.prog--;
+				kernel_put(r, &k, b->start_ps[i], b->dur_ps[i]);
+				continue;
+			}
 			id = (int64_t)b->value[TP_GPU_KEY_PROGRAM][i];
 		} else {
 			em = &r->pl->event_meta[b->meta[i]];
@@ -254,7 +321,10 @@ void tp_gpu_kernels_batch(struct tp_gpu_kernels *r, const struct tp_event_batch 
 		op.v.u = b->value[TP_GPU_KEY_OP][i];
 		mod.kind = (enum tp_stat_kind)b->kind[TP_GPU_KEY_MODULE][i];
 		mod.v.u = b->value[TP_GPU_KEY_MODULE][i];
-		kernel_add(r, id, &op, &mod, b->start_ps[i], b->dur_ps[i]);
+		if (pk == TP_STAT_NONE || !ops || ops[i] == TP_OP_NONE)
+			kernel_add(r, id, &op, &mod, b->start_ps[i], b->dur_ps[i]);
+		else
+			kernel_memo(r, ops[i], id, &op, &mod, b->start_ps[i], b->dur_ps[i]);
 	}
 }
 
@@ -297,7 +367,7 @@ struct tp_gpu_kernels *tp_gpu_kernels_start(const struct tp_xspace *xs,
 
 static void kernels_batch(void *ctx, const struct tp_event_batch *b, size_t n)
 {
-	tp_gpu_kernels_batch(ctx, b, n);
+	tp_gpu_kernels_batch(ctx, b, n, NULL);
 }
 
 static void kernels_event(void *ctx, const struct tp_event *ev)
@@ -397,6 +467,7 @@ size_t tp_gpu_kernels_finish(struct tp_gpu_kernels *r, struct tp_program_time *b
 	for (size_t i = 0; r->streaming && i < r->np; i++)
 		free(r->pr[i].a.v);
 	free(r->pr);
+	free(r->memo);
 	tp_i64map_release(&r->progs);
 	tp_i64map_release(&r->ops);
 	free(r->hash);

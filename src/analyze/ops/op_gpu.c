@@ -128,6 +128,12 @@ uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 	return s->op;
 }
 
+void tp_op_resolve_gpu_ops(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		c->bufs->gpu_ops[i] = tp_op_resolve_gpu_batch(c, b, i);
+}
+
 void tp_op_programs_line(struct tp_op_ctx *c, const struct tp_line *ln)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
@@ -174,7 +180,7 @@ static void count_program(struct tp_op_ctx *c, uint64_t id)
 void tp_op_programs_batch(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n)
 {
 	if (c->kernels)
-		tp_gpu_kernels_batch(c->kernels, b, n);
+		tp_gpu_kernels_batch(c->kernels, b, n, c->bufs->gpu_ops);
 	if (!c->count_programs)
 		return;
 	for (size_t i = 0; i < n; i++) {

@@ -421,8 +421,9 @@ static void add_gpu_batch(struct line_pass *lp, const struct tp_event_batch *b,
 {
 	struct tp_op_ctx *c = lp->c;
 
+	tp_op_resolve_gpu_ops(c, b, n);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t id = tp_op_resolve_gpu_batch(c, b, i);
+		uint32_t id = c->bufs->gpu_ops[i];
 
 		if (id == TP_OP_NONE)
 			continue;

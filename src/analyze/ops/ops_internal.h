@@ -94,6 +94,7 @@ struct tp_op_bufs {
 	int64_t *self;                 /* streaming: a line's self time per op */
 	size_t cap_self;
 	struct tp_event_batch *batch;  /* bulk reading of op lines          */
+	uint32_t gpu_ops[TP_EVENT_BATCH]; /* the op of each GPU kernel there */
 };
 void tp_op_bufs_release(struct tp_op_bufs *b);
 
@@ -190,12 +191,6 @@ struct tp_op_ctx {
 	struct tp_late_pieces late_pieces; /* one op line's, core_lines.c */
 };
 
-/* A piece [start, end) of kind, packed (core_lines.c); then each in
- * turn from a zeroed cursor; then the pieces freed. */
-void tp_late_piece(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind);
-bool tp_late_piece_next(const struct tp_op_ctx *c, struct tp_late_cursor *cur,
-			int64_t *start, int64_t *end, uint32_t *kind);
-void tp_late_pieces_drop(struct tp_op_ctx *c);
 
 /* Varints for what is kept packed (gpu_runs.c, core_lines.c): at most
  * 10 bytes each; signed values zigzagged. */
@@ -230,6 +225,47 @@ static inline uint64_t tp_unzigzag(uint64_t z)
 {
 	return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
 }
+
+/* A piece [start, end) of kind, packed (core_lines.c): inline, once a
+ * piece; then each in turn from a zeroed cursor; then the pieces
+ * freed. */
+#define TP_LATE_PIECE_MAX (3 * 10)
+void tp_late_pieces_grow(struct tp_late_pieces *p);
+static inline void tp_late_piece(struct tp_op_ctx *c, int64_t start, int64_t end,
+				 uint32_t kind)
+{
+	struct tp_late_pieces *p = &c->late_pieces;
+	uint8_t *q;
+
+	if (p->len + TP_LATE_PIECE_MAX > p->cap)
+		tp_late_pieces_grow(p);
+	q = p->buf + p->len;
+	q = tp_put_varint(q, tp_zigzag((uint64_t)start - (uint64_t)p->last_end));
+	q = tp_put_varint(q, (uint64_t)end - (uint64_t)start);
+	q = tp_put_varint(q, kind);
+	p->len = (size_t)(q - p->buf);
+	p->last_end = end;
+}
+
+static inline bool tp_late_piece_next(const struct tp_op_ctx *c, struct tp_late_cursor *cur,
+				      int64_t *start, int64_t *end, uint32_t *kind)
+{
+	const uint8_t *q = c->late_pieces.buf + cur->at;
+	uint64_t gap, len, k;
+
+	if (cur->at >= c->late_pieces.len)
+		return false;
+	q = tp_get_varint(q, &gap);
+	q = tp_get_varint(q, &len);
+	q = tp_get_varint(q, &k);
+	cur->at = (size_t)(q - c->late_pieces.buf);
+	*start = (int64_t)((uint64_t)cur->last_end + tp_unzigzag(gap));
+	*end = (int64_t)((uint64_t)*start + len);
+	*kind = (uint32_t)k;
+	cur->last_end = *end;
+	return true;
+}
+void tp_late_pieces_drop(struct tp_op_ctx *c);
 
 /* Whether the op pass sweeps op time into pieces for the steps: the
  * core has steps, or will have once the pass is over. */
@@ -309,6 +345,8 @@ void tp_op_count_keys(const struct tp_plane *pl, struct tp_batch_keys *k);
  * values, so names are hashed once per distinct kernel. */
 uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 				 const struct tp_event_batch *b, size_t i);
+/* The op of each of the batch's n kernels, into c->bufs->gpu_ops. */
+void tp_op_resolve_gpu_ops(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n);
 
 /* A GPU core's kernels as its steps need them (gpu_runs.c): start,
  * then each event of its kernel lines, read in bulk (the stats in the
@@ -318,7 +356,9 @@ uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 struct tp_gpu_kernels;
 struct tp_gpu_kernels *tp_gpu_kernels_start(const struct tp_xspace *xs,
 					    const struct tp_plane *pl);
-void tp_gpu_kernels_batch(struct tp_gpu_kernels *r, const struct tp_event_batch *b, size_t n);
+/* ops: the op pass's op of each event (TP_OP_NONE: none), or NULL */
+void tp_gpu_kernels_batch(struct tp_gpu_kernels *r, const struct tp_event_batch *b, size_t n,
+			  const uint32_t *ops);
 void tp_gpu_kernels_event(struct tp_gpu_kernels *r, const struct tp_event *ev);
 size_t tp_gpu_kernels_finish(struct tp_gpu_kernels *r, struct tp_program_time *best,
 			     struct tp_step_run **out);
@@ -337,7 +377,8 @@ void tp_groups_event(struct tp_groups *g, const struct tp_event *ev);
 size_t tp_groups_finish(struct tp_groups *g, struct tp_step_run **out);
 
 /* The programs of a GPU line's kernels (tp_ops_core.programs): a line
- * starts, then each event read in bulk or one at a time. */
+ * starts, then each event read in bulk (after tp_op_resolve_gpu_ops) or
+ * one at a time. */
 void tp_op_programs_line(struct tp_op_ctx *c, const struct tp_line *ln);
 void tp_op_programs_batch(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n);
 void tp_op_programs_event(struct tp_op_ctx *c, const struct tp_event *ev);
