@@ -293,8 +293,8 @@ void tp_late_pieces_grow(struct tp_late_pieces *p)
 	p->buf = tp_xgrow(p->buf, &p->cap, p->len + TP_LATE_PIECE_MAX, 1);
 }
 
-void tp_late_pieces_drop(struct tp_op_ctx *c)
+void tp_late_pieces_drop(struct tp_late_pieces *p)
 {
-	free(c->late_pieces.buf);
-	memset(&c->late_pieces, 0, sizeof(c->late_pieces));
+	free(p->buf);
+	memset(p, 0, sizeof(*p));
 }

@@ -40,7 +40,7 @@ static void emit(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind)
 	if (end <= start)
 		return;
 	if (c->stream_parts && c->late_steps) {
-		tp_late_piece(c, start, end, kind);
+		tp_late_piece(&c->late_pieces, start, end, kind);
 		return;
 	}
 	if (c->stream_parts) {
@@ -127,7 +127,7 @@ void tp_sweep_line_abandon(struct tp_op_ctx *c)
 	if (c->stream_parts)
 		parts_reset(c);
 	if (c->stream_parts && c->late_steps)
-		tp_late_pieces_drop(c);
+		tp_late_pieces_drop(&c->late_pieces);
 	c->n_segs = c->line_segs0;
 	c->sweep.depth = 0;
 	c->sweep.started = false;
@@ -139,7 +139,7 @@ void tp_sweep_release(struct tp_op_ctx *c)
 	c->step_cats = NULL;
 	c->n_step_cats = c->cap_step_cats = 0;
 	free(c->segs);
-	tp_late_pieces_drop(c);
+	tp_late_pieces_drop(&c->late_pieces);
 	free(c->sweep.open);
 	free(c->map_w);
 	free(c->step_shift);
@@ -409,9 +409,9 @@ bool tp_steps_place(struct tp_op_ctx *c)
 		int64_t start, end;
 		uint32_t kind;
 
-		while (tp_late_piece_next(c, &cur, &start, &end, &kind))
+		while (tp_late_piece_next(&c->late_pieces, &cur, &start, &end, &kind))
 			attribute(c, start, end, kind);
-		tp_late_pieces_drop(c);
+		tp_late_pieces_drop(&c->late_pieces);
 	}
 	if (again && c->stream_parts) {
 		parts_begin(c);

@@ -254,7 +254,7 @@ void tp_ops_read_late_steps(struct tp_op_ctx *c)
 		/* no steps: the pieces swept for them go */
 		c->n_segs = 0;
 		c->seg_lines = 0;
-		tp_late_pieces_drop(c);
+		tp_late_pieces_drop(&c->late_pieces);
 	}
 	tp_steps_parts_begin(c);
 }
