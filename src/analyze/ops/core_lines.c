@@ -151,7 +151,7 @@ bool tp_batch_keep(struct tp_batch_keys *keys, unsigned k, int64_t id, bool on)
 	return true;
 }
 
-struct tp_groups {
+struct groups {
 	const struct tp_plane *pl;
 	const struct tp_xspace *xs;
 	int64_t gid;
@@ -167,7 +167,7 @@ struct tp_groups {
 /* One event of group g: the group spans its first event's start to its
  * last event's end. XProf leaves an event without one outside every
  * step; a negative id is no step either. */
-static void group_add(struct tp_groups *g, int64_t id, int64_t start, int64_t dur)
+static void group_add(struct groups *g, int64_t id, int64_t start, int64_t dur)
 {
 	int64_t end = tp_sat_add(start, dur > 0 ? dur : 0), old_end;
 	long k;
@@ -185,8 +185,10 @@ static void group_add(struct tp_groups *g, int64_t id, int64_t start, int64_t du
 	g->v[k].dur_ps = tp_sat_sub(end > old_end ? end : old_end, g->v[k].start_ps);
 }
 
-void tp_groups_batch(struct tp_groups *g, const struct tp_event_batch *b, size_t n)
+static void group_batch(void *ctx, const struct tp_event_batch *b, size_t n)
 {
+	struct groups *g = ctx;
+
 	for (size_t i = 0; i < n; i++) {
 		uint8_t kind = b->kind[0][i];
 
@@ -197,87 +199,55 @@ void tp_groups_batch(struct tp_groups *g, const struct tp_event_batch *b, size_t
 	}
 }
 
-void tp_groups_event(struct tp_groups *g, const struct tp_event *ev)
+static void group_event(void *ctx, const struct tp_event *ev)
 {
+	struct groups *g = ctx;
 	int64_t v;
 
-	if (ev->timed && tp_ops_event_stat_id(g->xs, ev, g->gid, &v))
+	if (tp_ops_event_stat_id(g->xs, ev, g->gid, &v))
 		group_add(g, v, ev->start_ps, ev->dur_ps);
-}
-
-bool tp_groups_stat(const struct tp_plane *pl, int64_t *gid)
-{
-	for (size_t i = 0; i < pl->n_stat_meta; i++)
-		if (tp_str_eq(pl->stat_meta[i].name, "group_id")) {
-			*gid = pl->stat_meta[i].id;
-			return true;
-		}
-	return false;
-}
-
-struct tp_groups *tp_groups_start(const struct tp_xspace *xs, const struct tp_plane *pl,
-				  int64_t gid)
-{
-	struct tp_groups *g = tp_xcalloc(1, sizeof(*g));
-
-	g->xs = xs;
-	g->pl = pl;
-	g->gid = gid;
-	g->meta_has = tp_xcalloc(pl->n_event_meta + 1, sizeof(*g->meta_has));
-	g->meta_gid = tp_xcalloc(pl->n_event_meta + 1, sizeof(*g->meta_gid));
-	for (size_t i = 0; i < pl->n_event_meta; i++) {
-		const struct tp_event_meta *em = &pl->event_meta[i];
-		const struct tp_stat *st = stat_by_id(em->stats, em->n_stats, gid);
-
-		g->meta_has[i] = st && tp_stat_int(st, &g->meta_gid[i]);
-	}
-	tp_i64map_init(&g->map, 64);
-	return g;
-}
-
-size_t tp_groups_finish(struct tp_groups *g, struct tp_step_run **out)
-{
-	size_t n = g->n;
-
-	tp_i64map_release(&g->map);
-	free(g->meta_has);
-	free(g->meta_gid);
-	if (n > 1)
-		qsort(g->v, n, sizeof(*g->v), tp_step_run_cmp);
-	*out = g->v;
-	free(g);
-	return n;
-}
-
-static void groups_batch(void *ctx, const struct tp_event_batch *b, size_t n)
-{
-	tp_groups_batch(ctx, b, n);
-}
-
-static void groups_event(void *ctx, const struct tp_event *ev)
-{
-	tp_groups_event(ctx, ev);
 }
 
 size_t tp_ops_group_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
 			 enum tp_op_source src, struct tp_step_run **out)
 {
-	struct tp_line_reader r = { .xs = xs, .pl = pl, .batch = groups_batch,
-				 .event = groups_event };
-	int64_t gid;
+	struct groups g = { .pl = pl, .xs = xs };
+	struct tp_line_reader r = { .xs = xs, .pl = pl, .batch = group_batch,
+				 .event = group_event, .ctx = &g };
+	bool has = false;
 
 	*out = NULL;
-	if (!tp_groups_stat(pl, &gid))
+	for (size_t i = 0; i < pl->n_stat_meta && !has; i++)
+		if (tp_str_eq(pl->stat_meta[i].name, "group_id")) {
+			g.gid = pl->stat_meta[i].id;
+			has = true;
+		}
+	if (!has)
 		return 0;
-	tp_batch_keep(&r.keys, 0, gid, true);
-	r.ctx = tp_groups_start(xs, pl, gid);
+	tp_batch_keep(&r.keys, 0, g.gid, true);
+	g.meta_has = tp_xcalloc(pl->n_event_meta + 1, sizeof(*g.meta_has));
+	g.meta_gid = tp_xcalloc(pl->n_event_meta + 1, sizeof(*g.meta_gid));
+	for (size_t i = 0; i < pl->n_event_meta; i++) {
+		const struct tp_event_meta *em = &pl->event_meta[i];
+		const struct tp_stat *st = stat_by_id(em->stats, em->n_stats, g.gid);
+
+		g.meta_has[i] = st && tp_stat_int(st, &g.meta_gid[i]);
+	}
+	tp_i64map_init(&g.map, 64);
 	tp_ops_read_lines(&r, src);
-	return tp_groups_finish(r.ctx, out);
+	tp_i64map_release(&g.map);
+	free(g.meta_has);
+	free(g.meta_gid);
+	if (g.n > 1)
+		qsort(g.v, g.n, sizeof(*g.v), tp_step_run_cmp);
+	*out = g.v;
+	return g.n;
 }
 
-/* ---- the op pieces of a core whose steps come after its op
- * pass (tp_op_ctx.late_steps: a GPU core's steps inferred from the very
- * kernels the pass reads), kept packed until the steps are known.
+/* ---- the op pieces of a core whose steps come after its op pass
+ * (tp_op_ctx.late_steps: a GPU core's steps inferred from the very
+ * kernels the pass reads), kept packed until the steps are known
+ * (packed.h).
  *
  * With one op line, step_parts.c puts each piece into the steps as the
  * sweep emits it, keeping nothing; here the steps are not there yet, so
@@ -285,8 +255,7 @@ size_t tp_ops_group_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
  * gap from the previous piece's end, the length, the kind), not the 24
  * of a kept struct tp_seg, on the JAX-GPU shape one piece a kernel
  * (docs/performance.md). Then they go into the steps in that order, as
- * if they had streamed.
- ---- */
+ * if they had streamed. ---- */
 
 void tp_late_pieces_grow(struct tp_late_pieces *p)
 {

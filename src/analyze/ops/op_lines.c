@@ -454,8 +454,6 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 	tp_op_count_keys(c->pl, &count_keys);
 	if (c->spec_groups) /* slot 0: count_keys keep nothing else */
 		tp_batch_keep(&count_keys, 0, c->spec_gid, true);
-	if (c->groups) /* the same slot: TF cores do not speculate */
-		tp_batch_keep(&count_keys, 0, c->late_gid, true);
 	tp_op_duty_line(c, ln);
 	stream_start(&lp.st, c, ops, lp.core);
 	if (gpu)
@@ -477,8 +475,6 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 			} else {
 				add_batch(&lp, b->batch, n);
 			}
-			if (c->groups)
-				tp_groups_batch(c->groups, b->batch, n);
 			continue;
 		}
 		if (tp_event_iter_next(&it, &ev) <= 0)
@@ -486,8 +482,6 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln)
 		add_event(&lp, &ev);
 		if (gpu)
 			tp_op_programs_event(c, &ev);
-		if (c->groups)
-			tp_groups_event(c->groups, &ev);
 	}
 	if (lp.st.on) {
 		stream_end(c, &lp.st);

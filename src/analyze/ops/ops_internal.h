@@ -168,15 +168,12 @@ struct tp_op_ctx {
 	 * the core is read again the usual way (ops.c). */
 	bool spec_groups, spec_seen;
 	int64_t spec_gid;
-	/* Steps known only after the op pass (a GPU core's inferred steps,
-	 * a TF core's groups: its op lines are read once, by the op pass,
-	 * which feeds kernels or groups): the pass sweeps its op time into
-	 * pieces, kept, and tp_ops_read_late_steps makes the steps and
-	 * attributes them. */
+	/* Steps known only after the op pass (a GPU core's inferred steps:
+	 * its kernel lines are read once, by the op pass, which feeds
+	 * kernels): the pass sweeps its op time into pieces, kept, and
+	 * tp_ops_read_late_steps makes the steps and attributes them. */
 	bool late_steps;
 	struct tp_gpu_kernels *kernels;
-	struct tp_groups *groups;      /* a TF core's group ids, kept in   */
-	int64_t late_gid;              /* slot 0 of its bulk keys           */
 	struct tp_late_pieces late_pieces; /* one op line's, core_lines.c */
 };
 
@@ -276,19 +273,6 @@ void tp_gpu_kernels_batch(struct tp_gpu_kernels *r, const struct tp_event_batch 
 void tp_gpu_kernels_event(struct tp_gpu_kernels *r, const struct tp_event *ev);
 size_t tp_gpu_kernels_finish(struct tp_gpu_kernels *r, struct tp_program_time *best,
 			     struct tp_step_run **out);
-
-/* The group_id steps of the events fed (core_lines.c), as
- * tp_ops_group_runs finds them: start with the plane's group_id stat
- * id (tp_groups_stat: false when it names none), then each event read
- * in bulk (the stat kept in slot 0) or one at a time (untimed ones are
- * skipped), then finish: the runs, g freed. */
-struct tp_groups;
-bool tp_groups_stat(const struct tp_plane *pl, int64_t *gid);
-struct tp_groups *tp_groups_start(const struct tp_xspace *xs, const struct tp_plane *pl,
-				  int64_t gid);
-void tp_groups_batch(struct tp_groups *g, const struct tp_event_batch *b, size_t n);
-void tp_groups_event(struct tp_groups *g, const struct tp_event *ev);
-size_t tp_groups_finish(struct tp_groups *g, struct tp_step_run **out);
 
 /* The programs of a GPU line's kernels (tp_ops_core.programs): a line
  * starts, then each event read in bulk (after tp_op_resolve_gpu_ops) or

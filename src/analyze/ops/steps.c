@@ -135,26 +135,23 @@ static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln,
 		}
 }
 
-/* Whether a stat tpuprof knows has id gid: bulk reading gives it
- * another role then, so group ids go the group pass's way. */
-static bool known_stat_id(const struct tp_plane *pl, int64_t gid)
-{
-	for (int k = 0; k < TP_SN_COUNT; k++)
-		if (pl->known_stat[k] && pl->known_stat_id[k] == gid)
-			return true;
-	return false;
-}
-
 bool tp_ops_spec_groups(const struct tp_plane *pl, enum tp_op_source src, int64_t *gid)
 {
-	bool empty;
+	bool empty, has = false;
 
 	if (src != TP_OPSRC_TPU || steps_line(pl, &empty))
 		return false;
-	if (!tp_groups_stat(pl, gid))
+	for (size_t i = 0; i < pl->n_stat_meta && !has; i++)
+		if (tp_str_eq(pl->stat_meta[i].name, "group_id")) {
+			*gid = pl->stat_meta[i].id;
+			has = true;
+		}
+	if (!has)
 		return false; /* the group pass reads nothing either */
-	if (known_stat_id(pl, *gid))
-		return false;
+	/* bulk reading gives a known stat's id another role */
+	for (int k = 0; k < TP_SN_COUNT; k++)
+		if (pl->known_stat[k] && pl->known_stat_id[k] == *gid)
+			return false;
 	for (size_t i = 0; i < pl->n_event_meta; i++)
 		for (size_t k = 0; k < pl->event_meta[i].n_stats; k++)
 			if (pl->event_meta[i].stats[k].metadata_id == *gid)
@@ -182,19 +179,8 @@ static bool op_steps(struct tp_op_ctx *c)
 	struct tp_ops_core *core = &c->ops->cores[c->core];
 	const struct tp_xspace *xs = &c->host->xs;
 	struct tp_step_run *v = NULL;
-	size_t n;
-	int64_t gid;
-
-	/* TF: the op pass finds the groups as it reads (late_steps) */
-	if (core->source == TP_OPSRC_TF && tp_groups_stat(c->pl, &gid) &&
-	    !known_stat_id(c->pl, gid)) {
-		c->late_steps = true;
-		c->late_gid = gid;
-		c->groups = tp_groups_start(xs, c->pl, gid);
-		return false;
-	}
 	/* speculating: as if the group pass found none (ops.c checks) */
-	n = c->spec_groups ? 0 : tp_ops_group_runs(xs, c->pl, core->source, &v);
+	size_t n = c->spec_groups ? 0 : tp_ops_group_runs(xs, c->pl, core->source, &v);
 
 	if (n) {
 		core->step_source = TP_STEPS_GROUP;
@@ -208,54 +194,32 @@ static bool op_steps(struct tp_op_ctx *c)
 	return n > 0;
 }
 
-/* The late steps' runs: the groups or the GPU executions fed. */
-static size_t late_runs(struct tp_op_ctx *c, struct tp_step_run **v)
-{
-	struct tp_ops_core *core = &c->ops->cores[c->core];
-	struct tp_program_time best = { 0 };
-	size_t n = 0;
-	bool empty;
-
-	if (c->groups) {
-		n = tp_groups_finish(c->groups, v);
-		c->groups = NULL;
-		steps_line(c->pl, &empty);
-		if (n) /* XProf gives no steps where the line is empty: said apart */
-			core->step_source = empty ? TP_STEPS_GROUP_EMPTY_LINE : TP_STEPS_GROUP;
-		if (n)
-			push_runs(c, *v, n, true);
-	} else if (c->kernels) {
-		n = tp_gpu_kernels_finish(c->kernels, &best, v);
-		c->kernels = NULL;
-		if (n) {
-			core->step_source = TP_STEPS_INFERRED;
-			core->step_program_id = best.id;
-			core->step_program = tp_strpool_intern(c->ops->strings, best.name);
-			push_runs(c, *v, n, false);
-		}
-	}
-	return n;
-}
-
 void tp_ops_read_late_steps(struct tp_op_ctx *c)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_ops_core *core = &ops->cores[c->core];
+	struct tp_program_time best = { 0 };
 	struct tp_step_run *v = NULL;
 	size_t n;
 
 	if (!c->late_steps)
 		return;
-	n = late_runs(c, &v);
-	free(v);
-	if (n > 1)
-		qsort(ops->steps + core->first_step, n, sizeof(*ops->steps), by_start);
-	if (!n) {
+	n = tp_gpu_kernels_finish(c->kernels, &best, &v);
+	c->kernels = NULL;
+	if (n) {
+		core->step_source = TP_STEPS_INFERRED;
+		core->step_program_id = best.id;
+		core->step_program = tp_strpool_intern(ops->strings, best.name);
+		push_runs(c, v, n, false);
+	} else {
 		/* no steps: the pieces swept for them go */
 		c->n_segs = 0;
 		c->seg_lines = 0;
 		tp_late_pieces_drop(&c->late_pieces);
 	}
+	free(v);
+	if (n > 1)
+		qsort(ops->steps + core->first_step, n, sizeof(*ops->steps), by_start);
 	tp_steps_parts_begin(c);
 }
 
