@@ -14,6 +14,7 @@
 #include "ops_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define MODULE_IS_REF 1u
 
@@ -100,12 +101,43 @@ static uint32_t resolve_slow(struct tp_op_ctx *c, const struct tp_event_batch *b
 	return tp_op_gpu_lookup(c, k, name, tfop);
 }
 
+/* The op of key from the table, made on first sight. */
+static uint32_t table_op(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t i,
+			 const uint64_t *key)
+{
+	struct tp_op_slot *s = tp_op_table_find(&c->gpu_ops, key, 4);
+
+	if (!s->used) {
+		/* resolve_slow touches only the other table (ops_by_key) */
+		uint32_t op = resolve_slow(c, b, i);
+
+		tp_op_table_add(&c->gpu_ops, s, key, 4, op);
+		return op;
+	}
+	return s->op;
+}
+
+/* The kernel after one of op o's, remembered (the table is the truth:
+ * a remembered key gives the op the table gave it). */
+static void remember_next(struct tp_op_ctx *c, uint32_t o, const uint64_t *key, uint32_t op)
+{
+	if (o >= c->cap_gpu_next) {
+		size_t old = c->cap_gpu_next;
+
+		c->gpu_next = tp_xgrow(c->gpu_next, &c->cap_gpu_next, (size_t)o + 1,
+				       sizeof(*c->gpu_next));
+		memset(c->gpu_next + old, 0, (c->cap_gpu_next - old) * sizeof(*c->gpu_next));
+	}
+	memcpy(c->gpu_next[o].key, key, sizeof(c->gpu_next[o].key));
+	c->gpu_next[o].op = op + 1;
+}
+
 uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 				 const struct tp_event_batch *b, size_t i)
 {
 	uint8_t pk = b->kind[TP_GPU_KEY_PROGRAM][i];
 	uint64_t key[4];
-	struct tp_op_slot *s;
+	uint32_t op, prev = c->gpu_prev;
 
 	/* an hlo_op that is an integer names no op (kept stats are integers) */
 	if (b->kind[TP_GPU_KEY_OP][i] != TP_STAT_REF)
@@ -117,15 +149,19 @@ uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 	key[3] = b->kind[TP_GPU_KEY_MODULE][i] == TP_STAT_REF ? MODULE_IS_REF : 0;
 	key[1] = key[3] ? b->value[TP_GPU_KEY_MODULE][i] : 0;
 	key[2] = b->value[TP_GPU_KEY_OP][i];
-	s = tp_op_table_find(&c->gpu_ops, key, 4);
-	if (!s->used) {
-		/* resolve_slow touches only the other table (ops_by_key) */
-		uint32_t op = resolve_slow(c, b, i);
-
-		tp_op_table_add(&c->gpu_ops, s, key, 4, op);
-		return op;
+	/* the kernel that followed the last one's op last time, again: ops
+	 * are numbered as first met, so these entries are read in order,
+	 * not scattered as the table's slots are */
+	if (prev && prev <= c->cap_gpu_next && c->gpu_next[prev - 1].op &&
+	    tp_op_same_key(c->gpu_next[prev - 1].key, key, 4)) {
+		op = c->gpu_next[prev - 1].op - 1;
+	} else {
+		op = table_op(c, b, i, key);
+		if (prev)
+			remember_next(c, prev - 1, key, op);
 	}
-	return s->op;
+	c->gpu_prev = op == TP_OP_NONE ? 0 : op + 1;
+	return op;
 }
 
 void tp_op_resolve_gpu_ops(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n)

@@ -22,6 +22,12 @@ struct tp_op_meta_vals {
 	uint64_t n_flops, n_bytes;
 };
 
+/* What followed a GPU kernel's op the last time (op_gpu.c). */
+struct tp_gpu_next {
+	uint64_t key[4];
+	uint32_t op;                   /* + 1; 0: nothing yet               */
+};
+
 /* One open-addressing table from a key of `width` 64-bit words (at most
  * TP_OP_KEY_MAX; the width is the caller's, the same for every call on
  * one table) to an op (op_keys.c). op_keys.c keys ops by (program id,
@@ -130,6 +136,11 @@ struct tp_op_ctx {
 	enum tp_err rc;                /* first error met while resolving     */
 	struct tp_op_bufs *bufs;       /* the thread's scratch, borrowed      */
 	struct tp_op_table gpu_ops;    /* GPU kernels' stat values -> op     */
+	/* per op: the key and op of the kernel that came after it last
+	 * (op_gpu.c): executions repeat their kernels in order */
+	struct tp_gpu_next *gpu_next;
+	size_t cap_gpu_next;
+	uint32_t gpu_prev;             /* the last kernel's op + 1, or 0    */
 	struct tp_batch_keys gpu_keys; /* what GPU bulk reading keeps        */
 	bool count_programs;           /* this line's: tp_ops_core.programs   */
 	size_t line_programs;          /* the line's first entry there        */
