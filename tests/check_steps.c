@@ -128,6 +128,15 @@ static void done(struct tp_capture *cap, struct tp_ops *ops, char *path)
 	free(path);
 }
 
+/* The stats of the GPU tests' kernels (stat metadata ids 1..) and the
+ * names they refer to; K: a kernel's three stats (program id, hlo_op and
+ * hlo_module as refs). */
+static const char *const gpu_names[] = { "program_id", "hlo_op", "hlo_module",
+					 "a.1", "b.1", "c.1", "jit_a", "jit_b" };
+enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, C1 = 6, JA = 7, JB = 8 };
+#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
+#define N_GPU_NAMES (sizeof(gpu_names) / sizeof(gpu_names[0]))
+
 /* The steps both GPU tests below find: program 5's three executions,
  * {start, dur, compute, idle}. */
 static const int64_t gpu_want[][4] = {
@@ -181,10 +190,6 @@ static void gpu_two_streams(struct tp_capture *cap, struct tp_ops *ops, char **p
  * event at a time): the same steps. */
 START_TEST(test_gpu_steps)
 {
-	static const char *const names[] = { "program_id", "hlo_op", "hlo_module",
-					     "a.1", "b.1", "c.1", "jit_a", "jit_b" };
-	enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, C1 = 6, JA = 7, JB = 8 };
-#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
 	static const struct ev s1[] = {
 		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1200, 300, K(5, B1, JA) },
 		{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
@@ -194,7 +199,6 @@ START_TEST(test_gpu_steps)
 	static const struct ev s2[] = {
 		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 3000, 500, K(6, C1, JB) },
 	};
-#undef K
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_steps_summary sum;
@@ -202,7 +206,7 @@ START_TEST(test_gpu_steps)
 	char *path;
 
 	gpu_two_streams(&cap, &ops, &path, s1, sizeof(s1) / sizeof(s1[0]), s2,
-			sizeof(s2) / sizeof(s2[0]), names, sizeof(names) / sizeof(names[0]), _i);
+			sizeof(s2) / sizeof(s2[0]), gpu_names, N_GPU_NAMES, _i);
 	st = &ops.steps[ops.cores[0].first_step];
 	for (size_t i = 0; i < 3; i++) {
 		char name[24];
@@ -234,10 +238,6 @@ END_TEST
  * (read unsorted, b.1 would start four). Loop as in test_gpu_steps. */
 START_TEST(test_gpu_steps_unsorted)
 {
-	static const char *const names[] = { "program_id", "hlo_op", "hlo_module",
-					     "a.1", "b.1", "jit_a" };
-	enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, JA = 6 };
-#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
 	static const struct ev s1[] = {
 		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1600, 100, K(5, A1, JA) },
 		{ 1, 2200, 100, K(5, A1, JA) },
@@ -246,14 +246,13 @@ START_TEST(test_gpu_steps_unsorted)
 		{ 1, 1200, 300, K(5, B1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
 		{ 1, 2400, 300, K(5, B1, JA) }, { 1, 2800, 100, K(5, B1, JA) },
 	};
-#undef K
 	struct tp_capture cap;
 	struct tp_ops ops;
 	char *path;
 
 	/* the b.1 stream first */
 	gpu_two_streams(&cap, &ops, &path, s2, sizeof(s2) / sizeof(s2[0]), s1,
-			sizeof(s1) / sizeof(s1[0]), names, sizeof(names) / sizeof(names[0]), _i);
+			sizeof(s1) / sizeof(s1[0]), gpu_names, N_GPU_NAMES, _i);
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 0);
 	done(&cap, &ops, path);
 }
@@ -262,17 +261,13 @@ END_TEST
 /* test_gpu_steps' kernels on one stream, c.1 at 2450 nested in b.1 at
  * 2400 (it owns its 50 ps, the same kind): with one kernel line, each
  * program's executions are cut as the op pass reads its kernels and the
- * pieces wait packed for the steps (gpu_runs.c, late_pieces.c); the same
+ * pieces wait packed for the steps (gpu_runs.c, packed.h); the same
  * steps and parts. Loop 2..3: the line out of order (a.1 at 1600 before
  * the one at 1000), so that program 5's kernels are cut again from its
  * plane read sorted, and the op pass nests the line the general way:
  * the same again. Loop 0..1 (2..3): refs, strings. */
 START_TEST(test_gpu_steps_one_stream)
 {
-	static const char *const names[] = { "program_id", "hlo_op", "hlo_module",
-					     "a.1", "b.1", "c.1", "jit_a", "jit_b" };
-	enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, C1 = 6, JA = 7, JB = 8 };
-#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
 	static const struct ev sorted[] = {
 		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1200, 300, K(5, B1, JA) },
 		{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
@@ -287,13 +282,12 @@ START_TEST(test_gpu_steps_one_stream)
 		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 2800, 100, K(5, B1, JA) },
 		{ 1, 3000, 500, K(6, C1, JB) },
 	};
-#undef K
 	struct tp_capture cap;
 	struct tp_ops ops;
 	char *path;
 
-	gpu_two_streams(&cap, &ops, &path, _i < 2 ? sorted : unsorted, 9, NULL, 0, names,
-			sizeof(names) / sizeof(names[0]), _i % 2);
+	gpu_two_streams(&cap, &ops, &path, _i < 2 ? sorted : unsorted, 9, NULL, 0,
+			gpu_names, N_GPU_NAMES, _i % 2);
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 500);
 	ck_assert_int_eq(ops.ops[0].self_ps + ops.ops[1].self_ps + ops.ops[2].self_ps, 1750);
 	ck_assert_int_eq(ops.cores[0].self_ps, 1750);
@@ -301,13 +295,11 @@ START_TEST(test_gpu_steps_one_stream)
 }
 END_TEST
 
-/* GPU kernels that name no program (no program_id stat): ops, but no
- * steps to infer, and so nothing outside them either (the pieces swept
- * for steps that might come are dropped). Loop: one stream, two. */
+/* GPU kernels that name no program (no program_id stat on them): ops,
+ * but no steps to infer, and so nothing outside them either (the pieces
+ * swept for steps that might come are dropped). Loop: one stream, two. */
 START_TEST(test_gpu_no_program)
 {
-	static const char *const names[] = { "hlo_op", "hlo_module", "a.1", "jit_a" };
-	enum { OP = 1, MOD = 2, A1 = 3, JA = 4 };
 	static const struct ev s[] = {
 		{ 1, 1000, 100, { { OP, 7, A1 }, { MOD, 7, JA } } },
 		{ 1, 1200, 300, { { OP, 7, A1 }, { MOD, 7, JA } } },
@@ -322,7 +314,7 @@ START_TEST(test_gpu_no_program)
 	if (_i)
 		line(&plane, 17, "Stream #17(Kernel)", s, 1, NULL);
 	event_meta(&plane, 1, 0, "kernel", NULL);
-	stat_metas(&plane, names, sizeof(names) / sizeof(names[0]), 1);
+	stat_metas(&plane, gpu_names, N_GPU_NAMES, 1);
 	build(&cap, &ops, &plane, &path);
 	ck_assert_uint_eq(ops.n_cores, 1);
 	ck_assert_int_eq(ops.cores[0].source, TP_OPSRC_GPU);
