@@ -188,25 +188,28 @@ static void gpu_two_streams(struct tp_capture *cap, struct tp_ops *ops, char **p
  * c.1 at 3000 is in no step: 500 ps of compute outside the steps. Loop 0:
  * hlo_op and hlo_module are refs (read in bulk); 1: strings (read one
  * event at a time): the same steps. */
+static const struct ev gpu_s1[] = {
+	{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1200, 300, K(5, B1, JA) },
+	{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
+	{ 1, 2200, 100, K(5, A1, JA) }, { 1, 2400, 300, K(5, B1, JA) },
+	{ 1, 2800, 100, K(5, B1, JA) },
+};
+static const struct ev gpu_s2[] = {
+	{ 1, 2450, 50, K(6, C1, JB) }, { 1, 3000, 500, K(6, C1, JB) },
+};
+#define N_S1 (sizeof(gpu_s1) / sizeof(gpu_s1[0]))
+#define N_S2 (sizeof(gpu_s2) / sizeof(gpu_s2[0]))
+
 START_TEST(test_gpu_steps)
 {
-	static const struct ev s1[] = {
-		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1200, 300, K(5, B1, JA) },
-		{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
-		{ 1, 2200, 100, K(5, A1, JA) }, { 1, 2400, 300, K(5, B1, JA) },
-		{ 1, 2800, 100, K(5, B1, JA) },
-	};
-	static const struct ev s2[] = {
-		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 3000, 500, K(6, C1, JB) },
-	};
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_steps_summary sum;
 	const struct tp_step *st;
 	char *path;
 
-	gpu_two_streams(&cap, &ops, &path, s1, sizeof(s1) / sizeof(s1[0]), s2,
-			sizeof(s2) / sizeof(s2[0]), gpu_names, N_GPU_NAMES, _i);
+	gpu_two_streams(&cap, &ops, &path, gpu_s1, N_S1, gpu_s2, N_S2, gpu_names, N_GPU_NAMES,
+			_i);
 	st = &ops.steps[ops.cores[0].first_step];
 	for (size_t i = 0; i < 3; i++) {
 		char name[24];
@@ -268,26 +271,24 @@ END_TEST
  * the same again. Loop 0..1 (2..3): refs, strings. */
 START_TEST(test_gpu_steps_one_stream)
 {
-	static const struct ev sorted[] = {
-		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1200, 300, K(5, B1, JA) },
-		{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
-		{ 1, 2200, 100, K(5, A1, JA) }, { 1, 2400, 300, K(5, B1, JA) },
-		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 2800, 100, K(5, B1, JA) },
-		{ 1, 3000, 500, K(6, C1, JB) },
-	};
-	static const struct ev unsorted[] = {
-		{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1000, 100, K(5, A1, JA) },
-		{ 1, 1200, 300, K(5, B1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
-		{ 1, 2200, 100, K(5, A1, JA) }, { 1, 2400, 300, K(5, B1, JA) },
-		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 2800, 100, K(5, B1, JA) },
-		{ 1, 3000, 500, K(6, C1, JB) },
-	};
+	struct ev v[N_S1 + N_S2];
+	size_t n = 0, a = 0, b = 0;
 	struct tp_capture cap;
 	struct tp_ops ops;
 	char *path;
 
-	gpu_two_streams(&cap, &ops, &path, _i < 2 ? sorted : unsorted, 9, NULL, 0,
-			gpu_names, N_GPU_NAMES, _i % 2);
+	/* test_gpu_steps' two streams merged by start */
+	while (a < N_S1 || b < N_S2)
+		v[n++] = b == N_S2 || (a < N_S1 && gpu_s1[a].start < gpu_s2[b].start) ?
+				 gpu_s1[a++] : gpu_s2[b++];
+	if (_i >= 2) { /* a.1 at 1600 first */
+		struct ev t = v[2];
+
+		v[2] = v[1];
+		v[1] = v[0];
+		v[0] = t;
+	}
+	gpu_two_streams(&cap, &ops, &path, v, n, NULL, 0, gpu_names, N_GPU_NAMES, _i % 2);
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 500);
 	ck_assert_int_eq(ops.ops[0].self_ps + ops.ops[1].self_ps + ops.ops[2].self_ps, 1750);
 	ck_assert_int_eq(ops.cores[0].self_ps, 1750);
