@@ -11,18 +11,11 @@
  * that runs the HLO op the program's first kernel ran, and lasts to the
  * end of the program's last kernel before the next such start.
  *
- * The busiest program is known only once every kernel is read, so the
- * kernels are kept until then, packed: a few bytes each (varints: the
- * start as a step from the one before, the duration, the program's and
- * the op's number), not 32, which on a kernel-heavy capture is most of
- * the pass's memory (docs/performance.md).
- *
- * The kernels come from the op pass itself (op_gpu.c feeds each event
- * it reads, in bulk or one at a time), so the kernel lines are read
- * once: the steps are cut after the pass, and the op time it swept
- * into pieces is attributed to them then (steps.c
- * tp_ops_read_late_steps). The trace's step track, which has no op
- * pass, reads the lines itself (tp_ops_gpu_program_runs).
+ * The busiest program is known only once every kernel is read. The op
+ * pass feeds each kernel it reads (op_gpu.c), so the kernel lines are
+ * read once and the steps cut after it (steps.c tp_ops_read_late_steps;
+ * the trace's step track reads them here, tp_ops_gpu_program_runs);
+ * what is kept until then: struct tp_gpu_kernels (docs/performance.md).
  */
 #include "ops_internal.h"
 
@@ -86,12 +79,13 @@ struct kernel_key {
 
 /* The kernels of the plane's kernel lines that name a program and an
  * op, with each program's kernel time. With one kernel line (streaming)
- * each program's executions are cut as its kernels come, in order, and
- * nothing else is kept: a few runs a program, not a few bytes a kernel
- * (should the busiest program's kernels come out of order, its plane is
- * read again, packed). With several, the kernels are kept packed: a
- * program's kernels come line by line, out of order, and its first op
- * (the one its first kernel in time runs) is known only at the end. */
+ * each program's executions are cut as its kernels come, in order: a
+ * few runs a program (should the busiest program's kernels come out of
+ * order, its plane is read again, packed). With several, a program's
+ * kernels come line by line, out of order, and its first op is known
+ * only at the end: every kernel is kept, packed in a few bytes (varints:
+ * the start as a step from the one before, the duration, the program's
+ * and the op's number), not 32. */
 struct tp_gpu_kernels {
 	bool streaming;
 	struct kernel_key *memo;     /* per op of the op pass (kernel_memo) */
@@ -354,15 +348,22 @@ static struct tp_gpu_kernels *kernels_new(const struct tp_xspace *xs,
 	return r;
 }
 
-struct tp_gpu_kernels *tp_gpu_kernels_start(const struct tp_xspace *xs,
-					    const struct tp_plane *pl)
+/* At most one kernel line with events: each program's runs cut as its
+ * kernels come. */
+static bool one_kernel_line(const struct tp_plane *pl)
 {
 	size_t lines = 0;
 
 	for (size_t l = 0; l < pl->n_lines; l++)
 		lines += tp_ops_line_used(TP_OPSRC_GPU, &pl->lines[l]) &&
 			 pl->lines[l].n_event_fields;
-	return kernels_new(xs, pl, lines <= 1);
+	return lines <= 1;
+}
+
+struct tp_gpu_kernels *tp_gpu_kernels_start(const struct tp_xspace *xs,
+					    const struct tp_plane *pl)
+{
+	return kernels_new(xs, pl, one_kernel_line(pl));
 }
 
 static void kernels_batch(void *ctx, const struct tp_event_batch *b, size_t n)
@@ -375,12 +376,14 @@ static void kernels_event(void *ctx, const struct tp_event *ev)
 	tp_gpu_kernels_event(ctx, ev);
 }
 
-/* Every kernel of the plane's kernel lines into r, read here: in bulk
- * with the stats the op pass keeps, in its slots. */
-static void read_kernels(struct tp_gpu_kernels *r)
+/* The runs of the plane's kernel lines read here, in bulk with the
+ * stats the op pass keeps, in its slots; streaming as
+ * tp_gpu_kernels_start decides, or not (read again, out of order). */
+static size_t read_runs(const struct tp_xspace *xs, const struct tp_plane *pl, bool streaming,
+			struct tp_program_time *best, struct tp_step_run **out)
 {
-	const struct tp_plane *pl = r->pl;
-	struct tp_line_reader lr = { .xs = r->xs, .pl = pl, .batch = kernels_batch,
+	struct tp_gpu_kernels *r = kernels_new(xs, pl, streaming);
+	struct tp_line_reader lr = { .xs = xs, .pl = pl, .batch = kernels_batch,
 				     .event = kernels_event, .ctx = r };
 	bool bulk = tp_batch_keep(&lr.keys, TP_GPU_KEY_PROGRAM, pl->known_stat_id[TP_SN_PROGRAM_ID],
 				  pl->known_stat[TP_SN_PROGRAM_ID]) &&
@@ -392,6 +395,7 @@ static void read_kernels(struct tp_gpu_kernels *r)
 	if (!bulk) /* one at a time: no event is plain with these keys */
 		lr.keys.reject_on[0] = true, lr.keys.reject[0] = pl->known_stat_id[TP_SN_HLO_OP];
 	tp_ops_read_lines(&lr, TP_OPSRC_GPU);
+	return tp_gpu_kernels_finish(r, best, out);
 }
 
 /* The busiest program's number, or SIZE_MAX when no kernel names one;
@@ -477,7 +481,7 @@ size_t tp_gpu_kernels_finish(struct tp_gpu_kernels *r, struct tp_program_time *b
 	free(r->packed);
 	free(r);
 	if (again) /* the busiest program's kernels out of order */
-		return tp_ops_gpu_program_runs(xs, pl, best, out);
+		return read_runs(xs, pl, false, best, out);
 	*out = a.v;
 	return a.n;
 }
@@ -485,8 +489,5 @@ size_t tp_gpu_kernels_finish(struct tp_gpu_kernels *r, struct tp_program_time *b
 size_t tp_ops_gpu_program_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
 			       struct tp_program_time *best, struct tp_step_run **out)
 {
-	struct tp_gpu_kernels *r = kernels_new(xs, pl, false);
-
-	read_kernels(r);
-	return tp_gpu_kernels_finish(r, best, out);
+	return read_runs(xs, pl, one_kernel_line(pl), best, out);
 }
