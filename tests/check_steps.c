@@ -271,6 +271,9 @@ END_TEST
  * the same again. Loop 0..1 (2..3): refs, strings. */
 START_TEST(test_gpu_steps_one_stream)
 {
+	static const int64_t want_runs[][2] = { { 1000, 500 }, { 1600, 400 }, { 2200, 700 } };
+	struct tp_program_time best = { 0 };
+	struct tp_step_run *runs = NULL;
 	struct ev v[N_S1 + N_S2];
 	size_t n = 0, a = 0, b = 0;
 	struct tp_capture cap;
@@ -292,6 +295,16 @@ START_TEST(test_gpu_steps_one_stream)
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 500);
 	ck_assert_int_eq(ops.ops[0].self_ps + ops.ops[1].self_ps + ops.ops[2].self_ps, 1750);
 	ck_assert_int_eq(ops.cores[0].self_ps, 1750);
+	/* the trace's step track reads the plane itself: the same runs, each
+	 * to its last kernel's end */
+	n = tp_ops_gpu_program_runs(&cap.hosts[0].xs, ops.cores[0].plane, &best, &runs);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(best.id, 5);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(runs[i].start_ps, want_runs[i][0]);
+		ck_assert_int_eq(runs[i].dur_ps, want_runs[i][1]);
+	}
+	free(runs);
 	done(&cap, &ops, path);
 }
 END_TEST
