@@ -179,6 +179,7 @@ void tp_op_programs_line(struct tp_op_ctx *c, const struct tp_line *ln)
 	if (!c->count_programs)
 		return;
 	c->line_programs = core->n_programs;
+	c->line_hit = SIZE_MAX;
 	core->programs = tp_xrealloc(core->programs,
 				     (core->n_programs + 1) * sizeof(*core->programs));
 	core->programs[core->n_programs].line = ln;
@@ -194,9 +195,15 @@ static void count_program(struct tp_op_ctx *c, uint64_t id)
 	struct tp_line_program *p = core->programs + c->line_programs;
 	size_t n = core->n_programs - c->line_programs;
 
+	/* an execution's kernels come together: the last one's program first */
+	if (c->line_hit < n && p[c->line_hit].runs && p[c->line_hit].id == id) {
+		p[c->line_hit].runs++;
+		return;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (p[i].runs && p[i].id == id) {
 			p[i].runs++;
+			c->line_hit = i;
 			return;
 		}
 	if (n == 1 && !p[0].runs) {

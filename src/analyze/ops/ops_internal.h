@@ -144,6 +144,7 @@ struct tp_op_ctx {
 	struct tp_batch_keys gpu_keys; /* what GPU bulk reading keeps        */
 	bool count_programs;           /* this line's: tp_ops_core.programs   */
 	size_t line_programs;          /* the line's first entry there        */
+	size_t line_hit;               /* the last event's entry, from there  */
 	/* the core's op categories met in steps (tp_op.step_cat - 1
 	 * indexes them): tp_step.cats */
 	struct tp_str *step_cats;
