@@ -251,9 +251,9 @@ size_t tp_ops_group_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
  *
  * With one op line, step_parts.c puts each piece into the steps as the
  * sweep emits it, keeping nothing; here the steps are not there yet, so
- * the pieces wait, in the order emitted: a few bytes each (varints: the
- * gap from the previous piece's end, the length, the kind), not the 24
- * of a kept struct tp_seg, on the JAX-GPU shape one piece a kernel
+ * the pieces wait, in the order emitted: a few bytes each (the gap from
+ * the previous piece's end, the length, the kind), not the 24 of a kept
+ * struct tp_seg, on the JAX-GPU shape one piece a kernel
  * (docs/performance.md). Then they go into the steps in that order, as
  * if they had streamed. ---- */
 
