@@ -1,7 +1,8 @@
 /*
  * packed.h - what the ops analysis keeps packed while it waits (the
  * GPU kernels of gpu_runs.c, the op pieces of a core whose steps come
- * after its op pass, core_lines.c): varints, a few bytes a value.
+ * after its op pass, core_lines.c): a few bytes a value, as varints
+ * (the kernels) or in fixed widths a tag byte gives (the pieces).
  */
 #ifndef TPUPROF_OPS_PACKED_H
 #define TPUPROF_OPS_PACKED_H
@@ -23,8 +24,8 @@ struct tp_late_cursor {
 	int64_t last_end;
 };
 
-/* Varints for what is kept packed (gpu_runs.c, core_lines.c): at most
- * 10 bytes each; signed values zigzagged. */
+/* Varints (the kernels, gpu_runs.c): at most 10 bytes each; signed
+ * values zigzagged (the pieces' gaps too). */
 static inline uint8_t *tp_put_varint(uint8_t *q, uint64_t v)
 {
 	while (v >= 0x80) {
