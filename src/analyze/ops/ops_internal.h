@@ -25,7 +25,7 @@ struct tp_op_meta_vals {
 /* What followed a GPU kernel's op the last time (op_gpu.c). */
 struct tp_gpu_next {
 	uint64_t key[4];
-	uint32_t op;                   /* + 1; 0: nothing yet               */
+	uint32_t op;                   /* + 1; 0: nothing (or no op) yet    */
 };
 
 /* One open-addressing table from a key of `width` 64-bit words (at most
@@ -188,7 +188,6 @@ struct tp_op_ctx {
 	struct tp_gpu_kernels *kernels;
 	struct tp_late_pieces late_pieces; /* one op line's, core_lines.c */
 };
-
 
 /* Whether the op pass sweeps op time into pieces for the steps: the
  * core has steps, or will have once the pass is over. */
