@@ -128,14 +128,23 @@ static void done(struct tp_capture *cap, struct tp_ops *ops, char *path)
 	free(path);
 }
 
+/* The stats of the GPU tests' kernels (stat metadata ids 1..) and the
+ * names they refer to; K: a kernel's three stats (program id, hlo_op and
+ * hlo_module as refs). */
+static const char *const gpu_names[] = { "program_id", "hlo_op", "hlo_module",
+					 "a.1", "b.1", "c.1", "jit_a", "jit_b" };
+enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, C1 = 6, JA = 7, JB = 8 };
+#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
+#define N_GPU_NAMES (sizeof(gpu_names) / sizeof(gpu_names[0]))
+
 /* The steps both GPU tests below find: program 5's three executions,
  * {start, dur, compute, idle}. */
 static const int64_t gpu_want[][4] = {
 	{ 1000, 600, 400, 200 }, { 1600, 600, 350, 250 }, { 2200, 700, 500, 200 },
 };
 
-/* A GPU plane of two kernel streams (strs: refs written as strings),
- * built, its steps checked against gpu_want. */
+/* A GPU plane of two kernel streams, or one where n2 is 0 (strs: refs
+ * written as strings), built, its steps checked against gpu_want. */
 static void gpu_two_streams(struct tp_capture *cap, struct tp_ops *ops, char **path,
 			    const struct ev *s1, size_t n1, const struct ev *s2, size_t n2,
 			    const char *const *names, size_t n_names, bool strs)
@@ -145,7 +154,8 @@ static void gpu_two_streams(struct tp_capture *cap, struct tp_ops *ops, char **p
 
 	pb_str(&plane, 2, "/device:GPU:0");
 	line(&plane, 16, "Stream #16(Kernel)", s1, n1, strs ? names : NULL);
-	line(&plane, 17, "Stream #17(Kernel)", s2, n2, strs ? names : NULL);
+	if (n2)
+		line(&plane, 17, "Stream #17(Kernel)", s2, n2, strs ? names : NULL);
 	event_meta(&plane, 1, 0, "kernel", NULL);
 	stat_metas(&plane, names, n_names, 1);
 	build(cap, ops, &plane, path);
@@ -178,30 +188,28 @@ static void gpu_two_streams(struct tp_capture *cap, struct tp_ops *ops, char **p
  * c.1 at 3000 is in no step: 500 ps of compute outside the steps. Loop 0:
  * hlo_op and hlo_module are refs (read in bulk); 1: strings (read one
  * event at a time): the same steps. */
+static const struct ev gpu_s1[] = {
+	{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1200, 300, K(5, B1, JA) },
+	{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
+	{ 1, 2200, 100, K(5, A1, JA) }, { 1, 2400, 300, K(5, B1, JA) },
+	{ 1, 2800, 100, K(5, B1, JA) },
+};
+static const struct ev gpu_s2[] = {
+	{ 1, 2450, 50, K(6, C1, JB) }, { 1, 3000, 500, K(6, C1, JB) },
+};
+#define N_S1 (sizeof(gpu_s1) / sizeof(gpu_s1[0]))
+#define N_S2 (sizeof(gpu_s2) / sizeof(gpu_s2[0]))
+
 START_TEST(test_gpu_steps)
 {
-	static const char *const names[] = { "program_id", "hlo_op", "hlo_module",
-					     "a.1", "b.1", "c.1", "jit_a", "jit_b" };
-	enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, C1 = 6, JA = 7, JB = 8 };
-#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
-	static const struct ev s1[] = {
-		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1200, 300, K(5, B1, JA) },
-		{ 1, 1600, 100, K(5, A1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
-		{ 1, 2200, 100, K(5, A1, JA) }, { 1, 2400, 300, K(5, B1, JA) },
-		{ 1, 2800, 100, K(5, B1, JA) },
-	};
-	static const struct ev s2[] = {
-		{ 1, 2450, 50, K(6, C1, JB) }, { 1, 3000, 500, K(6, C1, JB) },
-	};
-#undef K
 	struct tp_capture cap;
 	struct tp_ops ops;
 	struct tp_steps_summary sum;
 	const struct tp_step *st;
 	char *path;
 
-	gpu_two_streams(&cap, &ops, &path, s1, sizeof(s1) / sizeof(s1[0]), s2,
-			sizeof(s2) / sizeof(s2[0]), names, sizeof(names) / sizeof(names[0]), _i);
+	gpu_two_streams(&cap, &ops, &path, gpu_s1, N_S1, gpu_s2, N_S2, gpu_names, N_GPU_NAMES,
+			_i);
 	st = &ops.steps[ops.cores[0].first_step];
 	for (size_t i = 0; i < 3; i++) {
 		char name[24];
@@ -233,10 +241,6 @@ END_TEST
  * (read unsorted, b.1 would start four). Loop as in test_gpu_steps. */
 START_TEST(test_gpu_steps_unsorted)
 {
-	static const char *const names[] = { "program_id", "hlo_op", "hlo_module",
-					     "a.1", "b.1", "jit_a" };
-	enum { PROG = 1, OP = 2, MOD = 3, A1 = 4, B1 = 5, JA = 6 };
-#define K(p, op, m) { { PROG, 4, p }, { OP, 7, op }, { MOD, 7, m } }
 	static const struct ev s1[] = {
 		{ 1, 1000, 100, K(5, A1, JA) }, { 1, 1600, 100, K(5, A1, JA) },
 		{ 1, 2200, 100, K(5, A1, JA) },
@@ -245,15 +249,152 @@ START_TEST(test_gpu_steps_unsorted)
 		{ 1, 1200, 300, K(5, B1, JA) }, { 1, 1750, 250, K(5, B1, JA) },
 		{ 1, 2400, 300, K(5, B1, JA) }, { 1, 2800, 100, K(5, B1, JA) },
 	};
-#undef K
 	struct tp_capture cap;
 	struct tp_ops ops;
 	char *path;
 
 	/* the b.1 stream first */
 	gpu_two_streams(&cap, &ops, &path, s2, sizeof(s2) / sizeof(s2[0]), s1,
-			sizeof(s1) / sizeof(s1[0]), names, sizeof(names) / sizeof(names[0]), _i);
+			sizeof(s1) / sizeof(s1[0]), gpu_names, N_GPU_NAMES, _i);
 	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 0);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* test_gpu_steps' kernels on one stream, c.1 at 2450 nested in b.1 at
+ * 2400 (it owns its 50 ps, the same kind): with one kernel line, each
+ * program's executions are cut as the op pass reads its kernels and the
+ * pieces wait packed for the steps (gpu_runs.c, packed.h); the same
+ * steps and parts. Loop 2..3: the line out of order (a.1 at 1600 before
+ * the one at 1000), so that program 5's kernels are cut again from its
+ * plane read sorted, and the op pass nests the line the general way:
+ * the same again. Loop 0..1 (2..3): refs, strings. */
+START_TEST(test_gpu_steps_one_stream)
+{
+	static const int64_t want_runs[][2] = { { 1000, 500 }, { 1600, 400 }, { 2200, 700 } };
+	struct tp_program_time best = { 0 };
+	struct tp_step_run *runs = NULL;
+	struct ev v[N_S1 + N_S2];
+	size_t n = 0, a = 0, b = 0;
+	struct tp_capture cap;
+	struct tp_ops ops;
+	char *path;
+
+	/* test_gpu_steps' two streams merged by start */
+	while (a < N_S1 || b < N_S2)
+		v[n++] = b == N_S2 || (a < N_S1 && gpu_s1[a].start < gpu_s2[b].start) ?
+				 gpu_s1[a++] : gpu_s2[b++];
+	if (_i >= 2) { /* a.1 at 1600 first */
+		struct ev t = v[2];
+
+		v[2] = v[1];
+		v[1] = v[0];
+		v[0] = t;
+	}
+	gpu_two_streams(&cap, &ops, &path, v, n, NULL, 0, gpu_names, N_GPU_NAMES, _i % 2);
+	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 500);
+	ck_assert_int_eq(ops.ops[0].self_ps + ops.ops[1].self_ps + ops.ops[2].self_ps, 1750);
+	ck_assert_int_eq(ops.cores[0].self_ps, 1750);
+	/* the trace's step track reads the plane itself: the same runs, each
+	 * to its last kernel's end */
+	n = tp_ops_gpu_program_runs(&cap.hosts[0].xs, ops.cores[0].plane, &best, &runs);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(best.id, 5);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(runs[i].start_ps, want_runs[i][0]);
+		ck_assert_int_eq(runs[i].dur_ps, want_runs[i][1]);
+	}
+	free(runs);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* GPU kernels that name no program (no program_id stat on them): ops,
+ * but no steps to infer, and so nothing outside them either (the pieces
+ * swept for steps that might come are dropped). Loop: one stream, two. */
+START_TEST(test_gpu_no_program)
+{
+	static const struct ev s[] = {
+		{ 1, 1000, 100, { { OP, 7, A1 }, { MOD, 7, JA } } },
+		{ 1, 1200, 300, { { OP, 7, A1 }, { MOD, 7, JA } } },
+	};
+	struct pb plane = { 0 };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	char *path;
+
+	pb_str(&plane, 2, "/device:GPU:0");
+	line(&plane, 16, "Stream #16(Kernel)", s, 2, NULL);
+	if (_i)
+		line(&plane, 17, "Stream #17(Kernel)", s, 1, NULL);
+	event_meta(&plane, 1, 0, "kernel", NULL);
+	stat_metas(&plane, gpu_names, N_GPU_NAMES, 1);
+	build(&cap, &ops, &plane, &path);
+	ck_assert_uint_eq(ops.n_cores, 1);
+	ck_assert_int_eq(ops.cores[0].source, TP_OPSRC_GPU);
+	ck_assert_int_eq(ops.cores[0].step_source, TP_STEPS_NONE);
+	ck_assert_uint_eq(ops.cores[0].n_steps, 0);
+	ck_assert_int_eq(ops.cores[0].self_ps, _i ? 500 : 400);
+	for (int k = 0; k < TP_PARTS; k++)
+		ck_assert_int_eq(ops.cores[0].outside_ps[k], 0);
+	done(&cap, &ops, path);
+}
+END_TEST
+
+/* A TF core (its ops on a "TensorFlow Ops" line) whose events carry
+ * group_id: the groups are found by the op pass as it reads the line
+ * (steps.c, late steps), then the pieces go into them.
+ *   group 7: MatMul 1000+200, Relu 1300+100 -> 1000..1400, compute 300,
+ *            idle 100
+ *   group 8: MatMul 2000+300               -> 2000..2300, compute 300
+ * Relu at 2400 has no group_id and MatMul at 2500 a negative one: 150 ps
+ * of compute outside the steps. Loop bit 1: each event also carries
+ * flops (read one at a time); bit 2: an empty "Steps" line (said apart,
+ * the same steps). */
+START_TEST(test_tf_group_steps)
+{
+	static const char *const names[] = { "group_id", "flops" };
+	static const struct ev bulk[] = {
+		{ 1, 1000, 200, { { 1, 4, 7 } } }, { 2, 1300, 100, { { 1, 4, 7 } } },
+		{ 1, 2000, 300, { { 1, 4, 8 } } }, { 2, 2400, 100, { { 0 } } },
+		{ 1, 2500, 50, { { 1, 4, -1 } } },
+	};
+	static const struct ev one[] = {
+		{ 1, 1000, 200, { { 1, 4, 7 }, { 2, 4, 10 } } },
+		{ 2, 1300, 100, { { 1, 4, 7 }, { 2, 4, 10 } } },
+		{ 1, 2000, 300, { { 1, 4, 8 }, { 2, 4, 10 } } }, { 2, 2400, 100, { { 2, 4, 10 } } },
+		{ 1, 2500, 50, { { 1, 4, -1 }, { 2, 4, 10 } } },
+	};
+	static const int64_t want[][4] = { { 1000, 400, 300, 100 }, { 2000, 300, 300, 0 } };
+	struct pb plane = { 0 };
+	struct tp_capture cap;
+	struct tp_ops ops;
+	const struct tp_step *st;
+	char *path;
+
+	pb_str(&plane, 2, "/device:GPU:0");
+	if (_i & 2)
+		line(&plane, 1, "Steps", NULL, 0, NULL);
+	line(&plane, 2, "TensorFlow Ops", _i & 1 ? one : bulk, 5, NULL);
+	event_meta(&plane, 1, 0, "MatMul", NULL);
+	event_meta(&plane, 2, 0, "Relu", NULL);
+	stat_metas(&plane, names, 2, 1);
+	build(&cap, &ops, &plane, &path);
+	ck_assert_uint_eq(ops.n_cores, 1);
+	ck_assert_int_eq(ops.cores[0].source, TP_OPSRC_TF);
+	ck_assert_int_eq(ops.cores[0].step_source,
+			 _i & 2 ? TP_STEPS_GROUP_EMPTY_LINE : TP_STEPS_GROUP);
+	ck_assert_uint_eq(ops.cores[0].n_steps, 2);
+	st = &ops.steps[ops.cores[0].first_step];
+	ck_assert(tp_str_eq(st[0].name, "7"));
+	ck_assert(tp_str_eq(st[1].name, "8"));
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert_int_eq(st[i].start_ps, want[i][0]);
+		ck_assert_int_eq(st[i].dur_ps, want[i][1]);
+		ck_assert_int_eq(st[i].compute_ps, want[i][2]);
+		ck_assert_int_eq(st[i].idle_ps, want[i][3]);
+	}
+	ck_assert_int_eq(ops.cores[0].outside_ps[TP_PART_COMPUTE], 150);
 	done(&cap, &ops, path);
 }
 END_TEST
@@ -712,6 +853,9 @@ static Suite *steps_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_gpu_steps, 0, 2);
 	tcase_add_loop_test(tc, test_gpu_steps_unsorted, 0, 2);
+	tcase_add_loop_test(tc, test_gpu_steps_one_stream, 0, 4);
+	tcase_add_loop_test(tc, test_gpu_no_program, 0, 2);
+	tcase_add_loop_test(tc, test_tf_group_steps, 0, 4);
 	tcase_add_test(tc, test_group_steps);
 	tcase_add_loop_test(tc, test_group_steps_late, 0, 3);
 	tcase_add_test(tc, test_input_time);

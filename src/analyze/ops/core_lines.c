@@ -4,7 +4,8 @@
  * "Steps" line: events grouped by their `group_id` stat (as XProf groups
  * TF captures: its grouping pass writes the step's id on every event of
  * the step, format-facts §2.4); the GPU steps inferred from kernels are
- * gpu_runs.c's. Also the line reader both use.
+ * gpu_runs.c's. Also the line reader both use, and the op pieces kept
+ * packed for steps that come after the op pass (tp_op_ctx.late_steps).
  */
 #include "ops_internal.h"
 
@@ -241,4 +242,28 @@ size_t tp_ops_group_runs(const struct tp_xspace *xs, const struct tp_plane *pl,
 		qsort(g.v, g.n, sizeof(*g.v), tp_step_run_cmp);
 	*out = g.v;
 	return g.n;
+}
+
+/* ---- the op pieces of a core whose steps come after its op pass
+ * (tp_op_ctx.late_steps: a GPU core's steps inferred from the very
+ * kernels the pass reads), kept packed until the steps are known
+ * (packed.h).
+ *
+ * With one op line, step_parts.c puts each piece into the steps as the
+ * sweep emits it, keeping nothing; here the steps are not there yet, so
+ * the pieces wait, in the order emitted: a few bytes each (the gap from
+ * the previous piece's end, the length, the kind), not the 24 of a kept
+ * struct tp_seg, on the JAX-GPU shape one piece a kernel
+ * (docs/performance.md). Then they go into the steps in that order, as
+ * if they had streamed. ---- */
+
+void tp_late_pieces_grow(struct tp_late_pieces *p)
+{
+	p->buf = tp_xgrow(p->buf, &p->cap, p->len + TP_LATE_PIECE_MAX, 1);
+}
+
+void tp_late_pieces_drop(struct tp_late_pieces *p)
+{
+	free(p->buf);
+	memset(p, 0, sizeof(*p));
 }

@@ -8,11 +8,13 @@
  * stats' raw values (the program id, the two refs) key a small table
  * of their own, filled on first sight through the same lookup
  * (tp_op_gpu_lookup), so the result is the same op and the names are
- * hashed once per distinct kernel, not per event.
+ * hashed once per distinct kernel, not per event. Each kernel read also
+ * goes to the core's inferred steps when they come late (gpu_runs.c).
  */
 #include "ops_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define MODULE_IS_REF 1u
 
@@ -99,12 +101,43 @@ static uint32_t resolve_slow(struct tp_op_ctx *c, const struct tp_event_batch *b
 	return tp_op_gpu_lookup(c, k, name, tfop);
 }
 
+/* The op of key from the table, made on first sight. */
+static uint32_t table_op(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t i,
+			 const uint64_t *key)
+{
+	struct tp_op_slot *s = tp_op_table_find(&c->gpu_ops, key, 4);
+
+	if (!s->used) {
+		/* resolve_slow touches only the other table (ops_by_key) */
+		uint32_t op = resolve_slow(c, b, i);
+
+		tp_op_table_add(&c->gpu_ops, s, key, 4, op);
+		return op;
+	}
+	return s->op;
+}
+
+/* The kernel after one of op o's, remembered (the table is the truth:
+ * a remembered key gives the op the table gave it). */
+static void remember_next(struct tp_op_ctx *c, uint32_t o, const uint64_t *key, uint32_t op)
+{
+	if (o >= c->cap_gpu_next) {
+		size_t old = c->cap_gpu_next;
+
+		c->gpu_next = tp_xgrow(c->gpu_next, &c->cap_gpu_next, (size_t)o + 1,
+				       sizeof(*c->gpu_next));
+		memset(c->gpu_next + old, 0, (c->cap_gpu_next - old) * sizeof(*c->gpu_next));
+	}
+	memcpy(c->gpu_next[o].key, key, sizeof(c->gpu_next[o].key));
+	c->gpu_next[o].op = op + 1;
+}
+
 uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 				 const struct tp_event_batch *b, size_t i)
 {
 	uint8_t pk = b->kind[TP_GPU_KEY_PROGRAM][i];
 	uint64_t key[4];
-	struct tp_op_slot *s;
+	uint32_t op, prev = c->gpu_prev;
 
 	/* an hlo_op that is an integer names no op (kept stats are integers) */
 	if (b->kind[TP_GPU_KEY_OP][i] != TP_STAT_REF)
@@ -116,15 +149,25 @@ uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 	key[3] = b->kind[TP_GPU_KEY_MODULE][i] == TP_STAT_REF ? MODULE_IS_REF : 0;
 	key[1] = key[3] ? b->value[TP_GPU_KEY_MODULE][i] : 0;
 	key[2] = b->value[TP_GPU_KEY_OP][i];
-	s = tp_op_table_find(&c->gpu_ops, key, 4);
-	if (!s->used) {
-		/* resolve_slow touches only the other table (ops_by_key) */
-		uint32_t op = resolve_slow(c, b, i);
-
-		tp_op_table_add(&c->gpu_ops, s, key, 4, op);
-		return op;
+	/* the kernel that followed the last one's op last time, again: ops
+	 * are numbered as first met, so these entries are read in order,
+	 * not scattered as the table's slots are */
+	if (prev && prev <= c->cap_gpu_next && c->gpu_next[prev - 1].op &&
+	    tp_op_same_key(c->gpu_next[prev - 1].key, key, 4)) {
+		op = c->gpu_next[prev - 1].op - 1;
+	} else {
+		op = table_op(c, b, i, key);
+		if (prev)
+			remember_next(c, prev - 1, key, op);
 	}
-	return s->op;
+	c->gpu_prev = op == TP_OP_NONE ? 0 : op + 1;
+	return op;
+}
+
+void tp_op_resolve_gpu_ops(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		c->bufs->gpu_ops[i] = tp_op_resolve_gpu_batch(c, b, i);
 }
 
 void tp_op_programs_line(struct tp_op_ctx *c, const struct tp_line *ln)
@@ -136,6 +179,7 @@ void tp_op_programs_line(struct tp_op_ctx *c, const struct tp_line *ln)
 	if (!c->count_programs)
 		return;
 	c->line_programs = core->n_programs;
+	c->line_hit = SIZE_MAX;
 	core->programs = tp_xrealloc(core->programs,
 				     (core->n_programs + 1) * sizeof(*core->programs));
 	core->programs[core->n_programs].line = ln;
@@ -151,9 +195,15 @@ static void count_program(struct tp_op_ctx *c, uint64_t id)
 	struct tp_line_program *p = core->programs + c->line_programs;
 	size_t n = core->n_programs - c->line_programs;
 
+	/* an execution's kernels come together: the last one's program first */
+	if (c->line_hit < n && p[c->line_hit].runs && p[c->line_hit].id == id) {
+		p[c->line_hit].runs++;
+		return;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (p[i].runs && p[i].id == id) {
 			p[i].runs++;
+			c->line_hit = i;
 			return;
 		}
 	if (n == 1 && !p[0].runs) {
@@ -172,6 +222,8 @@ static void count_program(struct tp_op_ctx *c, uint64_t id)
  * and tp_stat_int reads it; kept values are integers or refs. */
 void tp_op_programs_batch(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n)
 {
+	if (c->kernels)
+		tp_gpu_kernels_batch(c->kernels, b, n, c->bufs->gpu_ops);
 	if (!c->count_programs)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -196,6 +248,8 @@ void tp_op_programs_event(struct tp_op_ctx *c, const struct tp_event *ev)
 	struct tp_stat st;
 	int64_t v;
 
+	if (c->kernels)
+		tp_gpu_kernels_event(c->kernels, ev);
 	if (c->count_programs &&
 	    tp_event_stat(&c->host->xs, c->pl, ev, TP_SN_PROGRAM_ID, &st) &&
 	    tp_stat_int(&st, &v))

@@ -410,6 +410,9 @@ void tp_op_ctx_release(struct tp_op_ctx *c)
 	free(c->vals);
 	tp_op_table_release(&c->ops_by_key);
 	tp_op_table_release(&c->gpu_ops);
+	free(c->gpu_next);
+	c->gpu_next = NULL;
+	c->cap_gpu_next = 0;
 	c->meta_op = NULL;
 	c->name_hash = NULL;
 	c->vals = NULL;

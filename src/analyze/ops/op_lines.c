@@ -113,7 +113,7 @@ static void nest(struct tp_op_ctx *c, struct tp_op_bufs *b, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		int64_t end = tp_sat_add(r[i].start, r[i].dur);
 
-		if (c->ops->cores[c->core].n_steps)
+		if (tp_ops_sweeping(c))
 			tp_sweep_push(c, r[i].start, r[i].dur,
 				      tp_seg_kind(c, &c->ops->ops[r[i].op]));
 
@@ -203,7 +203,7 @@ static inline void stream_push(struct tp_op_ctx *c, struct stream *st,
 	}
 	st->have_prev = true;
 	st->prev = *r;
-	if (c->ops->cores[c->core].n_steps)
+	if (tp_ops_sweeping(c))
 		tp_sweep_push(c, r->start, r->dur, tp_seg_kind(c, &c->ops->ops[r->op]));
 	while (st->depth) {
 		const struct tp_op_open_rec *top = &b->open[st->depth - 1];
@@ -423,8 +423,9 @@ static void add_gpu_batch(struct line_pass *lp, const struct tp_event_batch *b,
 {
 	struct tp_op_ctx *c = lp->c;
 
+	tp_op_resolve_gpu_ops(c, b, n);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t id = tp_op_resolve_gpu_batch(c, b, i);
+		uint32_t id = c->bufs->gpu_ops[i];
 
 		if (id == TP_OP_NONE)
 			continue;

@@ -107,6 +107,7 @@ static bool scan_core(struct tp_ops *frag, struct tp_op_ctx *c,
 	for (size_t l = 0; l < c->pl->n_lines; l++)
 		if (tp_ops_line_used(src, &c->pl->lines[l]))
 			tp_ops_scan_line(c, (struct tp_line *)&c->pl->lines[l]);
+	tp_ops_read_late_steps(c);
 	/* before the duty's end: sweeping again asks it which ops count */
 	if (tp_steps_place(c))
 		tp_ops_sweep_again(c);

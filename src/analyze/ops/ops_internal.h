@@ -6,6 +6,7 @@
 #define TPUPROF_OPS_INTERNAL_H
 
 #include "tpuprof/analyze/ops.h"
+#include "packed.h"
 
 #include <string.h>
 
@@ -19,6 +20,12 @@ struct tp_op_meta_vals {
 	/* occurrences that take these values, multiplied in once at the end
 	 * of the core (tp_op_apply_meta_vals), not per event */
 	uint64_t n_flops, n_bytes;
+};
+
+/* What followed a GPU kernel's op the last time (op_gpu.c). */
+struct tp_gpu_next {
+	uint64_t key[4];
+	uint32_t op;                   /* + 1; 0: nothing (or no op) yet    */
 };
 
 /* One open-addressing table from a key of `width` 64-bit words (at most
@@ -94,6 +101,7 @@ struct tp_op_bufs {
 	int64_t *self;                 /* streaming: a line's self time per op */
 	size_t cap_self;
 	struct tp_event_batch *batch;  /* bulk reading of op lines          */
+	uint32_t gpu_ops[TP_EVENT_BATCH]; /* the op of each GPU kernel there */
 };
 void tp_op_bufs_release(struct tp_op_bufs *b);
 
@@ -128,9 +136,15 @@ struct tp_op_ctx {
 	enum tp_err rc;                /* first error met while resolving     */
 	struct tp_op_bufs *bufs;       /* the thread's scratch, borrowed      */
 	struct tp_op_table gpu_ops;    /* GPU kernels' stat values -> op     */
+	/* per op: the key and op of the kernel that came after it last
+	 * (op_gpu.c): executions repeat their kernels in order */
+	struct tp_gpu_next *gpu_next;
+	size_t cap_gpu_next;
+	uint32_t gpu_prev;             /* the last kernel's op + 1, or 0    */
 	struct tp_batch_keys gpu_keys; /* what GPU bulk reading keeps        */
 	bool count_programs;           /* this line's: tp_ops_core.programs   */
 	size_t line_programs;          /* the line's first entry there        */
+	size_t line_hit;               /* the last event's entry, from there  */
 	/* the core's op categories met in steps (tp_op.step_cat - 1
 	 * indexes them): tp_step.cats */
 	struct tp_str *step_cats;
@@ -166,7 +180,21 @@ struct tp_op_ctx {
 	 * the core is read again the usual way (ops.c). */
 	bool spec_groups, spec_seen;
 	int64_t spec_gid;
+	/* Steps known only after the op pass (a GPU core's inferred steps:
+	 * its kernel lines are read once, by the op pass, which feeds
+	 * kernels): the pass sweeps its op time into pieces, kept, and
+	 * tp_ops_read_late_steps makes the steps and attributes them. */
+	bool late_steps;
+	struct tp_gpu_kernels *kernels;
+	struct tp_late_pieces late_pieces; /* one op line's, core_lines.c */
 };
+
+/* Whether the op pass sweeps op time into pieces for the steps: the
+ * core has steps, or will have once the pass is over. */
+static inline bool tp_ops_sweeping(const struct tp_op_ctx *c)
+{
+	return c->late_steps || c->ops->cores[c->core].n_steps;
+}
 
 /* XProf's duty cycle, barrier time and SparseCore module windows of a
  * TPU core, from every event of its op lines (op_duty.c): start before
@@ -245,9 +273,27 @@ void tp_op_count_keys(const struct tp_plane *pl, struct tp_batch_keys *k);
  * values, so names are hashed once per distinct kernel. */
 uint32_t tp_op_resolve_gpu_batch(struct tp_op_ctx *c,
 				 const struct tp_event_batch *b, size_t i);
+/* The op of each of the batch's n kernels, into c->bufs->gpu_ops. */
+void tp_op_resolve_gpu_ops(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n);
+
+/* A GPU core's kernels as its steps need them (gpu_runs.c): start,
+ * then each event of its kernel lines, read in bulk (the stats in the
+ * TP_GPU_KEY_* slots) or one at a time (untimed ones are skipped), then
+ * finish: tp_ops_gpu_program_runs's figures for the kernels fed, and r
+ * freed. */
+struct tp_gpu_kernels;
+struct tp_gpu_kernels *tp_gpu_kernels_start(const struct tp_xspace *xs,
+					    const struct tp_plane *pl);
+/* ops: the op pass's op of each event (TP_OP_NONE: none), or NULL */
+void tp_gpu_kernels_batch(struct tp_gpu_kernels *r, const struct tp_event_batch *b, size_t n,
+			  const uint32_t *ops);
+void tp_gpu_kernels_event(struct tp_gpu_kernels *r, const struct tp_event *ev);
+size_t tp_gpu_kernels_finish(struct tp_gpu_kernels *r, struct tp_program_time *best,
+			     struct tp_step_run **out);
 
 /* The programs of a GPU line's kernels (tp_ops_core.programs): a line
- * starts, then each event read in bulk or one at a time. */
+ * starts, then each event read in bulk (after tp_op_resolve_gpu_ops) or
+ * one at a time. */
 void tp_op_programs_line(struct tp_op_ctx *c, const struct tp_line *ln);
 void tp_op_programs_batch(struct tp_op_ctx *c, const struct tp_event_batch *b, size_t n);
 void tp_op_programs_event(struct tp_op_ctx *c, const struct tp_event *ev);
@@ -330,6 +376,9 @@ void tp_ops_scan_line(struct tp_op_ctx *c, struct tp_line *ln);
 /* Reads the core's "Steps" line into ops->steps, else infers the steps
  * from its "XLA Modules" line (steps.c). */
 void tp_ops_read_steps(struct tp_op_ctx *c);
+/* After the op lines: the steps that come late (tp_op_ctx.late_steps)
+ * made from what the pass fed, their parts begun again (steps.c). */
+void tp_ops_read_late_steps(struct tp_op_ctx *c);
 /* The core's step holding time t (an index from the core's first
  * step), or SIZE_MAX. */
 size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,

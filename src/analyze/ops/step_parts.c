@@ -39,6 +39,10 @@ static void emit(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind)
 
 	if (end <= start)
 		return;
+	if (c->stream_parts && c->late_steps) {
+		tp_late_piece(&c->late_pieces, start, end, kind);
+		return;
+	}
 	if (c->stream_parts) {
 		attribute(c, start, end, kind);
 		return;
@@ -125,6 +129,8 @@ void tp_sweep_line_abandon(struct tp_op_ctx *c)
 	/* streamed: the one line's parts so far, dropped */
 	if (c->stream_parts)
 		parts_reset(c);
+	if (c->stream_parts && c->late_steps)
+		tp_late_pieces_drop(&c->late_pieces);
 	c->n_segs = c->line_segs0;
 	c->sweep.depth = 0;
 	c->sweep.started = false;
@@ -136,6 +142,7 @@ void tp_sweep_release(struct tp_op_ctx *c)
 	c->step_cats = NULL;
 	c->n_step_cats = c->cap_step_cats = 0;
 	free(c->segs);
+	tp_late_pieces_drop(&c->late_pieces);
 	free(c->sweep.open);
 	free(c->map_w);
 	free(c->step_shift);
@@ -396,8 +403,10 @@ void tp_steps_parts_begin(struct tp_op_ctx *c)
 	struct tp_ops_core *core = &c->ops->cores[c->core];
 	size_t lines = 0;
 
-	/* one op line: its pieces go into the steps as they come, none kept;
-	 * several may overlap (GPU streams): kept, resolved at the end */
+	/* one op line: its pieces go into the steps as they come, none kept
+	 * (steps that come after the lines, late_steps: they wait packed,
+	 * core_lines.c); several may overlap (GPU streams): kept, resolved
+	 * at the end */
 	for (size_t l = 0; l < c->pl->n_lines; l++)
 		lines += tp_ops_line_used(core->source, &c->pl->lines[l]);
 	c->stream_parts = lines <= 1;
@@ -424,6 +433,15 @@ bool tp_steps_place(struct tp_op_ctx *c)
 	/* the map gave the runs back as they are: each to the next again */
 	if (c->map_steps && core->step_source == TP_STEPS_INFERRED)
 		to_next_start(ops, core);
+	if (c->stream_parts && c->late_steps) {
+		struct tp_late_cursor cur = { 0, 0 };
+		int64_t start, end;
+		uint32_t kind;
+
+		while (tp_late_piece_next(&c->late_pieces, &cur, &start, &end, &kind))
+			attribute(c, start, end, kind);
+		tp_late_pieces_drop(&c->late_pieces);
+	}
 	if (again && c->stream_parts) {
 		parts_begin(c);
 		return true;

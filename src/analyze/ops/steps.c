@@ -178,7 +178,6 @@ static bool op_steps(struct tp_op_ctx *c)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
 	const struct tp_xspace *xs = &c->host->xs;
-	struct tp_program_time best = { 0 };
 	struct tp_step_run *v = NULL;
 	/* speculating: as if the group pass found none (ops.c checks) */
 	size_t n = c->spec_groups ? 0 : tp_ops_group_runs(xs, c->pl, core->source, &v);
@@ -186,15 +185,42 @@ static bool op_steps(struct tp_op_ctx *c)
 	if (n) {
 		core->step_source = TP_STEPS_GROUP;
 		push_runs(c, v, n, true);
-	} else if (core->source == TP_OPSRC_GPU &&
-		   (n = tp_ops_gpu_program_runs(xs, c->pl, &best, &v))) {
-		core->step_source = TP_STEPS_INFERRED;
-		core->step_program_id = best.id;
-		core->step_program = tp_strpool_intern(c->ops->strings, best.name);
-		push_runs(c, v, n, false);
+	} else if (core->source == TP_OPSRC_GPU) {
+		/* from the kernels as the op pass reads them (late_steps) */
+		c->late_steps = true;
+		c->kernels = tp_gpu_kernels_start(xs, c->pl);
 	}
 	free(v);
 	return n > 0;
+}
+
+void tp_ops_read_late_steps(struct tp_op_ctx *c)
+{
+	struct tp_ops *ops = c->ops;
+	struct tp_ops_core *core = &ops->cores[c->core];
+	struct tp_program_time best = { 0 };
+	struct tp_step_run *v = NULL;
+	size_t n;
+
+	if (!c->late_steps)
+		return;
+	n = tp_gpu_kernels_finish(c->kernels, &best, &v);
+	c->kernels = NULL;
+	if (n) {
+		core->step_source = TP_STEPS_INFERRED;
+		core->step_program_id = best.id;
+		core->step_program = tp_strpool_intern(ops->strings, best.name);
+		push_runs(c, v, n, false);
+	} else {
+		/* no steps: the pieces swept for them go */
+		c->n_segs = 0;
+		c->seg_lines = 0;
+		tp_late_pieces_drop(&c->late_pieces);
+	}
+	free(v);
+	if (n > 1)
+		qsort(ops->steps + core->first_step, n, sizeof(*ops->steps), by_start);
+	tp_steps_parts_begin(c);
 }
 
 void tp_ops_read_steps(struct tp_op_ctx *c)
