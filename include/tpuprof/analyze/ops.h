@@ -311,6 +311,22 @@ struct tp_steps_summary {
 };
 void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core,
 			struct tp_steps_summary *out);
+/* The spread of a core's steady step durations (the steps not marked
+ * warm-up): the fastest and the slowest with their positions in the
+ * core's steps (0 = its first step, the warm-up one included), the
+ * median as the warm-up rule takes it (of the durations sorted, the one
+ * at n / 2, 0-based: the upper one of two) and the nearest-rank
+ * percentiles (the ceil(p n / 100)-th smallest). All zero without a
+ * steady step. One sort of n durations: no per-step allocation. */
+struct tp_step_durations {
+	size_t n;                     /* steady steps                       */
+	int64_t min_ps, max_ps;
+	size_t min_index, max_index;  /* the first such step on ties       */
+	int64_t median_ps, p90_ps, p99_ps;
+};
+void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core,
+			struct tp_step_durations *out);
+
 /* The steady steps' compute by category (sums of tp_step.cats over the
  * steps not marked warm-up), most first, ties by name; they sum to the
  * summary's compute_ps. *out is malloc'd (NULL when there is none). */
@@ -338,6 +354,13 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out);
 void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
 			bool warmup);
 void tp_step_across_close(struct tp_step_across *a);
+/* What `steps across cores` says in one line: the steps compared, the
+ * cores, and the steps not warm-up on any core that have a straggler. */
+struct tp_steps_across_summary {
+	size_t n_steps, n_cores, stragglers;
+};
+void tp_steps_across_summarize(const struct tp_step_across *v, size_t n,
+			       struct tp_steps_across_summary *out);
 
 /* ---- --by category (op_categories.c) ---- */
 

@@ -61,6 +61,46 @@ void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core
 	out->step_ps = out->n_steady ? out->sum_ps / (int64_t)out->n_steady : 0;
 }
 
+/* The ceil(pct n / 100)-th smallest of n sorted values (n > 0). */
+static int64_t nearest_rank(const int64_t *sorted, size_t n, unsigned pct)
+{
+	size_t rank = (n * pct + 99) / 100;
+
+	return sorted[rank ? rank - 1 : 0];
+}
+
+void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core,
+			struct tp_step_durations *out)
+{
+	const struct tp_step *s = ops->steps + core->first_step;
+	int64_t *d;
+
+	memset(out, 0, sizeof(*out));
+	if (!core->n_steps)
+		return;
+	d = tp_xcalloc(core->n_steps, sizeof(*d));
+	for (size_t i = 0; i < core->n_steps; i++) {
+		if (s[i].warmup)
+			continue;
+		if (!out->n || s[i].dur_ps < out->min_ps) {
+			out->min_ps = s[i].dur_ps;
+			out->min_index = i;
+		}
+		if (!out->n || s[i].dur_ps > out->max_ps) {
+			out->max_ps = s[i].dur_ps;
+			out->max_index = i;
+		}
+		d[out->n++] = s[i].dur_ps;
+	}
+	if (out->n) {
+		qsort(d, out->n, sizeof(*d), cmp_i64);
+		out->median_ps = d[out->n / 2];
+		out->p90_ps = nearest_rank(d, out->n, 90);
+		out->p99_ps = nearest_rank(d, out->n, 99);
+	}
+	free(d);
+}
+
 void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
 			bool warmup)
 {
@@ -116,6 +156,16 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
 	}
 	*out = v;
 	return n;
+}
+
+void tp_steps_across_summarize(const struct tp_step_across *v, size_t n,
+			       struct tp_steps_across_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n_steps = n;
+	out->n_cores = n ? v[0].n_cores : 0;
+	for (size_t i = 0; i < n; i++)
+		out->stragglers += v[i].straggler && !v[i].warmup;
 }
 
 int tp_step_cat_cmp(const void *a, const void *b)

@@ -209,10 +209,27 @@ static json_t *name_of(json_t *cores, size_t c, const char *key)
 	return json_deep_copy(json_object_get(json_array_get(cores, c), key));
 }
 
-json_t *tp_steps_across_from_cores(json_t *cores)
+json_t *tp_steps_across_summary_json(const struct tp_step_across *v, size_t n, bool rows)
+{
+	struct tp_steps_across_summary sum;
+
+	if (!v)
+		return json_null();
+	tp_steps_across_summarize(v, n, &sum);
+	return json_pack("{s:o,s:o,s:o,s:s}",
+		"n_steps", tp_json_uint(sum.n_steps),
+		"n_cores", tp_json_uint(sum.n_cores),
+		"stragglers", tp_json_uint(sum.stragglers),
+		"rows", rows ? "all" : "left_out");
+}
+
+/* The i-th step of every TensorCore with steps among the document's
+ * cores; n of them, NULL with fewer than two such cores. */
+static struct tp_step_across *across_from_cores(json_t *cores, size_t *n_out)
 {
 	size_t n = SIZE_MAX, with = 0, c;
-	json_t *core, *out;
+	json_t *core;
+	struct tp_step_across *v;
 
 	json_array_foreach(cores, c, core) {
 		size_t k = json_array_size(json_object_get(core, "steps"));
@@ -223,24 +240,42 @@ json_t *tp_steps_across_from_cores(json_t *cores)
 		with++;
 		n = k < n ? k : n;
 	}
+	*n_out = 0;
 	if (with < 2)
-		return json_null();
-	out = json_array();
+		return NULL;
+	v = tp_xcalloc(n + 1, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
-		struct tp_step_across a = { .index = i };
-
+		v[i].index = i;
 		json_array_foreach(cores, c, core) {
 			json_t *s = json_array_get(json_object_get(core, "steps"), i);
 
 			if (s && !sparse_core_plane(jstr(json_object_get(core, "plane"))))
-				tp_step_across_add(&a, c,
+				tp_step_across_add(&v[i], c,
 					json_integer_value(json_object_get(s, "duration_ps")),
 					json_is_true(json_object_get(s, "warmup")));
 		}
-		tp_step_across_close(&a);
-		json_array_append_new(out, tp_step_across_json(&a,
-			name_of(cores, a.slowest_core, "host"), name_of(cores, a.slowest_core, "plane"),
-			name_of(cores, a.fastest_core, "host"), name_of(cores, a.fastest_core, "plane")));
+		tp_step_across_close(&v[i]);
 	}
-	return out;
+	*n_out = n;
+	return v;
+}
+
+void tp_steps_across_from_cores(json_t *ops)
+{
+	json_t *cores = json_object_get(ops, "cores"), *out;
+	size_t n;
+	struct tp_step_across *v = across_from_cores(cores, &n);
+
+	json_object_set_new(ops, "steps_across_summary", tp_steps_across_summary_json(v, n, true));
+	if (!v) {
+		json_object_set_new(ops, "steps_across", json_null());
+		return;
+	}
+	out = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(out, tp_step_across_json(&v[i],
+			name_of(cores, v[i].slowest_core, "host"), name_of(cores, v[i].slowest_core, "plane"),
+			name_of(cores, v[i].fastest_core, "host"), name_of(cores, v[i].fastest_core, "plane")));
+	json_object_set_new(ops, "steps_across", out);
+	free(v);
 }

@@ -270,6 +270,26 @@ static void set_scopes(json_t *op_scopes, const struct tp_scope_tree *tree)
 	json_object_del(op_scopes, "cores");
 }
 
+/* The steps across hosts and the per-step advice are judged again from
+ * every core's steps[]: a report written without them (more than
+ * TP_STEP_ROWS_MAX steps a core, no --per-step) cannot be merged. */
+static enum tp_err rows_kept(json_t *doc, const char *name, struct tp_error *err)
+{
+	json_t *core;
+	size_t i;
+
+	json_array_foreach(get(get(doc, "ops"), "cores"), i, core) {
+		const char *rows = json_string_value(json_object_get(core, "step_rows"));
+
+		if (rows && !strcmp(rows, "left_out"))
+			return tp_error_set(err, TP_ERR_INPUT,
+				"%s: ops.cores[%zu] (%s %s) has %" JSON_INTEGER_FORMAT " steps but its per-step rows were left out; merge needs them: write the report with 'tpuprof report --per-step --format json'",
+				name, i, str(core, "host"), str(core, "plane"),
+				json_integer_value(get(get(core, "steady"), "n_steps")));
+	}
+	return TP_OK;
+}
+
 static enum tp_err check_doc(json_t *doc, const char *name, struct tp_error *err)
 {
 	static const char *const parts[] = { "info", "memory", "ops", "op_scopes", "collectives" };
@@ -282,7 +302,7 @@ static enum tp_err check_doc(json_t *doc, const char *name, struct tp_error *err
 		if (!json_is_object(get(doc, parts[i])))
 			return tp_error_set(err, TP_ERR_INPUT, "%s: report has no '%s' part",
 					    name, parts[i]);
-	return TP_OK;
+	return rows_kept(doc, name, err);
 }
 
 /* The advice judged again on the merged cores (advice_json.c), as
@@ -428,8 +448,7 @@ enum tp_err tp_merge_finish(struct tp_merge *g, json_t **out, struct tp_error *e
 	set_scopes(get(m, "op_scopes"), &g->tree);
 	/* per step across the merged cores, and the all-cores sums, as over
 	 * all the files at once */
-	json_object_set_new(get(m, "ops"), "steps_across",
-			    tp_steps_across_from_cores(get(get(m, "ops"), "cores")));
+	tp_steps_across_from_cores(get(m, "ops"));
 	json_object_set_new(get(m, "ops"), "core_groups", tp_core_groups_from_cores(get(get(m,
 		"ops"), "cores"), json_string_value(json_object_get(get(m, "ops"), "sort"))));
 	tp_merge_finish_collectives(m);

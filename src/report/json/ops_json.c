@@ -222,19 +222,61 @@ static json_t *cats_json(const struct tp_step_cat *v, size_t n, int64_t whole)
 	return a;
 }
 
-static json_t *step_json(const struct tp_step *s)
+/* A string of the capture, with no jansson value when it needs no
+ * escape. */
+static void text(struct tp_jw *w, const char *key, struct tp_str s)
 {
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
-		"name", tp_json_str(s->name),
-		"start_ps", tp_json_int(s->start_ps),
-		"duration_ps", tp_json_int(s->dur_ps),
-		"compute_ps", tp_json_int(s->compute_ps),
-		"collective_ps", tp_json_int(s->collective_ps),
-		"copy_ps", tp_json_int(s->copy_ps),
-		"input_ps", tp_json_int(s->input_ps),
-		"idle_ps", tp_json_int(s->idle_ps),
-		"warmup", s->warmup, "debug_print_ps", tp_json_int(s->debug_print_ps),
-		"compute_by_category", cats_json(s->cats, s->n_cats, -1));
+	if (!tp_jw_put_plain(w, key, s.ptr ? s.ptr : "", s.len))
+		tp_jw_put(w, key, tp_json_str(s));
+}
+
+/* One step's row, streamed: a core can hold thousands (the text is the
+ * one a jansson value of it would dump). */
+static void step_json(struct tp_jw *w, const struct tp_step *s)
+{
+	tp_jw_object(w, NULL);
+	text(w, "name", s->name);
+	tp_jw_put_int(w, "start_ps", s->start_ps);
+	tp_jw_put_int(w, "duration_ps", s->dur_ps);
+	tp_jw_put_int(w, "compute_ps", s->compute_ps);
+	tp_jw_put_int(w, "collective_ps", s->collective_ps);
+	tp_jw_put_int(w, "copy_ps", s->copy_ps);
+	tp_jw_put_int(w, "input_ps", s->input_ps);
+	tp_jw_put_int(w, "idle_ps", s->idle_ps);
+	tp_jw_put(w, "warmup", json_boolean(s->warmup));
+	tp_jw_put_int(w, "debug_print_ps", s->debug_print_ps);
+	tp_jw_array(w, "compute_by_category");
+	for (size_t i = 0; i < s->n_cats; i++) {
+		tp_jw_object(w, NULL);
+		text(w, "category", s->cats[i].category);
+		tp_jw_put_int(w, "ps", s->cats[i].ps);
+		tp_jw_end(w);
+	}
+	tp_jw_end(w);
+	tp_jw_end(w);
+}
+
+/* Whether a core's steps (or the steps across cores) are written row by
+ * row: with --per-step always, otherwise up to TP_STEP_ROWS_MAX. */
+static bool step_rows(const struct tp_ops_view *view, size_t n_steps)
+{
+	return view->per_step || n_steps <= TP_STEP_ROWS_MAX;
+}
+
+/* The spread of the steady steps' durations, into steady (docs/json.md). */
+static void durations_json(json_t *steady, const struct tp_ops *ops,
+			   const struct tp_ops_core *c)
+{
+	struct tp_step_durations d;
+
+	tp_steps_durations(ops, c, &d);
+	json_object_set_new(steady, "min_ps", tp_json_int(d.min_ps));
+	json_object_set_new(steady, "min_index", d.n ? tp_json_uint(d.min_index) : json_null());
+	json_object_set_new(steady, "max_ps", tp_json_int(d.max_ps));
+	json_object_set_new(steady, "max_index", d.n ? tp_json_uint(d.max_index) : json_null());
+	json_object_set_new(steady, "median_ps", tp_json_int(d.median_ps));
+	json_object_set_new(steady, "p90_ps", tp_json_int(d.p90_ps));
+	json_object_set_new(steady, "p99_ps", tp_json_int(d.p99_ps));
 }
 
 static const char *step_source_name(enum tp_step_source s)
@@ -291,21 +333,26 @@ static void steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
 		"copy_share", share(sum.copy_ps, sum.sum_ps),
 		"input_share", share(sum.input_ps, sum.sum_ps),
 		"idle_share", share(sum.idle_ps, sum.sum_ps));
+	durations_json(steady, ops, c);
 	n_cats = tp_steps_steady_categories(ops, c, &cats);
 	json_object_set_new(steady, "compute_by_category", cats_json(cats, n_cats, sum.compute_ps));
 	free(cats);
 	tp_jw_put(w, "steady", steady);
 }
 
-/* Per step across cores and hosts: the slowest core and the spread. */
+/* Per step across cores and hosts: the slowest core and the spread;
+ * its summary always, the rows as step_rows() says. */
 static void steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
-			      const struct tp_ops *ops)
+			      const struct tp_ops *ops, const struct tp_ops_view *view)
 {
 	struct tp_step_across *v;
 	size_t n = tp_steps_across(ops, &v);
+	bool rows = step_rows(view, n);
 
-	if (!v) {
+	tp_jw_put(w, "steps_across_summary", tp_steps_across_summary_json(v, n, rows));
+	if (!v || !rows) {
 		tp_jw_put(w, "steps_across", json_null());
+		free(v);
 		return;
 	}
 	tp_jw_array(w, "steps_across");
@@ -321,9 +368,28 @@ static void steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
 	free(v);
 }
 
+/* A core's steps: "step_rows" says whether steps[] holds every one. */
+static void steps_json(struct tp_jw *w, const struct tp_ops *ops,
+		       const struct tp_ops_core *c, const struct tp_ops_view *view)
+{
+	bool rows = step_rows(view, c->n_steps);
+
+	tp_jw_put(w, "step_rows", !c->n_steps ? json_null() :
+		  json_string(rows ? "all" : "left_out"));
+	if (!c->n_steps || !rows) {
+		tp_jw_put(w, "steps", json_null());
+		return;
+	}
+	tp_jw_array(w, "steps");
+	for (size_t i = 0; i < c->n_steps && tp_jw_ok(w); i++)
+		step_json(w, &ops->steps[c->first_step + i]);
+	tp_jw_end(w);
+}
+
 /* One core: its ops one by one, a core can hold tens of thousands. */
 static void core_json(struct tp_jw *w, const struct tp_capture *cap,
-		      const struct tp_ops *ops, const struct tp_ops_core *c)
+		      const struct tp_ops *ops, const struct tp_ops_core *c,
+		      const struct tp_ops_view *view)
 {
 	tp_jw_object(w, NULL);
 	tp_jw_put(w, "host", tp_json_cstr(cap->hosts[c->host].name));
@@ -348,14 +414,7 @@ static void core_json(struct tp_jw *w, const struct tp_capture *cap,
 		op_json(w, cap, ops, &ops->ops[c->first_op + i]);
 	tp_jw_end(w);
 	steps_head_json(w, ops, c);
-	if (c->n_steps) {
-		tp_jw_array(w, "steps");
-		for (size_t i = 0; i < c->n_steps && tp_jw_ok(w); i++)
-			tp_jw_put(w, NULL, step_json(&ops->steps[c->first_step + i]));
-		tp_jw_end(w);
-	} else {
-		tp_jw_put(w, "steps", json_null());
-	}
+	steps_json(w, ops, c, view);
 	tp_jw_end(w);
 }
 
@@ -469,9 +528,9 @@ void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 	if (!view->omit_cores) {
 		tp_jw_array(w, "cores");
 		for (size_t c = 0; c < ops->n_cores && tp_jw_ok(w); c++)
-			core_json(w, cap, ops, &ops->cores[c]);
+			core_json(w, cap, ops, &ops->cores[c], view);
 		tp_jw_end(w);
-		steps_across_json(w, cap, ops);
+		steps_across_json(w, cap, ops, view);
 		if (!view->omit_groups)
 			tp_core_groups_json(w, "core_groups", cap, ops, view->sort);
 	}
