@@ -1,0 +1,187 @@
+/*
+ * check_step_summary.c - the summary of steps that a report keeps when it
+ * leaves out the per-step rows (docs/json.md: steady.min_ps .. p99_ps,
+ * steps_across_summary): step durations chosen by hand, every figure
+ * worked out here, warm-up and ties included.
+ */
+#include "testutil.h"
+
+#include "tpuprof/analyze/ops.h"
+
+#define MAX_STEPS 20
+
+/* One core's step durations and the spread expected of its steady ones. */
+struct durations_case {
+	const char *what;
+	size_t n;
+	int64_t dur[MAX_STEPS];
+	bool warmup;                 /* the first step is marked warm-up   */
+	struct tp_step_durations want;
+};
+
+static const struct durations_case durations_cases[] = {
+	/* 1000 / 2 = 500 > 300, the median of the rest {100, 200, 300, 400}
+	 * (position 4 / 2 = 2): warm-up; the steady four sorted are 100,
+	 * 200, 300, 400: median at 4 / 2 = 2 -> 300; p90 the ceil(3.6) = 4th
+	 * -> 400; p99 the ceil(3.96) = 4th -> 400 */
+	{ "warm-up left out", 5, { 1000, 300, 100, 200, 400 }, true,
+	  { .n = 4, .min_ps = 100, .min_index = 2, .max_ps = 400, .max_index = 4,
+	    .median_ps = 300, .p90_ps = 400, .p99_ps = 400 } },
+	/* ties: the first such step; sorted 50, 50, 70, 70: the upper middle */
+	{ "ties", 4, { 50, 70, 50, 70 }, false,
+	  { .n = 4, .min_ps = 50, .min_index = 0, .max_ps = 70, .max_index = 1,
+	    .median_ps = 70, .p90_ps = 70, .p99_ps = 70 } },
+	/* 10, 20, .. 200: median at 10 -> 110; p90 the 18th -> 180; p99 the
+	 * ceil(19.8) = 20th -> 200 */
+	{ "twenty steps", 20, { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140,
+				150, 160, 170, 180, 190, 200 }, false,
+	  { .n = 20, .min_ps = 10, .min_index = 0, .max_ps = 200, .max_index = 19,
+	    .median_ps = 110, .p90_ps = 180, .p99_ps = 200 } },
+	/* two steps: no warm-up rule (fewer than 3); p90 the ceil(1.8) = 2nd */
+	{ "two steps, the first slow", 2, { 900, 100 }, false,
+	  { .n = 2, .min_ps = 100, .min_index = 1, .max_ps = 900, .max_index = 0,
+	    .median_ps = 900, .p90_ps = 900, .p99_ps = 900 } },
+	{ "one step", 1, { 500 }, false,
+	  { .n = 1, .min_ps = 500, .min_index = 0, .max_ps = 500, .max_index = 0,
+	    .median_ps = 500, .p90_ps = 500, .p99_ps = 500 } },
+	{ "no steps", 0, { 0 }, false, { .n = 0 } },
+};
+
+/* ops with one core per durations array (steps back to back from 0) */
+static void make_ops(struct tp_ops *ops, const int64_t *const *dur, const size_t *n,
+		     size_t n_cores)
+{
+	size_t total = 0;
+
+	memset(ops, 0, sizeof(*ops));
+	for (size_t c = 0; c < n_cores; c++)
+		total += n[c];
+	ops->cores = tp_xcalloc(n_cores, sizeof(*ops->cores));
+	ops->steps = tp_xcalloc(total + 1, sizeof(*ops->steps));
+	ops->n_cores = n_cores;
+	for (size_t c = 0; c < n_cores; c++) {
+		int64_t t = 0;
+
+		ops->cores[c].first_step = ops->n_steps;
+		ops->cores[c].n_steps = n[c];
+		for (size_t i = 0; i < n[c]; i++) {
+			struct tp_step *s = &ops->steps[ops->n_steps++];
+
+			s->core = c;
+			s->start_ps = t;
+			s->dur_ps = dur[c][i];
+			t += dur[c][i];
+		}
+	}
+	tp_steps_mark_warmup(ops);
+}
+
+static void free_ops(struct tp_ops *ops)
+{
+	free(ops->cores);
+	free(ops->steps);
+}
+
+START_TEST(test_durations)
+{
+	const struct durations_case *k = &durations_cases[_i];
+	const int64_t *dur = k->dur;
+	struct tp_step_durations d;
+	struct tp_ops ops;
+
+	make_ops(&ops, &dur, &k->n, 1);
+	ck_assert_msg(!k->n || ops.steps[0].warmup == k->warmup, "%s: warm-up", k->what);
+	tp_steps_durations(&ops, &ops.cores[0], &d);
+	ck_assert_msg(d.n == k->want.n, "%s: n %zu", k->what, d.n);
+	ck_assert_msg(d.min_ps == k->want.min_ps && d.min_index == k->want.min_index,
+		      "%s: min %lld at %zu", k->what, (long long)d.min_ps, d.min_index);
+	ck_assert_msg(d.max_ps == k->want.max_ps && d.max_index == k->want.max_index,
+		      "%s: max %lld at %zu", k->what, (long long)d.max_ps, d.max_index);
+	ck_assert_msg(d.median_ps == k->want.median_ps, "%s: median %lld", k->what,
+		      (long long)d.median_ps);
+	ck_assert_msg(d.p90_ps == k->want.p90_ps, "%s: p90 %lld", k->what, (long long)d.p90_ps);
+	ck_assert_msg(d.p99_ps == k->want.p99_ps, "%s: p99 %lld", k->what, (long long)d.p99_ps);
+	free_ops(&ops);
+}
+END_TEST
+
+/* Two cores: step 0 is warm-up on both and spreads 200 over 1000 (a
+ * straggler, left out of the count); step 2 spreads 30 over 100 (a
+ * straggler); step 4 spreads 40 over 400, exactly 10%: not over it. A
+ * third core with fewer steps bounds the positions compared. */
+START_TEST(test_across_summary)
+{
+	static const int64_t a[] = { 1000, 300, 100, 200, 400, 300 };
+	static const int64_t b[] = { 1200, 300, 130, 200, 440, 300 };
+	static const int64_t c[] = { 300, 300, 100, 200, 400 };
+	const int64_t *dur[] = { a, b, c };
+	const size_t n[] = { 6, 6, 5 };
+	struct tp_step_across *v;
+	struct tp_steps_across_summary sum;
+	struct tp_ops ops;
+	size_t k;
+
+	make_ops(&ops, dur, n, 2);
+	k = tp_steps_across(&ops, &v);
+	ck_assert_uint_eq(k, 6);
+	ck_assert(v[0].warmup && v[0].straggler);
+	ck_assert(v[2].straggler && !v[4].straggler);
+	tp_steps_across_summarize(v, k, &sum);
+	ck_assert_uint_eq(sum.n_steps, 6);
+	ck_assert_uint_eq(sum.n_cores, 2);
+	ck_assert_uint_eq(sum.stragglers, 1);
+	free(v);
+	free_ops(&ops);
+
+	make_ops(&ops, dur, n, 3);
+	k = tp_steps_across(&ops, &v);
+	tp_steps_across_summarize(v, k, &sum);
+	ck_assert_uint_eq(sum.n_steps, 5);
+	ck_assert_uint_eq(sum.n_cores, 3);
+	/* the third core is not warm-up (300 / 2 is no more than the
+	 * median 300 of the rest) and as fast as the first elsewhere */
+	ck_assert(!ops.steps[ops.cores[2].first_step].warmup);
+	ck_assert_uint_eq(sum.stragglers, 1);
+	free(v);
+	free_ops(&ops);
+}
+END_TEST
+
+/* Fewer than two cores with steps: nothing across cores, nothing summed. */
+START_TEST(test_across_one_core)
+{
+	static const int64_t a[] = { 10, 20, 30 };
+	const int64_t *dur[] = { a };
+	const size_t n[] = { 3 };
+	struct tp_step_across *v;
+	struct tp_steps_across_summary sum;
+	struct tp_ops ops;
+
+	make_ops(&ops, dur, n, 1);
+	ck_assert_uint_eq(tp_steps_across(&ops, &v), 0);
+	ck_assert_ptr_null(v);
+	tp_steps_across_summarize(v, 0, &sum);
+	ck_assert_uint_eq(sum.n_steps, 0);
+	ck_assert_uint_eq(sum.n_cores, 0);
+	ck_assert_uint_eq(sum.stragglers, 0);
+	free_ops(&ops);
+}
+END_TEST
+
+static Suite *step_summary_suite(void)
+{
+	Suite *s = suite_create("step_summary");
+	TCase *tc = tcase_create("step_summary");
+
+	tcase_add_loop_test(tc, test_durations, 0,
+			    sizeof(durations_cases) / sizeof(durations_cases[0]));
+	tcase_add_test(tc, test_across_summary);
+	tcase_add_test(tc, test_across_one_core);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(step_summary_suite());
+}
