@@ -105,6 +105,44 @@ START_TEST(test_durations)
 }
 END_TEST
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Thousands of steps, in the orders that defeat a simple selection (all
+ * alike, descending, a sawtooth with repeats): the same figures as the
+ * sorted durations give. */
+START_TEST(test_durations_many)
+{
+	enum { N = 5001 };
+	int64_t *dur = tp_xcalloc(N, sizeof(*dur)), *sorted = tp_xcalloc(N, sizeof(*sorted));
+	const int64_t *p = dur;
+	size_t n = N;
+	struct tp_step_durations d;
+	struct tp_ops ops;
+
+	for (size_t i = 0; i < N; i++)
+		dur[i] = _i == 0 ? 700 : _i == 1 ? (int64_t)(N - i) * 3 : (int64_t)(i % 97) * 11 + 5;
+	memcpy(sorted, dur, N * sizeof(*dur));
+	qsort(sorted, N, sizeof(*sorted), cmp_i64);
+	make_ops(&ops, &p, &n, 1);
+	ck_assert(!ops.steps[0].warmup);
+	tp_steps_durations(&ops, &ops.cores[0], &d);
+	ck_assert_uint_eq(d.n, N);
+	ck_assert_int_eq(d.min_ps, sorted[0]);
+	ck_assert_int_eq(d.max_ps, sorted[N - 1]);
+	ck_assert_int_eq(d.median_ps, sorted[N / 2]);
+	ck_assert_int_eq(d.p90_ps, sorted[4501 - 1]);   /* ceil(0.9 * 5001) */
+	ck_assert_int_eq(d.p99_ps, sorted[4951 - 1]);   /* ceil(0.99 * 5001) */
+	free_ops(&ops);
+	free(dur);
+	free(sorted);
+}
+END_TEST
+
 /* Two cores: step 0 is warm-up on both and spreads 200 over 1000 (a
  * straggler, left out of the count); step 2 spreads 30 over 100 (a
  * straggler); step 4 spreads 40 over 400, exactly 10%: not over it. A
@@ -175,6 +213,7 @@ static Suite *step_summary_suite(void)
 
 	tcase_add_loop_test(tc, test_durations, 0,
 			    sizeof(durations_cases) / sizeof(durations_cases[0]));
+	tcase_add_loop_test(tc, test_durations_many, 0, 3);
 	tcase_add_test(tc, test_across_summary);
 	tcase_add_test(tc, test_across_one_core);
 	suite_add_tcase(s, tc);

@@ -113,6 +113,9 @@ struct tp_ops_core {
 	enum tp_op_source source;
 	size_t first_op, n_ops;      /* range of tp_ops.ops (this core)   */
 	size_t first_step, n_steps;  /* range of tp_ops.steps             */
+	struct tp_step_cat *cats_block; /* malloc'd: every tp_step.cats of
+					the core in one block (thousands
+					of steps: one allocation)         */
 	enum tp_step_source step_source; /* where the steps came from      */
 	uint64_t step_program_id;    /* TP_STEPS_INFERRED: the program    */
 	struct tp_str step_program;  /* its module name, pooled; or empty */
@@ -193,7 +196,8 @@ struct tp_step {
 					input events overlap (XProf's
 					input attribution): not idle      */
 	/* compute_ps by op category, most first (ties by name): they sum
-	 * to compute_ps. malloc'd; NULL when the step has no compute. */
+	 * to compute_ps. Borrowed from the core's cats_block; NULL when the
+	 * step has no compute. */
 	struct tp_step_cat *cats;
 	size_t n_cats;
 	bool warmup;                 /* the first step, much slower than

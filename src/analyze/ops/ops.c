@@ -129,10 +129,10 @@ static void discard_fragment(struct tp_ops *fr)
 {
 	for (size_t i = 0; i < fr->n_ops; i++)
 		free(fr->ops[i].source);
-	for (size_t i = 0; i < fr->n_cores; i++)
+	for (size_t i = 0; i < fr->n_cores; i++) {
 		free(fr->cores[i].programs);
-	for (size_t i = 0; i < fr->n_steps; i++)
-		free(fr->steps[i].cats);
+		free(fr->cores[i].cats_block);
+	}
 	free(fr->ops);
 	free(fr->cores);
 	free(fr->steps);
@@ -401,11 +401,11 @@ void tp_ops_release(struct tp_ops *ops)
 		if (ops->indexed[m])
 			tp_hlo_index_release(&ops->index[m]);
 	free(ops->ops);
-	for (size_t i = 0; i < ops->n_cores; i++)
+	for (size_t i = 0; i < ops->n_cores; i++) {
 		free(ops->cores[i].programs);
+		free(ops->cores[i].cats_block);
+	}
 	free(ops->cores);
-	for (size_t i = 0; i < ops->n_steps; i++)
-		free(ops->steps[i].cats);
 	free(ops->steps);
 	free(ops->execs);
 	free(ops->index);

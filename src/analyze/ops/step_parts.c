@@ -183,7 +183,6 @@ static void map_windows(struct tp_op_ctx *c)
 	struct tp_step *s = ops->steps + core->first_step;
 	size_t n = tp_step_map_finish(&c->map);
 	struct tp_step *old = tp_xmalloc((core->n_steps + 1) * sizeof(*old));
-	bool *kept = tp_xcalloc(core->n_steps + 1, sizeof(*kept));
 
 	memcpy(old, s, core->n_steps * sizeof(*old));
 	c->step_shift = tp_xcalloc(n + 1, sizeof(*c->step_shift));
@@ -192,13 +191,8 @@ static void map_windows(struct tp_op_ctx *c)
 		s[i] = old[c->map_w[i].id];
 		s[i].start_ps = c->map_w[i].start_ps;
 		s[i].dur_ps = c->map_w[i].dur_ps;
-		kept[c->map_w[i].id] = true;
 	}
-	for (size_t i = 0; i < core->n_steps; i++)
-		if (!kept[i])
-			free(old[i].cats);
-	free(old);
-	free(kept);
+	free(old);   /* no step has categories yet (tp_steps_close) */
 	core->clock_mapped = c->map.moved;
 	core->steps_without_ops = c->map.dropped;
 	core->has_drift = c->map.has_drift;
@@ -339,21 +333,50 @@ static void parts_begin(struct tp_op_ctx *c)
 	parts_reset(c);
 }
 
-/* Each step's categories, input and idle once every piece is in. */
+/* The categories with time in step i, most first (ties by name), into
+ * out (room for every category): a handful, sorted by insertion. */
+static size_t step_cats(struct tp_op_ctx *c, size_t i, struct tp_step_cat *out)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->n_step_cats; k++) {
+		struct tp_step_cat x = { c->step_cats[k], *cat_slot(c, k, i) };
+		size_t j = n++;
+
+		if (!x.ps) {
+			n--;
+			continue;
+		}
+		for (; j > 0 && tp_step_cat_cmp(&out[j - 1], &x) > 0; j--)
+			out[j] = out[j - 1];
+		out[j] = x;
+	}
+	return n;
+}
+
+/* Every step's categories in one block of the core's: counted first. */
+static void cats_close(struct tp_op_ctx *c, struct tp_ops_core *core, struct tp_step *s)
+{
+	size_t total = 0, at = 0;
+
+	for (size_t i = 0; i < core->n_steps; i++)
+		for (size_t k = 0; k < c->n_step_cats; k++)
+			total += *cat_slot(c, k, i) != 0;
+	if (!total)
+		return;
+	core->cats_block = tp_xmalloc(total * sizeof(*core->cats_block));
+	for (size_t i = 0; i < core->n_steps; i++) {
+		s[i].n_cats = step_cats(c, i, core->cats_block + at);
+		s[i].cats = s[i].n_cats ? core->cats_block + at : NULL;
+		at += s[i].n_cats;
+	}
+}
+
+/* Each step's input and idle once every piece is in. */
 static void parts_close(struct tp_op_ctx *c, struct tp_step *s, size_t i)
 {
 	int64_t end = tp_sat_add(s->start_ps, s->dur_ps), parts;
 
-	for (size_t k = 0; k < c->n_step_cats; k++) {
-		int64_t ps = *cat_slot(c, k, i);
-
-		if (!ps)
-			continue;
-		s->cats = tp_xrealloc(s->cats, (s->n_cats + 1) * sizeof(*s->cats));
-		s->cats[s->n_cats++] = (struct tp_step_cat){ c->step_cats[k], ps };
-	}
-	if (s->n_cats > 1)
-		qsort(s->cats, s->n_cats, sizeof(*s->cats), tp_step_cat_cmp);
 	parts = tp_sat_add(tp_sat_add(s->compute_ps, s->collective_ps), s->copy_ps);
 	s->input_ps = c->n_input ? tp_sat_sub(input_over(c, s->start_ps, end, shift_of(c, i)),
 					      c->busy_input[i]) : 0;
@@ -414,6 +437,7 @@ void tp_steps_close(struct tp_op_ctx *c)
 	struct tp_ops_core *core = &c->ops->cores[c->core];
 	struct tp_step *s = c->ops->steps + core->first_step;
 
+	cats_close(c, core, s);
 	for (size_t i = 0; i < core->n_steps; i++) {
 		parts_close(c, &s[i], i);
 		/* XProf's device time spans both steps and ops (§7) */

@@ -23,6 +23,14 @@ static int by_start(const void *a, const void *b)
 	return (x->dur_ps > y->dur_ps) - (x->dur_ps < y->dur_ps);
 }
 
+static bool sorted_by_start(const struct tp_step *s, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (by_start(&s[i - 1], &s[i]) > 0)
+			return false;
+	return true;
+}
+
 /* with events (a SparseCore's: "Sparse Core Steps"); *empty: the plane
  * has such a line with none */
 static const struct tp_line *steps_line(const struct tp_plane *pl, bool *empty)
@@ -46,8 +54,9 @@ static const struct tp_line *modules_line(const struct tp_plane *pl)
 	return NULL;
 }
 
+/* A step; named later (name_by_position) when name is NULL. */
 static void push_step(struct tp_op_ctx *c, int64_t start_ps, int64_t dur_ps,
-		      struct tp_str name)
+		      const struct tp_str *name)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_ops_core *core = &ops->cores[c->core];
@@ -59,7 +68,8 @@ static void push_step(struct tp_op_ctx *c, int64_t start_ps, int64_t dur_ps,
 	memset(s, 0, sizeof(*s));
 	s->core = c->core;
 	/* pooled: the plane's pages are dropped after the core is read */
-	s->name = tp_strpool_intern(ops->strings, name);
+	if (name)
+		s->name = tp_strpool_intern(ops->strings, *name);
 	s->start_ps = start_ps;
 	s->dur_ps = dur_ps > 0 ? dur_ps : 0;
 	core->n_steps++;
@@ -108,6 +118,21 @@ static struct tp_str module_name(struct tp_str s)
 	return n > 1 ? tp_str_make(s.ptr, n - 1) : s;
 }
 
+/* The core's steps from the first'th on named "0", "1", ... by their
+ * position among the core's steps, as pushed (before any sort). */
+static void name_by_position(struct tp_op_ctx *c, size_t first)
+{
+	const struct tp_ops_core *core = &c->ops->cores[c->core];
+	struct tp_step *s = c->ops->steps + core->first_step;
+	size_t n = core->n_steps - first;
+	struct tp_str *names = tp_xcalloc(n + 1, sizeof(*names));
+
+	tp_strpool_numbers(c->ops->strings, first, n, names);
+	for (size_t i = 0; i < n; i++)
+		s[first + i].name = names[i];
+	free(names);
+}
+
 static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln,
 			bool *device_markers)
 {
@@ -126,13 +151,11 @@ static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln,
 	while (tp_event_iter_next(&it, &ev) > 0)
 		if (ev.timed && ev.meta && tp_parse_paren_id(ev.meta->name, &id) &&
 		    id == best.id) {
-			char num[24];
-
 			*device_markers |= ev.device_clock;
-			/* named by its position, as a Steps line names them */
-			snprintf(num, sizeof(num), "%zu", core->n_steps);
-			push_step(c, ev.start_ps, ev.dur_ps, tp_str_make(num, strlen(num)));
+			push_step(c, ev.start_ps, ev.dur_ps, NULL);
 		}
+	/* named by its position, as a Steps line names them */
+	name_by_position(c, 0);
 }
 
 bool tp_ops_spec_groups(const struct tp_plane *pl, enum tp_op_source src, int64_t *gid)
@@ -164,12 +187,22 @@ bool tp_ops_spec_groups(const struct tp_plane *pl, enum tp_op_source src, int64_
 static void push_runs(struct tp_op_ctx *c, const struct tp_step_run *v, size_t n,
 		      bool by_id)
 {
+	size_t first = c->ops->cores[c->core].n_steps;
+
 	for (size_t i = 0; i < n; i++) {
 		char num[24];
+		struct tp_str name;
 
-		snprintf(num, sizeof(num), "%lld", by_id ? (long long)v[i].id : (long long)i);
-		push_step(c, v[i].start_ps, v[i].dur_ps, tp_str_make(num, strlen(num)));
+		if (!by_id) {
+			push_step(c, v[i].start_ps, v[i].dur_ps, NULL);
+			continue;
+		}
+		snprintf(num, sizeof(num), "%lld", (long long)v[i].id);
+		name = tp_str_make(num, strlen(num));
+		push_step(c, v[i].start_ps, v[i].dur_ps, &name);
 	}
+	if (!by_id)
+		name_by_position(c, first);
 }
 
 /* The core's steps from its op events: by group_id, else on GPU the
@@ -222,12 +255,14 @@ void tp_ops_read_steps(struct tp_op_ctx *c)
 		tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 		while (tp_event_iter_next(&it, &ev) > 0)
 			if (ev.timed) {
+				struct tp_str name = ev.meta ? ev.meta->name : TP_STR_NULL;
+
 				device_markers |= ev.device_clock;
-				push_step(c, ev.start_ps, ev.dur_ps,
-					  ev.meta ? ev.meta->name : TP_STR_NULL);
+				push_step(c, ev.start_ps, ev.dur_ps, &name);
 			}
 	}
-	if (core->n_steps > 1)
+	/* runs and markers mostly come in order: checked, sorted if not */
+	if (core->n_steps > 1 && !sorted_by_start(ops->steps + core->first_step, core->n_steps))
 		qsort(ops->steps + core->first_step, core->n_steps,
 		      sizeof(*ops->steps), by_start);
 	/* group and GPU runs come from the op events: on their clock */

@@ -18,6 +18,52 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static void swap_i64(int64_t *a, int64_t *b)
+{
+	int64_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* v[k] as it would be were v[lo..hi) sorted; the smaller ones left of
+ * it, the larger right (quickselect: linear time, the step durations of
+ * a core are thousands). A run of bad pivots sorts the rest instead, so
+ * the time stays n log n at worst. */
+static int64_t select_k(int64_t *v, size_t lo, size_t hi, size_t k)
+{
+	unsigned budget = 64;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi - 1, p;
+
+		if (!budget--) {
+			qsort(v + lo, hi - lo, sizeof(*v), cmp_i64);
+			break;
+		}
+		/* the median of three to v[lo]: the pivot */
+		if (v[mid] < v[lo])
+			swap_i64(&v[mid], &v[lo]);
+		if (v[j] < v[lo])
+			swap_i64(&v[j], &v[lo]);
+		if (v[j] < v[mid])
+			swap_i64(&v[j], &v[mid]);
+		swap_i64(&v[lo], &v[mid]);
+		p = lo;
+		for (i = lo + 1; i < hi; i++)   /* smaller than the pivot: left */
+			if (v[i] < v[lo])
+				swap_i64(&v[++p], &v[i]);
+		swap_i64(&v[lo], &v[p]);
+		if (k == p)
+			break;
+		if (k < p)
+			hi = p;
+		else
+			lo = p + 1;
+	}
+	return v[k];
+}
+
 void tp_steps_mark_warmup(struct tp_ops *ops)
 {
 	for (size_t c = 0; c < ops->n_cores; c++) {
@@ -31,8 +77,7 @@ void tp_steps_mark_warmup(struct tp_ops *ops)
 		rest = tp_xcalloc(n - 1, sizeof(*rest));
 		for (size_t i = 1; i < n; i++)
 			rest[i - 1] = s[i].dur_ps;
-		qsort(rest, n - 1, sizeof(*rest), cmp_i64);
-		median = rest[(n - 1) / 2];
+		median = select_k(rest, 0, n - 1, (n - 1) / 2);
 		free(rest);
 		s[0].warmup = s[0].dur_ps / TP_WARMUP_FACTOR > median;
 	}
@@ -61,12 +106,13 @@ void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core
 	out->step_ps = out->n_steady ? out->sum_ps / (int64_t)out->n_steady : 0;
 }
 
-/* The ceil(pct n / 100)-th smallest of n sorted values (n > 0). */
-static int64_t nearest_rank(const int64_t *sorted, size_t n, unsigned pct)
+/* The position, 0-based, of the ceil(pct n / 100)-th smallest of n
+ * values (n > 0): the nearest-rank percentile. */
+static size_t rank(size_t n, unsigned pct)
 {
-	size_t rank = (n * pct + 99) / 100;
+	size_t r = (n * pct + 99) / 100;
 
-	return sorted[rank ? rank - 1 : 0];
+	return r ? r - 1 : 0;
 }
 
 void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core,
@@ -93,10 +139,12 @@ void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core
 		d[out->n++] = s[i].dur_ps;
 	}
 	if (out->n) {
-		qsort(d, out->n, sizeof(*d), cmp_i64);
-		out->median_ps = d[out->n / 2];
-		out->p90_ps = nearest_rank(d, out->n, 90);
-		out->p99_ps = nearest_rank(d, out->n, 99);
+		/* ascending ranks: each selection leaves the larger ones right */
+		size_t m = out->n / 2, r90 = rank(out->n, 90), r99 = rank(out->n, 99);
+
+		out->median_ps = select_k(d, 0, out->n, m);
+		out->p90_ps = select_k(d, r90 > m ? m : 0, out->n, r90);
+		out->p99_ps = select_k(d, r99 > r90 ? r90 : 0, out->n, r99);
 	}
 	free(d);
 }
