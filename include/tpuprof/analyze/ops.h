@@ -113,9 +113,19 @@ struct tp_ops_core {
 	enum tp_op_source source;
 	size_t first_op, n_ops;      /* range of tp_ops.ops (this core)   */
 	size_t first_step, n_steps;  /* range of tp_ops.steps             */
-	struct tp_step_cat *cats_block; /* malloc'd: every tp_step.cats of
+	struct tp_step_cat *cats_block; /* malloc'd: the tp_step.cats of
 					the core in one block (thousands
 					of steps: one allocation)         */
+	bool cats_all;               /* every step holds its categories:
+					asked for (every_step_cats) or at
+					most TP_STEP_ROWS_MAX steps; else
+					only the first step (the only one
+					that can be warm-up)              */
+	struct tp_step_cat *cat_totals; /* malloc'd: compute by category
+					over all the core's steps, any
+					order (the steady sums without
+					per-step categories)              */
+	size_t n_cat_totals;
 	enum tp_step_source step_source; /* where the steps came from      */
 	uint64_t step_program_id;    /* TP_STEPS_INFERRED: the program    */
 	struct tp_str step_program;  /* its module name, pooled; or empty */
@@ -221,7 +231,19 @@ struct tp_ops_filter {
 	 * runs several analyses (report); NULL: made from host, core and
 	 * module. Borrowed. */
 	const struct tp_selection *selection;
+	/* keep each step's compute by category (tp_step.cats) on every
+	 * core: what per-step rows need (--per-step, the documents merge
+	 * reads); otherwise a core with more than TP_STEP_ROWS_MAX steps
+	 * keeps only its sums (a category's 24 bytes a step, a million
+	 * steps a pod) */
+	bool every_step_cats;
 };
+
+/* The most steps a core's per-step rows list unless asked for every
+ * one (--per-step): a document of a capture with thousands of steps per
+ * core must not grow with steps faster than the capture (docs/json.md,
+ * step_rows). */
+#define TP_STEP_ROWS_MAX 100
 
 struct tp_ops {
 	struct tp_ops_core *cores;   /* malloc'd, capture order            */

@@ -24,11 +24,6 @@
 #include "tpuprof/util/strbuf.h"
 
 /* What `ops` shows; the analysis results are borrowed. */
-/* The most steps a core's steps[] (and steps_across) lists without
- * --per-step: a document of a capture with thousands of steps per core
- * must not grow with steps faster than the capture (docs/json.md). */
-#define TP_STEP_ROWS_MAX 100
-
 struct tp_ops_view {
 	size_t limit;                     /* text rows per table; 0 = all  */
 	enum tp_ops_sort sort;
@@ -42,7 +37,8 @@ struct tp_ops_view {
 	bool omit_groups;                 /* JSON without core_groups[] (the
 					     page derives them)            */
 	bool per_step;                    /* JSON, HTML: every step's row
-					     (--per-step); without it, a
+					     (--per-step; the ops built with
+					     every_step_cats); without it, a
 					     core's steps[] and steps_across
 					     only up to TP_STEP_ROWS_MAX
 					     steps, the summaries always  */

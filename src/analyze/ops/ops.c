@@ -132,6 +132,7 @@ static void discard_fragment(struct tp_ops *fr)
 	for (size_t i = 0; i < fr->n_cores; i++) {
 		free(fr->cores[i].programs);
 		free(fr->cores[i].cats_block);
+		free(fr->cores[i].cat_totals);
 	}
 	free(fr->ops);
 	free(fr->cores);
@@ -330,7 +331,7 @@ static void input_spans(struct core_pool *pool)
 static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 			 const struct tp_ops_filter *f, struct tp_error *err)
 {
-	static const struct tp_ops_filter none = { NULL, NULL, NULL, NULL, NULL };
+	static const struct tp_ops_filter none = { NULL, NULL, NULL, NULL, NULL, false };
 	struct tp_selection own = { 0 };
 	const struct tp_selection *sel;
 	struct core_pool pool;
@@ -404,6 +405,7 @@ void tp_ops_release(struct tp_ops *ops)
 	for (size_t i = 0; i < ops->n_cores; i++) {
 		free(ops->cores[i].programs);
 		free(ops->cores[i].cats_block);
+		free(ops->cores[i].cat_totals);
 	}
 	free(ops->cores);
 	free(ops->steps);

@@ -354,18 +354,38 @@ static size_t step_cats(struct tp_op_ctx *c, size_t i, struct tp_step_cat *out)
 	return n;
 }
 
-/* Every step's categories in one block of the core's: counted first. */
+/* The core's compute by category over all its steps. */
+static void cat_totals(struct tp_op_ctx *c, struct tp_ops_core *core)
+{
+	core->cat_totals = tp_xcalloc(c->n_step_cats + 1, sizeof(*core->cat_totals));
+	for (size_t k = 0; k < c->n_step_cats; k++) {
+		struct tp_step_cat *t = &core->cat_totals[core->n_cat_totals];
+
+		*t = (struct tp_step_cat){ c->step_cats[k], 0 };
+		for (size_t i = 0; i < core->n_steps; i++)
+			t->ps = tp_sat_add(t->ps, *cat_slot(c, k, i));
+		core->n_cat_totals += t->ps != 0;
+	}
+}
+
+/* The steps' categories in one block of the core's, counted first: every
+ * step's where asked for or few, else the first step's alone (the
+ * steady sums take the totals less the warm-up step). */
 static void cats_close(struct tp_op_ctx *c, struct tp_ops_core *core, struct tp_step *s)
 {
-	size_t total = 0, at = 0;
+	size_t total = 0, at = 0, n;
 
-	for (size_t i = 0; i < core->n_steps; i++)
+	core->cats_all = (c->filter && c->filter->every_step_cats) ||
+			 core->n_steps <= TP_STEP_ROWS_MAX;
+	n = core->cats_all ? core->n_steps : core->n_steps > 0;
+	cat_totals(c, core);
+	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < c->n_step_cats; k++)
 			total += *cat_slot(c, k, i) != 0;
 	if (!total)
 		return;
 	core->cats_block = tp_xmalloc(total * sizeof(*core->cats_block));
-	for (size_t i = 0; i < core->n_steps; i++) {
+	for (size_t i = 0; i < n; i++) {
 		s[i].n_cats = step_cats(c, i, core->cats_block + at);
 		s[i].cats = s[i].n_cats ? core->cats_block + at : NULL;
 		at += s[i].n_cats;

@@ -75,11 +75,47 @@ static void push_step(struct tp_op_ctx *c, int64_t start_ps, int64_t dur_ps,
 	core->n_steps++;
 }
 
+/* The programs of a module line with their device time, a handful. */
+struct program_times {
+	struct tp_program_time *v;
+	size_t n, cap;
+};
+
+/* A module event's program: its time added (timed events whose name
+ * ends in "(id)"); false for the others. */
+static bool program_add(struct program_times *t, const struct tp_event *ev, uint64_t *id)
+{
+	size_t i;
+
+	if (!ev->timed || !ev->meta || !tp_parse_paren_id(ev->meta->name, id))
+		return false;
+	for (i = 0; i < t->n && t->v[i].id != *id; i++)
+		;
+	if (i == t->n) {
+		t->v = tp_xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
+		t->v[t->n++] = (struct tp_program_time){ *id, 0, ev->meta->name };
+	}
+	t->v[i].ps = tp_sat_add(t->v[i].ps, ev->dur_ps > 0 ? ev->dur_ps : 0);
+	return true;
+}
+
+/* The one with the most time (ties: the smaller id); freed. */
+static bool program_best(struct program_times *t, struct tp_program_time *best)
+{
+	bool any = t->n > 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (i == 0 || t->v[i].ps > best->ps ||
+		    (t->v[i].ps == best->ps && t->v[i].id < best->id))
+			*best = t->v[i];
+	free(t->v);
+	return any;
+}
+
 bool tp_ops_busiest_program(const struct tp_xspace *xs, const struct tp_plane *pl,
 			    const struct tp_line *ln, bool read, struct tp_program_time *best)
 {
-	struct tp_program_time *v = NULL;
-	size_t n = 0, cap = 0;
+	struct program_times t = { 0 };
 	struct tp_event_iter it;
 	struct tp_event ev;
 	uint64_t id;
@@ -88,24 +124,9 @@ bool tp_ops_busiest_program(const struct tp_xspace *xs, const struct tp_plane *p
 		tp_event_iter_init_read(&it, xs, pl, ln);
 	else
 		tp_event_iter_init(&it, xs, pl, ln);
-	while (tp_event_iter_next(&it, &ev) > 0) {
-		size_t i;
-
-		if (!ev.timed || !ev.meta || !tp_parse_paren_id(ev.meta->name, &id))
-			continue;
-		for (i = 0; i < n && v[i].id != id; i++)
-			;
-		if (i == n) {
-			v = tp_xgrow(v, &cap, n + 1, sizeof(*v));
-			v[n++] = (struct tp_program_time){ id, 0, ev.meta->name };
-		}
-		v[i].ps = tp_sat_add(v[i].ps, ev.dur_ps > 0 ? ev.dur_ps : 0);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || v[i].ps > best->ps || (v[i].ps == best->ps && v[i].id < best->id))
-			*best = v[i];
-	free(v);
-	return n > 0;
+	while (tp_event_iter_next(&it, &ev) > 0)
+		program_add(&t, &ev, &id);
+	return program_best(&t, best);
 }
 
 /* "jit_train_step(123)" -> "jit_train_step" */
@@ -133,29 +154,47 @@ static void name_by_position(struct tp_op_ctx *c, size_t first)
 	free(names);
 }
 
+/* One run on the module line, kept from the one pass over it. */
+struct module_run {
+	uint64_t id;
+	int64_t start_ps, dur_ps;
+	bool device_clock;
+};
+
+/* The runs of the program with the most device time on the line: one
+ * pass keeps every run (a few words each), the busiest is known at its
+ * end, and its runs become the steps (the line is not read twice). */
 static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln,
 			bool *device_markers)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
 	struct tp_program_time best = { 0 };
+	struct program_times t = { 0 };
+	struct module_run *runs = NULL;
+	size_t n = 0, cap = 0;
 	struct tp_event_iter it;
 	struct tp_event ev;
 	uint64_t id;
 
-	if (!tp_ops_busiest_program(&c->host->xs, c->pl, ln, false, &best))
-		return;
-	core->step_source = TP_STEPS_INFERRED;
-	core->step_program_id = best.id;
-	core->step_program = tp_strpool_intern(c->ops->strings, module_name(best.name));
 	tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 	while (tp_event_iter_next(&it, &ev) > 0)
-		if (ev.timed && ev.meta && tp_parse_paren_id(ev.meta->name, &id) &&
-		    id == best.id) {
-			*device_markers |= ev.device_clock;
-			push_step(c, ev.start_ps, ev.dur_ps, NULL);
+		if (program_add(&t, &ev, &id)) {
+			runs = tp_xgrow(runs, &cap, n + 1, sizeof(*runs));
+			runs[n++] = (struct module_run){ id, ev.start_ps, ev.dur_ps, ev.device_clock };
 		}
-	/* named by its position, as a Steps line names them */
-	name_by_position(c, 0);
+	if (program_best(&t, &best)) {
+		core->step_source = TP_STEPS_INFERRED;
+		core->step_program_id = best.id;
+		core->step_program = tp_strpool_intern(c->ops->strings, module_name(best.name));
+		for (size_t i = 0; i < n; i++)
+			if (runs[i].id == best.id) {
+				*device_markers |= runs[i].device_clock;
+				push_step(c, runs[i].start_ps, runs[i].dur_ps, NULL);
+			}
+		/* named by its position, as a Steps line names them */
+		name_by_position(c, 0);
+	}
+	free(runs);
 }
 
 bool tp_ops_spec_groups(const struct tp_plane *pl, enum tp_op_source src, int64_t *gid)

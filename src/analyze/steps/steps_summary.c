@@ -229,28 +229,35 @@ size_t tp_steps_steady_categories(const struct tp_ops *ops, const struct tp_ops_
 				  struct tp_step_cat **out)
 {
 	struct tp_step_cat *v = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 
+	*out = NULL;
+	if (!core->n_cat_totals)
+		return 0;
+	/* the totals less the warm-up step's (only the first step can be
+	 * one, and it keeps its categories): no pass over the steps */
+	v = tp_xcalloc(core->n_cat_totals, sizeof(*v));
+	memcpy(v, core->cat_totals, core->n_cat_totals * sizeof(*v));
 	for (size_t i = 0; i < core->n_steps; i++) {
 		const struct tp_step *s = &ops->steps[core->first_step + i];
 
-		if (s->warmup)
+		if (!s->warmup)
 			continue;
-		for (size_t k = 0; k < s->n_cats; k++) {
-			size_t j;
-
-			/* pooled: one pointer per distinct category */
-			for (j = 0; j < n && v[j].category.ptr != s->cats[k].category.ptr; j++)
-				;
-			if (j == n) {
-				v = tp_xgrow(v, &cap, n + 1, sizeof(*v));
-				v[n++] = (struct tp_step_cat){ s->cats[k].category, 0 };
-			}
-			v[j].ps = tp_sat_add(v[j].ps, s->cats[k].ps);
-		}
+		for (size_t k = 0; k < s->n_cats; k++)
+			for (size_t j = 0; j < core->n_cat_totals; j++)
+				/* pooled: one pointer per distinct category */
+				if (v[j].category.ptr == s->cats[k].category.ptr)
+					v[j].ps = tp_sat_sub(v[j].ps, s->cats[k].ps);
 	}
+	for (size_t j = 0; j < core->n_cat_totals; j++)
+		if (v[j].ps > 0)
+			v[n++] = v[j];
 	if (n > 1)
 		qsort(v, n, sizeof(*v), tp_step_cat_cmp);
+	if (!n) {
+		free(v);
+		v = NULL;
+	}
 	*out = v;
 	return n;
 }

@@ -112,7 +112,7 @@ static int on_option(void *ctx, int id, const char *arg)
 		a->wide = true;
 		return 0;
 	case OPT_PER_STEP:
-		a->view.per_step = true;
+		a->view.per_step = a->filter.every_step_cats = true;
 		return 0;
 	}
 	return 0;

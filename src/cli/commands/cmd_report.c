@@ -62,7 +62,6 @@ static const struct tp_cli_option report_options[] = {
 struct report_run {
 	struct tp_report_filter f;
 	struct tp_report r;
-	bool per_step;
 };
 
 static int on_option(void *ctx, int id, const char *arg)
@@ -70,7 +69,7 @@ static int on_option(void *ctx, int id, const char *arg)
 	struct report_run *run = ctx;
 
 	if (id == OPT_PER_STEP) {
-		run->per_step = true;
+		run->f.per_step = true;
 		return 0;
 	}
 	if (id != OPT_HBM)
@@ -90,7 +89,7 @@ static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
 {
 	const struct report_run *run = ctx;
 
-	return tp_report_write(out, fmt, cap, &run->r, run->per_step, err);
+	return tp_report_write(out, fmt, cap, &run->r, run->f.per_step, err);
 }
 
 static void release(void *ctx)

@@ -263,6 +263,13 @@ static bool step_rows(const struct tp_ops_view *view, size_t n_steps)
 	return view->per_step || n_steps <= TP_STEP_ROWS_MAX;
 }
 
+/* A core's rows need every step's categories: ops built without them
+ * (no every_step_cats) give the summary only, whatever the view. */
+static bool core_step_rows(const struct tp_ops_view *view, const struct tp_ops_core *c)
+{
+	return c->cats_all && step_rows(view, c->n_steps);
+}
+
 /* The spread of the steady steps' durations, into steady (docs/json.md). */
 static void durations_json(json_t *steady, const struct tp_ops *ops,
 			   const struct tp_ops_core *c)
@@ -349,6 +356,10 @@ static void steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
 	size_t n = tp_steps_across(ops, &v);
 	bool rows = step_rows(view, n);
 
+	/* written only beside every compared core's own rows */
+	for (size_t c = 0; c < ops->n_cores && rows; c++)
+		if (ops->cores[c].n_steps && !ops->cores[c].is_sparse_core)
+			rows = core_step_rows(view, &ops->cores[c]);
 	tp_jw_put(w, "steps_across_summary", tp_steps_across_summary_json(v, n, rows));
 	if (!v || !rows) {
 		tp_jw_put(w, "steps_across", json_null());
@@ -372,7 +383,7 @@ static void steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
 static void steps_json(struct tp_jw *w, const struct tp_ops *ops,
 		       const struct tp_ops_core *c, const struct tp_ops_view *view)
 {
-	bool rows = step_rows(view, c->n_steps);
+	bool rows = core_step_rows(view, c);
 
 	tp_jw_put(w, "step_rows", !c->n_steps ? json_null() :
 		  json_string(rows ? "all" : "left_out"));
