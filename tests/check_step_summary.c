@@ -2,11 +2,14 @@
  * check_step_summary.c - the summary of steps that a report keeps when it
  * leaves out the per-step rows (docs/json.md: steady.min_ps .. p99_ps,
  * steps_across_summary): step durations chosen by hand, every figure
- * worked out here, warm-up and ties included.
+ * worked out here, warm-up and ties included; and a core of 150 steps
+ * (testdata/many-steps.xplane.pb) that keeps its steps' categories only
+ * where asked, with the same steady compute by category.
  */
 #include "testutil.h"
 
 #include "tpuprof/analyze/ops.h"
+#include "tpuprof/decode/capture.h"
 
 #define MAX_STEPS 20
 
@@ -206,6 +209,72 @@ START_TEST(test_across_one_core)
 }
 END_TEST
 
+/* The steady compute by category summed over the steady steps' own
+ * categories (every step keeps them). */
+static int64_t steady_cat_sum(const struct tp_ops *ops, const struct tp_ops_core *c,
+			      struct tp_str category)
+{
+	int64_t ps = 0;
+
+	for (size_t i = 0; i < c->n_steps; i++) {
+		const struct tp_step *st = &ops->steps[c->first_step + i];
+
+		for (size_t k = 0; k < st->n_cats && !st->warmup; k++)
+			if (st->cats[k].category.ptr && tp_str_cmp(st->cats[k].category, category) == 0)
+				ps += st->cats[k].ps;
+	}
+	return ps;
+}
+
+/* testdata/many-steps.xplane.pb: 150 steps a core, over the 100 whose
+ * categories a core keeps unless asked (every_step_cats): without them
+ * the steady compute by category is the same, from the core's totals
+ * less the warm-up step, marked here by hand (_i = 1) on both builds. */
+START_TEST(test_steady_categories_without_rows)
+{
+	const char *path = "testdata/many-steps.xplane.pb";
+	struct tp_open_opts o = { .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_ops_filter every = { .every_step_cats = true };
+	struct tp_capture cap;
+	struct tp_ops few, all;
+	struct tp_error err = { 0 };
+
+	ck_assert_int_eq(tp_capture_open(&cap, &path, 1, &o, &err), TP_OK);
+	ck_assert_int_eq(tp_ops_build(&few, &cap, NULL, &err), TP_OK);
+	ck_assert_int_eq(tp_ops_build(&all, &cap, &every, &err), TP_OK);
+	ck_assert_uint_eq(few.n_cores, 2);
+	for (size_t c = 0; c < few.n_cores; c++) {
+		const struct tp_ops_core *fc = &few.cores[c], *ac = &all.cores[c];
+		struct tp_step_cat *fv, *av;
+		size_t fn, an;
+
+		ck_assert_uint_eq(fc->n_steps, 150);
+		ck_assert(!fc->cats_all && ac->cats_all);
+		ck_assert_uint_gt(few.steps[fc->first_step].n_cats, 0);
+		ck_assert_uint_eq(few.steps[fc->first_step + 1].n_cats, 0);
+		ck_assert_ptr_null(few.steps[fc->first_step + 1].cats);
+		if (_i) {
+			few.steps[fc->first_step].warmup = true;
+			all.steps[ac->first_step].warmup = true;
+		}
+		fn = tp_steps_steady_categories(&few, fc, &fv);
+		an = tp_steps_steady_categories(&all, ac, &av);
+		ck_assert_uint_gt(fn, 1);
+		ck_assert_uint_eq(fn, an);
+		for (size_t k = 0; k < fn; k++) {
+			ck_assert(tp_str_cmp(fv[k].category, av[k].category) == 0);
+			ck_assert_int_eq(fv[k].ps, av[k].ps);
+			ck_assert_int_eq(av[k].ps, steady_cat_sum(&all, ac, av[k].category));
+		}
+		free(fv);
+		free(av);
+	}
+	tp_ops_release(&few);
+	tp_ops_release(&all);
+	tp_capture_release(&cap);
+}
+END_TEST
+
 static Suite *step_summary_suite(void)
 {
 	Suite *s = suite_create("step_summary");
@@ -216,6 +285,7 @@ static Suite *step_summary_suite(void)
 	tcase_add_loop_test(tc, test_durations_many, 0, 3);
 	tcase_add_test(tc, test_across_summary);
 	tcase_add_test(tc, test_across_one_core);
+	tcase_add_loop_test(tc, test_steady_categories_without_rows, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
