@@ -57,7 +57,16 @@ enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *
 			const struct tp_ops_view *view, struct tp_error *err);
 void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		 const struct tp_ops *ops, const struct tp_ops_view *view);
-/* `steps_across_summary` of tpuprof.ops/1 (advice_json.c): the summary
+/* The steps of tpuprof.ops/1 (src/report/steps/steps_json.c), for
+ * tp_ops_json: a core's steps head (source, clock, the steady state and
+ * its spread) and its rows (step_rows), and the steps across cores. */
+void tp_ops_steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
+			    const struct tp_ops_core *c);
+void tp_ops_steps_json(struct tp_jw *w, const struct tp_ops *ops,
+		       const struct tp_ops_core *c, const struct tp_ops_view *view);
+void tp_ops_steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
+			      const struct tp_ops *ops, const struct tp_ops_view *view);
+/* `steps_across_summary` of tpuprof.ops/1 (steps_json.c): the summary
  * of the n entries v, rows "all" or "left_out"; null when v is NULL. */
 json_t *tp_steps_across_summary_json(const struct tp_step_across *v, size_t n, bool rows);
 
@@ -69,7 +78,7 @@ json_t *tp_steps_across_summary_json(const struct tp_step_across *v, size_t n, b
  * with steps. */
 void tp_steps_across_from_cores(json_t *ops);
 /* One entry of `steps_across`; the names are given (references stolen).
- * Both live in advice_json.c. */
+ * In steps_json.c (tp_steps_across_from_cores: advice_json.c). */
 json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host,
 			    json_t *slowest_plane, json_t *fastest_host,
 			    json_t *fastest_plane);

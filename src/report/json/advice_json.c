@@ -4,10 +4,12 @@
  * and the advice judged again on a report document (merge: the figures
  * the rules read are all in it, docs/ops.md); and `steps_across`, the
  * per step figures across cores that the straggler rule reads: one entry
- * for ops, and the whole list recomputed from a merged document's cores.
+ * for ops, and the whole list recomputed from a merged document's cores,
+ * which must hold every step's row (tp_merge_rows_kept).
  */
 #include "tpuprof/report/report_doc.h"
 #include "tpuprof/report/ops_report.h"
+#include "merge_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -184,43 +186,9 @@ void tp_advice_from_doc(struct tp_advice *a, const json_t *doc)
 /* ---- steps_across: per step across cores (the straggler rule reads
  * it), written by ops and recomputed by merge from saved cores ---- */
 
-/* One step across cores; the names are given (references stolen). */
-json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host,
-				json_t *slowest_plane, json_t *fastest_host,
-				json_t *fastest_plane)
-{
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
-		"index", tp_json_uint(a->index),
-		"n_cores", tp_json_uint(a->n_cores),
-		"slowest_host", slowest_host,
-		"slowest_plane", slowest_plane,
-		"slowest_ps", tp_json_int(a->slowest_ps),
-		"fastest_host", fastest_host,
-		"fastest_plane", fastest_plane,
-		"fastest_ps", tp_json_int(a->fastest_ps),
-		"spread_ps", tp_json_int(a->spread_ps),
-		"spread_share", a->fastest_ps > 0 ? json_real((double)a->spread_ps / (double)a->fastest_ps) : json_null(),
-		"straggler", a->straggler,
-		"warmup", a->warmup);
-}
-
 static json_t *name_of(json_t *cores, size_t c, const char *key)
 {
 	return json_deep_copy(json_object_get(json_array_get(cores, c), key));
-}
-
-json_t *tp_steps_across_summary_json(const struct tp_step_across *v, size_t n, bool rows)
-{
-	struct tp_steps_across_summary sum;
-
-	if (!v)
-		return json_null();
-	tp_steps_across_summarize(v, n, &sum);
-	return json_pack("{s:o,s:o,s:o,s:s}",
-		"n_steps", tp_json_uint(sum.n_steps),
-		"n_cores", tp_json_uint(sum.n_cores),
-		"stragglers", tp_json_uint(sum.stragglers),
-		"rows", rows ? "all" : "left_out");
 }
 
 /* The i-th step of every TensorCore with steps among the document's
@@ -278,4 +246,23 @@ void tp_steps_across_from_cores(json_t *ops)
 			name_of(cores, v[i].fastest_core, "host"), name_of(cores, v[i].fastest_core, "plane")));
 	json_object_set_new(ops, "steps_across", out);
 	free(v);
+}
+
+enum tp_err tp_merge_rows_kept(json_t *doc, const char *name, struct tp_error *err)
+{
+	json_t *core;
+	size_t i;
+
+	json_array_foreach(J(J(doc, "ops"), "cores"), i, core) {
+		const char *rows = json_string_value(J(core, "step_rows"));
+		const char *host = json_string_value(J(core, "host"));
+		const char *plane = json_string_value(J(core, "plane"));
+
+		if (rows && !strcmp(rows, "left_out"))
+			return tp_error_set(err, TP_ERR_INPUT,
+				"%s: ops.cores[%zu] (%s %s) has %" JSON_INTEGER_FORMAT " steps but its per-step rows were left out; merge needs them: write the report with 'tpuprof report --per-step --format json'",
+				name, i, host ? host : "", plane ? plane : "",
+				json_integer_value(J(J(core, "steady"), "n_steps")));
+	}
+	return TP_OK;
 }

@@ -270,26 +270,6 @@ static void set_scopes(json_t *op_scopes, const struct tp_scope_tree *tree)
 	json_object_del(op_scopes, "cores");
 }
 
-/* The steps across hosts and the per-step advice are judged again from
- * every core's steps[]: a report written without them (more than
- * TP_STEP_ROWS_MAX steps a core, no --per-step) cannot be merged. */
-static enum tp_err rows_kept(json_t *doc, const char *name, struct tp_error *err)
-{
-	json_t *core;
-	size_t i;
-
-	json_array_foreach(get(get(doc, "ops"), "cores"), i, core) {
-		const char *rows = json_string_value(json_object_get(core, "step_rows"));
-
-		if (rows && !strcmp(rows, "left_out"))
-			return tp_error_set(err, TP_ERR_INPUT,
-				"%s: ops.cores[%zu] (%s %s) has %" JSON_INTEGER_FORMAT " steps but its per-step rows were left out; merge needs them: write the report with 'tpuprof report --per-step --format json'",
-				name, i, str(core, "host"), str(core, "plane"),
-				json_integer_value(get(get(core, "steady"), "n_steps")));
-	}
-	return TP_OK;
-}
-
 static enum tp_err check_doc(json_t *doc, const char *name, struct tp_error *err)
 {
 	static const char *const parts[] = { "info", "memory", "ops", "op_scopes", "collectives" };
@@ -302,7 +282,7 @@ static enum tp_err check_doc(json_t *doc, const char *name, struct tp_error *err
 		if (!json_is_object(get(doc, parts[i])))
 			return tp_error_set(err, TP_ERR_INPUT, "%s: report has no '%s' part",
 					    name, parts[i]);
-	return rows_kept(doc, name, err);
+	return tp_merge_rows_kept(doc, name, err);
 }
 
 /* The advice judged again on the merged cores (advice_json.c), as
