@@ -23,8 +23,10 @@ bool tp_report_schema_ok(const char *schema);
  * collectives documents under their names, and op_scopes (the ops --by
  * scope document without its cores). Put into w as the document: streamed
  * by `report --format json`, built as a tree for check and diff.
- * per_step: every step's row (--per-step; tp_ops_view.per_step), which
- * documents built for check, diff and merge always hold. */
+ * per_step: every step's row (--per-step; tp_ops_view.per_step; the
+ * report built with tp_report_filter.per_step); check and diff, which
+ * build theirs from captures with tp_report_doc_load, read only the
+ * step summary. */
 void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 		    const struct tp_report *r, bool per_step);
 

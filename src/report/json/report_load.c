@@ -34,7 +34,6 @@ static enum tp_err from_captures(json_t **out, const char *const *paths, size_t 
 	struct tp_capture cap;
 	struct tp_report r;
 	struct tp_open_opts oo = *o;
-	struct tp_report_filter every = *f;   /* merge reads every step */
 	enum tp_err rc;
 
 	oo.defer_min_bytes = TP_DEFER_MIN_BYTES; /* ops read op lines once */
@@ -43,16 +42,17 @@ static enum tp_err from_captures(json_t **out, const char *const *paths, size_t 
 	rc = tp_capture_open(&cap, paths, n, &oo, err);
 	if (rc != TP_OK)
 		return rc;
-	every.per_step = true;
-	rc = tp_report_build(&r, &cap, &every, err);
+	rc = tp_report_build(&r, &cap, f, err);
 	/* a stream cannot be read again: its damage stays an error */
 	if (rc != TP_OK && !n_heads && tp_capture_reopen_whole(&cap, paths, n, &oo, err))
-		rc = tp_report_build(&r, &cap, &every, err);   /* damage left out */
+		rc = tp_report_build(&r, &cap, f, err);   /* damage left out */
 	if (rc == TP_OK) {
 		struct tp_jw w;
 
 		tp_jw_init(&w, NULL);
-		tp_report_json(&w, &cap, &r, true);
+		/* check and diff read the step summary, never a row: a tree of
+		 * thousands of rows a core would cost gigabytes */
+		tp_report_json(&w, &cap, &r, f->per_step);
 		*out = tp_jw_take(&w);
 		tp_report_release(&r);
 	}
