@@ -413,6 +413,10 @@ def steady_durations(cap):
             if c["step_rows"] is not None or c["steps"] is not None:
                 yield "%s: no steps, step_rows %r" % (core, c["step_rows"])
             continue
+        if c["step_rows"] == "left_out":  # past 100 steps a core: the summary only
+            if c["steps"] is not None or st["n_steps"] <= 100:
+                yield "%s: rows left out with %d steps, steps %r" % (core, st["n_steps"], type(c["steps"]))
+            continue
         if c["step_rows"] != "all" or len(c["steps"]) != st["n_steps"]:
             yield "%s: step_rows %r with %d rows of %d steps" % (core, c["step_rows"], len(c["steps"] or []), st["n_steps"])
             continue
@@ -428,7 +432,10 @@ def steady_durations(cap):
             if st[k] != v:
                 yield "%s steady.%s = %r, from steps[]: %r" % (core, k, st[k], v)
     a, summ = ops["steps_across"], ops["steps_across_summary"]
-    if (a is None) != (summ is None):
+    if summ and summ["rows"] == "left_out":
+        if a is not None or summ["n_steps"] <= 100:
+            yield "steps_across rows left out with %d positions" % summ["n_steps"]
+    elif (a is None) != (summ is None):
         yield "steps_across %s but steps_across_summary %r" % ("null" if a is None else "given", summ)
     elif a is not None:
         want = {"n_steps": len(a), "n_cores": a[0]["n_cores"] if a else 0, "rows": "all",
