@@ -70,7 +70,6 @@ static void make_ops(struct tp_ops *ops, const int64_t *const *dur, const size_t
 		for (size_t i = 0; i < n[c]; i++) {
 			struct tp_step *s = &ops->steps[ops->n_steps++];
 
-			s->core = c;
 			s->start_ps = t;
 			s->dur_ps = dur[c][i];
 			t += dur[c][i];

@@ -198,7 +198,8 @@ struct tp_step_cat {
  * host's input events overlap) and idle, the rest:
  * compute + collective + copy + input + idle = duration, exactly. */
 struct tp_step {
-	size_t core;
+	/* a million steps a pod: no field a step does not need (its core
+	 * is the tp_ops_core whose range holds it), 96 bytes */
 	struct tp_str name;          /* event name or group id, pooled    */
 	int64_t start_ps, dur_ps;
 	int64_t compute_ps, collective_ps, copy_ps, idle_ps;
@@ -209,7 +210,7 @@ struct tp_step {
 	 * to compute_ps. Borrowed from the core's cats_block; NULL when the
 	 * step has no compute. */
 	struct tp_step_cat *cats;
-	size_t n_cats;
+	uint32_t n_cats;             /* at most the op categories          */
 	bool warmup;                 /* the first step, much slower than
 					the rest (steps_summary.c)      */
 	int64_t debug_print_ps;      /* device time of "debug_print"

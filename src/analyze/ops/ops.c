@@ -254,7 +254,6 @@ static void append_fragment(struct tp_ops *ops, struct tp_ops *fr)
 	ops->n_ops += fr->n_ops;
 	for (size_t i = 0; i < fr->n_steps; i++) {
 		ops->steps[step0 + i] = fr->steps[i];
-		ops->steps[step0 + i].core = core;
 	}
 	ops->n_steps += fr->n_steps;
 	for (size_t i = 0; i < fr->n_execs; i++) {

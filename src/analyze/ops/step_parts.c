@@ -386,7 +386,7 @@ static void cats_close(struct tp_op_ctx *c, struct tp_ops_core *core, struct tp_
 		return;
 	core->cats_block = tp_xmalloc(total * sizeof(*core->cats_block));
 	for (size_t i = 0; i < n; i++) {
-		s[i].n_cats = step_cats(c, i, core->cats_block + at);
+		s[i].n_cats = (uint32_t)step_cats(c, i, core->cats_block + at);
 		s[i].cats = s[i].n_cats ? core->cats_block + at : NULL;
 		at += s[i].n_cats;
 	}

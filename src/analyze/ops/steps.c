@@ -66,7 +66,6 @@ static void push_step(struct tp_op_ctx *c, int64_t start_ps, int64_t dur_ps,
 			      ops->n_steps + 1, sizeof(*ops->steps));
 	s = &ops->steps[ops->n_steps++];
 	memset(s, 0, sizeof(*s));
-	s->core = c->core;
 	/* pooled: the plane's pages are dropped after the core is read */
 	if (name)
 		s->name = tp_strpool_intern(ops->strings, *name);
