@@ -39,6 +39,10 @@
 #   (default 12; 0 skips it; at most 16, under 2 GiB as .pb)
 #   BENCH_CHUNKED=0 skips issue 38's chunked layouts of a 200 MB capture
 #   (tests/bench_chunked.sh)
+#   BENCH_STEPS=N the many-step capture's --steps (issue 38; default
+#   16000: 4,000 runs of the step program a core, 8 cores, about 150 MB
+#   with BENCH_STEPS_EVENTS=520000 op events a core; "" skips it),
+#   measured beside the one-thread floor (../shared/tools/pbwalk.c)
 set -eu
 tpuprof=$1 gen=$2 pack=${3:-} merged=${4:-}
 dir=bench
@@ -473,6 +477,15 @@ targets() {
 		target "chunked: report peak RSS / .pb's (x)" "$(div "${pair_rg_rss_kb:-}" "${pair_pb_rss_kb:-}")" "<=" 1.1
 	fi
 	chunked_targets
+	if [ -n "${steps_bytes:-}" ]; then
+		echo "targets (issue 38, a many-step capture of $steps_bytes bytes):"
+		target "many steps: report wall / floor (x)" "$(div "${steps_rep_wall:-}" "$steps_floor")" "<=" 1
+		target "many steps: ops wall / floor (x)" "$(div "${steps_ops_wall:-}" "$steps_floor")" "<=" 1
+		target "many steps: report peak RSS / file" "$(per_file "${steps_rep_rss:-}" "$steps_bytes")" "<=" 0.2
+		target "many steps: ops peak RSS / file" "$(per_file "${steps_ops_rss:-}" "$steps_bytes")" "<=" 0.2
+		target "many steps: report JSON / file" "$(div "$steps_rep_json" "$steps_bytes")" "<=" 0.1
+		target "many steps: ops JSON / file" "$(div "$steps_ops_json" "$steps_bytes")" "<=" 0.1
+	fi
 	[ -n "$gpu_shapes" ] || return 0
 	echo "targets (issue 19, ${gpu_mb} MB GPU-shaped captures):"
 	for shape in $gpu_shapes; do
@@ -488,6 +501,39 @@ targets() {
 }
 
 . tests/bench_floor.sh
+# bench_steps STEPS: a capture of thousands of short steps a core (issue
+# 38): report and ops (JSON) beside the floor, one thread walking every
+# field of the file (../shared/tools/pbwalk.c, built here with cc -O2),
+# run in the same moment; and the JSON document's size against the
+# capture's (a summary of steps, the rows only with --per-step).
+bench_steps() {
+	st=$1 ev=${BENCH_STEPS_EVENTS:-520000}
+	cap=$dir/steps-${st}.xplane.pb
+	if [ ! -s "$cap" ]; then
+		echo "generating $cap ..." >&2
+		# shellcheck disable=SC2086 # gen_opts is a list of options
+		"$gen" $gen_opts --events-per-line "$ev" --steps "$st" -o "$cap.tmp"
+		mv "$cap.tmp" "$cap"
+	fi
+	walk=$dir/pbwalk
+	floor_build || true  # bench_floor.sh: $dir/pbwalk, where ../shared is
+	b=$(wc -c <"$cap")
+	echo "many-step capture (issue 38): $cap ($b bytes, --steps $st)"
+	steps_floor=''
+	if [ -x "$walk" ]; then
+		measure "floor: pbwalk (one thread)" "$b" "$b" "$walk" "$cap"
+		steps_floor=$wall
+	fi
+	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$cap"
+	steps_rep_wall=$wall steps_rep_rss=$rss
+	measure "tpuprof ops --format json" "$b" "$b" "$tpuprof" ops -q --format json "$cap"
+	steps_ops_wall=$wall steps_ops_rss=$rss
+	steps_bytes=$b
+	steps_rep_json=$("$tpuprof" report -q --format json "$cap" | wc -c)
+	steps_ops_json=$("$tpuprof" ops -q --format json "$cap" | wc -c)
+	echo "  JSON: report $steps_rep_json bytes, ops $steps_ops_json bytes;" \
+		"with --per-step: report $("$tpuprof" report -q --per-step --format json "$cap" | wc -c) bytes"
+}
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m)"
 for mb in $sizes; do
@@ -503,5 +549,7 @@ riegeli_mb=${BENCH_RIEGELI_MB:-3300}
 if [ "$riegeli_mb" -gt 0 ]; then bench_riegeli "$riegeli_mb"; fi
 if [ "${BENCH_CHUNKED:-1}" != 0 ]; then bench_chunked; fi
 if [ "${BENCH_FLOOR:-1}" != 0 ]; then bench_floor; fi
+steps=${BENCH_STEPS-16000}
+if [ -n "$steps" ]; then bench_steps "$steps"; fi
 targets
 floor_targets

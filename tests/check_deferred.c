@@ -68,7 +68,7 @@ static char *report_of(const char *path, size_t defer, unsigned threads)
 
 		ck_assert_ptr_nonnull(fp);
 		tp_jw_init(&w, fp);
-		tp_report_json(&w, &cap, &r);
+		tp_report_json(&w, &cap, &r, true);
 		ck_assert_int_eq(tp_jw_finish(&w, &err), TP_OK);
 		fclose(fp);
 		tp_report_release(&r);

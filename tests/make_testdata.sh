@@ -34,6 +34,11 @@ rm -rf "$td/run-3hosts" "$td/logdir" "$td/xla-dump" "$td/debug-print" "$td/debug
 "$gen" --seed 12 --cores 3 --programs 1 --steps 5 --events-per-line 100 \
 	--straggler-ps 50000000 --summary-steps \
 	--summary "$td/steps.summary.json" -o "$td/steps.xplane.pb"
+# Many steps (issue 38): one program run 150 times on each of 2 cores,
+# more than the 100 steps a core whose rows a document keeps without
+# --per-step (docs/json.md, step_rows).
+"$gen" --seed 14 --cores 2 --programs 1 --steps 150 --events-per-line 600 --instructions 4 \
+	--fusions 1 --heap-events 10 --memory-events 10 -o "$td/many-steps.xplane.pb"
 # A run directory of three hosts.
 "$gen" --seed 4 --hosts 3 --cores 2 --events-per-line 50 \
 	--summary "$td/run-3hosts.summary.json" -o "$td/run-3hosts"

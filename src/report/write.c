@@ -99,7 +99,7 @@ static enum tp_err ops_page(FILE *out, const struct tp_capture *cap, const struc
 {
 	/* the page sums over cores itself: no core_groups in its data */
 	struct tp_ops_view all = { .sort = view->sort, .filter = view->filter,
-				   .omit_groups = true };
+				   .omit_groups = true, .per_step = view->per_step };
 	struct tp_ops_view by_scope = { .sort = view->sort, .filter = view->filter,
 					.scopes = view->scopes, .omit_cores = true };
 	struct tp_html_part p[4] = { { "ops", NULL }, { "op_scopes", NULL },
@@ -144,15 +144,15 @@ enum tp_err tp_report_collectives(FILE *out, enum tp_format fmt,
 
 enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
 			    const struct tp_capture *cap, const struct tp_report *r,
-			    struct tp_error *err)
+			    bool per_step, struct tp_error *err)
 {
 	if (fmt == TP_FORMAT_JSON)
-		STREAM_JSON(out, err, tp_report_json(&w_, cap, r));
+		STREAM_JSON(out, err, tp_report_json(&w_, cap, r, per_step));
 	if (fmt == TP_FORMAT_HTML) {
 		struct tp_html_part p[2] = { { "report", NULL },
 					     { "fused", tp_html_fused_ops(&r->coll.ops) } };
 
-		TREE_JSON(p[0].doc, tp_report_json(&w_, cap, r));
+		TREE_JSON(p[0].doc, tp_report_json(&w_, cap, r, per_step));
 		return html_page(out, "report", cap, p, 2, err);
 	}
 	return tp_report_text(out, cap, r, err);

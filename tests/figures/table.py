@@ -400,6 +400,51 @@ def step_categories_sum(cap):
                 yield "%s steady: Σ compute_by_category = %d, compute_ps = %d" % (core, s, c["steady"]["compute_ps"])
 
 
+def steady_durations(cap):
+    """The steady steps' duration spread (min, max and their steps, the
+    median as the warm-up rule takes it, nearest-rank p90 and p99) is
+    that of steps[] less the warm-up step; step_rows says steps[] holds
+    every step; steps_across_summary counts steps_across's rows."""
+    ops = cap.json("ops")
+    for c in ops["cores"]:
+        core = "%s %s" % (c["host"], c["plane"])
+        st = c["steady"]
+        if st is None:
+            if c["step_rows"] is not None or c["steps"] is not None:
+                yield "%s: no steps, step_rows %r" % (core, c["step_rows"])
+            continue
+        if c["step_rows"] == "left_out":  # past 100 steps a core: the summary only
+            if c["steps"] is not None or st["n_steps"] <= 100:
+                yield "%s: rows left out with %d steps, steps %r" % (core, st["n_steps"], type(c["steps"]))
+            continue
+        if c["step_rows"] != "all" or len(c["steps"]) != st["n_steps"]:
+            yield "%s: step_rows %r with %d rows of %d steps" % (core, c["step_rows"], len(c["steps"] or []), st["n_steps"])
+            continue
+        steady = [(x["duration_ps"], i) for i, x in enumerate(c["steps"]) if not x["warmup"]]
+        d = sorted(x for x, _ in steady)
+        n = len(d)
+        rank = lambda p: d[max((n * p + 99) // 100, 1) - 1]
+        want = {"min_ps": min(steady)[0], "min_index": min(steady)[1],
+                "max_ps": max(x for x, _ in steady), "max_index": next(i for x, i in steady if x == d[-1]),
+                "median_ps": d[n // 2], "p90_ps": rank(90), "p99_ps": rank(99)} if n else \
+               {"min_ps": 0, "min_index": None, "max_ps": 0, "max_index": None, "median_ps": 0, "p90_ps": 0, "p99_ps": 0}
+        for k, v in want.items():
+            if st[k] != v:
+                yield "%s steady.%s = %r, from steps[]: %r" % (core, k, st[k], v)
+    a, summ = ops["steps_across"], ops["steps_across_summary"]
+    if summ and summ["rows"] == "left_out":
+        if a is not None or summ["n_steps"] <= 100:
+            yield "steps_across rows left out with %d positions" % summ["n_steps"]
+    elif (a is None) != (summ is None):
+        yield "steps_across %s but steps_across_summary %r" % ("null" if a is None else "given", summ)
+    elif a is not None:
+        want = {"n_steps": len(a), "n_cores": a[0]["n_cores"] if a else 0, "rows": "all",
+                "stragglers": sum(1 for x in a if x["straggler"] and not x["warmup"])}
+        for k, v in want.items():
+            if summ[k] != v:
+                yield "steps_across_summary.%s = %r, from steps_across: %r" % (k, summ[k], v)
+
+
 def collective_parts_sum(cap):
     """Per-core executions and time add up to the collective's."""
     for c in cap.json("collectives")["collectives"]:
@@ -900,6 +945,13 @@ ROWS = [
     Check("memory: every byte of the peak is a buffer in a category", peak_held_by_buffers),
     Check("ops: op scope root = all op self time", op_scope_root_is_op_time),
     Check("ops: per step, compute by category = the step's compute", step_categories_sum),
+    Check("ops: the steady steps' duration spread and the steps-across summary = their rows", steady_durations),
+    Same("ops: steps across cores and stragglers, text = JSON",
+         T("ops", r"^steps across cores: (?P<v>\d+) steps? on \d+ cores", "count"),
+         Fn("ops steps_across_summary.n_steps", lambda c: {("0",): c.json("ops")["steps_across_summary"]["n_steps"]} if c.json("ops")["steps_across_summary"] else {})),
+    Same("ops: steps with a straggler, text = JSON",
+         T("ops", r"^steps across cores: .* cores, (?P<v>\d+) with a straggler", "count"),
+         Fn("ops steps_across_summary.stragglers", lambda c: {("0",): c.json("ops")["steps_across_summary"]["stragglers"]} if c.json("ops")["steps_across_summary"] else {})),
     Check("memory space 5: every byte of the peak is a buffer in a category", lambda c: peak_held_by_buffers(c, "memory-s5")),
     Check("memory space 5: not held to HBM capacity", host_memory_not_held_to_hbm),
 

@@ -602,6 +602,32 @@ def test_debug_print(b, path, doc, out):
     shot(b, out, "report-debug-print")
 
 
+def test_many_steps(b, path, doc, tpuprof_bin, out):
+    """testdata/many-steps: 150 steps a core, rows left out (step_rows):
+    a summary row per core with its steady step, a line saying the rows
+    were left out, no chart, and the steps-across line as `ops` text
+    prints it, from steps_across_summary alone."""
+    p = Page(b, path)
+    p.open("view=summary")
+    cores = doc["ops"]["cores"]
+    check("many steps: the rows left out", all(c["step_rows"] == "left_out" and c["steps"] is None for c in cores),
+          [c["step_rows"] for c in cores])
+    rows = p.js("document.querySelectorAll('#summary-steps-cores tr').length")
+    check("many steps: a summary row per core", rows == len(cores) + 1, rows)
+    got = p.js("Array.from(document.querySelectorAll('#summary-steps-cores tr')).slice(1)"
+               ".map(r => r.children[5].textContent)")
+    want = [p.js("fmtPs(%d)" % c["steady"]["step_ps"]) for c in cores]
+    check("many steps: each core's steady step as the JSON", got == want, "%r != %r" % (got, want))
+    left = p.js("(document.getElementById('summary-steps-left-out') || {}).textContent")
+    check("many steps: a line says the rows are left out", bool(left) and left.startswith("%d core(s)" % len(cores)), left)
+    check("many steps: no chart without rows", p.js("document.getElementById('summary-steps-chart')") is None)
+    ops_text = run(tpuprof_bin, "ops", "-q", "testdata/many-steps.xplane.pb").decode()
+    want = re.search(r"^(steps across cores: .*)$", ops_text, re.M).group(1)
+    got = p.js("document.getElementById('summary-steps-across').textContent")
+    check("many steps: steps across cores line as ops text", got == want, "%r vs %r" % (got, want))
+    shot(b, out, "report-many-steps")
+
+
 def first_pixel(png_path, x=4):
     """RGB of pixel (x, 0) of an 8-bit RGB or RGBA PNG (row 0 needs no
     earlier row to unfilter)."""
@@ -818,6 +844,7 @@ def main():
         "report-hbm": page(tpuprof, out, "report-hbm", "report", "--hbm", "22MiB", "testdata/small.xplane.pb"),
         "report-tpu": page(tpuprof, out, "report-tpu", "report", TPU4),
         "report-debug-print": page(tpuprof, out, "report-debug-print", "report", "testdata/debug-print"),
+        "report-many-steps": page(tpuprof, out, "report-many-steps", "report", "testdata/many-steps.xplane.pb"),
         "memory": page(tpuprof, out, "memory", "memory", CONV),
         "memory-split": page(tpuprof, out, "memory-split", "memory", "--split", "multiply.24:4", "testdata/small.xplane.pb"),
         "ops": page(tpuprof, out, "ops", "ops", "testdata/small.xplane.pb"),
@@ -847,7 +874,7 @@ def main():
     d = same(ops_page["ops"], {k: v for k, v in json_of(tpuprof, "ops", "testdata/small.xplane.pb").items() if k != "core_groups"})
     check("ops page data = ops --format json", d is None, d)
     d = same(ops_page["op_scopes"], {k: v for k, v in json_of(tpuprof, "ops", "--by", "scope", "testdata/small.xplane.pb").items()
-                                     if k not in ("cores", "steps_across", "core_groups")})
+                                     if k not in ("cores", "steps_across_summary", "steps_across", "core_groups")})
     check("ops page op_scopes = ops --by scope --format json without cores (nor steps across them)", d is None, d)
     d = same(ops_page["collectives"], json_of(tpuprof, "collectives", "testdata/small.xplane.pb"))
     check("ops page collectives = collectives --format json", d is None, d)
@@ -865,6 +892,8 @@ def main():
         test_rounding(b, pages["report-tpu"], json_of(tpuprof, "report", TPU4))
         test_why_live(b, pages["report"], out)
         test_debug_print(b, pages["report-debug-print"], json_of(tpuprof, "report", "testdata/debug-print"), out)
+        test_many_steps(b, pages["report-many-steps"], json_of(tpuprof, "report", "testdata/many-steps.xplane.pb"),
+                        tpuprof, out)
         test_split(b, pages["memory-split"])
         test_warnings(b, pages["report-hbm"], json_of(tpuprof, "report", "--hbm", "22MiB", "testdata/small.xplane.pb"), out)
         test_memory_page(b, pages["memory"], json_of(tpuprof, "memory", CONV), out, "memory")

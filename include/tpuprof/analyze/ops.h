@@ -117,6 +117,19 @@ struct tp_ops_core {
 	enum tp_op_source source;
 	size_t first_op, n_ops;      /* range of tp_ops.ops (this core)   */
 	size_t first_step, n_steps;  /* range of tp_ops.steps             */
+	struct tp_step_cat *cats_block; /* malloc'd: the tp_step.cats of
+					the core in one block (thousands
+					of steps: one allocation)         */
+	bool cats_all;               /* every step holds its categories:
+					asked for (every_step_cats) or at
+					most TP_STEP_ROWS_MAX steps; else
+					only the first step (the only one
+					that can be warm-up)              */
+	struct tp_step_cat *cat_totals; /* malloc'd: compute by category
+					over all the core's steps, any
+					order (the steady sums without
+					per-step categories)              */
+	size_t n_cat_totals;
 	enum tp_step_source step_source; /* where the steps came from      */
 	uint64_t step_program_id;    /* TP_STEPS_INFERRED: the program    */
 	struct tp_str step_program;  /* its module name, pooled; or empty */
@@ -189,7 +202,8 @@ struct tp_step_cat {
  * host's input events overlap) and idle, the rest:
  * compute + collective + copy + input + idle = duration, exactly. */
 struct tp_step {
-	size_t core;
+	/* a million steps a pod: no field a step does not need (its core
+	 * is the tp_ops_core whose range holds it), 96 bytes */
 	struct tp_str name;          /* event name or group id, pooled    */
 	int64_t start_ps, dur_ps;
 	int64_t compute_ps, collective_ps, copy_ps, idle_ps;
@@ -197,9 +211,10 @@ struct tp_step {
 					input events overlap (XProf's
 					input attribution): not idle      */
 	/* compute_ps by op category, most first (ties by name): they sum
-	 * to compute_ps. malloc'd; NULL when the step has no compute. */
+	 * to compute_ps. Borrowed from the core's cats_block; NULL when the
+	 * step has no compute. */
 	struct tp_step_cat *cats;
-	size_t n_cats;
+	uint32_t n_cats;             /* at most the op categories          */
 	bool warmup;                 /* the first step, much slower than
 					the rest (steps_summary.c)      */
 	int64_t debug_print_ps;      /* device time of "debug_print"
@@ -221,7 +236,19 @@ struct tp_ops_filter {
 	 * runs several analyses (report); NULL: made from host, core and
 	 * module. Borrowed. */
 	const struct tp_selection *selection;
+	/* keep each step's compute by category (tp_step.cats) on every
+	 * core: what per-step rows need (--per-step, the documents merge
+	 * reads); otherwise a core with more than TP_STEP_ROWS_MAX steps
+	 * keeps only its sums (a category's 24 bytes a step, a million
+	 * steps a pod) */
+	bool every_step_cats;
 };
+
+/* The most steps a core's per-step rows list unless asked for every
+ * one (--per-step): a document of a capture with thousands of steps per
+ * core must not grow with steps faster than the capture (docs/json.md,
+ * step_rows). */
+#define TP_STEP_ROWS_MAX 100
 
 struct tp_ops {
 	struct tp_ops_core *cores;   /* malloc'd, capture order            */
@@ -315,6 +342,22 @@ struct tp_steps_summary {
 };
 void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core,
 			struct tp_steps_summary *out);
+/* The spread of a core's steady step durations (the steps not marked
+ * warm-up): the fastest and the slowest with their positions in the
+ * core's steps (0 = its first step, the warm-up one included), the
+ * median as the warm-up rule takes it (of the durations sorted, the one
+ * at n / 2, 0-based: the upper one of two) and the nearest-rank
+ * percentiles (the ceil(p n / 100)-th smallest). All zero without a
+ * steady step. One sort of n durations: no per-step allocation. */
+struct tp_step_durations {
+	size_t n;                     /* steady steps                       */
+	int64_t min_ps, max_ps;
+	size_t min_index, max_index;  /* the first such step on ties       */
+	int64_t median_ps, p90_ps, p99_ps;
+};
+void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core,
+			struct tp_step_durations *out);
+
 /* The steady steps' compute by category (sums of tp_step.cats over the
  * steps not marked warm-up), most first, ties by name; they sum to the
  * summary's compute_ps. *out is malloc'd (NULL when there is none). */
@@ -342,6 +385,13 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out);
 void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
 			bool warmup);
 void tp_step_across_close(struct tp_step_across *a);
+/* What `steps across cores` says in one line: the steps compared, the
+ * cores, and the steps not warm-up on any core that have a straggler. */
+struct tp_steps_across_summary {
+	size_t n_steps, n_cores, stragglers;
+};
+void tp_steps_across_summarize(const struct tp_step_across *v, size_t n,
+			       struct tp_steps_across_summary *out);
 
 /* ---- --by category (op_categories.c) ---- */
 

@@ -33,6 +33,8 @@ struct tp_report_filter {
 	const char *host, *core, *module; /* as for memory and ops          */
 	uint64_t hbm;                     /* capacity override, 0 = planes  */
 	const struct tp_device_row *device; /* --device, NULL = detected    */
+	bool per_step;                    /* every step's categories kept
+					     (tp_ops_filter.every_step_cats) */
 };
 
 /* Runs every analysis. On failure the report is left released. */

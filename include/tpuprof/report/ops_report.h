@@ -36,6 +36,12 @@ struct tp_ops_view {
 					     all-cores view (--per-core)   */
 	bool omit_groups;                 /* JSON without core_groups[] (the
 					     page derives them)            */
+	bool per_step;                    /* JSON, HTML: every step's row
+					     (--per-step; the ops built with
+					     every_step_cats); without it, a
+					     core's steps[] and steps_across
+					     only up to TP_STEP_ROWS_MAX
+					     steps, the summaries always  */
 	const struct tp_collectives *coll; /* html: joined into the ops table,
 					     or NULL                       */
 	size_t width;                     /* text: the terminal's columns, op
@@ -51,14 +57,28 @@ enum tp_err tp_ops_text(FILE *out, const struct tp_capture *cap, struct tp_ops *
 			const struct tp_ops_view *view, struct tp_error *err);
 void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 		 const struct tp_ops *ops, const struct tp_ops_view *view);
+/* The steps of tpuprof.ops/1 (src/report/steps/steps_json.c), for
+ * tp_ops_json: a core's steps head (source, clock, the steady state and
+ * its spread) and its rows (step_rows), and the steps across cores. */
+void tp_ops_steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
+			    const struct tp_ops_core *c);
+void tp_ops_steps_json(struct tp_jw *w, const struct tp_ops *ops,
+		       const struct tp_ops_core *c, const struct tp_ops_view *view);
+void tp_ops_steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
+			      const struct tp_ops *ops, const struct tp_ops_view *view);
+/* `steps_across_summary` of tpuprof.ops/1 (steps_json.c): the summary
+ * of the n entries v, rows "all" or "left_out"; null when v is NULL. */
+json_t *tp_steps_across_summary_json(const struct tp_step_across *v, size_t n, bool rows);
 
-/* `steps_across` of tpuprof.ops/1 recomputed from the document's cores[]
- * (each core's steps[]), as `ops` computes it from the capture: merge
- * joins the cores of several reports and calls this on them. A new
- * reference: the array, or null with fewer than two cores with steps. */
-json_t *tp_steps_across_from_cores(json_t *cores);
+/* `steps_across` and `steps_across_summary` of tpuprof.ops/1 recomputed
+ * from the document's cores[] (each core's steps[]), as `ops` computes
+ * them from the capture, and set into ops (the ops document): merge
+ * joins the cores of several reports (each with every step row) and
+ * calls this on them. steps_across is null with fewer than two cores
+ * with steps. */
+void tp_steps_across_from_cores(json_t *ops);
 /* One entry of `steps_across`; the names are given (references stolen).
- * Both live in advice_json.c. */
+ * In steps_json.c (tp_steps_across_from_cores: advice_json.c). */
 json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host,
 			    json_t *slowest_plane, json_t *fastest_host,
 			    json_t *fastest_plane);

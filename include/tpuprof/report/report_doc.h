@@ -22,9 +22,13 @@ bool tp_report_schema_ok(const char *schema);
 /* The `tpuprof.report/1` document: the info, memory, ops and
  * collectives documents under their names, and op_scopes (the ops --by
  * scope document without its cores). Put into w as the document: streamed
- * by `report --format json`, built as a tree for check and diff. */
+ * by `report --format json`, built as a tree for check and diff.
+ * per_step: every step's row (--per-step; tp_ops_view.per_step; the
+ * report built with tp_report_filter.per_step); check and diff, which
+ * build theirs from captures with tp_report_doc_load, read only the
+ * step summary. */
 void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
-		    const struct tp_report *r);
+		    const struct tp_report *r, bool per_step);
 
 /* The report's "advice" list (advice_json.c): a new array. */
 json_t *tp_advice_json(const struct tp_advice *a);
@@ -36,7 +40,7 @@ void tp_advice_from_doc(struct tp_advice *a, const json_t *doc);
  * screen (report_text.c). */
 enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
 			    const struct tp_capture *cap, const struct tp_report *r,
-			    struct tp_error *err);
+			    bool per_step, struct tp_error *err);
 enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
 			   const struct tp_report *r, struct tp_error *err);
 

@@ -21,6 +21,8 @@ struct tp_strpool {
 	struct tp_arena bytes;   /* the strings                       */
 	struct tp_str *slots;    /* malloc'd, open addressing; ptr NULL = free */
 	size_t cap, n;
+	struct tp_str *numbers;  /* malloc'd: "0", "1", ... interned   */
+	size_t n_numbers;
 	pthread_mutex_t lock;
 };
 
@@ -28,5 +30,10 @@ void tp_strpool_init(struct tp_strpool *p);
 void tp_strpool_release(struct tp_strpool *p);
 /* The pooled copy of s (an empty string for an empty s). */
 struct tp_str tp_strpool_intern(struct tp_strpool *p, struct tp_str s);
+/* The pooled decimal texts of first, first + 1, ... first + n - 1 into
+ * out[0..n): what tp_strpool_intern gives for each, under one lock and
+ * with no hashing after the first time (steps named by their position,
+ * thousands a core). */
+void tp_strpool_numbers(struct tp_strpool *p, size_t first, size_t n, struct tp_str *out);
 
 #endif

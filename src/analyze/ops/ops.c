@@ -130,10 +130,11 @@ static void discard_fragment(struct tp_ops *fr)
 {
 	for (size_t i = 0; i < fr->n_ops; i++)
 		free(fr->ops[i].source);
-	for (size_t i = 0; i < fr->n_cores; i++)
+	for (size_t i = 0; i < fr->n_cores; i++) {
 		free(fr->cores[i].programs);
-	for (size_t i = 0; i < fr->n_steps; i++)
-		free(fr->steps[i].cats);
+		free(fr->cores[i].cats_block);
+		free(fr->cores[i].cat_totals);
+	}
 	free(fr->ops);
 	free(fr->cores);
 	free(fr->steps);
@@ -254,7 +255,6 @@ static void append_fragment(struct tp_ops *ops, struct tp_ops *fr)
 	ops->n_ops += fr->n_ops;
 	for (size_t i = 0; i < fr->n_steps; i++) {
 		ops->steps[step0 + i] = fr->steps[i];
-		ops->steps[step0 + i].core = core;
 	}
 	ops->n_steps += fr->n_steps;
 	for (size_t i = 0; i < fr->n_execs; i++) {
@@ -331,7 +331,7 @@ static void input_spans(struct core_pool *pool)
 static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 			 const struct tp_ops_filter *f, struct tp_error *err)
 {
-	static const struct tp_ops_filter none = { NULL, NULL, NULL, NULL, NULL };
+	static const struct tp_ops_filter none = { NULL, NULL, NULL, NULL, NULL, false };
 	struct tp_selection own = { 0 };
 	const struct tp_selection *sel;
 	struct core_pool pool;
@@ -402,11 +402,12 @@ void tp_ops_release(struct tp_ops *ops)
 		if (ops->indexed[m])
 			tp_hlo_index_release(&ops->index[m]);
 	free(ops->ops);
-	for (size_t i = 0; i < ops->n_cores; i++)
+	for (size_t i = 0; i < ops->n_cores; i++) {
 		free(ops->cores[i].programs);
+		free(ops->cores[i].cats_block);
+		free(ops->cores[i].cat_totals);
+	}
 	free(ops->cores);
-	for (size_t i = 0; i < ops->n_steps; i++)
-		free(ops->steps[i].cats);
 	free(ops->steps);
 	free(ops->execs);
 	free(ops->index);

@@ -400,6 +400,11 @@ uint32_t tp_seg_kind(struct tp_op_ctx *c, struct tp_op *op);
  * each timed op event as it is read; then, after the op lines, the
  * steps' windows on the core's clock and their parts. */
 void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline);
+/* step_windows.c, for step_parts.c: the steps as the map left them
+ * (moved, those without ops dropped); each inferred step to the start
+ * of the next. */
+void tp_steps_map_windows(struct tp_op_ctx *c);
+void tp_steps_to_next_start(struct tp_ops *ops, struct tp_ops_core *core);
 static inline void tp_steps_note_op(struct tp_op_ctx *c, int64_t line_ps, int64_t start,
 				    int64_t dur, bool device_clock)
 {

@@ -158,65 +158,6 @@ void tp_sweep_release(struct tp_op_ctx *c)
 	c->n_segs = c->cap_segs = c->sweep.cap = c->seg_lines = 0;
 }
 
-/* ---- the windows on the ops' clock (step_map.c) ---- */
-
-void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline)
-{
-	const struct tp_ops_core *core = &c->ops->cores[c->core];
-	const struct tp_step *s = c->ops->steps + core->first_step;
-
-	c->map_steps = markers_on_timeline && core->n_steps;
-	if (!c->map_steps)
-		return;
-	c->map_w = tp_xmalloc(core->n_steps * sizeof(*c->map_w));
-	for (size_t i = 0; i < core->n_steps; i++)
-		c->map_w[i] = (struct tp_step_run){ s[i].start_ps, s[i].dur_ps, (int64_t)i };
-	tp_step_map_init(&c->map, c->map_w, core->n_steps);
-}
-
-/* The steps as the map left them: moved, those without ops dropped. */
-static void map_windows(struct tp_op_ctx *c)
-{
-	struct tp_ops *ops = c->ops;
-	struct tp_ops_core *core = &ops->cores[c->core];
-	struct tp_step *s = ops->steps + core->first_step;
-	size_t n = tp_step_map_finish(&c->map);
-	struct tp_step *old = tp_xmalloc((core->n_steps + 1) * sizeof(*old));
-	bool *kept = tp_xcalloc(core->n_steps + 1, sizeof(*kept));
-
-	memcpy(old, s, core->n_steps * sizeof(*old));
-	c->step_shift = tp_xcalloc(n + 1, sizeof(*c->step_shift));
-	for (size_t i = 0; i < n; i++) {
-		c->step_shift[i] = tp_sat_sub(c->map_w[i].start_ps, old[c->map_w[i].id].start_ps);
-		s[i] = old[c->map_w[i].id];
-		s[i].start_ps = c->map_w[i].start_ps;
-		s[i].dur_ps = c->map_w[i].dur_ps;
-		kept[c->map_w[i].id] = true;
-	}
-	for (size_t i = 0; i < core->n_steps; i++)
-		if (!kept[i])
-			free(old[i].cats);
-	free(old);
-	free(kept);
-	core->clock_mapped = c->map.moved;
-	core->steps_without_ops = c->map.dropped;
-	core->has_drift = c->map.has_drift;
-	core->drift_lo = c->map.drift_lo;
-	core->drift_hi = c->map.drift_hi;
-	ops->n_steps -= core->n_steps - n;
-	core->n_steps = n;
-}
-
-/* An inferred step runs to the start of the next run. */
-static void to_next_start(struct tp_ops *ops, struct tp_ops_core *core)
-{
-	struct tp_step *s = ops->steps + core->first_step;
-
-	for (size_t i = 0; i + 1 < core->n_steps; i++)
-		if (s[i + 1].start_ps > s[i].start_ps)
-			s[i].dur_ps = tp_sat_sub(s[i + 1].start_ps, s[i].start_ps);
-}
-
 static int64_t clip(int64_t start, int64_t end, int64_t lo, int64_t hi)
 {
 	int64_t a = start > lo ? start : lo, b = end < hi ? end : hi;
@@ -375,21 +316,70 @@ static void parts_begin(struct tp_op_ctx *c)
 	parts_reset(c);
 }
 
-/* Each step's categories, input and idle once every piece is in. */
+/* The categories with time in step i, most first (ties by name), into
+ * out (room for every category): a handful, sorted by insertion. */
+static size_t step_cats(struct tp_op_ctx *c, size_t i, struct tp_step_cat *out)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->n_step_cats; k++) {
+		struct tp_step_cat x = { c->step_cats[k], *cat_slot(c, k, i) };
+		size_t j = n++;
+
+		if (!x.ps) {
+			n--;
+			continue;
+		}
+		for (; j > 0 && tp_step_cat_cmp(&out[j - 1], &x) > 0; j--)
+			out[j] = out[j - 1];
+		out[j] = x;
+	}
+	return n;
+}
+
+/* The core's compute by category over all its steps. */
+static void cat_totals(struct tp_op_ctx *c, struct tp_ops_core *core)
+{
+	core->cat_totals = tp_xcalloc(c->n_step_cats + 1, sizeof(*core->cat_totals));
+	for (size_t k = 0; k < c->n_step_cats; k++) {
+		struct tp_step_cat *t = &core->cat_totals[core->n_cat_totals];
+
+		*t = (struct tp_step_cat){ c->step_cats[k], 0 };
+		for (size_t i = 0; i < core->n_steps; i++)
+			t->ps = tp_sat_add(t->ps, *cat_slot(c, k, i));
+		core->n_cat_totals += t->ps != 0;
+	}
+}
+
+/* The steps' categories in one block of the core's, counted first: every
+ * step's where asked for or few, else the first step's alone (the
+ * steady sums take the totals less the warm-up step). */
+static void cats_close(struct tp_op_ctx *c, struct tp_ops_core *core, struct tp_step *s)
+{
+	size_t total = 0, at = 0, n;
+
+	core->cats_all = (c->filter && c->filter->every_step_cats) ||
+			 core->n_steps <= TP_STEP_ROWS_MAX;
+	n = core->cats_all ? core->n_steps : core->n_steps > 0;
+	cat_totals(c, core);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < c->n_step_cats; k++)
+			total += *cat_slot(c, k, i) != 0;
+	if (!total)
+		return;
+	core->cats_block = tp_xmalloc(total * sizeof(*core->cats_block));
+	for (size_t i = 0; i < n; i++) {
+		s[i].n_cats = (uint32_t)step_cats(c, i, core->cats_block + at);
+		s[i].cats = s[i].n_cats ? core->cats_block + at : NULL;
+		at += s[i].n_cats;
+	}
+}
+
+/* Each step's input and idle once every piece is in. */
 static void parts_close(struct tp_op_ctx *c, struct tp_step *s, size_t i)
 {
 	int64_t end = tp_sat_add(s->start_ps, s->dur_ps), parts;
 
-	for (size_t k = 0; k < c->n_step_cats; k++) {
-		int64_t ps = *cat_slot(c, k, i);
-
-		if (!ps)
-			continue;
-		s->cats = tp_xrealloc(s->cats, (s->n_cats + 1) * sizeof(*s->cats));
-		s->cats[s->n_cats++] = (struct tp_step_cat){ c->step_cats[k], ps };
-	}
-	if (s->n_cats > 1)
-		qsort(s->cats, s->n_cats, sizeof(*s->cats), tp_step_cat_cmp);
 	parts = tp_sat_add(tp_sat_add(s->compute_ps, s->collective_ps), s->copy_ps);
 	s->input_ps = c->n_input ? tp_sat_sub(input_over(c, s->start_ps, end, shift_of(c, i)),
 					      c->busy_input[i]) : 0;
@@ -413,7 +403,7 @@ void tp_steps_parts_begin(struct tp_op_ctx *c)
 	/* the windows as they will be if the clocks agree (else the lines
 	 * are swept again, tp_steps_place) */
 	if (core->step_source == TP_STEPS_INFERRED)
-		to_next_start(c->ops, core);
+		tp_steps_to_next_start(c->ops, core);
 	parts_begin(c);
 }
 
@@ -425,14 +415,14 @@ bool tp_steps_place(struct tp_op_ctx *c)
 
 	core->clock = core->device_clock_events ? TP_CLOCK_DEVICE : TP_CLOCK_TIMELINE;
 	if (c->map_steps && core->device_clock_events) {
-		map_windows(c);
+		tp_steps_map_windows(c);
 		again = c->map.moved || c->map.dropped;
 	} else if (c->map_steps) {
 		free(c->map.runs);
 	}
 	/* the map gave the runs back as they are: each to the next again */
 	if (c->map_steps && core->step_source == TP_STEPS_INFERRED)
-		to_next_start(ops, core);
+		tp_steps_to_next_start(ops, core);
 	if (c->stream_parts && c->late_steps) {
 		struct tp_late_cursor cur = { 0, 0 };
 		int64_t start, end;
@@ -461,6 +451,7 @@ void tp_steps_close(struct tp_op_ctx *c)
 	struct tp_ops_core *core = &c->ops->cores[c->core];
 	struct tp_step *s = c->ops->steps + core->first_step;
 
+	cats_close(c, core, s);
 	for (size_t i = 0; i < core->n_steps; i++) {
 		parts_close(c, &s[i], i);
 		/* XProf's device time spans both steps and ops (§7) */

@@ -23,6 +23,14 @@ static int by_start(const void *a, const void *b)
 	return (x->dur_ps > y->dur_ps) - (x->dur_ps < y->dur_ps);
 }
 
+static bool sorted_by_start(const struct tp_step *s, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (by_start(&s[i - 1], &s[i]) > 0)
+			return false;
+	return true;
+}
+
 /* with events (a SparseCore's: "Sparse Core Steps"); *empty: the plane
  * has such a line with none */
 static const struct tp_line *steps_line(const struct tp_plane *pl, bool *empty)
@@ -46,8 +54,9 @@ static const struct tp_line *modules_line(const struct tp_plane *pl)
 	return NULL;
 }
 
+/* A step; named later (name_by_position) when name is NULL. */
 static void push_step(struct tp_op_ctx *c, int64_t start_ps, int64_t dur_ps,
-		      struct tp_str name)
+		      const struct tp_str *name)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_ops_core *core = &ops->cores[c->core];
@@ -57,19 +66,55 @@ static void push_step(struct tp_op_ctx *c, int64_t start_ps, int64_t dur_ps,
 			      ops->n_steps + 1, sizeof(*ops->steps));
 	s = &ops->steps[ops->n_steps++];
 	memset(s, 0, sizeof(*s));
-	s->core = c->core;
 	/* pooled: the plane's pages are dropped after the core is read */
-	s->name = tp_strpool_intern(ops->strings, name);
+	if (name)
+		s->name = tp_strpool_intern(ops->strings, *name);
 	s->start_ps = start_ps;
 	s->dur_ps = dur_ps > 0 ? dur_ps : 0;
 	core->n_steps++;
 }
 
+/* The programs of a module line with their device time, a handful. */
+struct program_times {
+	struct tp_program_time *v;
+	size_t n, cap;
+};
+
+/* A module event's program: its time added (timed events whose name
+ * ends in "(id)"); false for the others. */
+static bool program_add(struct program_times *t, const struct tp_event *ev, uint64_t *id)
+{
+	size_t i;
+
+	if (!ev->timed || !ev->meta || !tp_parse_paren_id(ev->meta->name, id))
+		return false;
+	for (i = 0; i < t->n && t->v[i].id != *id; i++)
+		;
+	if (i == t->n) {
+		t->v = tp_xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
+		t->v[t->n++] = (struct tp_program_time){ *id, 0, ev->meta->name };
+	}
+	t->v[i].ps = tp_sat_add(t->v[i].ps, ev->dur_ps > 0 ? ev->dur_ps : 0);
+	return true;
+}
+
+/* The one with the most time (ties: the smaller id); freed. */
+static bool program_best(struct program_times *t, struct tp_program_time *best)
+{
+	bool any = t->n > 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (i == 0 || t->v[i].ps > best->ps ||
+		    (t->v[i].ps == best->ps && t->v[i].id < best->id))
+			*best = t->v[i];
+	free(t->v);
+	return any;
+}
+
 bool tp_ops_busiest_program(const struct tp_xspace *xs, const struct tp_plane *pl,
 			    const struct tp_line *ln, bool read, struct tp_program_time *best)
 {
-	struct tp_program_time *v = NULL;
-	size_t n = 0, cap = 0;
+	struct program_times t = { 0 };
 	struct tp_event_iter it;
 	struct tp_event ev;
 	uint64_t id;
@@ -78,24 +123,9 @@ bool tp_ops_busiest_program(const struct tp_xspace *xs, const struct tp_plane *p
 		tp_event_iter_init_read(&it, xs, pl, ln);
 	else
 		tp_event_iter_init(&it, xs, pl, ln);
-	while (tp_event_iter_next(&it, &ev) > 0) {
-		size_t i;
-
-		if (!ev.timed || !ev.meta || !tp_parse_paren_id(ev.meta->name, &id))
-			continue;
-		for (i = 0; i < n && v[i].id != id; i++)
-			;
-		if (i == n) {
-			v = tp_xgrow(v, &cap, n + 1, sizeof(*v));
-			v[n++] = (struct tp_program_time){ id, 0, ev.meta->name };
-		}
-		v[i].ps = tp_sat_add(v[i].ps, ev.dur_ps > 0 ? ev.dur_ps : 0);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || v[i].ps > best->ps || (v[i].ps == best->ps && v[i].id < best->id))
-			*best = v[i];
-	free(v);
-	return n > 0;
+	while (tp_event_iter_next(&it, &ev) > 0)
+		program_add(&t, &ev, &id);
+	return program_best(&t, best);
 }
 
 /* "jit_train_step(123)" -> "jit_train_step" */
@@ -108,31 +138,62 @@ static struct tp_str module_name(struct tp_str s)
 	return n > 1 ? tp_str_make(s.ptr, n - 1) : s;
 }
 
+/* The core's steps from the first'th on named "0", "1", ... by their
+ * position among the core's steps, as pushed (before any sort). */
+static void name_by_position(struct tp_op_ctx *c, size_t first)
+{
+	const struct tp_ops_core *core = &c->ops->cores[c->core];
+	struct tp_step *s = c->ops->steps + core->first_step;
+	size_t n = core->n_steps - first;
+	struct tp_str *names = tp_xcalloc(n + 1, sizeof(*names));
+
+	tp_strpool_numbers(c->ops->strings, first, n, names);
+	for (size_t i = 0; i < n; i++)
+		s[first + i].name = names[i];
+	free(names);
+}
+
+/* One run on the module line, kept from the one pass over it. */
+struct module_run {
+	uint64_t id;
+	int64_t start_ps, dur_ps;
+	bool device_clock;
+};
+
+/* The runs of the program with the most device time on the line: one
+ * pass keeps every run (a few words each), the busiest is known at its
+ * end, and its runs become the steps (the line is not read twice). */
 static void infer_steps(struct tp_op_ctx *c, const struct tp_line *ln,
 			bool *device_markers)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
 	struct tp_program_time best = { 0 };
+	struct program_times t = { 0 };
+	struct module_run *runs = NULL;
+	size_t n = 0, cap = 0;
 	struct tp_event_iter it;
 	struct tp_event ev;
 	uint64_t id;
 
-	if (!tp_ops_busiest_program(&c->host->xs, c->pl, ln, false, &best))
-		return;
-	core->step_source = TP_STEPS_INFERRED;
-	core->step_program_id = best.id;
-	core->step_program = tp_strpool_intern(c->ops->strings, module_name(best.name));
 	tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 	while (tp_event_iter_next(&it, &ev) > 0)
-		if (ev.timed && ev.meta && tp_parse_paren_id(ev.meta->name, &id) &&
-		    id == best.id) {
-			char num[24];
-
-			*device_markers |= ev.device_clock;
-			/* named by its position, as a Steps line names them */
-			snprintf(num, sizeof(num), "%zu", core->n_steps);
-			push_step(c, ev.start_ps, ev.dur_ps, tp_str_make(num, strlen(num)));
+		if (program_add(&t, &ev, &id)) {
+			runs = tp_xgrow(runs, &cap, n + 1, sizeof(*runs));
+			runs[n++] = (struct module_run){ id, ev.start_ps, ev.dur_ps, ev.device_clock };
 		}
+	if (program_best(&t, &best)) {
+		core->step_source = TP_STEPS_INFERRED;
+		core->step_program_id = best.id;
+		core->step_program = tp_strpool_intern(c->ops->strings, module_name(best.name));
+		for (size_t i = 0; i < n; i++)
+			if (runs[i].id == best.id) {
+				*device_markers |= runs[i].device_clock;
+				push_step(c, runs[i].start_ps, runs[i].dur_ps, NULL);
+			}
+		/* named by its position, as a Steps line names them */
+		name_by_position(c, 0);
+	}
+	free(runs);
 }
 
 bool tp_ops_spec_groups(const struct tp_plane *pl, enum tp_op_source src, int64_t *gid)
@@ -164,12 +225,22 @@ bool tp_ops_spec_groups(const struct tp_plane *pl, enum tp_op_source src, int64_
 static void push_runs(struct tp_op_ctx *c, const struct tp_step_run *v, size_t n,
 		      bool by_id)
 {
+	size_t first = c->ops->cores[c->core].n_steps;
+
 	for (size_t i = 0; i < n; i++) {
 		char num[24];
+		struct tp_str name;
 
-		snprintf(num, sizeof(num), "%lld", by_id ? (long long)v[i].id : (long long)i);
-		push_step(c, v[i].start_ps, v[i].dur_ps, tp_str_make(num, strlen(num)));
+		if (!by_id) {
+			push_step(c, v[i].start_ps, v[i].dur_ps, NULL);
+			continue;
+		}
+		snprintf(num, sizeof(num), "%lld", (long long)v[i].id);
+		name = tp_str_make(num, strlen(num));
+		push_step(c, v[i].start_ps, v[i].dur_ps, &name);
 	}
+	if (!by_id)
+		name_by_position(c, first);
 }
 
 /* The core's steps from its op events: by group_id, else on GPU the
@@ -248,12 +319,14 @@ void tp_ops_read_steps(struct tp_op_ctx *c)
 		tp_event_iter_init(&it, &c->host->xs, c->pl, ln);
 		while (tp_event_iter_next(&it, &ev) > 0)
 			if (ev.timed) {
+				struct tp_str name = ev.meta ? ev.meta->name : TP_STR_NULL;
+
 				device_markers |= ev.device_clock;
-				push_step(c, ev.start_ps, ev.dur_ps,
-					  ev.meta ? ev.meta->name : TP_STR_NULL);
+				push_step(c, ev.start_ps, ev.dur_ps, &name);
 			}
 	}
-	if (core->n_steps > 1)
+	/* runs and markers mostly come in order: checked, sorted if not */
+	if (core->n_steps > 1 && !sorted_by_start(ops->steps + core->first_step, core->n_steps))
 		qsort(ops->steps + core->first_step, core->n_steps,
 		      sizeof(*ops->steps), by_start);
 	/* group and GPU runs come from the op events: on their clock */

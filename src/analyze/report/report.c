@@ -115,7 +115,7 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	struct tp_mem_options mopt = { .color = 0, .max_suggestions = 5 };
 	struct tp_selection sel;
 	struct tp_memory_filter mf = { f->host, f->core, f->module, f->hbm, f->device, &sel };
-	struct tp_ops_filter of = { f->host, f->core, f->module, f->device, &sel };
+	struct tp_ops_filter of = { f->host, f->core, f->module, f->device, &sel, f->per_step };
 	enum tp_err rc;
 
 	/* one selection for every analysis: the same hosts, cores and

@@ -18,6 +18,52 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static void swap_i64(int64_t *a, int64_t *b)
+{
+	int64_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* v[k] as it would be were v[lo..hi) sorted; the smaller ones left of
+ * it, the larger right (quickselect: linear time, the step durations of
+ * a core are thousands). A run of bad pivots sorts the rest instead, so
+ * the time stays n log n at worst. */
+static int64_t select_k(int64_t *v, size_t lo, size_t hi, size_t k)
+{
+	unsigned budget = 64;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi - 1, p;
+
+		if (!budget--) {
+			qsort(v + lo, hi - lo, sizeof(*v), cmp_i64);
+			break;
+		}
+		/* the median of three to v[lo]: the pivot */
+		if (v[mid] < v[lo])
+			swap_i64(&v[mid], &v[lo]);
+		if (v[j] < v[lo])
+			swap_i64(&v[j], &v[lo]);
+		if (v[j] < v[mid])
+			swap_i64(&v[j], &v[mid]);
+		swap_i64(&v[lo], &v[mid]);
+		p = lo;
+		for (i = lo + 1; i < hi; i++)   /* smaller than the pivot: left */
+			if (v[i] < v[lo])
+				swap_i64(&v[++p], &v[i]);
+		swap_i64(&v[lo], &v[p]);
+		if (k == p)
+			break;
+		if (k < p)
+			hi = p;
+		else
+			lo = p + 1;
+	}
+	return v[k];
+}
+
 void tp_steps_mark_warmup(struct tp_ops *ops)
 {
 	for (size_t c = 0; c < ops->n_cores; c++) {
@@ -31,8 +77,7 @@ void tp_steps_mark_warmup(struct tp_ops *ops)
 		rest = tp_xcalloc(n - 1, sizeof(*rest));
 		for (size_t i = 1; i < n; i++)
 			rest[i - 1] = s[i].dur_ps;
-		qsort(rest, n - 1, sizeof(*rest), cmp_i64);
-		median = rest[(n - 1) / 2];
+		median = select_k(rest, 0, n - 1, (n - 1) / 2);
 		free(rest);
 		s[0].warmup = s[0].dur_ps / TP_WARMUP_FACTOR > median;
 	}
@@ -59,6 +104,49 @@ void tp_steps_summarize(const struct tp_ops *ops, const struct tp_ops_core *core
 		out->input_ps = tp_sat_add(out->input_ps, s->input_ps);
 	}
 	out->step_ps = out->n_steady ? out->sum_ps / (int64_t)out->n_steady : 0;
+}
+
+/* The position, 0-based, of the ceil(pct n / 100)-th smallest of n
+ * values (n > 0): the nearest-rank percentile. */
+static size_t rank(size_t n, unsigned pct)
+{
+	size_t r = (n * pct + 99) / 100;
+
+	return r ? r - 1 : 0;
+}
+
+void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core,
+			struct tp_step_durations *out)
+{
+	const struct tp_step *s = ops->steps + core->first_step;
+	int64_t *d;
+
+	memset(out, 0, sizeof(*out));
+	if (!core->n_steps)
+		return;
+	d = tp_xcalloc(core->n_steps, sizeof(*d));
+	for (size_t i = 0; i < core->n_steps; i++) {
+		if (s[i].warmup)
+			continue;
+		if (!out->n || s[i].dur_ps < out->min_ps) {
+			out->min_ps = s[i].dur_ps;
+			out->min_index = i;
+		}
+		if (!out->n || s[i].dur_ps > out->max_ps) {
+			out->max_ps = s[i].dur_ps;
+			out->max_index = i;
+		}
+		d[out->n++] = s[i].dur_ps;
+	}
+	if (out->n) {
+		/* ascending ranks: each selection leaves the larger ones right */
+		size_t m = out->n / 2, r90 = rank(out->n, 90), r99 = rank(out->n, 99);
+
+		out->median_ps = select_k(d, 0, out->n, m);
+		out->p90_ps = select_k(d, r90 > m ? m : 0, out->n, r90);
+		out->p99_ps = select_k(d, r99 > r90 ? r90 : 0, out->n, r99);
+	}
+	free(d);
 }
 
 void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
@@ -118,6 +206,16 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
 	return n;
 }
 
+void tp_steps_across_summarize(const struct tp_step_across *v, size_t n,
+			       struct tp_steps_across_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n_steps = n;
+	out->n_cores = n ? v[0].n_cores : 0;
+	for (size_t i = 0; i < n; i++)
+		out->stragglers += v[i].straggler && !v[i].warmup;
+}
+
 int tp_step_cat_cmp(const void *a, const void *b)
 {
 	const struct tp_step_cat *x = a, *y = b;
@@ -131,28 +229,35 @@ size_t tp_steps_steady_categories(const struct tp_ops *ops, const struct tp_ops_
 				  struct tp_step_cat **out)
 {
 	struct tp_step_cat *v = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 
+	*out = NULL;
+	if (!core->n_cat_totals)
+		return 0;
+	/* the totals less the warm-up step's (only the first step can be
+	 * one, and it keeps its categories): no pass over the steps */
+	v = tp_xcalloc(core->n_cat_totals, sizeof(*v));
+	memcpy(v, core->cat_totals, core->n_cat_totals * sizeof(*v));
 	for (size_t i = 0; i < core->n_steps; i++) {
 		const struct tp_step *s = &ops->steps[core->first_step + i];
 
-		if (s->warmup)
+		if (!s->warmup)
 			continue;
-		for (size_t k = 0; k < s->n_cats; k++) {
-			size_t j;
-
-			/* pooled: one pointer per distinct category */
-			for (j = 0; j < n && v[j].category.ptr != s->cats[k].category.ptr; j++)
-				;
-			if (j == n) {
-				v = tp_xgrow(v, &cap, n + 1, sizeof(*v));
-				v[n++] = (struct tp_step_cat){ s->cats[k].category, 0 };
-			}
-			v[j].ps = tp_sat_add(v[j].ps, s->cats[k].ps);
-		}
+		for (size_t k = 0; k < s->n_cats; k++)
+			for (size_t j = 0; j < core->n_cat_totals; j++)
+				/* pooled: one pointer per distinct category */
+				if (v[j].category.ptr == s->cats[k].category.ptr)
+					v[j].ps = tp_sat_sub(v[j].ps, s->cats[k].ps);
 	}
+	for (size_t j = 0; j < core->n_cat_totals; j++)
+		if (v[j].ps > 0)
+			v[n++] = v[j];
 	if (n > 1)
 		qsort(v, n, sizeof(*v), tp_step_cat_cmp);
+	if (!n) {
+		free(v);
+		v = NULL;
+	}
 	*out = v;
 	return n;
 }

@@ -37,6 +37,9 @@ static const char ops_help[] =
 	"                       spread between cores\n"
 	"  --per-core           text: a table per core, with its steps, instead\n"
 	"                       of the all-cores view\n"
+	"  --per-step           json, html: every step's row (steps[], and\n"
+	"                       steps_across); without it a core with more than\n"
+	"                       100 steps has its step summary only\n"
 	"  --wide               text: op names whole on a terminal too (to a\n"
 	"                       pipe or a file they always are; a terminal\n"
 	"                       cuts them at path boundaries to its width,\n"
@@ -58,12 +61,14 @@ static const char ops_help[] =
 	"does not have), 3 unreadable or corrupt input, 5 output failed,\n"
 	"141 standard output closed by its reader (| head)\n";
 
-enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY, OPT_FOLD, OPT_PER_CORE, OPT_WIDE };
+enum { OPT_LIMIT = TP_CLI_OPTION_BASE, OPT_SORT, OPT_BY, OPT_FOLD, OPT_PER_CORE, OPT_WIDE,
+       OPT_PER_STEP };
 
 static const struct tp_cli_option ops_options[] = {
 	{ "limit", true, OPT_LIMIT }, { "sort", true, OPT_SORT },
 	{ "by", true, OPT_BY }, { "fold", false, OPT_FOLD },
-	{ "per-core", false, OPT_PER_CORE }, { "wide", false, OPT_WIDE }, TP_CLI_FILTER_OPTIONS,
+	{ "per-core", false, OPT_PER_CORE }, { "wide", false, OPT_WIDE },
+	{ "per-step", false, OPT_PER_STEP }, TP_CLI_FILTER_OPTIONS,
 	{ NULL, false, 0 },
 };
 
@@ -105,6 +110,9 @@ static int on_option(void *ctx, int id, const char *arg)
 		return 0;
 	case OPT_WIDE:
 		a->wide = true;
+		return 0;
+	case OPT_PER_STEP:
+		a->view.per_step = a->filter.every_step_cats = true;
 		return 0;
 	}
 	return 0;

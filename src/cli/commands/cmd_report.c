@@ -44,30 +44,38 @@ static const char report_help[] =
 	"                         what holds its peak\n"
 	"  --run NAME, --max-input SIZE, -j N, -q, -h   as for every command\n"
 	"  --partial              read a capture cut short up to its last complete plane\n"
+	"  --per-step             json, html: every step's row (ops.cores[].steps,\n"
+	"                         ops.steps_across); without it a core with more\n"
+	"                         than 100 steps has its step summary only (merge\n"
+	"                         needs the rows)\n"
 	"\n"
 	"exit: 0 ok, 2 usage, 3 unreadable or corrupt input, 5 output failed,\n"
 	"141 standard output closed by its reader (| head)\n";
 
-enum { OPT_HBM = TP_CLI_OPTION_BASE };
+enum { OPT_HBM = TP_CLI_OPTION_BASE, OPT_PER_STEP };
 
 static const struct tp_cli_option report_options[] = {
-	TP_CLI_FILTER_OPTIONS, { "hbm", true, OPT_HBM },
+	TP_CLI_FILTER_OPTIONS, { "hbm", true, OPT_HBM }, { "per-step", false, OPT_PER_STEP },
 	{ NULL, false, 0 },
 };
-
-static int on_option(void *ctx, int id, const char *arg)
-{
-	struct tp_report_filter *f = ctx;
-
-	if (id != OPT_HBM)
-		return -1;
-	return tp_cli_size_option(&tp_cmd_report, "hbm", arg, true, &f->hbm);
-}
 
 struct report_run {
 	struct tp_report_filter f;
 	struct tp_report r;
 };
+
+static int on_option(void *ctx, int id, const char *arg)
+{
+	struct report_run *run = ctx;
+
+	if (id == OPT_PER_STEP) {
+		run->f.per_step = true;
+		return 0;
+	}
+	if (id != OPT_HBM)
+		return -1;
+	return tp_cli_size_option(&tp_cmd_report, "hbm", arg, true, &run->f.hbm);
+}
 
 static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err)
 {
@@ -79,7 +87,9 @@ static enum tp_err build(void *ctx, struct tp_capture *cap, struct tp_error *err
 static enum tp_err write_out(void *ctx, FILE *out, enum tp_format fmt,
 			 const struct tp_capture *cap, struct tp_error *err)
 {
-	return tp_report_write(out, fmt, cap, &((struct report_run *)ctx)->r, err);
+	const struct report_run *run = ctx;
+
+	return tp_report_write(out, fmt, cap, &run->r, run->f.per_step, err);
 }
 
 static void release(void *ctx)
@@ -95,7 +105,7 @@ static int run_report(int argc, char **argv)
 	int code;
 
 	if (tp_cli_parse(&tp_cmd_report, argc, argv, report_options, on_option,
-			 &run.f, &o, &code) < 0)
+			 &run, &o, &code) < 0)
 		return code;
 	TP_CLI_FILTER_COPY(&run.f, &o.filter);
 	if (tp_cli_saved_report(&o))   /* report pod.json: drawn again */

@@ -4,10 +4,12 @@
  * and the advice judged again on a report document (merge: the figures
  * the rules read are all in it, docs/ops.md); and `steps_across`, the
  * per step figures across cores that the straggler rule reads: one entry
- * for ops, and the whole list recomputed from a merged document's cores.
+ * for ops, and the whole list recomputed from a merged document's cores,
+ * which must hold every step's row (tp_merge_rows_kept).
  */
 #include "tpuprof/report/report_doc.h"
 #include "tpuprof/report/ops_report.h"
+#include "merge_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -184,35 +186,18 @@ void tp_advice_from_doc(struct tp_advice *a, const json_t *doc)
 /* ---- steps_across: per step across cores (the straggler rule reads
  * it), written by ops and recomputed by merge from saved cores ---- */
 
-/* One step across cores; the names are given (references stolen). */
-json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host,
-				json_t *slowest_plane, json_t *fastest_host,
-				json_t *fastest_plane)
-{
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
-		"index", tp_json_uint(a->index),
-		"n_cores", tp_json_uint(a->n_cores),
-		"slowest_host", slowest_host,
-		"slowest_plane", slowest_plane,
-		"slowest_ps", tp_json_int(a->slowest_ps),
-		"fastest_host", fastest_host,
-		"fastest_plane", fastest_plane,
-		"fastest_ps", tp_json_int(a->fastest_ps),
-		"spread_ps", tp_json_int(a->spread_ps),
-		"spread_share", a->fastest_ps > 0 ? json_real((double)a->spread_ps / (double)a->fastest_ps) : json_null(),
-		"straggler", a->straggler,
-		"warmup", a->warmup);
-}
-
 static json_t *name_of(json_t *cores, size_t c, const char *key)
 {
 	return json_deep_copy(json_object_get(json_array_get(cores, c), key));
 }
 
-json_t *tp_steps_across_from_cores(json_t *cores)
+/* The i-th step of every TensorCore with steps among the document's
+ * cores; n of them, NULL with fewer than two such cores. */
+static struct tp_step_across *across_from_cores(json_t *cores, size_t *n_out)
 {
 	size_t n = SIZE_MAX, with = 0, c;
-	json_t *core, *out;
+	json_t *core;
+	struct tp_step_across *v;
 
 	json_array_foreach(cores, c, core) {
 		size_t k = json_array_size(json_object_get(core, "steps"));
@@ -223,24 +208,61 @@ json_t *tp_steps_across_from_cores(json_t *cores)
 		with++;
 		n = k < n ? k : n;
 	}
+	*n_out = 0;
 	if (with < 2)
-		return json_null();
-	out = json_array();
+		return NULL;
+	v = tp_xcalloc(n + 1, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
-		struct tp_step_across a = { .index = i };
-
+		v[i].index = i;
 		json_array_foreach(cores, c, core) {
 			json_t *s = json_array_get(json_object_get(core, "steps"), i);
 
 			if (s && !sparse_core_plane(jstr(json_object_get(core, "plane"))))
-				tp_step_across_add(&a, c,
+				tp_step_across_add(&v[i], c,
 					json_integer_value(json_object_get(s, "duration_ps")),
 					json_is_true(json_object_get(s, "warmup")));
 		}
-		tp_step_across_close(&a);
-		json_array_append_new(out, tp_step_across_json(&a,
-			name_of(cores, a.slowest_core, "host"), name_of(cores, a.slowest_core, "plane"),
-			name_of(cores, a.fastest_core, "host"), name_of(cores, a.fastest_core, "plane")));
+		tp_step_across_close(&v[i]);
 	}
-	return out;
+	*n_out = n;
+	return v;
+}
+
+void tp_steps_across_from_cores(json_t *ops)
+{
+	json_t *cores = json_object_get(ops, "cores"), *out;
+	size_t n;
+	struct tp_step_across *v = across_from_cores(cores, &n);
+
+	json_object_set_new(ops, "steps_across_summary", tp_steps_across_summary_json(v, n, true));
+	if (!v) {
+		json_object_set_new(ops, "steps_across", json_null());
+		return;
+	}
+	out = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(out, tp_step_across_json(&v[i],
+			name_of(cores, v[i].slowest_core, "host"), name_of(cores, v[i].slowest_core, "plane"),
+			name_of(cores, v[i].fastest_core, "host"), name_of(cores, v[i].fastest_core, "plane")));
+	json_object_set_new(ops, "steps_across", out);
+	free(v);
+}
+
+enum tp_err tp_merge_rows_kept(json_t *doc, const char *name, struct tp_error *err)
+{
+	json_t *core;
+	size_t i;
+
+	json_array_foreach(J(J(doc, "ops"), "cores"), i, core) {
+		const char *rows = json_string_value(J(core, "step_rows"));
+		const char *host = json_string_value(J(core, "host"));
+		const char *plane = json_string_value(J(core, "plane"));
+
+		if (rows && !strcmp(rows, "left_out"))
+			return tp_error_set(err, TP_ERR_INPUT,
+				"%s: ops.cores[%zu] (%s %s) has %" JSON_INTEGER_FORMAT " steps but its per-step rows were left out; merge needs them: write the report with 'tpuprof report --per-step --format json'",
+				name, i, host ? host : "", plane ? plane : "",
+				json_integer_value(J(J(core, "steady"), "n_steps")));
+	}
+	return TP_OK;
 }

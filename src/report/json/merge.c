@@ -282,7 +282,7 @@ static enum tp_err check_doc(json_t *doc, const char *name, struct tp_error *err
 		if (!json_is_object(get(doc, parts[i])))
 			return tp_error_set(err, TP_ERR_INPUT, "%s: report has no '%s' part",
 					    name, parts[i]);
-	return TP_OK;
+	return tp_merge_rows_kept(doc, name, err);
 }
 
 /* The advice judged again on the merged cores (advice_json.c), as
@@ -428,8 +428,7 @@ enum tp_err tp_merge_finish(struct tp_merge *g, json_t **out, struct tp_error *e
 	set_scopes(get(m, "op_scopes"), &g->tree);
 	/* per step across the merged cores, and the all-cores sums, as over
 	 * all the files at once */
-	json_object_set_new(get(m, "ops"), "steps_across",
-			    tp_steps_across_from_cores(get(get(m, "ops"), "cores")));
+	tp_steps_across_from_cores(get(m, "ops"));
 	json_object_set_new(get(m, "ops"), "core_groups", tp_core_groups_from_cores(get(get(m,
 		"ops"), "cores"), json_string_value(json_object_get(get(m, "ops"), "sort"))));
 	tp_merge_finish_collectives(m);

@@ -1,6 +1,6 @@
 /*
  * ops_json.c - the `tpuprof.ops/1` document (docs/json.md): every op of
- * every core, nothing cut; steps; the all-cores sums (ops_groups_json.c);
+ * every core, nothing cut; steps (report/steps/steps_json.c); the all-cores sums (ops_groups_json.c);
  * with --by scope the scope tree and each fusion's split, piece by piece
  * (json_stream.h): each op, step, scope node and split a small value. */
 #include "damage.h"
@@ -76,130 +76,10 @@ static void core_roofline_json(struct tp_jw *w, const struct tp_capture *cap,
 	free(mods);
 }
 
-static json_t *share(int64_t part, int64_t whole)
-{
-	return whole > 0 ? json_real((double)part / (double)whole) : json_null();
-}
-
-/* Compute time by op category, most first; with each one's share of
- * `whole` (the steady compute) when whole >= 0. */
-static json_t *cats_json(const struct tp_step_cat *v, size_t n, int64_t whole)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < n; i++) {
-		json_t *o = json_pack("{s:o,s:o}", "category", tp_json_str(v[i].category),
-				      "ps", tp_json_int(v[i].ps));
-
-		if (whole >= 0)
-			json_object_set_new(o, "share", share(v[i].ps, whole));
-		json_array_append_new(a, o);
-	}
-	return a;
-}
-
-static json_t *step_json(const struct tp_step *s)
-{
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
-		"name", tp_json_str(s->name),
-		"start_ps", tp_json_int(s->start_ps),
-		"duration_ps", tp_json_int(s->dur_ps),
-		"compute_ps", tp_json_int(s->compute_ps),
-		"collective_ps", tp_json_int(s->collective_ps),
-		"copy_ps", tp_json_int(s->copy_ps),
-		"input_ps", tp_json_int(s->input_ps),
-		"idle_ps", tp_json_int(s->idle_ps),
-		"warmup", s->warmup, "debug_print_ps", tp_json_int(s->debug_print_ps),
-		"compute_by_category", cats_json(s->cats, s->n_cats, -1));
-}
-
-static const char *step_source_name(enum tp_step_source s)
-{
-	return s == TP_STEPS_LINE ? "steps_line" : s == TP_STEPS_GROUP ? "group_id" :
-	       s == TP_STEPS_GROUP_EMPTY_LINE ? "group_id_empty_steps_line" :
-	       s == TP_STEPS_INFERRED ? "inferred" : NULL;
-}
-
-/* Where the core's steps came from and its steady state. */
-static void steps_head_json(struct tp_jw *w, const struct tp_ops *ops,
-			    const struct tp_ops_core *c)
-{
-	struct tp_steps_summary sum;
-	const char *src = step_source_name(c->step_source);
-	struct tp_step_cat *cats;
-	size_t n_cats;
-	json_t *steady;
-
-	tp_jw_put(w, "steps_source", src ? json_string(src) : json_null());
-	tp_jw_put(w, "steps_without_ops", tp_json_uint(c->steps_without_ops));
-	tp_jw_put(w, "clock_drift", c->has_drift ?
-		  json_pack("{s:f,s:f,s:b,s:b}", "min_ratio", c->drift_lo, "max_ratio", c->drift_hi,
-			    "over_tolerance", tp_ops_core_drifts(c), "steps_moved", c->clock_mapped) :
-		  json_null());
-	tp_jw_put(w, "outside_steps", c->n_steps ?
-		  json_pack("{s:o,s:o,s:o,s:o}",
-			    "op_ps", tp_json_int(tp_ops_core_outside_ps(c)),
-			    "compute_ps", tp_json_int(c->outside_ps[TP_PART_COMPUTE]),
-			    "collective_ps", tp_json_int(c->outside_ps[TP_PART_COLLECTIVE]),
-			    "copy_ps", tp_json_int(c->outside_ps[TP_PART_COPY])) :
-		  json_null());
-	tp_jw_put(w, "steps_program", c->step_source == TP_STEPS_INFERRED ?
-		  tp_json_str(c->step_program) : json_null());
-	tp_jw_put(w, "steps_program_id", c->step_source == TP_STEPS_INFERRED ?
-		  tp_json_id(c->step_program_id) : json_null());
-	if (!c->n_steps) {
-		tp_jw_put(w, "steady", json_null());
-		return;
-	}
-	tp_steps_summarize(ops, c, &sum);
-	steady = json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-		"n_steps", tp_json_uint(sum.n_steps),
-		"n_steady", tp_json_uint(sum.n_steady),
-		"warmup_left_out", sum.warmup,
-		"step_ps", tp_json_int(sum.step_ps),
-		"sum_ps", tp_json_int(sum.sum_ps),
-		"compute_ps", tp_json_int(sum.compute_ps),
-		"collective_ps", tp_json_int(sum.collective_ps),
-		"copy_ps", tp_json_int(sum.copy_ps),
-		"input_ps", tp_json_int(sum.input_ps),
-		"idle_ps", tp_json_int(sum.idle_ps),
-		"collective_share", share(sum.collective_ps, sum.sum_ps),
-		"copy_share", share(sum.copy_ps, sum.sum_ps),
-		"input_share", share(sum.input_ps, sum.sum_ps),
-		"idle_share", share(sum.idle_ps, sum.sum_ps));
-	n_cats = tp_steps_steady_categories(ops, c, &cats);
-	json_object_set_new(steady, "compute_by_category", cats_json(cats, n_cats, sum.compute_ps));
-	free(cats);
-	tp_jw_put(w, "steady", steady);
-}
-
-/* Per step across cores and hosts: the slowest core and the spread. */
-static void steps_across_json(struct tp_jw *w, const struct tp_capture *cap,
-			      const struct tp_ops *ops)
-{
-	struct tp_step_across *v;
-	size_t n = tp_steps_across(ops, &v);
-
-	if (!v) {
-		tp_jw_put(w, "steps_across", json_null());
-		return;
-	}
-	tp_jw_array(w, "steps_across");
-	for (size_t i = 0; i < n && tp_jw_ok(w); i++) {
-		const struct tp_ops_core *slow = &ops->cores[v[i].slowest_core];
-		const struct tp_ops_core *fast = &ops->cores[v[i].fastest_core];
-
-		tp_jw_put(w, NULL, tp_step_across_json(&v[i],
-			tp_json_cstr(cap->hosts[slow->host].name), tp_json_str(slow->plane->name),
-			tp_json_cstr(cap->hosts[fast->host].name), tp_json_str(fast->plane->name)));
-	}
-	tp_jw_end(w);
-	free(v);
-}
-
 /* One core: its ops one by one, a core can hold tens of thousands. */
 static void core_json(struct tp_jw *w, const struct tp_capture *cap,
-		      const struct tp_ops *ops, const struct tp_ops_core *c)
+		      const struct tp_ops *ops, const struct tp_ops_core *c,
+		      const struct tp_ops_view *view)
 {
 	tp_jw_object(w, NULL);
 	tp_jw_put(w, "host", tp_json_cstr(cap->hosts[c->host].name));
@@ -222,15 +102,8 @@ static void core_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_array(w, "ops");
 	tp_op_rows_json(w, cap, ops, c);
 	tp_jw_end(w);
-	steps_head_json(w, ops, c);
-	if (c->n_steps) {
-		tp_jw_array(w, "steps");
-		for (size_t i = 0; i < c->n_steps && tp_jw_ok(w); i++)
-			tp_jw_put(w, NULL, step_json(&ops->steps[c->first_step + i]));
-		tp_jw_end(w);
-	} else {
-		tp_jw_put(w, "steps", json_null());
-	}
+	tp_ops_steps_head_json(w, ops, c);
+	tp_ops_steps_json(w, ops, c, view);
 	tp_jw_end(w);
 }
 
@@ -344,9 +217,9 @@ void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,
 	if (!view->omit_cores) {
 		tp_jw_array(w, "cores");
 		for (size_t c = 0; c < ops->n_cores && tp_jw_ok(w); c++)
-			core_json(w, cap, ops, &ops->cores[c]);
+			core_json(w, cap, ops, &ops->cores[c], view);
 		tp_jw_end(w);
-		steps_across_json(w, cap, ops);
+		tp_ops_steps_across_json(w, cap, ops, view);
 		if (!view->omit_groups)
 			tp_core_groups_json(w, "core_groups", cap, ops, view->sort);
 	}

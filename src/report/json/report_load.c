@@ -50,7 +50,9 @@ static enum tp_err from_captures(json_t **out, const char *const *paths, size_t 
 		struct tp_jw w;
 
 		tp_jw_init(&w, NULL);
-		tp_report_json(&w, &cap, &r);
+		/* check and diff read the step summary, never a row: a tree of
+		 * thousands of rows a core would cost gigabytes */
+		tp_report_json(&w, &cap, &r, f->per_step);
 		*out = tp_jw_take(&w);
 		tp_report_release(&r);
 	}
@@ -146,9 +148,10 @@ enum tp_err tp_report_doc_as_part(json_t **out, json_t *doc, const char *name,
 }
 
 void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
-		    const struct tp_report *r)
+		    const struct tp_report *r, bool per_step)
 {
-	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL };
+	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL,
+				   .per_step = per_step };
 	struct tp_ops_view by_scope = { .limit = 0, .sort = 0, .filter = NULL,
 					.scopes = &r->scopes, .omit_cores = true };
 

@@ -132,15 +132,14 @@ void tp_text_steps_across(FILE *out, const struct tp_capture *cap,
 {
 	struct tp_step_across *v;
 	size_t n = tp_steps_across(ops, &v), shown = limit && n > limit ? limit : n;
-	size_t stragglers = 0;
+	struct tp_steps_across_summary sum;
 
 	if (!v)
 		return;
-	for (size_t i = 0; i < n; i++)
-		stragglers += v[i].straggler && !v[i].warmup;
+	tp_steps_across_summarize(v, n, &sum);
 	fprintf(out, "\nsteps across cores: %zu step%s on %zu cores, %zu with a straggler"
 		" (slowest core over %d%% longer than the fastest; warm-up left out)\n",
-		n, n == 1 ? "" : "s", v[0].n_cores, stragglers, TP_STRAGGLER_PCT);
+		n, n == 1 ? "" : "s", sum.n_cores, sum.stragglers, TP_STRAGGLER_PCT);
 	fprintf(out, "  %-6s %10s %10s %10s %7s  %s\n", "step", "slowest", "fastest",
 		"spread", "spread", "slowest core");
 	for (size_t i = 0; i < shown; i++) {

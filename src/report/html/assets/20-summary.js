@@ -11,7 +11,7 @@ const SummaryView = {
 			root.appendChild(this.memory(mem));
 		if (ops)
 			root.appendChild(this.time(ops, D.opScopes));
-		if (ops && (ops.cores || []).some(function (c) { return c.steps; }))
+		if (ops && (ops.cores || []).some(function (c) { return c.steady; }))
 			root.appendChild(this.steps(ops));
 		if (coll)
 			root.appendChild(this.traffic(coll, ops));
@@ -20,10 +20,13 @@ const SummaryView = {
 	},
 
 	/* Per core: where the steps come from and the steady state; per step
-	 * across cores the spread (docs/ops.md, Steps). */
+	 * across cores the spread (docs/ops.md, Steps). A core with more than
+	 * 100 steps has its summary only, unless the page was written with
+	 * --per-step (step_rows): the chart draws the cores with rows. */
 	steps: function (ops) {
 		const s = el("section", { id: "summary-steps" }, el("h3", {}, "Steps"));
-		const cores = (ops.cores || []).filter(function (c) { return c.steps; });
+		const cores = (ops.cores || []).filter(function (c) { return c.steady; });
+		const rows = cores.filter(function (c) { return c.steps; });
 		const t = el("table", { class: "plain", id: "summary-steps-cores" }, el("tr", {},
 			["host", "core", "clock", "steps", "from", "steady step", "compute", "collectives", "copies", "input", "idle",
 			 "outside the steps", "compute by category (of compute)"].map(function (h) {
@@ -58,12 +61,17 @@ const SummaryView = {
 				el("td", { class: "muted steps-categories" }, cats)));
 		});
 		s.appendChild(t);
-		if (cores.length >= 2) {
-			s.appendChild(this.stepChart(cores));
-			s.appendChild(this.stepLegend(cores));
+		if (rows.length < cores.length)
+			s.appendChild(el("p", { class: "muted", id: "summary-steps-left-out" }, (cores.length - rows.length) +
+				" core(s) with more than 100 steps: their steps in summary only (write the page with --per-step for every step)"));
+		if (rows.length >= 2) {
+			s.appendChild(this.stepChart(rows));
+			s.appendChild(this.stepLegend(rows));
 		}
 		if (ops.steps_across && ops.steps_across.length)
 			this.stepsAcross(s, ops.steps_across);
+		else if (ops.steps_across_summary)
+			this.acrossLine(s, ops.steps_across_summary);
 		return s;
 	},
 
@@ -72,9 +80,7 @@ const SummaryView = {
 	 * whose slowest core is over 10% (TP_STRAGGLER_PCT) longer. */
 	stepsAcross: function (s, across) {
 		const stragglers = across.filter(function (x) { return x.straggler && !x.warmup; }).length;
-		s.appendChild(el("p", { id: "summary-steps-across" }, "steps across cores: " + across.length + " step" +
-			(across.length === 1 ? "" : "s") + " on " + across[0].n_cores + " cores, " + stragglers +
-			" with a straggler (slowest core over 10% longer than the fastest; warm-up left out)"));
+		this.acrossLine(s, { n_steps: across.length, n_cores: across[0].n_cores, stragglers: stragglers });
 		const t = el("table", { class: "plain", id: "summary-steps-across-table" }, el("tr", {},
 			["step", "slowest", "fastest", "spread", "spread", "slowest core", ""].map(function (h) {
 				return el("th", {}, h);
@@ -88,6 +94,14 @@ const SummaryView = {
 				el("td", { class: "muted" }, (x.straggler ? "straggler" : "") + (x.warmup ? " warm-up" : ""))));
 		});
 		s.appendChild(el("div", { class: "scroll-box" }, t));
+	},
+
+	/* The line above the table, from steps_across_summary alone when the
+	 * rows were left out. */
+	acrossLine: function (s, sum) {
+		s.appendChild(el("p", { id: "summary-steps-across" }, "steps across cores: " + sum.n_steps + " step" +
+			(sum.n_steps === 1 ? "" : "s") + " on " + sum.n_cores + " cores, " + sum.stragglers +
+			" with a straggler (slowest core over 10% longer than the fastest; warm-up left out)"));
 	},
 
 	/* Each core's step durations, one line per core: a straggler shows as

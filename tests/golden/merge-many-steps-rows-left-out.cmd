@@ -1,0 +1,1 @@
+report --format json testdata/many-steps.xplane.pb | $TPUPROF merge -

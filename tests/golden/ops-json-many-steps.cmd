@@ -1,0 +1,1 @@
+ops --format json testdata/many-steps.xplane.pb
