@@ -23,13 +23,20 @@ typedef unsigned __int128 u128;
 
 #define DIGITS 17
 
+static const uint64_t pow10_u64[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+	1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+	1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+	1000000000000000000ULL, 10000000000000000000ULL,
+};
+
+/* 10^k for 0 <= k <= 38, exact. */
 static u128 pow10_u128(int k)
 {
-	u128 r = 1;
-
-	while (k-- > 0)
-		r *= 10;
-	return r;
+	if (k < 20)
+		return pow10_u64[k];
+	return (u128)pow10_u64[19] * pow10_u64[k - 19];
 }
 
 /* floor(m * 2^e * 10^k) into *q and how the rest compares with one half
