@@ -130,6 +130,22 @@ void tp_jw_uint(struct tp_jw *w, const char *key, uint64_t v)
 		tp_jw_put(w, key, tp_json_uint(v));
 }
 
+void tp_jw_int_or_null(struct tp_jw *w, const char *key, bool has, int64_t v)
+{
+	if (has)
+		tp_jw_int(w, key, v);
+	else
+		tp_jw_put(w, key, json_null());
+}
+
+void tp_jw_real_or_null(struct tp_jw *w, const char *key, bool has, double v)
+{
+	if (has)
+		tp_jw_put_real(w, key, v);
+	else
+		tp_jw_put(w, key, json_null());
+}
+
 void tp_jw_id(struct tp_jw *w, const char *key, uint64_t v)
 {
 	char s[24], *p = s + sizeof(s) - 1;

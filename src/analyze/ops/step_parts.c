@@ -218,6 +218,22 @@ static int64_t shift_of(const struct tp_op_ctx *c, size_t i)
 	return c->step_shift ? c->step_shift[i] : 0;
 }
 
+/* ps of a piece of this kind into step j (s). Inline: once per piece. */
+static inline void add_part(struct tp_op_ctx *c, struct tp_step *s, size_t j,
+			    uint32_t kind, int64_t ps)
+{
+	if (kind == TP_SEG_COLLECTIVE) {
+		s->collective_ps = tp_sat_add(s->collective_ps, ps);
+	} else if (kind == TP_SEG_COPY) {
+		s->copy_ps = tp_sat_add(s->copy_ps, ps);
+	} else {
+		int64_t *k = cat_slot(c, kind - TP_SEG_COMPUTE, j);
+
+		s->compute_ps = tp_sat_add(s->compute_ps, ps);
+		*k = tp_sat_add(*k, ps);
+	}
+}
+
 /* The usual piece: wholly inside the cursor's step, which the next step
  * does not overlap, and no input spans to weigh: all of it to that step,
  * as the general loop below would add it, and nothing outside. */
@@ -233,16 +249,7 @@ static inline bool attribute_within(struct tp_op_ctx *c, int64_t start, int64_t 
 	    end > tp_sat_add(s[j].start_ps, s[j].dur_ps) ||
 	    (j + 1 < core->n_steps && s[j + 1].start_ps < end))
 		return false;
-	if (kind == TP_SEG_COLLECTIVE) {
-		s[j].collective_ps = tp_sat_add(s[j].collective_ps, ps);
-	} else if (kind == TP_SEG_COPY) {
-		s[j].copy_ps = tp_sat_add(s[j].copy_ps, ps);
-	} else {
-		int64_t *k = cat_slot(c, kind - TP_SEG_COMPUTE, j);
-
-		s[j].compute_ps = tp_sat_add(s[j].compute_ps, ps);
-		*k = tp_sat_add(*k, ps);
-	}
+	add_part(c, &s[j], j, kind, ps);
 	return true;
 }
 
@@ -267,16 +274,7 @@ static void attribute(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t 
 
 		if (!ps)
 			continue;
-		if (kind == TP_SEG_COLLECTIVE) {
-			s[j].collective_ps = tp_sat_add(s[j].collective_ps, ps);
-		} else if (kind == TP_SEG_COPY) {
-			s[j].copy_ps = tp_sat_add(s[j].copy_ps, ps);
-		} else {
-			int64_t *k = cat_slot(c, kind - TP_SEG_COMPUTE, j);
-
-			s[j].compute_ps = tp_sat_add(s[j].compute_ps, ps);
-			*k = tp_sat_add(*k, ps);
-		}
+		add_part(c, &s[j], j, kind, ps);
 		/* busy instants under input: not input (tp_step.input_ps) */
 		if (c->n_input)
 			c->busy_input[j] = tp_sat_add(c->busy_input[j],

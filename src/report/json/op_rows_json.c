@@ -50,15 +50,6 @@ bool tp_report_module_name_shared(const struct tp_capture *cap, size_t m)
 	return false;
 }
 
-/* A real, or null where it is not known. */
-static void real_or_null(struct tp_jw *w, const char *key, bool known, double v)
-{
-	if (known)
-		tp_jw_put_real(w, key, v);
-	else
-		tp_jw_put(w, key, json_null());
-}
-
 /* A short constant string, without a jansson value when streaming. */
 static void word(struct tp_jw *w, const char *key, const char *s)
 {
@@ -79,8 +70,8 @@ static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const st
 	tp_roofline_of(&work, f, &r);
 	/* a rate only over the time that did the work (never an async
 	 * half's own time) */
-	real_or_null(w, "flops_per_s", r.has_flops_rate, r.flops_per_s);
-	real_or_null(w, "bytes_per_s", r.has_bytes_rate, r.bytes_per_s);
+	tp_jw_real_or_null(w, "flops_per_s", r.has_flops_rate, r.flops_per_s);
+	tp_jw_real_or_null(w, "bytes_per_s", r.has_bytes_rate, r.bytes_per_s);
 	if (o->async == TP_ASYNC_NONE)
 		tp_jw_put(w, "async", json_null());
 	else
@@ -91,8 +82,8 @@ static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const st
 		tp_jw_put(w, "precision", json_null());
 	else
 		word(w, "precision", tp_precision_name(o->precision));
-	real_or_null(w, "flop_utilization", r.has_flop_util, r.flop_utilization);
-	real_or_null(w, "hbm_bw_utilization", r.has_hbm_util, r.hbm_utilization);
+	tp_jw_real_or_null(w, "flop_utilization", r.has_flop_util, r.flop_utilization);
+	tp_jw_real_or_null(w, "hbm_bw_utilization", r.has_hbm_util, r.hbm_utilization);
 	/* short codes: a 100,000-op page repeats them (docs/json.md) */
 	if (r.flop_util_na)
 		word(w, "flop_utilization_unavailable", tp_share_na_code(r.flop_util_na));
@@ -102,7 +93,7 @@ static void op_roofline_json(struct tp_jw *w, const struct tp_ops *ops, const st
 		word(w, "hbm_bw_utilization_unavailable", tp_share_na_code(r.hbm_util_na));
 	else
 		tp_jw_put(w, "hbm_bw_utilization_unavailable", json_null());
-	real_or_null(w, "arithmetic_intensity", r.has_intensity, r.intensity);
+	tp_jw_real_or_null(w, "arithmetic_intensity", r.has_intensity, r.intensity);
 	word(w, "bound", tp_bound_name(r.bound));
 }
 
@@ -134,16 +125,10 @@ static void op_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_int(w, "self_ps", o->self_ps);
 	tp_jw_int(w, "min_ps", o->min_ps);
 	tp_jw_int(w, "avg_ps", tp_op_avg_ps(o));
-	real_or_null(w, "device_share", core->device_ps > 0,
+	tp_jw_real_or_null(w, "device_share", core->device_ps > 0,
 		     (double)o->self_ps / (double)core->device_ps);
-	if (o->has_flops)
-		tp_jw_int(w, "flops", o->flops);
-	else
-		tp_jw_put(w, "flops", json_null());
-	if (o->has_bytes)
-		tp_jw_int(w, "bytes_accessed", o->bytes_accessed);
-	else
-		tp_jw_put(w, "bytes_accessed", json_null());
+	tp_jw_int_or_null(w, "flops", o->has_flops, o->flops);
+	tp_jw_int_or_null(w, "bytes_accessed", o->has_bytes, o->bytes_accessed);
 	if (o->cost_source == TP_COST_NONE)
 		tp_jw_put(w, "cost_source", json_null());
 	else

@@ -48,18 +48,10 @@ static void group_op_json(struct tp_jw *w, const struct tp_ops_core *g, const st
 	tp_jw_int(w, "total_ps", o->total_ps);
 	tp_jw_int(w, "self_ps", o->self_ps);
 	tp_jw_int(w, "min_ps", o->min_ps);
-	if (g->device_ps > 0)
-		tp_jw_put_real(w, "device_share", (double)o->self_ps / (double)g->device_ps);
-	else
-		tp_jw_put(w, "device_share", json_null());
-	if (o->has_flops)
-		tp_jw_int(w, "flops", o->flops);
-	else
-		tp_jw_put(w, "flops", json_null());
-	if (o->has_bytes)
-		tp_jw_int(w, "bytes_accessed", o->bytes_accessed);
-	else
-		tp_jw_put(w, "bytes_accessed", json_null());
+	tp_jw_real_or_null(w, "device_share", g->device_ps > 0,
+			   (double)o->self_ps / (double)g->device_ps);
+	tp_jw_int_or_null(w, "flops", o->has_flops, o->flops);
+	tp_jw_int_or_null(w, "bytes_accessed", o->has_bytes, o->bytes_accessed);
 	tp_jw_uint(w, "n_cores", s->n_cores);
 	tp_jw_int(w, "min_core_self_ps", s->min_core_ps);
 	tp_jw_int(w, "max_core_self_ps", s->max_core_ps);
