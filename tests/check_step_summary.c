@@ -10,6 +10,7 @@
 
 #include "tpuprof/analyze/ops.h"
 #include "tpuprof/decode/capture.h"
+#include "tpuprof/report/ops_report.h"
 
 #define MAX_STEPS 20
 
@@ -274,6 +275,37 @@ START_TEST(test_steady_categories_without_rows)
 }
 END_TEST
 
+/* A step row's figures past 2^53 are written as strings, as every 64-bit
+ * figure of a document is (docs/json.md): the rows' streamed writer once
+ * wrote them as bare numbers, which JSON readers round. */
+START_TEST(test_rows_keep_big_figures_exact)
+{
+	static const int64_t durs[] = { INT64_C(1) << 60, 7 };
+	const int64_t *d[] = { durs };
+	size_t n[] = { 2 };
+	struct tp_ops ops;
+	struct tp_ops_view view = { .per_step = true };
+	struct tp_jw w;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	make_ops(&ops, d, n, 1);
+	ops.cores[0].cats_all = true;
+	tp_jw_init(&w, f);
+	tp_jw_object(&w, NULL);
+	tp_ops_steps_json(&w, &ops, &ops.cores[0], &view);
+	tp_jw_end(&w);
+	ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+	fclose(f);
+	ck_assert_msg(strstr(text, "\"duration_ps\": \"1152921504606846976\""), "%s", text);
+	ck_assert_msg(strstr(text, "\"start_ps\": \"1152921504606846976\""), "%s", text);
+	ck_assert_msg(strstr(text, "\"duration_ps\": 7,"), "%s", text);
+	free(text);
+	free_ops(&ops);
+}
+END_TEST
+
 static Suite *step_summary_suite(void)
 {
 	Suite *s = suite_create("step_summary");
@@ -284,6 +316,7 @@ static Suite *step_summary_suite(void)
 	tcase_add_loop_test(tc, test_durations_many, 0, 3);
 	tcase_add_test(tc, test_across_summary);
 	tcase_add_test(tc, test_across_one_core);
+	tcase_add_test(tc, test_rows_keep_big_figures_exact);
 	tcase_add_loop_test(tc, test_steady_categories_without_rows, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;

@@ -44,20 +44,20 @@ static void step_json(struct tp_jw *w, const struct tp_step *s)
 {
 	tp_jw_object(w, NULL);
 	text(w, "name", s->name);
-	tp_jw_put_int(w, "start_ps", s->start_ps);
-	tp_jw_put_int(w, "duration_ps", s->dur_ps);
-	tp_jw_put_int(w, "compute_ps", s->compute_ps);
-	tp_jw_put_int(w, "collective_ps", s->collective_ps);
-	tp_jw_put_int(w, "copy_ps", s->copy_ps);
-	tp_jw_put_int(w, "input_ps", s->input_ps);
-	tp_jw_put_int(w, "idle_ps", s->idle_ps);
+	tp_jw_int(w, "start_ps", s->start_ps);
+	tp_jw_int(w, "duration_ps", s->dur_ps);
+	tp_jw_int(w, "compute_ps", s->compute_ps);
+	tp_jw_int(w, "collective_ps", s->collective_ps);
+	tp_jw_int(w, "copy_ps", s->copy_ps);
+	tp_jw_int(w, "input_ps", s->input_ps);
+	tp_jw_int(w, "idle_ps", s->idle_ps);
 	tp_jw_put(w, "warmup", json_boolean(s->warmup));
-	tp_jw_put_int(w, "debug_print_ps", s->debug_print_ps);
+	tp_jw_int(w, "debug_print_ps", s->debug_print_ps);
 	tp_jw_array(w, "compute_by_category");
 	for (size_t i = 0; i < s->n_cats; i++) {
 		tp_jw_object(w, NULL);
 		text(w, "category", s->cats[i].category);
-		tp_jw_put_int(w, "ps", s->cats[i].ps);
+		tp_jw_int(w, "ps", s->cats[i].ps);
 		tp_jw_end(w);
 	}
 	tp_jw_end(w);
