@@ -463,7 +463,7 @@ START_TEST(test_cost_source)
 	op[1].bytes_accessed = 48;
 	op[2].has_bytes = true;                        /* the add */
 	op[2].bytes_accessed = 48;
-	tp_ops_roofline_prepare(&ops, NULL, NULL);
+	tp_ops_roofline_prepare(&ops, NULL, NULL, NULL);
 	ck_assert_int_eq(op[0].cost_source, TP_COST_NONE);
 	ck_assert_int_eq(op[1].cost_source, TP_COST_CUSTOM_CALL);
 	ck_assert_int_eq(op[2].cost_source, TP_COST_MODEL);

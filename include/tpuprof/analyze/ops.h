@@ -30,6 +30,8 @@
 #include "tpuprof/analyze/common/scopes.h"
 #include "tpuprof/util/strpool.h"
 
+struct tp_mem_runtime;
+
 enum tp_op_source {
 	TP_OPSRC_TPU,       /* XLA Ops line, program id + symbol id     */
 	TP_OPSRC_GPU,       /* kernel events with hlo_module / hlo_op   */
@@ -242,6 +244,10 @@ struct tp_ops_filter {
 	 * keeps only its sums (a category's 24 bytes a step, a million
 	 * steps a pod) */
 	bool every_step_cats;
+	/* the runtime memory already read (report's memory analysis, which
+	 * comes first), whose allocator capacities the devices take;
+	 * borrowed; NULL: read again here */
+	const struct tp_mem_runtime *runtime;
 };
 
 /* The most steps a core's per-step rows list unless asked for every
@@ -611,11 +617,13 @@ size_t tp_ops_gpu_program_runs(const struct tp_xspace *xs, const struct tp_plane
 			       struct tp_program_time *best, struct tp_step_run **out);
 
 /* Resolves each core's device figures (forced: --device, or NULL; the
- * capacity as memory resolves it, with the runtime allocator's read from
- * cap, which may be NULL for ops made by hand) and each op's precision
- * from its HLO instruction. Called by tp_ops_build. */
+ * capacity as memory resolves it, with the runtime allocator's from
+ * runtime where given, else read from cap, which may be NULL for ops made
+ * by hand) and each op's precision from its HLO instruction. Called by
+ * tp_ops_build. */
 void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
-			     const struct tp_device_row *forced);
+			     const struct tp_device_row *forced,
+			     const struct tp_mem_runtime *runtime);
 
 /* The op's HLO instruction, or NULL when the capture has none for it. */
 const Xla__HloInstructionProto *tp_op_instr(const struct tp_ops *ops, const struct tp_op *o);

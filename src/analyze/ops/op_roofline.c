@@ -199,24 +199,28 @@ const Xla__HloInstructionProto *tp_op_instr(const struct tp_ops *ops, const stru
 }
 
 void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
-			     const struct tp_device_row *forced)
+			     const struct tp_device_row *forced,
+			     const struct tp_mem_runtime *runtime)
 {
 	struct tp_device_hints h = { forced, 0, 0 };
-	struct tp_mem_runtime rt;
+	struct tp_mem_runtime own;
+	const struct tp_mem_runtime *rt = runtime;
 
 	/* the capacity as memory resolves it (memory_size, then the runtime
 	 * allocator's, then the table), so a core has one capacity in ops,
 	 * memory and report alike */
-	memset(&rt, 0, sizeof(rt));
-	if (cap) /* NULL: ops made by hand, no capture to read */
-		tp_mem_runtime_build(&rt, cap);
+	memset(&own, 0, sizeof(own));
+	if (cap && !rt) { /* NULL cap: ops made by hand, no capture to read */
+		tp_mem_runtime_build(&own, cap);
+		rt = &own;
+	}
 	for (size_t c = 0; c < ops->n_cores; c++) {
-		h.allocator_capacity = cap ? tp_mem_runtime_capacity_of(&rt, ops->cores[c].host,
-									 ops->cores[c].plane) : 0;
+		h.allocator_capacity = rt ? tp_mem_runtime_capacity_of(rt, ops->cores[c].host,
+									ops->cores[c].plane) : 0;
 		tp_device_resolve_plane(ops->cores[c].plane, &h, &ops->cores[c].device);
 	}
-	if (cap)
-		tp_mem_runtime_release(&rt);
+	if (rt == &own)
+		tp_mem_runtime_release(&own);
 	for (size_t i = 0; i < ops->n_ops; i++) {
 		struct tp_op *o = &ops->ops[i];
 		struct tp_str opcode = op_opcode(ops, o);

@@ -331,7 +331,7 @@ static void input_spans(struct core_pool *pool)
 static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 			 const struct tp_ops_filter *f, struct tp_error *err)
 {
-	static const struct tp_ops_filter none = { NULL, NULL, NULL, NULL, NULL, false };
+	static const struct tp_ops_filter none = { NULL, NULL, NULL, NULL, NULL, false, NULL };
 	struct tp_selection own = { 0 };
 	const struct tp_selection *sel;
 	struct core_pool pool;
@@ -371,7 +371,7 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	for (size_t j = 0; j < pool.n_jobs; j++)
 		append_fragment(ops, &pool.jobs[j].frag);
 	free(pool.jobs);
-	tp_ops_roofline_prepare(ops, cap, f->device);
+	tp_ops_roofline_prepare(ops, cap, f->device, f->runtime);
 	tp_steps_mark_warmup(ops);
 	/* lines opening deferred and no core read (other hosts or cores,
 	 * unused lines), and the verdict on corrupt bytes met by the jobs */

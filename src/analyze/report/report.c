@@ -82,9 +82,12 @@ static enum tp_err memory_then_ops(struct tp_report *r, struct tp_capture *cap,
 				   const struct tp_ops_filter *of, struct tp_error *err)
 {
 	enum tp_err rc = tp_memory_build(&r->memory, cap, mopt, mf, err);
+	struct tp_ops_filter known = *of;
 
+	/* the runtime memory memory just read: ops takes its capacities */
+	known.runtime = &r->memory.runtime;
 	if (rc == TP_OK)
-		rc = tp_collectives_build(&r->coll, cap, of, err);
+		rc = tp_collectives_build(&r->coll, cap, &known, err);
 	return rc;
 }
 
@@ -115,7 +118,7 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	struct tp_mem_options mopt = { .color = 0, .max_suggestions = 5 };
 	struct tp_selection sel;
 	struct tp_memory_filter mf = { f->host, f->core, f->module, f->hbm, f->device, &sel };
-	struct tp_ops_filter of = { f->host, f->core, f->module, f->device, &sel, f->per_step };
+	struct tp_ops_filter of = { f->host, f->core, f->module, f->device, &sel, f->per_step, NULL };
 	enum tp_err rc;
 
 	/* one selection for every analysis: the same hosts, cores and
