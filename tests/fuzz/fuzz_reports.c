@@ -24,6 +24,8 @@
 
 #include "tpuprof/analyze/check.h"
 #include "tpuprof/analyze/diff.h"
+#include "tpuprof/report/check_report.h"
+#include "tpuprof/report/diff_report.h"
 #include "tpuprof/report/merge.h"
 #include "tpuprof/report/report.h"
 #include "tpuprof/report/report_doc.h"

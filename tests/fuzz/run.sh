@@ -66,8 +66,12 @@ for t in $TARGETS; do
 	maxlen=4194304
 	case $t in
 	analyses|reports)
-		# the analyses, the JSON writers and the JSON readers
-		src="$src $(find src/analyze src/report -name '*.c' | sort | grep -v fetch_report)"
+		# the analyses, the JSON writers and the JSON readers, with the
+		# device table they resolve cores against and the page's
+		# embedded assets the HTML writer links in
+		sh src/report/html/embed.sh $(ls src/report/html/assets/*.css | sort) -- \
+			$(ls src/report/html/assets/*.js | sort) >"$out/html_assets.c"
+		src="$src $(find src/analyze src/report src/device -name '*.c' | sort | grep -v fetch_report) $out/html_assets.c"
 		libs="$libs -ljansson -lm"
 		[ "$t" = reports ] && seeds="$out/seeds-reports" ;;
 	riegeli)
