@@ -162,3 +162,21 @@ put("damaged-three-parts.xplane.pb", damaged([hlo_edit, line_edit, stat_edit]))
 # framing is broken, so the whole plane goes
 mod_at, _, _ = child(small, tpu1[1], tpu1[2], 3, b"XLA Modules")
 put("damaged-plane-framing.xplane.pb", damaged([(mod_at + 1, b"\x80\xfe")]))
+
+# fuzz_analyses (clang's UBSan): a TPU plane whose two 'XLA Ops' lines
+# hold one event each of a metadata without a program (so no core has a
+# step): the step windows took `steps + first_step` of a NULL steps
+# array (docs/fuzzing.md, finding 12). The second line's timestamp is
+# 2^63 ns as a varint (INT64_MIN), the first's 5e15 ns.
+event = field(1, 0, varint(1)) + field(2, 0, varint(0)) + field(3, 0, varint(10))
+xla_ops = field(2, 2, varint(7) + b"XLA Ops")
+line1 = field(1, 0, varint(1)) + xla_ops + field(3, 0, varint(5000000000000000)) + \
+    field(4, 2, varint(len(event)) + event)
+line2 = field(1, 0, varint(2)) + xla_ops + field(3, 0, varint(1 << 63)) + \
+    field(4, 2, varint(len(event)) + event)
+meta = field(1, 0, varint(1)) + field(2, 2, varint(6) + field(1, 0, varint(1)) +
+                                       field(2, 2, varint(2) + b"op"))
+tpu = field(1, 0, varint(1)) + field(2, 2, varint(13) + b"/device:TPU:0") + \
+    field(3, 2, varint(len(line1)) + line1) + field(3, 2, varint(len(line2)) + line2) + \
+    field(4, 2, varint(len(meta)) + meta)
+put("no-steps-two-op-lines.xplane.pb", field(1, 2, varint(len(tpu)) + tpu))

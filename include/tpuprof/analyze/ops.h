@@ -284,6 +284,14 @@ void tp_ops_release(struct tp_ops *ops);
 
 /* The core's op time outside every step (the sum of outside_ps). */
 int64_t tp_ops_core_outside_ps(const struct tp_ops_core *c);
+
+/* A core's steps in ops->steps (n_steps of them): NULL while ops holds
+ * no step at all (NULL + 0 is undefined behaviour in C). */
+static inline struct tp_step *tp_ops_core_steps(const struct tp_ops *ops,
+						const struct tp_ops_core *core)
+{
+	return ops->steps ? ops->steps + core->first_step : NULL;
+}
 /* The timeline's run spans disagree with the device's by more than
  * TP_DRIFT_TOLERANCE on some step. */
 bool tp_ops_core_drifts(const struct tp_ops_core *c);

@@ -417,7 +417,7 @@ static size_t busiest(const struct tp_gpu_kernels *r)
  * memory, sorted, from the start again. */
 static void program_runs(const struct tp_gpu_kernels *r, size_t best, struct runs *a)
 {
-	const uint8_t *q, *end = r->packed + r->len;
+	const uint8_t *q, *end = r->packed ? r->packed + r->len : NULL; /* NULL + 0: UB */
 	struct kernel k, prev = { 0 }, *v = NULL;
 	size_t p, m = 0, cap = 0;
 	int64_t last = 0;

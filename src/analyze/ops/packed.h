@@ -123,12 +123,13 @@ static inline bool tp_late_piece_next(const struct tp_late_pieces *p,
 				      struct tp_late_cursor *cur, int64_t *start,
 				      int64_t *end, uint32_t *kind)
 {
-	const uint8_t *q = p->buf + cur->at;
+	const uint8_t *q;
 	uint64_t gap, len, k;
 	unsigned tag;
 
-	if (cur->at >= p->len)
+	if (cur->at >= p->len)  /* first: buf is NULL while nothing is packed */
 		return false;
+	q = p->buf + cur->at;
 	tag = *q++;
 	q = tp_get_le(q, tag & 3, &gap);
 	q = tp_get_le(q, (tag >> 2) & 3, &len);

@@ -241,7 +241,7 @@ static inline bool attribute_within(struct tp_op_ctx *c, int64_t start, int64_t 
 				    uint32_t kind)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
-	struct tp_step *s = c->ops->steps + core->first_step;
+	struct tp_step *s = tp_ops_core_steps(c->ops, core);
 	size_t j = c->step_cursor;
 	int64_t ps = tp_sat_sub(end, start);
 
@@ -258,7 +258,7 @@ static inline bool attribute_within(struct tp_op_ctx *c, int64_t start, int64_t 
 static void attribute(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t kind)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
-	struct tp_step *s = c->ops->steps + core->first_step;
+	struct tp_step *s = tp_ops_core_steps(c->ops, core);
 	int64_t inside = 0, reach = start;
 	size_t j;
 
@@ -293,7 +293,7 @@ static void attribute(struct tp_op_ctx *c, int64_t start, int64_t end, uint32_t 
 static void parts_reset(struct tp_op_ctx *c)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
-	struct tp_step *s = c->ops->steps + core->first_step;
+	struct tp_step *s = tp_ops_core_steps(c->ops, core);
 
 	for (size_t i = 0; i < core->n_steps; i++)
 		s[i].compute_ps = s[i].collective_ps = s[i].copy_ps = 0;
@@ -447,7 +447,7 @@ bool tp_steps_place(struct tp_op_ctx *c)
 void tp_steps_close(struct tp_op_ctx *c)
 {
 	struct tp_ops_core *core = &c->ops->cores[c->core];
-	struct tp_step *s = c->ops->steps + core->first_step;
+	struct tp_step *s = tp_ops_core_steps(c->ops, core);
 
 	cats_close(c, core, s);
 	for (size_t i = 0; i < core->n_steps; i++) {

@@ -13,7 +13,7 @@
 void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline)
 {
 	const struct tp_ops_core *core = &c->ops->cores[c->core];
-	const struct tp_step *s = c->ops->steps + core->first_step;
+	const struct tp_step *s = tp_ops_core_steps(c->ops, core);
 
 	c->map_steps = markers_on_timeline && core->n_steps;
 	if (!c->map_steps)
@@ -29,7 +29,7 @@ void tp_steps_map_windows(struct tp_op_ctx *c)
 {
 	struct tp_ops *ops = c->ops;
 	struct tp_ops_core *core = &ops->cores[c->core];
-	struct tp_step *s = ops->steps + core->first_step;
+	struct tp_step *s = tp_ops_core_steps(ops, core);
 	size_t n = tp_step_map_finish(&c->map);
 	struct tp_step *old = tp_xmalloc((core->n_steps + 1) * sizeof(*old));
 
@@ -54,7 +54,7 @@ void tp_steps_map_windows(struct tp_op_ctx *c)
 /* An inferred step runs to the start of the next run. */
 void tp_steps_to_next_start(struct tp_ops *ops, struct tp_ops_core *core)
 {
-	struct tp_step *s = ops->steps + core->first_step;
+	struct tp_step *s = tp_ops_core_steps(ops, core);
 
 	for (size_t i = 0; i + 1 < core->n_steps; i++)
 		if (s[i + 1].start_ps > s[i].start_ps)

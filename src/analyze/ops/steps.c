@@ -143,7 +143,7 @@ static struct tp_str module_name(struct tp_str s)
 static void name_by_position(struct tp_op_ctx *c, size_t first)
 {
 	const struct tp_ops_core *core = &c->ops->cores[c->core];
-	struct tp_step *s = c->ops->steps + core->first_step;
+	struct tp_step *s = tp_ops_core_steps(c->ops, core);
 	size_t n = core->n_steps - first;
 	struct tp_str *names = tp_xcalloc(n + 1, sizeof(*names));
 
@@ -336,7 +336,7 @@ void tp_ops_read_steps(struct tp_op_ctx *c)
 size_t tp_ops_step_at(const struct tp_ops *ops, const struct tp_ops_core *core,
 		      int64_t t)
 {
-	const struct tp_step *s = ops->steps + core->first_step;
+	const struct tp_step *s = tp_ops_core_steps(ops, core);
 	size_t lo = 0, hi = core->n_steps;
 
 	/* the last step starting at or before t */

@@ -68,7 +68,7 @@ void tp_steps_mark_warmup(struct tp_ops *ops)
 {
 	for (size_t c = 0; c < ops->n_cores; c++) {
 		const struct tp_ops_core *core = &ops->cores[c];
-		struct tp_step *s = ops->steps + core->first_step;
+		struct tp_step *s = tp_ops_core_steps(ops, core);
 		size_t n = core->n_steps;
 		int64_t *rest, median;
 
@@ -118,7 +118,7 @@ static size_t rank(size_t n, unsigned pct)
 void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core,
 			struct tp_step_durations *out)
 {
-	const struct tp_step *s = ops->steps + core->first_step;
+	const struct tp_step *s = tp_ops_core_steps(ops, core);
 	int64_t *d;
 
 	memset(out, 0, sizeof(*out));

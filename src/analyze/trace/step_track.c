@@ -164,7 +164,7 @@ void tl_steps_take(struct tl *t, const struct tp_ops *ops)
 
 	for (size_t i = 0; i < ops->n_cores; i++) {
 		const struct tp_ops_core *c = &ops->cores[i];
-		const struct tp_step *s = ops->steps + c->first_step;
+		const struct tp_step *s = tp_ops_core_steps(ops, c);
 		bool group = c->step_source == TP_STEPS_GROUP ||
 			     c->step_source == TP_STEPS_GROUP_EMPTY_LINE;
 		struct tl_core_steps *e;

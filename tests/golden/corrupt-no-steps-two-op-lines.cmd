@@ -1,0 +1,1 @@
+ops --format json testdata/corrupt/no-steps-two-op-lines.xplane.pb
