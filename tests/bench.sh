@@ -477,15 +477,6 @@ targets() {
 		target "chunked: report peak RSS / .pb's (x)" "$(div "${pair_rg_rss_kb:-}" "${pair_pb_rss_kb:-}")" "<=" 1.1
 	fi
 	chunked_targets
-	if [ -n "${steps_bytes:-}" ]; then
-		echo "targets (issue 38, a many-step capture of $steps_bytes bytes):"
-		target "many steps: report wall / floor (x)" "$(div "${steps_rep_wall:-}" "$steps_floor")" "<=" 1
-		target "many steps: ops wall / floor (x)" "$(div "${steps_ops_wall:-}" "$steps_floor")" "<=" 1
-		target "many steps: report peak RSS / file" "$(per_file "${steps_rep_rss:-}" "$steps_bytes")" "<=" 0.2
-		target "many steps: ops peak RSS / file" "$(per_file "${steps_ops_rss:-}" "$steps_bytes")" "<=" 0.2
-		target "many steps: report JSON / file" "$(div "$steps_rep_json" "$steps_bytes")" "<=" 0.1
-		target "many steps: ops JSON / file" "$(div "$steps_ops_json" "$steps_bytes")" "<=" 0.1
-	fi
 	[ -n "$gpu_shapes" ] || return 0
 	echo "targets (issue 19, ${gpu_mb} MB GPU-shaped captures):"
 	for shape in $gpu_shapes; do
@@ -515,24 +506,14 @@ bench_steps() {
 		"$gen" $gen_opts --events-per-line "$ev" --steps "$st" -o "$cap.tmp"
 		mv "$cap.tmp" "$cap"
 	fi
-	walk=$dir/pbwalk
-	floor_build || true  # bench_floor.sh: $dir/pbwalk, where ../shared is
-	b=$(wc -c <"$cap")
-	echo "many-step capture (issue 38): $cap ($b bytes, --steps $st)"
-	steps_floor=''
-	if [ -x "$walk" ]; then
-		measure "floor: pbwalk (one thread)" "$b" "$b" "$walk" "$cap"
-		steps_floor=$wall
+	echo "many-step capture (issue 38): --steps $st"
+	if ! floor_build; then
+		echo "  skipped: no floor to hold it to (../shared/tools/pbwalk.c)"
+		return 0
 	fi
-	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$cap"
-	steps_rep_wall=$wall steps_rep_rss=$rss
-	measure "tpuprof ops --format json" "$b" "$b" "$tpuprof" ops -q --format json "$cap"
-	steps_ops_wall=$wall steps_ops_rss=$rss
-	steps_bytes=$b
-	steps_rep_json=$("$tpuprof" report -q --format json "$cap" | wc -c)
-	steps_ops_json=$("$tpuprof" ops -q --format json "$cap" | wc -c)
-	echo "  JSON: report $steps_rep_json bytes, ops $steps_ops_json bytes;" \
-		"with --per-step: report $("$tpuprof" report -q --per-step --format json "$cap" | wc -c) bytes"
+	# beside the floor, with its targets (floor_targets, bench_floor.sh)
+	floor_row "many_steps_$st" "$cap"
+	echo "  with --per-step: report $("$tpuprof" report -q --per-step --format json "$cap" | wc -c) bytes"
 }
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m)"

@@ -261,15 +261,9 @@ int main(void)
 {
 	Suite *s = suite_create("riegeli_remap");
 	TCase *tc = tcase_create("remap");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_quick_remap_same_bytes);
 	tcase_add_test(tc, test_quick_remap_values);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }
