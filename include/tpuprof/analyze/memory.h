@@ -257,7 +257,7 @@ struct tp_mem_device {
 	char *id;                 /* memory id: index_on_host, device_ordinal or allocator_name */
 	size_t host;              /* index into the capture's hosts          */
 	struct tp_mem_snapshot *snapshots; /* malloc'd, sorted by time_ps    */
-	size_t n_snapshots;
+	size_t n_snapshots, cap_snapshots;
 	uint64_t allocations, deallocations;
 	bool has_peak;
 	size_t peak_snapshot;     /* index of the peak snapshot (sorted)      */

@@ -43,47 +43,117 @@ static struct tp_mem_device *device(struct tp_mem_runtime *rt, size_t host,
 	return d;
 }
 
+/* What a stat means to a snapshot, by its name. */
+enum stat_role {
+	ROLE_NONE, ROLE_ID_INT, ROLE_ID_STR, ROLE_STACK, ROLE_HEAP, ROLE_FREE,
+	ROLE_FRAGMENTATION, ROLE_PEAK_IN_USE, ROLE_REQUESTED, ROLE_ALLOCATED,
+	ROLE_ADDRESS, ROLE_STEP, ROLE_DATA_TYPE, ROLE_TF_OP, ROLE_REGION, ROLE_SHAPE,
+};
+
+static enum stat_role role_of_name(struct tp_str name)
+{
+	static const struct { const char *name; enum stat_role role; } names[] = {
+		{ "index_on_host", ROLE_ID_INT },   { "device_ordinal", ROLE_ID_INT },
+		{ "allocator_name", ROLE_ID_STR },  { "bytes_reserved", ROLE_STACK },
+		{ "bytes_allocated", ROLE_HEAP },   { "bytes_available", ROLE_FREE },
+		{ "fragmentation", ROLE_FRAGMENTATION },
+		{ "peak_bytes_in_use", ROLE_PEAK_IN_USE },
+		{ "requested_bytes", ROLE_REQUESTED }, { "allocation_bytes", ROLE_ALLOCATED },
+		{ "addr", ROLE_ADDRESS },           { "group_id", ROLE_STEP },
+		{ "data_type", ROLE_DATA_TYPE },    { "tf_op", ROLE_TF_OP },
+		{ "region_type", ROLE_REGION },     { "shape", ROLE_SHAPE },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (tp_str_eq(name, names[i].name))
+			return names[i].role;
+	return ROLE_NONE;
+}
+
+/* A plane's stat roles by metadata id, found by name once per id: an
+ * allocator event carries a dozen stats, a run thousands of events
+ * (direct-mapped: ids are small and few on a host plane). */
+#define ROLE_SLOTS 64
+
+struct role_cache {
+	const struct tp_plane *pl;
+	int64_t id[ROLE_SLOTS];
+	uint8_t role[ROLE_SLOTS];
+	bool set[ROLE_SLOTS];
+};
+
+static enum stat_role role_of(struct role_cache *rc, const struct tp_stat *st)
+{
+	size_t slot = (size_t)((uint64_t)st->metadata_id % ROLE_SLOTS);
+
+	if (!rc->set[slot] || rc->id[slot] != st->metadata_id) {
+		rc->set[slot] = true;
+		rc->id[slot] = st->metadata_id;
+		rc->role[slot] = (uint8_t)role_of_name(tp_stat_name(rc->pl, st));
+	}
+	return (enum stat_role)rc->role[slot];
+}
+
 /* Fills snapshot fields from one stat; the memory id is the last of
  * index_on_host, device_ordinal and allocator_name. */
-static void apply_stat(const struct tp_plane *pl, const struct tp_stat *st,
+static void apply_stat(struct role_cache *rc, const struct tp_stat *st,
 		       struct tp_mem_snapshot *s, char *id, size_t idn)
 {
-	struct tp_str name = tp_stat_name(pl, st), v;
+	const struct tp_plane *pl = rc->pl;
+	struct tp_str v;
 	int64_t i = 0;
 	bool is_int = tp_stat_int(st, &i);
 
-	if (tp_str_eq(name, "index_on_host") || tp_str_eq(name, "device_ordinal")) {
+	switch (role_of(rc, st)) {
+	case ROLE_ID_INT:
 		if (is_int)
 			snprintf(id, idn, "%lld", (long long)i);
-	} else if (tp_str_eq(name, "allocator_name")) {
+		break;
+	case ROLE_ID_STR:
 		if (tp_stat_str(pl, st, &v))
 			snprintf(id, idn, "%.*s", (int)v.len, v.ptr);
-	} else if (tp_str_eq(name, "bytes_reserved")) {
+		break;
+	case ROLE_STACK:
 		s->stack = i;
-	} else if (tp_str_eq(name, "bytes_allocated")) {
+		break;
+	case ROLE_HEAP:
 		s->heap = i;
-	} else if (tp_str_eq(name, "bytes_available")) {
+		break;
+	case ROLE_FREE:
 		s->free = i;
-	} else if (tp_str_eq(name, "fragmentation")) {
+		break;
+	case ROLE_FRAGMENTATION:
 		s->fragmentation = st->kind == TP_STAT_DOUBLE ? st->v.d : (double)i;
-	} else if (tp_str_eq(name, "peak_bytes_in_use")) {
+		break;
+	case ROLE_PEAK_IN_USE:
 		s->peak_in_use = i;
-	} else if (tp_str_eq(name, "requested_bytes")) {
+		break;
+	case ROLE_REQUESTED:
 		s->requested = i;
-	} else if (tp_str_eq(name, "allocation_bytes")) {
+		break;
+	case ROLE_ALLOCATED:
 		s->allocated = i;
-	} else if (tp_str_eq(name, "addr")) {
+		break;
+	case ROLE_ADDRESS:
 		s->address = (uint64_t)i;
-	} else if (tp_str_eq(name, "group_id")) {
+		break;
+	case ROLE_STEP:
 		s->step = i;
-	} else if (tp_str_eq(name, "data_type")) {
+		break;
+	case ROLE_DATA_TYPE:
 		s->data_type = i;
-	} else if (tp_str_eq(name, "tf_op")) {
+		break;
+	case ROLE_TF_OP:
 		tp_stat_str(pl, st, &s->tf_op);
-	} else if (tp_str_eq(name, "region_type")) {
+		break;
+	case ROLE_REGION:
 		tp_stat_str(pl, st, &s->region);
-	} else if (tp_str_eq(name, "shape")) {
+		break;
+	case ROLE_SHAPE:
 		tp_stat_str(pl, st, &s->shape);
+		break;
+	case ROLE_NONE:
+		break;
 	}
 }
 
@@ -95,7 +165,7 @@ static struct tp_str pooled(struct tp_mem_runtime *rt, struct tp_str s)
 }
 
 static void add_event(struct tp_mem_runtime *rt, size_t host,
-		      const struct tp_xspace *xs, const struct tp_plane *pl,
+		      const struct tp_xspace *xs, struct role_cache *rc,
 		      const struct tp_event *ev, bool alloc, size_t seq)
 {
 	struct tp_mem_snapshot s = { 0 };
@@ -111,13 +181,14 @@ static void add_event(struct tp_mem_runtime *rt, size_t host,
 	s.seq = seq;
 	tp_stat_iter_init(&it, xs, ev);
 	while (tp_stat_iter_next(&it, &st) > 0)
-		apply_stat(pl, &st, &s, id, sizeof(id));
+		apply_stat(rc, &st, &s, id, sizeof(id));
 	/* pooled, so the writers need none of the capture's pages */
 	s.tf_op = pooled(rt, s.tf_op);
 	s.region = pooled(rt, s.region);
 	s.shape = pooled(rt, s.shape);
 	d = device(rt, host, id);
-	d->snapshots = tp_xrealloc(d->snapshots, (d->n_snapshots + 1) * sizeof(s));
+	d->snapshots = tp_xgrow(d->snapshots, &d->cap_snapshots, d->n_snapshots + 1,
+				sizeof(s));
 	d->snapshots[d->n_snapshots++] = s;
 	d->allocations += alloc;
 	d->deallocations += !alloc;
@@ -154,9 +225,12 @@ static void scan_host(struct tp_mem_runtime *rt, size_t host, const struct tp_ho
 
 	for (size_t p = 0; p < h->xs.n_planes; p++) {
 		const struct tp_plane *pl = &h->xs.planes[p];
+		struct role_cache rc;
 
 		if (!tp_str_eq(pl->name, "/host:CPU"))
 			continue;
+		memset(&rc, 0, sizeof(rc));
+		rc.pl = pl;
 		for (size_t l = 0; l < pl->n_lines; l++) {
 			struct tp_event_iter it;
 			struct tp_event ev;
@@ -168,9 +242,9 @@ static void scan_host(struct tp_mem_runtime *rt, size_t host, const struct tp_ho
 				if (!ev.meta)
 					continue;
 				if (tp_str_eq(ev.meta->name, "MemoryAllocation"))
-					add_event(rt, host, &h->xs, pl, &ev, true, seq++);
+					add_event(rt, host, &h->xs, &rc, &ev, true, seq++);
 				else if (tp_str_eq(ev.meta->name, "MemoryDeallocation"))
-					add_event(rt, host, &h->xs, pl, &ev, false, seq++);
+					add_event(rt, host, &h->xs, &rc, &ev, false, seq++);
 			}
 		}
 	}
