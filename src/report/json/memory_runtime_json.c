@@ -9,38 +9,42 @@
 
 #include <string.h>
 
-static json_t *snapshot_json(const struct tp_mem_snapshot *s)
+/* A snapshot's fields into the open object: put one by one, no value
+ * tree (a timeline holds an object per allocator event). */
+static void snapshot_put(struct tp_jw *w, const struct tp_mem_snapshot *s)
 {
-	json_t *o = json_object();
+	const char *dtype = tp_tf_dtype_name(s->data_type);
 
-	json_object_set_new(o, "time_ps", tp_json_int(s->time_ps));
-	json_object_set_new(o, "activity", json_string(s->allocation ? "allocation" : "deallocation"));
-	json_object_set_new(o, "heap_bytes", tp_json_int(s->heap));
-	json_object_set_new(o, "stack_bytes", tp_json_int(s->stack));
-	json_object_set_new(o, "free_bytes", tp_json_int(s->free));
-	json_object_set_new(o, "requested_bytes", tp_json_int(s->requested));
-	json_object_set_new(o, "allocation_bytes", tp_json_int(s->allocated));
-	json_object_set_new(o, "address", tp_json_id(s->address));
-	json_object_set_new(o, "step", tp_json_int(s->step));
-	json_object_set_new(o, "op", tp_json_str(s->tf_op));
-	json_object_set_new(o, "region", tp_json_str(s->region));
-	json_object_set_new(o, "data_type", json_string(tp_tf_dtype_name(s->data_type)));
-	json_object_set_new(o, "shape", tp_json_str(s->shape));
-	return o;
+	tp_jw_int(w, "time_ps", s->time_ps);
+	tp_jw_str(w, "activity", s->allocation ? tp_str_make("allocation", 10)
+						: tp_str_make("deallocation", 12));
+	tp_jw_int(w, "heap_bytes", s->heap);
+	tp_jw_int(w, "stack_bytes", s->stack);
+	tp_jw_int(w, "free_bytes", s->free);
+	tp_jw_int(w, "requested_bytes", s->requested);
+	tp_jw_int(w, "allocation_bytes", s->allocated);
+	tp_jw_id(w, "address", s->address);
+	tp_jw_int(w, "step", s->step);
+	tp_jw_str(w, "op", s->tf_op);
+	tp_jw_str(w, "region", s->region);
+	tp_jw_str(w, "data_type", tp_str_make(dtype, strlen(dtype)));
+	tp_jw_str(w, "shape", s->shape);
 }
 
-static json_t *active_json(const struct tp_mem_device *d, const struct tp_mem_active *a)
+static void active_put(struct tp_jw *w, const struct tp_mem_device *d,
+		       const struct tp_mem_active *a)
 {
-	json_t *o;
-
-	if (a->snapshot < 0)
-		return json_pack("{s:s,s:o,s:I}", "special", a->special,
-				 "bytes", tp_json_int(a->bytes),
-				 "occurrences", (json_int_t)a->occurrences);
-	o = snapshot_json(&d->snapshots[a->snapshot]);
-	json_object_set_new(o, "bytes", tp_json_int(a->bytes));
-	json_object_set_new(o, "occurrences", json_integer((json_int_t)a->occurrences));
-	return o;
+	if (a->snapshot < 0) {
+		tp_jw_put(w, NULL, json_pack("{s:s,s:o,s:I}", "special", a->special,
+					     "bytes", tp_json_int(a->bytes),
+					     "occurrences", (json_int_t)a->occurrences));
+		return;
+	}
+	tp_jw_object(w, NULL);
+	snapshot_put(w, &d->snapshots[a->snapshot]);
+	tp_jw_int(w, "bytes", a->bytes);
+	tp_jw_put_int(w, "occurrences", (int64_t)a->occurrences);
+	tp_jw_end(w);
 }
 
 /* One runtime memory: its timeline has a snapshot per allocator event. */
@@ -64,11 +68,14 @@ static void device_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "lifetime_peak_bytes", tp_json_int(d->lifetime_peak));
 	tp_jw_array(w, "active_at_peak");
 	for (size_t i = 0; i < d->n_active && tp_jw_ok(w); i++)
-		tp_jw_put(w, NULL, active_json(d, &d->active[i]));
+		active_put(w, d, &d->active[i]);
 	tp_jw_end(w);
 	tp_jw_array(w, "timeline");
-	for (size_t i = 0; i < d->n_snapshots && tp_jw_ok(w); i++)
-		tp_jw_put(w, NULL, snapshot_json(&d->snapshots[i]));
+	for (size_t i = 0; i < d->n_snapshots && tp_jw_ok(w); i++) {
+		tp_jw_object(w, NULL);
+		snapshot_put(w, &d->snapshots[i]);
+		tp_jw_end(w);
+	}
 	tp_jw_end(w);
 	tp_jw_end(w);
 
