@@ -114,9 +114,10 @@ END_TEST
 /* Forked parts (tp_jw_fork, tp_jw_splice): an array of objects inside an
  * object, its elements cut into three parts at every pair of points
  * (empty parts too), each written into its own fork and spliced in order,
- * in both layouts: the text is json_dumps' of the whole, byte for byte.
- * A tree-mode writer refuses to fork. */
-static void write_forked(struct tp_jw *w, json_t *doc, size_t a, size_t b)
+ * in both layouts, each part in memory or spooled to a temporary file
+ * (tp_jw_fork_spooled; bit p of spooled): the text is json_dumps' of the
+ * whole, byte for byte. A tree-mode writer refuses to fork. */
+static void write_forked(struct tp_jw *w, json_t *doc, size_t a, size_t b, unsigned spooled)
 {
 	json_t *rows = json_object_get(doc, "rows");
 	size_t n = json_array_size(rows), cut[4] = { 0, a, b, n };
@@ -127,16 +128,46 @@ static void write_forked(struct tp_jw *w, json_t *doc, size_t a, size_t b)
 	tp_jw_array(w, "rows");
 	/* all forked before any is spliced, as threads write them */
 	for (int p = 0; p < 3; p++) {
-		ck_assert(tp_jw_fork(&part[p], w, cut[p] > 0));
+		if (spooled & (1u << p))
+			ck_assert(tp_jw_fork_spooled(&part[p], w, cut[p] > 0));
+		else
+			ck_assert(tp_jw_fork(&part[p], w, cut[p] > 0));
 		for (size_t i = cut[p]; i < cut[p + 1]; i++)
 			tp_jw_put(&part[p], NULL, json_incref(json_array_get(rows, i)));
 	}
 	for (int p = 0; p < 3; p++)
-		tp_jw_splice(w, &part[p]);
+		ck_assert(tp_jw_splice(w, &part[p]));
 	tp_jw_end(w);
 	tp_jw_put(w, "after", json_real(0.25));
 	tp_jw_end(w);
 }
+
+/* A spooled part whose file failed is not spliced: tp_jw_splice says so
+ * and leaves the writer as it was, so the caller writes the run itself
+ * and the document is whole (report's second half, report_load.c). */
+START_TEST(test_spool_failure_left_to_caller)
+{
+	struct tp_jw w, part;
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	tp_jw_init(&w, f);
+	tp_jw_object(&w, NULL);
+	tp_jw_put_int(&w, "a", 1);
+	ck_assert(tp_jw_fork_spooled(&part, &w, true));
+	tp_jw_put_int(&part, "b", 2);
+	part.failed = true;             /* as a full disk leaves it */
+	ck_assert(!tp_jw_splice(&w, &part));
+	ck_assert(tp_jw_ok(&w));
+	tp_jw_put_int(&w, "b", 2);
+	tp_jw_end(&w);
+	ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+	fclose(f);
+	ck_assert_str_eq(got, "{\n  \"a\": 1,\n  \"b\": 2\n}\n");
+	free(got);
+}
+END_TEST
 
 START_TEST(test_fork_splice)
 {
@@ -152,20 +183,22 @@ START_TEST(test_fork_splice)
 		tp_json_set_compact(compact);
 		want = expected(doc);
 		for (size_t a = 0; a <= n; a++)
-			for (size_t b = a; b <= n; b++) {
-				struct tp_jw w;
-				char *got = NULL;
-				size_t len = 0;
-				FILE *f = open_memstream(&got, &len);
+			for (size_t b = a; b <= n; b++)
+				for (unsigned spooled = 0; spooled < 8; spooled++) {
+					struct tp_jw w;
+					char *got = NULL;
+					size_t len = 0;
+					FILE *f = open_memstream(&got, &len);
 
-				tp_jw_init(&w, f);
-				write_forked(&w, doc, a, b);
-				ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
-				fclose(f);
-				ck_assert_msg(strcmp(got, want) == 0, "cut %zu %zu:\n%s\nwanted:\n%s",
-					      a, b, got, want);
-				free(got);
-			}
+					tp_jw_init(&w, f);
+					write_forked(&w, doc, a, b, spooled);
+					ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+					fclose(f);
+					ck_assert_msg(strcmp(got, want) == 0,
+						      "cut %zu %zu, spooled %u:\n%s\nwanted:\n%s",
+						      a, b, spooled, got, want);
+					free(got);
+				}
 		free(want);
 	}
 	tp_json_set_compact(false);
@@ -382,6 +415,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_same_bytes, 0, sizeof(docs) / sizeof(docs[0]));
 	tcase_add_test(tc, test_fork_splice);
+	tcase_add_test(tc, test_spool_failure_left_to_caller);
 	tcase_add_test(tc, test_null_dropped);
 	tcase_add_test(tc, test_shortcuts);
 	tcase_add_test(tc, test_write_error);

@@ -13,16 +13,15 @@
 
 #include "tpuprof/util/util.h"
 
-bool tp_jw_fork(struct tp_jw *part, const struct tp_jw *w, bool after_others)
+/* A part in the state of w, writing into out (NULL: none, false). */
+static bool fork_into(struct tp_jw *part, const struct tp_jw *w, bool after_others,
+		      FILE *out)
 {
 	int d = w->depth;
 
-	memset(part, 0, sizeof(*part));
-	if (!tp_jw_writing(w) || d == 0)
+	if (!out)
 		return false;
-	part->out = open_memstream(&part->mem, &part->mem_len);
-	if (!part->out)
-		return false;
+	part->out = out;
 	part->buf = tp_xmalloc(JW_BUF_SIZE);
 	part->depth = d;
 	memcpy(part->object, w->object, sizeof(part->object));
@@ -32,24 +31,80 @@ bool tp_jw_fork(struct tp_jw *part, const struct tp_jw *w, bool after_others)
 	return true;
 }
 
-void tp_jw_splice(struct tp_jw *w, struct tp_jw *part)
+bool tp_jw_fork(struct tp_jw *part, const struct tp_jw *w, bool after_others)
+{
+	memset(part, 0, sizeof(*part));
+	if (!tp_jw_writing(w) || w->depth == 0)
+		return false;
+	return fork_into(part, w, after_others,
+			 open_memstream(&part->mem, &part->mem_len));
+}
+
+bool tp_jw_fork_spooled(struct tp_jw *part, const struct tp_jw *w, bool after_others)
+{
+	memset(part, 0, sizeof(*part));
+	if (!tp_jw_writing(w) || w->depth == 0)
+		return false;
+	part->spooled = true;
+	return fork_into(part, w, after_others, tmpfile());
+}
+
+/* A spooled part's text, read back from its file into w. False when
+ * the file failed before any of it reached w (w unchanged); a read that
+ * fails later fails w. */
+static bool splice_spool(struct tp_jw *w, struct tp_jw *part)
+{
+	char chunk[16384];
+	bool appended = false;
+	size_t n;
+
+	if (part->failed || fflush(part->out) != 0 || fseek(part->out, 0, SEEK_SET) != 0)
+		return false;
+	while ((n = fread(chunk, 1, sizeof(chunk), part->out)) > 0) {
+		if (tp_jw_writing(w))
+			tp_jw_raw(w, chunk, n);
+		w->empty[w->depth - 1] = false;
+		appended = true;
+	}
+	if (ferror(part->out)) {
+		if (!appended)
+			return false;
+		w->failed = true;
+	}
+	return true;
+}
+
+static void release_part(struct tp_jw *part)
+{
+	free(part->buf);
+	free(part->mem);
+	memset(part, 0, sizeof(*part));
+}
+
+bool tp_jw_splice(struct tp_jw *w, struct tp_jw *part)
 {
 	int d = w->depth;
 
 	tp_jw_flush(part);
-	if (fclose(part->out) != 0)
-		part->failed = true;
 	if (part->depth != d)
 		w->misused = true;
-	w->failed |= part->failed;
 	w->misused |= part->misused;
+	if (part->spooled) {
+		bool spliced = !w->misused && splice_spool(w, part);
+
+		fclose(part->out);
+		release_part(part);
+		return spliced || w->misused;
+	}
+	if (fclose(part->out) != 0)
+		part->failed = true;
+	w->failed |= part->failed;
 	if (tp_jw_writing(w) && part->mem_len) {
 		tp_jw_raw(w, part->mem, part->mem_len);
 		w->empty[d - 1] = false;
 	}
-	free(part->buf);
-	free(part->mem);
-	memset(part, 0, sizeof(*part));
+	release_part(part);
+	return true;
 }
 
 enum tp_err tp_jw_finish(struct tp_jw *w, struct tp_error *err)

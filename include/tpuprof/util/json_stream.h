@@ -62,6 +62,7 @@ struct tp_jw {
 	bool done;                      /* the top-level value is complete */
 	char *mem;                      /* a fork's text (open_memstream)   */
 	size_t mem_len;
+	bool spooled;                   /* a fork's text in a temporary file */
 	bool failed;                    /* a write failed                  */
 	bool misused;                   /* a bug in the caller             */
 };
@@ -101,7 +102,15 @@ bool tp_jw_put_plain(struct tp_jw *w, const char *key, const char *s, size_t n);
  * before any is spliced (after_others true for all but a first one);
  * they are spliced in order, and nothing is put into w meanwhile. */
 bool tp_jw_fork(struct tp_jw *part, const struct tp_jw *w, bool after_others);
-void tp_jw_splice(struct tp_jw *w, struct tp_jw *part);
+/* As tp_jw_fork, the text kept in an unlinked temporary file (tmpfile)
+ * instead of memory: for a part of megabytes written beside the rest,
+ * which would otherwise add its size to the peak resident memory. */
+bool tp_jw_fork_spooled(struct tp_jw *part, const struct tp_jw *w, bool after_others);
+/* True when part's text is in w (or w is failed or misused). False only
+ * for a spooled part whose file failed (disk full, say) before any of
+ * its text reached w: w is as it was, and the caller writes the run into
+ * w itself. */
+bool tp_jw_splice(struct tp_jw *w, struct tp_jw *part);
 
 /* False once a write failed or the writer was misused. */
 bool tp_jw_ok(const struct tp_jw *w);
