@@ -57,7 +57,11 @@ static enum tp_precision matrix_precision(const struct tp_hlo_index *idx, long i
 	return TP_PREC_UNKNOWN;
 }
 
-static enum tp_precision op_precision(const struct tp_ops *ops, const struct tp_op *o)
+/* Each instruction's precision is found once (memo[module][instr]:
+ * TP_PREC_* + 1, 0 not yet): the cores of a chip run the same programs,
+ * so an instruction is met once a core. */
+static enum tp_precision op_precision(const struct tp_ops *ops, const struct tp_op *o,
+				      uint8_t **memo)
 {
 	const struct tp_hlo_index *idx;
 	enum tp_precision p;
@@ -68,8 +72,15 @@ static enum tp_precision op_precision(const struct tp_ops *ops, const struct tp_
 	idx = &ops->index[o->module];
 	if ((size_t)o->instr >= idx->n_instrs)
 		return TP_PREC_UNKNOWN;
+	if (!memo[o->module])
+		memo[o->module] = tp_xcalloc(idx->n_instrs, 1);
+	if (memo[o->module][o->instr])
+		return (enum tp_precision)(memo[o->module][o->instr] - 1);
 	p = matrix_precision(idx, o->instr, 0);
-	return p != TP_PREC_UNKNOWN ? p : type_precision(idx->instrs[o->instr].proto->shape);
+	if (p == TP_PREC_UNKNOWN)
+		p = type_precision(idx->instrs[o->instr].proto->shape);
+	memo[o->module][o->instr] = (uint8_t)(p + 1);
+	return p;
 }
 
 const char *tp_cost_source_name(enum tp_cost_source s)
@@ -205,6 +216,7 @@ void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
 	struct tp_device_hints h = { forced, 0, 0 };
 	struct tp_mem_runtime own;
 	const struct tp_mem_runtime *rt = runtime;
+	uint8_t **memo;
 
 	/* the capacity as memory resolves it (memory_size, then the runtime
 	 * allocator's, then the table), so a core has one capacity in ops,
@@ -221,17 +233,21 @@ void tp_ops_roofline_prepare(struct tp_ops *ops, struct tp_capture *cap,
 	}
 	if (rt == &own)
 		tp_mem_runtime_release(&own);
+	memo = tp_xcalloc(ops->n_modules + 1, sizeof(*memo));
 	for (size_t i = 0; i < ops->n_ops; i++) {
 		struct tp_op *o = &ops->ops[i];
 		struct tp_str opcode = op_opcode(ops, o);
 
-		o->precision = op_precision(ops, o);
+		o->precision = op_precision(ops, o, memo);
 		o->async = async_part(opcode);
 		o->host_transfer = host_copy(ops, o, opcode);
 		o->cost_source = !o->has_flops && !o->has_bytes ? TP_COST_NONE
 				 : str_is(opcode, "custom-call") ? TP_COST_CUSTOM_CALL
 								 : TP_COST_MODEL;
 	}
+	for (size_t m = 0; m < ops->n_modules; m++)
+		free(memo[m]);
+	free(memo);
 	for (size_t c = 0; c < ops->n_cores; c++)
 		count_pairs_once(ops, &ops->cores[c]);
 }
