@@ -169,6 +169,51 @@ START_TEST(test_spool_failure_left_to_caller)
 }
 END_TEST
 
+/* A part forked after the first member waits while w puts more members,
+ * nested containers among them, then is spliced: the text is the
+ * document's as one writer writes it (ops_json.c's core_groups beside
+ * cores[]), in both layouts and either kind of part. */
+START_TEST(test_fork_waits_for_members)
+{
+	json_t *doc = json_pack("{s:s,s:[{s:i},[]],s:{s:[i]},s:f}", "schema", "x", "cores",
+				"a", 1, "steps", "n", 2, "groups", 0.5);
+
+	for (int compact = 0; compact <= 1; compact++)
+		for (int spooled = 0; spooled <= 1; spooled++) {
+			struct tp_jw w, part;
+			char *got = NULL, *want;
+			size_t len = 0;
+			FILE *f = open_memstream(&got, &len);
+
+			tp_json_set_compact(compact);
+			want = expected(doc);
+			tp_jw_init(&w, f);
+			tp_jw_object(&w, NULL);
+			tp_jw_put(&w, "schema", json_string("x"));
+			ck_assert(spooled ? tp_jw_fork_spooled(&part, &w, true)
+					  : tp_jw_fork(&part, &w, true));
+			tp_jw_put_real(&part, "groups", 0.5);
+			tp_jw_array(&w, "cores");
+			tp_jw_put(&w, NULL, json_pack("{s:i}", "a", 1));
+			tp_jw_array(&w, NULL);
+			tp_jw_end(&w);
+			tp_jw_end(&w);
+			tp_jw_object(&w, "steps");
+			tp_jw_put(&w, "n", json_pack("[i]", 2));
+			tp_jw_end(&w);
+			ck_assert(tp_jw_splice(&w, &part));
+			tp_jw_end(&w);
+			ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+			fclose(f);
+			ck_assert_str_eq(got, want);
+			free(got);
+			free(want);
+		}
+	tp_json_set_compact(false);
+	json_decref(doc);
+}
+END_TEST
+
 START_TEST(test_fork_splice)
 {
 	json_t *doc = json_pack("{s:s,s:[{s:i,s:f},{s:s,s:[i,i]},{},{s:n}],s:f}", "before", "x",
@@ -415,6 +460,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_same_bytes, 0, sizeof(docs) / sizeof(docs[0]));
 	tcase_add_test(tc, test_fork_splice);
+	tcase_add_test(tc, test_fork_waits_for_members);
 	tcase_add_test(tc, test_spool_failure_left_to_caller);
 	tcase_add_test(tc, test_null_dropped);
 	tcase_add_test(tc, test_shortcuts);

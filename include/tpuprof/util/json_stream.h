@@ -100,7 +100,10 @@ bool tp_jw_put_plain(struct tp_jw *w, const char *key, const char *s, size_t n);
  * tree, has failed, has no container open, or memory runs out: write
  * the run into w itself then. Parts of one container may all be forked
  * before any is spliced (after_others true for all but a first one);
- * they are spliced in order, and nothing is put into w meanwhile. */
+ * they are spliced in order, and nothing is put into w meanwhile. A part
+ * forked with after_others may also wait while w puts other members of
+ * the same container before it (nested containers closed again): its
+ * text then follows them, as w is in the state the fork copied. */
 bool tp_jw_fork(struct tp_jw *part, const struct tp_jw *w, bool after_others);
 /* As tp_jw_fork, the text kept in an unlinked temporary file (tmpfile)
  * instead of memory: for a part of megabytes written beside the rest,
