@@ -29,9 +29,11 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 
 # Brotli, Zstd, Snappy and HighwayHash read .xplane.riegeli captures
 # (docs/riegeli.md); Debian's libhighwayhash-dev ships no .pc file.
-PKGS    := libprotobuf-c jansson libcurl zlib libbrotlidec libzstd snappy
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lprotobuf-c -ljansson -lcurl -lz -lbrotlidec -lzstd -lsnappy) -lhighwayhash
+# libcurl is loaded when a fetch starts (src/fetch/http/curl_api.h), not
+# linked: its headers only, and dlopen.
+PKGS    := libprotobuf-c jansson zlib libbrotlidec libzstd snappy
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libcurl 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lprotobuf-c -ljansson -lz -lbrotlidec -lzstd -lsnappy) -lhighwayhash -ldl
 
 ifneq ($(SANITIZE),)
 SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -20,7 +20,7 @@ CAPTURES=../shared/captures
 PY=$(command -v python3 || echo /usr/bin/python3)
 export LC_ALL=C TZ=UTC
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy \
-	no_proxy NO_PROXY GOOGLE_OAUTH_ACCESS_TOKEN STORAGE_EMULATOR_HOST
+	no_proxy NO_PROXY GOOGLE_OAUTH_ACCESS_TOKEN STORAGE_EMULATOR_HOST TPUPROF_LIBCURL
 TOKEN=test-token-5d41402abc4b
 V6E=$CAPTURES/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
 V100=$CAPTURES/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb
@@ -422,6 +422,22 @@ case_gcs_token_command_fails() {
 
 # ---- a logdir served as static files ----
 
+# libcurl is loaded when a fetch starts (src/fetch/http/curl_api.h): a
+# missing one is a one-line error before any request, exit 4, nothing
+# written; TPUPROF_LIBCURL names the build to load instead.
+case_no_libcurl() {
+	start_server none
+	TPUPROF_LIBCURL=/nonexistent/libcurl.so.4 tp fetch -o "$dir/out" "$URL/static/logs/"
+	expect_rc 4
+	expect_err "tpuprof: cannot load libcurl, which fetching needs: /nonexistent/libcurl.so.4: cannot open shared object file: No such file or directory (Debian: apt-get install libcurl4)"
+	expect_no_log 'GET'
+	[ -e "$dir/out" ] && bad "a fetch without libcurl created $dir/out"
+	TPUPROF_LIBCURL=libcurl.so.4 tp fetch -o "$dir/out" "$URL/static/logs/"
+	expect_rc 0
+	expect_same "$dir/out/$NEWEST/tpu_inference_2.xplane.pb" "$V6E"
+	unset TPUPROF_LIBCURL
+}
+
 case_static() {
 	start_server none
 	tp fetch -o "$dir/out" "$URL/static/logs/"
@@ -737,7 +753,7 @@ for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-s
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \
 	fault-truncated-gzip fault-endless fault-hostile-names fault-hostile-objects \
 	capture capture-error-200 capture-error-500 capture-dry-run capture-timeout capture-no-new-run \
-	capture-not-a-server progress-tty gcs-riegeli tb-riegeli static-riegeli; do
+	capture-not-a-server progress-tty gcs-riegeli tb-riegeli static-riegeli no-libcurl; do
 	run_case "$c"
 done
 echo "fetch: $pass passed, $fail failed${failed:+ (}${failed# }${failed:+)}"

@@ -43,12 +43,15 @@ void tp_http_config_init(struct tp_http_config *cfg)
 
 void tp_http_global_init(void)
 {
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	/* a missing libcurl is said by the first tp_http_run */
+	if (tp_curl_load(NULL))
+		curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
 void tp_http_global_cleanup(void)
 {
-	curl_global_cleanup();
+	if (tp_curl.global_cleanup)
+		curl_global_cleanup();
 }
 
 void tp_http_req_clear(struct tp_http_req *r)
@@ -378,6 +381,8 @@ enum tp_err tp_http_run(const struct tp_http_config *cfg,
 
 	if (n == 0)
 		return TP_OK;
+	if (!tp_curl_load(err))
+		return err->code;
 	engine_init(&e, cfg, reqs, n);
 	if (!e.multi) {
 		engine_release(&e);

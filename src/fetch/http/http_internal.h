@@ -10,8 +10,9 @@
 #ifndef TPUPROF_HTTP_INTERNAL_H
 #define TPUPROF_HTTP_INTERNAL_H
 
-#include <curl/curl.h>
 #include <stdio.h>
+
+#include "curl_api.h"
 
 #include "tpuprof/fetch/http.h"
 

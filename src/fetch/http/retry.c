@@ -12,7 +12,7 @@
  */
 #include "tpuprof/fetch/http.h"
 
-#include <curl/curl.h>
+#include "curl_api.h"
 #include <errno.h>
 #include <stdlib.h>
 
