@@ -4,6 +4,8 @@
  */
 #include "xspace_internal.h"
 
+#include <stdlib.h>
+
 static struct tp_str field_str(const struct tp_field *f)
 {
 	return tp_str_make((const char *)f->data, f->len);
@@ -119,23 +121,55 @@ static int map_entry(struct tp_wire *parent, const struct tp_field *f,
 	return 0;
 }
 
+/* A stat of an event metadata that tpuprof looks up, kept; the list
+ * starts on the caller's stack (a handful: program id, symbol id, FLOPs,
+ * bytes) and moves to the heap past it. */
+struct kept_stats {
+	struct tp_stat *v, local[16];
+	size_t n, cap;
+};
+
+static void keep_stat(struct kept_stats *k, const struct tp_stat *st)
+{
+	if (k->n == k->cap) {
+		size_t cap = k->cap * 2;
+		struct tp_stat *v = tp_xmalloc(cap * sizeof(*v));
+
+		memcpy(v, k->v, k->n * sizeof(*v));
+		if (k->v != k->local)
+			free(k->v);
+		k->v = v;
+		k->cap = cap;
+	}
+	k->v[k->n++] = *st;
+}
+
+/* One event metadata in one pass over its fields: name (2), display name
+ * (4), stats (5, each validated, those tpuprof looks up kept: tp_stats_find
+ * is their only reader, and a pod's metadata holds millions of stats),
+ * children (6, counted). */
 static int decode_event_meta(struct tp_arena *arena, struct tp_wire *w,
 			     const struct tp_plane *pl, struct tp_event_meta *em)
 {
-	struct tp_wire scan = *w;
+	struct kept_stats k;
 	struct tp_field f;
-	size_t n_stats;
+	struct tp_stat st;
 	int rc;
 
-	if (tp_stat_list_decode(arena, w, 5, pl, &em->stats, &n_stats) < 0)
-		return -1;
-	em->n_stats = (uint32_t)n_stats;
-	while ((rc = tp_wire_next(&scan, &f)) > 0) {
-		if (f.number == 2 && is_len(&f))
+	k.v = k.local;
+	k.n = 0;
+	k.cap = sizeof(k.local) / sizeof(k.local[0]);
+	while ((rc = tp_wire_next(w, &f)) > 0) {
+		if (f.number == 5 && is_len(&f)) {
+			if (tp_stat_decode(w, &f, &st) < 0)
+				break;
+			if (is_known_stat(pl, st.metadata_id))
+				keep_stat(&k, &st);
+		} else if (f.number == 2 && is_len(&f)) {
 			em->name = field_str(&f);
-		else if (f.number == 4 && is_len(&f))
+		} else if (f.number == 4 && is_len(&f)) {
 			em->display_name = field_str(&f);
-		else if (f.number == 6) {
+		} else if (f.number == 6) {
 			struct tp_packed_iter it;
 			uint64_t v;
 			int prc;
@@ -147,17 +181,25 @@ static int decode_event_meta(struct tp_arena *arena, struct tp_wire *w,
 				if (em->n_children < UINT32_MAX)
 					em->n_children++;
 			if (prc < 0) {
-				scan.error = "corrupt packed child_id";
-				scan.error_offset = f.offset;
+				w->error = "corrupt packed child_id";
+				w->error_offset = f.offset;
 				break;
 			}
 		}
 	}
-	if (scan.error) {
-		*w = scan;
-		return -1;
+	if (!w->error && k.n >= UINT32_MAX) {
+		/* tp_event_meta.n_stats is 32-bit */
+		w->error = "more than 4294967295 stats in one message";
+		w->error_offset = (size_t)(w->p - w->base);
 	}
-	return 0;
+	if (!w->error) {
+		em->stats = tp_arena_alloc(arena, k.n * sizeof(*em->stats));
+		memcpy(em->stats, k.v, k.n * sizeof(*em->stats));
+		em->n_stats = (uint32_t)k.n;
+	}
+	if (k.v != k.local)
+		free(k.v);
+	return w->error ? -1 : 0;
 }
 
 static int decode_stat_meta(struct tp_wire *w, struct tp_stat_meta *sm)
