@@ -86,13 +86,18 @@ static void keep_names(struct decode_ctx *c, struct tp_plane *pl)
 static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 			struct tp_plane *pl)
 {
+	/* lines, event and stat metadata, plane stats: counted in one pass */
+	static const uint32_t counted[] = { 3, 4, 5, 6 };
 	struct tp_wire w = *pw;
 	struct tp_field f;
-	size_t il = 0;
+	size_t il = 0, n[4];
 	int rc;
 
-	if (tp_count_fields(pw, 3, &pl->n_lines) < 0)
+	if (tp_count_fields_of(pw, counted, 4, n) < 0)
 		return -1;
+	pl->n_lines = n[0];
+	pl->n_event_meta = n[1];
+	pl->n_stat_meta = n[2];
 	pl->lines = tp_arena_calloc(c->arena, pl->n_lines, sizeof(*pl->lines));
 	while ((rc = tp_wire_next(&w, &f)) > 0) {
 		if (f.number == 1 && f.type == TP_WIRE_VARINT) {
@@ -113,7 +118,7 @@ static int decode_plane(struct decode_ctx *c, struct tp_wire *pw,
 		*pw = w;
 		return -1;
 	}
-	if (tp_stat_list_decode(c->arena, pw, 6, NULL, &pl->stats, &pl->n_stats) < 0 ||
+	if (tp_stat_list_decode(c->arena, pw, 6, n[3], &pl->stats, &pl->n_stats) < 0 ||
 	    tp_plane_maps_decode(c->arena, pw, pl) < 0)
 		return -1;
 	keep_names(c, pl);

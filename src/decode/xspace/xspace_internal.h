@@ -49,14 +49,17 @@ void tp_line_walk_tail(const struct tp_xspace *xs, struct tp_line *ln,
 		       const uint8_t *from);
 
 /* Counts LEN fields numbered `number` directly in w's range; on corrupt
- * bytes -1 with the error in w0 (xspace_meta.c). */
+ * bytes -1 with the error in w0 (xspace_meta.c). tp_count_fields_of
+ * counts k numbers in one pass, numbers[i] into n[i]. */
 int tp_count_fields(struct tp_wire *w0, uint32_t number, size_t *n);
-/* Decodes (validating) every stat numbered `number` of w into an arena
- * array; keep_known: see xspace_meta.c. -1 on corrupt bytes (in w). */
+int tp_count_fields_of(struct tp_wire *w0, const uint32_t *numbers, size_t k,
+		       size_t *n);
+/* Decodes (validating) every stat numbered `number` of w, `counted` of
+ * them, into an arena array. -1 on corrupt bytes (in w). */
 int tp_stat_list_decode(struct tp_arena *arena, struct tp_wire *w,
-			uint32_t number, const struct tp_plane *keep_known,
-			struct tp_stat **out, size_t *n);
-/* Reads the event_metadata (4) and stat_metadata (5) maps of a plane and
+			uint32_t number, size_t counted, struct tp_stat **out, size_t *n);
+/* Reads the event_metadata (4) and stat_metadata (5) maps of a plane, as
+ * many as pl->n_event_meta and n_stat_meta say (the caller counted), and
  * builds their indexes. -1 on corrupt bytes (in pw). */
 int tp_plane_maps_decode(struct tp_arena *arena, struct tp_wire *pw,
 			 struct tp_plane *pl);

@@ -16,20 +16,26 @@ static bool is_len(const struct tp_field *f)
 	return f->type == TP_WIRE_LEN;
 }
 
-/* Counts LEN fields numbered `number` directly in w's range. */
-int tp_count_fields(struct tp_wire *w0, uint32_t number, size_t *n)
+int tp_count_fields_of(struct tp_wire *w0, const uint32_t *numbers, size_t k,
+		       size_t *n)
 {
 	struct tp_wire w = *w0;
 	struct tp_field f;
 	int rc;
 
-	*n = 0;
+	memset(n, 0, k * sizeof(*n));
 	while ((rc = tp_wire_next(&w, &f)) > 0)
-		if (f.number == number && is_len(&f))
-			(*n)++;
+		for (size_t i = 0; i < k; i++)
+			if (f.number == numbers[i] && is_len(&f))
+				n[i]++;
 	if (rc < 0)
 		*w0 = w; /* hand the error to the caller */
 	return rc;
+}
+
+int tp_count_fields(struct tp_wire *w0, uint32_t number, size_t *n)
+{
+	return tp_count_fields_of(w0, &number, 1, n);
 }
 
 static bool is_known_stat(const struct tp_plane *pl, int64_t id)
@@ -40,57 +46,35 @@ static bool is_known_stat(const struct tp_plane *pl, int64_t id)
 	return false;
 }
 
-/* Decodes (validating) every stat numbered `number` of w; keeps only
- * those whose metadata names a stat tpuprof looks up when keep_known is
- * a plane (event metadata: tp_stats_find is the only reader, and a pod's
- * metadata holds millions of stats), else all of them. */
+/* Decodes (validating) every stat numbered `number` of w, `counted` of
+ * them (tp_count_fields_of), into an arena array. */
 int tp_stat_list_decode(struct tp_arena *arena, struct tp_wire *w,
-			uint32_t number, const struct tp_plane *keep_known,
-			    struct tp_stat **out, size_t *n)
+			uint32_t number, size_t counted, struct tp_stat **out, size_t *n)
 {
 	struct tp_wire scan = *w;
 	struct tp_field f;
-	struct tp_stat st;
-	size_t i = 0, kept = 0;
+	size_t i = 0;
 	int rc;
 
-	if (tp_count_fields(w, number, n) < 0)
-		return -1;
-	if (*n > UINT32_MAX) {
+	if (counted > UINT32_MAX) {
 		/* tp_event_meta.n_stats is 32-bit; 2^32 stats take 8 GiB. */
 		w->error = "more than 4294967295 stats in one message";
 		w->error_offset = (size_t)(w->p - w->base);
 		w->p = w->end;
 		return -1;
 	}
-	if (keep_known) {
-		while ((rc = tp_wire_next(&scan, &f)) > 0)
-			if (f.number == number && is_len(&f)) {
-				if (tp_stat_decode(&scan, &f, &st) < 0)
-					break;
-				kept += is_known_stat(keep_known, st.metadata_id);
-			}
-		if (scan.error) {
-			*w = scan;
-			return -1;
-		}
-		scan = *w;
-	} else {
-		kept = *n;
-	}
-	*out = tp_arena_alloc(arena, kept * sizeof(**out));
+	*out = tp_arena_alloc(arena, counted * sizeof(**out));
 	while ((rc = tp_wire_next(&scan, &f)) > 0)
 		if (f.number == number && is_len(&f)) {
-			if (tp_stat_decode(&scan, &f, &st) < 0)
+			if (i == counted || tp_stat_decode(&scan, &f, &(*out)[i]) < 0)
 				break;
-			if (!keep_known || is_known_stat(keep_known, st.metadata_id))
-				(*out)[i++] = st;
+			i++;
 		}
 	if (scan.error) {
 		*w = scan;
 		return -1;
 	}
-	*n = kept;
+	*n = i;
 	return 0;
 }
 
@@ -246,7 +230,8 @@ static size_t decode_stat_maps(struct tp_wire *pw, struct tp_plane *pl,
 	return SIZE_MAX;
 }
 
-/* Reads the event_metadata (4) and stat_metadata (5) maps of a plane. */
+/* Reads the event_metadata (4) and stat_metadata (5) maps of a plane,
+ * pl->n_event_meta and n_stat_meta entries (counted by the caller). */
 int tp_plane_maps_decode(struct tp_arena *arena, struct tp_wire *pw,
 			 struct tp_plane *pl)
 {
@@ -255,9 +240,6 @@ int tp_plane_maps_decode(struct tp_arena *arena, struct tp_wire *pw,
 	size_t ie = 0, bad5_at;
 	int rc;
 
-	if (tp_count_fields(pw, 4, &pl->n_event_meta) < 0 ||
-	    tp_count_fields(pw, 5, &pl->n_stat_meta) < 0)
-		return -1;
 	if (pl->n_event_meta >= UINT32_MAX || pl->n_stat_meta >= UINT32_MAX) {
 		/* struct tp_idmap stores index + 1 in 32 bits. */
 		pw->error = "more than 4294967294 metadata entries in a plane";
