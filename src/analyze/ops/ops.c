@@ -4,6 +4,8 @@
  */
 #include "ops_internal.h"
 
+#include "tpuprof/analyze/memory.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +174,7 @@ struct core_pool {
 	struct tp_op_bufs *bufs;     /* one per worker thread              */
 	struct tp_step_run **input;  /* per host: its input spans (step_input.c) */
 	size_t *n_input;
+	struct tp_mem_runtime *runtime; /* read as the pass's last item, or NULL */
 };
 
 /* A finished job keeps its arrays at their size, not their capacity:
@@ -216,6 +219,13 @@ static void run_job(void *ctx, size_t i, unsigned worker)
 	struct core_job *job = &pool->jobs[i];
 	struct tp_op_ctx c;
 
+	if (i == pool->n_jobs) {
+		/* the runtime allocator's events, for the cores' capacities
+		 * (tp_ops_roofline_prepare): host lines, which no job reads
+		 * (jobs read core planes), on whichever thread is free */
+		tp_mem_runtime_build(pool->runtime, pool->cap);
+		return;
+	}
 	job_ctx(&c, pool, job, worker);
 	c.spec_groups = tp_ops_spec_groups(job->plane, job->src, &c.spec_gid);
 	if (!scan_core(&job->frag, &c, job->src)) {
@@ -231,7 +241,7 @@ static void run_jobs(struct core_pool *pool)
 	unsigned threads = tp_threads();
 
 	pool->bufs = tp_xcalloc(threads, sizeof(*pool->bufs));
-	tp_parallel_for(pool->n_jobs, threads, run_job, pool);
+	tp_parallel_for(pool->n_jobs + (pool->runtime != NULL), threads, run_job, pool);
 	for (unsigned t = 0; t < threads; t++)
 		tp_op_bufs_release(&pool->bufs[t]);
 	free(pool->bufs);
@@ -335,6 +345,7 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	struct tp_selection own = { 0 };
 	const struct tp_selection *sel;
 	struct core_pool pool;
+	struct tp_mem_runtime runtime;
 	enum tp_err rc;
 
 	memset(ops, 0, sizeof(*ops));
@@ -362,6 +373,10 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	collect_jobs(&pool, cap, sel);
 	tp_selection_release(&own);
 	input_spans(&pool);
+	/* no runtime from the caller (report's memory analysis read it):
+	 * read beside the cores */
+	if (!f->runtime)
+		pool.runtime = &runtime;
 	run_jobs(&pool);
 	for (size_t h = 0; h < cap->n_hosts; h++)
 		free(pool.input[h]);
@@ -371,7 +386,9 @@ static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 	for (size_t j = 0; j < pool.n_jobs; j++)
 		append_fragment(ops, &pool.jobs[j].frag);
 	free(pool.jobs);
-	tp_ops_roofline_prepare(ops, cap, f->device, f->runtime);
+	tp_ops_roofline_prepare(ops, cap, f->device, f->runtime ? f->runtime : pool.runtime);
+	if (pool.runtime)
+		tp_mem_runtime_release(pool.runtime);
 	tp_steps_mark_warmup(ops);
 	/* lines opening deferred and no core read (other hosts or cores,
 	 * unused lines), and the verdict on corrupt bytes met by the jobs */
