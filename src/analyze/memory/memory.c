@@ -36,32 +36,59 @@ static bool is_core(const struct tp_plane *pl)
 	return pl->kind == TP_PLANE_TPU || pl->kind == TP_PLANE_GPU;
 }
 
+/* The modules to analyse, one slot each, analysed on every thread: each
+ * reads only its own decoded HLO and writes only its slot. */
+struct module_slots {
+	struct tp_memory *mem;
+	struct tp_module **module;       /* by slot                     */
+	const struct tp_mem_options *opt;
+	struct tp_error *err;            /* by slot                     */
+	enum tp_err *rc;
+};
+
+static void analyze_slot(void *ctx, size_t i, unsigned worker)
+{
+	struct module_slots *s = ctx;
+
+	(void)worker;
+	s->rc[i] = tp_mem_module_analyze(&s->mem->modules[i], s->module[i], s->opt, &s->err[i]);
+}
+
 static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap,
 				   const struct tp_mem_options *opt,
 				   const struct tp_selection *sel, struct tp_error *err)
 {
+	struct module_slots s = { mem, NULL, opt, NULL, NULL };
+	enum tp_err rc = TP_OK;
+
 	mem->modules = tp_xcalloc(cap->n_modules + 1, sizeof(*mem->modules));
-	for (size_t i = 0; i < cap->n_modules; i++) {
+	s.module = tp_xcalloc(cap->n_modules + 1, sizeof(*s.module));
+	/* decoding writes the capture: one thread */
+	for (size_t i = 0; i < cap->n_modules && rc == TP_OK; i++) {
 		struct tp_module *m = &cap->modules[i];
 		bool dup = false;
-		enum tp_err rc;
 
 		if (!tp_selection_module(sel, i))
 			continue;
 		rc = tp_capture_decode_module(cap, m, err);
-		if (rc != TP_OK)
-			return rc;
-		if (m->damaged)
+		if (rc != TP_OK || m->damaged)
 			continue;
 		for (size_t j = 0; j < mem->n_modules && !dup; j++)
-			dup = mem->modules[j].module->program_id == m->program_id;
-		if (dup) /* every host of a pod embeds the same programs */
-			continue;
-		rc = tp_mem_module_analyze(&mem->modules[mem->n_modules++], m, opt, err);
-		if (rc != TP_OK)
-			return rc;
+			dup = s.module[j]->program_id == m->program_id;
+		if (!dup) /* every host of a pod embeds the same programs */
+			s.module[mem->n_modules++] = m;
 	}
-	return TP_OK;
+	s.err = tp_xcalloc(mem->n_modules + 1, sizeof(*s.err));
+	s.rc = tp_xcalloc(mem->n_modules + 1, sizeof(*s.rc));
+	/* the slots decoded before a damaged module too, as one by one */
+	tp_parallel_for(mem->n_modules, 0, analyze_slot, &s);
+	for (size_t i = 0; i < mem->n_modules && rc == TP_OK; i++)
+		if ((rc = s.rc[i]) != TP_OK)
+			*err = s.err[i];
+	free(s.module);
+	free(s.err);
+	free(s.rc);
+	return rc;
 }
 
 static void add_program_runs(struct tp_mem_core *c, uint64_t id, uint64_t runs)
