@@ -118,25 +118,78 @@ static void split(struct tp_op_scopes *s, const struct tp_op *o, size_t op,
 				  i == first ? o->occurrences : 0);
 }
 
-static bool fusion_parts(struct tp_ops *ops, struct tp_capture *cap,
+/* A fusion instruction's parts, walked once: every core runs the same
+ * programs, so the same fusion comes once a core. Kept with the scope
+ * they were walked under (an op's own scope names its unscoped parts). */
+struct walked {
+	bool done;
+	struct tp_str own;
+	struct part *v;
+	size_t n;
+};
+
+struct walks {
+	struct walked **of;          /* per module, by instruction, or NULL */
+	size_t *n_of;                /* the instructions of each           */
+	size_t n_modules;
+};
+
+static bool same_str(struct tp_str a, struct tp_str b)
+{
+	return a.len == b.len && (!a.len || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+static bool fusion_parts(struct tp_ops *ops, struct tp_capture *cap, struct walks *w,
 			 const struct tp_op *o, struct parts *p)
 {
 	const struct tp_hlo_index *idx;
 	const Xla__HloInstructionProto *ins;
+	struct walked *k;
 
-	if (o->instr < 0 || !(idx = tp_ops_index(ops, cap, o->module)))
+	if (o->instr < 0 || o->module >= w->n_modules ||
+	    !(idx = tp_ops_index(ops, cap, o->module)))
 		return false;
 	ins = idx->instrs[o->instr].proto;
 	if (strcmp(ins->opcode, "fusion") != 0 || !idx->instrs[o->instr].called)
 		return false;
-	collect(idx, idx->instrs[o->instr].called, o->scope, p, 0);
+	if (!w->of[o->module]) {
+		w->of[o->module] = tp_xcalloc(idx->n_instrs + 1, sizeof(*w->of[o->module]));
+		w->n_of[o->module] = idx->n_instrs;
+	}
+	k = &w->of[o->module][o->instr];
+	if (!k->done || !same_str(k->own, o->scope)) {
+		collect(idx, idx->instrs[o->instr].called, o->scope, p, 0);
+		free(k->v);
+		k->v = tp_xmalloc((p->n + 1) * sizeof(*k->v));
+		memcpy(k->v, p->v, p->n * sizeof(*k->v));
+		k->n = p->n;
+		k->own = o->scope;
+		k->done = true;
+	} else {
+		p->v = tp_xgrow(p->v, &p->cap, k->n + 1, sizeof(*p->v));
+		memcpy(p->v, k->v, k->n * sizeof(*p->v));
+		p->n = k->n;
+	}
 	return p->n > 0 && o->self_ps > 0;
+}
+
+static void walks_release(struct walks *w)
+{
+	for (size_t m = 0; m < w->n_modules; m++) {
+		for (size_t i = 0; w->of[m] && i < w->n_of[m]; i++)
+			free(w->of[m][i].v);
+		free(w->of[m]);
+	}
+	free(w->of);
+	free(w->n_of);
 }
 
 void tp_op_scopes_build(struct tp_op_scopes *s, struct tp_ops *ops,
 			struct tp_capture *cap)
 {
 	struct parts p = { NULL, 0, 0 };
+	struct walks w = { tp_xcalloc(ops->n_modules + 1, sizeof(*w.of)),
+			   tp_xcalloc(ops->n_modules + 1, sizeof(*w.n_of)), ops->n_modules };
 
 	memset(s, 0, sizeof(*s));
 	tp_scope_tree_init(&s->tree);
@@ -144,13 +197,14 @@ void tp_op_scopes_build(struct tp_op_scopes *s, struct tp_ops *ops,
 		const struct tp_op *o = &ops->ops[i];
 
 		p.n = 0;
-		if (fusion_parts(ops, cap, o, &p))
+		if (fusion_parts(ops, cap, &w, o, &p))
 			split(s, o, i, &p);
 		else
 			tp_scope_tree_add(&s->tree, o->scope, o->self_ps,
 					  o->occurrences);
 	}
 	free(p.v);
+	walks_release(&w);
 	tp_scope_tree_sort(&s->tree);
 }
 
