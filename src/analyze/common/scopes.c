@@ -122,6 +122,18 @@ size_t tp_scope_tree_add(struct tp_scope_tree *t, struct tp_str path,
 		path = tp_str_make(TP_SCOPE_NONE, strlen(TP_SCOPE_NONE));
 	t->nodes[0].inclusive = tp_sat_add(t->nodes[0].inclusive, value);
 	t->nodes[0].count_inclusive += count;
+	/* a path met before (most are: every core runs the same ops): its
+	 * node and its parents, without finding each prefix again */
+	if ((node = tp_scope_tree_find(t, path)) != SIZE_MAX) {
+		t->nodes[node].exclusive = tp_sat_add(t->nodes[node].exclusive, value);
+		t->nodes[node].count_exclusive += count;
+		for (size_t n = node; n != 0; n = t->nodes[n].parent) {
+			t->nodes[n].inclusive = tp_sat_add(t->nodes[n].inclusive, value);
+			t->nodes[n].count_inclusive += count;
+		}
+		return node;
+	}
+	node = 0;
 	while (start < path.len) {
 		size_t end = component_end(path, start);
 		struct tp_str prefix = tp_str_make(path.ptr, end);
