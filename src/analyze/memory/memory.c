@@ -37,9 +37,11 @@ static bool is_core(const struct tp_plane *pl)
 }
 
 /* The modules to analyse, one slot each, analysed on every thread: each
- * reads only its own decoded HLO and writes only its slot. */
+ * reads only its own decoded HLO and writes only its slot; and, as one
+ * more item beside them, the runtime allocator's events (host lines). */
 struct module_slots {
 	struct tp_memory *mem;
+	const struct tp_capture *cap;
 	struct tp_module **module;       /* by slot                     */
 	const struct tp_mem_options *opt;
 	struct tp_error *err;            /* by slot                     */
@@ -51,14 +53,18 @@ static void analyze_slot(void *ctx, size_t i, unsigned worker)
 	struct module_slots *s = ctx;
 
 	(void)worker;
-	s->rc[i] = tp_mem_module_analyze(&s->mem->modules[i], s->module[i], s->opt, &s->err[i]);
+	if (i == s->mem->n_modules)
+		tp_mem_runtime_build(&s->mem->runtime, s->cap);
+	else
+		s->rc[i] = tp_mem_module_analyze(&s->mem->modules[i], s->module[i], s->opt,
+						 &s->err[i]);
 }
 
 static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap,
 				   const struct tp_mem_options *opt,
 				   const struct tp_selection *sel, struct tp_error *err)
 {
-	struct module_slots s = { mem, NULL, opt, NULL, NULL };
+	struct module_slots s = { mem, cap, NULL, opt, NULL, NULL };
 	enum tp_err rc = TP_OK;
 
 	mem->modules = tp_xcalloc(cap->n_modules + 1, sizeof(*mem->modules));
@@ -81,7 +87,7 @@ static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap
 	s.err = tp_xcalloc(mem->n_modules + 1, sizeof(*s.err));
 	s.rc = tp_xcalloc(mem->n_modules + 1, sizeof(*s.rc));
 	/* the slots decoded before a damaged module too, as one by one */
-	tp_parallel_for(mem->n_modules, 0, analyze_slot, &s);
+	tp_parallel_for(mem->n_modules + 1, 0, analyze_slot, &s);
 	for (size_t i = 0; i < mem->n_modules && rc == TP_OK; i++)
 		if ((rc = s.rc[i]) != TP_OK)
 			*err = s.err[i];
@@ -355,10 +361,8 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 	rc = analyze_modules(mem, cap, opt, sel, err);
 	if (rc == TP_OK && opt->n_splits)
 		rc = tp_mem_whatif(mem, opt->splits, opt->n_splits, err);
-	if (rc == TP_OK) {
-		tp_mem_runtime_build(&mem->runtime, cap);
+	if (rc == TP_OK)
 		map_cores(mem, cap, f, sel, opt->known);
-	}
 	tp_selection_release(&own);
 	if (rc != TP_OK) {
 		tp_memory_release(mem);
