@@ -352,6 +352,27 @@ START_TEST(test_shared_hlo)
 }
 END_TEST
 
+/* The same, decoded at once (tp_capture_decode_modules, on threads):
+ * two unpacked, the copies sharing them, as one by one. */
+START_TEST(test_shared_hlo_at_once)
+{
+	const char *path = "testdata/run-3hosts";
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+
+	ck_assert_int_eq(tp_capture_open(&cap, &path, 1, &defaults, &err), TP_OK);
+	ck_assert_uint_eq(cap.n_modules, 6);
+	ck_assert_int_eq(tp_capture_decode_modules(&cap, NULL, &err), TP_OK);
+	for (size_t i = 0; i < cap.n_modules; i++) {
+		ck_assert_ptr_nonnull(cap.modules[i].hlo);
+		ck_assert_ptr_eq(cap.modules[i].hlo, cap.modules[i % 2].hlo);
+		ck_assert_uint_eq(cap.modules[i].program_id, cap.modules[i % 2].program_id);
+	}
+	ck_assert_ptr_ne(cap.modules[0].hlo, cap.modules[1].hlo);
+	tp_capture_release(&cap);
+}
+END_TEST
+
 /* Resident kB of the mapping that holds p: the Rss line of its entry in
  * /proc/self/smaps; -1 when not found. */
 static long mapping_rss_kb(const void *p)
@@ -546,6 +567,7 @@ int main(void)
 	tcase_add_test(tc, test_dump_dir);
 	tcase_add_test(tc, test_bad_inputs);
 	tcase_add_test(tc, test_shared_hlo);
+	tcase_add_test(tc, test_shared_hlo_at_once);
 	tcase_add_test(tc, test_host_errors_in_order);
 	tcase_add_test(tc, test_pages_dropped);
 	suite_add_tcase(s, tc);

@@ -105,6 +105,26 @@ START_TEST(test_three_parts)
 }
 END_TEST
 
+/* The same module decoded with the others at once (the ops pass's
+ * tp_capture_decode_modules): the same damage, at the same offset. */
+START_TEST(test_three_parts_at_once)
+{
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+
+	ck_assert_int_eq(open_one(&cap, CORRUPT "damaged-three-parts.xplane.pb", false, 0, &err), TP_OK);
+	ck_assert_int_eq(tp_capture_decode_modules(&cap, NULL, &err), TP_OK);
+	ck_assert_uint_eq(cap.n_damage, 3);
+	ck_assert_str_eq(cap.damage[2].part, "HLO module 'jit_train_step'");
+	ck_assert_uint_eq(cap.damage[2].offset, 45601);
+	ck_assert_str_eq(cap.damage[2].what, "invalid wire type");
+	ck_assert(cap.modules[0].damaged);
+	ck_assert_ptr_null(cap.modules[0].hlo);
+	ck_assert_ptr_nonnull(cap.modules[1].hlo);
+	tp_capture_release(&cap);
+}
+END_TEST
+
 START_TEST(test_cut_short)
 {
 	struct tp_capture cap;
@@ -182,6 +202,7 @@ int main(void)
 	tcase_add_test(tc, test_damaged_line);
 	tcase_add_test(tc, test_damaged_plane_stat_and_framing);
 	tcase_add_test(tc, test_three_parts);
+	tcase_add_test(tc, test_three_parts_at_once);
 	tcase_add_test(tc, test_cut_short);
 	tcase_add_test(tc, test_mangled_stays_refused);
 	tcase_add_test(tc, test_deferred_line_reopened);

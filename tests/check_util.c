@@ -32,6 +32,38 @@ START_TEST(test_arena)
 }
 END_TEST
 
+/* tp_arena_adopt: another arena's chunks move over (freed with it, no
+ * leak under valgrind), its memory still readable, and the adopting
+ * arena keeps allocating where it was; an empty one moves nothing. */
+START_TEST(test_arena_adopt)
+{
+	struct tp_arena a, b, none;
+	char *in_b, *in_a;
+	size_t total;
+
+	tp_arena_init(&a);
+	tp_arena_init(&b);
+	tp_arena_init(&none);
+	tp_arena_adopt(&a, &none);            /* both empty */
+	ck_assert_ptr_null(a.head);
+	in_b = tp_arena_strdup(&b, "from b");
+	(void)tp_arena_alloc(&b, 100000);     /* a second chunk */
+	tp_arena_adopt(&a, &b);               /* into an empty one */
+	ck_assert_ptr_null(b.head);
+	ck_assert_uint_eq(b.total, 0);
+	in_a = tp_arena_strdup(&a, "from a");
+	tp_arena_init(&b);
+	(void)tp_arena_strdup(&b, "again");
+	total = a.total + b.total;
+	tp_arena_adopt(&a, &b);               /* into one with chunks */
+	ck_assert_uint_eq(a.total, total);
+	ck_assert_str_eq(in_b, "from b");
+	ck_assert_str_eq(in_a, "from a");
+	ck_assert_str_eq(tp_arena_strdup(&a, "still a"), "still a");
+	tp_arena_release(&a);
+}
+END_TEST
+
 static const struct {
 	const char *text;
 	bool ok;
@@ -236,6 +268,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_arena);
+	tcase_add_test(tc, test_arena_adopt);
 	tcase_add_test(tc, test_strpool);
 	tcase_add_loop_test(tc, test_parse_size, 0, sizeof(sizes) / sizeof(sizes[0]));
 	tcase_add_loop_test(tc, test_parse_fraction, 0, sizeof(fractions) / sizeof(fractions[0]));

@@ -131,3 +131,23 @@ ProtobufCAllocator *tp_arena_protobuf_allocator(struct tp_arena *a)
 {
 	return &a->pb;
 }
+
+void tp_arena_adopt(struct tp_arena *dst, struct tp_arena *src)
+{
+	struct tp_arena_chunk *tail = src->head;
+
+	if (!tail)
+		return;
+	while (tail->next)
+		tail = tail->next;
+	/* after dst's current chunk, which keeps taking allocations */
+	if (dst->head) {
+		tail->next = dst->head->next;
+		dst->head->next = src->head;
+	} else {
+		dst->head = src->head;
+	}
+	dst->total += src->total;
+	src->head = NULL;
+	src->total = 0;
+}

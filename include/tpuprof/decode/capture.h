@@ -180,6 +180,11 @@ void tp_damage_format(const struct tp_damage *d, char *buf, size_t size);
  * identical module decoded before. */
 enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m,
 				     struct tp_error *err);
+/* Decodes every module of cap (want: those with want[i] true; NULL:
+ * all) as tp_capture_decode_module would one after another, with the
+ * same answer, the distinct ones unpacked on every thread. */
+enum tp_err tp_capture_decode_modules(struct tp_capture *cap, const bool *want,
+				      struct tp_error *err);
 
 /* Scans the lines of every host that opening deferred; fails on the
  * first corrupt one (see tp_xspace_finish_scan). Analyses call it before

@@ -30,6 +30,9 @@ void *tp_arena_calloc(struct tp_arena *a, size_t count, size_t size);
 /* Copy of n bytes of s plus a NUL, owned by the arena. */
 char *tp_arena_strndup(struct tp_arena *a, const char *s, size_t n);
 char *tp_arena_strdup(struct tp_arena *a, const char *s);
+/* Moves every chunk of src into dst (freed with dst); src is left empty.
+ * For work done on threads, each into an arena of its own. */
+void tp_arena_adopt(struct tp_arena *dst, struct tp_arena *src);
 /* Allocator for protobuf_c_message_unpack(); frees are no-ops. */
 ProtobufCAllocator *tp_arena_protobuf_allocator(struct tp_arena *a);
 

@@ -65,19 +65,21 @@ static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap
 				   const struct tp_selection *sel, struct tp_error *err)
 {
 	struct module_slots s = { mem, cap, NULL, opt, NULL, NULL };
-	enum tp_err rc = TP_OK;
+	bool *want = tp_xcalloc(cap->n_modules + 1, sizeof(*want));
+	enum tp_err rc;
 
 	mem->modules = tp_xcalloc(cap->n_modules + 1, sizeof(*mem->modules));
 	s.module = tp_xcalloc(cap->n_modules + 1, sizeof(*s.module));
-	/* decoding writes the capture: one thread */
+	/* the selected modules decoded at once, then taken in order */
+	for (size_t i = 0; i < cap->n_modules; i++)
+		want[i] = tp_selection_module(sel, i);
+	rc = tp_capture_decode_modules(cap, want, err);
+	free(want);
 	for (size_t i = 0; i < cap->n_modules && rc == TP_OK; i++) {
 		struct tp_module *m = &cap->modules[i];
 		bool dup = false;
 
-		if (!tp_selection_module(sel, i))
-			continue;
-		rc = tp_capture_decode_module(cap, m, err);
-		if (rc != TP_OK || m->damaged)
+		if (!tp_selection_module(sel, i) || m->damaged)
 			continue;
 		for (size_t j = 0; j < mem->n_modules && !dup; j++)
 			dup = s.module[j]->program_id == m->program_id;
@@ -86,8 +88,8 @@ static enum tp_err analyze_modules(struct tp_memory *mem, struct tp_capture *cap
 	}
 	s.err = tp_xcalloc(mem->n_modules + 1, sizeof(*s.err));
 	s.rc = tp_xcalloc(mem->n_modules + 1, sizeof(*s.rc));
-	/* the slots decoded before a damaged module too, as one by one */
-	tp_parallel_for(mem->n_modules + 1, 0, analyze_slot, &s);
+	if (rc == TP_OK)
+		tp_parallel_for(mem->n_modules + 1, 0, analyze_slot, &s);
 	for (size_t i = 0; i < mem->n_modules && rc == TP_OK; i++)
 		if ((rc = s.rc[i]) != TP_OK)
 			*err = s.err[i];

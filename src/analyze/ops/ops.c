@@ -148,13 +148,7 @@ static void discard_fragment(struct tp_ops *fr)
 
 static enum tp_err decode_modules(struct tp_capture *cap, struct tp_error *err)
 {
-	for (size_t i = 0; i < cap->n_modules; i++) {
-		enum tp_err rc = tp_capture_decode_module(cap, &cap->modules[i], err);
-
-		if (rc != TP_OK)
-			return rc;
-	}
-	return TP_OK;
+	return tp_capture_decode_modules(cap, NULL, err);
 }
 
 /* A core to analyse: its plane and where its ops come from. */

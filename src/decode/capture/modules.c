@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tpuprof/util/parallel.h"
+
 /* Parses the unsigned digits between the last "(" and a final ")". */
 bool tp_parse_paren_id(struct tp_str s, uint64_t *out)
 {
@@ -174,4 +176,81 @@ enum tp_err tp_capture_decode_module(struct tp_capture *cap, struct tp_module *m
 	rc = tp_module_decode(m, &cap->arena, err);
 	drop_raw(cap, m);
 	return rc == TP_OK ? rc : tp_damage_module(cap, m, err);
+}
+
+/* The modules of one batch decode: a slot per distinct undecoded module,
+ * each unpacked into its own arena on whichever thread is free. */
+struct decode_slots {
+	struct tp_module **m;
+	struct tp_arena *arena;
+	struct tp_error *err;
+	enum tp_err *rc;
+};
+
+static void decode_slot(void *ctx, size_t i, unsigned worker)
+{
+	struct decode_slots *s = ctx;
+
+	(void)worker;
+	s->rc[i] = tp_module_decode(s->m[i], &s->arena[i], &s->err[i]);
+}
+
+/* The module an undecoded one shares its bytes with: an earlier one of
+ * the batch (or decoded before), else NULL. */
+static struct tp_module *same_bytes(struct tp_capture *cap, const struct tp_module *m)
+{
+	for (size_t i = 0; i < cap->n_modules && &cap->modules[i] != m; i++) {
+		struct tp_module *o = &cap->modules[i];
+
+		if (!o->damaged && o->raw.len == m->raw.len &&
+		    memcmp(o->raw.ptr, m->raw.ptr, m->raw.len) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+enum tp_err tp_capture_decode_modules(struct tp_capture *cap, const bool *want,
+				      struct tp_error *err)
+{
+	size_t n = cap->n_modules, k = 0;
+	struct decode_slots s = {
+		tp_xcalloc(n + 1, sizeof(*s.m)), tp_xcalloc(n + 1, sizeof(*s.arena)),
+		tp_xcalloc(n + 1, sizeof(*s.err)), tp_xcalloc(n + 1, sizeof(*s.rc)),
+	};
+	enum tp_err rc = TP_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		struct tp_module *m = &cap->modules[i];
+
+		if ((want && !want[i]) || m->hlo || m->damaged || same_bytes(cap, m))
+			continue;
+		tp_arena_init(&s.arena[k]);
+		s.m[k++] = m;
+	}
+	tp_parallel_for(k, 0, decode_slot, &s);
+	/* in module order, as one by one: the arenas kept, the copies
+	 * sharing the HLO, the first refused module the answer */
+	for (size_t j = 0; j < k; j++)
+		tp_arena_adopt(&cap->arena, &s.arena[j]);
+	for (size_t i = 0, j = 0; i < n && rc == TP_OK; i++) {
+		struct tp_module *m = &cap->modules[i];
+
+		if (want && !want[i])
+			continue;
+		if (j < k && s.m[j] == m) {
+			drop_raw(cap, m);
+			if (s.rc[j] != TP_OK) {
+				*err = s.err[j];
+				rc = tp_damage_module(cap, m, err);
+			}
+			j++;
+		} else {
+			rc = tp_capture_decode_module(cap, m, err);
+		}
+	}
+	free(s.m);
+	free(s.arena);
+	free(s.err);
+	free(s.rc);
+	return rc;
 }
