@@ -257,6 +257,13 @@ tsan:
 	$(MAKE) SANITIZE=thread BUILD=build-tsan build-tsan/tpuprof
 	@set -e; for c in $(TRACE_TSAN_INPUTS); do echo "== trace -j 3 $$c"; \
 		TSAN_OPTIONS=halt_on_error=1 build-tsan/tpuprof trace -q -j 3 $$c -o /dev/null; done
+	@# report and ops: memory beside the op pass, the JSON's halves and
+	@# op rows on threads (docs/performance.md, issue 38)
+	@set -e; for c in $(TRACE_TSAN_INPUTS) testdata/steps.xplane.pb; do \
+		echo "== report, ops, memory -j 3 $$c"; \
+		for cmd in report "ops --limit 0" memory; do \
+		TSAN_OPTIONS=halt_on_error=1 build-tsan/tpuprof $$cmd -q -j 3 --format json $$c >/dev/null; \
+		done; done
 
 run: $(BIN)
 	$(BIN) report testdata/small.xplane.pb

@@ -160,6 +160,10 @@ struct tp_mem_options {
 	size_t n_splits;
 	size_t max_suggestions;         /* 5                                  */
 	const struct tp_mem_known_programs *known; /* or NULL                */
+	/* leave the hosts' pages resident at the end (the caller drops
+	 * them): the analysis runs beside the ops pass, whose pages a drop
+	 * of the whole host would make it fault in again */
+	bool keep_pages;
 };
 
 /* Analyzes one decoded module. Returns TP_OK even when the module has no

@@ -248,6 +248,13 @@ struct tp_ops_filter {
 	 * comes first), whose allocator capacities the devices take;
 	 * borrowed; NULL: read again here */
 	const struct tp_mem_runtime *runtime;
+	/* the caller's own work, run beside the op pass as one more item of
+	 * its threads, first taken (report: the memory analysis, whose
+	 * runtime is the one above, complete when the pass ends). It must
+	 * not write what the pass reads (capture state, lines it scans);
+	 * NULL: none */
+	void (*beside)(void *ctx);
+	void *beside_ctx;
 };
 
 /* The most steps a core's per-step rows list unless asked for every

@@ -383,7 +383,7 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 	/* what the analysis read of the captures (HLO, metadata, memory
 	 * events) is not read again before output: not kept resident
 	 * while the ops pass runs */
-	for (size_t h = 0; h < cap->n_hosts; h++)
+	for (size_t h = 0; !opt->keep_pages && h < cap->n_hosts; h++)
 		tp_capture_drop_host(cap, h);
 	return TP_OK;
 }

@@ -207,12 +207,18 @@ static void job_ctx(struct tp_op_ctx *c, struct core_pool *pool, struct core_job
  * ids in the op pass (a full pass of its own that finds none was a
  * quarter of report's time on such a capture); where one may be there,
  * the core is read again with the group pass first, as always. */
-static void run_job(void *ctx, size_t i, unsigned worker)
+static void run_job(void *ctx, size_t item, unsigned worker)
 {
 	struct core_pool *pool = ctx;
-	struct core_job *job = &pool->jobs[i];
+	/* the caller's work first, then the cores, then the runtime */
+	size_t first = pool->filter->beside != NULL, i = item - first;
+	struct core_job *job;
 	struct tp_op_ctx c;
 
+	if (item < first) {
+		pool->filter->beside(pool->filter->beside_ctx);
+		return;
+	}
 	if (i == pool->n_jobs) {
 		/* the runtime allocator's events, for the cores' capacities
 		 * (tp_ops_roofline_prepare): host lines, which no job reads
@@ -220,6 +226,7 @@ static void run_job(void *ctx, size_t i, unsigned worker)
 		tp_mem_runtime_build(pool->runtime, pool->cap);
 		return;
 	}
+	job = &pool->jobs[i];
 	job_ctx(&c, pool, job, worker);
 	c.spec_groups = tp_ops_spec_groups(job->plane, job->src, &c.spec_gid);
 	if (!scan_core(&job->frag, &c, job->src)) {
@@ -235,7 +242,8 @@ static void run_jobs(struct core_pool *pool)
 	unsigned threads = tp_threads();
 
 	pool->bufs = tp_xcalloc(threads, sizeof(*pool->bufs));
-	tp_parallel_for(pool->n_jobs + (pool->runtime != NULL), threads, run_job, pool);
+	tp_parallel_for((pool->filter->beside != NULL) + pool->n_jobs + (pool->runtime != NULL),
+			threads, run_job, pool);
 	for (unsigned t = 0; t < threads; t++)
 		tp_op_bufs_release(&pool->bufs[t]);
 	free(pool->bufs);
@@ -335,7 +343,7 @@ static void input_spans(struct core_pool *pool)
 static enum tp_err build(struct tp_ops *ops, struct tp_capture *cap,
 			 const struct tp_ops_filter *f, struct tp_error *err)
 {
-	static const struct tp_ops_filter none = { NULL, NULL, NULL, NULL, NULL, false, NULL };
+	static const struct tp_ops_filter none = { 0 };
 	struct tp_selection own = { 0 };
 	const struct tp_selection *sel;
 	struct core_pool pool;

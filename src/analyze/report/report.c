@@ -5,6 +5,7 @@
  * lines and the per-line counts the scan left.
  */
 #include "tpuprof/analyze/report_analysis.h"
+#include "tpuprof/util/parallel.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -91,6 +92,68 @@ static enum tp_err memory_then_ops(struct tp_report *r, struct tp_capture *cap,
 	return rc;
 }
 
+/* The memory analysis as the ops pass's first item (tp_ops_filter.beside). */
+struct memory_beside {
+	struct tp_report *r;
+	struct tp_capture *cap;
+	const struct tp_mem_options *mopt;
+	const struct tp_memory_filter *mf;
+	struct tp_error err;
+	enum tp_err rc;
+};
+
+static void memory_item(void *ctx)
+{
+	struct memory_beside *m = ctx;
+
+	m->rc = tp_memory_build(&m->r->memory, m->cap, m->mopt, m->mf, &m->err);
+}
+
+/* Whether memory may run beside the pass: one host (a pod's hosts keep
+ * the order above, for its peak), and every "XLA Modules" line, which
+ * both read, scanned at open (reading a line opening deferred scans it:
+ * a write). Memory's other reads are HLO, metadata and host lines, which
+ * the pass only reads. */
+static bool memory_beside_ok(const struct tp_capture *cap)
+{
+	if (cap->n_hosts != 1 || tp_threads() < 2)
+		return false;
+	for (size_t p = 0; p < cap->hosts[0].xs.n_planes; p++) {
+		const struct tp_plane *pl = &cap->hosts[0].xs.planes[p];
+
+		for (size_t l = 0; l < pl->n_lines; l++)
+			if (!pl->lines[l].scanned && tp_str_eq(pl->lines[l].name, "XLA Modules"))
+				return false;
+	}
+	return true;
+}
+
+/* Memory beside the ops pass, on a single host: the pass's threads take
+ * it first, while the cores go on; its errors come first, as above. */
+static enum tp_err memory_beside_ops(struct tp_report *r, struct tp_capture *cap,
+				     const struct tp_mem_options *mopt,
+				     const struct tp_memory_filter *mf,
+				     const struct tp_ops_filter *of, struct tp_error *err)
+{
+	struct tp_mem_options keep = *mopt;
+	struct memory_beside m = { r, cap, &keep, mf, { 0 }, TP_OK };
+	struct tp_ops_filter known = *of;
+	enum tp_err rc;
+
+	keep.keep_pages = true;
+	known.runtime = &r->memory.runtime;
+	known.beside = memory_item;
+	known.beside_ctx = &m;
+	rc = tp_collectives_build(&r->coll, cap, &known, err);
+	if (m.rc != TP_OK) {
+		*err = m.err;
+		return m.rc;
+	}
+	/* what memory read (HLO, metadata, memory events), as it drops it */
+	tp_capture_drop_host(cap, 0);
+	return rc;
+}
+
 /* The ops pass, then memory with the programs the ops pass counted in
  * GPU kernel lines, so those lines are read once. */
 static enum tp_err ops_then_memory(struct tp_report *r, struct tp_capture *cap,
@@ -118,7 +181,9 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	struct tp_mem_options mopt = { .color = 0, .max_suggestions = 5 };
 	struct tp_selection sel;
 	struct tp_memory_filter mf = { f->host, f->core, f->module, f->hbm, f->device, &sel };
-	struct tp_ops_filter of = { f->host, f->core, f->module, f->device, &sel, f->per_step, NULL };
+	struct tp_ops_filter of = { .host = f->host, .core = f->core, .module = f->module,
+				    .device = f->device, .selection = &sel,
+				    .every_step_cats = f->per_step };
 	enum tp_err rc;
 
 	/* one selection for every analysis: the same hosts, cores and
@@ -132,6 +197,8 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	 * kernels carry, which the ops pass counts for it */
 	if (has_gpu_planes(cap))
 		rc = ops_then_memory(r, cap, &mopt, &mf, &of, err);
+	else if (memory_beside_ok(cap))
+		rc = memory_beside_ops(r, cap, &mopt, &mf, &of, err);
 	else
 		rc = memory_then_ops(r, cap, &mopt, &mf, &of, err);
 	tp_selection_release(&sel);
