@@ -30,7 +30,7 @@ bool tp_ops_sort_parse(const char *s, enum tp_ops_sort *out)
 	return false;
 }
 
-static enum tp_ops_sort g_key; /* qsort has no context argument */
+static _Thread_local enum tp_ops_sort g_key; /* qsort has no context argument */
 static _Thread_local const struct tp_op *g_ops; /* qsort context, per thread */
 static _Thread_local const double *g_val; /* the roofline keys, per op   */
 

@@ -175,6 +175,48 @@ static enum tp_err ops_then_memory(struct tp_report *r, struct tp_capture *cap,
 	return rc;
 }
 
+/* After the pass, two at a time on two threads, each pair touching
+ * apart: info (which scans what no core read) beside the sort of the
+ * ops into the order the document says (sort "total", as `ops` writes
+ * them); then the scope tree (over the sorted ops) beside the advice. */
+struct after {
+	struct tp_report *r;
+	struct tp_capture *cap;
+	bool second;
+	struct tp_error err;
+	enum tp_err rc;
+};
+
+static void after_item(void *ctx, size_t i, unsigned worker)
+{
+	struct after *a = ctx;
+
+	(void)worker;
+	if (!a->second && i == 0)
+		a->rc = tp_info_build(&a->r->info, a->cap, &a->err);
+	else if (!a->second)
+		tp_ops_sort(&a->r->coll.ops, TP_SORT_TOTAL);
+	else if (i == 0)
+		tp_op_scopes_build(&a->r->scopes, &a->r->coll.ops, a->cap);
+	else
+		tp_advice_build(&a->r->advice, a->cap, &a->r->coll.ops, &a->r->memory);
+}
+
+static enum tp_err after_pass(struct tp_report *r, struct tp_capture *cap,
+			      struct tp_error *err)
+{
+	struct after a = { r, cap, false, { 0 }, TP_OK };
+
+	tp_parallel_for(2, 0, after_item, &a);
+	if (a.rc != TP_OK) {
+		*err = a.err;
+		return a.rc;
+	}
+	a.second = true;
+	tp_parallel_for(2, 0, after_item, &a);
+	return TP_OK;
+}
+
 static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 			 const struct tp_report_filter *f, struct tp_error *err)
 {
@@ -204,14 +246,7 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	tp_selection_release(&sel);
 	if (rc != TP_OK)
 		return rc;
-	rc = tp_info_build(&r->info, cap, err);
-	if (rc != TP_OK)
-		return rc;
-	/* the ops in the order the document says (sort "total"), as `ops` writes them */
-	tp_ops_sort(&r->coll.ops, TP_SORT_TOTAL);
-	tp_op_scopes_build(&r->scopes, &r->coll.ops, cap);
-	tp_advice_build(&r->advice, cap, &r->coll.ops, &r->memory);
-	return TP_OK;
+	return after_pass(r, cap, err);
 }
 
 enum tp_err tp_report_build(struct tp_report *r, struct tp_capture *cap,
