@@ -9,8 +9,10 @@
  * only once the plane's metadata is known.
  */
 #include "xspace_internal.h"
+#include "tpuprof/util/parallel.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +26,7 @@ struct decode_ctx {
 	struct tp_error *err;
 	const struct tp_xspace *xs;
 	bool leave_tails;          /* long lines' tails to their scans  */
+	unsigned threads;          /* for the planes (0: tp_threads())   */
 };
 
 static enum tp_err corrupt(struct decode_ctx *c, const struct tp_wire *w,
@@ -198,36 +201,89 @@ static void choose_time_origin(struct tp_xspace *xs)
 	xs->time_origin_ns = hi > TP_WALLCLOCK_NS ? lo : 0;
 }
 
+/* A plane decoded on any thread: into an arena and an error of its own
+ * (its metadata is most of the opening of a capture of many cores). */
+struct plane_slot {
+	struct tp_wire pw;           /* the plane's bytes                 */
+	struct tp_arena arena;
+	struct tp_error err;
+	bool failed;
+};
+
+struct plane_slots {
+	const struct decode_ctx *c;
+	struct tp_xspace *xs;
+	struct plane_slot *slot;
+};
+
+static void decode_plane_slot(void *ctx, size_t i, unsigned worker)
+{
+	const struct plane_slots *ps = ctx;
+	struct plane_slot *s = &ps->slot[i];
+	struct decode_ctx c = *ps->c;
+
+	(void)worker;
+	c.arena = &s->arena;
+	c.err = &s->err;
+	if (decode_plane(&c, &s->pw, &ps->xs->planes[i]) < 0) {
+		corrupt(&c, &s->pw, "a plane");
+		s->failed = true;
+		return;
+	}
+	classify_plane(&ps->xs->planes[i]);
+}
+
+/* The first n planes, on threads; their arenas kept in c's, in order.
+ * The first damaged one (in file order) is the answer. */
+static enum tp_err decode_planes(struct decode_ctx *c, struct tp_xspace *xs,
+				 struct plane_slot *slot, size_t n)
+{
+	struct plane_slots ps = { c, xs, slot };
+	enum tp_err rc = TP_OK;
+
+	tp_parallel_for(n, c->threads, decode_plane_slot, &ps);
+	for (size_t i = 0; i < n; i++) {
+		tp_arena_adopt(c->arena, &slot[i].arena);
+		if (rc == TP_OK && slot[i].failed) {
+			*c->err = slot[i].err;
+			rc = TP_ERR_INPUT;
+		}
+	}
+	return rc;
+}
+
 static enum tp_err decode_space_fields(struct decode_ctx *c,
 				       struct tp_wire *top, struct tp_xspace *xs)
 {
+	static const uint32_t counted[] = { 1, 2, 3, 4 };
 	struct tp_wire w = *top;
 	struct tp_field f;
-	size_t ip = 0, ih = 0, ie = 0, iw = 0;
+	struct plane_slot *slot;
+	size_t ip = 0, ih = 0, ie = 0, iw = 0, n[4];
+	enum tp_err planes_rc;
 	int rc;
 
-	if (tp_count_fields(top, 1, &xs->n_planes) < 0 ||
-	    tp_count_fields(top, 2, &xs->n_errors) < 0 ||
-	    tp_count_fields(top, 3, &xs->n_warnings) < 0 ||
-	    tp_count_fields(top, 4, &xs->n_hostnames) < 0)
+	if (tp_count_fields_of(top, counted, 4, n) < 0)
 		return corrupt(c, top, "the top-level XSpace message");
+	xs->n_planes = n[0];
+	xs->n_errors = n[1];
+	xs->n_warnings = n[2];
+	xs->n_hostnames = n[3];
 	xs->planes = tp_arena_calloc(c->arena, xs->n_planes, sizeof(*xs->planes));
 	xs->errors = tp_arena_calloc(c->arena, xs->n_errors, sizeof(struct tp_str));
 	xs->warnings = tp_arena_calloc(c->arena, xs->n_warnings, sizeof(struct tp_str));
 	xs->hostnames = tp_arena_calloc(c->arena, xs->n_hostnames, sizeof(struct tp_str));
+	slot = tp_xcalloc(xs->n_planes + 1, sizeof(*slot));
 	while ((rc = tp_wire_next(&w, &f)) > 0) {
 		if (!is_len(&f))
 			continue;
 		if (f.number == 1) {
-			struct tp_plane *pl = &xs->planes[ip++];
-			struct tp_wire pw;
+			struct tp_plane *pl = &xs->planes[ip];
 
-			tp_wire_sub(&pw, &w, &f);
+			tp_wire_sub(&slot[ip].pw, &w, &f);
+			tp_arena_init(&slot[ip++].arena);
 			pl->offset = f.offset;
 			pl->bytes = field_str(&f);
-			if (decode_plane(c, &pw, pl) < 0)
-				return corrupt(c, &pw, "a plane");
-			classify_plane(pl);
 		} else if (f.number == 2) {
 			xs->errors[ie++] = field_str(&f);
 		} else if (f.number == 3) {
@@ -236,6 +292,12 @@ static enum tp_err decode_space_fields(struct decode_ctx *c,
 			xs->hostnames[ih++] = field_str(&f);
 		}
 	}
+	/* the planes before a damaged field of the XSpace: a plane's own
+	 * damage comes first in the file */
+	planes_rc = decode_planes(c, xs, slot, ip);
+	free(slot);
+	if (planes_rc != TP_OK)
+		return planes_rc;
 	if (rc < 0)
 		return corrupt(c, &w, "the top-level XSpace message");
 	return TP_OK;
@@ -286,6 +348,7 @@ static enum tp_err decode_structure(struct decode_ctx *c, struct tp_xspace *xs,
 	xs->kept_pages = opts ? opts->kept_pages : NULL;
 	xs->n_kept_pages = opts ? opts->n_kept_pages : 0;
 	c->leave_tails = leave_tails;
+	c->threads = opts ? opts->threads : 0;
 	tp_wire_init(&top, data, data, size);
 	return decode_space_fields(c, &top, xs);
 }
@@ -297,7 +360,7 @@ enum tp_err tp_xspace_decode_ex(struct tp_xspace *xs, struct tp_arena *arena,
 				struct tp_error *err)
 {
 	size_t defer = opts ? opts->defer_min_bytes : 0;
-	struct decode_ctx c = { arena, name, err, xs, true };
+	struct decode_ctx c = { arena, name, err, xs, true, 0 };
 	struct tp_wire bad = { 0 };
 	const struct tp_plane *bad_plane = NULL;
 	const struct tp_line *bad_line = NULL;
@@ -335,7 +398,7 @@ enum tp_err tp_xspace_decode(struct tp_xspace *xs, struct tp_arena *arena,
 enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err)
 {
 	struct decode_ctx c = { NULL, xs->name ? xs->name : "capture", err, xs,
-				false };
+				false, 0 };
 	struct tp_wire bad = { 0 };
 	const struct tp_plane *bad_plane = NULL;
 	const struct tp_line *bad_line = NULL;
