@@ -348,6 +348,18 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 			    const struct tp_mem_options *opt,
 			    const struct tp_memory_filter *filter,
 			    struct tp_error *err);
+/* The same in two parts, for a driver that runs the first beside other
+ * work: the programs (modules, what-ifs, the runtime allocator's
+ * events), then the cores (the programs each ran, with opt->known, their
+ * figures and the warnings). Each leaves mem released on failure. */
+enum tp_err tp_memory_build_programs(struct tp_memory *mem, struct tp_capture *cap,
+				     const struct tp_mem_options *opt,
+				     const struct tp_memory_filter *filter,
+				     struct tp_error *err);
+enum tp_err tp_memory_build_cores(struct tp_memory *mem, struct tp_capture *cap,
+				  const struct tp_mem_options *opt,
+				  const struct tp_memory_filter *filter,
+				  struct tp_error *err);
 void tp_memory_release(struct tp_memory *mem);
 
 /* A core's headroom: capacity less the larger of its compiler and

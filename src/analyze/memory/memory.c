@@ -348,9 +348,35 @@ static enum tp_err selection_of(struct tp_capture *cap, const struct tp_memory_f
 	return rc;
 }
 
-enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
-			    const struct tp_mem_options *opt,
-			    const struct tp_memory_filter *f, struct tp_error *err)
+/* The cores: the programs each ran (with opt->known), their figures,
+ * the warnings; then the hosts' pages dropped unless kept. */
+enum tp_err tp_memory_build_cores(struct tp_memory *mem, struct tp_capture *cap,
+				  const struct tp_mem_options *opt,
+				  const struct tp_memory_filter *f, struct tp_error *err)
+{
+	struct tp_selection own = { 0 };
+	const struct tp_selection *sel;
+	enum tp_err rc;
+
+	if ((rc = selection_of(cap, f, &own, &sel, err)) != TP_OK) {
+		tp_memory_release(mem);
+		return rc;
+	}
+	map_cores(mem, cap, f, sel, opt->known);
+	tp_selection_release(&own);
+	core_warnings(mem, cap);
+	module_warnings(mem);
+	/* what the analysis read of the captures (HLO, metadata, memory
+	 * events) is not read again before output: not kept resident
+	 * while the ops pass runs */
+	for (size_t h = 0; !opt->keep_pages && h < cap->n_hosts; h++)
+		tp_capture_drop_host(cap, h);
+	return TP_OK;
+}
+
+enum tp_err tp_memory_build_programs(struct tp_memory *mem, struct tp_capture *cap,
+				     const struct tp_mem_options *opt,
+				     const struct tp_memory_filter *f, struct tp_error *err)
 {
 	struct tp_selection own = { 0 };
 	const struct tp_selection *sel;
@@ -363,29 +389,28 @@ enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
 	rc = analyze_modules(mem, cap, opt, sel, err);
 	if (rc == TP_OK && opt->n_splits)
 		rc = tp_mem_whatif(mem, opt->splits, opt->n_splits, err);
-	if (rc == TP_OK)
-		map_cores(mem, cap, f, sel, opt->known);
 	tp_selection_release(&own);
 	if (rc != TP_OK) {
 		tp_memory_release(mem);
 		return rc;
 	}
-	{
+	if (f->device || f->hbm) {
 		/* a dump names no device: only the flags know it */
 		struct tp_plane_facts none = { 0 };
 		struct tp_device_hints hints = { f->device, f->hbm, 0 };
 
-		if (f->device || f->hbm)
-			tp_device_resolve(&none, &hints, &mem->loose_device);
+		tp_device_resolve(&none, &hints, &mem->loose_device);
 	}
-	core_warnings(mem, cap);
-	module_warnings(mem);
-	/* what the analysis read of the captures (HLO, metadata, memory
-	 * events) is not read again before output: not kept resident
-	 * while the ops pass runs */
-	for (size_t h = 0; !opt->keep_pages && h < cap->n_hosts; h++)
-		tp_capture_drop_host(cap, h);
 	return TP_OK;
+}
+
+enum tp_err tp_memory_build(struct tp_memory *mem, struct tp_capture *cap,
+			    const struct tp_mem_options *opt,
+			    const struct tp_memory_filter *f, struct tp_error *err)
+{
+	enum tp_err rc = tp_memory_build_programs(mem, cap, opt, f, err);
+
+	return rc == TP_OK ? tp_memory_build_cores(mem, cap, opt, f, err) : rc;
 }
 
 void tp_memory_release(struct tp_memory *mem)

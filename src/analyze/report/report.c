@@ -154,22 +154,57 @@ static enum tp_err memory_beside_ops(struct tp_report *r, struct tp_capture *cap
 	return rc;
 }
 
-/* The ops pass, then memory with the programs the ops pass counted in
- * GPU kernel lines, so those lines are read once. */
+/* The programs' part of memory as the ops pass's first item. */
+struct programs_beside {
+	struct tp_report *r;
+	struct tp_capture *cap;
+	const struct tp_mem_options *mopt;
+	const struct tp_memory_filter *mf;
+	struct tp_error err;
+	enum tp_err rc;
+};
+
+static void programs_item(void *ctx)
+{
+	struct programs_beside *p = ctx;
+
+	p->rc = tp_memory_build_programs(&p->r->memory, p->cap, p->mopt, p->mf, &p->err);
+}
+
+static bool memory_beside_ok(const struct tp_capture *cap);
+
+/* The ops pass, then memory's cores with the programs the ops pass
+ * counted in GPU kernel lines, so those lines are read once. On one
+ * host memory's programs (HLO, the runtime allocator's host lines) are
+ * read beside the pass, as its first item; elsewhere all of memory
+ * comes after it. */
 static enum tp_err ops_then_memory(struct tp_report *r, struct tp_capture *cap,
 				   struct tp_mem_options *mopt,
 				   const struct tp_memory_filter *mf,
 				   const struct tp_ops_filter *of, struct tp_error *err)
 {
+	struct programs_beside p = { r, cap, mopt, mf, { 0 }, TP_OK };
+	struct tp_ops_filter beside = *of;
 	struct tp_mem_known_programs known;
+	bool split = memory_beside_ok(cap);
 	enum tp_err rc;
 
-	rc = tp_collectives_build(&r->coll, cap, of, err);
-	if (rc != TP_OK)
+	if (split) {
+		beside.runtime = &r->memory.runtime;
+		beside.beside = programs_item;
+		beside.beside_ctx = &p;
+	}
+	rc = tp_collectives_build(&r->coll, cap, &beside, err);
+	if (rc != TP_OK)    /* the pass's errors first, as when it ran alone */
 		return rc;
+	if (split && p.rc != TP_OK) {
+		*err = p.err;
+		return p.rc;
+	}
 	known_programs(&known, &r->coll.ops);
 	mopt->known = &known;
-	rc = tp_memory_build(&r->memory, cap, mopt, mf, err);
+	rc = split ? tp_memory_build_cores(&r->memory, cap, mopt, mf, err)
+		   : tp_memory_build(&r->memory, cap, mopt, mf, err);
 	mopt->known = NULL;
 	free((void *)known.entries);
 	return rc;
