@@ -56,6 +56,22 @@ mkdir -p "$dir/py"
 protoc -Iproto --python_out="$dir/py" proto/xplane.proto
 py=/usr/bin/python3
 command -v "$py" >/dev/null || py=python3
+# the timer: tests/bench_time.py (wall to the microsecond), else GNU time
+# (centiseconds: a 5% step at the floor's 0.2 s)
+bench_timer=''
+"$py" -c 'import os; os.wait4' 2>/dev/null && bench_timer=1
+
+# timed OUT COMMAND...: one run of COMMAND, standard output discarded;
+# "WALL RSS_KIB USER SYS" into OUT, as GNU time's -f "%e %M %U %S"
+timed() {
+	timed_out=$1
+	shift
+	if [ -n "$bench_timer" ]; then
+		"$py" tests/bench_time.py "$timed_out" "$@"
+	else
+		/usr/bin/time -f "%e %M %U %S" -o "$timed_out" "$@" >/dev/null
+	fi
+}
 # the shape of a training step: 8 cores, XLA Ops events dominating, HLO with
 # buffer assignment, runtime memory events; --target-bytes is per file
 gen_opts="--seed 1 --cores 8 --programs 4 --instructions 400 --fusions 60
@@ -74,21 +90,22 @@ generate() {
 	mv "$out.tmp" "$out"
 }
 
-# measure LABEL BYTES RSS_REF COMMAND...: runs COMMAND under GNU time and
+# measure LABEL BYTES RSS_REF COMMAND...: runs COMMAND (timed) and
 # prints a row (throughput over BYTES, peak RSS against RSS_REF, which is
 # the file, or for a run directory its largest host). Leaves wall (s) and
 # rss (KiB) in globals for ratios and targets; both empty if it failed.
-# tpuprof's rows are the median of $runs runs (wall, with that run's CPU;
-# the highest peak RSS): on a shared VM one run can be off by 20%.
+# tpuprof's rows and the decode floor's are the median of $runs runs
+# (wall, with that run's CPU; the highest peak RSS): on a shared VM one
+# run can be off by 20%.
 runs=${BENCH_RUNS:-3}
 measure() {
 	label=$1 bytes=$2 ref=$3
 	shift 3
 	wall='' rss='' rc=0 n=1
-	case $1 in "$tpuprof") n=$runs ;; esac
+	case $1 in "$tpuprof" | "${floor_bin:-}") n=$runs ;; esac
 	: >"$dir/times.txt"
 	while [ "$n" -gt 0 ]; do
-		/usr/bin/time -f "%e %M %U %S" -o "$dir/time.txt" "$@" >/dev/null 2>"$dir/stderr.txt" || rc=$?
+		timed "$dir/time.txt" "$@" 2>"$dir/stderr.txt" || rc=$?
 		if [ "$rc" -ne 0 ]; then
 			echo "  $label: failed (exit $rc): $(tail -1 "$dir/stderr.txt")"
 			return 0
@@ -104,7 +121,7 @@ measure() {
 	awk -v l="$label" -v w="$wall" -v r="$rss" -v b="$bytes" -v f="$ref" \
 		-v c="$user" -v s="$sys" -v what="$what" 'BEGIN {
 		mbs = (w > 0) ? b / 1e6 / w : 0;
-		printf "  %-34s %7.2f s wall %7.2f s cpu %8.1f MB/s %8.1f MB peak RSS (%.2fx %s)\n",
+		printf "  %-34s %7.3f s wall %7.2f s cpu %8.1f MB/s %8.1f MB peak RSS (%.2fx %s)\n",
 			l, w, c + s, mbs, r / 1024, r * 1024 / f, what }'
 }
 
@@ -225,13 +242,13 @@ bench_trace() {
 	trace_floor38 "$cap" "$b" "$tb"
 }
 
-# trace_once NAME COMMAND...: one run under GNU time; appends
+# trace_once NAME COMMAND...: one run (timed); appends
 # "wall cpu rss_kib" to $dir/trace38-NAME.txt (nothing when it fails)
 trace_once() {
 	name=$1
 	shift
-	/usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" "$@" >/dev/null 2>&1 || return 0
-	awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$dir/time.txt" >>"$dir/trace38-$name.txt"
+	timed "$dir/time.txt" "$@" 2>/dev/null || return 0
+	awk '{ printf "%s %.2f %s\n", $1, $3 + $4, $2 }' "$dir/time.txt" >>"$dir/trace38-$name.txt"
 }
 
 # trace_median NAME: "wall cpu rss" of the run with the median wall
