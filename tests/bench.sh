@@ -449,6 +449,15 @@ target() {
 		printf "  %-58s %8.2f  limit %s %-5s %s\n", t, v, op, lim, ok ? "PASS" : "FAIL" }'
 }
 
+# record NAME VALUE: a figure shown beside the targets, held to none
+record() {
+	if [ -z "$2" ]; then
+		printf "  %-58s %s\n" "$1" "not measured"
+		return 0
+	fi
+	awk -v t="$1" -v v="$2" 'BEGIN { printf "  %-58s %8.2f  (for the record)\n", t, v }'
+}
+
 # targets: issue 7's, measured on the 1 GB capture; the speed ratios on the
 # largest capture this run measured (the same file for all three programs)
 targets() {
