@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include "tpuprof/util/json_stream.h"
+#include "tpuprof/util/parallel.h"
 
 static const struct {
 	const char *what;
@@ -210,6 +211,75 @@ START_TEST(test_fork_waits_for_members)
 			free(want);
 		}
 	tp_json_set_compact(false);
+	json_decref(doc);
+}
+END_TEST
+
+/* tp_jw_two_runs: two runs of an object's members written at once (the
+ * second on another thread, spooled), or one after the other on one
+ * thread and in tree mode: the same document every way. */
+static void run_b(struct tp_jw *w, void *ctx)
+{
+	(void)ctx;
+	tp_jw_array(w, "b");
+	for (int i = 0; i < 3000; i++)   /* past the buffer: flushed on the way */
+		tp_jw_put_int(w, NULL, i);
+	tp_jw_end(w);
+}
+
+static void run_c(struct tp_jw *w, void *ctx)
+{
+	(void)ctx;
+	tp_jw_object(w, "c");
+	tp_jw_put(w, "d", json_string("x"));
+	tp_jw_end(w);
+	tp_jw_put_real(w, "e", 0.5);
+}
+
+static void two_runs_doc(struct tp_jw *w)
+{
+	tp_jw_object(w, NULL);
+	tp_jw_put_int(w, "a", 1);
+	tp_jw_two_runs(w, run_b, run_c, NULL);
+	tp_jw_put_int(w, "f", 2);
+	tp_jw_end(w);
+}
+
+START_TEST(test_two_runs)
+{
+	json_t *b = json_array(), *doc;
+	struct tp_jw tree;
+	char *want;
+
+	for (int i = 0; i < 3000; i++)
+		json_array_append_new(b, json_integer(i));
+	doc = json_pack("{s:i,s:o,s:{s:s},s:f,s:i}", "a", 1, "b", b, "c", "d", "x", "e", 0.5,
+			"f", 2);
+	want = expected(doc);
+	for (unsigned threads = 1; threads <= 2; threads++) {
+		struct tp_jw w;
+		char *got = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&got, &len);
+
+		tp_set_threads(threads);
+		tp_jw_init(&w, f);
+		two_runs_doc(&w);
+		ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+		fclose(f);
+		ck_assert_msg(strcmp(got, want) == 0, "%u threads:\n%s", threads, got);
+		free(got);
+	}
+	tp_set_threads(0);
+	tp_jw_init(&tree, NULL);
+	two_runs_doc(&tree);
+	{
+		json_t *t = tp_jw_take(&tree);
+
+		ck_assert(json_equal(t, doc));
+		json_decref(t);
+	}
+	free(want);
 	json_decref(doc);
 }
 END_TEST
@@ -460,6 +530,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_same_bytes, 0, sizeof(docs) / sizeof(docs[0]));
 	tcase_add_test(tc, test_fork_splice);
+	tcase_add_test(tc, test_two_runs);
 	tcase_add_test(tc, test_fork_waits_for_members);
 	tcase_add_test(tc, test_spool_failure_left_to_caller);
 	tcase_add_test(tc, test_null_dropped);

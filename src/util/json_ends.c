@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tpuprof/util/parallel.h"
 #include "tpuprof/util/util.h"
 
 /* A part in the state of w, writing into out (NULL: none, false). */
@@ -138,4 +139,40 @@ json_t *tp_jw_take(struct tp_jw *w)
 	}
 	w->root = NULL;
 	return root;
+}
+
+struct two_runs {
+	struct tp_jw *w, part;
+	void (*first)(struct tp_jw *w, void *ctx);
+	void (*second)(struct tp_jw *w, void *ctx);
+	void *ctx;
+};
+
+static void one_run(void *ctx, size_t i, unsigned worker)
+{
+	struct two_runs *t = ctx;
+
+	(void)worker;
+	if (i == 0)
+		t->first(t->w, t->ctx);
+	else
+		t->second(&t->part, t->ctx);
+}
+
+void tp_jw_two_runs(struct tp_jw *w, void (*first)(struct tp_jw *w, void *ctx),
+		    void (*second)(struct tp_jw *w, void *ctx), void *ctx)
+{
+	struct two_runs t = { w, { 0 }, first, second, ctx };
+
+	/* the second's part starts where it goes: after elements (the
+	 * container's first ones, before either run), as w is again once
+	 * the first run is written */
+	if (tp_threads() > 1 && tp_jw_fork_spooled(&t.part, w, true)) {
+		tp_parallel_for(2, 2, one_run, &t);
+		if (tp_jw_splice(w, &t.part))
+			return;
+	} else {
+		first(w, ctx);
+	}
+	second(w, ctx);   /* no thread, or its temporary file failed */
 }

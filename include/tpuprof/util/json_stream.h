@@ -115,6 +115,15 @@ bool tp_jw_fork_spooled(struct tp_jw *part, const struct tp_jw *w, bool after_ot
  * w itself. */
 bool tp_jw_splice(struct tp_jw *w, struct tp_jw *part);
 
+/* Two runs of w's innermost container at once, after elements already
+ * in it: first(w, ctx) into w, second on another thread into a spooled
+ * part spliced after the first's, the text as written one after the
+ * other; so, one after the other, where w cannot fork (a tree, one
+ * thread: tp_threads() 1) or the part's temporary file fails. first and
+ * second must be safe to run at once. */
+void tp_jw_two_runs(struct tp_jw *w, void (*first)(struct tp_jw *w, void *ctx),
+		    void (*second)(struct tp_jw *w, void *ctx), void *ctx);
+
 /* False once a write failed or the writer was misused. */
 bool tp_jw_ok(const struct tp_jw *w);
 

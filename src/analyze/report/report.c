@@ -92,8 +92,12 @@ static enum tp_err memory_then_ops(struct tp_report *r, struct tp_capture *cap,
 	return rc;
 }
 
-/* The memory analysis as the ops pass's first item (tp_ops_filter.beside). */
+/* The memory analysis, or its programs' part, as the ops pass's first
+ * item (tp_ops_filter.beside). */
 struct memory_beside {
+	enum tp_err (*build)(struct tp_memory *mem, struct tp_capture *cap,
+			     const struct tp_mem_options *opt,
+			     const struct tp_memory_filter *filter, struct tp_error *err);
 	struct tp_report *r;
 	struct tp_capture *cap;
 	const struct tp_mem_options *mopt;
@@ -106,7 +110,7 @@ static void memory_item(void *ctx)
 {
 	struct memory_beside *m = ctx;
 
-	m->rc = tp_memory_build(&m->r->memory, m->cap, m->mopt, m->mf, &m->err);
+	m->rc = m->build(&m->r->memory, m->cap, m->mopt, m->mf, &m->err);
 }
 
 /* Whether memory may run beside the pass: one host (a pod's hosts keep
@@ -136,7 +140,7 @@ static enum tp_err memory_beside_ops(struct tp_report *r, struct tp_capture *cap
 				     const struct tp_ops_filter *of, struct tp_error *err)
 {
 	struct tp_mem_options keep = *mopt;
-	struct memory_beside m = { r, cap, &keep, mf, { 0 }, TP_OK };
+	struct memory_beside m = { tp_memory_build, r, cap, &keep, mf, { 0 }, TP_OK };
 	struct tp_ops_filter known = *of;
 	enum tp_err rc;
 
@@ -154,25 +158,6 @@ static enum tp_err memory_beside_ops(struct tp_report *r, struct tp_capture *cap
 	return rc;
 }
 
-/* The programs' part of memory as the ops pass's first item. */
-struct programs_beside {
-	struct tp_report *r;
-	struct tp_capture *cap;
-	const struct tp_mem_options *mopt;
-	const struct tp_memory_filter *mf;
-	struct tp_error err;
-	enum tp_err rc;
-};
-
-static void programs_item(void *ctx)
-{
-	struct programs_beside *p = ctx;
-
-	p->rc = tp_memory_build_programs(&p->r->memory, p->cap, p->mopt, p->mf, &p->err);
-}
-
-static bool memory_beside_ok(const struct tp_capture *cap);
-
 /* The ops pass, then memory's cores with the programs the ops pass
  * counted in GPU kernel lines, so those lines are read once. On one
  * host memory's programs (HLO, the runtime allocator's host lines) are
@@ -183,7 +168,7 @@ static enum tp_err ops_then_memory(struct tp_report *r, struct tp_capture *cap,
 				   const struct tp_memory_filter *mf,
 				   const struct tp_ops_filter *of, struct tp_error *err)
 {
-	struct programs_beside p = { r, cap, mopt, mf, { 0 }, TP_OK };
+	struct memory_beside p = { tp_memory_build_programs, r, cap, mopt, mf, { 0 }, TP_OK };
 	struct tp_ops_filter beside = *of;
 	struct tp_mem_known_programs known;
 	bool split = memory_beside_ok(cap);
@@ -191,7 +176,7 @@ static enum tp_err ops_then_memory(struct tp_report *r, struct tp_capture *cap,
 
 	if (split) {
 		beside.runtime = &r->memory.runtime;
-		beside.beside = programs_item;
+		beside.beside = memory_item;
 		beside.beside_ctx = &p;
 	}
 	rc = tp_collectives_build(&r->coll, cap, &beside, err);

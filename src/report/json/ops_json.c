@@ -7,7 +7,6 @@
 #include "op_rows.h"
 #include "tpuprof/report/device_report.h"
 #include "tpuprof/report/ops_report.h"
-#include "tpuprof/util/parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -209,17 +208,18 @@ static json_t *filter_json(const struct tp_ops_filter *f)
 }
 
 /* cores[] and the steps across them, then core_groups: the groups (the
- * all-cores rows, one thread) are written beside the cores (their op
- * rows on every thread) when a spooled part can take them. */
+ * all-cores rows, one thread) written beside the cores (their op rows
+ * on every thread), tp_jw_two_runs. */
 struct cores_and_groups {
-	struct tp_jw *w, groups;
 	const struct tp_capture *cap;
 	const struct tp_ops *ops;
 	const struct tp_ops_view *view;
 };
 
-static void cores_json(struct tp_jw *w, const struct cores_and_groups *g)
+static void cores_json(struct tp_jw *w, void *ctx)
 {
+	const struct cores_and_groups *g = ctx;
+
 	tp_jw_array(w, "cores");
 	for (size_t c = 0; c < g->ops->n_cores && tp_jw_ok(w); c++)
 		core_json(w, g->cap, g->ops, &g->ops->cores[c], g->view);
@@ -227,34 +227,22 @@ static void cores_json(struct tp_jw *w, const struct cores_and_groups *g)
 	tp_ops_steps_across_json(w, g->cap, g->ops, g->view);
 }
 
-static void cores_or_groups(void *ctx, size_t item, unsigned worker)
+static void groups_json(struct tp_jw *w, void *ctx)
 {
-	struct cores_and_groups *g = ctx;
+	const struct cores_and_groups *g = ctx;
 
-	(void)worker;
-	if (item == 0)
-		cores_json(g->w, g);
-	else
-		tp_core_groups_json(&g->groups, "core_groups", g->cap, g->ops, g->view->sort);
+	tp_core_groups_json(w, "core_groups", g->cap, g->ops, g->view->sort);
 }
 
 static void cores_then_groups(struct tp_jw *w, const struct tp_capture *cap,
 			      const struct tp_ops *ops, const struct tp_ops_view *view)
 {
-	struct cores_and_groups g = { .w = w, .cap = cap, .ops = ops, .view = view };
+	struct cores_and_groups g = { cap, ops, view };
 
-	/* the groups' part starts where they go: in the document's object,
-	 * after members (schema), as w is again once cores[] is written */
-	if (!view->omit_groups && tp_threads() > 1 && tp_jw_fork_spooled(&g.groups, w, true)) {
-		tp_parallel_for(2, 2, cores_or_groups, &g);
-		if (tp_jw_splice(w, &g.groups))
-			return;
-		tp_core_groups_json(w, "core_groups", cap, ops, view->sort);
-		return;
-	}
-	cores_json(w, &g);
-	if (!view->omit_groups)
-		tp_core_groups_json(w, "core_groups", cap, ops, view->sort);
+	if (view->omit_groups)
+		cores_json(w, &g);
+	else
+		tp_jw_two_runs(w, cores_json, groups_json, &g);
 }
 
 void tp_ops_json(struct tp_jw *w, const char *key, const struct tp_capture *cap,

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpuprof/util/parallel.h"
 #include "tpuprof/util/util.h"
 #include "tpuprof/util/version.h"
 
@@ -148,21 +147,20 @@ enum tp_err tp_report_doc_as_part(json_t **out, json_t *doc, const char *name,
 	return TP_OK;
 }
 
-/* The document's members from "memory" on, in two halves written at
- * once (a stream writer with threads): memory and ops, then op_scopes,
- * collectives and advice, forked and spliced after them. The second
- * half is written while the first writes memory, on one thread; its
- * text (megabytes) waits in a temporary file, not in memory
- * (tp_jw_fork_spooled: 7 MB less peak on the bench's 200 MB capture). */
+/* The document's members from "memory" on, in two runs written at once
+ * (tp_jw_two_runs): memory and ops, then op_scopes, collectives and
+ * advice, written while the first writes memory, on one thread; its
+ * text (megabytes) waits in a temporary file, not in memory (7 MB less
+ * peak on the bench's 200 MB capture). */
 struct halves {
-	struct tp_jw *w, part;
 	const struct tp_capture *cap;
 	const struct tp_report *r;
 	bool per_step;
 };
 
-static void first_half(struct tp_jw *w, const struct halves *h)
+static void first_half(struct tp_jw *w, void *ctx)
 {
+	const struct halves *h = ctx;
 	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL,
 				   .per_step = h->per_step };
 
@@ -170,8 +168,9 @@ static void first_half(struct tp_jw *w, const struct halves *h)
 	tp_ops_json(w, "ops", h->cap, &h->r->coll.ops, &all);
 }
 
-static void second_half(struct tp_jw *w, const struct halves *h)
+static void second_half(struct tp_jw *w, void *ctx)
 {
+	const struct halves *h = ctx;
 	struct tp_ops_view by_scope = { .limit = 0, .sort = 0, .filter = NULL,
 					.scopes = &h->r->scopes, .omit_cores = true };
 
@@ -180,35 +179,17 @@ static void second_half(struct tp_jw *w, const struct halves *h)
 	tp_jw_put(w, "advice", tp_advice_json(&h->r->advice));
 }
 
-static void write_half(void *ctx, size_t item, unsigned worker)
-{
-	struct halves *h = ctx;
-
-	(void)worker;
-	if (item == 0)
-		first_half(h->w, h);
-	else
-		second_half(&h->part, h);
-}
-
 void tp_report_json(struct tp_jw *w, const struct tp_capture *cap,
 		    const struct tp_report *r, bool per_step)
 {
-	struct halves h = { .w = w, .cap = cap, .r = r, .per_step = per_step };
+	struct halves h = { cap, r, per_step };
 
 	tp_jw_object(w, NULL);
 	tp_jw_put(w, "schema", json_string(TP_REPORT_SCHEMA));
 	/* a baseline kept for months says which build wrote it */
 	tp_jw_put(w, "tpuprof_version", json_string(TPUPROF_VERSION));
 	tp_info_json(w, "info", cap, &r->info);
-	if (tp_threads() > 1 && tp_jw_fork_spooled(&h.part, w, true)) {
-		tp_parallel_for(2, 2, write_half, &h);
-		if (!tp_jw_splice(w, &h.part))
-			second_half(w, &h); /* its temporary file failed */
-	} else {
-		first_half(w, &h);
-		second_half(w, &h);
-	}
+	tp_jw_two_runs(w, first_half, second_half, &h);
 	tp_jw_array(w, "warnings");
 	for (size_t i = 0; i < r->info.n_warnings; i++)
 		tp_jw_put(w, NULL, tp_json_cstr(r->info.warnings[i]));
