@@ -77,6 +77,19 @@ START_TEST(test_damaged_plane_stat_and_framing)
 }
 END_TEST
 
+/* The damaged module of damaged-three-parts, as decoding leaves it: the
+ * third damage, at the file's offset; the other module decoded. */
+static void module_damaged(const struct tp_capture *cap)
+{
+	ck_assert_uint_eq(cap->n_damage, 3);
+	ck_assert_str_eq(cap->damage[2].part, "HLO module 'jit_train_step'");
+	ck_assert_uint_eq(cap->damage[2].offset, 45601);
+	ck_assert_str_eq(cap->damage[2].what, "invalid wire type");
+	ck_assert(cap->modules[0].damaged);
+	ck_assert_ptr_null(cap->modules[0].hlo);
+	ck_assert_ptr_nonnull(cap->modules[1].hlo);
+}
+
 /* The module is found damaged when an analysis decodes it; its offset is
  * that of the file even after the line and stat before it were cut. */
 START_TEST(test_three_parts)
@@ -88,15 +101,9 @@ START_TEST(test_three_parts)
 	ck_assert_int_eq(open_one(&cap, CORRUPT "damaged-three-parts.xplane.pb", false, 0, &err), TP_OK);
 	ck_assert_uint_eq(cap.n_damage, 2);
 	ck_assert_int_eq(tp_info_build(&info, &cap, &err), TP_OK);
-	ck_assert_uint_eq(cap.n_damage, 3);
 	ck_assert_uint_eq(cap.damage[0].offset, 22659);
 	ck_assert_uint_eq(cap.damage[1].offset, 162);
-	ck_assert_str_eq(cap.damage[2].part, "HLO module 'jit_train_step'");
-	ck_assert_uint_eq(cap.damage[2].offset, 45601);
-	ck_assert_str_eq(cap.damage[2].what, "invalid wire type");
-	ck_assert(cap.modules[0].damaged);
-	ck_assert_ptr_null(cap.modules[0].hlo);
-	ck_assert_ptr_nonnull(cap.modules[1].hlo);
+	module_damaged(&cap);
 	ck_assert_uint_eq(info.n_modules, 1);   /* jit_f */
 	ck_assert_str_eq(info.warnings[info.n_warnings - 1],
 			 CORRUPT "damaged-three-parts.xplane.pb: skipped HLO module 'jit_train_step', damaged at byte 45601: invalid wire type");
@@ -114,13 +121,7 @@ START_TEST(test_three_parts_at_once)
 
 	ck_assert_int_eq(open_one(&cap, CORRUPT "damaged-three-parts.xplane.pb", false, 0, &err), TP_OK);
 	ck_assert_int_eq(tp_capture_decode_modules(&cap, NULL, &err), TP_OK);
-	ck_assert_uint_eq(cap.n_damage, 3);
-	ck_assert_str_eq(cap.damage[2].part, "HLO module 'jit_train_step'");
-	ck_assert_uint_eq(cap.damage[2].offset, 45601);
-	ck_assert_str_eq(cap.damage[2].what, "invalid wire type");
-	ck_assert(cap.modules[0].damaged);
-	ck_assert_ptr_null(cap.modules[0].hlo);
-	ck_assert_ptr_nonnull(cap.modules[1].hlo);
+	module_damaged(&cap);
 	tp_capture_release(&cap);
 }
 END_TEST
