@@ -53,6 +53,18 @@ enum tp_cost_source { TP_COST_NONE, TP_COST_MODEL, TP_COST_CUSTOM_CALL };
 const char *tp_cost_source_name(enum tp_cost_source s);
 
 struct tp_op {
+	/* what the op pass adds to per event, together (one cache line
+	 * of the op, not three) */
+	uint64_t occurrences;
+	uint64_t meta_occ;      /* internal: bulk occurrences whose FLOPs and
+				 * bytes are the metadata's, folded in at the
+				 * end of the core                        */
+	int64_t total_ps, self_ps, min_ps;
+	bool collective;        /* a collective (category or opcode)      */
+	bool copy;              /* a copy or host transfer (category,
+				 * tp_op_copy_kind): steps count it apart */
+	uint32_t step_cat;      /* internal: its category's slot among the
+				 * core's, + 1; 0 until a step needs it */
 	size_t core;            /* index into tp_ops.cores                */
 	uint64_t program_id;    /* 0 for TF ops                           */
 	size_t module;          /* index into tp_capture.modules, SIZE_MAX */
@@ -63,26 +75,15 @@ struct tp_op {
 	struct tp_str category; /* hlo_category, fusion kind, TF op type  */
 	struct tp_str scope;    /* name-scope path; may be empty          */
 	char *source;           /* "file:line", malloc'd, or NULL         */
-	uint64_t occurrences;
-	uint64_t meta_occ;      /* internal: bulk occurrences whose FLOPs and
-				 * bytes are the metadata's, folded in at the
-				 * end of the core (next to occurrences: the
-				 * op pass touches one line per event)    */
-	int64_t total_ps, self_ps, min_ps;
 	bool has_flops, has_bytes;
 	int64_t flops;          /* summed over occurrences                */
 	int64_t bytes_accessed; /* summed over occurrences                */
-	bool collective;        /* a collective (category or opcode)      */
-	bool copy;              /* a copy or host transfer (category,
-				 * tp_op_copy_kind): steps count it apart */
 	enum tp_precision precision; /* of its matrix operands, else output */
 	enum tp_op_async async; /* its part of an async pair               */
 	bool host_transfer;     /* a copy to or from host memory, S(5)    */
 	bool bytes_on_start;    /* a -done whose pair's bytes its -start
 				 * carries: its own were dropped           */
 	enum tp_cost_source cost_source; /* where flops and bytes came from */
-	uint32_t step_cat;      /* internal: its category's slot among the
-				 * core's, + 1; 0 until a step needs it */
 };
 
 enum tp_step_source {
