@@ -56,6 +56,10 @@ PY
 }
 make_seeds
 ALL="$(find src -name '*.c' | grep -v 'src/cli/main.c' | sort)"
+# the page's embedded assets the HTML writer links in (analyses, reports,
+# args)
+sh src/report/html/embed.sh $(ls src/report/html/assets/*.css | sort) -- \
+	$(ls src/report/html/assets/*.js | sort) >"$out/html_assets.c"
 for t in $TARGETS; do
 	src=$LIBSRC
 	# the decoder reads .xplane.riegeli: Brotli, Zstd, Snappy, HighwayHash
@@ -69,8 +73,6 @@ for t in $TARGETS; do
 		# the analyses, the JSON writers and the JSON readers, with the
 		# device table they resolve cores against and the page's
 		# embedded assets the HTML writer links in
-		sh src/report/html/embed.sh $(ls src/report/html/assets/*.css | sort) -- \
-			$(ls src/report/html/assets/*.js | sort) >"$out/html_assets.c"
 		src="$src $(find src/analyze src/report src/device -name '*.c' | sort | grep -v fetch_report) $out/html_assets.c"
 		libs="$libs -ljansson -lm"
 		[ "$t" = reports ] && seeds="$out/seeds-reports" ;;
@@ -94,7 +96,7 @@ for t in $TARGETS; do
 		seeds="tests/oom"
 		[ -d ../shared/oom-reports ] && seeds="$seeds ../shared/oom-reports" ;;
 	args)
-		src="$ALL $out/proto/hlo.pb-c.c $out/proto/xplane.pb-c.c"
+		src="$ALL $out/proto/hlo.pb-c.c $out/proto/xplane.pb-c.c $out/html_assets.c"
 		libs="$libs -ljansson -lcurl -lm"
 		flags="-close_fd_mask=3"   # help and usage errors are printed
 		seeds="$out/seeds-args" ;;
