@@ -227,11 +227,16 @@ void tp_mem_module_json(struct tp_jw *w, const struct tp_mem_module *m)
 		json_object_set_new(cat, tp_mem_category_name(c), tp_json_uint(m->by_category[c]));
 	tp_jw_put(w, "bytes_by_category", cat);
 	tp_jw_array(w, "heap");
-	for (size_t i = 0; i < m->n_points && tp_jw_ok(w); i++)
-		tp_jw_put(w, NULL, json_pack("{s:o,s:o,s:o}",
-			"bytes", tp_json_uint(m->heap[i] + m->indefinite_bytes),
-			"unpadded_bytes", tp_json_uint(m->heap_unpadded[i] + m->indefinite_bytes),
-			"instruction", tp_json_cstr(m->point_instr[i])));
+	/* a point per heap event: put field by field, no value tree */
+	for (size_t i = 0; i < m->n_points && tp_jw_ok(w); i++) {
+		const char *ins = m->point_instr[i];
+
+		tp_jw_object(w, NULL);
+		tp_jw_uint(w, "bytes", m->heap[i] + m->indefinite_bytes);
+		tp_jw_uint(w, "unpadded_bytes", m->heap_unpadded[i] + m->indefinite_bytes);
+		tp_jw_str(w, "instruction", tp_str_make(ins, strlen(ins)));
+		tp_jw_end(w);
+	}
 	tp_jw_end(w);
 	tp_jw_array(w, "live_at_peak");
 	for (size_t i = 0; i < m->n_live && tp_jw_ok(w); i++)
