@@ -113,7 +113,15 @@ measure() {
 		cat "$dir/time.txt" >>"$dir/times.txt"
 		n=$((n - 1))
 	done
-	sort -n "$dir/times.txt" | awk '{ w[NR] = $0; if ($2 > m) m = $2 }
+	summarize "$label" "$bytes" "$ref" "$dir/times.txt"
+}
+
+# summarize LABEL BYTES RSS_REF TIMES: the row of the runs in TIMES (a
+# "wall rss user sys" line each): the median wall with its run's CPU, the
+# highest peak RSS; sets wall, rss, user and sys as measure does
+summarize() {
+	label=$1 bytes=$2 ref=$3
+	sort -n "$4" | awk '{ w[NR] = $0; if ($2 > m) m = $2 }
 		END { split(w[int((NR + 1) / 2)], x, " "); print x[1], m, x[3], x[4] }' >"$dir/time.txt"
 	read -r wall rss user sys <"$dir/time.txt"
 	what="file"

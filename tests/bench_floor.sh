@@ -29,6 +29,32 @@ floor_build() {
 	cc -O2 -o "$floor_bin" ../shared/tools/pbwalk.c
 }
 
+# floor_rounds: $runs rounds of the floor, report and ops on $cap, one
+# after the other in each round (the machine's drift between runs falls
+# on all three alike), into $dir/fl-floor.txt, fl-report.txt and
+# fl-ops.txt; false (and says so) when one fails
+floor_rounds() {
+	: >"$dir/fl-floor.txt"
+	: >"$dir/fl-report.txt"
+	: >"$dir/fl-ops.txt"
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		for what in floor report ops; do
+			case $what in
+			floor) set -- "$floor_bin" "$cap" ;;
+			report) set -- "$tpuprof" report -q --format json "$cap" ;;
+			ops) set -- "$tpuprof" ops -q --limit 0 --format json "$cap" ;;
+			esac
+			if ! timed "$dir/time.txt" "$@" 2>"$dir/stderr.txt"; then
+				echo "  $what: failed: $(tail -1 "$dir/stderr.txt")"
+				return 1
+			fi
+			cat "$dir/time.txt" >>"$dir/fl-$what.txt"
+		done
+		i=$((i + 1))
+	done
+}
+
 # floor_row KEY CAPTURE [RECORD]: the floor, report and ops on CAPTURE;
 # keeps the figures under KEY for floor_targets (RECORD: for the record)
 floor_row() {
@@ -36,13 +62,14 @@ floor_row() {
 	eval "fl_record_$key=\${3:-}"
 	b=$(wc -c <"$cap")
 	echo "capture: $cap ($b bytes)"
-	measure "floor: pbwalk (1 thread)" "$b" "$b" "$floor_bin" "$cap"
+	floor_rounds || return 0
+	summarize "floor: pbwalk (1 thread)" "$b" "$b" "$dir/fl-floor.txt"
 	eval "fl_floor_$key=\$wall"
-	measure "tpuprof report --format json" "$b" "$b" "$tpuprof" report -q --format json "$cap"
+	summarize "tpuprof report --format json" "$b" "$b" "$dir/fl-report.txt"
 	eval "fl_rep_$key=\$wall fl_rep_rss_$key=\$rss fl_bytes_$key=\$b"
 	"$tpuprof" report -q --format json "$cap" 2>/dev/null | wc -c >"$dir/doc.txt"
 	eval "fl_doc_$key=\$(cat \"\$dir/doc.txt\")"
-	measure "tpuprof ops --limit 0 --format json" "$b" "$b" "$tpuprof" ops -q --limit 0 --format json "$cap"
+	summarize "tpuprof ops --limit 0 --format json" "$b" "$b" "$dir/fl-ops.txt"
 	eval "fl_ops_$key=\$wall fl_ops_rss_$key=\$rss"
 	"$tpuprof" ops -q --limit 0 --format json "$cap" 2>/dev/null | wc -c >"$dir/doc.txt"
 	eval "fl_ops_doc_$key=\$(cat \"\$dir/doc.txt\")"
