@@ -113,15 +113,18 @@ static void coll_json(struct tp_jw *w, const struct tp_capture *cap,
 				tp_json_uint(tp_collective_core_bytes(col, i)) : json_null()));
 	}
 	tp_jw_end(w);
+	/* an execution per run of it on a core: put field by field, no
+	 * value tree each */
 	tp_jw_array(w, "executions");
 	for (size_t i = 0; i < col->n_execs && tp_jw_ok(w); i++) {
 		const struct tp_coll_exec *e = &c->execs[col->first_exec + i];
 
-		tp_jw_put(w, NULL, json_pack("{s:o,s:s,s:o,s:o}",
-			"plane", tp_json_str(c->ops.cores[e->core].plane->name),
-			"part", e->done ? "done" : "start",
-			"start_ps", tp_json_int(e->start_ps),
-			"duration_ps", tp_json_int(e->dur_ps)));
+		tp_jw_object(w, NULL);
+		tp_jw_str(w, "plane", c->ops.cores[e->core].plane->name);
+		tp_jw_str(w, "part", e->done ? tp_str_make("done", 4) : tp_str_make("start", 5));
+		tp_jw_int(w, "start_ps", e->start_ps);
+		tp_jw_int(w, "duration_ps", e->dur_ps);
+		tp_jw_end(w);
 	}
 	tp_jw_end(w);
 	tp_jw_end(w);
