@@ -123,30 +123,35 @@ void tp_op_scope_tree_json(struct tp_jw *w, const char *key, const struct tp_sco
 	tp_jw_end(w);
 }
 
-/* One fusion and its scopes: the shares of one op are consecutive. */
-static json_t *split_json(const struct tp_capture *cap, const struct tp_ops *ops,
-			  const struct tp_op_scopes *s, size_t *i)
+/* One fusion and its scopes (the shares of one op are consecutive),
+ * put field by field: a report holds one per fusion run on a core. */
+static void split_json(struct tp_jw *w, const struct tp_capture *cap,
+		       const struct tp_ops *ops, const struct tp_op_scopes *s, size_t *i)
 {
 	const struct tp_scope_share *first = &s->shares[*i];
 	const struct tp_op *o = &ops->ops[first->op];
-	json_t *f = json_object(), *a = json_array();
+	const char *host = cap->hosts[ops->cores[o->core].host].name;
 
-	json_object_set_new(f, "op", tp_json_str(o->name));
-	json_object_set_new(f, "program_id", tp_json_id(o->program_id));
-	json_object_set_new(f, "plane", tp_json_str(ops->cores[o->core].plane->name));
-	json_object_set_new(f, "host", tp_json_cstr(cap->hosts[ops->cores[o->core].host].name));
-	json_object_set_new(f, "self_ps", tp_json_int(o->self_ps));
-	json_object_set_new(f, "weight_unit", json_string(first->by_bytes ? "bytes" : "instructions"));
+	tp_jw_object(w, NULL);
+	tp_jw_str(w, "op", o->name);
+	tp_jw_id(w, "program_id", o->program_id);
+	tp_jw_str(w, "plane", ops->cores[o->core].plane->name);
+	tp_jw_str(w, "host", tp_str_make(host, strlen(host)));
+	tp_jw_int(w, "self_ps", o->self_ps);
+	tp_jw_str(w, "weight_unit", first->by_bytes ? tp_str_make("bytes", 5)
+						    : tp_str_make("instructions", 12));
+	tp_jw_array(w, "scopes");
 	for (; *i < s->n_shares && s->shares[*i].op == first->op; (*i)++) {
 		const struct tp_scope_share *sh = &s->shares[*i];
 
-		json_array_append_new(a, json_pack("{s:o,s:o,s:o}",
-			"scope", tp_json_str(sh->scope),
-			"weight", tp_json_uint(sh->weight),
-			"time_ps", tp_json_int(sh->ps)));
+		tp_jw_object(w, NULL);
+		tp_jw_str(w, "scope", sh->scope);
+		tp_jw_uint(w, "weight", sh->weight);
+		tp_jw_int(w, "time_ps", sh->ps);
+		tp_jw_end(w);
 	}
-	json_object_set_new(f, "scopes", a);
-	return f;
+	tp_jw_end(w);
+	tp_jw_end(w);
 }
 
 static void shares_json(struct tp_jw *w, const struct tp_capture *cap,
@@ -154,7 +159,7 @@ static void shares_json(struct tp_jw *w, const struct tp_capture *cap,
 {
 	tp_jw_array(w, "fusion_splits");
 	for (size_t i = 0; i < s->n_shares && tp_jw_ok(w);)
-		tp_jw_put(w, NULL, split_json(cap, ops, s, &i));
+		split_json(w, cap, ops, s, &i);   /* past the op's shares */
 	tp_jw_end(w);
 }
 
