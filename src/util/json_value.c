@@ -160,6 +160,22 @@ void tp_jw_id(struct tp_jw *w, const char *key, uint64_t v)
 		tp_jw_put(w, key, json_string(p));
 }
 
+void tp_jw_id_or_null(struct tp_jw *w, const char *key, bool has, uint64_t v)
+{
+	if (has)
+		tp_jw_id(w, key, v);
+	else
+		tp_jw_put(w, key, json_null());
+}
+
+void tp_jw_str_or_null(struct tp_jw *w, const char *key, struct tp_str s)
+{
+	if (s.len)
+		tp_jw_str(w, key, s);
+	else
+		tp_jw_put(w, key, json_null());
+}
+
 void tp_jw_str(struct tp_jw *w, const char *key, struct tp_str s)
 {
 	if (!tp_jw_put_plain(w, key, s.ptr, s.len))

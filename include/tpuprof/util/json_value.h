@@ -33,7 +33,10 @@ void tp_jw_id(struct tp_jw *w, const char *key, uint64_t v);
 /* v, or null where it is not known (!has). */
 void tp_jw_int_or_null(struct tp_jw *w, const char *key, bool has, int64_t v);
 void tp_jw_real_or_null(struct tp_jw *w, const char *key, bool has, double v);
+void tp_jw_id_or_null(struct tp_jw *w, const char *key, bool has, uint64_t v);
 void tp_jw_str(struct tp_jw *w, const char *key, struct tp_str s);
+/* s, or null where it is empty. */
+void tp_jw_str_or_null(struct tp_jw *w, const char *key, struct tp_str s);
 
 /* Writes a whole jansson document (TP_JSON_FLAGS, trailing newline);
  * documents that grow with the capture are streamed with a tp_jw. */

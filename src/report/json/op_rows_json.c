@@ -105,18 +105,12 @@ static void op_json(struct tp_jw *w, const struct tp_capture *cap,
 
 	tp_jw_object(w, NULL);
 	tp_jw_str(w, "name", o->name);
-	if (core->source == TP_OPSRC_TF)
-		tp_jw_put(w, "program_id", json_null());
-	else
-		tp_jw_id(w, "program_id", o->program_id);
+	tp_jw_id_or_null(w, "program_id", core->source != TP_OPSRC_TF, o->program_id);
 	if (o->module == SIZE_MAX)
 		tp_jw_put(w, "module", json_null());
 	else
 		tp_jw_str(w, "module", tp_report_module_name(cap, o->module));
-	if (o->category.len)
-		tp_jw_str(w, "category", o->category);
-	else
-		tp_jw_put(w, "category", json_null());
+	tp_jw_str_or_null(w, "category", o->category);
 	tp_jw_str(w, "scope", o->scope);
 	tp_jw_put(w, "source", o->source ? tp_json_cstr(o->source) : json_null());
 	tp_jw_put(w, "collective", json_boolean(o->collective));

@@ -34,15 +34,9 @@ static void group_op_json(struct tp_jw *w, const struct tp_ops_core *g, const st
 {
 	tp_jw_object(w, NULL);
 	tp_jw_str(w, "name", o->name);
-	if (g->source == TP_OPSRC_TF)
-		tp_jw_put(w, "program_id", json_null());
-	else
-		tp_jw_id(w, "program_id", o->program_id);
+	tp_jw_id_or_null(w, "program_id", g->source != TP_OPSRC_TF, o->program_id);
 	tp_jw_put(w, "module", module_json(m, o->module));
-	if (o->category.len)
-		tp_jw_str(w, "category", o->category);
-	else
-		tp_jw_put(w, "category", json_null());
+	tp_jw_str_or_null(w, "category", o->category);
 	tp_jw_put(w, "collective", json_boolean(o->collective));
 	tp_jw_uint(w, "occurrences", o->occurrences);
 	tp_jw_int(w, "total_ps", o->total_ps);
