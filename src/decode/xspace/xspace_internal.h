@@ -48,10 +48,9 @@ void tp_line_tail_field(struct tp_line *ln, const struct tp_field *f);
 void tp_line_walk_tail(const struct tp_xspace *xs, struct tp_line *ln,
 		       const uint8_t *from);
 
-/* Counts LEN fields numbered `number` directly in w's range; on corrupt
- * bytes -1 with the error in w0 (xspace_meta.c). tp_count_fields_of
- * counts k numbers in one pass, numbers[i] into n[i]. */
-int tp_count_fields(struct tp_wire *w0, uint32_t number, size_t *n);
+/* Counts the LEN fields numbered numbers[i] directly in w's range into
+ * n[i], k numbers in one pass; on corrupt bytes -1 with the error in w0
+ * (xspace_meta.c). */
 int tp_count_fields_of(struct tp_wire *w0, const uint32_t *numbers, size_t k,
 		       size_t *n);
 /* Decodes (validating) every stat numbered `number` of w, `counted` of

@@ -33,11 +33,6 @@ int tp_count_fields_of(struct tp_wire *w0, const uint32_t *numbers, size_t k,
 	return rc;
 }
 
-int tp_count_fields(struct tp_wire *w0, uint32_t number, size_t *n)
-{
-	return tp_count_fields_of(w0, &number, 1, n);
-}
-
 static bool is_known_stat(const struct tp_plane *pl, int64_t id)
 {
 	for (int k = 0; k < TP_SN_COUNT; k++)
