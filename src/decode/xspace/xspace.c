@@ -214,6 +214,7 @@ struct plane_slots {
 	const struct decode_ctx *c;
 	struct tp_xspace *xs;
 	struct plane_slot *slot;
+	bool shared;                 /* one thread: into c's own arena    */
 };
 
 static void decode_plane_slot(void *ctx, size_t i, unsigned worker)
@@ -223,7 +224,8 @@ static void decode_plane_slot(void *ctx, size_t i, unsigned worker)
 	struct decode_ctx c = *ps->c;
 
 	(void)worker;
-	c.arena = &s->arena;
+	if (!ps->shared)
+		c.arena = &s->arena;
 	c.err = &s->err;
 	if (decode_plane(&c, &s->pw, &ps->xs->planes[i]) < 0) {
 		corrupt(&c, &s->pw, "a plane");
@@ -234,14 +236,28 @@ static void decode_plane_slot(void *ctx, size_t i, unsigned worker)
 }
 
 /* The first n planes, on threads; their arenas kept in c's, in order.
- * The first damaged one (in file order) is the answer. */
+ * The first damaged one (in file order) is the answer. On one thread (a
+ * pod's hosts are a thread each) they go into c's arena as they come,
+ * not an arena each (a small plane would hold a chunk of its own). */
 static enum tp_err decode_planes(struct decode_ctx *c, struct tp_xspace *xs,
 				 struct plane_slot *slot, size_t n)
 {
-	struct plane_slots ps = { c, xs, slot };
+	struct plane_slots ps = { c, xs, slot, false };
+	unsigned threads = c->threads ? c->threads : tp_threads();
 	enum tp_err rc = TP_OK;
 
-	tp_parallel_for(n, c->threads, decode_plane_slot, &ps);
+	if (threads < 2 || n < 2) {
+		ps.shared = true;
+		for (size_t i = 0; i < n && rc == TP_OK; i++) {
+			decode_plane_slot(&ps, i, 0);
+			if (slot[i].failed) {
+				*c->err = slot[i].err;
+				rc = TP_ERR_INPUT;
+			}
+		}
+		return rc;
+	}
+	tp_parallel_for(n, threads, decode_plane_slot, &ps);
 	for (size_t i = 0; i < n; i++) {
 		tp_arena_adopt(c->arena, &slot[i].arena);
 		if (rc == TP_OK && slot[i].failed) {
