@@ -362,6 +362,11 @@ enum tp_err tp_memory_build_cores(struct tp_memory *mem, struct tp_capture *cap,
 				  struct tp_error *err);
 void tp_memory_release(struct tp_memory *mem);
 
+/* Whether every device line the analysis reads (its cores' programs) is
+ * scanned already, so that reading it writes nothing: then it may run
+ * beside another pass over the same capture's other lines. */
+bool tp_memory_lines_scanned(const struct tp_capture *cap);
+
 /* A core's headroom: capacity less the larger of its compiler and
  * runtime peaks, in bytes (negative when over) and percent of capacity.
  * HBM only: another memory space is not held to the HBM capacity. */

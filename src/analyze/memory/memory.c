@@ -170,6 +170,27 @@ static void gpu_programs_bulk(struct tp_mem_core *c, const struct tp_plane *pl,
 		}
 }
 
+/* The lines programs_of reads: "XLA Modules", and a GPU plane's kernel
+ * lines where its kernels carry program ids. */
+static bool reads_line(const struct tp_plane *pl, const struct tp_line *ln)
+{
+	return tp_str_eq(ln->name, "XLA Modules") ||
+	       (pl->kind == TP_PLANE_GPU && pl->known_stat[TP_SN_PROGRAM_ID]);
+}
+
+bool tp_memory_lines_scanned(const struct tp_capture *cap)
+{
+	for (size_t h = 0; h < cap->n_hosts; h++)
+		for (size_t p = 0; p < cap->hosts[h].xs.n_planes; p++) {
+			const struct tp_plane *pl = &cap->hosts[h].xs.planes[p];
+
+			for (size_t l = 0; l < pl->n_lines; l++)
+				if (!pl->lines[l].scanned && reads_line(pl, &pl->lines[l]))
+					return false;
+		}
+	return true;
+}
+
 /* Programs that ran on a core: "XLA Modules" events are named
  * "<module>(<program id>)"; GPU kernels carry a program_id stat. */
 static void programs_of(struct tp_mem_core *c, const struct tp_host *h,
@@ -186,7 +207,7 @@ static void programs_of(struct tp_mem_core *c, const struct tp_host *h,
 		struct tp_event ev;
 		size_t nk;
 
-		if (!modules_line && !(pl->kind == TP_PLANE_GPU && pl->known_stat[TP_SN_PROGRAM_ID]))
+		if (!reads_line(pl, ln))
 			continue;
 		if (!modules_line && (k = known_line(known, ln, &nk))) {
 			for (size_t i = 0; i < nk; i++)

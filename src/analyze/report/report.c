@@ -113,23 +113,12 @@ static void memory_item(void *ctx)
 	m->rc = m->build(&m->r->memory, m->cap, m->mopt, m->mf, &m->err);
 }
 
-/* Whether memory may run beside the pass: one host (a pod's hosts keep
- * the order above, for its peak), and every "XLA Modules" line, which
- * both read, scanned at open (reading a line opening deferred scans it:
- * a write). Memory's other reads are HLO, metadata and host lines, which
- * the pass only reads. */
+/* Whether memory, or its programs' part, may run beside the pass: one
+ * host (a pod's hosts keep the order above, for its peak) and threads to
+ * run it on. */
 static bool memory_beside_ok(const struct tp_capture *cap)
 {
-	if (cap->n_hosts != 1 || tp_threads() < 2)
-		return false;
-	for (size_t p = 0; p < cap->hosts[0].xs.n_planes; p++) {
-		const struct tp_plane *pl = &cap->hosts[0].xs.planes[p];
-
-		for (size_t l = 0; l < pl->n_lines; l++)
-			if (!pl->lines[l].scanned && tp_str_eq(pl->lines[l].name, "XLA Modules"))
-				return false;
-	}
-	return true;
+	return cap->n_hosts == 1 && tp_threads() >= 2;
 }
 
 /* Memory beside the ops pass, on a single host: the pass's threads take
@@ -259,7 +248,7 @@ static enum tp_err build(struct tp_report *r, struct tp_capture *cap,
 	 * kernels carry, which the ops pass counts for it */
 	if (has_gpu_planes(cap))
 		rc = ops_then_memory(r, cap, &mopt, &mf, &of, err);
-	else if (memory_beside_ok(cap))
+	else if (memory_beside_ok(cap) && tp_memory_lines_scanned(cap))
 		rc = memory_beside_ops(r, cap, &mopt, &mf, &of, err);
 	else
 		rc = memory_then_ops(r, cap, &mopt, &mf, &of, err);
