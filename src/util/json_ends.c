@@ -47,7 +47,7 @@ bool tp_jw_fork_spooled(struct tp_jw *part, const struct tp_jw *w, bool after_ot
 	if (!tp_jw_writing(w) || w->depth == 0)
 		return false;
 	part->spooled = true;
-	return fork_into(part, w, after_others, tmpfile());
+	return fork_into(part, w, after_others, tp_tmpfile());
 }
 
 /* A spooled part's text, read back from its file into w. False when

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static void out_of_memory(size_t size)
 {
@@ -235,4 +236,26 @@ uint64_t tp_hash_bytes(const char *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
 	return tp_mix64(h);
+}
+
+FILE *tp_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	int fd;
+	FILE *f;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	path = tp_xasprintf("%s/tpuprof-XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w+b");
+	if (!f)
+		close(fd);
+	return f;
 }

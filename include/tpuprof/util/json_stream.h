@@ -105,8 +105,8 @@ bool tp_jw_put_plain(struct tp_jw *w, const char *key, const char *s, size_t n);
  * the same container before it (nested containers closed again): its
  * text then follows them, as w is in the state the fork copied. */
 bool tp_jw_fork(struct tp_jw *part, const struct tp_jw *w, bool after_others);
-/* As tp_jw_fork, the text kept in an unlinked temporary file (tmpfile)
- * instead of memory: for a part of megabytes written beside the rest,
+/* As tp_jw_fork, the text kept in an unlinked temporary file under
+ * $TMPDIR (tp_tmpfile) instead of memory: for a part of megabytes written beside the rest,
  * which would otherwise add its size to the peak resident memory. */
 bool tp_jw_fork_spooled(struct tp_jw *part, const struct tp_jw *w, bool after_others);
 /* True when part's text is in w (or w is failed or misused). False only

@@ -10,6 +10,7 @@
 #define TPUPROF_UTIL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -99,5 +100,10 @@ bool tp_parse_duration_ps(const char *s, int64_t *out);
 
 /* True when name ends with suffix. */
 bool tp_has_suffix(const char *name, const char *suffix);
+
+/* A temporary file for reading and writing, under $TMPDIR (else /tmp),
+ * already unlinked: it goes when closed or when the process ends, even on
+ * a crash. NULL when it cannot be made. */
+FILE *tp_tmpfile(void);
 
 #endif

@@ -125,26 +125,11 @@ int64_t rg_segment_shift(const struct rg_line *l, const struct rg_segment *s)
 
 FILE *rg_tmpfile(void)
 {
-	const char *dir = getenv("TMPDIR");
-	char *path;
-	int fd;
-	FILE *f;
+	FILE *f = tp_tmpfile();
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	path = tp_xasprintf("%s/tpuprof-riegeli-XXXXXX", dir);
-	fd = mkstemp(path);
-	if (fd >= 0)
-		unlink(path);
-	free(path);
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "w+b");
-	if (!f)
-		close(fd);
 	/* MBs are written in pieces of tens of bytes (runs of events,
 	 * metadata entries): fewer, larger writes */
-	else
+	if (f)
 		setvbuf(f, NULL, _IOFBF, (size_t)1 << 20);
 	return f;
 }
