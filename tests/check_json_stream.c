@@ -271,6 +271,40 @@ START_TEST(test_two_runs)
 		free(got);
 	}
 	tp_set_threads(0);
+	/* no temporary file to spool to ($TMPDIR gone): no part, the runs
+	 * one after the other, the same text */
+	{
+		const char *old = getenv("TMPDIR");
+		char *keep = old ? strdup(old) : NULL;
+		struct tp_jw w, part;
+		char *got = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&got, &len);
+
+		setenv("TMPDIR", "/nonexistent/tpuprof-check", 1);
+		tp_set_threads(2);
+		tp_jw_init(&w, f);
+		tp_jw_array(&w, NULL);
+		ck_assert(!tp_jw_fork_spooled(&part, &w, false));
+		tp_jw_end(&w);
+		ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+		fclose(f);
+		free(got);
+		got = NULL;
+		f = open_memstream(&got, &len);
+		tp_jw_init(&w, f);
+		two_runs_doc(&w);
+		ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+		fclose(f);
+		ck_assert_str_eq(got, want);
+		free(got);
+		tp_set_threads(0);
+		if (keep)
+			setenv("TMPDIR", keep, 1);
+		else
+			unsetenv("TMPDIR");
+		free(keep);
+	}
 	tp_jw_init(&tree, NULL);
 	two_runs_doc(&tree);
 	{
