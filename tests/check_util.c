@@ -112,6 +112,39 @@ START_TEST(test_strpool)
 }
 END_TEST
 
+/* The hash reads every byte of every length: sixteen at a time, then a
+ * tail of 1-16 bytes read in overlapping pieces. One bit flipped at any
+ * position of strings of 0-48 bytes changes it, as does the length (a
+ * trailing zero byte), and equal bytes anywhere hash the same. */
+START_TEST(test_hash_bytes)
+{
+	char a[64], b[64 + 8];
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (char)(i * 37 + 11);
+	for (size_t n = 0; n <= 48; n++) {
+		uint64_t h = tp_hash_bytes(a, n);
+
+		memcpy(b + 3, a, n);                  /* unaligned copy */
+		ck_assert_uint_eq(tp_hash_bytes(b + 3, n), h);
+		b[3 + n] = 0;
+		ck_assert_uint_ne(tp_hash_bytes(b + 3, n + 1), h);
+		for (size_t i = 0; i < n; i++)
+			for (int bit = 0; bit < 8; bit++) {
+				b[3 + i] ^= (char)(1 << bit);
+				ck_assert_uint_ne(tp_hash_bytes(b + 3, n), h);
+				b[3 + i] ^= (char)(1 << bit);
+			}
+	}
+	/* bits at the same place of two words (a product's carries do not
+	 * cancel them as FNV-1a's would not either) */
+	memcpy(b, a, 32);
+	b[7] ^= (char)0x80;
+	b[15] ^= (char)0x80;
+	ck_assert_uint_ne(tp_hash_bytes(b, 32), tp_hash_bytes(a, 32));
+}
+END_TEST
+
 START_TEST(test_parse_size)
 {
 	uint64_t v = 0;
@@ -270,6 +303,7 @@ int main(void)
 	tcase_add_test(tc, test_arena);
 	tcase_add_test(tc, test_arena_adopt);
 	tcase_add_test(tc, test_strpool);
+	tcase_add_test(tc, test_hash_bytes);
 	tcase_add_loop_test(tc, test_parse_size, 0, sizeof(sizes) / sizeof(sizes[0]));
 	tcase_add_loop_test(tc, test_parse_fraction, 0, sizeof(fractions) / sizeof(fractions[0]));
 	tcase_add_loop_test(tc, test_parse_duration, 0, sizeof(durations) / sizeof(durations[0]));

@@ -48,7 +48,7 @@ char *tp_str_dup(struct tp_str s);
 
 /* Hashes for the project's open-addressing tables: tp_mix64 scrambles an
  * integer key (ids are often sequential, or fingerprints); tp_hash_bytes
- * is FNV-1a, then mixed. */
+ * takes sixteen bytes a step (util.c), then mixes. */
 uint64_t tp_mix64(uint64_t x);
 uint64_t tp_hash_bytes(const char *p, size_t n);
 
