@@ -162,20 +162,21 @@ static bool map_entry(const uint8_t *base, const struct tp_field *e,
 	return rc == 0;
 }
 
-/* A map entry {1: id, 2: value} into the spill file. */
+/* A map entry {1: id, 2: value} into the spill file: its head from the
+ * stack, then the value, one after the other (no copy of the value). */
 static struct rg_span spill_entry(struct rg_model *m, int64_t id,
 				  const struct rg_buf *value)
 {
-	struct rg_buf b = { 0 };
+	uint8_t head[1 + 10 + 1 + 10];
+	struct rg_buf h = { head, 0, sizeof(head) };
 	struct rg_span s;
 
-	rg_put_tag(&b, 1, TP_WIRE_VARINT);
-	rg_put_varint(&b, (uint64_t)id);
-	rg_put_tag(&b, 2, TP_WIRE_LEN);
-	rg_put_varint(&b, value->n);
-	rg_put(&b, value->p, value->n);
-	s = rg_spill(m, b.p, b.n);
-	free(b.p);
+	rg_put_tag(&h, 1, TP_WIRE_VARINT);
+	rg_put_varint(&h, (uint64_t)id);
+	rg_put_tag(&h, 2, TP_WIRE_LEN);
+	rg_put_varint(&h, value->n);
+	s = rg_spill(m, h.p, h.n);
+	s.len += rg_spill(m, value->p, value->n).len;
 	return s;
 }
 
@@ -269,77 +270,93 @@ static bool event_meta_body(const uint8_t *base, const struct tp_field *value,
 	return rc == 0;
 }
 
+/* One chunk entry of event metadata while it is merged: where its
+ * body and children lie in the shared buffers. */
+struct meta_entry {
+	int64_t id, target;
+	uint64_t key;
+	size_t body, body_n, kids, kids_n;
+	bool is_new;
+};
+
+/* The bytes at off of b (b may hold none). */
+static const uint8_t *buf_at(const struct rg_buf *b, size_t off)
+{
+	return b->p ? b->p + off : (const uint8_t *)"";
+}
+
+/* Entry e written out under its merged id: id, body, children remapped. */
+static void put_event_meta(struct rg_model *m, struct rg_plane *p,
+			   const struct chunk_plane *cp,
+			   const struct meta_entry *e, const struct rg_buf *bodies,
+			   const struct rg_buf *kids, struct rg_buf *v,
+			   struct rg_buf *c)
+{
+	v->n = 0;
+	rg_put_tag(v, 1, TP_WIRE_VARINT);
+	rg_put_varint(v, (uint64_t)e->target);
+	rg_put(v, buf_at(bodies, e->body), e->body_n);
+	if (e->kids_n) {
+		const uint8_t *q = buf_at(kids, e->kids), *end = q + e->kids_n;
+		uint64_t child;
+
+		c->n = 0;
+		while (q < end && tp_wire_varint(&q, end, &child))
+			rg_put_varint(c, (uint64_t)mapped(&cp->event_map,
+							  (int64_t)child));
+		rg_put_tag(v, 6, TP_WIRE_LEN);
+		rg_put_varint(v, c->n);
+		rg_put(v, c->p, c->n);
+	}
+	add_meta(&p->events, &p->n_events, &p->cap_events, &p->event_by_key,
+		 &p->event_ids, &p->max_event_id, e->target, e->key,
+		 spill_entry(m, e->target, v));
+}
+
 /* Event metadata: matched by everything but the id (an op name TPU
- * planes reuse with other stats or display names stays apart). */
+ * planes reuse with other stats or display names stays apart). Each
+ * entry's body is made once, into one buffer for the chunk's entries:
+ * matched by its hash first, then written out where it is new. */
 bool rg_merge_event_meta(struct rg_model *m, struct rg_plane *p,
 			     struct chunk_plane *cp, const uint8_t *base,
 			     bool fresh)
 {
 	size_t n = cp->n_events;
-	int64_t *ids = tp_xcalloc(n ? n : 1, sizeof(*ids));
-	int64_t *targets = tp_xcalloc(n ? n : 1, sizeof(*targets));
-	uint64_t *keys = tp_xcalloc(n ? n : 1, sizeof(*keys));
-	bool *is_new = tp_xcalloc(n ? n : 1, sizeof(*is_new));
+	struct meta_entry *e = tp_xcalloc(n ? n : 1, sizeof(*e));
+	struct rg_buf bodies = { 0 }, kids = { 0 }, v = { 0 }, c = { 0 };
 	bool ok = true;
 
 	for (size_t i = 0; ok && i < n; i++) {
 		struct tp_field value;
-		struct rg_buf body = { 0 }, children = { 0 };
 		long at;
 
-		ok = map_entry(base, &cp->events[i], &ids[i], &value) &&
-		     event_meta_body(base, &value, cp, &body, &children);
-		keys[i] = tp_hash_bytes((const char *)body.p, body.n);
-		at = fresh || !ok ? -1 : tp_i64map_get(&p->event_by_key, (int64_t)keys[i]);
-		targets[i] = at >= 0 ? p->events[at].id
-			     : fresh ? ids[i] : ++p->max_event_id;
-		tp_i64map_set(&cp->event_map, ids[i], (long)targets[i]);
-		if (targets[i] != ids[i])
+		e[i].body = bodies.n;
+		e[i].kids = kids.n;
+		ok = map_entry(base, &cp->events[i], &e[i].id, &value) &&
+		     event_meta_body(base, &value, cp, &bodies, &kids);
+		e[i].body_n = bodies.n - e[i].body;
+		e[i].kids_n = kids.n - e[i].kids;
+		e[i].key = tp_hash_bytes((const char *)buf_at(&bodies, e[i].body),
+					 e[i].body_n);
+		at = fresh || !ok ? -1 : tp_i64map_get(&p->event_by_key, (int64_t)e[i].key);
+		e[i].target = at >= 0 ? p->events[at].id
+			      : fresh ? e[i].id : ++p->max_event_id;
+		tp_i64map_set(&cp->event_map, e[i].id, (long)e[i].target);
+		if (e[i].target != e[i].id)
 			cp->identity = false;
-		is_new[i] = fresh || at < 0;  /* its id is reserved above */
-		free(body.p);
-		free(children.p);
+		e[i].is_new = fresh || at < 0;  /* its id is reserved above */
 	}
 	for (size_t i = 0; ok && i < n; i++) {
-		struct tp_field value;
-		struct rg_buf body = { 0 }, children = { 0 }, v = { 0 };
-		int64_t id = ids[i], target = targets[i];
-
-		if (!is_new[i])
+		if (!e[i].is_new)
 			continue;      /* an entry already there */
-		if (fresh && tp_i64map_get(&p->event_ids, target) >= 0)
+		if (fresh && tp_i64map_get(&p->event_ids, e[i].target) >= 0)
 			continue;
-		ok = map_entry(base, &cp->events[i], &id, &value) &&
-		     event_meta_body(base, &value, cp, &body, &children);
-		rg_put_tag(&v, 1, TP_WIRE_VARINT);
-		rg_put_varint(&v, (uint64_t)target);
-		rg_put(&v, body.p, body.n);
-		if (children.n) {
-			const uint8_t *q = children.p, *end = q + children.n;
-			struct rg_buf c = { 0 };
-			uint64_t child;
-
-			while (q < end && tp_wire_varint(&q, end, &child))
-				rg_put_varint(&c, (uint64_t)mapped(&cp->event_map,
-								   (int64_t)child));
-			rg_put_tag(&v, 6, TP_WIRE_LEN);
-			rg_put_varint(&v, c.n);
-			rg_put(&v, c.p, c.n);
-			free(c.p);
-		}
-		if (ok)
-			add_meta(&p->events, &p->n_events, &p->cap_events,
-				 &p->event_by_key, &p->event_ids,
-				 &p->max_event_id, target, keys[i],
-				 spill_entry(m, target, &v));
-		free(body.p);
-		free(children.p);
-		free(v.p);
+		put_event_meta(m, p, cp, &e[i], &bodies, &kids, &v, &c);
 	}
-	free(ids);
-	free(targets);
-	free(keys);
-	free(is_new);
+	free(e);
+	free(bodies.p);
+	free(kids.p);
+	free(v.p);
+	free(c.p);
 	return ok;
 }
-
