@@ -8,7 +8,6 @@
  */
 #include "trace_internal.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,86 +35,8 @@ void tl_advice_prepare(struct tl *t)
 	tp_ops_release(&ops);
 }
 
-/* The advice judged on a thread of its own (tl_advice_start): ready,
- * under lock, once the owner's advice and steps are filled in. */
-struct tl_pending {
-	struct tl *owner;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool ready;
-};
-
-static void *judge(void *arg)
-{
-	struct tl_pending *p = arg;
-
-	tl_advice_prepare(p->owner);
-	pthread_mutex_lock(&p->lock);
-	p->ready = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	return NULL;
-}
-
-void tl_advice_start(struct tl *t)
-{
-	struct tp_error ignored = { 0 };
-	struct tl_pending *p;
-
-	/* -j 1: one thread, as asked; a module that does not decode (and is
-	 * not left out as damaged) would be tried again by both: at once */
-	if (t->opts->no_derived || t->opts->threads < 2 ||
-	    tp_capture_decode_modules(t->cap, NULL, &ignored) != TP_OK) {
-		tl_advice_prepare(t);
-		return;
-	}
-	/* every module decoded above, as the ops analysis and the lanes would
-	 * first: from here on both only read them */
-	p = tp_xcalloc(1, sizeof(*p));
-	p->owner = t;
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
-	if (pthread_create(&p->thread, NULL, judge, p) != 0) {
-		pthread_cond_destroy(&p->cond);
-		pthread_mutex_destroy(&p->lock);
-		free(p);
-		tl_advice_prepare(t);   /* no thread: before the walk */
-		return;
-	}
-	t->pending = p;
-}
-
-void tl_advice_wait(struct tl *t)
-{
-	struct tl_pending *p = t->pending;
-
-	if (!p)
-		return;
-	pthread_mutex_lock(&p->lock);
-	while (!p->ready)
-		pthread_cond_wait(&p->cond, &p->lock);
-	pthread_mutex_unlock(&p->lock);
-	if (t == p->owner)
-		return;         /* its own fields: joined at release */
-	t->advice = p->owner->advice;
-	t->steps_known = p->owner->steps_known;
-	t->core_steps = p->owner->core_steps;
-	t->n_core_steps = p->owner->n_core_steps;
-	t->pending = NULL;
-}
-
 void tl_advice_release(struct tl *t)
 {
-	struct tl_pending *p = t->pending;
-
-	if (p) {
-		pthread_join(p->thread, NULL);
-		pthread_cond_destroy(&p->cond);
-		pthread_mutex_destroy(&p->lock);
-		free(p);
-		t->pending = NULL;
-	}
 	if (t->advice) {
 		tp_advice_release(t->advice);
 		free(t->advice);

@@ -59,7 +59,6 @@ enum tp_err tl_write_plane(struct tl *t, size_t h, const struct tp_plane *pl,
 		}
 	}
 	if (rc == TP_OK && !t->opts->no_derived) {
-		tl_advice_wait(t);
 		tl_steps_track(t);
 		tl_advice_track(t);
 	}

@@ -173,7 +173,7 @@ enum tp_err tp_trace_walk(struct tp_capture *cap,
 	t.next_pid = 1;
 	tp_strpool_init(&t.pool);
 	time_base(&t);
-	tl_advice_start(&t);
+	tl_advice_prepare(&t);
 	rc = walk(&t, err);
 	tl_advice_release(&t);
 	tl_release(&t);

@@ -97,15 +97,10 @@ struct tl_lanes *tl_lanes_new(struct tl *t)
 		w->cap = t->cap;
 		w->opts = t->opts;
 		w->shift_ps = t->shift_ps;
-		/* the advice and steps when judged already, else taken once
-		 * it is (tl_advice_wait): the judging thread writes them */
-		w->pending = t->pending;
-		if (!t->pending) {
-			w->advice = t->advice;
-			w->steps_known = t->steps_known;
-			w->core_steps = t->core_steps;
-			w->n_core_steps = t->n_core_steps;
-		}
+		w->advice = t->advice;
+		w->steps_known = t->steps_known;
+		w->core_steps = t->core_steps;
+		w->n_core_steps = t->n_core_steps;
 		w->w = &L->lanes[i];
 		w->st = &L->stats[i];
 		tp_strpool_init(&w->pool);

@@ -47,7 +47,6 @@ struct tl_module;
 struct tp_advice;
 struct tp_ops;
 struct tp_step_run;
-struct tl_pending;
 
 /* A core's steps as `ops` found them (step_track.c): taken from the
  * advice's ops analysis before the walk, so that no plane reads its op
@@ -73,9 +72,6 @@ struct tl {
 	 * it is judged on (steps_known: the ops analysis ran): the walk's,
 	 * lane workers borrow them */
 	struct tp_advice *advice;
-	/* set while the advice is judged beside the lanes (tl_advice_start):
-	 * a plane's derived tracks wait for it (tl_advice_wait) */
-	struct tl_pending *pending;
 	bool steps_known;
 	const struct tl_core_steps *core_steps;
 	size_t n_core_steps;
@@ -201,16 +197,10 @@ void tl_peaks_begin(struct tl *t);
 void tl_peaks_event(struct tl *t, const struct tp_event *ev, int64_t start_ps);
 void tl_peaks_end(struct tl *t);
 
-/* advice_marks.c: the advice judged once (none with --no-derived, or
- * when ops cannot read the capture), its fired findings with a time as
- * instants on the plane they were measured on. tl_advice_prepare judges
- * it before the walk; tl_advice_start on a thread of its own beside the
- * lanes, which write every plane's lines meanwhile and wait for it
- * (tl_advice_wait) before the plane's steps and advice tracks, the
- * trace the same bytes. tl_advice_release waits for that thread too. */
+/* advice_marks.c: the advice judged once before the walk (none with
+ * --no-derived, or when ops cannot read the capture), its fired findings
+ * with a time as instants on the plane they were measured on. */
 void tl_advice_prepare(struct tl *t);
-void tl_advice_start(struct tl *t);
-void tl_advice_wait(struct tl *t);
 void tl_advice_release(struct tl *t);
 void tl_advice_track(struct tl *t);
 
