@@ -185,8 +185,8 @@ $(BUILD)/tests/trace/perfetto_subset.pb-c.c: tests/trace/perfetto_subset.proto
 $(TRACE_DUMP): tests/trace/trace_dump.c $(BUILD)/tests/trace/perfetto_subset.pb-c.c
 	$(CC) $(CPPFLAGS) -I$(BUILD)/tests/trace -std=c11 -O1 -g -w $(PKG_CFLAGS) $^ $(PKG_LIBS) -o $@
 
-trace-test: $(BIN) $(TRACE_DUMP)
-	python3 tests/trace/check_trace.py $(BIN) $(TRACE_DUMP)
+trace-test: $(BIN) $(TRACE_DUMP) $(GEN_BIN)
+	python3 tests/trace/check_trace.py $(BIN) $(TRACE_DUMP) $(GEN_BIN)
 
 # `tpuprof oom` held to the shared reports' reference figures and their
 # variants; then a report inside 100 MB of log read from a pipe.

@@ -32,6 +32,8 @@
 #include "tpuprof/decode/capture.h"
 #include "tpuprof/util/error.h"
 
+struct tp_trace_judged;
+
 enum tp_trace_format {
 	TP_TRACE_PERFETTO,      /* Trace of TracePackets (trace-facts §1) */
 	TP_TRACE_JSON,          /* {"traceEvents": [...]} (§2)            */
@@ -51,6 +53,10 @@ struct tp_trace_opts {
 				 * writer lanes (0, 1: one at a time, the
 				 * output then byte for byte the same for
 				 * the same capture)                     */
+	/* The advice and steps judged before the walk (tp_trace_judge),
+	 * borrowed; NULL: the walk judges them itself, on a capture whose
+	 * lines are all scanned (opened without tp_open_opts.defer_min_bytes). */
+	const struct tp_trace_judged *judged;
 	/* Called before each plane: bytes of the planes written so far and
 	 * of all to write, and the process's name; NULL for none. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total, const char *what);
@@ -155,6 +161,23 @@ struct tp_trace_writer {
  * nothing in it, TP_ERR_INPUT when it has no XSpace (HLO only). */
 enum tp_err tp_trace_check(const struct tp_capture *cap,
 			   const struct tp_trace_opts *opts, struct tp_error *err);
+
+/* What the walk derives from one ops analysis over every core (the
+ * advice, as `report` judges it, and each core's steps), made before
+ * the walk: the analysis reads every core's op lines, scanning those the
+ * capture was opened with deferred (tp_open_opts.defer_min_bytes) as it
+ * goes, and every line still unscanned is scanned after it
+ * (tp_capture_finish_scan), so that a long op line is read twice (here
+ * and by the walk), not three times (at open too). With --no-derived
+ * only the scan. Fails as that scan does, on the first corrupt line in
+ * file order (TP_ERR_INPUT, TP_CORRUPT_XSPACE: reopen the capture whole,
+ * tp_capture_reopen_whole, and judge again). *out is the caller's, freed
+ * with tp_trace_judged_free (NULL: nothing); an analysis that cannot
+ * read the capture leaves no advice, as `report` has none then. */
+enum tp_err tp_trace_judge(struct tp_capture *cap,
+			   const struct tp_trace_opts *opts,
+			   struct tp_trace_judged **out, struct tp_error *err);
+void tp_trace_judged_free(struct tp_trace_judged *j);
 
 /* The timeline model: walks cap once and tells w what to write (not
  * finish: the caller does). Counts go to stats. HLO modules the op

@@ -35,8 +35,73 @@ void tl_advice_prepare(struct tl *t)
 	tp_ops_release(&ops);
 }
 
+/* tp_trace_judge's result: the advice and the steps it was judged with,
+ * moved out of the struct tl that judged them. */
+struct tp_trace_judged {
+	struct tp_advice *advice;
+	bool steps_known;
+	const struct tl_core_steps *core_steps;
+	size_t n_core_steps;
+};
+
+enum tp_err tp_trace_judge(struct tp_capture *cap,
+			   const struct tp_trace_opts *opts,
+			   struct tp_trace_judged **out, struct tp_error *err)
+{
+	struct tl t;
+	struct tp_trace_judged *j;
+	enum tp_err rc;
+
+	*out = NULL;
+	memset(&t, 0, sizeof(t));
+	t.cap = cap;
+	t.opts = opts;
+	tl_advice_prepare(&t);   /* its ops pass scans the op lines */
+	j = tp_xcalloc(1, sizeof(*j));
+	*j = (struct tp_trace_judged){ t.advice, t.steps_known, t.core_steps,
+				       t.n_core_steps };
+	if ((rc = tp_capture_finish_scan(cap, err)) != TP_OK) {
+		tp_trace_judged_free(j);
+		return rc;
+	}
+	*out = j;
+	return TP_OK;
+}
+
+void tp_trace_judged_free(struct tp_trace_judged *j)
+{
+	struct tl t;
+
+	if (!j)
+		return;
+	memset(&t, 0, sizeof(t));
+	t.advice = j->advice;
+	t.steps_known = j->steps_known;
+	t.core_steps = j->core_steps;
+	t.n_core_steps = j->n_core_steps;
+	tl_advice_release(&t);
+	free(j);
+}
+
+void tl_advice_borrow(struct tl *t, const struct tp_trace_judged *j)
+{
+	t->advice = j->advice;
+	t->steps_known = j->steps_known;
+	t->core_steps = j->core_steps;
+	t->n_core_steps = j->n_core_steps;
+	t->judged_borrowed = true;
+}
+
 void tl_advice_release(struct tl *t)
 {
+	if (t->judged_borrowed) {   /* tp_trace_judge's: its owner frees */
+		t->advice = NULL;
+		t->core_steps = NULL;
+		t->n_core_steps = 0;
+		t->steps_known = false;
+		t->judged_borrowed = false;
+		return;
+	}
 	if (t->advice) {
 		tp_advice_release(t->advice);
 		free(t->advice);

@@ -173,7 +173,10 @@ enum tp_err tp_trace_walk(struct tp_capture *cap,
 	t.next_pid = 1;
 	tp_strpool_init(&t.pool);
 	time_base(&t);
-	tl_advice_prepare(&t);
+	if (opts->judged)
+		tl_advice_borrow(&t, opts->judged);
+	else
+		tl_advice_prepare(&t);
 	rc = walk(&t, err);
 	tl_advice_release(&t);
 	tl_release(&t);

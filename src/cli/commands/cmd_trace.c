@@ -169,16 +169,47 @@ static void draw_progress(void *ctx, uint64_t done, uint64_t total, const char *
 	*drawn = 1;
 }
 
+/* The capture opened with its long op lines deferred, then the advice
+ * judged: its ops pass is those lines' scan, which opening would
+ * otherwise make, so that each is read twice, not three times
+ * (tp_trace_judge). A corrupt one found then: opened again whole, the
+ * damage left out as opening leaves it, and judged again. Before the
+ * output is opened: a capture that fails writes nothing. */
+static int open_judged(const struct tp_common_opts *o, struct tp_trace_opts *t,
+		       struct tp_capture *cap, struct tp_trace_judged **judged)
+{
+	struct tp_common_opts deferred = *o;
+	struct tp_error err = { 0 };
+	int code;
+
+	deferred.open.defer_min_bytes = TP_DEFER_MIN_BYTES;
+	if ((code = tp_cli_open_capture(&deferred, cap)) != TP_EXIT_OK)
+		return code;
+	/* --host/--core that name nothing: said before the ops pass */
+	if (tp_trace_check(cap, t, &err) == TP_OK &&
+	    tp_trace_judge(cap, t, judged, &err) != TP_OK &&
+	    tp_capture_reopen_whole(cap, (const char *const *)deferred.captures,
+				    (size_t)deferred.n_captures, &deferred.open, &err))
+		(void)tp_trace_judge(cap, t, judged, &err);
+	if (err.code != TP_OK) {
+		tp_capture_release(cap);
+		return tp_cli_fail(&err);
+	}
+	t->judged = *judged;
+	return TP_EXIT_OK;
+}
+
 static int write_trace(const struct tp_common_opts *o, struct tp_trace_opts *t)
 {
 	struct tp_capture cap;
+	struct tp_trace_judged *judged = NULL;
 	struct tp_trace_stats st;
 	struct tp_error err = { 0 };
 	struct tp_output out;
 	enum tp_err rc;
 	int code, drawn = 0;
 
-	if ((code = tp_cli_open_capture(o, &cap)) != TP_EXIT_OK)
+	if ((code = open_judged(o, t, &cap, &judged)) != TP_EXIT_OK)
 		return code;
 	if (!o->quiet && isatty(STDERR_FILENO)) {
 		t->progress = draw_progress;
@@ -205,6 +236,8 @@ static int write_trace(const struct tp_common_opts *o, struct tp_trace_opts *t)
 	}
 	if (code == TP_EXIT_OK)
 		tp_cli_damage(&cap);   /* modules decoded: damaged ones known */
+	t->judged = NULL;
+	tp_trace_judged_free(judged);
 	tp_capture_release(&cap);
 	return code;
 }
