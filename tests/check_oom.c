@@ -264,6 +264,23 @@ START_TEST(test_other_families)
 	tp_oom_explain_release(&e);
 	tp_oom_report_release(&r);
 
+	/* a size past int64 saturates (a fuzzer's "260.00E" reservation),
+	 * and so does the capacity plus it that the chip is matched by (the
+	 * sum overflowed, caught by UBSan before): no device that large, so
+	 * the nearest above the capacity, as with no reservation */
+	parse(&r, "XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. "
+		  "Ran out of memory in memory space hbm. Used 55.24G of 31.25G hbm. "
+		  "Exceeded hbm capacity by 23.99G.\n\nTotal hbm usage >= 55.49G:\n"
+		  "    reserved        260.00E \n    program          55.24G \n");
+	ck_assert_int_eq(r.fig[TP_OOM_RESERVED].bytes, INT64_MAX);
+	tp_oom_explain(&e, &r, NULL);
+	ck_assert_uint_eq(e.chip.n_rows, 2);
+	ck_assert_str_eq(e.chip.rows[0]->key, "TPU v4");
+	ck_assert_str_eq(e.chip.rows[1]->key, "TPU v6 lite");
+	ck_assert_int_eq(e.chip.device_bytes, (int64_t)32 << 30);
+	tp_oom_explain_release(&e);
+	tp_oom_report_release(&r);
+
 	/* TPU's early abort; "Requires" in prose is no report */
 	parse(&r, "XLA:TPU compile permanent error. Requires 3.47E, has 14.49G available.");
 	ck_assert(r.early_abort);

@@ -26,7 +26,7 @@ int64_t tp_oom_device_bytes(const struct tp_device_row *row)
 
 static bool near(const struct tp_oom_size *a, const struct tp_oom_size *b)
 {
-	return llabs(a->bytes - b->bytes) <= a->half_unit + b->half_unit;
+	return llabs(tp_sat_sub(a->bytes, b->bytes)) <= tp_sat_add(a->half_unit, b->half_unit);
 }
 
 static void chip(struct tp_oom_explain *e, const struct tp_oom_report *r,
@@ -50,12 +50,14 @@ static void chip(struct tp_oom_explain *e, const struct tp_oom_report *r,
 	tf_era = r->fig[TP_OOM_USED].present && r->fig[TP_OOM_TOTAL_USAGE].present &&
 		 near(&r->fig[TP_OOM_USED], &r->fig[TP_OOM_TOTAL_USAGE]);
 	with_res = r->kind == TP_OOM_COMPILE && !tf_era && res->present && !res->unknown;
-	target = cap->bytes + (with_res ? res->bytes : 0);
-	tol = cap->half_unit + (with_res ? res->half_unit : 0) + (8 << 20);
+	/* sizes saturate (a pasted "260.00E" is INT64_MAX): so do sums */
+	target = tp_sat_add(cap->bytes, with_res ? res->bytes : 0);
+	tol = tp_sat_add(tp_sat_add(cap->half_unit, with_res ? res->half_unit : 0), 8 << 20);
 	for (size_t i = 0; i < tp_device_count() && c->n_rows < 8; i++) {
 		const struct tp_device_row *row = tp_device_at(i);
 
-		if (row->vendor == TP_VENDOR_GOOGLE && llabs(tp_oom_device_bytes(row) - target) <= tol)
+		if (row->vendor == TP_VENDOR_GOOGLE &&
+		    llabs(tp_sat_sub(tp_oom_device_bytes(row), target)) <= tol)
 			c->rows[c->n_rows++] = row;
 	}
 	snprintf(gb, sizeof(gb), "%.2fG", (double)target / 1073741824.0);
@@ -72,7 +74,7 @@ static void chip(struct tp_oom_explain *e, const struct tp_oom_report *r,
 	/* no reservation printed: the nearest device above the capacity */
 	for (size_t i = 0; i < tp_device_count() && c->n_rows < 8; i++) {
 		const struct tp_device_row *row = tp_device_at(i);
-		int64_t d = tp_oom_device_bytes(row) - cap->bytes;
+		int64_t d = tp_sat_sub(tp_oom_device_bytes(row), cap->bytes);
 
 		if (row->vendor == TP_VENDOR_GOOGLE && d > 0 && d <= (int64_t)3 << 29)
 			c->rows[c->n_rows++] = row;
@@ -133,8 +135,8 @@ static void group_add(struct tp_oom_group **g, size_t *n, const char *name,
 		(*g)[i].name = tp_xstrdup(name);
 		(*n)++;
 	}
-	(*g)[i].bytes += a->size.bytes;
-	(*g)[i].padding += a->padding.present ? a->padding.bytes : 0;
+	(*g)[i].bytes = tp_sat_add((*g)[i].bytes, a->size.bytes);
+	(*g)[i].padding = tp_sat_add((*g)[i].padding, a->padding.present ? a->padding.bytes : 0);
 	(*g)[i].count++;
 }
 
@@ -176,7 +178,7 @@ static void sources(struct tp_oom_explain *e, const struct tp_oom_report *r)
 		sizes[i] = g[i].bytes;
 	qsort(sizes, n, sizeof(*sizes), i64_desc);
 	for (size_t i = 0; i < n && e->has_over && e->over_by > 0; i++) {
-		sum += sizes[i];
+		sum = tp_sat_add(sum, sizes[i]);
 		if (sum >= e->over_by) {
 			e->cover_count = i + 1;
 			break;
@@ -204,8 +206,8 @@ static void splits(struct tp_oom_explain *e, const struct tp_oom_report *r)
 			continue;
 		e->splits[e->n_splits++] = (struct tp_oom_split){ i, dim, 2, a->size.bytes / 2 };
 		if (e->has_over && a->size.bytes > e->over_by && e->over_by > 0) {
-			int64_t ways = (a->size.bytes + (a->size.bytes - e->over_by) - 1) /
-				       (a->size.bytes - e->over_by);
+			int64_t keep = a->size.bytes - e->over_by;   /* > 0 */
+			int64_t ways = a->size.bytes / keep + (a->size.bytes % keep != 0);
 
 			if (ways > 2 && ways <= l->dims[dim].size)
 				e->splits[e->n_splits++] = (struct tp_oom_split){
@@ -350,7 +352,7 @@ static void cover_set(struct tp_oom_explain *e)
 		if (!apart)
 			continue;
 		e->cover_scopes[e->n_cover_scopes++] = order[i];
-		sum += t->nodes[order[i]].inclusive;
+		sum = tp_sat_add(sum, t->nodes[order[i]].inclusive);
 	}
 	if (sum < e->over_by)
 		e->n_cover_scopes = 0;
@@ -374,8 +376,9 @@ void tp_oom_explain(struct tp_oom_explain *e, const struct tp_oom_report *r,
 		const struct tp_oom_alloc *a = &r->allocs[i];
 		const char *scope = a->op_name ? a->op_name : "(no op_name)";
 
-		e->listed_bytes += a->size.bytes;
-		e->listed_padding += a->padding.present ? a->padding.bytes : 0;
+		e->listed_bytes = tp_sat_add(e->listed_bytes, a->size.bytes);
+		e->listed_padding = tp_sat_add(e->listed_padding,
+					       a->padding.present ? a->padding.bytes : 0);
 		tp_scope_tree_add(&e->scopes, tp_str_make(scope, strlen(scope)), a->size.bytes, 1);
 		group_add(&e->op_types, &e->n_op_types, op_type_of(a, buf, sizeof(buf)), a);
 		group_add(&e->alloc_types, &e->n_alloc_types,

@@ -121,7 +121,7 @@ void tp_oom_layout_read(struct tp_oom_layout *l, const char *shape)
 
 		if (ext > 0) {
 			d->tile = (int)ext;
-			d->padded = (d->size + ext - 1) / ext * ext;
+			d->padded = tp_sat_add(d->size / ext * ext, d->size % ext ? ext : 0);
 		}
 	}
 	for (int i = 0; i < n_dims; i++) {

@@ -74,8 +74,9 @@ void tp_oom_over(struct tp_oom_explain *e, const struct tp_oom_report *r)
 		set_over(e, f[TP_OOM_USED].bytes - f[TP_OOM_CAPACITY].bytes, true, "used - capacity");
 	} else if (known(&f[TP_OOM_TENSORCORE_USAGE]) && known(&f[TP_OOM_SPARSECORE_USAGE]) &&
 		   known(&f[TP_OOM_CAPACITY])) {
-		set_over(e, f[TP_OOM_TENSORCORE_USAGE].bytes + f[TP_OOM_SPARSECORE_USAGE].bytes -
-			 f[TP_OOM_CAPACITY].bytes, true, "tensorcore_usage + sparsecore_usage - capacity");
+		set_over(e, tp_sat_sub(tp_sat_add(f[TP_OOM_TENSORCORE_USAGE].bytes,
+						 f[TP_OOM_SPARSECORE_USAGE].bytes),
+					 f[TP_OOM_CAPACITY].bytes), true, "tensorcore_usage + sparsecore_usage - capacity");
 	} else if (known(&f[TP_OOM_AVAILABLE_AFTER_REQUEST]) &&
 		   f[TP_OOM_AVAILABLE_AFTER_REQUEST].bytes < 0) {
 		/* the HBM capacity table's exact byte count: it also takes off
@@ -102,7 +103,7 @@ static bool capacity_has_reservation(const struct tp_oom_report *r)
 {
 	const struct tp_oom_size *u = &r->fig[TP_OOM_USED], *t = &r->fig[TP_OOM_TOTAL_USAGE];
 
-	return known(u) && known(t) && u->bytes + u->half_unit + t->half_unit >= t->bytes;
+	return known(u) && known(t) && tp_sat_add(tp_sat_add(u->bytes, u->half_unit), t->half_unit) >= t->bytes;
 }
 
 void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r)
@@ -116,6 +117,8 @@ void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r)
 	int64_t shared = known(&f[TP_OOM_OUTPUT_SHARES]) ? f[TP_OOM_OUTPUT_SHARES].bytes : 0;
 	int64_t res = known(&f[TP_OOM_RESERVED]) && capacity_has_reservation(r) ?
 		f[TP_OOM_RESERVED].bytes : 0;
+	/* the capacity as printed could mean: sizes saturate, so does this */
+	int64_t cap_hi = tp_sat_add(cap->bytes, cap->half_unit);
 
 	e->fixed_bytes = e->temporaries_bytes = -1;
 	e->cause = TP_OOM_CAUSE_UNKNOWN;
@@ -129,21 +132,21 @@ void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r)
 	if (r->kind != TP_OOM_COMPILE || !known(cap) || !known(temps) ||
 	    (!known(&f[TP_OOM_ARGUMENTS]) && !known(&f[TP_OOM_OUTPUT])))
 		return;
-	e->fixed_bytes = args + (out > shared ? out - shared : 0) + res;
+	e->fixed_bytes = tp_sat_add(tp_sat_add(args, out > shared ? out - shared : 0), res);
 	e->temporaries_bytes = temps->bytes;
 	e->temporaries_can_fix = e->has_over && e->over_by <= temps->bytes;
 	/* printed values: a figure exceeds the capacity only beyond both
 	 * roundings */
-	if (args - f[TP_OOM_ARGUMENTS].half_unit > cap->bytes + cap->half_unit) {
+	if (args - f[TP_OOM_ARGUMENTS].half_unit > cap_hi) {
 		e->cause = TP_OOM_CAUSE_ARGUMENTS;
 		e->cause_bytes = args;
-	} else if (out - f[TP_OOM_OUTPUT].half_unit > cap->bytes + cap->half_unit) {
+	} else if (out - f[TP_OOM_OUTPUT].half_unit > cap_hi) {
 		e->cause = TP_OOM_CAUSE_OUTPUT;
 		e->cause_bytes = out;
 	} else if (res && res > cap->bytes) {
 		e->cause = TP_OOM_CAUSE_RESERVED;
 		e->cause_bytes = res;
-	} else if (e->fixed_bytes > cap->bytes + cap->half_unit || (e->has_over && !e->temporaries_can_fix)) {
+	} else if (e->fixed_bytes > cap_hi || (e->has_over && !e->temporaries_can_fix)) {
 		e->cause = TP_OOM_CAUSE_FIXED;
 		e->cause_bytes = e->fixed_bytes;
 	} else {
@@ -166,7 +169,7 @@ static void budget_add(struct tp_oom_budget *b, const struct tp_oom_report *r,
 		return;
 	b->parts[b->n].fig = f;
 	b->parts[b->n].bytes = r->fig[f].bytes > less ? r->fig[f].bytes - less : 0;
-	b->total += b->parts[b->n++].bytes;
+	b->total = tp_sat_add(b->total, b->parts[b->n++].bytes);
 }
 
 void tp_oom_budget(struct tp_oom_explain *e, const struct tp_oom_report *r)
@@ -193,6 +196,7 @@ void tp_oom_budget(struct tp_oom_explain *e, const struct tp_oom_report *r)
 		memset(b, 0, sizeof(*b));
 		return;
 	}
-	b->line = f[TP_OOM_CAPACITY].bytes +
-		  (known(&f[TP_OOM_RESERVED]) && !capacity_has_reservation(r) ? f[TP_OOM_RESERVED].bytes : 0);
+	b->line = tp_sat_add(f[TP_OOM_CAPACITY].bytes,
+			     known(&f[TP_OOM_RESERVED]) && !capacity_has_reservation(r) ?
+			     f[TP_OOM_RESERVED].bytes : 0);
 }
