@@ -182,7 +182,7 @@ static int open_judged(const struct tp_common_opts *o, struct tp_trace_opts *t,
 	struct tp_error err = { 0 };
 	int code;
 
-	deferred.open.defer_min_bytes = TP_DEFER_MIN_BYTES;
+	tp_cli_defer_op_lines(&deferred);
 	if ((code = tp_cli_open_capture(&deferred, cap)) != TP_EXIT_OK)
 		return code;
 	/* --host/--core that name nothing: said before the ops pass */

@@ -174,6 +174,13 @@ int tp_output_close(struct tp_output *out, bool ok);
 int tp_output_finish(struct tp_output *out, enum tp_err rc,
 		     const struct tp_error *err);
 
+/* Long op lines left to the analysis that reads them, which scans them as
+ * it goes (o->open.defer_min_bytes = TP_DEFER_MIN_BYTES), when every
+ * CAPTURE argument can be read again: a damaged one found by the analysis
+ * reopens the capture whole (tp_capture_reopen_whole). From standard
+ * input or a pipe they are scanned at open. open_mode.c. */
+void tp_cli_defer_op_lines(struct tp_common_opts *o);
+
 /* Opens the CAPTURE arguments of o into cap, printing its notes unless
  * -q. Returns TP_EXIT_OK, or the exit code after printing the error. */
 int tp_cli_open_capture(const struct tp_common_opts *o, struct tp_capture *cap);

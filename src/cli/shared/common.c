@@ -411,7 +411,7 @@ int tp_cli_run_analysis(struct tp_common_opts *o, const struct tp_cli_analysis *
 	int code;
 
 	if (a->reads_op_lines)
-		o->open.defer_min_bytes = TP_DEFER_MIN_BYTES; /* read once */
+		tp_cli_defer_op_lines(o); /* read once */
 	if ((code = tp_cli_open_capture(o, &cap)) != TP_EXIT_OK)
 		return code;
 	if (a->build(ctx, &cap, &err) != TP_OK &&
