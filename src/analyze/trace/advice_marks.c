@@ -89,19 +89,10 @@ void tl_advice_borrow(struct tl *t, const struct tp_trace_judged *j)
 	t->steps_known = j->steps_known;
 	t->core_steps = j->core_steps;
 	t->n_core_steps = j->n_core_steps;
-	t->judged_borrowed = true;
 }
 
 void tl_advice_release(struct tl *t)
 {
-	if (t->judged_borrowed) {   /* tp_trace_judge's: its owner frees */
-		t->advice = NULL;
-		t->core_steps = NULL;
-		t->n_core_steps = 0;
-		t->steps_known = false;
-		t->judged_borrowed = false;
-		return;
-	}
 	if (t->advice) {
 		tp_advice_release(t->advice);
 		free(t->advice);

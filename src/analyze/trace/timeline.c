@@ -178,7 +178,8 @@ enum tp_err tp_trace_walk(struct tp_capture *cap,
 	else
 		tl_advice_prepare(&t);
 	rc = walk(&t, err);
-	tl_advice_release(&t);
+	if (!opts->judged)
+		tl_advice_release(&t);
 	tl_release(&t);
 	free(t.shift_ps);
 	return rc;

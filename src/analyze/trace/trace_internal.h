@@ -72,7 +72,6 @@ struct tl {
 	 * it is judged on (steps_known: the ops analysis ran): the walk's,
 	 * lane workers borrow them */
 	struct tp_advice *advice;
-	bool judged_borrowed;     /* advice and steps tp_trace_judge's     */
 	bool steps_known;
 	const struct tl_core_steps *core_steps;
 	size_t n_core_steps;
@@ -201,8 +200,8 @@ void tl_peaks_end(struct tl *t);
 /* advice_marks.c: the advice judged once before the walk (none with
  * --no-derived, or when ops cannot read the capture), its fired findings
  * with a time as instants on the plane they were measured on. The walk
- * judges it (tl_advice_prepare) or borrows tp_trace_judge's
- * (tl_advice_borrow); tl_advice_release frees only its own. */
+ * judges it (tl_advice_prepare, freed by tl_advice_release) or borrows
+ * tp_trace_judge's (tl_advice_borrow: its owner frees it). */
 void tl_advice_prepare(struct tl *t);
 void tl_advice_borrow(struct tl *t, const struct tp_trace_judged *j);
 void tl_advice_release(struct tl *t);
