@@ -112,6 +112,24 @@ START_TEST(test_strpool)
 }
 END_TEST
 
+/* tp_xzalloc: zeroed at every size, a table's few slots or many pages
+ * (past malloc's mmap threshold), and count 0 a valid pointer. */
+START_TEST(test_xzalloc)
+{
+	static const size_t counts[] = { 0, 1, 3, 4096, (size_t)1 << 20 };
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		uint64_t *p = tp_xzalloc(counts[i], sizeof(*p)), any = 0;
+
+		ck_assert_ptr_nonnull(p);
+		for (size_t k = 0; k < counts[i]; k++)
+			any |= p[k];
+		ck_assert_uint_eq(any, 0);
+		free(p);
+	}
+}
+END_TEST
+
 /* The hash reads every byte of every length: sixteen at a time, then a
  * tail of 1-16 bytes read in overlapping pieces. One bit flipped at any
  * position of strings of 0-48 bytes changes it, as does the length (a
@@ -303,6 +321,7 @@ int main(void)
 	tcase_add_test(tc, test_arena);
 	tcase_add_test(tc, test_arena_adopt);
 	tcase_add_test(tc, test_strpool);
+	tcase_add_test(tc, test_xzalloc);
 	tcase_add_test(tc, test_hash_bytes);
 	tcase_add_loop_test(tc, test_parse_size, 0, sizeof(sizes) / sizeof(sizes[0]));
 	tcase_add_loop_test(tc, test_parse_fraction, 0, sizeof(fractions) / sizeof(fractions[0]));

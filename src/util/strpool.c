@@ -39,7 +39,7 @@ static struct tp_str *slot_of(struct tp_str *slots, size_t cap, struct tp_str s)
 static void grow(struct tp_strpool *p)
 {
 	size_t cap = p->cap ? 2 * p->cap : 256;
-	struct tp_str *slots = tp_xcalloc(cap, sizeof(*slots));
+	struct tp_str *slots = tp_xzalloc(cap, sizeof(*slots));
 
 	for (size_t i = 0; i < p->cap; i++)
 		if (p->slots[i].ptr)

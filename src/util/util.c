@@ -38,6 +38,19 @@ void *tp_xcalloc(size_t count, size_t size)
 	return p;
 }
 
+void *tp_xzalloc(size_t count, size_t size)
+{
+	size_t n;
+	void *p;
+
+	if (count && size > SIZE_MAX / count)
+		out_of_memory(SIZE_MAX);
+	n = count * size;
+	p = tp_xmalloc(n);
+	memset(p, 0, n);
+	return p;
+}
+
 void *tp_xrealloc(void *ptr, size_t size)
 {
 	void *p = realloc(ptr, size ? size : 1);

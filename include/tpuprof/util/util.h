@@ -16,6 +16,12 @@
 
 void *tp_xmalloc(size_t size);
 void *tp_xcalloc(size_t count, size_t size);
+/* Zeroed memory whose every page is written at once: for a table read
+ * before it is written (open addressing). calloc's untouched pages would
+ * be mapped to the zero page by the first lookup, and the first store to
+ * each then costs a copy-on-write fault and a TLB flush that interrupts
+ * every other core running the process. */
+void *tp_xzalloc(size_t count, size_t size);
 void *tp_xrealloc(void *ptr, size_t size);
 /* Grows an array of *cap elements of elem_size bytes to hold at least need. */
 void *tp_xgrow(void *ptr, size_t *cap, size_t need, size_t elem_size);

@@ -14,8 +14,8 @@ static void map_init(struct tp_hlo_map *m, size_t n)
 	m->cap = 16;
 	while (m->cap < 2 * n)
 		m->cap *= 2;
-	m->hashes = tp_xcalloc(m->cap, sizeof(*m->hashes));
-	m->values = tp_xcalloc(m->cap, sizeof(*m->values));
+	m->hashes = tp_xzalloc(m->cap, sizeof(*m->hashes));
+	m->values = tp_xzalloc(m->cap, sizeof(*m->values));
 }
 
 static void map_put(struct tp_hlo_map *m, uint64_t h, size_t value)

@@ -23,8 +23,8 @@ static void slots_grow(struct tp_scope_tree *t)
 	uint32_t *old_s = t->slots;
 
 	t->slot_cap = old_cap ? old_cap * 2 : 64;
-	t->hashes = tp_xcalloc(t->slot_cap, sizeof(*t->hashes));
-	t->slots = tp_xcalloc(t->slot_cap, sizeof(*t->slots));
+	t->hashes = tp_xzalloc(t->slot_cap, sizeof(*t->hashes));
+	t->slots = tp_xzalloc(t->slot_cap, sizeof(*t->slots));
 	for (size_t i = 0; i < old_cap; i++)
 		if (old_s[i])
 			slots_insert(t, old_h[i], old_s[i] - 1);

@@ -432,12 +432,7 @@ void tp_op_table_grow(struct tp_op_table *t, unsigned width)
 	size_t n = t->cap;
 
 	t->cap = n ? 2 * n : 64;
-	/* written before it is read: calloc's untouched pages would be
-	 * mapped to the zero page by the first probe, and the first write
-	 * to each then costs a copy-on-write fault and a TLB flush of
-	 * every core running the process (an interrupt to the others) */
-	t->slots = tp_xmalloc(t->cap * sizeof(*t->slots));
-	memset(t->slots, 0, t->cap * sizeof(*t->slots));
+	t->slots = tp_xzalloc(t->cap, sizeof(*t->slots)); /* probed first */
 	for (size_t i = 0; i < n; i++)
 		if (old[i].used)
 			*tp_op_table_probe(t, old[i].key, width) = old[i];

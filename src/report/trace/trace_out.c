@@ -106,7 +106,7 @@ void tp_intern_init(struct tp_intern *t)
 {
 	t->cap = 1024;
 	t->n = 0;
-	t->slots = tp_xcalloc(t->cap, sizeof(*t->slots));
+	t->slots = tp_xzalloc(t->cap, sizeof(*t->slots));
 }
 
 void tp_intern_release(struct tp_intern *t)
@@ -149,7 +149,7 @@ void tp_intern_put(struct tp_intern *t, uint32_t kind, const char *ptr,
 		struct tp_intern old = *t;
 
 		t->cap *= 2;
-		t->slots = tp_xcalloc(t->cap, sizeof(*t->slots));
+		t->slots = tp_xzalloc(t->cap, sizeof(*t->slots));
 		for (size_t i = 0; i < old.cap; i++)
 			if (old.slots[i].id)
 				t->slots[slot_of(t, old.slots[i].kind, old.slots[i].ptr,
