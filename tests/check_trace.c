@@ -13,6 +13,7 @@
 #include "../src/report/trace/trace_out.h"
 #include "tpuprof/decode/capture.h"
 #include "tpuprof/report/trace_write.h"
+#include "tpuprof/util/parallel.h"
 
 static const struct {
 	uint64_t v;
@@ -393,6 +394,46 @@ static void *lane_main(void *p)
 	return NULL;
 }
 
+/* The ways lanes' buffers reach the output: the second thread writes
+ * them (fewer lanes than CPUs, on a machine of more than two), or the
+ * lanes write the queue themselves (as many lanes as CPUs: combine),
+ * plain or gzipped. */
+static const struct {
+	bool all_cpus;   /* expect as many lanes as CPUs: combine */
+	bool gz;
+} lane_cases[] = {
+	{ false, false },
+	{ true, false },
+	{ true, true },
+};
+
+/* The whole output, inflated when gz. */
+static char *sink_output(FILE *f, bool gz, size_t *n)
+{
+	size_t packed_n, cap = 0;
+	char *packed = read_file_big(f, &packed_n), *out;
+	z_stream z = { 0 };
+
+	if (!gz) {
+		*n = packed_n;
+		return packed;
+	}
+	for (uint8_t id = 1; id <= 2; id++)
+		for (uint32_t k = 0; k < LANE_RECORDS; k++)
+			cap += record_len(id, k);
+	out = tp_xmalloc(cap + 1);
+	ck_assert_int_eq(inflateInit2(&z, 31), Z_OK);
+	z.next_in = (Bytef *)packed;
+	z.avail_in = (uInt)packed_n;
+	z.next_out = (Bytef *)out;
+	z.avail_out = (uInt)(cap + 1);
+	ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+	*n = z.total_out;
+	inflateEnd(&z);
+	free(packed);
+	return out;
+}
+
 START_TEST(test_sink_lanes)
 {
 	FILE *f = tmpfile();
@@ -402,10 +443,11 @@ START_TEST(test_sink_lanes)
 	pthread_t th[2];
 	uint32_t next[2] = { 0, 0 };
 	size_t n, at = 0;
+	unsigned lanes = lane_cases[_i].all_cpus && tp_cpus() > 2 ? tp_cpus() : 2;
 	char *got;
 
-	tp_sink_init(&root, f, false);
-	tp_sink_expect_lanes(&root, 2);
+	tp_sink_init(&root, f, lane_cases[_i].gz);
+	tp_sink_expect_lanes(&root, lanes);
 	for (int i = 0; i < 2; i++) {
 		args[i] = (struct lane_arg){ &root, (uint8_t)(i + 1) };
 		ck_assert_int_eq(pthread_create(&th[i], NULL, lane_main, &args[i]), 0);
@@ -414,7 +456,7 @@ START_TEST(test_sink_lanes)
 		pthread_join(th[i], NULL);
 	ck_assert_int_eq(tp_sink_finish(&root, &err), TP_OK);
 	tp_sink_release(&root);
-	got = read_file_big(f, &n);
+	got = sink_output(f, lane_cases[_i].gz, &n);
 	while (at + 9 <= n) {
 		const uint8_t *r = (const uint8_t *)got + at;
 		uint8_t id = r[0];
@@ -748,7 +790,8 @@ int main(void)
 	tcase_add_test(tc, test_perfetto_processes);
 	tcase_add_test(tc, test_json_strings);
 	tcase_add_test(tc, test_gzip_sink);
-	tcase_add_test(tc, test_sink_lanes);
+	tcase_add_loop_test(tc, test_sink_lanes, 0,
+			    (int)(sizeof(lane_cases) / sizeof(lane_cases[0])));
 	tcase_add_test(tc, test_intern);
 	tcase_add_test(tc, test_depth_limit);
 	tcase_add_test(tc, test_deep_instant);

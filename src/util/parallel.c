@@ -14,16 +14,18 @@ void tp_set_threads(unsigned n)
 	threads_set = n > TP_MAX_THREADS ? TP_MAX_THREADS : n;
 }
 
-unsigned tp_threads(void)
+unsigned tp_cpus(void)
 {
-	long cpus;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if (threads_set)
-		return threads_set;
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (cpus < 1)
 		return 1;
 	return cpus > TP_MAX_THREADS ? TP_MAX_THREADS : (unsigned)cpus;
+}
+
+unsigned tp_threads(void)
+{
+	return threads_set ? threads_set : tp_cpus();
 }
 
 struct pool {

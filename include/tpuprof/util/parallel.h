@@ -19,6 +19,8 @@
  * any work starts. */
 void tp_set_threads(unsigned n);
 unsigned tp_threads(void);
+/* The online CPUs (at least 1, at most TP_MAX_THREADS), whatever -j. */
+unsigned tp_cpus(void);
 
 /* Calls fn(ctx, item, worker) once for every item in [0, n), on at most
  * `threads` threads (0: tp_threads()), and returns when all are done.

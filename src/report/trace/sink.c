@@ -1,6 +1,6 @@
 /*
  * sink.c - the trace writers' output (trace_out.h): bytes gathered in
- * 1 MiB buffers, which a second thread writes out (and deflates, for
+ * 256 KiB buffers, which a second thread writes out (and deflates, for
  * gzip) while the walk fills the next one. Writing a trace is bound by
  * its size (a few times the capture's): the kernel's copy into the page
  * cache, or deflate, then runs beside the encoding instead of after it.
@@ -10,6 +10,13 @@
  * back to a free list. At most max_bufs buffers of SINK_BUF exist, so
  * memory stays bounded; a lane's buffer grown past SINK_BUF for one big
  * packet is freed once written.
+ *
+ * Once as many lanes feed the output as there are CPUs, no core is left
+ * for the second thread: it would only take turns with the lanes, woken
+ * for every buffer (thousands of context switches and wake-up interrupts
+ * a trace). Then the lane that hands a buffer over writes the queue out
+ * itself when nobody is writing (combine), and the thread only finishes
+ * the stream. One writer at a time (writing) keeps the queue's order.
  */
 #include "trace_out.h"
 
@@ -20,6 +27,7 @@
 
 #include <zlib.h>
 
+#include "tpuprof/util/parallel.h"
 #include "tpuprof/util/util.h"
 
 #define SINK_BUF ((size_t)1 << 18)
@@ -40,11 +48,14 @@ struct tp_sink_queue {
 	uint8_t **free_bufs;          /* written, to fill again            */
 	size_t n_free, n_bufs, max_bufs;
 	bool running, done, finishing;
+	bool combine;                 /* lanes write the queue themselves  */
+	bool writing;                 /* someone is writing the queue out  */
 	bool write_failed;            /* set by the writer; read after a join */
 	int write_errno;              /* why                               */
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t work;          /* the writer thread waits here      */
+	pthread_cond_t room;          /* lanes wait here for a buffer      */
 };
 
 /* The writer thread's side: one buffer out, deflated or as it is. */
@@ -91,16 +102,12 @@ static void recycle(struct tp_sink_queue *s, uint8_t *p, size_t cap)
 	s->free_bufs[s->n_free++] = p;
 }
 
-static void *writer_main(void *arg)
+/* Every queued buffer out, in order, by whoever holds `writing` (lock
+ * held, released while each is written). */
+static void drain(struct tp_sink_queue *s)
 {
-	struct tp_sink_queue *s = arg;
-
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		while (!s->n && !s->done)
-			pthread_cond_wait(&s->cond, &s->lock);
-		if (!s->n)
-			break; /* done, and nothing left */
+	s->writing = true;
+	while (s->n) {
 		struct queued b = s->q[s->head];
 
 		pthread_mutex_unlock(&s->lock);
@@ -109,7 +116,24 @@ static void *writer_main(void *arg)
 		s->head = (s->head + 1) % QUEUE_MAX;
 		s->n--;
 		recycle(s, b.p, b.cap);
-		pthread_cond_broadcast(&s->cond);
+		pthread_cond_broadcast(&s->room);
+	}
+	s->writing = false;
+	if (s->done)
+		pthread_cond_signal(&s->work);
+}
+
+static void *writer_main(void *arg)
+{
+	struct tp_sink_queue *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (s->writing || (!s->n && !s->done))
+			pthread_cond_wait(&s->work, &s->lock);
+		if (!s->n)
+			break; /* done, and nothing left */
+		drain(s);
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (s->finishing)
@@ -122,7 +146,7 @@ static void *writer_main(void *arg)
 static uint8_t *take_buffer(struct tp_sink_queue *s)
 {
 	while (!s->n_free && s->n_bufs >= s->max_bufs && s->running)
-		pthread_cond_wait(&s->cond, &s->lock);
+		pthread_cond_wait(&s->room, &s->lock);
 	if (s->n_free)
 		return s->free_bufs[--s->n_free];
 	s->n_bufs++;
@@ -143,7 +167,8 @@ static void queue_init(struct tp_sink_queue *s, FILE *fp, bool gz)
 			s->write_failed = true;
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
+	pthread_cond_init(&s->work, NULL);
+	pthread_cond_init(&s->room, NULL);
 	s->running = pthread_create(&s->thread, NULL, writer_main, s) == 0;
 }
 
@@ -162,7 +187,10 @@ void tp_sink_expect_lanes(struct tp_sink *s, unsigned lanes)
 {
 	if (lanes > 64)
 		lanes = 64;
+	pthread_mutex_lock(&s->q->lock);
 	s->q->max_bufs = SINK_BUFS + (size_t)lanes; /* one filling per lane */
+	s->q->combine = lanes >= tp_cpus();
+	pthread_mutex_unlock(&s->q->lock);
 }
 
 void tp_sink_lane_init(struct tp_sink *lane, struct tp_sink *root)
@@ -184,10 +212,13 @@ static void hand_over(struct tp_sink *s, bool last)
 	pthread_mutex_lock(&q->lock);
 	if (q->running) {
 		while (q->n == QUEUE_MAX)
-			pthread_cond_wait(&q->cond, &q->lock);
+			pthread_cond_wait(&q->room, &q->lock);
 		q->q[(q->head + q->n) % QUEUE_MAX] = (struct queued){ s->buf, s->len, s->cap };
 		q->n++;
-		pthread_cond_broadcast(&q->cond);
+		if (!q->combine)
+			pthread_cond_signal(&q->work);
+		else if (!q->writing)
+			drain(q);
 	} else { /* no thread: written here, in turn */
 		put_out(q, s->buf, s->len, Z_NO_FLUSH);
 		recycle(q, s->buf, s->cap);
@@ -205,7 +236,7 @@ void tp_sink_lane_close(struct tp_sink *lane)
 	if (lane->buf) { /* empty */
 		pthread_mutex_lock(&lane->q->lock);
 		recycle(lane->q, lane->buf, lane->cap);
-		pthread_cond_broadcast(&lane->q->cond);
+		pthread_cond_broadcast(&lane->q->room);
 		pthread_mutex_unlock(&lane->q->lock);
 	}
 	lane->buf = NULL;
@@ -226,7 +257,7 @@ static void grow(struct tp_sink *s, size_t need)
 		pthread_mutex_lock(&s->q->lock);
 		recycle(s->q, s->buf, SINK_BUF);
 		s->q->n_bufs++; /* the grown one counts until written */
-		pthread_cond_broadcast(&s->q->cond);
+		pthread_cond_broadcast(&s->q->room);
 		pthread_mutex_unlock(&s->q->lock);
 		s->buf = p;
 	} else {
@@ -295,7 +326,8 @@ static void stop(struct tp_sink_queue *q, bool finish)
 	pthread_mutex_lock(&q->lock);
 	q->done = true;
 	q->finishing = finish;
-	pthread_cond_broadcast(&q->cond);
+	pthread_cond_signal(&q->work);
+	pthread_cond_broadcast(&q->room);
 	pthread_mutex_unlock(&q->lock);
 	pthread_join(q->thread, NULL);
 	q->running = false;
@@ -336,7 +368,8 @@ void tp_sink_release(struct tp_sink *s)
 		free(b->p);
 	}
 	pthread_mutex_destroy(&q->lock);
-	pthread_cond_destroy(&q->cond);
+	pthread_cond_destroy(&q->work);
+	pthread_cond_destroy(&q->room);
 	if (q->gz)
 		deflateEnd(&q->z);
 	for (size_t i = 0; i < q->n_free; i++)
