@@ -195,8 +195,10 @@ static uint64_t recover(const uint8_t *data, uint64_t size, uint64_t begin)
 }
 
 /* One buffer of a simple chunk, want bytes decompressed: *view points
- * at them, in p itself when not compressed, else in *own (the caller
- * frees it, rg_big_free). NULL message on success. */
+ * at them, in p itself when not compressed, else in *own, the caller's,
+ * kept from chunk to chunk and grown to the largest (fresh pages for
+ * every chunk cost a fault and a cleared page each). NULL message on
+ * success. */
 static const char *decompress(uint8_t type, const uint8_t *p, size_t n,
 			      uint64_t want, const uint8_t **view,
 			      struct rg_big *own)
@@ -213,7 +215,10 @@ static const char *decompress(uint8_t type, const uint8_t *p, size_t n,
 		return "decompressed size disagrees with the chunk header";
 	if (type == 0)
 		return n == want ? NULL : "buffer size disagrees with the chunk header";
-	rg_big_alloc(own, (size_t)(want ? want : 1));
+	if (!own->p || own->n < want) {
+		rg_big_free(own);
+		rg_big_alloc(own, (size_t)(want ? want : 1));
+	}
 	out = own->p;
 	*view = out;
 	if (type == 'b') {
@@ -248,16 +253,28 @@ struct chunk {
 	uint8_t type;
 };
 
+/* The reader's buffers, kept from chunk to chunk, each grown to the
+ * largest: a chunk's data as read, and its two buffers decompressed. */
+struct rg_buffers {
+	struct rg_big data, sizes, values;
+};
+
+static void buffers_free(struct rg_buffers *b)
+{
+	rg_big_free(&b->data);
+	rg_big_free(&b->sizes);
+	rg_big_free(&b->values);
+}
+
 /* A simple chunk's records, handed to fn; a message for damage, or
  * NULL with *rc the callback's verdict. */
 static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 				uint64_t max, tp_riegeli_record_fn fn, void *ctx,
-				struct rg_origin *origin, enum tp_err *rc,
-				struct tp_error *err)
+				struct rg_origin *origin, struct rg_buffers *bufs,
+				enum tp_err *rc, struct tp_error *err)
 {
 	const uint8_t *q = d + 1, *end = d + c->data_size;
 	uint64_t sizes_size, sizes_len = 0, at = 0;
-	struct rg_big sizes_own = { 0 }, values_own = { 0 };
 	const uint8_t *sizes = NULL, *values = NULL;
 	const char *bad;
 	uint64_t *lens;
@@ -282,11 +299,11 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 	if (c->num_records > sizes_len)
 		return "more records than record sizes";
 	bad = decompress(d[0], q, (size_t)sizes_size, sizes_len, &sizes,
-			 &sizes_own);
+			 &bufs->sizes);
 	if (!bad)
 		bad = decompress(d[0], q + sizes_size,
 				 (size_t)(end - q - sizes_size), c->decoded_size,
-				 &values, &values_own);
+				 &values, &bufs->values);
 	lens = bad ? NULL : tp_xcalloc(c->num_records ? c->num_records : 1,
 				       sizeof(*lens));
 	for (uint64_t i = 0, total = 0; !bad && i < c->num_records; i++) {
@@ -314,8 +331,6 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 		at += lens[i];
 	}
 	free(lens);
-	rg_big_free(&sizes_own);
-	rg_big_free(&values_own);
 	return bad;
 }
 
@@ -369,7 +384,7 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 		    struct tp_error *err)
 {
 	uint64_t pos = 0;
-	struct rg_big buf = { 0 };
+	struct rg_buffers bufs = { 0 };
 	uint8_t *d = NULL;
 
 	memset(info, 0, sizeof(*info));
@@ -396,7 +411,7 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 		}
 		if (c.type == 't' || (c.type == 'r' &&
 				      c.decoded_size > opts->max_chunk))
-			rg_big_free(&buf);
+			buffers_free(&bufs);
 		if (c.type == 't')
 			return tp_error_set(err, TP_ERR_INPUT,
 					    "%s: transposed Riegeli chunk at byte %llu: not supported (captures are written in simple chunks)",
@@ -411,11 +426,11 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 					    (unsigned long long)opts->max_chunk);
 		/* one buffer for every chunk's data, grown to the largest:
 		 * fresh pages for each chunk cost more than the copy */
-		if (!buf.p || c.data_size > buf.n) {
-			rg_big_free(&buf);
-			rg_big_alloc(&buf, (size_t)(c.data_size ? c.data_size : 1));
+		if (!bufs.data.p || c.data_size > bufs.data.n) {
+			rg_big_free(&bufs.data);
+			rg_big_alloc(&bufs.data, (size_t)(c.data_size ? c.data_size : 1));
 		}
-		d = buf.p;
+		d = bufs.data.p;
 		dpos = c.data_begin;
 		bad = NULL;
 		if (!(opts->in_place &&
@@ -426,7 +441,7 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 			bad = "chunk data hash mismatch";
 		if (!bad && c.type == 'r') {
 			bad = simple_chunk(&c, d, opts->max_chunk, fn, ctx,
-					   origin, &rc, err);
+					   origin, &bufs, &rc, err);
 			if (!bad && rc == TP_OK) {
 				info->chunks++;
 				info->records += c.num_records;
@@ -436,7 +451,7 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 			bad = "chunk of unknown type";
 		}
 		if (rc != TP_OK) {
-			rg_big_free(&buf);
+			buffers_free(&bufs);
 			return rc;
 		}
 		if (bad)
@@ -445,6 +460,6 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 			rg_drop(data, c.begin, c.end);
 		pos = c.end;
 	}
-	rg_big_free(&buf);
+	buffers_free(&bufs);
 	return TP_OK;
 }
