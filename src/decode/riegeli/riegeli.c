@@ -215,10 +215,7 @@ static const char *decompress(uint8_t type, const uint8_t *p, size_t n,
 		return "decompressed size disagrees with the chunk header";
 	if (type == 0)
 		return n == want ? NULL : "buffer size disagrees with the chunk header";
-	if (!own->p || own->n < want) {
-		rg_big_free(own);
-		rg_big_alloc(own, (size_t)(want ? want : 1));
-	}
+	rg_big_reserve(own, (size_t)want);
 	out = own->p;
 	*view = out;
 	if (type == 'b') {
@@ -426,10 +423,7 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 					    (unsigned long long)opts->max_chunk);
 		/* one buffer for every chunk's data, grown to the largest:
 		 * fresh pages for each chunk cost more than the copy */
-		if (!bufs.data.p || c.data_size > bufs.data.n) {
-			rg_big_free(&bufs.data);
-			rg_big_alloc(&bufs.data, (size_t)(c.data_size ? c.data_size : 1));
-		}
+		rg_big_reserve(&bufs.data, (size_t)c.data_size);
 		d = bufs.data.p;
 		dpos = c.data_begin;
 		bad = NULL;

@@ -191,6 +191,30 @@ void rg_big_alloc(struct rg_big *b, size_t n)
 	b->p = b->heap ? tp_xmalloc(n) : p;
 }
 
+void rg_big_reserve(struct rg_big *b, size_t n)
+{
+	if (!n)
+		n = 1;
+	if (b->p && b->n >= n)
+		return;
+	if (b->p && !b->heap) {
+		void *p = mremap(b->p, b->n, n, MREMAP_MAYMOVE);
+
+		if (p != MAP_FAILED) {
+			b->p = p;
+			b->n = n;
+			return;
+		}
+	}
+	if (b->p && b->heap) {
+		b->p = tp_xrealloc(b->p, n);
+		b->n = n;
+		return;
+	}
+	rg_big_free(b);
+	rg_big_alloc(b, n);
+}
+
 void rg_big_free(struct rg_big *b)
 {
 	if (b->heap)

@@ -171,6 +171,10 @@ struct rg_big {
 };
 void rg_big_alloc(struct rg_big *b, size_t n);
 void rg_big_free(struct rg_big *b);
+/* At least n bytes (contents kept). A mapping grows with mremap, its
+ * pages moved rather than dropped: a buffer reused from chunk to chunk
+ * faults and clears each page once, not again at every growth. */
+void rg_big_reserve(struct rg_big *b, size_t n);
 
 /* A temporary file, already unlinked: under $TMPDIR or /tmp. */
 FILE *rg_tmpfile(void);
