@@ -17,8 +17,9 @@
 #include "tpuprof/util/error.h"
 
 /* Buffered bytes to a FILE, deflated as gzip when gz is set; a second
- * thread writes full buffers while the next fills (sink.c). A failed
- * write is remembered and later writes are dropped.
+ * thread writes full buffers while the next fills, or, once as many
+ * lanes as CPUs feed it, the lane that hands a buffer over (sink.c). A
+ * failed write is remembered and later writes are dropped.
  *
  * A root sink (tp_sink_init) is used by one thread. Lanes
  * (tp_sink_lane_init) let other threads feed the same output at once:
@@ -38,8 +39,9 @@ struct tp_sink {
 };
 
 void tp_sink_init(struct tp_sink *s, FILE *fp, bool gz);
-/* Up to `lanes` lanes may feed s at once: room for their buffers. Call
- * before any lane starts. */
+/* Up to `lanes` lanes may feed s at once: room for their buffers, and
+ * at least as many lanes as CPUs write the buffers themselves. Call
+ * before each lane starts. */
 void tp_sink_expect_lanes(struct tp_sink *s, unsigned lanes);
 void tp_sink_lane_init(struct tp_sink *lane, struct tp_sink *root);
 /* Hands the lane's last buffer over and frees it; total stays. */
