@@ -417,6 +417,8 @@ static struct tp_xspace merged_space(struct pb *recs, size_t n,
 	pb_free(&file);
 	tp_arena_init(a);
 	dopts.segment_shifts = out->segment_shifts;
+	dopts.seg_maps = out->seg_maps;
+	dopts.n_seg_maps = out->n_seg_maps;
 	ck_assert_msg(tp_xspace_decode_ex(&xs, a, out->data, out->size, "merged",
 					  &dopts, &err) == TP_OK, "%s", err.msg);
 	if (mode != VIEW_COPIED && mode != FLAT) /* page-aligned pieces */
@@ -459,7 +461,7 @@ START_TEST(test_merge_rules)
 	tp_event_iter_init_read(&it, &xs, pl, &pl->lines[1]);
 	ck_assert_int_eq(tp_event_iter_next(&it, &ev), 1);
 	ck_assert_int_eq(ev.metadata_id, 1);      /* "a", remapped */
-	munmap(out.map, out.map_len);
+	tp_riegeli_xspace_release(&out);
 	tp_arena_release(&a);
 	pb_free(&recs[0]);
 	pb_free(&recs[1]);
@@ -549,7 +551,7 @@ START_TEST(test_merge_time_shifts)
 			k++;
 		}
 		ck_assert_uint_eq(k, 7);
-		munmap(out.map, out.map_len);
+		tp_riegeli_xspace_release(&out);
 		tp_arena_release(&a);
 	}
 	for (int i = 0; i < 4; i++)
@@ -624,7 +626,123 @@ START_TEST(test_merge_device_time)
 			}
 		}
 		ck_assert_uint_eq(n, 2);
-		munmap(out.map, out.map_len);
+		tp_riegeli_xspace_release(&out);
+		tp_arena_release(&a);
+	}
+	pb_free(&recs[0]);
+	pb_free(&recs[1]);
+}
+END_TEST
+
+/* A renumbering chunk's ids kept in a view: chunk 1 numbers "fusion" 1
+ * and its stats 2-5 (device offset and duration, "op" and the name
+ * "conv" that op's reference value names) in two events; chunk 2 writes
+ * the same line with every id plus 10. In a view chunk 2's events keep
+ * their bytes and its marker names an id map (one map); flat they are
+ * re-encoded (none). Either way every reader sees the merged ids: event
+ * metadata, device time (start 300 ps after the line's 1000 ns), the
+ * stat iterator's ids and reference value, the keyed bulk reader's kept
+ * reference. */
+static struct pb renumbered_record(int which)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 };
+	int64_t d = which ? 10 : 0;
+
+	pb_int(&plane, 1, 3);
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 5);
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&line, 3, 1000);
+	for (int k = 0; k < 2; k++) {
+		pb_int(&ev, 1, 1 + d);
+		pb_int(&ev, 2, 100 + 100 * k);
+		pb_int(&ev, 3, 50);
+		pb_stat_int(&ev, 2 + d, 3, 300);
+		pb_stat_int(&ev, 3 + d, 3, 40);
+		pb_stat_int(&ev, 4 + d, 7, 5 + d);
+		pb_msg(&line, 4, &ev);
+	}
+	pb_msg(&plane, 3, &line);
+	pb_metadata(&plane, 4, 1 + d, "fusion");
+	pb_metadata(&plane, 5, 2 + d, "device_offset_ps");
+	pb_metadata(&plane, 5, 3 + d, "device_duration_ps");
+	pb_metadata(&plane, 5, 4 + d, "op");
+	pb_metadata(&plane, 5, 5 + d, "conv");
+	pb_msg(&space, 1, &plane);
+	return space;
+}
+
+static void assert_merged_stats(const struct tp_xspace *xs,
+				const struct tp_event *ev)
+{
+	static const int64_t want_id[] = { 2, 3, 4 };
+	struct tp_stat_iter si;
+	struct tp_stat st;
+	size_t k = 0;
+
+	tp_stat_iter_init(&si, xs, ev);
+	while (tp_stat_iter_next(&si, &st) > 0) {
+		ck_assert_uint_lt(k, 3);
+		ck_assert_int_eq(st.metadata_id, want_id[k]);
+		if (k++ == 2) {
+			ck_assert_int_eq(st.kind, TP_STAT_REF);
+			ck_assert_uint_eq(st.v.u, 5);
+		}
+	}
+	ck_assert_uint_eq(k, 3);
+}
+
+START_TEST(test_merge_renumbered_kept)
+{
+	struct pb recs[2] = { renumbered_record(0), renumbered_record(1) };
+	struct tp_batch_keys keys = { .keep_on = { true }, .keep = { 4 } };
+
+	for (int mode = 0; mode < MERGE_MODES; mode++) {
+		struct tp_riegeli_xspace out;
+		struct tp_arena a;
+		struct tp_xspace xs = merged_space(recs, 2, &out, &a, mode);
+		const struct tp_plane *pl = &xs.planes[0];
+		struct tp_event_iter it;
+		struct tp_event ev;
+		struct tp_event_batch b;
+		size_t k = 0, n = 0, in_batch = 0;
+
+		ck_assert_uint_eq(out.n_seg_maps, mode == FLAT ? 0 : 1);
+		ck_assert_uint_eq(pl->n_event_meta, 1);
+		ck_assert_uint_eq(pl->n_stat_meta, 4);
+		tp_event_iter_init_read(&it, &xs, pl, &pl->lines[0]);
+		while (tp_event_iter_next(&it, &ev) > 0) {
+			ck_assert_int_eq(ev.metadata_id, 1);
+			ck_assert_ptr_eq(ev.meta, &pl->event_meta[0]);
+			ck_assert(ev.device_clock);
+			ck_assert_int_eq(ev.start_ps, 1000300);
+			ck_assert_int_eq(ev.dur_ps, 40);
+			assert_merged_stats(&xs, &ev);
+			k++;
+		}
+		ck_assert_uint_eq(k, 4);
+		/* a marker ends a batch: the event after it is next()'s, the
+		 * second of its chunk the batch's, under the chunk's map */
+		tp_event_iter_init_read(&it, &xs, pl, &pl->lines[0]);
+		for (;;) {
+			size_t got = tp_event_iter_batch_keyed(&it, &keys, &b);
+
+			for (size_t i = 0; i < got; i++, n++, in_batch++) {
+				ck_assert_uint_eq(b.meta[i], 0);
+				ck_assert_int_eq(b.start_ps[i], 1000300);
+				ck_assert_int_eq(b.kind[0][i], TP_STAT_REF);
+				ck_assert_uint_eq(b.value[0][i], 5);
+			}
+			if (!got && tp_event_iter_next(&it, &ev) <= 0)
+				break;
+			if (!got) {
+				ck_assert_int_eq(ev.metadata_id, 1);
+				n++;
+			}
+		}
+		ck_assert_uint_eq(n, 4);
+		ck_assert_uint_ge(in_batch, 2);
+		tp_riegeli_xspace_release(&out);
 		tp_arena_release(&a);
 	}
 	pb_free(&recs[0]);
@@ -814,7 +932,9 @@ static void assert_in_place_read_twice(struct tp_riegeli_xspace *out)
 	struct tp_decode_opts dopts = { .segment_shifts = true,
 					.drop_pages = true,
 					.kept_pages = out->kept_pages,
-					.n_kept_pages = out->n_kept_pages };
+					.n_kept_pages = out->n_kept_pages,
+					.seg_maps = out->seg_maps,
+					.n_seg_maps = out->n_seg_maps };
 	struct tp_error err = { 0 };
 	struct tp_arena a;
 	struct tp_xspace xs;
@@ -970,6 +1090,8 @@ START_TEST(test_in_place_shared_captures)
 			      out.n_kept_pages, out.n_page_maps);
 		dopts.kept_pages = out.kept_pages;
 		dopts.n_kept_pages = out.n_kept_pages;
+		dopts.seg_maps = out.seg_maps;
+		dopts.n_seg_maps = out.n_seg_maps;
 		tp_arena_init(&a);
 		tp_arena_init(&b);
 		ck_assert_int_eq(tp_xspace_decode_ex(&want, &a, rec.data, rec.len,
@@ -1058,6 +1180,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_rules);
 	tcase_add_test(tc, test_merge_time_shifts);
 	tcase_add_test(tc, test_merge_device_time);
+	tcase_add_test(tc, test_merge_renumbered_kept);
 	tcase_add_test(tc, test_merge_in_place);
 	tcase_add_test(tc, test_in_place_one_run_only);
 	tcase_add_test(tc, test_in_place_shared_captures);

@@ -114,6 +114,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			.drop_pages = o.in_place,
 			.kept_pages = xs.kept_pages,
 			.n_kept_pages = xs.n_kept_pages,
+			.seg_maps = xs.seg_maps,
+			.n_seg_maps = xs.n_seg_maps,
 		};
 
 		tp_riegeli_info_release(&info);

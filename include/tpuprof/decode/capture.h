@@ -52,6 +52,10 @@ struct tp_buffer {
 	uintptr_t *kept_pages;
 	size_t n_kept_pages;
 	size_t n_page_maps;   /* tp_riegeli_xspace.n_page_maps        */
+	/* the id maps its segment markers name (tp_riegeli_xspace.seg_maps):
+	 * malloc'd, tp_riegeli_seg_maps_free */
+	struct tp_seg_map *seg_maps;
+	size_t n_seg_maps;
 };
 
 struct tp_source {

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "tpuprof/util/error.h"
+#include "tpuprof/decode/xspace.h"
 
 /* Every Riegeli file starts with the same 64 bytes (block header and
  * signature chunk). */
@@ -98,7 +99,15 @@ struct tp_riegeli_xspace {
 	size_t n_kept_pages;
 	size_t n_page_maps;      /* runs of lines in place mapped on their
 				  * own (tp_riegeli_max_page_maps)         */
+	struct tp_seg_map *seg_maps; /* malloc'd: the id maps of segments
+				  * that keep their chunk's ids, which the
+				  * view's markers name (tp_decode_opts.
+				  * seg_maps; tp_riegeli_seg_maps_free)    */
+	size_t n_seg_maps;
 };
+
+/* Frees maps[0..n) and their arrays. */
+void tp_riegeli_seg_maps_free(struct tp_seg_map *maps, size_t n);
 
 /* munmap and free out's parts, its kept pages and page maps released;
  * out zeroed. */

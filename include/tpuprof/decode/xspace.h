@@ -170,6 +170,35 @@ struct tp_plane {
 	struct tp_str bytes;            /* the XPlane message, borrowed    */
 };
 
+/* A chunk's ids, where a merged chunked capture's segment keeps them
+ * (tp_riegeli_xspace.seg_maps): the merged id of each of the chunk's
+ * ids that differs, from[i] -> to[i], from ascending; any other id is
+ * its own. direct[id] is the same for every id below n_direct (there,
+ * the id itself where it is its own), so that small ids take one load. */
+struct tp_id_remap {
+	const int64_t *from, *to;
+	size_t n;
+	const int64_t *direct;
+	size_t n_direct;
+};
+
+/* A segment's ids: its events' metadata ids, and its stats' metadata
+ * ids and reference values (tp_decode_opts.seg_maps). */
+struct tp_seg_map {
+	struct tp_id_remap events, stats;
+	void *block;            /* the arrays, one block of their maker's
+				 * (tp_riegeli_seg_maps_free)            */
+};
+
+/* The merged id of a chunk's id under m. */
+int64_t tp_id_remap_slow(const struct tp_id_remap *m, int64_t id);
+static inline int64_t tp_id_remap_get(const struct tp_id_remap *m, int64_t id)
+{
+	if ((uint64_t)id < m->n_direct)
+		return m->direct[id];
+	return tp_id_remap_slow(m, id);
+}
+
 struct tp_xspace {
 	struct tp_plane *planes;        /* arena, file order               */
 	size_t n_planes;
@@ -189,6 +218,9 @@ struct tp_xspace {
 	const uintptr_t *kept_pages;    /* never dropped, borrowed
 					 * (tp_decode_opts.kept_pages)    */
 	size_t n_kept_pages;
+	const struct tp_seg_map *seg_maps; /* borrowed: a segment marker's
+					    * map index - 1 (xspace.h)   */
+	size_t n_seg_maps;
 };
 
 /* A merged chunked capture (riegeli.h) keeps each chunk's events of a
@@ -198,7 +230,12 @@ struct tp_xspace {
  * comes before each chunk's events, and the event iterator adds it to
  * the offset_ps of the events that follow (and to start_ps where it
  * comes from offset_ps), so they read as if XProf's merge had moved
- * them: it moves offset_ps only, never the device_offset_ps stat. Read only in XSpaces decoded with
+ * them: it moves offset_ps only, never the device_offset_ps stat. A
+ * second varint, when not 0, is 1 + the index of the segment's id map
+ * in tp_decode_opts.seg_maps: the events after it keep their chunk's
+ * ids, which the iterator gives as the merged ones (tp_event.metadata_id,
+ * tp_stat_iter's metadata ids and reference values; the batch readers
+ * too). Read only in XSpaces decoded with
  * tp_decode_opts.segment_shifts: in any other file the field is an
  * unknown field, skipped. TP_XLINE_PADDING_FIELD is padding, skipped
  * everywhere. Neither number is used by XLine (xplane.proto). */
@@ -244,6 +281,10 @@ struct tp_decode_opts {
 	 * the file it maps, tp_riegeli_xspace): borrowed, outlive xs. */
 	const uintptr_t *kept_pages;
 	size_t n_kept_pages;
+	/* The id maps segment markers name (segment_shifts only): borrowed,
+	 * outlive xs. */
+	const struct tp_seg_map *seg_maps;
+	size_t n_seg_maps;
 };
 
 /* tp_xspace_decode with options; opts NULL = scan everything. name must
@@ -307,6 +348,16 @@ struct tp_event {
 				* a stat_iter over the event finds nothing
 				* else (lets hot loops skip the walk) */
 	size_t offset;         /* file offset of the event message      */
+	const struct tp_seg_map *ids; /* the segment's ids, which the
+				* stats keep (tp_stat_iter maps them);
+				* NULL: they are the plane's            */
+};
+
+/* Where a segment marker leaves an iterator (xspace.h): its shift, and
+ * the map of its events' ids (NULL: the plane's own). */
+struct tp_event_seg {
+	int64_t shift_ps;
+	const struct tp_seg_map *ids;
 };
 
 struct tp_event_iter {
@@ -315,7 +366,7 @@ struct tp_event_iter {
 	int64_t line_base_ps;  /* (timestamp_ns - origin) * 1000, plus
 				* the segment's shift_ps                */
 	int64_t line_origin_ps; /* line_base_ps before any segment      */
-	int64_t shift_ps;      /* the last segment marker's, else 0     */
+	struct tp_event_seg seg; /* the last segment marker's, else 0s  */
 	bool validate;         /* decode every stat (set by the decoder) */
 	bool raw_times;        /* skip device_offset_ps lookups: for passes
 				* that only count, the stats need no decoding */
@@ -349,11 +400,12 @@ void tp_event_iter_init_read(struct tp_event_iter *it,
 int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev);
 
 /* Moves an iterator of a scanned line to the event whose tag is at file
- * offset off (a tp_event.offset it gave before), under the segment
- * shift it was read under then (tp_event_iter.shift_ps after that read):
- * read from the middle of a line, a view's events have no marker before
- * them. 0 for every event of a .pb. */
-void tp_event_iter_seek(struct tp_event_iter *it, size_t off, int64_t shift_ps);
+ * offset off (a tp_event.offset it gave before), under the segment it
+ * was read under then (tp_event_iter.seg
+ * after that read): read from the middle of a line, a view's events have
+ * no marker before them. Zeros for every event of a .pb. */
+void tp_event_iter_seek(struct tp_event_iter *it, size_t off,
+			struct tp_event_seg seg);
 
 /* Plain events in bulk, for the hot loops over op lines: timed events of
  * the usual shape whose metadata is known and whose only stats are
@@ -400,6 +452,7 @@ size_t tp_event_iter_batch_keyed(struct tp_event_iter *it,
 /* Iterates the stats stored with an event (not its metadata's). */
 struct tp_stat_iter {
 	struct tp_wire w;
+	const struct tp_seg_map *ids;   /* tp_event.ids                  */
 };
 void tp_stat_iter_init(struct tp_stat_iter *it, const struct tp_xspace *xs,
 		       const struct tp_event *ev);

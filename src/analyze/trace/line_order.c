@@ -105,25 +105,29 @@ static enum tp_err corrupt(const struct tl *t, struct tp_error *err)
 			    (int)t->ln->name.len, t->ln->name.ptr);
 }
 
-/* The segment shifts a pass met (a view's segment markers, xspace.h),
- * from the file offset of the first event under each: an event read
- * again from the middle of its line is read under its own. Empty for a
- * line of a .pb, and a few entries for a chunked capture's line. */
+/* The segments a pass met (a view's segment markers, xspace.h: a
+ * shift and an id map), from the file offset of the first event under
+ * each: an event read again from the middle of its line is read under
+ * its own. Empty for a line of a .pb, and a few entries for a chunked
+ * capture's line. */
 struct shifts {
-	struct shift_from { size_t at; int64_t ps; } *v;
+	struct shift_from { size_t at; struct tp_event_seg seg; } *v;
 	size_t n, cap;
 };
 
 static void shifts_note(struct shifts *s, const struct tp_event_iter *it,
 			size_t at)
 {
-	if (it->shift_ps == (s->n ? s->v[s->n - 1].ps : 0))
+	struct tp_event_seg last = s->n ? s->v[s->n - 1].seg :
+					  (struct tp_event_seg){ 0, NULL };
+
+	if (it->seg.shift_ps == last.shift_ps && it->seg.ids == last.ids)
 		return;
 	s->v = tp_xgrow(s->v, &s->cap, s->n + 1, sizeof(*s->v));
-	s->v[s->n++] = (struct shift_from){ at, it->shift_ps };
+	s->v[s->n++] = (struct shift_from){ at, it->seg };
 }
 
-static int64_t shift_at(const struct shifts *s, size_t off)
+static struct tp_event_seg shift_at(const struct shifts *s, size_t off)
 {
 	size_t lo = 0, hi = s->n;   /* the last entry at or before off */
 
@@ -135,7 +139,7 @@ static int64_t shift_at(const struct shifts *s, size_t off)
 		else
 			hi = mid;
 	}
-	return lo ? s->v[lo - 1].ps : 0;
+	return lo ? s->v[lo - 1].seg : (struct tp_event_seg){ 0, NULL };
 }
 
 /* The event whose tag is at file offset off, read again. */

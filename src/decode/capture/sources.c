@@ -95,9 +95,13 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	src->buf.kept_pages = xs.kept_pages;
 	src->buf.n_kept_pages = xs.n_kept_pages;
 	src->buf.n_page_maps = xs.n_page_maps;
+	src->buf.seg_maps = xs.seg_maps;
+	src->buf.n_seg_maps = xs.n_seg_maps;
 	job->opts.segment_shifts = xs.segment_shifts;
 	job->opts.kept_pages = xs.kept_pages;
 	job->opts.n_kept_pages = xs.n_kept_pages;
+	job->opts.seg_maps = xs.seg_maps;
+	job->opts.n_seg_maps = xs.n_seg_maps;
 	if (!xs.size)
 		return tp_error_set(&job->err, TP_ERR_INPUT,
 				    "%s: chunked capture with no XSpace data (%llu chunks, %zu damaged regions)",

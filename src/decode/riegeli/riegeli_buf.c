@@ -311,11 +311,13 @@ size_t rg_varint_size(uint64_t v)
 }
 
 bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
-		  bool with_value, uint64_t value)
+		  const uint64_t *values, size_t n_values)
 {
 	size_t tag = rg_varint_size((uint64_t)number << 3 | TP_WIRE_LEN);
-	size_t need = with_value ? rg_varint_size(value) : 0;
+	size_t need = 0;
 
+	for (size_t i = 0; i < n_values; i++)
+		need += rg_varint_size(values[i]);
 	for (size_t len_bytes = 1; len_bytes <= 3; len_bytes++) {
 		uint64_t content;
 		struct rg_buf b = { 0 };
@@ -331,8 +333,8 @@ bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
 		b.cap = (size_t)size;
 		rg_put_tag(&b, number, TP_WIRE_LEN);
 		rg_put_varint(&b, content);
-		if (with_value)
-			rg_put_varint(&b, value);
+		for (size_t i = 0; i < n_values; i++)
+			rg_put_varint(&b, values[i]);
 		memset(b.p + b.n, 0, (size_t)size - b.n);
 		return true;
 	}

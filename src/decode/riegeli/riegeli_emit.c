@@ -281,6 +281,7 @@ void rg_model_release(struct rg_model *m)
 		tp_i64map_release(&p->stat_ids);
 	}
 	free(m->planes);
+	tp_riegeli_seg_maps_free(m->seg_maps, m->n_seg_maps);
 	free(m->events_buf.p);
 	tp_riegeli_kept_release((size_t)m->kept_reserved);
 	for (unsigned k = 0; k < 5; k++)
@@ -315,6 +316,7 @@ void tp_riegeli_xspace_release(struct tp_riegeli_xspace *out)
 	free(out->kept_pages);
 	tp_riegeli_kept_release(out->n_kept_pages);
 	tp_riegeli_page_maps_release(out->n_page_maps);
+	tp_riegeli_seg_maps_free(out->seg_maps, out->n_seg_maps);
 	memset(out, 0, sizeof(*out));
 }
 

@@ -52,6 +52,9 @@ struct rg_segment {
 	uint64_t at, end;
 	uint16_t *patches;                 /* malloc'd                */
 	size_t n_patches;
+	uint32_t map;                      /* 1 + the index of the id map
+					    * its events keep (rg_model.
+					    * seg_maps), or 0: merged ids */
 };
 
 struct rg_line {
@@ -152,6 +155,11 @@ struct rg_model {
 	bool io_failed;
 	bool align;                        /* long segments page-aligned */
 	uint64_t page;                     /* the system's page size     */
+	/* the id maps of a view's segments that keep their chunk's ids
+	 * (tp_seg_map, riegeli_remap.c): malloc'd, each map's arrays one
+	 * malloc'd block (tp_riegeli_seg_maps_free) */
+	struct tp_seg_map *seg_maps;
+	size_t n_seg_maps, cap_seg_maps;
 	struct rg_buf events_buf;          /* re-encoded events on their
 					    * way to the spill, kept: a
 					    * fresh MB for every line costs
@@ -227,6 +235,9 @@ struct chunk_plane {
 	struct rg_idtab event_tab, stat_tab;    /* the same, as tables,
 						 * when not identity    */
 	bool identity;
+	uint32_t map;                      /* a view's map of the ids, when
+					    * not identity: 1 + its index
+					    * (rg_segment.map), or 0   */
 	int64_t id;
 	struct tp_str name;
 };
@@ -243,6 +254,11 @@ bool rg_put_event(struct rg_buf *b, const uint8_t *base,
 /* The table of a map's ids (rg_idtab), and its release. */
 void rg_idtab_build(struct rg_idtab *t, const struct tp_i64map *m);
 void rg_idtab_release(struct rg_idtab *t);
+/* How a renumbering chunk plane's events will be read: in a view they
+ * keep the chunk's ids, which their markers map (cp->map, 1 + the index
+ * of the map added to m->seg_maps); written flat, each is re-encoded
+ * (the tables built). */
+void rg_chunk_ids(struct rg_model *m, struct chunk_plane *cp);
 /* rg_put_event for the usual event of n bytes at p (the message, not
  * its tag): the same bytes, written the quick way. False, with nothing
  * written, at a shape it does not handle or tables not usable. */
@@ -263,11 +279,11 @@ enum tp_err rg_merge_record(struct rg_model *m, const uint8_t *rec, size_t len,
 			    uint64_t chunk_begin, struct tp_error *err);
 
 /* A field of `number` taking exactly `size` bytes (tag, length,
- * content): its content a varint of value (with_value) and zeros, into
+ * content): its content the varints values[0..n_values) and zeros, into
  * dst (room for size bytes). False when no field takes that size (too
  * small, or a length whose varint would not fit): try a page more. */
 bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
-		  bool with_value, uint64_t value);
+		  const uint64_t *values, size_t n_values);
 
 /* n pages more for lines in place, within tp_riegeli_max_kept_bytes:
  * false when that would pass it (given back: tp_riegeli_kept_release). */

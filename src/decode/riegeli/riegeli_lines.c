@@ -87,10 +87,10 @@ static void pad_spill(struct rg_model *m)
 
 	if (!size)
 		return;
-	while (!rg_pad_field(NULL, TP_XLINE_PADDING_FIELD, size, false, 0))
+	while (!rg_pad_field(NULL, TP_XLINE_PADDING_FIELD, size, NULL, 0))
 		size += m->page;
 	pad = tp_xcalloc((size_t)size, 1);
-	rg_pad_field(pad, TP_XLINE_PADDING_FIELD, size, false, 0);
+	rg_pad_field(pad, TP_XLINE_PADDING_FIELD, size, NULL, 0);
 	rg_spill(m, pad, (size_t)size);
 	free(pad);
 }
@@ -280,10 +280,11 @@ static void marks_init(struct marks *mk, const struct rg_model *m,
  * too short for a whole page, or holds an event too long to patch
  * around: the caller spills it. */
 static bool merge_in_place(struct rg_model *m, struct rg_line *l,
-			   const struct line_head *h, const struct marks *mk)
+			   const struct line_head *h, const struct marks *mk,
+			   uint32_t map)
 {
 	const struct rg_origin *o = &m->origin;
-	struct rg_segment s = { .base_ns = h->ts, .in_place = true };
+	struct rg_segment s = { .base_ns = h->ts, .in_place = true, .map = map };
 	const uint8_t *run = h->run, *run_end = h->run_end;
 	uint64_t first, last;
 
@@ -310,8 +311,9 @@ static bool merge_in_place(struct rg_model *m, struct rg_line *l,
 /* One line of the chunk: header merged, events spilled as a segment
  * with the chunk's line start as its time base (nothing moved: the
  * segment marker does it when read). Runs of events are copied as they
- * are when the chunk's ids are the merged ones; else each event is
- * re-encoded with its ids remapped. */
+ * are when the chunk's ids are the merged ones, or when a view's marker
+ * maps them (cp->map); else (written flat) each event is re-encoded
+ * with its ids remapped. */
 static bool merge_line(struct rg_model *m, struct rg_plane *p,
 		       const struct chunk_plane *cp, const uint8_t *base,
 		       const struct tp_field *lf)
@@ -325,7 +327,8 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 	struct rg_line *l;
 	struct marks mk;
 	bool ok = true, aligned = m->align && lf->len >= tp_riegeli_map_min_bytes;
-	bool may = aligned && cp->identity && m->input && m->origin.in_file;
+	bool as_is = cp->identity || cp->map;   /* the chunk's bytes kept */
+	bool may = aligned && as_is && m->input && m->origin.in_file;
 	bool in_place;
 	int rc = 0;
 
@@ -333,7 +336,7 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 		marks_init(&mk, m, lf);
 	ok = read_line_head(base, lf, &h, may ? &mk : NULL);
 	l = ok ? fold_line(m, p, &h) : NULL;
-	in_place = ok && may && merge_in_place(m, l, &h, &mk);
+	in_place = ok && may && merge_in_place(m, l, &h, &mk, cp->map);
 	if (may)
 		free(mk.off);
 	if (!ok || in_place)
@@ -345,7 +348,7 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 	for (;;) {
 		const uint8_t *at = w.p;
 
-		if (cp->identity && (w.p = skip_events(at, w.end, NULL)) > at) {
+		if (as_is && (w.p = skip_events(at, w.end, NULL)) > at) {
 			/* copied as runs of bytes */
 			if (run_end != at) {
 				if (run)
@@ -359,7 +362,7 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 		at = base + f.offset;
 		if (f.number != 4 || f.type != TP_WIRE_LEN)
 			continue;
-		if (cp->identity) {   /* an event under a longer tag */
+		if (as_is) {   /* an event under a longer tag */
 			if (run_end != at) {
 				if (run)
 					rg_spill(m, run, (size_t)(run_end - run));
@@ -390,7 +393,7 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 			   sizeof(*l->segs));
 	l->segs[l->n_segs++] = (struct rg_segment){
 		.bytes = { start, m->spill_size - start },
-		.base_ns = h.ts, .aligned = aligned };
+		.base_ns = h.ts, .aligned = aligned, .map = cp->map };
 	return true;
 }
 
@@ -442,10 +445,8 @@ static bool merge_plane(struct rg_model *m, const uint8_t *base,
 	ok = ok && rg_merge_stat_meta(m, p, &cp, base, fresh) &&
 	     rg_merge_event_meta(m, p, &cp, base, fresh) &&
 	     merge_plane_stats(m, p, &cp, base);
-	if (ok && !cp.identity) {
-		rg_idtab_build(&cp.event_tab, &cp.event_map);
-		rg_idtab_build(&cp.stat_tab, &cp.stat_map);
-	}
+	if (ok && !cp.identity)
+		rg_chunk_ids(m, &cp);
 	for (size_t i = 0; ok && i < cp.n_lines; i++)
 		ok = merge_line(m, p, &cp, base, &cp.lines[i]);
 	chunk_plane_release(&cp);

@@ -200,3 +200,102 @@ bool rg_put_event_fast(struct rg_buf *b, const uint8_t *p, size_t n,
 	b->n += (size_t)(close_at(at, 0x22, o) - at);
 	return true;
 }
+
+struct id_pair {
+	int64_t from, to;
+};
+
+static int by_from(const void *a, const void *b)
+{
+	const struct id_pair *x = a, *y = b;
+
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+/* The entries of map that move an id, ascending: into from and to. */
+static size_t moved_ids(const struct tp_i64map *map, int64_t *from,
+			int64_t *to)
+{
+	struct id_pair *v = tp_xmalloc((map->n ? map->n : 1) * sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < map->cap; i++)
+		if (map->values[i] >= 0 && map->values[i] != map->keys[i])
+			v[n++] = (struct id_pair){ map->keys[i], map->values[i] };
+	qsort(v, n, sizeof(*v), by_from);
+	for (size_t k = 0; k < n; k++) {
+		from[k] = v[k].from;
+		to[k] = v[k].to;
+	}
+	free(v);
+	return n;
+}
+
+/* Room for a remap of map's entries: from, to and, where the moved ids
+ * are small and close together, direct (as rg_idtab_build judges). */
+static size_t remap_words(const struct tp_i64map *map, size_t *n_direct)
+{
+	int64_t hi = -1;
+	bool small = true;
+
+	for (size_t i = 0; i < map->cap; i++) {
+		if (map->values[i] < 0 || map->values[i] == map->keys[i])
+			continue;
+		small = small && map->keys[i] >= 0;
+		if (map->keys[i] > hi)
+			hi = map->keys[i];
+	}
+	*n_direct = small && hi >= 0 && (uint64_t)hi < 4 * map->n + 4096 ?
+			    (size_t)hi + 1 : 0;
+	return 2 * map->n + *n_direct;
+}
+
+static int64_t *fill_remap(struct tp_id_remap *r, const struct tp_i64map *map,
+			   size_t n_direct, int64_t *at)
+{
+	int64_t *from = at, *to = at + map->n, *direct = to + map->n;
+
+	r->n = moved_ids(map, from, to);
+	r->from = from;
+	r->to = to;
+	r->n_direct = n_direct;
+	r->direct = n_direct ? direct : NULL;
+	for (size_t k = 0; k < n_direct; k++)
+		direct[k] = (int64_t)k;
+	for (size_t k = 0; k < r->n && n_direct; k++)
+		direct[from[k]] = to[k];
+	return direct + n_direct;
+}
+
+static uint32_t seg_map_add(struct rg_model *m, const struct chunk_plane *cp)
+{
+	size_t de, ds, words = remap_words(&cp->event_map, &de) +
+			       remap_words(&cp->stat_map, &ds);
+	struct tp_seg_map *s;
+	int64_t *block = tp_xmalloc((words ? words : 1) * sizeof(*block));
+
+	m->seg_maps = tp_xgrow(m->seg_maps, &m->cap_seg_maps, m->n_seg_maps + 1,
+			       sizeof(*m->seg_maps));
+	s = &m->seg_maps[m->n_seg_maps++];
+	s->block = block;
+	fill_remap(&s->stats, &cp->stat_map, ds,
+		   fill_remap(&s->events, &cp->event_map, de, block));
+	return (uint32_t)m->n_seg_maps;
+}
+
+void rg_chunk_ids(struct rg_model *m, struct chunk_plane *cp)
+{
+	if (m->align) {
+		cp->map = seg_map_add(m, cp);
+		return;
+	}
+	rg_idtab_build(&cp->event_tab, &cp->event_map);
+	rg_idtab_build(&cp->stat_tab, &cp->stat_map);
+}
+
+void tp_riegeli_seg_maps_free(struct tp_seg_map *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(maps[i].block);
+	free(maps);
+}

@@ -108,8 +108,26 @@ static void put_str(struct rg_view_build *v, uint32_t number,
 		put_field(v, number, p, n);
 }
 
-/* A segment marker of exactly size bytes (zeros after the shift). */
-static void put_marker(struct rg_view_build *v, uint64_t size, int64_t shift)
+/* What a segment's marker holds (xspace.h): its shift, and 1 + the
+ * index of its id map when it keeps its chunk's ids. */
+struct marker {
+	uint64_t values[2];
+	size_t n;
+};
+
+static struct marker marker_of(const struct rg_line *l,
+			       const struct rg_segment *s)
+{
+	struct marker k = { { (uint64_t)rg_segment_shift(l, s), s->map }, 2 };
+
+	if (!s->map)
+		k.n = 1;
+	return k;
+}
+
+/* A segment marker of exactly size bytes (zeros after its values). */
+static void put_marker(struct rg_view_build *v, uint64_t size,
+		       const struct marker *k)
 {
 	uint8_t *m;
 
@@ -119,7 +137,7 @@ static void put_marker(struct rg_view_build *v, uint64_t size, int64_t shift)
 	}
 	m = tp_xmalloc((size_t)size);
 
-	rg_pad_field(m, TP_XLINE_SEGMENT_FIELD, size, true, (uint64_t)shift);
+	rg_pad_field(m, TP_XLINE_SEGMENT_FIELD, size, k->values, k->n);
 	put(v, m, (size_t)size);
 	free(m);
 }
@@ -139,14 +157,14 @@ static void put_input(struct rg_view_build *v, uint64_t at, uint64_t n)
 
 /* The smallest marker from which the view's next byte is at offset
  * `to` within a page (the page itself to copy a segment: any offset). */
-static uint64_t marker_size(const struct rg_view_build *v, int64_t shift,
-			    uint64_t to)
+static uint64_t marker_size(const struct rg_view_build *v,
+			    const struct marker *k, uint64_t to)
 {
 	uint64_t size = to >= v->page ? 3 :
 			(to + v->page - v->pos % v->page) % v->page;
 
-	while (!rg_pad_field(NULL, TP_XLINE_SEGMENT_FIELD, size, true,
-			     (uint64_t)shift))
+	while (!rg_pad_field(NULL, TP_XLINE_SEGMENT_FIELD, size, k->values,
+			     k->n))
 		size += to >= v->page ? 1 : v->page;
 	return size;
 }
@@ -156,15 +174,15 @@ static uint64_t marker_size(const struct rg_view_build *v, int64_t shift,
 static void put_segment(struct rg_view_build *v, const struct rg_line *l,
 			const struct rg_segment *s)
 {
-	int64_t shift = rg_segment_shift(l, s);
+	struct marker k = marker_of(l, s);
 
 	if (!s->aligned || v->mapped >= tp_riegeli_max_mapped) {
-		put_marker(v, marker_size(v, shift, v->page), shift);
+		put_marker(v, marker_size(v, &k, v->page), &k);
 		put(v, v->dry ? NULL : v->spill + s->bytes.off,
 		    (size_t)s->bytes.len);
 		return;
 	}
-	put_marker(v, marker_size(v, shift, 0), shift);
+	put_marker(v, marker_size(v, &k, 0), &k);
 	v->mapped++;
 	if (!v->dry) {
 		flush(v);
@@ -184,7 +202,7 @@ static void put_segment(struct rg_view_build *v, const struct rg_line *l,
 static void put_in_place(struct rg_view_build *v, const struct rg_line *l,
 			 const struct rg_segment *s)
 {
-	int64_t shift = rg_segment_shift(l, s);
+	struct marker k = marker_of(l, s);
 	uint64_t first = rg_round_up(s->at, v->page);
 	uint64_t last = s->end / v->page * v->page;
 	uint64_t head = first - s->at;   /* no header in it: a header
@@ -192,11 +210,11 @@ static void put_in_place(struct rg_view_build *v, const struct rg_line *l,
 	uint64_t whole = last - first - (uint64_t)s->n_patches * RG_BLOCK_HEADER;
 
 	if (v->mapped >= tp_riegeli_max_mapped) {
-		put_marker(v, marker_size(v, shift, v->page), shift);
+		put_marker(v, marker_size(v, &k, v->page), &k);
 		put_input(v, s->at, s->bytes.len);
 		return;
 	}
-	put_marker(v, marker_size(v, shift, s->at % v->page), shift);
+	put_marker(v, marker_size(v, &k, s->at % v->page), &k);
 	v->mapped++;
 	put_input(v, s->at, head);
 	if (!v->dry) {
@@ -328,5 +346,9 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 	out->data = out->map = base;
 	out->size = out->map_len = (size_t)v.pos;
 	out->segment_shifts = true;
+	out->seg_maps = m->seg_maps;   /* the view's now */
+	out->n_seg_maps = m->n_seg_maps;
+	m->seg_maps = NULL;
+	m->n_seg_maps = m->cap_seg_maps = 0;
 	return TP_OK;
 }

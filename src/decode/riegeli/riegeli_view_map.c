@@ -68,7 +68,7 @@ static void patch_page(uint8_t *pg, uint16_t a)
 	 * kernel's fault-around), the whole view in the end */
 	*(volatile uint8_t *)pg = 0;
 	memmove(pg, pg + RG_BLOCK_HEADER, a);
-	rg_pad_field(pg + a, TP_XLINE_PADDING_FIELD, RG_BLOCK_HEADER, false, 0);
+	rg_pad_field(pg + a, TP_XLINE_PADDING_FIELD, RG_BLOCK_HEADER, NULL, 0);
 }
 
 /* An in-place hole: the input's pages mapped privately, each header's

@@ -122,6 +122,7 @@ enum { ROLE_PASS = 0, ROLE_KEEP = 1, ROLE_OFF = 0x10, ROLE_DUR, ROLE_REJECT };
 struct stat_roles {
 	const struct tp_batch_keys *k; /* NULL: device time only       */
 	const struct device_ids *d;
+	const struct tp_id_remap *ids; /* a segment's chunk ids, or NULL */
 	uint8_t role[ROLE_TABLE];
 };
 
@@ -129,6 +130,8 @@ static uint8_t role_of(const struct stat_roles *r, uint64_t id)
 {
 	const struct tp_batch_keys *k = r->k;
 
+	if (r->ids)   /* the segment's id of a stat: the plane's first */
+		id = (uint64_t)tp_id_remap_get(r->ids, (int64_t)id);
 	if (r->d->has_off && id == r->d->off)
 		return ROLE_OFF;
 	if (r->d->has_dur && id == r->d->dur)
@@ -149,10 +152,11 @@ static uint8_t role_of(const struct stat_roles *r, uint64_t id)
 #define ROLE_UNKNOWN 0xff
 
 static void roles_init(struct stat_roles *r, const struct tp_batch_keys *k,
-		       const struct device_ids *d)
+		       const struct device_ids *d, const struct tp_seg_map *ids)
 {
 	r->k = k;
 	r->d = d;
+	r->ids = ids ? &ids->stats : NULL;
 	memset(r->role, ROLE_UNKNOWN, sizeof(r->role));
 }
 
@@ -208,6 +212,9 @@ plain_stats(const uint8_t *q, const uint8_t *e, const uint8_t *slack,
 			if (b->kind[slot][n] || !varint_kind(tag))
 				return false; /* twice, or not an integer */
 			b->kind[slot][n] = varint_kind(tag);
+			/* a reference names a stat: the plane's id of it */
+			if (tag == 0x38 && r->ids)
+				v = (uint64_t)tp_id_remap_get(r->ids, (int64_t)v);
 			b->value[slot][n] = v;
 		}
 		q = se;
@@ -273,6 +280,8 @@ plain_event(const struct tp_event_iter *it, struct stat_roles *r,
 	if (r->k)
 		for (unsigned i = 0; i < TP_BATCH_KEYS; i++)
 			b->kind[i][n] = TP_STAT_NONE;
+	if (it->seg.ids)
+		mid = (uint64_t)tp_id_remap_get(&it->seg.ids->events, (int64_t)mid);
 	if (!plain_stats(q, e, slack, r, &t, b, n) || (d->want && t.found != 3) ||
 	    mid >= it->plane->event_meta_index.n_direct || !direct[mid])
 		return NULL;
@@ -295,7 +304,7 @@ static size_t batch(struct tp_event_iter *it, const struct tp_batch_keys *k,
 	if (it->w.error || !it->plane->event_meta_index.direct)
 		return 0;
 	device_ids_of(it, &d);
-	roles_init(&r, k, &d);
+	roles_init(&r, k, &d, it->seg.ids);
 	b->device_clock = d.want;
 	while (n < TP_EVENT_BATCH && p < end && *p == 0x22 &&
 	       (next = plain_event(it, &r, p, end, b, n))) {

@@ -20,7 +20,7 @@ void tp_event_iter_init(struct tp_event_iter *it, const struct tp_xspace *xs,
 						 xs->time_origin_ns),
 				      1000);
 	it->line_origin_ps = it->line_base_ps;
-	it->shift_ps = 0;
+	it->seg = (struct tp_event_seg){ 0, NULL };
 	it->slack = xs->base + xs->size;
 	it->scan = NULL;
 	it->xs = xs;
@@ -109,6 +109,12 @@ static int scan_end(struct tp_event_iter *it, int rc)
 	return rc;
 }
 
+/* A stat id as the plane knows it: a segment may keep its chunk's. */
+static inline int64_t plane_stat_id(const struct tp_event_iter *it, int64_t id)
+{
+	return it->seg.ids ? tp_id_remap_get(&it->seg.ids->stats, id) : id;
+}
+
 static void note_device_time(const struct tp_plane *pl, struct device_time *t,
 			     int64_t id, int64_t v)
 {
@@ -134,9 +140,10 @@ static inline bool is_device_time(const struct tp_plane *pl, int64_t id)
  * [1: varint id][3 or 4: varint value]; that shape is read in place,
  * anything else goes through tp_stat_decode, which also validates it.
  * Returns -1 on corrupt bytes (the error is in w). */
-static int event_stat(struct tp_wire *w, const struct tp_field *f,
-		      const struct tp_plane *pl, bool want, struct device_time *t)
+static int event_stat(const struct tp_event_iter *it, struct tp_wire *w,
+		      const struct tp_field *f, bool want, struct device_time *t)
 {
+	const struct tp_plane *pl = it->plane;
 	const uint8_t *p = f->data, *end = f->data + f->len, *q;
 	uint64_t id, v;
 	struct tp_stat st;
@@ -149,7 +156,8 @@ static int event_stat(struct tp_wire *w, const struct tp_field *f,
 			q++;
 			if (tp_wire_varint(&q, end, &v) && q == end) {
 				if (want)
-					note_device_time(pl, t, (int64_t)id, (int64_t)v);
+					note_device_time(pl, t, plane_stat_id(it, (int64_t)id),
+							 (int64_t)v);
 				return 0;
 			}
 		}
@@ -157,7 +165,7 @@ static int event_stat(struct tp_wire *w, const struct tp_field *f,
 	if (tp_stat_decode(w, f, &st) < 0)
 		return -1;
 	if (want && tp_stat_int(&st, &iv))
-		note_device_time(pl, t, st.metadata_id, iv);
+		note_device_time(pl, t, plane_stat_id(it, st.metadata_id), iv);
 	return 0;
 }
 
@@ -246,6 +254,7 @@ static bool fast_fields(const struct tp_event_iter *it, const uint8_t *p,
 			    (*s != 0x18 && *s != 0x20) ||
 			    !(s = fast_varint(s + 1, se, slack, &v)) || s != se)
 				return false;
+			id = (uint64_t)plane_stat_id(it, (int64_t)id);
 			if (!is_device_time(it->plane, (int64_t)id))
 				ev->other_stats = true;
 			else if (want)
@@ -273,7 +282,7 @@ static int general_fields(struct tp_event_iter *it, const struct tp_field *evf,
 		if (f.type == TP_WIRE_LEN) {
 			ev->other_stats |= f.number == 4; /* not told apart here */
 			if (f.number == 4 && look &&
-			    event_stat(&w, &f, it->plane, want, &ef->t) < 0) {
+			    event_stat(it, &w, &f, want, &ef->t) < 0) {
 				rc = -1;
 				break;
 			}
@@ -321,6 +330,7 @@ static inline void reset_event(struct tp_event *ev, const struct tp_field *evf,
 	ev->offset = evf->offset;
 	ev->stats = tp_str_make((const char *)evf->data, evf->len);
 	ev->other_stats = false;
+	ev->ids = NULL;
 	ef->t.off = 0;
 	ef->t.dur = 0;
 	ef->t.found = 0;
@@ -349,6 +359,11 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *evf,
 	ev->timed = ef.has_offset || !ef.aggregated;
 	if (ev->timed)
 		ev->num_occurrences = 1;
+	if (it->seg.ids) {
+		ev->metadata_id = tp_id_remap_get(&it->seg.ids->events,
+						  ev->metadata_id);
+		ev->ids = it->seg.ids;
+	}
 	/* the direct table inline: one load per event (xspace_stats.c) */
 	if (pl->event_meta_index.direct)
 		ev->meta = (uint64_t)ev->metadata_id < pl->event_meta_index.n_direct &&
@@ -370,22 +385,27 @@ static int decode_event(struct tp_event_iter *it, const struct tp_field *evf,
 		ev->dur_ps = ev->duration_ps;
 	}
 	/* as if the event had been moved to the line's start */
-	if (it->shift_ps && ev->timed)
-		ev->offset_ps = tp_sat_add(ev->offset_ps, it->shift_ps);
+	if (it->seg.shift_ps && ev->timed)
+		ev->offset_ps = tp_sat_add(ev->offset_ps, it->seg.shift_ps);
 	return 1;
 }
 
 /* A segment marker (xspace.h): the events after it are shifted by its
- * value. One that does not read is no shift. */
+ * first value and keep the ids its second names. One that does not read
+ * is no shift; a map it does not name, none. */
 static void segment_marker(struct tp_event_iter *it, const struct tp_field *f)
 {
-	const uint8_t *p = f->data;
-	uint64_t v;
+	const uint8_t *p = f->data, *end = f->data + f->len;
+	uint64_t v, map = 0;
 
-	if (!tp_wire_varint(&p, f->data + f->len, &v))
+	if (!tp_wire_varint(&p, end, &v))
 		v = 0;
-	it->shift_ps = (int64_t)v;
-	it->line_base_ps = tp_sat_add(it->line_origin_ps, it->shift_ps);
+	else if (p < end && !tp_wire_varint(&p, end, &map))
+		map = 0;
+	it->seg.shift_ps = (int64_t)v;
+	it->seg.ids = map && map <= it->xs->n_seg_maps ?
+			      &it->xs->seg_maps[map - 1] : NULL;
+	it->line_base_ps = tp_sat_add(it->line_origin_ps, it->seg.shift_ps);
 }
 
 static int next_event(struct tp_event_iter *it, struct tp_event *ev)
@@ -445,49 +465,11 @@ int tp_event_iter_next(struct tp_event_iter *it, struct tp_event *ev)
 	return rc;
 }
 
-void tp_event_iter_seek(struct tp_event_iter *it, size_t off, int64_t shift_ps)
+void tp_event_iter_seek(struct tp_event_iter *it, size_t off,
+			struct tp_event_seg seg)
 {
 	it->w.p = it->xs->base + off;
 	it->dropped = it->w.p;
-	it->shift_ps = shift_ps;
-	it->line_base_ps = tp_sat_add(it->line_origin_ps, shift_ps);
-}
-
-void tp_stat_iter_init(struct tp_stat_iter *it, const struct tp_xspace *xs,
-		       const struct tp_event *ev)
-{
-	tp_wire_init(&it->w, xs->base, (const uint8_t *)ev->stats.ptr,
-		     ev->stats.len);
-}
-
-int tp_stat_iter_next(struct tp_stat_iter *it, struct tp_stat *st)
-{
-	struct tp_field f;
-	int rc;
-
-	while ((rc = tp_wire_next(&it->w, &f)) > 0)
-		if (f.number == 4 && f.type == TP_WIRE_LEN)
-			return tp_stat_decode(&it->w, &f, st) < 0 ? -1 : 1;
-	return rc;
-}
-
-bool tp_event_stat(const struct tp_xspace *xs, const struct tp_plane *pl,
-		   const struct tp_event *ev, enum tp_stat_name which,
-		   struct tp_stat *out)
-{
-	struct tp_stat_iter it;
-	const struct tp_stat *s;
-
-	if (!pl->known_stat[which])
-		return false;
-	tp_stat_iter_init(&it, xs, ev);
-	while (tp_stat_iter_next(&it, out) > 0)
-		if (out->metadata_id == pl->known_stat_id[which])
-			return true;
-	if (ev->meta && (s = tp_stats_find(pl, ev->meta->stats,
-					   ev->meta->n_stats, which))) {
-		*out = *s;
-		return true;
-	}
-	return false;
+	it->seg = seg;
+	it->line_base_ps = tp_sat_add(it->line_origin_ps, seg.shift_ps);
 }

@@ -1,6 +1,7 @@
 /*
- * xspace_stats.c - XStat decoding, the id maps of a plane, and stat lookup
- * by name (see xspace.h).
+ * xspace_stats.c - XStat decoding, the id maps of a plane (and of a
+ * chunked capture's segments), stat lookup by name, and the stats of an
+ * event, read with the ids its segment keeps mapped (see xspace.h).
  */
 #include "xspace_internal.h"
 
@@ -243,4 +244,70 @@ const struct tp_stat *tp_stats_find_name(const struct tp_plane *pl,
 		if (tp_str_eq(tp_stat_name(pl, &stats[i]), name))
 			return &stats[i];
 	return NULL;
+}
+
+int64_t tp_id_remap_slow(const struct tp_id_remap *m, int64_t id)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->from[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n && m->from[lo] == id ? m->to[lo] : id;
+}
+
+void tp_stat_iter_init(struct tp_stat_iter *it, const struct tp_xspace *xs,
+		       const struct tp_event *ev)
+{
+	tp_wire_init(&it->w, xs->base, (const uint8_t *)ev->stats.ptr,
+		     ev->stats.len);
+	it->ids = ev->ids;
+}
+
+int tp_stat_iter_next(struct tp_stat_iter *it, struct tp_stat *st)
+{
+	struct tp_field f;
+	int rc;
+
+	while ((rc = tp_wire_next(&it->w, &f)) > 0) {
+		if (f.number != 4 || f.type != TP_WIRE_LEN)
+			continue;
+		if (tp_stat_decode(&it->w, &f, st) < 0)
+			return -1;
+		if (it->ids) {   /* the segment kept its chunk's ids */
+			st->metadata_id = tp_id_remap_get(&it->ids->stats,
+							  st->metadata_id);
+			if (st->kind == TP_STAT_REF)
+				st->v.u = (uint64_t)tp_id_remap_get(
+					&it->ids->stats, (int64_t)st->v.u);
+		}
+		return 1;
+	}
+	return rc;
+}
+
+bool tp_event_stat(const struct tp_xspace *xs, const struct tp_plane *pl,
+		   const struct tp_event *ev, enum tp_stat_name which,
+		   struct tp_stat *out)
+{
+	struct tp_stat_iter it;
+	const struct tp_stat *s;
+
+	if (!pl->known_stat[which])
+		return false;
+	tp_stat_iter_init(&it, xs, ev);
+	while (tp_stat_iter_next(&it, out) > 0)
+		if (out->metadata_id == pl->known_stat_id[which])
+			return true;
+	if (ev->meta && (s = tp_stats_find(pl, ev->meta->stats,
+					   ev->meta->n_stats, which))) {
+		*out = *s;
+		return true;
+	}
+	return false;
 }
