@@ -270,6 +270,10 @@ struct rg_plane *rg_find_plane(struct rg_model *m, struct tp_str name,
 /* A chunk's metadata into p, filling cp's id maps (riegeli_merge.c). */
 bool rg_merge_stat_meta(struct rg_model *m, struct rg_plane *p,
 			struct chunk_plane *cp, const uint8_t *base, bool fresh);
+/* The chunk's plane stats into p: appended unless one with the same
+ * (remapped) metadata id is there. */
+bool rg_merge_plane_stats(struct rg_model *m, struct rg_plane *p,
+			  const struct chunk_plane *cp, const uint8_t *base);
 bool rg_merge_event_meta(struct rg_model *m, struct rg_plane *p,
 			 struct chunk_plane *cp, const uint8_t *base, bool fresh);
 

@@ -1,7 +1,8 @@
 /*
- * riegeli_lines.c - a chunk's planes, lines and plane stats folded into
- * the merge model, and the record (one XSpace chunk) they come in (see
- * riegeli_merge.c for metadata, docs/riegeli.md for the rules).
+ * riegeli_lines.c - a chunk's planes and lines folded into the merge
+ * model, and the record (one XSpace chunk) they come in (see
+ * riegeli_merge.c for metadata and plane stats, docs/riegeli.md for the
+ * rules).
  */
 #include "riegeli_internal.h"
 
@@ -9,40 +10,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Plane stats: appended unless one with the same (remapped) metadata
- * id is there. */
-static bool merge_plane_stats(struct rg_model *m, struct rg_plane *p,
-			      const struct chunk_plane *cp, const uint8_t *base)
-{
-	for (size_t i = 0; i < cp->n_plane_stats; i++) {
-		const struct tp_field *f = &cp->plane_stats[i];
-		struct rg_buf b = { 0 };
-		int64_t id;
-		bool dup = false;
-
-		if (!rg_put_stat(&b, base, f->data, f->len, &cp->stat_map, &id)) {
-			free(b.p);
-			return false;
-		}
-		for (size_t j = 0; j < p->n_plane_stats && !dup; j++)
-			dup = p->plane_stat_ids[j] == id;
-		if (!dup) {
-			size_t cap = p->cap_plane_stats;
-
-			p->plane_stats = tp_xgrow(p->plane_stats, &p->cap_plane_stats,
-						  p->n_plane_stats + 1,
-						  sizeof(*p->plane_stats));
-			p->plane_stat_ids = tp_xgrow(p->plane_stat_ids, &cap,
-						     p->n_plane_stats + 1,
-						     sizeof(*p->plane_stat_ids));
-			p->plane_stats[p->n_plane_stats] = rg_spill(m, b.p, b.n);
-			p->plane_stat_ids[p->n_plane_stats++] = id;
-		}
-		free(b.p);
-	}
-	return true;
-}
 
 static struct rg_line *find_line(struct rg_model *m, struct rg_plane *p,
 				 int64_t id, bool *fresh)
@@ -308,42 +275,19 @@ static bool merge_in_place(struct rg_model *m, struct rg_line *l,
 	return true;
 }
 
-/* One line of the chunk: header merged, events spilled as a segment
- * with the chunk's line start as its time base (nothing moved: the
- * segment marker does it when read). Runs of events are copied as they
- * are when the chunk's ids are the merged ones, or when a view's marker
- * maps them (cp->map); else (written flat) each event is re-encoded
- * with its ids remapped. */
-static bool merge_line(struct rg_model *m, struct rg_plane *p,
-		       const struct chunk_plane *cp, const uint8_t *base,
-		       const struct tp_field *lf)
+/* A line's events into the spill, in file order: runs of them copied as
+ * they are (as_is), else each re-encoded with its ids remapped. */
+static bool spill_events(struct rg_model *m, const struct chunk_plane *cp,
+			 const uint8_t *base, const struct tp_field *lf,
+			 bool as_is)
 {
 	struct tp_wire w;
 	struct tp_field f;
-	struct line_head h;
 	struct rg_buf *b = &m->events_buf;
 	const uint8_t *run = NULL, *run_end = NULL;
-	uint64_t start;
-	struct rg_line *l;
-	struct marks mk;
-	bool ok = true, aligned = m->align && lf->len >= tp_riegeli_map_min_bytes;
-	bool as_is = cp->identity || cp->map;   /* the chunk's bytes kept */
-	bool may = aligned && as_is && m->input && m->origin.in_file;
-	bool in_place;
+	bool ok = true;
 	int rc = 0;
 
-	if (may)
-		marks_init(&mk, m, lf);
-	ok = read_line_head(base, lf, &h, may ? &mk : NULL);
-	l = ok ? fold_line(m, p, &h) : NULL;
-	in_place = ok && may && merge_in_place(m, l, &h, &mk, cp->map);
-	if (may)
-		free(mk.off);
-	if (!ok || in_place)
-		return ok;
-	if (aligned)
-		align_spill(m);
-	start = m->spill_size;
 	tp_wire_init(&w, base, lf->data, lf->len);
 	for (;;) {
 		const uint8_t *at = w.p;
@@ -377,13 +321,49 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 			b->n = 0;
 		}
 	}
-	ok = ok && rc == 0;
 	if (run)
 		rg_spill(m, run, (size_t)(run_end - run));
 	if (b->n)
 		rg_spill(m, b->p, b->n);
 	b->n = 0;
-	if (!ok)
+	return ok && rc == 0;
+}
+
+/* One line of the chunk: header merged, events spilled as a segment
+ * with the chunk's line start as its time base (nothing moved: the
+ * segment marker does it when read). Runs of events are copied as they
+ * are when the chunk's ids are the merged ones, or when a view's marker
+ * maps them (cp->map); else (written flat) each event is re-encoded
+ * with its ids remapped. A line that is one run of events is not walked
+ * again: read_line_head found the run. */
+static bool merge_line(struct rg_model *m, struct rg_plane *p,
+		       const struct chunk_plane *cp, const uint8_t *base,
+		       const struct tp_field *lf)
+{
+	struct line_head h;
+	uint64_t start;
+	struct rg_line *l;
+	struct marks mk;
+	bool ok = true, aligned = m->align && lf->len >= tp_riegeli_map_min_bytes;
+	bool as_is = cp->identity || cp->map;   /* the chunk's bytes kept */
+	bool may = aligned && as_is && m->input && m->origin.in_file;
+	bool in_place;
+
+	if (may)
+		marks_init(&mk, m, lf);
+	ok = read_line_head(base, lf, &h, may ? &mk : NULL);
+	l = ok ? fold_line(m, p, &h) : NULL;
+	in_place = ok && may && merge_in_place(m, l, &h, &mk, cp->map);
+	if (may)
+		free(mk.off);
+	if (!ok || in_place)
+		return ok;
+	if (aligned)
+		align_spill(m);
+	start = m->spill_size;
+	if (as_is && h.run)
+		rg_spill(m, h.run, (size_t)(h.run_end - h.run));
+	else if (!spill_events(m, cp, base, lf, as_is))
 		return false;
 	if (m->spill_size == start)
 		return true;
@@ -444,7 +424,7 @@ static bool merge_plane(struct rg_model *m, const uint8_t *base,
 	/* stats first: event metadata and events refer to them */
 	ok = ok && rg_merge_stat_meta(m, p, &cp, base, fresh) &&
 	     rg_merge_event_meta(m, p, &cp, base, fresh) &&
-	     merge_plane_stats(m, p, &cp, base);
+	     rg_merge_plane_stats(m, p, &cp, base);
 	if (ok && !cp.identity)
 		rg_chunk_ids(m, &cp);
 	for (size_t i = 0; ok && i < cp.n_lines; i++)

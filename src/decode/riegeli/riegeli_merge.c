@@ -7,8 +7,9 @@
  * strings without duplicates.
  *
  * A plane's first chunk keeps its ids; when a later chunk's ids all map
- * to themselves (a writer that keeps ids stable) its events are copied
- * as they are, else each is re-encoded with its ids remapped.
+ * to themselves (a writer that keeps ids stable), or a view's markers
+ * map them (riegeli_remap.c), its events are copied as they are, else
+ * (written flat) each is re-encoded with its ids remapped.
  */
 #include "riegeli_internal.h"
 
@@ -359,4 +360,38 @@ bool rg_merge_event_meta(struct rg_model *m, struct rg_plane *p,
 	free(v.p);
 	free(c.p);
 	return ok;
+}
+
+/* Plane stats: appended unless one with the same (remapped) metadata
+ * id is there. */
+bool rg_merge_plane_stats(struct rg_model *m, struct rg_plane *p,
+			  const struct chunk_plane *cp, const uint8_t *base)
+{
+	for (size_t i = 0; i < cp->n_plane_stats; i++) {
+		const struct tp_field *f = &cp->plane_stats[i];
+		struct rg_buf b = { 0 };
+		int64_t id;
+		bool dup = false;
+
+		if (!rg_put_stat(&b, base, f->data, f->len, &cp->stat_map, &id)) {
+			free(b.p);
+			return false;
+		}
+		for (size_t j = 0; j < p->n_plane_stats && !dup; j++)
+			dup = p->plane_stat_ids[j] == id;
+		if (!dup) {
+			size_t cap = p->cap_plane_stats;
+
+			p->plane_stats = tp_xgrow(p->plane_stats, &p->cap_plane_stats,
+						  p->n_plane_stats + 1,
+						  sizeof(*p->plane_stats));
+			p->plane_stat_ids = tp_xgrow(p->plane_stat_ids, &cap,
+						     p->n_plane_stats + 1,
+						     sizeof(*p->plane_stat_ids));
+			p->plane_stats[p->n_plane_stats] = rg_spill(m, b.p, b.n);
+			p->plane_stat_ids[p->n_plane_stats++] = id;
+		}
+		free(b.p);
+	}
+	return true;
 }
