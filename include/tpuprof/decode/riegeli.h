@@ -131,6 +131,12 @@ extern size_t tp_riegeli_max_mapped;
  * (the functions below). */
 extern size_t tp_riegeli_max_kept_bytes;
 extern size_t tp_riegeli_max_page_maps;
+/* A chunk that numbers a plane's metadata its own way keeps its events'
+ * bytes in a view, read through an id map (tp_seg_map; one map for all
+ * the chunks that renumber alike): at most tp_riegeli_max_map_bytes of
+ * maps a capture (default 64 MiB); past it a chunk's events are
+ * re-encoded with the merged ids, as a flat merge does. Tests lower it. */
+extern size_t tp_riegeli_max_map_bytes;
 void tp_riegeli_kept_release(size_t n_kept_pages);
 void tp_riegeli_page_maps_release(size_t n_page_maps);
 /* Tests: every segment's mapping fails, as when the process has used up

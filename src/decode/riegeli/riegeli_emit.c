@@ -282,6 +282,7 @@ void rg_model_release(struct rg_model *m)
 	}
 	free(m->planes);
 	tp_riegeli_seg_maps_free(m->seg_maps, m->n_seg_maps);
+	free(m->seg_map_keys);
 	free(m->events_buf.p);
 	tp_riegeli_kept_release((size_t)m->kept_reserved);
 	for (unsigned k = 0; k < 5; k++)

@@ -160,6 +160,8 @@ struct rg_model {
 	 * malloc'd block (tp_riegeli_seg_maps_free) */
 	struct tp_seg_map *seg_maps;
 	size_t n_seg_maps, cap_seg_maps;
+	uint64_t *seg_map_keys;            /* malloc'd: each map's hash   */
+	size_t seg_map_bytes;              /* the maps' arrays, in all    */
 	struct rg_buf events_buf;          /* re-encoded events on their
 					    * way to the spill, kept: a
 					    * fresh MB for every line costs
@@ -256,8 +258,9 @@ void rg_idtab_build(struct rg_idtab *t, const struct tp_i64map *m);
 void rg_idtab_release(struct rg_idtab *t);
 /* How a renumbering chunk plane's events will be read: in a view they
  * keep the chunk's ids, which their markers map (cp->map, 1 + the index
- * of the map added to m->seg_maps); written flat, each is re-encoded
- * (the tables built). */
+ * of its map in m->seg_maps: one made for an earlier chunk that
+ * renumbers the same way, or a new one within tp_riegeli_max_map_bytes);
+ * written flat, or past that, each is re-encoded (the tables built). */
 void rg_chunk_ids(struct rg_model *m, struct chunk_plane *cp);
 /* rg_put_event for the usual event of n bytes at p (the message, not
  * its tag): the same bytes, written the quick way. False, with nothing

@@ -212,83 +212,114 @@ static int by_from(const void *a, const void *b)
 	return (x->from > y->from) - (x->from < y->from);
 }
 
-/* The entries of map that move an id, ascending: into from and to. */
-static size_t moved_ids(const struct tp_i64map *map, int64_t *from,
-			int64_t *to)
+/* The entries of map that move an id, ascending (malloc'd; *n of them). */
+static struct id_pair *moved_ids(const struct tp_i64map *map, size_t *n)
 {
 	struct id_pair *v = tp_xmalloc((map->n ? map->n : 1) * sizeof(*v));
-	size_t n = 0;
 
+	*n = 0;
 	for (size_t i = 0; i < map->cap; i++)
 		if (map->values[i] >= 0 && map->values[i] != map->keys[i])
-			v[n++] = (struct id_pair){ map->keys[i], map->values[i] };
-	qsort(v, n, sizeof(*v), by_from);
+			v[(*n)++] = (struct id_pair){ map->keys[i], map->values[i] };
+	qsort(v, *n, sizeof(*v), by_from);
+	return v;
+}
+
+/* A table by id for moved ids that are small and close together (as
+ * rg_idtab_build judges): its length, or 0 for none. */
+static size_t direct_len(const struct id_pair *v, size_t n)
+{
+	if (!n || v[0].from < 0 || (uint64_t)v[n - 1].from >= 4 * n + 4096)
+		return 0;
+	return (size_t)v[n - 1].from + 1;
+}
+
+static size_t remap_words(const struct id_pair *v, size_t n)
+{
+	return 2 * n + direct_len(v, n);
+}
+
+static int64_t *fill_remap(struct tp_id_remap *r, const struct id_pair *v,
+			   size_t n, int64_t *at)
+{
+	int64_t *from = at, *to = at + n, *direct = to + n;
+
+	r->n = n;
+	r->from = from;
+	r->to = to;
+	r->n_direct = direct_len(v, n);
+	r->direct = r->n_direct ? direct : NULL;
+	for (size_t k = 0; k < r->n_direct; k++)
+		direct[k] = (int64_t)k;
 	for (size_t k = 0; k < n; k++) {
 		from[k] = v[k].from;
 		to[k] = v[k].to;
+		if (r->n_direct)
+			direct[v[k].from] = v[k].to;
 	}
-	free(v);
-	return n;
+	return direct + r->n_direct;
 }
 
-/* Room for a remap of map's entries: from, to and, where the moved ids
- * are small and close together, direct (as rg_idtab_build judges). */
-static size_t remap_words(const struct tp_i64map *map, size_t *n_direct)
+static bool same_remap(const struct tp_id_remap *r, const struct id_pair *v,
+		       size_t n)
 {
-	int64_t hi = -1;
-	bool small = true;
-
-	for (size_t i = 0; i < map->cap; i++) {
-		if (map->values[i] < 0 || map->values[i] == map->keys[i])
-			continue;
-		small = small && map->keys[i] >= 0;
-		if (map->keys[i] > hi)
-			hi = map->keys[i];
-	}
-	*n_direct = small && hi >= 0 && (uint64_t)hi < 4 * map->n + 4096 ?
-			    (size_t)hi + 1 : 0;
-	return 2 * map->n + *n_direct;
+	if (r->n != n)
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if (r->from[k] != v[k].from || r->to[k] != v[k].to)
+			return false;
+	return true;
 }
 
-static int64_t *fill_remap(struct tp_id_remap *r, const struct tp_i64map *map,
-			   size_t n_direct, int64_t *at)
-{
-	int64_t *from = at, *to = at + map->n, *direct = to + map->n;
+size_t tp_riegeli_max_map_bytes = (size_t)64 << 20;
 
-	r->n = moved_ids(map, from, to);
-	r->from = from;
-	r->to = to;
-	r->n_direct = n_direct;
-	r->direct = n_direct ? direct : NULL;
-	for (size_t k = 0; k < n_direct; k++)
-		direct[k] = (int64_t)k;
-	for (size_t k = 0; k < r->n && n_direct; k++)
-		direct[from[k]] = to[k];
-	return direct + n_direct;
-}
-
-static uint32_t seg_map_add(struct rg_model *m, const struct chunk_plane *cp)
+/* The index + 1 of a map of these ids: one already made for an earlier
+ * chunk that renumbers the same way, else a new one; 0 when a new one
+ * would pass tp_riegeli_max_map_bytes. */
+static uint32_t seg_map_of(struct rg_model *m, const struct id_pair *ev,
+			   size_t n_ev, const struct id_pair *st, size_t n_st)
 {
-	size_t de, ds, words = remap_words(&cp->event_map, &de) +
-			       remap_words(&cp->stat_map, &ds);
+	uint64_t key = tp_hash_bytes((const char *)ev, n_ev * sizeof(*ev)) ^
+		       tp_hash_bytes((const char *)st, n_st * sizeof(*st)) * 31;
+	size_t words = remap_words(ev, n_ev) + remap_words(st, n_st);
 	struct tp_seg_map *s;
-	int64_t *block = tp_xmalloc((words ? words : 1) * sizeof(*block));
+	int64_t *block;
 
+	for (size_t i = 0; i < m->n_seg_maps; i++)
+		if (m->seg_map_keys[i] == key &&
+		    same_remap(&m->seg_maps[i].events, ev, n_ev) &&
+		    same_remap(&m->seg_maps[i].stats, st, n_st))
+			return (uint32_t)i + 1;
+	if (words * sizeof(*block) > tp_riegeli_max_map_bytes - m->seg_map_bytes ||
+	    m->n_seg_maps >= UINT32_MAX - 1)
+		return 0;
+	m->seg_map_bytes += words * sizeof(*block);
+	block = tp_xmalloc((words ? words : 1) * sizeof(*block));
 	m->seg_maps = tp_xgrow(m->seg_maps, &m->cap_seg_maps, m->n_seg_maps + 1,
 			       sizeof(*m->seg_maps));
+	m->seg_map_keys = tp_xrealloc(m->seg_map_keys, m->cap_seg_maps *
+				      sizeof(*m->seg_map_keys));
+	m->seg_map_keys[m->n_seg_maps] = key;
 	s = &m->seg_maps[m->n_seg_maps++];
 	s->block = block;
-	fill_remap(&s->stats, &cp->stat_map, ds,
-		   fill_remap(&s->events, &cp->event_map, de, block));
+	fill_remap(&s->stats, st, n_st, fill_remap(&s->events, ev, n_ev, block));
 	return (uint32_t)m->n_seg_maps;
 }
 
 void rg_chunk_ids(struct rg_model *m, struct chunk_plane *cp)
 {
 	if (m->align) {
-		cp->map = seg_map_add(m, cp);
-		return;
+		size_t n_ev, n_st;
+		struct id_pair *ev = moved_ids(&cp->event_map, &n_ev);
+		struct id_pair *st = moved_ids(&cp->stat_map, &n_st);
+
+		cp->map = seg_map_of(m, ev, n_ev, st, n_st);
+		free(ev);
+		free(st);
+		if (cp->map)
+			return;
 	}
+	/* written flat, or past the maps' memory: re-encoded */
 	rg_idtab_build(&cp->event_tab, &cp->event_map);
 	rg_idtab_build(&cp->stat_tab, &cp->stat_map);
 }
