@@ -27,8 +27,9 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wwrite-strings -Wold-style-definition -Wno-unused-parameter \
 	-Wno-format-nonliteral -fno-common
 
-# Brotli, Zstd, Snappy and HighwayHash read .xplane.riegeli captures
-# (docs/riegeli.md); Debian's libhighwayhash-dev ships no .pc file.
+# Brotli, Zstd and Snappy read .xplane.riegeli captures (docs/riegeli.md);
+# HighwayHash is tpuprof's own, and Debian's libhighwayhash-dev (no .pc
+# file) the reference its test holds it to (check_riegeli_hash).
 # libcurl is loaded when a fetch starts (src/fetch/http/curl_api.h), not
 # linked: its headers only, and dlopen.
 PKGS    := libprotobuf-c jansson zlib libbrotlidec libzstd snappy

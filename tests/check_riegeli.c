@@ -769,7 +769,8 @@ END_TEST
  * event's tag written long (0xa2 0x00, still field 4: the rest are one
  * run of 0x22). Only a plain line is read in place; the others are
  * spilled. */
-enum ip_shape { IP_PLAIN, IP_BIG, IP_TWO_RUNS, IP_LONG_TAG };
+enum ip_shape { IP_PLAIN, IP_BIG, IP_TWO_RUNS, IP_LONG_TAG, IP_NUMBER_2045,
+		IP_CUT_EVENT };
 
 /* Record k: line 5 from 1000 + 10k ns with IP_EVENTS events (metadata
  * 1, offset 10 i ps, stat value 1000000 k + i), some 15 bytes each, so
@@ -806,6 +807,10 @@ static struct pb in_place_record(int k, enum ip_shape shape)
 		}
 		event(&line, 1, 10 * i, 1, 1000000 * k + i);
 	}
+	if (shape == IP_NUMBER_2045)   /* the compactor's placeholder's */
+		pb_int(&line, 2045, 0);
+	if (shape == IP_CUT_EVENT)     /* 127 bytes said, 3 there */
+		pb_bytes(&line, "\x22\x7f\x08\x01\x10", 5);
 	pb_msg(&plane, 3, &line);
 	pb_metadata(&plane, 4, 1, "a");
 	pb_metadata(&plane, 5, 1, "flops");
@@ -1013,6 +1018,61 @@ START_TEST(test_in_place_one_run_only)
 }
 END_TEST
 
+/* Read in place, an uncompressed chunk is walked where it lies and
+ * merged compacted (riegeli_compact.c); one it cannot compact is
+ * gathered and merged whole, its lines spilled: a line that uses the
+ * placeholder's field number (record 1 of the chunk's three) merges
+ * the same, every event where it should be, none left in place; a
+ * record whose last event runs past its line fails as it always did;
+ * a chunk whose bytes no longer match its hash is skipped as damage. */
+START_TEST(test_compaction_falls_back)
+{
+	static const enum ip_shape fine[3] = { IP_PLAIN, IP_NUMBER_2045,
+					       IP_PLAIN };
+	static const enum ip_shape cut[3] = { IP_PLAIN, IP_CUT_EVENT, IP_PLAIN };
+	struct tp_riegeli_opts o = { .shown = "p.riegeli",
+				     .max_chunk = UINT64_MAX,
+				     .drop_pages = true, .in_place = true };
+	struct tp_riegeli_info info;
+	struct tp_error err = { 0 };
+	struct mapped_file mf = map_in_place_records(fine);
+	struct tp_riegeli_xspace out = merge_in_place_file(&mf);
+	struct pb recs[3], file;
+
+	ck_assert_uint_eq(out.n_page_maps, 0);
+	ck_assert_uint_eq(out.n_kept_pages, 0);
+	assert_in_place_read_twice(&out);
+	unmap_riegeli(&mf);
+
+	mf = map_in_place_records(cut);
+	o.fd = mf.fd;
+	ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info, &err),
+			 TP_ERR_INPUT);
+	ck_assert_msg(strstr(err.msg, "holds a record that is not an XSpace"),
+		      "%s", err.msg);
+	unmap_riegeli(&mf);
+
+	for (int i = 0; i < 3; i++)
+		recs[i] = in_place_record(i, IP_PLAIN);
+	file = riegeli_blocked_of(recs, 3);
+	file.data[file.len / 2] ^= 0x40;   /* inside the records' chunk */
+	mf = map_riegeli(&file);
+	o.fd = mf.fd;
+	ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info, &err),
+			 TP_OK);
+	ck_assert_uint_eq(info.n_damaged, 1);
+	ck_assert_str_eq(info.damaged[0].what, "chunk data hash mismatch");
+	ck_assert_uint_eq(info.chunks, 0);
+	ck_assert_uint_eq(info.records, 0);
+	tp_riegeli_info_release(&info);
+	tp_riegeli_xspace_release(&out);
+	unmap_riegeli(&mf);
+	pb_free(&file);
+	for (int i = 0; i < 3; i++)
+		pb_free(&recs[i]);
+}
+END_TEST
+
 /* Every event of every line of want and got, in order, the same. */
 static size_t assert_same_events(const struct tp_xspace *want,
 				 const struct tp_xspace *got)
@@ -1191,6 +1251,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_merge_renumbered_kept, 0, 2);
 	tcase_add_test(tc, test_merge_in_place);
 	tcase_add_test(tc, test_in_place_one_run_only);
+	tcase_add_test(tc, test_compaction_falls_back);
 	tcase_add_test(tc, test_in_place_shared_captures);
 	tcase_add_test(tc, test_libtpu_0_0_37);
 	suite_add_tcase(s, tc);

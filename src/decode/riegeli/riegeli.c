@@ -14,7 +14,6 @@
 #include "riegeli_internal.h"
 
 #include <brotli/decode.h>
-#include <highwayhash/c_bindings.h>
 #include <snappy-c.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,17 +59,6 @@ static uint64_t le64(const uint8_t *p)
 	for (int i = 7; i >= 0; i--)
 		v = v << 8 | p[i];
 	return v;
-}
-
-/* Riegeli's HighwayHash key: "Riegeli/", "records\n", twice. */
-static uint64_t rhash(const uint8_t *p, size_t n)
-{
-	static const uint64_t key[4] = {
-		UINT64_C(0x2f696c6567656952), UINT64_C(0x0a7364726f636572),
-		UINT64_C(0x2f696c6567656952), UINT64_C(0x0a7364726f636572),
-	};
-
-	return HighwayHash64(key, (const char *)p, n);
 }
 
 /* pos plus n bytes of chunk, counting the block headers crossed. */
@@ -184,7 +172,7 @@ static uint64_t recover(const uint8_t *data, uint64_t size, uint64_t begin)
 	     b + RG_BLOCK_HEADER <= size; b += RG_BLOCK) {
 		uint64_t prev = le64(data + b + 8), next = le64(data + b + 16);
 
-		if (le64(data + b) != rhash(data + b + 8, 16))
+		if (le64(data + b) != rg_hash_bytes(data + b + 8, 16))
 			continue;
 		if (prev == 0)
 			return b;
@@ -318,10 +306,8 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 	}
 	if (!bad && c->num_records == 0 && (sizes_len || c->decoded_size))
 		bad = "record sizes disagree with the chunk header";
-	if (origin)
-		*origin = (struct rg_origin){ .in_file = d[0] == 0,
-					      .data_begin = c->data_begin,
-					      .chunk_data = d };
+	if (origin)   /* gathered: nothing of it in place */
+		*origin = (struct rg_origin){ .data_begin = c->data_begin };
 	at = 0;
 	for (uint64_t i = 0; !bad && *rc == TP_OK && i < c->num_records; i++) {
 		*rc = fn(ctx, values + at, (size_t)lens[i], c->begin, err);
@@ -329,6 +315,75 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 	}
 	free(lens);
 	return bad;
+}
+
+/* An uncompressed chunk of a mapped input merged without gathering it
+ * (riegeli_compact.c): false when it is not one (compressed, or not
+ * what the compactor reads), to be gathered then. Else its records
+ * handed to fn with *origin naming the runs left in place; a message
+ * for damage, or NULL with *rc the callback's verdict. */
+static bool compacted(const uint8_t *data, uint64_t size,
+		      const struct tp_riegeli_opts *opts, const struct chunk *c,
+		      tp_riegeli_record_fn fn, void *ctx,
+		      struct rg_origin *origin, const char **bad,
+		      enum tp_err *rc, struct tp_error *err)
+{
+	uint64_t first = rg_past_header(c->data_begin), hash, at = 0;
+	struct rg_compact_in in = {
+		.file = data, .begin = c->data_begin, .n = c->data_size,
+		.num_records = c->num_records, .decoded_size = c->decoded_size,
+		.page = (uint64_t)sysconf(_SC_PAGESIZE), .drop = opts->drop_pages };
+	struct rg_compact out;
+	bool ok;
+
+	*bad = NULL;
+	*rc = TP_OK;
+	if (!origin || !opts->in_place || c->type != 'r' || !c->data_size ||
+	    first >= size || data[first] != 0)
+		return false;
+	ok = rg_compact_chunk(&in, &out, &hash);
+	if (ok && hash != c->data_hash)
+		*bad = "chunk data hash mismatch";
+	*origin = (struct rg_origin){ c->data_begin, out.placed, out.n_placed };
+	for (size_t i = 0; ok && !*bad && *rc == TP_OK && i < out.n_recs; i++) {
+		*rc = fn(ctx, out.recs.p + at, (size_t)out.lens[i], c->begin, err);
+		at += out.lens[i];
+	}
+	*origin = (struct rg_origin){ 0 };
+	rg_compact_release(&out);
+	return ok;
+}
+
+/* A chunk's data gathered into the reader's buffer (every block header
+ * taken out), its hash checked and, a simple chunk, its records handed
+ * to fn; a message for damage, or NULL with *rc the callback's verdict. */
+static const char *gathered(const uint8_t *data, uint64_t size,
+			    const struct tp_riegeli_opts *opts,
+			    const struct chunk *c, tp_riegeli_record_fn fn,
+			    void *ctx, struct rg_origin *origin,
+			    struct rg_buffers *bufs, enum tp_err *rc,
+			    struct tp_error *err)
+{
+	uint64_t pos = c->data_begin;
+	uint8_t *d;
+
+	*rc = TP_OK;
+	/* one buffer for every chunk's data, grown to the largest: fresh
+	 * pages for each chunk cost more than the copy */
+	rg_big_reserve(&bufs->data, (size_t)c->data_size);
+	d = bufs->data.p;
+	if (!(opts->in_place &&
+	      gather_read(opts->fd, size, pos, d, c->data_size)) &&
+	    !gather(data, size, &pos, d, c->data_size, opts->drop_pages))
+		return "file cut short inside chunk data";
+	if (rg_hash_bytes(d, c->data_size) != c->data_hash)
+		return "chunk data hash mismatch";
+	if (c->type == 'r')
+		return simple_chunk(c, d, opts->max_chunk, fn, ctx, origin, bufs,
+				    rc, err);
+	if (c->type != 's' && c->type != 'm' && c->type != 'p')
+		return "chunk of unknown type";
+	return NULL;
 }
 
 /* Reads the chunk at c->begin: header checked, end computed. A message
@@ -344,7 +399,7 @@ static const char *chunk_header(const uint8_t *data, uint64_t size,
 		*cut = true;
 		return "file cut short inside a chunk header";
 	}
-	if (le64(h) != rhash(h + 8, 32))
+	if (le64(h) != rg_hash_bytes(h + 8, 32))
 		return "chunk header hash mismatch";
 	c->data_begin = pos;
 	c->data_size = le64(h + 8);
@@ -382,7 +437,6 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 {
 	uint64_t pos = 0;
 	struct rg_buffers bufs = { 0 };
-	uint8_t *d = NULL;
 
 	memset(info, 0, sizeof(*info));
 	if (!tp_riegeli_sniff(data, size))
@@ -391,7 +445,6 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 				    opts->shown);
 	while (pos < size) {
 		struct chunk c = { .begin = pos };
-		uint64_t dpos;
 		const char *bad;
 		bool cut;
 		enum tp_err rc = TP_OK;
@@ -421,28 +474,13 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 					    (unsigned long long)c.begin,
 					    (unsigned long long)c.decoded_size,
 					    (unsigned long long)opts->max_chunk);
-		/* one buffer for every chunk's data, grown to the largest:
-		 * fresh pages for each chunk cost more than the copy */
-		rg_big_reserve(&bufs.data, (size_t)c.data_size);
-		d = bufs.data.p;
-		dpos = c.data_begin;
-		bad = NULL;
-		if (!(opts->in_place &&
-		      gather_read(opts->fd, size, dpos, d, c.data_size)) &&
-		    !gather(data, size, &dpos, d, c.data_size, opts->drop_pages))
-			bad = "file cut short inside chunk data";
-		else if (rhash(d, c.data_size) != c.data_hash)
-			bad = "chunk data hash mismatch";
-		if (!bad && c.type == 'r') {
-			bad = simple_chunk(&c, d, opts->max_chunk, fn, ctx,
-					   origin, &bufs, &rc, err);
-			if (!bad && rc == TP_OK) {
-				info->chunks++;
-				info->records += c.num_records;
-			}
-		} else if (!bad && c.type != 's' && c.type != 'm' &&
-			   c.type != 'p') {
-			bad = "chunk of unknown type";
+		if (!compacted(data, size, opts, &c, fn, ctx, origin, &bad, &rc,
+			       err))
+			bad = gathered(data, size, opts, &c, fn, ctx, origin,
+				       &bufs, &rc, err);
+		if (!bad && rc == TP_OK && c.type == 'r') {
+			info->chunks++;
+			info->records += c.num_records;
 		}
 		if (rc != TP_OK) {
 			buffers_free(&bufs);

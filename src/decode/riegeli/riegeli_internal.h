@@ -115,15 +115,96 @@ uint64_t rg_data_run(uint64_t *pos, uint64_t n);
  * block headers not counted (pos inside a header counts from its end). */
 uint64_t rg_data_pos(uint64_t pos, uint64_t n);
 
-/* Where the record being merged lies in the input file. tp_riegeli_read
- * fills it before each record when asked: in_file when the chunk is not
- * compressed, so that its records are the file's own bytes (between
- * block headers) and chunk_data (the chunk's data as gathered) byte i
- * is the file's byte rg_data_pos(data_begin, i). */
+
+/* HighwayHash-64 under Riegeli's key, taken piece by piece
+ * (riegeli_hash.c): init, add pieces in order, end. The state is the
+ * caller's; nothing is allocated. */
+struct rg_hash {
+	uint64_t v0[4], v1[4], mul0[4], mul1[4];
+	uint8_t pending[32];
+	size_t n_pending;
+};
+void rg_hash_init(struct rg_hash *h);
+void rg_hash_add(struct rg_hash *h, const void *p, size_t n);
+uint64_t rg_hash_end(struct rg_hash *h);
+/* All three at once, over one piece. */
+uint64_t rg_hash_bytes(const void *p, size_t n);
+/* Tests: the portable path even where the CPU has AVX2. */
+extern bool rg_hash_portable;
+
+/* Where events start against the block headers of an uncompressed
+ * chunk, noted by the walk over a line that may go in place: how far
+ * after the end of the chunk's header k0 + i the first event after it
+ * starts, off[i]. Chunk data offsets (data bytes from the chunk's data
+ * begin): header k ends at t0 + k * RG_USABLE. */
+struct rg_marks {
+	uint64_t t0, next;                 /* next: header k0 + n's end */
+	size_t k0, n, cap;
+	uint32_t *off;                     /* malloc'd                  */
+};
+/* Marks from data offset at on, for chunk data from file position
+ * begin: the first header whose end is at or after it. */
+void rg_marks_init(struct rg_marks *mk, uint64_t begin, uint64_t at);
+/* An event starting at data offset at >= mk->next, noted. */
+void rg_marks_add(struct rg_marks *mk, uint64_t at);
+/* Each block header from file position first to last (whole pages of
+ * segment s): the offset after it of the first event that starts after
+ * it, where a padding field of the header's size goes, which must end
+ * in the header's page (s->patches). False when one does not (an event
+ * of about a page or more). */
+bool rg_marks_patches(const struct rg_marks *mk, uint64_t begin, uint64_t page,
+		      uint64_t first, uint64_t last, struct rg_segment *s);
+
+/* A long line's run of events left where it lies in an uncompressed
+ * chunk of the input (riegeli_compact.c): file positions [at, end), len
+ * data bytes, where its events start against the block headers. */
+struct rg_placed {
+	uint64_t at, end, len;
+	struct rg_marks marks;
+};
+
+/* A compacted line holds, where its events were, a field of this
+ * number: a varint, the index of its struct rg_placed. Never in a view
+ * or a file tpuprof writes; a chunk that uses the number itself is not
+ * compacted. */
+#define RG_PLACED_FIELD 2045
+
+/* An uncompressed chunk's records, compacted (rg_compact_chunk): one
+ * after another in recs, lens[i] bytes each, and the runs their
+ * placeholders name. */
+struct rg_compact {
+	struct rg_buf recs;
+	uint64_t *lens;
+	size_t n_recs, cap_recs;
+	struct rg_placed *placed;
+	size_t n_placed, cap_placed;
+};
+struct rg_compact_in {
+	const uint8_t *file;               /* the input's mapping       */
+	uint64_t begin, n;                 /* data's file position; bytes */
+	uint64_t num_records, decoded_size; /* the chunk header's       */
+	uint64_t page;
+	bool drop;                         /* pages let go behind it    */
+};
+/* Reads an uncompressed simple chunk's data in place (its compression
+ * byte already seen to be 0): *hash of all its bytes, and its records
+ * compacted into out (all of it: every line's long run of events
+ * replaced by a placeholder). False when the framing, a record or a
+ * line is not what a writer writes: gather the chunk and merge it the
+ * usual way then. out is the caller's to release either way. */
+bool rg_compact_chunk(const struct rg_compact_in *in, struct rg_compact *out,
+		      uint64_t *hash);
+void rg_compact_release(struct rg_compact *c);
+
+/* Where the record being merged came from. tp_riegeli_read fills it
+ * before each record when asked: a record compacted from an
+ * uncompressed chunk read in place (riegeli_compact.c) has placeholders
+ * for the runs placed[0..n_placed) of the chunk whose data starts at
+ * file position data_begin; any other record has none. */
 struct rg_origin {
-	bool in_file;
 	uint64_t data_begin;
-	const uint8_t *chunk_data;
+	const struct rg_placed *placed;
+	size_t n_placed;
 };
 
 /* tp_riegeli_read, filling *origin (or not, NULL) before each record. */

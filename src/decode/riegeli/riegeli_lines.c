@@ -62,44 +62,15 @@ static void pad_spill(struct rg_model *m)
 	free(pad);
 }
 
-/* Where events start against the block headers of an uncompressed
- * chunk (rg_origin), noted by the one walk over a line that may go in
- * place: how far after the end of the chunk's header k0 + i the first
- * event after it starts, off[i] (clamped: past a page is refused).
- * Chunk data indexes: header k ends at t0 + k * RG_USABLE. */
-struct marks {
-	const uint8_t *base;               /* rg_origin.chunk_data     */
-	uint64_t t0, next;                 /* next: header k0 + n's end */
-	size_t k0, n, cap;
-	uint32_t *off;                     /* malloc'd                  */
-};
-
-static void note_marks(struct marks *mk, const uint8_t *p)
-{
-	uint64_t at = (uint64_t)(p - mk->base);
-
-	while (at >= mk->next) {
-		uint64_t d = at - mk->next;
-
-		mk->off = tp_xgrow(mk->off, &mk->cap, mk->n + 1, sizeof(*mk->off));
-		mk->off[mk->n++] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-		mk->next += RG_USABLE;
-	}
-}
-
 /* Past the events (fields tagged 0x22, the way every writer tags them)
  * from p: framing checked, content not read. Stops at anything else, a
- * damaged event included, which tp_wire_next then reads or reports.
- * With mk, each event's start noted against the block headers. */
-static const uint8_t *skip_events(const uint8_t *p, const uint8_t *end,
-				  struct marks *mk)
+ * damaged event included, which tp_wire_next then reads or reports. */
+static const uint8_t *skip_events(const uint8_t *p, const uint8_t *end)
 {
 	while (p < end && *p == 0x22) {
 		const uint8_t *q = p + 1;
 		uint64_t len;
 
-		if (mk && (uint64_t)(p - mk->base) >= mk->next)
-			note_marks(mk, p);
 		if (!tp_wire_varint(&q, end, &len) || len > (uint64_t)(end - q))
 			break;
 		p = q + len;
@@ -109,18 +80,19 @@ static const uint8_t *skip_events(const uint8_t *p, const uint8_t *end,
 
 /* The header fields of a chunk's line, and its events when they are
  * one run of fields tagged 0x22 and no other field of the line is an
- * event: [run, run_end), else run NULL. */
+ * event: [run, run_end), else run NULL; in a compacted record, the run
+ * left in place that its placeholder names (placed: its index + 1). */
 struct line_head {
 	int64_t id, display_id, ts, dur;
 	struct tp_str name, display;
 	const uint8_t *run, *run_end;
+	uint64_t placed;
 };
 
-/* The events are stepped over once, here: merge_in_place takes the run
- * and where its events start against block headers (mk, when given)
- * from the head rather than walking the line again. */
+/* The events are stepped over once, here: a spilled line takes its
+ * run from the head rather than walking the line again. */
 static bool read_line_head(const uint8_t *base, const struct tp_field *lf,
-			   struct line_head *h, struct marks *mk)
+			   size_t n_placed, struct line_head *h)
 {
 	struct tp_wire w;
 	struct tp_field f;
@@ -133,7 +105,7 @@ static bool read_line_head(const uint8_t *base, const struct tp_field *lf,
 	for (;;) {
 		const uint8_t *at = w.p;
 
-		w.p = skip_events(at, w.end, mk);
+		w.p = skip_events(at, w.end);
 		if (w.p > at) {
 			one_run = one_run && !h->run;
 			h->run = at;
@@ -152,6 +124,9 @@ static bool read_line_head(const uint8_t *base, const struct tp_field *lf,
 				h->ts = (int64_t)f.value;
 			else if (f.number == 9)
 				h->dur = (int64_t)f.value;
+			else if (f.number == RG_PLACED_FIELD &&
+				 f.value < n_placed && !h->placed)
+				h->placed = f.value + 1;
 		} else if (f.type == TP_WIRE_LEN && f.number == 2) {
 			h->name = tp_str_make((const char *)f.data, f.len);
 		} else if (f.type == TP_WIRE_LEN && f.number == 11) {
@@ -189,81 +164,24 @@ static struct rg_line *fold_line(struct rg_model *m, struct rg_plane *p,
 	return l;
 }
 
-/* The index among the data bytes from file position begin of the data
- * byte at file position pos (rg_data_pos turned around). */
-static uint64_t data_index(uint64_t begin, uint64_t pos)
-{
-	begin = rg_past_header(begin);
-	return pos - begin - (pos / RG_BLOCK - begin / RG_BLOCK) * RG_BLOCK_HEADER;
-}
-
-/* Each block header from file position first to last (whole pages of
- * the segment): the offset after it of the first event that starts
- * after it, where a padding field of the header's size goes, which
- * must end in the header's page; taken from the walk's marks. False
- * when one does not (an event of about a page or more). */
-static bool take_patches(const struct rg_model *m, const struct marks *mk,
-			 uint64_t first, uint64_t last, struct rg_segment *s)
-{
-	uint64_t b = rg_round_up(first, RG_BLOCK), k;
-	size_t n = b < last ? (size_t)((last - b + RG_BLOCK - 1) / RG_BLOCK) : 0;
-
-	if (!n)
-		return true;
-	k = (data_index(m->origin.data_begin, b + RG_BLOCK_HEADER) - mk->t0) /
-	    RG_USABLE;
-	if (k < mk->k0 || k - mk->k0 > mk->n || n > mk->n - (k - mk->k0))
-		return false;
-	s->patches = tp_xmalloc(n * sizeof(*s->patches));
-	for (size_t j = 0; j < n; j++) {
-		uint32_t off = mk->off[k - mk->k0 + j];
-
-		if (off > m->page - RG_BLOCK_HEADER)
-			return false;
-		s->patches[s->n_patches++] = (uint16_t)off;
-	}
-	return true;
-}
-
-/* Marks from the start of line field lf on: the first header whose end
- * is at or after it. */
-static void marks_init(struct marks *mk, const struct rg_model *m,
-		       const struct tp_field *lf)
-{
-	const struct rg_origin *o = &m->origin;
-	uint64_t begin = rg_past_header(o->data_begin);
-	uint64_t at = (uint64_t)(lf->data - o->chunk_data);
-
-	memset(mk, 0, sizeof(*mk));
-	mk->base = o->chunk_data;
-	mk->t0 = RG_BLOCK - begin % RG_BLOCK;
-	mk->k0 = at <= mk->t0 ? 0 : (size_t)((at - mk->t0 + RG_USABLE - 1) / RG_USABLE);
-	mk->next = mk->t0 + mk->k0 * RG_USABLE;
-}
-
-/* A long line of an uncompressed chunk whose ids are the merged ones:
- * its events left where they are in the input, a segment in_place
- * (riegeli_internal.h). False when the line is not one run of events,
- * too short for a whole page, or holds an event too long to patch
- * around: the caller spills it. */
+/* A long line of an uncompressed chunk read in place: the run of events
+ * its placeholder names left where it is in the input, a segment
+ * in_place (riegeli_internal.h). False when it holds an event too long
+ * to patch around, or the view's patched pages are used up: the caller
+ * spills it. */
 static bool merge_in_place(struct rg_model *m, struct rg_line *l,
-			   const struct line_head *h, const struct marks *mk,
+			   const struct line_head *h, const struct rg_placed *pr,
 			   uint32_t map)
 {
-	const struct rg_origin *o = &m->origin;
-	struct rg_segment s = { .base_ns = h->ts, .in_place = true, .map = map };
-	const uint8_t *run = h->run, *run_end = h->run_end;
-	uint64_t first, last;
+	struct rg_segment s = { .bytes = { 0, pr->len }, .base_ns = h->ts,
+				.in_place = true, .at = pr->at, .end = pr->end,
+				.map = map };
+	uint64_t first = rg_round_up(s.at, m->page);
+	uint64_t last = s.end / m->page * m->page;
 
-	if (!run)
-		return false;
-	s.bytes.len = (uint64_t)(run_end - run);
-	s.at = rg_data_pos(o->data_begin, (uint64_t)(run - o->chunk_data));
-	s.end = rg_data_pos(o->data_begin,
-			    (uint64_t)(run_end - 1 - o->chunk_data)) + 1;
-	first = rg_round_up(s.at, m->page);
-	last = s.end / m->page * m->page;
-	if (last <= first || !take_patches(m, mk, first, last, &s) ||
+	if (last <= first ||
+	    !rg_marks_patches(&pr->marks, m->origin.data_begin, m->page, first,
+			      last, &s) ||
 	    !rg_reserve_kept(s.n_patches, m->page)) {
 		free(s.patches);
 		return false;
@@ -292,7 +210,7 @@ static bool spill_events(struct rg_model *m, const struct chunk_plane *cp,
 	for (;;) {
 		const uint8_t *at = w.p;
 
-		if (as_is && (w.p = skip_events(at, w.end, NULL)) > at) {
+		if (as_is && (w.p = skip_events(at, w.end)) > at) {
 			/* copied as runs of bytes */
 			if (run_end != at) {
 				if (run)
@@ -329,6 +247,35 @@ static bool spill_events(struct rg_model *m, const struct chunk_plane *cp,
 	return ok && rc == 0;
 }
 
+/* A run left in place that cannot stay there, into the spill: its bytes
+ * from the input, block headers left out, copied as they are or (ids
+ * not kept) gathered and each event re-encoded. */
+static bool spill_placed(struct rg_model *m, const struct chunk_plane *cp,
+			 const struct rg_placed *pr, bool as_is)
+{
+	struct rg_buf run = { 0 };
+	struct tp_field f = { .number = 3, .type = TP_WIRE_LEN };
+	bool ok;
+
+	for (uint64_t at = pr->at, n = pr->len; n;) {
+		uint64_t take = rg_data_run(&at, n);
+
+		if (as_is)
+			rg_spill(m, m->input + at, (size_t)take);
+		else
+			rg_put(&run, m->input + at, (size_t)take);
+		at += take;
+		n -= take;
+	}
+	if (as_is)
+		return true;
+	f.data = run.p;
+	f.len = run.n;
+	ok = spill_events(m, cp, run.p, &f, false);
+	free(run.p);
+	return ok;
+}
+
 /* One line of the chunk: header merged, events spilled as a segment
  * with the chunk's line start as its time base (nothing moved: the
  * segment marker does it when read). Runs of events are copied as they
@@ -343,28 +290,29 @@ static bool merge_line(struct rg_model *m, struct rg_plane *p,
 	struct line_head h;
 	uint64_t start;
 	struct rg_line *l;
-	struct marks mk;
-	bool ok = true, aligned = m->align && lf->len >= tp_riegeli_map_min_bytes;
+	const struct rg_placed *pr;
 	bool as_is = cp->identity || cp->map;   /* the chunk's bytes kept */
-	bool may = aligned && as_is && m->input && m->origin.in_file;
-	bool in_place;
+	bool aligned;
 
-	if (may)
-		marks_init(&mk, m, lf);
-	ok = read_line_head(base, lf, &h, may ? &mk : NULL);
-	l = ok ? fold_line(m, p, &h) : NULL;
-	in_place = ok && may && merge_in_place(m, l, &h, &mk, cp->map);
-	if (may)
-		free(mk.off);
-	if (!ok || in_place)
-		return ok;
+	if (!read_line_head(base, lf, m->origin.n_placed, &h))
+		return false;
+	l = fold_line(m, p, &h);
+	pr = h.placed ? &m->origin.placed[h.placed - 1] : NULL;
+	if (pr && as_is && merge_in_place(m, l, &h, pr, cp->map))
+		return true;
+	/* a placed line is long: its placeholder stands for its events */
+	aligned = m->align && (pr || lf->len >= tp_riegeli_map_min_bytes);
 	if (aligned)
 		align_spill(m);
 	start = m->spill_size;
-	if (as_is && h.run)
+	if (pr) {
+		if (!spill_placed(m, cp, pr, as_is))
+			return false;
+	} else if (as_is && h.run) {
 		rg_spill(m, h.run, (size_t)(h.run_end - h.run));
-	else if (!spill_events(m, cp, base, lf, as_is))
+	} else if (!spill_events(m, cp, base, lf, as_is)) {
 		return false;
+	}
 	if (m->spill_size == start)
 		return true;
 	if (aligned)

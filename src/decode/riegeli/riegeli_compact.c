@@ -1,0 +1,476 @@
+/*
+ * riegeli_compact.c - an uncompressed chunk read where it lies in the
+ * input (tp_riegeli_opts.in_place), never gathered whole: its bytes are
+ * hashed as they are walked, and each record is handed on compacted,
+ * every long line's run of events (the bulk of a chunk) replaced by a
+ * placeholder naming where the run lies (struct rg_placed), the lengths
+ * of the planes and lines around it rewritten. The merge then leaves the
+ * run in place (riegeli_lines.c) and the process never holds the chunk:
+ * only its metadata and short lines. Anything a writer does not write
+ * (a group, a record that does not walk as an XSpace, a placeholder's
+ * field number already used) ends the compaction: the caller gathers
+ * the chunk and merges it the usual way, which reports what is wrong.
+ *
+ * Chunk data offsets count the chunk's data bytes; data offset o lies at
+ * file position rg_data_pos(begin, o), block headers in between.
+ */
+#include "riegeli_internal.h"
+
+#include "tpuprof/decode/xspace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rg_marks_init(struct rg_marks *mk, uint64_t begin, uint64_t at)
+{
+	begin = rg_past_header(begin);
+	memset(mk, 0, sizeof(*mk));
+	mk->t0 = RG_BLOCK - begin % RG_BLOCK;
+	mk->k0 = at <= mk->t0 ? 0 : (size_t)((at - mk->t0 + RG_USABLE - 1) / RG_USABLE);
+	mk->next = mk->t0 + mk->k0 * RG_USABLE;
+}
+
+void rg_marks_add(struct rg_marks *mk, uint64_t at)
+{
+	while (at >= mk->next) {
+		uint64_t d = at - mk->next;
+
+		mk->off = tp_xgrow(mk->off, &mk->cap, mk->n + 1, sizeof(*mk->off));
+		mk->off[mk->n++] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+		mk->next += RG_USABLE;
+	}
+}
+
+/* The index among the data bytes from file position begin of the data
+ * byte at file position pos (rg_data_pos turned around). */
+static uint64_t data_index(uint64_t begin, uint64_t pos)
+{
+	begin = rg_past_header(begin);
+	return pos - begin - (pos / RG_BLOCK - begin / RG_BLOCK) * RG_BLOCK_HEADER;
+}
+
+bool rg_marks_patches(const struct rg_marks *mk, uint64_t begin, uint64_t page,
+		      uint64_t first, uint64_t last, struct rg_segment *s)
+{
+	uint64_t b = rg_round_up(first, RG_BLOCK), k;
+	size_t n = b < last ? (size_t)((last - b + RG_BLOCK - 1) / RG_BLOCK) : 0;
+
+	if (!n)
+		return true;
+	k = (data_index(begin, b + RG_BLOCK_HEADER) - mk->t0) / RG_USABLE;
+	if (k < mk->k0 || k - mk->k0 > mk->n || n > mk->n - (k - mk->k0))
+		return false;
+	s->patches = tp_xmalloc(n * sizeof(*s->patches));
+	for (size_t j = 0; j < n; j++) {
+		uint32_t off = mk->off[k - mk->k0 + j];
+
+		if (off > page - RG_BLOCK_HEADER)
+			return false;
+		s->patches[s->n_patches++] = (uint16_t)off;
+	}
+	return true;
+}
+
+/* The chunk's data in the input, hashed as far as it has been walked. */
+struct src {
+	const uint8_t *file;
+	uint64_t begin, n;              /* data offset 0's position; bytes */
+	struct rg_hash hash;
+	uint64_t hashed;                /* data bytes added to hash       */
+	bool drop;
+	uint64_t dropped;               /* file position dropped up to    */
+	uint64_t page;
+};
+
+/* Contiguous bytes from data offset o (up to the next block header or
+ * the data's end): *p and how many. */
+static uint64_t run_at(const struct src *s, uint64_t o, const uint8_t **p)
+{
+	uint64_t pos = rg_data_pos(s->begin, o), room = RG_BLOCK - pos % RG_BLOCK;
+
+	*p = s->file + pos;
+	return room < s->n - o ? room : s->n - o;
+}
+
+/* How far the hash reads ahead of the walk: far enough that the walk
+ * finds the bytes in the cache, not so far that they leave it. */
+#define AHEAD ((uint64_t)256 << 10)
+
+/* The hash taken to AHEAD past data offset o (the walk's place) when it
+ * is less than half that far ahead, and with drop the whole pages
+ * behind the walk let go every 4 MiB. Reading ahead in order, the hash
+ * brings the bytes in for the walk, whose loads depend on each other. */
+static void hash_ahead(struct src *s, uint64_t o)
+{
+	uint64_t to = s->n - o < AHEAD ? s->n : o + AHEAD;
+
+	if (s->hashed < to && to - s->hashed >= AHEAD / 2) {
+		while (s->hashed < to) {
+			const uint8_t *p;
+			uint64_t take = run_at(s, s->hashed, &p);
+
+			if (take > to - s->hashed)
+				take = to - s->hashed;
+			rg_hash_add(&s->hash, p, (size_t)take);
+			s->hashed += take;
+		}
+	}
+	if (s->drop) {
+		uint64_t pos = rg_data_pos(s->begin, o) / s->page * s->page;
+
+		if (pos >= s->dropped + ((uint64_t)4 << 20)) {
+			rg_drop(s->file, s->dropped, pos);
+			s->dropped = pos;
+		}
+	}
+}
+
+/* The hash of all the data: what is left of it added. */
+static void hash_rest(struct src *s)
+{
+	while (s->hashed < s->n) {
+		const uint8_t *p;
+		uint64_t take = run_at(s, s->hashed, &p);
+
+		rg_hash_add(&s->hash, p, (size_t)take);
+		s->hashed += take;
+	}
+}
+
+/* n bytes from data offset o, appended to out. */
+static void copy_out(const struct src *s, uint64_t o, uint64_t n,
+		     struct rg_buf *out)
+{
+	while (n) {
+		const uint8_t *p;
+		uint64_t take = run_at(s, o, &p);
+
+		if (take > n)
+			take = n;
+		rg_put(out, p, (size_t)take);
+		o += take;
+		n -= take;
+	}
+}
+
+/* Up to 16 bytes from data offset o (fewer at end): in place when no
+ * header comes first, else gathered into tmp. */
+static const uint8_t *peek(const struct src *s, uint64_t o, uint64_t end,
+			   uint8_t tmp[16], uint64_t *got)
+{
+	const uint8_t *p;
+	uint64_t want = end - o < 16 ? end - o : 16, take = run_at(s, o, &p);
+
+	*got = want;
+	if (take >= want)
+		return p;
+	for (uint64_t k = 0; k < want; k += take, o += take) {
+		take = run_at(s, o, &p);
+		if (take > want - k)
+			take = want - k;
+		memcpy(tmp + k, p, (size_t)take);
+	}
+	return tmp;
+}
+
+static bool varint_at(const struct src *s, uint64_t *o, uint64_t end,
+		      uint64_t *v)
+{
+	uint8_t tmp[16];
+	uint64_t got;
+	const uint8_t *p = peek(s, *o, end, tmp, &got), *q = p;
+
+	if (!tp_wire_varint(&q, p + got, v))
+		return false;
+	*o += (uint64_t)(q - p);
+	return true;
+}
+
+/* A field from data offset *o: its number, type and, for a
+ * length-delimited one, where its content starts (*o is then past it). */
+struct head {
+	uint64_t start, content, len;
+	uint32_t number;
+	unsigned type;
+};
+
+static bool field_at(const struct src *s, uint64_t *o, uint64_t end,
+		     struct head *h)
+{
+	uint64_t tag, v;
+
+	h->start = *o;
+	if (!varint_at(s, o, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX)
+		return false;
+	h->number = (uint32_t)(tag >> 3);
+	h->type = (unsigned)(tag & 7);
+	h->content = h->len = 0;
+	switch (h->type) {
+	case TP_WIRE_VARINT:
+		return varint_at(s, o, end, &v);
+	case TP_WIRE_FIXED64:
+	case TP_WIRE_FIXED32:
+		v = h->type == TP_WIRE_FIXED64 ? 8 : 4;
+		break;
+	case TP_WIRE_LEN:
+		if (!varint_at(s, o, end, &v))
+			return false;
+		h->content = *o;
+		h->len = v;
+		break;
+	default:
+		return false;
+	}
+	if (v > end - *o)
+		return false;
+	*o += v;
+	return true;
+}
+
+/* A length-delimited field's head with its length as five varint bytes
+ * (valid, not minimal), to be filled in by close_len. */
+static size_t open_len(struct rg_buf *out, uint32_t number)
+{
+	static const uint8_t room[5] = { 0x80, 0x80, 0x80, 0x80, 0 };
+
+	rg_put_tag(out, number, TP_WIRE_LEN);
+	rg_put(out, room, sizeof(room));
+	return out->n;
+}
+
+static bool close_len(struct rg_buf *out, size_t at)
+{
+	uint64_t len = out->n - at;
+
+	if (len >> 35)
+		return false;
+	for (int i = 0; i < 5; i++, len >>= 7)
+		out->p[at - 5 + i] = (uint8_t)(len & 0x7f) | (i < 4 ? 0x80 : 0);
+	return true;
+}
+
+struct compaction {
+	struct src s;
+	struct rg_compact *out;
+};
+
+/* The events from *o that make one run (fields tagged 0x22), each
+ * start noted in mk; *o is left at the first other field. False at an
+ * event that runs past end. The heads in a run of the file between two
+ * block headers are read where they lie; one that a header or the end
+ * may cut (fewer than 11 bytes left) is gathered first. */
+static bool walk_run(struct compaction *c, uint64_t *o, uint64_t end,
+		     struct rg_marks *mk)
+{
+	uint64_t at = *o;
+
+	while (at < end) {
+		uint8_t tmp[16];
+		const uint8_t *p;
+		uint64_t avail = run_at(&c->s, at, &p);
+
+		if (avail > end - at)
+			avail = end - at;
+		if (avail < 11)
+			p = peek(&c->s, at, end, tmp, &avail);
+		do {
+			const uint8_t *q = p + 1;
+			uint64_t len, head;
+
+			if (*p != 0x22) {
+				*o = at;
+				return true;
+			}
+			if (at >= mk->next)
+				rg_marks_add(mk, at);
+			if (!tp_wire_varint(&q, p + avail, &len))
+				return false;
+			head = (uint64_t)(q - p);
+			if (len > end - at - head)
+				return false;
+			at += head + len;
+			if (head + len >= avail)
+				break;
+			p += head + len;
+			avail -= head + len;
+		} while (avail >= 11);
+		hash_ahead(&c->s, at);
+	}
+	*o = at;
+	return true;
+}
+
+/* A line field: compacted when it is long, its events one run of whole
+ * pages and nothing else an event, else copied as it is. */
+static bool line(struct compaction *c, const struct head *lf, uint64_t end)
+{
+	uint64_t o = lf->content, stop = lf->content + lf->len;
+	uint64_t run = 0, run_end = 0;
+	struct rg_marks mk;
+	struct rg_placed *pl;
+	bool one_run = true, ok = true;
+	size_t at;
+
+	if (lf->len < tp_riegeli_map_min_bytes) {
+		copy_out(&c->s, lf->start, end - lf->start, &c->out->recs);
+		return true;
+	}
+	rg_marks_init(&mk, c->s.begin, lf->content);
+	while (ok && o < stop) {
+		uint64_t from = o;
+		struct head h;
+
+		if (!(ok = walk_run(c, &o, stop, &mk)))
+			break;
+		if (o > from) {
+			one_run = one_run && !run;
+			run = from;
+			run_end = o;
+			continue;
+		}
+		ok = field_at(&c->s, &o, stop, &h) && h.number != RG_PLACED_FIELD;
+		one_run = one_run && h.number != 4;
+	}
+	if (ok && one_run && run) {
+		uint64_t a = rg_data_pos(c->s.begin, run);
+		uint64_t e = rg_data_pos(c->s.begin, run_end - 1) + 1;
+
+		one_run = e / c->s.page * c->s.page > rg_round_up(a, c->s.page);
+		if (one_run) {
+			c->out->placed = tp_xgrow(c->out->placed, &c->out->cap_placed,
+						  c->out->n_placed + 1,
+						  sizeof(*c->out->placed));
+			pl = &c->out->placed[c->out->n_placed++];
+			*pl = (struct rg_placed){ a, e, run_end - run, mk };
+			mk.off = NULL;
+		}
+	} else {
+		one_run = false;
+	}
+	free(mk.off);
+	if (!ok)
+		return false;
+	if (!one_run) {
+		copy_out(&c->s, lf->start, end - lf->start, &c->out->recs);
+		return true;
+	}
+	at = open_len(&c->out->recs, lf->number);
+	copy_out(&c->s, lf->content, run - lf->content, &c->out->recs);
+	rg_put_tag(&c->out->recs, RG_PLACED_FIELD, TP_WIRE_VARINT);
+	rg_put_varint(&c->out->recs, c->out->n_placed - 1);
+	copy_out(&c->s, run_end, stop - run_end, &c->out->recs);
+	return close_len(&c->out->recs, at);
+}
+
+/* A plane field: its lines compacted, the rest copied. */
+static bool plane(struct compaction *c, const struct head *pf)
+{
+	uint64_t o = pf->content, stop = pf->content + pf->len;
+	size_t at = open_len(&c->out->recs, pf->number);
+
+	while (o < stop) {
+		struct head h;
+
+		if (!field_at(&c->s, &o, stop, &h))
+			return false;
+		if (h.number == 3 && h.type == TP_WIRE_LEN) {
+			if (!line(c, &h, o))
+				return false;
+		} else {
+			copy_out(&c->s, h.start, o - h.start, &c->out->recs);
+		}
+		hash_ahead(&c->s, o);
+	}
+	return close_len(&c->out->recs, at);
+}
+
+/* A record (an XSpace) from data offset o to end: its planes compacted,
+ * the rest copied. */
+static bool record(struct compaction *c, uint64_t o, uint64_t end)
+{
+	size_t from = c->out->recs.n;
+
+	while (o < end) {
+		struct head h;
+
+		if (!field_at(&c->s, &o, end, &h))
+			return false;
+		if (h.number == 1 && h.type == TP_WIRE_LEN) {
+			if (!plane(c, &h))
+				return false;
+		} else {
+			copy_out(&c->s, h.start, o - h.start, &c->out->recs);
+		}
+		hash_ahead(&c->s, o);
+	}
+	c->out->lens = tp_xgrow(c->out->lens, &c->out->cap_recs,
+				c->out->n_recs + 1, sizeof(*c->out->lens));
+	c->out->lens[c->out->n_recs++] = c->out->recs.n - from;
+	return true;
+}
+
+/* The sizes of a simple chunk's records, read from data offset *o: as
+ * many as the chunk header says, adding up to its decoded size. */
+static bool record_sizes(struct compaction *c, uint64_t *o,
+			 uint64_t num_records, uint64_t decoded_size)
+{
+	uint64_t sizes_size, stop, total = 0;
+
+	*o = 1;
+	/* a size takes a byte at least: no more records than that */
+	if (!varint_at(&c->s, o, c->s.n, &sizes_size) ||
+	    sizes_size > c->s.n - *o || c->s.n - *o - sizes_size != decoded_size ||
+	    num_records > sizes_size)
+		return false;
+	stop = *o + sizes_size;
+	c->out->lens = tp_xmalloc((num_records ? num_records : 1) *
+				  sizeof(*c->out->lens));
+	c->out->cap_recs = num_records ? num_records : 1;
+	for (uint64_t i = 0; i < num_records; i++) {
+		if (!varint_at(&c->s, o, stop, &c->out->lens[i]) ||
+		    c->out->lens[i] > decoded_size - total)
+			return false;
+		total += c->out->lens[i];
+	}
+	return *o == stop && total == decoded_size;
+}
+
+bool rg_compact_chunk(const struct rg_compact_in *in, struct rg_compact *out,
+		      uint64_t *hash)
+{
+	struct compaction c = { .s = { .file = in->file, .begin = in->begin,
+				       .n = in->n, .drop = in->drop,
+				       .page = in->page }, .out = out };
+	uint64_t o, at, *sizes;
+	size_t n_recs;
+	bool ok;
+
+	memset(out, 0, sizeof(*out));
+	c.s.dropped = in->begin / in->page * in->page;
+	rg_hash_init(&c.s.hash);
+	ok = record_sizes(&c, &o, in->num_records, in->decoded_size);
+	sizes = out->lens;   /* the sizes, then the compacted lengths */
+	out->lens = NULL;
+	out->cap_recs = 0;
+	n_recs = ok ? (size_t)in->num_records : 0;
+	for (size_t i = 0, k = 0; ok && i < n_recs; i++, k++) {
+		at = o;
+		o += sizes[k];
+		ok = record(&c, at, o);
+	}
+	free(sizes);
+	if (ok)
+		hash_rest(&c.s);
+	*hash = rg_hash_end(&c.s.hash);
+	return ok;
+}
+
+void rg_compact_release(struct rg_compact *c)
+{
+	for (size_t i = 0; i < c->n_placed; i++)
+		free(c->placed[i].marks.off);
+	free(c->placed);
+	free(c->recs.p);
+	free(c->lens);
+	memset(c, 0, sizeof(*c));
+}
