@@ -207,9 +207,9 @@ static void add_remainder(struct rg_hash *h, const uint8_t *bytes, size_t size)
 					    (unsigned)size) << 32;
 	}
 	memcpy(packet, bytes, whole);
-	if (size & 16) {
-		for (int i = 0; i < 4; i++)
-			packet[28 + i] = tail[i + size4 - 4];
+	if (size & 16) {   /* the last 4 bytes (size is 16 or more) */
+		for (size_t i = 0; i < 4; i++)
+			packet[28 + i] = bytes[size - 4 + i];
 	} else if (size4) {
 		packet[16] = tail[0];
 		packet[17] = tail[size4 >> 1];
