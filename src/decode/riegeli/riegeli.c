@@ -5,7 +5,10 @@
  * Positions are the file's own bytes, block headers included: a chunk's
  * header and data are gathered around the block headers that interrupt
  * them into one buffer (rg_big, kept for the next chunk), decompressed,
- * handed out record by record, so memory holds one chunk.
+ * handed out record by record, so memory holds one chunk. For the merge
+ * (rg_read with an origin), an uncompressed chunk of a mapped file is
+ * not gathered: riegeli_compact.c reads it where it lies and hands its
+ * records on compacted.
  */
 #include "tpuprof/decode/riegeli.h"
 #include "tpuprof/util/util.h"
