@@ -126,6 +126,13 @@ packets_avx2(struct rg_hash *h, const uint8_t *p, size_t n)
 	for (size_t k = 0; k < n; k++, p += 32) {
 		__m256i lanes = _mm256_loadu_si256((const __m256i *)p);
 
+		/* a page ahead, a line at a time: reading a chunk where it
+		 * lies, the hash is the first to touch its bytes, and the
+		 * processor's own prefetch stops at every 4 KiB page
+		 * (planes -5% CPU; 1-16 KiB ahead measured, 4 KiB best) */
+		if (!(k & 1))
+			__builtin_prefetch(p + 4096);
+
 		v1 = _mm256_add_epi64(v1, _mm256_add_epi64(mul0, lanes));
 		mul0 = _mm256_xor_si256(mul0, _mm256_mul_epu32(
 					       v1, _mm256_srli_epi64(v0, 32)));
