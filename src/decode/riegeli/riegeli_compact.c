@@ -328,7 +328,9 @@ static bool line(struct compaction *c, const struct head *lf, uint64_t end)
 			run_end = o;
 			continue;
 		}
-		ok = field_at(&c->s, &o, stop, &h) && h.number != RG_PLACED_FIELD;
+		if (!(ok = field_at(&c->s, &o, stop, &h) &&
+			   h.number != RG_PLACED_FIELD))
+			break;
 		one_run = one_run && h.number != 4;
 	}
 	if (ok && one_run && run) {
@@ -409,13 +411,16 @@ static bool record(struct compaction *c, uint64_t o, uint64_t end)
 	return true;
 }
 
-/* The sizes of a simple chunk's records, read from data offset *o: as
- * many as the chunk header says, adding up to its decoded size. */
-static bool record_sizes(struct compaction *c, uint64_t *o,
-			 uint64_t num_records, uint64_t decoded_size)
+/* The sizes of a simple chunk's records (*sizes, malloc'd, the caller's
+ * to free), read from data offset 1 on; *o is left where the records
+ * start. As many as the chunk header says, adding up to its decoded
+ * size, or false. */
+static bool record_sizes(struct compaction *c, uint64_t num_records,
+			 uint64_t decoded_size, uint64_t **sizes, uint64_t *o)
 {
 	uint64_t sizes_size, stop, total = 0;
 
+	*sizes = NULL;
 	*o = 1;
 	/* a size takes a byte at least: no more records than that */
 	if (!varint_at(&c->s, o, c->s.n, &sizes_size) ||
@@ -423,14 +428,12 @@ static bool record_sizes(struct compaction *c, uint64_t *o,
 	    num_records > sizes_size)
 		return false;
 	stop = *o + sizes_size;
-	c->out->lens = tp_xmalloc((num_records ? num_records : 1) *
-				  sizeof(*c->out->lens));
-	c->out->cap_recs = num_records ? num_records : 1;
+	*sizes = tp_xmalloc((num_records ? num_records : 1) * sizeof(**sizes));
 	for (uint64_t i = 0; i < num_records; i++) {
-		if (!varint_at(&c->s, o, stop, &c->out->lens[i]) ||
-		    c->out->lens[i] > decoded_size - total)
+		if (!varint_at(&c->s, o, stop, &(*sizes)[i]) ||
+		    (*sizes)[i] > decoded_size - total)
 			return false;
-		total += c->out->lens[i];
+		total += (*sizes)[i];
 	}
 	return *o == stop && total == decoded_size;
 }
@@ -441,22 +444,16 @@ bool rg_compact_chunk(const struct rg_compact_in *in, struct rg_compact *out,
 	struct compaction c = { .s = { .file = in->file, .begin = in->begin,
 				       .n = in->n, .drop = in->drop,
 				       .page = in->page }, .out = out };
-	uint64_t o, at, *sizes;
-	size_t n_recs;
+	uint64_t o, *sizes;
 	bool ok;
 
 	memset(out, 0, sizeof(*out));
 	c.s.dropped = in->begin / in->page * in->page;
 	rg_hash_init(&c.s.hash);
-	ok = record_sizes(&c, &o, in->num_records, in->decoded_size);
-	sizes = out->lens;   /* the sizes, then the compacted lengths */
-	out->lens = NULL;
-	out->cap_recs = 0;
-	n_recs = ok ? (size_t)in->num_records : 0;
-	for (size_t i = 0, k = 0; ok && i < n_recs; i++, k++) {
-		at = o;
-		o += sizes[k];
-		ok = record(&c, at, o);
+	ok = record_sizes(&c, in->num_records, in->decoded_size, &sizes, &o);
+	for (uint64_t i = 0; ok && i < in->num_records; i++) {
+		ok = record(&c, o, o + sizes[i]);
+		o += sizes[i];
 	}
 	free(sizes);
 	if (ok)
