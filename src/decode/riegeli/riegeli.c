@@ -5,10 +5,8 @@
  * Positions are the file's own bytes, block headers included: a chunk's
  * header and data are gathered around the block headers that interrupt
  * them into one buffer (rg_big, kept for the next chunk), decompressed,
- * handed out record by record, so memory holds one chunk. For the merge
- * (rg_read with an origin), an uncompressed chunk of a mapped file is
- * not gathered: riegeli_compact.c reads it where it lies and hands its
- * records on compacted.
+ * handed out record by record, so memory holds one chunk; for the merge
+ * (an origin), riegeli_compact.c reads uncompressed chunks in place.
  */
 #include "tpuprof/decode/riegeli.h"
 #include "tpuprof/util/util.h"
@@ -349,7 +347,9 @@ static bool compacted(const uint8_t *data, uint64_t size,
 		*bad = "chunk data hash mismatch";
 	*origin = (struct rg_origin){ c->data_begin, out.placed, out.n_placed };
 	for (size_t i = 0; ok && !*bad && *rc == TP_OK && i < out.n_recs; i++) {
-		*rc = fn(ctx, out.recs.p + at, (size_t)out.lens[i], c->begin, err);
+		/* records all empty: nothing was written, recs.p is NULL */
+		*rc = fn(ctx, out.recs.p ? out.recs.p + at : (const uint8_t *)"",
+			 (size_t)out.lens[i], c->begin, err);
 		at += out.lens[i];
 	}
 	*origin = (struct rg_origin){ 0 };
