@@ -467,7 +467,7 @@ void rg_compact_release(struct rg_compact *c)
 	for (size_t i = 0; i < c->n_placed; i++)
 		free(c->placed[i].marks.off);
 	free(c->placed);
-	free(c->recs.p);
+	rg_buf_free(&c->recs);
 	free(c->lens);
 	memset(c, 0, sizeof(*c));
 }

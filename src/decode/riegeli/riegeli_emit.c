@@ -114,7 +114,7 @@ static uint64_t segment_events(const struct rg_line *l,
 	}
 	if (out && b.n && fwrite(b.p, 1, b.n, out) != b.n)
 		*io_failed = true;
-	free(b.p);
+	rg_buf_free(&b);
 	if (out)
 		rg_forget(spill_file, spill, s->bytes.off,
 			  s->bytes.off + s->bytes.len);
@@ -171,7 +171,7 @@ static void write_span_field(FILE *out, uint32_t number, const uint8_t *spill,
 	rg_put_varint(&b, s.len);
 	rg_put(&b, spill + s.off, s.len);
 	write_buf(out, &b, io_failed);
-	free(b.p);
+	rg_buf_free(&b);
 }
 
 static void emit_plane(struct rg_plane *p, const uint8_t *spill,
@@ -194,8 +194,8 @@ static void emit_plane(struct rg_plane *p, const uint8_t *spill,
 							 io_failed);
 		line_parts(l, &lh, &lt);
 		size += field_size(lh.n + l->events_size + lt.n);
-		free(lh.p);
-		free(lt.p);
+		rg_buf_free(&lh);
+		rg_buf_free(&lt);
 	}
 	for (size_t i = 0; i < p->n_events; i++)
 		size += field_size(p->events[i].bytes.len);
@@ -209,10 +209,10 @@ static void emit_plane(struct rg_plane *p, const uint8_t *spill,
 		rg_put_tag(&t, 1, TP_WIRE_LEN);
 		rg_put_varint(&t, size);
 		write_buf(out, &t, io_failed);
-		free(t.p);
+		rg_buf_free(&t);
 	}
 	write_buf(out, &head, io_failed);
-	free(head.p);
+	rg_buf_free(&head);
 	for (size_t i = 0; i < p->n_lines; i++) {
 		struct rg_line *l = &p->lines[i];
 		struct rg_buf lh = { 0 }, lt = { 0 }, t = { 0 };
@@ -226,9 +226,9 @@ static void emit_plane(struct rg_plane *p, const uint8_t *spill,
 			segment_events(l, &l->segs[s], spill, spill_file, out,
 				       io_failed);
 		write_buf(out, &lt, io_failed);
-		free(lh.p);
-		free(lt.p);
-		free(t.p);
+		rg_buf_free(&lh);
+		rg_buf_free(&lt);
+		rg_buf_free(&t);
 	}
 	for (size_t i = 0; i < p->n_events; i++)
 		write_span_field(out, 4, spill, p->events[i].bytes, io_failed);
@@ -253,7 +253,7 @@ enum tp_err rg_emit(struct rg_model *m, const uint8_t *spill, FILE *out,
 			rg_put_varint(&b, m->strs[kind][i].n);
 			rg_put(&b, m->strs[kind][i].p, m->strs[kind][i].n);
 			write_buf(out, &b, &io_failed);
-			free(b.p);
+			rg_buf_free(&b);
 		}
 	if (io_failed || fflush(out) != 0 || ferror(out))
 		return tp_error_set(err, TP_ERR_INPUT,
@@ -286,7 +286,7 @@ void rg_model_release(struct rg_model *m)
 	free(m->planes);
 	tp_riegeli_seg_maps_free(m->seg_maps, m->n_seg_maps);
 	free(m->seg_map_keys);
-	free(m->events_buf.p);
+	rg_buf_free(&m->events_buf);
 	tp_riegeli_kept_release((size_t)m->kept_reserved);
 	for (unsigned k = 0; k < 5; k++)
 		free(m->strs[k]);

@@ -20,11 +20,23 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Protobuf writing into a growable byte buffer. */
+/* Protobuf writing into a growable byte buffer. One given memory of a
+ * fixed size (p and cap set, mapped false) is written into, never grown
+ * past it nor freed; otherwise rg_buf_free releases it. Past
+ * RG_BUF_MAP_MIN bytes a buffer grows in its own mapping, not from malloc:
+ * a merge's buffers of megabytes, freed, would raise glibc's dynamic
+ * mmap threshold for the rest of the run, and the decoder's arrays after
+ * them would come from the heap and stay resident once freed (1-2 MB
+ * more peak than the same capture as .xplane.pb, docs/performance.md). */
 struct rg_buf {
 	uint8_t *p;
 	size_t n, cap;
+	bool mapped;                       /* p is its own mapping      */
 };
+#define RG_BUF_MAP_MIN ((size_t)128 << 10)
+/* Room for at least need bytes in all (contents kept). */
+void rg_buf_reserve(struct rg_buf *b, size_t need);
+void rg_buf_free(struct rg_buf *b);
 
 /* Bytes in the spill file. */
 struct rg_span {

@@ -272,7 +272,7 @@ static bool spill_placed(struct rg_model *m, const struct chunk_plane *cp,
 	f.data = run.p;
 	f.len = run.n;
 	ok = spill_events(m, cp, run.p, &f, false);
-	free(run.p);
+	rg_buf_free(&run);
 	return ok;
 }
 

@@ -169,7 +169,7 @@ static struct rg_span spill_entry(struct rg_model *m, int64_t id,
 				  const struct rg_buf *value)
 {
 	uint8_t head[1 + 10 + 1 + 10];
-	struct rg_buf h = { head, 0, sizeof(head) };
+	struct rg_buf h = { head, 0, sizeof(head), false };
 	struct rg_span s;
 
 	rg_put_tag(&h, 1, TP_WIRE_VARINT);
@@ -207,7 +207,7 @@ bool rg_merge_stat_meta(struct rg_model *m, struct rg_plane *p,
 				       (size_t)(w.p - base) - f.offset);
 		}
 		if (rc < 0) {
-			free(b.p);
+			rg_buf_free(&b);
 			return false;
 		}
 		key = tp_hash_bytes(name.ptr, name.len);
@@ -232,9 +232,9 @@ bool rg_merge_stat_meta(struct rg_model *m, struct rg_plane *p,
 					 &p->max_stat_id, target, key,
 					 spill_entry(m, target, &v));
 			}
-			free(v.p);
+			rg_buf_free(&v);
 		}
-		free(b.p);
+		rg_buf_free(&b);
 		tp_i64map_set(&cp->stat_map, id, (long)target);
 		if (target != id)
 			cp->identity = false;
@@ -355,10 +355,10 @@ bool rg_merge_event_meta(struct rg_model *m, struct rg_plane *p,
 		put_event_meta(m, p, cp, &e[i], &bodies, &kids, &v, &c);
 	}
 	free(e);
-	free(bodies.p);
-	free(kids.p);
-	free(v.p);
-	free(c.p);
+	rg_buf_free(&bodies);
+	rg_buf_free(&kids);
+	rg_buf_free(&v);
+	rg_buf_free(&c);
 	return ok;
 }
 
@@ -374,7 +374,7 @@ bool rg_merge_plane_stats(struct rg_model *m, struct rg_plane *p,
 		bool dup = false;
 
 		if (!rg_put_stat(&b, base, f->data, f->len, &cp->stat_map, &id)) {
-			free(b.p);
+			rg_buf_free(&b);
 			return false;
 		}
 		for (size_t j = 0; j < p->n_plane_stats && !dup; j++)
@@ -391,7 +391,7 @@ bool rg_merge_plane_stats(struct rg_model *m, struct rg_plane *p,
 			p->plane_stats[p->n_plane_stats] = rg_spill(m, b.p, b.n);
 			p->plane_stat_ids[p->n_plane_stats++] = id;
 		}
-		free(b.p);
+		rg_buf_free(&b);
 	}
 	return true;
 }

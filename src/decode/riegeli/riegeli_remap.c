@@ -167,7 +167,7 @@ bool rg_put_event_fast(struct rg_buf *b, const uint8_t *p, size_t n,
 		return false;
 	/* every id grows by at most 9 bytes, and it took at least 2 */
 	if (b->cap - b->n < 6 * n + 16)
-		b->p = tp_xgrow(b->p, &b->cap, b->n + 6 * n + 16, 1);
+		rg_buf_reserve(b, b->n + 6 * n + 16);
 	at = b->p + b->n;
 	o = at + 2;
 	while (p < end) {

@@ -85,7 +85,7 @@ static void put_field(struct rg_view_build *v, uint32_t number,
 	rg_put_tag(&b, number, TP_WIRE_LEN);
 	rg_put_varint(&b, n);
 	put_buf(v, &b);
-	free(b.p);
+	rg_buf_free(&b);
 	put(v, p, n);
 }
 
@@ -98,7 +98,7 @@ static void put_int(struct rg_view_build *v, uint32_t number, int64_t value)
 	rg_put_tag(&b, number, TP_WIRE_VARINT);
 	rg_put_varint(&b, (uint64_t)value);
 	put_buf(v, &b);
-	free(b.p);
+	rg_buf_free(&b);
 }
 
 static void put_str(struct rg_view_build *v, uint32_t number,
@@ -318,7 +318,7 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 				  m->strs[kind][i].n);
 	flush(&v);
 	if (v.too_long) {
-		free(v.buf.p);
+		rg_buf_free(&v.buf);
 		free(v.holes);
 		free(v.kept);
 		fclose(glue);
@@ -328,7 +328,7 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 	}
 	if (!v.io_failed && v.pos)
 		base = rg_view_map(&v, fileno(m->spill));
-	free(v.buf.p);
+	rg_buf_free(&v.buf);
 	free(v.holes);
 	fclose(glue);
 	if (v.io_failed || (v.pos && !base)) {
