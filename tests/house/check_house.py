@@ -11,6 +11,10 @@ usage: check_house.py BUILD_DIR
 - every call points down the layers below (a module may use its own layer
   and the layers under it, never one above), and fetch uses nothing above
   decode;
+- the top of the tree holds what the brief names (Makefile, README.md,
+  src/, proto/, include/, tests/, testdata/, docs/, .ci/) and the shell
+  completions, nothing else tracked by git (a stray output committed
+  by mistake is caught here);
 - public headers sit in the folder of their layer (include/tpuprof/util/,
   decode/, device/, analyze/common/, analyze/, fetch/, report/: the layers
   of src/), each declaring only what its layer defines, and no #include
@@ -205,9 +209,26 @@ def file_loop_problems(owner, uses):
     return problems
 
 
+# What the top of the tree may hold (tracked files and folders).
+TOP_LEVEL = {".ci", ".gitignore", "Makefile", "README.md", "completions",
+             "docs", "include", "proto", "src", "testdata", "tests"}
+
+
+def top_level_problems():
+    """Tracked entries at the top that the brief does not name."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], capture_output=True,
+                             check=True).stdout.decode()
+    except (OSError, subprocess.CalledProcessError):
+        return []   # not a git checkout (a tarball): nothing to tell
+    tops = {f.split("/", 1)[0] for f in out.split("\0") if f}
+    return [f"{t}: at the top of the tree (only {', '.join(sorted(TOP_LEVEL))})"
+            for t in sorted(tops - TOP_LEVEL)]
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
-    problems = []
+    problems = top_level_problems()
     files = c_files()
     per_folder = defaultdict(int)
     for f in files:
