@@ -17,6 +17,10 @@ TEST_WRAP=${TEST_WRAP:-}
 update=0
 pattern='*'
 [ "${1:-}" = "--update" ] && update=1 && pattern=${2:-*}
+# a name, not a path: a pattern with a / (or matching no test) once ran
+# tpuprof with no arguments and wrote its usage as expectations at the top
+# of the tree
+case $pattern in */*) echo "golden: '$pattern': a test's name or a pattern of names, not a path" >&2; exit 2 ;; esac
 export LC_ALL=C TZ=UTC
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY no_proxy
 tmp=$(mktemp -d) || exit 2
@@ -26,6 +30,7 @@ pass=0 fail=0 skipped=0
 shared=1
 [ -d ../shared/captures ] || shared=0
 for cmd in tests/golden/$pattern.cmd; do
+	[ -f "$cmd" ] || { echo "golden: no test matches tests/golden/$pattern.cmd" >&2; exit 2; }
 	name=${cmd%.cmd}
 	args=$(cat "$cmd")
 	case $args in
