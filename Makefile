@@ -67,7 +67,9 @@ GEN_BIN  := $(BUILD)/gen_capture
 
 TEST_SRC := $(wildcard tests/check_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
-TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
+# Brotli's encoder: tests write compressed chunks (check_riegeli_simple)
+TEST_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm) \
+	$(shell pkg-config --libs libbrotlienc 2>/dev/null || echo -lbrotlienc)
 
 # The house rules (docs/design.md): file and folder sizes, calls and
 # includes pointing down the layers, no loop between modules.

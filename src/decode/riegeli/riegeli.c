@@ -6,7 +6,8 @@
  * header and data are gathered around the block headers that interrupt
  * them into one buffer (rg_big, kept for the next chunk), decompressed,
  * handed out record by record, so memory holds one chunk; for the merge
- * (an origin), riegeli_compact.c reads uncompressed chunks in place.
+ * (an origin), riegeli_compact.c reads uncompressed chunks in place, and
+ * riegeli_stream.c decodes Brotli and Zstd chunks as they are read.
  */
 #include "tpuprof/decode/riegeli.h"
 #include "tpuprof/util/util.h"
@@ -14,8 +15,6 @@
 
 #include "riegeli_internal.h"
 
-#include <brotli/decode.h>
-#include <snappy-c.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,56 +182,6 @@ static uint64_t recover(const uint8_t *data, uint64_t size, uint64_t begin)
 	return size;
 }
 
-/* One buffer of a simple chunk, want bytes decompressed: *view points
- * at them, in p itself when not compressed, else in *own, the caller's,
- * kept from chunk to chunk and grown to the largest (fresh pages for
- * every chunk cost a fault and a cleared page each). NULL message on
- * success. */
-static const char *decompress(uint8_t type, const uint8_t *p, size_t n,
-			      uint64_t want, const uint8_t **view,
-			      struct rg_big *own)
-{
-	const uint8_t *q = p;
-	uint64_t size = n;
-	uint8_t *out;
-
-	*view = p;
-	if (type != 0 && !tp_wire_varint(&q, p + n, &size))
-		return "bad decompressed size";
-	n -= (size_t)(q - p);
-	if (size != want)
-		return "decompressed size disagrees with the chunk header";
-	if (type == 0)
-		return n == want ? NULL : "buffer size disagrees with the chunk header";
-	rg_big_reserve(own, (size_t)want);
-	out = own->p;
-	*view = out;
-	if (type == 'b') {
-		size_t got = want;
-
-		if (BrotliDecoderDecompress(n, q, &got, out) !=
-		    BROTLI_DECODER_RESULT_SUCCESS || got != want)
-			return "Brotli data does not decompress";
-		return NULL;
-	}
-	if (type == 'z') {
-		size_t got = ZSTD_decompress(out, want, q, n);
-
-		if (ZSTD_isError(got) || got != want)
-			return "Zstd data does not decompress";
-		return NULL;
-	}
-	if (type == 's') {
-		size_t got = want;
-
-		if (snappy_uncompress((const char *)q, n, (char *)out, &got) !=
-		    SNAPPY_OK || got != want)
-			return "Snappy data does not decompress";
-		return NULL;
-	}
-	return "unknown compression type";
-}
-
 struct chunk {
 	uint64_t begin, end, data_begin, data_size, data_hash;
 	uint64_t num_records, decoded_size;
@@ -240,9 +189,11 @@ struct chunk {
 };
 
 /* The reader's buffers, kept from chunk to chunk, each grown to the
- * largest: a chunk's data as read, and its two buffers decompressed. */
+ * largest: a chunk's data as read (or, streamed, its compressed sizes),
+ * and its two buffers decompressed; Zstd's context. */
 struct rg_buffers {
 	struct rg_big data, sizes, values;
+	ZSTD_DCtx *zstd;
 };
 
 static void buffers_free(struct rg_buffers *b)
@@ -250,6 +201,24 @@ static void buffers_free(struct rg_buffers *b)
 	rg_big_free(&b->data);
 	rg_big_free(&b->sizes);
 	rg_big_free(&b->values);
+	ZSTD_freeDCtx(b->zstd);
+	b->zstd = NULL;
+}
+
+/* A simple chunk's decoded buffers handed out (riegeli_simple.c), the
+ * merge told none of it lies in place. */
+static const char *hand_records(const struct chunk *c, const uint8_t *sizes,
+				uint64_t sizes_len, const uint8_t *values,
+				tp_riegeli_record_fn fn, void *ctx,
+				struct rg_origin *origin, enum tp_err *rc,
+				struct tp_error *err)
+{
+	struct rg_decoded d = { sizes, values, sizes_len, c->num_records,
+				c->decoded_size, c->begin };
+
+	if (origin)
+		*origin = (struct rg_origin){ .data_begin = c->data_begin };
+	return rg_hand_records(&d, fn, ctx, rc, err);
 }
 
 /* A simple chunk's records, handed to fn; a message for damage, or
@@ -260,10 +229,9 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 				enum tp_err *rc, struct tp_error *err)
 {
 	const uint8_t *q = d + 1, *end = d + c->data_size;
-	uint64_t sizes_size, sizes_len = 0, at = 0;
+	uint64_t sizes_size, sizes_len = 0;
 	const uint8_t *sizes = NULL, *values = NULL;
 	const char *bad;
-	uint64_t *lens;
 
 	*rc = TP_OK;
 	if (c->data_size < 1 || !tp_wire_varint(&q, end, &sizes_size) ||
@@ -284,38 +252,14 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 		return "sizes buffer too long for its records";
 	if (c->num_records > sizes_len)
 		return "more records than record sizes";
-	bad = decompress(d[0], q, (size_t)sizes_size, sizes_len, &sizes,
-			 &bufs->sizes);
+	bad = rg_decompress(d[0], q, (size_t)sizes_size, sizes_len, &sizes,
+			    &bufs->sizes);
 	if (!bad)
-		bad = decompress(d[0], q + sizes_size,
-				 (size_t)(end - q - sizes_size), c->decoded_size,
-				 &values, &bufs->values);
-	lens = bad ? NULL : tp_xcalloc(c->num_records ? c->num_records : 1,
-				       sizeof(*lens));
-	for (uint64_t i = 0, total = 0; !bad && i < c->num_records; i++) {
-		const uint8_t *s = sizes + at;
-
-		if (!tp_wire_varint(&s, sizes + sizes_len, &lens[i]) ||
-		    lens[i] > c->decoded_size - total)
-			bad = "record sizes run past the chunk's records";
-		else
-			total += lens[i];
-		at = (uint64_t)(s - sizes);
-		if (!bad && i + 1 == c->num_records &&
-		    (total != c->decoded_size || at != sizes_len))
-			bad = "record sizes disagree with the chunk header";
-	}
-	if (!bad && c->num_records == 0 && (sizes_len || c->decoded_size))
-		bad = "record sizes disagree with the chunk header";
-	if (origin)   /* gathered: nothing of it in place */
-		*origin = (struct rg_origin){ .data_begin = c->data_begin };
-	at = 0;
-	for (uint64_t i = 0; !bad && *rc == TP_OK && i < c->num_records; i++) {
-		*rc = fn(ctx, values + at, (size_t)lens[i], c->begin, err);
-		at += lens[i];
-	}
-	free(lens);
-	return bad;
+		bad = rg_decompress(d[0], q + sizes_size,
+				    (size_t)(end - q - sizes_size), c->decoded_size,
+				    &values, &bufs->values);
+	return bad ? bad : hand_records(c, sizes, sizes_len, values, fn, ctx,
+					origin, rc, err);
 }
 
 /* An uncompressed chunk of a mapped input merged without gathering it
@@ -355,6 +299,39 @@ static bool compacted(const uint8_t *data, uint64_t size,
 	*origin = (struct rg_origin){ 0 };
 	rg_compact_release(&out);
 	return ok;
+}
+
+/* A Brotli or Zstd simple chunk decoded as its data is read, never
+ * gathered (riegeli_stream.c): false when it is not one, or does not
+ * read cleanly (to be gathered then, which says what is wrong). Else its
+ * records handed to fn; a message for damage in the record sizes, or
+ * NULL with *rc the callback's verdict. */
+static bool streamed(const uint8_t *data, uint64_t size,
+		     const struct tp_riegeli_opts *opts, const struct chunk *c,
+		     tp_riegeli_record_fn fn, void *ctx, struct rg_origin *origin,
+		     struct rg_buffers *bufs, const char **bad, enum tp_err *rc,
+		     struct tp_error *err)
+{
+	uint64_t first = rg_past_header(c->data_begin);
+	struct rg_stream_in in = {
+		.file = data, .size = size, .begin = c->data_begin,
+		.n = c->data_size, .num_records = c->num_records,
+		.decoded_size = c->decoded_size, .hash = c->data_hash,
+		.max = opts->max_chunk, .drop = opts->drop_pages };
+	struct rg_stream_out out = { .packed = &bufs->data,
+				     .sizes_own = &bufs->sizes,
+				     .values_own = &bufs->values,
+				     .zstd = &bufs->zstd };
+
+	*bad = NULL;
+	*rc = TP_OK;
+	if (c->type != 'r' || !c->data_size || first >= size ||
+	    (data[first] != 'b' && data[first] != 'z') ||
+	    !rg_stream_chunk(&in, &out))
+		return false;
+	*bad = hand_records(c, out.sizes, out.sizes_len, out.values, fn, ctx,
+			    origin, rc, err);
+	return true;
 }
 
 /* A chunk's data gathered into the reader's buffer (every block header
@@ -478,7 +455,9 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 					    (unsigned long long)c.decoded_size,
 					    (unsigned long long)opts->max_chunk);
 		if (!compacted(data, size, opts, &c, fn, ctx, origin, &bad, &rc,
-			       err))
+			       err) &&
+		    !streamed(data, size, opts, &c, fn, ctx, origin, &bufs, &bad,
+			      &rc, err))
 			bad = gathered(data, size, opts, &c, fn, ctx, origin,
 				       &bufs, &rc, err);
 		if (!bad && rc == TP_OK && c.type == 'r') {

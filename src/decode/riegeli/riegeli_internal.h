@@ -279,6 +279,51 @@ void rg_big_free(struct rg_big *b);
  * faults and clears each page once, not again at every growth. */
 void rg_big_reserve(struct rg_big *b, size_t n);
 
+/* riegeli_simple.c: one buffer of a simple chunk, want bytes
+ * decompressed (type 0 none, 'b', 'z', 's'): *view points at them, in p
+ * itself when not compressed, else in *own, kept from chunk to chunk and
+ * grown to the largest. NULL on success, else what is wrong. */
+const char *rg_decompress(uint8_t type, const uint8_t *p, size_t n,
+			  uint64_t want, const uint8_t **view,
+			  struct rg_big *own);
+
+/* A simple chunk's data, where it lies in the input. */
+struct rg_stream_in {
+	const uint8_t *file;               /* the input, size bytes     */
+	uint64_t size;
+	uint64_t begin, n;                 /* data's file position, size */
+	uint64_t num_records, decoded_size, hash, max;  /* its header's; max:
+					    * --max-input          */
+	bool drop;                         /* drop the input's pages     */
+};
+struct ZSTD_DCtx_s;
+/* Where rg_stream_chunk decodes: the caller's buffers, kept from chunk
+ * to chunk (packed: the compressed sizes), a Zstd context made on first
+ * use (the caller frees it); the views it fills. */
+struct rg_stream_out {
+	struct rg_big *packed, *sizes_own, *values_own;
+	struct ZSTD_DCtx_s **zstd;
+	const uint8_t *sizes, *values;     /* decoded buffers            */
+	uint64_t sizes_len;
+};
+/* A Brotli or Zstd simple chunk's two buffers decoded as its data is
+ * read, hashed as it goes: true when every part of it reads cleanly and
+ * the hash agrees; false for anything else (another compression, any
+ * damage: the caller gathers the chunk then, and says what is wrong). */
+bool rg_stream_chunk(const struct rg_stream_in *in, struct rg_stream_out *out);
+
+/* A simple chunk's decoded buffers, and what its header says of them. */
+struct rg_decoded {
+	const uint8_t *sizes, *values;
+	uint64_t sizes_len, num_records, decoded_size;
+	uint64_t begin;                    /* the chunk's position, for fn */
+};
+/* Its records handed to fn, one by one; a message when the record sizes
+ * disagree with the rest, or NULL with *rc fn's verdict (the first not
+ * TP_OK stops). */
+const char *rg_hand_records(const struct rg_decoded *d, tp_riegeli_record_fn fn,
+			    void *ctx, enum tp_err *rc, struct tp_error *err);
+
 /* A temporary file, already unlinked: under $TMPDIR or /tmp. */
 FILE *rg_tmpfile(void);
 
