@@ -8,10 +8,15 @@
  * resident from the heap, 1-2 MB more peak than the .pb's).
  */
 #include "../src/decode/riegeli/riegeli_internal.h"
+#include "riegeli_testutil.h"
 
 #include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -155,6 +160,103 @@ START_TEST(test_big_buffer_leaves_malloc)
 }
 END_TEST
 
+/* The process's resident bytes of file mappings. */
+static long rss_file_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "RssFile:", 8) == 0)
+			kb = atol(line + 8);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* What one read of a byte maps, in KiB, in a file written in one write
+ * of 1 MiB: the whole write where the file system keeps large folios. */
+static long one_write_maps_kb(void)
+{
+	FILE *f = tmpfile();
+	size_t n = (size_t)1 << 20;
+	uint8_t *b = calloc(1, n);
+	volatile const uint8_t *p;
+	long before, after = -1;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(write(fileno(f), b, n), (ssize_t)n);
+	p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+	ck_assert(p != MAP_FAILED);
+	before = rss_file_kb();
+	(void)p[n / 2];
+	after = rss_file_kb();
+	munmap((void *)p, n);
+	fclose(f);
+	free(b);
+	return after - before;
+}
+
+/* A chunk of one plane with 20,000 event metadata entries (about 1 MB
+ * of glue in the view). */
+static struct pb metadata_record(void)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev = { 0 };
+	char name[64];
+
+	pb_int(&plane, 1, 3);
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 5);
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&line, 3, 1000);
+	pb_int(&ev, 1, 1);
+	pb_int(&ev, 2, 100);
+	pb_int(&ev, 3, 50);
+	pb_msg(&line, 4, &ev);
+	pb_msg(&plane, 3, &line);
+	for (int i = 1; i <= 20000; i++) {
+		snprintf(name, sizeof(name), "fusion.%d.with.a.longer.name.%d", i, i * 7);
+		pb_metadata(&plane, 4, i, name);
+	}
+	pb_msg(&space, 1, &plane);
+	return space;
+}
+
+/* A name read from the merged view's glue maps what a read of a file
+ * written in small pieces maps (one fault-around, 64 KiB here), not the
+ * megabyte its writer flushed at once. Told where the file system keeps
+ * large folios (a 1 MiB write read back maps more than 128 KiB); on
+ * others every file maps alike and there is nothing to tell. */
+START_TEST(test_glue_read_maps_little)
+{
+	struct pb rec = metadata_record();
+	struct pb file = riegeli_blocked_of(&rec, 1);
+	struct tp_riegeli_opts o = { .shown = "g.riegeli", .max_chunk = UINT64_MAX };
+	struct tp_riegeli_xspace out;
+	struct tp_riegeli_info info;
+	struct tp_error err = { 0 };
+	long before, after;
+
+	if (one_write_maps_kb() <= 128)
+		goto done;
+	ck_assert_int_eq(tp_riegeli_merge(file.data, file.len, &o, &out, &info,
+					  &err), TP_OK);
+	ck_assert_uint_gt(out.size, (size_t)900 << 10);
+	before = rss_file_kb();
+	(void)*(volatile const uint8_t *)(out.data + out.size / 2);
+	after = rss_file_kb();
+	ck_assert_msg(after - before <= 128,
+		      "one byte of the glue mapped %ld KiB", after - before);
+	tp_riegeli_xspace_release(&out);
+	tp_riegeli_info_release(&info);
+done:
+	pb_free(&file);
+	pb_free(&rec);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("riegeli_buf");
@@ -165,6 +267,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_field_across_growth);
 	tcase_add_test(tc, test_given_memory);
 	tcase_add_test(tc, test_big_buffer_leaves_malloc);
+	tcase_add_test(tc, test_glue_read_maps_little);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -324,6 +324,15 @@ struct rg_decoded {
 const char *rg_hand_records(const struct rg_decoded *d, tp_riegeli_record_fn fn,
 			    void *ctx, enum tp_err *rc, struct tp_error *err);
 
+/* The most bytes written to a temporary file at once, within one
+ * aligned piece of that size: the page cache of a file system with large
+ * folios (ext4 since Linux 6.11) takes a write's size as its folio's,
+ * and a read fault on a mapping of the file then maps the whole folio.
+ * The glue's metadata, read a name here and there, was resident a MiB
+ * at a time (docs/performance.md, "Issue 38, seventh session"); at
+ * 64 KiB a fault maps what it maps in a file read from disk. */
+#define RG_WRITE_PIECE ((size_t)64 << 10)
+
 /* A temporary file, already unlinked: under $TMPDIR or /tmp. */
 FILE *rg_tmpfile(void);
 

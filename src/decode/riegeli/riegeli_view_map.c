@@ -23,7 +23,9 @@ void rg_view_write_at(struct rg_view_build *v, const uint8_t *p, size_t n,
 	size_t done = 0;
 
 	while (done < n) {
-		ssize_t k = pwrite(v->glue, p + done, n - done,
+		size_t room = RG_WRITE_PIECE - (size_t)((at + done) % RG_WRITE_PIECE);
+		ssize_t k = pwrite(v->glue, p + done,
+				   n - done < room ? n - done : room,
 				   (off_t)(at + done));
 
 		if (k <= 0) {
