@@ -10,6 +10,7 @@
 #include "../src/decode/riegeli/riegeli_internal.h"
 #include "riegeli_testutil.h"
 
+#include <brotli/encode.h>
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +18,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createCCtx_advanced */
+#include <zstd.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -119,12 +122,13 @@ START_TEST(test_given_memory)
 }
 END_TEST
 
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
-	!defined(__SANITIZE_THREAD__)
 /* Whether a block of n bytes from malloc is a mapping of its own:
- * mallinfo2's mapped bytes grow by it. */
+ * mallinfo2's mapped bytes grow by it. Always false but under glibc's
+ * own malloc (a sanitizer's or valgrind's count nothing there). */
 static bool malloc_maps(size_t n)
 {
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
+	!defined(__SANITIZE_THREAD__)
 	size_t before = mallinfo2().hblkhd, after;
 	void *p = malloc(n);
 
@@ -133,30 +137,104 @@ static bool malloc_maps(size_t n)
 	after = mallinfo2().hblkhd;
 	free(p);
 	return after >= before + n;
-}
+#else
+	(void)n;
+	return false;
 #endif
+}
 
 /* A buffer of megabytes, freed, leaves malloc as it found it: a block of
  * 1 MiB still its own mapping after (before the buffers were mapped,
  * malloc's threshold rose to the freed buffer's size, and the block came
- * from the heap). Checked where glibc's malloc runs (not under a
- * sanitizer's or valgrind's, which the first probe tells). The probe's
- * own block, freed, raises the threshold to its size: the second probe
- * is larger than the first. */
+ * from the heap). Told where glibc's malloc runs as it starts (the first
+ * probe); the bytes are checked everywhere. The probe's own block,
+ * freed, raises the threshold to its size: the second probe is larger
+ * than the first. */
 START_TEST(test_big_buffer_leaves_malloc)
 {
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
-	!defined(__SANITIZE_THREAD__)
 	struct rg_buf b = { 0 };
+	bool probe = malloc_maps((size_t)256 << 10);  /* else nothing to tell */
 
-	if (!malloc_maps((size_t)256 << 10))
-		return;   /* not glibc's malloc as it starts: nothing to tell */
 	fill(&b, (size_t)2 << 20, 4096);
 	assert_pattern(&b, (size_t)2 << 20);
 	rg_buf_free(&b);
-	ck_assert_msg(malloc_maps((size_t)1 << 20),
+	ck_assert_msg(!probe || malloc_maps((size_t)1 << 20),
 		      "a freed 2 MiB buffer raised malloc's mmap threshold");
-#endif
+}
+END_TEST
+
+/* n bytes of noise compressed as a Riegeli buffer (type 'b' or 'z'):
+ * the encoders on the decoders' allocator too, so that they leave
+ * malloc as they found it. */
+static uint8_t *compressed(char type, const uint8_t *p, size_t n, size_t *len)
+{
+	static const ZSTD_customMem mem = { rg_codec_alloc, rg_codec_free, NULL };
+	size_t room = n + n / 8 + 1024;
+	uint8_t *out = rg_codec_alloc(NULL, room + 10), *q = out;
+
+	ck_assert_ptr_nonnull(out);
+	for (size_t v = n;;) {   /* the decompressed size, a varint */
+		uint8_t low = (uint8_t)(v & 0x7f);
+
+		v >>= 7;
+		*q++ = low | (v ? 0x80 : 0);
+		if (!v)
+			break;
+	}
+	if (type == 'z') {
+		ZSTD_CCtx *z = ZSTD_createCCtx_advanced(mem);
+		size_t got = ZSTD_compress2(z, q, room, p, n);
+
+		ck_assert(!ZSTD_isError(got));
+		ZSTD_freeCCtx(z);
+		*len = (size_t)(q - out) + got;
+	} else {
+		BrotliEncoderState *b = BrotliEncoderCreateInstance(rg_codec_alloc,
+								   rg_codec_free, NULL);
+		size_t in = n, avail = room;
+		const uint8_t *next_in = p;
+		uint8_t *next_out = q;
+
+		BrotliEncoderSetParameter(b, BROTLI_PARAM_QUALITY, 1);
+		BrotliEncoderSetParameter(b, BROTLI_PARAM_LGWIN, 22);
+		ck_assert(BrotliEncoderCompressStream(b, BROTLI_OPERATION_FINISH,
+						      &in, &next_in, &avail,
+						      &next_out, NULL));
+		ck_assert(BrotliEncoderIsFinished(b));
+		BrotliEncoderDestroyInstance(b);
+		*len = (size_t)(next_out - out);
+	}
+	return out;
+}
+
+/* loop: Brotli, Zstd. A buffer of megabytes decompressed leaves malloc
+ * as it found it: with the decoders on malloc, Brotli's window of 4 MiB
+ * and Zstd's blocks of more than the probe's 1 MiB, freed, raised the
+ * threshold, and both fail. */
+START_TEST(test_codecs_leave_malloc)
+{
+	char type = _i ? 'z' : 'b';
+	size_t n = (size_t)3 << 20, len;
+	struct rg_big noise = { 0 }, own = { 0 };
+	struct ZSTD_DCtx_s *zstd = NULL;
+	const uint8_t *view;
+	uint8_t *packed;
+	bool probe = malloc_maps((size_t)256 << 10);  /* else nothing to tell */
+
+	rg_big_alloc(&noise, n);
+	for (size_t i = 0; i < n; i++)
+		noise.p[i] = (uint8_t)((i * 2654435761u) >> 13);
+	packed = compressed(type, noise.p, n, &len);
+	ck_assert_ptr_null(rg_decompress((uint8_t)type, packed, len, n, &view,
+					 &own, &zstd));
+	ck_assert_mem_eq(view, noise.p, n);
+	rg_zstd_free(zstd);
+	rg_big_free(&own);
+	rg_big_free(&noise);
+	rg_codec_free(NULL, packed);
+	rg_codec_release();
+	ck_assert_msg(!probe || malloc_maps((size_t)1 << 20),
+		      "decompressing %c raised malloc's mmap threshold", type);
 }
 END_TEST
 
@@ -268,6 +346,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_given_memory);
 	tcase_add_test(tc, test_big_buffer_leaves_malloc);
 	tcase_add_test(tc, test_glue_read_maps_little);
+	tcase_add_loop_test(tc, test_codecs_leave_malloc, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -119,6 +119,7 @@ static void decoded_free(struct decoded *d)
 	rg_big_free(&d->sizes);
 	rg_big_free(&d->values);
 	ZSTD_freeDCtx(d->zstd);
+	rg_codec_release();
 }
 
 /* rg_stream_chunk on data laid out from begin; with want (not NULL) its
@@ -186,6 +187,7 @@ static bool decodes_whole(const struct pb *data, size_t n, size_t each)
 	const uint8_t *q = data->data + 1, *end = data->data + data->len;
 	const uint8_t *sizes, *values, *s;
 	struct rg_big own_sizes = { 0 }, own_values = { 0 };
+	struct ZSTD_DCtx_s *zstd = NULL;
 	uint64_t sizes_size, sizes_len;
 	bool ok;
 
@@ -195,10 +197,12 @@ static bool decodes_whole(const struct pb *data, size_t n, size_t each)
 	ok = ok && tp_wire_varint(&s, q + sizes_size, &sizes_len) &&
 	     sizes_len <= n * 10 + 10 && n <= sizes_len &&
 	     !rg_decompress(data->data[0], q, (size_t)sizes_size, sizes_len,
-			    &sizes, &own_sizes) &&
+			    &sizes, &own_sizes, &zstd) &&
 	     !rg_decompress(data->data[0], q + sizes_size,
 			    (size_t)(end - q - sizes_size), n * each, &values,
-			    &own_values);
+			    &own_values, &zstd);
+	rg_zstd_free(zstd);
+	rg_codec_release();
 	rg_big_free(&own_sizes);
 	rg_big_free(&own_values);
 	return ok;

@@ -22,7 +22,6 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #define CHUNK_HEADER 40u
 
@@ -193,7 +192,7 @@ struct chunk {
  * and its two buffers decompressed; Zstd's context. */
 struct rg_buffers {
 	struct rg_big data, sizes, values;
-	ZSTD_DCtx *zstd;
+	struct ZSTD_DCtx_s *zstd;
 };
 
 static void buffers_free(struct rg_buffers *b)
@@ -201,8 +200,9 @@ static void buffers_free(struct rg_buffers *b)
 	rg_big_free(&b->data);
 	rg_big_free(&b->sizes);
 	rg_big_free(&b->values);
-	ZSTD_freeDCtx(b->zstd);
+	rg_zstd_free(b->zstd);
 	b->zstd = NULL;
+	rg_codec_release();
 }
 
 /* A simple chunk's decoded buffers handed out (riegeli_simple.c), the
@@ -253,11 +253,11 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 	if (c->num_records > sizes_len)
 		return "more records than record sizes";
 	bad = rg_decompress(d[0], q, (size_t)sizes_size, sizes_len, &sizes,
-			    &bufs->sizes);
+			    &bufs->sizes, &bufs->zstd);
 	if (!bad)
 		bad = rg_decompress(d[0], q + sizes_size,
 				    (size_t)(end - q - sizes_size), c->decoded_size,
-				    &values, &bufs->values);
+				    &values, &bufs->values, &bufs->zstd);
 	return bad ? bad : hand_records(c, sizes, sizes_len, values, fn, ctx,
 					origin, rc, err);
 }

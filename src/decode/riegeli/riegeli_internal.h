@@ -279,13 +279,29 @@ void rg_big_free(struct rg_big *b);
  * faults and clears each page once, not again at every growth. */
 void rg_big_reserve(struct rg_big *b, size_t n);
 
+/* The decoders' allocator (Brotli's and Zstd's custom allocation hooks,
+ * opaque unused): a block of RG_BUF_MAP_MIN bytes or more is a mapping
+ * of its own, for the reason rg_buf's are (Brotli's window of 4 MiB,
+ * freed after each chunk, raised glibc's mmap threshold and kept the
+ * decoder's arrays resident after it: 4 MB more peak on a Brotli
+ * capture). NULL when out of memory, as the decoders expect. */
+void *rg_codec_alloc(void *opaque, size_t n);
+void rg_codec_free(void *opaque, void *p);
+/* The calling thread's mapping kept for reuse (rg_codec_free keeps the
+ * last one freed), unmapped: at the end of a read. */
+void rg_codec_release(void);
+
+struct ZSTD_DCtx_s;
 /* riegeli_simple.c: one buffer of a simple chunk, want bytes
  * decompressed (type 0 none, 'b', 'z', 's'): *view points at them, in p
  * itself when not compressed, else in *own, kept from chunk to chunk and
- * grown to the largest. NULL on success, else what is wrong. */
+ * grown to the largest; *zstd a Zstd context made on first use (the
+ * caller frees it with rg_zstd_free). NULL on success, else what is
+ * wrong. */
 const char *rg_decompress(uint8_t type, const uint8_t *p, size_t n,
 			  uint64_t want, const uint8_t **view,
-			  struct rg_big *own);
+			  struct rg_big *own, struct ZSTD_DCtx_s **zstd);
+void rg_zstd_free(struct ZSTD_DCtx_s *zstd);
 
 /* A simple chunk's data, where it lies in the input. */
 struct rg_stream_in {
@@ -296,7 +312,6 @@ struct rg_stream_in {
 					    * --max-input          */
 	bool drop;                         /* drop the input's pages     */
 };
-struct ZSTD_DCtx_s;
 /* Where rg_stream_chunk decodes: the caller's buffers, kept from chunk
  * to chunk (packed: the compressed sizes), a Zstd context made on first
  * use (the caller frees it); the views it fills. */

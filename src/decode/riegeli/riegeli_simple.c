@@ -18,11 +18,45 @@
 #include <stdlib.h>
 #include <snappy-c.h>
 #include <string.h>
+#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createDCtx_advanced: exported by
+				    * the shared library too */
 #include <zstd.h>
+
+static const ZSTD_customMem zstd_mem = { rg_codec_alloc, rg_codec_free, NULL };
+
+/* A Zstd context on the decoders' allocator, made on first use. */
+static ZSTD_DCtx *zstd_of(ZSTD_DCtx **z)
+{
+	if (!*z)
+		*z = ZSTD_createDCtx_advanced(zstd_mem);
+	return *z;
+}
+
+void rg_zstd_free(ZSTD_DCtx *z)
+{
+	ZSTD_freeDCtx(z);
+}
+
+/* n bytes of Brotli into out, exactly want of them (bytes after the end
+ * of the stream left, as BrotliDecoderDecompress leaves them); the
+ * decoder on the decoders' allocator. */
+static bool brotli_whole(const uint8_t *p, size_t n, uint8_t *out, size_t want)
+{
+	BrotliDecoderState *b = BrotliDecoderCreateInstance(rg_codec_alloc,
+							   rg_codec_free, NULL);
+	BrotliDecoderResult r;
+	size_t room = want;
+
+	if (!b)
+		return false;
+	r = BrotliDecoderDecompressStream(b, &n, &p, &room, &out, NULL);
+	BrotliDecoderDestroyInstance(b);
+	return r == BROTLI_DECODER_RESULT_SUCCESS && room == 0;
+}
 
 const char *rg_decompress(uint8_t type, const uint8_t *p, size_t n,
 			  uint64_t want, const uint8_t **view,
-			  struct rg_big *own)
+			  struct rg_big *own, ZSTD_DCtx **zstd)
 {
 	const uint8_t *q = p;
 	uint64_t size = n;
@@ -39,16 +73,16 @@ const char *rg_decompress(uint8_t type, const uint8_t *p, size_t n,
 	rg_big_reserve(own, (size_t)want);
 	out = own->p;
 	*view = out;
-	if (type == 'b') {
-		size_t got = want;
-
-		if (BrotliDecoderDecompress(n, q, &got, out) !=
-		    BROTLI_DECODER_RESULT_SUCCESS || got != want)
-			return "Brotli data does not decompress";
-		return NULL;
-	}
+	if (type == 'b')
+		return brotli_whole(q, n, out, (size_t)want) ? NULL :
+		       "Brotli data does not decompress";
 	if (type == 'z') {
-		size_t got = ZSTD_decompress(out, want, q, n);
+		size_t got;
+
+		if (!zstd_of(zstd))
+			return "Zstd data does not decompress";
+		ZSTD_DCtx_reset(*zstd, ZSTD_reset_session_and_parameters);
+		got = ZSTD_decompressDCtx(*zstd, out, want, q, n);
 
 		if (ZSTD_isError(got) || got != want)
 			return "Zstd data does not decompress";
@@ -174,7 +208,8 @@ static bool stream_zstd(struct source *s, ZSTD_DCtx *z, uint8_t *out,
 /* The rest of the data, Brotli, into out (exactly want bytes). */
 static bool stream_brotli(struct source *s, uint8_t *out, uint64_t want)
 {
-	BrotliDecoderState *b = BrotliDecoderCreateInstance(NULL, NULL, NULL);
+	BrotliDecoderState *b = BrotliDecoderCreateInstance(rg_codec_alloc,
+							   rg_codec_free, NULL);
 	BrotliDecoderResult r = BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT;
 	size_t room = (size_t)want;
 	uint8_t *next_out = out;
@@ -216,7 +251,7 @@ bool rg_stream_chunk(const struct rg_stream_in *in, struct rg_stream_out *out)
 	    sizes_len > in->num_records * 10 + 10 || sizes_len > in->max ||
 	    in->num_records > sizes_len ||
 	    rg_decompress(type, out->packed->p, (size_t)sizes_size, sizes_len,
-			  &out->sizes, out->sizes_own))
+			  &out->sizes, out->sizes_own, out->zstd))
 		return false;
 	out->sizes_len = sizes_len;
 	/* the records, as they are read */
@@ -225,7 +260,7 @@ bool rg_stream_chunk(const struct rg_stream_in *in, struct rg_stream_out *out)
 	rg_big_reserve(out->values_own, (size_t)size);
 	out->values = out->values_own->p;
 	if (type == 'z') {
-		if (!*out->zstd && !(*out->zstd = ZSTD_createDCtx()))
+		if (!zstd_of(out->zstd))
 			return false;
 		ok = stream_zstd(&s, *out->zstd, out->values_own->p, size);
 	} else {
