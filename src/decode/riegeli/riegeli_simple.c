@@ -1,15 +1,16 @@
 /*
  * riegeli_simple.c - a simple chunk's two buffers decoded and its
- * records handed out. Its buffers are decompressed whole, or, for Brotli
- * and Zstd, as the chunk's data is read: piece by
- * piece between block headers, straight from the input, hashed as it
- * goes, so that the compressed bytes are never gathered into memory
- * whole (a chunk's compressed copy was a fifth of a compressed capture's
- * peak, docs/performance.md). Only what reads cleanly is taken this way:
- * anything else (a hash that disagrees, a buffer that does not
- * decompress, framing out of bounds) is left to the gathering reader,
- * which says what is wrong as it always has.
- * It calls nothing else of the folder but riegeli_buf.c's helpers.
+ * records handed out. The buffers are decompressed whole, or, for Brotli
+ * and Zstd, as the chunk's data is read: a run between block headers at
+ * a time, straight from the input, hashed as it goes, so that the
+ * compressed bytes are never gathered into memory (the gathered copy was
+ * a fifth of a compressed capture's peak, docs/performance.md). Only
+ * what reads cleanly is taken this way: anything else (a hash that
+ * disagrees, a buffer that does not decompress, framing out of bounds)
+ * is left to the gathering reader, which says what is wrong as it always
+ * has. The decoders allocate through riegeli_buf.c's rg_codec_alloc.
+ * It calls nothing else of the folder but riegeli_buf.c's helpers and
+ * riegeli_hash.c.
  */
 #include "riegeli_internal.h"
 #include "tpuprof/decode/wire.h"
