@@ -9,9 +9,11 @@
 #             of its events from a later line start; ids kept);
 #   renumber  the same cut, the second chunk's metadata under other ids
 #             (every event of it remapped);
-# uncompressed, and the renumbered one as Zstd chunks too, beside the
-# codec's own decode time of the same records (zstd -d, level 3 as
-# riegeli_pack writes). report's CPU (user + sys) and peak RSS on each,
+# uncompressed, and the renumbered one as Zstd and as Brotli chunks too
+# (Brotli at quality 6, window 22: Riegeli's default, what XProf's
+# captures hold), each beside the codec's own decode time of the same
+# records (zstd -d, level 3 as riegeli_pack writes; brotli -d, its
+# quality and window). report's CPU (user + sys) and peak RSS on each,
 # against the same capture's .pb measured just before it (the VM's load
 # moves between rows); the JSON of each equals the .pb's but for the
 # source fields (tests/riegeli/compare.py).
@@ -60,7 +62,17 @@ bench_chunked() {
 			"$(wc -c <"$rec")" zstd -q -d -c "$rec.zst"
 		ch_codec=$(cpu_s)
 	}
-	rm -f "$rg" "$rec" "$rec.zst"
+	rm -f "$rg" "$rec.zst"
+	rg=$dir/chunked-renumber-brotli.xplane.riegeli
+	"$pack" -c brotli "$rec" "$rg"
+	chunked_row brotli "report, renumber, Brotli" "$rg"
+	command -v brotli >/dev/null &&
+		brotli -q 6 -w 22 -f -c "$rec" >"$rec.br" 2>/dev/null && {
+		measure "brotli -d of the same records" "$(wc -c <"$rec")" \
+			"$(wc -c <"$rec")" brotli -d -c "$rec.br"
+		ch_codec_brotli=$(cpu_s)
+	}
+	rm -f "$rg" "$rec" "$rec.br"
 }
 
 # chunked_targets: issue 38's rows, printed by targets()
@@ -79,5 +91,10 @@ chunked_targets() {
 			if (c != "" && p != "") print 1.1 * p + c }')")" "<=" 1
 	target "renumber, Zstd: report peak RSS / the .pb's (x)" \
 		"$(div "${ch_rss_zstd:-}" "${ch_pbrss_zstd:-}")" "<=" 1
+	target "renumber, Brotli: report CPU / (1.1 .pb + brotli -d) (x)" \
+		"$(div "${ch_cpu_brotli:-}" "$(awk -v p="${ch_pbcpu_brotli:-}" -v c="${ch_codec_brotli:-}" 'BEGIN {
+			if (c != "" && p != "") print 1.1 * p + c }')")" "<=" 1
+	target "renumber, Brotli: report peak RSS / the .pb's (x)" \
+		"$(div "${ch_rss_brotli:-}" "${ch_pbrss_brotli:-}")" "<=" 1
 	[ -z "$ch_differs" ] || echo "  JSON differs from the .pb's:$ch_differs  FAIL"
 }
