@@ -269,53 +269,10 @@ START_TEST(test_damage_refused)
 }
 END_TEST
 
-/* A file of one such chunk: data with the chunk header before it,
- * blocked as a writer blocks it. */
+/* A file of one such chunk, blocked as a writer blocks it. */
 static struct pb file_of(const struct pb *data, size_t n, size_t each)
 {
-	struct pb flat = { 0 }, out = { 0 };
-	uint8_t h[40];
-	uint64_t payload, end, headers = 0;
-
-	put64(h + 8, data->len);
-	put64(h + 16, rhash(data->data, data->len));
-	put64(h + 24, (uint64_t)n << 8 | 'r');
-	put64(h + 32, n * each);
-	put64(h, rhash(h + 8, 32));
-	{
-		struct pb none = { 0 };
-		struct pb sig = riegeli_unblocked(&none, 0);
-
-		pb_bytes(&flat, sig.data, 64);   /* the signature */
-		pb_free(&sig);
-	}
-	pb_bytes(&flat, h, sizeof(h));
-	pb_bytes(&flat, data->data, data->len);
-	payload = flat.len - 64;
-	end = 64 + payload;
-	while ((end - 1) / RG_BLOCK != headers) {
-		headers = (end - 1) / RG_BLOCK;
-		end = 64 + payload + RG_BLOCK_HEADER * headers;
-	}
-	pb_bytes(&out, flat.data, 64);
-	for (size_t at = 64; at < flat.len;) {
-		size_t room = RG_BLOCK - out.len % RG_BLOCK;
-		size_t take = flat.len - at < room ? flat.len - at : room;
-
-		pb_bytes(&out, flat.data + at, take);
-		at += take;
-		if (at < flat.len) {
-			uint8_t bh[24];
-			uint64_t b = out.len;
-
-			put64(bh + 8, b - 64);
-			put64(bh + 16, end - b);
-			put64(bh, rhash(bh + 8, 16));
-			pb_bytes(&out, bh, sizeof(bh));
-		}
-	}
-	pb_free(&flat);
-	return out;
+	return riegeli_blocked(riegeli_chunk_file(data, n, n * each));
 }
 
 struct got {

@@ -1,8 +1,10 @@
 /*
  * riegeli_testutil.h - a Riegeli file built in a test: the records given,
- * in one uncompressed simple chunk after the signature (no block
- * crossed), hashed as Riegeli hashes. For check_riegeli.c and the tests
- * of readers of chunked captures (check_trace.c).
+ * in one uncompressed simple chunk after the signature (or a chunk's
+ * data given, any compression), hashed as Riegeli hashes, with or
+ * without the block headers a writer puts every 64 KiB. For
+ * check_riegeli*.c and the tests of readers of chunked captures
+ * (check_trace.c).
  */
 #ifndef TPUPROF_RIEGELI_TESTUTIL_H
 #define TPUPROF_RIEGELI_TESTUTIL_H
@@ -26,9 +28,11 @@ static inline void put64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* A Riegeli file of one chunk holding the records, no block header
- * after the first (riegeli_of, riegeli_blocked_of). */
-static inline struct pb riegeli_unblocked(struct pb *recs, size_t n)
+/* A Riegeli file of one simple chunk whose data (any compression) is
+ * given, holding n records of total bytes, no block header after the
+ * first (riegeli_blocked lays it out as a writer does). */
+static inline struct pb riegeli_chunk_file(const struct pb *data, size_t n,
+					   size_t total)
 {
 	static const uint8_t sig[64] = {
 		0x83, 0xaf, 0x70, 0xd1, 0x0d, 0x88, 0x4a, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -36,8 +40,26 @@ static inline struct pb riegeli_unblocked(struct pb *recs, size_t n)
 		0, 0, 0, 0, 0, 0, 0, 0, 0xe1, 0x9f, 0x13, 0xc0, 0xe9, 0xb1, 0xc3, 0x72,
 		0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	};
-	struct pb out = { 0 }, sizes = { 0 }, data = { 0 };
-	uint8_t h[40], zero = 0;
+	struct pb out = { 0 };
+	uint8_t h[40];
+
+	put64(h + 8, data->len);
+	put64(h + 16, rhash(data->data, data->len));
+	put64(h + 24, (uint64_t)n << 8 | 'r');
+	put64(h + 32, total);
+	put64(h, rhash(h + 8, 32));
+	pb_bytes(&out, sig, sizeof(sig));
+	pb_bytes(&out, h, sizeof(h));
+	pb_bytes(&out, data->data, data->len);
+	return out;
+}
+
+/* A Riegeli file of one uncompressed chunk holding the records, no block
+ * header after the first (riegeli_of, riegeli_blocked_of). */
+static inline struct pb riegeli_unblocked(struct pb *recs, size_t n)
+{
+	struct pb out, sizes = { 0 }, data = { 0 };
+	uint8_t zero = 0;
 	size_t total = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -49,14 +71,7 @@ static inline struct pb riegeli_unblocked(struct pb *recs, size_t n)
 	pb_bytes(&data, sizes.data, sizes.len);
 	for (size_t i = 0; i < n; i++)
 		pb_bytes(&data, recs[i].data, recs[i].len);
-	put64(h + 8, data.len);
-	put64(h + 16, rhash(data.data, data.len));
-	put64(h + 24, (uint64_t)n << 8 | 'r');
-	put64(h + 32, total);
-	put64(h, rhash(h + 8, 32));
-	pb_bytes(&out, sig, sizeof(sig));
-	pb_bytes(&out, h, sizeof(h));
-	pb_bytes(&out, data.data, data.len);
+	out = riegeli_chunk_file(&data, n, total);
 	pb_free(&sizes);
 	pb_free(&data);
 	return out;
@@ -72,12 +87,12 @@ static inline struct pb riegeli_of(struct pb *recs, size_t n)
 	return out;
 }
 
-/* The same one chunk as a writer lays it out however long: a block
- * header every 64 KiB (its hash, the distance back to the chunk's start
- * at byte 64 and on to its end). */
-static inline struct pb riegeli_blocked_of(struct pb *recs, size_t n)
+/* A file of one chunk (riegeli_chunk_file's, freed) as a writer lays
+ * it out however long: a block header every 64 KiB (its hash, the
+ * distance back to the chunk's start at byte 64 and on to its end). */
+static inline struct pb riegeli_blocked(struct pb flat)
 {
-	struct pb flat = riegeli_unblocked(recs, n), out = { 0 };
+	struct pb out = { 0 };
 	uint64_t payload = flat.len - 64, end = 64 + payload, headers = 0;
 
 	while ((end - 1) / 65536 != headers) {
@@ -104,6 +119,12 @@ static inline struct pb riegeli_blocked_of(struct pb *recs, size_t n)
 	ck_assert_uint_eq(out.len, end);
 	pb_free(&flat);
 	return out;
+}
+
+/* The same one uncompressed chunk, blocked as a writer blocks it. */
+static inline struct pb riegeli_blocked_of(struct pb *recs, size_t n)
+{
+	return riegeli_blocked(riegeli_unblocked(recs, n));
 }
 
 #endif
