@@ -7,8 +7,9 @@
  * twice or not an integer, a rejected stat, a stat with more than one
  * value, no offset) come between runs of plain kernels
  * whose stats are of every kind (varints of one and more bytes, ids past
- * the role table, strings, bytes, doubles); exactly the plain ones are
- * read in bulk. On damaged bytes, the same error at the same offset.
+ * the role table, strings, bytes, doubles), with stat ids from 1 and
+ * from 65 (all past the role table, two sharing a slot of its cache of
+ * far ids); exactly the plain ones are read in bulk. On damaged bytes, the same error at the same offset.
  */
 #include "testutil.h"
 
@@ -19,6 +20,13 @@ enum {
 	SM_NAME = 6, SM_CTX = 7, SM_FLOPS = 8,
 	SM_FAR = 200, /* past the role table, two-byte id */
 };
+
+/* Added to every stat id but SM_FAR's (test_same_events' loop): 0, or 64,
+ * which puts them all past the role table, and flops (72) in the same
+ * slot of its cache of far ids as SM_FAR (200, mod 32), which events
+ * between the runs alternate. */
+static int64_t id_base;
+#define S(id) ((id) == SM_FAR ? (int64_t)(id) : (int64_t)(id) + id_base)
 
 static void stat_str(struct pb *ev, int64_t meta, uint32_t field, const char *s)
 {
@@ -54,12 +62,12 @@ enum shape {
 
 static void kernel_stats(struct pb *ev, int64_t i)
 {
-	pb_stat_int(ev, SM_CORR, 3, 100 + 977 * i); /* one to three bytes */
-	pb_stat_int(ev, SM_KDET, 7, 1 + i % 3);
-	pb_stat_int(ev, SM_NAME, 7, 120 + i % 20);  /* refs of one and two bytes */
-	pb_stat_int(ev, SM_OP, 7, 120 + i % 20);
-	pb_stat_int(ev, SM_MODULE, 7, 3);
-	pb_stat_int(ev, SM_PROGRAM, 4, i % 2 ? 7 : 300);
+	pb_stat_int(ev, S(SM_CORR), 3, 100 + 977 * i); /* one to three bytes */
+	pb_stat_int(ev, S(SM_KDET), 7, 1 + i % 3);
+	pb_stat_int(ev, S(SM_NAME), 7, 120 + i % 20);  /* refs of one and two bytes */
+	pb_stat_int(ev, S(SM_OP), 7, 120 + i % 20);
+	pb_stat_int(ev, S(SM_MODULE), 7, 3);
+	pb_stat_int(ev, S(SM_PROGRAM), 4, i % 2 ? 7 : 300);
 }
 
 static void event(struct pb *line, enum shape shape, int64_t i)
@@ -74,25 +82,25 @@ static void event(struct pb *line, enum shape shape, int64_t i)
 	kernel_stats(&ev, i);
 	switch (shape) {
 	case KERNEL_TF:
-		stat_str(&ev, SM_CTX, 5, "$$5");
-		stat_str(&ev, SM_CTX, 6, "\x01\x02");
-		stat_double(&ev, SM_CTX);
-		pb_stat_int(&ev, SM_FAR, 4, 0);
+		stat_str(&ev, S(SM_CTX), 5, "$$5");
+		stat_str(&ev, S(SM_CTX), 6, "\x01\x02");
+		stat_double(&ev, S(SM_CTX));
+		pb_stat_int(&ev, S(SM_FAR), 4, 0);
 		break;
 	case KEPT_TWICE:
-		pb_stat_int(&ev, SM_OP, 7, 121);
+		pb_stat_int(&ev, S(SM_OP), 7, 121);
 		break;
 	case KEPT_STRING:
-		stat_str(&ev, SM_OP, 5, "fusion.1");
+		stat_str(&ev, S(SM_OP), 5, "fusion.1");
 		break;
 	case KEPT_DOUBLE:
-		stat_double(&ev, SM_PROGRAM);
+		stat_double(&ev, S(SM_PROGRAM));
 		break;
 	case REJECTED:
-		pb_stat_int(&ev, SM_FLOPS, 3, 5);
+		pb_stat_int(&ev, S(SM_FLOPS), 3, 5);
 		break;
 	case TWO_VALUES:
-		pb_int(&st, 1, SM_CTX);
+		pb_int(&st, 1, S(SM_CTX));
 		pb_int(&st, 3, 1);
 		pb_int(&st, 4, 2);
 		pb_msg(&ev, 4, &st);
@@ -135,7 +143,7 @@ static struct pb build_space(bool long_runs)
 		pb_metadata(&plane, 4, m, m == 1 ? "a" : m == 2 ? "b" : "c");
 	for (size_t k = 1; k < sizeof(stat_names) / sizeof(stat_names[0]); k++)
 		if (stat_names[k])
-			pb_metadata(&plane, 5, (int64_t)k, stat_names[k]);
+			pb_metadata(&plane, 5, S((int64_t)k), stat_names[k]);
 	pb_metadata(&plane, 5, SM_FAR, "is_eager");
 	pb_msg(&space, 1, &plane);
 	pb_free(&line);
@@ -265,10 +273,14 @@ static size_t compare_on(const uint8_t *data, size_t len, const char *what)
 	return n_bulk;
 }
 
+/* loop: stat ids from 1, and from 65 (past the role table) */
 START_TEST(test_same_events)
 {
-	struct pb b = build_space(true);
+	struct pb b;
 	size_t events = 0;
+
+	id_base = _i ? 64 : 0;
+	b = build_space(true);
 
 	for (int s = 0; s < N_SHAPES; s++)
 		events += (size_t)(s == 1 ? TP_EVENT_BATCH + 3 : 1 + s % 3);
@@ -305,7 +317,7 @@ int main(void)
 	TCase *tc = tcase_create("keyed bulk equals one by one");
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, test_same_events);
+	tcase_add_loop_test(tc, test_same_events, 0, 2);
 	tcase_add_test(tc, test_same_on_damage);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -115,15 +115,22 @@ static inline uint8_t varint_kind(uint8_t tag)
 
 /* What a stat id means to the bulk reader: device time, a kept stat
  * (ROLE_KEEP + slot), a stat that makes the event not plain, or one it
- * passes over. Small ids (all producers write) come from a table. */
+ * passes over. Small ids (all producers write) come from a table, larger
+ * ones from a cache of the last one met in each of ROLE_FAR slots: a
+ * plane's stat ids pass 64 where a writer numbers them its own way (a
+ * chunk renumbering a plane's metadata; TF's host planes, 1,400 stat
+ * kinds), and each stat of every event went through role_of then. */
 enum { ROLE_PASS = 0, ROLE_KEEP = 1, ROLE_OFF = 0x10, ROLE_DUR, ROLE_REJECT };
 #define ROLE_TABLE 64
+#define ROLE_FAR 32
 
 struct stat_roles {
 	const struct tp_batch_keys *k; /* NULL: device time only       */
 	const struct device_ids *d;
 	const struct tp_id_remap *ids; /* a segment's chunk ids, or NULL */
 	uint8_t role[ROLE_TABLE];
+	uint64_t far_id[ROLE_FAR];     /* 0 (a small id): none yet      */
+	uint8_t far_role[ROLE_FAR];
 };
 
 static uint8_t role_of(const struct stat_roles *r, uint64_t id)
@@ -158,6 +165,7 @@ static void roles_init(struct stat_roles *r, const struct tp_batch_keys *k,
 	r->d = d;
 	r->ids = ids ? &ids->stats : NULL;
 	memset(r->role, ROLE_UNKNOWN, sizeof(r->role));
+	memset(r->far_id, 0, sizeof(r->far_id));
 }
 
 static inline uint8_t role_in_table(struct stat_roles *r, uint64_t id)
@@ -165,6 +173,18 @@ static inline uint8_t role_in_table(struct stat_roles *r, uint64_t id)
 	if (r->role[id] == ROLE_UNKNOWN)
 		r->role[id] = role_of(r, id);
 	return r->role[id];
+}
+
+/* An id of ROLE_TABLE or more: from its slot when the slot holds it. */
+static inline uint8_t role_far(struct stat_roles *r, uint64_t id)
+{
+	unsigned k = (unsigned)(id % ROLE_FAR);
+
+	if (r->far_id[k] != id) {
+		r->far_id[k] = id;
+		r->far_role[k] = role_of(r, id);
+	}
+	return r->far_role[k];
 }
 
 /* The stats of a plain event: device time, taken as note_device_time
@@ -188,7 +208,7 @@ plain_stats(const uint8_t *q, const uint8_t *e, const uint8_t *slack,
 			if (!simple_stat(s, se, slack, &id, &tag, &v))
 				return false;
 		}
-		role = id < ROLE_TABLE ? role_in_table(r, id) : role_of(r, id);
+		role = id < ROLE_TABLE ? role_in_table(r, id) : role_far(r, id);
 		if (role == ROLE_PASS) {
 			q = se;
 			continue;
