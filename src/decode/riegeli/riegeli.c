@@ -7,7 +7,7 @@
  * them into one buffer (rg_big, kept for the next chunk), decompressed,
  * handed out record by record, so memory holds one chunk; for the merge
  * (an origin), riegeli_compact.c reads uncompressed chunks in place, and
- * riegeli_stream.c decodes Brotli and Zstd chunks as they are read.
+ * riegeli_simple.c decodes Brotli and Zstd chunks as they are read.
  */
 #include "tpuprof/decode/riegeli.h"
 #include "tpuprof/util/util.h"
@@ -302,7 +302,7 @@ static bool compacted(const uint8_t *data, uint64_t size,
 }
 
 /* A Brotli or Zstd simple chunk decoded as its data is read, never
- * gathered (riegeli_stream.c): false when it is not one, or does not
+ * gathered (riegeli_simple.c): false when it is not one, or does not
  * read cleanly (to be gathered then, which says what is wrong). Else its
  * records handed to fn; a message for damage in the record sizes, or
  * NULL with *rc the callback's verdict. */
