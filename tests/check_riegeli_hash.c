@@ -6,6 +6,7 @@
  * on the portable one; and the hashes Riegeli's own files carry.
  */
 #include "../src/decode/riegeli/riegeli_internal.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <highwayhash/c_bindings.h>
@@ -117,11 +118,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(suite());
 }
