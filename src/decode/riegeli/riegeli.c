@@ -229,7 +229,7 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 				enum tp_err *rc, struct tp_error *err)
 {
 	const uint8_t *q = d + 1, *end = d + c->data_size;
-	uint64_t sizes_size, sizes_len = 0;
+	uint64_t sizes_size, sizes_len;
 	const uint8_t *sizes = NULL, *values = NULL;
 	const char *bad;
 
@@ -237,23 +237,8 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 	if (c->data_size < 1 || !tp_wire_varint(&q, end, &sizes_size) ||
 	    sizes_size > (uint64_t)(end - q))
 		return "bad simple chunk framing";
-	/* the sizes buffer's decoded length is only known by decoding it */
-	if (d[0] != 0) {
-		const uint8_t *s = q;
-
-		if (!tp_wire_varint(&s, q + sizes_size, &sizes_len))
-			return "bad sizes buffer";
-	} else {
-		sizes_len = sizes_size;
-	}
-	/* every record's size takes 1 to 10 bytes: nothing is allocated
-	 * for more records, or a longer sizes buffer, than that allows */
-	if (sizes_len > c->num_records * 10 + 10 || sizes_len > max)
-		return "sizes buffer too long for its records";
-	if (c->num_records > sizes_len)
-		return "more records than record sizes";
-	bad = rg_decompress(d[0], q, (size_t)sizes_size, sizes_len, &sizes,
-			    &bufs->sizes, &bufs->zstd);
+	bad = rg_decode_sizes(d[0], q, (size_t)sizes_size, c->num_records, max,
+			      &sizes, &sizes_len, &bufs->sizes, &bufs->zstd);
 	if (!bad)
 		bad = rg_decompress(d[0], q + sizes_size,
 				    (size_t)(end - q - sizes_size), c->decoded_size,

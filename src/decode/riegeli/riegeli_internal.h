@@ -302,6 +302,14 @@ const char *rg_decompress(uint8_t type, const uint8_t *p, size_t n,
 			  uint64_t want, const uint8_t **view,
 			  struct rg_big *own, struct ZSTD_DCtx_s **zstd);
 void rg_zstd_free(struct ZSTD_DCtx_s *zstd);
+/* A simple chunk's sizes buffer (n bytes as the chunk holds them, of
+ * compression type) decoded, its length held to num_records and max
+ * (--max-input) first: NULL with *sizes and *sizes_len, else what is
+ * wrong. own and zstd as rg_decompress's. */
+const char *rg_decode_sizes(uint8_t type, const uint8_t *p, size_t n,
+			    uint64_t num_records, uint64_t max,
+			    const uint8_t **sizes, uint64_t *sizes_len,
+			    struct rg_big *own, struct ZSTD_DCtx_s **zstd);
 
 /* A simple chunk's data, where it lies in the input. */
 struct rg_stream_in {

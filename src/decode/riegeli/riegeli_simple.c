@@ -100,6 +100,29 @@ const char *rg_decompress(uint8_t type, const uint8_t *p, size_t n,
 	return "unknown compression type";
 }
 
+const char *rg_decode_sizes(uint8_t type, const uint8_t *p, size_t n,
+			    uint64_t num_records, uint64_t max,
+			    const uint8_t **sizes, uint64_t *sizes_len,
+			    struct rg_big *own, ZSTD_DCtx **zstd)
+{
+	/* a compressed buffer's decoded length is only known by decoding it */
+	if (type != 0) {
+		const uint8_t *q = p;
+
+		if (!tp_wire_varint(&q, p + n, sizes_len))
+			return "bad sizes buffer";
+	} else {
+		*sizes_len = n;
+	}
+	/* every record's size takes 1 to 10 bytes: nothing is allocated
+	 * for more records, or a longer sizes buffer, than that allows */
+	if (*sizes_len > num_records * 10 + 10 || *sizes_len > max)
+		return "sizes buffer too long for its records";
+	if (num_records > *sizes_len)
+		return "more records than record sizes";
+	return rg_decompress(type, p, n, *sizes_len, sizes, own, zstd);
+}
+
 /* The chunk's data as pieces: the runs between block headers, read where
  * they lie, each hashed when taken; the input's pages dropped behind. */
 struct source {
@@ -234,8 +257,7 @@ bool rg_stream_chunk(const struct rg_stream_in *in, struct rg_stream_out *out)
 {
 	struct source s = { .in = in, .pos = in->begin, .left = in->n,
 			    .dropped = in->begin };
-	uint64_t sizes_size, sizes_len, size;
-	const uint8_t *q;
+	uint64_t sizes_size, size;
 	uint8_t type;
 	bool ok;
 
@@ -246,15 +268,11 @@ bool rg_stream_chunk(const struct rg_stream_in *in, struct rg_stream_out *out)
 		return false;
 	/* the sizes, small: gathered, then decompressed whole */
 	rg_big_reserve(out->packed, (size_t)sizes_size);
-	q = out->packed->p;
 	if (!take_bytes(&s, out->packed->p, sizes_size) ||
-	    !tp_wire_varint(&q, out->packed->p + sizes_size, &sizes_len) ||
-	    sizes_len > in->num_records * 10 + 10 || sizes_len > in->max ||
-	    in->num_records > sizes_len ||
-	    rg_decompress(type, out->packed->p, (size_t)sizes_size, sizes_len,
-			  &out->sizes, out->sizes_own, out->zstd))
+	    rg_decode_sizes(type, out->packed->p, (size_t)sizes_size,
+			    in->num_records, in->max, &out->sizes,
+			    &out->sizes_len, out->sizes_own, out->zstd))
 		return false;
-	out->sizes_len = sizes_len;
 	/* the records, as they are read */
 	if (!take_varint(&s, &size) || size != in->decoded_size)
 		return false;
