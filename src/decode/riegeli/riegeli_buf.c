@@ -211,8 +211,15 @@ void rg_big_reserve(struct rg_big *b, size_t n)
 		b->n = n;
 		return;
 	}
-	rg_big_free(b);
-	rg_big_alloc(b, n);
+	{   /* none yet, or mremap refused: a new one, the bytes moved */
+		struct rg_big fresh;
+
+		rg_big_alloc(&fresh, n);
+		if (b->p)
+			memcpy(fresh.p, b->p, b->n);
+		rg_big_free(b);
+		*b = fresh;
+	}
 }
 
 /* Before each block: its size and whether it is a mapping (16 bytes,
