@@ -321,62 +321,40 @@ struct rg_span rg_spill(struct rg_model *m, const void *p, size_t n)
 	return s;
 }
 
-/* A mapping of n bytes (whole pages) for b, its bytes moved there. */
-static bool buf_map(struct rg_buf *b, size_t n)
-{
-	void *p;
-
-	if (b->mapped) {
-		p = mremap(b->p, b->cap, n, MREMAP_MAYMOVE);
-		if (p == MAP_FAILED)
-			return false;
-	} else {
-		p = mmap(NULL, n, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			return false;
-		if (b->n)
-			memcpy(p, b->p, b->n);
-		free(b->p);
-	}
-	b->p = p;
-	b->cap = n;
-	b->mapped = true;
-	return true;
-}
-
 void rg_buf_reserve(struct rg_buf *b, size_t need)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), n;
+	struct rg_big big = { 0 };
+	size_t n;
 
 	if (need <= b->cap)
 		return;
 	n = b->cap > RG_BUF_MAP_MIN / 2 ? b->cap : RG_BUF_MAP_MIN / 2;
 	while (n < need && n <= SIZE_MAX / 2)
 		n *= 2;
-	if (n < need || n < RG_BUF_MAP_MIN || n > SIZE_MAX - page ||
-	    !buf_map(b, (n + page - 1) / page * page)) {
-		/* small, or no mapping to be had: the heap's way */
-		if (b->mapped) {
-			uint8_t *p = tp_xmalloc(need);
-
-			memcpy(p, b->p, b->n);
-			munmap(b->p, b->cap);
-			b->p = p;
-			b->cap = need;
-			b->mapped = false;
-			return;
-		}
+	if (n < need || n < RG_BUF_MAP_MIN) {   /* small: the heap's way */
 		b->p = tp_xgrow(b->p, &b->cap, need, 1);
+		return;
 	}
+	/* large: an rg_big (a mapping; malloc'd when none is had) */
+	if (b->mapped) {
+		big = (struct rg_big){ b->p, b->cap, false };
+		rg_big_reserve(&big, n);
+	} else {
+		rg_big_alloc(&big, n);
+		if (b->n)
+			memcpy(big.p, b->p, b->n);
+		free(b->p);
+	}
+	b->p = big.p;
+	b->cap = big.n;
+	b->mapped = !big.heap;
 }
 
 void rg_buf_free(struct rg_buf *b)
 {
-	if (b->mapped)
-		munmap(b->p, b->cap);
-	else
-		free(b->p);
+	struct rg_big big = { b->p, b->cap, !b->mapped };
+
+	rg_big_free(&big);
 	*b = (struct rg_buf){ 0 };
 }
 
