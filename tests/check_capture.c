@@ -6,6 +6,8 @@
  */
 #include "testutil.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <zlib.h>
 
@@ -485,6 +487,160 @@ START_TEST(test_pages_dropped)
 }
 END_TEST
 
+/* The resident KiB of every area of the process that maps [p, p+len). */
+static long file_rss_kb(const void *p, size_t len)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	uintptr_t a = (uintptr_t)p, b = a + len;
+	char line[512];
+	bool in = false;
+	long kb, sum = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = lo < b && hi > a;
+		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+			sum += kb;
+	}
+	fclose(f);
+	return sum;
+}
+
+/* A new temporary file of n bytes, written in one write: where the file
+ * system keeps large folios, its page cache holds folios as large as the
+ * write allows (write_temp's stdio writes a page first). */
+static char *write_temp_once(const char *suffix, const void *p, size_t n)
+{
+	char *path = tp_xasprintf("/tmp/tpuprof-test-XXXXXX%s", suffix);
+	int fd = mkstemps(path, (int)strlen(suffix));
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, p, n), (ssize_t)n);
+	close(fd);
+	return path;
+}
+
+/* What reading one byte of a file written in one write of 1 MiB maps, in
+ * KiB: the whole write where the file system keeps large folios. */
+static long one_write_maps_kb(void)
+{
+	static char zeros[1 << 20];
+	char *path = write_temp_once(".bin", zeros, sizeof(zeros));
+	int fd = open(path, O_RDONLY);
+	volatile const uint8_t *p;
+	long kb;
+
+	ck_assert_int_ge(fd, 0);
+	p = mmap(NULL, sizeof(zeros), PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert(p != MAP_FAILED);
+	(void)p[sizeof(zeros) / 2];
+	kb = file_rss_kb((const void *)p, sizeof(zeros));
+	munmap((void *)p, sizeof(zeros));
+	close(fd);
+	unlink(path);
+	free(path);
+	return kb;
+}
+
+/* A plane whose line of events (about 2.5 MiB) ends in the middle of a
+ * MiB, its event metadata after it. */
+static struct pb long_line_capture(void)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 };
+
+	pb_int(&plane, 1, 1);
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 1);
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&line, 3, 1000);
+	for (int64_t i = 0; line.len < ((size_t)5 << 19); i++) {
+		struct pb ev = { 0 };
+
+		pb_int(&ev, 1, 1 + i % 50);
+		pb_int(&ev, 2, i * 1000);
+		pb_int(&ev, 3, 900);
+		pb_msg(&line, 4, &ev);
+	}
+	pb_msg(&plane, 3, &line);
+	for (int64_t id = 1; id <= 50; id++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fusion.%d", (int)id);
+		pb_metadata(&plane, 4, id, name);
+	}
+	pb_msg(&space, 1, &plane);
+	pb_free(&plane);
+	pb_free(&line);
+	return space;
+}
+
+/* The area of the process's mappings that holds p: [*lo, *hi). */
+static void area_of(const void *p, uintptr_t *lo, uintptr_t *hi)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	uintptr_t a = (uintptr_t)p;
+	char line[512];
+
+	*lo = *hi = 0;
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long x, y;
+
+		if (sscanf(line, "%lx-%lx ", &x, &y) == 2 && a >= x && a < y) {
+			*lo = x;
+			*hi = y;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* A name read from a plane's metadata after the open (every writer reads
+ * them) maps the metadata's pages, not the MiB of the line before it:
+ * the kernel maps a whole large folio of the page cache on a read fault
+ * (Linux 6.18), but never past the area of the mapping faulted in, and a
+ * long line is an area of its own. The area is checked everywhere; what
+ * a fault maps, where the file system keeps large folios (a file written
+ * in one write of 1 MiB maps more than 128 KiB on a read of one byte,
+ * which the kernel does as memory allows: elsewhere, and at times here,
+ * a fault maps 64 KiB wherever it is and there is nothing to tell). */
+START_TEST(test_metadata_maps_no_line)
+{
+	struct pb bytes = long_line_capture();
+	char *path = write_temp_once(".xplane.pb", bytes.data, bytes.len);
+	const char *paths[1] = { path };
+	struct tp_capture cap;
+	struct tp_error err = { 0 };
+	const struct tp_xspace *xs;
+	const struct tp_line *ln;
+	uintptr_t lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	long kb;
+
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &defaults, &err), TP_OK);
+	xs = &cap.hosts[0].xs;
+	ck_assert(xs->drop_pages);
+	ln = &xs->planes[0].lines[0];
+	ck_assert_uint_gt(ln->body.len, (size_t)5 << 19);
+	area_of(ln->body.ptr + ln->body.len / 2, &lo, &hi);
+	ck_assert_uint_eq(lo, ((uintptr_t)ln->body.ptr + page - 1) & ~(page - 1));
+	ck_assert_uint_eq(hi, ((uintptr_t)ln->body.ptr + ln->body.len) & ~(page - 1));
+	if (one_write_maps_kb() > 128) {
+		ck_assert_int_le(file_rss_kb(xs->base, xs->size), 4); /* dropped */
+		/* the metadata's first bytes, right after the line */
+		(void)*(volatile const char *)(ln->body.ptr + ln->body.len + 64);
+		kb = file_rss_kb(xs->base, xs->size);
+		ck_assert_msg(kb <= 128, "one byte of metadata mapped %ld KiB", kb);
+	}
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+	pb_free(&bytes);
+}
+END_TEST
+
 /* Hosts decode in parallel, but the error is the first bad host's in
  * argument order, whatever thread met which first: a good host, then a
  * truncated one, then one of random bytes, then a missing file. */
@@ -570,6 +726,7 @@ int main(void)
 	tcase_add_test(tc, test_shared_hlo_at_once);
 	tcase_add_test(tc, test_host_errors_in_order);
 	tcase_add_test(tc, test_pages_dropped);
+	tcase_add_test(tc, test_metadata_maps_no_line);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -100,6 +100,40 @@ void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+/* A long line's pages as an area of the mapping of their own (a
+ * madvise that differs from the pages around it splits the kernel's
+ * area there; MADV_DONTDUMP: only a core dump would see it, and it can
+ * do without the capture's events). The kernel maps a whole large folio
+ * of the page cache on a read fault (Linux 6.18: megabytes, as the file
+ * was read or written), but never past the area faulted in: without
+ * this, a name read from a plane's metadata after the open mapped the
+ * megabytes of the lines around it, and they stayed to the end of the
+ * run (7 MB of the many-step capture's 35 MB peak). Two areas a line,
+ * OWN_AREAS of them in the process at most (a pod's hosts are mapped at
+ * once; the system's map count is 65530): never given back, as a run
+ * opens its captures once. */
+#define OWN_AREA_MIN ((size_t)1 << 20)
+#define OWN_AREAS 4096
+
+static atomic_size_t own_areas;
+
+void tp_xspace_own_area(const struct tp_xspace *xs, const void *p, size_t len)
+{
+	uintptr_t lo = (uintptr_t)p, hi = lo + len;
+	long page;
+
+	if (!xs->drop_pages || len < OWN_AREA_MIN)
+		return;
+	page = sysconf(_SC_PAGESIZE);
+	if (page <= 0)
+		return;
+	lo = (lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	hi &= ~((uintptr_t)page - 1);
+	if (hi <= lo || atomic_fetch_add(&own_areas, 2) + 2 > OWN_AREAS)
+		return;
+	madvise((void *)lo, hi - lo, MADV_DONTDUMP);
+}
+
 /* Long lines are read once front to back: the pages behind the reader
  * are dropped every MiB (when the bytes map a file), so resident memory
  * stays near the parts being read, not the whole capture: 1 MiB a

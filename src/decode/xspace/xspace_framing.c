@@ -134,6 +134,7 @@ int tp_line_header(const struct tp_xspace *xs, struct tp_wire *w,
 
 	ln->body = tp_str_make((const char *)w->p, (size_t)(w->end - w->p));
 	ln->body_offset = (size_t)(w->p - w->base);
+	tp_xspace_own_area(xs, ln->body.ptr, ln->body.len);
 	if ((rc = read_head(w, ln)) <= 0)
 		return rc;
 	if (!leave_tail || ln->body.len < tp_xspace_framing_min_bytes)

@@ -142,6 +142,10 @@ skip_varint(const uint8_t *p, const uint8_t *end, const uint8_t *slack)
 /* Drops the pages a long line's reader has left behind, every few MiB
  * (xspace_event.c). */
 void tp_event_iter_drop_behind(struct tp_event_iter *it);
+/* A long line's pages made an area of the mapping of their own, so that
+ * a fault outside it never maps them (xspace_drop.c); only where the
+ * bytes map a file (tp_xspace.drop_pages). */
+void tp_xspace_own_area(const struct tp_xspace *xs, const void *p, size_t len);
 
 /* The scan's order check (tp_line.in_order): a timed event that sorts
  * before the one before it, by (start ascending, duration descending),
