@@ -133,6 +133,12 @@ summarize() {
 			l, w, c + s, mbs, r / 1024, r * 1024 / f, what }'
 }
 
+# warm FILE...: each read once into the page cache before its rows: this
+# VM reclaims page cache on its own (DAMON), minutes after a file was
+# read, and a row whose first run reads the disk measures the disk
+# (docs/performance.md, eighth session)
+warm() { cat "$@" >/dev/null; }
+
 # div A B: A / B with two decimals; empty if either is missing
 div() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }'; }
 

@@ -27,6 +27,7 @@ cpu_s() { awk -v w="${wall:-}" -v u="${user:-}" -v s="${sys:-}" 'BEGIN {
 # chunked_row NAME LABEL FILE: report on the .pb, then on FILE;
 # ch_pbcpu_NAME, ch_pbrss_NAME, ch_cpu_NAME, ch_rss_NAME
 chunked_row() {
+	warm "$ch_pb" "$3"
 	b=$(wc -c <"$ch_pb")
 	measure "report on the .pb, beside it" "$b" "$b" "$tpuprof" report -q --format json "$ch_pb"
 	eval "ch_pbcpu_$1=\$(cpu_s) ch_pbrss_$1=\${rss:-}"

@@ -34,6 +34,7 @@ floor_build() {
 # on all three alike), into $dir/fl-floor.txt, fl-report.txt and
 # fl-ops.txt; false (and says so) when one fails
 floor_rounds() {
+	warm "$cap"
 	: >"$dir/fl-floor.txt"
 	: >"$dir/fl-report.txt"
 	: >"$dir/fl-ops.txt"
