@@ -6,8 +6,6 @@
  */
 #include "testutil.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <zlib.h>
 
@@ -487,64 +485,6 @@ START_TEST(test_pages_dropped)
 }
 END_TEST
 
-/* The resident KiB of every area of the process that maps [p, p+len). */
-static long file_rss_kb(const void *p, size_t len)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	uintptr_t a = (uintptr_t)p, b = a + len;
-	char line[512];
-	bool in = false;
-	long kb, sum = 0;
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
-			in = lo < b && hi > a;
-		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
-			sum += kb;
-	}
-	fclose(f);
-	return sum;
-}
-
-/* A new temporary file of n bytes, written in one write: where the file
- * system keeps large folios, its page cache holds folios as large as the
- * write allows (write_temp's stdio writes a page first). */
-static char *write_temp_once(const char *suffix, const void *p, size_t n)
-{
-	char *path = tp_xasprintf("/tmp/tpuprof-test-XXXXXX%s", suffix);
-	int fd = mkstemps(path, (int)strlen(suffix));
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, p, n), (ssize_t)n);
-	close(fd);
-	return path;
-}
-
-/* What reading one byte of a file written in one write of 1 MiB maps, in
- * KiB: the whole write where the file system keeps large folios. */
-static long one_write_maps_kb(void)
-{
-	static char zeros[1 << 20];
-	char *path = write_temp_once(".bin", zeros, sizeof(zeros));
-	int fd = open(path, O_RDONLY);
-	volatile const uint8_t *p;
-	long kb;
-
-	ck_assert_int_ge(fd, 0);
-	p = mmap(NULL, sizeof(zeros), PROT_READ, MAP_PRIVATE, fd, 0);
-	ck_assert(p != MAP_FAILED);
-	(void)p[sizeof(zeros) / 2];
-	kb = file_rss_kb((const void *)p, sizeof(zeros));
-	munmap((void *)p, sizeof(zeros));
-	close(fd);
-	unlink(path);
-	free(path);
-	return kb;
-}
-
 /* A plane whose line of events (about 2.5 MiB) ends in the middle of a
  * MiB, its event metadata after it. */
 static struct pb long_line_capture(void)
@@ -617,7 +557,6 @@ START_TEST(test_metadata_maps_no_line)
 	const struct tp_xspace *xs;
 	const struct tp_line *ln;
 	uintptr_t lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	long kb;
 
 	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &defaults, &err), TP_OK);
 	xs = &cap.hosts[0].xs;
@@ -628,10 +567,11 @@ START_TEST(test_metadata_maps_no_line)
 	ck_assert_uint_eq(lo, ((uintptr_t)ln->body.ptr + page - 1) & ~(page - 1));
 	ck_assert_uint_eq(hi, ((uintptr_t)ln->body.ptr + ln->body.len) & ~(page - 1));
 	if (one_write_maps_kb() > 128) {
-		ck_assert_int_le(file_rss_kb(xs->base, xs->size), 4); /* dropped */
+		long before = rss_file_kb(), kb;
+
 		/* the metadata's first bytes, right after the line */
 		(void)*(volatile const char *)(ln->body.ptr + ln->body.len + 64);
-		kb = file_rss_kb(xs->base, xs->size);
+		kb = rss_file_kb() - before;
 		ck_assert_msg(kb <= 128, "one byte of metadata mapped %ld KiB", kb);
 	}
 	tp_capture_release(&cap);

@@ -239,44 +239,6 @@ START_TEST(test_codecs_leave_malloc)
 END_TEST
 
 /* The process's resident bytes of file mappings. */
-static long rss_file_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kb = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, "RssFile:", 8) == 0)
-			kb = atol(line + 8);
-	if (f)
-		fclose(f);
-	return kb;
-}
-
-/* What one read of a byte maps, in KiB, in a file written in one write
- * of 1 MiB: the whole write where the file system keeps large folios. */
-static long one_write_maps_kb(void)
-{
-	FILE *f = tmpfile();
-	size_t n = (size_t)1 << 20;
-	uint8_t *b = calloc(1, n);
-	volatile const uint8_t *p;
-	long before, after = -1;
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(b);
-	ck_assert_int_eq(write(fileno(f), b, n), (ssize_t)n);
-	p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fileno(f), 0);
-	ck_assert(p != MAP_FAILED);
-	before = rss_file_kb();
-	(void)p[n / 2];
-	after = rss_file_kb();
-	munmap((void *)p, n);
-	fclose(f);
-	free(b);
-	return after - before;
-}
-
 /* A chunk of one plane with 20,000 event metadata entries (about 1 MB
  * of glue in the view). */
 static struct pb metadata_record(void)

@@ -7,10 +7,12 @@
 #define TPUPROF_TESTUTIL_H
 
 #include <check.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tpuprof/util/util.h"
@@ -129,6 +131,63 @@ static inline char *write_temp(const char *suffix, const void *p, size_t n)
 	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
 	fclose(f);
 	return path;
+}
+
+/* Writes n bytes to a new temporary file in one write: where the file
+ * system keeps large folios, its page cache holds folios as large as the
+ * write allows (write_temp's stdio writes a page first). The caller
+ * unlinks and frees. */
+static inline char *write_temp_once(const char *suffix, const void *p, size_t n)
+{
+	char *path = tp_xasprintf("/tmp/tpuprof-test-XXXXXX%s", suffix);
+	int fd = mkstemps(path, (int)strlen(suffix));
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, p, n), (ssize_t)n);
+	close(fd);
+	return path;
+}
+
+/* The process's resident file pages, in KiB (RssFile). */
+static inline long rss_file_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "RssFile:", 8) == 0)
+			kb = atol(line + 8);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* What one read of a byte maps, in KiB, in a file written in one write
+ * of 1 MiB: the whole write where the file system keeps large folios
+ * (Linux 6.11 and later, as memory allows), a fault-around (64 KiB)
+ * elsewhere. Tests of what a fault maps tell only where it is large. */
+static inline long one_write_maps_kb(void)
+{
+	size_t n = (size_t)1 << 20;
+	uint8_t *b = calloc(1, n);
+	char *path = write_temp_once(".bin", b, n);
+	int fd = open(path, O_RDONLY);
+	volatile const uint8_t *p;
+	long before, after;
+
+	ck_assert_int_ge(fd, 0);
+	p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert(p != MAP_FAILED);
+	before = rss_file_kb();
+	(void)p[n / 2];
+	after = rss_file_kb();
+	munmap((void *)p, n);
+	close(fd);
+	unlink(path);
+	free(path);
+	free(b);
+	return after - before;
 }
 
 /* The reference material beside the project (../shared: real captures
