@@ -313,6 +313,22 @@ START_TEST(test_error_corrupt_at)
 }
 END_TEST
 
+/* The system's map count as the kernel says it (the riegeli views' runs
+ * and the decoder's long lines are budgeted from it). */
+START_TEST(test_system_map_count)
+{
+	FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+	unsigned long want = 65530;
+
+	if (f) {
+		ck_assert_int_eq(fscanf(f, "%lu", &want), 1);
+		fclose(f);
+	}
+	ck_assert_uint_eq(tp_system_map_count(), want);
+	ck_assert_uint_eq(tp_system_map_count(), want); /* cached */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -330,6 +346,7 @@ int main(void)
 	tcase_add_test(tc, test_fmt_down);
 	tcase_add_test(tc, test_json_scalars);
 	tcase_add_test(tc, test_error_corrupt_at);
+	tcase_add_test(tc, test_system_map_count);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

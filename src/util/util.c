@@ -5,6 +5,7 @@
 #include "tpuprof/util/util.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -311,4 +312,23 @@ FILE *tp_tmpfile(void)
 	if (!f)
 		close(fd);
 	return f;
+}
+
+size_t tp_system_map_count(void)
+{
+	static atomic_size_t cached;   /* 0: not read yet */
+	size_t have = atomic_load(&cached);
+	unsigned long max = 65530;
+	FILE *f;
+
+	if (have)
+		return have;
+	f = fopen("/proc/sys/vm/max_map_count", "r");
+	if (f) {
+		if (fscanf(f, "%lu", &max) != 1 || max == 0)
+			max = 65530;
+		fclose(f);
+	}
+	atomic_store(&cached, (size_t)max);
+	return (size_t)max;
 }

@@ -112,4 +112,8 @@ bool tp_has_suffix(const char *name, const char *suffix);
  * a crash. NULL when it cannot be made. */
 FILE *tp_tmpfile(void);
 
+/* How many areas (mappings) the system lets a process have:
+ * vm.max_map_count, 65530 where it cannot be read. Read once. */
+size_t tp_system_map_count(void);
+
 #endif

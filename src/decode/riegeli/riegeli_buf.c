@@ -48,26 +48,13 @@ bool rg_reserve_kept(uint64_t n, uint64_t page)
 
 /* What the system's map count (vm.max_map_count, 65530 unless raised)
  * leaves for runs: 16384 areas for everything else (libraries, threads'
- * stacks, malloc, views' other mappings), and two areas a run (its own
- * and the split it makes in the glue's). Read once. */
+ * stacks, malloc, views' other mappings, the decoder's long lines), and
+ * two areas a run (its own and the split it makes in the glue's). */
 static size_t system_page_maps(void)
 {
-	static atomic_size_t cached;   /* 0: not read yet */
-	size_t have = atomic_load(&cached);
-	unsigned long max = 65530;
-	FILE *f;
+	size_t max = tp_system_map_count();
 
-	if (have)
-		return have - 1;
-	f = fopen("/proc/sys/vm/max_map_count", "r");
-	if (f) {
-		if (fscanf(f, "%lu", &max) != 1)
-			max = 65530;
-		fclose(f);
-	}
-	have = max > 16384 ? (size_t)(max - 16384) / 2 : 0;
-	atomic_store(&cached, have + 1);
-	return have;
+	return max > 16384 ? (max - 16384) / 2 : 0;
 }
 
 bool rg_reserve_page_maps(uint64_t n)

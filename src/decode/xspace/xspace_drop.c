@@ -109,11 +109,11 @@ void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len)
  * this, a name read from a plane's metadata after the open mapped the
  * megabytes of the lines around it, and they stayed to the end of the
  * run (7 MB of the many-step capture's 35 MB peak). Two areas a line,
- * OWN_AREAS of them in the process at most (a pod's hosts are mapped at
- * once; the system's map count is 65530): never given back, as a run
- * opens its captures once. */
+ * at most a sixteenth of the system's map count in the process (4,095
+ * of the usual 65,530; a pod's hosts are mapped at once, and a chunked
+ * capture's views need areas too): never given back, as a run opens its
+ * captures once. */
 #define OWN_AREA_MIN ((size_t)1 << 20)
-#define OWN_AREAS 4096
 
 static atomic_size_t own_areas;
 
@@ -129,7 +129,8 @@ void tp_xspace_own_area(const struct tp_xspace *xs, const void *p, size_t len)
 		return;
 	lo = (lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
 	hi &= ~((uintptr_t)page - 1);
-	if (hi <= lo || atomic_fetch_add(&own_areas, 2) + 2 > OWN_AREAS)
+	if (hi <= lo ||
+	    atomic_fetch_add(&own_areas, 2) + 2 > tp_system_map_count() / 16)
 		return;
 	madvise((void *)lo, hi - lo, MADV_DONTDUMP);
 }
