@@ -132,6 +132,98 @@ START_TEST(test_same_errors)
 }
 END_TEST
 
+/* An XLA op's metadata: its name, program 5 and symbol k + 1 as stats
+ * (stat metadata 1 and 2, cores_capture). */
+static void op_meta(struct pb *plane, size_t k)
+{
+	struct pb em = { 0 }, entry = { 0 }, st = { 0 };
+	char name[32];
+
+	snprintf(name, sizeof(name), "fusion.%zu", k);
+	pb_int(&em, 1, (int64_t)k + 1);
+	pb_str(&em, 4, name);
+	pb_int(&st, 1, 1);
+	pb_int(&st, 3, 5);
+	pb_msg(&em, 5, &st);
+	pb_int(&st, 1, 2);
+	pb_int(&st, 3, (int64_t)k + 1);
+	pb_msg(&em, 5, &st);
+	pb_int(&entry, 1, (int64_t)k + 1);
+	pb_msg(&entry, 2, &em);
+	pb_msg(plane, 4, &entry);
+}
+
+/* Cores of n[i] ops each (an event each), on TPU planes. */
+static struct pb cores_capture(const size_t *n, size_t cores)
+{
+	static const char *const stat_names[] = { "program_id", "symbol_id" };
+	struct pb space = { 0 };
+
+	for (size_t c = 0; c < cores; c++) {
+		struct pb plane = { 0 }, line = { 0 };
+		char name[32];
+
+		pb_int(&plane, 1, (int64_t)c + 1);
+		snprintf(name, sizeof(name), "/device:TPU:%zu", c);
+		pb_str(&plane, 2, name);
+		pb_int(&line, 1, 1);
+		pb_str(&line, 2, "XLA Ops");
+		pb_int(&line, 3, 1000);
+		for (size_t k = 0; k < n[c]; k++) {
+			struct pb ev = { 0 };
+
+			pb_int(&ev, 1, (int64_t)k + 1);
+			pb_int(&ev, 2, (int64_t)k * 1000);
+			pb_int(&ev, 3, 500 + (int64_t)(k % 7));
+			pb_msg(&line, 4, &ev);
+		}
+		pb_msg(&plane, 3, &line);
+		for (size_t k = 0; k < n[c]; k++)
+			op_meta(&plane, k);
+		for (int64_t id = 1; id <= 2; id++)
+			pb_metadata(&plane, 5, id, stat_names[id - 1]);
+		pb_msg(&space, 1, &plane);
+	}
+	return space;
+}
+
+/* A core's op rows are written on threads of their own where it is
+ * written alone or holds most of the ops, one after the other where the
+ * other cores' run beside it balances it (ops_json.c): the text is the
+ * same on any number of threads. Two cores that share the ops, then a
+ * third that holds most of them; rows of 512 and more go in rounds. */
+START_TEST(test_same_rows_on_threads)
+{
+	static const size_t shapes[2][3] = { { 600, 700, 0 }, { 600, 700, 2600 } };
+	static const char *const n_ops[2][3] = {
+		{ "\"n_ops\": 600", "\"n_ops\": 700", NULL },
+		{ "\"n_ops\": 600", "\"n_ops\": 700", "\"n_ops\": 2600" },
+	};
+
+	for (int shape = 0; shape < 2; shape++) {
+		size_t cores = shapes[shape][2] ? 3 : 2;
+		struct pb bytes = cores_capture(shapes[shape], cores);
+		char *path = write_temp(".xplane.pb", bytes.data, bytes.len);
+		char *one = report_of(path, 0, 1);
+
+		ck_assert_msg(strncmp(one, "error", 5) != 0, "%s", one);
+		for (size_t c = 0; c < cores; c++)
+			ck_assert_msg(strstr(one, n_ops[shape][c]), "%s", n_ops[shape][c]);
+		for (unsigned threads = 2; threads <= 4; threads += 2) {
+			char *more = report_of(path, 0, threads);
+
+			ck_assert_msg(strcmp(one, more) == 0, "shape %d, %u threads",
+				      shape, threads);
+			free(more);
+		}
+		free(one);
+		unlink(path);
+		free(path);
+		pb_free(&bytes);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("deferred");
@@ -145,6 +237,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_same_report, 0,
 			    sizeof(captures) / sizeof(captures[0]));
 	tcase_add_test(tc, test_same_errors);
+	tcase_add_test(tc, test_same_rows_on_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

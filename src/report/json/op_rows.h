@@ -10,8 +10,10 @@
 #include "tpuprof/util/json_stream.h"
 
 /* Every op of core c, in its order, into w's open array: in stream mode
- * blocks of them on tp_threads() threads at once, spliced in order. */
+ * with threads > 1, blocks of them on that many threads at once, spliced
+ * in order (the same text). */
 void tp_op_rows_json(struct tp_jw *w, const struct tp_capture *cap,
-		     const struct tp_ops *ops, const struct tp_ops_core *c);
+		     const struct tp_ops *ops, const struct tp_ops_core *c,
+		     unsigned threads);
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * op_rows_json.c - the ops of a core, one object each (docs/json.md,
  * ops.cores[].ops[]), and the names ops print (their op source, module):
- * a report's most numerous objects, three quarters of its text. Written in blocks of ROWS_BLOCK ops, one block per thread at
- * a time, each into memory (tp_jw_fork) and spliced back in order: the
+ * a report's most numerous objects, three quarters of its text. On the
+ * threads the caller gives (a core written alone: all of them), written
+ * in blocks of ROWS_BLOCK ops, one block per thread at a time, each into
+ * memory (tp_jw_fork) and spliced back in order: the
  * text is the same as written one op after the other, on any number of
  * threads (tests/check_json_stream.c, the goldens).
  */
@@ -175,12 +177,14 @@ static bool rows_round(struct tp_jw *w, struct rows_round *r, unsigned threads)
 }
 
 void tp_op_rows_json(struct tp_jw *w, const struct tp_capture *cap,
-		     const struct tp_ops *ops, const struct tp_ops_core *c)
+		     const struct tp_ops *ops, const struct tp_ops_core *c,
+		     unsigned threads)
 {
 	struct tp_jw parts[TP_MAX_THREADS];
 	struct rows_round r = { cap, ops, c, 0, parts };
-	unsigned threads = tp_threads();
 
+	if (threads > TP_MAX_THREADS)
+		threads = TP_MAX_THREADS;
 	if (threads > 1 && c->n_ops >= 2 * ROWS_BLOCK)
 		for (; r.first < c->n_ops && tp_jw_ok(w); r.first += threads * ROWS_BLOCK)
 			if (!rows_round(w, &r, threads))

@@ -7,6 +7,7 @@
 #include "op_rows.h"
 #include "tpuprof/report/device_report.h"
 #include "tpuprof/report/ops_report.h"
+#include "tpuprof/util/parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -76,10 +77,11 @@ static void core_roofline_json(struct tp_jw *w, const struct tp_capture *cap,
 	free(mods);
 }
 
-/* One core: its ops one by one, a core can hold tens of thousands. */
+/* One core: its ops one by one, a core can hold tens of thousands; its
+ * rows on rows_threads threads (op_rows.h). */
 static void core_json(struct tp_jw *w, const struct tp_capture *cap,
 		      const struct tp_ops *ops, const struct tp_ops_core *c,
-		      const struct tp_ops_view *view)
+		      const struct tp_ops_view *view, unsigned rows_threads)
 {
 	tp_jw_object(w, NULL);
 	tp_jw_put(w, "host", tp_json_cstr(cap->hosts[c->host].name));
@@ -100,7 +102,7 @@ static void core_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "n_ops", tp_json_uint(c->n_ops));
 	core_roofline_json(w, cap, ops, c);
 	tp_jw_array(w, "ops");
-	tp_op_rows_json(w, cap, ops, c);
+	tp_op_rows_json(w, cap, ops, c, rows_threads);
 	tp_jw_end(w);
 	tp_ops_steps_head_json(w, ops, c);
 	tp_ops_steps_json(w, ops, c, view);
@@ -213,13 +215,37 @@ static json_t *filter_json(const struct tp_ops_filter *f)
 }
 
 /* cores[] and the steps across them, then core_groups: the groups (the
- * all-cores rows, one thread) written beside the cores (their op rows
- * on every thread), tp_jw_two_runs. */
+ * all-cores rows, one thread) written beside the cores, tp_jw_two_runs. */
 struct cores_and_groups {
 	const struct tp_capture *cap;
 	const struct tp_ops *ops;
 	const struct tp_ops_view *view;
 };
+
+/* The threads a core's rows are written on. One where the cores are
+ * written in two runs at once and the other run can balance this core
+ * (it holds at most half of the ops): the runs and the groups already
+ * keep every thread busy, and rows on threads of their own beside them
+ * cost a fifth of a report's writing for a longer wall (a thread made
+ * and joined for every round of 512 rows, each round's text copied
+ * once more: docs/performance.md, eighth session). Every thread where
+ * the core is written alone, or holds most of the ops. */
+static unsigned rows_threads(const struct cores_and_groups *g,
+			     const struct tp_ops_core *c, size_t total)
+{
+	if (g->ops->n_cores >= 2 && 2 * c->n_ops <= total)
+		return 1;
+	return tp_threads();
+}
+
+static size_t ops_of_cores(const struct tp_ops *ops)
+{
+	size_t n = 0;
+
+	for (size_t c = 0; c < ops->n_cores; c++)
+		n += ops->cores[c].n_ops;
+	return n;
+}
 
 /* The cores' rows from..to: each core's op rows are most of an ops
  * document, so cores[] is written in two runs at once, its first half
@@ -227,13 +253,23 @@ struct cores_and_groups {
 static void core_range_json(struct tp_jw *w, const struct cores_and_groups *g,
 			    size_t from, size_t to)
 {
+	size_t total = ops_of_cores(g->ops);
+
 	for (size_t c = from; c < to && tp_jw_ok(w); c++)
-		core_json(w, g->cap, g->ops, &g->ops->cores[c], g->view);
+		core_json(w, g->cap, g->ops, &g->ops->cores[c], g->view,
+			  rows_threads(g, &g->ops->cores[c], total));
 }
 
+/* Where the second run's cores start: after about half of the ops (the
+ * runs end together), at least one core in each run. */
 static size_t cores_half(const struct cores_and_groups *g)
 {
-	return (g->ops->n_cores + 1) / 2;
+	const struct tp_ops *ops = g->ops;
+	size_t total = ops_of_cores(ops), h = 0, sum = 0;
+
+	while (h + 1 < ops->n_cores && 2 * sum < total)
+		sum += ops->cores[h++].n_ops;
+	return h ? h : 1;
 }
 
 static void cores_first_half(struct tp_jw *w, void *ctx)
