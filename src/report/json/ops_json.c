@@ -222,20 +222,23 @@ struct cores_and_groups {
 	const struct tp_ops_view *view;
 };
 
-/* The threads a core's rows are written on. One where the cores are
+/* The threads a core's rows are written on. Where the cores are
  * written in two runs at once and the other run can balance this core
- * (it holds at most half of the ops): the runs and the groups already
- * keep every thread busy, and rows on threads of their own beside them
- * cost a fifth of a report's writing for a longer wall (a thread made
- * and joined for every round of 512 rows, each round's text copied
- * once more: docs/performance.md, eighth session). Every thread where
- * the core is written alone, or holds most of the ops. */
+ * (it holds at most half of the ops), half of them, each run its half
+ * (one on two cores): there, the runs and the groups already keep every
+ * thread busy, and rows on threads beyond them cost a fifth of a
+ * report's writing for a longer wall (a thread made and joined for
+ * every round of 512 rows, each round's text copied once more:
+ * docs/performance.md, eighth session). All of them where the core is
+ * written alone, or holds most of the ops. */
 static unsigned rows_threads(const struct cores_and_groups *g,
 			     const struct tp_ops_core *c, size_t total)
 {
+	unsigned all = tp_threads();
+
 	if (g->ops->n_cores >= 2 && 2 * c->n_ops <= total)
-		return 1;
-	return tp_threads();
+		return all > 2 ? all / 2 : 1;
+	return all;
 }
 
 static size_t ops_of_cores(const struct tp_ops *ops)
