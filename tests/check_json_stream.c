@@ -7,7 +7,9 @@
  */
 #include "testutil.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include "tpuprof/util/json_stream.h"
 #include "tpuprof/util/parallel.h"
@@ -318,6 +320,88 @@ START_TEST(test_two_runs)
 }
 END_TEST
 
+/* The spooled run's text reaches a file, a file opened to append (the
+ * kernel will not send into one: read back instead) and a pipe, after
+ * text already written through the same FILE: the same document each
+ * way. */
+static char *two_runs_through(FILE *f, int read_fd)
+{
+	struct tp_jw w;
+	char *got;
+	size_t len = 0;
+	ssize_t k;
+
+	fputs("before\n", f);
+	tp_set_threads(2);
+	tp_jw_init(&w, f);
+	two_runs_doc(&w);
+	ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+	tp_set_threads(0);
+	ck_assert_int_eq(fflush(f), 0);
+	got = calloc(1, 1 << 17);
+	ck_assert_int_eq(lseek(read_fd, 0, SEEK_SET), 0);
+	while ((k = read(read_fd, got + len, (1 << 17) - 1 - len)) > 0)
+		len += (size_t)k;
+	ck_assert_uint_gt(len, 7);
+	ck_assert_mem_eq(got, "before\n", 7);
+	memmove(got, got + 7, len - 6);
+	return got;
+}
+
+START_TEST(test_two_runs_into_files)
+{
+	json_t *b = json_array(), *doc;
+	char path[] = "/tmp/tpuprof-check-XXXXXX", *want, *got;
+	int fd, pipe_fd[2];
+	FILE *f;
+
+	for (int i = 0; i < 3000; i++)
+		json_array_append_new(b, json_integer(i));
+	doc = json_pack("{s:i,s:o,s:{s:s},s:f,s:i}", "a", 1, "b", b, "c", "d", "x", "e", 0.5,
+			"f", 2);
+	want = expected(doc);
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	unlink(path);
+	f = fdopen(dup(fd), "w");
+	got = two_runs_through(f, fd);
+	ck_assert_str_eq(got, want);
+	free(got);
+	fclose(f);
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	f = fdopen(dup(fd), "a");
+	ck_assert_int_ne(fcntl(fileno(f), F_GETFL) & O_APPEND, 0);
+	got = two_runs_through(f, fd);
+	ck_assert_str_eq(got, want);
+	free(got);
+	fclose(f);
+	close(fd);
+	/* a pipe holds the whole document (64 KiB): no reader needed */
+	ck_assert_int_eq(pipe(pipe_fd), 0);
+	f = fdopen(pipe_fd[1], "w");
+	fputs("before\n", f);
+	{
+		struct tp_jw w;
+		char *text = calloc(1, 1 << 17);
+		size_t len = 0;
+		ssize_t k;
+
+		tp_set_threads(2);
+		tp_jw_init(&w, f);
+		two_runs_doc(&w);
+		ck_assert_int_eq(tp_jw_finish(&w, NULL), TP_OK);
+		tp_set_threads(0);
+		fclose(f);
+		while ((k = read(pipe_fd[0], text + len, (1 << 17) - 1 - len)) > 0)
+			len += (size_t)k;
+		ck_assert_str_eq(text + 7, want);
+		free(text);
+	}
+	close(pipe_fd[0]);
+	free(want);
+	json_decref(doc);
+}
+END_TEST
+
 START_TEST(test_fork_splice)
 {
 	json_t *doc = json_pack("{s:s,s:[{s:i,s:f},{s:s,s:[i,i]},{},{s:n}],s:f}", "before", "x",
@@ -565,6 +649,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_same_bytes, 0, sizeof(docs) / sizeof(docs[0]));
 	tcase_add_test(tc, test_fork_splice);
 	tcase_add_test(tc, test_two_runs);
+	tcase_add_test(tc, test_two_runs_into_files);
 	tcase_add_test(tc, test_fork_waits_for_members);
 	tcase_add_test(tc, test_spool_failure_left_to_caller);
 	tcase_add_test(tc, test_null_dropped);

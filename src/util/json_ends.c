@@ -8,8 +8,10 @@
  */
 #include "json_stream_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 
 #include "tpuprof/util/parallel.h"
 #include "tpuprof/util/util.h"
@@ -50,16 +52,44 @@ bool tp_jw_fork_spooled(struct tp_jw *part, const struct tp_jw *w, bool after_ot
 	return fork_into(part, w, after_others, tp_tmpfile());
 }
 
+/* The n bytes of a spooled part's file sent to w's file by the kernel
+ * (sendfile: no copy through this process), w's pending text written
+ * first. NO_SEND when nothing was sent and it cannot be here (w writes
+ * into memory, a terminal, a file opened to append): the caller reads
+ * the part back instead. */
+enum send_result { SENT, NO_SEND, SEND_FAILED };
+
+static enum send_result send_spool(struct tp_jw *w, FILE *from, off_t n)
+{
+	int out = fileno(w->out), in = fileno(from);
+	off_t at = 0;
+
+	if (out < 0 || in < 0)
+		return NO_SEND;
+	tp_jw_flush(w);
+	if (w->failed || fflush(w->out) != 0)
+		return SEND_FAILED;
+	while (at < n) {
+		ssize_t k = sendfile(out, in, &at, (size_t)(n - at));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return at == 0 ? NO_SEND : SEND_FAILED;
+	}
+	return SENT;
+}
+
 /* A spooled part's text, read back from its file into w. False when
  * the file failed before any of it reached w (w unchanged); a read that
  * fails later fails w. */
-static bool splice_spool(struct tp_jw *w, struct tp_jw *part)
+static bool read_spool(struct tp_jw *w, struct tp_jw *part)
 {
 	char chunk[16384];
 	bool appended = false;
 	size_t n;
 
-	if (part->failed || fflush(part->out) != 0 || fseek(part->out, 0, SEEK_SET) != 0)
+	if (fseek(part->out, 0, SEEK_SET) != 0)
 		return false;
 	while ((n = fread(chunk, 1, sizeof(chunk), part->out)) > 0) {
 		if (tp_jw_writing(w))
@@ -73,6 +103,34 @@ static bool splice_spool(struct tp_jw *w, struct tp_jw *part)
 		w->failed = true;
 	}
 	return true;
+}
+
+/* A spooled part's text into w: sent file to file where the kernel can
+ * (the part's megabytes never copied into this process, and the
+ * document's end not waiting on it), else read back. False as
+ * read_spool says. */
+static bool splice_spool(struct tp_jw *w, struct tp_jw *part)
+{
+	off_t n;
+
+	if (part->failed || fflush(part->out) != 0 || (n = ftello(part->out)) < 0)
+		return false;
+	if (n == 0)
+		return true;
+	if (tp_jw_writing(w)) {
+		switch (send_spool(w, part->out, n)) {
+		case SENT:
+			w->empty[w->depth - 1] = false;
+			return true;
+		case SEND_FAILED:
+			w->failed = true;
+			w->empty[w->depth - 1] = false;
+			return true;
+		case NO_SEND:
+			break;
+		}
+	}
+	return read_spool(w, part);
 }
 
 static void release_part(struct tp_jw *part)
