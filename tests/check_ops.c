@@ -1049,6 +1049,85 @@ START_TEST(test_all_cores)
 }
 END_TEST
 
+/* The all-cores view sorts its ops by category and name as numbers
+ * where one pointer holds each string (the pass's pooled names), and as
+ * strings where it cannot tell (one pointer, two lengths): the names as
+ * literals, as copies (equal names at other addresses) and as slices of
+ * one buffer ("ab" and "a" at one address) give one view: the same ops,
+ * sums and spreads, in the same order where totals tie. */
+enum names_as { NAMES_LITERAL, NAMES_COPIED, NAMES_SLICED };
+
+static void all_cores_named(enum names_as as, struct tp_ops_all *a, char **copies)
+{
+	static const struct { size_t core; const char *cat, *name; int64_t self; } in[] = {
+		{ 0, "loop fusion", "ab", 50 }, { 0, "loop fusion", "a", 50 }, { 0, "convolution", "b", 10 },
+		{ 1, "loop fusion", "a", 70 }, { 1, "convolution", "b", 30 }, { 1, "loop fusion", "ab", 70 },
+	};
+	static const char slice_base[] = "abc";
+	static struct tp_op ops_v[6];
+	static struct tp_ops_core hand[2];
+	static struct tp_ops ops;
+
+	memset(&ops, 0, sizeof(ops));
+	memset(hand, 0, sizeof(hand));
+	memset(ops_v, 0, sizeof(ops_v));
+	for (size_t i = 0; i < 6; i++) {
+		struct tp_op *o = &ops_v[i];
+		const char *name = in[i].name;
+
+		if (as == NAMES_COPIED)
+			name = copies[i] = strdup(in[i].name);
+		else if (as == NAMES_SLICED && name[0] == 'a')
+			name = slice_base;  /* "a" and "ab": one pointer */
+		o->core = in[i].core;
+		o->program_id = 7;
+		o->name = tp_str_make(name, strlen(in[i].name));
+		o->category = tp_str_make(in[i].cat, strlen(in[i].cat));
+		o->module = SIZE_MAX;
+		o->instr = -1;
+		o->self_ps = o->total_ps = o->min_ps = in[i].self;
+		o->occurrences = 1;
+		if (!hand[o->core].n_ops)
+			hand[o->core].first_op = i;
+		hand[o->core].n_ops++;
+	}
+	ops.cores = hand;
+	ops.n_cores = 2;
+	ops.ops = ops_v;
+	ops.n_ops = 6;
+	tp_ops_all_build(a, &ops, TP_SORT_TOTAL);
+}
+
+START_TEST(test_all_cores_names)
+{
+	static const char *order[] = { "a", "ab", "b" };
+	static const int64_t self[] = { 120, 120, 40 };
+
+	for (enum names_as as = NAMES_LITERAL; as <= NAMES_SLICED; as++) {
+		char *copies[6] = { 0 };
+		struct tp_ops_all a;
+
+		all_cores_named(as, &a, copies);
+		ck_assert_uint_eq(a.all.n_cores, 1);
+		ck_assert_uint_eq(a.all.n_ops, 3);
+		for (size_t i = 0; i < 3; i++) {
+			ck_assert_msg(tp_str_eq(a.all.ops[i].name, order[i]), "names as %d: op %zu is %.*s",
+				      (int)as, i, (int)a.all.ops[i].name.len, a.all.ops[i].name.ptr);
+			ck_assert_int_eq(a.all.ops[i].self_ps, self[i]);
+			ck_assert_uint_eq(a.all.ops[i].occurrences, 2);
+			ck_assert_uint_eq(a.spread[i].n_cores, 2);
+		}
+		ck_assert_int_eq(a.spread[0].min_core_ps, 50);
+		ck_assert_int_eq(a.spread[0].max_core_ps, 70);
+		ck_assert_int_eq(a.spread[2].min_core_ps, 10);
+		ck_assert_int_eq(a.spread[2].max_core_ps, 30);
+		tp_ops_all_release(&a);
+		for (size_t i = 0; i < 6; i++)
+			free(copies[i]);
+	}
+}
+END_TEST
+
 static const struct { const char *in, *out; } folds[] = {
 	{ "copy-done.4", "copy-done" }, { "copy-done", "copy-done" }, { "fusion.12", "fusion" },
 	{ "a.b.3", "a.b" }, { "x.", "x." }, { ".5", ".5" }, { "v2", "v2" },
@@ -1128,6 +1207,7 @@ static Suite *ops_suite(void)
 	tcase_add_test(tc, test_inferred_steps);
 	tcase_add_test(tc, test_categories);
 	tcase_add_test(tc, test_all_cores);
+	tcase_add_test(tc, test_all_cores_names);
 	tcase_add_test(tc, test_generated_steps);
 	tcase_add_loop_test(tc, test_fold_names, 0, sizeof(folds) / sizeof(folds[0]));
 	suite_add_tcase(s, tc);

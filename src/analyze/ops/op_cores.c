@@ -9,6 +9,8 @@
  */
 #include "ops_internal.h"
 
+#include "tpuprof/util/i64map.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +71,35 @@ static int program_by_id(const void *x, const void *y)
 	return cmp_u64(((const struct program *)x)->id, ((const struct program *)y)->id);
 }
 
+/* Each op's program and core into r, most repeats left out on the way
+ * (a program's ops on one core in a row give one pair): a core runs a
+ * few programs of hundreds of ops each. Returns how many; the caller
+ * sorts them and drops what repeats are left. */
+static size_t ran_pairs(const struct tp_ops *ops, struct ran *r)
+{
+	struct tp_i64map programs;
+	size_t *last_core = tp_xmalloc((ops->n_ops + 1) * sizeof(*last_core));
+	size_t n = 0, np = 0;
+
+	tp_i64map_init(&programs, 64);
+	for (size_t i = 0; i < ops->n_ops; i++) {
+		const struct tp_op *o = &ops->ops[i];
+		long p = tp_i64map_get(&programs, (int64_t)o->program_id);
+
+		if (p < 0) {
+			p = (long)np++;
+			tp_i64map_put(&programs, (int64_t)o->program_id, p);
+		} else if (last_core[p] == o->core) {
+			continue;
+		}
+		last_core[p] = o->core;
+		r[n++] = (struct ran){ o->program_id, o->core };
+	}
+	tp_i64map_release(&programs);
+	free(last_core);
+	return n;
+}
+
 /* Partitions the programs by their cores into a->groups; returns the
  * programs by id, each with its group. */
 static struct program *group_programs(struct tp_ops_all *a, const struct tp_ops *ops,
@@ -76,12 +107,10 @@ static struct program *group_programs(struct tp_ops_all *a, const struct tp_ops 
 {
 	struct ran *r = tp_xcalloc(ops->n_ops + 1, sizeof(*r));
 	struct program *p = tp_xcalloc(ops->n_ops + 1, sizeof(*p));
-	size_t n = 0, np = 0;
+	size_t n = 0, np = 0, m = ran_pairs(ops, r);
 
-	for (size_t i = 0; i < ops->n_ops; i++)
-		r[i] = (struct ran){ ops->ops[i].program_id, ops->ops[i].core };
-	qsort(r, ops->n_ops, sizeof(*r), ran_order);
-	for (size_t i = 0; i < ops->n_ops; i++)       /* unique pairs */
+	qsort(r, m, sizeof(*r), ran_order);
+	for (size_t i = 0; i < m; i++)       /* unique pairs */
 		if (!n || ran_order(&r[n - 1], &r[i]))
 			r[n++] = r[i];
 	for (size_t i = 0; i < n;) {
@@ -133,7 +162,16 @@ static struct program *group_programs(struct tp_ops_all *a, const struct tp_ops 
 
 /* ---- ops summed over a group ---- */
 
-struct rec { size_t group; const struct tp_op *op; };
+/* An op with its sort key beside it, so that sorting reads no op:
+ * names is its category and name as one number in their order
+ * (op_names), or 0 for every record where they are compared as
+ * strings. 32 bytes, which qsort moves itself (the groups and cores of
+ * a capture held in memory number far fewer than 2^32). */
+struct rec {
+	uint32_t group, core;
+	uint64_t program_id, names;
+	const struct tp_op *op;
+};
 
 static int rec_key(size_t ga, const struct tp_op *a, size_t gb, const struct tp_op *b)
 {
@@ -146,12 +184,88 @@ static int rec_key(size_t ga, const struct tp_op *a, size_t gb, const struct tp_
 	return c ? c : tp_str_cmp(a->name, b->name);
 }
 
+/* rec_key's order, the names by their numbers where op_names gave them */
+static int rec_cmp(const struct rec *a, const struct rec *b)
+{
+	int c;
+
+	if (!a->names)
+		return rec_key(a->group, a->op, b->group, b->op);
+	c = cmp_size(a->group, b->group);
+	if (!c)
+		c = cmp_u64(a->program_id, b->program_id);
+	return c ? c : cmp_u64(a->names, b->names);
+}
+
 static int rec_order(const void *x, const void *y)
 {
 	const struct rec *a = x, *b = y;
-	int c = rec_key(a->group, a->op, b->group, b->op);
+	int c = rec_cmp(a, b);
 
-	return c ? c : cmp_size(a->op->core, b->op->core);
+	return c ? c : cmp_size(a->core, b->core);
+}
+
+/* ---- categories and names as numbers, so that records sort on integers ---- */
+
+struct named { struct tp_str s; size_t first; };
+
+static int named_order(const void *x, const void *y)
+{
+	return tp_str_cmp(((const struct named *)x)->s, ((const struct named *)y)->s);
+}
+
+/* Each op's category (or name) as its place among the distinct ones in
+ * tp_str_cmp order, from 1, into place[]: equal strings, equal places.
+ * The pass's ops hold one pooled copy of each string, so its pointer
+ * finds the distinct ones. False (place[] unusable) where one pointer
+ * holds strings of two lengths: strings not pooled. */
+static bool place_strings(const struct tp_ops *ops, bool category, uint64_t *place)
+{
+	struct named *d = tp_xmalloc((ops->n_ops + 1) * sizeof(*d));
+	uint64_t *of;
+	struct tp_i64map seen;
+	size_t nd = 0;
+	bool pooled = true;
+
+	tp_i64map_init(&seen, 256);
+	for (size_t i = 0; pooled && i < ops->n_ops; i++) {
+		struct tp_str s = category ? ops->ops[i].category : ops->ops[i].name;
+		long at = tp_i64map_get(&seen, (int64_t)(intptr_t)s.ptr);
+
+		if (at < 0) {
+			at = (long)nd;
+			d[nd++] = (struct named){ s, (size_t)at };
+			tp_i64map_put(&seen, (int64_t)(intptr_t)s.ptr, at);
+		}
+		pooled = d[at].s.len == s.len;
+		place[i] = (uint64_t)at;
+	}
+	tp_i64map_release(&seen);
+	qsort(d, nd, sizeof(*d), named_order);
+	of = tp_xmalloc((nd + 1) * sizeof(*of));
+	for (size_t k = 0, p = 0; k < nd; k++) {
+		if (!k || tp_str_cmp(d[k - 1].s, d[k].s))
+			p++;
+		of[d[k].first] = p;
+	}
+	for (size_t i = 0; pooled && i < ops->n_ops; i++)
+		place[i] = of[place[i]];
+	free(of);
+	free(d);
+	return pooled;
+}
+
+/* Each op's category and name as one number in rec_key's order of the
+ * two (the category's place above the name's), into names[]; all 0
+ * where the strings are not pooled. */
+static void op_names(const struct tp_ops *ops, uint64_t *names)
+{
+	uint64_t *cat = tp_xmalloc((ops->n_ops + 1) * sizeof(*cat));
+	bool ok = place_strings(ops, true, cat) && place_strings(ops, false, names);
+
+	for (size_t i = 0; i < ops->n_ops; i++)
+		names[i] = ok ? cat[i] << 32 | names[i] : 0;
+	free(cat);
 }
 
 /* An op's spread by its key, for the ops once sorted. */
@@ -216,12 +330,11 @@ static struct keyed *sum_ops(const struct rec *r, size_t n, size_t *n_out)
 		s->op.total_ps = s->op.self_ps = s->op.flops = s->op.bytes_accessed = 0;
 		s->op.has_flops = s->op.has_bytes = false;
 		s->op.min_ps = r[i].op->min_ps;
-		while (j < n && !rec_key(r[i].group, r[i].op, r[j].group, r[j].op)) {
-			size_t core = r[j].op->core;
+		while (j < n && !rec_cmp(&r[i], &r[j])) {
+			size_t core = r[j].core;
 			struct tp_op one = { .min_ps = INT64_MAX };
 
-			for (; j < n && !rec_key(r[i].group, r[i].op, r[j].group, r[j].op) &&
-			       r[j].op->core == core; j++) {
+			for (; j < n && !rec_cmp(&r[i], &r[j]) && r[j].core == core; j++) {
 				op_add(&s->op, r[j].op);
 				op_add(&one, r[j].op);
 			}
@@ -277,12 +390,12 @@ static bool split_disjoint(struct tp_ops_all *a, struct rec *r, size_t n,
 		size_t was = r[i].group, c = 0;
 
 		if (shared[was]) {
-			r[i].group = base[was];
+			r[i].group = (uint32_t)base[was];
 			continue;
 		}
 		while (g[was].cores[c] != r[i].op->core)
 			c++;
-		r[i].group = base[was] + c;
+		r[i].group = (uint32_t)(base[was] + c);
 	}
 	for (size_t i = 0; i < ng; i++)
 		if (!shared[i]) {
@@ -302,14 +415,20 @@ void tp_ops_all_build(struct tp_ops_all *a, const struct tp_ops *ops, enum tp_op
 {
 	size_t np, nk;
 	struct program *p;
+	uint64_t *names;
 	struct rec *r;
 	struct keyed *k;
 
 	memset(a, 0, sizeof(*a));
 	p = group_programs(a, ops, &np);
 	r = tp_xcalloc(ops->n_ops + 1, sizeof(*r));
+	names = tp_xmalloc((ops->n_ops + 1) * sizeof(*names));
+	op_names(ops, names);
 	for (size_t i = 0; i < ops->n_ops; i++)
-		r[i] = (struct rec){ group_of(p, np, ops->ops[i].program_id), &ops->ops[i] };
+		r[i] = (struct rec){ (uint32_t)group_of(p, np, ops->ops[i].program_id),
+				     (uint32_t)ops->ops[i].core, ops->ops[i].program_id,
+				     names[i], &ops->ops[i] };
+	free(names);
 	qsort(r, ops->n_ops, sizeof(*r), rec_order);
 	k = sum_ops(r, ops->n_ops, &nk);
 	if (split_disjoint(a, r, ops->n_ops, k, nk)) {
