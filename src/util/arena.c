@@ -106,7 +106,7 @@ void *tp_arena_calloc(struct tp_arena *a, size_t count, size_t size)
 	void *p;
 
 	if (__builtin_mul_overflow(count, size, &n))
-		n = SIZE_MAX;
+		tp_out_of_memory(SIZE_MAX);
 	p = tp_arena_alloc(a, n);
 	memset(p, 0, n);
 	return p;

@@ -14,7 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-static void out_of_memory(size_t size)
+void tp_out_of_memory(size_t size)
 {
 	fprintf(stderr, "tpuprof: out of memory (allocating %zu bytes)\n",
 		size);
@@ -26,7 +26,7 @@ void *tp_xmalloc(size_t size)
 	void *p = malloc(size ? size : 1);
 
 	if (!p)
-		out_of_memory(size);
+		tp_out_of_memory(size);
 	return p;
 }
 
@@ -35,7 +35,7 @@ void *tp_xcalloc(size_t count, size_t size)
 	void *p = calloc(count ? count : 1, size ? size : 1);
 
 	if (!p)
-		out_of_memory(count * size);
+		tp_out_of_memory(count * size);
 	return p;
 }
 
@@ -45,7 +45,7 @@ void *tp_xzalloc(size_t count, size_t size)
 	void *p;
 
 	if (count && size > SIZE_MAX / count)
-		out_of_memory(SIZE_MAX);
+		tp_out_of_memory(SIZE_MAX);
 	n = count * size;
 	p = tp_xmalloc(n);
 	memset(p, 0, n);
@@ -57,7 +57,7 @@ void *tp_xrealloc(void *ptr, size_t size)
 	void *p = realloc(ptr, size ? size : 1);
 
 	if (!p)
-		out_of_memory(size);
+		tp_out_of_memory(size);
 	return p;
 }
 
@@ -69,11 +69,11 @@ void *tp_xgrow(void *ptr, size_t *cap, size_t need, size_t elem_size)
 		return ptr;
 	while (n < need) {
 		if (n > SIZE_MAX / 2)
-			out_of_memory(SIZE_MAX);
+			tp_out_of_memory(SIZE_MAX);
 		n *= 2;
 	}
 	if (n > SIZE_MAX / elem_size)
-		out_of_memory(SIZE_MAX);
+		tp_out_of_memory(SIZE_MAX);
 	*cap = n;
 	return tp_xrealloc(ptr, n * elem_size);
 }
@@ -97,7 +97,7 @@ char *tp_xasprintf(const char *fmt, ...)
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		out_of_memory(0);
+		tp_out_of_memory(0);
 	p = tp_xmalloc((size_t)n + 1);
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);

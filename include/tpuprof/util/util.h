@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One line on stderr, then abort: what tp_xmalloc and friends do when
+ * size bytes cannot be had (SIZE_MAX: a size past what can be counted). */
+_Noreturn void tp_out_of_memory(size_t size);
 void *tp_xmalloc(size_t size);
 void *tp_xcalloc(size_t count, size_t size);
 /* Zeroed memory whose every page is written at once: for a table read

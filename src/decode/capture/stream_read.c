@@ -257,6 +257,8 @@ enum tp_err tp_stream_load(int fd, const char *shown, bool named, uint64_t max,
 	enum tp_err rc;
 
 	tp_stream_check_init(&chk, max, named);
+	if (len > SIZE_MAX - CHUNK)   /* a sniffed head is a few bytes */
+		tp_out_of_memory(SIZE_MAX);
 	data = tp_xgrow(data, &cap, len + CHUNK, 1);
 	if (len)
 		memcpy(data, head->bytes, len);
