@@ -250,7 +250,9 @@ struct tp_ops_filter {
 	 * borrowed; NULL: read again here */
 	const struct tp_mem_runtime *runtime;
 	/* the caller's own work, run beside the op pass as one more item of
-	 * its threads, first taken (report: the memory analysis, whose
+	 * its threads, the last taken, so that the threads it makes of its
+	 * own share the pass's end, where one core's thread would otherwise
+	 * wait on the other's last core (report: the memory analysis, whose
 	 * runtime is the one above, complete when the pass ends). It must
 	 * not write what the pass reads (capture state, lines it scans);
 	 * NULL: none */

@@ -210,12 +210,12 @@ static void job_ctx(struct tp_op_ctx *c, struct core_pool *pool, struct core_job
 static void run_job(void *ctx, size_t item, unsigned worker)
 {
 	struct core_pool *pool = ctx;
-	/* the caller's work first, then the cores, then the runtime */
-	size_t first = pool->filter->beside != NULL, i = item - first;
+	/* the cores, then the runtime, then the caller's work */
+	size_t i = item;
 	struct core_job *job;
 	struct tp_op_ctx c;
 
-	if (item < first) {
+	if (i == pool->n_jobs + (pool->runtime != NULL)) {
 		pool->filter->beside(pool->filter->beside_ctx);
 		return;
 	}

@@ -92,7 +92,7 @@ static enum tp_err memory_then_ops(struct tp_report *r, struct tp_capture *cap,
 	return rc;
 }
 
-/* The memory analysis, or its programs' part, as the ops pass's first
+/* The memory analysis, or its programs' part, as the ops pass's last
  * item (tp_ops_filter.beside). */
 struct memory_beside {
 	enum tp_err (*build)(struct tp_memory *mem, struct tp_capture *cap,
@@ -122,7 +122,8 @@ static bool memory_beside_ok(const struct tp_capture *cap)
 }
 
 /* Memory beside the ops pass, on a single host: the pass's threads take
- * it first, while the cores go on; its errors come first, as above. */
+ * it after the cores, as a thread comes free; its errors come first, as
+ * above. */
 static enum tp_err memory_beside_ops(struct tp_report *r, struct tp_capture *cap,
 				     const struct tp_mem_options *mopt,
 				     const struct tp_memory_filter *mf,
@@ -150,7 +151,7 @@ static enum tp_err memory_beside_ops(struct tp_report *r, struct tp_capture *cap
 /* The ops pass, then memory's cores with the programs the ops pass
  * counted in GPU kernel lines, so those lines are read once. On one
  * host memory's programs (HLO, the runtime allocator's host lines) are
- * read beside the pass, as its first item; elsewhere all of memory
+ * read beside the pass, as its last item; elsewhere all of memory
  * comes after it. */
 static enum tp_err ops_then_memory(struct tp_report *r, struct tp_capture *cap,
 				   struct tp_mem_options *mopt,
