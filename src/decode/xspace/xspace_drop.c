@@ -136,11 +136,14 @@ void tp_xspace_own_area(const struct tp_xspace *xs, const void *p, size_t len)
 }
 
 /* Long lines are read once front to back: the pages behind the reader
- * are dropped every MiB (when the bytes map a file), so resident memory
- * stays near the parts being read, not the whole capture: 1 MiB a
- * reading thread, not 4 (5 MB less peak on two threads; a madvise a MiB
- * costs nothing measurable). */
-#define DROP_STEP ((size_t)1 << 20)
+ * are dropped every 2 MiB (when the bytes map a file), so resident
+ * memory stays near the parts being read, not the whole capture. Each
+ * drop unmaps and flushes the other cores' TLBs; every MiB (the sixth
+ * session's step) cost 7 ms more CPU on the bench's 200 MB TPU report
+ * and 20 ms on its JAX one than every 2 MiB, whose peak is the same
+ * (0.4 MB more on the many-step capture); every 4 MiB saves no more
+ * and peaks 3 MB higher. */
+#define DROP_STEP ((size_t)2 << 20)
 
 void tp_event_iter_drop_behind(struct tp_event_iter *it)
 {
