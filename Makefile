@@ -255,7 +255,7 @@ check:
 
 VALGRIND := valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet
 valgrind:
-	CK_TIMEOUT_MULTIPLIER=10 $(MAKE) unit golden TEST_WRAP="$(VALGRIND)" OPT="-O0 -g" BUILD=build-vg
+	CK_TIMEOUT_MULTIPLIER=10 $(MAKE) unit golden TEST_WRAP="$(VALGRIND)" OPT="-O0 -g" LTO= BUILD=build-vg
 
 # The unit tests (threaded decoding, scans and ops among them) under
 # ThreadSanitizer, then `trace -j 3` (a host's planes on three threads,
