@@ -251,8 +251,9 @@ static size_t ops_of_cores(const struct tp_ops *ops)
 }
 
 /* The cores' rows from..to: each core's op rows are most of an ops
- * document, so cores[] is written in two runs at once, its first half
- * into w, the second half beside it (tp_jw_two_runs). */
+ * document, so with three threads or more cores[] is written in two
+ * runs at once, its first half into w, the second half beside it
+ * (tp_jw_two_runs, cores_json). */
 static void core_range_json(struct tp_jw *w, const struct cores_and_groups *g,
 			    size_t from, size_t to)
 {
@@ -294,9 +295,13 @@ static void cores_json(struct tp_jw *w, void *ctx)
 	const struct cores_and_groups *g = ctx;
 
 	tp_jw_array(w, "cores");
-	/* two runs only when the first writes a core: the second's part
-	 * starts after one */
-	if (g->ops->n_cores >= 2)
+	/* two runs only when the first writes a core (the second's part
+	 * starts after one), and with a thread for each beside the groups'
+	 * run: on two, the three runs took 39 ms of CPU for 26 ms of wall
+	 * where the cores in one took 34 ms for 23 (the 200 MB TPU report;
+	 * the second run's 8 MB through its temporary file, three writers
+	 * on two cores: docs/performance.md, ninth session) */
+	if (g->ops->n_cores >= 2 && tp_threads() >= 3)
 		tp_jw_two_runs(w, cores_first_half, cores_second_half, ctx);
 	else
 		core_range_json(w, g, 0, g->ops->n_cores);
