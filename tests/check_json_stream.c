@@ -247,16 +247,23 @@ static void two_runs_doc(struct tp_jw *w)
 	tp_jw_end(w);
 }
 
-START_TEST(test_two_runs)
+/* The document two_runs_doc writes, as a tree. */
+static json_t *two_runs_tree(void)
 {
-	json_t *b = json_array(), *doc;
-	struct tp_jw tree;
-	char *want;
+	json_t *b = json_array();
 
 	for (int i = 0; i < 3000; i++)
 		json_array_append_new(b, json_integer(i));
-	doc = json_pack("{s:i,s:o,s:{s:s},s:f,s:i}", "a", 1, "b", b, "c", "d", "x", "e", 0.5,
-			"f", 2);
+	return json_pack("{s:i,s:o,s:{s:s},s:f,s:i}", "a", 1, "b", b, "c", "d", "x", "e", 0.5,
+			 "f", 2);
+}
+
+START_TEST(test_two_runs)
+{
+	json_t *doc = two_runs_tree();
+	struct tp_jw tree;
+	char *want;
+
 	want = expected(doc);
 	for (unsigned threads = 1; threads <= 2; threads++) {
 		struct tp_jw w;
@@ -350,15 +357,11 @@ static char *two_runs_through(FILE *f, int read_fd)
 
 START_TEST(test_two_runs_into_files)
 {
-	json_t *b = json_array(), *doc;
+	json_t *doc = two_runs_tree();
 	char path[] = "/tmp/tpuprof-check-XXXXXX", *want, *got;
 	int fd, pipe_fd[2];
 	FILE *f;
 
-	for (int i = 0; i < 3000; i++)
-		json_array_append_new(b, json_integer(i));
-	doc = json_pack("{s:i,s:o,s:{s:s},s:f,s:i}", "a", 1, "b", b, "c", "d", "x", "e", 0.5,
-			"f", 2);
 	want = expected(doc);
 	ck_assert_int_ge(fd = mkstemp(path), 0);
 	unlink(path);
