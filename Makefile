@@ -20,13 +20,14 @@ DESTDIR   ?=
 BUILD     ?= build
 CC        ?= cc
 PROTOC_C  ?= protoc-c
-OPT       ?= -O3 -g
-# The tpuprof binary is optimised across files at link time: the op
-# pass's per-event calls cross them (op_lines.c into step_parts.c and
-# op_duty.c, the decoder's readers into wire.c), 4% of report's CPU on
-# the bench's capture (docs/performance.md). Fat objects: the tests link
-# the same library without it. `make LTO=` builds without; sanitizer
-# builds do.
+# -O3, and calls into the shared libraries through the GOT, not a PLT
+# stub (-fno-plt: 1% of report's CPU). The tpuprof binary is also
+# optimised across files at link time: the op pass's per-event calls
+# cross them (op_lines.c into step_parts.c and op_duty.c, the decoder's
+# readers into wire.c), 2-4% of report's CPU on the bench's capture
+# (docs/performance.md). Fat objects: the tests link the same library
+# without it. `make LTO=` builds without; sanitizer builds do.
+OPT       ?= -O3 -g -fno-plt
 LTO       ?= -flto=auto -ffat-lto-objects
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
