@@ -118,16 +118,12 @@ static bool splice_spool(struct tp_jw *w, struct tp_jw *part)
 	if (n == 0)
 		return true;
 	if (tp_jw_writing(w)) {
-		switch (send_spool(w, part->out, n)) {
-		case SENT:
+		enum send_result sent = send_spool(w, part->out, n);
+
+		if (sent != NO_SEND) {
+			w->failed |= sent == SEND_FAILED;
 			w->empty[w->depth - 1] = false;
 			return true;
-		case SEND_FAILED:
-			w->failed = true;
-			w->empty[w->depth - 1] = false;
-			return true;
-		case NO_SEND:
-			break;
 		}
 	}
 	return read_spool(w, part);
