@@ -762,13 +762,17 @@ END_TEST
  * input file itself (riegeli_internal.h, rg_segment.in_place) ---- */
 
 #define IP_EVENTS 40000
+/* The block headers inside the whole pages of the three lines of
+ * test_merge_in_place's file (plain, plain, big): 10 (file bytes 154 to
+ * 702230), 11 (702295 to 1420907) and 13 */
+#define IP_GAPS 34
 
-/* How record k's line is written: plain; with one event of 70,000
- * bytes in the middle, which no patch can go around; with its duration
- * field between two halves of the events (two runs); with the first
- * event's tag written long (0xa2 0x00, still field 4: the rest are one
- * run of 0x22). Only a plain line is read in place; the others are
- * spilled. */
+/* How record k's line is written: plain; with one event of 140,000
+ * bytes in the middle, which two block headers or three cut; with its
+ * duration field between two halves of the events (two runs); with the
+ * first event's tag written long (0xa2 0x00, still field 4: the rest
+ * are one run of 0x22). Plain and big lines are read in place; the
+ * others are spilled. */
 enum ip_shape { IP_PLAIN, IP_BIG, IP_TWO_RUNS, IP_LONG_TAG, IP_NUMBER_2045,
 		IP_CUT_EVENT };
 
@@ -787,9 +791,9 @@ static struct pb in_place_record(int k, enum ip_shape shape)
 	for (int i = 0; i < IP_EVENTS; i++) {
 		if (shape == IP_BIG && i == IP_EVENTS / 2) {
 			struct pb ev = event_pb(1, 10 * i, 1, 1000000 * k + i);
-			char *pad = tp_xcalloc(70000, 1);
+			char *pad = tp_xcalloc(140000, 1);
 
-			pb_lenfield(&ev, 15, pad, 70000);   /* unknown: skipped */
+			pb_lenfield(&ev, 15, pad, 140000);  /* unknown: skipped */
 			pb_msg(&line, 4, &ev);
 			free(pad);
 			continue;
@@ -874,29 +878,20 @@ static void unmap_riegeli(struct mapped_file *f)
 	free(f->path);
 }
 
-/* How the in-place segments come out, with the budgets each case sets:
- * patched pages in the glue and the runs between them mapped (23 runs:
- * 11 and 12), the patched pages kept instead (no page maps: 21 pages),
- * the first line's runs mapped and the second's pages kept (15 page
- * maps), every mapping refused (written into the glue as the mapping
- * would show them), past the view's mapping limit (copied), past the
- * process's budget of patched pages (15 pages, so the second line is
- * spilled), then as the first again: what was reserved and not used,
- * or used and released, was given back (each budget holds exactly what
- * the first case takes). */
+/* How the in-place segments come out: mapped from the input, block
+ * headers and all (a gap for each header inside a whole page of a line
+ * read in place); every mapping refused (written into the glue as the
+ * mapping would show them, the same gaps); past the view's mapping
+ * limit (copied without their headers: no gaps). */
 static const struct in_place_case {
 	const char *what;
 	bool refuse;
-	size_t max_mapped, kept_budget, page_maps_budget;
-	size_t kept, page_maps;
+	size_t max_mapped;
+	size_t gaps;
 } in_place_cases[] = {
-	{ "runs", false, 1024, 21, 23, 0, 23 },
-	{ "kept", false, 1024, 21, 0, 21, 0 },
-	{ "runs, then kept", false, 1024, 21, 15, 11, 11 },
-	{ "refused", true, 1024, 21, 23, 0, 0 },
-	{ "copied", false, 0, 21, 23, 0, 0 },
-	{ "spilled past the budget", false, 1024, 15, 0, 10, 0 },
-	{ "runs, budgets given back", false, 1024, 21, 23, 0, 23 },
+	{ "mapped", false, 1024, IP_GAPS },
+	{ "refused", true, 1024, IP_GAPS },
+	{ "copied", false, 0, 0 },
 };
 
 /* Records 0 to 2, written as shapes says, as one blocked Riegeli file
@@ -918,7 +913,7 @@ static struct mapped_file map_in_place_records(const enum ip_shape shapes[3])
 }
 
 /* The three records merged in place from mf, read as tpuprof reads
- * them: kept pages handed to the decoder, the pages behind each read
+ * them: the gaps handed to the decoder, the pages behind each read
  * dropped. */
 static struct tp_riegeli_xspace merge_in_place_file(const struct mapped_file *mf)
 {
@@ -937,23 +932,39 @@ static struct tp_riegeli_xspace merge_in_place_file(const struct mapped_file *mf
 	return out;
 }
 
-/* out's events read twice: the first read drops the pages behind it
- * (but for the kept ones), which the second reads back as patched.
- * out released. */
+/* out's events read twice: the first read drops the pages behind it,
+ * which the second reads back from the file. The gaps ascend, each goes
+ * on past where it stops (by its header at least), and a gap that cuts
+ * an event holds it whole: a field of its length. out released. */
 static void assert_in_place_read_twice(struct tp_riegeli_xspace *out)
 {
 	struct tp_decode_opts dopts = { .segment_shifts = true,
 					.drop_pages = true,
-					.kept_pages = out->kept_pages,
-					.n_kept_pages = out->n_kept_pages,
+					.gaps = out->gaps,
+					.n_gaps = out->n_gaps,
 					.seg_maps = out->seg_maps,
 					.n_seg_maps = out->n_seg_maps };
 	struct tp_error err = { 0 };
 	struct tp_arena a;
 	struct tp_xspace xs;
 
-	for (size_t i = 1; i < out->n_kept_pages; i++)
-		ck_assert_uint_gt(out->kept_pages[i], out->kept_pages[i - 1]);
+	for (size_t i = 0; i < out->n_gaps; i++) {
+		const struct tp_gap *g = &out->gaps[i];
+
+		ck_assert_uint_ge(g->resume, g->from + (g->field ? g->len : 0) + 24);
+		ck_assert_uint_lt(g->resume, out->size);
+		if (i)
+			ck_assert_uint_ge(g->from, out->gaps[i - 1].from);
+		if (g->field) {
+			struct tp_wire w;
+			struct tp_field f;
+
+			tp_wire_init(&w, g->field, g->field, g->len);
+			ck_assert_int_eq(tp_wire_next(&w, &f), 1);
+			ck_assert_uint_eq(f.number, 4);
+			ck_assert_ptr_eq(w.p, g->field + g->len);
+		}
+	}
 	tp_arena_init(&a);
 	ck_assert_msg(tp_xspace_decode_ex(&xs, &a, out->data, out->size,
 					  "merged", &dopts, &err) == TP_OK,
@@ -966,33 +977,28 @@ static void assert_in_place_read_twice(struct tp_riegeli_xspace *out)
 
 START_TEST(test_merge_in_place)
 {
-	/* records 0 and 1 in place; record 2's line spilled (its big
-	 * event) */
+	/* all three in place, record 2's event of 140,000 bytes cut by two
+	 * headers or more: one gap each, all stopping where it starts */
 	static const enum ip_shape shapes[3] = { IP_PLAIN, IP_PLAIN, IP_BIG };
 	struct mapped_file mf = map_in_place_records(shapes);
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	for (size_t k = 0; k < sizeof(in_place_cases) / sizeof(in_place_cases[0]); k++) {
 		const struct in_place_case *c = &in_place_cases[k];
 		struct tp_riegeli_xspace out;
+		size_t two_headers = 0;
 
 		tp_riegeli_refuse_maps = c->refuse;
 		tp_riegeli_max_mapped = c->max_mapped;
-		tp_riegeli_max_kept_bytes = c->kept_budget * page;
-		tp_riegeli_max_page_maps = c->page_maps_budget;
 		out = merge_in_place_file(&mf);
 		tp_riegeli_refuse_maps = false;
 		tp_riegeli_max_mapped = 1024;
-		tp_riegeli_max_kept_bytes = (size_t)256 << 20;
-		tp_riegeli_max_page_maps = 65536;
-		/* a patched page for every block header inside a whole page
-		 * of the two lines in place: 10 (file bytes 154 to 702230)
-		 * and 11 (702295 to 1420907), a run before, between and
-		 * after them */
-		ck_assert_msg(out.n_kept_pages == c->kept &&
-			      out.n_page_maps == c->page_maps,
-			      "%s: %zu kept pages, %zu page maps", c->what,
-			      out.n_kept_pages, out.n_page_maps);
+		ck_assert_msg(out.n_gaps == c->gaps, "%s: %zu gaps", c->what,
+			      out.n_gaps);
+		for (size_t i = 1; i < out.n_gaps; i++)
+			two_headers += out.gaps[i].from == out.gaps[i - 1].from &&
+				       out.gaps[i].len > 140000;
+		ck_assert_uint_ge(two_headers, c->gaps ? 1 : 0);
+		ck_assert_uint_le(two_headers, c->gaps ? 2 : 0);
 		assert_in_place_read_twice(&out);
 	}
 	unmap_riegeli(&mf);
@@ -1000,7 +1006,7 @@ START_TEST(test_merge_in_place)
 END_TEST
 
 /* A line is read in place only when its events are one run of fields
- * tagged 0x22: record 0's is (10 patched pages, 11 runs mapped); record
+ * tagged 0x22: record 0's is (10 block headers, 10 gaps); record
  * 1's events are two runs (its duration between them) and record 2's
  * first event is under a long tag, so both are spilled, and every event
  * still reads where it should. */
@@ -1011,8 +1017,7 @@ START_TEST(test_in_place_one_run_only)
 	struct mapped_file mf = map_in_place_records(shapes);
 	struct tp_riegeli_xspace out = merge_in_place_file(&mf);
 
-	ck_assert_uint_eq(out.n_kept_pages, 0);
-	ck_assert_uint_eq(out.n_page_maps, 11);
+	ck_assert_uint_eq(out.n_gaps, 10);
 	assert_in_place_read_twice(&out);
 	unmap_riegeli(&mf);
 }
@@ -1039,8 +1044,7 @@ START_TEST(test_compaction_falls_back)
 	struct tp_riegeli_xspace out = merge_in_place_file(&mf);
 	struct pb recs[3], file;
 
-	ck_assert_uint_eq(out.n_page_maps, 0);
-	ck_assert_uint_eq(out.n_kept_pages, 0);
+	ck_assert_uint_eq(out.n_gaps, 0);
 	assert_in_place_read_twice(&out);
 	unmap_riegeli(&mf);
 
@@ -1140,24 +1144,22 @@ static size_t assert_same_events(const struct tp_xspace *want,
 /* Shared captures as one-record `.riegeli` files with their block
  * headers, every line read in place (the threshold at one byte): every
  * event reads as in the `.pb`, twice, the pages behind the first read
- * dropped; the pages patched are exactly the block headers inside the
- * lines' whole pages, in the glue with the runs between them mapped
- * (page maps), or kept when there are no page maps to be had. The events are EXPECTED.md's: TPU 2317 + 3 x 1712
+ * dropped; the gaps are exactly the block headers inside the lines'
+ * whole pages (as many as the pages the views patched before: 8 and
+ * 27). The events are EXPECTED.md's: TPU 2317 + 3 x 1712
  * + 19270, GPU 15354 + 19 + 3875 + 3880. */
 START_TEST(test_in_place_shared_captures)
 {
 	NEED_SHARED();
 	static const struct {
 		const char *name;
-		size_t kept, page_maps, events;
+		size_t gaps, events;
 	} cases[] = {
-		{ "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb", 8, 24, 26723 },
-		{ "gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb", 27, 39, 23128 },
+		{ "tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb", 8, 26723 },
+		{ "gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb", 27, 23128 },
 	};
 
-	for (size_t k = 0; k < 2 * sizeof(cases) / sizeof(cases[0]); k++) {
-		size_t c = k / 2;
-		bool kept = k % 2;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct pb rec = { 0 }, file;
 		struct mapped_file mf;
 		struct tp_riegeli_opts o = { .shown = "s.riegeli",
@@ -1176,18 +1178,14 @@ START_TEST(test_in_place_shared_captures)
 		mf = map_riegeli(&file);
 		o.fd = mf.fd;
 		tp_riegeli_map_min_bytes = 1;
-		tp_riegeli_max_page_maps = kept ? 0 : 65536;
 		ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info,
 						  &err), TP_OK);
 		tp_riegeli_map_min_bytes = (size_t)512 << 10;
-		tp_riegeli_max_page_maps = 65536;
 		tp_riegeli_info_release(&info);
-		ck_assert_msg(out.n_kept_pages == (kept ? cases[c].kept : 0) &&
-			      out.n_page_maps == (kept ? 0 : cases[c].page_maps),
-			      "%s: %zu kept pages, %zu page maps", cases[c].name,
-			      out.n_kept_pages, out.n_page_maps);
-		dopts.kept_pages = out.kept_pages;
-		dopts.n_kept_pages = out.n_kept_pages;
+		ck_assert_msg(out.n_gaps == cases[c].gaps, "%s: %zu gaps",
+			      cases[c].name, out.n_gaps);
+		dopts.gaps = out.gaps;
+		dopts.n_gaps = out.n_gaps;
 		dopts.seg_maps = out.seg_maps;
 		dopts.n_seg_maps = out.n_seg_maps;
 		tp_arena_init(&a);

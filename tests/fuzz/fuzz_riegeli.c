@@ -112,8 +112,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct tp_decode_opts dopts = {
 			.segment_shifts = xs.segment_shifts,
 			.drop_pages = o.in_place,
-			.kept_pages = xs.kept_pages,
-			.n_kept_pages = xs.n_kept_pages,
+			.gaps = xs.gaps,
+			.n_gaps = xs.n_gaps,
 			.seg_maps = xs.seg_maps,
 			.n_seg_maps = xs.n_seg_maps,
 		};

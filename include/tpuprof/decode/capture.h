@@ -47,11 +47,11 @@ struct tp_buffer {
 	void *heap;           /* malloc'd copy (gzip, stdin), or NULL */
 	/* map: which file it maps (tp_buffer_reopen) */
 	uint64_t file_dev, file_ino, file_mtime_ns;
-	/* pages of map that are not the file's (a chunked capture's view,
-	 * tp_riegeli_xspace.kept_pages): malloc'd, never dropped */
-	uintptr_t *kept_pages;
-	size_t n_kept_pages;
-	size_t n_page_maps;   /* tp_riegeli_xspace.n_page_maps        */
+	/* the bytes of map that are not the file's and the fields they cut
+	 * (a chunked capture's view, tp_riegeli_xspace.gaps): malloc'd */
+	struct tp_gap *gaps;
+	size_t n_gaps;
+	uint8_t *gap_fields;
 	/* the id maps its segment markers name (tp_riegeli_xspace.seg_maps):
 	 * malloc'd, tp_riegeli_seg_maps_free */
 	struct tp_seg_map *seg_maps;

@@ -92,13 +92,12 @@ struct tp_riegeli_xspace {
 	size_t map_len;
 	bool segment_shifts;     /* decode with tp_decode_opts.segment_shifts
 				  * (a view; false with tp_riegeli_opts.flat) */
-	uintptr_t *kept_pages;   /* malloc'd, ascending: pages of map that
-				  * are the view's own copy, not the file's
-				  * (in place); never to be dropped
-				  * (tp_decode_opts.kept_pages)            */
-	size_t n_kept_pages;
-	size_t n_page_maps;      /* runs of lines in place mapped on their
-				  * own (tp_riegeli_max_page_maps)         */
+	struct tp_gap *gaps;     /* malloc'd: the block headers inside the
+				  * lines mapped in place, which readers
+				  * step over (tp_decode_opts.gaps)        */
+	size_t n_gaps;
+	uint8_t *gap_fields;     /* malloc'd: the fields they cut, whole
+				  * (tp_gap.field points here)             */
 	struct tp_seg_map *seg_maps; /* malloc'd: the id maps of segments
 				  * that keep their chunk's ids, which the
 				  * view's markers name (tp_decode_opts.
@@ -109,8 +108,7 @@ struct tp_riegeli_xspace {
 /* Frees maps[0..n) and their arrays. */
 void tp_riegeli_seg_maps_free(struct tp_seg_map *maps, size_t n);
 
-/* munmap and free out's parts, its kept pages and page maps released;
- * out zeroed. */
+/* munmap and free out's parts; out zeroed. */
 void tp_riegeli_xspace_release(struct tp_riegeli_xspace *out);
 
 /* A chunk's line of at least this many bytes (default 512 KiB) is mapped
@@ -118,27 +116,12 @@ void tp_riegeli_xspace_release(struct tp_riegeli_xspace *out);
  * (default 1024) of them and copies the rest. Tests change both. */
 extern size_t tp_riegeli_map_min_bytes;
 extern size_t tp_riegeli_max_mapped;
-/* A line read in place needs a patched page per 64 KiB block
- * (docs/riegeli.md). The view writes them into its glue and maps the
- * input's runs between them, a mapping per block: at most
- * tp_riegeli_max_page_maps of them in the process (default 65536, about
- * 4 GiB of lines), and no more than half of what the system's map count
- * leaves past 16384 areas (24573 runs, about 1.5 GiB of lines, with
- * Linux's usual 65530). Past that the patched pages are the view's own
- * memory, never dropped (kept_pages): at most tp_riegeli_max_kept_bytes
- * of them (default 256 MiB, about 4 GiB of lines), reserved as lines are
- * merged; lines past it are spilled. Both are released as views are
- * (the functions below). */
-extern size_t tp_riegeli_max_kept_bytes;
-extern size_t tp_riegeli_max_page_maps;
 /* A chunk that numbers a plane's metadata its own way keeps its events'
  * bytes in a view, read through an id map (tp_seg_map; one map for all
  * the chunks that renumber alike): at most tp_riegeli_max_map_bytes of
  * maps a capture (default 64 MiB); past it a chunk's events are
  * re-encoded with the merged ids, as a flat merge does. Tests lower it. */
 extern size_t tp_riegeli_max_map_bytes;
-void tp_riegeli_kept_release(size_t n_kept_pages);
-void tp_riegeli_page_maps_release(size_t n_page_maps);
 /* Tests: every segment's mapping fails, as when the process has used up
  * its map count, and the segment is written into the glue instead. */
 extern bool tp_riegeli_refuse_maps;

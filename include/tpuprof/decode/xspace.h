@@ -199,6 +199,20 @@ static inline int64_t tp_id_remap_get(const struct tp_id_remap *m, int64_t id)
 	return tp_id_remap_slow(m, id);
 }
 
+/* Where the bytes decoded hold a few that are not the capture's: a
+ * chunked capture's block header inside a line read where it lies in the
+ * file (tp_riegeli_xspace.gaps). A reader of the line stops at offset
+ * `from`, where the field that the header cuts in two begins (or the
+ * header itself, when none does), takes that field whole from `field`
+ * (len bytes, 16 more readable after them), and goes on at `resume`.
+ * Offsets into the bytes decoded, ascending by `from`; every gap lies
+ * inside one line's run of events. */
+struct tp_gap {
+	size_t from, resume;
+	const uint8_t *field;   /* NULL: no field is cut, only the header */
+	size_t len;
+};
+
 struct tp_xspace {
 	struct tp_plane *planes;        /* arena, file order               */
 	size_t n_planes;
@@ -215,9 +229,8 @@ struct tp_xspace {
 					 * of scanned lines may be dropped */
 	bool segment_shifts;            /* lines hold segment markers
 					 * (TP_XLINE_SEGMENT_FIELD)       */
-	const uintptr_t *kept_pages;    /* never dropped, borrowed
-					 * (tp_decode_opts.kept_pages)    */
-	size_t n_kept_pages;
+	const struct tp_gap *gaps;      /* borrowed (tp_decode_opts.gaps) */
+	size_t n_gaps;
 	const struct tp_seg_map *seg_maps; /* borrowed: a segment marker's
 					    * map index - 1 (xspace.h)   */
 	size_t n_seg_maps;
@@ -276,11 +289,10 @@ struct tp_decode_opts {
 	/* The bytes are a merged chunked capture whose lines hold segment
 	 * markers (TP_XLINE_SEGMENT_FIELD, tp_riegeli_xspace). */
 	bool segment_shifts;
-	/* Pages (ascending addresses) of the bytes that are not the mapped
-	 * file's, which dropping would lose (a view patches some pages of
-	 * the file it maps, tp_riegeli_xspace): borrowed, outlive xs. */
-	const uintptr_t *kept_pages;
-	size_t n_kept_pages;
+	/* The bytes' gaps (struct tp_gap), which every reader of a line
+	 * steps over: borrowed, outlive xs. */
+	const struct tp_gap *gaps;
+	size_t n_gaps;
 	/* The id maps segment markers name (segment_shifts only): borrowed,
 	 * outlive xs. */
 	const struct tp_seg_map *seg_maps;
@@ -302,8 +314,8 @@ enum tp_err tp_xspace_finish_scan(struct tp_xspace *xs, struct tp_error *err);
 
 
 /* Drops the resident pages wholly inside [p, p+len) of a mapped file
- * (xs->drop_pages), but for xs->kept_pages; a no-op otherwise. Safe at
- * any time: the bytes read the same afterwards. */
+ * (xs->drop_pages); a no-op otherwise. Safe at any time: the bytes read
+ * the same afterwards. */
 void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len);
 
 /* Looks up metadata by id; NULL when absent. */
@@ -377,6 +389,8 @@ struct tp_event_iter {
 	const uint8_t *dropped; /* pages before this may be dropped     */
 	const uint8_t *event_end; /* end of the event being decoded      */
 	bool framing_failed;   /* the error is in the line's framing    */
+	const uint8_t *line_end; /* w.end stops short of it at a gap      */
+	const struct tp_gap *gap; /* the next gap in the line, or NULL    */
 	struct tp_wire w;
 };
 

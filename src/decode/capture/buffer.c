@@ -37,9 +37,8 @@ void tp_buffer_release(struct tp_buffer *buf)
 	if (buf->map)
 		munmap(buf->map, buf->map_len);
 	free(buf->heap);
-	free(buf->kept_pages);
-	tp_riegeli_kept_release(buf->n_kept_pages);
-	tp_riegeli_page_maps_release(buf->n_page_maps);
+	free(buf->gaps);
+	free(buf->gap_fields);
 	tp_riegeli_seg_maps_free(buf->seg_maps, buf->n_seg_maps);
 	memset(buf, 0, sizeof(*buf));
 }

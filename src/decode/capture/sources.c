@@ -92,14 +92,14 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	src->buf.size = xs.size;
 	src->buf.map = xs.map;
 	src->buf.map_len = xs.map_len;
-	src->buf.kept_pages = xs.kept_pages;
-	src->buf.n_kept_pages = xs.n_kept_pages;
-	src->buf.n_page_maps = xs.n_page_maps;
+	src->buf.gaps = xs.gaps;
+	src->buf.n_gaps = xs.n_gaps;
+	src->buf.gap_fields = xs.gap_fields;
 	src->buf.seg_maps = xs.seg_maps;
 	src->buf.n_seg_maps = xs.n_seg_maps;
 	job->opts.segment_shifts = xs.segment_shifts;
-	job->opts.kept_pages = xs.kept_pages;
-	job->opts.n_kept_pages = xs.n_kept_pages;
+	job->opts.gaps = xs.gaps;
+	job->opts.n_gaps = xs.n_gaps;
 	job->opts.seg_maps = xs.seg_maps;
 	job->opts.n_seg_maps = xs.n_seg_maps;
 	if (!xs.size)

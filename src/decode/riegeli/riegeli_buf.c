@@ -10,7 +10,6 @@
 #include "riegeli_internal.h"
 
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,60 +20,6 @@ size_t tp_riegeli_map_min_bytes = (size_t)512 << 10;
 size_t tp_riegeli_max_mapped = 1024;
 bool tp_riegeli_refuse_maps;
 bool tp_riegeli_quick_remap = true;
-size_t tp_riegeli_max_kept_bytes = (size_t)256 << 20;
-size_t tp_riegeli_max_page_maps = 65536;
-
-/* What every merge of the process holds (hosts are merged on several
- * threads at once): pages kept for lines in place, and mappings of
- * their runs between block headers. */
-static atomic_size_t kept_pages, page_maps;
-
-/* n more of *used, within limit: false when that would pass it. */
-static bool reserve(atomic_size_t *used, uint64_t n, size_t limit)
-{
-	size_t have = atomic_load(used);
-
-	do {
-		if (n > limit || have > limit - n)
-			return false;
-	} while (!atomic_compare_exchange_weak(used, &have, have + (size_t)n));
-	return true;
-}
-
-bool rg_reserve_kept(uint64_t n, uint64_t page)
-{
-	return reserve(&kept_pages, n, tp_riegeli_max_kept_bytes / page);
-}
-
-/* What the system's map count (vm.max_map_count, 65530 unless raised)
- * leaves for runs: 16384 areas for everything else (libraries, threads'
- * stacks, malloc, views' other mappings, the decoder's long lines), and
- * two areas a run (its own and the split it makes in the glue's). */
-static size_t system_page_maps(void)
-{
-	size_t max = tp_system_map_count();
-
-	return max > 16384 ? (max - 16384) / 2 : 0;
-}
-
-bool rg_reserve_page_maps(uint64_t n)
-{
-	size_t limit = system_page_maps();
-
-	if (limit > tp_riegeli_max_page_maps)
-		limit = tp_riegeli_max_page_maps;
-	return reserve(&page_maps, n, limit);
-}
-
-void tp_riegeli_kept_release(size_t n_kept_pages)
-{
-	atomic_fetch_sub(&kept_pages, n_kept_pages);
-}
-
-void tp_riegeli_page_maps_release(size_t n_page_maps)
-{
-	atomic_fetch_sub(&page_maps, n_page_maps);
-}
 
 uint64_t rg_past_header(uint64_t pos)
 {

@@ -21,56 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rg_marks_init(struct rg_marks *mk, uint64_t begin, uint64_t at)
-{
-	begin = rg_past_header(begin);
-	memset(mk, 0, sizeof(*mk));
-	mk->t0 = RG_BLOCK - begin % RG_BLOCK;
-	mk->k0 = at <= mk->t0 ? 0 : (size_t)((at - mk->t0 + RG_USABLE - 1) / RG_USABLE);
-	mk->next = mk->t0 + mk->k0 * RG_USABLE;
-}
-
-void rg_marks_add(struct rg_marks *mk, uint64_t at)
-{
-	while (at >= mk->next) {
-		uint64_t d = at - mk->next;
-
-		mk->off = tp_xgrow(mk->off, &mk->cap, mk->n + 1, sizeof(*mk->off));
-		mk->off[mk->n++] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-		mk->next += RG_USABLE;
-	}
-}
-
-/* The index among the data bytes from file position begin of the data
- * byte at file position pos (rg_data_pos turned around). */
-static uint64_t data_index(uint64_t begin, uint64_t pos)
-{
-	begin = rg_past_header(begin);
-	return pos - begin - (pos / RG_BLOCK - begin / RG_BLOCK) * RG_BLOCK_HEADER;
-}
-
-bool rg_marks_patches(const struct rg_marks *mk, uint64_t begin, uint64_t page,
-		      uint64_t first, uint64_t last, struct rg_segment *s)
-{
-	uint64_t b = rg_round_up(first, RG_BLOCK), k;
-	size_t n = b < last ? (size_t)((last - b + RG_BLOCK - 1) / RG_BLOCK) : 0;
-
-	if (!n)
-		return true;
-	k = (data_index(begin, b + RG_BLOCK_HEADER) - mk->t0) / RG_USABLE;
-	if (k < mk->k0 || k - mk->k0 > mk->n || n > mk->n - (k - mk->k0))
-		return false;
-	s->patches = tp_xmalloc(n * sizeof(*s->patches));
-	for (size_t j = 0; j < n; j++) {
-		uint32_t off = mk->off[k - mk->k0 + j];
-
-		if (off > page - RG_BLOCK_HEADER)
-			return false;
-		s->patches[s->n_patches++] = (uint16_t)off;
-	}
-	return true;
-}
-
 /* The chunk's data in the input, hashed as far as it has been walked. */
 struct src {
 	const uint8_t *file;
@@ -150,6 +100,42 @@ static void copy_out(const struct src *s, uint64_t o, uint64_t n,
 		rg_put(out, p, (size_t)take);
 		o += take;
 		n -= take;
+	}
+}
+
+/* An event starting at data offset at >= mk->next, noted against every
+ * header before it; the one a header cuts (started before the header's
+ * end, at mk->prev) copied whole, once. */
+static void marks_add(const struct src *s, struct rg_marks *mk, uint64_t at)
+{
+	while (at >= mk->next) {
+		uint64_t d = at - mk->next, len = at - mk->prev;
+		size_t i = mk->n;
+
+		if (i == mk->cap) {
+			mk->cap = mk->cap ? 2 * mk->cap : 16;
+			mk->off = tp_xrealloc(mk->off, mk->cap * sizeof(*mk->off));
+			mk->cut_len = tp_xrealloc(mk->cut_len,
+						  mk->cap * sizeof(*mk->cut_len));
+			mk->cut_at = tp_xrealloc(mk->cut_at,
+						 mk->cap * sizeof(*mk->cut_at));
+		}
+		mk->off[i] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+		mk->cut_at[i] = 0;
+		mk->cut_len[i] = 0;
+		if (d && (mk->prev == UINT64_MAX || len >= RG_CUT_UNKNOWN)) {
+			mk->cut_len[i] = RG_CUT_UNKNOWN;
+		} else if (d) {
+			if (mk->copied != mk->prev) {
+				mk->copied = mk->prev;
+				mk->copied_at = mk->cut.n;
+				copy_out(s, mk->prev, len, &mk->cut);
+			}
+			mk->cut_at[i] = mk->copied_at;
+			mk->cut_len[i] = (uint32_t)len;
+		}
+		mk->n++;
+		mk->next += RG_USABLE;
 	}
 }
 
@@ -282,7 +268,8 @@ static bool walk_run(struct compaction *c, uint64_t *o, uint64_t end,
 				return true;
 			}
 			if (at >= mk->next)
-				rg_marks_add(mk, at);
+				marks_add(&c->s, mk, at);
+			mk->prev = at;
 			if (!tp_wire_varint(&q, p + avail, &len))
 				return false;
 			head = (uint64_t)(q - p);
@@ -344,12 +331,12 @@ static bool line(struct compaction *c, const struct head *lf, uint64_t end)
 						  sizeof(*c->out->placed));
 			pl = &c->out->placed[c->out->n_placed++];
 			*pl = (struct rg_placed){ a, e, run_end - run, mk };
-			mk.off = NULL;
+			memset(&mk, 0, sizeof(mk));   /* pl's now */
 		}
 	} else {
 		one_run = false;
 	}
-	free(mk.off);
+	rg_marks_free(&mk);
 	if (!ok)
 		return false;
 	if (!one_run) {
@@ -465,7 +452,7 @@ bool rg_compact_chunk(const struct rg_compact_in *in, struct rg_compact *out,
 void rg_compact_release(struct rg_compact *c)
 {
 	for (size_t i = 0; i < c->n_placed; i++)
-		free(c->placed[i].marks.off);
+		rg_marks_free(&c->placed[i].marks);
 	free(c->placed);
 	rg_buf_free(&c->recs);
 	free(c->lens);

@@ -268,8 +268,10 @@ void rg_model_release(struct rg_model *m)
 		struct rg_plane *p = &m->planes[i];
 
 		for (size_t j = 0; j < p->n_lines; j++) {
-			for (size_t k = 0; k < p->lines[j].n_segs; k++)
-				free(p->lines[j].segs[k].patches);
+			for (size_t k = 0; k < p->lines[j].n_segs; k++) {
+				free(p->lines[j].segs[k].cuts);
+				free(p->lines[j].segs[k].cut_bytes);
+			}
 			free(p->lines[j].segs);
 		}
 		free(p->lines);
@@ -287,7 +289,6 @@ void rg_model_release(struct rg_model *m)
 	tp_riegeli_seg_maps_free(m->seg_maps, m->n_seg_maps);
 	free(m->seg_map_keys);
 	rg_buf_free(&m->events_buf);
-	tp_riegeli_kept_release((size_t)m->kept_reserved);
 	for (unsigned k = 0; k < 5; k++)
 		free(m->strs[k]);
 	if (m->spill)
@@ -317,9 +318,8 @@ void tp_riegeli_xspace_release(struct tp_riegeli_xspace *out)
 {
 	if (out->map)
 		munmap(out->map, out->map_len);
-	free(out->kept_pages);
-	tp_riegeli_kept_release(out->n_kept_pages);
-	tp_riegeli_page_maps_release(out->n_page_maps);
+	free(out->gaps);
+	free(out->gap_fields);
 	tp_riegeli_seg_maps_free(out->seg_maps, out->n_seg_maps);
 	memset(out, 0, sizeof(*out));
 }
@@ -338,9 +338,8 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 	memset(out, 0, sizeof(*out));
 	tp_arena_init(&m.arena);
 	m.page = (uint64_t)sysconf(_SC_PAGESIZE);
-	/* in place: each block's header page is a copy; on pages of more
-	 * than 8 KiB that would be a quarter of the view or more */
-	if (opts->in_place && !opts->flat && m.page * 8 <= RG_BLOCK) {
+	/* in place: a block header starts a page (struct rg_cut) */
+	if (opts->in_place && !opts->flat && m.page <= RG_BLOCK) {
 		m.input = data;
 		m.input_fd = opts->fd;
 	}

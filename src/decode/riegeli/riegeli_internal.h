@@ -52,18 +52,29 @@ struct rg_span {
  * A segment in_place was never spilled: its events are the input file's
  * own data bytes from file position `at` to `end` (an uncompressed
  * chunk, rg_origin), bytes.len of them, which the view maps from the
- * input. Each block header inside a whole page of [at, end) is taken
- * out in the view's copy of that page, and a padding field of the same
- * size put where the first event after it starts, patches[k] bytes
- * after the k-th such header: every other page is the file's. */
+ * input, its whole pages mapped as they are, block headers and all: the
+ * decoder steps over each header inside them (cuts, struct tp_gap). */
+/* A block header inside an in-place segment's whole pages, which the
+ * view leaves where it is (struct tp_gap): a reader stops `from` bytes
+ * after the segment's first whole page (negative: before it, in the
+ * glue), where the event the header cuts begins (or at the header, when
+ * len is 0), takes that event from the segment's cut_bytes + at (len
+ * bytes), and goes on `resume` bytes after that page. */
+struct rg_cut {
+	int64_t from;
+	uint64_t resume, at;
+	uint32_t len;
+};
+
 struct rg_segment {
 	struct rg_span bytes;
 	int64_t base_ns;
 	bool aligned;
 	bool in_place;
 	uint64_t at, end;
-	uint16_t *patches;                 /* malloc'd                */
-	size_t n_patches;
+	struct rg_cut *cuts;               /* malloc'd                */
+	size_t n_cuts;
+	uint8_t *cut_bytes;                /* malloc'd                */
 	uint32_t map;                      /* 1 + the index of the id map
 					    * its events keep (rg_model.
 					    * seg_maps), or 0: merged ids */
@@ -145,27 +156,36 @@ uint64_t rg_hash_bytes(const void *p, size_t n);
 extern bool rg_hash_portable;
 
 /* Where events start against the block headers of an uncompressed
- * chunk, noted by the walk over a line that may go in place: how far
- * after the end of the chunk's header k0 + i the first event after it
- * starts, off[i]. Chunk data offsets (data bytes from the chunk's data
- * begin): header k ends at t0 + k * RG_USABLE. */
+ * chunk, noted by the walk over a line that may go in place: for the
+ * chunk's header k0 + i, how far after its end the first event after it
+ * starts (off[i]), and the event the header cuts in two, if any, copied
+ * whole: cut_len[i] bytes at cut.p + cut_at[i] (0: none is cut;
+ * RG_CUT_UNKNOWN: the walk met no event before it). Chunk data offsets
+ * (data bytes from the chunk's data begin): header k ends at
+ * t0 + k * RG_USABLE. */
+#define RG_CUT_UNKNOWN UINT32_MAX
 struct rg_marks {
 	uint64_t t0, next;                 /* next: header k0 + n's end */
+	uint64_t prev;                     /* the last event's start, or
+					    * UINT64_MAX before one     */
+	uint64_t copied, copied_at;        /* the last event copied, and
+					    * where in cut               */
 	size_t k0, n, cap;
-	uint32_t *off;                     /* malloc'd                  */
+	uint32_t *off, *cut_len;           /* malloc'd                  */
+	uint64_t *cut_at;                  /* malloc'd                  */
+	struct rg_buf cut;
 };
 /* Marks from data offset at on, for chunk data from file position
  * begin: the first header whose end is at or after it. */
 void rg_marks_init(struct rg_marks *mk, uint64_t begin, uint64_t at);
-/* An event starting at data offset at >= mk->next, noted. */
-void rg_marks_add(struct rg_marks *mk, uint64_t at);
+void rg_marks_free(struct rg_marks *mk);
 /* Each block header from file position first to last (whole pages of
- * segment s): the offset after it of the first event that starts after
- * it, where a padding field of the header's size goes, which must end
- * in the header's page (s->patches). False when one does not (an event
- * of about a page or more). */
-bool rg_marks_patches(const struct rg_marks *mk, uint64_t begin, uint64_t page,
-		      uint64_t first, uint64_t last, struct rg_segment *s);
+ * segment s, whose first byte is the view's hole's first): where a
+ * reader of the view stops before it and goes on after it, and the
+ * field it cuts (s->cuts, s->cut_bytes). False when the walk did not
+ * note one of them, or an event is 4 GiB or longer. */
+bool rg_marks_cuts(const struct rg_marks *mk, uint64_t begin, uint64_t first,
+		   uint64_t last, struct rg_segment *s);
 
 /* A long line's run of events left where it lies in an uncompressed
  * chunk of the input (riegeli_compact.c): file positions [at, end), len
@@ -233,7 +253,6 @@ struct rg_model {
 	const uint8_t *input;
 	int input_fd;
 	struct rg_origin origin;
-	uint64_t kept_reserved;            /* pages, rg_reserve_kept  */
 	FILE *spill;
 	uint64_t spill_size;
 	struct rg_plane *planes;           /* malloc'd                 */
@@ -461,13 +480,6 @@ enum tp_err rg_merge_record(struct rg_model *m, const uint8_t *rec, size_t len,
  * small, or a length whose varint would not fit): try a page more. */
 bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
 		  const uint64_t *values, size_t n_values);
-
-/* n pages more for lines in place, within tp_riegeli_max_kept_bytes:
- * false when that would pass it (given back: tp_riegeli_kept_release). */
-bool rg_reserve_kept(uint64_t n, uint64_t page);
-/* n mappings more for runs of lines in place, within
- * tp_riegeli_max_page_maps (given back: tp_riegeli_page_maps_release). */
-bool rg_reserve_page_maps(uint64_t n);
 
 /* The picoseconds from a line's start to a segment's. */
 int64_t rg_segment_shift(const struct rg_line *l, const struct rg_segment *s);

@@ -170,9 +170,9 @@ static struct rg_line *fold_line(struct rg_model *m, struct rg_plane *p,
 
 /* A long line of an uncompressed chunk read in place: the run of events
  * its placeholder names left where it is in the input, a segment
- * in_place (riegeli_internal.h). False when it holds an event too long
- * to patch around, or the view's patched pages are used up: the caller
- * spills it. */
+ * in_place (riegeli_internal.h), the block headers in its whole pages
+ * noted for the decoder to step over. False when the walk did not note
+ * them all: the caller spills it. */
 static bool merge_in_place(struct rg_model *m, struct rg_line *l,
 			   const struct line_head *h, const struct rg_placed *pr,
 			   uint32_t map)
@@ -184,13 +184,11 @@ static bool merge_in_place(struct rg_model *m, struct rg_line *l,
 	uint64_t last = s.end / m->page * m->page;
 
 	if (last <= first ||
-	    !rg_marks_patches(&pr->marks, m->origin.data_begin, m->page, first,
-			      last, &s) ||
-	    !rg_reserve_kept(s.n_patches, m->page)) {
-		free(s.patches);
+	    !rg_marks_cuts(&pr->marks, m->origin.data_begin, first, last, &s)) {
+		free(s.cuts);
+		free(s.cut_bytes);
 		return false;
 	}
-	m->kept_reserved += s.n_patches;
 	l->segs = tp_xgrow(l->segs, &l->cap_segs, l->n_segs + 1,
 			   sizeof(*l->segs));
 	l->segs[l->n_segs++] = s;

@@ -197,8 +197,9 @@ static void put_segment(struct rg_view_build *v, const struct rg_line *l,
 
 /* An in-place segment: the bytes before its first whole page and after
  * its last copied into the glue, its whole pages a hole the input's
- * pages fill (patched: map_in_place), at the same offsets within a
- * page as in the file. Copied whole past the view's mapping limit. */
+ * pages fill as they are (block headers and all: struct rg_cut), at the
+ * same offsets within a page as in the file. Copied whole past the
+ * view's mapping limit. */
 static void put_in_place(struct rg_view_build *v, const struct rg_line *l,
 			 const struct rg_segment *s)
 {
@@ -207,7 +208,7 @@ static void put_in_place(struct rg_view_build *v, const struct rg_line *l,
 	uint64_t last = s->end / v->page * v->page;
 	uint64_t head = first - s->at;   /* no header in it: a header
 					  * starts a page */
-	uint64_t whole = last - first - (uint64_t)s->n_patches * RG_BLOCK_HEADER;
+	uint64_t whole = last - first - (uint64_t)s->n_cuts * RG_BLOCK_HEADER;
 
 	if (v->mapped >= tp_riegeli_max_mapped) {
 		put_marker(v, marker_size(v, &k, v->page), &k);
@@ -320,7 +321,6 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 	if (v.too_long) {
 		rg_buf_free(&v.buf);
 		free(v.holes);
-		free(v.kept);
 		fclose(glue);
 		return tp_error_set(err, TP_ERR_INPUT,
 				    "%s: a merged plane over 4 TiB: not supported",
@@ -332,17 +332,15 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 	free(v.holes);
 	fclose(glue);
 	if (v.io_failed || (v.pos && !base)) {
-		free(v.kept);
-		tp_riegeli_page_maps_release(v.n_page_maps);
+		free(v.gaps);
+		free(v.gap_fields);
 		return tp_error_set(err, TP_ERR_INPUT,
 				    "%s: cannot write the merged capture to a temporary file (TMPDIR)",
 				    m->shown);
 	}
-	out->kept_pages = v.kept;
-	out->n_kept_pages = v.n_kept;
-	out->n_page_maps = v.n_page_maps;
-	m->kept_reserved -= v.n_kept;  /* the view's now; the rest, not
-					* mapped, given back with m */
+	out->gaps = v.gaps;
+	out->n_gaps = v.n_gaps;
+	out->gap_fields = v.gap_fields;
 	out->data = out->map = base;
 	out->size = out->map_len = (size_t)v.pos;
 	out->segment_shifts = true;

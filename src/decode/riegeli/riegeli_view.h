@@ -2,8 +2,9 @@
  * riegeli_view.h - private to riegeli_view.c (the view laid out: the
  * glue written, the holes listed) and riegeli_view_map.c (the glue's
  * writer; the glue and the holes mapped into one address range). The
- * build state is the caller's, on its stack; kept is handed to
- * tp_riegeli_xspace on success and freed by rg_view otherwise.
+ * build state is the caller's, on its stack; gaps and gap_fields are
+ * handed to tp_riegeli_xspace on success and freed by rg_view
+ * otherwise.
  */
 #ifndef TPUPROF_RIEGELI_VIEW_H
 #define TPUPROF_RIEGELI_VIEW_H
@@ -21,9 +22,10 @@ struct rg_view_build {
 	const uint8_t *spill;
 	const uint8_t *input;   /* in-place segments' file (rg_model)  */
 	int input_fd;
-	uintptr_t *kept;        /* patched pages (tp_riegeli_xspace)   */
-	size_t n_kept, cap_kept;
-	size_t n_page_maps;     /* runs mapped on their own (map_runs)  */
+	struct tp_gap *gaps;    /* in-place holes' block headers        */
+	size_t n_gaps, cap_gaps;
+	uint8_t *gap_fields;    /* the events they cut (note_gaps)      */
+	size_t n_gap_fields, cap_gap_fields;
 	bool dry;               /* measuring: nothing written          */
 	uint64_t pos;           /* the view's next offset              */
 	size_t mapped;          /* segments mapped so far              */

@@ -1,12 +1,11 @@
 /*
  * riegeli_view_map.c - the view's address range made: the glue mapped
  * whole, then each hole over it: spill pages, or an in-place segment's
- * input pages with each block header's page patched (written into the
- * glue and the runs between mapped one by one, within the map count;
- * past it private copies of the pages, kept); where a mapping fails,
- * the bytes written into the glue, which shows them. The glue's
- * writer, rg_view_write_at, is here too: riegeli_view.c writes the rest
- * of the glue with it.
+ * input pages as they are, block headers and all, each header a gap the
+ * decoder steps over (struct tp_gap: listed here, with a copy of the
+ * event it cuts); where a mapping fails, the bytes written into the
+ * glue, which shows them. The glue's writer, rg_view_write_at, is here
+ * too: riegeli_view.c writes the rest of the glue with it.
  */
 #include "riegeli_view.h"
 
@@ -60,130 +59,48 @@ static bool show_from_glue(struct rg_view_build *v, uint8_t *base,
 		MAP_FAILED);
 }
 
-/* A page of an in-place segment with its block header taken out: the
- * a bytes after it moved up, a padding field of its size after them, so
- * that the rest of the page is where it was. */
-static void patch_page(uint8_t *pg, uint16_t a)
+/* The gaps of an in-place hole (its segment's cuts), in view offsets,
+ * their cut events' bytes copied into v->gap_fields (struct tp_gap's
+ * field is an offset into it until rg_view_map ends). */
+static void note_gaps(struct rg_view_build *v, const struct rg_hole *h)
 {
-	/* written before it is read: a write fault copies this one page,
-	 * where a read fault would map the pages around it too (the
-	 * kernel's fault-around), the whole view in the end */
-	*(volatile uint8_t *)pg = 0;
-	memmove(pg, pg + RG_BLOCK_HEADER, a);
-	rg_pad_field(pg + a, TP_XLINE_PADDING_FIELD, RG_BLOCK_HEADER, NULL, 0);
-}
+	const struct rg_segment *s = h->seg;
 
-/* An in-place hole: the input's pages mapped privately, each header's
- * page patched (a copy of the page, kept: never dropped), then made
- * read-only. False when the mapping fails. */
-static bool map_in_place(struct rg_view_build *v, uint8_t *base,
-			 const struct rg_hole *h)
-{
-	uint8_t *at = base + h->at;
-	uint64_t b = rg_round_up(h->off, RG_BLOCK);
+	v->gaps = tp_xgrow(v->gaps, &v->cap_gaps, v->n_gaps + s->n_cuts,
+			   sizeof(*v->gaps));
+	for (size_t k = 0; k < s->n_cuts; k++) {
+		const struct rg_cut *c = &s->cuts[k];
+		struct tp_gap *g = &v->gaps[v->n_gaps++];
 
-	if (tp_riegeli_refuse_maps ||
-	    mmap(at, (size_t)h->len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_FIXED, v->input_fd, (off_t)h->off) ==
-	    MAP_FAILED)
-		return false;
-	v->kept = tp_xgrow(v->kept, &v->cap_kept, v->n_kept + h->seg->n_patches,
-			   sizeof(*v->kept));
-	for (size_t k = 0; k < h->seg->n_patches; k++, b += RG_BLOCK) {
-		patch_page(at + (b - h->off), h->seg->patches[k]);
-		v->kept[v->n_kept++] = (uintptr_t)(at + (b - h->off));
-	}
-	/* on failure the pages stay writable: nothing writes them */
-	mprotect(at, (size_t)h->len, PROT_READ);
-	return true;
-}
-
-/* What map_in_place would show, written into the glue's hole. */
-static void write_in_place(struct rg_view_build *v, const struct rg_hole *h)
-{
-	uint64_t b = rg_round_up(h->off, RG_BLOCK);
-	uint8_t *pg = tp_xmalloc((size_t)v->page);
-
-	rg_view_write_at(v, v->input + h->off, (size_t)h->len, h->at);
-	for (size_t k = 0; k < h->seg->n_patches; k++, b += RG_BLOCK) {
-		memcpy(pg, v->input + b, (size_t)v->page);
-		patch_page(pg, h->seg->patches[k]);
-		rg_view_write_at(v, pg, (size_t)v->page, h->at + (b - h->off));
-	}
-	free(pg);
-}
-
-/* [from, to) of an in-place hole mapped from the input over the glue;
- * where that fails, written into the glue, which shows it (mapped again
- * over it if the failed MAP_FIXED took the glue's mapping away). False
- * when neither can be done. */
-static bool map_run(struct rg_view_build *v, uint8_t *base,
-		    const struct rg_hole *h, uint64_t from, uint64_t to)
-{
-	uint8_t *at = base + h->at + from;
-
-	if (mmap(at, (size_t)(to - from), PROT_READ, MAP_PRIVATE | MAP_FIXED,
-		 v->input_fd, (off_t)(h->off + from)) != MAP_FAILED) {
-		v->n_page_maps++;
-		return true;
-	}
-	rg_view_write_at(v, v->input + h->off + from, (size_t)(to - from),
-			 h->at + from);
-	return show_from_glue(v, base, h->at + from, to - from);
-}
-
-/* An in-place hole whose patched pages are the glue's: each written into
- * the glue's hole (read from the input with pread: the input's mapping
- * is not touched), the input's runs between them mapped over it, so that
- * every page can be dropped and read back. Costs a mapping per block
- * (two areas of the map count), within tp_riegeli_max_page_maps: 0 when
- * that is used up or maps are refused (map_in_place then), 1 done, -1
- * when the view cannot be made. */
-static int map_runs(struct rg_view_build *v, uint8_t *base,
-		    const struct rg_hole *h)
-{
-	size_t n = h->seg->n_patches, before = v->n_page_maps;
-	uint64_t b = rg_round_up(h->off, RG_BLOCK), from = 0;
-	uint8_t *pg;
-	bool ok = true;
-
-	if (tp_riegeli_refuse_maps || !rg_reserve_page_maps(n + 1))
-		return 0;
-	pg = tp_xmalloc((size_t)v->page);
-	for (size_t k = 0; ok && k < n; k++, b += RG_BLOCK) {
-		uint64_t at = b - h->off;
-
-		if (pread(v->input_fd, pg, (size_t)v->page, (off_t)b) !=
-		    (ssize_t)v->page) {
-			v->io_failed = true;
-			break;
+		g->from = (size_t)((int64_t)h->at + c->from);
+		g->resume = (size_t)(h->at + c->resume);
+		g->len = c->len;
+		g->field = NULL;
+		if (c->len) {
+			/* the offset + 1 until the bytes stop moving */
+			g->field = (const uint8_t *)(uintptr_t)(v->n_gap_fields + 1);
+			v->gap_fields = tp_xgrow(v->gap_fields, &v->cap_gap_fields,
+						 v->n_gap_fields + c->len + 16, 1);
+			memcpy(v->gap_fields + v->n_gap_fields,
+			       s->cut_bytes + c->at, c->len);
+			memset(v->gap_fields + v->n_gap_fields + c->len, 0, 16);
+			v->n_gap_fields += c->len + 16;
 		}
-		patch_page(pg, h->seg->patches[k]);
-		rg_view_write_at(v, pg, (size_t)v->page, h->at + at);
-		if (at > from)
-			ok = map_run(v, base, h, from, at);
-		from = at + v->page;
 	}
-	if (ok && !v->io_failed && from < h->len)
-		ok = map_run(v, base, h, from, h->len);
-	free(pg);
-	/* the runs not mapped given back */
-	tp_riegeli_page_maps_release(n + 1 - (v->n_page_maps - before));
-	return ok && !v->io_failed ? 1 : -1;
 }
 
-/* An in-place segment's hole: its runs mapped (map_runs), else its
- * pages mapped and kept (map_in_place), else written into the glue. */
+/* An in-place segment's hole: the input's pages mapped as they are,
+ * else written into the glue, which shows them; its gaps noted. */
 static bool map_segment_hole(struct rg_view_build *v, uint8_t *base,
 			     const struct rg_hole *h)
 {
-	int runs = map_runs(v, base, h);
-
-	if (runs)
-		return runs > 0;
-	if (map_in_place(v, base, h))
+	note_gaps(v, h);
+	if (!tp_riegeli_refuse_maps &&
+	    mmap(base + h->at, (size_t)h->len, PROT_READ,
+		 MAP_PRIVATE | MAP_FIXED, v->input_fd, (off_t)h->off) !=
+	    MAP_FAILED)
 		return true;
-	write_in_place(v, h);
+	rg_view_write_at(v, v->input + h->off, (size_t)h->len, h->at);
 	return show_from_glue(v, base, h->at, h->len);
 }
 
@@ -222,5 +139,9 @@ uint8_t *rg_view_map(struct rg_view_build *v, int spill_fd)
 			return NULL;
 		}
 	}
+	for (size_t k = 0; k < v->n_gaps; k++)
+		if (v->gaps[k].field)
+			v->gaps[k].field = v->gap_fields +
+					   ((uintptr_t)v->gaps[k].field - 1);
 	return base;
 }

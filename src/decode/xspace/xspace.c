@@ -361,8 +361,8 @@ static enum tp_err decode_structure(struct decode_ctx *c, struct tp_xspace *xs,
 	xs->name = c->name;
 	xs->drop_pages = opts && opts->drop_pages;
 	xs->segment_shifts = opts && opts->segment_shifts;
-	xs->kept_pages = opts ? opts->kept_pages : NULL;
-	xs->n_kept_pages = opts ? opts->n_kept_pages : 0;
+	xs->gaps = opts ? opts->gaps : NULL;
+	xs->n_gaps = opts ? opts->n_gaps : 0;
 	xs->seg_maps = opts ? opts->seg_maps : NULL;
 	xs->n_seg_maps = opts ? opts->n_seg_maps : 0;
 	c->leave_tails = leave_tails;

@@ -1,84 +1,13 @@
 /* Dropping the pages behind a reader: every reader of a mapped file (the
  * scan, the event iterator, the framing walk) calls down to this file, and
  * it calls nothing back, so the readers stay one way. */
-#define _GNU_SOURCE   /* struct iovec, syscall: Linux only, optional */
+#define _GNU_SOURCE   /* MADV_DONTDUMP */
 #include "xspace_internal.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
-
-/* The first of n ascending pages at or after lo. */
-static size_t first_kept(const uintptr_t *kept, size_t n, uintptr_t lo)
-{
-	size_t a = 0, b = n;
-
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-
-		if (kept[mid] < lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	return a;
-}
-
-/* Runs of pages to drop, dropped in one call where the kernel can
- * (process_madvise on the process itself: Linux 6.13 and later), one
- * madvise each otherwise: a view with kept pages has a run every 64 KiB,
- * and a call each costs more than the dropping. */
-#define RUNS 64
-#define PIDFD_SELF_ID (-10000)
-
-static atomic_bool no_batch;
-
-static void drop_runs(struct iovec *runs, size_t n)
-{
-#ifdef SYS_process_madvise
-	if (!atomic_load_explicit(&no_batch, memory_order_relaxed)) {
-		size_t want = 0;
-
-		for (size_t i = 0; i < n; i++)
-			want += runs[i].iov_len;
-		if (syscall(SYS_process_madvise, PIDFD_SELF_ID, runs, n,
-			    MADV_DONTNEED, 0) == (long)want)
-			return;
-		atomic_store_explicit(&no_batch, true, memory_order_relaxed);
-	}
-#endif
-	for (size_t i = 0; i < n; i++)
-		madvise(runs[i].iov_base, runs[i].iov_len, MADV_DONTNEED);
-}
-
-/* [lo, hi) dropped in the runs between kept pages: a kept page is the
- * view's own copy, and dropping it would bring back the file's bytes. */
-static void drop_around(const struct tp_xspace *xs, uintptr_t lo,
-			uintptr_t hi, uintptr_t page)
-{
-	struct iovec runs[RUNS];
-	size_t n = 0;
-
-	for (size_t k = first_kept(xs->kept_pages, xs->n_kept_pages, lo);
-	     k < xs->n_kept_pages && xs->kept_pages[k] < hi; k++) {
-		if (xs->kept_pages[k] > lo) {
-			runs[n++] = (struct iovec){ (void *)lo,
-						    xs->kept_pages[k] - lo };
-			if (n == RUNS) {
-				drop_runs(runs, n);
-				n = 0;
-			}
-		}
-		lo = xs->kept_pages[k] + page;
-	}
-	if (hi > lo)
-		runs[n++] = (struct iovec){ (void *)lo, hi - lo };
-	if (n)
-		drop_runs(runs, n);
-}
 
 void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len)
 {
@@ -94,9 +23,7 @@ void tp_xspace_drop(const struct tp_xspace *xs, const void *p, size_t len)
 	 * message stays */
 	lo = (lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
 	hi &= ~((uintptr_t)page - 1);
-	if (hi > lo && xs->n_kept_pages)
-		drop_around(xs, lo, hi, (uintptr_t)page);
-	else if (hi > lo)
+	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 

@@ -27,8 +27,12 @@ void tp_event_iter_init(struct tp_event_iter *it, const struct tp_xspace *xs,
 	it->dropped = (const uint8_t *)ln->body.ptr;
 	it->event_end = NULL;
 	it->framing_failed = false;
+	it->line_end = (const uint8_t *)ln->body.ptr + ln->body.len;
+	it->gap = NULL;
 	tp_wire_init(&it->w, xs->base, (const uint8_t *)ln->body.ptr,
 		     ln->body.len);
+	if (xs->n_gaps)
+		tp_gap_bound(xs, &it->w, &it->gap, it->line_end);
 }
 
 void tp_event_iter_init_scan(struct tp_event_iter *it,
@@ -428,9 +432,25 @@ static int next_event(struct tp_event_iter *it, struct tp_event *ev)
 		it->w.p = q + len;
 		return decode_event(it, &f, ev);
 	}
-	while ((rc = tp_wire_next(&it->w, &f)) > 0) {
-		if (f.number == 4 && f.type == TP_WIRE_LEN)
-			return decode_event(it, &f, ev);
+	for (;;) {
+		bool cut;
+
+		rc = tp_wire_next(&it->w, &f);
+		/* at a gap: the field it cuts, or only the header passed */
+		if ((cut = rc == 0 && it->gap) &&
+		    (rc = tp_gap_cross(it->xs, &it->w, &it->gap, it->line_end,
+				       &f)) == 0)
+			continue;
+		if (rc <= 0)
+			break;
+		if (f.number == 4 && f.type == TP_WIRE_LEN) {
+			/* a cut event ends, and fails, where the line has it */
+			q = it->w.p;
+			if ((rc = decode_event(it, &f, ev)) < 0 && cut)
+				it->w.error_offset = f.offset;
+			it->event_end = cut ? q : it->event_end;
+			return rc;
+		}
 		if (f.number == TP_XLINE_SEGMENT_FIELD &&
 		    f.type == TP_WIRE_LEN && it->xs->segment_shifts)
 			segment_marker(it, &f);
@@ -469,6 +489,9 @@ void tp_event_iter_seek(struct tp_event_iter *it, size_t off,
 			struct tp_event_seg seg)
 {
 	it->w.p = it->xs->base + off;
+	it->w.end = it->line_end;
+	if (it->xs->n_gaps)
+		tp_gap_bound(it->xs, &it->w, &it->gap, it->line_end);
 	it->dropped = it->w.p;
 	it->seg = seg;
 	it->line_base_ps = tp_sat_add(it->line_origin_ps, seg.shift_ps);

@@ -103,10 +103,13 @@ static uint64_t skip_events(struct tp_wire *w, const uint8_t *stop)
 static int walk_line(const struct tp_xspace *xs, struct tp_wire *w,
 		     struct tp_line *ln)
 {
-	const uint8_t *dropped = w->p;
+	const uint8_t *dropped = w->p, *end = w->end;
+	const struct tp_gap *gap = NULL;
 	struct tp_field f;
 	int rc;
 
+	if (xs->n_gaps)
+		tp_gap_bound(xs, w, &gap, end);
 	for (;;) {
 		if (w->p - dropped >= (4 << 20)) {
 			tp_xspace_drop(xs, dropped, (size_t)(w->p - dropped));
@@ -119,10 +122,16 @@ static int walk_line(const struct tp_xspace *xs, struct tp_wire *w,
 			if (n)
 				continue; /* else a bad length: tp_wire_next says so */
 		}
-		if ((rc = tp_wire_next(w, &f)) <= 0)
+		rc = tp_wire_next(w, &f);
+		/* at a gap: the field it cuts, or only the header passed */
+		if (rc == 0 && gap &&
+		    (rc = tp_gap_cross(xs, w, &gap, end, &f)) == 0)
+			continue;
+		if (rc <= 0)
 			break;
 		header_field(ln, &f, ln->n_event_fields > 0);
 	}
+	w->end = end;
 	tp_xspace_drop(xs, dropped, (size_t)(w->p - dropped));
 	return rc;
 }

@@ -139,6 +139,20 @@ skip_varint(const uint8_t *p, const uint8_t *end, const uint8_t *slack)
 	return fast_varint(p, end, slack, &v);
 }
 
+/* A line's reading bounded by its gaps (struct tp_gap, xspace_gaps.c):
+ * *g the first gap from w->p before end (the line's end), NULL if none,
+ * and w->end that gap's `from`, else end. */
+void tp_gap_bound(const struct tp_xspace *xs, struct tp_wire *w,
+		  const struct tp_gap **g, const uint8_t *end);
+/* At the gap's `from` (w->p == w->end, *g not NULL): 1 with f the field
+ * the gap cuts, read whole from its copy (f->offset where it begins in
+ * the bytes), 0 when there was only the header; either way w goes on at
+ * the gap's `resume`, bounded by the next (tp_gap_bound). -1 when the
+ * copy is not one field (w->error set). */
+int tp_gap_cross(const struct tp_xspace *xs, struct tp_wire *w,
+		 const struct tp_gap **g, const uint8_t *end,
+		 struct tp_field *f);
+
 /* Drops the pages a long line's reader has left behind, every few MiB
  * (xspace_event.c). */
 void tp_event_iter_drop_behind(struct tp_event_iter *it);

@@ -1,0 +1,88 @@
+/*
+ * riegeli_marks.c - where a line read in place stands against the block
+ * headers of its chunk (struct rg_marks, noted by the walk in
+ * riegeli_compact.c), turned into what the view needs for each header
+ * inside the line's whole pages (struct rg_cut): where a reader stops,
+ * where it goes on, and the event the header cuts. Calls only the
+ * chunk geometry of riegeli_buf.c.
+ */
+#include "riegeli_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rg_marks_init(struct rg_marks *mk, uint64_t begin, uint64_t at)
+{
+	begin = rg_past_header(begin);
+	memset(mk, 0, sizeof(*mk));
+	mk->t0 = RG_BLOCK - begin % RG_BLOCK;
+	mk->k0 = at <= mk->t0 ? 0 : (size_t)((at - mk->t0 + RG_USABLE - 1) / RG_USABLE);
+	mk->next = mk->t0 + mk->k0 * RG_USABLE;
+	mk->prev = mk->copied = UINT64_MAX;
+}
+
+void rg_marks_free(struct rg_marks *mk)
+{
+	free(mk->off);
+	free(mk->cut_len);
+	free(mk->cut_at);
+	rg_buf_free(&mk->cut);
+	memset(mk, 0, sizeof(*mk));
+}
+
+/* The index among the data bytes from file position begin of the data
+ * byte at file position pos (rg_data_pos turned around; a header's
+ * position gives the byte after it). */
+static uint64_t data_index(uint64_t begin, uint64_t pos)
+{
+	begin = rg_past_header(begin);
+	return pos - begin - (pos / RG_BLOCK - begin / RG_BLOCK) * RG_BLOCK_HEADER;
+}
+
+/* Where data offset d lies from file position first, in a view that
+ * maps [first, last) as it is and puts the data bytes after last right
+ * after it. */
+static uint64_t view_offset(uint64_t begin, uint64_t first, uint64_t last,
+			    uint64_t d)
+{
+	uint64_t pos = rg_data_pos(begin, d);
+
+	return pos < last ? pos - first :
+			    last - first + (d - data_index(begin, last));
+}
+
+bool rg_marks_cuts(const struct rg_marks *mk, uint64_t begin, uint64_t first,
+		   uint64_t last, struct rg_segment *s)
+{
+	uint64_t b = rg_round_up(first, RG_BLOCK), k, bytes = 0, used = 0;
+	size_t n = b < last ? (size_t)((last - b + RG_BLOCK - 1) / RG_BLOCK) : 0;
+
+	if (!n)
+		return true;
+	k = (data_index(begin, b + RG_BLOCK_HEADER) - mk->t0) / RG_USABLE;
+	if (k < mk->k0 || k - mk->k0 > mk->n || n > mk->n - (k - mk->k0))
+		return false;
+	for (size_t j = 0; j < n; j++)
+		bytes += mk->cut_len[k - mk->k0 + j] == RG_CUT_UNKNOWN ?
+				 0 : mk->cut_len[k - mk->k0 + j];
+	s->cuts = tp_xcalloc(n, sizeof(*s->cuts));
+	s->cut_bytes = tp_xmalloc(bytes ? (size_t)bytes : 1);
+	for (size_t j = 0; j < n; j++, b += RG_BLOCK) {
+		size_t i = k - mk->k0 + j;
+		uint64_t next = mk->t0 + (k + j) * RG_USABLE, at = next + mk->off[i];
+		struct rg_cut *c = &s->cuts[s->n_cuts++];
+
+		if (mk->cut_len[i] == RG_CUT_UNKNOWN || mk->off[i] == UINT32_MAX)
+			return false;   /* the caller frees s's arrays */
+		c->len = mk->cut_len[i];
+		c->from = c->len ? (int64_t)rg_data_pos(begin, at - c->len) -
+					   (int64_t)first :
+				   (int64_t)(b - first);
+		c->resume = view_offset(begin, first, last, at);
+		c->at = used;
+		if (c->len)
+			memcpy(s->cut_bytes + used, mk->cut.p + mk->cut_at[i], c->len);
+		used += c->len;
+	}
+	return true;
+}
