@@ -1023,6 +1023,99 @@ START_TEST(test_in_place_one_run_only)
 }
 END_TEST
 
+/* A line whose last event, of 140,000 bytes, two block headers or
+ * three cut, shifted 2 KiB at a time through a block by a field before
+ * its plane: read in place (before the tenth session a header crossed
+ * by a run's last event sent the line to the spill), and whatever page
+ * the line's whole pages end on (a block's first page too, its header
+ * then left out of the bytes copied after the view's hole), every event
+ * reads where it should and the line's duration, after its events, is
+ * read: a reader going on after the cut event 24 bytes too far lost
+ * it. */
+#define TAIL_EVENTS 20000
+
+static struct pb tail_record(size_t shift)
+{
+	struct pb space = { 0 }, plane = { 0 }, line = { 0 }, ev;
+	char *pad = tp_xcalloc(140000 + shift + 1, 1);
+
+	pb_lenfield(&space, 99, pad, shift);   /* unknown: skipped */
+	pb_int(&plane, 1, 3);
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_int(&line, 1, 5);
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&line, 3, 1000);
+	for (int i = 0; i < TAIL_EVENTS; i++)
+		event(&line, 1, 10 * i, 1, i);
+	ev = event_pb(1, 10 * TAIL_EVENTS, 1, TAIL_EVENTS);
+	pb_lenfield(&ev, 15, pad, 140000);
+	pb_msg(&line, 4, &ev);
+	pb_int(&line, 9, 123456);
+	pb_msg(&plane, 3, &line);
+	pb_metadata(&plane, 4, 1, "a");
+	pb_metadata(&plane, 5, 1, "flops");
+	pb_msg(&space, 1, &plane);
+	free(pad);
+	return space;
+}
+
+START_TEST(test_in_place_last_event_cut)
+{
+	for (size_t shift = 0; shift < 65536; shift += 2048) {
+		struct pb rec = tail_record(shift), file = riegeli_blocked_of(&rec, 1);
+		struct mapped_file mf = map_riegeli(&file);
+		struct tp_riegeli_opts o = { .shown = "t.riegeli",
+					     .max_chunk = UINT64_MAX,
+					     .drop_pages = true, .in_place = true,
+					     .fd = mf.fd };
+		struct tp_riegeli_xspace out;
+		struct tp_riegeli_info info;
+		struct tp_error err = { 0 };
+		struct tp_decode_opts dopts = { .segment_shifts = true,
+						.drop_pages = true };
+		struct tp_event_iter it;
+		struct tp_event ev;
+		struct tp_arena a;
+		struct tp_xspace xs;
+		int64_t k = 0;
+
+		tp_riegeli_map_min_bytes = 1;
+		ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info,
+						  &err), TP_OK);
+		tp_riegeli_map_min_bytes = (size_t)512 << 10;
+		tp_riegeli_info_release(&info);
+		/* in place: the 480 KB line's 7 or 8 headers */
+		ck_assert_uint_ge(out.n_gaps, 7);
+		ck_assert_uint_le(out.n_gaps, 8);
+		dopts.gaps = out.gaps;
+		dopts.n_gaps = out.n_gaps;
+		tp_arena_init(&a);
+		ck_assert_msg(tp_xspace_decode_ex(&xs, &a, out.data, out.size,
+						  "merged", &dopts, &err) == TP_OK,
+			      "shift %zu: %s", shift, err.msg);
+		tp_event_iter_init_read(&it, &xs, &xs.planes[0], &xs.planes[0].lines[0]);
+		while (tp_event_iter_next(&it, &ev) > 0) {
+			struct tp_stat_iter si;
+			struct tp_stat st;
+
+			ck_assert_int_eq(ev.offset_ps, 10 * k);
+			tp_stat_iter_init(&si, &xs, &ev);
+			ck_assert_int_eq(tp_stat_iter_next(&si, &st), 1);
+			ck_assert_int_eq(st.v.i, k);
+			k++;
+		}
+		ck_assert_msg(k == TAIL_EVENTS + 1, "shift %zu: %lld events", shift,
+			      (long long)k);
+		ck_assert_int_eq(xs.planes[0].lines[0].duration_ps, 123456);
+		tp_arena_release(&a);
+		tp_riegeli_xspace_release(&out);
+		unmap_riegeli(&mf);
+		pb_free(&file);
+		pb_free(&rec);
+	}
+}
+END_TEST
+
 /* Read in place, an uncompressed chunk is walked where it lies and
  * merged compacted (riegeli_compact.c); one it cannot compact is
  * gathered and merged whole, its lines spilled: a line that uses the
@@ -1279,6 +1372,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_merge_renumbered_kept, 0, 2);
 	tcase_add_test(tc, test_merge_in_place);
 	tcase_add_test(tc, test_in_place_one_run_only);
+	tcase_add_test(tc, test_in_place_last_event_cut);
 	tcase_add_test(tc, test_compaction_falls_back);
 	tcase_add_test(tc, test_compaction_empty_records);
 	tcase_add_test(tc, test_in_place_shared_captures);

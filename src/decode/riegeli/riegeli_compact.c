@@ -249,8 +249,9 @@ static bool walk_run(struct compaction *c, uint64_t *o, uint64_t end,
 		     struct rg_marks *mk)
 {
 	uint64_t at = *o;
+	bool more = true;
 
-	while (at < end) {
+	while (more && at < end) {
 		uint8_t tmp[16];
 		const uint8_t *p;
 		uint64_t avail = run_at(&c->s, at, &p);
@@ -264,8 +265,8 @@ static bool walk_run(struct compaction *c, uint64_t *o, uint64_t end,
 			uint64_t len, head;
 
 			if (*p != 0x22) {
-				*o = at;
-				return true;
+				more = false;
+				break;
 			}
 			if (at >= mk->next)
 				marks_add(&c->s, mk, at);
@@ -283,6 +284,10 @@ static bool walk_run(struct compaction *c, uint64_t *o, uint64_t end,
 		} while (avail >= 11);
 		hash_ahead(&c->s, at);
 	}
+	/* the headers the run's last event crosses noted too: a reader
+	 * goes on at the field after it */
+	if (at > *o && at >= mk->next)
+		marks_add(&c->s, mk, at);
 	*o = at;
 	return true;
 }

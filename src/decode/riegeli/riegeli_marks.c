@@ -31,8 +31,8 @@ void rg_marks_free(struct rg_marks *mk)
 }
 
 /* The index among the data bytes from file position begin of the data
- * byte at file position pos (rg_data_pos turned around; a header's
- * position gives the byte after it). */
+ * byte at file position pos (rg_data_pos turned around; pos a data
+ * byte's, not a header's). */
 static uint64_t data_index(uint64_t begin, uint64_t pos)
 {
 	begin = rg_past_header(begin);
@@ -48,7 +48,8 @@ static uint64_t view_offset(uint64_t begin, uint64_t first, uint64_t last,
 	uint64_t pos = rg_data_pos(begin, d);
 
 	return pos < last ? pos - first :
-			    last - first + (d - data_index(begin, last));
+			    last - first +
+				    (d - data_index(begin, rg_past_header(last)));
 }
 
 bool rg_marks_cuts(const struct rg_marks *mk, uint64_t begin, uint64_t first,
