@@ -915,7 +915,8 @@ static struct mapped_file map_in_place_records(const enum ip_shape shapes[3])
 /* The three records merged in place from mf, read as tpuprof reads
  * them: the gaps handed to the decoder, the pages behind each read
  * dropped. */
-static struct tp_riegeli_xspace merge_in_place_file(const struct mapped_file *mf)
+static struct tp_riegeli_xspace merge_mapped(const struct mapped_file *mf,
+					     uint64_t records)
 {
 	struct tp_riegeli_opts o = { .shown = "p.riegeli",
 				     .max_chunk = UINT64_MAX,
@@ -927,16 +928,20 @@ static struct tp_riegeli_xspace merge_in_place_file(const struct mapped_file *mf
 
 	ck_assert_int_eq(tp_riegeli_merge(mf->map, mf->len, &o, &out, &info,
 					  &err), TP_OK);
-	ck_assert_uint_eq(info.records, 3);
+	ck_assert_uint_eq(info.records, records);
 	tp_riegeli_info_release(&info);
 	return out;
 }
 
-/* out's events read twice: the first read drops the pages behind it,
- * which the second reads back from the file. The gaps ascend, each goes
- * on past where it stops (by its header at least), and a gap that cuts
- * an event holds it whole: a field of its length. out released. */
-static void assert_in_place_read_twice(struct tp_riegeli_xspace *out)
+static struct tp_riegeli_xspace merge_in_place_file(const struct mapped_file *mf)
+{
+	return merge_mapped(mf, 3);
+}
+
+/* out decoded as tpuprof decodes a view: its gaps and id maps, the
+ * pages behind each read dropped. */
+static void decode_view(const struct tp_riegeli_xspace *out,
+			struct tp_xspace *xs, struct tp_arena *a)
 {
 	struct tp_decode_opts dopts = { .segment_shifts = true,
 					.drop_pages = true,
@@ -945,6 +950,19 @@ static void assert_in_place_read_twice(struct tp_riegeli_xspace *out)
 					.seg_maps = out->seg_maps,
 					.n_seg_maps = out->n_seg_maps };
 	struct tp_error err = { 0 };
+
+	tp_arena_init(a);
+	ck_assert_msg(tp_xspace_decode_ex(xs, a, out->data, out->size,
+					  "merged", &dopts, &err) == TP_OK,
+		      "%s", err.msg);
+}
+
+/* out's events read twice: the first read drops the pages behind it,
+ * which the second reads back from the file. The gaps ascend, each goes
+ * on past where it stops (by its header at least), and a gap that cuts
+ * an event holds it whole: a field of its length. out released. */
+static void assert_in_place_read_twice(struct tp_riegeli_xspace *out)
+{
 	struct tp_arena a;
 	struct tp_xspace xs;
 
@@ -965,10 +983,7 @@ static void assert_in_place_read_twice(struct tp_riegeli_xspace *out)
 			ck_assert_ptr_eq(w.p, g->field + g->len);
 		}
 	}
-	tp_arena_init(&a);
-	ck_assert_msg(tp_xspace_decode_ex(&xs, &a, out->data, out->size,
-					  "merged", &dopts, &err) == TP_OK,
-		      "%s", err.msg);
+	decode_view(out, &xs, &a);
 	assert_in_place_events(&xs, 3);
 	assert_in_place_events(&xs, 3);
 	tp_arena_release(&a);
@@ -1064,15 +1079,7 @@ START_TEST(test_in_place_last_event_cut)
 	for (size_t shift = 0; shift < 65536; shift += 2048) {
 		struct pb rec = tail_record(shift), file = riegeli_blocked_of(&rec, 1);
 		struct mapped_file mf = map_riegeli(&file);
-		struct tp_riegeli_opts o = { .shown = "t.riegeli",
-					     .max_chunk = UINT64_MAX,
-					     .drop_pages = true, .in_place = true,
-					     .fd = mf.fd };
 		struct tp_riegeli_xspace out;
-		struct tp_riegeli_info info;
-		struct tp_error err = { 0 };
-		struct tp_decode_opts dopts = { .segment_shifts = true,
-						.drop_pages = true };
 		struct tp_event_iter it;
 		struct tp_event ev;
 		struct tp_arena a;
@@ -1080,19 +1087,12 @@ START_TEST(test_in_place_last_event_cut)
 		int64_t k = 0;
 
 		tp_riegeli_map_min_bytes = 1;
-		ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info,
-						  &err), TP_OK);
+		out = merge_mapped(&mf, 1);
 		tp_riegeli_map_min_bytes = (size_t)512 << 10;
-		tp_riegeli_info_release(&info);
 		/* in place: the 480 KB line's 7 or 8 headers */
 		ck_assert_uint_ge(out.n_gaps, 7);
 		ck_assert_uint_le(out.n_gaps, 8);
-		dopts.gaps = out.gaps;
-		dopts.n_gaps = out.n_gaps;
-		tp_arena_init(&a);
-		ck_assert_msg(tp_xspace_decode_ex(&xs, &a, out.data, out.size,
-						  "merged", &dopts, &err) == TP_OK,
-			      "shift %zu: %s", shift, err.msg);
+		decode_view(&out, &xs, &a);
 		tp_event_iter_init_read(&it, &xs, &xs.planes[0], &xs.planes[0].lines[0]);
 		while (tp_event_iter_next(&it, &ev) > 0) {
 			struct tp_stat_iter si;
@@ -1255,39 +1255,23 @@ START_TEST(test_in_place_shared_captures)
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct pb rec = { 0 }, file;
 		struct mapped_file mf;
-		struct tp_riegeli_opts o = { .shown = "s.riegeli",
-					     .max_chunk = UINT64_MAX,
-					     .drop_pages = true, .in_place = true };
 		struct tp_riegeli_xspace out;
-		struct tp_riegeli_info info;
 		struct tp_error err = { 0 };
-		struct tp_decode_opts dopts = { .segment_shifts = true,
-						.drop_pages = true };
 		struct tp_arena a, b;
 		struct tp_xspace want, got;
 
 		rec.data = slurp_in(CAPTURES, cases[c].name, &rec.len);
 		file = riegeli_blocked_of(&rec, 1);
 		mf = map_riegeli(&file);
-		o.fd = mf.fd;
 		tp_riegeli_map_min_bytes = 1;
-		ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info,
-						  &err), TP_OK);
+		out = merge_mapped(&mf, 1);
 		tp_riegeli_map_min_bytes = (size_t)512 << 10;
-		tp_riegeli_info_release(&info);
 		ck_assert_msg(out.n_gaps == cases[c].gaps, "%s: %zu gaps",
 			      cases[c].name, out.n_gaps);
-		dopts.gaps = out.gaps;
-		dopts.n_gaps = out.n_gaps;
-		dopts.seg_maps = out.seg_maps;
-		dopts.n_seg_maps = out.n_seg_maps;
 		tp_arena_init(&a);
-		tp_arena_init(&b);
 		ck_assert_int_eq(tp_xspace_decode_ex(&want, &a, rec.data, rec.len,
 						     "pb", NULL, &err), TP_OK);
-		ck_assert_msg(tp_xspace_decode_ex(&got, &b, out.data, out.size,
-						  "merged", &dopts, &err) == TP_OK,
-			      "%s", err.msg);
+		decode_view(&out, &got, &b);
 		ck_assert_uint_eq(assert_same_events(&want, &got), cases[c].events);
 		ck_assert_uint_eq(assert_same_events(&want, &got), cases[c].events);
 		tp_arena_release(&a);
