@@ -4,9 +4,16 @@
 #                           would and written with Zstd (8 chunks)
 #   damaged.xplane.riegeli  the same with one byte of its third chunk's
 #                           data flipped (its data hash fails)
-# Usage: sh tests/riegeli/make_testdata.sh RIEGELI_PACK
+#   in-place.xplane.riegeli a generated capture of one TPU core whose op
+#                           line crosses block headers, uncompressed (a
+#                           chunk a plane): fuzz_riegeli's seed for lines
+#                           read in place and the gaps the decoder steps
+#                           over; 237,706 bytes, 2 mod 4, which the
+#                           fuzz target reads in place (docs/fuzzing.md)
+# Usage: sh tests/riegeli/make_testdata.sh RIEGELI_PACK GEN_CAPTURE
 set -eu
 PACK=$1
+GEN=$2
 cd "$(dirname "$0")/../.."
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
@@ -27,3 +34,9 @@ while pos < len(b):
     pos, k = pos + 40 + size, k + 1
 open(sys.argv[2], "wb").write(b)
 PY
+"$GEN" --seed 3 --cores 1 --events-per-line 5503 -o "$DIR/one-core.xplane.pb"
+/usr/bin/python3 tests/riegeli/xspace_split.py "$DIR" "$DIR/one-core.xplane.pb" \
+	"$DIR/rec" planes
+"$PACK" -c none "$DIR/rec" testdata/riegeli/in-place.xplane.riegeli
+[ $(($(wc -c <testdata/riegeli/in-place.xplane.riegeli) % 4)) = 2 ] || {
+	echo "in-place.xplane.riegeli: its size is not 2 mod 4" >&2; exit 1; }
