@@ -1009,9 +1009,11 @@ START_TEST(test_merge_in_place)
 		tp_riegeli_max_mapped = 1024;
 		ck_assert_msg(out.n_gaps == c->gaps, "%s: %zu gaps", c->what,
 			      out.n_gaps);
+		/* the big event's gaps share one copy of it */
 		for (size_t i = 1; i < out.n_gaps; i++)
 			two_headers += out.gaps[i].from == out.gaps[i - 1].from &&
-				       out.gaps[i].len > 140000;
+				       out.gaps[i].len > 140000 &&
+				       out.gaps[i].field == out.gaps[i - 1].field;
 		ck_assert_uint_ge(two_headers, c->gaps ? 1 : 0);
 		ck_assert_uint_le(two_headers, c->gaps ? 2 : 0);
 		assert_in_place_read_twice(&out);

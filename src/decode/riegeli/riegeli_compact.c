@@ -110,31 +110,24 @@ static void marks_add(const struct src *s, struct rg_marks *mk, uint64_t at)
 {
 	while (at >= mk->next) {
 		uint64_t d = at - mk->next, len = at - mk->prev;
-		size_t i = mk->n;
+		struct rg_mark *m;
 
-		if (i == mk->cap) {
-			mk->cap = mk->cap ? 2 * mk->cap : 16;
-			mk->off = tp_xrealloc(mk->off, mk->cap * sizeof(*mk->off));
-			mk->cut_len = tp_xrealloc(mk->cut_len,
-						  mk->cap * sizeof(*mk->cut_len));
-			mk->cut_at = tp_xrealloc(mk->cut_at,
-						 mk->cap * sizeof(*mk->cut_at));
-		}
-		mk->off[i] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-		mk->cut_at[i] = 0;
-		mk->cut_len[i] = 0;
+		mk->mark = tp_xgrow(mk->mark, &mk->cap, mk->n + 1, sizeof(*mk->mark));
+		m = &mk->mark[mk->n++];
+		/* cut_at ascends from mark to mark, cut or not */
+		*m = (struct rg_mark){ d > UINT32_MAX ? UINT32_MAX : (uint32_t)d,
+				       0, mk->cut.n };
 		if (d && (mk->prev == UINT64_MAX || len >= RG_CUT_UNKNOWN)) {
-			mk->cut_len[i] = RG_CUT_UNKNOWN;
+			m->cut_len = RG_CUT_UNKNOWN;
 		} else if (d) {
 			if (mk->copied != mk->prev) {
 				mk->copied = mk->prev;
 				mk->copied_at = mk->cut.n;
 				copy_out(s, mk->prev, len, &mk->cut);
 			}
-			mk->cut_at[i] = mk->copied_at;
-			mk->cut_len[i] = (uint32_t)len;
+			m->cut_at = mk->copied_at;
+			m->cut_len = (uint32_t)len;
 		}
-		mk->n++;
 		mk->next += RG_USABLE;
 	}
 }

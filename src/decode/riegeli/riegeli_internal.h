@@ -158,12 +158,16 @@ extern bool rg_hash_portable;
 /* Where events start against the block headers of an uncompressed
  * chunk, noted by the walk over a line that may go in place: for the
  * chunk's header k0 + i, how far after its end the first event after it
- * starts (off[i]), and the event the header cuts in two, if any, copied
- * whole: cut_len[i] bytes at cut.p + cut_at[i] (0: none is cut;
- * RG_CUT_UNKNOWN: the walk met no event before it). Chunk data offsets
- * (data bytes from the chunk's data begin): header k ends at
- * t0 + k * RG_USABLE. */
+ * starts (mark[i].off), and the event the header cuts in two, if any,
+ * copied whole: cut_len bytes at cut.p + cut_at (0: none is cut;
+ * RG_CUT_UNKNOWN: the walk met no event before it). An event that
+ * several headers cut is copied once. Chunk data offsets (data bytes
+ * from the chunk's data begin): header k ends at t0 + k * RG_USABLE. */
 #define RG_CUT_UNKNOWN UINT32_MAX
+struct rg_mark {
+	uint32_t off, cut_len;
+	uint64_t cut_at;
+};
 struct rg_marks {
 	uint64_t t0, next;                 /* next: header k0 + n's end */
 	uint64_t prev;                     /* the last event's start, or
@@ -171,8 +175,7 @@ struct rg_marks {
 	uint64_t copied, copied_at;        /* the last event copied, and
 					    * where in cut               */
 	size_t k0, n, cap;
-	uint32_t *off, *cut_len;           /* malloc'd                  */
-	uint64_t *cut_at;                  /* malloc'd                  */
+	struct rg_mark *mark;              /* malloc'd                  */
 	struct rg_buf cut;
 };
 /* Marks from data offset at on, for chunk data from file position

@@ -23,9 +23,7 @@ void rg_marks_init(struct rg_marks *mk, uint64_t begin, uint64_t at)
 
 void rg_marks_free(struct rg_marks *mk)
 {
-	free(mk->off);
-	free(mk->cut_len);
-	free(mk->cut_at);
+	free(mk->mark);
 	rg_buf_free(&mk->cut);
 	memset(mk, 0, sizeof(*mk));
 }
@@ -55,35 +53,37 @@ static uint64_t view_offset(uint64_t begin, uint64_t first, uint64_t last,
 bool rg_marks_cuts(const struct rg_marks *mk, uint64_t begin, uint64_t first,
 		   uint64_t last, struct rg_segment *s)
 {
-	uint64_t b = rg_round_up(first, RG_BLOCK), k, bytes = 0, used = 0;
+	uint64_t b = rg_round_up(first, RG_BLOCK), k, used = 0;
 	size_t n = b < last ? (size_t)((last - b + RG_BLOCK - 1) / RG_BLOCK) : 0;
+	const struct rg_mark *m;
 
 	if (!n)
 		return true;
 	k = (data_index(begin, b + RG_BLOCK_HEADER) - mk->t0) / RG_USABLE;
 	if (k < mk->k0 || k - mk->k0 > mk->n || n > mk->n - (k - mk->k0))
 		return false;
+	m = &mk->mark[k - mk->k0];
 	for (size_t j = 0; j < n; j++)
-		bytes += mk->cut_len[k - mk->k0 + j] == RG_CUT_UNKNOWN ?
-				 0 : mk->cut_len[k - mk->k0 + j];
+		if (m[j].cut_len == RG_CUT_UNKNOWN || m[j].off == UINT32_MAX)
+			return false;
 	s->cuts = tp_xcalloc(n, sizeof(*s->cuts));
-	s->cut_bytes = tp_xmalloc(bytes ? (size_t)bytes : 1);
+	s->cut_bytes = tp_xmalloc(m[n - 1].cut_at + m[n - 1].cut_len -
+				  m[0].cut_at + 1);
 	for (size_t j = 0; j < n; j++, b += RG_BLOCK) {
-		size_t i = k - mk->k0 + j;
-		uint64_t next = mk->t0 + (k + j) * RG_USABLE, at = next + mk->off[i];
+		uint64_t at = mk->t0 + (k + j) * RG_USABLE + m[j].off;
 		struct rg_cut *c = &s->cuts[s->n_cuts++];
 
-		if (mk->cut_len[i] == RG_CUT_UNKNOWN || mk->off[i] == UINT32_MAX)
-			return false;   /* the caller frees s's arrays */
-		c->len = mk->cut_len[i];
+		c->len = m[j].cut_len;
 		c->from = c->len ? (int64_t)rg_data_pos(begin, at - c->len) -
 					   (int64_t)first :
 				   (int64_t)(b - first);
 		c->resume = view_offset(begin, first, last, at);
-		c->at = used;
-		if (c->len)
-			memcpy(s->cut_bytes + used, mk->cut.p + mk->cut_at[i], c->len);
-		used += c->len;
+		/* an event several headers cut: one copy, the same offset */
+		c->at = m[j].cut_at - m[0].cut_at;
+		if (c->len && c->at + c->len > used) {
+			memcpy(s->cut_bytes + c->at, mk->cut.p + m[j].cut_at, c->len);
+			used = c->at + c->len;
+		}
 	}
 	return true;
 }

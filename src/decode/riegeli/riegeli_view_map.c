@@ -76,7 +76,9 @@ static void note_gaps(struct rg_view_build *v, const struct rg_hole *h)
 		g->resume = (size_t)(h->at + c->resume);
 		g->len = c->len;
 		g->field = NULL;
-		if (c->len) {
+		if (c->len && k && c->at == c[-1].at && c[-1].len) {
+			g->field = g[-1].field;   /* the event the last one cut */
+		} else if (c->len) {
 			/* the offset + 1 until the bytes stop moving */
 			g->field = (const uint8_t *)(uintptr_t)(v->n_gap_fields + 1);
 			v->gap_fields = tp_xgrow(v->gap_fields, &v->cap_gap_fields,

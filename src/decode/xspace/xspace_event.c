@@ -435,12 +435,7 @@ static int next_event(struct tp_event_iter *it, struct tp_event *ev)
 	for (;;) {
 		bool cut;
 
-		rc = tp_wire_next(&it->w, &f);
-		/* at a gap: the field it cuts, or only the header passed */
-		if ((cut = rc == 0 && it->gap) &&
-		    (rc = tp_gap_cross(it->xs, &it->w, &it->gap, it->line_end,
-				       &f)) == 0)
-			continue;
+		rc = tp_gap_next(it->xs, &it->w, &it->gap, it->line_end, &f, &cut);
 		if (rc <= 0)
 			break;
 		if (f.number == 4 && f.type == TP_WIRE_LEN) {

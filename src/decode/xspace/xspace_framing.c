@@ -106,6 +106,7 @@ static int walk_line(const struct tp_xspace *xs, struct tp_wire *w,
 	const uint8_t *dropped = w->p, *end = w->end;
 	const struct tp_gap *gap = NULL;
 	struct tp_field f;
+	bool cut;
 	int rc;
 
 	if (xs->n_gaps)
@@ -122,12 +123,7 @@ static int walk_line(const struct tp_xspace *xs, struct tp_wire *w,
 			if (n)
 				continue; /* else a bad length: tp_wire_next says so */
 		}
-		rc = tp_wire_next(w, &f);
-		/* at a gap: the field it cuts, or only the header passed */
-		if (rc == 0 && gap &&
-		    (rc = tp_gap_cross(xs, w, &gap, end, &f)) == 0)
-			continue;
-		if (rc <= 0)
+		if ((rc = tp_gap_next(xs, w, &gap, end, &f, &cut)) <= 0)
 			break;
 		header_field(ln, &f, ln->n_event_fields > 0);
 	}

@@ -40,7 +40,12 @@ void tp_gap_bound(const struct tp_xspace *xs, struct tp_wire *w,
 	}
 }
 
-int tp_gap_cross(const struct tp_xspace *xs, struct tp_wire *w,
+/* At the gap's `from` (w->p == w->end): 1 with f the field the gap
+ * cuts, read whole from its copy (f->offset where it begins in the
+ * bytes), 0 when there was only the header; either way w goes on at the
+ * gap's `resume`, bounded by the next. -1 when the copy is not one
+ * field (w->error set). */
+static int cross(const struct tp_xspace *xs, struct tp_wire *w,
 		 const struct tp_gap **g, const uint8_t *end,
 		 struct tp_field *f)
 {
@@ -59,7 +64,20 @@ int tp_gap_cross(const struct tp_xspace *xs, struct tp_wire *w,
 		f->offset = gap->from;
 	}
 	w->p = xs->base + gap->resume;
-	w->end = end;
 	tp_gap_bound(xs, w, g, end);
 	return rc;
+}
+
+int tp_gap_next(const struct tp_xspace *xs, struct tp_wire *w,
+		const struct tp_gap **g, const uint8_t *end,
+		struct tp_field *f, bool *cut)
+{
+	for (;;) {
+		int rc = tp_wire_next(w, f);
+
+		/* at a gap: the field it cuts, or only the header passed */
+		*cut = rc == 0 && *g;
+		if (!*cut || (rc = cross(xs, w, g, end, f)) != 0)
+			return rc;
+	}
 }

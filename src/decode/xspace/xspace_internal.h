@@ -144,14 +144,14 @@ skip_varint(const uint8_t *p, const uint8_t *end, const uint8_t *slack)
  * and w->end that gap's `from`, else end. */
 void tp_gap_bound(const struct tp_xspace *xs, struct tp_wire *w,
 		  const struct tp_gap **g, const uint8_t *end);
-/* At the gap's `from` (w->p == w->end, *g not NULL): 1 with f the field
- * the gap cuts, read whole from its copy (f->offset where it begins in
- * the bytes), 0 when there was only the header; either way w goes on at
- * the gap's `resume`, bounded by the next (tp_gap_bound). -1 when the
- * copy is not one field (w->error set). */
-int tp_gap_cross(const struct tp_xspace *xs, struct tp_wire *w,
-		 const struct tp_gap **g, const uint8_t *end,
-		 struct tp_field *f);
+/* tp_wire_next over a line bounded by tp_gap_bound: at a gap, the field
+ * it cuts, read whole from its copy (*cut set; f->offset where it begins
+ * in the bytes, w going on after it), or, where no field is cut, the
+ * field after the header. 0 at the line's end, -1 on corrupt bytes or a
+ * copy that is not one field (w->error set). */
+int tp_gap_next(const struct tp_xspace *xs, struct tp_wire *w,
+		const struct tp_gap **g, const uint8_t *end,
+		struct tp_field *f, bool *cut);
 
 /* Drops the pages a long line's reader has left behind, every few MiB
  * (xspace_event.c). */
