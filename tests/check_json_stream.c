@@ -7,7 +7,9 @@
  */
 #include "testutil.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -543,6 +545,44 @@ START_TEST(test_write_error)
 }
 END_TEST
 
+/* A write that fails on another thread (tp_jw_two_runs may run its
+ * first run there): finish leaves that write's errno for the caller to
+ * report, EPIPE for a closed pipe (before: whatever this thread had, and
+ * `report -o /dev/stdout | head -c 1` now and then said "Input/output
+ * error" and exited 5, not quietly with 141). */
+static void *fill_on_a_thread(void *ctx)
+{
+	struct tp_jw *w = ctx;
+
+	tp_jw_array(w, NULL);
+	for (size_t i = 0; i < 1000000 && tp_jw_ok(w); i++)
+		tp_jw_put_int(w, NULL, (int64_t)i);
+	return NULL;
+}
+
+START_TEST(test_write_error_on_a_thread)
+{
+	int fds[2];
+	FILE *f;
+	struct tp_jw w;
+	struct tp_error err = { 0 };
+	pthread_t t;
+
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe(fds), 0);
+	close(fds[0]);
+	f = fdopen(fds[1], "w");
+	tp_jw_init(&w, f);
+	ck_assert_int_eq(pthread_create(&t, NULL, fill_on_a_thread, &w), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert(!tp_jw_ok(&w));
+	errno = 0;
+	ck_assert_int_eq(tp_jw_finish(&w, &err), TP_ERR_OUTPUT);
+	ck_assert_int_eq(errno, EPIPE);
+	fclose(f);
+}
+END_TEST
+
 /* A small document fails only at finish, when the text reaches stdio. */
 START_TEST(test_write_error_at_finish)
 {
@@ -659,6 +699,7 @@ int main(void)
 	tcase_add_test(tc, test_shortcuts);
 	tcase_add_test(tc, test_write_error);
 	tcase_add_test(tc, test_write_error_at_finish);
+	tcase_add_test(tc, test_write_error_on_a_thread);
 	tcase_add_loop_test(tc, test_misuse, 0, sizeof(misuses) / sizeof(misuses[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -100,6 +100,8 @@ static bool read_spool(struct tp_jw *w, struct tp_jw *part)
 	if (ferror(part->out)) {
 		if (!appended)
 			return false;
+		if (!w->failed)
+			w->error = errno;
 		w->failed = true;
 	}
 	return true;
@@ -121,7 +123,10 @@ static bool splice_spool(struct tp_jw *w, struct tp_jw *part)
 		enum send_result sent = send_spool(w, part->out, n);
 
 		if (sent != NO_SEND) {
-			w->failed |= sent == SEND_FAILED;
+			if (sent == SEND_FAILED && !w->failed) {
+				w->failed = true;
+				w->error = errno;
+			}
 			w->empty[w->depth - 1] = false;
 			return true;
 		}
@@ -151,9 +156,14 @@ bool tp_jw_splice(struct tp_jw *w, struct tp_jw *part)
 		release_part(part);
 		return spliced || w->misused;
 	}
-	if (fclose(part->out) != 0)
+	if (fclose(part->out) != 0 && !part->failed) {
 		part->failed = true;
-	w->failed |= part->failed;
+		part->error = errno;
+	}
+	if (part->failed && !w->failed) {
+		w->failed = true;
+		w->error = part->error;
+	}
 	if (tp_jw_writing(w) && part->mem_len) {
 		tp_jw_raw(w, part->mem, part->mem_len);
 		w->empty[d - 1] = false;
@@ -176,8 +186,16 @@ enum tp_err tp_jw_finish(struct tp_jw *w, struct tp_error *err)
 	if (w->misused || (unfinished && !w->failed))
 		return tp_error_set(err, TP_ERR_INTERNAL,
 				    "JSON document written out of order");
-	if (w->failed)
-		return tp_error_set(err, TP_ERR_OUTPUT, "cannot write JSON output");
+	if (w->failed) {
+		enum tp_err rc = tp_error_set(err, TP_ERR_OUTPUT,
+					      "cannot write JSON output");
+
+		/* the failed write may have run on another thread (the first
+		 * of tp_jw_two_runs' runs), which kept its errno */
+		if (w->error)
+			errno = w->error;
+		return rc;
+	}
 	return TP_OK;
 }
 

@@ -15,6 +15,7 @@
  */
 #include "json_stream_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,8 +66,10 @@ bool tp_jw_writing(const struct tp_jw *w)
 
 void tp_jw_flush(struct tp_jw *w)
 {
-	if (w->len && !w->failed && fwrite(w->buf, 1, w->len, w->out) != w->len)
+	if (w->len && !w->failed && fwrite(w->buf, 1, w->len, w->out) != w->len) {
 		w->failed = true;
+		w->error = errno;
+	}
 	w->len = 0;
 }
 

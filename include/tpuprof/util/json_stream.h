@@ -64,6 +64,9 @@ struct tp_jw {
 	size_t mem_len;
 	bool spooled;                   /* a fork's text in a temporary file */
 	bool failed;                    /* a write failed                  */
+	int error;                      /* errno of the first failed write,
+					 * on whatever thread it ran (0:
+					 * none known)                     */
 	bool misused;                   /* a bug in the caller             */
 };
 
@@ -128,8 +131,9 @@ void tp_jw_two_runs(struct tp_jw *w, void (*first)(struct tp_jw *w, void *ctx),
 bool tp_jw_ok(const struct tp_jw *w);
 
 /* Stream mode: the trailing newline, then everything flushed to out.
- * TP_OK, TP_ERR_OUTPUT ("cannot write JSON output") or TP_ERR_INTERNAL.
- * Tree mode: TP_OK unless misused. */
+ * TP_OK, TP_ERR_OUTPUT ("cannot write JSON output"; errno then the
+ * failed write's, even when it ran on another thread: a closed pipe is
+ * EPIPE) or TP_ERR_INTERNAL. Tree mode: TP_OK unless misused. */
 enum tp_err tp_jw_finish(struct tp_jw *w, struct tp_error *err);
 
 /* Tree mode: the document (a new reference; NULL when nothing was put).
