@@ -14,6 +14,8 @@
 #include "tpuprof/decode/riegeli.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 
 #define CAPTURES "../shared/captures/"
@@ -1309,6 +1311,60 @@ static struct pb libtpu_record(int64_t em_id, int64_t stat_id, const char *name)
 	return space;
 }
 
+/* The merge's temporary files, when they cannot be made or written: the
+ * capture named, the directory, the system's reason, TP_ERR_OUTPUT (exit
+ * 5: a full $TMPDIR is no fault of the capture). Before, exit 3 and
+ * "cannot write the merged capture to a temporary file (TMPDIR)", with
+ * neither the directory nor the reason. */
+START_TEST(test_tmp_errors)
+{
+	struct pb line = { 0 }, plane = { 0 }, space = { 0 }, file;
+	struct tp_riegeli_opts o = { .shown = "t.riegeli", .max_chunk = UINT64_MAX };
+	struct tp_riegeli_xspace out;
+	struct tp_riegeli_info info;
+	struct tp_error err = { 0 };
+	const char *old = getenv("TMPDIR");
+	char *keep = old ? strdup(old) : NULL;
+	struct rlimit lim, was;
+
+	pb_int(&line, 1, 1);
+	pb_str(&line, 2, "XLA Ops");
+	pb_str(&plane, 2, "/device:TPU:0");
+	pb_msg(&plane, 3, &line);
+	pb_msg(&space, 1, &plane);
+	file = riegeli_of(&space, 1);
+
+	setenv("TMPDIR", "/nonexistent/tpuprof-check", 1);
+	ck_assert_int_eq(tp_riegeli_merge(file.data, file.len, &o, &out, &info, &err),
+			 TP_ERR_OUTPUT);
+	ck_assert_str_eq(err.msg, "t.riegeli: cannot create a temporary file in "
+			 "/nonexistent/tpuprof-check to merge its chunks: No such "
+			 "file or directory (TMPDIR names another directory)");
+	if (keep)
+		setenv("TMPDIR", keep, 1);
+	else
+		unsetenv("TMPDIR");
+	free(keep);
+
+	/* nothing may be written: the spill's flush or the glue's write fails */
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &was), 0);
+	lim = was;
+	lim.rlim_cur = 0;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(tp_riegeli_merge(file.data, file.len, &o, &out, &info, &err),
+			 TP_ERR_OUTPUT);
+	setrlimit(RLIMIT_FSIZE, &was);
+	signal(SIGXFSZ, SIG_DFL);
+	ck_assert_msg(strncmp(err.msg, "t.riegeli: cannot write the temporary file in ", 46) == 0 &&
+		      strstr(err.msg, " its chunks are merged into: File too large "
+			     "(a compressed capture needs about its uncompressed size there; "
+			     "TMPDIR names another directory)"), "%s", err.msg);
+	pb_free(&file);
+}
+END_TEST
+
 START_TEST(test_libtpu_0_0_37)
 {
 	struct pb recs[2] = { libtpu_record(7, 1, "jit_f(1234)"),
@@ -1363,6 +1419,7 @@ int main(void)
 	tcase_add_test(tc, test_compaction_empty_records);
 	tcase_add_test(tc, test_in_place_shared_captures);
 	tcase_add_test(tc, test_libtpu_0_0_37);
+	tcase_add_test(tc, test_tmp_errors);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

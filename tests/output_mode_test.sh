@@ -61,6 +61,31 @@ pipe_closed() { # WHAT ARGS...
 	if [ "$rc" = 141 ] && [ ! -s "$tmp/pipe.err" ]; then pass=$((pass + 1)); else
 		fail=$((fail + 1)); echo "FAIL closed pipe: $what: exit $rc, $(cat "$tmp/pipe.err")"; fi
 }
+# Past a file-size limit (ulimit -f) a write fails with EFBIG: exit 5,
+# one line naming what could not be written, nothing left behind. Before,
+# SIGXFSZ killed the run (exit 153) and left -o's FILE.tmp.XXXXXX there.
+too_large() { # WHAT MESSAGE TMPDIR ARGS...: run with ulimit -f 2 (TMPDIR "": /tmp)
+	what=$1 message=$2 dir=$3
+	shift 3
+	(ulimit -f 2; TMPDIR=$dir "$tpuprof" "$@" >/dev/null 2>"$tmp/big.err"; echo $? >"$tmp/big.rc")
+	rc=$(cat "$tmp/big.rc")
+	if [ "$rc" = 5 ] && grep -q "$message" "$tmp/big.err" &&
+		[ "$(wc -l <"$tmp/big.err")" = 1 ] && [ -z "$(ls "$tmp/big" 2>/dev/null)" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL file size limit: $what: exit $rc, $(cat "$tmp/big.err"), left: $(ls "$tmp/big")"
+	fi
+}
+mkdir "$tmp/big"
+too_large "report -o" "cannot write $tmp/big/rep.json: File too large" "" \
+	report --format json -q -o "$tmp/big/rep.json" $small
+too_large "the merge's temporary files" \
+	"cannot write the temporary file in $tmp/big its chunks are merged into: File too large" "$tmp/big" \
+	report -q testdata/riegeli/small.xplane.riegeli
+too_large "no TMPDIR" \
+	"cannot create a temporary file in $tmp/none to merge its chunks: No such file or directory" "$tmp/none" \
+	report -q testdata/riegeli/small.xplane.riegeli
 v6e=../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb
 if [ -f $v6e ]; then  # a clone without ../shared runs the rest
 	pipe_closed "info --format json" info --format json $v6e

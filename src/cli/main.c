@@ -102,6 +102,10 @@ int main(int argc, char **argv)
 	 * run quietly (TP_EXIT_PIPE_CLOSED), and -o's temporary file and a
 	 * fetch's FILE.part are still cleaned up. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Past a file-size limit (ulimit -f), a write fails with EFBIG and
+	 * is reported (exit 5, the file named, -o's temporary file removed)
+	 * instead of SIGXFSZ killing the run and leaving it behind. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		print_usage(stderr);
 		return TP_EXIT_USAGE;

@@ -292,25 +292,34 @@ uint64_t tp_hash_bytes(const char *p, size_t n)
 	return tp_mix64(fold_mul(a ^ k0, b ^ h ^ k1));
 }
 
-FILE *tp_tmpfile(void)
+const char *tp_tmpdir(void)
 {
 	const char *dir = getenv("TMPDIR");
-	char *path;
-	int fd;
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+FILE *tp_tmpfile(void)
+{
+	char *path = tp_xasprintf("%s/tpuprof-XXXXXX", tp_tmpdir());
+	int fd, saved;
 	FILE *f;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	path = tp_xasprintf("%s/tpuprof-XXXXXX", dir);
 	fd = mkstemp(path);
+	saved = errno;
 	if (fd >= 0)
 		unlink(path);
 	free(path);
-	if (fd < 0)
+	if (fd < 0) {
+		errno = saved;
 		return NULL;
+	}
 	f = fdopen(fd, "w+b");
-	if (!f)
+	if (!f) {
+		saved = errno;
 		close(fd);
+		errno = saved;
+	}
 	return f;
 }
 

@@ -110,9 +110,13 @@ bool tp_parse_duration_ps(const char *s, int64_t *out);
 /* True when name ends with suffix. */
 bool tp_has_suffix(const char *name, const char *suffix);
 
-/* A temporary file for reading and writing, under $TMPDIR (else /tmp),
- * already unlinked: it goes when closed or when the process ends, even on
- * a crash. NULL when it cannot be made. */
+/* The directory temporary files go to: $TMPDIR, else /tmp. The string
+ * is the environment's or static: not to be freed. */
+const char *tp_tmpdir(void);
+
+/* A temporary file for reading and writing, under tp_tmpdir(), already
+ * unlinked: it goes when closed or when the process ends, even on a
+ * crash. NULL when it cannot be made, errno saying why. */
 FILE *tp_tmpfile(void);
 
 /* How many areas (mappings) the system lets a process have:

@@ -9,6 +9,7 @@
 			* optional (without them: plain writes) */
 #include "riegeli_internal.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,24 @@ FILE *rg_tmpfile(void)
 	return f;
 }
 
+void rg_note_io(int *io_errno)
+{
+	if (!*io_errno)
+		*io_errno = errno ? errno : EIO;
+}
+
+enum tp_err rg_tmp_error(struct tp_error *err, const char *shown,
+			 bool creating, int errnum)
+{
+	if (creating)
+		return tp_error_set(err, TP_ERR_OUTPUT,
+				    "%s: cannot create a temporary file in %s to merge its chunks: %s (TMPDIR names another directory)",
+				    shown, tp_tmpdir(), strerror(errnum));
+	return tp_error_set(err, TP_ERR_OUTPUT,
+			    "%s: cannot write the temporary file in %s its chunks are merged into: %s (a compressed capture needs about its uncompressed size there; TMPDIR names another directory)",
+			    shown, tp_tmpdir(), strerror(errnum));
+}
+
 void rg_forget(FILE *f, const uint8_t *map, uint64_t from, uint64_t to)
 {
 	rg_drop(map, from, to);
@@ -86,14 +105,14 @@ void rg_forget(FILE *f, const uint8_t *map, uint64_t from, uint64_t to)
 }
 
 uint64_t rg_copy(FILE *from, uint64_t off, uint64_t len, FILE *to,
-		 bool *io_failed)
+		 int *io_errno)
 {
 	uint64_t done = 0;
 #if defined(__linux__)
 	loff_t in = (loff_t)off;
 
 	if (fflush(to) != 0) {
-		*io_failed = true;
+		rg_note_io(io_errno);
 		return 0;
 	}
 	while (done < len) {
@@ -106,9 +125,9 @@ uint64_t rg_copy(FILE *from, uint64_t off, uint64_t len, FILE *to,
 	}
 	/* the stream's idea of its position is the file's end again */
 	if (done && fseeko(to, 0, SEEK_END) != 0)
-		*io_failed = true;
+		rg_note_io(io_errno);
 #else
-	(void)from; (void)off; (void)len; (void)to; (void)io_failed;
+	(void)from; (void)off; (void)len; (void)to; (void)io_errno;
 #endif
 	return done;
 }
@@ -248,7 +267,7 @@ struct rg_span rg_spill(struct rg_model *m, const void *p, size_t n)
 	struct rg_span s = { m->spill_size, n };
 
 	if (n && fwrite(p, 1, n, m->spill) != n)
-		m->io_failed = true;
+		rg_note_io(&m->io_errno);
 	m->spill_size += n;
 	return s;
 }

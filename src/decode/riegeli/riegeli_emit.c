@@ -17,6 +17,7 @@
 #include "tpuprof/util/util.h"
 #include "tpuprof/decode/wire.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -73,7 +74,7 @@ static size_t shifted_event(const uint8_t *ev, size_t len, int64_t shift,
  * written to out when out is not NULL. Returns their size. */
 static uint64_t segment_events(const struct rg_line *l,
 			       const struct rg_segment *s, const uint8_t *spill,
-			       FILE *spill_file, FILE *out, bool *io_failed)
+			       FILE *spill_file, FILE *out, int *io_errno)
 {
 	int64_t shift = rg_segment_shift(l, s);
 	const uint8_t *p = spill + s->bytes.off;
@@ -90,12 +91,12 @@ static uint64_t segment_events(const struct rg_line *l,
 	if (shift == 0) {
 		if (out) {
 			uint64_t done = rg_copy(spill_file, s->bytes.off,
-						s->bytes.len, out, io_failed);
+						s->bytes.len, out, io_errno);
 
 			if (done < s->bytes.len &&
 			    fwrite(p + done, 1, s->bytes.len - done, out) !=
 			    s->bytes.len - done)
-				*io_failed = true;
+				rg_note_io(io_errno);
 			rg_forget(spill_file, spill, s->bytes.off,
 				  s->bytes.off + s->bytes.len);
 		}
@@ -108,12 +109,12 @@ static uint64_t segment_events(const struct rg_line *l,
 		n += shifted_event(f.data, f.len, shift, out ? &b : NULL);
 		if (out && b.n >= (1u << 20)) {
 			if (fwrite(b.p, 1, b.n, out) != b.n)
-				*io_failed = true;
+				rg_note_io(io_errno);
 			b.n = 0;
 		}
 	}
 	if (out && b.n && fwrite(b.p, 1, b.n, out) != b.n)
-		*io_failed = true;
+		rg_note_io(io_errno);
 	rg_buf_free(&b);
 	if (out)
 		rg_forget(spill_file, spill, s->bytes.off,
@@ -156,26 +157,26 @@ static void line_parts(const struct rg_line *l, struct rg_buf *head,
 	put_str_field(tail, 11, l->display_name, l->display_name_len);
 }
 
-static void write_buf(FILE *out, const struct rg_buf *b, bool *io_failed)
+static void write_buf(FILE *out, const struct rg_buf *b, int *io_errno)
 {
 	if (b->n && fwrite(b->p, 1, b->n, out) != b->n)
-		*io_failed = true;
+		rg_note_io(io_errno);
 }
 
 static void write_span_field(FILE *out, uint32_t number, const uint8_t *spill,
-			     struct rg_span s, bool *io_failed)
+			     struct rg_span s, int *io_errno)
 {
 	struct rg_buf b = { 0 };
 
 	rg_put_tag(&b, number, TP_WIRE_LEN);
 	rg_put_varint(&b, s.len);
 	rg_put(&b, spill + s.off, s.len);
-	write_buf(out, &b, io_failed);
+	write_buf(out, &b, io_errno);
 	rg_buf_free(&b);
 }
 
 static void emit_plane(struct rg_plane *p, const uint8_t *spill,
-		       FILE *spill_file, FILE *out, bool *io_failed)
+		       FILE *spill_file, FILE *out, int *io_errno)
 {
 	struct rg_buf head = { 0 };
 	uint64_t size;
@@ -191,7 +192,7 @@ static void emit_plane(struct rg_plane *p, const uint8_t *spill,
 		for (size_t s = 0; s < l->n_segs; s++)
 			l->events_size += segment_events(l, &l->segs[s], spill,
 							 spill_file, NULL,
-							 io_failed);
+							 io_errno);
 		line_parts(l, &lh, &lt);
 		size += field_size(lh.n + l->events_size + lt.n);
 		rg_buf_free(&lh);
@@ -208,10 +209,10 @@ static void emit_plane(struct rg_plane *p, const uint8_t *spill,
 
 		rg_put_tag(&t, 1, TP_WIRE_LEN);
 		rg_put_varint(&t, size);
-		write_buf(out, &t, io_failed);
+		write_buf(out, &t, io_errno);
 		rg_buf_free(&t);
 	}
-	write_buf(out, &head, io_failed);
+	write_buf(out, &head, io_errno);
 	rg_buf_free(&head);
 	for (size_t i = 0; i < p->n_lines; i++) {
 		struct rg_line *l = &p->lines[i];
@@ -220,31 +221,31 @@ static void emit_plane(struct rg_plane *p, const uint8_t *spill,
 		line_parts(l, &lh, &lt);
 		rg_put_tag(&t, 3, TP_WIRE_LEN);
 		rg_put_varint(&t, lh.n + l->events_size + lt.n);
-		write_buf(out, &t, io_failed);
-		write_buf(out, &lh, io_failed);
+		write_buf(out, &t, io_errno);
+		write_buf(out, &lh, io_errno);
 		for (size_t s = 0; s < l->n_segs; s++)
 			segment_events(l, &l->segs[s], spill, spill_file, out,
-				       io_failed);
-		write_buf(out, &lt, io_failed);
+				       io_errno);
+		write_buf(out, &lt, io_errno);
 		rg_buf_free(&lh);
 		rg_buf_free(&lt);
 		rg_buf_free(&t);
 	}
 	for (size_t i = 0; i < p->n_events; i++)
-		write_span_field(out, 4, spill, p->events[i].bytes, io_failed);
+		write_span_field(out, 4, spill, p->events[i].bytes, io_errno);
 	for (size_t i = 0; i < p->n_stats; i++)
-		write_span_field(out, 5, spill, p->stats[i].bytes, io_failed);
+		write_span_field(out, 5, spill, p->stats[i].bytes, io_errno);
 	for (size_t i = 0; i < p->n_plane_stats; i++)
-		write_span_field(out, 6, spill, p->plane_stats[i], io_failed);
+		write_span_field(out, 6, spill, p->plane_stats[i], io_errno);
 }
 
 enum tp_err rg_emit(struct rg_model *m, const uint8_t *spill, FILE *out,
 		    struct tp_error *err)
 {
-	bool io_failed = false;
+	int io_errno = 0;
 
 	for (size_t i = 0; i < m->n_planes; i++)
-		emit_plane(&m->planes[i], spill, m->spill, out, &io_failed);
+		emit_plane(&m->planes[i], spill, m->spill, out, &io_errno);
 	for (unsigned kind = 2; kind <= 4; kind++)
 		for (size_t i = 0; i < m->n_strs[kind]; i++) {
 			struct rg_buf b = { 0 };
@@ -252,13 +253,13 @@ enum tp_err rg_emit(struct rg_model *m, const uint8_t *spill, FILE *out,
 			rg_put_tag(&b, kind, TP_WIRE_LEN);
 			rg_put_varint(&b, m->strs[kind][i].n);
 			rg_put(&b, m->strs[kind][i].p, m->strs[kind][i].n);
-			write_buf(out, &b, &io_failed);
+			write_buf(out, &b, &io_errno);
 			rg_buf_free(&b);
 		}
-	if (io_failed || fflush(out) != 0 || ferror(out))
-		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: cannot write the merged capture to a temporary file (TMPDIR)",
-				    m->shown);
+	if (!io_errno && (fflush(out) != 0 || ferror(out)))
+		rg_note_io(&io_errno);
+	if (io_errno)
+		return rg_tmp_error(err, m->shown, false, io_errno);
 	return TP_OK;
 }
 
@@ -345,24 +346,24 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 	}
 	m.spill = rg_tmpfile();
 	if (!m.spill) {
+		int errnum = errno;
+
 		rg_model_release(&m);
-		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: cannot create a temporary file for the merged capture (TMPDIR)",
-				    opts->shown);
+		return rg_tmp_error(err, opts->shown, true, errnum);
 	}
 	rc = rg_read(data, size, opts, on_record, &m, info,
 		     m.input ? &m.origin : NULL, err);
-	if (rc == TP_OK && (fflush(m.spill) != 0 || m.io_failed ||
-			    (m.spill_size && !(spill = map_file(m.spill, m.spill_size)))))
-		rc = tp_error_set(err, TP_ERR_INPUT,
-				  "%s: cannot write the merged capture to a temporary file (TMPDIR)",
-				  opts->shown);
+	if (rc == TP_OK && !m.io_errno && fflush(m.spill) != 0)
+		rg_note_io(&m.io_errno);
+	if (rc == TP_OK && !m.io_errno && m.spill_size &&
+	    !(spill = map_file(m.spill, m.spill_size)))
+		rg_note_io(&m.io_errno);
+	if (rc == TP_OK && m.io_errno)
+		rc = rg_tmp_error(err, opts->shown, false, m.io_errno);
 	if (rc == TP_OK && !opts->flat)
 		rc = rg_view(&m, spill, out, err);
 	else if (rc == TP_OK && !(merged = rg_tmpfile()))
-		rc = tp_error_set(err, TP_ERR_INPUT,
-				  "%s: cannot create a temporary file for the merged capture (TMPDIR)",
-				  opts->shown);
+		rc = rg_tmp_error(err, opts->shown, true, errno);
 	if (rc == TP_OK && merged)
 		rc = rg_emit(&m, spill, merged, err);
 	if (rc == TP_OK && merged && (end = ftell(merged)) > 0) {

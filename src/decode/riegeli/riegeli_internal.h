@@ -267,7 +267,7 @@ struct rg_model {
 	} *strs[5];
 	size_t n_strs[5], cap_strs[5];
 	const char *shown;
-	bool io_failed;
+	int io_errno;                      /* first failed write: errno */
 	bool align;                        /* long segments page-aligned */
 	uint64_t page;                     /* the system's page size     */
 	/* the id maps of a view's segments that keep their chunk's ids
@@ -378,8 +378,20 @@ const char *rg_hand_records(const struct rg_decoded *d, tp_riegeli_record_fn fn,
  * 64 KiB a fault maps what it maps in a file read from disk. */
 #define RG_WRITE_PIECE ((size_t)64 << 10)
 
-/* A temporary file, already unlinked: under $TMPDIR or /tmp. */
+/* A temporary file, already unlinked: under $TMPDIR or /tmp. NULL
+ * with errno set when it cannot be made. */
 FILE *rg_tmpfile(void);
+
+/* A write to a temporary file failed: the first failure's errno kept in
+ * *io_errno (EIO where the call left none), later ones not. */
+void rg_note_io(int *io_errno);
+
+/* The merge's temporary files failed: a one-line error naming the
+ * capture (shown), the directory and errnum's reason, TP_ERR_OUTPUT (a
+ * full $TMPDIR is no fault of the capture). creating: the file could
+ * not be made; else it could not be written or mapped. */
+enum tp_err rg_tmp_error(struct tp_error *err, const char *shown,
+			 bool creating, int errnum);
 
 /* Drops the resident pages of a mapping's [from, to) (whole pages
  * inside it): read once, they come back from the file if read again. */
@@ -395,7 +407,7 @@ void rg_forget(FILE *f, const uint8_t *map, uint64_t from, uint64_t to);
  * Returns how many were copied (0 where that cannot be done): the
  * caller writes the rest. */
 uint64_t rg_copy(FILE *from, uint64_t off, uint64_t len, FILE *to,
-		 bool *io_failed);
+		 int *io_errno);
 
 /* Appends bytes to the spill file. */
 struct rg_span rg_spill(struct rg_model *m, const void *p, size_t n);

@@ -419,9 +419,7 @@ enum tp_err rg_merge_record(struct rg_model *m, const uint8_t *rec, size_t len,
 				    m->shown, (unsigned long long)chunk_begin,
 				    w.error ? w.error : "malformed plane",
 				    w.error ? w.error_offset : (size_t)0);
-	if (m->io_failed)
-		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: cannot write the merged capture to a temporary file (TMPDIR)",
-				    m->shown);
+	if (m->io_errno)
+		return rg_tmp_error(err, m->shown, false, m->io_errno);
 	return TP_OK;
 }

@@ -21,6 +21,7 @@
 
 #include "tpuprof/decode/xspace.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -307,9 +308,7 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 	uint8_t *base = NULL;
 
 	if (!glue)
-		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: cannot create a temporary file for the merged capture (TMPDIR)",
-				    m->shown);
+		return rg_tmp_error(err, m->shown, true, errno);
 	v.glue = fileno(glue);
 	for (size_t i = 0; i < m->n_planes; i++)
 		put_plane(&v, &m->planes[i]);
@@ -326,17 +325,15 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 				    "%s: a merged plane over 4 TiB: not supported",
 				    m->shown);
 	}
-	if (!v.io_failed && v.pos)
-		base = rg_view_map(&v, fileno(m->spill));
+	if (!v.io_errno && v.pos && !(base = rg_view_map(&v, fileno(m->spill))))
+		rg_note_io(&v.io_errno);
 	rg_buf_free(&v.buf);
 	free(v.holes);
 	fclose(glue);
-	if (v.io_failed || (v.pos && !base)) {
+	if (v.io_errno) {
 		free(v.gaps);
 		free(v.gap_fields);
-		return tp_error_set(err, TP_ERR_INPUT,
-				    "%s: cannot write the merged capture to a temporary file (TMPDIR)",
-				    m->shown);
+		return rg_tmp_error(err, m->shown, false, v.io_errno);
 	}
 	out->gaps = v.gaps;
 	out->n_gaps = v.n_gaps;

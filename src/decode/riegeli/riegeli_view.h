@@ -32,14 +32,14 @@ struct rg_view_build {
 	struct rg_buf buf;      /* glue bytes from buf_at, unwritten    */
 	uint64_t buf_at;
 	int glue;
-	bool io_failed;
+	int io_errno;            /* first failed write: errno, else 0 */
 	bool too_long;          /* a plane past the fixed lengths'     */
 	uint64_t page;
 	struct rg_hole *holes;
 	size_t n_holes, cap_holes;
 };
 
-/* n bytes at the glue's offset at; io_failed set on a short write. */
+/* n bytes at the glue's offset at; io_errno set on a short write. */
 void rg_view_write_at(struct rg_view_build *v, const uint8_t *p, size_t n,
 		      uint64_t at);
 

@@ -28,7 +28,7 @@ void rg_view_write_at(struct rg_view_build *v, const uint8_t *p, size_t n,
 				   (off_t)(at + done));
 
 		if (k <= 0) {
-			v->io_failed = true;
+			rg_note_io(&v->io_errno);
 			return;
 		}
 		done += (size_t)k;
@@ -52,7 +52,7 @@ static bool still_mapped(const uint8_t *p, uint64_t len, uint64_t page)
 static bool show_from_glue(struct rg_view_build *v, uint8_t *base,
 			   uint64_t at, uint64_t len)
 {
-	return !v->io_failed &&
+	return !v->io_errno &&
 	       (still_mapped(base + at, len, v->page) ||
 		mmap(base + at, (size_t)len, PROT_READ,
 		     MAP_PRIVATE | MAP_FIXED, v->glue, (off_t)at) !=
