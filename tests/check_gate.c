@@ -213,6 +213,105 @@ START_TEST(test_stdin_capture)
 }
 END_TEST
 
+/* A rule that measured nothing is an error (exit 3), never "all 0 checks
+ * passed": no collective to measure, a growth rule whose baseline has
+ * nothing to compare with (made from an empty run), a metric its own
+ * option asked for that neither side has, nothing paired while
+ * --allow-unmatched lets every subject through, and, last, a check that
+ * made no row at all. Each passed with 0 rows before. */
+enum doc_edit { AS_IS, EMPTY, NO_COLLECTIVES, HOST_COLLECTIVES_ONLY, PLANES_RENAMED };
+
+static json_t *edited(const char *path, enum doc_edit e)
+{
+	json_t *doc, *colls;
+
+	if (e == EMPTY)
+		return json_pack("{s:s}", "schema", "tpuprof.report/2");
+	doc = load(path);
+	colls = json_object_get(doc, "collectives");
+	if (e == NO_COLLECTIVES || e == HOST_COLLECTIVES_ONLY)
+		json_object_set_new(colls, "collectives", json_array());
+	if (e == HOST_COLLECTIVES_ONLY)
+		json_object_set_new(colls, "host_collectives",
+				    json_pack("[{s:s}]", "name", "allreduce/CollectiveReduce"));
+	if (e == PLANES_RENAMED) {
+		rename_host(doc, "/device:TPU:0", "/device:TPU:8");
+		rename_host(doc, "/device:TPU:1", "/device:TPU:9");
+	}
+	return doc;
+}
+
+static const struct {
+	const char *desc, *path, *base;
+	enum doc_edit run_edit, base_edit;
+	struct tp_check_opts o;
+	const char *msg;
+} nothing[] = {
+	{ "--max-collective-bytes, no collective", W7, NULL, NO_COLLECTIVES, AS_IS,
+	  { .has_max_collective_bytes = true, .max_collective_bytes = 1 },
+	  "--max-collective-bytes: no collective to measure: the report has no XLA collective with its ring bytes" },
+	{ "... TF's host collectives only", W7, NULL, HOST_COLLECTIVES_ONLY, AS_IS,
+	  { .has_max_collective_bytes = true, .max_collective_bytes = 1 },
+	  "--max-collective-bytes: no collective to measure: the report has no XLA collective with its ring bytes (its host collective events, TF's, carry no bytes)" },
+	{ "... none in the module", W7, NULL, NO_COLLECTIVES, AS_IS,
+	  { .has_max_collective_bytes = true, .max_collective_bytes = 1,
+	    .module = "jit_train_step" },
+	  "--max-collective-bytes: no collective to measure in module 'jit_train_step': the report has no XLA collective with its ring bytes" },
+	{ "an empty baseline: every peak would pass", W7, W7, AS_IS, EMPTY,
+	  { .has_max_peak_growth = true, .max_peak_growth_pct = 1 },
+	  "--max-peak-growth: the baseline has no memory peak to compare the run's 2 with: each would pass unchecked (a baseline made from an empty or failed run?)" },
+	{ "a baseline without collectives, --max-growth", W8, W7, AS_IS, NO_COLLECTIVES,
+	  { .has_max_growth = true, .max_growth_pct = 10 },
+	  "--max-growth: the baseline has no collective ring bytes to compare the run's 1 with: each would pass unchecked (a baseline made from an empty or failed run?)" },
+	{ "--max-traffic-growth, neither side has collectives", W8, W7, NO_COLLECTIVES,
+	  NO_COLLECTIVES, { .has_max_traffic_growth = true, .max_traffic_growth_pct = 1 },
+	  "--max-traffic-growth: nothing to compare: neither the run nor the baseline has collective ring bytes" },
+	{ "nothing paired, --allow-unmatched", W7, W7, AS_IS, PLANES_RENAMED,
+	  { .has_max_peak_growth = true, .max_peak_growth_pct = 1, .allow_unmatched = true },
+	  "--max-peak-growth: no memory peak of the run has its counterpart in the baseline, and --allow-unmatched passes them all: nothing was compared" },
+	{ "--max-growth, both empty: no row at all", W7, W7, EMPTY, EMPTY,
+	  { .has_max_growth = true, .max_growth_pct = 1 },
+	  "nothing to check: no rule found a core, module or scope to measure in the report" },
+};
+
+START_TEST(test_nothing_measured)
+{
+	struct tp_check_opts o = nothing[_i].o;
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	json_t *doc = edited(nothing[_i].path, nothing[_i].run_edit), *base = NULL;
+
+	if (nothing[_i].base)
+		o.baseline = base = edited(nothing[_i].base, nothing[_i].base_edit);
+	ck_assert_msg(tp_check_run(&c, doc, &o, &err) == TP_ERR_INPUT, "%s: passed",
+		      nothing[_i].desc);
+	ck_assert_msg(strcmp(err.msg, nothing[_i].msg) == 0, "%s: %s", nothing[_i].desc, err.msg);
+	json_decref(base);
+	json_decref(doc);
+}
+END_TEST
+
+/* Under --max-growth a metric neither side has is left out, the others
+ * checked: one device has no traffic to grow. */
+START_TEST(test_growth_without_traffic)
+{
+	struct tp_check_opts o = { .has_max_growth = true, .max_growth_pct = 10 };
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	json_t *doc = edited(W8, NO_COLLECTIVES), *base = edited(W7, NO_COLLECTIVES);
+
+	o.baseline = base;
+	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
+	ck_assert_uint_eq(c.n_rows, 5);
+	ck_assert_uint_eq(c.n_failed, 0);
+	for (size_t i = 0; i < c.n_rows; i++)
+		ck_assert_int_ne(c.rows[i].metric, TP_METRIC_COLLECTIVE_BYTES);
+	tp_check_release(&c);
+	json_decref(base);
+	json_decref(doc);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gate");
@@ -223,6 +322,8 @@ int main(void)
 	tcase_add_test(tc, test_device_kind_message);
 	tcase_add_test(tc, test_text_and_json_rows);
 	tcase_add_test(tc, test_stdin_capture);
+	tcase_add_loop_test(tc, test_nothing_measured, 0, sizeof(nothing) / sizeof(nothing[0]));
+	tcase_add_test(tc, test_growth_without_traffic);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

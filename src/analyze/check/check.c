@@ -8,6 +8,7 @@
 #include "check_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,12 +57,38 @@ static enum tp_err peak_rules(struct tp_check *c, const json_t *doc,
 	return rc;
 }
 
-static void collective_rules(struct tp_check *c, const json_t *doc,
-			     const struct tp_check_opts *o, const struct tp_check_where *w)
+/* " in module M", " under scope S", both or neither: where a rule
+ * looked, for its "nothing to measure" error (buf). */
+static const char *where_text(char *buf, size_t size, const struct tp_check_where *w)
+{
+	snprintf(buf, size, "%s%s%s%s%s%s", w->module ? " in module '" : "",
+		 w->module ? w->module : "", w->module ? "'" : "",
+		 w->scope ? " under scope '" : "", w->scope ? w->scope : "",
+		 w->scope ? "'" : "");
+	return buf;
+}
+
+/* Nothing to measure is an error, never "all 0 checks passed": a
+ * capture without XLA collectives (one device, or TF's host collectives,
+ * which carry no bytes) cannot show that traffic stayed under a limit. */
+static enum tp_err collective_rules(struct tp_check *c, const json_t *doc,
+				    const struct tp_check_opts *o,
+				    const struct tp_check_where *w, struct tp_error *err)
 {
 	struct tp_check_subjects s = { 0 };
+	char where[512];
 
 	tp_check_collective_subjects(&s, doc, w);
+	if (s.n == 0) {
+		size_t host = json_array_size(json_object_get(json_object_get(doc, "collectives"),
+							      "host_collectives"));
+
+		tp_check_subjects_release(&s);
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "--max-collective-bytes: no collective to measure%s: the report has no XLA collective with its ring bytes%s",
+				    where_text(where, sizeof(where), w),
+				    host ? " (its host collective events, TF's, carry no bytes)" : "");
+	}
 	for (size_t i = 0; i < s.n; i++) {
 		struct tp_check_row *r = tp_check_new_row(c, TP_CHECK_MAX_COLLECTIVE_BYTES,
 						 TP_METRIC_COLLECTIVE_BYTES, &s.v[i], w->scope);
@@ -71,6 +98,7 @@ static void collective_rules(struct tp_check *c, const json_t *doc,
 		tp_check_verdict(c, r, r->measured <= r->limit);
 	}
 	tp_check_subjects_release(&s);
+	return TP_OK;
 }
 
 bool tp_check_any_growth_rule(const struct tp_check_opts *o)
@@ -132,7 +160,7 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 	if (rc == TP_OK && o->has_max_step_time)
 		rc = tp_check_step_time_rule(c, doc, o, &w, err);
 	if (rc == TP_OK && o->has_max_collective_bytes)
-		collective_rules(c, doc, o, &w);
+		rc = collective_rules(c, doc, o, &w, err);
 	if (rc == TP_OK && o->has_min_headroom)
 		rc = tp_check_headroom_rule(c, doc, o, &w, err);
 	if (rc == TP_OK && o->has_min_flops_utilization)
@@ -145,6 +173,10 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 					      o->max_idle_share, &w, err);
 	if (rc == TP_OK)
 		rc = tp_check_advice_rules(c, doc, o, &w, err);
+	/* the last guard: a gate that checked nothing has not passed */
+	if (rc == TP_OK && c->n_rows == 0)
+		rc = tp_error_set(err, TP_ERR_INPUT,
+				  "nothing to check: no rule found a core, module or scope to measure in the report");
 	c->damaged_parts = damage_count(doc) + (o->baseline ? damage_count(o->baseline) : 0);
 	c->partial_fails = c->damaged_parts && !o->allow_partial;
 	if (rc != TP_OK)

@@ -210,6 +210,9 @@ struct growth {
 	double pct;
 	bool per_step;
 	bool restricted;        /* --module or --scope given */
+	const char *flag;       /* the option that asked, for errors      */
+	bool own_flag;          /* asked by its own option, not --max-growth */
+	const char *what;       /* what the metric reads, for errors       */
 };
 
 /* Per step, a core's time is its mean steady step (step_ps), unless a
@@ -265,14 +268,41 @@ static void unmatched_row(struct tp_check *c, const struct tp_check_opts *o,
 	tp_check_verdict(c, r, in_run || o->allow_unmatched);
 }
 
-static void growth_rule(struct tp_check *c, const json_t *doc, const struct tp_check_opts *o,
-			const struct tp_check_where *w, const char *name, const struct growth *g)
+/* A growth rule that compared nothing must not pass: the run's subjects
+ * against a baseline with none (made from an empty or failed run), a
+ * metric its own option asked for that neither side has, or nothing
+ * paired while --allow-unmatched lets every subject through. Under
+ * --max-growth a metric neither side has (traffic on one device) is
+ * left out. */
+static enum tp_err compared_nothing(const struct tp_check_opts *o, const struct growth *g,
+				    size_t n_run, size_t n_base, struct tp_error *err)
+{
+	if (n_base == 0 && n_run > 0)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: the baseline has no %s to compare the run's %zu with: each would pass unchecked (a baseline made from an empty or failed run?)",
+				    g->flag, g->what, n_run);
+	if (n_base == 0 && g->own_flag)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: nothing to compare: neither the run nor the baseline has %s",
+				    g->flag, g->what);
+	if (n_base > 0 && n_run > 0 && o->allow_unmatched)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: no %s of the run has its counterpart in the baseline, and --allow-unmatched passes them all: nothing was compared",
+				    g->flag, g->what);
+	return TP_OK;
+}
+
+static enum tp_err growth_rule(struct tp_check *c, const json_t *doc,
+			       const struct tp_check_opts *o, const struct tp_check_where *w,
+			       const char *name, const struct growth *g, struct tp_error *err)
 {
 	struct tp_check_subjects cur = { 0 }, base = { 0 };
 	/* The baseline may name the module by another program id: look at
 	 * all of its modules, and match by name. */
 	struct tp_check_where cw = *w, bw = { name, w->scope, w->hbm, g->per_step };
 	bool *taken;
+	size_t matched = 0;
+	enum tp_err rc = TP_OK;
 
 	cw.per_step = g->per_step;
 	g->fn(&cur, doc, &cw);
@@ -286,14 +316,18 @@ static void growth_rule(struct tp_check *c, const json_t *doc, const struct tp_c
 			continue;
 		}
 		taken[j] = true;
+		matched++;
 		matched_row(c, w, g, &cur.v[i], &base.v[j]);
 	}
 	for (size_t j = 0; j < base.n; j++)
 		if (!taken[j])
 			unmatched_row(c, o, w, g, &base.v[j], false);
+	if (matched == 0)
+		rc = compared_nothing(o, g, cur.n, base.n, err);
 	free(taken);
 	tp_check_subjects_release(&cur);
 	tp_check_subjects_release(&base);
+	return rc;
 }
 
 /* Per step when both runs have steps, totals when neither has. */
@@ -326,24 +360,30 @@ enum tp_err tp_check_growth_rules(struct tp_check *c, const json_t *doc,
 	if (o->has_max_growth || o->has_max_peak_growth) {
 		struct growth g = { TP_METRIC_PEAK_BYTES, tp_check_memory_subjects,
 				    o->has_max_peak_growth ? o->max_peak_growth_pct : o->max_growth_pct,
-				    false, w->module || w->scope };
+				    false, w->module || w->scope,
+				    o->has_max_peak_growth ? "--max-peak-growth" : "--max-growth",
+				    o->has_max_peak_growth, "memory peak" };
 
-		growth_rule(c, doc, o, w, name, &g);
+		rc = growth_rule(c, doc, o, w, name, &g, err);
 	}
-	if (time) {
+	if (rc == TP_OK && time) {
 		struct growth g = { TP_METRIC_OP_TIME, tp_check_time_subjects,
 				    o->has_max_time_growth ? o->max_time_growth_pct : o->max_growth_pct,
-				    c->growth_per_step, w->module || w->scope };
+				    c->growth_per_step, w->module || w->scope,
+				    o->has_max_time_growth ? "--max-time-growth" : "--max-growth",
+				    o->has_max_time_growth, "op time" };
 
-		growth_rule(c, doc, o, w, name, &g);
+		rc = growth_rule(c, doc, o, w, name, &g, err);
 	}
-	if (traffic) {
+	if (rc == TP_OK && traffic) {
 		struct growth g = { TP_METRIC_COLLECTIVE_BYTES, tp_check_collective_subjects,
 				    o->has_max_traffic_growth ? o->max_traffic_growth_pct
 							      : o->max_growth_pct,
-				    c->growth_per_step, w->module || w->scope };
+				    c->growth_per_step, w->module || w->scope,
+				    o->has_max_traffic_growth ? "--max-traffic-growth" : "--max-growth",
+				    o->has_max_traffic_growth, "collective ring bytes" };
 
-		growth_rule(c, doc, o, w, name, &g);
+		rc = growth_rule(c, doc, o, w, name, &g, err);
 	}
-	return TP_OK;
+	return rc;
 }

@@ -123,8 +123,9 @@ static const char check_help[] =
 	"names nothing, or a fraction or headroom without a known capacity),\n"
 	"3 unreadable or corrupt input, a baseline that is not a report, a\n"
 	"baseline of another device kind (TPU, GPU) or with steps where the run\n"
-	"has none (or the reverse), or no FLOP utilization to check, 5 output\n"
-	"failed,\n"
+	"has none (or the reverse), or nothing to measure or compare (no peak,\n"
+	"no steps, no collective, no FLOP utilization, a baseline without the\n"
+	"metric): a check never passes with 0 checks, 5 output failed,\n"
 	"141 standard output closed by its reader (| head)\n";
 
 enum {
