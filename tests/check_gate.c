@@ -312,6 +312,52 @@ START_TEST(test_growth_without_traffic)
 }
 END_TEST
 
+/* A report made with --core or --module holds part of a run and says so
+ * (ops.filter); as the baseline of a whole run it is refused, for the
+ * cores and modules it left out would pass as "new to the baseline".
+ * Before, report wrote a null filter, and a --core 1 baseline passed
+ * TPU:0 unchecked. The same filter on both sides, or a one-module
+ * baseline gating that module, is fine. */
+static json_t *load_filtered(const char *path, const char *core, const char *module)
+{
+	json_t *doc = NULL;
+	struct tp_error err = { 0 };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_report_filter f = { .core = core, .module = module };
+
+	ck_assert_msg(tp_report_doc_load(&doc, &path, 1, &o, &f, &err) == TP_OK, "%s", err.msg);
+	return doc;
+}
+
+START_TEST(test_filtered_baseline)
+{
+	struct tp_check_opts o = { .has_max_growth = true, .max_growth_pct = 10 };
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	json_t *run = load(W8), *core1 = load_filtered(W7, "/device:TPU:1", NULL);
+	json_t *run1 = load_filtered(W8, "/device:TPU:1", NULL);
+	json_t *mod = load_filtered(W7, NULL, "jit_train_step");
+
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(json_object_get(
+				 core1, "ops"), "filter"), "core")), "/device:TPU:1");
+	o.baseline = core1;
+	ck_assert_int_eq(tp_check_run(&c, run, &o, &err), TP_ERR_INPUT);
+	ck_assert_str_eq(err.msg, "--baseline: the baseline was made with --core /device:TPU:1 and the run without it: a filtered report holds part of a run, and the rest would pass unchecked (make the baseline without --host, --core and --module, or the run with the same)");
+	ck_assert_int_eq(tp_check_run(&c, run1, &o, &err), TP_OK);
+	ck_assert_uint_eq(c.n_unmatched, 0);
+	tp_check_release(&c);
+	o.baseline = mod;
+	ck_assert_int_eq(tp_check_run(&c, run, &o, &err), TP_ERR_INPUT);
+	o.module = "jit_train_step";
+	ck_assert_msg(tp_check_run(&c, run, &o, &err) == TP_OK, "%s", err.msg);
+	tp_check_release(&c);
+	json_decref(mod);
+	json_decref(run1);
+	json_decref(core1);
+	json_decref(run);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gate");
@@ -324,6 +370,7 @@ int main(void)
 	tcase_add_test(tc, test_stdin_capture);
 	tcase_add_loop_test(tc, test_nothing_measured, 0, sizeof(nothing) / sizeof(nothing[0]));
 	tcase_add_test(tc, test_growth_without_traffic);
+	tcase_add_test(tc, test_filtered_baseline);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -27,6 +27,9 @@ struct tp_report {
 	struct tp_collectives coll;    /* holds the ops (coll.ops)          */
 	struct tp_op_scopes scopes;    /* op self time by name scope        */
 	struct tp_advice advice;       /* what bounds the time (advice.h)   */
+	/* the --host, --core, --module it was made with, or NULL: the
+	 * filter's strings, borrowed (they outlive the report) */
+	const char *filter_host, *filter_core, *filter_module;
 };
 
 struct tp_report_filter {

@@ -330,6 +330,43 @@ static enum tp_err growth_rule(struct tp_check *c, const json_t *doc,
 	return rc;
 }
 
+/* --- a filtered baseline ------------------------------------------- */
+
+static const char *filter_of(const json_t *doc, const char *key)
+{
+	return S(J(J(doc, "ops"), "filter"), key);
+}
+
+/* A baseline made with --host, --core or --module holds only part of a
+ * run: what it left out would be "new to the baseline" and pass. It is
+ * refused unless the run was made with the same filter, or the baseline
+ * holds one module and the check gates that module (--module). */
+static enum tp_err baseline_filter(const json_t *doc, const struct tp_check_opts *o,
+				   struct tp_error *err)
+{
+	static const char *const keys[] = { "host", "core", "module" };
+	const char *given = NULL, *value = NULL;
+	bool same = true;
+
+	for (size_t k = 0; k < 3; k++) {
+		const char *b = filter_of(o->baseline, keys[k]), *r = filter_of(doc, keys[k]);
+
+		if (b && !given) {
+			given = keys[k];
+			value = b;
+		}
+		same &= (!b && !r) || (b && r && strcmp(b, r) == 0);
+	}
+	if (!given || same)
+		return TP_OK;
+	if (!filter_of(o->baseline, "host") && !filter_of(o->baseline, "core") && o->module &&
+	    strcmp(o->module, filter_of(o->baseline, "module")) == 0)
+		return TP_OK;
+	return tp_error_set(err, TP_ERR_INPUT,
+			    "--baseline: the baseline was made with --%s %s and the run without it: a filtered report holds part of a run, and the rest would pass unchecked (make the baseline without --host, --core and --module, or the run with the same)",
+			    given, value);
+}
+
 /* Per step when both runs have steps, totals when neither has. */
 static enum tp_err growth_basis(struct tp_check *c, const json_t *doc, const json_t *base,
 				struct tp_error *err)
@@ -351,8 +388,10 @@ enum tp_err tp_check_growth_rules(struct tp_check *c, const json_t *doc,
 	const char *name = o->module ? tp_check_doc_module(doc, o->module) : NULL;
 	bool time = o->has_max_growth || o->has_max_time_growth;
 	bool traffic = o->has_max_growth || o->has_max_traffic_growth;
-	enum tp_err rc = pair_hosts(c, doc, o->baseline, err);
+	enum tp_err rc = baseline_filter(doc, o, err);
 
+	if (rc == TP_OK)
+		rc = pair_hosts(c, doc, o->baseline, err);
 	if (rc == TP_OK && (time || traffic))
 		rc = growth_basis(c, doc, o->baseline, err);
 	if (rc != TP_OK)

@@ -266,9 +266,16 @@ enum tp_err tp_report_build(struct tp_report *r, struct tp_capture *cap,
 
 	memset(r, 0, sizeof(*r));
 	rc = build(r, cap, f, err);
-	if (rc != TP_OK)
+	if (rc != TP_OK) {
 		tp_report_release(r);
-	return rc;
+		return rc;
+	}
+	/* a saved report says what it left out (ops.filter): check refuses
+	 * a filtered baseline for a whole run */
+	r->filter_host = f->host;
+	r->filter_core = f->core;
+	r->filter_module = f->module;
+	return TP_OK;
 }
 
 void tp_report_release(struct tp_report *r)

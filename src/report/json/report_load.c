@@ -158,10 +158,18 @@ struct halves {
 	bool per_step;
 };
 
+/* The filter the report was made with, as ops.filter shows it. */
+static struct tp_ops_filter made_with(const struct tp_report *r)
+{
+	return (struct tp_ops_filter){ .host = r->filter_host, .core = r->filter_core,
+				       .module = r->filter_module };
+}
+
 static void first_half(struct tp_jw *w, void *ctx)
 {
 	const struct halves *h = ctx;
-	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = NULL, .scopes = NULL,
+	struct tp_ops_filter f = made_with(h->r);
+	struct tp_ops_view all = { .limit = 0, .sort = 0, .filter = &f, .scopes = NULL,
 				   .per_step = h->per_step };
 
 	tp_memory_json(w, "memory", h->cap, &h->r->memory);
@@ -171,7 +179,8 @@ static void first_half(struct tp_jw *w, void *ctx)
 static void second_half(struct tp_jw *w, void *ctx)
 {
 	const struct halves *h = ctx;
-	struct tp_ops_view by_scope = { .limit = 0, .sort = 0, .filter = NULL,
+	struct tp_ops_filter f = made_with(h->r);
+	struct tp_ops_view by_scope = { .limit = 0, .sort = 0, .filter = &f,
 					.scopes = &h->r->scopes, .omit_cores = true };
 
 	tp_ops_json(w, "op_scopes", h->cap, &h->r->coll.ops, &by_scope);
