@@ -204,6 +204,59 @@ static void expect_error(const char *path, uint64_t max, const char *fragment)
 	ck_assert_msg(strstr(err.msg, path) != NULL, "'%s' does not name the file", err.msg);
 }
 
+/* A capture cut short is a capture whatever its name: judged by its
+ * whole fields, or, cut inside its first plane, by the whole fields of
+ * that. Before, such bytes sniffed as nothing, so an unnamed copy (a
+ * .pb, no suffix, standard input) read as "not a profile capture" and
+ * --partial could not read it. Bytes that are damaged, not cut, and a
+ * cut HloProto, still sniff as nothing. */
+START_TEST(test_sniff_cut_short)
+{
+	struct tp_buffer small = { 0 };
+	struct tp_error err = { 0 };
+	struct pb h = hlo_bytes("m", 1, false), bad = { 0 };
+	uint64_t file_bytes;
+	bool gz;
+	char *path, *partial;
+	const char *paths[1];
+	struct tp_capture cap;
+	struct tp_open_opts o = defaults;
+
+	ck_assert_int_eq(tp_buffer_load(&small, "testdata/small.xplane.pb", 1 << 24, &gz,
+					&file_bytes, &err), TP_OK);
+	/* in the first plane once its id is whole (byte 6: its tag, a
+	 * three-byte length, then id 2), in its name, in its lines; between
+	 * planes, inside a later one, one byte short */
+	static const size_t cuts[] = { 6, 12, 1000, 22717, 22718, 30000 };
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
+		ck_assert_msg(tp_sniff(small.data, cuts[i]) == 'X', "cut at %zu", cuts[i]);
+	ck_assert_int_eq(tp_sniff(small.data, small.size - 1), 'X');
+	ck_assert_int_eq(tp_sniff(small.data, 5), 0);   /* no whole field of it: nothing */
+	ck_assert_int_eq(tp_sniff(h.data, h.len - 1), 0);
+	pb_bytes(&bad, small.data, 22717);
+	pb_bytes(&bad, "\x0f\x0f\x0f", 3);            /* wire type 7: damage */
+	ck_assert_int_eq(tp_sniff(bad.data, bad.len), 0);
+
+	path = write_temp(".pb", small.data, 35502);
+	expect_error(path, TP_DEFAULT_MAX_INPUT,
+		     "capture cut short (still being written?) at byte 22718");
+	paths[0] = path;
+	o.partial = true;
+	ck_assert_msg(tp_capture_open(&cap, paths, 1, &o, &err) == TP_OK, "%s", err.msg);
+	ck_assert_uint_eq(cap.n_hosts, 1);
+	tp_capture_release(&cap);
+	partial = write_temp("", small.data, 100);
+	expect_error(partial, TP_DEFAULT_MAX_INPUT, "its first plane runs past its end");
+	unlink(path);
+	unlink(partial);
+	free(path);
+	free(partial);
+	pb_free(&bad);
+	pb_free(&h);
+	tp_buffer_release(&small);
+}
+END_TEST
+
 START_TEST(test_bad_gzip)
 {
 	uint8_t *zeros = tp_xcalloc(1 << 20, 1);
@@ -656,6 +709,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_sniff);
+	tcase_add_test(tc, test_sniff_cut_short);
 	tcase_add_test(tc, test_layouts);
 	tcase_add_test(tc, test_gzip_and_hlo_file);
 	tcase_add_test(tc, test_bad_gzip);

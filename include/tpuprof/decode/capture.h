@@ -201,7 +201,9 @@ enum tp_err tp_capture_finish_scan(struct tp_capture *cap, struct tp_error *err)
  * a pod's hosts do not stay resident to the end. */
 void tp_capture_drop_host(const struct tp_capture *cap, size_t host);
 
-/* Decides what bytes hold: 'X' XSpace, 'H' HloProto, 0 undecidable. */
+/* Decides what bytes hold: 'X' XSpace, 'H' HloProto, 0 undecidable. Bytes
+ * cut short (not otherwise damaged) are judged by their whole fields: a
+ * capture cut anywhere, even in its first plane, is 'X'. */
 int tp_sniff(const uint8_t *data, size_t size);
 
 /* Reads a whole file or stream into buf: regular files are mapped, others

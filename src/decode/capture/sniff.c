@@ -6,7 +6,9 @@
  * present, stat_metadata (5) and stats (6) as varint / message / message,
  * while an HloModuleProto writes name (1) as a string and id (5) and
  * entry_computation_id (6) as varints, and has fields beyond 6. Top-level
- * fields 2 and 4 exist only in XSpace (errors, hostnames).
+ * fields 2 and 4 exist only in XSpace (errors, hostnames). A capture cut
+ * short is told by its whole fields (or, cut in its first plane, by the
+ * whole fields of that), so that it reads as cut, whatever its name.
  */
 #include "tpuprof/decode/capture.h"
 #include "tpuprof/decode/wire.h"
@@ -44,6 +46,38 @@ static int sniff_first_message(struct tp_wire *top, const struct tp_field *f)
 	return score > 0 ? 'X' : 'H';
 }
 
+/* Whether what stopped a reader is the data ending (a cut), not a byte
+ * no protobuf has. */
+static bool cut_short(const char *error)
+{
+	return error && (strcmp(error, "length runs past the end of its message") == 0 ||
+			 strcmp(error, "truncated or overlong varint") == 0 ||
+			 strcmp(error, "truncated or overlong length") == 0 ||
+			 strcmp(error, "truncated fixed-width field") == 0 ||
+			 strcmp(error, "truncated or overlong field tag") == 0);
+}
+
+/* A capture cut inside its first plane (top-level field 1 running past
+ * the end): 'X' when the fields of it that are whole vote for a plane
+ * and the rest is cut, not damaged; else 0. Never 'H': a cut module
+ * says too little (its name alone) to tell it from other bytes. */
+static int sniff_cut_first_plane(const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data, *end = data + size;
+	uint64_t key, len;
+	struct tp_wire w;
+	struct tp_field g;
+	int score = 0;
+
+	if (!tp_wire_varint(&p, end, &key) || key != (1u << 3 | TP_WIRE_LEN) ||
+	    !tp_wire_varint(&p, end, &len) || len <= (uint64_t)(end - p))
+		return 0;
+	tp_wire_init(&w, data, p, (size_t)(end - p));
+	while (tp_wire_next(&w, &g) > 0)
+		score += vote(&g);
+	return score > 0 && (!w.error || cut_short(w.error)) ? 'X' : 0;
+}
+
 int tp_sniff(const uint8_t *data, size_t size)
 {
 	struct tp_wire top;
@@ -59,7 +93,14 @@ int tp_sniff(const uint8_t *data, size_t size)
 		else if (f.number == 1 && !verdict)
 			verdict = sniff_first_message(&top, &f);
 	}
-	return rc < 0 ? 0 : verdict;
+	if (rc == 0)
+		return verdict;
+	/* cut short (a copy, a profiler still writing): the kind the whole
+	 * fields before the cut gave, so that the reader can say "cut short"
+	 * and --partial read it whatever the file's name */
+	if (!cut_short(top.error))
+		return 0;
+	return verdict ? verdict : sniff_cut_first_plane(data, size);
 }
 
 /* Kind from the file name, for bytes that could be either message. */
