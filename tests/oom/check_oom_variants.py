@@ -7,7 +7,11 @@ whole report's, every part the cut text holds whole is found, and a
 report without its headline says so and holds no used, capacity or
 overage; (2) damaged inside its allocation list (Markdown bold markers,
 glued lines, TAB indentation, literal `\\n` in op_name) and held to its
-reference figures. Usage: check_oom_variants.py TPUPROF"""
+reference figures; (3) each printed size, among its first 60, without
+its unit: no figure may then differ from the whole report's (the words
+of a part whose figure was lost once took the next part's), and a usage
+part (`reserved`, `program`, ...) so damaged is named in `missing`.
+Usage: check_oom_variants.py TPUPROF"""
 import glob
 import json
 import os
@@ -159,6 +163,37 @@ def bounds(name, path, rep):
     return text
 
 
+SIZE = re.compile(r"\d(?:\.\d+)?([KMGTPE](?:iB)?|B)(?=[\s(,;:]|$)", re.M)
+# usage parts whose lines name their figure: (a line's first word, key)
+PART_LINE = re.compile(r"^\s*(reserved|program|arguments|heap allocations)\s+\S", re.M)
+PART_KEY = {"reserved": "reserved", "program": "program", "arguments": "arguments",
+            "heap allocations": "heap_allocations"}
+
+
+def lost_units(name, text, whole):
+    figs = {k: f["text"] for k, f in whole["figures"].items()}
+    t0 = text.find("Total hbm usage >=")
+    t1 = text.find("\n\n", t0) if t0 >= 0 else -1
+    for m in list(SIZE.finditer(text))[:60]:
+        a, b = m.span(1)
+        damaged = text[:a] + text[b:]
+        where = f"{name}, the unit at byte {a} gone"
+        doc, rc = run(damaged, stdin=True)
+        if not doc or not doc["reports"]:
+            continue
+        r = doc["reports"][0]
+        for k, f in r["figures"].items():
+            if k in figs and f["text"] != figs[k]:
+                fail(f"{where}: {k} {f['text']!r}, the whole report's {figs[k]!r}")
+        line_start = text.rfind("\n", 0, a) + 1
+        part = PART_LINE.match(text, line_start)
+        if part and part.end() <= a + 1 and t0 < line_start and (t1 < 0 or a < t1):
+            key = PART_KEY[part.group(1)]
+            if key in figs and (key in r["figures"] or key not in r["missing"]):
+                fail(f"{where}: {key} lost its unit but is {r['figures'].get(key)}, "
+                     f"missing {r['missing']}")
+
+
 DAMAGE = [("bold", bold), ("glued", glued), ("tabs", tabs), ("escaped \\n", escaped_newlines)]
 
 for path in sorted(glob.glob(D + "*.log")):
@@ -170,6 +205,7 @@ for path in sorted(glob.glob(D + "*.log")):
         fail(f"{name}: exit {rc}")
         continue
     top_cuts(name, text, whole["reports"][0])
+    lost_units(name, text, whole["reports"][0])
     out = bounds(name, path, whole["reports"][0])
     if name.startswith("14-"):
         v = whole["reports"][0]["verdict"]

@@ -141,6 +141,9 @@ struct tp_oom_report {
 				       * not printed                         */
 	char *program_name;           /* E0101 "Error loading program 'P'" */
 	struct tp_oom_size fig[TP_OOM_FIG_N];
+	bool unread[TP_OOM_FIG_N];    /* its line printed, its figure not
+				       * readable (a lost number or unit):
+				       * missing[] names it               */
 	double pct[TP_OOM_PCT_N];
 	bool has_pct[TP_OOM_PCT_N];
 	struct tp_oom_part *total_parts;
@@ -289,7 +292,7 @@ struct tp_oom_explain {
 	size_t n_splits;
 	struct tp_oom_relayout relayouts[8];   /* the largest savings      */
 	size_t n_relayouts;
-	const char *missing[8];   /* what a cut report lacks (static names) */
+	const char *missing[16];  /* what a cut report lacks (static names) */
 	size_t n_missing;
 };
 

@@ -283,6 +283,10 @@ static void missing(struct tp_oom_explain *e, const struct tp_oom_report *r)
 	/* the paste starts after the headline: used, capacity, over by */
 	if (r->headless)
 		e->missing[e->n_missing++] = "headline";
+	/* a line printed whose number or unit is lost (figure names) */
+	for (int f = 0; f < TP_OOM_FIG_N; f++)
+		if (r->unread[f] && !r->fig[f].present && e->n_missing < 8)
+			e->missing[e->n_missing++] = tp_oom_fig_name((enum tp_oom_fig)f);
 	if (r->kind != TP_OOM_COMPILE || r->early_abort || !r->memory_space ||
 	    strcmp(r->memory_space, "hbm") != 0)
 		return;

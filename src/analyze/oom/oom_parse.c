@@ -96,8 +96,43 @@ static const char *block_end(const char *s, const char *end)
 	return best;
 }
 
+/* A block's part: its name, its figure (NULL: printed without one that
+ * can be read), the first bracket after it. */
 typedef void (*part_fn)(struct tp_oom_report *r, const char *name, size_t n,
 			const struct tp_oom_size *sz, const char *paren, const char *pend);
+
+/* A part's name is the text of its own line: where a figure before it
+ * lost its number or unit ("reserved" and nothing, "program 9.08"), the
+ * words left over belong to no part and must not become the start of
+ * the next one's name ("reserved\n    program" taking program's figure
+ * as reserved's). A figure wrapped onto the next line keeps its name:
+ * the break lies after the name, and [name, ne) has no white space at
+ * its ends. */
+static const char *own_line(const char *name, const char *ne)
+{
+	for (const char *q = ne; q > name; q--)
+		if (q[-1] == '\n')
+			return tp_oom_skip_ws(q, ne);
+	return name;
+}
+
+/* Each line of [s, end), words a part was printed with but no figure
+ * read: fn told so (sz NULL), so that the figure is named as missing,
+ * never taken from elsewhere. */
+static void left_over(struct tp_oom_report *r, const char *s, const char *end, part_fn fn)
+{
+	while (s < end) {
+		const char *eol = memchr(s, '\n', (size_t)(end - s)), *e;
+
+		eol = eol ? eol : end;
+		s = tp_oom_skip_ws(s, eol);
+		for (e = eol; e > s && e[-1] == ' '; e--)
+			;
+		if (e > s)
+			fn(r, s, (size_t)(e - s), NULL, NULL, NULL);
+		s = eol + (eol < end);
+	}
+}
 
 static void read_parts(struct tp_oom_report *r, const char *s, const char *end, part_fn fn)
 {
@@ -105,7 +140,7 @@ static void read_parts(struct tp_oom_report *r, const char *s, const char *end, 
 
 	while (p < end) {
 		struct tp_oom_size sz;
-		const char *e, *paren = NULL, *pend = NULL, *ne;
+		const char *e, *paren = NULL, *pend = NULL, *ne, *own;
 
 		p = tp_oom_skip_ws(p, end);
 		if (p >= end)
@@ -120,6 +155,9 @@ static void read_parts(struct tp_oom_report *r, const char *s, const char *end, 
 		name = tp_oom_skip_ws(name, end);
 		while (ne > name && (ne[-1] == ' ' || ne[-1] == '\n'))
 			ne--;
+		own = own_line(name, ne);
+		left_over(r, name, own, fn);
+		name = own;
 		p = tp_oom_skip_ws(e, end);
 		while (p < end && (*p == '(' || *p == '[')) {
 			int depth = 0;
@@ -143,6 +181,15 @@ static void read_parts(struct tp_oom_report *r, const char *s, const char *end, 
 			fn(r, name, (size_t)(ne - name), &sz, paren, pend);
 		name = p;
 	}
+	left_over(r, name, end, fn);
+}
+
+/* A figure whose line was printed without it: named as missing, unless
+ * read elsewhere. */
+static void set_unread(struct tp_oom_report *r, enum tp_oom_fig f)
+{
+	if (f != TP_OOM_FIG_N)
+		r->unread[f] = true;
 }
 
 static bool name_has(const char *name, size_t n, const char *word)
@@ -156,10 +203,6 @@ static void total_part(struct tp_oom_report *r, const char *name, size_t n,
 	struct tp_oom_part *pt;
 	enum tp_oom_fig f = TP_OOM_FIG_N;
 
-	r->total_parts = tp_xrealloc(r->total_parts, (r->n_total_parts + 1) * sizeof(*pt));
-	pt = &r->total_parts[r->n_total_parts++];
-	pt->name = tp_str_dup(tp_str_make(name, n));
-	pt->size = *sz;
 	if (n >= 8 && memcmp(name, "reserved", 8) == 0)
 		f = TP_OOM_RESERVED;
 	else if (name_has(name, n, "heap allocations"))
@@ -168,6 +211,14 @@ static void total_part(struct tp_oom_report *r, const char *name, size_t n,
 		f = TP_OOM_PROGRAM;
 	else if (name_has(name, n, "arguments"))
 		f = TP_OOM_ARGUMENTS;
+	if (!sz) {
+		set_unread(r, f);
+		return;
+	}
+	r->total_parts = tp_xrealloc(r->total_parts, (r->n_total_parts + 1) * sizeof(*pt));
+	pt = &r->total_parts[r->n_total_parts++];
+	pt->name = tp_str_dup(tp_str_make(name, n));
+	pt->size = *sz;
 	if (f != TP_OOM_FIG_N && !r->fig[f].present)
 		r->fig[f] = *sz;
 }
@@ -180,7 +231,7 @@ static void program_part(struct tp_oom_report *r, const char *name, size_t n,
 
 	if (name_has(name, n, "HLO temp")) {
 		f = TP_OOM_HLO_TEMP;
-		if (paren) {
+		if (paren && sz) {
 			const char *e;
 
 			if (pct_before(paren, pend, "utilization", &v))
@@ -204,7 +255,9 @@ static void program_part(struct tp_oom_report *r, const char *name, size_t n,
 	} else if (name_has(name, n, "overlays")) {
 		f = TP_OOM_OVERLAYS;
 	}
-	if (f != TP_OOM_FIG_N && !r->fig[f].present)
+	if (!sz)
+		set_unread(r, f);
+	else if (f != TP_OOM_FIG_N && !r->fig[f].present)
 		r->fig[f] = *sz;
 }
 
@@ -216,6 +269,10 @@ static void persistent_part(struct tp_oom_report *r, const char *name, size_t n,
 
 	if (!args && !name_has(name, n, "output"))
 		return;
+	if (!sz) {
+		set_unread(r, args ? TP_OOM_PERSISTENT_ARGUMENTS : TP_OOM_PERSISTENT_OUTPUT);
+		return;
+	}
 	if (!r->fig[args ? TP_OOM_PERSISTENT_ARGUMENTS : TP_OOM_PERSISTENT_OUTPUT].present)
 		r->fig[args ? TP_OOM_PERSISTENT_ARGUMENTS : TP_OOM_PERSISTENT_OUTPUT] = *sz;
 	if (paren && pct_before(paren, pend, "utilization", &v))
