@@ -2,6 +2,7 @@
  * check_analyze.c - building blocks of the analyses: shape text and sizes,
  * the name-scope tree, and the HLO index.
  */
+#include "tpuprof/analyze/fusions.h"
 #include "testutil.h"
 
 #include "tpuprof/decode/capture.h"
@@ -141,6 +142,32 @@ END_TEST
 
 /* The generated module: every instruction of a fused computation links to
  * its fusion, nested fusions to the outer one's body. */
+/* A scope as printed is accepted back as printed: JAX's args[1] and
+ * state.params['w'] matched as text before as a glob, where [1] is a
+ * class of one character and never matched the scope it came from. */
+static const struct {
+	const char *pattern, *scope;
+	bool match;
+} scope_patterns[] = {
+	{ "args[1]", "jit(f)/args[1]", true },
+	{ "state.params['w']", "jit(step)/state.params['w']/dot", true },
+	{ "args\\[1\\]", "jit(f)/args[1]", true },      /* the glob, escaped */
+	{ "args[12]", "jit(f)/args1", true },            /* a glob still */
+	{ "args[12]", "jit(f)/args[1]", false },
+	{ "mlp/max*", "jit/mlp/max/x", true },
+	{ "dense", "jit/mlp/max", false },
+	{ NULL, "anything", true },
+};
+
+START_TEST(test_scope_patterns)
+{
+	const char *sc = scope_patterns[_i].scope;
+
+	ck_assert_msg(tp_scope_matches(scope_patterns[_i].pattern, tp_str_make(sc, strlen(sc))) ==
+		      scope_patterns[_i].match, "%s against %s", scope_patterns[_i].pattern, sc);
+}
+END_TEST
+
 START_TEST(test_hlo_index)
 {
 	struct tp_capture cap;
@@ -183,6 +210,8 @@ int main(void)
 	tcase_add_test(tc, test_tuple_text);
 	tcase_add_test(tc, test_scope_tree);
 	tcase_add_test(tc, test_hlo_index);
+	tcase_add_loop_test(tc, test_scope_patterns, 0,
+			    sizeof(scope_patterns) / sizeof(scope_patterns[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

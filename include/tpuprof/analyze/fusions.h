@@ -49,8 +49,8 @@ struct tp_fusions {
 
 /* Lists every fusion of every distinct module (by program id). With a
  * pattern, only fusions holding an instruction whose scope matches it: a
- * glob (fnmatch) matched anywhere in the path when it has * ? or [, else a
- * substring. */
+ * substring (a scope as printed, brackets and all), or a glob (fnmatch)
+ * matched anywhere in the path when it has * ? or [. */
 enum tp_err tp_fusions_build(struct tp_fusions *f, struct tp_capture *cap,
 			     const char *pattern, struct tp_error *err);
 void tp_fusions_release(struct tp_fusions *f);

@@ -16,8 +16,12 @@ bool tp_scope_matches(const char *pattern, struct tp_str scope)
 
 	if (!pattern)
 		return true;
+	/* a scope as printed matches as itself, brackets and all: JAX's
+	 * args[1], state.params['w'] are no globs to the user who pastes them */
+	if (tp_str_contains(scope, pattern))
+		return true;
 	if (!strpbrk(pattern, "*?["))
-		return tp_str_contains(scope, pattern);
+		return false;
 	/* a glob may match anywhere in the path, as if wrapped in '*' */
 	s = tp_str_dup(scope);
 	glob = tp_xasprintf("*%s*", pattern);

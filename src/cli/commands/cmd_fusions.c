@@ -17,8 +17,9 @@ static const char fusions_help[] =
 	"\n"
 	"options:\n"
 	"  --scope PATTERN      only fusions holding an instruction whose scope\n"
-	"                       matches: a glob when PATTERN has * ? or [, else\n"
-	"                       a substring; matching instructions are marked\n"
+	"                       holds PATTERN (a scope as printed, args[1]\n"
+	"                       included) or matches it as a glob (* ? [...]);\n"
+	"                       matching instructions are marked\n"
 	"  --format text|json   output format (default text)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	TP_CLI_HELP_INPUT_OPTIONS
