@@ -176,7 +176,8 @@ static bool core_roofline(FILE *out, const struct tp_ops *ops, const struct tp_o
  * said once, under the cores. */
 static void legend(FILE *out, bool roofline, bool all_cores)
 {
-	fprintf(out, "\ndevice: op self time / the core's device time (its first op start to last op end)\n");
+	fprintf(out, "\ndevice: op self time / the core's device time (its first op start to last op end,\n"
+		"        a Steps line's steps included)\n");
 	if (all_cores)
 		fprintf(out, "        in an all-cores table: / the device time summed over its cores;\n"
 			"cores:  the cores of the table the op ran on; spread: the least and the most\n"
