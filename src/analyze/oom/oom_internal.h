@@ -30,6 +30,12 @@ const char *tp_oom_fig_at(struct tp_oom_report *r, enum tp_oom_fig f, const char
 const char *tp_oom_exact_after(struct tp_oom_size *sz, const char *s, const char *end);
 const char *tp_oom_number_at(const char *s, const char *end, double *v);
 void tp_oom_set_pct(struct tp_oom_report *r, enum tp_oom_pct p, double v);
+/* "P% NAME" in [s, end): the percentage before NAME into *v. */
+bool tp_oom_pct_before(const char *s, const char *end, const char *name, double *v);
+/* A TPU report's blocks of parts in [s, end) (oom_blocks.c): Total hbm
+ * usage, Output size, Program hbm requirement, Heap allocator status,
+ * Persistent allocations. */
+void tp_oom_tpu_blocks(struct tp_oom_report *r, const char *s, const char *end);
 void tp_oom_gpu(struct tp_oom_report *r, const char *s, const char *end);
 void tp_oom_scoped(struct tp_oom_report *r, const char *s, const char *end);
 /* "Requires X, has Y available" at s: its end (and the two sizes), or
