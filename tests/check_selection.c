@@ -57,7 +57,17 @@ static const struct select_case selects[] = {
 	{ NULL, "0", NULL, TP_OK, NULL, 3, 3, 6 },
 	{ "nohost", NULL, NULL, TP_ERR_USAGE, "no host 'nohost' in the capture", 0, 0, 0 },
 	{ NULL, "TPU:7", NULL, TP_ERR_USAGE,
-	  "no core 'TPU:7' in the capture (6 cores; give a plane name such as /device:TPU:0, TPU:0, or its number)",
+	  "no core 'TPU:7' in the capture (6 cores; give a plane name such as /device:TPU:0, TPU:0, its number, or host and plane as printed)",
+	  0, 0, 0 },
+	/* a core as ops' and memory's text print it, "HOST PLANE": exit 2
+	 * before (no core of that name) */
+	{ NULL, "host1 /device:TPU:1", NULL, TP_OK, NULL, 1, 1, 2 },
+	{ "host1", "host1 TPU:1", NULL, TP_OK, NULL, 1, 1, 2 },
+	{ "host0", "host1 /device:TPU:1", NULL, TP_ERR_USAGE,
+	  "no core 'host1 /device:TPU:1' in the capture (2 cores; give a plane name such as /device:TPU:0, TPU:0, its number, or host and plane as printed)",
+	  0, 0, 0 },
+	{ NULL, "host9 /device:TPU:1", NULL, TP_ERR_USAGE,
+	  "no core 'host9 /device:TPU:1' in the capture (6 cores; give a plane name such as /device:TPU:0, TPU:0, its number, or host and plane as printed)",
 	  0, 0, 0 },
 	{ NULL, NULL, "nope", TP_ERR_USAGE,
 	  "no module 'nope' in the capture (give a module name or program id)", 0, 0, 0 },

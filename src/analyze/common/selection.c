@@ -126,9 +126,47 @@ static enum tp_err make(struct tp_selection *sel, struct tp_capture *cap,
 	count_cores(sel, cap);
 	if (sel->core && !sel->n_cores_kept)
 		return tp_error_set(err, TP_ERR_USAGE,
-				    "no core '%s' in the capture (%zu cores; give a plane name such as /device:TPU:0, TPU:0, or its number)",
+				    "no core '%s' in the capture (%zu cores; give a plane name such as /device:TPU:0, TPU:0, its number, or host and plane as printed)",
 				    sel->core, sel->n_cores);
 	return TP_OK;
+}
+
+/* Whether some device plane of the capture is the one core names. */
+static bool names_a_plane(const struct tp_capture *cap, const char *core)
+{
+	for (size_t h = 0; h < cap->n_hosts; h++)
+		for (size_t p = 0; p < cap->hosts[h].xs.n_planes; p++) {
+			const struct tp_plane *pl = &cap->hosts[h].xs.planes[p];
+
+			if (tp_plane_is_device(pl) && tp_core_matches(pl, core))
+				return true;
+		}
+	return false;
+}
+
+/* --core as the text prints a core, "HOST PLANE" (ops' and memory's
+ * headers, "core: host0 /device:TPU:0"): taken back as --host HOST
+ * --core PLANE when no plane has that name and a host is named HOST (and
+ * --host, if given, names it too). */
+static void core_as_printed(struct tp_selection *sel, const struct tp_capture *cap)
+{
+	const char *sp = sel->core ? strrchr(sel->core, ' ') : NULL;
+	size_t n;
+
+	if (!sp || !sp[1] || names_a_plane(cap, sel->core))
+		return;
+	n = (size_t)(sp - sel->core);
+	for (size_t h = 0; h < cap->n_hosts; h++) {
+		const char *name = cap->hosts[h].name;
+
+		if (strlen(name) == n && memcmp(name, sel->core, n) == 0 &&
+		    (!sel->host || strcmp(sel->host, name) == 0)) {
+			sel->printed_host = tp_str_dup(tp_str_make(sel->core, n));
+			sel->host = sel->printed_host;
+			sel->core = sp + 1;
+			return;
+		}
+	}
 }
 
 enum tp_err tp_selection_make(struct tp_selection *sel, struct tp_capture *cap,
@@ -145,6 +183,7 @@ enum tp_err tp_selection_make(struct tp_selection *sel, struct tp_capture *cap,
 	sel->n_modules = cap->n_modules;
 	sel->host_kept = tp_xcalloc(cap->n_hosts + 1, sizeof(*sel->host_kept));
 	sel->module_kept = tp_xcalloc(cap->n_modules + 1, sizeof(*sel->module_kept));
+	core_as_printed(sel, cap);
 	rc = make(sel, cap, err);
 	if (rc != TP_OK)
 		tp_selection_release(sel);
@@ -155,5 +194,6 @@ void tp_selection_release(struct tp_selection *sel)
 {
 	free(sel->host_kept);
 	free(sel->module_kept);
+	free(sel->printed_host);
 	memset(sel, 0, sizeof(*sel));
 }

@@ -25,7 +25,9 @@
 
 struct tp_selection {
 	const char *host;    /* --host, or NULL for every host            */
-	const char *core;    /* --core, or NULL for every core            */
+	const char *core;    /* --core, or NULL for every core: a plane
+			      * name or number, or "HOST PLANE" as the
+			      * text prints a core (then host is HOST)   */
 	const char *module;  /* --module, or NULL for every module        */
 	bool *host_kept;     /* [n_hosts]                                 */
 	bool *module_kept;   /* [n_modules]: of a kept host (or of none)
@@ -33,6 +35,7 @@ struct tp_selection {
 	size_t n_hosts, n_modules;
 	size_t n_cores;      /* device cores on the kept hosts            */
 	size_t n_cores_kept; /* device planes there that --core keeps     */
+	char *printed_host;  /* malloc'd: HOST of --core "HOST PLANE"     */
 };
 
 /* A device core: a TPU TensorCore or SparseCore plane, or a GPU. */
