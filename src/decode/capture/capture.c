@@ -41,6 +41,11 @@ enum tp_err tp_capture_open(struct tp_capture *cap, const char *const *paths,
 			rc = tp_capture_add_file(cap, paths[i], opts, false,
 						 err);
 	}
+	/* --run picks a logdir's run; given none, it would do nothing */
+	if (rc == TP_OK && opts->run && !cap->run)
+		rc = tp_error_set(err, TP_ERR_USAGE,
+				  "--run %s: no input is a logdir (a directory with plugins/profile/RUN/), whose runs --run chooses from",
+				  opts->run);
 	if (rc == TP_OK)
 		rc = tp_capture_flush_hosts(cap, opts, err);
 	if (rc != TP_OK)

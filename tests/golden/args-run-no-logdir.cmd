@@ -1,0 +1,1 @@
+info --run r1 testdata/small.xplane.pb
