@@ -271,6 +271,30 @@ START_TEST(test_fmt_down)
 }
 END_TEST
 
+/* What to cut is a lower bound: raised, never rounded down, so that
+ * cutting the printed amount suffices ("cut at least 71.9 KiB" of an
+ * overage of 73,632 B left 6 B over). */
+START_TEST(test_fmt_up)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *up;
+	} cases[] = {
+		{ 73632, "72.0 KiB" },                          /* nearest: 71.9 KiB */
+		{ UINT64_C(80) << 30, "80.0 GiB" },             /* exact: the same */
+		{ (UINT64_C(80) << 30) + 1, "80.1 GiB" },
+		{ 1023, "1023 B" },
+		{ (UINT64_C(10) << 20) - 1, "10.0 MiB" },      /* a digit fewer past 10 */
+		{ (UINT64_C(1) << 20) - 1, "1.00 MiB" },       /* not 1024 KiB */
+		{ UINT64_C(1) << 20, "1.00 MiB" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_str_eq(tp_fmt_bytes_up(buf, sizeof(buf), cases[i].bytes), cases[i].up);
+}
+END_TEST
+
 START_TEST(test_json_scalars)
 {
 	json_t *j;
@@ -344,6 +368,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_parse_duration, 0, sizeof(durations) / sizeof(durations[0]));
 	tcase_add_loop_test(tc, test_fmt, 0, sizeof(times) / sizeof(times[0]));
 	tcase_add_test(tc, test_fmt_down);
+	tcase_add_test(tc, test_fmt_up);
 	tcase_add_test(tc, test_json_scalars);
 	tcase_add_test(tc, test_error_corrupt_at);
 	tcase_add_test(tc, test_system_map_count);

@@ -53,6 +53,41 @@ const char *tp_fmt_bytes_down(char *buf, size_t n, uint64_t bytes)
 	return buf;
 }
 
+/* v raised (not rounded) to d decimals; the epsilon keeps 0.3 * 10 at 3. */
+static double ceil_to(double v, int d)
+{
+	double scale = d == 2 ? 100.0 : d == 1 ? 10.0 : 1.0;
+
+	return ceil(v * scale * (1.0 - 1e-12)) / scale;
+}
+
+const char *tp_fmt_bytes_up(char *buf, size_t n, uint64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes, up;
+	int u = -1, d;
+
+	if (bytes < 1024)
+		return tp_fmt_bytes(buf, n, bytes);
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	d = v < 10 ? 2 : v < 100 ? 1 : 0;
+	up = ceil_to(v, d);
+	if (up >= 1024 && u < 4) {      /* 1023.5 KiB up is 1.00 MiB */
+		up = ceil_to(up / 1024, 2);
+		u++;
+		d = 2;
+	} else if (up >= 10 && d == 2) { /* 9.996 up is 10.0, one decimal */
+		d = 1;
+	} else if (up >= 100 && d == 1) {
+		d = 0;
+	}
+	snprintf(buf, n, "%.*f %s", d, up, units[u]);
+	return buf;
+}
+
 const char *tp_fmt_pct_down(char *buf, size_t n, double percent)
 {
 	snprintf(buf, n, "%.1f%%", percent > 0 ? floor_to(percent, 1) : percent);

@@ -14,6 +14,9 @@ const char *tp_fmt_bytes(char *buf, size_t n, uint64_t bytes);
  * 80 GiB less 8 MiB is "79.9 GiB", 99.99% is "99.9%". */
 const char *tp_fmt_bytes_down(char *buf, size_t n, uint64_t bytes);
 const char *tp_fmt_pct_down(char *buf, size_t n, double percent);
+/* Lower bounds (what to cut) raised, never rounded down: 73,632 B is
+ * "72.0 KiB", not "71.9 KiB", so that cutting what is printed suffices. */
+const char *tp_fmt_bytes_up(char *buf, size_t n, uint64_t bytes);
 const char *tp_fmt_ps(char *buf, size_t n, int64_t ps);
 const char *tp_fmt_utc_ns(char *buf, size_t n, uint64_t epoch_ns);
 /* A share (0.3 = 30%) as a percentage: one decimal ("30.0%"), small ones

@@ -16,7 +16,7 @@
 #define SPARK_WIDTH 60
 
 /* Up to three byte counts formatted in one printf. */
-static char fmt_slots[3][32];
+static char fmt_slots[4][32];
 #define B(i, v) tp_fmt_bytes(fmt_slots[i], sizeof(fmt_slots[i]), (v))
 
 /* One line of block characters; the peak's column is marked below it. */
@@ -189,7 +189,8 @@ static void module_capacity(FILE *out, const struct tp_memory *mem, const struct
 	fprintf(out, "    DOES NOT FIT: peak %s is %s over the capacity %s (%s);\n"
 		"    cut at least %s of what is live at position %ld:\n",
 		B(0, m->peak), B(1, (uint64_t)-h.bytes), B(2, cap), label,
-		B(1, (uint64_t)-h.bytes), m->peak_position);
+		tp_fmt_bytes_up(fmt_slots[3], sizeof(fmt_slots[3]), (uint64_t)-h.bytes),
+		m->peak_position);
 	tp_strbuf_init(&name);
 	for (size_t i = 0; i < m->n_live && i < 3; i++) {
 		tp_strbuf_reset(&name);

@@ -149,8 +149,9 @@ static void program_capacity(FILE *out, const struct tp_memory *mem,
 			tp_fmt_pct_down(slot[2], sizeof(slot[2]), h.percent));
 	else
 		fprintf(out, "  DOES NOT FIT: the highest peak is %s over the capacity %s (%s); cut at\n"
-			"  least that much of what holds it (below; tpuprof memory has every buffer\n"
-			"  and split)\n", BYTES(1, (uint64_t)-h.bytes), BYTES(0, cap), from);
+			"  least %s of what holds it (below; tpuprof memory has every buffer\n"
+			"  and split)\n", BYTES(1, (uint64_t)-h.bytes), BYTES(0, cap), from,
+			tp_fmt_bytes_up(slot[2], sizeof(slot[2]), (uint64_t)-h.bytes));
 }
 
 static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp_report *r)
