@@ -89,7 +89,7 @@ static const struct section_case sections[] = {
 	{ DIFF_B, "peak_scopes", 56, 22699040, 30541856, 12, 16, 11, 8, 9 },
 	{ DIFF_B, "ops", 98, 556013753, 732887183, 54, 44, 0, 0, 0 },
 	{ DIFF_B, "op_scopes", 88, 556013753, 732887183, 25, 12, 32, 19, 0 },
-	{ DIFF_B, "collective_ring_bytes", 6, 20992000, 61440, 4, 2, 0, 0, 0 },
+	{ DIFF_B, "collective_ring_bytes", 6, 20992000, 135168, 4, 2, 0, 0, 0 },  /* its [1,2]<=[2] groups expanded: 72 KiB more */
 	{ DIFF_B, "collective_payload_bytes", 6, 20992000, 208896, 4, 2, 0, 0, 0 },
 	{ DIFF_B, "collective_time", 6, 25820268, 290891, 4, 2, 0, 0, 0 },
 	{ LONGER, "memory_modules", 2, 21612560, 21612560, 0, 0, 0, 0, 2 },

@@ -364,6 +364,10 @@ static const struct iota_case iotas[] = {
 	{ 2, 4, { 8 }, 1, { 0 }, "[2,4]<=[8]", "{{0,1,2,3},{4,5,6,7}}" },
 	{ 1, 8, { 2, 2, 2 }, 3, { 2, 1, 0 }, "[1,8]<=[2,2,2]T(2,1,0)", "{{0,4,2,6,1,5,3,7}}" },
 	{ 3, 2, { 2, 4 }, 2, { 1, 0 }, "[3,2]<=[2,4]T(1,0)", NULL },
+	/* no permutation written: the identity (was left unexpanded, so the
+	 * collective had no group size and no ring bytes) */
+	{ 1, 2, { 2 }, 1, { -1 }, "[1,2]<=[2]", "{{0,1}}" },
+	{ 2, 4, { 2, 4 }, 2, { -1 }, "[2,4]<=[2,4]", "{{0,1,2,3},{4,5,6,7}}" },
 };
 
 START_TEST(test_iota_groups)
@@ -379,8 +383,8 @@ START_TEST(test_iota_groups)
 	io.num_devices_per_group = c->size;
 	io.n_iota_reshape_dims = c->n_dims;
 	io.iota_reshape_dims = (int64_t *)c->dims;
-	io.n_iota_transpose_perm = c->n_dims;
-	io.iota_transpose_perm = (int32_t *)c->perm;
+	io.n_iota_transpose_perm = c->perm[0] < 0 ? 0 : c->n_dims;  /* -1: none */
+	io.iota_transpose_perm = c->perm[0] < 0 ? NULL : (int32_t *)c->perm;
 	dl.iota_replica_group_list = &io;
 	ins.collective_device_list = &dl;
 	ok = tp_replica_groups_read(&ins, &g);

@@ -42,6 +42,13 @@ static char *iota_text(const Xla__IotaReplicaGroupListProto *io)
 	return sb.buf; /* the caller owns the malloc'd buffer */
 }
 
+/* The transpose's i-th axis: an empty permutation is the identity (a
+ * writer leaves it out, as the text form leaves out T(...)). */
+static int32_t perm_at(const Xla__IotaReplicaGroupListProto *io, size_t i)
+{
+	return io->n_iota_transpose_perm ? io->iota_transpose_perm[i] : (int32_t)i;
+}
+
 /* Element k of the transposed array: decompose k over the transposed
  * dims, then recompose the source index in row-major order. */
 static int64_t iota_at(const Xla__IotaReplicaGroupListProto *io, uint64_t k)
@@ -50,9 +57,9 @@ static int64_t iota_at(const Xla__IotaReplicaGroupListProto *io, uint64_t k)
 	uint64_t idx[16], src = 0;
 
 	for (size_t i = r; i-- > 0;) {
-		uint64_t d = (uint64_t)io->iota_reshape_dims[io->iota_transpose_perm[i]];
+		uint64_t d = (uint64_t)io->iota_reshape_dims[perm_at(io, i)];
 
-		idx[io->iota_transpose_perm[i]] = k % d;
+		idx[perm_at(io, i)] = k % d;
 		k /= d;
 	}
 	for (size_t i = 0; i < r; i++)
@@ -66,13 +73,13 @@ static bool iota_valid(const Xla__IotaReplicaGroupListProto *io, uint64_t *n)
 	bool seen[16] = { false };
 
 	if (io->n_iota_reshape_dims == 0 || io->n_iota_reshape_dims > 16 ||
-	    io->n_iota_transpose_perm != io->n_iota_reshape_dims ||
+	    (io->n_iota_transpose_perm && io->n_iota_transpose_perm != io->n_iota_reshape_dims) ||
 	    io->num_replica_groups <= 0 || io->num_devices_per_group <= 0 ||
 	    io->num_replica_groups > TP_MAX_GROUP_IDS ||
 	    io->num_devices_per_group > TP_MAX_GROUP_IDS)
 		return false;
 	for (size_t i = 0; i < io->n_iota_reshape_dims; i++) {
-		int32_t p = io->iota_transpose_perm[i];
+		int32_t p = perm_at(io, i);
 
 		if (io->iota_reshape_dims[i] <= 0 || p < 0 ||
 		    (size_t)p >= io->n_iota_reshape_dims || seen[p])
