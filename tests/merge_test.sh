@@ -119,6 +119,22 @@ expect_case "--expect 3 -q, host1 missing" 1 "" -q --expect 3 "$r.0.json" "$r.2.
 expect_case "--expect 4, one more than the numbering" 1 "tpuprof: merge: 3 hosts of 4 expected (the host names show no gap in a numbered series: which are missing is not known)" --expect 4 "$r.0.json" "$r.1.json" "$r.2.json"
 expect_case "--expect 3, all there" 0 "" --expect 3 "$r.0.json" "$r.1.json" "$r.2.json"
 expect_case "a gap without --expect" 0 "tpuprof: merge: 1 host missing from the hosts' numbering: host1" "$r.0.json" "$r.2.json"
+# two merges that overlap (host0 in both): the second held host2 too, and
+# was left out whole in silence but for host0's line; now an error naming
+# both hosts, exit 3, no document
+$tpuprof merge -q -o "$tmp/m01.json" "$r.0.json" "$r.1.json"
+$tpuprof merge -q -o "$tmp/m02.json" "$r.0.json" "$r.2.json"
+rm -f "$tmp/overlap.json"
+$tpuprof merge -o "$tmp/overlap.json" "$tmp/m01.json" "$tmp/m02.json" 2>"$tmp/overlap.err"
+rc=$?
+if [ $rc = 3 ] && [ ! -e "$tmp/overlap.json" ] && [ "$(cat "$tmp/overlap.err")" = "tpuprof: $tmp/m02.json: host host0 was merged already (from $tmp/m01.json) and host host2 was not: a document is merged whole or not at all (merge the hosts' own reports, or reports that do not overlap)" ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL merge of overlapping merges: exit $rc, stderr: $(cat "$tmp/overlap.err")"
+	fail=$((fail + 1))
+fi
+# the same merge given twice: left out whole, as a host given twice is
+expect_case "a merge given twice" 0 "tpuprof: merge: host0: $tmp/m01.json is the same capture as $tmp/m01.json, left out" "$tmp/m01.json" "$tmp/m01.json" "$r.2.json"
 # one host whose name ends in digits is one host, not host 2 of 0..2
 if [ -f ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb ]; then
 	$tpuprof report --format json -o "$tmp/v6e.json" ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

@@ -34,10 +34,7 @@ struct tp_merge {
 	struct tp_merge_hosts seen;
 };
 
-static json_t *get(json_t *o, const char *key)
-{
-	return json_object_get(o, key);
-}
+#define get(o, key) json_object_get((o), (key))
 
 static const char *str(json_t *o, const char *key)
 {
@@ -353,45 +350,61 @@ static void note_dup(struct tp_merge *g, const char *host, const char *first,
 		     const char *again, bool left_out)
 {
 	struct tp_merge_hosts *s = &g->seen;
-	struct tp_merge_dup *d;
 
 	s->dups = tp_xrealloc(s->dups, (s->n_dups + 1) * sizeof(*s->dups));
-	d = &s->dups[s->n_dups++];
-	d->host = tp_xstrdup(host);
-	d->first = tp_xstrdup(first);
-	d->again = tp_xstrdup(again);
-	d->left_out = left_out;
+	s->dups[s->n_dups++] = (struct tp_merge_dup){ tp_xstrdup(host), tp_xstrdup(first),
+						      tp_xstrdup(again), left_out };
+}
+
+static void host_key(char *key, size_t n, json_t *h)
+{
+	snprintf(key, n, "%s\x1f%s\x1f%" JSON_INTEGER_FORMAT, str(h, "name"), str(h, "source"),
+		 json_integer_value(get(h, "events")));
 }
 
 /* A host is the same capture again when its name, source file and event
- * count are: merging it would count it twice, so the document is left
- * out. The same name from another capture (two runs of one machine) is
- * merged, as one run over both files does, and noted. */
-static bool duplicate_host(struct tp_merge *g, json_t *doc, const char *name)
+ * count are: a document whose hosts all were merged already is left out
+ * (*dup). One with such a host beside hosts not merged yet (two merges
+ * that overlap) cannot be taken in part: an error, never its new hosts
+ * dropped in silence. The same name from another capture (two runs of
+ * one machine) is merged, as one run over both files does, and noted. */
+static enum tp_err duplicate_host(struct tp_merge *g, json_t *doc, const char *name,
+				  bool *dup, struct tp_error *err)
 {
-	json_t *hosts = get(get(doc, "info"), "hosts"), *h;
+	json_t *hosts = get(get(doc, "info"), "hosts"), *h, *seen = NULL, *fresh = NULL, *first = NULL;
 	char key[2048];
 	size_t i;
 
 	json_array_foreach(hosts, i, h) {
-		json_t *first;
+		json_t *f;
 
-		snprintf(key, sizeof(key), "%s\x1f%s\x1f%" JSON_INTEGER_FORMAT, str(h, "name"),
-			 str(h, "source"), json_integer_value(get(h, "events")));
-		if ((first = json_object_get(g->hosts, key))) {
-			note_dup(g, str(h, "name"), json_string_value(first), name, true);
-			return true;
+		host_key(key, sizeof(key), h);
+		f = json_object_get(g->hosts, key);
+		if (f && !seen) {
+			seen = h;
+			first = f;
 		}
+		if (!f && !fresh)
+			fresh = h;
+	}
+	*dup = seen != NULL;
+	if (seen && fresh)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: host %s was merged already (from %s) and host %s was not: a document is merged whole or not at all (merge the hosts' own reports, or reports that do not overlap)",
+				    name, str(seen, "name"), json_string_value(first),
+				    str(fresh, "name"));
+	if (seen) {
+		note_dup(g, str(seen, "name"), json_string_value(first), name, true);
+		return TP_OK;
 	}
 	json_array_foreach(hosts, i, h) {
 		const char *host = str(h, "name");
-		json_t *first = json_object_get(g->names, host);
+		json_t *f = json_object_get(g->names, host);
 
-		snprintf(key, sizeof(key), "%s\x1f%s\x1f%" JSON_INTEGER_FORMAT, host,
-			 str(h, "source"), json_integer_value(get(h, "events")));
+		host_key(key, sizeof(key), h);
 		json_object_set_new_nocheck(g->hosts, key, json_string(name));
-		if (first) {
-			note_dup(g, host, json_string_value(first), name, false);
+		if (f) {
+			note_dup(g, host, json_string_value(f), name, false);
 			continue;
 		}
 		json_object_set_new_nocheck(g->names, host, json_string(name));
@@ -399,15 +412,18 @@ static bool duplicate_host(struct tp_merge *g, json_t *doc, const char *name)
 					    (g->seen.n_names + 1) * sizeof(*g->seen.names));
 		g->seen.names[g->seen.n_names++] = tp_xstrdup(host);
 	}
-	return false;
+	return TP_OK;
 }
 
 enum tp_err tp_merge_add(struct tp_merge *g, json_t *doc, const char *name,
 			 struct tp_error *err)
 {
 	enum tp_err rc = check_doc(doc, name, err);
+	bool dup = false;
 
-	if (rc == TP_OK && !duplicate_host(g, doc, name)) {
+	if (rc == TP_OK)
+		rc = duplicate_host(g, doc, name, &dup, err);
+	if (rc == TP_OK && !dup) {
 		if (!g->m)
 			merge_first(g, doc);
 		else
