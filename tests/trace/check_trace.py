@@ -356,6 +356,23 @@ def filters(cap, tr, tmp):
     got = collections.Counter(cut.where[e['track']][0] for e in cut.events)
     check(got == want and got, f'{cap} --from/--to: {dict(got)} want {dict(want)}')
     check(not cut.d['counters'], f'{cap} --no-derived: counters written')
+    # with the derived tracks: an instant (a compiler peak, an advice
+    # mark) lies in the window itself. A peak marks the op where it
+    # starts; a window from the middle of that op to 1 ns after wrote the
+    # peak before the window
+    peaks = [e for e in tr.d['instants'] if 'ompiler memory peaks' in tr.where[e['track']][1]]
+    for p in peaks[:3]:
+        proc = tr.where[p['track']][0]
+        ops = [e for e in tr.d['slices'] if e['ts'] == p['ts'] and e.get('dur', 0) > 2 and
+               tr.where[e['track']][0] == proc]
+        if not ops:
+            continue
+        a = ops[0]['ts'] + ops[0]['dur'] // 2
+        write(cap, out, '--from', f'{a}ns', '--to', f'{a + 1}ns')
+        cut = Trace(dump(out))
+        outside = [(cut.where[e['track']], e['ts']) for e in cut.d['instants']
+                   if not a <= e['ts'] <= a + 1]
+        check(not outside, f'{cap} --from {a}ns --to {a + 1}ns: instants outside: {outside[:3]}')
 
 
 def host_filter(cap, tmp):

@@ -128,6 +128,10 @@ static void mark(struct tl *t, int64_t start_ps, uint64_t program_id, uint64_t b
 	struct tp_trace_slice s = { .name = { "compiler memory peak", 20 }, .args = args,
 				    .n_args = 4 };
 
+	/* an instant lies in the window or is not written, even where the op
+	 * it marks starts before --from and ends inside it */
+	if (!tl_in_window(t, start_ps, start_ps))
+		return;
 	if (!instr.ptr) { /* from the program's start: no instruction */
 		args[3] = (struct tp_trace_arg){ .name = { "at", 2 }, .kind = TP_ARG_STR,
 						 .stable = true, .v.s = { "program start", 13 } };
