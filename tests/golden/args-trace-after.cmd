@@ -1,1 +1,1 @@
-trace testdata/small.xplane.pb --format json --core TPU:1 -o - --to 3us
+trace testdata/small.xplane.pb --format json --core TPU:1 -o - --from 60us --to 63.75us

@@ -1,1 +1,1 @@
-trace --format json --core TPU:1 --to 3us testdata/small.xplane.pb -o -
+trace --format json --core TPU:1 --from 60us --to 63.75us testdata/small.xplane.pb -o -

@@ -347,6 +347,13 @@ def filters(cap, tr, tmp):
     check(procs == {'host0 /device:TPU:1'}, f'{cap} --core TPU:1: processes {procs}')
     want = sum(1 for e in tr.events if tr.where[e['track']][0] == 'host0 /device:TPU:1')
     check(len(cut.events) == want, f'{cap} --core TPU:1: {len(cut.events)} events, want {want}')
+    # time 0 is the capture's, whatever --core keeps: the same event at the
+    # same time (it moved to the core's first event before, so a window
+    # read off the whole trace picked other events)
+    first = min((e['ts'] for e in tr.events if tr.where[e['track']][0] == 'host0 /device:TPU:1'),
+                default=None)
+    got = min((e['ts'] for e in cut.events), default=None)
+    check(got == first, f'{cap} --core TPU:1: first event at {got} ns, in the whole trace {first}')
     lo, hi = 100000, 200000
     write(cap, out, '--from', '100us', '--to', '200us', '--no-derived')
     cut = Trace(dump(out))

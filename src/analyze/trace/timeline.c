@@ -48,7 +48,7 @@ static bool host_epoch(const struct tp_host *ho, int64_t *out)
 
 /* Per host, the shift from its event times to trace time: hosts on one
  * clock when all of them know their epoch, and trace time 0 at the
- * earliest event of the planes written. */
+ * earliest event of the capture (of every plane, written or not). */
 static void time_base(struct tl *t)
 {
 	size_t n = t->cap->n_hosts;
@@ -56,21 +56,18 @@ static void time_base(struct tl *t)
 	int64_t lo_epoch = INT64_MAX, origin = INT64_MAX;
 	bool all = n > 0;
 
+	/* every host and plane, whatever --host and --core keep: a time read
+	 * off the whole trace picks the same events in a part of it */
 	for (size_t h = 0; h < n; h++)
-		if (tl_host_wanted(t, h))
-			all &= host_epoch(&t->cap->hosts[h], &epoch[h]);
+		all &= host_epoch(&t->cap->hosts[h], &epoch[h]);
 	for (size_t h = 0; h < n; h++)
-		if (all && tl_host_wanted(t, h) && epoch[h] < lo_epoch)
+		if (all && epoch[h] < lo_epoch)
 			lo_epoch = epoch[h];
 	for (size_t h = 0; h < n; h++) {
 		const struct tp_xspace *xs = &t->cap->hosts[h].xs;
 
 		t->shift_ps[h] = all ? tp_sat_mul(epoch[h] - lo_epoch, 1000) : 0;
-		if (!tl_host_wanted(t, h))
-			continue;
 		for (size_t p = 0; p < xs->n_planes; p++) {
-			if (!tp_selection_core(&t->sel, &xs->planes[p]))
-				continue;
 			for (size_t l = 0; l < xs->planes[p].n_lines; l++) {
 				const struct tp_line *ln = &xs->planes[p].lines[l];
 				int64_t s = tp_sat_add(ln->first_start_ps, t->shift_ps[h]);
