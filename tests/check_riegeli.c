@@ -1333,6 +1333,7 @@ START_TEST(test_tmp_errors)
 	pb_msg(&plane, 3, &line);
 	pb_msg(&space, 1, &plane);
 	file = riegeli_of(&space, 1);
+	pb_free(&space);
 
 	setenv("TMPDIR", "/nonexistent/tpuprof-check", 1);
 	ck_assert_int_eq(tp_riegeli_merge(file.data, file.len, &o, &out, &info, &err),
