@@ -222,7 +222,8 @@ void tp_mem_why_text_line(FILE *out, const struct tp_mem_module *m, size_t live)
 	if (w->has_wait && w->wait == 0)
 		fprintf(out, " (at the peak)");
 	else if (w->has_wait)
-		fprintf(out, " (%+ld steps after the peak)", w->wait);
+		fprintf(out, " (%ld step%s %s the peak)", labs(w->wait),
+			labs(w->wait) == 1 ? "" : "s", w->wait > 0 ? "after" : "before");
 	fputc('\n', out);
 }
 
@@ -265,7 +266,8 @@ void tp_mem_why_text_groups(FILE *out, const struct tp_mem_module *m, size_t lim
 		if (g->has_wait && g->wait == 0)
 			snprintf(when, sizeof(when), "at the peak");
 		else if (g->has_wait)
-			snprintf(when, sizeof(when), "%+ld steps after the peak", g->wait);
+			snprintf(when, sizeof(when), "%ld step%s %s the peak", labs(g->wait),
+				 labs(g->wait) == 1 ? "" : "s", g->wait > 0 ? "after" : "before");
 		fprintf(out, "    %10s %4zu  %-28s schedule step %ld %s\n", B(0, g->bytes), g->buffers,
 			iname(m, g->last_user), g->position, when);
 		if (scope[0])

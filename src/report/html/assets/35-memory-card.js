@@ -11,7 +11,7 @@ Object.assign(MemoryView, {
 			return box;
 		box.appendChild(el("h3", {}, "What the peak waits for: bytes at the peak by their last user"));
 		box.appendChild(el("table", { class: "plain" }, el("tr", {},
-			["bytes", "buffers", "last user", "schedule step", "waits (schedule steps after the peak)", "scope"].map(function (h) { return el("th", {}, h); })),
+			["bytes", "buffers", "last user", "schedule step", "waits (schedule steps after the peak; − before)", "scope"].map(function (h) { return el("th", {}, h); })),
 			rows.slice(0, 20).map(function (r) {
 				return el("tr", {}, el("td", { class: "num" }, fmtBytes(r.bytes)), el("td", { class: "num" }, fmtInt(r.buffers)),
 					el("td", { class: "mono" }, r.last_user), el("td", { class: "num" }, fmtInt(r.step !== undefined ? r.step : r.position)),
@@ -175,7 +175,9 @@ Object.assign(MemoryView, {
 		field("at schedule step", step);
 		field("its scope", w.last_user_scope);
 		field("its source", w.last_user_source);
-		field("waits", wait === null || wait === undefined ? null : wait + " schedule steps after the peak");
+		field("waits", wait === null || wait === undefined ? null :
+			wait === 0 ? "at the peak" :
+			Math.abs(wait) + " schedule steps " + (wait > 0 ? "after" : "before") + " the peak");
 		field("note", w.note);
 		box.appendChild(dl);
 		if (w.chain && w.chain.length) {
