@@ -31,8 +31,15 @@ static void capture_line(FILE *out, const json_t *doc)
 
 	fprintf(out, "capture   saved report, %s%s, %zu host(s), %zu busy device(s)", str(h0, "name"),
 		n > 1 ? " and others" : "", n, json_array_size(get(get(doc, "ops"), "cores")));
-	if (*str(h0, "device_type"))
-		fprintf(out, ", %s", str(h0, "device_type"));
+	for (size_t i = 0, shown = 0; i < n; i++) {   /* every kind, once */
+		const char *k = str(json_array_get(hosts, i), "device_type");
+		bool seen = !*k;
+
+		for (size_t j = 0; !seen && j < i; j++)
+			seen = strcmp(str(json_array_get(hosts, j), "device_type"), k) == 0;
+		if (!seen)
+			fprintf(out, "%s%s", shown++ ? " and " : ", ", k);
+	}
 	fputc('\n', out);
 }
 

@@ -32,8 +32,18 @@ static void capture_line(FILE *out, const struct tp_capture *cap, const struct t
 	}
 	fprintf(out, "capture   %s%s, %zu host(s), %" PRIu64 " busy device(s)", h->host->name,
 		r->info.n_hosts > 1 ? " and others" : "", r->info.n_hosts, devices);
-	if (h->device_type)
-		fprintf(out, ", %s", h->device_type);
+	/* every kind the hosts ran on, in host order: a TPU and a GPU
+	 * capture read together are not "TPU" alone */
+	for (size_t i = 0, shown = 0; i < r->info.n_hosts; i++) {
+		const char *k = r->info.hosts[i].device_type;
+		bool seen = !k;
+
+		for (size_t j = 0; !seen && j < i; j++)
+			seen = r->info.hosts[j].device_type &&
+			       strcmp(r->info.hosts[j].device_type, k) == 0;
+		if (!seen)
+			fprintf(out, "%s%s", shown++ ? " and " : ", ", k);
+	}
 	if (h->has_task_env && h->has_capture_ps)
 		fprintf(out, ", %s, %s", tp_fmt_utc_ns(slot[0], sizeof(slot[0]), h->profile_start_ns),
 			PS(1, tp_info_capture_ps(h)));

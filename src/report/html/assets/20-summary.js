@@ -189,8 +189,13 @@ const SummaryView = {
 		const parts = [];
 		if (h) {
 			parts.push(h.name + (hosts.length > 1 ? " and others" : ""), hosts.length + " host(s)", busy + " busy device(s)");
-			if (h.device_type)
-				parts.push(h.device_type);
+			const kinds = [];
+			hosts.forEach(function (x) {
+				if (x.device_type && kinds.indexOf(x.device_type) < 0)
+					kinds.push(x.device_type);
+			});
+			if (kinds.length)
+				parts.push(kinds.join(" and "));
 			if (h.capture && h.capture.start_unix_ns) {
 				const ms = Number(BigInt(h.capture.start_unix_ns) / 1000000n);
 				parts.push(new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC"));
