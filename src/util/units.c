@@ -10,21 +10,35 @@
 #include <string.h>
 #include <time.h>
 
+static const char *const byte_units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+
+/* bytes (1 KiB or more) in the largest binary unit that keeps them at 1
+ * or more (*u indexes byte_units), and the decimals printed of that:
+ * three significant digits. */
+static double in_units(uint64_t bytes, int *u, int *d)
+{
+	double v = (double)bytes;
+
+	*u = -1;
+	while (v >= 1024 && *u < 4) {
+		v /= 1024;
+		(*u)++;
+	}
+	*d = v < 10 ? 2 : v < 100 ? 1 : 0;
+	return v;
+}
+
 const char *tp_fmt_bytes(char *buf, size_t n, uint64_t bytes)
 {
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)bytes;
-	int u = -1;
+	int u, d;
+	double v;
 
 	if (bytes < 1024) {
 		snprintf(buf, n, "%" PRIu64 " B", bytes);
 		return buf;
 	}
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, n, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
+	v = in_units(bytes, &u, &d);
+	snprintf(buf, n, "%.*f %s", d, v, byte_units[u]);
 	return buf;
 }
 
@@ -38,18 +52,13 @@ static double floor_to(double v, int d)
 
 const char *tp_fmt_bytes_down(char *buf, size_t n, uint64_t bytes)
 {
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)bytes;
-	int u = -1, d;
+	int u, d;
+	double v;
 
 	if (bytes < 1024)
 		return tp_fmt_bytes(buf, n, bytes);
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	d = v < 10 ? 2 : v < 100 ? 1 : 0;
-	snprintf(buf, n, "%.*f %s", d, floor_to(v, d), units[u]);
+	v = in_units(bytes, &u, &d);
+	snprintf(buf, n, "%.*f %s", d, floor_to(v, d), byte_units[u]);
 	return buf;
 }
 
@@ -63,18 +72,13 @@ static double ceil_to(double v, int d)
 
 const char *tp_fmt_bytes_up(char *buf, size_t n, uint64_t bytes)
 {
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)bytes, up;
-	int u = -1, d;
+	int u, d;
+	double up;
 
 	if (bytes < 1024)
 		return tp_fmt_bytes(buf, n, bytes);
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	d = v < 10 ? 2 : v < 100 ? 1 : 0;
-	up = ceil_to(v, d);
+	up = in_units(bytes, &u, &d);
+	up = ceil_to(up, d);
 	if (up >= 1024 && u < 4) {      /* 1023.5 KiB up is 1.00 MiB */
 		up = ceil_to(up / 1024, 2);
 		u++;
@@ -84,7 +88,7 @@ const char *tp_fmt_bytes_up(char *buf, size_t n, uint64_t bytes)
 	} else if (up >= 100 && d == 1) {
 		d = 0;
 	}
-	snprintf(buf, n, "%.*f %s", d, up, units[u]);
+	snprintf(buf, n, "%.*f %s", d, up, byte_units[u]);
 	return buf;
 }
 
