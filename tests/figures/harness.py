@@ -66,8 +66,11 @@ COMMANDS = {
     "check": (["--max-peak", "1B"], ("text", "json")),
 }
 # Runs of a command with other arguments, under their own name.
-ALIASES = {"memory-s5": "memory", "ops-per-core": "ops", "memory-hbm": "memory"}
+ALIASES = {"memory-s5": "memory", "ops-per-core": "ops", "memory-hbm": "memory",
+           "memory-tight": "memory"}
 COMMANDS["memory-hbm"] = (["--hbm", "80GiB"], ("json",))  # a capacity for dumps
+# a capacity a dump's program does not fit: its "cut at least" (memory.md)
+COMMANDS["memory-tight"] = (["--hbm", "8400000B"], ("text", "json"))
 COMMANDS["memory-s5"] = (["--memory-space", "5"], ("json",))  # host memory (S(5))
 COMMANDS["ops-per-core"] = (["--limit", "0", "--per-core"], ("text",))  # a table per core
 NO_CAPACITY = {"jit_train_step", "multi-trace", "xla-dump"}

@@ -514,6 +514,30 @@ def host_memory_not_held_to_hbm(cap):
                 c["host"], c["plane"], c["compiler_peak_bytes"], c["headroom_bytes"], c["capacity_bytes"])
 
 
+def cut_at_least_rounds_up(cap):
+    """A program over its capacity (no core: a dump, an HloProto): the
+    text's "cut at least C" is a lower bound of the overage, the highest
+    peak less the capacity (JSON), raised to its last printed digit: at
+    least the overage, less than one digit above it."""
+    doc = cap.json("memory-tight")
+    if doc["cores"] or doc["program_headroom_bytes"] is None or doc["program_headroom_bytes"] >= 0:
+        raise Skip()
+    over = -doc["program_headroom_bytes"]
+    cuts = re.findall(r"cut at least (-?[\d.]+) (B|KiB|MiB|GiB|TiB|PiB) of what is live",
+                      cap.text("memory-tight"))
+    if not cuts:
+        yield "no 'cut at least' line for an overage of %d bytes" % over
+    over_cap = [m for m in doc["modules"] if (m["peak_bytes"] or 0) > doc["program_capacity_bytes"]]
+    if len(over_cap) != 1:   # one line a module: which is whose is not read here
+        raise Skip()
+    for number, unit in cuts:
+        mult = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}[unit]
+        digit = 10 ** -(len(number.split(".")[1]) if "." in number else 0) * mult
+        cut = float(number) * mult
+        if not over <= cut < over + digit:
+            yield "cut at least %s %s for an overage of %d bytes" % (number, unit, over)
+
+
 def one_position_per_instruction(cap):
     """"position" means one thing: an instruction is at one position in
     every line of memory and report text that places it."""
@@ -954,6 +978,7 @@ ROWS = [
          Fn("ops steps_across_summary.stragglers", lambda c: {("0",): c.json("ops")["steps_across_summary"]["stragglers"]} if c.json("ops")["steps_across_summary"] else {})),
     Check("memory space 5: every byte of the peak is a buffer in a category", lambda c: peak_held_by_buffers(c, "memory-s5")),
     Check("memory space 5: not held to HBM capacity", host_memory_not_held_to_hbm),
+    Check("memory: \"cut at least\" over the capacity rounds up", cut_at_least_rounds_up),
 
     # no share of a peak over 100%
     Check("no share over 100% in any JSON document", shares_at_most_one),
