@@ -38,7 +38,8 @@
 #   BENCH_RIEGELI_PAIR=N records of 128 MB in the like-for-like pair
 #   (default 12; 0 skips it; at most 16, under 2 GiB as .pb)
 #   BENCH_CHUNKED=0 skips issue 38's chunked layouts of a 200 MB capture
-#   (tests/bench_chunked.sh)
+#   (tests/bench_chunked.sh); BENCH_COUNT=0 skips their instruction
+#   counts (valgrind, about a minute)
 #   BENCH_STEPS=N the many-step capture's --steps (issue 38; default
 #   16000: 4,000 runs of the step program a core, 8 cores, about 150 MB
 #   with BENCH_STEPS_EVENTS=520000 op events a core; "" skips it),

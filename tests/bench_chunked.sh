@@ -18,11 +18,41 @@
 # moves between rows); the JSON of each equals the .pb's but for the
 # source fields (tests/riegeli/compare.py).
 # The .riegeli files and records are deleted; the .pb is kept in bench/.
-#   BENCH_CHUNKED=0 skips it.
+# Beside each uncompressed row, for the record, the user-space
+# instructions of one run (valgrind's cachegrind, no cache model) against
+# the .pb's, whole and per byte: CPU time on a shared VM swings by a
+# third from one run to the next (docs/performance.md, twelfth session),
+# an instruction count does not. About 15 s a capture.
+#   BENCH_CHUNKED=0 skips it; BENCH_COUNT=0 skips the instruction counts.
 
 # cpu_s: user + sys seconds of the last measure; empty if it failed
 cpu_s() { awk -v w="${wall:-}" -v u="${user:-}" -v s="${sys:-}" 'BEGIN {
 	if (w != "") printf "%.2f", u + s }'; }
+
+# instructions FILE: user-space instructions of one report on FILE
+# (cachegrind's I refs); empty without valgrind, with BENCH_COUNT=0, or
+# when the run fails
+instructions() {
+	[ "${BENCH_COUNT:-1}" != 0 ] && command -v valgrind >/dev/null || return 0
+	valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+		"$tpuprof" report -q --format json "$1" 2>&1 >/dev/null |
+		awk '/I[ ]+refs:/ { gsub(",", "", $NF); print $NF }'
+}
+
+# chunked_count NAME FILE: FILE's instructions against the .pb's (counted
+# once), whole and per byte: ch_ir_NAME, ch_irb_NAME
+chunked_count() {
+	[ -n "${ch_ir_pb:-}" ] || ch_ir_pb=$(instructions "$ch_pb")
+	n=$(instructions "$2")
+	[ -n "$n" ] && [ -n "$ch_ir_pb" ] || return 0
+	ir=$(div "$n" "$ch_ir_pb")
+	irb=$(awk -v n="$n" -v p="$ch_ir_pb" -v b="$(wc -c <"$2")" \
+		-v pb="$(wc -c <"$ch_pb")" 'BEGIN { printf "%.3f", n / b / (p / pb) }')
+	eval "ch_ir_$1=\$ir ch_irb_$1=\$irb"
+	awk -v n="$n" -v p="$ch_ir_pb" -v b="$irb" 'BEGIN {
+		printf "    instructions: %.3f G, the .pb %.3f G (%.3fx; per byte %.3fx)\n",
+			n / 1e9, p / 1e9, n / p, b }'
+}
 
 # chunked_row NAME LABEL FILE: report on the .pb, then on FILE;
 # ch_pbcpu_NAME, ch_pbrss_NAME, ch_cpu_NAME, ch_rss_NAME
@@ -51,6 +81,7 @@ bench_chunked() {
 		rg=$dir/chunked-$layout.xplane.riegeli
 		"$pack" -c none "$rec" "$rg"
 		chunked_row "$layout" "report, $layout" "$rg"
+		chunked_count "$layout" "$rg"
 		rm -f "$rg"
 	done
 	# the renumbered records (still in $rec) as Zstd chunks, and the
@@ -85,6 +116,8 @@ chunked_targets() {
 			"$(div "$(get "ch_cpu_$layout")" "$(get "ch_pbcpu_$layout")")" "<=" 1.1
 		target "$layout, uncompressed: report peak RSS / the .pb's (x)" \
 			"$(div "$(get "ch_rss_$layout")" "$(get "ch_pbrss_$layout")")" "<=" 1
+		record "($layout: instructions / the .pb's (x))" "$(get "ch_ir_$layout")"
+		record "($layout: instructions per byte / the .pb's (x))" "$(get "ch_irb_$layout")"
 	done
 	# compressed: at most 1.1x the .pb's CPU plus the codec's own
 	target "renumber, Zstd: report CPU / (1.1 .pb + zstd -d) (x)" \

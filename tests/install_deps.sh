@@ -6,9 +6,10 @@
 # Snappy and HighwayHash for .xplane.riegeli captures (docs/riegeli.md).
 #   sh tests/install_deps.sh           install what is missing
 #   sh tests/install_deps.sh --list    print what is missing, install nothing
-#   --bench   also what `make bench` measures with (GNU time, perf, and the
-#             brotli and zstd tools, each codec's own decode time beside a
-#             compressed capture's); protoc and python3-protobuf are always
+#   --bench   also what `make bench` measures with (GNU time, perf,
+#             valgrind's instruction counts, and the brotli and zstd tools,
+#             each codec's own decode time beside a compressed capture's);
+#             protoc and python3-protobuf are always
 #             installed (make reference uses them)
 #   --fuzz    also clang and its fuzzer runtime, for `make fuzz`
 set -eu
@@ -20,7 +21,7 @@ list=no
 for arg in "$@"; do
 	case $arg in
 	--list) list=yes ;;
-	--bench) PACKAGES="$PACKAGES time linux-perf brotli zstd" ;;
+	--bench) PACKAGES="$PACKAGES time linux-perf valgrind brotli zstd" ;;
 	--fuzz) PACKAGES="$PACKAGES clang libclang-rt-14-dev" ;;
 	*) echo "usage: sh tests/install_deps.sh [--list] [--bench] [--fuzz]" >&2; exit 2 ;;
 	esac
