@@ -560,6 +560,7 @@ struct tp_step_run {
  * then finish. */
 struct tp_run_ops {
 	int64_t first_line, first_dev, last_line, last_dev;
+	int64_t dev_end;             /* the latest device end of its ops   */
 	uint64_t n;
 };
 struct tp_step_map {
@@ -567,6 +568,10 @@ struct tp_step_map {
 	size_t n;
 	struct tp_run_ops *runs;     /* malloc'd, one per window           */
 	size_t cursor;               /* the last window an op fell in      */
+	bool last_to_op;             /* set before finish: the last window,
+				      * moved, ends no earlier than its ops'
+				      * device end (inferred runs: nothing
+				      * follows it to run to)             */
 	/* results of finish */
 	bool moved;                  /* the windows moved to the device clock */
 	size_t dropped;              /* windows left out: no op inside     */

@@ -22,6 +22,7 @@ void tp_steps_map_begin(struct tp_op_ctx *c, bool markers_on_timeline)
 	for (size_t i = 0; i < core->n_steps; i++)
 		c->map_w[i] = (struct tp_step_run){ s[i].start_ps, s[i].dur_ps, (int64_t)i };
 	tp_step_map_init(&c->map, c->map_w, core->n_steps);
+	c->map.last_to_op = core->step_source == TP_STEPS_INFERRED;
 }
 
 /* The steps as the map left them: moved, those without ops dropped. */

@@ -65,6 +65,8 @@ void tp_step_map_op(struct tp_step_map *m, int64_t line_ps, int64_t start_ps,
 		r->last_line = line_end;
 		r->last_dev = tp_sat_add(start_ps, dur_ps > 0 ? dur_ps : 0);
 	}
+	if (!r->n || tp_sat_add(start_ps, dur_ps > 0 ? dur_ps : 0) > r->dev_end)
+		r->dev_end = tp_sat_add(start_ps, dur_ps > 0 ? dur_ps : 0);
 	r->n++;
 }
 
@@ -111,7 +113,8 @@ static int by_start(const void *a, const void *b)
 
 size_t tp_step_map_finish(struct tp_step_map *m)
 {
-	size_t kept = 0;
+	size_t kept = 0, last = SIZE_MAX;   /* the kept window of the last run */
+	int64_t last_start = 0, last_end = 0;
 
 	/* one clock for all of a core's windows: all move, or none */
 	for (size_t i = 0; i < m->n; i++)
@@ -129,8 +132,22 @@ size_t tp_step_map_finish(struct tp_step_map *m)
 			end = tp_sat_add(end, tp_sat_sub(r->last_dev, r->last_line));
 			w.dur_ps = end > w.start_ps ? tp_sat_sub(end, w.start_ps) : 0;
 		}
+		if (last == SIZE_MAX || m->w[i].start_ps >= last_start) {
+			last = kept;
+			last_start = m->w[i].start_ps;
+			last_end = r->dev_end;
+		}
 		m->w[kept++] = w;
 	}
+	/* The last run's window ends where the host put its end on the
+	 * timeline, which squeezes or stretches an op against the device:
+	 * moved by its last op's start, it could end before that op does
+	 * (45 ms early on the v6e capture's TPU:3, whose last copy lasts
+	 * 137 ms on the timeline and 182 on the device). Nothing follows it
+	 * to run to: it ends no earlier than its ops. */
+	if (m->moved && m->last_to_op && last != SIZE_MAX &&
+	    last_end > tp_sat_add(m->w[last].start_ps, m->w[last].dur_ps))
+		m->w[last].dur_ps = tp_sat_sub(last_end, m->w[last].start_ps);
 	m->dropped = m->n - kept;
 	if (kept > 1)
 		qsort(m->w, kept, sizeof(*m->w), by_start);

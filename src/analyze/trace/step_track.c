@@ -125,6 +125,7 @@ static size_t to_device_clock(struct tl *t, struct tp_step_run *runs, size_t n)
 	bool device = false;
 
 	tp_step_map_init(&m, runs, n);
+	m.last_to_op = true;   /* the runs of an inferred step */
 	for (size_t l = 0; l < t->pl->n_lines; l++) {
 		const struct tp_line *ln = &t->pl->lines[l];
 		struct tp_event_iter it;
