@@ -2,7 +2,8 @@
 # -o FILE is written to a temporary file and renamed over FILE: the result
 # has the mode a new file gets (0666 less the umask), or keeps the mode of
 # the file it replaces; mkstemp alone left it 0600. An output that is one
-# of the inputs (by path, through a link, or --svg) is refused with exit 2
+# of the inputs (by path, through a link, --svg, or check's --baseline)
+# is refused with exit 2
 # and the input left as it was; before, the output replaced the capture.
 # A closed pipe ends quietly (exit 141).
 #   sh tests/output_mode_test.sh TPUPROF
@@ -49,6 +50,12 @@ refused "info -o via a link" "$tmp/cap.pb" $small info "$tmp/link.pb" -o "$tmp/c
 cp $small "$tmp/cap.pb"
 refused "memory --svg" "$tmp/cap.pb" $small memory "$tmp/cap.pb" --svg "$tmp/cap.pb"
 refused "merge -o" "$tmp/rep.json" "$tmp/rep0.json" merge -q "$tmp/rep.json" -o "$tmp/rep.json"
+# check's --baseline is an input too: its verdict written over it lost
+# the baseline without a word (exit 0)
+refused "check -o over --baseline" "$tmp/rep.json" "$tmp/rep0.json" check --max-growth 5% \
+	--baseline "$tmp/rep.json" -o "$tmp/rep.json" $small
+refused "check --json-out over --baseline" "$tmp/rep.json" "$tmp/rep0.json" check \
+	--max-growth 5% --baseline "$tmp/rep.json" --json-out "$tmp/rep.json" $small
 # A reader that closes the pipe early (| head) ends the run quietly with
 # 141, the status of git or grep killed by SIGPIPE; before, "cannot write
 # standard output: Broken pipe" and 5. The document (tens of KiB) is

@@ -416,6 +416,12 @@ static int run_check(int argc, char **argv)
 	if (a.json_out &&
 	    (code = tp_cli_output_clash(&tp_cmd_check, "--json-out", a.json_out, &o)) != TP_EXIT_OK)
 		return code;
+	/* the baseline is an input too: written over, it would be lost */
+	if ((code = tp_cli_output_clash_with(&tp_cmd_check, "-o", o.output, &a.baseline, 1)) !=
+		    TP_EXIT_OK ||
+	    (code = tp_cli_output_clash_with(&tp_cmd_check, "--json-out", a.json_out,
+					     &a.baseline, 1)) != TP_EXIT_OK)
+		return code;
 	a.rules.module = o.filter.module;
 	f.hbm = a.rules.hbm;
 	f.device = o.filter.device;

@@ -165,6 +165,10 @@ int tp_output_open(struct tp_output *out, const char *path);
  * tp_cli_parse checks -o. */
 int tp_cli_output_clash(const struct tp_cmd *cmd, const char *option, const char *path,
 			const struct tp_common_opts *o);
+/* The same against n other inputs (NULL ones skipped): check's
+ * --baseline. */
+int tp_cli_output_clash_with(const struct tp_cmd *cmd, const char *option,
+			     const char *path, const char *const *inputs, int n);
 /* Flushes and closes; on success renames into place. ok=false discards.
  * Returns an exit code (TP_EXIT_OUTPUT on a write failure). */
 int tp_output_close(struct tp_output *out, bool ok);

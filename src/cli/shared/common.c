@@ -227,8 +227,8 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 	return 0;
 }
 
-int tp_cli_output_clash(const struct tp_cmd *cmd, const char *option, const char *path,
-			const struct tp_common_opts *o)
+int tp_cli_output_clash_with(const struct tp_cmd *cmd, const char *option,
+			     const char *path, const char *const *inputs, int n)
 {
 	struct stat out, in;
 	char *what;
@@ -236,8 +236,8 @@ int tp_cli_output_clash(const struct tp_cmd *cmd, const char *option, const char
 
 	if (!path || strcmp(path, "-") == 0 || stat(path, &out) != 0 || !S_ISREG(out.st_mode))
 		return TP_EXIT_OK;
-	for (int i = 0; i < o->n_captures; i++) {
-		if (stat(o->captures[i], &in) != 0 || in.st_dev != out.st_dev ||
+	for (int i = 0; i < n; i++) {
+		if (!inputs[i] || stat(inputs[i], &in) != 0 || in.st_dev != out.st_dev ||
 		    in.st_ino != out.st_ino)
 			continue;
 		what = tp_xasprintf("%s '%s'", option, path);
@@ -247,6 +247,13 @@ int tp_cli_output_clash(const struct tp_cmd *cmd, const char *option, const char
 		return code;
 	}
 	return TP_EXIT_OK;
+}
+
+int tp_cli_output_clash(const struct tp_cmd *cmd, const char *option, const char *path,
+			const struct tp_common_opts *o)
+{
+	return tp_cli_output_clash_with(cmd, option, path, (const char *const *)o->captures,
+					o->n_captures);
 }
 
 int tp_cli_parse_common(const struct tp_cmd *cmd, int argc, char **argv,
