@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tpuprof/analyze/oom.h"
+#include "tpuprof/report/oom_report.h"
 
 #define G (INT64_C(1) << 30)
 #define M (INT64_C(1) << 20)
@@ -241,6 +242,38 @@ START_TEST(test_headless_device)
 	tp_oom_explain_release(&e);
 	tp_oom_explain(&e, &log.reports[0], v3);
 	ck_assert(e.has_over && e.over_derived && e.over_by == 4 * G);
+	ck_assert(!e.under_forced_chip);
+	tp_oom_explain_release(&e);
+	tp_oom_log_release(&log);
+}
+END_TEST
+
+/* A printed total within the --device chip's HBM gives no over-by: it
+ * was "over by -6.48 GiB (derived)" for 9.52G on a 16 GiB v5e. */
+START_TEST(test_headless_device_within)
+{
+	static const char text[] = "Total hbm usage >= 9.52G:\n    reserved 530.00M\n    program 9.00G\n";
+	struct tp_oom_log log;
+	struct tp_oom_explain e;
+	const struct tp_device_row *v5e = tp_device_lookup("v5e");
+	FILE *out;
+	char *buf = NULL;
+	size_t len = 0, file0 = 0;
+	struct tp_oom_file file = { "paste.log", { 0 } };
+	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
+	struct tp_error err = { 0 };
+
+	ck_assert_ptr_nonnull(v5e);
+	feed(&log, text, false);
+	tp_oom_explain(&e, &log.reports[0], v5e);
+	ck_assert(!e.has_over && e.under_forced_chip);
+	out = open_memstream(&buf, &len);
+	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
+	fclose(out);
+	ck_assert_msg(strstr(buf, "over by") == NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "the printed total usage is within TPU v5 lite's HBM, so no "
+			      "over-by follows from it") != NULL, "%s", buf);
+	free(buf);
 	tp_oom_explain_release(&e);
 	tp_oom_log_release(&log);
 }
@@ -256,6 +289,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_causes, 0, sizeof(causes) / sizeof(causes[0]));
 	tcase_add_test(tc, test_over_sources);
 	tcase_add_test(tc, test_headless_device);
+	tcase_add_test(tc, test_headless_device_within);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

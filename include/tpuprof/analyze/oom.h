@@ -251,6 +251,9 @@ struct tp_oom_explain {
 	struct tp_oom_budget budget;
 	/* verdict */
 	bool has_over;            /* over_by known                         */
+	bool under_forced_chip;   /* headless: the printed total usage is
+				   * within the --device chip's HBM, so no
+				   * overage can be derived from it      */
 	int64_t over_by;          /* exceeded, or derived (run time)       */
 	bool over_derived;        /* computed, not printed                 */
 	const char *over_source;  /* the figures it comes from (static):

@@ -91,9 +91,14 @@ void tp_oom_over(struct tp_oom_explain *e, const struct tp_oom_report *r)
 	} else if (request_room(r, &v, &src)) {
 		set_over(e, v, true, src);
 	} else if (r->headless && e->chip.forced && known(&f[TP_OOM_TOTAL_USAGE])) {
-		/* no headline: the printed total against the chip named */
-		set_over(e, f[TP_OOM_TOTAL_USAGE].bytes - e->chip.device_bytes, true,
-			 "total_usage - device HBM (--device)");
+		/* no headline: the printed total against the chip named; one
+		 * within it ("Total hbm usage >= 9.52G" on 16 GiB) gives no
+		 * overage, not a negative one */
+		v = tp_sat_sub(f[TP_OOM_TOTAL_USAGE].bytes, e->chip.device_bytes);
+		if (v > 0)
+			set_over(e, v, true, "total_usage - device HBM (--device)");
+		else
+			e->under_forced_chip = true;
 	}
 }
 

@@ -100,6 +100,10 @@ static void headless(FILE *out, const struct tp_oom_explain *e)
 	if (e->chip.forced && e->has_over)
 		fprintf(out, "; the over-by is the printed total usage against %s's HBM",
 			e->chip.rows[0]->key);
+	else if (e->under_forced_chip)
+		fprintf(out, "; the printed total usage is within %s's HBM, so no over-by "
+			"follows from it (the total printed is a lower bound, or another chip "
+			"ran out)", e->chip.rows[0]->key);
 	else if (!e->chip.n_rows)
 		fputs("; --device NAME (tpuprof devices) compares the printed total usage with "
 		      "that chip's HBM", out);
