@@ -181,7 +181,7 @@ class T:
             else:  # bytes or time, by the unit printed
                 unit = next(u for u in ("bytes", "ps") if g["u"] in UNITS[u])
                 out[key] = printed(g["v"], g["u"], unit)
-            if self.down:
+            if self.down and g.get("u") not in ("B", "ps"):   # bytes, ps: exact
                 out[key].value += out[key].tol
         return out
 

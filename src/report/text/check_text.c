@@ -23,6 +23,11 @@ static const char *value(char *buf, size_t n, enum tp_check_metric m, int64_t v)
 		snprintf(buf, n, "-%s", tp_fmt_bytes(b, sizeof(b), (uint64_t)-(v + 1) + 1));
 		return buf;
 	}
+	/* free memory is an upper bound: cut down, as memory prints it; its
+	 * limit too, so that the two compare as the verdict did (equal when
+	 * cut down, both are printed in bytes: values) */
+	if (m == TP_METRIC_HEADROOM_BYTES)
+		return tp_fmt_bytes_down(buf, n, (uint64_t)v);
 	return tp_fmt_bytes(buf, n, v < 0 ? 0 : (uint64_t)v);
 }
 
@@ -120,7 +125,7 @@ static void step_note(FILE *out, const struct tp_check_row *r)
 
 void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], p[32];
 	bool growth = r->rule == TP_CHECK_MAX_GROWTH;
 
 	fprintf(out, "%s %s", r->pass ? "ok  " : "FAIL", tp_check_rule_name(r->rule));
@@ -154,7 +159,8 @@ void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 	}
 	values(a, c, sizeof(a), r->metric, r->measured, r->limit);
 	if (r->rule == TP_CHECK_MIN_HEADROOM) {
-		fprintf(out, ": headroom %s = %.1f%% of %s", a, r->fraction * 100.0,
+		fprintf(out, ": headroom %s = %s of %s", a,
+			tp_fmt_pct_down(p, sizeof(p), r->fraction * 100.0),
 			value(b, sizeof(b), TP_METRIC_PEAK_BYTES, r->capacity));
 		if (runtime_program(r))
 			fprintf(out, " (runtime peak: the allocator's stack holds program %s)", r->module);

@@ -128,16 +128,27 @@ static char *row_name(const char *section, const json_t *row)
 
 /* Names longer than NAME_WIDTH lose their start (scope paths: the end
  * says most) or their end (buffers: instruction and shape come first). */
+/* A headroom as memory prints it: free memory is an upper bound, cut
+ * down (an overrun rounds as is). */
+static const char *fmt_free(char *buf, size_t n, bool has, int64_t v)
+{
+	if (!has || v < 0)
+		return fmt(buf, n, "B", has, v, false);
+	return tp_fmt_bytes_down(buf, n, (uint64_t)v);
+}
+
 static void print_line(FILE *out, const char *what, const char *unit, const json_t *v,
-		       const char *name, bool keep_start)
+		       const char *name, bool keep_start, bool headroom)
 {
 	char a[48], b[48], d[48], p[16];
 	bool ha, hb, hd;
 	int64_t va = num(v, "a", &ha), vb = num(v, "b", &hb), vd = num(v, "delta", &hd);
 	size_t len = strlen(name);
 
-	fprintf(out, "  %-11s %10s %10s %11s %8s", what, fmt(a, sizeof(a), unit, ha, va, false),
-		fmt(b, sizeof(b), unit, hb, vb, false), fmt(d, sizeof(d), unit, hd, vd, true),
+	fprintf(out, "  %-11s %10s %10s %11s %8s", what,
+		headroom ? fmt_free(a, sizeof(a), ha, va) : fmt(a, sizeof(a), unit, ha, va, false),
+		headroom ? fmt_free(b, sizeof(b), hb, vb) : fmt(b, sizeof(b), unit, hb, vb, false),
+		fmt(d, sizeof(d), unit, hd, vd, true),
 		fmt_pct(p, sizeof(p), json_object_get(v, "percent")));
 	if (len > NAME_WIDTH && keep_start)
 		fprintf(out, "  %.*s...\n", NAME_WIDTH - 3, name);
@@ -173,6 +184,7 @@ static void print_section(FILE *out, const char *name, const char *group,
 	const json_t *rows = json_object_get(sec, "rows");
 	const char *unit = str(sec, "unit");
 	size_t n = json_array_size(rows), shown = 0, changed = 0;
+	bool headroom = strcmp(name, "memory_cores_headroom") == 0;
 
 	fprintf(out, "\n%s: %s\n", group, *str(sec, "title") ? str(sec, "title") : name);
 	if (!n) {
@@ -182,7 +194,7 @@ static void print_section(FILE *out, const char *name, const char *group,
 	print_counts(out, json_object_get(sec, "counts"), n);
 	fprintf(out, "  %-11s %10s %10s %11s %8s\n", "", "A", "B", "B - A", "%");
 	print_line(out, total_word(str(sec, "total_is")), unit, json_object_get(sec, "totals"), "",
-		   false);
+		   false, headroom);
 	for (size_t i = 0; i < n; i++) {
 		const json_t *row = json_array_get(rows, i);
 		char *label;
@@ -194,7 +206,7 @@ static void print_section(FILE *out, const char *name, const char *group,
 			continue;
 		label = row_name(name, row);
 		print_line(out, str(row, "change"), unit, row, label,
-			   strcmp(name, "peak_buffers") == 0);
+			   strcmp(name, "peak_buffers") == 0, headroom);
 		free(label);
 		shown++;
 	}
