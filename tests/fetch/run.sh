@@ -343,6 +343,29 @@ case_keep_and_force() {
 	expect_same "$f" "$srv/logs/$NEWEST/jit_f(12190760917235803885).hlo_proto.pb"
 }
 
+# Headers given with -H are for the source's host: a redirect to another
+# origin is refused, not followed with them (libcurl alone would send them
+# on: the proxy key reached the other host, exit 0); one to the same
+# origin is followed with them.
+case_header_redirects() {
+	start_server xprof-2.21.5 --fault redirect-elsewhere
+	tp fetch -n -q --tools none -H 'X-Proxy-Key: secret-42' -o "$dir/out" "$URL"
+	expect_rc 4
+	expect_err "tpuprof: http://127.0.0.1:PORT/data/plugin/profile/runs: redirected to another host (http://localhost:$PORT): not followed, since the headers given with -H are for the source's host only"
+	expect_log_count 'moved=1' 0
+	stop_server
+	start_server xprof-2.21.5 --fault redirect-same
+	tp fetch -n -q --tools none -H 'X-Proxy-Key: secret-42' -o "$dir/out" "$URL"
+	expect_rc 0
+	expect_log 'GET /data/plugin/profile/runs\?moved=1 .* x-proxy-key=secret-42'
+	stop_server
+	# without -H, libcurl follows as before
+	start_server xprof-2.21.5 --fault redirect-elsewhere
+	tp fetch -n -q --tools none -o "$dir/out" "$URL"
+	expect_rc 0
+	expect_log 'moved=1'
+}
+
 # DIR cannot be written: exit 5, nothing written elsewhere.
 case_output_errors() {
 	start_server none
@@ -747,7 +770,7 @@ case_static_riegeli() {
 
 PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
-	dry-run keep-and-force output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
+	dry-run keep-and-force header-redirects output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
 	fault-reset-fails fault-resume-across-runs fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \

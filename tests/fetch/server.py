@@ -398,9 +398,11 @@ class Handler(BaseHTTPRequestHandler):
             a = "bearer-bad"
         with self.st.lock:
             with open(self.server.args.log, "a") as log:
-                log.write("GET %s range=%s auth=%s ae=%s\n" % (
+                log.write("GET %s range=%s auth=%s ae=%s%s\n" % (
                     self.path, self.headers.get("Range") or "-", a,
-                    self.headers.get("Accept-Encoding") or "-"))
+                    self.headers.get("Accept-Encoding") or "-",
+                    " x-proxy-key=" + self.headers["X-Proxy-Key"]
+                    if "X-Proxy-Key" in self.headers else ""))
         path = urllib.parse.unquote(u.path)
         if u.path.startswith("/storage/v1/"):
             return self.gcs(u.path, q, a)
@@ -557,6 +559,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def r_runs(self, q, gz):
         st = self.st
+        # redirects: to the same server under another host name (another
+        # origin to a client: headers meant for this one must not follow),
+        # or to this same origin
+        if st.fault == "redirect-elsewhere" and "moved" not in q:
+            return self.send(302, "", "text/plain", [(
+                "Location", "http://localhost:%d/data/plugin/profile/runs?moved=1" %
+                self.server.server_address[1])])
+        if st.fault == "redirect-same" and "moved" not in q:
+            return self.send(302, "", "text/plain",
+                             [("Location", "/data/plugin/profile/runs?moved=1")])
         if st.fault == "slow-runs":
             time.sleep(5)
         if st.fault == "500-runs" or (st.fault == "500-once" and st.once("runs")):

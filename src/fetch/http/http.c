@@ -12,12 +12,15 @@
  */
 #include "http_internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "tpuprof/util/util.h"
+
+#define MAX_HOPS 5L   /* redirects followed, at most */
 
 struct engine {
 	const struct tp_http_config *cfg;
@@ -93,7 +96,7 @@ static void set_options(struct xfer *x)
 	const struct tp_http_config *cfg = x->cfg;
 	CURL *c = x->easy;
 
-	curl_easy_setopt(c, CURLOPT_URL, x->req->url);
+	curl_easy_setopt(c, CURLOPT_URL, x->location ? x->location : x->req->url);
 	curl_easy_setopt(c, CURLOPT_PRIVATE, x);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, tp_http_on_header);
@@ -102,8 +105,11 @@ static void set_options(struct xfer *x)
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, cfg->connect_timeout_ms);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+	/* libcurl sends custom headers to wherever a redirect points (it
+	 * keeps back only Authorization and Cookie): with any, judge()
+	 * follows redirects itself, to the same origin only */
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, x->req->n_headers ? 0L : 1L);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, MAX_HOPS);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR,
 			 x->req->local_file ? "file" : "http,https");
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -181,6 +187,61 @@ static void curl_failure(struct xfer *x, CURLcode res)
 	x->fail_retry = tp_http_curl_retryable(res);
 }
 
+/* The scheme, host and port of url, lower case, the port said even
+ * where it is the scheme's default: "http://h:80". */
+static void origin_of(const char *url, char *out, size_t n)
+{
+	const char *p = strstr(url, "://"), *host, *end, *at;
+	size_t scheme = p ? (size_t)(p - url) : 0, k = 0;
+	bool port = false;
+
+	if (!p) {
+		snprintf(out, n, "%s", url);
+		return;
+	}
+	host = p + 3;
+	end = host + strcspn(host, "/?#");
+	at = memchr(host, '@', (size_t)(end - host));
+	if (at)
+		host = at + 1;
+	for (size_t i = 0; i < scheme + 3 && k + 1 < n; i++)
+		out[k++] = (char)tolower((unsigned char)url[i]);
+	for (const char *q = host; q < end && k + 1 < n; q++) {
+		port |= *q == ':' && (q == host || host[0] != '[' || q[-1] == ']');
+		out[k++] = (char)tolower((unsigned char)*q);
+	}
+	out[k] = '\0';
+	if (!port)
+		snprintf(out + k, n - k, ":%s", scheme == 5 ? "443" : "80");
+}
+
+/* A redirect of a request that carries the caller's headers: followed
+ * to the same origin, else refused with where it pointed. True when the
+ * attempt was one. */
+static bool own_redirect(struct xfer *x)
+{
+	char *to = NULL, a[256], b[256];
+
+	if (!x->req->n_headers || x->status < 300 || x->status > 308 ||
+	    curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &to) != CURLE_OK || !to)
+		return false;
+	origin_of(x->location ? x->location : x->req->url, a, sizeof(a));
+	origin_of(to, b, sizeof(b));
+	if (strcmp(a, b) != 0)
+		tp_error_set(&x->fail, TP_ERR_NETWORK,
+			     "redirected to another host (%.200s): not followed, since the headers "
+			     "given with -H are for the source's host only", b);
+	else if (x->hops >= MAX_HOPS)
+		tp_error_set(&x->fail, TP_ERR_NETWORK, "more than %ld redirects", MAX_HOPS);
+	else {
+		free(x->location);
+		x->location = tp_xstrdup(to);
+		x->hops++;
+		x->redirect = true;
+	}
+	return true;
+}
+
 /* Judges a finished attempt; fills x->fail when it did not succeed. */
 static void judge(struct xfer *x, CURLcode res)
 {
@@ -200,6 +261,8 @@ static void judge(struct xfer *x, CURLcode res)
 		x->restart = true;               /* the .part is no prefix  */
 		return;
 	}
+	if (own_redirect(x))
+		return;
 	if (x->req->local_file || (x->status >= 200 && x->status < 300) ||
 	    x->req->any_status || (x->status == 404 && x->req->missing_ok)) {
 		tp_http_complete(x);
@@ -229,6 +292,15 @@ static void finish_attempt(struct engine *e, struct xfer *x, CURLcode res)
 {
 	judge(x, res);
 	end_attempt(e, x);
+	if (x->redirect) {
+		/* the same host elsewhere: asked there at once, .part kept */
+		tp_http_reset_answer(x, x->part_valid);
+		x->redirect = false;
+		x->attempt--;
+		x->state = X_WAIT;
+		x->not_before_ms = 0;
+		return;
+	}
 	if (x->restart) {
 		/* The server sent the whole object: start over, now. */
 		tp_http_reset_answer(x, false);
@@ -367,8 +439,10 @@ static void engine_init(struct engine *e, const struct tp_http_config *cfg,
 
 static void engine_release(struct engine *e)
 {
-	for (size_t i = 0; i < e->n; i++)
+	for (size_t i = 0; i < e->n; i++) {
 		free(e->x[i].part);
+		free(e->x[i].location);
+	}
 	free(e->x);
 	curl_multi_cleanup(e->multi);
 }

@@ -55,6 +55,11 @@ struct xfer {
 	struct tp_error fail;
 	bool fail_retry;           /* worth another attempt                */
 	bool restart;              /* start over at once from byte 0       */
+	/* with headers of the caller's (-H, a token): redirects followed
+	 * here, to the same host only (libcurl would send them anywhere) */
+	char *location;            /* the URL now asked, malloc'd, or NULL */
+	unsigned hops;
+	bool redirect;             /* go on at once at location            */
 };
 
 long long tp_http_now_ms(void);
