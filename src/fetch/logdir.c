@@ -61,7 +61,9 @@ static enum tp_err mark_existing(struct fetch_ctx *c, struct tp_error *err)
 		if (S_ISDIR(st.st_mode))
 			return tp_error_set(err, TP_ERR_OUTPUT, "'%s' exists and is a directory",
 					    f->path);
-		if (c->o->force)
+		/* one of another size than the listing gives is no copy of
+		 * it (cut short before): fetched again */
+		if (c->o->force || (f->size_hint && (uint64_t)st.st_size != f->size_hint))
 			continue;
 		f->status = TP_FILE_KEPT;
 		f->bytes = (uint64_t)st.st_size;

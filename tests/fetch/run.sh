@@ -366,6 +366,25 @@ case_header_redirects() {
 	expect_log 'moved=1'
 }
 
+# An object whose body ends short of the size its listing gives (no
+# length sent, the connection closed) is no copy: exit 4, nothing kept;
+# before, it was saved as complete (exit 0) and kept by every later fetch.
+# A file of another size than the listing is fetched again, not kept.
+case_gcs_cut_short() {
+	start_server none --fault close-short
+	tp fetch -q --retries 0 --token "$TOKEN" -o "$dir/out" gs://tpuprof-test/logs
+	expect_rc 4
+	expect_err "tpuprof: gs://tpuprof-test/logs/$NEWEST/tpu_inference_2.xplane.pb: $(($(wc -c <"$V6E") / 2)) bytes came where the listing gives $(wc -c <"$V6E") (cut short)"
+	[ -e "$dir/out/$NEWEST/tpu_inference_2.xplane.pb" ] && bad "the short body was kept"
+	stop_server
+	mkdir -p "$dir/out/$NEWEST"
+	head -c 1000 "$V6E" >"$dir/out/$NEWEST/tpu_inference_2.xplane.pb"
+	start_server none
+	tp fetch -q --token "$TOKEN" -o "$dir/out" gs://tpuprof-test/logs
+	expect_rc 0
+	expect_same "$dir/out/$NEWEST/tpu_inference_2.xplane.pb" "$V6E"
+}
+
 # DIR cannot be written: exit 5, nothing written elsewhere.
 case_output_errors() {
 	start_server none
@@ -770,7 +789,7 @@ case_static_riegeli() {
 
 PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
-	dry-run keep-and-force header-redirects output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
+	dry-run keep-and-force header-redirects gcs-cut-short output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
 	fault-reset-fails fault-resume-across-runs fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \

@@ -368,6 +368,16 @@ class Handler(BaseHTTPRequestHandler):
             return self.endless(ctype)
         if fault == "html-file" and name.endswith("tpu_inference_2.xplane.pb"):
             return self.send(200, "<!doctype html><title>Sign in</title>", "text/html")
+        if fault == "close-short" and name.endswith("tpu_inference_2.xplane.pb"):
+            # no length given, half the bytes, then the connection closed:
+            # the end of a body as HTTP/1.0 marks it
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(data[:len(data) // 2])
+            self.close_connection = True
+            return
         rng = self.headers.get("Range")
         if (fault == "reset-always" or (fault == "reset-once" and not rng and
                                         self.st.once("reset:" + name))) \

@@ -321,6 +321,20 @@ enum tp_err tp_http_complete(struct xfer *x)
 	if (is_success(x) &&
 	    (why = tp_http_content_mismatch(r->expect, x->head, x->head_len)))
 		return tp_error_set(&x->fail, TP_ERR_NETWORK, "%s", why);
+	/* a size known in advance (a bucket's listing) is the object's: a
+	 * body that ends short of it (a connection closed with no length
+	 * given) or runs past it is no copy of it. Where the answer came
+	 * encoded, the listing counts other bytes: not held to it. */
+	if (is_success(x) && r->size_hint && (!x->cenc || !*x->cenc) &&
+	    x->dec.out_bytes + x->resume_from != r->size_hint) {
+		x->fail_retry = x->dec.out_bytes + x->resume_from < r->size_hint;
+		return tp_error_set(&x->fail, TP_ERR_NETWORK,
+				    "%llu bytes came where the listing gives %llu (%s)",
+				    (unsigned long long)(x->dec.out_bytes + x->resume_from),
+				    (unsigned long long)r->size_hint,
+				    x->dec.out_bytes + x->resume_from < r->size_hint ?
+					    "cut short" : "changed since it was listed?");
+	}
 	r->status = x->req->local_file ? 200 : x->status;
 	free(r->content_type);
 	r->content_type = x->ctype ? tp_xstrdup(x->ctype) : NULL;
