@@ -82,6 +82,31 @@ static size_t count(const bool *v, size_t n)
 	return k;
 }
 
+/* A host as its capture file names it, the name fetch lists: the
+ * profiler writes host "34.83.195.179:6003" as 34.83.195.179_6003.
+ * xplane.pb. Refused before (exit 2, "no host"). */
+START_TEST(test_host_as_file_names_it)
+{
+	const char *paths[] = {
+		"../shared/captures/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb" };
+	struct tp_open_opts o = { .run = NULL, .max_input = TP_DEFAULT_MAX_INPUT };
+	struct tp_capture cap;
+	struct tp_selection sel;
+	struct tp_error err = { 0 };
+
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_OK);
+	ck_assert_str_eq(cap.hosts[0].name, "34.83.195.179:6003");
+	ck_assert_int_eq(tp_selection_make(&sel, &cap, "34.83.195.179_6003", NULL, NULL, &err),
+			 TP_OK);
+	ck_assert(sel.host_kept[0]);
+	tp_selection_release(&sel);
+	ck_assert_int_eq(tp_selection_make(&sel, &cap, "34.83.195.179_6004", NULL, NULL, &err),
+			 TP_ERR_USAGE);
+	ck_assert_str_eq(err.msg, "no host '34.83.195.179_6004' in the capture");
+	tp_capture_release(&cap);
+}
+END_TEST
+
 START_TEST(test_select_run)
 {
 	const struct select_case *c = &selects[_i];
@@ -123,6 +148,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_core_names, 0, sizeof(cores) / sizeof(cores[0]));
 	tcase_add_loop_test(tc, test_select_run, 0, sizeof(selects) / sizeof(selects[0]));
+	tcase_add_test(tc, test_host_as_file_names_it);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -108,6 +108,16 @@ static void count_cores(struct tp_selection *sel, const struct tp_capture *cap)
 	}
 }
 
+/* given names host as its capture file does: the profiler writes host
+ * "10.0.0.2:6003" as 10.0.0.2_6003.xplane.pb, the name fetch lists. */
+static bool file_form(const char *host, const char *given)
+{
+	for (; *host && *given; host++, given++)
+		if (*host != *given && !(*host == ':' && *given == '_'))
+			return false;
+	return !*host && !*given;
+}
+
 static enum tp_err make(struct tp_selection *sel, struct tp_capture *cap,
 			struct tp_error *err)
 {
@@ -118,6 +128,10 @@ static enum tp_err make(struct tp_selection *sel, struct tp_capture *cap,
 		sel->host_kept[h] = !sel->host || strcmp(cap->hosts[h].name, sel->host) == 0;
 		host_found |= sel->host_kept[h];
 	}
+	/* no host of that name: one whose file bears it */
+	for (size_t h = 0; !host_found && h < cap->n_hosts; h++)
+		if (file_form(cap->hosts[h].name, sel->host))
+			host_found = sel->host_kept[h] = true;
 	if (!host_found)
 		return tp_error_set(err, TP_ERR_USAGE, "no host '%s' in the capture",
 				    sel->host);
