@@ -56,6 +56,16 @@ refused "check -o over --baseline" "$tmp/rep.json" "$tmp/rep0.json" check --max-
 	--baseline "$tmp/rep.json" -o "$tmp/rep.json" $small
 refused "check --json-out over --baseline" "$tmp/rep.json" "$tmp/rep0.json" check \
 	--max-growth 5% --baseline "$tmp/rep.json" --json-out "$tmp/rep.json" $small
+# -o "" (-o "$OUT" with OUT unset) names no file: exit 2, one line
+# (before: exit 5, "cannot replace ''")
+"$tpuprof" report -o "" $small >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc = 2 ] && [ "$(cat "$tmp/err")" = "tpuprof: empty name for -o (a file, or - for standard output) (see 'tpuprof help report')" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL -o '': exit $rc, $(cat "$tmp/err")"
+fi
 # A reader that closes the pipe early (| head) ends the run quietly with
 # 141, the status of git or grep killed by SIGPIPE; before, "cannot write
 # standard output: Broken pipe" and 5. The document (tens of KiB) is

@@ -399,6 +399,12 @@ tpuprof: 'CASE/file' exists and is not a directory"
 	expect_rc 5
 	expect_err "tpuprof: 'CASE/out/plugins/profile' is a symbolic link: refusing to write through it"
 	expect_files "$dir/elsewhere" ""
+	# -o "" (an unset variable): a usage error; it wrote into /plugins
+	# before (-n here: a binary with the fault writes nothing)
+	tp fetch -n -q --token "$TOKEN" -o "" gs://tpuprof-test/logs
+	expect_rc 2
+	expect_err "tpuprof: bad value '' for --output (see 'tpuprof help fetch')"
+	expect_log_count 'alt=media' 0
 }
 
 # ---- Google Cloud Storage (the emulator pages two objects at a time) ----

@@ -141,6 +141,9 @@ static int common_option(const struct tp_cmd *cmd, int c, struct tp_common_opts 
 							 : "unknown format '%s' (text or json)", optarg);
 		return 0;
 	case 'o':
+		/* -o "$OUT" with OUT unset: no file named */
+		if (!*optarg)
+			return tp_cli_usage_error(cmd, "%s", "empty name for -o (a file, or - for standard output)");
 		o->output = optarg;
 		return 0;
 	case 'r':

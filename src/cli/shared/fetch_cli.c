@@ -143,9 +143,9 @@ static int set_option(struct tp_fetch_cli *cli, const struct opt_def *d,
 	case OPT_TRUE:
 		*(bool *)field = true;
 		return 0;
-	case OPT_STRING:
+	case OPT_STRING:   /* none means anything empty ("-o $OUT", OUT unset) */
 		*(const char **)field = arg;
-		return 0;
+		return *arg ? 0 : -1;
 	case OPT_UINT:
 	case OPT_INT:
 	case OPT_U64:
