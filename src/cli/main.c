@@ -69,6 +69,12 @@ static int help_command(int argc, char **argv)
 		print_usage(stdout);
 		return TP_EXIT_OK;
 	}
+	if (strcmp(argv[1], "help") == 0) {   /* listed among the commands */
+		fputs("usage: tpuprof help [COMMAND]\n\n"
+		      "Prints COMMAND's help (its options, exit codes and where its\n"
+		      "figures are defined), or without COMMAND the list of commands.\n", stdout);
+		return TP_EXIT_OK;
+	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
 		tp_cli_error("no such command '%s' (see 'tpuprof --help')", argv[1]);

@@ -37,7 +37,7 @@ static const char check_help[] =
 	"                         growth over the baseline of peak memory (per core or\n"
 	"                         module), time (per core: the mean steady step; per\n"
 	"                         module: op time per step) and collective bytes (per\n"
-	"                         module, per step), at most F (0.1 or 10%%); per step\n"
+	"                         module, per step), at most F (0.1 or 10%); per step\n"
 	"                         when both runs have steps, totals when neither has\n"
 	"  --max-peak-growth F, --max-time-growth F, --max-traffic-growth F\n"
 	"                         the same for one metric (over --max-growth for it)\n"

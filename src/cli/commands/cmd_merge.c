@@ -196,4 +196,5 @@ const struct tp_cmd tp_cmd_merge = {
 	.help = merge_help,
 	.run = run_merge,
 	.html = true,
+	.operand = "REPORT",
 };

@@ -181,8 +181,7 @@ static int run_oom(int argc, char **argv)
 	logs = o.captures + diff;
 	n = (size_t)(o.n_captures - diff);
 	if (n == 0)
-		return tp_cli_usage_error(&tp_cmd_oom, "no LOG given (a file, or - for %s)",
-					  "standard input");
+		return tp_cli_usage_error(&tp_cmd_oom, "oom: no %s given", tp_cmd_oom.operand);
 	if (diff && n != 2)
 		return tp_cli_usage_error(&tp_cmd_oom, "oom diff compares two logs, A and B (%s given)",
 					  n == 1 ? "1" : "more");
@@ -209,4 +208,5 @@ const struct tp_cmd tp_cmd_oom = {
 	.help = oom_help,
 	.run = run_oom,
 	.html = true,
+	.operand = "LOG",
 };

@@ -41,6 +41,8 @@ struct tp_cmd {
 	const char *help;      /* full text for `tpuprof help NAME`   */
 	int (*run)(int argc, char **argv); /* returns an exit code  */
 	bool html;             /* takes --format html (a page)        */
+	const char *operand;   /* what its arguments are, for "no X
+				* given": NULL is CAPTURE            */
 };
 
 /* --host, --core and --module: the part of the capture a command looks

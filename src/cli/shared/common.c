@@ -218,7 +218,11 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 	if (rc < 0)
 		return -1;
 	if (o->n_captures == 0) {
-		*exit_code = tp_cli_usage_error(cmd, "%s: no CAPTURE given", cmd->name);
+		char *what = tp_xasprintf("%s: no %s given", cmd->name,
+					  cmd->operand ? cmd->operand : "CAPTURE");
+
+		*exit_code = tp_cli_usage_error(cmd, "%s", what);
+		free(what);
 		return -1;
 	}
 	if (tp_cli_parse_only) {
