@@ -262,11 +262,13 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 		const struct tp_oom_split *s = &e->splits[i];
 		const struct tp_oom_alloc *x = &r->allocs[s->alloc];
 
+		/* the command splits the same dimension: NAME:K alone would
+		 * split the leading one */
 		fprintf(out, "    split #%d along dim %d (%lld) %lld ways: saves at least %s "
-			"(memory --split %s:%lld)\n", x->rank, s->dim,
+			"(memory --split %s:%d:%lld)\n", x->rank, s->dim,
 			(long long)x->layout.dims[s->dim].size, (long long)s->ways,
 			tp_oom_fmt_bound(a, sizeof(a), s->saves, true), x->xla_label_name ? x->xla_label_name : "NAME",
-			(long long)s->ways);
+			s->dim, (long long)s->ways);
 	}
 }
 
