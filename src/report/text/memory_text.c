@@ -25,7 +25,8 @@ static void sparkline(FILE *out, const struct tp_mem_module *m)
 	static const char *const blocks[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t n = m->n_points, w = n < SPARK_WIDTH ? n : SPARK_WIDTH;
-	size_t peak_col = (size_t)m->peak_position * w / (n ? n : 1);
+	/* heap[0] is before the first event: the peak is heap[position + 1] */
+	size_t peak_col = (size_t)(m->peak_position + 1) * w / (n ? n : 1);
 
 	if (n < 2)
 		return;
