@@ -345,6 +345,7 @@ static void growth_rule(struct tp_advice *a, const struct tp_advice_input *in)
 	size_t worst_steps = 0;
 	bool fired = false;
 	double pct;
+	char change[16];
 
 	for (size_t m = 0; m < in->n_runtime; m++) {
 		const struct tp_advice_runtime *r = &in->runtime[m];
@@ -389,10 +390,15 @@ static void growth_rule(struct tp_advice *a, const struct tp_advice_input *in)
 	f->verdict = fired ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
 	/* a change below the printed 0.1% prints as none, not as "-0.0%" */
 	pct = fabs(100 * f->measured) < 0.05 ? 0 : 100 * f->measured;
+	/* and with no sign: "+0.0%" read as a growth */
+	if (pct == 0)
+		snprintf(change, sizeof(change), "0.0%%");
+	else
+		snprintf(change, sizeof(change), "%+.1f%%", pct);
 	say(f, "memory-growth: runtime memory %s in use at the end of %zu steady steps %s, "
-	    "%+.1f%% from the first to the last, on %s %.*s (fires when every step ends above the one before)",
+	    "%s from the first to the last, on %s %.*s (fires when every step ends above the one before)",
 	    worst->id ? worst->id : "?", worst_steps, fired ? "grows every step" : "does not grow every step",
-	    pct, f->host ? f->host : "?", PLANE(f->plane));
+	    change, f->host ? f->host : "?", PLANE(f->plane));
 }
 
 void tp_advice_judge(struct tp_advice *a, const struct tp_advice_input *in)
