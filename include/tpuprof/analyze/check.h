@@ -175,6 +175,8 @@ struct tp_check_row {
 	enum tp_check_metric metric;
 	const char *host, *plane;        /* the core, or NULL             */
 	const char *module, *program_id; /* the module, or NULL           */
+	bool module_shared;              /* another row's program has the
+					  * same name: text says NAME #ID  */
 	const char *scope;               /* --scope, or NULL              */
 	const char *source;              /* what measured was taken from:
 					    "compiler", "runtime", "executions",

@@ -145,6 +145,21 @@ static size_t damage_count(const json_t *doc)
 	return json_is_array(d) ? json_array_size(d) : 0;
 }
 
+/* Rows of programs that share a name are told apart by their ids, as
+ * `ops` labels them (NAME #ID, which --module takes back). */
+static void mark_shared_names(struct tp_check *c)
+{
+	for (size_t i = 0; i < c->n_rows; i++)
+		for (size_t j = i + 1; j < c->n_rows; j++) {
+			struct tp_check_row *a = &c->rows[i], *b = &c->rows[j];
+
+			if (a->module && b->module && a->program_id && b->program_id &&
+			    strcmp(a->module, b->module) == 0 &&
+			    strcmp(a->program_id, b->program_id) != 0)
+				a->module_shared = b->module_shared = true;
+		}
+}
+
 enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 			 const struct tp_check_opts *o, struct tp_error *err)
 {
@@ -177,6 +192,7 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 	if (rc == TP_OK && c->n_rows == 0)
 		rc = tp_error_set(err, TP_ERR_INPUT,
 				  "nothing to check: no rule found a core, module or scope to measure in the report");
+	mark_shared_names(c);
 	c->damaged_parts = damage_count(doc) + (o->baseline ? damage_count(o->baseline) : 0);
 	c->partial_fails = c->damaged_parts && !o->allow_partial;
 	if (rc != TP_OK)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tpuprof/analyze/common/selection.h"
 #include "tpuprof/util/util.h"
 
 #define J(o, k) json_object_get((o), (k))
@@ -62,7 +63,8 @@ void tp_check_contrib_add(struct tp_check_contrib *c, size_t *n, const char *kin
 bool tp_check_module_matches(const char *module, const char *name, const char *pid)
 {
 	return !module || (name && strcmp(module, name) == 0) ||
-	       (pid && strcmp(module, pid) == 0);
+	       (pid && strcmp(module, pid) == 0) ||
+	       (name && tp_module_label_is(module, name, strlen(name), pid));
 }
 
 bool tp_check_scope_under(const char *path, const char *prefix)

@@ -36,14 +36,26 @@ bool tp_core_matches(const struct tp_plane *pl, const char *want)
 	return pl->device_ordinal >= 0 && strcmp(ord, want) == 0;
 }
 
+bool tp_module_label_is(const char *want, const char *name, size_t name_len, const char *id)
+{
+	const char *hash = strrchr(want, '#');
+
+	return hash && id && *id && hash > want && hash[-1] == ' ' &&
+	       (size_t)(hash - 1 - want) == name_len && memcmp(want, name, name_len) == 0 &&
+	       strcmp(hash + 1, id) == 0;
+}
+
 bool tp_module_matches(const struct tp_module *m, const char *want)
 {
 	char id[32];
+	struct tp_str name;
 
 	if (!want)
 		return true;
 	snprintf(id, sizeof(id), "%" PRIu64, m->program_id);
-	return tp_str_eq(tp_module_name(m), want) || strcmp(id, want) == 0;
+	name = tp_module_name(m);
+	return tp_str_eq(name, want) || strcmp(id, want) == 0 ||
+	       tp_module_label_is(want, name.ptr, name.len, id);
 }
 
 bool tp_plane_is_device(const struct tp_plane *pl)

@@ -105,6 +105,8 @@ static void subject(FILE *out, const struct tp_check_row *r)
 	/* a runtime peak's program is named with its source */
 	if (r->module && !(r->plane && runtime_program(r)))
 		fprintf(out, " module %s", r->module);
+	if (r->module && !(r->plane && runtime_program(r)) && r->module_shared)
+		fprintf(out, " #%s", r->program_id);
 	if (r->scope)
 		fprintf(out, " scope %s", r->scope);
 	if (!r->plane && !r->host && !r->module && !r->scope)

@@ -48,6 +48,10 @@ bool tp_core_matches(const struct tp_plane *pl, const char *want);
 
 /* Whether a module is the one --module names (true without --module). */
 bool tp_module_matches(const struct tp_module *m, const char *want);
+/* Whether want is a module's label as the text prints it where several
+ * programs share a name, "NAME #ID" (name, name_len; id its program id in
+ * decimal). */
+bool tp_module_label_is(const char *want, const char *name, size_t name_len, const char *id);
 
 /* Decides the selection for cap. With --module, decodes the modules of
  * the kept hosts to match their names (a module that does not decode
