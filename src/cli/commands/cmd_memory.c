@@ -248,6 +248,9 @@ static int run_memory(int argc, char **argv)
 			return tp_cli_usage_error(&tp_cmd_memory, "%s is a saved report: --why, "
 						  "--split and --svg need the capture's HLO",
 						  o.captures[0]);
+		if (a.filter.hbm)
+			return tp_cli_usage_error(&tp_cmd_memory, "%s is a saved report: --device "
+						  "and --hbm apply to captures", o.captures[0]);
 		return tp_cli_run_saved_report(&tp_cmd_memory, &o, "memory", 0);
 	}
 	if ((code = tp_cli_output_clash(&tp_cmd_memory, "--svg", a.svg, &o)) != TP_EXIT_OK) {

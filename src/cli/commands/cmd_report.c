@@ -109,8 +109,12 @@ static int run_report(int argc, char **argv)
 			 &run, &o, &code) < 0)
 		return code;
 	TP_CLI_FILTER_COPY(&run.f, &o.filter);
-	if (tp_cli_saved_report(&o))   /* report pod.json: drawn again */
+	if (tp_cli_saved_report(&o)) {   /* report pod.json: drawn again */
+		if (run.f.hbm)
+			return tp_cli_usage_error(&tp_cmd_report, "%s is a saved report: --device "
+						  "and --hbm apply to captures", o.captures[0]);
 		return tp_cli_run_saved_report(&tp_cmd_report, &o, NULL, 20);
+	}
 	return tp_cli_run_analysis(&o, &steps, &run);
 }
 

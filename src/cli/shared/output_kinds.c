@@ -68,6 +68,11 @@ int tp_cli_run_saved_report(const struct tp_cmd *cmd, struct tp_common_opts *o,
 	if (o->filter.host || o->filter.core || o->filter.module)
 		return tp_cli_usage_error(cmd, "%s is a saved report: --host, --core and --module "
 					  "apply to captures", o->captures[0]);
+	/* its capacities and headroom were fixed when it was made: taken in
+	 * silence, the option changed nothing */
+	if (o->filter.device)
+		return tp_cli_usage_error(cmd, "%s is a saved report: --device and --hbm apply "
+					  "to captures", o->captures[0]);
 	/* a report, or a command's own document (the schema tells which;
 	 * report draws any of them) */
 	doc = saved.doc;

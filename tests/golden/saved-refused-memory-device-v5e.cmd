@@ -1,0 +1,1 @@
+memory --device v5e testdata/check-baseline.report.json

@@ -1,0 +1,1 @@
+report --hbm 1GiB testdata/check-baseline.report.json

@@ -1,0 +1,1 @@
+report --host host0 testdata/check-baseline.report.json
