@@ -188,7 +188,7 @@ static void module_capacity(FILE *out, const struct tp_memory *mem, const struct
 		return;
 	}
 	fprintf(out, "    DOES NOT FIT: peak %s is %s over the capacity %s (%s);\n"
-		"    cut at least %s of what is live at position %ld:\n",
+		"    cut at least %s of what is live at heap event %ld:\n",
 		B(0, m->peak), B(1, (uint64_t)-h.bytes), B(2, cap), label,
 		tp_fmt_bytes_up(fmt_slots[3], sizeof(fmt_slots[3]), (uint64_t)-h.bytes),
 		m->peak_position);
@@ -242,7 +242,7 @@ static void print_whatif(FILE *out, const struct tp_mem_module *m)
 				" and %" PRId64 "; the estimate counts the larger\n", p->dim_size, p->k,
 				p->part_elements, p->small_part_elements);
 	}
-	fprintf(out, "    peak %s (%s) at %ld\n", B(0, m->whatif.peak),
+	fprintf(out, "    peak %s (%s) at heap event %ld\n", B(0, m->whatif.peak),
 		saved_text(saved, sizeof(saved), m->whatif.saved), m->whatif.peak_position);
 	fprintf(out, "    estimate: the same schedule and buffer assignment; each split buffer is\n"
 		"    its largest part, the parts live one at a time where the whole one did\n");
