@@ -267,6 +267,9 @@ struct tp_cli_args {
 void tp_cli_args_begin(struct tp_cli_args *a, int argc, char **argv);
 /* The next option (getopt_long's value, '?' for an unknown or incomplete
  * one), operands collected on the way; -1 at the end or after `--`. */
+/* The option getopt just refused, as the user wrote it ("-d" of the
+ * cluster "-dash", "--nope"); buf holds a short one. */
+const char *tp_cli_bad_option(char **argv, char *buf, size_t n);
 int tp_cli_args_next(struct tp_cli_args *a, const char *shorts,
 		     const struct option *longopts);
 char **tp_cli_args_end(struct tp_cli_args *a, int *n_operands);

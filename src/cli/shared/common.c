@@ -10,6 +10,7 @@
 #include "cli.h"
 
 
+#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <getopt.h>
@@ -208,8 +209,10 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 			if (*exit_code)
 				rc = -1;
 		} else {
+			char bad[32];
+
 			*exit_code = tp_cli_usage_error(cmd, "unknown or incomplete option '%s'",
-							argv[optind - 1]);
+							tp_cli_bad_option(argv, bad, sizeof(bad)));
 			rc = -1;
 		}
 	}
@@ -461,6 +464,17 @@ void tp_cli_args_begin(struct tp_cli_args *a, int argc, char **argv)
 	 * parse that stopped inside "-qz" (a pointer into old argv). */
 	optind = 0;
 	opterr = 0;
+}
+
+const char *tp_cli_bad_option(char **argv, char *buf, size_t n)
+{
+	/* a short option, maybe inside a cluster ("-dash": optind still at
+	 * the word before it), is optopt; a long one is the word just read */
+	if (optopt > 0 && optopt < 128 && isgraph(optopt)) {
+		snprintf(buf, n, "-%c", optopt);
+		return buf;
+	}
+	return argv[optind - 1];
 }
 
 int tp_cli_args_next(struct tp_cli_args *a, const char *shorts,

@@ -225,7 +225,7 @@ static int parse_loop(const struct tp_cmd *cmd, struct tp_cli_args *args,
 		      struct tp_fetch_cli *cli, const struct option *table,
 		      const char *shorts)
 {
-	char **argv = args->argv;
+	char **argv = args->argv, bad[32];
 	int c;
 
 	while ((c = tp_cli_args_next(args, shorts, table)) != -1) {
@@ -233,7 +233,7 @@ static int parse_loop(const struct tp_cmd *cmd, struct tp_cli_args *args,
 
 		if (!d)
 			return tp_cli_usage_error(cmd, "unknown or incomplete option '%s'",
-						  argv[optind - 1]);
+						  tp_cli_bad_option(argv, bad, sizeof(bad)));
 		if (d->kind == OPT_HELP) {
 			fputs(cmd->help, stdout);
 			return -1;       /* exit now, successfully */

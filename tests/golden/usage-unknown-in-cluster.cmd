@@ -1,0 +1,1 @@
+info -dash testdata/small.xplane.pb
