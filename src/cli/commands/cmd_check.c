@@ -212,7 +212,7 @@ static int min_headroom(struct tp_check_opts *r, const char *arg)
 	if (tp_parse_fraction(arg, &v)) {
 		if (v < 0 || v > 1)
 			return tp_cli_usage_error(&tp_cmd_check,
-						  "bad fraction '%s' for --min-headroom (0 to 1, e.g. 0.1 or 10%%)", arg);
+						  "bad value '%s' for --min-headroom (a size and its unit, e.g. 2GiB, or a fraction of the capacity from 0 to 1, e.g. 0.1 or 10%%)", arg);
 		r->min_headroom_is_pct = true;
 		r->min_headroom_pct = v * 100;
 	} else if (!tp_parse_size(arg, &r->min_headroom)) {

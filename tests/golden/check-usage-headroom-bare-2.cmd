@@ -1,0 +1,1 @@
+check --min-headroom 2 testdata/small.xplane.pb
