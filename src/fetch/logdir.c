@@ -106,6 +106,20 @@ static void record_missing(struct fetch_ctx *c, struct tp_fetch_file *f)
 	free(q);
 }
 
+/* An empty capture file is no capture: the profiler leaves one when the
+ * XSpace would pass protobuf's 2 GB (endpoint-facts §7.1). Not promised
+ * as readable, and not left where `tpuprof info DIR` would refuse it. */
+static void record_empty(struct fetch_ctx *c, struct tp_fetch_file *f)
+{
+	char *q = tp_quote_name(f->name);
+
+	unlink(f->path);
+	f->status = TP_FILE_MISSING;
+	tp_fetch_unavailable(c, "'%s' is empty (0 bytes) on the server, as the profiler leaves "
+			     "a capture over 2 GB: not kept", q);
+	free(q);
+}
+
 static enum tp_err download(struct fetch_ctx *c, struct tp_error *err)
 {
 	struct tp_fetch_result *r = c->r;
@@ -127,6 +141,8 @@ static enum tp_err download(struct fetch_ctx *c, struct tp_error *err)
 
 		if (rc == TP_OK && reqs[k].status == 404 && reqs[k].missing_ok)
 			record_missing(c, f);
+		else if (rc == TP_OK && f->kind == TP_FILE_XPLANE && reqs[k].bytes == 0)
+			record_empty(c, f);
 		else if (rc == TP_OK) {
 			f->status = TP_FILE_FETCHED;
 			f->bytes = reqs[k].bytes;
@@ -152,6 +168,11 @@ enum tp_err tp_fetch_execute(struct fetch_ctx *c, struct tp_error *err)
 		todo += f->status == TP_FILE_PLANNED;
 		gcs |= f->status == TP_FILE_PLANNED && f->gcs_auth;
 	}
+	if (c->r->n_files == 0)   /* nothing fetched, nothing kept */
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: the run '%s' holds no file tpuprof reads (no .xplane.pb; "
+				    "--tools names the tool data to fetch)", c->o->source,
+				    c->r->run ? c->r->run : "?");
 	if (todo == 0)
 		return TP_OK;
 	if (gcs && (rc = tp_fetch_gcs_auth(c, err)) != TP_OK)

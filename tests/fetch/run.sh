@@ -385,6 +385,25 @@ case_gcs_cut_short() {
 	expect_same "$dir/out/$NEWEST/tpu_inference_2.xplane.pb" "$V6E"
 }
 
+# A fetch that gets no file at all is an error (exit 3): it exited 0 and
+# named a directory it never made. An empty .xplane.pb (the profiler's
+# capture over 2 GB) is said, not kept, not promised to `info`.
+case_no_files() {
+	start_server tb-2.18.0 --data-location unreadable
+	tp fetch -q --tools none -o "$dir/out" --run 2024_06_01_10_00_00 "$URL"
+	expect_rc 3
+	expect_err "tpuprof: http://127.0.0.1:PORT: the run '2024_06_01_10_00_00' holds no file tpuprof reads (no .xplane.pb; --tools names the tool data to fetch)"
+	[ -e "$dir/out" ] && bad "a directory was made for nothing"
+	stop_server
+	start_server tb-2.4.0 --data-location local
+	: >"$srv/logs/$NEWEST/empty.xplane.pb"
+	tp fetch --tools none -o "$dir/out2" --run 2024_06_01_10_00_00 "$URL"
+	expect_rc 0
+	expect_out "'empty' is empty (0 bytes) on the server, as the profiler leaves a capture over 2 GB: not kept"
+	[ -e "$dir/out2/$NEWEST/empty.xplane.pb" ] && bad "the empty capture was kept"
+	expect_info "$dir/out2"
+}
+
 # DIR cannot be written: exit 5, nothing written elsewhere.
 case_output_errors() {
 	start_server none
@@ -580,7 +599,7 @@ case_fault_500() {
 
 case_fault_500_once() {
 	start_server xprof-2.21.5 --fault 500-once
-	tp fetch -q --tools none --retry-delay 10ms -o "$dir/out" "$URL"
+	tp fetch -n -q --tools none --retry-delay 10ms -o "$dir/out" "$URL"
 	expect_rc 0
 	expect_log_count '^GET /data/plugin/profile/runs ' 3
 }
@@ -590,7 +609,7 @@ case_fault_429() {
 	# Retry-After: 0 wins over the 20 s backoff: well within 10 s.
 	old=$LIMIT
 	LIMIT=10
-	tp fetch -q --tools none --retry-delay 20s -o "$dir/out" "$URL"
+	tp fetch -n -q --tools none --retry-delay 20s -o "$dir/out" "$URL"
 	LIMIT=$old
 	expect_rc 0
 	expect_log_count '^GET /data/plugin/profile/hosts' 2
@@ -795,7 +814,7 @@ case_static_riegeli() {
 
 PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
-	dry-run keep-and-force header-redirects gcs-cut-short output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
+	dry-run keep-and-force header-redirects gcs-cut-short no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
 	fault-reset-fails fault-resume-across-runs fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \
