@@ -145,7 +145,14 @@ struct tp_fetch_file *tp_fetch_plan_add(struct fetch_ctx *c,
 	struct tp_fetch_file *f;
 	size_t before = c->stems.n;
 	bool changed;
-	const char *safe = tp_namemap_get(&c->stems, stem, &changed);
+	const char *safe;
+
+	/* a listing that names an object twice: one file, not two transfers
+	 * racing on one FILE.part */
+	for (size_t i = 0; i < r->n_files; i++)
+		if (r->files[i].kind == kind && strcmp(r->files[i].url, url) == 0)
+			return &r->files[i];
+	safe = tp_namemap_get(&c->stems, stem, &changed);
 
 	if (changed && c->stems.n > before)
 		note_renamed(c, role, stem, safe);

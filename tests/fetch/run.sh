@@ -404,6 +404,18 @@ case_no_files() {
 	expect_info "$dir/out2"
 }
 
+# A listing that names an object twice gives one file and one transfer:
+# two raced on one FILE.part (exit 5 now and then, "cannot rename").
+case_gcs_dup_listing() {
+	start_server none --fault dup-listing
+	tp fetch -q -j 4 --token "$TOKEN" -o "$dir/out" gs://tpuprof-test/logs
+	expect_rc 0
+	expect_files "$dir/out" "$NEWEST/34.83.195.179_6003.xplane.pb
+$NEWEST/tpu_inference_2.xplane.pb"
+	expect_same "$dir/out/$NEWEST/tpu_inference_2.xplane.pb" "$V6E"
+	expect_log_count 'tpu_inference_2\.xplane\.pb\?alt=media' 1
+}
+
 # DIR cannot be written: exit 5, nothing written elsewhere.
 case_output_errors() {
 	start_server none
@@ -814,7 +826,7 @@ case_static_riegeli() {
 
 PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
-	dry-run keep-and-force header-redirects gcs-cut-short no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
+	dry-run keep-and-force header-redirects gcs-cut-short gcs-dup-listing no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
 	fault-reset-fails fault-resume-across-runs fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \

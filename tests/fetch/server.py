@@ -468,6 +468,8 @@ class Handler(BaseHTTPRequestHandler):
             objs += [(evil + "../../../escape.xplane.pb", src),
                      ("logs/plugins/profile/../up.xplane.pb", src),
                      ("logs/plugins/profile/r\nun/h\nost.xplane.pb", src)]
+        if self.st.fault == "dup-listing":   # one object listed twice
+            objs += [o for o in objs if o[0].endswith("tpu_inference_2.xplane.pb")]
         return sorted(objs)
 
     def gcs(self, raw_path, q, auth):
