@@ -194,6 +194,15 @@ static const struct {
 	{ "http://u:p@h:1/a", TP_OK, "http://u:p@h:1/a", "/a", "http://u:p@h:1" },
 	{ "ftp://h/", TP_ERR_USAGE, NULL, NULL, NULL },
 	{ "http:///path", TP_ERR_USAGE, NULL, NULL, NULL },
+	/* a bad port or v6 address is a usage error (exit 2): libcurl's
+	 * "URL using bad/illegal format" was a network one (exit 4) */
+	{ "http://127.0.0.1:99999", TP_ERR_USAGE, NULL, NULL, NULL },
+	{ "http://h:0/", TP_ERR_USAGE, NULL, NULL, NULL },
+	{ "http://h:6OO6", TP_ERR_USAGE, NULL, NULL, NULL },
+	{ "http://[::1", TP_ERR_USAGE, NULL, NULL, NULL },
+	{ "http://[::1]x", TP_ERR_USAGE, NULL, NULL, NULL },
+	{ "http://[::1]:6006/", TP_OK, "http://[::1]:6006", "/", "http://[::1]:6006" },
+	{ "http://h:/", TP_OK, "http://h:", "/", "http://h:" },
 };
 
 START_TEST(test_split)

@@ -127,10 +127,42 @@ static void trim_plugin_path(char *path)
 		path[--n] = '\0';
 }
 
+/* What is wrong with a URL's host[:port], [v6][:port] included, or NULL:
+ * caught here as a usage error (exit 2), not by libcurl as a network one. */
+static const char *bad_host_port(const char *host, const char *end)
+{
+	const char *colon = NULL, *p;
+	long port = 0;
+
+	if (*host == '[') {
+		const char *close = memchr(host, ']', (size_t)(end - host));
+
+		if (!close)
+			return "an IPv6 address without its closing ']'";
+		if (close + 1 < end && close[1] != ':')
+			return "characters after the IPv6 address";
+		colon = close + 1 < end ? close + 1 : NULL;
+	} else {
+		colon = memchr(host, ':', (size_t)(end - host));
+	}
+	if (!colon)
+		return NULL;
+	if (colon + 1 == end)
+		return NULL;                 /* "host:" : the scheme's port */
+	for (p = colon + 1; p < end; p++) {
+		if (*p < '0' || *p > '9')
+			return "a port that is not a number";
+		port = port * 10 + (*p - '0');
+		if (port > 65535)
+			break;
+	}
+	return port < 1 || port > 65535 ? "a port out of range (1 to 65535)" : NULL;
+}
+
 enum tp_err tp_url_split(const char *url, struct tp_url_parts *out,
 			 struct tp_error *err)
 {
-	const char *host, *end;
+	const char *host, *end, *why;
 	char *path;
 
 	memset(out, 0, sizeof(*out));
@@ -143,6 +175,8 @@ enum tp_err tp_url_split(const char *url, struct tp_url_parts *out,
 				    "'%s' is not an http:// or https:// URL", url);
 	if (!authority(url, &host, &end) || host == end)
 		return tp_error_set(err, TP_ERR_USAGE, "'%s': no host in URL", url);
+	if ((why = bad_host_port(host, end)))
+		return tp_error_set(err, TP_ERR_USAGE, "'%s': %s", url, why);
 	/* userinfo stays in origin (curl sends it); messages use
 	 * tp_url_shown(), which drops it. */
 	out->origin = tp_xasprintf("%.*s", (int)(end - url), url);

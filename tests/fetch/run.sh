@@ -436,6 +436,15 @@ tpuprof: 'CASE/file' exists and is not a directory"
 	expect_rc 2
 	expect_err "tpuprof: bad value '' for --output (see 'tpuprof help fetch')"
 	expect_log_count 'alt=media' 0
+	# a --cacert that cannot be read: usage (exit 2), not a server whose
+	# certificate failed (exit 4)
+	tp fetch -n -q --cacert "$dir/no-such.pem" -o "$dir/out" "$URL"
+	expect_rc 2
+	expect_err "tpuprof: cannot read --cacert 'CASE/no-such.pem': No such file or directory (see 'tpuprof help fetch')"
+	# a port out of range: usage, not libcurl's "bad/illegal format" (4)
+	tp fetch -n -q -o "$dir/out" http://127.0.0.1:99999
+	expect_rc 2
+	expect_err "tpuprof: 'http://127.0.0.1:99999': a port out of range (1 to 65535)"
 }
 
 # ---- Google Cloud Storage (the emulator pages two objects at a time) ----

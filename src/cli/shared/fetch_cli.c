@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tpuprof/util/util.h"
@@ -265,6 +266,27 @@ static int check_capture(const struct tp_cmd *cmd,
 	return tp_cli_usage_error(cmd, fmt, k->service_addr);
 }
 
+/* --cacert FILE must be a file that can be read: libcurl took a missing
+ * one for a certificate the server failed ("not trusted", exit 4), and
+ * over http ignored it. */
+static int check_cacert(const struct tp_cmd *cmd, const char *path)
+{
+	struct stat st;
+	FILE *f;
+	char fmt[128];
+
+	if (!path)
+		return 0;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		errno = EISDIR;
+	else if ((f = fopen(path, "r"))) {
+		fclose(f);
+		return 0;
+	}
+	snprintf(fmt, sizeof(fmt), "cannot read --cacert '%%s': %s", strerror(errno));
+	return tp_cli_usage_error(cmd, fmt, path);
+}
+
 int tp_fetch_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 		       bool capture, struct tp_fetch_cli *cli, int *exit_code)
 {
@@ -285,6 +307,8 @@ int tp_fetch_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 					"%s: no SOURCE given", cmd->name);
 	if (rc == 0 && capture)
 		rc = check_capture(cmd, &cli->cap);
+	if (rc == 0)
+		rc = check_cacert(cmd, cli->o.http.cacert);
 	if (rc == 0 && tp_cli_parse_only)
 		rc = -1;
 	if (rc != 0) {
