@@ -89,6 +89,9 @@ static void request_for(struct fetch_ctx *c, const struct tp_fetch_file *f,
 	/* The server's "No Data": tool JSON and modules may be missing. */
 	q->missing_ok = f->kind == TP_FILE_TOOL_JSON ||
 			(f->kind == TP_FILE_HLO_PROTO && f->source_headers);
+	/* a tool's view the server fails to convert (HTTP 500, a page that is
+	 * no JSON) is one view not available, not a failed fetch */
+	q->optional = f->kind == TP_FILE_TOOL_JSON;
 	tp_fetch_fill_headers(c, q, f->source_headers ? AUTH_SOURCE :
 			      f->gcs_auth ? AUTH_GCS : AUTH_NONE);
 }
@@ -103,6 +106,16 @@ static void record_missing(struct fetch_ctx *c, struct tp_fetch_file *f)
 				     f->tool, q);
 	else
 		tp_fetch_unavailable(c, "module '%s': the server has no HloProto for it (404)", q);
+	free(q);
+}
+
+static void record_failed(struct fetch_ctx *c, struct tp_fetch_file *f, const char *why)
+{
+	char *q = tp_quote_name(f->name);
+
+	f->status = TP_FILE_MISSING;
+	tp_fetch_unavailable(c, "%s for '%s': the server failed: %s", f->tool ? f->tool : "?",
+			     q, why);
 	free(q);
 }
 
@@ -139,7 +152,9 @@ static enum tp_err download(struct fetch_ctx *c, struct tp_error *err)
 	for (size_t k = 0; k < n; k++) {
 		struct tp_fetch_file *f = &r->files[idx[k]];
 
-		if (rc == TP_OK && reqs[k].status == 404 && reqs[k].missing_ok)
+		if (rc == TP_OK && reqs[k].failed)
+			record_failed(c, f, reqs[k].why);
+		else if (rc == TP_OK && reqs[k].status == 404 && reqs[k].missing_ok)
 			record_missing(c, f);
 		else if (rc == TP_OK && f->kind == TP_FILE_XPLANE && reqs[k].bytes == 0)
 			record_empty(c, f);

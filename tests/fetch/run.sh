@@ -404,6 +404,19 @@ case_no_files() {
 	expect_info "$dir/out2"
 }
 
+# A tool's view the server fails to convert (HTTP 500) is one view not
+# available: the captures are fetched, exit 0. It failed the whole fetch
+# (exit 4, no summary).
+case_tool_500() {
+	start_server tb-2.4.0 --data-location local --fault data-500
+	tp fetch --retries 0 --tools overview_page -o "$dir/out" --run 2024_06_01_10_00_00 "$URL"
+	expect_rc 0
+	expect_files "$dir/out" "$NEWEST/34.83.195.179_6003.xplane.pb
+$NEWEST/tpu_inference_2.xplane.pb"
+	expect_out "overview_page^ for 'tpu_inference_2': the server failed: HTTP 500 Internal Server Error: ValueError: conversion failed for host"
+	expect_info "$dir/out"
+}
+
 # A listing that names an object twice gives one file and one transfer:
 # two raced on one FILE.part (exit 5 now and then, "cannot rename").
 case_gcs_dup_listing() {
@@ -835,7 +848,7 @@ case_static_riegeli() {
 
 PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
-	dry-run keep-and-force header-redirects gcs-cut-short gcs-dup-listing no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
+	dry-run keep-and-force header-redirects gcs-cut-short gcs-dup-listing tool-500 no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
 	fault-reset-fails fault-resume-across-runs fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \

@@ -639,6 +639,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.no_data(gz)
         if not per_module and host not in st.hosts(run):
             return self.no_data(gz)
+        if st.fault == "data-500":   # a converter's failure (plugin 2.15.2+)
+            return self.send(500, "ValueError: conversion failed for host", "text/plain", gz=gz)
         if st.fault == "truncated-gzip" and base == "op_profile":
             body = gzip.compress(b'{"byProgram": {"children": []}}' * 50, mtime=0)
             return self.send(200, body[:len(body) // 2], "application/json",

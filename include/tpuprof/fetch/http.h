@@ -82,7 +82,13 @@ struct tp_http_req {
 	const char *timeout_option; /* named when it runs out; NULL =
 	                               "--idle-timeout"                       */
 	uint64_t size_hint;         /* size known in advance, or 0           */
+	bool optional;              /* an HTTP error status for good (after
+	                               its retries) fails this request only:
+	                               failed and why are set, the others go
+	                               on (a broken transfer stops all)      */
 	/* out (owned; tp_http_req_clear frees) */
+	bool failed;                /* an optional request that failed       */
+	char why[256];              /* what was wrong, when failed           */
 	long status;                /* HTTP status of the last attempt       */
 	char *content_type;         /* media type, lower case, or NULL       */
 	char *body;                 /* memory requests: decoded, NUL-ended   */

@@ -68,6 +68,8 @@ void tp_http_req_clear(struct tp_http_req *r)
 	r->status = 0;
 	r->bytes = 0;
 	r->attempts = 0;
+	r->failed = false;
+	r->why[0] = '\0';
 }
 
 static double jitter(struct engine *e)
@@ -282,6 +284,17 @@ static void fail_for_good(struct engine *e, struct xfer *x)
 	if (x->attempt > 1)
 		snprintf(more, sizeof(more), " (after %u attempts)", x->attempt);
 	x->req->status = x->status;
+	if (x->req->optional && x->fail.code != TP_ERR_OUTPUT && x->status >= 400) {
+		/* the server answered with an error, and its caller can do
+		 * without it: the others go on (a broken transfer or a disk
+		 * error still stops all) */
+		x->req->failed = true;
+		snprintf(x->req->why, sizeof(x->req->why), "%.200s%s", x->fail.msg, more);
+		tp_http_reset_answer(x, false);
+		x->state = X_DONE;
+		e->done++;
+		return;
+	}
 	tp_error_set(&e->fatal, x->fail.code, "%s: %s%s", url, x->fail.msg, more);
 	tp_http_reset_answer(x, x->cfg->keep_partial);
 	x->state = X_DONE;
