@@ -429,6 +429,21 @@ $NEWEST/tpu_inference_2.xplane.pb"
 	expect_log_count 'tpu_inference_2\.xplane\.pb\?alt=media' 1
 }
 
+# A redirect that cannot be followed says where it pointed and why
+# (libcurl's "Unsupported protocol" and "Number of redirects hit maximum
+# amount" before).
+case_redirect_errors() {
+	start_server xprof-2.21.5 --fault redirect-ftp
+	tp fetch -n -q --retries 0 --tools none -o "$dir/out" "$URL"
+	expect_rc 4
+	expect_err "tpuprof: http://127.0.0.1:PORT/data/plugin/profile/runs: redirected to ftp://127.0.0.1/runs: only http and https redirects are followed"
+	stop_server
+	start_server xprof-2.21.5 --fault redirect-loop
+	tp fetch -n -q --retries 0 --tools none -o "$dir/out" "$URL"
+	expect_rc 4
+	expect_err "tpuprof: http://127.0.0.1:PORT/data/plugin/profile/runs: more than 5 redirects (a loop?)"
+}
+
 # DIR cannot be written: exit 5, nothing written elsewhere.
 case_output_errors() {
 	start_server none
@@ -848,7 +863,7 @@ case_static_riegeli() {
 
 PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
-	dry-run keep-and-force header-redirects gcs-cut-short gcs-dup-listing tool-500 no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
+	dry-run keep-and-force header-redirects redirect-errors gcs-cut-short gcs-dup-listing tool-500 no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
 	fault-reset-fails fault-resume-across-runs fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \

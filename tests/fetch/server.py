@@ -578,6 +578,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(302, "", "text/plain", [(
                 "Location", "http://localhost:%d/data/plugin/profile/runs?moved=1" %
                 self.server.server_address[1])])
+        if st.fault == "redirect-ftp":
+            return self.send(302, "", "text/plain", [("Location", "ftp://127.0.0.1/runs")])
+        if st.fault == "redirect-loop":
+            return self.send(302, "", "text/plain", [("Location", "/data/plugin/profile/runs")])
         if st.fault == "redirect-same" and "moved" not in q:
             return self.send(302, "", "text/plain",
                              [("Location", "/data/plugin/profile/runs?moved=1")])

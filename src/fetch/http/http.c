@@ -163,6 +163,20 @@ static void end_attempt(struct engine *e, struct xfer *x)
 	e->active--;
 }
 
+/* Where the last answer pointed, when it was a redirect (libcurl's). */
+static const char *redirected_to(struct xfer *x)
+{
+	char *to = NULL;
+	long n = 0;
+
+	if (curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_COUNT, &n) == CURLE_OK && n > 0 &&
+	    curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &to) == CURLE_OK)
+		return to;
+	if (curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &to) == CURLE_OK)
+		return to;
+	return NULL;
+}
+
 /* Why the attempt failed, when libcurl says so. */
 static void curl_failure(struct xfer *x, CURLcode res)
 {
@@ -175,6 +189,12 @@ static void curl_failure(struct xfer *x, CURLcode res)
 		tp_error_set(&x->fail, TP_ERR_NETWORK,
 			     "TLS certificate not trusted: %s (see --cacert, --insecure)",
 			     curl_easy_strerror(res));
+	else if (res == CURLE_TOO_MANY_REDIRECTS)
+		tp_error_set(&x->fail, TP_ERR_NETWORK, "more than %ld redirects (a loop?)", MAX_HOPS);
+	else if (res == CURLE_UNSUPPORTED_PROTOCOL && redirected_to(x))
+		tp_error_set(&x->fail, TP_ERR_NETWORK,
+			     "redirected to %.200s: only http and https redirects are followed",
+			     redirected_to(x));
 	else if (res == CURLE_COULDNT_CONNECT)
 		tp_error_set(&x->fail, TP_ERR_NETWORK,
 			     "cannot connect (refused or unreachable)");
