@@ -110,6 +110,7 @@ static const char check_help[] =
 	"  --allow-partial        pass a capture or report with damaged parts that\n"
 	"                         were skipped (by default that fails the check)\n"
 	"  --format text|json     output format (default text)\n"
+	"  --compact              JSON on one line, without spaces (a smaller file)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  --json-out FILE        also write the tpuprof.check/1 document to FILE,\n"
 	"                         the text going to standard output (or -o): a CI\n"

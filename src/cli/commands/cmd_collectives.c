@@ -24,6 +24,7 @@ static const char collectives_help[] =
 	"  --host HOST          times from this host only\n"
 	"  --device NAME        the device (tpuprof devices lists the names)\n"
 	"  --format text|json   output format (default text)\n"
+	"  --compact            JSON on one line, without spaces (a smaller file)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	TP_CLI_HELP_INPUT_OPTIONS
 	"\n"

@@ -44,6 +44,7 @@ static const char diff_help[] =
 	"                         row (schema tpuprof.diff/1, docs/json.md); html\n"
 	"                         is one self-contained page: both sides' memory\n"
 	"                         towers and the changed rows (docs/html.md)\n"
+	"  --compact              JSON on one line, without spaces (a smaller file)\n"
 	"  --limit N              changed rows per section in text (default 10,\n"
 	"                         0 = all); unchanged rows are only counted\n"
 	"  --device NAME          the device of captures A and B (tpuprof devices\n"

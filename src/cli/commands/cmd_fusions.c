@@ -21,6 +21,7 @@ static const char fusions_help[] =
 	"                       included) or matches it as a glob (* ? [...]);\n"
 	"                       matching instructions are marked\n"
 	"  --format text|json   output format (default text)\n"
+	"  --compact            JSON on one line, without spaces (a smaller file)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	TP_CLI_HELP_INPUT_OPTIONS
 	"\n"

@@ -23,6 +23,7 @@ static const char info_help[] =
 	"\n"
 	"options:\n"
 	"  --format text|json   output format (default text)\n"
+	"  --compact            JSON on one line, without spaces (a smaller file)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	TP_CLI_HELP_INPUT_OPTIONS
 	"\n"

@@ -29,6 +29,7 @@ static const char memory_help[] =
 	"options:\n"
 	"  --format text|json|html  output format (default text; html: one\n"
 	"                         self-contained page, docs/html.md)\n"
+	"  --compact              JSON on one line, without spaces (a smaller file)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  --host NAME            only this host\n"
 	"  --core CORE            only this core (/device:TPU:0, TPU:0, 0, or\n"

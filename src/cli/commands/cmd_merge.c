@@ -43,6 +43,7 @@ static const char merge_help[] =
 	"  --format json|text|html  the merged report as a document (default:\n"
 	"                       JSON, what check, diff and report read back),\n"
 	"                       as report's page of text, or its HTML page\n"
+	"  --compact            JSON on one line, without spaces (a smaller file)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  -q, --quiet, -h, --help\n"
 	"\n"
@@ -167,6 +168,10 @@ static int run_merge(int argc, char **argv)
 	if (tp_cli_parse(&tp_cmd_merge, argc, argv, merge_options, on_option, &expect, &o,
 			 &code) < 0)
 		return code;
+	/* as every command with no logdir among its inputs refuses it */
+	if (o.open.run)
+		return tp_cli_usage_error(&tp_cmd_merge, "--run %s: merge reads reports, not logdirs",
+					  o.open.run);
 	if (!o.format_given)   /* what check, diff and report read back */
 		o.format = TP_FORMAT_JSON;
 	if (tp_merge_inputs((const char *const *)o.captures, (size_t)o.n_captures, &in,

@@ -45,6 +45,7 @@ static const char oom_help[] =
 	"options:\n"
 	"  --format text|json|html  output format (default text); json is\n"
 	"                         tpuprof.oom/1 (docs/json.md); html one page\n"
+	"  --compact              JSON on one line, without spaces (a smaller file)\n"
 	"  --device NAME          the chip the run used (tpuprof devices)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  -q, --quiet            no notes on stderr\n"
@@ -177,6 +178,9 @@ static int run_oom(int argc, char **argv)
 
 	if (tp_cli_parse(&tp_cmd_oom, argc, argv, oom_options, on_option, NULL, &o, &code) < 0)
 		return code;
+	if (o.open.run)
+		return tp_cli_usage_error(&tp_cmd_oom, "--run %s: oom reads logs, not logdirs",
+					  o.open.run);
 	diff = o.n_captures >= 1 && strcmp(o.captures[0], "diff") == 0;
 	logs = o.captures + diff;
 	n = (size_t)(o.n_captures - diff);

@@ -55,6 +55,7 @@ static const char ops_help[] =
 	"                       self-contained page, every op in a table that\n"
 	"                       sorts and filters, collectives and fusions\n"
 	"                       joined in (docs/html.md)\n"
+	"  --compact            JSON on one line, without spaces (a smaller file)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	TP_CLI_HELP_INPUT_OPTIONS
 	"\n"

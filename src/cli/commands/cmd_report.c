@@ -32,6 +32,7 @@ static const char report_help[] =
 	"\n"
 	"options:\n"
 	"  --format text|json|html  output format (default text)\n"
+	"  --compact              JSON on one line, without spaces (a smaller file)\n"
 	"  -o, --output FILE      write to FILE (replaced only on success)\n"
 	"  --host NAME            only this host\n"
 	"  --core CORE            only this core (/device:TPU:0, TPU:0, 0, or\n"

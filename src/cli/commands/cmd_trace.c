@@ -41,6 +41,7 @@ static const char trace_help[] =
 	"  --format perfetto|json\n"
 	"                       Perfetto protobuf trace (default) or Chrome\n"
 	"                       trace-event JSON\n"
+	"  --compact            JSON on one line, without spaces (a smaller file)\n"
 	"  --host NAME          only this host\n"
 	"  --core CORE          only this device plane (/device:TPU:0, TPU:0, 0, or\n"
 	"                       HOST PLANE as printed)\n"

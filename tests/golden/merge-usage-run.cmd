@@ -1,0 +1,1 @@
+merge --run r testdata/check-baseline.report.json

@@ -1,0 +1,1 @@
+oom --run r testdata/oom/tpu-hbm-compile.log
