@@ -90,6 +90,14 @@ static void values(char *a, char *b, size_t n, enum tp_check_metric m, int64_t x
 	}
 }
 
+/* A figure printed in whole bytes or ps ("21492569216 B"), not scaled. */
+static bool raw_form(const char *s)
+{
+	const char *u = strrchr(s, ' ');
+
+	return u && (strcmp(u, " B") == 0 || strcmp(u, " ps") == 0);
+}
+
 static bool runtime_program(const struct tp_check_row *r)
 {
 	return r->module && r->source && strcmp(r->source, "runtime") == 0;
@@ -195,8 +203,14 @@ void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 		fprintf(out, " over baseline");
 		if (r->baseline_host && r->host && strcmp(r->baseline_host, r->host) != 0)
 			fprintf(out, " (host %s)", r->baseline_host);
-		fprintf(out, " %s %s limit %s", value(b, sizeof(b), r->metric, r->baseline),
-			over(r), c);
+		/* in the unit measured and limit are printed: whole bytes or
+		 * ps where rounded they read alike (values) */
+		if (raw_form(a))
+			snprintf(b, sizeof(b), "%" PRId64 " %s", r->baseline,
+				 tp_check_metric_is_ps(r->metric) ? "ps" : "B");
+		else
+			value(b, sizeof(b), r->metric, r->baseline);
+		fprintf(out, " %s %s limit %s", b, over(r), c);
 		break;
 	default:
 		fprintf(out, " %s limit %s", over(r), c);
