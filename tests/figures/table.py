@@ -361,7 +361,8 @@ def text_shares_at_most_100(cap):
             for m in re.finditer(r"(?<![+\-\d.])(\d+(?:\.\d+)?)%", line):
                 # a straggling step's spread over its fastest core is a
                 # ratio (steps across cores, the straggler advice)
-                if line[m.end():].startswith(" slower") or re.search(r"  straggler(  warm-up)?$", line):
+                if line[m.end():].startswith(" slower") or \
+                        re.search(r"  (straggler|warm-up|edge)(  warm-up)?(  edge)?$", line):
                     continue
                 if float(m.group(1)) > 100.0001:
                     yield "%s: %s" % (cmd, line.strip()[:120])

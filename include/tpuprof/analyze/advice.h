@@ -48,6 +48,8 @@ struct tp_advice_core {
 	double flop_util, hbm_util;   /* ops.cores[].flop_utilization, ...   */
 	const struct tp_advice_step *steps; /* by start; borrowed           */
 	size_t n_steps;
+	bool inferred_steps;          /* steps_source inferred: the first and
+					 last are edges (tp_step_across)  */
 	int64_t steady_sum_ps, steady_collective_ps, steady_idle_ps, steady_copy_ps;
 	int64_t infeed_ps;            /* self time of infeed ops             */
 	int64_t done_ps;              /* self time of async -done ops        */

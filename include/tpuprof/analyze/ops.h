@@ -396,8 +396,15 @@ struct tp_step_across {
 	size_t slowest_core, fastest_core; /* indexes into tp_ops.cores     */
 	int64_t slowest_ps, fastest_ps;
 	int64_t spread_ps;            /* slowest - fastest                  */
-	bool straggler;               /* spread > TP_STRAGGLER_PCT% of fastest */
+	bool straggler;               /* spread > TP_STRAGGLER_PCT% of fastest,
+				       * at no edge                         */
 	bool warmup;                  /* warm-up on some core               */
+	bool edge;                    /* the first or last of some core's
+				       * inferred steps: bounded there by
+				       * that core's own first or last op,
+				       * not by a step the cores share (its
+				       * spread is launch skew, not a
+				       * straggler)                         */
 };
 /* The steps every core with steps has (the fewest any has), each across
  * the cores; 0 and NULL with fewer than two such cores. *out is
@@ -407,7 +414,13 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out);
  * from saved documents): a zeroed a, each core's i-th step added in core
  * order, then closed (spread and straggler). */
 void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
-			bool warmup);
+			bool warmup, bool edge);
+/* Whether step i of n is an edge (tp_step_across.edge) of steps inferred
+ * or not. */
+static inline bool tp_step_is_edge(bool inferred, size_t i, size_t n)
+{
+	return inferred && n >= 3 && (i == 0 || i + 1 == n);
+}
 void tp_step_across_close(struct tp_step_across *a);
 /* What `steps across cores` says in one line: the steps compared, the
  * cores, and the steps not warm-up on any core that have a straggler. */

@@ -227,7 +227,10 @@ static void straggler_rule(struct tp_advice *a, const struct tp_advice_input *in
 			if (!in->cores[c].n_steps || in->cores[c].sparsecore)
 				continue;
 			st = &in->cores[c].steps[i];
-			warm |= st->warmup;
+			/* an edge of inferred steps is launch skew: left out
+			 * as warm-up is (tp_step_across.edge) */
+			warm |= st->warmup || tp_step_is_edge(in->cores[c].inferred_steps, i,
+							      in->cores[c].n_steps);
 			if (first || st->dur_ps > hi) {
 				hi = st->dur_ps;
 				slow = &in->cores[c];

@@ -36,6 +36,7 @@ static void core_input(struct tp_advice_core *in, struct tp_advice_step *steps,
 	}
 	in->steps = steps;
 	in->n_steps = c->n_steps;
+	in->inferred_steps = c->step_source == TP_STEPS_INFERRED;
 	tp_steps_summarize(ops, c, &sum);
 	in->steady_sum_ps = sum.sum_ps;
 	in->steady_collective_ps = sum.collective_ps;

@@ -150,9 +150,10 @@ void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core
 }
 
 void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
-			bool warmup)
+			bool warmup, bool edge)
 {
 	a->warmup |= warmup;
+	a->edge |= edge;
 	if (!a->n_cores || dur_ps > a->slowest_ps) {
 		a->slowest_ps = dur_ps;
 		a->slowest_core = core;
@@ -169,9 +170,9 @@ void tp_step_across_close(struct tp_step_across *a)
 	a->spread_ps = tp_sat_sub(a->slowest_ps, a->fastest_ps);
 	/* spread over the fastest core's step: 10% and more is a straggler
 	 * (docs/ops.md) */
-	a->straggler = a->fastest_ps > 0 ?
+	a->straggler = !a->edge && (a->fastest_ps > 0 ?
 		a->spread_ps > a->fastest_ps / 100 * TP_STRAGGLER_PCT :
-		a->spread_ps > 0;
+		a->spread_ps > 0);
 }
 
 size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
@@ -198,7 +199,10 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
 			if (!ops->cores[c].n_steps || ops->cores[c].is_sparse_core)
 				continue;
 			s = &ops->steps[ops->cores[c].first_step + i];
-			tp_step_across_add(&v[i], c, s->dur_ps, s->warmup);
+			tp_step_across_add(&v[i], c, s->dur_ps, s->warmup,
+					   tp_step_is_edge(ops->cores[c].step_source ==
+							   TP_STEPS_INFERRED, i,
+							   ops->cores[c].n_steps));
 		}
 		tp_step_across_close(&v[i]);
 	}

@@ -106,6 +106,8 @@ static void core_from_doc(struct tp_advice_core *in, struct tp_advice_step **ste
 						       jstr(J(v, "name")) };
 	in->steps = *steps;
 	in->n_steps = json_array_size(J(core, "steps"));
+	in->inferred_steps = json_string_value(J(core, "steps_source")) &&
+			     strcmp(json_string_value(J(core, "steps_source")), "inferred") == 0;
 	in->no_debug_print = in->n_steps &&
 			     !json_is_integer(J(json_array_get(J(core, "steps"), 0), "debug_print_ps"));
 	in->steady_sum_ps = jint(J(steady, "sum_ps"));
@@ -215,12 +217,16 @@ static struct tp_step_across *across_from_cores(json_t *cores, size_t *n_out)
 	for (size_t i = 0; i < n; i++) {
 		v[i].index = i;
 		json_array_foreach(cores, c, core) {
-			json_t *s = json_array_get(json_object_get(core, "steps"), i);
+			json_t *steps = json_object_get(core, "steps");
+			json_t *s = json_array_get(steps, i);
+			const char *src = json_string_value(json_object_get(core, "steps_source"));
 
 			if (s && !sparse_core_plane(jstr(json_object_get(core, "plane"))))
 				tp_step_across_add(&v[i], c,
 					json_integer_value(json_object_get(s, "duration_ps")),
-					json_is_true(json_object_get(s, "warmup")));
+					json_is_true(json_object_get(s, "warmup")),
+					tp_step_is_edge(src && strcmp(src, "inferred") == 0, i,
+							json_array_size(steps)));
 		}
 		tp_step_across_close(&v[i]);
 	}

@@ -210,7 +210,7 @@ json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host
 				json_t *slowest_plane, json_t *fastest_host,
 				json_t *fastest_plane)
 {
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b}",
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b,s:b}",
 		"index", tp_json_uint(a->index),
 		"n_cores", tp_json_uint(a->n_cores),
 		"slowest_host", slowest_host,
@@ -222,7 +222,8 @@ json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host
 		"spread_ps", tp_json_int(a->spread_ps),
 		"spread_share", a->fastest_ps > 0 ? json_real((double)a->spread_ps / (double)a->fastest_ps) : json_null(),
 		"straggler", a->straggler,
-		"warmup", a->warmup);
+		"warmup", a->warmup,
+		"edge", a->edge);
 }
 
 json_t *tp_steps_across_summary_json(const struct tp_step_across *v, size_t n, bool rows)

@@ -146,16 +146,23 @@ void tp_text_steps_across(FILE *out, const struct tp_capture *cap,
 		const struct tp_ops_core *slow = &ops->cores[v[i].slowest_core];
 		char t_s[32], t_f[32], t_d[32];
 
-		fprintf(out, "  %-6zu %10s %10s %10s %6.1f%%  %s %.*s%s%s\n", v[i].index,
+		fprintf(out, "  %-6zu %10s %10s %10s %6.1f%%  %s %.*s%s%s%s\n", v[i].index,
 			tp_fmt_ps(t_s, sizeof(t_s), v[i].slowest_ps),
 			tp_fmt_ps(t_f, sizeof(t_f), v[i].fastest_ps),
 			tp_fmt_ps(t_d, sizeof(t_d), v[i].spread_ps),
 			pct(v[i].spread_ps, v[i].fastest_ps), cap->hosts[slow->host].name,
 			(int)slow->plane->name.len, TP_SPTR(slow->plane->name),
-			v[i].straggler ? "  straggler" : "", v[i].warmup ? "  warm-up" : "");
+			v[i].straggler ? "  straggler" : "", v[i].warmup ? "  warm-up" : "",
+			v[i].edge ? "  edge" : "");
 	}
 	if (shown < n)
 		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n", n - shown);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].edge) {
+			fputs("  edge: the first or last of inferred steps, bounded by each core's "
+			      "own first or last op (launch skew): not judged\n", out);
+			break;
+		}
 	free(v);
 }
 
