@@ -91,7 +91,8 @@ const SummaryView = {
 				el("td", { class: "num" }, fmtPs(x.spread_ps)),
 				el("td", { class: "num" + (x.straggler ? " warn" : "") }, fmtPct(x.spread_share)),
 				el("td", {}, x.slowest_host + " " + x.slowest_plane),
-				el("td", { class: "muted" }, (x.straggler ? "straggler" : "") + (x.warmup ? " warm-up" : ""))));
+				el("td", { class: "muted", title: x.edge ? "the first or last of inferred steps, bounded by each core's own first or last op (launch skew): not judged" : "" },
+					(x.straggler ? "straggler" : "") + (x.warmup ? " warm-up" : "") + (x.edge ? " edge" : ""))));
 		});
 		s.appendChild(el("div", { class: "scroll-box" }, t));
 	},
