@@ -12,7 +12,6 @@
  */
 #include "http_internal.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,7 +19,6 @@
 
 #include "tpuprof/util/util.h"
 
-#define MAX_HOPS 5L   /* redirects followed, at most */
 
 struct engine {
 	const struct tp_http_config *cfg;
@@ -111,7 +109,7 @@ static void set_options(struct xfer *x)
 	 * keeps back only Authorization and Cookie): with any, judge()
 	 * follows redirects itself, to the same origin only */
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, x->req->n_headers ? 0L : 1L);
-	curl_easy_setopt(c, CURLOPT_MAXREDIRS, MAX_HOPS);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, TP_HTTP_MAX_HOPS);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR,
 			 x->req->local_file ? "file" : "http,https");
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -163,20 +161,6 @@ static void end_attempt(struct engine *e, struct xfer *x)
 	e->active--;
 }
 
-/* Where the last answer pointed, when it was a redirect (libcurl's). */
-static const char *redirected_to(struct xfer *x)
-{
-	char *to = NULL;
-	long n = 0;
-
-	if (curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_COUNT, &n) == CURLE_OK && n > 0 &&
-	    curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &to) == CURLE_OK)
-		return to;
-	if (curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &to) == CURLE_OK)
-		return to;
-	return NULL;
-}
-
 /* Why the attempt failed, when libcurl says so. */
 static void curl_failure(struct xfer *x, CURLcode res)
 {
@@ -190,11 +174,11 @@ static void curl_failure(struct xfer *x, CURLcode res)
 			     "TLS certificate not trusted: %s (see --cacert, --insecure)",
 			     curl_easy_strerror(res));
 	else if (res == CURLE_TOO_MANY_REDIRECTS)
-		tp_error_set(&x->fail, TP_ERR_NETWORK, "more than %ld redirects (a loop?)", MAX_HOPS);
-	else if (res == CURLE_UNSUPPORTED_PROTOCOL && redirected_to(x))
+		tp_error_set(&x->fail, TP_ERR_NETWORK, "more than %ld redirects (a loop?)", TP_HTTP_MAX_HOPS);
+	else if (res == CURLE_UNSUPPORTED_PROTOCOL && tp_http_redirected_to(x))
 		tp_error_set(&x->fail, TP_ERR_NETWORK,
 			     "redirected to %.200s: only http and https redirects are followed",
-			     redirected_to(x));
+			     tp_http_redirected_to(x));
 	else if (res == CURLE_COULDNT_CONNECT)
 		tp_error_set(&x->fail, TP_ERR_NETWORK,
 			     "cannot connect (refused or unreachable)");
@@ -207,61 +191,6 @@ static void curl_failure(struct xfer *x, CURLcode res)
 	else
 		tp_error_set(&x->fail, TP_ERR_NETWORK, "%s", curl_easy_strerror(res));
 	x->fail_retry = tp_http_curl_retryable(res);
-}
-
-/* The scheme, host and port of url, lower case, the port said even
- * where it is the scheme's default: "http://h:80". */
-static void origin_of(const char *url, char *out, size_t n)
-{
-	const char *p = strstr(url, "://"), *host, *end, *at;
-	size_t scheme = p ? (size_t)(p - url) : 0, k = 0;
-	bool port = false;
-
-	if (!p) {
-		snprintf(out, n, "%s", url);
-		return;
-	}
-	host = p + 3;
-	end = host + strcspn(host, "/?#");
-	at = memchr(host, '@', (size_t)(end - host));
-	if (at)
-		host = at + 1;
-	for (size_t i = 0; i < scheme + 3 && k + 1 < n; i++)
-		out[k++] = (char)tolower((unsigned char)url[i]);
-	for (const char *q = host; q < end && k + 1 < n; q++) {
-		port |= *q == ':' && (q == host || host[0] != '[' || q[-1] == ']');
-		out[k++] = (char)tolower((unsigned char)*q);
-	}
-	out[k] = '\0';
-	if (!port)
-		snprintf(out + k, n - k, ":%s", scheme == 5 ? "443" : "80");
-}
-
-/* A redirect of a request that carries the caller's headers: followed
- * to the same origin, else refused with where it pointed. True when the
- * attempt was one. */
-static bool own_redirect(struct xfer *x)
-{
-	char *to = NULL, a[256], b[256];
-
-	if (!x->req->n_headers || x->status < 300 || x->status > 308 ||
-	    curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &to) != CURLE_OK || !to)
-		return false;
-	origin_of(x->location ? x->location : x->req->url, a, sizeof(a));
-	origin_of(to, b, sizeof(b));
-	if (strcmp(a, b) != 0)
-		tp_error_set(&x->fail, TP_ERR_NETWORK,
-			     "redirected to another host (%.200s): not followed, since the headers "
-			     "given with -H are for the source's host only", b);
-	else if (x->hops >= MAX_HOPS)
-		tp_error_set(&x->fail, TP_ERR_NETWORK, "more than %ld redirects", MAX_HOPS);
-	else {
-		free(x->location);
-		x->location = tp_xstrdup(to);
-		x->hops++;
-		x->redirect = true;
-	}
-	return true;
 }
 
 /* Judges a finished attempt; fills x->fail when it did not succeed. */
@@ -283,7 +212,7 @@ static void judge(struct xfer *x, CURLcode res)
 		x->restart = true;               /* the .part is no prefix  */
 		return;
 	}
-	if (own_redirect(x))
+	if (tp_http_own_redirect(x))
 		return;
 	if (x->req->local_file || (x->status >= 200 && x->status < 300) ||
 	    x->req->any_status || (x->status == 404 && x->req->missing_ok)) {

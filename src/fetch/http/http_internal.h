@@ -64,6 +64,16 @@ struct xfer {
 
 long long tp_http_now_ms(void);
 
+/* redirect.c: at most this many redirects are followed. */
+#define TP_HTTP_MAX_HOPS 5L
+/* Where the last answer pointed when it was a redirect, or NULL
+ * (libcurl's, valid while x->easy is). */
+const char *tp_http_redirected_to(struct xfer *x);
+/* A redirect answer of a request that carries the caller's headers:
+ * true when it was one, with x->location set to follow it (same origin)
+ * or x->fail saying why not. */
+bool tp_http_own_redirect(struct xfer *x);
+
 /* Callbacks given to libcurl; ud is the xfer. */
 size_t tp_http_on_header(char *p, size_t size, size_t n, void *ud);
 size_t tp_http_on_body(char *p, size_t size, size_t n, void *ud);
