@@ -347,6 +347,22 @@ START_TEST(test_logdir_runs)
 	tp_capture_release(&cap);
 	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &missing, &err), TP_ERR_INPUT);
 	ck_assert(strstr(err.msg, "no run named 'nope' (2 runs here)") != NULL);
+	{
+		/* a nested run as the server names it, and fetch prints it:
+		 * "train/2023_..." is the folder train_2023_... (refused before) */
+		struct tp_open_opts nested = { .run = "train/2023_01_01_00_00_00",
+					       .max_input = TP_DEFAULT_MAX_INPUT };
+		char *run = tp_xasprintf("%s/plugins/profile/train_2023_01_01_00_00_00", root);
+		char *cmd = tp_xasprintf("mkdir -p '%s'", run);
+
+		ck_assert_int_eq(system(cmd), 0);
+		put_file(run, "host0.xplane.pb", &x);
+		ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &nested, &err), TP_OK);
+		ck_assert_str_eq(cap.run, "train_2023_01_01_00_00_00");
+		tp_capture_release(&cap);
+		free(run);
+		free(cmd);
+	}
 	remove_tree(root);
 	free(root);
 	pb_free(&x);

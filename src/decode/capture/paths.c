@@ -244,6 +244,16 @@ static size_t xprof_tool_outputs(const struct name_list *l, char *tools, size_t 
 	return found;
 }
 
+/* --run as the server names a run or as fetch wrote it here: a nested run
+ * "train/2023_01_01" is the folder train_2023_01_01 (fetch's note). */
+static bool run_named(const char *want, const char *folder)
+{
+	for (; *want && *folder; want++, folder++)
+		if (*want != *folder && !(*want == '/' && *folder == '_'))
+			return false;
+	return !*want && !*folder;
+}
+
 static enum tp_err add_profile_dir(struct tp_capture *cap, const char *dir,
 				   const struct tp_open_opts *opts,
 				   struct tp_error *err)
@@ -272,7 +282,7 @@ static enum tp_err add_profile_dir(struct tp_capture *cap, const char *dir,
 		if (!named)
 			when = files;
 		/* sorted by name: among equal times the greatest name */
-		if (opts->run ? strcmp(opts->run, l.names[i]) == 0 : !pick || when >= newest) {
+		if (opts->run ? run_named(opts->run, l.names[i]) : !pick || when >= newest) {
 			pick = l.names[i];
 			newest = when;
 			by_name = named;
