@@ -224,6 +224,11 @@ static const struct {
 } times[] = {
 	{ 0, "0 ps" }, { 999, "999 ps" }, { 1500, "1.500 ns" },
 	{ INT64_C(92560000000000), "92.56 s" }, { INT64_C(-2000000), "-2.000 us" },
+	/* exact halfway values go to the even digit, decided on the exact
+	 * decimal value: printf on the double gave 50.17 and 1.393 */
+	{ 50175000, "50.18 us" }, { 1392500, "1.392 us" }, { 1397500, "1.398 us" },
+	{ 1592500, "1.592 us" }, { 54315, "54.32 ns" }, { -50175000, "-50.18 us" },
+	{ INT64_MIN, "-9223372.0 s" },
 };
 
 START_TEST(test_fmt)

@@ -107,19 +107,37 @@ const char *tp_fmt_share(char *buf, size_t n, double v)
 	return buf;
 }
 
+/* ps in units of scale ps to d decimals (1 to 3), rounded on the exact
+ * decimal value, an exact halfway value to the even digit: 50175000 ps
+ * is 50.18 us and 1392500 ps 1.392 us on every row. printf on the double
+ * rounded each tie by its binary approximation, up on one row and down
+ * on the next. */
+static void fixed_even(char *buf, size_t n, int64_t ps, uint64_t scale, int d,
+		       const char *unit)
+{
+	unsigned __int128 a = ps < 0 ? (unsigned __int128)(-(ps + 1)) + 1 : (unsigned __int128)ps;
+	uint64_t p10 = d == 1 ? 10 : d == 2 ? 100 : 1000;
+	unsigned __int128 num = a * p10, q = num / scale, r = num % scale;
+
+	if (2 * r > scale || (2 * r == scale && (q & 1)))
+		q++;
+	snprintf(buf, n, "%s%" PRIu64 ".%0*" PRIu64 " %s", ps < 0 ? "-" : "",
+		 (uint64_t)(q / p10), d, (uint64_t)(q % p10), unit);
+}
+
 const char *tp_fmt_ps(char *buf, size_t n, int64_t ps)
 {
-	static const struct { double scale; const char *unit; } steps[] = {
-		{ 1e12, "s" }, { 1e9, "ms" }, { 1e6, "us" }, { 1e3, "ns" },
+	static const struct { uint64_t scale; const char *unit; } steps[] = {
+		{ 1000000000000u, "s" }, { 1000000000u, "ms" }, { 1000000u, "us" }, { 1000u, "ns" },
 	};
 	double v = (double)ps, a = v < 0 ? -v : v;
 
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		if (a >= steps[i].scale) {
-			double x = v / steps[i].scale, ax = a / steps[i].scale;
+		if (a >= (double)steps[i].scale) {
+			double ax = a / (double)steps[i].scale;
 
-			snprintf(buf, n, "%.*f %s", ax < 10 ? 3 : ax < 100 ? 2 : 1,
-				 x, steps[i].unit);
+			fixed_even(buf, n, ps, steps[i].scale, ax < 10 ? 3 : ax < 100 ? 2 : 1,
+				   steps[i].unit);
 			return buf;
 		}
 	}

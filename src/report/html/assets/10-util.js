@@ -150,7 +150,21 @@ function fmtPs(ps) {
 	while (u < TIME_UNITS.length - 1 && a >= TIME_UNITS[u + 1][1])
 		u++;
 	const v = ps / TIME_UNITS[u][1], av = Math.abs(v);
-	return toFixedC(v, av < 10 ? 3 : av < 100 ? 2 : 1) + " " + TIME_UNITS[u][0];
+	return fixedEven(ps, TIME_UNITS[u][1], av < 10 ? 3 : av < 100 ? 2 : 1) + " " + TIME_UNITS[u][0];
+}
+
+/* As the text's tp_fmt_ps (src/util/units.c): a whole number of ps in
+ * units of scale to d decimals, rounded on the exact decimal value, an
+ * exact halfway value to the even digit (50175000 ps: 50.18 us). */
+function fixedEven(ps, scale, d) {
+	if (!Number.isSafeInteger(ps))
+		return toFixedC(ps / scale, d);
+	const p10 = 10n ** BigInt(d), S = BigInt(scale);
+	const a = BigInt(Math.abs(ps)), num = a * p10, r = num % S;
+	let q = num / S;
+	if (2n * r > S || (2n * r === S && q % 2n === 1n))
+		q++;
+	return (ps < 0 ? "-" : "") + (q / p10).toString() + "." + (q % p10).toString().padStart(d, "0");
 }
 
 /* A share of free memory (an upper bound): cut down, never rounded up,
