@@ -89,8 +89,8 @@ static void request_for(struct fetch_ctx *c, const struct tp_fetch_file *f,
 	/* The server's "No Data": tool JSON and modules may be missing. */
 	q->missing_ok = f->kind == TP_FILE_TOOL_JSON ||
 			(f->kind == TP_FILE_HLO_PROTO && f->source_headers);
-	/* a tool's view the server fails to convert (HTTP 500, a page that is
-	 * no JSON) is one view not available, not a failed fetch */
+	/* a tool's view the server answers with an error status (a converter
+	 * that fails: HTTP 500) is one view not available, not a failed fetch */
 	q->optional = f->kind == TP_FILE_TOOL_JSON;
 	tp_fetch_fill_headers(c, q, f->source_headers ? AUTH_SOURCE :
 			      f->gcs_auth ? AUTH_GCS : AUTH_NONE);

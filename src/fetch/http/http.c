@@ -19,7 +19,6 @@
 
 #include "tpuprof/util/util.h"
 
-
 struct engine {
 	const struct tp_http_config *cfg;
 	CURLM *multi;
