@@ -10,7 +10,6 @@
 #include "cli.h"
 
 
-#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <getopt.h>
@@ -437,15 +436,28 @@ void tp_cli_args_begin(struct tp_cli_args *a, int argc, char **argv)
 	opterr = 0;
 }
 
+/* Whether word is a cluster of short options holding c ("-dash", 'd'). */
+static bool cluster_has(const char *word, int c)
+{
+	return word && word[0] == '-' && word[1] != '-' && c > 0 && c < 128 &&
+	       strchr(word + 1, c) != NULL;
+}
+
 const char *tp_cli_bad_option(char **argv, char *buf, size_t n)
 {
-	/* a short option, maybe inside a cluster ("-dash": optind still at
-	 * the word before it), is optopt; a long one is the word just read */
-	if (optopt > 0 && optopt < 128 && isgraph(optopt)) {
+	const char *last = argv[optind - 1];
+
+	/* a long option is the word just read ("--format" without its value:
+	 * optopt is then its short twin, 'f', which was not written) */
+	if (strncmp(last, "--", 2) == 0)
+		return last;
+	/* a short one is optopt, in the word just read or, inside a cluster
+	 * getopt has not left yet, in the next ("-dash": optind still at it) */
+	if (cluster_has(last, optopt) || cluster_has(argv[optind], optopt)) {
 		snprintf(buf, n, "-%c", optopt);
 		return buf;
 	}
-	return argv[optind - 1];
+	return last;
 }
 
 int tp_cli_args_next(struct tp_cli_args *a, const char *shorts,

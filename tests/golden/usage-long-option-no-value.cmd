@@ -1,0 +1,1 @@
+info testdata/small.xplane.pb --format
