@@ -145,19 +145,36 @@ static size_t damage_count(const json_t *doc)
 	return json_is_array(d) ? json_array_size(d) : 0;
 }
 
+static int by_module(const void *x, const void *y)
+{
+	const struct tp_check_row *a = *(const struct tp_check_row *const *)x;
+	const struct tp_check_row *b = *(const struct tp_check_row *const *)y;
+
+	return strcmp(a->module, b->module);
+}
+
 /* Rows of programs that share a name are told apart by their ids, as
- * `ops` labels them (NAME #ID, which --module takes back). */
+ * `ops` labels them (NAME #ID, which --module takes back): the rows with
+ * a module sorted by it, each run of one name marked where its ids differ
+ * (a pod's thousands of core rows: no pairwise pass). */
 static void mark_shared_names(struct tp_check *c)
 {
-	for (size_t i = 0; i < c->n_rows; i++)
-		for (size_t j = i + 1; j < c->n_rows; j++) {
-			struct tp_check_row *a = &c->rows[i], *b = &c->rows[j];
+	struct tp_check_row **v = tp_xcalloc(c->n_rows + 1, sizeof(*v));
+	size_t n = 0;
 
-			if (a->module && b->module && a->program_id && b->program_id &&
-			    strcmp(a->module, b->module) == 0 &&
-			    strcmp(a->program_id, b->program_id) != 0)
-				a->module_shared = b->module_shared = true;
-		}
+	for (size_t i = 0; i < c->n_rows; i++)
+		if (c->rows[i].module && c->rows[i].program_id)
+			v[n++] = &c->rows[i];
+	qsort(v, n, sizeof(*v), by_module);
+	for (size_t i = 0, j; i < n; i = j) {
+		bool shared = false;
+
+		for (j = i + 1; j < n && strcmp(v[j]->module, v[i]->module) == 0; j++)
+			shared |= strcmp(v[j]->program_id, v[i]->program_id) != 0;
+		for (size_t k = i; shared && k < j; k++)
+			v[k]->module_shared = true;
+	}
+	free(v);
 }
 
 enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
