@@ -351,7 +351,7 @@ case_header_redirects() {
 	start_server xprof-2.21.5 --fault redirect-elsewhere
 	tp fetch -n -q --tools none -H 'X-Proxy-Key: secret-42' -o "$dir/out" "$URL"
 	expect_rc 4
-	expect_err "tpuprof: http://127.0.0.1:PORT/data/plugin/profile/runs: redirected to another host (http://localhost:$PORT): not followed, since the headers given with -H are for the source's host only"
+	expect_err "tpuprof: http://127.0.0.1:PORT/data/plugin/profile/runs: redirected to another host (http://localhost:$PORT): not followed, since the headers it carries (-H, a token) are for the source's host only"
 	expect_log_count 'moved=1' 0
 	stop_server
 	start_server xprof-2.21.5 --fault redirect-same

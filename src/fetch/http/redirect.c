@@ -13,7 +13,9 @@
 
 #include "tpuprof/util/util.h"
 
-/* Where the last answer pointed, when it was a redirect (libcurl's). */
+/* Where the last answer pointed, when it was a redirect (libcurl's): a
+ * redirect libcurl took and then failed on (a scheme it refuses) is its
+ * effective URL; one it did not take, the answer's Location. */
 const char *tp_http_redirected_to(struct xfer *x)
 {
 	char *to = NULL;
@@ -70,7 +72,7 @@ bool tp_http_own_redirect(struct xfer *x)
 	if (strcmp(a, b) != 0)
 		tp_error_set(&x->fail, TP_ERR_NETWORK,
 			     "redirected to another host (%.200s): not followed, since the headers "
-			     "given with -H are for the source's host only", b);
+			     "it carries (-H, a token) are for the source's host only", b);
 	else if (x->hops >= TP_HTTP_MAX_HOPS)
 		tp_error_set(&x->fail, TP_ERR_NETWORK, "more than %ld redirects", TP_HTTP_MAX_HOPS);
 	else {
