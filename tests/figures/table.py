@@ -401,6 +401,25 @@ def step_categories_sum(cap):
                 yield "%s steady: Σ compute_by_category = %d, compute_ps = %d" % (core, s, c["steady"]["compute_ps"])
 
 
+def edges_as_defined(cap):
+    """steps_across[].edge: the position is 0 or the last step of some core
+    with 3 or more inferred steps (rows written), and such a row marks no
+    straggler (docs/json.md)."""
+    doc = cap.json("ops")
+    across = doc.get("steps_across") or []
+    cores = [c for c in doc["cores"] if c["steps"] and "SparseCore" not in c["plane"]]
+    # a core whose rows were left out (over 100 steps) cannot be read here
+    rows_all = all(c["steps"] is not None for c in doc["cores"] if c["steps_source"])
+    for a in across:
+        i = a["index"]
+        want = any(c["steps_source"] == "inferred" and len(c["steps"]) >= 3 and
+                   (i == 0 or i == len(c["steps"]) - 1) for c in cores)
+        if rows_all and a["edge"] != want:
+            yield "step %d: edge %s, its cores say %s" % (i, a["edge"], want)
+        if a["edge"] and a["straggler"]:
+            yield "step %d: an edge marked straggler" % i
+
+
 def steady_durations(cap):
     """The steady steps' duration spread (min, max and their steps, the
     median as the warm-up rule takes it, nearest-rank p90 and p99) is
@@ -960,6 +979,7 @@ ROWS = [
     Each("ops: steps across cores compare no SparseCore",
          Fn("steps_across", lambda c: {(str(a["index"]),): (a["slowest_plane"], a["fastest_plane"]) for a in (c.json("ops").get("steps_across") or [])}),
          lambda v: " SparseCore" not in v[0] and " SparseCore" not in v[1]),
+    Check("ops: steps across cores: an edge is the first or last of some core's inferred steps, never a straggler", edges_as_defined),
     Each("memory: headroom = capacity - larger peak", Fn("cores", lambda c: {(x["plane"],): x for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None}),
          lambda x: x["headroom_bytes"] == x["capacity_bytes"] - max(x["compiler_peak_bytes"] or 0, x["runtime_peak_bytes"] or 0)),
     Each("memory: program headroom = program capacity - highest peak (no cores: every program)",
