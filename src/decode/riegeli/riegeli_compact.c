@@ -236,8 +236,13 @@ struct compaction {
 /* The events from *o that make one run (fields tagged 0x22), each
  * start noted in mk; *o is left at the first other field. False at an
  * event that runs past end. The heads in a run of the file between two
- * block headers are read where they lie; one that a header or the end
- * may cut (fewer than 11 bytes left) is gathered first. */
+ * block headers are read where they lie, 11 bytes at least readable at
+ * each (a tag and the longest varint); one that a header or the end
+ * may cut (fewer than 11 bytes left) is gathered first. The walk is
+ * millions of events a chunk: short events are stepped over by
+ * rg_skip_short_events, and the others, the last of a run of the file
+ * and any a block header follows are taken here, where the bounds and
+ * the marks are checked. */
 static bool walk_run(struct compaction *c, uint64_t *o, uint64_t end,
 		     struct rg_marks *mk)
 {
@@ -245,36 +250,54 @@ static bool walk_run(struct compaction *c, uint64_t *o, uint64_t end,
 	bool more = true;
 
 	while (more && at < end) {
-		uint8_t tmp[16];
+		uint8_t tmp[16] = { 0 };
 		const uint8_t *p;
-		uint64_t avail = run_at(&c->s, at, &p);
+		uint64_t got = run_at(&c->s, at, &p), n, i = 0;
 
-		if (avail > end - at)
-			avail = end - at;
-		if (avail < 11)
-			p = peek(&c->s, at, end, tmp, &avail);
-		do {
-			const uint8_t *q = p + 1;
-			uint64_t len, head;
+		n = got > end - at ? end - at : got;
+		if (n < 11) {
+			p = peek(&c->s, at, end, tmp, &got);
+			if (p != tmp)
+				p = memcpy(tmp, p, (size_t)got);
+			n = got;
+		}
+		for (;;) {
+			uint64_t here, step, left, prev = UINT64_MAX;
 
-			if (*p != 0x22) {
+			if (n - i >= 11) {
+				/* an event ending past a mark or with
+				 * fewer than 11 bytes after it is taken
+				 * below */
+				uint64_t stop = mk->next > at ? mk->next - at : 0;
+
+				i = rg_skip_short_events(p, i, stop < n - 11 ? stop : n - 11,
+						      &prev);
+				if (prev != UINT64_MAX)
+					mk->prev = at + prev;
+			}
+			here = at + i;
+			if (p[i] != 0x22) {
 				more = false;
 				break;
 			}
-			if (at >= mk->next)
-				marks_add(&c->s, mk, at);
-			mk->prev = at;
-			if (!tp_wire_varint(&q, p + avail, &len))
+			if (here >= mk->next)
+				marks_add(&c->s, mk, here);
+			mk->prev = here;
+			if (!rg_event_size(p + i, p + n, &step))
 				return false;
-			head = (uint64_t)(q - p);
-			if (len > end - at - head)
-				return false;
-			at += head + len;
-			if (head + len >= avail)
+			left = n - i;
+			if (step >= left || left - step < 11) {
+				/* the last event read in this run: held to
+				 * the end of the events' field */
+				if (step > end - here)
+					return false;
+				at = here + step;
 				break;
-			p += head + len;
-			avail -= head + len;
-		} while (avail >= 11);
+			}
+			i += step;
+		}
+		if (!more)
+			at += i;
 		hash_ahead(&c->s, at);
 	}
 	/* the headers the run's last event crosses noted too: a reader

@@ -190,6 +190,16 @@ void rg_marks_free(struct rg_marks *mk);
 bool rg_marks_cuts(const struct rg_marks *mk, uint64_t begin, uint64_t first,
 		   uint64_t last, struct rg_segment *s);
 
+/* The walk over a long line's events (riegeli_compact.c): the size of
+ * the event at e (tag, length, content), its length read within lim;
+ * and, from offset i of p, every event with a one-byte length that ends
+ * at or before last stepped over (*prev: the last of them), where it
+ * stopped returned. The second is the walk's whole cost, on its own so
+ * that its few values stay in registers. */
+bool rg_event_size(const uint8_t *e, const uint8_t *lim, uint64_t *size);
+uint64_t rg_skip_short_events(const uint8_t *p, uint64_t i, uint64_t last,
+			      uint64_t *prev);
+
 /* A long line's run of events left where it lies in an uncompressed
  * chunk of the input (riegeli_compact.c): file positions [at, end), len
  * data bytes, where its events start against the block headers. */

@@ -3,8 +3,9 @@
  * headers of its chunk (struct rg_marks, noted by the walk in
  * riegeli_compact.c), turned into what the view needs for each header
  * inside the line's whole pages (struct rg_cut): where a reader stops,
- * where it goes on, and the event the header cuts. Calls only the
- * chunk geometry of riegeli_buf.c.
+ * where it goes on, and the event the header cuts; and the walk's
+ * stepping over a run of events itself. Calls only the chunk geometry
+ * of riegeli_buf.c and the wire reader.
  */
 #include "riegeli_internal.h"
 
@@ -86,4 +87,34 @@ bool rg_marks_cuts(const struct rg_marks *mk, uint64_t begin, uint64_t first,
 		}
 	}
 	return true;
+}
+
+bool rg_event_size(const uint8_t *e, const uint8_t *lim, uint64_t *size)
+{
+	const uint8_t *q = e + 1;
+	uint64_t len;
+
+	if (!tp_wire_varint(&q, lim, &len) || len > UINT64_MAX - 11)
+		return false;
+	*size = (uint64_t)(q - e) + len;
+	return true;
+}
+
+/* noinline: the walk's other values would take its registers */
+__attribute__((noinline))
+uint64_t rg_skip_short_events(const uint8_t *p, uint64_t i, uint64_t last,
+			      uint64_t *prev)
+{
+	uint64_t before = *prev;
+
+	while (p[i] == 0x22 && p[i + 1] < 0x80) {
+		uint64_t to = i + 2 + p[i + 1];
+
+		if (to > last)
+			break;
+		before = i;
+		i = to;
+	}
+	*prev = before;
+	return i;
 }
