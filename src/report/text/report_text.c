@@ -197,10 +197,14 @@ static void memory_part(FILE *out, const struct tp_capture *cap, const struct tp
 			top = &mem->modules[i];
 	if (top) {
 		struct tp_str n = tp_module_name(top->module);
+		char program[32] = "";
 
+		/* programs sharing a module name are told apart, as in ops */
+		if (tp_report_module_name_shared(cap, (size_t)(top->module - cap->modules)))
+			snprintf(program, sizeof(program), " #%" PRIu64, top->module->program_id);
 		program_capacity(out, mem, top);
-		fprintf(out, "  highest compiler peak: %.*s, %s at heap event %ld; held by\n",
-			(int)n.len, n.ptr, BYTES(0, top->peak), top->peak_position);
+		fprintf(out, "  highest compiler peak: %.*s%s, %s at heap event %ld; held by\n",
+			(int)n.len, n.ptr, program, BYTES(0, top->peak), top->peak_position);
 		peak_holders(out, top);
 	}
 }
