@@ -153,18 +153,41 @@ static int by_module(const void *x, const void *y)
 	return strcmp(a->module, b->module);
 }
 
+/* Whether a program other than id in the document's modules has name. */
+static bool doc_name_shared(const json_t *doc, const char *name, const char *id)
+{
+	const json_t *mods = json_object_get(json_object_get(doc, "memory"), "modules"), *m;
+	size_t i;
+
+	json_array_foreach(mods, i, m) {
+		const char *n = json_string_value(json_object_get(m, "name"));
+		const char *p = json_string_value(json_object_get(m, "program_id"));
+
+		if (n && p && strcmp(n, name) == 0 && strcmp(p, id) != 0)
+			return true;
+	}
+	return false;
+}
+
 /* Rows of programs that share a name are told apart by their ids, as
- * `ops` labels them (NAME #ID, which --module takes back): the rows with
- * a module sorted by it, each run of one name marked where its ids differ
- * (a pod's thousands of core rows: no pairwise pass). */
-static void mark_shared_names(struct tp_check *c)
+ * `ops` labels them (NAME #ID, which --module takes back): a row whose
+ * name another program of the document has (one --module chose by its
+ * label or id among them too), and, for names the modules do not list,
+ * the rows with a module sorted by it, each run of one name marked where
+ * its ids differ (a pod's thousands of core rows: no pairwise pass). */
+static void mark_shared_names(struct tp_check *c, const json_t *doc)
 {
 	struct tp_check_row **v = tp_xcalloc(c->n_rows + 1, sizeof(*v));
 	size_t n = 0;
 
-	for (size_t i = 0; i < c->n_rows; i++)
-		if (c->rows[i].module && c->rows[i].program_id)
-			v[n++] = &c->rows[i];
+	for (size_t i = 0; i < c->n_rows; i++) {
+		struct tp_check_row *r = &c->rows[i];
+
+		if (!r->module || !r->program_id)
+			continue;
+		v[n++] = r;
+		r->module_shared = doc_name_shared(doc, r->module, r->program_id);
+	}
 	qsort(v, n, sizeof(*v), by_module);
 	for (size_t i = 0, j; i < n; i = j) {
 		bool shared = false;
@@ -209,7 +232,7 @@ enum tp_err tp_check_run(struct tp_check *c, const json_t *doc,
 	if (rc == TP_OK && c->n_rows == 0)
 		rc = tp_error_set(err, TP_ERR_INPUT,
 				  "nothing to check: no rule found a core, module or scope to measure in the report");
-	mark_shared_names(c);
+	mark_shared_names(c, doc);
 	c->damaged_parts = damage_count(doc) + (o->baseline ? damage_count(o->baseline) : 0);
 	c->partial_fails = c->damaged_parts && !o->allow_partial;
 	if (rc != TP_OK)
