@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_WIDTH 42 /* 100 columns less the 58 of the numbers */
-
 /* The sections in the order shown, and the part of the run each is
  * about; their titles come from the document (one label for text and
  * HTML). */
@@ -96,15 +94,36 @@ static const char *fmt_pct(char *buf, size_t n, const json_t *p)
 	return buf;
 }
 
-/* What a row is about, in one string (malloc'd). */
-static char *row_name(const char *section, const json_t *row)
+/* A module row's program: B's, or A's where B has none. */
+static const char *program_of(const json_t *row)
+{
+	return *str(row, "program_id_b") ? str(row, "program_id_b") : str(row, "program_id_a");
+}
+
+/* Whether another row of the section is a program of row's name. */
+static bool name_shared(const json_t *rows, const json_t *row)
+{
+	const json_t *other;
+	size_t i;
+
+	json_array_foreach(rows, i, other)
+		if (strcmp(str(other, "module"), str(row, "module")) == 0 &&
+		    strcmp(program_of(other), program_of(row)) != 0)
+			return true;
+	return false;
+}
+
+/* What a row is about, in one string (malloc'd). Programs that share a
+ * module name are told apart as NAME #ID, which --module takes back. */
+static char *row_name(const char *section, const json_t *row, const json_t *rows)
 {
 	const char *module = str(row, "module");
 
 	if (strncmp(section, "memory_cores", 12) == 0 || strncmp(section, "cores_", 6) == 0)
 		return tp_xasprintf("%s %s", str(row, "host"), str(row, "plane"));
 	if (strcmp(section, "memory_modules") == 0)
-		return tp_xasprintf("%s%s", module,
+		return tp_xasprintf("%s%s%s%s", module, name_shared(rows, row) ? " #" : "",
+				    name_shared(rows, row) ? program_of(row) : "",
 				    strcmp(str(row, "matched_by"), "name") == 0
 					    ? " (by name: program id changed)" : "");
 	if (strcmp(section, "peak_buffers") == 0) {
@@ -126,8 +145,6 @@ static char *row_name(const char *section, const json_t *row)
 	return tp_xasprintf("%s%s%s", module, *module ? ": " : "", str(row, "collective"));
 }
 
-/* Names longer than NAME_WIDTH lose their start (scope paths: the end
- * says most) or their end (buffers: instruction and shape come first). */
 /* A headroom as memory prints it: free memory is an upper bound, cut
  * down (an overrun rounds as is). */
 static const char *fmt_free(char *buf, size_t n, bool has, int64_t v)
@@ -138,23 +155,20 @@ static const char *fmt_free(char *buf, size_t n, bool has, int64_t v)
 }
 
 static void print_line(FILE *out, const char *what, const char *unit, const json_t *v,
-		       const char *name, bool keep_start, bool headroom)
+		       const char *name, bool headroom)
 {
 	char a[48], b[48], d[48], p[16];
 	bool ha, hb, hd;
 	int64_t va = num(v, "a", &ha), vb = num(v, "b", &hb), vd = num(v, "delta", &hd);
-	size_t len = strlen(name);
 
 	fprintf(out, "  %-11s %10s %10s %11s %8s", what,
 		headroom ? fmt_free(a, sizeof(a), ha, va) : fmt(a, sizeof(a), unit, ha, va, false),
 		headroom ? fmt_free(b, sizeof(b), hb, vb) : fmt(b, sizeof(b), unit, hb, vb, false),
 		fmt(d, sizeof(d), unit, hd, vd, true),
 		fmt_pct(p, sizeof(p), json_object_get(v, "percent")));
-	if (len > NAME_WIDTH && keep_start)
-		fprintf(out, "  %.*s...\n", NAME_WIDTH - 3, name);
-	else if (len > NAME_WIDTH)
-		fprintf(out, "  ...%s\n", name + len - (NAME_WIDTH - 3));
-	else if (len)
+	/* the last column, whole: a name is given back as printed, and
+	 * two rows never read alike */
+	if (*name)
 		fprintf(out, "  %s\n", name);
 	else
 		fputc('\n', out);
@@ -194,7 +208,7 @@ static void print_section(FILE *out, const char *name, const char *group,
 	print_counts(out, json_object_get(sec, "counts"), n);
 	fprintf(out, "  %-11s %10s %10s %11s %8s\n", "", "A", "B", "B - A", "%");
 	print_line(out, total_word(str(sec, "total_is")), unit, json_object_get(sec, "totals"), "",
-		   false, headroom);
+		   headroom);
 	for (size_t i = 0; i < n; i++) {
 		const json_t *row = json_array_get(rows, i);
 		char *label;
@@ -204,9 +218,8 @@ static void print_section(FILE *out, const char *name, const char *group,
 		changed++;
 		if (limit && shown >= limit)
 			continue;
-		label = row_name(name, row);
-		print_line(out, str(row, "change"), unit, row, label,
-			   strcmp(name, "peak_buffers") == 0, headroom);
+		label = row_name(name, row, rows);
+		print_line(out, str(row, "change"), unit, row, label, headroom);
 		free(label);
 		shown++;
 	}
