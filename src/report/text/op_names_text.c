@@ -27,11 +27,11 @@ static void module_suffix(char *suffix, size_t n, const struct tp_capture *cap,
 		snprintf(suffix, n, "  (%.*s)", (int)(mod.len > 100 ? 100 : mod.len), TP_SPTR(mod));
 }
 
-/* Room for the name so the row (53 columns before the op) fits in width
- * columns; never under 20. */
-static size_t name_room(const char *suffix, size_t width)
+/* Room for the name so the row (before columns ahead of the op) fits in
+ * width columns; never under 20. */
+static size_t name_room(const char *suffix, size_t width, size_t before)
 {
-	size_t used = 53 + strlen(suffix);
+	size_t used = before + strlen(suffix);
 
 	return width > used + 20 ? width - used : 20;
 }
@@ -73,8 +73,22 @@ static char *cut_name(struct tp_str name, size_t avail, size_t from)
 	} else {
 		head = avail / 5;
 		tail = avail / 3;
+		path_bounds(name, &head, &tail);
+		if (head + tail + 6 + 8 > avail)     /* room for a window */
+			head = avail > tail + 14 ? avail - tail - 14 : 1;
 		mid = avail - head - tail - 6;
-		from = from > 8 ? from - 8 : 0;      /* a little context before */
+		/* a little context before where it parts: from the path part
+		 * it parts in, or 8 characters */
+		for (size_t k = from, d = from; k + 16 > d; k--) {
+			if (k <= head || k == 0) {
+				from = d > 8 ? d - 8 : 0;
+				break;
+			}
+			if (name.ptr[k - 1] == '/') {
+				from = k;
+				break;
+			}
+		}
 		if (from < head)
 			from = head;
 		if (from + mid >= name.len - tail)   /* the window meets the tail */
@@ -123,7 +137,8 @@ static size_t common_prefix(struct tp_str a, struct tp_str b)
 
 /* Re-cuts every name whose text another name also prints: around where
  * it parts from them, or (whole) not at all. */
-static void part_alike(struct tp_text_op_name *v, size_t n, bool whole, size_t width)
+static void part_alike(struct tp_text_op_name *v, size_t n, bool whole, size_t width,
+		       size_t before)
 {
 	struct tp_text_op_name **order = tp_xmalloc((n + 1) * sizeof(*order));
 	char **next = tp_xcalloc(n + 1, sizeof(*next));
@@ -151,7 +166,8 @@ static void part_alike(struct tp_text_op_name *v, size_t n, bool whole, size_t w
 			}
 			if (clash)
 				next[order[k] - v] = cut_name(order[k]->op->name,
-					whole ? order[k]->op->name.len : name_room(order[k]->suffix, width),
+					whole ? order[k]->op->name.len
+					      : name_room(order[k]->suffix, width, before),
 					whole ? 0 : from);
 		}
 		i = j;
@@ -166,21 +182,25 @@ static void part_alike(struct tp_text_op_name *v, size_t n, bool whole, size_t w
 }
 
 struct tp_text_op_name *tp_text_op_names(const struct tp_capture *cap, const struct tp_ops *ops,
-				      const struct tp_ops_core *c, size_t n, size_t width)
+					 const struct tp_ops_core *c, size_t n, size_t width,
+					 size_t before, bool *cut)
 {
 	struct tp_text_op_name *v = tp_xcalloc(n + 1, sizeof(*v));
 
+	*cut = false;
 	for (size_t i = 0; i < n; i++) {
 		v[i].op = &ops->ops[c->first_op + i];
 		module_suffix(v[i].suffix, sizeof(v[i].suffix), cap, v[i].op);
 		/* no width (a pipe, a file): whole, for grep and cut */
-		v[i].text = cut_name(v[i].op->name, width ? name_room(v[i].suffix, width)
+		v[i].text = cut_name(v[i].op->name, width ? name_room(v[i].suffix, width, before)
 						    : v[i].op->name.len, 0);
 	}
 	if (width) {
-		part_alike(v, n, false, width);
-		part_alike(v, n, true, width);
+		part_alike(v, n, false, width, before);
+		part_alike(v, n, true, width, before);
 	}
+	for (size_t i = 0; i < n; i++)
+		*cut = *cut || strlen(v[i].text) != v[i].op->name.len;
 	return v;
 }
 

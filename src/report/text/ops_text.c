@@ -89,9 +89,27 @@ struct group_cols {
 	const struct tp_cat_sum *spread;  /* one per op of the group's core */
 };
 
+/* The columns of a row ahead of the category: the times, count and share
+ * (ROW_HEAD), an all-cores table's cores and spread, the roofline's. */
+#define ROW_HEAD 38
+#define GROUP_COLS 26
+#define ROOFLINE_COLS 30
+
+/* The category column: as wide as the longest category shown (never
+ * cut: a cut word reads as another category), 14 at least. */
+static size_t category_width(const struct tp_ops *ops, const struct tp_ops_core *c, size_t n)
+{
+	size_t w = 14;
+
+	for (size_t i = 0; i < n; i++)
+		if (ops->ops[c->first_op + i].category.len > w)
+			w = ops->ops[c->first_op + i].category.len;
+	return w;
+}
+
 static void op_row(FILE *out, const struct tp_ops *ops, const struct tp_ops_core *core,
 		   const struct tp_text_op_name *name, bool roofline, struct na_notes *notes,
-		   const struct group_cols *g)
+		   const struct group_cols *g, size_t cat_width)
 {
 	const struct tp_op *o = name->op;
 
@@ -108,9 +126,7 @@ static void op_row(FILE *out, const struct tp_ops *ops, const struct tp_ops_core
 	}
 	if (roofline)
 		roofline_cells(out, ops, o, notes);
-	/* two spaces: a 14-character category never runs into the name */
-	fprintf(out, "%-14.*s  ",
-		(int)(o->category.len > 14 ? 14 : o->category.len), TP_SPTR(o->category));
+	fprintf(out, "%-*.*s  ", (int)cat_width, (int)o->category.len, TP_SPTR(o->category));
 	fprintf(out, "%s%s\n", name->text, name->suffix);
 }
 
@@ -229,6 +245,8 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 	bool roofline;
 	struct na_notes notes = { { NULL }, 0, false };
 	struct tp_text_op_name *names;
+	size_t cat_width = category_width(ops, c, n);
+	bool cut;
 
 	if (g->group)
 		group_head(out, cap, src, g->group);
@@ -250,11 +268,15 @@ static bool core_text(FILE *out, const struct tp_capture *cap,
 		fprintf(out, "%5s %-19s ", "cores", "spread");
 	if (roofline)
 		fprintf(out, "%8s %6s %-13s ", "flop", "hbm", "bound");
-	fprintf(out, "%-14s  %s\n", "category", "op (module)");
-	names = tp_text_op_names(cap, ops, c, n, view->width);
+	fprintf(out, "%-*s  %s\n", (int)cat_width, "category", "op (module)");
+	names = tp_text_op_names(cap, ops, c, n, view->width,
+				 ROW_HEAD + (g->group ? GROUP_COLS : 0) +
+				 (roofline ? ROOFLINE_COLS : 0) + cat_width + 2, &cut);
 	for (size_t i = 0; i < n; i++)
-		op_row(out, ops, c, &names[i], roofline, &notes, g);
+		op_row(out, ops, c, &names[i], roofline, &notes, g, cat_width);
 	tp_text_op_names_release(names, n);
+	if (cut)
+		fprintf(out, "  (names cut to fit the terminal; --wide prints them whole)\n");
 	for (size_t i = n; i < c->n_ops; i++)
 		left = tp_sat_add(left, ops->ops[c->first_op + i].total_ps);
 	if (n < c->n_ops)

@@ -10,6 +10,7 @@
 #ifndef TPUPROF_TEXT_INTERNAL_H
 #define TPUPROF_TEXT_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -22,12 +23,15 @@ struct tp_text_op_name {
 	char *text;                  /* malloc'd */
 };
 
-/* The op column of the first n ops of core c: with a width (a
- * terminal's columns), names cut to fit at path boundaries, and names
- * that would print alike cut again around where they part from each
- * other, or printed whole; width 0 (no terminal): every name whole. */
+/* The op column of the first n ops of core c, after `before` columns
+ * of the row: with a width (a terminal's columns), names cut to fit
+ * (at path boundaries where they have them), and names that would
+ * print alike cut again around where they part from each other, or
+ * printed whole; width 0 (no terminal): every name whole. *cut: whether
+ * any name was cut. */
 struct tp_text_op_name *tp_text_op_names(const struct tp_capture *cap, const struct tp_ops *ops,
-					 const struct tp_ops_core *c, size_t n, size_t width);
+					 const struct tp_ops_core *c, size_t n, size_t width,
+					 size_t before, bool *cut);
 void tp_text_op_names_release(struct tp_text_op_name *v, size_t n);
 
 /* A sum's spread between cores, "least..most" self time, or "-" on one
