@@ -109,7 +109,7 @@ static void memory_part(FILE *out, const json_t *mem)
 }
 
 /* The ops of every group of cores summed by program and name, most
- * total time first: the all-cores view of report_text.c. */
+ * self time first: the all-cores view of report_text.c. */
 static json_t *ops_summed(const json_t *ops)
 {
 	json_t *by_key = json_object(), *list = json_array(), *g, *o, *s;
@@ -136,10 +136,10 @@ static json_t *ops_summed(const json_t *ops)
 	return list;
 }
 
-static int by_total(const void *a, const void *b)
+static int by_self(const void *a, const void *b)
 {
 	const json_t *const *x = a, *const *y = b;
-	int64_t tx = num(*x, "total_ps"), ty = num(*y, "total_ps");
+	int64_t tx = num(*x, "self_ps"), ty = num(*y, "self_ps");
 
 	return tx != ty ? (tx > ty ? -1 : 1) : strcmp(str(*x, "name"), str(*y, "name"));
 }
@@ -151,19 +151,21 @@ static void time_part(FILE *out, const json_t *ops, int64_t *device)
 	const json_t **v = tp_xmalloc((n + 1) * sizeof(*v)), *g;
 	int64_t op = 0;
 
+	/* device time is over cores, as the capture's page sums it: a core
+	 * in two groups (a program only it ran) holds its time once */
 	*device = 0;
-	json_array_foreach(get(ops, "core_groups"), i, g) {
+	json_array_foreach(get(ops, "cores"), i, g) {
 		*device += num(g, "device_ps");
-		op += num(g, "op_ps");
+		op += num(g, "self_ps");
 	}
 	fprintf(out, "time      %zu ops on %zu core(s): op time %s of %s device time (all cores; the "
 		"shares below are of it)\n", n, json_array_size(get(ops, "cores")), PS(0, op),
 		PS(1, *device));
 	for (i = 0; i < n; i++)
 		v[i] = json_array_get(list, i);
-	qsort(v, n, sizeof(*v), by_total);
+	qsort(v, n, sizeof(*v), by_self);
 	for (i = 0; i < n && i < 5; i++)
-		fprintf(out, "  %10s %5.1f%%  op %s (%s) x%" PRId64 "\n", PS(0, num(v[i], "total_ps")),
+		fprintf(out, "  %10s %5.1f%%  op %s (%s) x%" PRId64 "\n", PS(0, num(v[i], "self_ps")),
 			*device ? 100.0 * (double)num(v[i], "self_ps") / (double)*device : 0.0,
 			str(v[i], "name"), str(v[i], "module"), num(v[i], "occurrences"));
 	free(v);
