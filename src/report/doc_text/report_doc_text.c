@@ -28,9 +28,14 @@ static void capture_line(FILE *out, const json_t *doc)
 	const json_t *hosts = get(get(doc, "info"), "hosts");
 	size_t n = json_array_size(hosts);
 	const json_t *h0 = json_array_get(hosts, 0);
+	int64_t busy = 0;
 
-	fprintf(out, "capture   saved report, %s%s, %zu host(s), %zu busy device(s)", str(h0, "name"),
-		n > 1 ? " and others" : "", n, json_array_size(get(get(doc, "ops"), "cores")));
+	/* the device planes with events, as the capture's page counts them:
+	 * a GPU with only allocator events is busy, though it ran no op */
+	for (size_t i = 0; i < n; i++)
+		busy += num(json_array_get(hosts, i), "device_planes_with_events");
+	fprintf(out, "capture   saved report, %s%s, %zu host(s), %" PRId64 " busy device(s)",
+		str(h0, "name"), n > 1 ? " and others" : "", n, busy);
 	for (size_t i = 0, shown = 0; i < n; i++) {   /* every kind, once */
 		const char *k = str(json_array_get(hosts, i), "device_type");
 		bool seen = !*k;
