@@ -9,7 +9,9 @@
 #ifndef TPUPROF_DOC_TEXT_H
 #define TPUPROF_DOC_TEXT_H
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -23,6 +25,34 @@ static inline const char *str(const json_t *o, const char *key)
 static inline int64_t num(const json_t *o, const char *key)
 {
 	return json_integer_value(json_object_get(o, key));
+}
+
+/* A buffer's name as XProf writes it (live_at_peak[].display_name); a
+ * tpuprof.report/1 document has none: its instruction, then {i,j} for an
+ * element of a tuple output. Into buf, which is returned. */
+static inline const char *tp_doc_buffer_name(char *buf, size_t n, const json_t *b)
+{
+	const json_t *ix = json_object_get(b, "shape_index"), *v;
+	size_t i, k;
+
+	if (json_is_string(json_object_get(b, "display_name")) || !n)
+		return str(b, "display_name");
+	k = (size_t)snprintf(buf, n, "%s", str(b, "instruction"));
+	json_array_foreach(ix, i, v)
+		if (k < n)
+			k += (size_t)snprintf(buf + k, n - k, "%s%" PRId64, i ? "," : "{",
+					      (int64_t)json_integer_value(v));
+	if (json_array_size(ix) && k < n)
+		snprintf(buf + k, n - k, "}");
+	return buf;
+}
+
+/* The heap event of a module's peak (peak_position in a
+ * tpuprof.report/1 document). */
+static inline int64_t tp_doc_peak_event(const json_t *m)
+{
+	return json_is_integer(json_object_get(m, "peak_heap_event")) ? num(m, "peak_heap_event")
+								      : num(m, "peak_position");
 }
 
 /* The elements of list, by size_bytes largest first, in list order

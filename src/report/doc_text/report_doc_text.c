@@ -30,6 +30,12 @@ static void capture_line(FILE *out, const json_t *doc)
 	const json_t *h0 = json_array_get(hosts, 0);
 	int64_t busy = 0;
 
+	if (!n) {     /* an XLA dump or HloProto: programs, no trace */
+		fprintf(out, "capture   saved report, %zu compiled program(s), no trace\n",
+			json_array_size(get(get(doc, "info"), "modules")));
+		return;
+	}
+
 	/* the device planes with events, as the capture's page counts them:
 	 * a GPU with only allocator events is busy, though it ran no op */
 	for (size_t i = 0; i < n; i++)
@@ -75,9 +81,10 @@ static void peak_holders(FILE *out, const json_t *mod)
 	size_t n = json_array_size(live), shown = n < 3 ? n : 3;
 	const json_t **v = tp_doc_by_size(live);
 	uint64_t peak = (uint64_t)num(mod, "peak_bytes"), rest = 0;
+	char name[512];
 
 	fprintf(out, "  highest compiler peak: %s, %s at heap event %" PRId64 "; held by\n",
-		str(mod, "name"), BYTES(0, peak), num(mod, "peak_heap_event"));
+		str(mod, "name"), BYTES(0, peak), tp_doc_peak_event(mod));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t size = (uint64_t)num(v[i], "size_bytes");
 
@@ -86,7 +93,8 @@ static void peak_holders(FILE *out, const json_t *mod)
 			continue;
 		}
 		fprintf(out, "  %10s %5.1f%%  buffer %s\n", BYTES(0, size),
-			peak ? 100.0 * (double)size / (double)peak : 0.0, str(v[i], "display_name"));
+			peak ? 100.0 * (double)size / (double)peak : 0.0,
+			tp_doc_buffer_name(name, sizeof(name), v[i]));
 		if (*str(v[i], "scope"))
 			fprintf(out, "                         in %s\n", str(v[i], "scope"));
 	}
@@ -96,6 +104,51 @@ static void peak_holders(FILE *out, const json_t *mod)
 			peak ? 100.0 * (double)rest / (double)peak : 0.0, n - shown,
 			n - shown == 1 ? "" : "s");
 	free(v);
+}
+
+/* Whether the program of module m ran on a core of the document. */
+static bool ran_on_a_core(const json_t *mem, const json_t *m)
+{
+	const json_t *c, *p;
+	size_t i, j;
+
+	json_array_foreach(get(mem, "cores"), i, c)
+		json_array_foreach(get(c, "programs"), j, p)
+			if (strcmp(str(p, "program_id"), str(m, "program_id")) == 0)
+				return true;
+	return false;
+}
+
+/* A program that ran on no core (a dump, an HloProto): the capacity only
+ * --device or --hbm gave it, and whether the highest peak fits, as
+ * report_text.c's program_capacity prints them. */
+static void program_capacity(FILE *out, const json_t *mem, const json_t *top)
+{
+	const json_t *room = get(mem, "program_headroom_bytes");
+	uint64_t cap = (uint64_t)num(mem, "program_capacity_bytes");
+	const char *from = strcmp(str(mem, "program_capacity_source"), "flag") == 0 ? "--hbm" :
+			   *str(mem, "program_device") ? str(mem, "program_device") : "?";
+	int64_t h = json_integer_value(room);
+	char a[32], b[32];
+
+	if (ran_on_a_core(mem, top))
+		return;
+	if (!json_is_integer(get(mem, "program_capacity_bytes")) || !json_is_integer(room)) {
+		if (!json_array_size(get(mem, "cores")))
+			fprintf(out, "  capacity unknown: a dump or HloProto names no device (give "
+				"--device NAME or --hbm SIZE)\n");
+		return;
+	}
+	if (h >= 0)
+		fprintf(out, "  capacity %s (%s): the highest peak leaves %s (%s) free\n",
+			BYTES(0, cap), from, tp_fmt_bytes_down(a, sizeof(a), (uint64_t)h),
+			tp_fmt_pct_down(b, sizeof(b),
+					json_number_value(get(mem, "program_headroom_percent"))));
+	else
+		fprintf(out, "  DOES NOT FIT: the highest peak is %s over the capacity %s (%s); cut at\n"
+			"  least %s of what holds it (below; tpuprof memory has every buffer\n"
+			"  and split)\n", BYTES(1, (uint64_t)-h), BYTES(0, cap), from,
+			tp_fmt_bytes_up(a, sizeof(a), (uint64_t)-h));
 }
 
 static void memory_part(FILE *out, const json_t *mem)
@@ -109,8 +162,10 @@ static void memory_part(FILE *out, const json_t *mem)
 	json_array_foreach(get(mem, "modules"), i, m)
 		if (!top || num(m, "peak_bytes") > num(top, "peak_bytes"))
 			top = m;
-	if (top)
+	if (top) {
+		program_capacity(out, mem, top);
 		peak_holders(out, top);
+	}
 }
 
 /* The ops of every group of cores summed by program and name, most
@@ -159,6 +214,12 @@ static void time_part(FILE *out, const json_t *ops, int64_t *device)
 	/* device time is over cores, as the capture's page sums it: a core
 	 * in two groups (a program only it ran) holds its time once */
 	*device = 0;
+	if (!json_array_size(get(ops, "cores"))) {
+		fprintf(out, "time      no device trace: compiled programs only\n");
+		json_decref(list);
+		free(v);
+		return;
+	}
 	json_array_foreach(get(ops, "cores"), i, g) {
 		*device += num(g, "device_ps");
 		op += num(g, "self_ps");
@@ -177,7 +238,7 @@ static void time_part(FILE *out, const json_t *ops, int64_t *device)
 	json_decref(list);
 }
 
-static void traffic_part(FILE *out, const json_t *coll, int64_t device)
+static void traffic_part(FILE *out, const json_t *coll, size_t cores, int64_t device)
 {
 	const json_t *c, *m;
 	int64_t most = 0, total = 0, time = 0, execs = 0;
@@ -191,6 +252,11 @@ static void traffic_part(FILE *out, const json_t *coll, int64_t device)
 	json_array_foreach(get(coll, "modules"), i, m) {
 		time += num(m, "time_ps");
 		execs += num(m, "occurrences");
+	}
+	if (!cores) {
+		fprintf(out, "traffic   %zu collective(s) in the programs; none ran\n",
+			json_array_size(get(coll, "collectives")));
+		return;
 	}
 	fprintf(out, "traffic   %zu collective(s), %" PRId64 " execution(s), %s sent per device (ring, "
 		"the most one device sent; %s in total over %zu device(s)), %s = %.1f%% of device "
@@ -217,6 +283,11 @@ static void advice_part(FILE *out, const json_t *advice)
 	const json_t *a;
 	size_t i, fired = 0;
 
+	if (!json_is_array(advice)) {  /* tpuprof.report/1 */
+		fprintf(out, "advice    none in this report (it predates the advice rules: make it "
+			"again)\n");
+		return;
+	}
 	json_array_foreach(advice, i, a)
 		fired += strcmp(str(a, "verdict"), "fired") == 0;
 	fprintf(out, "advice    %zu of %zu rule(s) fired (docs/ops.md)\n", fired,
@@ -235,7 +306,8 @@ enum tp_err tp_report_doc_text(FILE *out, const json_t *doc, struct tp_error *er
 	capture_line(out, doc);
 	memory_part(out, get(doc, "memory"));
 	time_part(out, get(doc, "ops"), &device);
-	traffic_part(out, get(doc, "collectives"), device);
+	traffic_part(out, get(doc, "collectives"), json_array_size(get(get(doc, "ops"), "cores")),
+		     device);
 	advice_part(out, get(doc, "advice"));
 	fprintf(out, "more: tpuprof memory | ops | collectives REPORT.json --format json, check "
 		"REPORT.json\n");
