@@ -10,6 +10,7 @@
 #define TPUPROF_DOC_TEXT_H
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -58,5 +59,19 @@ static inline int64_t tp_doc_peak_event(const json_t *m)
 /* The elements of list, by size_bytes largest first, in list order
  * among equals (memory_doc_text.c). */
 const json_t **tp_doc_by_size(const json_t *list);
+
+/* report_doc_lines.c: lines of report_text.c from a saved report. */
+/* ", START UTC, LENGTH" of a host's capture, where the document has it. */
+void tp_doc_capture_when(FILE *out, const json_t *host);
+/* Up to three scope rows below where the tree rows (depth first, largest
+ * first, value key) split, each as a share of whole; ps: times, else
+ * bytes. */
+void tp_doc_scope_rows(FILE *out, const json_t *rows, const char *key, int64_t whole, bool ps);
+/* The last user most bytes at the peak of module mod wait for. */
+void tp_doc_wait_line(FILE *out, const json_t *mod);
+/* Busy, FLOP and HBM shares over the cores (ops.cores[]). */
+void tp_doc_utilization_line(FILE *out, const json_t *cores);
+/* The cores' clock, their drift and the op time outside the steps. */
+void tp_doc_clock_line(FILE *out, const json_t *cores);
 
 #endif

@@ -51,6 +51,7 @@ static void capture_line(FILE *out, const json_t *doc)
 		if (!seen)
 			fprintf(out, "%s%s", shown++ ? " and " : ", ", k);
 	}
+	tp_doc_capture_when(out, h0);
 	fputc('\n', out);
 }
 
@@ -74,7 +75,18 @@ static void core_line(FILE *out, const json_t *c)
 	fputc('\n', out);
 }
 
-/* The highest compiler peak and the three largest buffers holding it. */
+/* Largest first; ties by buffer id, the order report_text.c takes. */
+static int by_size_id(const void *a, const void *b)
+{
+	const json_t *const *x = a, *const *y = b;
+	int64_t sx = num(*x, "size_bytes"), sy = num(*y, "size_bytes");
+	int64_t ix = num(*x, "canonical_buffer_id"), iy = num(*y, "canonical_buffer_id");
+
+	return sx != sy ? (sx > sy ? -1 : 1) : (ix > iy) - (ix < iy);
+}
+
+/* The highest compiler peak, the three largest buffers holding it, the
+ * scopes that hold it and what most of it waits for. */
 static void peak_holders(FILE *out, const json_t *mod)
 {
 	const json_t *live = get(mod, "live_at_peak");
@@ -82,6 +94,8 @@ static void peak_holders(FILE *out, const json_t *mod)
 	const json_t **v = tp_doc_by_size(live);
 	uint64_t peak = (uint64_t)num(mod, "peak_bytes"), rest = 0;
 	char name[512];
+
+	qsort(v, n, sizeof(*v), by_size_id);
 
 	fprintf(out, "  highest compiler peak: %s, %s at heap event %" PRId64 "; held by\n",
 		str(mod, "name"), BYTES(0, peak), tp_doc_peak_event(mod));
@@ -92,9 +106,9 @@ static void peak_holders(FILE *out, const json_t *mod)
 			rest += size;
 			continue;
 		}
-		fprintf(out, "  %10s %5.1f%%  buffer %s\n", BYTES(0, size),
+		fprintf(out, "  %10s %5.1f%%  buffer %s %s\n", BYTES(0, size),
 			peak ? 100.0 * (double)size / (double)peak : 0.0,
-			tp_doc_buffer_name(name, sizeof(name), v[i]));
+			tp_doc_buffer_name(name, sizeof(name), v[i]), str(get(v[i], "shape"), "text"));
 		if (*str(v[i], "scope"))
 			fprintf(out, "                         in %s\n", str(v[i], "scope"));
 	}
@@ -104,6 +118,8 @@ static void peak_holders(FILE *out, const json_t *mod)
 			peak ? 100.0 * (double)rest / (double)peak : 0.0, n - shown,
 			n - shown == 1 ? "" : "s");
 	free(v);
+	tp_doc_scope_rows(out, get(mod, "scopes"), "inclusive_bytes", (int64_t)peak, false);
+	tp_doc_wait_line(out, mod);
 }
 
 /* Whether the program of module m ran on a core of the document. */
@@ -154,11 +170,16 @@ static void program_capacity(FILE *out, const json_t *mem, const json_t *top)
 static void memory_part(FILE *out, const json_t *mem)
 {
 	const json_t *c, *m, *top = NULL;
-	size_t i;
+	size_t i, unknown = 0;
 
 	fprintf(out, "memory    peak per core (compiler plan | runtime allocator) and headroom\n");
-	json_array_foreach(get(mem, "cores"), i, c)
+	json_array_foreach(get(mem, "cores"), i, c) {
 		core_line(out, c);
+		unknown += !json_is_integer(get(c, "capacity_bytes"));
+	}
+	if (unknown)
+		fprintf(out, "  capacity unknown for %zu core%s: no memory size in the capture and no known "
+			"device (give --device NAME or --hbm SIZE)\n", unknown, unknown == 1 ? "" : "s");
 	json_array_foreach(get(mem, "modules"), i, m)
 		if (!top || num(m, "peak_bytes") > num(top, "peak_bytes"))
 			top = m;
@@ -204,7 +225,7 @@ static int by_self(const void *a, const void *b)
 	return tx != ty ? (tx > ty ? -1 : 1) : strcmp(str(*x, "name"), str(*y, "name"));
 }
 
-static void time_part(FILE *out, const json_t *ops, int64_t *device)
+static void time_part(FILE *out, const json_t *ops, const json_t *scopes, int64_t *device)
 {
 	json_t *list = ops_summed(ops);
 	size_t n = json_array_size(list), i;
@@ -227,6 +248,8 @@ static void time_part(FILE *out, const json_t *ops, int64_t *device)
 	fprintf(out, "time      %zu ops on %zu core(s): op time %s of %s device time (all cores; the "
 		"shares below are of it)\n", n, json_array_size(get(ops, "cores")), PS(0, op),
 		PS(1, *device));
+	tp_doc_utilization_line(out, get(ops, "cores"));
+	tp_doc_clock_line(out, get(ops, "cores"));
 	for (i = 0; i < n; i++)
 		v[i] = json_array_get(list, i);
 	qsort(v, n, sizeof(*v), by_self);
@@ -234,11 +257,12 @@ static void time_part(FILE *out, const json_t *ops, int64_t *device)
 		fprintf(out, "  %10s %5.1f%%  op %s (%s) x%" PRId64 "\n", PS(0, num(v[i], "self_ps")),
 			*device ? 100.0 * (double)num(v[i], "self_ps") / (double)*device : 0.0,
 			str(v[i], "name"), str(v[i], "module"), num(v[i], "occurrences"));
+	tp_doc_scope_rows(out, get(scopes, "scopes"), "inclusive_ps", *device, true);
 	free(v);
 	json_decref(list);
 }
 
-static void traffic_part(FILE *out, const json_t *coll, size_t cores, int64_t device)
+static void traffic_part(FILE *out, const json_t *coll, const json_t *ops, int64_t device)
 {
 	const json_t *c, *m;
 	int64_t most = 0, total = 0, time = 0, execs = 0;
@@ -249,20 +273,28 @@ static void traffic_part(FILE *out, const json_t *coll, size_t cores, int64_t de
 		total += num(c, "ring_bytes");
 		devices += num(c, "ring_bytes") > 0;
 	}
-	json_array_foreach(get(coll, "modules"), i, m) {
-		time += num(m, "time_ps");
+	json_array_foreach(get(coll, "modules"), i, m)
 		execs += num(m, "occurrences");
-	}
-	if (!cores) {
+	/* collective self time over the cores, as the page's device time */
+	json_array_foreach(get(ops, "cores"), i, c)
+		time += num(c, "collective_ps");
+	if (!json_array_size(get(ops, "cores"))) {
 		fprintf(out, "traffic   %zu collective(s) in the programs; none ran\n",
 			json_array_size(get(coll, "collectives")));
 		return;
 	}
-	fprintf(out, "traffic   %zu collective(s), %" PRId64 " execution(s), %s sent per device (ring, "
-		"the most one device sent; %s in total over %zu device(s)), %s = %.1f%% of device "
-		"time (all cores)\n", json_array_size(get(coll, "collectives")), execs,
-		BYTES(0, (uint64_t)most), BYTES(1, (uint64_t)total), devices, PS(2, time),
+	fprintf(out, "traffic   %zu collective(s), %" PRId64 " execution(s), ",
+		json_array_size(get(coll, "collectives")), execs);
+	if (total)
+		fprintf(out, "%s sent per device (ring, the most one device sent; %s in total over "
+			"%zu device(s)), ", BYTES(0, (uint64_t)most), BYTES(1, (uint64_t)total), devices);
+	else
+		fprintf(out, "%s sent per device (ring), ", BYTES(0, 0));
+	fprintf(out, "%s = %.1f%% of device time (all cores)\n", PS(2, time),
 		device ? 100.0 * (double)time / (double)device : 0.0);
+	if (json_array_size(get(coll, "host_collectives")))
+		fprintf(out, "          %zu TF host collective event(s)\n",
+			json_array_size(get(coll, "host_collectives")));
 }
 
 /* The rules with verdict v, comma separated, after label. */
@@ -299,16 +331,28 @@ static void advice_part(FILE *out, const json_t *advice)
 	rules(out, advice, "not_judged", "  could not be judged: ");
 }
 
+/* info's warnings, then memory's, as the capture's page ends. */
+static void warnings_part(FILE *out, const json_t *doc)
+{
+	const json_t *all = get(doc, "warnings"), *w;
+	size_t i;
+
+	if (json_array_size(all))
+		fprintf(out, "warnings\n");
+	json_array_foreach(all, i, w)
+		fprintf(out, "  %s\n", json_string_value(w) ? json_string_value(w) : "");
+}
+
 enum tp_err tp_report_doc_text(FILE *out, const json_t *doc, struct tp_error *err)
 {
 	int64_t device;
 
 	capture_line(out, doc);
 	memory_part(out, get(doc, "memory"));
-	time_part(out, get(doc, "ops"), &device);
-	traffic_part(out, get(doc, "collectives"), json_array_size(get(get(doc, "ops"), "cores")),
-		     device);
+	time_part(out, get(doc, "ops"), get(doc, "op_scopes"), &device);
+	traffic_part(out, get(doc, "collectives"), get(doc, "ops"), device);
 	advice_part(out, get(doc, "advice"));
+	warnings_part(out, doc);
 	fprintf(out, "more: tpuprof memory | ops | collectives REPORT.json --format json, check "
 		"REPORT.json\n");
 	if (ferror(out))
