@@ -73,5 +73,14 @@ void tp_doc_wait_line(FILE *out, const json_t *mod);
 void tp_doc_utilization_line(FILE *out, const json_t *cores);
 /* The cores' clock, their drift and the op time outside the steps. */
 void tp_doc_clock_line(FILE *out, const json_t *cores);
+/* The module names several programs share in a saved document (its
+ * info's programs, and ops's cores[].modules[]): an object, name ->
+ * true; the caller releases it. */
+json_t *tp_doc_shared_names(const json_t *doc, const json_t *ops);
+/* An op row's module as the capture's text writes it, after sep:
+ * "(NAME)", "(NAME #PROGRAM)" where programs share NAME, nothing for an
+ * op of no module (TF). Into buf, which is returned. */
+const char *tp_doc_op_module(char *buf, size_t n, const json_t *shared, const json_t *op,
+			     const char *sep);
 
 #endif

@@ -213,3 +213,51 @@ void tp_doc_clock_line(FILE *out, const json_t *cores)
 			tp_fmt_ps(b, sizeof(b), compute), tp_fmt_ps(d, sizeof(d), coll),
 			tp_fmt_ps(e, sizeof(e), copy));
 }
+
+/* Note name as seen with program id; a second id marks it shared. */
+static void note_program(json_t *seen, json_t *shared, const char *name, const char *id)
+{
+	const char *first = json_string_value(json_object_get(seen, name));
+
+	if (!*name)
+		return;
+	if (!first)
+		json_object_set_new(seen, name, json_string(id));
+	else if (strcmp(first, id) != 0)
+		json_object_set_new(shared, name, json_true());
+}
+
+json_t *tp_doc_shared_names(const json_t *doc, const json_t *ops)
+{
+	const json_t *info = json_object_get(doc, "info"), *h, *m, *c;
+	json_t *seen = json_object(), *shared = json_object();
+	size_t i, j;
+
+	/* every program of the input, as the capture's modules: those that
+	 * ran on no core too */
+	json_array_foreach(json_object_get(info, "hosts"), i, h)
+		json_array_foreach(json_object_get(h, "modules"), j, m)
+			note_program(seen, shared, str(m, "name"), str(m, "program_id"));
+	json_array_foreach(json_object_get(info, "modules"), i, m)
+		note_program(seen, shared, str(m, "name"), str(m, "program_id"));
+	/* an ops document alone has only the programs that ran */
+	json_array_foreach(json_object_get(ops, "cores"), i, c)
+		json_array_foreach(json_object_get(c, "modules"), j, m)
+			note_program(seen, shared, str(m, "module"), str(m, "program_id"));
+	json_decref(seen);
+	return shared;
+}
+
+const char *tp_doc_op_module(char *buf, size_t n, const json_t *shared, const json_t *op,
+			     const char *sep)
+{
+	const char *mod = str(op, "module");
+
+	if (!*mod)
+		snprintf(buf, n, "%s", "");
+	else if (json_is_true(json_object_get(shared, mod)))
+		snprintf(buf, n, "%s(%s #%s)", sep, mod, str(op, "program_id"));
+	else
+		snprintf(buf, n, "%s(%s)", sep, mod);
+	return buf;
+}

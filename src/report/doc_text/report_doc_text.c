@@ -202,8 +202,9 @@ static json_t *ops_summed(const json_t *ops)
 			snprintf(key, sizeof(key), "%s\x1f%s", str(o, "program_id"), str(o, "name"));
 			s = get(by_key, key);
 			if (!s) {
-				s = json_pack("{s:s,s:s,s:I,s:I,s:I}", "name", str(o, "name"),
-					      "module", str(o, "module"), "total_ps", (json_int_t)0,
+				s = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I}", "name", str(o, "name"),
+					      "module", str(o, "module"), "program_id",
+					      str(o, "program_id"), "total_ps", (json_int_t)0,
 					      "self_ps", (json_int_t)0, "occurrences", (json_int_t)0);
 				json_object_set_new(by_key, key, s);
 				json_array_append(list, s);
@@ -225,8 +226,11 @@ static int by_self(const void *a, const void *b)
 	return tx != ty ? (tx > ty ? -1 : 1) : strcmp(str(*x, "name"), str(*y, "name"));
 }
 
-static void time_part(FILE *out, const json_t *ops, const json_t *scopes, int64_t *device)
+static void time_part(FILE *out, const json_t *doc, int64_t *device)
 {
+	const json_t *ops = get(doc, "ops"), *scopes = get(doc, "op_scopes");
+	json_t *shared = tp_doc_shared_names(doc, ops);
+	char mod[640];
 	json_t *list = ops_summed(ops);
 	size_t n = json_array_size(list), i;
 	const json_t **v = tp_xmalloc((n + 1) * sizeof(*v)), *g;
@@ -238,6 +242,7 @@ static void time_part(FILE *out, const json_t *ops, const json_t *scopes, int64_
 	if (!json_array_size(get(ops, "cores"))) {
 		fprintf(out, "time      no device trace: compiled programs only\n");
 		json_decref(list);
+		json_decref(shared);
 		free(v);
 		return;
 	}
@@ -254,12 +259,14 @@ static void time_part(FILE *out, const json_t *ops, const json_t *scopes, int64_
 		v[i] = json_array_get(list, i);
 	qsort(v, n, sizeof(*v), by_self);
 	for (i = 0; i < n && i < 5; i++)
-		fprintf(out, "  %10s %5.1f%%  op %s (%s) x%" PRId64 "\n", PS(0, num(v[i], "self_ps")),
+		fprintf(out, "  %10s %5.1f%%  op %s%s x%" PRId64 "\n", PS(0, num(v[i], "self_ps")),
 			*device ? 100.0 * (double)num(v[i], "self_ps") / (double)*device : 0.0,
-			str(v[i], "name"), str(v[i], "module"), num(v[i], "occurrences"));
+			str(v[i], "name"), tp_doc_op_module(mod, sizeof(mod), shared, v[i], " "),
+			num(v[i], "occurrences"));
 	tp_doc_scope_rows(out, get(scopes, "scopes"), "inclusive_ps", *device, true);
 	free(v);
 	json_decref(list);
+	json_decref(shared);
 }
 
 static void traffic_part(FILE *out, const json_t *coll, const json_t *ops, int64_t device)
@@ -349,7 +356,7 @@ enum tp_err tp_report_doc_text(FILE *out, const json_t *doc, struct tp_error *er
 
 	capture_line(out, doc);
 	memory_part(out, get(doc, "memory"));
-	time_part(out, get(doc, "ops"), get(doc, "op_scopes"), &device);
+	time_part(out, doc, &device);
 	traffic_part(out, get(doc, "collectives"), get(doc, "ops"), device);
 	advice_part(out, get(doc, "advice"));
 	warnings_part(out, doc);
