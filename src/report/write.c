@@ -264,5 +264,5 @@ enum tp_err tp_report_doc_part_write(FILE *out, enum tp_format fmt, json_t *doc,
 		return tp_collectives_doc_text(out, part, err);
 	if (strcmp(key, "memory") == 0)
 		return tp_memory_doc_text(out, part, err);
-	return tp_ops_doc_text(out, part, limit, err);
+	return tp_ops_doc_text(out, doc, part, limit, err);
 }

@@ -60,7 +60,10 @@ enum tp_err tp_report_doc_part_write(FILE *out, enum tp_format fmt, json_t *doc,
 				     const char *key, size_t limit, struct tp_error *err);
 enum tp_err tp_collectives_doc_text(FILE *out, const json_t *doc, struct tp_error *err);
 enum tp_err tp_memory_doc_text(FILE *out, const json_t *doc, struct tp_error *err);
-enum tp_err tp_ops_doc_text(FILE *out, const json_t *doc, size_t limit, struct tp_error *err);
+/* whole: the document doc is part of (its info names every program, so
+ * programs that share a module name print with #N), or doc itself. */
+enum tp_err tp_ops_doc_text(FILE *out, const json_t *whole, const json_t *doc, size_t limit,
+			    struct tp_error *err);
 
 /* A saved document as a report: a report as it is; a command's own
  * document (schema tpuprof.ops/1, memory, collectives: `ops --format

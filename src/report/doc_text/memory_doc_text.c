@@ -80,7 +80,7 @@ static void buffers(FILE *out, const json_t *m)
 	const json_t *live = json_object_get(m, "live_at_peak");
 	size_t n = json_array_size(live);
 	const json_t **v = tp_doc_by_size(live);
-	char b[32];
+	char b[32], name[512];
 
 	fprintf(out, "  buffers live at the peak (%zu of %zu)\n", n, n);
 	for (size_t i = 0; i < n; i++) {
@@ -88,7 +88,7 @@ static void buffers(FILE *out, const json_t *m)
 
 		fprintf(out, "    %10s  %-12s %-28s %s\n", tp_fmt_bytes(b, sizeof(b),
 			(uint64_t)num(v[i], "size_bytes")), str(v[i], "category"),
-			str(v[i], "display_name"), str(shape, "text"));
+			tp_doc_buffer_name(name, sizeof(name), v[i]), str(shape, "text"));
 		if (*str(v[i], "scope"))
 			fprintf(out, "                   scope %s\n", str(v[i], "scope"));
 	}
@@ -128,7 +128,7 @@ static void module_text(FILE *out, const json_t *m)
 		fprintf(out, "    no compiler timeline: %s\n", str(m, "error"));
 	fprintf(out, "    peak %s", tp_fmt_bytes(a, sizeof(a), (uint64_t)num(m, "peak_bytes")));
 	if (num(m, "heap_points"))
-		fprintf(out, " at heap event %" PRId64 " (%s)", num(m, "peak_heap_event"),
+		fprintf(out, " at heap event %" PRId64 " (%s)", tp_doc_peak_event(m),
 			str(m, "peak_instruction"));
 	else
 		fprintf(out, " (no heap trace)");

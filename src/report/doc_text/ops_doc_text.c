@@ -40,19 +40,20 @@ static void group_head(FILE *out, const json_t *cores, const json_t *g)
 		fprintf(out, " (%zu cores that ran the same programs, summed)", n);
 }
 
-static void op_row(FILE *out, const json_t *o, int64_t device)
+static void op_row(FILE *out, const json_t *shared, const json_t *o, int64_t device)
 {
-	char t[32], s[32], lo[32], hi[32], sp[48];
+	char t[32], s[32], lo[32], hi[32], sp[48], mod[640];
 
 	if (num(o, "n_cores") > 1)
 		snprintf(sp, sizeof(sp), "%s..%s", tp_fmt_ps(lo, sizeof(lo), num(o, "min_core_self_ps")),
 			 tp_fmt_ps(hi, sizeof(hi), num(o, "max_core_self_ps")));
 	else
 		snprintf(sp, sizeof(sp), "-");
-	fprintf(out, "  %9s %9s %7" PRId64 " %5.1f%%  %5" PRId64 " %-19s %-14.14s  %s  (%s)\n",
+	fprintf(out, "  %9s %9s %7" PRId64 " %5.1f%%  %5" PRId64 " %-19s %-14.14s  %s%s\n",
 		tp_fmt_ps(t, sizeof(t), num(o, "total_ps")), tp_fmt_ps(s, sizeof(s), num(o, "self_ps")),
 		num(o, "occurrences"), device ? 100.0 * (double)num(o, "self_ps") / (double)device : 0.0,
-		num(o, "n_cores"), sp, str(o, "category"), str(o, "name"), str(o, "module"));
+		num(o, "n_cores"), sp, str(o, "category"), str(o, "name"),
+		tp_doc_op_module(mod, sizeof(mod), shared, o, "  "));
 }
 
 /* The group's clock as the capture's text says it: device where every
@@ -71,7 +72,8 @@ static const char *group_clock(const json_t *cores, const json_t *g)
 	return "device";
 }
 
-static void group_text(FILE *out, const json_t *cores, const json_t *g, size_t limit)
+static void group_text(FILE *out, const json_t *shared, const json_t *cores, const json_t *g,
+		       size_t limit)
 {
 	const json_t *ops = json_object_get(g, "ops");
 	size_t n = json_array_size(ops), shown = limit && limit < n ? limit : n;
@@ -89,7 +91,7 @@ static void group_text(FILE *out, const json_t *cores, const json_t *g, size_t l
 		"cores", "spread", "category", "op (module)");
 	for (size_t i = 0; i < n; i++) {
 		if (i < shown)
-			op_row(out, json_array_get(ops, i), device);
+			op_row(out, shared, json_array_get(ops, i), device);
 		else
 			left += num(json_array_get(ops, i), "total_ps");
 	}
@@ -98,9 +100,11 @@ static void group_text(FILE *out, const json_t *cores, const json_t *g, size_t l
 			n - shown, tp_fmt_ps(a, sizeof(a), left));
 }
 
-enum tp_err tp_ops_doc_text(FILE *out, const json_t *doc, size_t limit, struct tp_error *err)
+enum tp_err tp_ops_doc_text(FILE *out, const json_t *whole, const json_t *doc, size_t limit,
+			    struct tp_error *err)
 {
 	const json_t *cores = json_object_get(doc, "cores"), *g;
+	json_t *shared = tp_doc_shared_names(whole, doc);
 	size_t i;
 
 	if (!json_array_size(cores))
@@ -108,8 +112,9 @@ enum tp_err tp_ops_doc_text(FILE *out, const json_t *doc, size_t limit, struct t
 	json_array_foreach(json_object_get(doc, "core_groups"), i, g) {
 		if (i)
 			fputc('\n', out);
-		group_text(out, cores, g, limit);
+		group_text(out, shared, cores, g, limit);
 	}
+	json_decref(shared);
 	if (json_array_size(cores))
 		fprintf(out, "device: op self time / the device time of the table's cores (summed); "
 			"spread: the least and the most self time of one core\n");

@@ -84,11 +84,17 @@ static void list_scopes(FILE *out, const struct tp_scope_tree *t, int64_t whole,
 	}
 }
 
+/* qsort has no context argument: the module sorted, per thread */
+static _Thread_local const struct tp_mem_module *sort_module;
+
+/* Largest first; ties by the buffer's id (JSON canonical_buffer_id), so
+ * a saved report's page lists them in the same order. */
 static int live_by_size(const void *a, const void *b)
 {
 	const struct tp_mem_live *x = a, *y = b;
+	int64_t ix = sort_module->buffers[x->buffer].id, iy = sort_module->buffers[y->buffer].id;
 
-	return x->size != y->size ? (x->size > y->size ? -1 : 1) : (x->buffer > y->buffer) - (x->buffer < y->buffer);
+	return x->size != y->size ? (x->size > y->size ? -1 : 1) : (ix > iy) - (ix < iy);
 }
 
 /* The largest buffers and scopes at the peak of module m. */
@@ -99,7 +105,9 @@ static void peak_holders(FILE *out, const struct tp_mem_module *m)
 
 	if (m->n_live)
 		memcpy(s, m->live, m->n_live * sizeof(*s));
+	sort_module = m;
 	qsort(s, m->n_live, sizeof(*s), live_by_size);
+	sort_module = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_mem_buffer *d = &m->buffers[s[i].display];
 		const Xla__HloInstructionProto *ins = d->instr >= 0 ? m->idx.instrs[d->instr].proto : NULL;

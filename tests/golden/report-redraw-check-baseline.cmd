@@ -1,0 +1,1 @@
+report testdata/check-baseline.report.json
