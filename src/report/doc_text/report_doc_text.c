@@ -87,7 +87,7 @@ static int by_size_id(const void *a, const void *b)
 
 /* The highest compiler peak, the three largest buffers holding it, the
  * scopes that hold it and what most of it waits for. */
-static void peak_holders(FILE *out, const json_t *mod)
+static void peak_holders(FILE *out, const json_t *mod, const json_t *shared)
 {
 	const json_t *live = get(mod, "live_at_peak");
 	size_t n = json_array_size(live), shown = n < 3 ? n : 3;
@@ -97,8 +97,11 @@ static void peak_holders(FILE *out, const json_t *mod)
 
 	qsort(v, n, sizeof(*v), by_size_id);
 
-	fprintf(out, "  highest compiler peak: %s, %s at heap event %" PRId64 "; held by\n",
-		str(mod, "name"), BYTES(0, peak), tp_doc_peak_event(mod));
+	/* programs sharing a module name are told apart, as in ops */
+	fprintf(out, "  highest compiler peak: %s%s%s, %s at heap event %" PRId64 "; held by\n",
+		str(mod, "name"), json_is_true(get(shared, str(mod, "name"))) ? " #" : "",
+		json_is_true(get(shared, str(mod, "name"))) ? str(mod, "program_id") : "",
+		BYTES(0, peak), tp_doc_peak_event(mod));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t size = (uint64_t)num(v[i], "size_bytes");
 
@@ -167,7 +170,7 @@ static void program_capacity(FILE *out, const json_t *mem, const json_t *top)
 			tp_fmt_bytes_up(a, sizeof(a), (uint64_t)-h));
 }
 
-static void memory_part(FILE *out, const json_t *mem)
+static void memory_part(FILE *out, const json_t *doc, const json_t *mem)
 {
 	const json_t *c, *m, *top = NULL;
 	size_t i, unknown = 0;
@@ -184,8 +187,11 @@ static void memory_part(FILE *out, const json_t *mem)
 		if (!top || num(m, "peak_bytes") > num(top, "peak_bytes"))
 			top = m;
 	if (top) {
+		json_t *shared = tp_doc_shared_names(doc, get(doc, "ops"));
+
 		program_capacity(out, mem, top);
-		peak_holders(out, top);
+		peak_holders(out, top, shared);
+		json_decref(shared);
 	}
 }
 
@@ -355,7 +361,7 @@ enum tp_err tp_report_doc_text(FILE *out, const json_t *doc, struct tp_error *er
 	int64_t device;
 
 	capture_line(out, doc);
-	memory_part(out, get(doc, "memory"));
+	memory_part(out, doc, get(doc, "memory"));
 	time_part(out, doc, &device);
 	traffic_part(out, get(doc, "collectives"), get(doc, "ops"), device);
 	advice_part(out, get(doc, "advice"));
