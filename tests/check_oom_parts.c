@@ -279,6 +279,83 @@ START_TEST(test_headless_device_within)
 }
 END_TEST
 
+/* A headless paste whose printed arguments (with the printed runtime
+ * reservation) alone exceed the --device chip's HBM is the arguments',
+ * as the whole report is (shared 14): it was `unknown`, and the text
+ * offered to split a temporary. Shared 14's blocks, without its
+ * headline. */
+#define HEADLESS_14 "Total hbm usage >= 30.73G:\n    reserved        530.00M \n" \
+	"    program          14.31G \n    arguments        15.90G \n\n" \
+	"Output size 1.0K; shares 0B with arguments.\n\nProgram hbm requirement 14.31G:\n" \
+	"    global           481.0K\n    scoped           512.0K\n" \
+	"    HLO temp         14.31G (100.0% utilization: Unpadded (14.25G) Padded (14.25G), " \
+	"0.4% fragmentation (62.60M))\n\n  Largest program allocations in hbm:\n\n" \
+	"  1. Size: 1.46G\n     Shape: bf16[256000,3072]{1,0:T(8,128)(2,1)}\n" \
+	"     XLA label: convert.15982 = convert(param.72)\n     Allocation type: HLO temp\n" \
+	"     ==========================\n"
+
+static const struct {
+	const char *what, *text, *device;
+	enum tp_oom_cause cause;
+	int64_t cause_capacity;  /* -1: none                                */
+	const char *says;        /* in the text, or NULL                    */
+} headless_causes[] = {
+	/* 15.90G against v2's 8 GiB less 530.00M */
+	{ "arguments twice a v2 core", HEADLESS_14, "v2", TP_OOM_CAUSE_ARGUMENTS, 8 * G - 530 * M,
+	  "  cause: the arguments alone (15.90G) exceed what TPU v2's HBM leaves them (8.00 GiB "
+	  "per device less the runtime reservation 530.00M = 7.48 GiB; --device)" },
+	/* 15.90G + 530.00M = 16.43G > 16 GiB, beyond both roundings */
+	{ "arguments and the reservation over a v3 core", HEADLESS_14, "v3", TP_OOM_CAUSE_ARGUMENTS,
+	  16 * G - 530 * M, "at least 431 MiB of it from the arguments (the cause above)" },
+	/* 30.73G within a 32 GiB v4: no over-by, so nothing decides */
+	{ "within the chip", HEADLESS_14, "v4", TP_OOM_CAUSE_UNKNOWN, -1, NULL },
+	/* the arguments fit; the temporaries make up 4 GiB */
+	{ "temporaries", "Total hbm usage >= 20.00G:\n    reserved 512.00M\n    program 17.50G\n"
+	  "    arguments 2.00G\n\nProgram hbm requirement 17.50G:\n    HLO temp 17.50G\n",
+	  "v3", TP_OOM_CAUSE_TEMPORARIES, 16 * G - 512 * M,
+	  "fit within what TPU v3's HBM leaves them" },
+	/* no headline, no --device: nothing to weigh against */
+	{ "no device", HEADLESS_14, NULL, TP_OOM_CAUSE_UNKNOWN, -1, NULL },
+};
+
+START_TEST(test_headless_device_cause)
+{
+	struct tp_oom_log log;
+	struct tp_oom_explain e;
+	const struct tp_device_row *dev = headless_causes[_i].device ?
+		tp_device_lookup(headless_causes[_i].device) : NULL;
+	FILE *out;
+	char *buf = NULL;
+	size_t len = 0, file0 = 0;
+	struct tp_oom_file file = { "paste.log", { 0 } };
+	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
+	struct tp_error err = { 0 };
+
+	feed(&log, headless_causes[_i].text, false);
+	ck_assert_uint_eq(log.n, 1);
+	ck_assert(log.reports[0].headless);
+	tp_oom_explain(&e, &log.reports[0], dev);
+	ck_assert_msg(e.cause == headless_causes[_i].cause, "%s: cause %s", headless_causes[_i].what,
+		      tp_oom_cause_name(e.cause));
+	ck_assert_int_eq(e.cause_capacity, headless_causes[_i].cause_capacity);
+	out = open_memstream(&buf, &len);
+	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
+	fclose(out);
+	if (headless_causes[_i].says)
+		ck_assert_msg(strstr(buf, headless_causes[_i].says) != NULL, "%s:\n%s",
+			      headless_causes[_i].what, buf);
+	if (e.cause == TP_OOM_CAUSE_ARGUMENTS) {
+		/* never the temporaries for what they cannot fix */
+		ck_assert_msg(strstr(buf, "split #") == NULL, "%s", buf);
+		ck_assert_msg(strstr(buf, "beyond the list") == NULL, "%s", buf);
+		ck_assert(e.fixed_cut > 0 && !e.temporaries_can_fix);
+	}
+	free(buf);
+	tp_oom_explain_release(&e);
+	tp_oom_log_release(&log);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("oom_parts");
@@ -290,6 +367,8 @@ int main(void)
 	tcase_add_test(tc, test_over_sources);
 	tcase_add_test(tc, test_headless_device);
 	tcase_add_test(tc, test_headless_device_within);
+	tcase_add_loop_test(tc, test_headless_device_cause, 0,
+			    sizeof(headless_causes) / sizeof(headless_causes[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

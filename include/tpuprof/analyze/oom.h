@@ -266,6 +266,11 @@ struct tp_oom_explain {
 	const char *over_alt_source; /* static                              */
 	enum tp_oom_cause cause;
 	int64_t cause_bytes;      /* the decisive figure (arguments, ...)  */
+	int64_t cause_capacity;   /* what the cause is weighed against:
+				   * capacity, or for a headless paste with
+				   * --device the device's HBM less the
+				   * printed reserved; -1 when none        */
+	bool cause_on_device;     /* cause_capacity is the --device chip's */
 	int64_t fixed_bytes;      /* arguments + output not shared with
 				   * them (+ the reservation where the
 				   * capacity includes it); -1 unknown     */

@@ -92,15 +92,20 @@ const OomView = {
 	/* What decides the report, in words, and what to do about it. */
 	cause: function (r) {
 		const F = function (n) { return OomView.fig(r, n); }, v = r.verdict;
+		/* the printed capacity, or for a headless paste the --device
+		 * chip's HBM less the printed reservation */
+		const cap = v.cause_capacity_source === "capacity" || v.cause_capacity_bytes === null ?
+			"the capacity (" + F("capacity") + ")" :
+			"what " + v.chip.candidates[0] + "'s HBM leaves them (" + fmtBytes(v.cause_capacity_bytes) + "; --device)";
 		const act = "Shard the parameters or the optimizer state across devices, keep them in a smaller dtype (bf16 halves f32), or donate argument buffers the output replaces.";
 		switch (v.cause) {
 		case "arguments":
-			return ["The arguments alone (" + F("arguments") + ") exceed the capacity (" + F("capacity") + "): the parameters do not fit one device, so no cut to temporaries can help.", act];
+			return ["The arguments alone (" + F("arguments") + ") exceed " + cap + ": the parameters do not fit one device, so no cut to temporaries can help.", act];
 		case "output":
-			return ["The output alone (" + F("output") + ") exceeds the capacity (" + F("capacity") + "): no cut to temporaries can help.",
+			return ["The output alone (" + F("output") + ") exceeds " + cap + ": no cut to temporaries can help.",
 				"Shard the output across devices, return less of it or in a smaller dtype, or donate an argument buffer it can reuse."];
 		case "runtime_reservation":
-			return ["The runtime reservation alone (" + F("reserved") + ") exceeds the capacity (" + F("capacity") + ")."];
+			return ["The runtime reservation alone (" + F("reserved") + ") exceeds " + cap + "."];
 		case "arguments_and_output":
 			return ["The arguments (" + (F("arguments") || "not printed") + ") and output (" + (F("output") || "not printed") +
 				"): the over-by is more than all the program's temporaries (" + fmtBytes(v.temporaries_bytes) + "), so no cut to temporaries alone can fit it.", act];
