@@ -206,7 +206,9 @@ struct tp_oom_split {
 	size_t alloc;             /* index into allocs                     */
 	int dim;                  /* the dimension split (logical index)   */
 	int64_t ways;             /* N                                     */
-	int64_t saves;            /* lower bound: size x (1 - 1/N)          */
+	int64_t saves;            /* what memory --split NAME:DIM:N frees:
+				   * size less its largest part, size x
+				   * ceil(d / N) / d rounded up            */
 };
 
 /* A layout of a padded allocation's shape that its first tile pads less:

@@ -38,8 +38,9 @@ const OOM_SOURCES = {
 	"request - largest_free_region": "the request less the largest free region",
 };
 
-/* A lower bound in fmtBytes's style, rounded up so that it still holds. */
-function fmtBytesUp(b) {
+/* A lower bound on what is needed in fmtBytes's style, rounded up so that
+ * it still holds; with down, a saving's lower bound, rounded down. */
+function fmtBytesUp(b, down) {
 	b = Number(b);
 	let v = Math.abs(b), u = 0;
 	if (v < 1024)
@@ -49,7 +50,7 @@ function fmtBytesUp(b) {
 		u++;
 	}
 	const d = v < 10 ? 2 : v < 100 ? 1 : 0, k = Math.pow(10, d);
-	const up = b >= 0 ? Math.ceil(v * k - 1e-9) / k : Math.floor(v * k + 1e-9) / k;
+	const up = (b >= 0) !== !!down ? Math.ceil(v * k - 1e-9) / k : Math.floor(v * k + 1e-9) / k;
 	return (b < 0 ? "-" : "") + toFixedC(up, d) + " " + BYTE_UNITS[u];
 }
 
@@ -214,7 +215,7 @@ const OomView = {
 					" pads it to " + fmtBytes(x.padded_bytes) + ", saving " + fmtBytes(x.saves_bytes) + ".");
 			});
 			r.splits.forEach(function (s) {
-				cut.push("Split #" + s.rank + " along dimension " + s.dimension + " " + s.ways + " ways: saves at least " + fmtBytesUp(s.saves_at_least_bytes) + " (an estimate).");
+				cut.push("Split #" + s.rank + " along dimension " + s.dimension + " " + s.ways + " ways: saves at least " + fmtBytesUp(s.saves_at_least_bytes, true) + " (an estimate).");
 			});
 			sec.appendChild(el("h3", {}, "What to cut"));
 			sec.appendChild(el("ul", {}, cut.map(function (t) { return el("li", {}, t); })));
