@@ -356,6 +356,53 @@ START_TEST(test_headless_device_cause)
 }
 END_TEST
 
+/* One shortfall prints one figure: "cut at least" rounds the overage up,
+ * but the byte count, from printed sizes each rounded to a whole byte,
+ * must not make a digit of that rounding (shared 31: "short by 4.57 GiB"
+ * then "cut at least 4.58 GiB"). */
+static const struct {
+	const char *what, *text, *says[2];
+} same_figure[] = {
+	{ "run time: request less free (shared 31's figures)",
+	  "Attempting to allocate 15.65G. That was not possible. There are 11.08G free.; (0x0x0_HBM0)\n",
+	  { "short by 4.57 GiB (derived)", "  to fit: cut at least 4.57 GiB\n" } },
+	{ "compile time: used less capacity",
+	  "Ran out of memory in memory space hbm. Used 20.05G of 15.48G hbm.\n",
+	  { "over by 4.57 GiB (derived)", "  to fit: cut at least 4.57 GiB\n" } },
+	{ "compile time: the exceeded figure as printed",
+	  "Ran out of memory in memory space hbm. Used 20.05G of 15.48G hbm. Exceeded hbm capacity "
+	  "by 4.57G.\n", { "over by 4.57G", "  to fit: cut at least 4.57 GiB\n" } },
+	/* a real excess over the digit still rounds up */
+	{ "a digit's worth more rounds up", "Ran out of memory in memory space hbm. Used 20.06G of "
+	  "15.48G hbm.\n", { "over by 4.58 GiB (derived)", "  to fit: cut at least 4.58 GiB\n" } },
+};
+
+START_TEST(test_same_figure)
+{
+	struct tp_oom_log log;
+	struct tp_oom_explain e;
+	FILE *out;
+	char *buf = NULL;
+	size_t len = 0, file0 = 0;
+	struct tp_oom_file file = { "paste.log", { 0 } };
+	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
+	struct tp_error err = { 0 };
+
+	feed(&log, same_figure[_i].text, false);
+	ck_assert_uint_eq(log.n, 1);
+	tp_oom_explain(&e, &log.reports[0], NULL);
+	out = open_memstream(&buf, &len);
+	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
+	fclose(out);
+	for (int k = 0; k < 2; k++)
+		ck_assert_msg(strstr(buf, same_figure[_i].says[k]) != NULL, "%s: no '%s' in\n%s",
+			      same_figure[_i].what, same_figure[_i].says[k], buf);
+	free(buf);
+	tp_oom_explain_release(&e);
+	tp_oom_log_release(&log);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("oom_parts");
@@ -367,6 +414,7 @@ int main(void)
 	tcase_add_test(tc, test_over_sources);
 	tcase_add_test(tc, test_headless_device);
 	tcase_add_test(tc, test_headless_device_within);
+	tcase_add_loop_test(tc, test_same_figure, 0, sizeof(same_figure) / sizeof(same_figure[0]));
 	tcase_add_loop_test(tc, test_headless_device_cause, 0,
 			    sizeof(headless_causes) / sizeof(headless_causes[0]));
 	suite_add_tcase(s, tc);

@@ -25,23 +25,30 @@ const char *tp_oom_fmt_b(char *buf, size_t n, int64_t v)
 
 /* A bound in tp_fmt_bytes's style, rounded away from what it bounds: a
  * lower bound ("cut at least") up, an upper bound down, so that the
- * figure shown still holds. */
+ * figure shown still holds. Rounding up, the byte count is first taken
+ * TP_OOM_BYTE_SLACK bytes toward zero: it comes from printed sizes each
+ * rounded to a whole byte (15.65G - 11.08G is 4.57 GiB, 4,907,000,135.68
+ * bytes, held as 4,907,000,136), and that rounding must not make a digit
+ * (4.58 GiB beside the verdict's 4.57). */
+#define TP_OOM_BYTE_SLACK 2
 const char *tp_oom_fmt_bound(char *buf, size_t n, int64_t v, bool up)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
 	double x = (double)(v < 0 ? -v : v), scale;
 	int u = -1, d;
+	bool away = up == (v >= 0);   /* the sign flips a magnitude's rounding */
 
 	if (x < 1024)
 		return tp_oom_fmt_b(buf, n, v);
+	if (away)
+		x -= TP_OOM_BYTE_SLACK;
 	while (x >= 1024 && u < 4) {
 		x /= 1024;
 		u++;
 	}
 	d = x < 10 ? 2 : x < 100 ? 1 : 0;
 	scale = d == 2 ? 100 : d == 1 ? 10 : 1;
-	/* the sign flips the direction of a magnitude's rounding */
-	x = (up == (v >= 0)) ? ceil(x * scale - 1e-9) / scale : floor(x * scale + 1e-9) / scale;
+	x = away ? ceil(x * scale - 1e-9) / scale : floor(x * scale + 1e-9) / scale;
 	snprintf(buf, n, "%s%.*f %s", v < 0 ? "-" : "", d, x, units[u]);
 	return buf;
 }

@@ -39,12 +39,17 @@ const OOM_SOURCES = {
 };
 
 /* A lower bound on what is needed in fmtBytes's style, rounded up so that
- * it still holds; with down, a saving's lower bound, rounded down. */
+ * it still holds; with down, a saving's lower bound, rounded down.
+ * Rounding up, the count is first taken 2 bytes toward zero: it comes from
+ * printed sizes each rounded to a whole byte, and that must not make a
+ * digit (4,907,000,136 bytes are 15.65G - 11.08G = 4.57 GiB, not 4.58). */
 function fmtBytesUp(b, down) {
 	b = Number(b);
 	let v = Math.abs(b), u = 0;
 	if (v < 1024)
 		return fmtBytes(b);
+	if ((b >= 0) !== !!down)
+		v -= 2;
 	while (v >= 1024 && u < BYTE_UNITS.length - 1) {
 		v /= 1024;
 		u++;
