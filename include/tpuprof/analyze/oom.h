@@ -129,8 +129,8 @@ struct tp_oom_report {
 	char *device;                 /* "0x0x0_HBM0"                      */
 	int64_t device_ordinal;       /* -1 when not printed               */
 	char *allocations_memory_space;
-	char *log_prefixes[4];        /* kinds seen: "glog", "tf-timestamp",
-				       * "ray", "rank"                      */
+	char *log_prefixes[5];        /* kinds seen: "glog", "tf-timestamp",
+				       * "ray", "rank", "quote"             */
 	int n_log_prefixes;
 	bool text_cut;                /* longer than TP_OOM_REPORT_MAX      */
 	bool early_abort;             /* "Requires X, has Y available": XLA
