@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "tpuprof/analyze/oom.h"
+#include "tpuprof/report/oom_report.h"
 
 #define REPORTS "../shared/oom-reports/"
 
@@ -405,6 +406,76 @@ START_TEST(test_explain_cover_set)
 }
 END_TEST
 
+/* A split's saving is what `memory --split NAME:DIM:N` frees: the buffer
+ * counts as its largest part, ceil(d / N) elements of the dimension
+ * (docs/memory.md "What-if"), so where N does not divide d it saves less
+ * than size x (1 - 1/N), and the fewest ways that cover the overage are
+ * counted with those parts. The text rounds the saving down: "at least"
+ * never prints more than the split frees. */
+static const struct {
+	const char *what, *over, *size, *shape;
+	int64_t ways2_saves;     /* the 2-way split's                      */
+	int64_t ways, saves;     /* the covering split's; 0: none          */
+	const char *says;        /* in the text                            */
+} split_cases[] = {
+	/* shared 02's allocation 1: s32[8388608,8,4], 32.00G, over 25.74G;
+	 * 6 does not divide 8388608: parts of 1398102 rows, 4096 B each */
+	{ "6 ways, not dividing", "25.74G", "32.00G", "s32[8388608,8,4]{2,1,0:T(8,128)}",
+	  INT64_C(17179869184), 6, INT64_C(34359738368) - INT64_C(4096) * 1398102,
+	  "(8388608) 6 ways: saves at least 26.6 GiB (memory --split copy.1:0:6)" },
+	/* 4.00G along 8 over 3.27G: 6 and 7 ways leave parts of 2 rows (1
+	 * GiB, saving 3 GiB, short); 8 ways save 3.5 GiB */
+	{ "the nominal count falls short", "3.27G", "4.00G", "f32[8,1024,1024,128]{3,2,1,0:T(8,128)}",
+	  INT64_C(2147483648), 8, INT64_C(3758096384),
+	  "(8) 8 ways: saves at least 3.50 GiB (memory --split copy.1:0:8)" },
+	/* 2 ways of 5 rows leave 3: 2 of 5 GiB saved, not 2.5 */
+	{ "2 ways of an odd dimension", "0.50G", "5.00G", "f32[5,1024,1024,256]{3,2,1,0:T(8,128)}",
+	  INT64_C(2147483648), 0, 0, "(5) 2 ways: saves at least 2.00 GiB (memory --split copy.1:0:2)" },
+	/* 1.46G (1,567,663,063 B) in halves: 747.52 MiB, printed down */
+	{ "the text rounds down", "0.10G", "1.46G", "bf16[256000,3072]{1,0:T(8,128)(2,1)}",
+	  INT64_C(783831531), 0, 0, "2 ways: saves at least 747 MiB" },
+};
+
+START_TEST(test_split_saves)
+{
+	char text[1024];
+	struct tp_oom_log log;
+	struct tp_oom_explain e;
+	FILE *out;
+	char *buf = NULL;
+	size_t len = 0, file0 = 0;
+	struct tp_oom_file file = { "paste.log", { 0 } };
+	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
+	struct tp_error err = { 0 };
+
+	snprintf(text, sizeof(text), "Ran out of memory in memory space hbm. Used 99.00G of 16.00G "
+		 "hbm. Exceeded hbm capacity by %s.\n\n  Largest program allocations in hbm:\n\n"
+		 "  1. Size: %s\n     Shape: %s\n     XLA label: copy.1 = copy(p.1)\n"
+		 "     ==========\n", split_cases[_i].over, split_cases[_i].size, split_cases[_i].shape);
+	feed_all(&log, text, strlen(text));
+	ck_assert_uint_eq(log.n, 1);
+	tp_oom_explain(&e, &log.reports[0], NULL);
+	ck_assert_uint_ge(e.n_splits, 1);
+	ck_assert_int_eq(e.splits[0].ways, 2);
+	ck_assert_msg(e.splits[0].saves == split_cases[_i].ways2_saves, "%s: 2 ways save %lld",
+		      split_cases[_i].what, (long long)e.splits[0].saves);
+	ck_assert_uint_eq(e.n_splits, split_cases[_i].ways ? 2 : 1);
+	if (split_cases[_i].ways) {
+		ck_assert_msg(e.splits[1].ways == split_cases[_i].ways, "%s: %lld ways",
+			      split_cases[_i].what, (long long)e.splits[1].ways);
+		ck_assert_int_eq(e.splits[1].saves, split_cases[_i].saves);
+		ck_assert(e.splits[1].saves >= e.over_by);
+	}
+	out = open_memstream(&buf, &len);
+	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
+	fclose(out);
+	ck_assert_msg(strstr(buf, split_cases[_i].says) != NULL, "%s:\n%s", split_cases[_i].what, buf);
+	free(buf);
+	tp_oom_explain_release(&e);
+	tp_oom_log_release(&log);
+}
+END_TEST
+
 START_TEST(test_no_report)
 {
 	static const char text[] = "epoch 1 loss 2.3\nout of memory? no.\nRan out of patience\n";
@@ -433,6 +504,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_pieces, 0, 4);
 	tcase_add_test(tc, test_explain_known);
 	tcase_add_test(tc, test_explain_cover_set);
+	tcase_add_loop_test(tc, test_split_saves, 0, sizeof(split_cases) / sizeof(split_cases[0]));
 	tcase_add_test(tc, test_no_report);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

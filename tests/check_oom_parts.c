@@ -279,6 +279,228 @@ START_TEST(test_headless_device_within)
 }
 END_TEST
 
+/* A headless paste whose printed arguments (with the printed runtime
+ * reservation) alone exceed the --device chip's HBM is the arguments',
+ * as the whole report is (shared 14): it was `unknown`, and the text
+ * offered to split a temporary. Shared 14's blocks, without its
+ * headline. */
+#define HEADLESS_14 "Total hbm usage >= 30.73G:\n    reserved        530.00M \n" \
+	"    program          14.31G \n    arguments        15.90G \n\n" \
+	"Output size 1.0K; shares 0B with arguments.\n\nProgram hbm requirement 14.31G:\n" \
+	"    global           481.0K\n    scoped           512.0K\n" \
+	"    HLO temp         14.31G (100.0% utilization: Unpadded (14.25G) Padded (14.25G), " \
+	"0.4% fragmentation (62.60M))\n\n  Largest program allocations in hbm:\n\n" \
+	"  1. Size: 1.46G\n     Shape: bf16[256000,3072]{1,0:T(8,128)(2,1)}\n" \
+	"     XLA label: convert.15982 = convert(param.72)\n     Allocation type: HLO temp\n" \
+	"     ==========================\n"
+
+static const struct {
+	const char *what, *text, *device;
+	enum tp_oom_cause cause;
+	int64_t cause_capacity;  /* -1: none                                */
+	const char *says;        /* in the text, or NULL                    */
+} headless_causes[] = {
+	/* 15.90G against v2's 8 GiB less 530.00M */
+	{ "arguments twice a v2 core", HEADLESS_14, "v2", TP_OOM_CAUSE_ARGUMENTS, 8 * G - 530 * M,
+	  "  cause: the arguments alone (15.90G) exceed what TPU v2's HBM leaves them (8.00 GiB "
+	  "per device less the runtime reservation 530.00M = 7.48 GiB; --device)" },
+	/* 15.90G + 530.00M = 16.43G > 16 GiB, beyond both roundings */
+	{ "arguments and the reservation over a v3 core", HEADLESS_14, "v3", TP_OOM_CAUSE_ARGUMENTS,
+	  16 * G - 530 * M, "at least 431 MiB of it from the arguments (the cause above)" },
+	/* 30.73G within a 32 GiB v4: no over-by, so nothing decides */
+	{ "within the chip", HEADLESS_14, "v4", TP_OOM_CAUSE_UNKNOWN, -1, NULL },
+	/* the arguments fit; the temporaries make up 4 GiB */
+	{ "temporaries", "Total hbm usage >= 20.00G:\n    reserved 512.00M\n    program 17.50G\n"
+	  "    arguments 2.00G\n\nProgram hbm requirement 17.50G:\n    HLO temp 17.50G\n",
+	  "v3", TP_OOM_CAUSE_TEMPORARIES, 16 * G - 512 * M,
+	  "fit within what TPU v3's HBM leaves them" },
+	/* no headline, no --device: nothing to weigh against */
+	{ "no device", HEADLESS_14, NULL, TP_OOM_CAUSE_UNKNOWN, -1, NULL },
+};
+
+START_TEST(test_headless_device_cause)
+{
+	struct tp_oom_log log;
+	struct tp_oom_explain e;
+	const struct tp_device_row *dev = headless_causes[_i].device ?
+		tp_device_lookup(headless_causes[_i].device) : NULL;
+	FILE *out;
+	char *buf = NULL;
+	size_t len = 0, file0 = 0;
+	struct tp_oom_file file = { "paste.log", { 0 } };
+	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
+	struct tp_error err = { 0 };
+
+	feed(&log, headless_causes[_i].text, false);
+	ck_assert_uint_eq(log.n, 1);
+	ck_assert(log.reports[0].headless);
+	tp_oom_explain(&e, &log.reports[0], dev);
+	ck_assert_msg(e.cause == headless_causes[_i].cause, "%s: cause %s", headless_causes[_i].what,
+		      tp_oom_cause_name(e.cause));
+	ck_assert_int_eq(e.cause_capacity, headless_causes[_i].cause_capacity);
+	out = open_memstream(&buf, &len);
+	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
+	fclose(out);
+	if (headless_causes[_i].says)
+		ck_assert_msg(strstr(buf, headless_causes[_i].says) != NULL, "%s:\n%s",
+			      headless_causes[_i].what, buf);
+	if (e.cause == TP_OOM_CAUSE_ARGUMENTS) {
+		/* never the temporaries for what they cannot fix */
+		ck_assert_msg(strstr(buf, "split #") == NULL, "%s", buf);
+		ck_assert_msg(strstr(buf, "beyond the list") == NULL, "%s", buf);
+		ck_assert(e.fixed_cut > 0 && !e.temporaries_can_fix);
+	}
+	free(buf);
+	tp_oom_explain_release(&e);
+	tp_oom_log_release(&log);
+}
+END_TEST
+
+/* One shortfall prints one figure: "cut at least" rounds the overage up,
+ * but the byte count, from printed sizes each rounded to a whole byte,
+ * must not make a digit of that rounding (shared 31: "short by 4.57 GiB"
+ * then "cut at least 4.58 GiB"). */
+static const struct {
+	const char *what, *text, *says[2];
+} same_figure[] = {
+	{ "run time: request less free (shared 31's figures)",
+	  "Attempting to allocate 15.65G. That was not possible. There are 11.08G free.; (0x0x0_HBM0)\n",
+	  { "short by 4.57 GiB (derived)", "  to fit: cut at least 4.57 GiB\n" } },
+	{ "compile time: used less capacity",
+	  "Ran out of memory in memory space hbm. Used 20.05G of 15.48G hbm.\n",
+	  { "over by 4.57 GiB (derived)", "  to fit: cut at least 4.57 GiB\n" } },
+	{ "compile time: the exceeded figure as printed",
+	  "Ran out of memory in memory space hbm. Used 20.05G of 15.48G hbm. Exceeded hbm capacity "
+	  "by 4.57G.\n", { "over by 4.57G", "  to fit: cut at least 4.57 GiB\n" } },
+	/* a real excess over the digit still rounds up */
+	{ "a digit's worth more rounds up", "Ran out of memory in memory space hbm. Used 20.06G of "
+	  "15.48G hbm.\n", { "over by 4.58 GiB (derived)", "  to fit: cut at least 4.58 GiB\n" } },
+};
+
+START_TEST(test_same_figure)
+{
+	struct tp_oom_log log;
+	struct tp_oom_explain e;
+	FILE *out;
+	char *buf = NULL;
+	size_t len = 0, file0 = 0;
+	struct tp_oom_file file = { "paste.log", { 0 } };
+	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
+	struct tp_error err = { 0 };
+
+	feed(&log, same_figure[_i].text, false);
+	ck_assert_uint_eq(log.n, 1);
+	tp_oom_explain(&e, &log.reports[0], NULL);
+	out = open_memstream(&buf, &len);
+	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
+	fclose(out);
+	for (int k = 0; k < 2; k++)
+		ck_assert_msg(strstr(buf, same_figure[_i].says[k]) != NULL, "%s: no '%s' in\n%s",
+			      same_figure[_i].what, same_figure[_i].says[k], buf);
+	free(buf);
+	tp_oom_explain_release(&e);
+	tp_oom_log_release(&log);
+}
+END_TEST
+
+/* Per-line prefixes taken off as the other log prefixes are, so that
+ * every figure is read (reserved was lost behind "[rank0]: ", "> " and
+ * colour, and the chip then said the reservation was not printed), part
+ * names carry none of it, and nothing echoes an escape code; a part
+ * printed whose figure cannot be read is named in missing. */
+#define R14 "RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 30.21G of 15.48G hbm. " \
+	"Exceeded hbm capacity by 14.73G.\n\nTotal hbm usage >= 30.73G:\n    reserved        530.00M \n" \
+	"    program          14.31G \n    arguments        15.90G \n\n" \
+	"Output size 1.0K; shares 0B with arguments.\n\n  Largest program allocations in hbm:\n\n" \
+	"  1. Size: 1.46G\n     Shape: bf16[256000,3072]{1,0:T(8,128)(2,1)}\n" \
+	"     Allocation type: HLO temp\n     ==========================\n"
+
+static const struct {
+	const char *what, *prefix, *suffix;
+	const char *kind;        /* log_prefixes[] names it; NULL: none    */
+} line_prefixes[] = {
+	{ "torchrun rank", "[rank0]: ", "", "rank" },
+	{ "torchrun rank, two digits", "[rank13]:", "", "rank" },
+	{ "GitHub quote reply", "> ", "", "quote" },
+	{ "a quote of a quote", "> > ", "", "quote" },
+	{ "ANSI colour on every line", "\x1b[31m", "\x1b[0m", NULL },
+	{ "ANSI bold and colour around a rank", "\x1b[1;31m[rank3]: \x1b[0m", "\x1b[0m", "rank" },
+};
+
+START_TEST(test_line_prefixes)
+{
+	char text[4096], *o = text;
+	const char *l = R14;
+	struct tp_oom_log log;
+	const struct tp_oom_report *r;
+	struct tp_oom_explain e;
+	FILE *out;
+	char *buf = NULL;
+	size_t len = 0, file0 = 0;
+	struct tp_oom_file file = { "paste.log", { 0 } };
+	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
+	struct tp_error err = { 0 };
+
+	for (const char *nl; (nl = strchr(l, '\n')); l = nl + 1)
+		o += sprintf(o, "%s%.*s%s\n", line_prefixes[_i].prefix, (int)(nl - l), l,
+			     line_prefixes[_i].suffix);
+	for (int bytewise = 0; bytewise < 2; bytewise++) {
+		feed(&log, text, bytewise);
+		ck_assert_uint_eq(log.n, 1);
+		r = &log.reports[0];
+		ck_assert_msg(r->fig[TP_OOM_RESERVED].present && r->fig[TP_OOM_RESERVED].bytes == 530 * M,
+			      "%s: reserved", line_prefixes[_i].what);
+		ck_assert_str_eq(r->fig[TP_OOM_ARGUMENTS].text, "15.90G");
+		ck_assert_uint_eq(r->n_total_parts, 3);
+		ck_assert_str_eq(r->total_parts[0].name, "reserved");
+		ck_assert_str_eq(r->total_parts[1].name, "program");
+		ck_assert_str_eq(r->allocs[0].shape, "bf16[256000,3072]{1,0:T(8,128)(2,1)}");
+		ck_assert_str_eq(r->allocs[0].allocation_type, "HLO temp");
+		if (line_prefixes[_i].kind) {
+			ck_assert_int_ge(r->n_log_prefixes, 1);
+			ck_assert_str_eq(r->log_prefixes[0], line_prefixes[_i].kind);
+		}
+		tp_oom_explain(&e, r, NULL);
+		ck_assert_str_eq(e.chip.rows[0]->key, "TPU v3");   /* 15.48G + 530.00M */
+		ck_assert_uint_eq(e.n_missing, 1);   /* the block left out of R14 */
+		ck_assert_str_eq(e.missing[0], "program_requirement");
+		out = open_memstream(&buf, &len);
+		ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
+		fclose(out);
+		ck_assert_msg(strchr(buf, 0x1b) == NULL, "%s: an escape code echoed", line_prefixes[_i].what);
+		ck_assert_msg(strstr(buf, "total usage >= 30.73G: reserved 530.00M, program 14.31G, "
+				      "arguments 15.90G\n") != NULL, "%s:\n%s", line_prefixes[_i].what, buf);
+		free(buf);
+		buf = NULL;
+		tp_oom_explain_release(&e);
+		tp_oom_log_release(&log);
+	}
+}
+END_TEST
+
+/* A part printed without a figure that can be read, behind a prefix
+ * tpuprof does not know: named in missing, never given another's. */
+START_TEST(test_unread_behind_prefix)
+{
+	static const char text[] = "Total hbm usage >= 30.73G:\n| rank 0 |     reserved\n"
+		"| rank 0 |     program          14.31G \n| rank 0 |     arguments        15.90G \n";
+	struct tp_oom_log log;
+	struct tp_oom_explain e;
+	bool named = false;
+
+	feed(&log, text, false);
+	ck_assert_uint_eq(log.n, 1);
+	ck_assert(!log.reports[0].fig[TP_OOM_RESERVED].present);
+	ck_assert_str_eq(log.reports[0].fig[TP_OOM_PROGRAM].text, "14.31G");
+	tp_oom_explain(&e, &log.reports[0], NULL);
+	for (size_t i = 0; i < e.n_missing; i++)
+		named |= strcmp(e.missing[i], "reserved") == 0;
+	ck_assert(named);
+	tp_oom_explain_release(&e);
+	tp_oom_log_release(&log);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("oom_parts");
@@ -290,6 +512,11 @@ int main(void)
 	tcase_add_test(tc, test_over_sources);
 	tcase_add_test(tc, test_headless_device);
 	tcase_add_test(tc, test_headless_device_within);
+	tcase_add_loop_test(tc, test_line_prefixes, 0, sizeof(line_prefixes) / sizeof(line_prefixes[0]));
+	tcase_add_test(tc, test_unread_behind_prefix);
+	tcase_add_loop_test(tc, test_same_figure, 0, sizeof(same_figure) / sizeof(same_figure[0]));
+	tcase_add_loop_test(tc, test_headless_device_cause, 0,
+			    sizeof(headless_causes) / sizeof(headless_causes[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

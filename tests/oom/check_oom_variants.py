@@ -140,9 +140,10 @@ UNIT = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, 
 
 
 def bounds(name, path, rep):
-    """Every lower bound the text prints is at least what it bounds (the
-    printed overage, the split's saving, the part the fixed buffers must
-    give): rounded up, never down."""
+    """Every lower bound on what must go the text prints is at least what
+    it bounds (the printed overage, the part the fixed buffers must give):
+    rounded up, never down; a split's saving ("saves at least") is
+    rounded down, never above what the split frees."""
     text = subprocess.run([tpuprof, "oom", path], capture_output=True).stdout.decode()
     v = rep["verdict"]
     want = {"cut at least": v["over_by_bytes"], "of it from": v["fixed_cut_at_least_bytes"]}
@@ -151,12 +152,29 @@ def bounds(name, path, rep):
         key = "of it from" if m.group(4) else m.group(1)
         if key == "at least":
             continue
-        if want[key] is None or got < want[key]:
+        # the byte count comes from printed sizes each rounded to a whole
+        # byte: that rounding (up to 2 bytes) must not make a digit
+        if want[key] is None or got < want[key] - 2:
             fail(f"{name}: {m.group(0)!r} is below {want[key]} bytes")
-    saves = [s["saves_at_least_bytes"] for s in rep["splits"]]
+    # a split's saving is what `memory --split NAME:DIM:N` frees (the
+    # buffer counts as its largest part, ceil(d / N) of the dimension's d,
+    # docs/memory.md), and "saves at least" never prints more: rounded down
+    by_rank = {a["rank"]: a for a in rep["allocations"]}
+    saves = []
+    for sp in rep["splits"]:
+        a = by_rank[sp["rank"]]
+        d = int(re.match(r"\w+\[([\d,]+)\]", a["shape"]).group(1).split(",")[sp["dimension"]])
+        size, n = a["size"]["bytes"], sp["ways"]
+        part = -(-size * -(-d // n) // d)
+        if sp["saves_at_least_bytes"] != size - part:
+            fail(f"{name}: split #{sp['rank']} {n} ways saves {sp['saves_at_least_bytes']}, "
+                 f"memory --split frees {size - part}")
+        saves.append(size - part)
     for m, want_s in zip(re.finditer(r"saves at least ([\d.]+) (B|KiB|MiB|GiB|TiB)", text), saves):
-        if float(m.group(1)) * UNIT[m.group(2)] < want_s:
-            fail(f"{name}: {m.group(0)!r} is below {want_s} bytes")
+        got = float(m.group(1)) * UNIT[m.group(2)]
+        last = UNIT[m.group(2)] * 10 ** -len(m.group(1).partition(".")[2])
+        if got > want_s or got <= want_s - last:
+            fail(f"{name}: {m.group(0)!r} is not {want_s} bytes rounded down")
     ex = rep["figures"].get("exceeded")
     if ex and v["over_by_bytes"] < ex["bytes"]:
         fail(f"{name}: over_by_bytes {v['over_by_bytes']} below the printed {ex['text']}")

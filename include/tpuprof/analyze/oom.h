@@ -129,8 +129,8 @@ struct tp_oom_report {
 	char *device;                 /* "0x0x0_HBM0"                      */
 	int64_t device_ordinal;       /* -1 when not printed               */
 	char *allocations_memory_space;
-	char *log_prefixes[4];        /* kinds seen: "glog", "tf-timestamp",
-				       * "ray", "rank"                      */
+	char *log_prefixes[5];        /* kinds seen: "glog", "tf-timestamp",
+				       * "ray", "rank", "quote"             */
 	int n_log_prefixes;
 	bool text_cut;                /* longer than TP_OOM_REPORT_MAX      */
 	bool early_abort;             /* "Requires X, has Y available": XLA
@@ -206,7 +206,9 @@ struct tp_oom_split {
 	size_t alloc;             /* index into allocs                     */
 	int dim;                  /* the dimension split (logical index)   */
 	int64_t ways;             /* N                                     */
-	int64_t saves;            /* lower bound: size x (1 - 1/N)          */
+	int64_t saves;            /* what memory --split NAME:DIM:N frees:
+				   * size less its largest part, size x
+				   * ceil(d / N) / d rounded up            */
 };
 
 /* A layout of a padded allocation's shape that its first tile pads less:
@@ -266,6 +268,11 @@ struct tp_oom_explain {
 	const char *over_alt_source; /* static                              */
 	enum tp_oom_cause cause;
 	int64_t cause_bytes;      /* the decisive figure (arguments, ...)  */
+	int64_t cause_capacity;   /* what the cause is weighed against:
+				   * capacity, or for a headless paste with
+				   * --device the device's HBM less the
+				   * printed reserved; -1 when none        */
+	bool cause_on_device;     /* cause_capacity is the --device chip's */
 	int64_t fixed_bytes;      /* arguments + output not shared with
 				   * them (+ the reservation where the
 				   * capacity includes it); -1 unknown     */

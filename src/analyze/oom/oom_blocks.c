@@ -157,7 +157,10 @@ static void total_part(struct tp_oom_report *r, const char *name, size_t n,
 	struct tp_oom_part *pt;
 	enum tp_oom_fig f = TP_OOM_FIG_N;
 
-	if (n >= 8 && memcmp(name, "reserved", 8) == 0)
+	/* "reserved", "reserved(Infeed/Outfeed/Continuations)"; anywhere in
+	 * the name, so that a line prefix not taken off ("[rank0]:     reserved")
+	 * loses no figure */
+	if (name_has(name, n, "reserved"))
 		f = TP_OOM_RESERVED;
 	else if (name_has(name, n, "heap allocations"))
 		f = TP_OOM_HEAP_ALLOCATIONS;

@@ -190,6 +190,18 @@ static void sources(struct tp_oom_explain *e, const struct tp_oom_report *r)
 	free(g);
 }
 
+/* What `memory --split NAME:DIM:N` frees of a buffer of size bytes whose
+ * dimension has d elements: it counts as its largest part, ceil(d / N)
+ * elements, size x ceil(d / N) / d bytes rounded up (docs/memory.md
+ * "What-if"); without overflow. */
+static int64_t split_saves(int64_t size, int64_t d, int64_t n)
+{
+	uint64_t b = (uint64_t)size, dd = (uint64_t)d, part = (uint64_t)((d + n - 1) / n);
+	uint64_t part_bytes = b / dd * part + ((b % dd) * part + dd - 1) / dd;
+
+	return size - (int64_t)part_bytes;
+}
+
 static void splits(struct tp_oom_explain *e, const struct tp_oom_report *r)
 {
 	for (size_t i = 0; i < r->n_allocs && e->n_splits + 2 <= 8 && i < 3; i++) {
@@ -204,14 +216,30 @@ static void splits(struct tp_oom_explain *e, const struct tp_oom_report *r)
 				dim = d;
 		if (dim < 0)
 			continue;
-		e->splits[e->n_splits++] = (struct tp_oom_split){ i, dim, 2, a->size.bytes / 2 };
+		if (a->size.bytes <= 0)
+			continue;
+		e->splits[e->n_splits++] = (struct tp_oom_split){
+			i, dim, 2, split_saves(a->size.bytes, l->dims[dim].size, 2) };
 		if (e->has_over && a->size.bytes > e->over_by && e->over_by > 0) {
-			int64_t keep = a->size.bytes - e->over_by;   /* > 0 */
-			int64_t ways = a->size.bytes / keep + (a->size.bytes % keep != 0);
+			int64_t d = l->dims[dim].size, keep = a->size.bytes - e->over_by;   /* > 0 */
+			int64_t lo = a->size.bytes / keep + (a->size.bytes % keep != 0), hi = d;
 
-			if (ways > 2 && ways <= l->dims[dim].size)
+			/* the fewest ways whose largest part leaves keep: parts
+			 * of ceil(d / N) save less than size / N where N does not
+			 * divide d, so the nominal count may fall short */
+			if (lo > d || split_saves(a->size.bytes, d, d) < e->over_by)
+				continue;
+			while (lo < hi) {
+				int64_t mid = lo + (hi - lo) / 2;
+
+				if (split_saves(a->size.bytes, d, mid) >= e->over_by)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			if (lo > 2)
 				e->splits[e->n_splits++] = (struct tp_oom_split){
-					i, dim, ways, a->size.bytes - a->size.bytes / ways };
+					i, dim, lo, split_saves(a->size.bytes, d, lo) };
 		}
 	}
 }

@@ -19,8 +19,12 @@ const char *tp_oom_skip_ws(const char *s, const char *end);
 const char *tp_oom_memmem(const char *hay, size_t n, const char *needle, size_t m);
 
 /* A log prefix at the start of line: its length, kind in *kind ("glog",
- * "tf-timestamp", "ray", "rank"); 0 when none. */
+ * "tf-timestamp", "ray", "rank" (also torchrun's "[rank0]: "), "quote"
+ * (a quote reply's "> ")); 0 when none. */
 size_t tp_oom_prefix_len(const char *s, size_t n, const char **kind);
+/* Takes ANSI escape sequences (colour, CSI and OSC) out of [s, s + n) in
+ * place; the length left. */
+size_t tp_oom_strip_ansi(char *s, size_t n);
 
 /* Readers of figures (oom_match.c), shared by oom_parse.c and oom_families.c:
  * a size at s into r->fig[f] unless set (returns its end or NULL), the

@@ -322,11 +322,14 @@ static size_t ray_len(const char *s, size_t n)
 	return (size_t)(close - s) + (close + 1 < s + n && close[1] == ' ' ? 2 : 1);
 }
 
+/* ... and PyTorch's torchrun: "[rank0]: ", "[rank12]:" */
 static size_t rank_len(const char *s, size_t n)
 {
 	size_t i = 1;
 
-	if (n < 3 || s[0] != '[' || !isdigit((unsigned char)s[1]))
+	if (n > 6 && memcmp(s, "[rank", 5) == 0 && isdigit((unsigned char)s[5]))
+		i = 5;
+	if (n < 3 || s[0] != '[' || !isdigit((unsigned char)s[i]))
 		return 0;
 	while (i < n && (isdigit((unsigned char)s[i]) || s[i] == ','))
 		i++;
@@ -342,6 +345,42 @@ static size_t rank_len(const char *s, size_t n)
 	return i < n && s[i] == ' ' ? i + 1 : i;
 }
 
+/* A quote reply (GitHub, e-mail): "> ", or ">" alone on a line */
+static size_t quote_len(const char *s, size_t n)
+{
+	if (n < 1 || s[0] != '>')
+		return 0;
+	return n == 1 ? 1 : s[1] == ' ' ? 2 : 0;
+}
+
+size_t tp_oom_strip_ansi(char *s, size_t n)
+{
+	size_t o = 0;
+
+	if (!memchr(s, 0x1b, n))
+		return n;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != 0x1b) {
+			s[o++] = s[i];
+			continue;
+		}
+		if (i + 1 < n && s[i + 1] == '[') {
+			/* CSI: parameters and intermediates up to a final byte */
+			for (i += 2; i < n && !(s[i] >= 0x40 && s[i] <= 0x7e); i++)
+				;
+		} else if (i + 1 < n && s[i + 1] == ']') {
+			/* OSC: up to BEL or ST (ESC \) */
+			for (i += 2; i < n && s[i] != 0x07 && !(s[i] == 0x1b && i + 1 < n &&
+							       s[i + 1] == '\\'); i++)
+				;
+			i += i < n && s[i] == 0x1b;
+		} else {
+			i++;   /* ESC and one character */
+		}
+	}
+	return o;
+}
+
 size_t tp_oom_prefix_len(const char *s, size_t n, const char **kind)
 {
 	size_t k;
@@ -354,5 +393,7 @@ size_t tp_oom_prefix_len(const char *s, size_t n, const char **kind)
 		*kind = "ray";
 	else if ((k = rank_len(s, n)) != 0)
 		*kind = "rank";
+	else if ((k = quote_len(s, n)) != 0)
+		*kind = "quote";
 	return k;
 }

@@ -69,11 +69,12 @@ struct tp_oom_reader {
 	int entry_rank;            /* the last numbered entry's rank     */
 };
 
-static const char *const kind_names[] = { "glog", "tf-timestamp", "ray", "rank" };
+static const char *const kind_names[] = { "glog", "tf-timestamp", "ray", "rank", "quote" };
+#define N_KINDS (sizeof(kind_names) / sizeof(kind_names[0]))
 
 static unsigned kind_bit(const char *kind)
 {
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < N_KINDS; i++)
 		if (strcmp(kind, kind_names[i]) == 0)
 			return 1u << i;
 	return 0;
@@ -98,7 +99,7 @@ static unsigned clean_line(struct tp_oom_reader *rd, const char *s, size_t n)
 
 	while (n && (s[n - 1] == '\r' || s[n - 1] == '\n'))
 		n--;
-	for (int i = 0; i < 4 && (k = tp_oom_prefix_len(s, n, &kind)) != 0; i++) {
+	for (int i = 0; i < 6 && (k = tp_oom_prefix_len(s, n, &kind)) != 0; i++) {
 		kinds |= kind_bit(kind);
 		s += k;
 		n -= k;
@@ -211,7 +212,7 @@ static void add_report(struct tp_oom_log *log, const char *text, size_t len,
 	}
 	r->line = line;
 	r->text_cut = cut;
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < N_KINDS; i++)
 		if (kinds & (1u << i))
 			r->log_prefixes[r->n_log_prefixes++] = tp_xstrdup(kind_names[i]);
 }
@@ -424,6 +425,8 @@ void tp_oom_feed(struct tp_oom_log *log, const char *buf, size_t n)
 		}
 		if (!nl)
 			return;
+		if (rd->line.buf)   /* colour codes: no part of any figure */
+			rd->line.len = tp_oom_strip_ansi(rd->line.buf, rd->line.len);
 		take_line(log, rd->line.buf ? rd->line.buf : "", rd->line.len);
 		if (rd->line_cut && rd->in_report)
 			rd->report_cut = true;
@@ -440,8 +443,10 @@ void tp_oom_finish(struct tp_oom_log *log)
 
 	if (!rd)
 		return;
-	if (rd->line.len)
+	if (rd->line.len) {
+		rd->line.len = tp_oom_strip_ansi(rd->line.buf, rd->line.len);
 		take_line(log, rd->line.buf, rd->line.len);
+	}
 	if (rd->line_cut && rd->in_report)
 		rd->report_cut = true;
 	tp_strbuf_reset(&rd->line);

@@ -123,9 +123,10 @@ void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r)
 	int64_t res = known(&f[TP_OOM_RESERVED]) && capacity_has_reservation(r) ?
 		f[TP_OOM_RESERVED].bytes : 0;
 	/* the capacity as printed could mean: sizes saturate, so does this */
-	int64_t cap_hi = tp_sat_add(cap->bytes, cap->half_unit);
+	int64_t cap_bytes = cap->bytes, cap_hi = tp_sat_add(cap->bytes, cap->half_unit);
 
 	e->fixed_bytes = e->temporaries_bytes = -1;
+	e->cause_capacity = -1;
 	e->cause = TP_OOM_CAUSE_UNKNOWN;
 	if (r->kind == TP_OOM_RUNTIME && known(&f[TP_OOM_LARGEST_FREE_REGION]) &&
 	    known(&f[TP_OOM_FREE]) && known(&f[TP_OOM_REQUEST]) &&
@@ -134,9 +135,28 @@ void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r)
 		e->cause_bytes = f[TP_OOM_LARGEST_FREE_REGION].bytes;
 		return;
 	}
-	if (r->kind != TP_OOM_COMPILE || !known(cap) || !known(temps) ||
+	if (r->kind != TP_OOM_COMPILE || !known(temps) ||
 	    (!known(&f[TP_OOM_ARGUMENTS]) && !known(&f[TP_OOM_OUTPUT])))
 		return;
+	/* a headless paste is weighed against --device only where that
+	 * chip gives it an over-by (a total within its HBM tells nothing) */
+	if (!known(cap) && !(r->headless && e->chip.forced && e->chip.device_bytes > 0 &&
+			     e->has_over))
+		return;
+	if (!known(cap)) {
+		/* a headless paste with --device: the chip's HBM, less the
+		 * runtime reservation where it is printed (it holds its share
+		 * of the device whatever the program does), is the room the
+		 * arguments and output have; its upper end takes the
+		 * reservation's lower end */
+		const struct tp_oom_size *rs = &f[TP_OOM_RESERVED];
+
+		e->cause_on_device = true;
+		cap_bytes = tp_sat_sub(e->chip.device_bytes, known(rs) ? rs->bytes : 0);
+		cap_hi = tp_sat_sub(e->chip.device_bytes, known(rs) ? rs->bytes - rs->half_unit : 0);
+		res = 0;
+	}
+	e->cause_capacity = cap_bytes;
 	e->fixed_bytes = tp_sat_add(tp_sat_add(args, out > shared ? out - shared : 0), res);
 	e->temporaries_bytes = temps->bytes;
 	e->temporaries_can_fix = e->has_over && e->over_by <= temps->bytes;
@@ -148,7 +168,7 @@ void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r)
 	} else if (out - f[TP_OOM_OUTPUT].half_unit > cap_hi) {
 		e->cause = TP_OOM_CAUSE_OUTPUT;
 		e->cause_bytes = out;
-	} else if (res && res > cap->bytes) {
+	} else if (res && res > cap_bytes) {
 		e->cause = TP_OOM_CAUSE_RESERVED;
 		e->cause_bytes = res;
 	} else if (e->fixed_bytes > cap_hi || (e->has_over && !e->temporaries_can_fix)) {
@@ -163,8 +183,8 @@ void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r)
 	 * buffer that alone exceeds the capacity must lose its excess */
 	if (e->has_over && e->over_by > temps->bytes)
 		e->fixed_cut = e->over_by - temps->bytes;
-	if (e->cause != TP_OOM_CAUSE_FIXED && e->cause_bytes - cap->bytes > e->fixed_cut)
-		e->fixed_cut = e->cause_bytes - cap->bytes;
+	if (e->cause != TP_OOM_CAUSE_FIXED && tp_sat_sub(e->cause_bytes, cap_bytes) > e->fixed_cut)
+		e->fixed_cut = tp_sat_sub(e->cause_bytes, cap_bytes);
 }
 
 static void budget_add(struct tp_oom_budget *b, const struct tp_oom_report *r,

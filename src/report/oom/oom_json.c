@@ -117,6 +117,10 @@ static void verdict_json(struct tp_jw *w, const struct tp_oom_explain *e)
 	tp_jw_put(w, "over_by_alternative_bytes", e->has_over_alt ? tp_json_int(e->over_alt) : json_null());
 	str(w, "over_by_alternative_source", e->has_over_alt ? e->over_alt_source : NULL);
 	str(w, "cause", tp_oom_cause_name(e->cause));
+	tp_jw_put(w, "cause_capacity_bytes", e->cause_capacity >= 0 ?
+		  tp_json_int(e->cause_capacity) : json_null());
+	str(w, "cause_capacity_source", e->cause_capacity < 0 ? NULL : e->cause_on_device ?
+	    "device HBM - reserved (--device)" : "capacity");
 	tp_jw_put(w, "fixed_bytes", e->fixed_bytes >= 0 ? tp_json_int(e->fixed_bytes) : json_null());
 	tp_jw_put(w, "temporaries_bytes", e->temporaries_bytes >= 0 ?
 		  tp_json_int(e->temporaries_bytes) : json_null());

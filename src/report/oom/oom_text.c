@@ -267,7 +267,7 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 		fprintf(out, "    split #%d along dim %d (%lld) %lld ways: saves at least %s "
 			"(memory --split %s:%d:%lld)\n", x->rank, s->dim,
 			(long long)x->layout.dims[s->dim].size, (long long)s->ways,
-			tp_oom_fmt_bound(a, sizeof(a), s->saves, true), x->xla_label_name ? x->xla_label_name : "NAME",
+			tp_oom_fmt_bound(a, sizeof(a), s->saves, false), x->xla_label_name ? x->xla_label_name : "NAME",
 			s->dim, (long long)s->ways);
 	}
 }

@@ -25,23 +25,30 @@ const char *tp_oom_fmt_b(char *buf, size_t n, int64_t v)
 
 /* A bound in tp_fmt_bytes's style, rounded away from what it bounds: a
  * lower bound ("cut at least") up, an upper bound down, so that the
- * figure shown still holds. */
+ * figure shown still holds. Rounding up, the byte count is first taken
+ * TP_OOM_BYTE_SLACK bytes toward zero: it comes from printed sizes each
+ * rounded to a whole byte (15.65G - 11.08G is 4.57 GiB, 4,907,000,135.68
+ * bytes, held as 4,907,000,136), and that rounding must not make a digit
+ * (4.58 GiB beside the verdict's 4.57). */
+#define TP_OOM_BYTE_SLACK 2
 const char *tp_oom_fmt_bound(char *buf, size_t n, int64_t v, bool up)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
 	double x = (double)(v < 0 ? -v : v), scale;
 	int u = -1, d;
+	bool away = up == (v >= 0);   /* the sign flips a magnitude's rounding */
 
 	if (x < 1024)
 		return tp_oom_fmt_b(buf, n, v);
+	if (away)
+		x -= TP_OOM_BYTE_SLACK;
 	while (x >= 1024 && u < 4) {
 		x /= 1024;
 		u++;
 	}
 	d = x < 10 ? 2 : x < 100 ? 1 : 0;
 	scale = d == 2 ? 100 : d == 1 ? 10 : 1;
-	/* the sign flips the direction of a magnitude's rounding */
-	x = (up == (v >= 0)) ? ceil(x * scale - 1e-9) / scale : floor(x * scale + 1e-9) / scale;
+	x = away ? ceil(x * scale - 1e-9) / scale : floor(x * scale + 1e-9) / scale;
 	snprintf(buf, n, "%s%.*f %s", v < 0 ? "-" : "", d, x, units[u]);
 	return buf;
 }
@@ -164,17 +171,41 @@ void tp_oom_text_verdict(FILE *out, const struct tp_oom_explain *e)
 	}
 }
 
+/* What the cause is weighed against, in words: the printed capacity, or
+ * for a headless paste the --device chip's HBM less the printed
+ * reservation. */
+static const char *capacity_words(char *buf, size_t n, const struct tp_oom_explain *e)
+{
+	const struct tp_oom_report *r = e->r;
+	char a[32];
+	/* cut down: what the arguments exceed must not print above itself */
+	double room = floor((double)e->cause_capacity / 1073741824.0 * 100 + 1e-9) / 100;
+
+	if (!e->cause_on_device)
+		snprintf(buf, n, "the capacity (%s)", fig(r, TP_OOM_CAPACITY));
+	else if (fig(r, TP_OOM_RESERVED))
+		snprintf(buf, n, "what %s's HBM leaves them (%s per device less the runtime "
+			 "reservation %s = %.2f GiB; --device)", e->chip.rows[0]->key,
+			 tp_oom_fmt_b(a, sizeof(a), e->chip.device_bytes), fig(r, TP_OOM_RESERVED), room);
+	else
+		snprintf(buf, n, "%s's HBM (%s per device; --device)", e->chip.rows[0]->key,
+			 tp_oom_fmt_b(a, sizeof(a), e->chip.device_bytes));
+	return buf;
+}
+
 /* What decides the report, first: a buffer no cut to temporaries can
  * shrink, with what that means. */
 void tp_oom_text_cause(FILE *out, const struct tp_oom_explain *e)
 {
 	const struct tp_oom_report *r = e->r;
-	const char *cap = fig(r, TP_OOM_CAPACITY);
-	char a[32], b[32];
+	char a[32], b[32], cap[200] = "";
+
+	if (e->cause >= TP_OOM_CAUSE_ARGUMENTS && e->cause <= TP_OOM_CAUSE_TEMPORARIES)
+		capacity_words(cap, sizeof(cap), e);
 
 	switch (e->cause) {
 	case TP_OOM_CAUSE_ARGUMENTS:
-		fprintf(out, "  cause: the arguments alone (%s) exceed the capacity (%s): the "
+		fprintf(out, "  cause: the arguments alone (%s) exceed %s: the "
 			"parameters (and optimizer state) do not fit one device, so no cut to "
 			"temporaries can help\n", fig(r, TP_OOM_ARGUMENTS), cap);
 		fputs("    shard the parameters or the optimizer state across devices, keep them in a "
@@ -182,14 +213,14 @@ void tp_oom_text_cause(FILE *out, const struct tp_oom_explain *e)
 		      "replaces\n", out);
 		break;
 	case TP_OOM_CAUSE_OUTPUT:
-		fprintf(out, "  cause: the output alone (%s) exceeds the capacity (%s): the result "
+		fprintf(out, "  cause: the output alone (%s) exceeds %s: the result "
 			"does not fit one device, so no cut to temporaries can help\n",
 			fig(r, TP_OOM_OUTPUT), cap);
 		fputs("    shard the output across devices, return less of it or in a smaller "
 		      "dtype, or donate an argument buffer it can reuse\n", out);
 		break;
 	case TP_OOM_CAUSE_RESERVED:
-		fprintf(out, "  cause: the runtime reservation alone (%s) exceeds the capacity (%s): "
+		fprintf(out, "  cause: the runtime reservation alone (%s) exceeds %s: "
 			"nothing the program does can fit\n", fig(r, TP_OOM_RESERVED), cap);
 		break;
 	case TP_OOM_CAUSE_FIXED:
@@ -203,9 +234,10 @@ void tp_oom_text_cause(FILE *out, const struct tp_oom_explain *e)
 		break;
 	case TP_OOM_CAUSE_TEMPORARIES:
 		fprintf(out, "  cause: the program's temporaries (%s); the arguments and output "
-			"fit within the capacity, so cutting temporaries fits it (below)\n",
+			"fit within %s, so cutting temporaries fits it (below)\n",
 			fig(r, TP_OOM_HLO_TEMP) ? fig(r, TP_OOM_HLO_TEMP) :
-			tp_oom_fmt_b(a, sizeof(a), e->cause_bytes));
+			tp_oom_fmt_b(a, sizeof(a), e->cause_bytes),
+			e->cause_on_device ? cap : "the capacity");
 		break;
 	case TP_OOM_CAUSE_FRAGMENTATION:
 		fprintf(out, "  cause: fragmentation: %s is free in all, but the largest free region "

@@ -38,18 +38,24 @@ const OOM_SOURCES = {
 	"request - largest_free_region": "the request less the largest free region",
 };
 
-/* A lower bound in fmtBytes's style, rounded up so that it still holds. */
-function fmtBytesUp(b) {
+/* A lower bound on what is needed in fmtBytes's style, rounded up so that
+ * it still holds; with down, a saving's lower bound, rounded down.
+ * Rounding up, the count is first taken 2 bytes toward zero: it comes from
+ * printed sizes each rounded to a whole byte, and that must not make a
+ * digit (4,907,000,136 bytes are 15.65G - 11.08G = 4.57 GiB, not 4.58). */
+function fmtBytesUp(b, down) {
 	b = Number(b);
 	let v = Math.abs(b), u = 0;
 	if (v < 1024)
 		return fmtBytes(b);
+	if ((b >= 0) !== !!down)
+		v -= 2;
 	while (v >= 1024 && u < BYTE_UNITS.length - 1) {
 		v /= 1024;
 		u++;
 	}
 	const d = v < 10 ? 2 : v < 100 ? 1 : 0, k = Math.pow(10, d);
-	const up = b >= 0 ? Math.ceil(v * k - 1e-9) / k : Math.floor(v * k + 1e-9) / k;
+	const up = (b >= 0) !== !!down ? Math.ceil(v * k - 1e-9) / k : Math.floor(v * k + 1e-9) / k;
 	return (b < 0 ? "-" : "") + toFixedC(up, d) + " " + BYTE_UNITS[u];
 }
 
@@ -92,15 +98,20 @@ const OomView = {
 	/* What decides the report, in words, and what to do about it. */
 	cause: function (r) {
 		const F = function (n) { return OomView.fig(r, n); }, v = r.verdict;
+		/* the printed capacity, or for a headless paste the --device
+		 * chip's HBM less the printed reservation */
+		const cap = v.cause_capacity_source === "capacity" || v.cause_capacity_bytes === null ?
+			"the capacity (" + F("capacity") + ")" :
+			"what " + v.chip.candidates[0] + "'s HBM leaves them (" + fmtBytes(v.cause_capacity_bytes) + "; --device)";
 		const act = "Shard the parameters or the optimizer state across devices, keep them in a smaller dtype (bf16 halves f32), or donate argument buffers the output replaces.";
 		switch (v.cause) {
 		case "arguments":
-			return ["The arguments alone (" + F("arguments") + ") exceed the capacity (" + F("capacity") + "): the parameters do not fit one device, so no cut to temporaries can help.", act];
+			return ["The arguments alone (" + F("arguments") + ") exceed " + cap + ": the parameters do not fit one device, so no cut to temporaries can help.", act];
 		case "output":
-			return ["The output alone (" + F("output") + ") exceeds the capacity (" + F("capacity") + "): no cut to temporaries can help.",
+			return ["The output alone (" + F("output") + ") exceeds " + cap + ": no cut to temporaries can help.",
 				"Shard the output across devices, return less of it or in a smaller dtype, or donate an argument buffer it can reuse."];
 		case "runtime_reservation":
-			return ["The runtime reservation alone (" + F("reserved") + ") exceeds the capacity (" + F("capacity") + ")."];
+			return ["The runtime reservation alone (" + F("reserved") + ") exceeds " + cap + "."];
 		case "arguments_and_output":
 			return ["The arguments (" + (F("arguments") || "not printed") + ") and output (" + (F("output") || "not printed") +
 				"): the over-by is more than all the program's temporaries (" + fmtBytes(v.temporaries_bytes) + "), so no cut to temporaries alone can fit it.", act];
@@ -209,7 +220,7 @@ const OomView = {
 					" pads it to " + fmtBytes(x.padded_bytes) + ", saving " + fmtBytes(x.saves_bytes) + ".");
 			});
 			r.splits.forEach(function (s) {
-				cut.push("Split #" + s.rank + " along dimension " + s.dimension + " " + s.ways + " ways: saves at least " + fmtBytesUp(s.saves_at_least_bytes) + " (an estimate).");
+				cut.push("Split #" + s.rank + " along dimension " + s.dimension + " " + s.ways + " ways: saves at least " + fmtBytesUp(s.saves_at_least_bytes, true) + " (an estimate).");
 			});
 			sec.appendChild(el("h3", {}, "What to cut"));
 			sec.appendChild(el("ul", {}, cut.map(function (t) { return el("li", {}, t); })));
