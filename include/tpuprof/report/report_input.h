@@ -49,8 +49,16 @@ void tp_report_input_release(struct tp_report_input *in);
  * want is NULL); NULL for any other schema. */
 const char *tp_report_part_of(const char *schema, const char *want);
 
+/* TP_ERR_INPUT, naming the member, when a member of doc named *_bytes
+ * or *_ps is not an integer, null or a figure object holding one, or is
+ * negative (a headroom may be): a reader would take it as absent, and a
+ * check of it pass (doc_figures.c). */
+enum tp_err tp_report_doc_figures_ok(const json_t *doc, const char *name,
+				     struct tp_error *err);
+
 /* A report document parsed from bytes (named name in messages): a new
- * reference, or TP_ERR_INPUT when it is not JSON or not a report. */
+ * reference, or TP_ERR_INPUT when it is not JSON, not a report, or its
+ * figures are not what tpuprof writes (tp_report_doc_figures_ok). */
 enum tp_err tp_report_doc_parse(json_t **out, const char *name, const char *bytes, size_t len,
 				struct tp_error *err);
 

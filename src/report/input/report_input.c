@@ -89,6 +89,10 @@ static enum tp_err parse_doc(json_t **out, const char *name, const char *bytes, 
 		json_decref(doc);
 		return TP_ERR_INPUT;
 	}
+	if (tp_report_doc_figures_ok(doc, name, err) != TP_OK) {
+		json_decref(doc);
+		return TP_ERR_INPUT;
+	}
 	*out = doc;
 	return TP_OK;
 }
