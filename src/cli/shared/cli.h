@@ -103,7 +103,8 @@ enum {
 	"                       (default 3/4 of memory, at most 64GiB)\n" \
 	"  -j, --jobs N         threads for decoding and analysis (default: one\n" \
 	"                       per CPU)\n" \
-	"  -q, --quiet          no notes on stderr\n" \
+	"  -q, --quiet          no notes on stderr (but which logdir run was\n" \
+	"                       taken, when there were several)\n" \
 	"  --partial            read a capture cut short up to its last complete plane\n" \
 	"  -h, --help           this help\n"
 
