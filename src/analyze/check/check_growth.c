@@ -362,9 +362,15 @@ static enum tp_err baseline_filter(const json_t *doc, const struct tp_check_opts
 	if (!filter_of(o->baseline, "host") && !filter_of(o->baseline, "core") && o->module &&
 	    strcmp(o->module, filter_of(o->baseline, "module")) == 0)
 		return TP_OK;
+	/* check filters by --module itself; a host or core only through
+	 * the report it reads */
+	if (strcmp(given, "module") == 0)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "--baseline: the baseline was made with --module '%s' and the run without it: a filtered report holds part of a run, and the rest would pass unchecked (make the baseline without --host, --core and --module, or check the run with --module '%s')",
+				    value, value);
 	return tp_error_set(err, TP_ERR_INPUT,
-			    "--baseline: the baseline was made with --%s %s and the run without it: a filtered report holds part of a run, and the rest would pass unchecked (make the baseline without --host, --core and --module, or the run with the same)",
-			    given, value);
+			    "--baseline: the baseline was made with --%s '%s' and the run without it: a filtered report holds part of a run, and the rest would pass unchecked (make the baseline without --host, --core and --module, or the run's report with the same: tpuprof report --%s '%s' --format json CAPTURE | tpuprof check --baseline BASELINE ... -)",
+			    given, value, given, value);
 }
 
 /* Per step when both runs have steps, totals when neither has. */
