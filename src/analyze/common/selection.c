@@ -152,7 +152,7 @@ static enum tp_err make(struct tp_selection *sel, struct tp_capture *cap,
 	count_cores(sel, cap);
 	if (sel->core && !sel->n_cores_kept)
 		return tp_error_set(err, TP_ERR_USAGE,
-				    "no core '%s' in the capture (%zu cores; give a plane name such as /device:TPU:0, TPU:0, its number, or host and plane as printed)",
+				    "no core '%s' in the capture (%zu cores; give a device plane: /device:TPU:0, TPU:0, its number, or host and device plane as printed; a host plane such as /host:CPU is no core)",
 				    sel->core, sel->n_cores);
 	return TP_OK;
 }
