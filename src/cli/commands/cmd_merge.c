@@ -177,6 +177,13 @@ static int run_merge(int argc, char **argv)
 	if (tp_merge_inputs((const char *const *)o.captures, (size_t)o.n_captures, &in,
 			    &err) != TP_OK)
 		return tp_cli_fail(&err);
+	/* a file a directory or pattern argument expanded to */
+	if ((code = tp_cli_output_clash_with(&tp_cmd_merge, "-o", o.output,
+					     (const char *const *)in.paths, (int)in.n)) !=
+	    TP_EXIT_OK) {
+		tp_merge_inputs_release(&in);
+		return code;
+	}
 	g = tp_merge_new(true);
 	if (merge_all(g, &in, &err) != TP_OK ||
 	    tp_merge_finish(g, &merged, &err) != TP_OK) {
