@@ -450,6 +450,31 @@ START_TEST(test_split_specs)
 }
 END_TEST
 
+/* A dimension near INT64_MAX (a hostile capture): the parts were
+ * (d + k - 1) / k, which overflowed (UBSan) and printed parts of
+ * -2305843009213693951 elements; part_bytes wrapped likewise. */
+START_TEST(test_split_huge_dimension)
+{
+	struct toy t;
+	struct tp_mem_module m;
+	struct tp_mem_options opt = { .max_suggestions = 5 };
+	struct tp_error err = { 0 };
+	struct tp_memory mem = { 0 };
+	const struct tp_mem_split_spec spec = { "c", -1, 4 };
+
+	toy_build(&t);
+	t.dims[3][0] = INT64_MAX;   /* c: [INT64_MAX], 48 B */
+	ck_assert_int_eq(tp_mem_module_analyze(&m, &t.module, &opt, &err), TP_OK);
+	mem.modules = &m;
+	mem.n_modules = 1;
+	ck_assert_int_eq(tp_mem_whatif(&mem, &spec, 1, &err), TP_OK);
+	ck_assert_int_eq(m.whatif_parts[0].part_elements, INT64_C(2305843009213693952));
+	ck_assert_int_eq(m.whatif_parts[0].small_part_elements, INT64_C(2305843009213693951));
+	ck_assert_uint_eq(m.whatif_parts[0].part_bytes, 13);   /* 48 / 4, rounded up */
+	tp_mem_module_release(&m);
+}
+END_TEST
+
 START_TEST(test_bad_trace)
 {
 	struct toy t;
@@ -518,6 +543,7 @@ int main(void)
 	tcase_add_test(tc, test_v6e_memory_figures);
 	tcase_add_test(tc, test_known_replay);
 	tcase_add_test(tc, test_bad_trace);
+	tcase_add_test(tc, test_split_huge_dimension);
 	tcase_add_test(tc, test_runtime_saturates);
 	tcase_add_loop_test(tc, test_split_specs, 0, sizeof(splits) / sizeof(splits[0]));
 	suite_add_tcase(s, tc);

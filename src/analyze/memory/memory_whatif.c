@@ -275,13 +275,14 @@ static enum tp_err make_part(const struct tp_mem_module *m, long b,
 	p->dim = dim;
 	p->dim_size = d;
 	p->k = sp->k;
-	p->part_elements = (d + (int64_t)sp->k - 1) / (int64_t)sp->k;
+	/* ceil(d / k) without d + k - 1, which overflows near INT64_MAX */
+	p->part_elements = d / (int64_t)sp->k + (d % (int64_t)sp->k != 0);
 	p->small_part_elements = d / (int64_t)sp->k;
 	p->bytes = m->buffers[b].size;
-	/* the part's share of the bytes, rounded up, without overflow */
-	p->part_bytes = p->bytes / (uint64_t)d * (uint64_t)p->part_elements +
-			((p->bytes % (uint64_t)d) * (uint64_t)p->part_elements + (uint64_t)d - 1) /
-			(uint64_t)d;
+	/* the part's share of the bytes, rounded up: exact in 128 bits (at
+	 * most the buffer's bytes, as a part is at most the dimension) */
+	p->part_bytes = (uint64_t)(((unsigned __int128)p->bytes * (uint64_t)p->part_elements +
+				    (uint64_t)d - 1) / (uint64_t)d);
 	return TP_OK;
 }
 
