@@ -475,6 +475,31 @@ START_TEST(test_split_huge_dimension)
 }
 END_TEST
 
+/* A negative dimension is the capture's fault: bad input (exit 3)
+ * naming the file, module and buffer, not a usage error that blamed
+ * --split ("dimension 0 has -5 elements: it splits at most -5 ways"). */
+START_TEST(test_split_negative_dimension)
+{
+	struct toy t;
+	struct tp_mem_module m;
+	struct tp_mem_options opt = { .max_suggestions = 5 };
+	struct tp_error err = { 0 };
+	struct tp_memory mem = { 0 };
+	const struct tp_mem_split_spec spec = { "c", -1, 4 };
+
+	toy_build(&t);
+	t.module.label = tp_str_make("jit_toy(7)", 10);
+	t.dims[3][0] = -5;   /* c */
+	ck_assert_int_eq(tp_mem_module_analyze(&m, &t.module, &opt, &err), TP_OK);
+	mem.modules = &m;
+	mem.n_modules = 1;
+	ck_assert_int_eq(tp_mem_whatif(&mem, &spec, 1, &err), TP_ERR_INPUT);
+	ck_assert_str_eq(err.msg, "toy: module jit_toy(7): buffer c has dimension 0 of -5 "
+				  "elements (corrupt shape)");
+	tp_mem_module_release(&m);
+}
+END_TEST
+
 START_TEST(test_bad_trace)
 {
 	struct toy t;
@@ -544,6 +569,7 @@ int main(void)
 	tcase_add_test(tc, test_known_replay);
 	tcase_add_test(tc, test_bad_trace);
 	tcase_add_test(tc, test_split_huge_dimension);
+	tcase_add_test(tc, test_split_negative_dimension);
 	tcase_add_test(tc, test_runtime_saturates);
 	tcase_add_loop_test(tc, test_split_specs, 0, sizeof(splits) / sizeof(splits[0]));
 	suite_add_tcase(s, tc);
