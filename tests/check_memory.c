@@ -6,6 +6,7 @@
  * SHARE_WITH), and the runtime allocator peaks.
  */
 #include "testutil.h"
+#include "xplane_testutil.h"
 
 #include "tpuprof/analyze/memory.h"
 
@@ -449,6 +450,56 @@ START_TEST(test_split_specs)
 }
 END_TEST
 
+/* A dimension near INT64_MAX (a hostile capture): the parts were
+ * (d + k - 1) / k, which overflowed (UBSan) and printed parts of
+ * -2305843009213693951 elements; part_bytes wrapped likewise. */
+START_TEST(test_split_huge_dimension)
+{
+	struct toy t;
+	struct tp_mem_module m;
+	struct tp_mem_options opt = { .max_suggestions = 5 };
+	struct tp_error err = { 0 };
+	struct tp_memory mem = { 0 };
+	const struct tp_mem_split_spec spec = { "c", -1, 4 };
+
+	toy_build(&t);
+	t.dims[3][0] = INT64_MAX;   /* c: [INT64_MAX], 48 B */
+	ck_assert_int_eq(tp_mem_module_analyze(&m, &t.module, &opt, &err), TP_OK);
+	mem.modules = &m;
+	mem.n_modules = 1;
+	ck_assert_int_eq(tp_mem_whatif(&mem, &spec, 1, &err), TP_OK);
+	ck_assert_int_eq(m.whatif_parts[0].part_elements, INT64_C(2305843009213693952));
+	ck_assert_int_eq(m.whatif_parts[0].small_part_elements, INT64_C(2305843009213693951));
+	ck_assert_uint_eq(m.whatif_parts[0].part_bytes, 13);   /* 48 / 4, rounded up */
+	tp_mem_module_release(&m);
+}
+END_TEST
+
+/* A negative dimension is the capture's fault: bad input (exit 3)
+ * naming the file, module and buffer, not a usage error that blamed
+ * --split ("dimension 0 has -5 elements: it splits at most -5 ways"). */
+START_TEST(test_split_negative_dimension)
+{
+	struct toy t;
+	struct tp_mem_module m;
+	struct tp_mem_options opt = { .max_suggestions = 5 };
+	struct tp_error err = { 0 };
+	struct tp_memory mem = { 0 };
+	const struct tp_mem_split_spec spec = { "c", -1, 4 };
+
+	toy_build(&t);
+	t.module.label = tp_str_make("jit_toy(7)", 10);
+	t.dims[3][0] = -5;   /* c */
+	ck_assert_int_eq(tp_mem_module_analyze(&m, &t.module, &opt, &err), TP_OK);
+	mem.modules = &m;
+	mem.n_modules = 1;
+	ck_assert_int_eq(tp_mem_whatif(&mem, &spec, 1, &err), TP_ERR_INPUT);
+	ck_assert_str_eq(err.msg, "toy: module jit_toy(7): buffer c has dimension 0 of -5 "
+				  "elements (corrupt shape)");
+	tp_mem_module_release(&m);
+}
+END_TEST
+
 START_TEST(test_bad_trace)
 {
 	struct toy t;
@@ -466,6 +517,46 @@ START_TEST(test_bad_trace)
 }
 END_TEST
 
+/* Allocator stats near INT64_MAX (a damaged or hostile capture): heap +
+ * stack wrapped negative (undefined behaviour), so the exabyte snapshot
+ * lost the peak to a later one of 30 bytes and check --max-peak passed.
+ * Saturated, it is the peak. */
+START_TEST(test_runtime_saturates)
+{
+	const int64_t max = INT64_MAX;
+	const struct xb_plane host = {
+		1, "/host:CPU",
+		{ { 1, "MemoryAllocation", NULL, { { NULL, 0, 0, NULL } } } },
+		{ { "Memory", {
+			{ 1, 100, 0, 0, { { "device_ordinal", 'i', 0, NULL },
+					  { "bytes_reserved", 'i', max, NULL },
+					  { "bytes_allocated", 'i', max, NULL },
+					  { "bytes_available", 'i', max, NULL },
+					  { "addr", 'u', 64, NULL } } },
+			{ 1, 200, 0, 0, { { "device_ordinal", 'i', 0, NULL },
+					  { "bytes_reserved", 'i', 10, NULL },
+					  { "bytes_allocated", 'i', 20, NULL },
+					  { "bytes_available", 'i', 5, NULL },
+					  { "addr", 'u', 128, NULL } } },
+		} } },
+	};
+	struct tp_capture cap;
+	struct tp_mem_runtime rt;
+	char *path = xb_open(&cap, &host, 1);
+
+	tp_mem_runtime_build(&rt, &cap);
+	ck_assert_uint_eq(rt.n_devices, 1);
+	ck_assert(rt.devices[0].has_peak);
+	ck_assert_int_eq(rt.devices[0].peak_bytes, INT64_MAX);
+	ck_assert_int_eq(rt.devices[0].capacity, INT64_MAX);
+	ck_assert_uint_eq(rt.devices[0].peak_snapshot, 0);   /* the first, at 100 ps */
+	tp_mem_runtime_release(&rt);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("memory");
@@ -477,6 +568,9 @@ int main(void)
 	tcase_add_test(tc, test_v6e_memory_figures);
 	tcase_add_test(tc, test_known_replay);
 	tcase_add_test(tc, test_bad_trace);
+	tcase_add_test(tc, test_split_huge_dimension);
+	tcase_add_test(tc, test_split_negative_dimension);
+	tcase_add_test(tc, test_runtime_saturates);
 	tcase_add_loop_test(tc, test_split_specs, 0, sizeof(splits) / sizeof(splits[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -1,7 +1,8 @@
 /*
  * check_merge.c - what `tpuprof merge` reads and says besides the merged
  * document: missing hosts by their numbering (tp_merge_missing), and a
- * stream of reports split into documents (tp_merge_stream_next).
+ * stream of reports split into documents (tp_merge_stream_next), held to
+ * --max-input as a report file is (tp_merge_load_file).
  */
 #include "testutil.h"
 
@@ -65,7 +66,7 @@ START_TEST(test_stream)
 	const char *want[] = { "{\"a\":1}", "{\"b\":\"}{\\\"\"}", "{\"c\":[1,{\"d\":2}]}",
 			       "[1,2]" };
 
-	tp_merge_stream_init(&st, f);
+	tp_merge_stream_init(&st, f, UINT64_MAX);
 	for (size_t i = 0; i < 4; i++) {
 		char *s;
 
@@ -85,6 +86,64 @@ START_TEST(test_stream)
 }
 END_TEST
 
+/* A stream is held to its limit, and a byte that cannot start a report
+ * is refused as soon as it is read: /dev/zero or a capture on stdin was
+ * read into memory without end. */
+START_TEST(test_stream_bounded)
+{
+	static const char nuls[4096];
+	static const char big[] = " {\"a\": 1} {\"b\": \"0123456789\"}";
+	struct tp_merge_stream st;
+	struct tp_error err = { 0 };
+	json_t *doc;
+	FILE *f = fmemopen((void *)nuls, sizeof(nuls), "r");
+
+	tp_merge_stream_init(&st, f, UINT64_MAX);
+	ck_assert_int_eq(tp_merge_stream_next(&st, &doc, &err), -1);
+	ck_assert_str_eq(err.msg, "stdin, report 1: not a JSON report (byte 0x00 at byte 0: "
+				  "a report starts with '{')");
+	ck_assert_uint_eq(st.pos, 1);   /* the first byte only */
+	tp_merge_stream_release(&st);
+	fclose(f);
+
+	f = fmemopen((void *)big, sizeof(big) - 1, "r");
+	tp_merge_stream_init(&st, f, 12);
+	tp_error_clear(&err);
+	ck_assert_int_eq(tp_merge_stream_next(&st, &doc, &err), 1);
+	json_decref(doc);
+	ck_assert_int_eq(tp_merge_stream_next(&st, &doc, &err), -1);
+	ck_assert_str_eq(err.msg, "stdin, report 2: input larger than the limit of 12 bytes "
+				  "(see --max-input)");
+	ck_assert_uint_le(st.pos, 11 + 1 + 12 + 1);
+	tp_merge_stream_release(&st);
+	fclose(f);
+}
+END_TEST
+
+/* A file or device: the same limit, and /dev/zero refused at byte 0. */
+START_TEST(test_file_bounded)
+{
+	char path[] = "/tmp/check_merge_XXXXXX";
+	int fd = mkstemp(path);
+	struct tp_error err = { 0 };
+	json_t *doc;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "\n {\"a\": [1, 2, 3]}\n", 19), 19);
+	close(fd);
+	ck_assert_int_eq(tp_merge_load_file(path, 19, &doc, &err), TP_OK);
+	json_decref(doc);
+	ck_assert_int_eq(tp_merge_load_file(path, 18, &doc, &err), TP_ERR_INPUT);
+	ck_assert(strstr(err.msg, ": input larger than the limit of 18 bytes (see --max-input)"));
+	unlink(path);
+	tp_error_clear(&err);
+	ck_assert_int_eq(tp_merge_load_file("/dev/zero", UINT64_MAX, &doc, &err), TP_ERR_INPUT);
+	ck_assert_str_eq(err.msg, "/dev/zero: not a JSON report (byte 0x00 at byte 0: "
+				  "a report starts with '{')");
+	ck_assert_ptr_null(doc);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("merge");
@@ -92,6 +151,8 @@ int main(void)
 
 	tcase_add_test(tc, test_missing);
 	tcase_add_test(tc, test_stream);
+	tcase_add_test(tc, test_stream_bounded);
+	tcase_add_test(tc, test_file_bounded);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

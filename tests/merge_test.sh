@@ -135,6 +135,38 @@ else
 fi
 # the same merge given twice: left out whole, as a host given twice is
 expect_case "a merge given twice" 0 "tpuprof: merge: host0: $tmp/m01.json is the same capture as $tmp/m01.json, left out" "$tmp/m01.json" "$tmp/m01.json" "$r.2.json"
+# --max-input holds merge's inputs as every other reader's, and a byte
+# that cannot start a report is refused at once: before, merge read
+# /dev/zero or an endless stream into memory without bound (gigabytes in
+# seconds, then the OOM killer), and a 3 GB file of NULs whole
+bounded() { # WHAT MESSAGE SH-COMMAND: exit 3 within 20 s, the message
+	timeout 20 sh -c "$3" >/dev/null 2>"$tmp/bounded.err"
+	rc=$?
+	if [ $rc = 3 ] && [ "$(cat "$tmp/bounded.err")" = "$2" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL merge bounded: $1: exit $rc, stderr: $(head -c 300 "$tmp/bounded.err")"
+		fail=$((fail + 1))
+	fi
+}
+bounded "/dev/zero" "tpuprof: /dev/zero: not a JSON report (byte 0x00 at byte 0: a report starts with '{')" \
+	"$tpuprof merge --max-input 10MB /dev/zero"
+bounded "stdin of NULs" "tpuprof: stdin, report 1: not a JSON report (byte 0x00 at byte 0: a report starts with '{')" \
+	"$tpuprof merge --max-input 100MB - </dev/zero"
+bounded "a capture" "tpuprof: testdata/small.xplane.pb: not a JSON report (byte 0xb9 at byte 1: a report starts with '{')" \
+	"$tpuprof merge testdata/small.xplane.pb"
+bounded "endless stream" "tpuprof: stdin, report 1: input larger than the limit of 1000000 bytes (see --max-input)" \
+	"(printf '{\"schema\":\"'; yes aaaaaaa | tr -d '\\n') | $tpuprof merge --max-input 1MB -"
+bounded "stream's second report" "tpuprof: stdin, report 2: input larger than the limit of 10000000 bytes (see --max-input)" \
+	"(cat $r.0.json; printf ' {\"schema\":\"'; yes aaaaaaa | tr -d '\\n') | $tpuprof merge --max-input 10MB -"
+bounded "a file over the limit" "tpuprof: $r.0.json: input larger than the limit of 1000 bytes (see --max-input)" \
+	"$tpuprof merge --max-input 1KB $r.0.json"
+bounded "a FIFO over the limit" "tpuprof: $tmp/fifo: input larger than the limit of 1000 bytes (see --max-input)" \
+	"rm -f $tmp/fifo; mkfifo $tmp/fifo; (cat $r.0.json >$tmp/fifo 2>/dev/null &); $tpuprof merge --max-input 1KB $tmp/fifo"
+truncate -s 3G "$tmp/sparse.json"
+bounded "3 GB of NULs" "tpuprof: $tmp/sparse.json: not a JSON report (byte 0x00 at byte 0: a report starts with '{')" \
+	"$tpuprof merge $tmp/sparse.json"
+rm -f "$tmp/sparse.json"
 # one host whose name ends in digits is one host, not host 2 of 0..2
 if [ -f ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb ]; then
 	$tpuprof report --format json -o "$tmp/v6e.json" ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

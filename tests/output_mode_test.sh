@@ -2,8 +2,9 @@
 # -o FILE is written to a temporary file and renamed over FILE: the result
 # has the mode a new file gets (0666 less the umask), or keeps the mode of
 # the file it replaces; mkstemp alone left it 0600. An output that is one
-# of the inputs (by path, through a link, --svg, or check's --baseline)
-# is refused with exit 2
+# of the inputs (by path, through a link, --svg, or check's --baseline,
+# or a file a directory, logdir or pattern argument expands to) is
+# refused with exit 2
 # and the input left as it was; before, the output replaced the capture.
 # A closed pipe ends quietly (exit 141).
 #   sh tests/output_mode_test.sh TPUPROF
@@ -56,6 +57,42 @@ refused "check -o over --baseline" "$tmp/rep.json" "$tmp/rep0.json" check --max-
 	--baseline "$tmp/rep.json" -o "$tmp/rep.json" $small
 refused "check --json-out over --baseline" "$tmp/rep.json" "$tmp/rep0.json" check \
 	--max-growth 5% --baseline "$tmp/rep.json" --json-out "$tmp/rep.json" $small
+# A file a directory, logdir or pattern argument expands to is an input
+# too, compared with the files read by device and inode; before, only the
+# arguments were, and the output was renamed over the capture (exit 0).
+log=$tmp/log/plugins/profile/r1
+mkdir -p "$log" "$tmp/rundir" "$tmp/reps"
+host=$log/host0.xplane.pb
+cp $small "$host"
+cp $small "$tmp/rundir/h.xplane.pb"
+for args in "report $tmp/log" "trace -q $tmp/log" "info $tmp/log" "ops $tmp/log" \
+	"memory $tmp/log" "fusions $tmp/log" "collectives $tmp/log" \
+	"check $tmp/log --max-peak 100GiB" "diff $small $tmp/log"; do
+	cp $small "$host"   # as it was, whatever an earlier case did
+	# shellcheck disable=SC2086
+	refused "$args -o (in a logdir)" "$host" $small $args -o "$host"
+done
+cp $small "$host"
+refused "memory --svg (in a logdir)" "$host" $small memory "$tmp/log" --svg "$host"
+refused "check --json-out (in a logdir)" "$host" $small check "$tmp/log" --max-peak 100GiB \
+	--json-out "$host"
+refused "check -o over a --baseline logdir" "$host" $small check $small --max-growth 5% \
+	--baseline "$tmp/log" -o "$host"
+refused "report -o (in a run directory)" "$tmp/rundir/h.xplane.pb" $small report \
+	"$tmp/rundir" -o "$tmp/rundir/h.xplane.pb"
+cp "$tmp/rep0.json" "$tmp/reps/a.json"
+refused "merge DIR -o" "$tmp/reps/a.json" "$tmp/rep0.json" merge -q "$tmp/reps" \
+	-o "$tmp/reps/a.json" --format text
+refused "merge 'GLOB' -o" "$tmp/reps/a.json" "$tmp/rep0.json" merge -q "$tmp/reps/*.json" \
+	-o "$tmp/reps/a.json" --format text
+# a file beside the captures that is not read may be written
+if "$tpuprof" report -q "$tmp/log" -o "$tmp/log/report.txt" && [ -s "$tmp/log/report.txt" ] &&
+	"$tpuprof" merge -q "$tmp/reps" -o "$tmp/reps/merged.txt" --format text; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL an output beside the inputs was refused"
+fi
 # -o "" (-o "$OUT" with OUT unset) names no file: exit 2, one line
 # (before: exit 5, "cannot replace ''")
 "$tpuprof" report -o "" $small >/dev/null 2>"$tmp/err"

@@ -132,5 +132,6 @@ int main(int argc, char **argv)
 		return TP_EXIT_USAGE;
 	}
 	code = cmd->run(argc - 1, argv + 1);
+	tp_file_ids_release(&tp_cli_read);
 	return finish_stdout(code);
 }

@@ -132,6 +132,22 @@ struct tp_stream_head {
 	size_t len;
 };
 
+/* Files an open read, by device and inode (tp_open_opts.read): an
+ * output renamed over one of them would replace an input, which the CLI
+ * refuses (a directory, logdir or pattern names them only by expanding). */
+struct tp_file_ids {
+	struct tp_file_id {
+		uint64_t dev, ino;
+	} *ids;                  /* malloc'd                                 */
+	size_t n, cap;
+};
+
+/* Adds the file at path (nothing for "-" or a path stat cannot see). */
+void tp_file_ids_add(struct tp_file_ids *ids, const char *path);
+/* Whether the file at path is one of ids (false when stat fails). */
+bool tp_file_ids_has_path(const struct tp_file_ids *ids, const char *path);
+void tp_file_ids_release(struct tp_file_ids *ids);
+
 struct tp_open_opts {
 	const char *run;         /* logdir run to take; NULL = newest        */
 	uint64_t max_input;      /* most bytes to inflate or read from stdin */
@@ -146,6 +162,8 @@ struct tp_open_opts {
 	/* stream inputs already begun (borrowed), by path; NULL: none */
 	const struct tp_stream_head *heads;
 	size_t n_heads;
+	/* every file opened is added to it (borrowed); NULL: not kept */
+	struct tp_file_ids *read;
 };
 
 /* What commands that run the ops analysis pass as defer_min_bytes. */

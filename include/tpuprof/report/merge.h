@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -77,13 +78,19 @@ enum tp_err tp_merge_inputs(const char *const *args, size_t n,
 			    struct tp_merge_inputs *in, struct tp_error *err);
 void tp_merge_inputs_release(struct tp_merge_inputs *in);
 /* Merges report files in order into g (a merge that owns its inputs):
- * they are read and parsed a few at a time on every thread. */
+ * they are read and parsed a few at a time on every thread, each held to
+ * max bytes (tp_merge_load_file). */
 enum tp_err tp_merge_files(struct tp_merge *g, const char *const *paths, size_t n,
-			   struct tp_error *err);
+			   uint64_t max, struct tp_error *err);
 /* Writes a merged document as tp_json_write does, in large writes. */
 enum tp_err tp_merge_write(FILE *out, json_t *doc, struct tp_error *err);
-/* Reads and parses one report file (a new reference in *doc). */
-enum tp_err tp_merge_load_file(const char *path, json_t **doc, struct tp_error *err);
+/* Reads and parses one report file (a new reference in *doc): a file,
+ * device or FIFO of more than max bytes is refused ("input larger than
+ * the limit of N bytes (see --max-input)"), and one whose first byte that
+ * is not blank cannot start a report (not '{' or '[') at once, without
+ * reading on (TP_ERR_INPUT both). */
+enum tp_err tp_merge_load_file(const char *path, uint64_t max, json_t **doc,
+			       struct tp_error *err);
 
 /* Reports on a stream, one after the other: JSON lines, or whole
  * documents as `report --format json` writes them, back to back. */
@@ -91,10 +98,14 @@ struct tp_merge_stream {
 	FILE *in;
 	char *buf;       /* the document being read                      */
 	size_t cap, n;   /* n: documents read                            */
+	uint64_t max;    /* most bytes of one document                   */
+	uint64_t pos;    /* bytes taken from in                          */
 };
-void tp_merge_stream_init(struct tp_merge_stream *st, FILE *in);
+void tp_merge_stream_init(struct tp_merge_stream *st, FILE *in, uint64_t max);
 /* 1 with a new reference in *doc, 0 at the end, -1 when a document is
- * not JSON (TP_ERR_INPUT, named "stdin, report N"). */
+ * not JSON, is longer than max bytes, or starts with a byte that cannot
+ * start a report (said at once: an endless stream is not read on)
+ * (TP_ERR_INPUT, named "stdin, report N"). */
 int tp_merge_stream_next(struct tp_merge_stream *st, json_t **doc, struct tp_error *err);
 void tp_merge_stream_release(struct tp_merge_stream *st);
 

@@ -96,9 +96,10 @@ void tp_advice_build(struct tp_advice *a, const struct tp_capture *cap,
 		m[c].host = cap->hosts[k->host].name;
 		m[c].plane = k->plane->name;
 		if (tp_mem_core_headroom(mem, k, &h)) {
-			/* as the document gives it: capacity - headroom */
+			/* capacity - headroom, as the document gives it: the
+			 * peak the headroom is of (no overflow near 2^63) */
 			m[c].capacity = k->capacity;
-			m[c].peak = (uint64_t)((int64_t)k->capacity - h.bytes);
+			m[c].peak = h.peak;
 		}
 	}
 	tp_advice_judge(a, &in);

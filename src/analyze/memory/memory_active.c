@@ -3,9 +3,12 @@
  * (format-facts §6, step 6): replay the peak step up to the peak, keep
  * allocations not yet freed, account the rest of the heap as "unused
  * preallocated device memory", add "stack", sort and merge like rows.
+ * Sizes are summed saturating: a damaged capture's stats may be near
+ * INT64_MAX or INT64_MIN.
  */
 #include "tpuprof/util/i64map.h"
 #include "tpuprof/analyze/memory.h"
+#include "tpuprof/util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,18 +91,18 @@ void tp_mem_active_at_peak(struct tp_mem_device *d)
 		if (s->allocation) {
 			tp_i64map_set(&by_addr, (int64_t)s->address, (long)i);
 			open[i] = true;
-			unused -= s->allocated;
+			unused = tp_sat_sub(unused, s->allocated);
 		} else {
 			long j = tp_i64map_get(&by_addr, (int64_t)s->address);
 
 			if (j >= 0 && open[j])
 				open[j] = false;
 			else
-				freed_unknown += s->allocated;
-			unused += s->allocated;
+				freed_unknown = tp_sat_add(freed_unknown, s->allocated);
+			unused = tp_sat_add(unused, s->allocated);
 		}
 	}
-	unused -= freed_unknown;
+	unused = tp_sat_sub(unused, freed_unknown);
 	for (size_t i = 0; i <= d->peak_snapshot; i++)
 		if (open[i])
 			push(d, &cap, (long)i, NULL, d->snapshots[i].allocated);

@@ -6,6 +6,16 @@
  */
 #include "tpuprof/analyze/memory.h"
 
+/* capacity - peak as a signed count, negative when over, held to
+ * +-INT64_MAX (a damaged capture's peak may be near 2^63 or above). */
+static int64_t room(uint64_t capacity, uint64_t peak)
+{
+	uint64_t d = peak > capacity ? peak - capacity : capacity - peak;
+	int64_t v = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+
+	return peak > capacity ? -v : v;
+}
+
 bool tp_mem_core_headroom(const struct tp_memory *mem, const struct tp_mem_core *c,
 			  struct tp_mem_headroom *h)
 {
@@ -20,8 +30,7 @@ bool tp_mem_core_headroom(const struct tp_memory *mem, const struct tp_mem_core 
 	if (!c->capacity || mem->color != 0)
 		return false;
 	/* negative when the peak exceeds the capacity (a --hbm what-if) */
-	h->bytes = peak > c->capacity ? -(int64_t)(peak - c->capacity)
-				      : (int64_t)(c->capacity - peak);
+	h->bytes = room(c->capacity, peak);
 	h->percent = 100.0 * (double)h->bytes / (double)c->capacity;
 	return true;
 }
@@ -61,8 +70,7 @@ bool tp_mem_module_headroom(const struct tp_memory *mem, const struct tp_mem_mod
 	h->percent = 0;
 	if (!*capacity)
 		return false;
-	h->bytes = m->peak > *capacity ? -(int64_t)(m->peak - *capacity)
-				       : (int64_t)(*capacity - m->peak);
+	h->bytes = room(*capacity, m->peak);
 	h->percent = 100.0 * (double)h->bytes / (double)*capacity;
 	return true;
 }

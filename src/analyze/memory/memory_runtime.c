@@ -9,6 +9,7 @@
  */
 #include "tpuprof/util/i64map.h"
 #include "tpuprof/analyze/memory.h"
+#include "tpuprof/util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,7 @@ static void add_event(struct tp_mem_runtime *rt, size_t host,
 	struct tp_stat st;
 	char id[128] = "";
 	struct tp_mem_device *d;
+	int64_t in_use;
 
 	s.time_ps = ev->start_ps;
 	s.offset_ps = ev->offset_ps;
@@ -193,10 +195,14 @@ static void add_event(struct tp_mem_runtime *rt, size_t host,
 	d->allocations += alloc;
 	d->deallocations += !alloc;
 	d->lifetime_peak = s.peak_in_use;
-	if (!d->has_peak || s.stack + s.heap >= d->peak_bytes) {
+	/* saturating: a hostile or damaged capture's stats near INT64_MAX
+	 * must not wrap negative, which would drop the peak (and pass check
+	 * --max-peak on exabytes in use) */
+	in_use = tp_sat_add(s.stack, s.heap);
+	if (!d->has_peak || in_use >= d->peak_bytes) {
 		d->has_peak = true;
-		d->peak_bytes = s.stack + s.heap;
-		d->capacity = s.stack + s.heap + s.free;
+		d->peak_bytes = in_use;
+		d->capacity = tp_sat_add(in_use, s.free);
 		d->peak_snapshot = d->n_snapshots - 1; /* capture order for now */
 	}
 }
@@ -295,7 +301,7 @@ static void post_process(struct tp_mem_device *d)
 	}
 	tp_i64map_release(&last_alloc);
 	for (size_t i = 0; i < d->n_snapshots; i++)
-		if (d->snapshots[i].stack + d->snapshots[i].heap == d->peak_bytes)
+		if (tp_sat_add(d->snapshots[i].stack, d->snapshots[i].heap) == d->peak_bytes)
 			d->peak_step = d->snapshots[i].step;
 }
 

@@ -251,6 +251,26 @@ enum tp_err tp_mem_resolve_name(const struct tp_memory *mem, const char *option,
 
 /* ---- --split ---- */
 
+/* A dimension below 0: the shape in the capture is corrupt (exit 3,
+ * naming the file, the module and the buffer). */
+static enum tp_err corrupt_dim(const struct tp_mem_module *m, long b, int dim, int64_t d,
+			       struct tp_error *err)
+{
+	const struct tp_module *mod = m->module;
+	const char *path = mod && mod->path ? mod->path : "capture";
+	struct tp_strbuf name;
+	enum tp_err rc;
+	struct tp_str label = mod && mod->label.ptr ? mod->label : tp_str_make("?", 1);
+
+	tp_strbuf_init(&name);
+	tp_mem_buffer_name(&name, m, b);
+	rc = tp_error_set(err, TP_ERR_INPUT, "%s: module %.*s: buffer %s has dimension %d of "
+			  "%" PRId64 " elements (corrupt shape)", strcmp(path, "-") ? path : "<stdin>",
+			  (int)(label.len > 200 ? 200 : label.len), label.ptr, name.buf, dim, d);
+	tp_strbuf_release(&name);
+	return rc;
+}
+
 static enum tp_err make_part(const struct tp_mem_module *m, long b,
 			     const struct tp_mem_split_spec *sp, struct tp_mem_split_part *p,
 			     struct tp_error *err)
@@ -267,6 +287,8 @@ static enum tp_err make_part(const struct tp_mem_module *m, long b,
 				    "%zu (0 to %zu)", sp->name, dim, s->n_dimensions,
 				    s->n_dimensions - 1);
 	d = s->dimensions[dim];
+	if (d < 0)   /* the capture's fault, not the option's */
+		return corrupt_dim(m, b, dim, d, err);
 	if (d < 1 || sp->k > (uint64_t)d)
 		return tp_error_set(err, TP_ERR_USAGE, "--split '%s': dimension %d has %" PRId64
 				    " elements: it splits at most %" PRId64 " ways", sp->name, dim,
@@ -275,13 +297,14 @@ static enum tp_err make_part(const struct tp_mem_module *m, long b,
 	p->dim = dim;
 	p->dim_size = d;
 	p->k = sp->k;
-	p->part_elements = (d + (int64_t)sp->k - 1) / (int64_t)sp->k;
+	/* ceil(d / k) without d + k - 1, which overflows near INT64_MAX */
+	p->part_elements = d / (int64_t)sp->k + (d % (int64_t)sp->k != 0);
 	p->small_part_elements = d / (int64_t)sp->k;
 	p->bytes = m->buffers[b].size;
-	/* the part's share of the bytes, rounded up, without overflow */
-	p->part_bytes = p->bytes / (uint64_t)d * (uint64_t)p->part_elements +
-			((p->bytes % (uint64_t)d) * (uint64_t)p->part_elements + (uint64_t)d - 1) /
-			(uint64_t)d;
+	/* the part's share of the bytes, rounded up: exact in 128 bits (at
+	 * most the buffer's bytes, as a part is at most the dimension) */
+	p->part_bytes = (uint64_t)(((unsigned __int128)p->bytes * (uint64_t)p->part_elements +
+				    (uint64_t)d - 1) / (uint64_t)d);
 	return TP_OK;
 }
 

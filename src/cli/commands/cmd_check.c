@@ -434,7 +434,11 @@ static int run_check(int argc, char **argv)
 		return tp_cli_fail(&err);
 	}
 	a.rules.baseline = base;
-	code = evaluate(&o, &a, doc);
+	/* a file a directory or logdir argument expanded to */
+	if ((code = tp_cli_output_clash_read(&tp_cmd_check, "-o", o.output)) == TP_EXIT_OK &&
+	    (code = tp_cli_output_clash_read(&tp_cmd_check, "--json-out", a.json_out)) ==
+		    TP_EXIT_OK)
+		code = evaluate(&o, &a, doc);
 	json_decref(base);
 	json_decref(doc);
 	return code;

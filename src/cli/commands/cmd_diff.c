@@ -114,6 +114,12 @@ static int run_diff(int argc, char **argv)
 		json_decref(a);
 		return code;
 	}
+	/* a file a directory or logdir argument expanded to */
+	if ((code = tp_cli_output_clash_read(&tp_cmd_diff, "-o", o.output)) != TP_EXIT_OK) {
+		json_decref(a);
+		json_decref(b);
+		return code;
+	}
 	d = tp_diff_reports(a, b, o.captures[0], o.captures[1]);
 	code = tp_output_open(&out, o.output);
 	if (code == TP_EXIT_OK)

@@ -268,6 +268,13 @@ static int run_memory(int argc, char **argv)
 		free_splits(&a);
 		return tp_cli_fail(&err);
 	}
+	/* a file a directory or logdir argument expanded to */
+	if ((code = tp_cli_output_clash_read(&tp_cmd_memory, "-o", o.output)) != TP_EXIT_OK ||
+	    (code = tp_cli_output_clash_read(&tp_cmd_memory, "--svg", a.svg)) != TP_EXIT_OK) {
+		tp_capture_release(&cap);
+		free_splits(&a);
+		return code;
+	}
 	tp_cli_notes(&cap, o.quiet);
 	code = report(&o, &cap, &a);
 	tp_cli_damage(&cap);   /* modules are decoded, damaged ones found */

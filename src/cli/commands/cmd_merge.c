@@ -44,6 +44,9 @@ static const char merge_help[] =
 	"                       JSON, what check, diff and report read back),\n"
 	"                       as report's page of text, or its HTML page\n"
 	"  --compact            JSON on one line, without spaces (a smaller file)\n"
+	"  --max-input SIZE     most bytes of one report, a file or one on a stream\n"
+	"                       (default 3/4 of memory, at most 64GiB); a report\n"
+	"                       must start with '{' (/dev/zero is refused at once)\n"
 	"  -o, --output FILE    write to FILE (replaced only on success)\n"
 	"  -q, --quiet, -h, --help\n"
 	"\n"
@@ -75,14 +78,14 @@ static int on_option(void *ctx, int id, const char *arg)
 }
 
 /* Every report of standard input, in order. */
-static enum tp_err merge_stdin(struct tp_merge *g, struct tp_error *err)
+static enum tp_err merge_stdin(struct tp_merge *g, uint64_t max, struct tp_error *err)
 {
 	struct tp_merge_stream st;
 	enum tp_err rc = TP_OK;
 	json_t *doc;
 	int got;
 
-	tp_merge_stream_init(&st, stdin);
+	tp_merge_stream_init(&st, stdin, max);
 	while (rc == TP_OK && (got = tp_merge_stream_next(&st, &doc, err)) != 0) {
 		char name[64];
 
@@ -98,7 +101,7 @@ static enum tp_err merge_stdin(struct tp_merge *g, struct tp_error *err)
 }
 
 static enum tp_err merge_all(struct tp_merge *g, const struct tp_merge_inputs *in,
-			     struct tp_error *err)
+			     uint64_t max, struct tp_error *err)
 {
 	enum tp_err rc = TP_OK;
 	size_t i = 0;
@@ -110,9 +113,10 @@ static enum tp_err merge_all(struct tp_merge *g, const struct tp_merge_inputs *i
 		while (j < in->n && strcmp(in->paths[j], "-") != 0)
 			j++;
 		if (j > i)
-			rc = tp_merge_files(g, (const char *const *)in->paths + i, j - i, err);
+			rc = tp_merge_files(g, (const char *const *)in->paths + i, j - i, max,
+					    err);
 		if (rc == TP_OK && j < in->n)
-			rc = merge_stdin(g, err);
+			rc = merge_stdin(g, max, err);
 		i = j + 1;
 	}
 	return rc;
@@ -177,8 +181,15 @@ static int run_merge(int argc, char **argv)
 	if (tp_merge_inputs((const char *const *)o.captures, (size_t)o.n_captures, &in,
 			    &err) != TP_OK)
 		return tp_cli_fail(&err);
+	/* a file a directory or pattern argument expanded to */
+	if ((code = tp_cli_output_clash_with(&tp_cmd_merge, "-o", o.output,
+					     (const char *const *)in.paths, (int)in.n)) !=
+	    TP_EXIT_OK) {
+		tp_merge_inputs_release(&in);
+		return code;
+	}
 	g = tp_merge_new(true);
-	if (merge_all(g, &in, &err) != TP_OK ||
+	if (merge_all(g, &in, o.open.max_input, &err) != TP_OK ||
 	    tp_merge_finish(g, &merged, &err) != TP_OK) {
 		tp_merge_free(g);
 		tp_merge_inputs_release(&in);

@@ -66,6 +66,7 @@ struct tp_common_opts {
 				      * those the command's table lists    */
 	char **captures;        /* the CAPTURE arguments (argv slice)   */
 	int n_captures;
+	const struct tp_cmd *cmd; /* the command parsed (tp_cli_parse)  */
 };
 
 /* Parses argv (argv[0] is the command name) into o. Returns -1 when the
@@ -172,6 +173,12 @@ int tp_cli_output_clash(const struct tp_cmd *cmd, const char *option, const char
  * --baseline. */
 int tp_cli_output_clash_with(const struct tp_cmd *cmd, const char *option,
 			     const char *path, const char *const *inputs, int n);
+/* The files every capture opened so far read (tp_open_opts.read, set
+ * by tp_cli_parse): those a directory, logdir or pattern expanded to. */
+extern struct tp_file_ids tp_cli_read;
+/* The same clash against tp_cli_read: for path (given with option) once
+ * the inputs are read, before the output is opened. */
+int tp_cli_output_clash_read(const struct tp_cmd *cmd, const char *option, const char *path);
 /* Flushes and closes; on success renames into place. ok=false discards.
  * Returns an exit code (TP_EXIT_OUTPUT on a write failure). */
 int tp_output_close(struct tp_output *out, bool ok);
@@ -189,7 +196,8 @@ int tp_output_finish(struct tp_output *out, enum tp_err rc,
 void tp_cli_defer_op_lines(struct tp_common_opts *o);
 
 /* Opens the CAPTURE arguments of o into cap, printing its notes unless
- * -q. Returns TP_EXIT_OK, or the exit code after printing the error. */
+ * -q. Returns TP_EXIT_OK, or the exit code after printing the error (also
+ * TP_EXIT_USAGE when -o names a file read, tp_cli_output_clash_read). */
 int tp_cli_open_capture(const struct tp_common_opts *o, struct tp_capture *cap);
 
 /* What an analysis command does once its options are parsed: build its

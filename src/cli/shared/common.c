@@ -192,7 +192,9 @@ int tp_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
 	o->open.max_input = tp_default_max_input();
+	o->open.read = &tp_cli_read;   /* the files expanded arguments name */
 	tp_cli_args_begin(&args, argc, argv);
 	while (rc == 0 && (c = tp_cli_args_next(&args, "-o:qhj:", longopts)) != -1) {
 		if (c == 'h') {
@@ -370,10 +372,15 @@ int tp_output_finish(struct tp_output *out, enum tp_err rc,
 int tp_cli_open_capture(const struct tp_common_opts *o, struct tp_capture *cap)
 {
 	struct tp_error err = { 0 };
+	int code;
 
 	if (tp_capture_open(cap, (const char *const *)o->captures,
 			    (size_t)o->n_captures, &o->open, &err) != TP_OK)
 		return tp_cli_fail(&err);
+	if ((code = tp_cli_output_clash_read(o->cmd, "-o", o->output)) != TP_EXIT_OK) {
+		tp_capture_release(cap);
+		return code;
+	}
 	tp_cli_notes(cap, o->quiet);
 	return TP_EXIT_OK;
 }

@@ -258,6 +258,7 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 	src = &cap->sources[cap->n_sources];
 	memset(src, 0, sizeof(*src));
 	src->path = tp_arena_strdup(&cap->arena, path);
+	tp_file_ids_add(opts->read, path);
 	rc = tp_buffer_load_head(&src->buf, path, stream_head(opts, path), opts->max_input,
 				 &src->gzip,
 			    &src->file_bytes, err);

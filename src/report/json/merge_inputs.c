@@ -129,31 +129,78 @@ static enum tp_err parse(const char *name, const char *buf, size_t len, json_t *
 	return TP_OK;
 }
 
-enum tp_err tp_merge_load_file(const char *path, json_t **doc, struct tp_error *err)
+/* A report is an object (or an array of them): jansson takes no other
+ * top-level value. Any other first byte that is not blank (a capture, a
+ * NUL of /dev/zero, text) is refused at once, before reading on. */
+static bool starts_report(int c)
+{
+	return c == '{' || c == '[';
+}
+
+static bool blank(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static enum tp_err bad_start(const char *name, uint64_t at, int c, struct tp_error *err)
+{
+	char what[16];
+
+	if (c > 0x20 && c < 0x7f)
+		snprintf(what, sizeof(what), "'%c'", c);
+	else
+		snprintf(what, sizeof(what), "byte 0x%02x", (unsigned)(c & 0xff));
+	return tp_error_set(err, TP_ERR_INPUT,
+			    "%s: not a JSON report (%s at byte %llu: a report starts with '{')",
+			    name, what, (unsigned long long)at);
+}
+
+static enum tp_err too_large(const char *name, uint64_t max, struct tp_error *err)
+{
+	return tp_error_set(err, TP_ERR_INPUT,
+			    "%s: input larger than the limit of %llu bytes (see --max-input)", name,
+			    (unsigned long long)max);
+}
+
+enum tp_err tp_merge_load_file(const char *path, uint64_t max, json_t **doc,
+			       struct tp_error *err)
 {
 	FILE *f = fopen(path, "rb");
+	struct stat st;
 	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
-	enum tp_err rc;
+	size_t len = 0, cap = 0, got = 1, start = 0;
+	bool judged = false;
+	enum tp_err rc = TP_OK;
 
 	*doc = NULL;
 	if (!f)
 		return tp_error_set(err, TP_ERR_INPUT, "%s: cannot open: %s", path,
 				    strerror(errno));
-	do {
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)
+		rc = too_large(path, max, err);
+	/* a device or stream (/dev/zero) may never end: judged by its first
+	 * byte, and held to max as it comes */
+	while (rc == TP_OK && got > 0) {
 		if (len == cap)
 			buf = tp_xgrow(buf, &cap, len + 65536, 1);
 		got = fread(buf + len, 1, cap - len, f);
 		len += got;
-	} while (got > 0);
-	if (ferror(f)) {
-		fclose(f);
-		free(buf);
-		return tp_error_set(err, TP_ERR_INPUT, "%s: cannot read: %s", path,
-				    strerror(errno));
+		while (!judged && start < len && blank((unsigned char)buf[start]))
+			start++;
+		if (!judged && start < len) {
+			judged = true;
+			if (!starts_report((unsigned char)buf[start]))
+				rc = bad_start(path, start, (unsigned char)buf[start], err);
+		}
+		if (rc == TP_OK && len > max)
+			rc = too_large(path, max, err);
 	}
+	if (rc == TP_OK && ferror(f))
+		rc = tp_error_set(err, TP_ERR_INPUT, "%s: cannot read: %s", path,
+				  strerror(errno));
 	fclose(f);
-	rc = parse(path, buf, len, doc, err);
+	if (rc == TP_OK)
+		rc = parse(path, buf, len, doc, err);
 	free(buf);
 	return rc;
 }
@@ -166,6 +213,7 @@ enum tp_err tp_merge_load_file(const char *path, json_t **doc, struct tp_error *
 
 struct window {
 	const char *const *paths;
+	uint64_t max;
 	size_t first, n;
 	json_t **docs;          /* parsed, or the previous window's, held */
 	enum tp_err *rc;
@@ -180,15 +228,15 @@ static void load_slot(void *ctx, size_t i, unsigned worker)
 	json_decref(w->docs[i]);
 	w->docs[i] = NULL;
 	if (i < w->n)
-		w->rc[i] = tp_merge_load_file(w->paths[w->first + i], &w->docs[i],
+		w->rc[i] = tp_merge_load_file(w->paths[w->first + i], w->max, &w->docs[i],
 					      &w->errs[i]);
 }
 
 enum tp_err tp_merge_files(struct tp_merge *g, const char *const *paths, size_t n,
-			   struct tp_error *err)
+			   uint64_t max, struct tp_error *err)
 {
 	size_t cap = (size_t)tp_threads() * WINDOW_PER_THREAD;
-	struct window w = { paths, 0, 0, tp_xcalloc(cap, sizeof(json_t *)),
+	struct window w = { paths, max, 0, 0, tp_xcalloc(cap, sizeof(json_t *)),
 			    tp_xcalloc(cap, sizeof(enum tp_err)),
 			    tp_xcalloc(cap, sizeof(struct tp_error)) };
 	enum tp_err rc = TP_OK;
@@ -294,10 +342,11 @@ static bool split_byte(struct splitter *s, char c)
 	return false;
 }
 
-void tp_merge_stream_init(struct tp_merge_stream *st, FILE *in)
+void tp_merge_stream_init(struct tp_merge_stream *st, FILE *in, uint64_t max)
 {
 	memset(st, 0, sizeof(*st));
 	st->in = in;
+	st->max = max;
 }
 
 int tp_merge_stream_next(struct tp_merge_stream *st, json_t **doc, struct tp_error *err)
@@ -309,8 +358,22 @@ int tp_merge_stream_next(struct tp_merge_stream *st, json_t **doc, struct tp_err
 
 	*doc = NULL;
 	while ((c = getc_unlocked(st->in)) != EOF) {
-		if (!sp.started && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
+		st->pos++;
+		if (!sp.started && blank(c))
 			continue;
+		if (!len) {
+			st->n++;
+			snprintf(name, sizeof(name), "stdin, report %zu", st->n);
+			/* what cannot start a report never ends one (/dev/zero) */
+			if (!starts_report(c)) {
+				bad_start(name, st->pos - 1, c, err);
+				return -1;
+			}
+		}
+		if (len >= st->max) {
+			too_large(name, st->max, err);
+			return -1;
+		}
 		if (len + 1 >= st->cap)
 			st->buf = tp_xgrow(st->buf, &st->cap, len + 2, 1);
 		st->buf[len++] = (char)c;
@@ -319,8 +382,6 @@ int tp_merge_stream_next(struct tp_merge_stream *st, json_t **doc, struct tp_err
 	}
 	if (!len)
 		return 0;
-	st->n++;
-	snprintf(name, sizeof(name), "stdin, report %zu", st->n);
 	return parse(name, st->buf, len, doc, err) == TP_OK ? 1 : -1;
 }
 

@@ -8,6 +8,7 @@
  */
 #include "tpuprof/report/memory_report.h"
 #include "tpuprof/analyze/common/shape.h"
+#include "tpuprof/util/util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -165,7 +166,7 @@ static void runtime_panel(FILE *out, const struct tp_mem_device *d, int y0)
 		const struct tp_mem_snapshot *s = &d->snapshots[i];
 
 		fprintf(out, "%.1f,%.1f ", LEFT + (double)(s->time_ps - t0) * PLOT_W / span,
-			y0 + RUNTIME_H - (double)(s->heap + s->stack) * RUNTIME_H / top);
+			y0 + RUNTIME_H - (double)tp_sat_add(s->heap, s->stack) * RUNTIME_H / top);
 	}
 	fprintf(out, "\"/>\n<circle id=\"runtime-peak\" cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"#00aa00\"/>\n",
 		LEFT + (double)(p->time_ps - t0) * PLOT_W / span, y0);
