@@ -167,6 +167,10 @@ truncate -s 3G "$tmp/sparse.json"
 bounded "3 GB of NULs" "tpuprof: $tmp/sparse.json: not a JSON report (byte 0x00 at byte 0: a report starts with '{')" \
 	"$tpuprof merge $tmp/sparse.json"
 rm -f "$tmp/sparse.json"
+# a figure of the wrong type is no absent figure: the document is refused
+sed 's/"runtime_peak_bytes": [0-9]*/"runtime_peak_bytes": "abc"/' $r.0.json >"$tmp/bad-figure.json"
+bounded "a size as a string" "tpuprof: $tmp/bad-figure.json: not a valid tpuprof report (memory.cores[0].runtime_peak_bytes is a string; it holds a whole number of bytes or ps)" \
+	"$tpuprof merge $tmp/bad-figure.json $r.1.json"
 # one host whose name ends in digits is one host, not host 2 of 0..2
 if [ -f ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb ]; then
 	$tpuprof report --format json -o "$tmp/v6e.json" ../shared/captures/tpu-v6e-jax-inference-4chip/tpu_inference_2.xplane.pb

@@ -4,6 +4,7 @@
  * reports on standard input; and which hosts of a pod are missing.
  */
 #include "tpuprof/report/merge.h"
+#include "tpuprof/report/report_input.h"
 #include "tpuprof/util/json_stream.h"
 #include "tpuprof/util/parallel.h"
 #include "tpuprof/util/util.h"
@@ -126,6 +127,12 @@ static enum tp_err parse(const char *name, const char *buf, size_t len, json_t *
 	if (!*doc)
 		return tp_error_set(err, TP_ERR_INPUT, "%s: not a JSON report (line %d: %s)",
 				    name, je.line, je.text);
+	/* figures of the wrong type would merge as absent */
+	if (tp_report_doc_figures_ok(*doc, name, err) != TP_OK) {
+		json_decref(*doc);
+		*doc = NULL;
+		return TP_ERR_INPUT;
+	}
 	return TP_OK;
 }
 
