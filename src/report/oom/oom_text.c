@@ -157,28 +157,41 @@ static void allocations(FILE *out, const struct tp_oom_explain *e)
 }
 
 /* The scope tree depth first, children largest first (JSON has them
- * all); a chain of single children is shown at its end. */
+ * all); a chain of single children is shown at its end. Children not
+ * shown (past the 4 largest of each, or past LIST_MAX rows) are one row
+ * with their count and bytes, so the rows under a scope add up to it. */
 static void scope_rows(FILE *out, const struct tp_scope_tree *t, size_t i, size_t *shown)
 {
 	const struct tp_scope_node *n = &t->nodes[i];
 	char a[32];
+	size_t c;
+	int64_t rest = 0;
 
-	if (*shown >= LIST_MAX)
-		return;
 	if (i != 0 && !(n->n_children == 1 && n->count_exclusive == 0)) {
 		fprintf(out, "    %-9s %s\n", tp_oom_fmt_b(a, sizeof(a), n->inclusive), n->path);
 		(*shown)++;
 	}
 	/* the 4 largest children of each: a big sibling is not hidden under
 	 * the first one's many small children */
-	for (size_t c = 0; c < n->n_children && c < 4; c++)
+	for (c = 0; c < n->n_children && c < 4 && *shown < LIST_MAX; c++)
 		scope_rows(out, t, n->children[c], shown);
+	if (c == n->n_children)
+		return;
+	for (size_t k = c; k < n->n_children; k++)
+		rest += t->nodes[n->children[k]].inclusive;
+	if (i == 0)
+		fprintf(out, "    %-9s (%zu more scope%s)\n", tp_oom_fmt_b(a, sizeof(a), rest),
+			n->n_children - c, n->n_children - c == 1 ? "" : "s");
+	else
+		fprintf(out, "    %-9s (%zu more in %s)\n", tp_oom_fmt_b(a, sizeof(a), rest),
+			n->n_children - c, n->path);
 }
 
 static void rollups(FILE *out, const struct tp_oom_explain *e)
 {
 	char a[32];
 	size_t shown = 0;
+	int64_t rest = 0;
 
 	if (!e->r->n_allocs)
 		return;
@@ -189,6 +202,11 @@ static void rollups(FILE *out, const struct tp_oom_explain *e)
 	for (size_t i = 0; i < e->n_op_types && i < LIST_MAX; i++)
 		fprintf(out, "%s %s %s", i ? "," : "", e->op_types[i].name,
 			tp_oom_fmt_b(a, sizeof(a), e->op_types[i].bytes));
+	for (size_t i = LIST_MAX; i < e->n_op_types; i++)
+		rest += e->op_types[i].bytes;
+	if (e->n_op_types > LIST_MAX)
+		fprintf(out, ", %zu more %s", e->n_op_types - LIST_MAX,
+			tp_oom_fmt_b(a, sizeof(a), rest));
 	fputs("\n  by allocation type:", out);
 	for (size_t i = 0; i < e->n_alloc_types; i++)
 		fprintf(out, "%s %s %s", i ? "," : "", e->alloc_types[i].name,
