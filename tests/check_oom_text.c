@@ -51,6 +51,10 @@ static const struct {
 	    "    2.13 GiB  (9 more in net)\n    512 MiB   one_hot\n",
 	    "by op type: MaxPool 3.00 GiB, OneHot 512 MiB, (unknown) 256 MiB, Conv2D 128 MiB\n" },
 	  { "3.12 GiB", NULL } },
+	{ "finding 10: no instruction name, no command with a placeholder", ROLLUP, NULL,
+	  { "    split #1 along dim 1 (128) 2 ways: saves at least 256 MiB (no instruction name "
+	    "printed)\n", NULL },
+	  { "NAME:", NULL } },
 	{ "finding 13: op types past 10 are counted", OP_TYPES, NULL,
 	  { "by op type: T2 9.00 MiB, T1 3.00 MiB, T3 2.00 MiB, T4 2.00 MiB, T5 2.00 MiB, "
 	    "T6 2.00 MiB, T7 2.00 MiB, T8 2.00 MiB, T9 2.00 MiB, TA 2.00 MiB, 2 more 2.00 MiB\n",

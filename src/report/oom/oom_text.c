@@ -281,12 +281,16 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 		const struct tp_oom_alloc *x = &r->allocs[s->alloc];
 
 		/* the command splits the same dimension: NAME:K alone would
-		 * split the leading one */
-		fprintf(out, "    split #%d along dim %d (%lld) %lld ways: saves at least %s "
-			"(memory --split %s:%d:%lld)\n", x->rank, s->dim,
-			(long long)x->layout.dims[s->dim].size, (long long)s->ways,
-			tp_oom_fmt_bound(a, sizeof(a), s->saves, false), x->xla_label_name ? x->xla_label_name : "NAME",
-			s->dim, (long long)s->ways);
+		 * split the leading one; without an instruction name (no XLA
+		 * label printed) there is no command that can run */
+		fprintf(out, "    split #%d along dim %d (%lld) %lld ways: saves at least %s ",
+			x->rank, s->dim, (long long)x->layout.dims[s->dim].size, (long long)s->ways,
+			tp_oom_fmt_bound(a, sizeof(a), s->saves, false));
+		if (x->xla_label_name)
+			fprintf(out, "(memory --split %s:%d:%lld)\n", x->xla_label_name, s->dim,
+				(long long)s->ways);
+		else
+			fputs("(no instruction name printed)\n", out);
 	}
 }
 
