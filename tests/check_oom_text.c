@@ -40,6 +40,13 @@
 	OPT(7, T7, 2.00M) OPT(8, T8, 2.00M) OPT(9, T9, 2.00M) OPT(10, TA, 2.00M) \
 	OPT(11, TB, 1.00M) OPT(12, TC, 1.00M)
 
+/* shared 16's headline and Total block: 31.25G + 260.00M = 31.50G */
+#define R16_HEAD "Ran out of memory in memory space hbm. Used 55.24G of 31.25G hbm. " \
+	"Exceeded hbm capacity by 23.99G.\n\nTotal hbm usage >= 55.49G:\n"
+#define R16 R16_HEAD "    reserved        260.00M \n    program          55.24G \n" \
+	"    arguments            0B \n\n"
+#define R16_NO_RES R16_HEAD "    program          55.24G \n    arguments            0B \n\n"
+
 static const struct {
 	const char *what, *text, *device;
 	const char *says[4];     /* lines (or parts) the text holds        */
@@ -55,6 +62,15 @@ static const struct {
 	  { "    split #1 along dim 1 (128) 2 ways: saves at least 256 MiB (no instruction name "
 	    "printed)\n", NULL },
 	  { "NAME:", NULL } },
+	{ "finding 7: a printed reservation that matches no device is said so", R16, NULL,
+	  { "  chip: TPU v4 or TPU v6 lite (32.0 GiB per device; capacity 31.25G + runtime "
+	    "reservation 260.00M = 31.50G matches no device; the nearest above is 32.0 GiB)\n",
+	    NULL },
+	  { "not printed", NULL } },
+	{ "finding 7: without a reservation printed, that is the reason", R16_NO_RES, NULL,
+	  { "(32.0 GiB per device; capacity 31.25G is within 1.5G below a device's HBM (the "
+	    "reservation is not printed))\n", NULL },
+	  { NULL, NULL } },
 	{ "finding 13: op types past 10 are counted", OP_TYPES, NULL,
 	  { "by op type: T2 9.00 MiB, T1 3.00 MiB, T3 2.00 MiB, T4 2.00 MiB, T5 2.00 MiB, "
 	    "T6 2.00 MiB, T7 2.00 MiB, T8 2.00 MiB, T9 2.00 MiB, TA 2.00 MiB, 2 more 2.00 MiB\n",
