@@ -47,6 +47,18 @@
 	"    arguments            0B \n\n"
 #define R16_NO_RES R16_HEAD "    program          55.24G \n    arguments            0B \n\n"
 
+/* shared 14's list: cut inside allocation 2, after its Operator line */
+#define R14_LIST "Ran out of memory in memory space hbm. Used 30.21G of 15.48G hbm. " \
+	"Exceeded hbm capacity by 14.73G.\n\n  Largest program allocations in hbm:\n\n" \
+	"  1. Size: 1.46G\n     Operator: op_name=\"a/convert_element_type\"\n" \
+	"     Shape: bf16[256000,3072]{1,0:T(8,128)(2,1)}\n     Unpadded size: 1.46G\n" \
+	"     XLA label: convert.15982 = convert(param.72)\n     Allocation type: HLO temp\n" \
+	"     ==========================\n\n  2. Size: 144.00M\n" \
+	"     Operator: op_name=\"a/up_proj/convert_element_type\"\n"
+#define R14_CUT R14_LIST
+#define R14_WHOLE R14_LIST "     Shape: bf16[3072,24576]{1,0:T(8,128)(2,1)}\n" \
+	"     XLA label: convert.2 = convert(param.2)\n     Allocation type: HLO temp\n"
+
 static const struct {
 	const char *what, *text, *device;
 	const char *says[4];     /* lines (or parts) the text holds        */
@@ -71,6 +83,16 @@ static const struct {
 	  { "(32.0 GiB per device; capacity 31.25G is within 1.5G below a device's HBM (the "
 	    "reservation is not printed))\n", NULL },
 	  { NULL, NULL } },
+	{ "finding 12: a list cut inside an entry (after its Operator line) is cut", R14_CUT, NULL,
+	  { "     2. 144.00M  (the entry is cut off here)\n",
+	    "program_requirement, last_allocation_details\n", NULL },
+	  { NULL, NULL } },
+	{ "finding 12: an entry whole but for its closing line is not cut", R14_WHOLE, NULL,
+	  { "     2. 144.00M  bf16[3072,24576]{1,0:T(8,128)(2,1)}\n", NULL },
+	  { "last_allocation_details", "cut off" } },
+	{ "finding 12: a closed entry without a shape is as XLA printed it", ROLLUP, NULL,
+	  { "    14. 256.00M  f32[4,256,256,256]", "    15. 128.00M  f32[2,256,256,256]", NULL },
+	  { "last_allocation_details", "cut off" } },
 	{ "finding 13: op types past 10 are counted", OP_TYPES, NULL,
 	  { "by op type: T2 9.00 MiB, T1 3.00 MiB, T3 2.00 MiB, T4 2.00 MiB, T5 2.00 MiB, "
 	    "T6 2.00 MiB, T7 2.00 MiB, T8 2.00 MiB, T9 2.00 MiB, TA 2.00 MiB, 2 more 2.00 MiB\n",

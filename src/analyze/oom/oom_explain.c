@@ -340,7 +340,10 @@ static void missing(struct tp_oom_explain *e, const struct tp_oom_report *r)
 		e->missing[e->n_missing++] = "program_requirement";
 	if (!r->n_allocs)
 		e->missing[e->n_missing++] = "allocations";
-	else if (!last->shape && !last->operator_text)
+	/* the last entry cut: its size alone, or cut inside it (report 14:
+	 * after its Operator line), with no closing "=====" line */
+	else if ((!last->shape && !last->operator_text) ||
+		 (!last->closed && (!last->shape || !last->xla_label || !last->allocation_type)))
 		e->missing[e->n_missing++] = "last_allocation_details";
 }
 

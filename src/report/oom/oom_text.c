@@ -123,12 +123,18 @@ static void allocations(FILE *out, const struct tp_oom_explain *e)
 	fprintf(out, "  listed allocations (%zu; XLA lists only the largest): %s, padding %s\n",
 		r->n_allocs, tp_oom_fmt_b(a, sizeof(a), e->listed_bytes),
 		tp_oom_fmt_b(b, sizeof(b), e->listed_padding));
+	/* the last entry cut short: its shape is not in the text, which
+	 * is not to say XLA printed none */
+	bool cut_last = e->n_missing &&
+		strcmp(e->missing[e->n_missing - 1], "last_allocation_details") == 0;
+
 	for (size_t i = 0; i < r->n_allocs && i < ALLOC_MAX; i++) {
 		const struct tp_oom_alloc *x = &r->allocs[i];
 
 		fprintf(out, "    %2d. %-8s %s%s\n", x->rank, x->size.present ? x->size.text : "?",
 			x->shape ? x->shape : x->entry_parameter_subshape ?
-			x->entry_parameter_subshape : "(shape not printed)",
+			x->entry_parameter_subshape : cut_last && i + 1 == r->n_allocs ?
+			"(the entry is cut off here)" : "(shape not printed)",
 			!x->shape && x->entry_parameter_subshape ? " (entry parameter subshape)" : "");
 		if (x->op_name || x->op_type)
 			fprintf(out, "        op: %s%s%s%s\n", x->op_name ? x->op_name : "",
