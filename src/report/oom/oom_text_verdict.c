@@ -124,7 +124,13 @@ static void headless(FILE *out, const struct tp_oom_explain *e)
 		fprintf(out, "; the printed total usage is within %s's HBM, so no over-by "
 			"follows from it (the total printed is a lower bound, or another chip "
 			"ran out)", e->chip.rows[0]->key);
-	else if (!e->chip.n_rows)
+	else if (e->chip.forced && !e->r->fig[TP_OOM_TOTAL_USAGE].present)
+		fputs("; no total usage is printed, so --device derives nothing from the chip's "
+		      "HBM", out);
+	else if (!e->chip.n_rows && e->r->fig[TP_OOM_TOTAL_USAGE].present)
+		/* only a printed total usage is held to a chip's HBM: a GPU
+		 * paste or a later fragment has none, and --device tells
+		 * nothing there */
 		fputs("; --device NAME (tpuprof devices) compares the printed total usage with "
 		      "that chip's HBM", out);
 	fputc('\n', out);

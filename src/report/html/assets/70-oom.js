@@ -172,7 +172,8 @@ const OomView = {
 				fmtBytes(r.verdict.over_by_alternative_bytes) + "; tpuprof uses the first: the HBM capacity table counts bytes exactly and also takes off the top-of-memory reservation, which 'free' and 'reservable' still include."));
 		if (r.headless)
 			sec.appendChild(el("p", { class: "warn" }, "Headless: the text starts after the headline, so used, capacity and the overage are not printed (unknown, not guessed)" +
-				(r.verdict.chip.candidates.length ? "." : "; --device NAME compares the printed total usage with that chip's HBM.")));
+				(r.verdict.chip.forced && !r.figures.total_usage ? "; no total usage is printed, so --device derives nothing from the chip's HBM." :
+					r.verdict.chip.candidates.length || !r.figures.total_usage ? "." : "; --device NAME compares the printed total usage with that chip's HBM.")));
 		if (r.budget) {
 			sec.appendChild(el("h3", {}, "Budget: what is held against the capacity"));
 			sec.appendChild(OomView.budget(r));
