@@ -802,8 +802,11 @@ def test_oom_agree(b, path, doc, tpuprof):
     p.clean("oom (all shared)")
     texts = text_allocs(tpuprof)
     for i, r in enumerate(doc["reports"]):
-        js = [(a["rank"], a["size"]["text"], a["shape"] or a["entry_parameter_subshape"] or "(shape not printed)")
-              for a in r["allocations"]]
+        n = len(r["allocations"])
+        cut = "last_allocation_details" in r["missing"]
+        js = [(a["rank"], a["size"]["text"], a["shape"] or a["entry_parameter_subshape"] or
+               ("(the entry is cut off here)" if cut and k == n - 1 else "(shape not printed)"))
+              for k, a in enumerate(r["allocations"])]
         html = p.js("Array.from(document.querySelectorAll('#oom-report-%d .oom-tower .band title')).map(t => t.textContent)" % (i + 1))
         html = [(int(h.split(" ")[0][1:]), h.split(" ")[1], h.split(" ", 2)[2]) for h in html]
         check("oom %s: text = JSON = HTML allocations" % os.path.basename(r["input"]),
@@ -814,7 +817,11 @@ def test_oom_agree(b, path, doc, tpuprof):
             unit = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
             got = m and float(m.group(1)) * unit[m.group(2)]
             check("oom %s: HTML 'cut at least' not below the overage" % os.path.basename(r["input"]),
-                  got and got >= r["verdict"]["over_by_bytes"], "%s < %s" % (m and m.group(0), r["verdict"]["over_by_bytes"]))
+                  # the byte count comes from printed sizes each rounded to a
+                  # whole byte: that rounding (up to 2 bytes) makes no digit
+                  # (report 31: 4.57 GiB is 4,907,000,135.68 bytes, held as
+                  # 4,907,000,136), as check_oom_variants.py allows
+                  got and got >= r["verdict"]["over_by_bytes"] - 2, "%s < %s" % (m and m.group(0), r["verdict"]["over_by_bytes"]))
     k = [i for i, r in enumerate(doc["reports"]) if "14-tpu-v3" in r["input"]][0] + 1
     order = p.js("Array.from(document.querySelectorAll('#oom-report-%d > p')).map(e => e.className)" % k)
     cause = p.js("document.querySelector('#oom-report-%d .oom-cause').textContent" % k)

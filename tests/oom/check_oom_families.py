@@ -123,8 +123,20 @@ if (v["over_by_bytes"], v["over_by_derived"], v["chip"]["forced"]) != (20 * (1 <
     fail(f"two-fragments --device v3: {v}")
 out = subprocess.run([tpuprof, "oom", T + "fragment-program.log"], capture_output=True).stdout.decode()
 if "headless: the text starts after the headline, so used, capacity and the overage are not printed" \
-        not in out or "--device NAME" not in out:
+        not in out:
     fail(f"fragment-program: the text does not say what it lacks: {out[:400]}")
+# --device is suggested only where a total usage is printed for it to
+# compare (two-fragments); a fragment without one (fragment-program, a
+# GPU paste) is told nothing it cannot use, and --device there says so
+for name, hint in (("two-fragments.log", True), ("fragment-program.log", False),
+                   ("fragment-peak-buffers.log", False), ("fragment-bfc-stats.log", False)):
+    out = subprocess.run([tpuprof, "oom", T + name], capture_output=True).stdout.decode()
+    if ("--device NAME" in out) != hint:
+        fail(f"{name}: the --device hint {'missing' if hint else 'given'}: {out[:400]}")
+out = subprocess.run([tpuprof, "oom", "--device", "a100", T + "fragment-peak-buffers.log"],
+                     capture_output=True).stdout.decode()
+if "no total usage is printed, so --device derives nothing" not in out:
+    fail(f"fragment-peak-buffers --device a100: not said why nothing is derived: {out[:400]}")
 
 # a part's words in prose are no report: nothing read, exit 1
 doc, rc = run(T + "not-a-report.log")

@@ -117,6 +117,7 @@ struct tp_oom_alloc {
 	char *entry_parameter_subshape;  /* XLA:GPU peak buffers          */
 	char *remat_of;                  /* label name without .remat<N>  */
 	struct tp_oom_layout layout;
+	bool closed;                     /* its "=====" line is printed    */
 };
 
 /* One report, as printed (figures) and as explained (the rest). */

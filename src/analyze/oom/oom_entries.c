@@ -163,6 +163,7 @@ static void entry_read(struct tp_oom_alloc *a, const char *s, const char *end)
 		label_read(a, vs, ve);
 	if (field(s, end, "Allocation type:", &vs, &ve) && ve > vs)
 		a->allocation_type = value_dup(vs, ve, true);
+	a->closed = tp_oom_find(s, end, "=====", NULL) != NULL;
 	if (field(s, end, "Entry Parameter Subshape:", &vs, &ve) && ve > vs) {
 		a->entry_parameter_subshape = value_dup(vs, ve, true);
 		if (!a->allocation_type)

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tpuprof/util/units.h"
+
 int64_t tp_oom_device_bytes(const struct tp_device_row *row)
 {
 	double gib = row->hbm_gib;
@@ -35,8 +37,8 @@ static void chip(struct tp_oom_explain *e, const struct tp_oom_report *r,
 	struct tp_oom_chip *c = &e->chip;
 	const struct tp_oom_size *cap = &r->fig[TP_OOM_CAPACITY], *res = &r->fig[TP_OOM_RESERVED];
 	bool tf_era, with_res;
-	int64_t target, tol;
-	char gb[32];
+	int64_t target, tol, nearest = 0;
+	char gb[32], near_gb[32];
 
 	if (device) {
 		c->rows[c->n_rows++] = device;
@@ -71,20 +73,34 @@ static void chip(struct tp_oom_explain *e, const struct tp_oom_report *r,
 		c->device_bytes = tp_oom_device_bytes(c->rows[0]);
 		return;
 	}
-	/* no reservation printed: the nearest device above the capacity */
+	/* no device matches: the devices up to 1.5G above the capacity */
 	for (size_t i = 0; i < tp_device_count() && c->n_rows < 8; i++) {
 		const struct tp_device_row *row = tp_device_at(i);
 		int64_t d = tp_sat_sub(tp_oom_device_bytes(row), cap->bytes);
 
-		if (row->vendor == TP_VENDOR_GOOGLE && d > 0 && d <= (int64_t)3 << 29)
+		if (row->vendor == TP_VENDOR_GOOGLE && d > 0 && d <= (int64_t)3 << 29) {
 			c->rows[c->n_rows++] = row;
+			if (!nearest || d < nearest)
+				nearest = d;
+		}
 	}
-	if (c->n_rows) {
-		c->device_bytes = tp_oom_device_bytes(c->rows[0]);
+	if (!c->n_rows)
+		return;
+	c->device_bytes = tp_oom_device_bytes(c->rows[0]);
+	/* what is true of the text: a printed reservation that, added,
+	 * matches no device is said so (report 16: 31.25G + 260.00M) */
+	tp_fmt_bytes(near_gb, sizeof(near_gb), (uint64_t)tp_sat_add(cap->bytes, nearest));
+	if (with_res)
+		snprintf(c->basis, sizeof(c->basis), "capacity %.24s + runtime reservation %.24s = "
+			 "%.16s matches no device; the nearest above is %.16s", cap->text, res->text, gb,
+			 near_gb);
+	else if (res->present && !res->unknown)
+		snprintf(c->basis, sizeof(c->basis), "capacity %.24s matches no device; the "
+			 "nearest above is %.16s", cap->text, near_gb);
+	else
 		snprintf(c->basis, sizeof(c->basis),
 			 "capacity %s is within 1.5G below a device's HBM (the reservation is not printed)",
 			 cap->text);
-	}
 }
 
 static const char *op_type_of(const struct tp_oom_alloc *a, char *buf, size_t n)
@@ -324,7 +340,10 @@ static void missing(struct tp_oom_explain *e, const struct tp_oom_report *r)
 		e->missing[e->n_missing++] = "program_requirement";
 	if (!r->n_allocs)
 		e->missing[e->n_missing++] = "allocations";
-	else if (!last->shape && !last->operator_text)
+	/* the last entry cut: its size alone, or cut inside it (report 14:
+	 * after its Operator line), with no closing "=====" line */
+	else if ((!last->shape && !last->operator_text) ||
+		 (!last->closed && (!last->shape || !last->xla_label || !last->allocation_type)))
 		e->missing[e->n_missing++] = "last_allocation_details";
 }
 

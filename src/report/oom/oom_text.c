@@ -123,12 +123,18 @@ static void allocations(FILE *out, const struct tp_oom_explain *e)
 	fprintf(out, "  listed allocations (%zu; XLA lists only the largest): %s, padding %s\n",
 		r->n_allocs, tp_oom_fmt_b(a, sizeof(a), e->listed_bytes),
 		tp_oom_fmt_b(b, sizeof(b), e->listed_padding));
+	/* the last entry cut short: its shape is not in the text, which
+	 * is not to say XLA printed none */
+	bool cut_last = e->n_missing &&
+		strcmp(e->missing[e->n_missing - 1], "last_allocation_details") == 0;
+
 	for (size_t i = 0; i < r->n_allocs && i < ALLOC_MAX; i++) {
 		const struct tp_oom_alloc *x = &r->allocs[i];
 
 		fprintf(out, "    %2d. %-8s %s%s\n", x->rank, x->size.present ? x->size.text : "?",
 			x->shape ? x->shape : x->entry_parameter_subshape ?
-			x->entry_parameter_subshape : "(shape not printed)",
+			x->entry_parameter_subshape : cut_last && i + 1 == r->n_allocs ?
+			"(the entry is cut off here)" : "(shape not printed)",
 			!x->shape && x->entry_parameter_subshape ? " (entry parameter subshape)" : "");
 		if (x->op_name || x->op_type)
 			fprintf(out, "        op: %s%s%s%s\n", x->op_name ? x->op_name : "",
@@ -157,28 +163,41 @@ static void allocations(FILE *out, const struct tp_oom_explain *e)
 }
 
 /* The scope tree depth first, children largest first (JSON has them
- * all); a chain of single children is shown at its end. */
+ * all); a chain of single children is shown at its end. Children not
+ * shown (past the 4 largest of each, or past LIST_MAX rows) are one row
+ * with their count and bytes, so the rows under a scope add up to it. */
 static void scope_rows(FILE *out, const struct tp_scope_tree *t, size_t i, size_t *shown)
 {
 	const struct tp_scope_node *n = &t->nodes[i];
 	char a[32];
+	size_t c;
+	int64_t rest = 0;
 
-	if (*shown >= LIST_MAX)
-		return;
 	if (i != 0 && !(n->n_children == 1 && n->count_exclusive == 0)) {
 		fprintf(out, "    %-9s %s\n", tp_oom_fmt_b(a, sizeof(a), n->inclusive), n->path);
 		(*shown)++;
 	}
 	/* the 4 largest children of each: a big sibling is not hidden under
 	 * the first one's many small children */
-	for (size_t c = 0; c < n->n_children && c < 4; c++)
+	for (c = 0; c < n->n_children && c < 4 && *shown < LIST_MAX; c++)
 		scope_rows(out, t, n->children[c], shown);
+	if (c == n->n_children)
+		return;
+	for (size_t k = c; k < n->n_children; k++)
+		rest += t->nodes[n->children[k]].inclusive;
+	if (i == 0)
+		fprintf(out, "    %-9s (%zu more scope%s)\n", tp_oom_fmt_b(a, sizeof(a), rest),
+			n->n_children - c, n->n_children - c == 1 ? "" : "s");
+	else
+		fprintf(out, "    %-9s (%zu more in %s)\n", tp_oom_fmt_b(a, sizeof(a), rest),
+			n->n_children - c, n->path);
 }
 
 static void rollups(FILE *out, const struct tp_oom_explain *e)
 {
 	char a[32];
 	size_t shown = 0;
+	int64_t rest = 0;
 
 	if (!e->r->n_allocs)
 		return;
@@ -189,6 +208,11 @@ static void rollups(FILE *out, const struct tp_oom_explain *e)
 	for (size_t i = 0; i < e->n_op_types && i < LIST_MAX; i++)
 		fprintf(out, "%s %s %s", i ? "," : "", e->op_types[i].name,
 			tp_oom_fmt_b(a, sizeof(a), e->op_types[i].bytes));
+	for (size_t i = LIST_MAX; i < e->n_op_types; i++)
+		rest += e->op_types[i].bytes;
+	if (e->n_op_types > LIST_MAX)
+		fprintf(out, ", %zu more %s", e->n_op_types - LIST_MAX,
+			tp_oom_fmt_b(a, sizeof(a), rest));
 	fputs("\n  by allocation type:", out);
 	for (size_t i = 0; i < e->n_alloc_types; i++)
 		fprintf(out, "%s %s %s", i ? "," : "", e->alloc_types[i].name,
@@ -263,12 +287,16 @@ static void cut(FILE *out, const struct tp_oom_explain *e)
 		const struct tp_oom_alloc *x = &r->allocs[s->alloc];
 
 		/* the command splits the same dimension: NAME:K alone would
-		 * split the leading one */
-		fprintf(out, "    split #%d along dim %d (%lld) %lld ways: saves at least %s "
-			"(memory --split %s:%d:%lld)\n", x->rank, s->dim,
-			(long long)x->layout.dims[s->dim].size, (long long)s->ways,
-			tp_oom_fmt_bound(a, sizeof(a), s->saves, false), x->xla_label_name ? x->xla_label_name : "NAME",
-			s->dim, (long long)s->ways);
+		 * split the leading one; without an instruction name (no XLA
+		 * label printed) there is no command that can run */
+		fprintf(out, "    split #%d along dim %d (%lld) %lld ways: saves at least %s ",
+			x->rank, s->dim, (long long)x->layout.dims[s->dim].size, (long long)s->ways,
+			tp_oom_fmt_bound(a, sizeof(a), s->saves, false));
+		if (x->xla_label_name)
+			fprintf(out, "(memory --split %s:%d:%lld)\n", x->xla_label_name, s->dim,
+				(long long)s->ways);
+		else
+			fputs("(no instruction name printed)\n", out);
 	}
 }
 

@@ -12,15 +12,28 @@
 
 #include "tpuprof/util/units.h"
 
+/* v in tp_fmt_bytes's units and digits, rounded to the nearest with a
+ * half away from zero (printf's half to even made 3.125 GiB "3.12" and
+ * 3.875 GiB "3.88": parts of 1/8 GiB printed down beside their total
+ * printed up, 3.12 + 0.50 + 0.25 against 3.88). */
 const char *tp_oom_fmt_b(char *buf, size_t n, int64_t v)
 {
-	if (v < 0) {
-		char tmp[32];
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double x = (double)(v < 0 ? -v : v), scale;
+	int u = -1, d;
 
-		snprintf(buf, n, "-%s", tp_fmt_bytes(tmp, sizeof(tmp), (uint64_t)-v));
+	if (x < 1024) {
+		snprintf(buf, n, "%lld B", (long long)v);
 		return buf;
 	}
-	return tp_fmt_bytes(buf, n, (uint64_t)v);
+	while (x >= 1024 && u < 4) {
+		x /= 1024;
+		u++;
+	}
+	d = x < 10 ? 2 : x < 100 ? 1 : 0;
+	scale = d == 2 ? 100 : d == 1 ? 10 : 1;
+	snprintf(buf, n, "%s%.*f %s", v < 0 ? "-" : "", d, floor(x * scale + 0.5) / scale, units[u]);
+	return buf;
 }
 
 /* A bound in tp_fmt_bytes's style, rounded away from what it bounds: a
@@ -111,7 +124,13 @@ static void headless(FILE *out, const struct tp_oom_explain *e)
 		fprintf(out, "; the printed total usage is within %s's HBM, so no over-by "
 			"follows from it (the total printed is a lower bound, or another chip "
 			"ran out)", e->chip.rows[0]->key);
-	else if (!e->chip.n_rows)
+	else if (e->chip.forced && !e->r->fig[TP_OOM_TOTAL_USAGE].present)
+		fputs("; no total usage is printed, so --device derives nothing from the chip's "
+		      "HBM", out);
+	else if (!e->chip.n_rows && e->r->fig[TP_OOM_TOTAL_USAGE].present)
+		/* only a printed total usage is held to a chip's HBM: a GPU
+		 * paste or a later fragment has none, and --device tells
+		 * nothing there */
 		fputs("; --device NAME (tpuprof devices) compares the printed total usage with "
 		      "that chip's HBM", out);
 	fputc('\n', out);

@@ -172,7 +172,8 @@ const OomView = {
 				fmtBytes(r.verdict.over_by_alternative_bytes) + "; tpuprof uses the first: the HBM capacity table counts bytes exactly and also takes off the top-of-memory reservation, which 'free' and 'reservable' still include."));
 		if (r.headless)
 			sec.appendChild(el("p", { class: "warn" }, "Headless: the text starts after the headline, so used, capacity and the overage are not printed (unknown, not guessed)" +
-				(r.verdict.chip.candidates.length ? "." : "; --device NAME compares the printed total usage with that chip's HBM.")));
+				(r.verdict.chip.forced && !r.figures.total_usage ? "; no total usage is printed, so --device derives nothing from the chip's HBM." :
+					r.verdict.chip.candidates.length || !r.figures.total_usage ? "." : "; --device NAME compares the printed total usage with that chip's HBM.")));
 		if (r.budget) {
 			sec.appendChild(el("h3", {}, "Budget: what is held against the capacity"));
 			sec.appendChild(OomView.budget(r));
@@ -249,6 +250,8 @@ const OomView = {
 		const W = 260, H = 420, total = r.listed.bytes || 1;
 		const s = svg("svg", { width: W + 60, height: H + 20, class: "chart oom-tower" });
 		let y = H + 10;
+		/* the last entry cut short: its shape is not in the text (as the text says) */
+		const cutLast = r.missing.indexOf("last_allocation_details") >= 0;
 		r.allocations.forEach(function (a, i) {
 			const bytes = (a.size && a.size.bytes) || 0;
 			const h = Math.max(1, bytes / total * H);
@@ -256,7 +259,8 @@ const OomView = {
 			const g = svg("g", { class: "band", "data-index": i });
 			const rect = svg("rect", { x: 40, y: y, width: W - 40, height: h, fill: hashColor(a.op_name || a.xla_label_name || String(i)) });
 			const t = svg("title", {});
-			t.textContent = "#" + a.rank + " " + (a.size ? a.size.text : "?") + " " + (a.shape || a.entry_parameter_subshape || "(shape not printed)");
+			t.textContent = "#" + a.rank + " " + (a.size ? a.size.text : "?") + " " + (a.shape || a.entry_parameter_subshape ||
+				(cutLast && i === r.allocations.length - 1 ? "(the entry is cut off here)" : "(shape not printed)"));
 			rect.appendChild(t);
 			g.appendChild(rect);
 			if (h > 13) {
