@@ -44,6 +44,20 @@ enum tp_err tp_report_write(FILE *out, enum tp_format fmt,
 enum tp_err tp_report_text(FILE *out, const struct tp_capture *cap,
 			   const struct tp_report *r, struct tp_error *err);
 
+/* The report page's clock lines, from a capture (report_text.c) or a
+ * saved document (doc_text/report_doc_lines.c) alike: which clock the
+ * cores' figures are on, the clocks' drift where it is over tolerance on
+ * some core, and the op time no step holds (summed over cores). */
+struct tp_clock_lines {
+	size_t n_cores, device, drifting, with_steps; /* cores: all, on the
+						       * device clock,
+						       * drifting, with steps */
+	double lo, hi;                      /* the drifting cores' ratios */
+	int64_t dev_ps, compute, coll, copy; /* device time; outside the
+					      * steps by kind, ps */
+};
+void tp_report_clock_lines(FILE *out, const struct tp_clock_lines *c);
+
 /* A saved report document drawn again, merged pods included (`report
  * pod.json`, `merge --format text|html`): JSON as it is, the HTML page
  * of the report, or the one page of text (doc_text/report_doc_text.c: the lines

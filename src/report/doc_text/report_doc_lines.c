@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tpuprof/report/report_doc.h"
 #include "tpuprof/util/units.h"
 #include "tpuprof/util/util.h"
 
@@ -175,10 +176,9 @@ void tp_doc_utilization_line(FILE *out, const json_t *cores)
 void tp_doc_clock_line(FILE *out, const json_t *cores)
 {
 	size_t n = json_array_size(cores), device = 0, drifting = 0, with_steps = 0, i;
-	int64_t compute = 0, coll = 0, copy = 0, outside, dev_ps = 0;
+	int64_t compute = 0, coll = 0, copy = 0, dev_ps = 0;
 	double lo = 0, hi = 0;
 	const json_t *c;
-	char a[32], b[32], d[32], e[32];
 
 	json_array_foreach(cores, i, c) {
 		const json_t *o = json_object_get(c, "outside_steps");
@@ -198,20 +198,8 @@ void tp_doc_clock_line(FILE *out, const json_t *cores)
 		lo = !drifting++ || l < lo ? l : lo;
 		hi = drifting == 1 || h > hi ? h : hi;
 	}
-	outside = tp_sat_add(tp_sat_add(compute, coll), copy);
-	fprintf(out, "  clock: %s", device ? "device" : "timeline");
-	if (device && device < n)
-		fprintf(out, " on %zu core(s), timeline on %zu", device, n - device);
-	fprintf(out, " (every time figure of a core is on its clock)\n");
-	if (drifting)
-		fprintf(out, "  warning: on %zu core(s) the timeline's step spans are %.2fx to %.2fx "
-			"the device's: their steps use the device clock\n", drifting, lo, hi);
-	if (with_steps && outside > 0)
-		fprintf(out, "  outside the steps: %s of op time (%.1f%% of device time): compute %s, "
-			"collectives %s, copies %s\n", tp_fmt_ps(a, sizeof(a), outside),
-			dev_ps ? 100.0 * (double)outside / (double)dev_ps : 0.0,
-			tp_fmt_ps(b, sizeof(b), compute), tp_fmt_ps(d, sizeof(d), coll),
-			tp_fmt_ps(e, sizeof(e), copy));
+	tp_report_clock_lines(out, &(struct tp_clock_lines){
+		n, device, drifting, with_steps, lo, hi, dev_ps, compute, coll, copy });
 }
 
 /* Note name as seen with program id; a second id marks it shared. */

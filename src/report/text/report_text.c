@@ -295,7 +295,7 @@ static void clock_line(FILE *out, const struct tp_ops *ops)
 {
 	size_t device = 0, drifting = 0, with_steps = 0;
 	double lo = 0, hi = 0;
-	int64_t part[TP_PARTS] = { 0 }, outside = 0, dev_ps = 0;
+	int64_t part[TP_PARTS] = { 0 }, dev_ps = 0;
 
 	for (size_t i = 0; i < ops->n_cores; i++) {
 		const struct tp_ops_core *c = &ops->cores[i];
@@ -310,21 +310,29 @@ static void clock_line(FILE *out, const struct tp_ops *ops)
 		lo = !drifting++ || c->drift_lo < lo ? c->drift_lo : lo;
 		hi = drifting == 1 || c->drift_hi > hi ? c->drift_hi : hi;
 	}
-	for (int k = 0; k < TP_PARTS; k++)
-		outside = tp_sat_add(outside, part[k]);
-	fprintf(out, "  clock: %s", device == ops->n_cores ? "device" : device ? "device" : "timeline");
-	if (device && device < ops->n_cores)
-		fprintf(out, " on %zu core(s), timeline on %zu", device, ops->n_cores - device);
+	tp_report_clock_lines(out, &(struct tp_clock_lines){
+		ops->n_cores, device, drifting, with_steps, lo, hi, dev_ps,
+		part[TP_PART_COMPUTE], part[TP_PART_COLLECTIVE], part[TP_PART_COPY] });
+}
+
+void tp_report_clock_lines(FILE *out, const struct tp_clock_lines *c)
+{
+	char a[32], b[32], d[32], e[32];
+	int64_t outside = tp_sat_add(tp_sat_add(c->compute, c->coll), c->copy);
+
+	fprintf(out, "  clock: %s", c->device ? "device" : "timeline");
+	if (c->device && c->device < c->n_cores)
+		fprintf(out, " on %zu core(s), timeline on %zu", c->device, c->n_cores - c->device);
 	fprintf(out, " (every time figure of a core is on its clock)\n");
-	if (drifting)
+	if (c->drifting)
 		fprintf(out, "  warning: on %zu core(s) the timeline's step spans are %.2fx to %.2fx "
-			"the device's: their steps use the device clock\n", drifting, lo, hi);
-	if (with_steps && outside > 0)
+			"the device's: their steps use the device clock\n", c->drifting, c->lo, c->hi);
+	if (c->with_steps && outside > 0)
 		fprintf(out, "  outside the steps: %s of op time (%.1f%% of device time): compute %s, "
-			"collectives %s, copies %s\n", PS(0, outside),
-			dev_ps ? 100.0 * (double)outside / (double)dev_ps : 0.0,
-			PS(1, part[TP_PART_COMPUTE]), PS(2, part[TP_PART_COLLECTIVE]),
-			PS(3, part[TP_PART_COPY]));
+			"collectives %s, copies %s\n", tp_fmt_ps(a, sizeof(a), outside),
+			c->dev_ps ? 100.0 * (double)outside / (double)c->dev_ps : 0.0,
+			tp_fmt_ps(b, sizeof(b), c->compute), tp_fmt_ps(d, sizeof(d), c->coll),
+			tp_fmt_ps(e, sizeof(e), c->copy));
 }
 
 static void time_part(FILE *out, const struct tp_capture *cap, const struct tp_report *r)
