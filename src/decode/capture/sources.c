@@ -66,6 +66,7 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	};
 	struct tp_riegeli_xspace xs;
 	struct tp_riegeli_info info;
+	char *first = NULL;   /* the first damaged region, when nothing is read */
 	enum tp_err rc;
 
 	/* the file itself, opened again only for the merge (its mappings
@@ -80,6 +81,10 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	src->chunks = info.chunks;
 	src->records = info.records;
 	src->damaged_regions = info.n_damaged;
+	if (!xs.size && info.n_damaged)   /* what went wrong, in the one line */
+		first = tp_xasprintf("damaged at byte %llu: %s",
+				     (unsigned long long)info.damaged[0].start,
+				     info.damaged[0].what);
 	for (size_t i = 0; i < info.n_damaged; i++)
 		tp_damage_push(&job->damage, shown,
 			       tp_xasprintf("Riegeli bytes %llu-%llu",
@@ -102,11 +107,23 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	job->opts.n_gaps = xs.n_gaps;
 	job->opts.seg_maps = xs.seg_maps;
 	job->opts.n_seg_maps = xs.n_seg_maps;
-	if (!xs.size)
-		return tp_error_set(&job->err, TP_ERR_INPUT,
-				    "%s: chunked capture with no XSpace data (%llu chunks, %zu damaged regions)",
-				    shown, (unsigned long long)src->chunks,
-				    src->damaged_regions ? (size_t)src->damaged_regions : (size_t)0);
+	if (!xs.size) {
+		if (!first)
+			return tp_error_set(&job->err, TP_ERR_INPUT,
+					    "%s: chunked capture with no XSpace data (%llu chunks, 0 damaged regions)",
+					    shown, (unsigned long long)src->chunks);
+		if (!src->chunks)
+			rc = tp_error_set(&job->err, TP_ERR_INPUT,
+					  "%s: chunked capture with no XSpace data: no readable chunk: %s",
+					  shown, first);
+		else
+			rc = tp_error_set(&job->err, TP_ERR_INPUT,
+					  "%s: chunked capture with no XSpace data (%llu chunks, %llu damaged regions; the first %s)",
+					  shown, (unsigned long long)src->chunks,
+					  (unsigned long long)src->damaged_regions, first);
+		free(first);
+		return rc;
+	}
 	return TP_OK;
 }
 
