@@ -188,3 +188,9 @@ if os.path.exists(rg_small):
     rg = open(rg_small, "rb").read()
     # a writer that died in its first chunk: no chunk can be read
     put("riegeli-cut-first-chunk.xplane.riegeli", rg[:200])
+    # a writer that just started: 40 of the 64 fixed first bytes
+    put("riegeli-signature-cut.xplane.riegeli", rg[:40])
+    # byte 0 (the first block header's hash) flipped
+    put("riegeli-signature-damaged.xplane.riegeli", bytes([rg[0] ^ 0x01]) + rg[1:])
+# named as a chunked capture, holding text
+put("riegeli-named-text.xplane.riegeli", b"this is a text file, not a profile capture\n")

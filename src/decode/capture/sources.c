@@ -261,6 +261,34 @@ static const struct tp_stream_head *stream_head(const struct tp_open_opts *o, co
 	return NULL;
 }
 
+/* A file that is a Riegeli file damaged or cut in its first 64 bytes
+ * (most of what is there is the signature's, or it is named so and its
+ * bytes are no capture): TP_ERR_INPUT saying so, not decoded as an
+ * XSpace (whose messages about planes would not apply); else TP_OK. */
+static enum tp_err riegeli_head(const struct tp_source *src, const char *path,
+				const char *shown, int kind, struct tp_error *err)
+{
+	size_t n = src->buf.size < TP_RIEGELI_SIGNATURE_BYTES ? src->buf.size
+							       : TP_RIEGELI_SIGNATURE_BYTES;
+	size_t diff, m = tp_riegeli_signature_match(src->buf.data, src->buf.size, &diff);
+	bool near = n >= 8 && m * 4 >= n * 3;
+	bool named = strcmp(path, "-") && strstr(path, ".riegeli") && !kind;
+
+	if (src->chunked || !n || (!near && !named))
+		return TP_OK;
+	if (diff == n)   /* every byte there is the signature's */
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: Riegeli file cut short in its signature (%zu of its %d fixed first bytes; a writer that just started?)",
+				    shown, n, TP_RIEGELI_SIGNATURE_BYTES);
+	if (near)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: damaged Riegeli file: its %d-byte signature differs at byte %zu (%zu of its first %zu bytes are the signature's)",
+				    shown, TP_RIEGELI_SIGNATURE_BYTES, diff, m, n);
+	return tp_error_set(err, TP_ERR_INPUT,
+			    "%s: not a Riegeli file: its %d-byte signature differs at byte %zu (the name says .riegeli; the bytes are no capture)",
+			    shown, TP_RIEGELI_SIGNATURE_BYTES, diff);
+}
+
 enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 				const struct tp_open_opts *opts, bool in_dump,
 				struct tp_error *err)
@@ -284,6 +312,8 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 	cap->n_sources++;
 	src->chunked = tp_riegeli_sniff(src->buf.data, src->buf.size);
 	kind = src->chunked ? 'X' : tp_sniff(src->buf.data, src->buf.size);
+	if (riegeli_head(src, path, shown, kind, err) != TP_OK)
+		return flush_then(cap, opts, TP_ERR_INPUT, err);
 	if (!kind) {
 		kind = tp_capture_kind_from_name(path);
 		src->kind_from_name = true;
