@@ -194,3 +194,7 @@ if os.path.exists(rg_small):
     put("riegeli-signature-damaged.xplane.riegeli", bytes([rg[0] ^ 0x01]) + rg[1:])
 # named as a chunked capture, holding text
 put("riegeli-named-text.xplane.riegeli", b"this is a text file, not a profile capture\n")
+# tpuprof's own report, gzipped (a CI artifact): told as one, not as
+# XProf's tool outputs
+report = open(os.path.join(sys.argv[1], "check-baseline.report.json"), "rb").read()
+put("gzipped.report.json.gz", report, gz=True)
