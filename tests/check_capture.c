@@ -247,6 +247,13 @@ START_TEST(test_sniff_cut_short)
 	tp_capture_release(&cap);
 	partial = write_temp("", small.data, 100);
 	expect_error(partial, TP_DEFAULT_MAX_INPUT, "its first plane runs past its end");
+	/* --partial keeps it cut short (not corrupt): no plane is complete */
+	paths[0] = partial;
+	ck_assert_int_eq(tp_capture_open(&cap, paths, 1, &o, &err), TP_ERR_INPUT);
+	ck_assert_msg(strstr(err.msg, "capture cut short (still being written?) at byte 1: ") &&
+		      strstr(err.msg, "; its first plane runs past its end: no plane is complete, "
+				      "so --partial has nothing to read: try again once it is complete") &&
+		      !strstr(err.msg, "corrupt"), "%s", err.msg);
 	unlink(path);
 	unlink(partial);
 	free(path);

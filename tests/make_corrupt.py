@@ -180,3 +180,21 @@ tpu = field(1, 0, varint(1)) + field(2, 2, varint(13) + b"/device:TPU:0") + \
     field(3, 2, varint(len(line1)) + line1) + field(3, 2, varint(len(line2)) + line2) + \
     field(4, 2, varint(len(meta)) + meta)
 put("no-steps-two-op-lines.xplane.pb", field(1, 2, varint(len(tpu)) + tpu))
+
+# Chunked captures (docs/riegeli.md, "Damage"), cut from the committed
+# testdata/riegeli/small.xplane.riegeli (its first chunk starts at byte 64).
+rg_small = os.path.join(sys.argv[1], "riegeli", "small.xplane.riegeli")
+if os.path.exists(rg_small):
+    rg = open(rg_small, "rb").read()
+    # a writer that died in its first chunk: no chunk can be read
+    put("riegeli-cut-first-chunk.xplane.riegeli", rg[:200])
+    # a writer that just started: 40 of the 64 fixed first bytes
+    put("riegeli-signature-cut.xplane.riegeli", rg[:40])
+    # byte 0 (the first block header's hash) flipped
+    put("riegeli-signature-damaged.xplane.riegeli", bytes([rg[0] ^ 0x01]) + rg[1:])
+# named as a chunked capture, holding text
+put("riegeli-named-text.xplane.riegeli", b"this is a text file, not a profile capture\n")
+# tpuprof's own report, gzipped (a CI artifact): told as one, not as
+# XProf's tool outputs
+report = open(os.path.join(sys.argv[1], "check-baseline.report.json"), "rb").read()
+put("gzipped.report.json.gz", report, gz=True)

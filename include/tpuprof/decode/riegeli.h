@@ -39,6 +39,10 @@ bool tp_riegeli_sniff(const uint8_t *data, size_t size);
 /* Whether data[0, n) could still be the start of a Riegeli file: its
  * first bytes (all 64 when n >= 64) are the signature's. */
 bool tp_riegeli_maybe(const uint8_t *data, size_t n);
+/* How many of data's first min(size, 64) bytes are the signature's; in
+ * *first_diff the first that is not (min(size, 64) when all are). */
+size_t tp_riegeli_signature_match(const uint8_t *data, size_t size,
+				  size_t *first_diff);
 
 /* A byte range of the file that was skipped, and why. */
 struct tp_riegeli_damage {

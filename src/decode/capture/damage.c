@@ -387,7 +387,7 @@ static void refusal_hint(const struct tp_source *src, bool partial, struct tp_er
 			 "%zu times in its first %zu bytes); copy it again as binary", mangled, head);
 		return;
 	}
-	bool cut = !partial && err->has_offset && err->offset < src->buf.size &&
+	bool cut = err->has_offset && err->offset < src->buf.size &&
 		   find_part(&whole, (size_t)err->offset, &p) < 0 &&
 		   plausible_end(src->buf.data, src->buf.size, p.start);
 	char growth[96] = "";
@@ -395,13 +395,16 @@ static void refusal_hint(const struct tp_source *src, bool partial, struct tp_er
 	/* a clean cut (every field before it whole, the last running past
 	 * the end) is what a copy in progress leaves, not damage; growing
 	 * while read, it certainly is one */
-	if (cut) {
+	/* with --partial, refused only when cut in its first plane: still
+	 * cut short, not corrupt, and no plane is complete to read */
+	if (cut && (!partial || p.start == 0)) {
 		grew(src, growth, sizeof(growth));
 		reword_cut(err);
 		n = strlen(err->msg);
 		snprintf(err->msg + n, sizeof(err->msg) - n, "%s; %s", growth,
 			 p.start > 0 ? "--partial reads it up to its last complete plane, or try again once it is complete"
-				     : "its first plane runs past its end: try again once it is complete");
+			 : partial ? "its first plane runs past its end: no plane is complete, so --partial has nothing to read: try again once it is complete"
+				   : "its first plane runs past its end: try again once it is complete");
 	}
 	free(p.name);
 }

@@ -66,6 +66,7 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	};
 	struct tp_riegeli_xspace xs;
 	struct tp_riegeli_info info;
+	char *first = NULL;   /* the first damaged region, when nothing is read */
 	enum tp_err rc;
 
 	/* the file itself, opened again only for the merge (its mappings
@@ -80,6 +81,10 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	src->chunks = info.chunks;
 	src->records = info.records;
 	src->damaged_regions = info.n_damaged;
+	if (!xs.size && info.n_damaged)   /* what went wrong, in the one line */
+		first = tp_xasprintf("damaged at byte %llu: %s",
+				     (unsigned long long)info.damaged[0].start,
+				     info.damaged[0].what);
 	for (size_t i = 0; i < info.n_damaged; i++)
 		tp_damage_push(&job->damage, shown,
 			       tp_xasprintf("Riegeli bytes %llu-%llu",
@@ -102,11 +107,23 @@ static enum tp_err merge_chunks(struct tp_source *src, const char *shown,
 	job->opts.n_gaps = xs.n_gaps;
 	job->opts.seg_maps = xs.seg_maps;
 	job->opts.n_seg_maps = xs.n_seg_maps;
-	if (!xs.size)
-		return tp_error_set(&job->err, TP_ERR_INPUT,
-				    "%s: chunked capture with no XSpace data (%llu chunks, %zu damaged regions)",
-				    shown, (unsigned long long)src->chunks,
-				    src->damaged_regions ? (size_t)src->damaged_regions : (size_t)0);
+	if (!xs.size) {
+		if (!first)
+			return tp_error_set(&job->err, TP_ERR_INPUT,
+					    "%s: chunked capture with no XSpace data (%llu chunks, 0 damaged regions)",
+					    shown, (unsigned long long)src->chunks);
+		if (!src->chunks)
+			rc = tp_error_set(&job->err, TP_ERR_INPUT,
+					  "%s: chunked capture with no XSpace data: no readable chunk: %s",
+					  shown, first);
+		else
+			rc = tp_error_set(&job->err, TP_ERR_INPUT,
+					  "%s: chunked capture with no XSpace data (%llu chunks, %llu damaged regions; the first %s)",
+					  shown, (unsigned long long)src->chunks,
+					  (unsigned long long)src->damaged_regions, first);
+		free(first);
+		return rc;
+	}
 	return TP_OK;
 }
 
@@ -244,6 +261,34 @@ static const struct tp_stream_head *stream_head(const struct tp_open_opts *o, co
 	return NULL;
 }
 
+/* A file that is a Riegeli file damaged or cut in its first 64 bytes
+ * (most of what is there is the signature's, or it is named so and its
+ * bytes are no capture): TP_ERR_INPUT saying so, not decoded as an
+ * XSpace (whose messages about planes would not apply); else TP_OK. */
+static enum tp_err riegeli_head(const struct tp_source *src, const char *path,
+				const char *shown, int kind, struct tp_error *err)
+{
+	size_t n = src->buf.size < TP_RIEGELI_SIGNATURE_BYTES ? src->buf.size
+							       : TP_RIEGELI_SIGNATURE_BYTES;
+	size_t diff, m = tp_riegeli_signature_match(src->buf.data, src->buf.size, &diff);
+	bool near = n >= 8 && m * 4 >= n * 3;
+	bool named = strcmp(path, "-") && strstr(path, ".riegeli") && !kind;
+
+	if (src->chunked || !n || (!near && !named))
+		return TP_OK;
+	if (diff == n)   /* every byte there is the signature's */
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: Riegeli file cut short in its signature (%zu of its %d fixed first bytes; a writer that just started?)",
+				    shown, n, TP_RIEGELI_SIGNATURE_BYTES);
+	if (near)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: damaged Riegeli file: its %d-byte signature differs at byte %zu (%zu of its first %zu bytes are the signature's)",
+				    shown, TP_RIEGELI_SIGNATURE_BYTES, diff, m, n);
+	return tp_error_set(err, TP_ERR_INPUT,
+			    "%s: not a Riegeli file: its %d-byte signature differs at byte %zu (the name says .riegeli; the bytes are no capture)",
+			    shown, TP_RIEGELI_SIGNATURE_BYTES, diff);
+}
+
 enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 				const struct tp_open_opts *opts, bool in_dump,
 				struct tp_error *err)
@@ -267,6 +312,8 @@ enum tp_err tp_capture_add_file(struct tp_capture *cap, const char *path,
 	cap->n_sources++;
 	src->chunked = tp_riegeli_sniff(src->buf.data, src->buf.size);
 	kind = src->chunked ? 'X' : tp_sniff(src->buf.data, src->buf.size);
+	if (riegeli_head(src, path, shown, kind, err) != TP_OK)
+		return flush_then(cap, opts, TP_ERR_INPUT, err);
 	if (!kind) {
 		kind = tp_capture_kind_from_name(path);
 		src->kind_from_name = true;

@@ -107,6 +107,27 @@ static bool refill(struct inflater *f)
 	return true;
 }
 
+/* The schema a tpuprof document names near its start ("schema":
+ * "tpuprof.report/2"), copied into out; false when none is there. */
+static bool tpuprof_schema(const uint8_t *d, size_t len, char *out, size_t size)
+{
+	static const char key[] = "\"schema\"";
+	size_t n = len < 4096 ? len : 4096, i = 0, k = 0;
+
+	while (i + sizeof(key) - 1 <= n && memcmp(d + i, key, sizeof(key) - 1))
+		i++;
+	if (i + sizeof(key) - 1 > n)
+		return false;
+	for (i += sizeof(key) - 1; i < n && strchr(" \t\r\n:", d[i]) && d[i]; i++)
+		;
+	if (i >= n || d[i++] != '"' || n - i < 8 || memcmp(d + i, "tpuprof.", 8))
+		return false;
+	while (i < n && d[i] != '"' && d[i] >= 0x20 && d[i] < 0x7f && k + 1 < size)
+		out[k++] = (char)d[i++];
+	out[k] = '\0';
+	return true;
+}
+
 /* What the inflated bytes so far say: TP_OK to go on, *stop when the
  * check says no capture can go on from here. */
 static enum tp_err check_out(struct inflater *f, const char *shown, uint64_t max,
@@ -120,14 +141,23 @@ static enum tp_err check_out(struct inflater *f, const char *shown, uint64_t max
 				    "%s: gzip data inflates past the limit of %llu bytes (see --max-input)",
 				    shown, (unsigned long long)max);
 	if (f->len > 0 && !plausible_first_tag(f->data[0]) &&
-	    !tp_riegeli_maybe(f->data, f->len))
+	    !tp_riegeli_maybe(f->data, f->len)) {
+		char schema[48];
+
 		/* Not protobuf from the first byte on (a bomb of zeros,
-		 * text): stop now, not at the size limit. */
+		 * text): stop now, not at the size limit. tpuprof's own
+		 * report, gzipped (a CI artifact), is said to be one. */
+		if (tpuprof_schema(f->data, f->len, schema, sizeof(schema)))
+			return tp_error_set(err, TP_ERR_INPUT,
+					    "%s: a gzipped tpuprof report (schema %s), not a capture: "
+					    "gunzip it first (tpuprof reads saved reports as plain JSON)",
+					    shown, schema);
 		return tp_error_set(err, TP_ERR_INPUT,
 				    "%s: gzip content is not a profile capture (first byte 0x%02x is no protobuf tag)%s",
 				    shown, (unsigned)f->data[0], f->data[0] == '{' || f->data[0] == '[' ?
 				    ": JSON, as XProf's tool outputs are; tpuprof reads the *.xplane.pb "
 				    "they are made from (the logdir's plugins/profile/RUN/)" : "");
+	}
 	if (!chk)
 		return TP_OK;
 	v = tp_stream_check_feed(chk, f->data, f->len);

@@ -45,6 +45,21 @@ bool tp_riegeli_maybe(const uint8_t *data, size_t n)
 	return memcmp(data, signature, n) == 0;
 }
 
+size_t tp_riegeli_signature_match(const uint8_t *data, size_t size,
+				  size_t *first_diff)
+{
+	size_t n = size < sizeof(signature) ? size : sizeof(signature), m = 0;
+
+	*first_diff = n;
+	for (size_t i = 0; i < n; i++) {
+		if (data[i] == signature[i])
+			m++;
+		else if (*first_diff == n)
+			*first_diff = i;
+	}
+	return m;
+}
+
 void tp_riegeli_info_release(struct tp_riegeli_info *info)
 {
 	free(info->damaged);

@@ -51,8 +51,16 @@ static void idmap_direct(struct tp_idmap *m, struct tp_arena *a,
 void tp_idmap_build(struct tp_idmap *m, struct tp_arena *a,
 		    const int64_t *ids, size_t stride, size_t n)
 {
+	/* no entries (most planes of some captures, every plane of a
+	 * hostile one): nothing allocated, an empty direct table */
+	static uint32_t none[1];
 	size_t cap = 16;
 
+	if (!n) {
+		memset(m, 0, sizeof(*m));
+		m->direct = none;
+		return;
+	}
 	while (cap < 2 * n)
 		cap *= 2;
 	m->cap = cap;

@@ -3,6 +3,7 @@
  * named, matched by a pattern or found in a directory, and a stream of
  * reports on standard input; and which hosts of a pod are missing.
  */
+#include "tpuprof/decode/riegeli.h"
 #include "tpuprof/report/merge.h"
 #include "tpuprof/report/report_input.h"
 #include "tpuprof/util/json_stream.h"
@@ -149,10 +150,22 @@ static bool blank(int c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-static enum tp_err bad_start(const char *name, uint64_t at, int c, struct tp_error *err)
+/* head: the input's first n bytes (NULL on a stream, judged a byte at a
+ * time), to name what it is when it is no report: gzip, a capture. */
+static enum tp_err bad_start(const char *name, uint64_t at, int c, const uint8_t *head,
+			     size_t n, struct tp_error *err)
 {
 	char what[16];
 
+	if (head && n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: gzip data, not a JSON report: merge reads saved reports as "
+				    "plain JSON (a gzipped report: gunzip it first)", name);
+	if (head && ((n >= 8 && tp_riegeli_maybe(head, n)) || tp_sniff(head, n)))
+		return tp_error_set(err, TP_ERR_INPUT,
+				    "%s: a profile capture, not a report: merge reads saved reports "
+				    "(make one with 'tpuprof report --format json CAPTURE'; check and "
+				    "diff read captures too)", name);
 	if (c > 0x20 && c < 0x7f)
 		snprintf(what, sizeof(what), "'%c'", c);
 	else
@@ -197,7 +210,8 @@ enum tp_err tp_merge_load_file(const char *path, uint64_t max, json_t **doc,
 		if (!judged && start < len) {
 			judged = true;
 			if (!starts_report((unsigned char)buf[start]))
-				rc = bad_start(path, start, (unsigned char)buf[start], err);
+				rc = bad_start(path, start, (unsigned char)buf[start],
+					       (const uint8_t *)buf, len, err);
 		}
 		if (rc == TP_OK && len > max)
 			rc = too_large(path, max, err);
@@ -373,7 +387,7 @@ int tp_merge_stream_next(struct tp_merge_stream *st, json_t **doc, struct tp_err
 			snprintf(name, sizeof(name), "stdin, report %zu", st->n);
 			/* what cannot start a report never ends one (/dev/zero) */
 			if (!starts_report(c)) {
-				bad_start(name, st->pos - 1, c, err);
+				bad_start(name, st->pos - 1, c, NULL, 0, err);
 				return -1;
 			}
 		}

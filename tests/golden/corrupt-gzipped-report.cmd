@@ -1,0 +1,1 @@
+check --max-peak 1GiB testdata/corrupt/gzipped.report.json.gz

@@ -1,0 +1,1 @@
+info testdata/corrupt/riegeli-named-text.xplane.riegeli

@@ -1,0 +1,1 @@
+info testdata/corrupt/riegeli-cut-first-chunk.xplane.riegeli

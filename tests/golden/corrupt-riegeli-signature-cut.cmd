@@ -1,0 +1,1 @@
+info testdata/corrupt/riegeli-signature-cut.xplane.riegeli

@@ -1,0 +1,1 @@
+merge testdata/small.xplane.pb

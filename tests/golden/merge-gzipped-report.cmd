@@ -1,0 +1,1 @@
+merge testdata/corrupt/gzipped.report.json.gz
