@@ -205,6 +205,7 @@ trace-test: $(BIN) $(TRACE_DUMP) $(GEN_BIN)
 oom-test: $(BIN) oom-stream
 	python3 tests/oom/check_oom.py $(BIN)
 	python3 tests/oom/check_oom_variants.py $(BIN)
+	python3 tests/oom/check_oom_wrapped.py $(BIN)
 
 # Every family of report, made up but faithful (testdata/oom/): needs only
 # the repository.

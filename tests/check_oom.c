@@ -476,6 +476,48 @@ START_TEST(test_split_saves)
 }
 END_TEST
 
+/* A headline a terminal hard-wrapped at 40 columns (inside words, 4
+ * rows, CRLF), fed one byte at a time: read whole, the report at its first
+ * row, every line counted; lines of one width with no headline are left
+ * as they are. */
+static const char hard_wrapped[] =
+	"epoch 3: loss 0.25\r\n"
+	"RuntimeError: RESOURCE_EXHAUSTED: Ran ou\r\n"
+	"t of memory in memory space hbm. Used 9.\r\n"
+	"08G of 7.48G hbm. Exceeded hbm capacity \r\n"
+	"by 1.60G.\r\n"
+	"\r\n"
+	"Total hbm usage >= 9.60G:\r\n"
+	"    reserved        530.00M\r\n"
+	"\r\n"
+	"a line of forty characters, no report...\r\n"
+	"another forty characters, still none....\r\n"
+	"short\r\n";
+
+START_TEST(test_hard_wrapped)
+{
+	struct tp_oom_log log;
+	const struct tp_oom_report *r;
+
+	tp_oom_log_init(&log);
+	for (size_t i = 0; i < sizeof(hard_wrapped) - 1; i++)
+		tp_oom_feed(&log, hard_wrapped + i, 1);
+	tp_oom_finish(&log);
+	ck_assert_uint_eq(log.n, 1);
+	ck_assert_int_eq(log.lines, 12);
+	r = &log.reports[0];
+	ck_assert_int_eq(r->line, 2);
+	ck_assert(!r->headless);
+	ck_assert_str_eq(r->memory_space, "hbm");
+	ck_assert_str_eq(r->fig[TP_OOM_USED].text, "9.08G");
+	ck_assert_str_eq(r->fig[TP_OOM_CAPACITY].text, "7.48G");
+	ck_assert_str_eq(r->fig[TP_OOM_EXCEEDED].text, "1.60G");
+	ck_assert_str_eq(r->fig[TP_OOM_TOTAL_USAGE].text, "9.60G");
+	ck_assert_str_eq(r->fig[TP_OOM_RESERVED].text, "530.00M");
+	tp_oom_log_release(&log);
+}
+END_TEST
+
 START_TEST(test_no_report)
 {
 	static const char text[] = "epoch 1 loss 2.3\nout of memory? no.\nRan out of patience\n";
@@ -506,6 +548,7 @@ int main(void)
 	tcase_add_test(tc, test_explain_cover_set);
 	tcase_add_loop_test(tc, test_split_saves, 0, sizeof(split_cases) / sizeof(split_cases[0]));
 	tcase_add_test(tc, test_no_report);
+	tcase_add_test(tc, test_hard_wrapped);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

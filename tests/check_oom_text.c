@@ -59,6 +59,11 @@
 #define R14_WHOLE R14_LIST "     Shape: bf16[3072,24576]{1,0:T(8,128)(2,1)}\n" \
 	"     XLA label: convert.2 = convert(param.2)\n     Allocation type: HLO temp\n"
 
+/* shared 14's headline and Total block: 15.48G + 530.00M = 16.00G, a v3 core */
+#define R14_TOTAL "Ran out of memory in memory space hbm. Used 30.21G of 15.48G hbm. " \
+	"Exceeded hbm capacity by 14.73G.\n\nTotal hbm usage >= 30.73G:\n" \
+	"    reserved        530.00M \n    program          14.31G \n    arguments        15.90G \n\n"
+
 static const struct {
 	const char *what, *text, *device;
 	const char *says[4];     /* lines (or parts) the text holds        */
@@ -93,6 +98,18 @@ static const struct {
 	{ "finding 12: a closed entry without a shape is as XLA printed it", ROLLUP, NULL,
 	  { "    14. 256.00M  f32[4,256,256,256]", "    15. 128.00M  f32[2,256,256,256]", NULL },
 	  { "last_allocation_details", "cut off" } },
+	{ "finding 11: a --device the printed capacity contradicts is said so", R14_TOTAL, "v5p",
+	  { "  chip: TPU v5 (95.0 GiB per device; --device)\n"
+	    "  note: --device TPU v5 (95.0 GiB per device) contradicts the printed capacity, which "
+	    "tells TPU v3 or TPU v5 lite (16.0 GiB per device; capacity 15.48G + runtime reservation "
+	    "530.00M = 16.00G per device); the verdict uses the printed figures\n", NULL },
+	  { NULL, NULL } },
+	{ "finding 11: a --device of the HBM the capacity tells is not", R14_TOTAL, "v3",
+	  { "  chip: TPU v3 (16.0 GiB per device; --device)\n", NULL },
+	  { "note:", "contradicts" } },
+	{ "finding 11: nor one of the devices just above a capacity that matches none", R16, "v6e",
+	  { "  chip: TPU v6 lite (32.0 GiB per device; --device)\n", NULL },
+	  { "contradicts", NULL } },
 	{ "finding 13: op types past 10 are counted", OP_TYPES, NULL,
 	  { "by op type: T2 9.00 MiB, T1 3.00 MiB, T3 2.00 MiB, T4 2.00 MiB, T5 2.00 MiB, "
 	    "T6 2.00 MiB, T7 2.00 MiB, T8 2.00 MiB, T9 2.00 MiB, TA 2.00 MiB, 2 more 2.00 MiB\n",

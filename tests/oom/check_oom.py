@@ -4,7 +4,8 @@ reports (../shared/oom-reports/expected/, an independent parser), by value
 within half a unit of the printed last digit; then variants made here from
 every report: a log prefix on every line, newlines collapsed, the headline
 wrapped at 70 columns, two reports in one log, and the report cut at every
-line (no crash, and no figure the cut text does not print).
+line (no crash, and no figure the cut text does not print); and --device
+against the chips each report's printed capacity tells.
 Usage: check_oom.py TPUPROF"""
 import glob
 import json
@@ -106,6 +107,34 @@ if r and [d["padded"] for d in r["allocations"][0]["layout"]["dims"]] != [512, 2
 r = full.get("30-tpu-v2-jax-runtime-allocate-fragmentation.log")
 if r and (r["verdict"]["over_by_bytes"] != 524288 or not r["verdict"]["over_by_derived"]):
     fail(f"30 verdict {r['verdict']}")
+
+# --device against the chips the printed capacity tells (finding 11): a
+# device of another HBM per device is said to contradict them, in JSON
+# (verdict.chip.printed_disagrees: what the capacity tells) and in a
+# one-line note; one of the same HBM, or a report that tells none, not
+for path in logs:
+    name = os.path.basename(path)
+    told = full.get(name, {}).get("verdict", {}).get("chip")
+    if told is None:
+        continue
+    for dev in ("v2", "v3", "v5p", "v6e", "a100"):
+        d, rc = run(path, extra=("--device", dev))
+        c = d["reports"][0]["verdict"]["chip"]
+        text = subprocess.run([tpuprof, "oom", "--device", dev, path], capture_output=True).stdout.decode()
+        agrees = not told["candidates"] or c["device_bytes"] == told["device_bytes"] or \
+            c["candidates"][0] in told["candidates"]
+        want = None if agrees else {"candidates": told["candidates"],
+                                    "device_bytes": told["device_bytes"], "basis": told["basis"]}
+        if "printed_disagrees" not in c or c["printed_disagrees"] != want:
+            fail(f"{name} --device {dev}: printed_disagrees {c.get('printed_disagrees', '(absent)')}"
+                 f" != {want}")
+        notes = [l for l in text.split("\n") if l.startswith("  note: --device ")]
+        cands = told["candidates"]
+        cands = ", ".join(cands[:-1]) + " or " + cands[-1] if len(cands) > 1 else "".join(cands)
+        if len(notes) != (0 if agrees else 1) or notes and (
+                "contradicts the printed capacity, which tells " + cands not in notes[0] or
+                told["basis"] not in notes[0]):
+            fail(f"{name} --device {dev}: notes {notes}")
 
 # no report: exit 1 with a one-line hint; unreadable: exit 3
 p = subprocess.run([tpuprof, "oom", "-"], input=b"nothing here\n", capture_output=True)

@@ -200,6 +200,12 @@ struct tp_oom_chip {
 	bool forced;              /* --device                             */
 	int64_t device_bytes;     /* HBM of one device of the first row    */
 	char basis[200];          /* how it was told                       */
+	/* --device whose HBM per device is none of the chips the printed
+	 * capacity tells: those chips (else n_printed is 0) */
+	const struct tp_device_row *printed_rows[8];
+	size_t n_printed;
+	int64_t printed_bytes;    /* HBM of one device of the first        */
+	char printed_basis[200];  /* how the capacity tells them           */
 };
 
 /* A split of one listed allocation along a dimension (memory --split). */

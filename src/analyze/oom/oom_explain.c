@@ -41,10 +41,27 @@ static void chip(struct tp_oom_explain *e, const struct tp_oom_report *r,
 	char gb[32], near_gb[32];
 
 	if (device) {
+		/* the chips the printed capacity tells, if any: a --device
+		 * of another HBM per device contradicts them (said, not
+		 * overruled: the figures are the report's) */
+		struct tp_oom_chip told;
+		bool agrees = false;
+
+		chip(e, r, NULL);
+		told = *c;
+		memset(c, 0, sizeof(*c));
 		c->rows[c->n_rows++] = device;
 		c->forced = true;
 		c->device_bytes = tp_oom_device_bytes(device);
 		snprintf(c->basis, sizeof(c->basis), "--device");
+		for (size_t i = 0; i < told.n_rows; i++)
+			agrees |= tp_oom_device_bytes(told.rows[i]) == c->device_bytes;
+		if (told.n_rows && !agrees) {
+			memcpy(c->printed_rows, told.rows, sizeof(told.rows));
+			c->n_printed = told.n_rows;
+			c->printed_bytes = told.device_bytes;
+			memcpy(c->printed_basis, told.basis, sizeof(told.basis));
+		}
 		return;
 	}
 	if (!cap->present || cap->unknown || !r->memory_space || strcmp(r->memory_space, "hbm") != 0)

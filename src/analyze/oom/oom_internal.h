@@ -6,6 +6,7 @@
 #define TPUPROF_OOM_INTERNAL_H
 
 #include "tpuprof/analyze/oom.h"
+#include "tpuprof/util/strbuf.h"
 
 /* Matches pat at s (up to end): a ' ' in pat matches any run of white
  * space, also none; other characters match themselves. Returns the end
@@ -64,5 +65,27 @@ void tp_oom_over(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_budget(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
+
+/* The earliest headline of any family in [s, end): its end, its start in
+ * *at (may be NULL); NULL for none (oom_wrap.c). */
+const char *tp_oom_find_trigger(const char *s, const char *end, const char **at);
+/* Lines a terminal hard-wrapped (oom_wrap.c): lines go in one by one and
+ * come out to fn, a headline wrapped over rows of one width joined into
+ * one line (`lines`: how many lines it was). */
+#define TP_OOM_WRAP_PIECES 16
+typedef void (*tp_oom_line_fn)(void *ctx, const char *s, size_t n, int lines);
+struct tp_oom_wrap {
+	struct tp_strbuf held;           /* the rows held, end to end  */
+	size_t ends[TP_OOM_WRAP_PIECES]; /* where each row ends        */
+	int n;
+	size_t width;                    /* the rows' width            */
+	struct tp_strbuf text;           /* scratch                    */
+};
+void tp_oom_wrap_init(struct tp_oom_wrap *w);
+void tp_oom_wrap_line(struct tp_oom_wrap *w, const char *s, size_t n, tp_oom_line_fn fn,
+		      void *ctx);
+/* Gives out what is held (the end of the text, or a line not held). */
+void tp_oom_wrap_flush(struct tp_oom_wrap *w, tp_oom_line_fn fn, void *ctx);
+void tp_oom_wrap_release(struct tp_oom_wrap *w);
 
 #endif

@@ -15,20 +15,6 @@
 
 #include "tpuprof/util/strbuf.h"
 
-/* The headlines of every family in oom-facts.md. */
-static const char *const triggers[] = {
-	"Ran out of memory in memory space",
-	"Attempting to reserve ",
-	"Attempting to allocate ",
-	"Out of memory while trying to allocate",
-	"Failed to allocate request for",
-	"ran out of memory trying to allocate",
-	"Scoped allocation with size",
-	"would exceed memory (size=",
-	"TensorCore Hbm usage:",
-};
-#define N_TRIGGERS (sizeof(triggers) / sizeof(triggers[0]))
-
 /* Words that mark a line as part of a report. */
 static const char *const labels[] = {
 	"usage >=", "Output size", "requirement", "Largest program allocations",
@@ -67,6 +53,7 @@ struct tp_oom_reader {
 	bool report_cut;
 	int part_max;              /* the latest part seen (tp_oom_part_at) */
 	int entry_rank;            /* the last numbered entry's rank     */
+	struct tp_oom_wrap wrap;   /* rows a terminal wrapped            */
 };
 
 static const char *const kind_names[] = { "glog", "tf-timestamp", "ray", "rank", "quote" };
@@ -88,6 +75,7 @@ void tp_oom_log_init(struct tp_oom_log *log)
 	tp_strbuf_init(&log->reader->clean);
 	tp_strbuf_init(&log->reader->prev);
 	tp_strbuf_init(&log->reader->report);
+	tp_oom_wrap_init(&log->reader->wrap);
 }
 
 /* The cleaned line into rd->clean; returns the prefix kinds it had. */
@@ -121,47 +109,6 @@ static unsigned clean_line(struct tp_oom_reader *rd, const char *s, size_t n)
 		tp_strbuf_add(&rd->clean, &(char){ c }, 1);
 	}
 	return kinds;
-}
-
-/* TPU's early abort: "Requires 3.47E, has 14.49G available" (both sizes
- * checked: "Requires" alone is common prose). */
-static const char *find_requires(const char *s, const char *end, const char **at)
-{
-	const char *a, *e;
-
-	while ((e = tp_oom_find(s, end, "Requires ", &a))) {
-		const char *p;
-
-		if ((p = tp_oom_read_requires(a, end, NULL, NULL))) {
-			*at = a;
-			return p;
-		}
-		s = e;
-	}
-	return NULL;
-}
-
-/* The earliest headline in [s, end), its start in *at. */
-static const char *find_trigger(const char *s, const char *end, const char **at)
-{
-	const char *best = NULL, *best_end = NULL, *ra, *re = find_requires(s, end, &ra);
-
-	if (re) {
-		best = ra;
-		best_end = re;
-	}
-
-	for (size_t i = 0; i < N_TRIGGERS; i++) {
-		const char *a, *e = tp_oom_find(s, end, triggers[i], &a);
-
-		if (e && (!best || a < best)) {
-			best = a;
-			best_end = e;
-		}
-	}
-	if (at)
-		*at = best;
-	return best_end;
 }
 
 static bool has_label(const char *s, size_t n)
@@ -227,7 +174,7 @@ static void close_report(struct tp_oom_log *log)
 	if (!rd->in_report)
 		return;
 	rd->in_report = false;
-	e = find_trigger(s, end, &at);
+	e = tp_oom_find_trigger(s, end, &at);
 	/* parts before the first headline (or no headline at all) are a
 	 * report of their own: a part never belongs to the headline after it */
 	if (!e || tp_oom_part_at(s, at, NULL, NULL) != TP_OOM_BLK_NONE) {
@@ -236,7 +183,7 @@ static void close_report(struct tp_oom_log *log)
 		s = e ? at : end;
 	}
 	while (e) {
-		const char *next_at = NULL, *next = find_trigger(e, end, &next_at);
+		const char *next_at = NULL, *next = tp_oom_find_trigger(e, end, &next_at);
 		const char *stop = next ? next_at : end;
 
 		add_report(log, s, (size_t)(stop - s), rd->report_line, rd->report_kinds,
@@ -326,7 +273,7 @@ static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 	kinds = clean_line(rd, raw, raw_n);
 	s = rd->clean.buf ? rd->clean.buf : "";
 	end = s + rd->clean.len;
-	if (find_trigger(s, end, &at)) {
+	if (tp_oom_find_trigger(s, end, &at)) {
 		close_report(log);
 		/* the line before may hold the wrapper a terminal wrapped off
 		 * (`RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:`) */
@@ -362,7 +309,7 @@ static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 
 		tp_strbuf_add(j, &(char){ '\n' }, 1);
 		tp_strbuf_add(j, s, rd->clean.len);
-		if (find_trigger(j->buf, j->buf + j->len, &at) && at < j->buf + prev_len) {
+		if (tp_oom_find_trigger(j->buf, j->buf + j->len, &at) && at < j->buf + prev_len) {
 			log->lines--;
 			start_report(log, j->buf, j->len, kinds);
 			log->lines++;
@@ -395,7 +342,7 @@ static void line_full(struct tp_oom_reader *rd)
 		rd->line_cut = true;
 		return;
 	}
-	if (find_trigger(s, s + rd->line.len, &at)) {
+	if (tp_oom_find_trigger(s, s + rd->line.len, &at)) {
 		rd->line_report = true;
 		from = (size_t)(at - s) > TAIL_KEPT ? (size_t)(at - s) - TAIL_KEPT : 0;
 	} else {
@@ -404,6 +351,34 @@ static void line_full(struct tp_oom_reader *rd)
 	memmove(rd->line.buf, s + from, rd->line.len - from);
 	rd->line.len -= from;
 	rd->line.buf[rd->line.len] = '\0';
+}
+
+/* A line from the wrap stage: `lines` lines of the text, joined. */
+static void took_line(void *ctx, const char *s, size_t n, int lines)
+{
+	struct tp_oom_log *log = ctx;
+
+	take_line(log, s, n);
+	log->lines += lines - 1;
+}
+
+/* The line read whole (or cut at its limit) to the reader: through the
+ * wrap stage unless it is too long for a terminal's row. */
+static void line_done(struct tp_oom_log *log)
+{
+	struct tp_oom_reader *rd = log->reader;
+
+	if (rd->line.buf)   /* colour codes: no part of any figure */
+		rd->line.len = tp_oom_strip_ansi(rd->line.buf, rd->line.len);
+	if (!rd->line_cut && !rd->line_report) {
+		tp_oom_wrap_line(&rd->wrap, rd->line.buf ? rd->line.buf : "", rd->line.len,
+				 took_line, log);
+		return;
+	}
+	tp_oom_wrap_flush(&rd->wrap, took_line, log);
+	take_line(log, rd->line.buf, rd->line.len);
+	if (rd->line_cut && rd->in_report)
+		rd->report_cut = true;
 }
 
 void tp_oom_feed(struct tp_oom_log *log, const char *buf, size_t n)
@@ -425,11 +400,7 @@ void tp_oom_feed(struct tp_oom_log *log, const char *buf, size_t n)
 		}
 		if (!nl)
 			return;
-		if (rd->line.buf)   /* colour codes: no part of any figure */
-			rd->line.len = tp_oom_strip_ansi(rd->line.buf, rd->line.len);
-		take_line(log, rd->line.buf ? rd->line.buf : "", rd->line.len);
-		if (rd->line_cut && rd->in_report)
-			rd->report_cut = true;
+		line_done(log);
 		tp_strbuf_reset(&rd->line);
 		rd->line_cut = rd->line_report = false;
 		buf = nl + 1;
@@ -443,12 +414,9 @@ void tp_oom_finish(struct tp_oom_log *log)
 
 	if (!rd)
 		return;
-	if (rd->line.len) {
-		rd->line.len = tp_oom_strip_ansi(rd->line.buf, rd->line.len);
-		take_line(log, rd->line.buf, rd->line.len);
-	}
-	if (rd->line_cut && rd->in_report)
-		rd->report_cut = true;
+	if (rd->line.len)
+		line_done(log);
+	tp_oom_wrap_flush(&rd->wrap, took_line, log);
 	tp_strbuf_reset(&rd->line);
 	close_report(log);
 }
@@ -463,6 +431,7 @@ void tp_oom_log_release(struct tp_oom_log *log)
 		tp_strbuf_release(&log->reader->clean);
 		tp_strbuf_release(&log->reader->prev);
 		tp_strbuf_release(&log->reader->report);
+		tp_oom_wrap_release(&log->reader->wrap);
 		free(log->reader);
 	}
 	memset(log, 0, sizeof(*log));

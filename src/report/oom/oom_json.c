@@ -136,6 +136,18 @@ static void verdict_json(struct tp_jw *w, const struct tp_oom_explain *e)
 	tp_jw_put(w, "device_bytes", e->chip.n_rows ? tp_json_int(e->chip.device_bytes) : json_null());
 	str(w, "basis", e->chip.basis[0] ? e->chip.basis : NULL);
 	tp_jw_put(w, "forced", json_boolean(e->chip.forced));
+	if (e->chip.n_printed) {
+		tp_jw_object(w, "printed_disagrees");
+		tp_jw_array(w, "candidates");
+		for (size_t i = 0; i < e->chip.n_printed; i++)
+			tp_jw_put(w, NULL, tp_json_cstr(e->chip.printed_rows[i]->key));
+		tp_jw_end(w);
+		tp_jw_put(w, "device_bytes", tp_json_int(e->chip.printed_bytes));
+		str(w, "basis", e->chip.printed_basis);
+		tp_jw_end(w);
+	} else {
+		tp_jw_put(w, "printed_disagrees", json_null());
+	}
 	tp_jw_end(w);
 	tp_jw_end(w);
 }

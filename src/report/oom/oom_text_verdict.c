@@ -111,6 +111,13 @@ static const char *alt_reason(const struct tp_oom_explain *e)
 	return "it is printed, the other derived";
 }
 
+/* Device rows as "A, B or C". */
+static void rows(FILE *out, const struct tp_device_row *const *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", r[i]->key);
+}
+
 /* A report without its headline: what is unknown and how the chip can
  * still be told. */
 static void headless(FILE *out, const struct tp_oom_explain *e)
@@ -181,12 +188,18 @@ void tp_oom_text_verdict(FILE *out, const struct tp_oom_explain *e)
 	if (r->headless)
 		headless(out, e);
 	if (e->chip.n_rows) {
-		fprintf(out, "  chip: %s", e->chip.rows[0]->key);
-		for (size_t i = 1; i < e->chip.n_rows; i++)
-			fprintf(out, "%s%s", i + 1 == e->chip.n_rows ? " or " : ", ",
-				e->chip.rows[i]->key);
+		fputs("  chip: ", out);
+		rows(out, e->chip.rows, e->chip.n_rows);
 		fprintf(out, " (%s per device; %s)\n", tp_oom_fmt_b(a, sizeof(a), e->chip.device_bytes),
 			e->chip.basis);
+	}
+	if (e->chip.n_printed) {
+		fprintf(out, "  note: --device %s (%s per device) contradicts the printed capacity, "
+			"which tells ", e->chip.rows[0]->key,
+			tp_oom_fmt_b(a, sizeof(a), e->chip.device_bytes));
+		rows(out, e->chip.printed_rows, e->chip.n_printed);
+		fprintf(out, " (%s per device; %s); the verdict uses the printed figures\n",
+			tp_oom_fmt_b(b, sizeof(b), e->chip.printed_bytes), e->chip.printed_basis);
 	}
 }
 
