@@ -209,6 +209,36 @@ START_TEST(test_saved_report)
 }
 END_TEST
 
+/* A runtime memory with damaged allocator events (negative byte counts,
+ * memory.runtime[].damaged_events) makes the input partial: its peak is
+ * not known, so a peak judged without it fails unless --allow-partial.
+ * Before, those events' peak was written negative, read as absent, and
+ * check --max-peak passed on the compiler peak alone. */
+START_TEST(test_damaged_runtime_is_partial)
+{
+	struct tp_check_opts o = { .has_max_peak = true, .max_peak = GiB };
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	json_t *doc = load(SMALL), *runtime;
+
+	runtime = json_object_get(json_object_get(doc, "memory"), "runtime");
+	ck_assert_int_gt(json_array_size(runtime), 0);
+	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
+	ck_assert(!c.partial_fails);
+	tp_check_release(&c);
+	json_object_set_new(json_array_get(runtime, 0), "damaged_events", json_integer(3));
+	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
+	ck_assert_uint_eq(c.damaged_parts, 1);
+	ck_assert(c.partial_fails);
+	tp_check_release(&c);
+	o.allow_partial = true;
+	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
+	ck_assert(!c.partial_fails);
+	tp_check_release(&c);
+	json_decref(doc);
+}
+END_TEST
+
 /* A baseline that is not a report is an input error naming the file. */
 START_TEST(test_not_a_report)
 {
@@ -304,6 +334,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_usage_messages, 0,
 			    sizeof(usage_messages) / sizeof(usage_messages[0]));
 	tcase_add_test(tc, test_saved_report);
+	tcase_add_test(tc, test_damaged_runtime_is_partial);
 	tcase_add_test(tc, test_growth_contributors);
 	tcase_add_test(tc, test_not_a_report);
 	tcase_add_test(tc, test_text_and_json);

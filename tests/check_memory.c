@@ -557,6 +557,55 @@ START_TEST(test_runtime_saturates)
 }
 END_TEST
 
+/* Allocator stats below zero (a damaged capture): such an event was the
+ * peak (INT64_MIN + INT64_MIN saturated), written out negative, and
+ * dropped as null by every reader, so check --max-peak passed. Now it is
+ * counted as damaged and never the peak. */
+START_TEST(test_runtime_negative_damaged)
+{
+	const int64_t min = INT64_MIN;
+	const struct xb_plane host = {
+		1, "/host:CPU",
+		{ { 1, "MemoryAllocation", NULL, { { NULL, 0, 0, NULL } } } },
+		{ { "Memory", {
+			{ 1, 100, 0, 0, { { "device_ordinal", 'i', 0, NULL },
+					  { "bytes_reserved", 'i', min, NULL },
+					  { "bytes_allocated", 'i', min, NULL },
+					  { "bytes_available", 'i', 5, NULL },
+					  { "addr", 'u', 64, NULL } } },
+			{ 1, 200, 0, 0, { { "device_ordinal", 'i', 0, NULL },
+					  { "bytes_reserved", 'i', 10, NULL },
+					  { "bytes_allocated", 'i', 20, NULL },
+					  { "bytes_available", 'i', 5, NULL },
+					  { "addr", 'u', 128, NULL } } },
+			/* a second memory whose only event is damaged: no peak */
+			{ 1, 300, 0, 0, { { "device_ordinal", 'i', 1, NULL },
+					  { "bytes_reserved", 'i', 10, NULL },
+					  { "bytes_allocated", 'i', -20, NULL },
+					  { "bytes_available", 'i', 5, NULL },
+					  { "addr", 'u', 256, NULL } } },
+		} } },
+	};
+	struct tp_capture cap;
+	struct tp_mem_runtime rt;
+	char *path = xb_open(&cap, &host, 1);
+
+	tp_mem_runtime_build(&rt, &cap);
+	ck_assert_uint_eq(rt.n_devices, 2);
+	ck_assert_uint_eq(rt.devices[1].damaged, 1);
+	ck_assert(!rt.devices[1].has_peak);
+	ck_assert_uint_eq(rt.devices[0].damaged, 1);
+	ck_assert(rt.devices[0].has_peak);
+	ck_assert_int_eq(rt.devices[0].peak_bytes, 30);
+	ck_assert_int_eq(rt.devices[0].capacity, 35);
+	ck_assert_uint_eq(rt.devices[0].peak_snapshot, 1);   /* the second, at 200 ps */
+	tp_mem_runtime_release(&rt);
+	tp_capture_release(&cap);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("memory");
@@ -571,6 +620,7 @@ int main(void)
 	tcase_add_test(tc, test_split_huge_dimension);
 	tcase_add_test(tc, test_split_negative_dimension);
 	tcase_add_test(tc, test_runtime_saturates);
+	tcase_add_test(tc, test_runtime_negative_damaged);
 	tcase_add_loop_test(tc, test_split_specs, 0, sizeof(splits) / sizeof(splits[0]));
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -213,8 +213,9 @@ struct tp_check {
 	size_t n_rows, cap_rows;
 	size_t n_failed;
 	/* damaged parts the document (and the baseline) was made without
-	 * (info.damage); without allow_partial they fail the check: what was
-	 * measured is not the whole capture */
+	 * (info.damage, and runtime memories with damaged allocator events);
+	 * without allow_partial they fail the check: what was measured is
+	 * not the whole capture */
 	size_t damaged_parts;
 	bool partial_fails;
 	/* with a baseline: how its hosts were paired with the run's

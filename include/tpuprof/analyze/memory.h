@@ -263,6 +263,9 @@ struct tp_mem_device {
 	struct tp_mem_snapshot *snapshots; /* malloc'd, sorted by time_ps    */
 	size_t n_snapshots, cap_snapshots;
 	uint64_t allocations, deallocations;
+	/* events whose stack, heap or free bytes are negative (a damaged
+	 * capture): never the peak, their figures written as null */
+	uint64_t damaged;
 	bool has_peak;
 	size_t peak_snapshot;     /* index of the peak snapshot (sorted)      */
 	int64_t peak_bytes;       /* stack + heap at the peak                 */

@@ -136,13 +136,18 @@ static enum tp_err validate(const json_t *doc, const struct tp_check_opts *o,
 }
 
 /* The entries of info.damage in a report document (or of damage in an
- * info document); 0 when it has none. */
+ * info document), and its runtime memories with damaged allocator
+ * events (memory.runtime[].damaged_events: their figures are not
+ * known, so a peak judged without them is partial); 0 when none. */
 static size_t damage_count(const json_t *doc)
 {
 	const json_t *info = json_object_get(doc, "info");
-	const json_t *d = json_object_get(info ? info : doc, "damage");
+	const json_t *d = json_object_get(info ? info : doc, "damage"), *r;
+	size_t n = json_is_array(d) ? json_array_size(d) : 0, i;
 
-	return json_is_array(d) ? json_array_size(d) : 0;
+	json_array_foreach(json_object_get(json_object_get(doc, "memory"), "runtime"), i, r)
+		n += json_integer_value(json_object_get(r, "damaged_events")) > 0;
+	return n;
 }
 
 static int by_module(const void *x, const void *y)

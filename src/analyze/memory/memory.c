@@ -342,6 +342,16 @@ static void core_warnings(struct tp_memory *mem, const struct tp_capture *cap)
 			     cap->hosts[c->host].name, (int)c->plane->name.len, c->plane->name.ptr,
 			     peak, 100.0 * (double)peak / (double)c->capacity, c->capacity);
 	}
+	for (size_t i = 0; i < mem->runtime.n_devices; i++) {
+		const struct tp_mem_device *d = &mem->runtime.devices[i];
+
+		if (d->damaged)
+			warn(mem, "%s memory %s: %" PRIu64 " of %" PRIu64 " allocator events have negative "
+			     "byte counts (a damaged capture): left out of the runtime peak%s",
+			     cap->hosts[d->host].name, d->id, d->damaged,
+			     d->allocations + d->deallocations,
+			     d->has_peak ? "" : ", which is unknown");
+	}
 	for (size_t i = 0; i < mem->n_modules; i++)
 		if (mem->modules[i].error) {
 			struct tp_str n = tp_module_name(mem->modules[i].module);

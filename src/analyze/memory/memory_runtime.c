@@ -194,7 +194,15 @@ static void add_event(struct tp_mem_runtime *rt, size_t host,
 	d->snapshots[d->n_snapshots++] = s;
 	d->allocations += alloc;
 	d->deallocations += !alloc;
-	d->lifetime_peak = s.peak_in_use;
+	if (s.peak_in_use >= 0)
+		d->lifetime_peak = s.peak_in_use;
+	/* negative bytes are no figure: a damaged event is never the peak
+	 * (as null it once dropped the peak, and check --max-peak passed),
+	 * and it is counted, which makes the run partial */
+	if (s.stack < 0 || s.heap < 0 || s.free < 0) {
+		d->damaged++;
+		return;
+	}
 	/* saturating: a hostile or damaged capture's stats near INT64_MAX
 	 * must not wrap negative, which would drop the peak (and pass check
 	 * --max-peak on exabytes in use) */

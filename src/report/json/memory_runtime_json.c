@@ -11,6 +11,16 @@
 
 /* A snapshot's fields into the open object: put one by one, no value
  * tree (a timeline holds an object per allocator event). */
+/* A byte count of an allocator event; negative (a damaged capture,
+ * tp_mem_device.damaged) is no figure: null. */
+static void bytes_put(struct tp_jw *w, const char *key, int64_t v)
+{
+	if (v < 0)
+		tp_jw_put(w, key, json_null());
+	else
+		tp_jw_int(w, key, v);
+}
+
 static void snapshot_put(struct tp_jw *w, const struct tp_mem_snapshot *s)
 {
 	const char *dtype = tp_tf_dtype_name(s->data_type);
@@ -18,11 +28,11 @@ static void snapshot_put(struct tp_jw *w, const struct tp_mem_snapshot *s)
 	tp_jw_int(w, "time_ps", s->time_ps);
 	tp_jw_str(w, "activity", s->allocation ? tp_str_make("allocation", 10)
 						: tp_str_make("deallocation", 12));
-	tp_jw_int(w, "heap_bytes", s->heap);
-	tp_jw_int(w, "stack_bytes", s->stack);
-	tp_jw_int(w, "free_bytes", s->free);
-	tp_jw_int(w, "requested_bytes", s->requested);
-	tp_jw_int(w, "allocation_bytes", s->allocated);
+	bytes_put(w, "heap_bytes", s->heap);
+	bytes_put(w, "stack_bytes", s->stack);
+	bytes_put(w, "free_bytes", s->free);
+	bytes_put(w, "requested_bytes", s->requested);
+	bytes_put(w, "allocation_bytes", s->allocated);
 	tp_jw_id(w, "address", s->address);
 	tp_jw_int(w, "step", s->step);
 	tp_jw_str(w, "op", s->tf_op);
@@ -58,13 +68,14 @@ static void device_json(struct tp_jw *w, const struct tp_capture *cap,
 	tp_jw_put(w, "memory_id", tp_json_cstr(d->id));
 	tp_jw_put(w, "allocations", json_integer((json_int_t)d->allocations));
 	tp_jw_put(w, "deallocations", json_integer((json_int_t)d->deallocations));
-	tp_jw_put(w, "peak_bytes", tp_json_int(d->peak_bytes));
+	tp_jw_put(w, "damaged_events", json_integer((json_int_t)d->damaged));
+	tp_jw_put(w, "peak_bytes", p ? tp_json_int(d->peak_bytes) : json_null());
 	tp_jw_put(w, "peak_heap_bytes", p ? tp_json_int(p->heap) : json_null());
 	tp_jw_put(w, "peak_stack_bytes", p ? tp_json_int(p->stack) : json_null());
 	tp_jw_put(w, "peak_free_bytes", p ? tp_json_int(p->free) : json_null());
 	tp_jw_put(w, "peak_time_ps", p ? tp_json_int(p->time_ps) : json_null());
 	tp_jw_put(w, "peak_step", d->has_steps ? tp_json_int(d->peak_step) : json_null());
-	tp_jw_put(w, "capacity_bytes", tp_json_int(d->capacity));
+	tp_jw_put(w, "capacity_bytes", p ? tp_json_int(d->capacity) : json_null());
 	tp_jw_put(w, "lifetime_peak_bytes", tp_json_int(d->lifetime_peak));
 	tp_jw_array(w, "active_at_peak");
 	for (size_t i = 0; i < d->n_active && tp_jw_ok(w); i++)
