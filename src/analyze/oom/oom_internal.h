@@ -66,6 +66,9 @@ void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_budget(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
 
+/* Whether the line carries a word that marks it as part of a report
+ * (oom_match.c). */
+bool tp_oom_has_label(const char *s, size_t n);
 /* The earliest headline of any family in [s, end): its end, its start in
  * *at (may be NULL); NULL for none (oom_wrap.c). */
 const char *tp_oom_find_trigger(const char *s, const char *end, const char **at);
@@ -87,5 +90,51 @@ void tp_oom_wrap_line(struct tp_oom_wrap *w, const char *s, size_t n, tp_oom_lin
 /* Gives out what is held (the end of the text, or a line not held). */
 void tp_oom_wrap_flush(struct tp_oom_wrap *w, tp_oom_line_fn fn, void *ctx);
 void tp_oom_wrap_release(struct tp_oom_wrap *w);
+
+/* A report's rows as pasted (oom_unwrap.c): each row's width in
+ * characters before its log prefix was taken off; joined: not a row as
+ * pasted (a headline joined from a terminal's rows, a line read before
+ * the headline), never joined on; prefixed: it carried a log prefix. */
+struct tp_oom_row {
+	uint32_t width;
+	bool joined, prefixed;
+};
+enum tp_oom_unwrap { TP_OOM_UNWRAP_HARD, TP_OOM_UNWRAP_WORDS };
+uint32_t tp_oom_row_width(const char *s, size_t n);
+/* Whether row (its cleaned text s, n) may be a wrap's continuation of
+ * prev, the widest row so far being `widest`: the reader does not end a
+ * report at such a row. */
+bool tp_oom_row_continues(const struct tp_oom_row *prev, uint32_t widest,
+			  const struct tp_oom_row *row, const char *s, size_t n);
+/* The report text (rows joined by newlines; rows[i] describes the i-th)
+ * into out with the rows a hard or a word wrap cut joined again; returns
+ * how many were joined (0: out is the text as it came, or empty when no
+ * row is as wide as a terminal's). */
+size_t tp_oom_unwrap(const char *text, size_t len, const struct tp_oom_row *rows,
+		     size_t n_rows, enum tp_oom_unwrap how, struct tp_strbuf *out);
+/* The rows of the report being read; owns row. */
+#define TP_OOM_ROWS_MAX 65536
+struct tp_oom_rows {
+	struct tp_oom_row *row;
+	size_t n, cap;
+	uint32_t widest;   /* the widest row not joined       */
+	bool over;         /* more than TP_OOM_ROWS_MAX rows  */
+};
+/* The rows of s (a line added to the report): the pieces before its last
+ * newline are lines read before (joined), the last one is *last. */
+void tp_oom_rows_add(struct tp_oom_rows *rows, const struct tp_oom_row *last, const char *s,
+		     size_t n);
+void tp_oom_rows_reset(struct tp_oom_rows *rows);
+void tp_oom_rows_release(struct tp_oom_rows *rows);
+/* Splits [s, end) into reports added to log (the reader's rule). */
+typedef void (*tp_oom_split_fn)(void *ctx, struct tp_oom_log *log, const char *s,
+				const char *end);
+/* The report's text (len bytes, its first n_rows rows described in rows)
+ * split and read as it came, and with a hard and a word wrap undone, into
+ * best (empty on entry; its reports are the caller's): the reading that
+ * reads the most (see oom_unwrap.c). scratch holds the unwrapped text. */
+void tp_oom_read_unwrapped(const char *s, size_t len, const struct tp_oom_rows *rows,
+			   size_t n_rows, struct tp_strbuf *scratch, tp_oom_split_fn split,
+			   void *ctx, struct tp_oom_log *best);
 
 #endif

@@ -341,8 +341,11 @@ static size_t rank_len(const char *s, size_t n)
 	else if (i + 8 <= n && memcmp(s + i, "<stdout>", 8) == 0)
 		i += 8;
 	if (i < n && s[i] == ':')
-		i++;
-	return i < n && s[i] == ' ' ? i + 1 : i;
+		return i + 1 < n && s[i + 1] == ' ' ? i + 2 : i + 1;
+	/* "[256]{0:T(256)}": a shape's dimensions a wrap put first */
+	if (i < n && s[i] != ' ')
+		return 0;
+	return i < n ? i + 1 : i;
 }
 
 /* A quote reply (GitHub, e-mail): "> ", or ">" alone on a line */
@@ -396,4 +399,29 @@ size_t tp_oom_prefix_len(const char *s, size_t n, const char **kind)
 	else if ((k = quote_len(s, n)) != 0)
 		*kind = "quote";
 	return k;
+}
+
+/* Words that mark a line as part of a report. */
+static const char *const labels[] = {
+	"usage >=", "Output size", "requirement", "Largest program allocations",
+	"Size:", "Operator:", "Shape:", "Unpadded size:", "Extra memory due to padding",
+	"XLA label:", "XLA Label:", "Allocation type:", "=====", "reserved", "program",
+	"arguments", "global", "scoped", "HLO temp", "overlays", "HBM capacity",
+	"Top-of-Memory", "Currently allocated", "-----", "Available after request",
+	"attempting reservation", "Heap allocator", "Max free chunk", "Persistent allocations",
+	"output", "heap allocations", "BufferAssignment", "allocation:", "fragmentation:",
+	"Peak buffers", "Buffer ", "Entry Parameter", "Sum Total", "Stats:", "Limit:",
+	"InUse:", "MaxInUse:", "NumAllocs:", "MaxAllocSize:", "Chunk", "Bin (",
+	/* the rest of a headline a terminal wrapped */
+	"Used ", "Exceeded", "capacity", "free", "possible", "bytes", "available", "limit",
+	"memory", "ordinal", "; (", "HBM",
+};
+#define N_LABELS (sizeof(labels) / sizeof(labels[0]))
+
+bool tp_oom_has_label(const char *s, size_t n)
+{
+	for (size_t i = 0; i < N_LABELS; i++)
+		if (tp_oom_memmem(s, n, labels[i], strlen(labels[i])))
+			return true;
+	return false;
 }

@@ -2,11 +2,15 @@
  * oom_read.c - finding OOM reports in a stream of text. Lines are cleaned
  * as they arrive (log prefixes, Markdown bold and code marks, escaped
  * `\N.`, TABs, NUL bytes) and dropped unless they belong to a report: a
- * report starts at a headline (the phrases below, also when a terminal
- * wrapped one over two lines) and goes on while lines carry its labels,
- * through at most GAP_MAX lines without one (a wrapped XLA label, blank
- * lines between entries); the lines after its last label are not kept.
- * Memory: one line being read, the previous line, and the reports.
+ * report starts at a headline (the phrases in oom_wrap.c, also when a
+ * terminal wrapped one over two lines) and goes on while lines carry its
+ * labels (oom_match.c), through at most GAP_MAX lines without one (a
+ * wrapped XLA label, blank lines between entries) and any row a wrap cut
+ * off the line before; the lines after its last label are not kept. A
+ * report is read when it closes, with the rows a wrap cut joined again
+ * where that reads more (oom_unwrap.c).
+ * Memory: one line being read, the previous line, the report being read
+ * with its rows' widths, and the reports.
  */
 #include "oom_internal.h"
 
@@ -15,24 +19,9 @@
 
 #include "tpuprof/util/strbuf.h"
 
-/* Words that mark a line as part of a report. */
-static const char *const labels[] = {
-	"usage >=", "Output size", "requirement", "Largest program allocations",
-	"Size:", "Operator:", "Shape:", "Unpadded size:", "Extra memory due to padding",
-	"XLA label:", "XLA Label:", "Allocation type:", "=====", "reserved", "program",
-	"arguments", "global", "scoped", "HLO temp", "overlays", "HBM capacity",
-	"Top-of-Memory", "Currently allocated", "-----", "Available after request",
-	"attempting reservation", "Heap allocator", "Max free chunk", "Persistent allocations",
-	"output", "heap allocations", "BufferAssignment", "allocation:", "fragmentation:",
-	"Peak buffers", "Buffer ", "Entry Parameter", "Sum Total", "Stats:", "Limit:",
-	"InUse:", "MaxInUse:", "NumAllocs:", "MaxAllocSize:", "Chunk", "Bin (",
-	/* the rest of a headline a terminal wrapped */
-	"Used ", "Exceeded", "capacity", "free", "possible", "bytes", "available", "limit",
-	"memory", "ordinal", "; (", "HBM",
-};
-#define N_LABELS (sizeof(labels) / sizeof(labels[0]))
-
 #define GAP_MAX 8
+/* Rows a wrap may cut one line into. */
+#define CONTINUED_MAX 64
 #define LINE_MAX_KEPT (1u << 20)
 #define TAIL_KEPT 4096
 
@@ -43,7 +32,9 @@ struct tp_oom_reader {
 	struct tp_strbuf clean;    /* scratch: the cleaned line          */
 	struct tp_strbuf prev;     /* the previous cleaned line          */
 	unsigned prev_kinds;       /* prefix kinds of the last 3 lines   */
-	unsigned kinds_ring[3];
+	unsigned kinds_ring[3];    /* (a line a wrap cut counts as one)  */
+	int ring_at;
+	struct tp_oom_row prev_row; /* the row before                    */
 	bool in_report;
 	struct tp_strbuf report;   /* the report's lines so far          */
 	size_t report_kept;        /* its length at its last label line  */
@@ -53,6 +44,11 @@ struct tp_oom_reader {
 	bool report_cut;
 	int part_max;              /* the latest part seen (tp_oom_part_at) */
 	int entry_rank;            /* the last numbered entry's rank     */
+	struct tp_oom_rows rows;   /* the report's rows (oom_unwrap.c)   */
+	int continued;             /* rows in a row taken as continuations */
+	struct tp_oom_row row;     /* the line being taken               */
+	bool line_joined;          /* it is a terminal's rows, joined    */
+	struct tp_strbuf unwrapped; /* scratch: the report unwrapped     */
 	struct tp_oom_wrap wrap;   /* rows a terminal wrapped            */
 };
 
@@ -75,6 +71,7 @@ void tp_oom_log_init(struct tp_oom_log *log)
 	tp_strbuf_init(&log->reader->clean);
 	tp_strbuf_init(&log->reader->prev);
 	tp_strbuf_init(&log->reader->report);
+	tp_strbuf_init(&log->reader->unwrapped);
 	tp_oom_wrap_init(&log->reader->wrap);
 }
 
@@ -87,7 +84,9 @@ static unsigned clean_line(struct tp_oom_reader *rd, const char *s, size_t n)
 
 	while (n && (s[n - 1] == '\r' || s[n - 1] == '\n'))
 		n--;
+	rd->row.prefixed = false;
 	for (int i = 0; i < 6 && (k = tp_oom_prefix_len(s, n, &kind)) != 0; i++) {
+		rd->row.prefixed = true;
 		kinds |= kind_bit(kind);
 		s += k;
 		n -= k;
@@ -109,14 +108,6 @@ static unsigned clean_line(struct tp_oom_reader *rd, const char *s, size_t n)
 		tp_strbuf_add(&rd->clean, &(char){ c }, 1);
 	}
 	return kinds;
-}
-
-static bool has_label(const char *s, size_t n)
-{
-	for (size_t i = 0; i < N_LABELS; i++)
-		if (tp_oom_memmem(s, n, labels[i], strlen(labels[i])))
-			return true;
-	return false;
 }
 
 static bool is_blank(const char *s, size_t n)
@@ -164,17 +155,13 @@ static void add_report(struct tp_oom_log *log, const char *text, size_t len,
 			r->log_prefixes[r->n_log_prefixes++] = tp_xstrdup(kind_names[i]);
 }
 
-/* Closes the report being read: its text up to its last label line, one
- * report per headline in it (a collapsed log holds several on a line). */
-static void close_report(struct tp_oom_log *log)
+/* One report per headline in [s, end) into log (a collapsed log holds
+ * several on a line). */
+static void split_reports(void *ctx, struct tp_oom_log *log, const char *s, const char *end)
 {
-	struct tp_oom_reader *rd = log->reader;
-	const char *s = rd->report.buf, *end = s + rd->report_kept, *at, *e;
+	const struct tp_oom_reader *rd = ctx;
+	const char *at, *e = tp_oom_find_trigger(s, end, &at);
 
-	if (!rd->in_report)
-		return;
-	rd->in_report = false;
-	e = tp_oom_find_trigger(s, end, &at);
 	/* parts before the first headline (or no headline at all) are a
 	 * report of their own: a part never belongs to the headline after it */
 	if (!e || tp_oom_part_at(s, at, NULL, NULL) != TP_OOM_BLK_NONE) {
@@ -191,8 +178,37 @@ static void close_report(struct tp_oom_log *log)
 		s = stop;
 		e = next;
 	}
+}
+
+/* Closes the report being read: its text up to its last label line. */
+static void close_report(struct tp_oom_log *log)
+{
+	struct tp_oom_reader *rd = log->reader;
+	struct tp_oom_log got = { 0 };
+	size_t rows = 1;
+
+	if (!rd->in_report)
+		return;
+	rd->in_report = false;
+	for (size_t i = 0; i < rd->report_kept; i++)
+		rows += rd->report.buf[i] == '\n';
+	tp_oom_read_unwrapped(rd->report.buf, rd->report_kept, &rd->rows, rows,
+			      &rd->unwrapped, split_reports, rd, &got);
+	for (size_t i = 0; i < got.n; i++) {
+		if (log->n >= TP_OOM_REPORTS_MAX) {
+			log->reports_dropped = true;
+			tp_oom_report_release(&got.reports[i]);
+			continue;
+		}
+		log->reports = tp_xgrow(log->reports, &log->cap, log->n + 1,
+					sizeof(*log->reports));
+		log->reports[log->n++] = got.reports[i];
+	}
+	free(got.reports);
+	log->reports_dropped |= got.reports_dropped;
 	tp_strbuf_reset(&rd->report);
 	rd->report_kept = 0;
+	tp_oom_rows_reset(&rd->rows);
 }
 
 /* Adds a line to the report, as much of it as fits in TP_OOM_REPORT_MAX. */
@@ -209,6 +225,7 @@ static void append_report(struct tp_oom_reader *rd, const char *s, size_t n)
 		rd->report_cut = true;
 	}
 	tp_strbuf_add(&rd->report, s, n);
+	tp_oom_rows_add(&rd->rows, &rd->row, s, n);
 }
 
 static void start_report(struct tp_oom_log *log, const char *s, size_t n, unsigned kinds)
@@ -263,6 +280,15 @@ static bool part_starts(const struct tp_oom_reader *rd, const char *s, const cha
 	return (int)p <= rd->part_max;
 }
 
+/* Whether the line (cleaned: s, n) may be a wrap's continuation of the
+ * one before, outside a report: the wider of the two is the width. */
+static bool continues_prev(const struct tp_oom_reader *rd, const char *s, size_t n)
+{
+	uint32_t widest = rd->prev_row.width > rd->row.width ? rd->prev_row.width : rd->row.width;
+
+	return tp_oom_row_continues(&rd->prev_row, widest, &rd->row, s, n);
+}
+
 static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 {
 	struct tp_oom_reader *rd = log->reader;
@@ -270,6 +296,9 @@ static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 	const char *s, *end, *at;
 
 	log->lines++;
+	rd->row.width = tp_oom_row_width(raw, raw_n);
+	rd->row.joined = rd->line_joined;
+	rd->line_joined = false;
 	kinds = clean_line(rd, raw, raw_n);
 	s = rd->clean.buf ? rd->clean.buf : "";
 	end = s + rd->clean.len;
@@ -277,7 +306,8 @@ static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 		close_report(log);
 		/* the line before may hold the wrapper a terminal wrapped off
 		 * (`RESOURCE_EXHAUSTED: E1000: CompileTimeHbmOom:`) */
-		if (rd->prev.len && at == tp_oom_skip_ws(s, end)) {
+		if (rd->prev.len &&
+		    (at == tp_oom_skip_ws(s, end) || continues_prev(rd, s, rd->clean.len))) {
 			tp_strbuf_add(&rd->prev, &(char){ '\n' }, 1);
 			tp_strbuf_add(&rd->prev, s, rd->clean.len);
 			start_report(log, rd->prev.buf, rd->prev.len, kinds);
@@ -292,12 +322,24 @@ static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 		start_report(log, s, rd->clean.len, kinds);
 		part_seen(rd, s, end);
 	} else if (rd->in_report) {
+		/* a row a wrap cut off the line before: the gap does not grow */
+		bool continues = rd->rows.n && !rd->rows.over &&
+				 tp_oom_row_continues(&rd->rows.row[rd->rows.n - 1], rd->rows.widest,
+						      &rd->row, s, rd->clean.len);
+
+		/* the rest of a kept row is kept */
+		bool kept = rd->report_kept == rd->report.len;
+
+		rd->continued = continues ? rd->continued + 1 : 0;
 		part_seen(rd, s, end);
 		append_report(rd, s, rd->clean.len);
 		rd->report_kinds |= kinds;
-		if (has_label(s, rd->clean.len)) {
+		if (tp_oom_has_label(s, rd->clean.len)) {
 			rd->gap = 0;
 			rd->report_kept = rd->report.len;
+		} else if (continues && rd->continued <= CONTINUED_MAX) {
+			if (kept)
+				rd->report_kept = rd->report.len;
 		} else if (++rd->gap > GAP_MAX ||
 			   (!is_blank(s, rd->clean.len) && s[0] != ' ' && rd->gap > 2)) {
 			close_report(log);
@@ -324,7 +366,13 @@ static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 
 		tp_strbuf_add(&rd->prev, end - keep, keep);
 	}
-	rd->kinds_ring[log->lines % 3] = kinds;
+	if (continues_prev(rd, s, rd->clean.len)) {
+		rd->kinds_ring[rd->ring_at] |= kinds;
+	} else {
+		rd->ring_at = (rd->ring_at + 1) % 3;
+		rd->kinds_ring[rd->ring_at] = kinds;
+	}
+	rd->prev_row = rd->row;
 	rd->prev_kinds = rd->kinds_ring[0] | rd->kinds_ring[1] | rd->kinds_ring[2];
 }
 
@@ -358,6 +406,7 @@ static void took_line(void *ctx, const char *s, size_t n, int lines)
 {
 	struct tp_oom_log *log = ctx;
 
+	log->reader->line_joined = lines > 1;
 	take_line(log, s, n);
 	log->lines += lines - 1;
 }
@@ -431,6 +480,8 @@ void tp_oom_log_release(struct tp_oom_log *log)
 		tp_strbuf_release(&log->reader->clean);
 		tp_strbuf_release(&log->reader->prev);
 		tp_strbuf_release(&log->reader->report);
+		tp_strbuf_release(&log->reader->unwrapped);
+		tp_oom_rows_release(&log->reader->rows);
 		tp_oom_wrap_release(&log->reader->wrap);
 		free(log->reader);
 	}
