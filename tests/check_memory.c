@@ -136,6 +136,15 @@ START_TEST(test_v6e_memory_figures)
 	ck_assert_str_eq(m->idx.instrs[m->max_scoped_instr].proto->name, "all-reduce");
 	ck_assert_uint_eq(m->peak, 0);
 	tp_memory_release(&mem);
+
+	/* a space no buffer is in: said, not peaks of 0 B alone */
+	opt.color = 9;
+	f.module = NULL;
+	ck_assert_int_eq(tp_memory_build(&mem, &cap, &opt, &f, &err), TP_OK);
+	ck_assert_uint_eq(mem.n_warnings, 1);
+	ck_assert_str_eq(mem.warnings[0], "memory space 9: no buffer of the 4 program(s) is in "
+			 "it (they use 0, 1, 2, 5, 6): its peaks read 0 B");
+	tp_memory_release(&mem);
 	tp_capture_release(&cap);
 }
 END_TEST

@@ -405,6 +405,27 @@ enum tp_err tp_memory_build_cores(struct tp_memory *mem, struct tp_capture *cap,
 	return TP_OK;
 }
 
+/* A memory space other than HBM that no program's buffer is in reads as
+ * peaks of 0 B: said, with the spaces the programs use. */
+static void space_warning(struct tp_memory *mem)
+{
+	uint64_t spaces = 0;
+	char list[256] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; i < mem->n_modules; i++)
+		spaces |= tp_mem_spaces(&mem->modules[i]);
+	if (mem->color == 0 || !mem->n_modules ||
+	    (mem->color < 64 && (spaces >> mem->color & 1)))
+		return;
+	for (int c = 0; c < 64; c++)
+		if (spaces >> c & 1)
+			n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0,
+					      "%s%d", n ? ", " : "", c);
+	warn(mem, "memory space %lld: no buffer of the %zu program(s) is in it (they use %s): "
+	     "its peaks read 0 B", (long long)mem->color, mem->n_modules, spaces ? list : "none");
+}
+
 enum tp_err tp_memory_build_programs(struct tp_memory *mem, struct tp_capture *cap,
 				     const struct tp_mem_options *opt,
 				     const struct tp_memory_filter *f, struct tp_error *err)
@@ -418,6 +439,8 @@ enum tp_err tp_memory_build_programs(struct tp_memory *mem, struct tp_capture *c
 	if ((rc = selection_of(cap, f, &own, &sel, err)) != TP_OK)
 		return rc;
 	rc = analyze_modules(mem, cap, opt, sel, err);
+	if (rc == TP_OK)
+		space_warning(mem);
 	if (rc == TP_OK && opt->n_splits)
 		rc = tp_mem_whatif(mem, opt->splits, opt->n_splits, err);
 	tp_selection_release(&own);

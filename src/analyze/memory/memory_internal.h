@@ -9,6 +9,9 @@
 #include "tpuprof/analyze/common/shape.h"
 
 void tp_mem_build_buffers(struct tp_mem_module *m);
+/* The memory spaces (colors 0-63) the module's buffer allocations are
+ * in, a bit each. */
+uint64_t tp_mem_spaces(const struct tp_mem_module *m);
 void tp_mem_choose_trace(struct tp_mem_module *m);
 bool tp_mem_check_trace(struct tp_mem_module *m);
 void tp_mem_suggest(struct tp_mem_module *m, const struct tp_mem_options *opt);

@@ -178,3 +178,18 @@ bool tp_mem_check_trace(struct tp_mem_module *m)
 	}
 	return true;
 }
+
+uint64_t tp_mem_spaces(const struct tp_mem_module *m)
+{
+	const Xla__BufferAssignmentProto *ba =
+		m->module && m->module->hlo ? m->module->hlo->buffer_assignment : NULL;
+	uint64_t spaces = 0;
+
+	for (size_t a = 0; ba && a < ba->n_buffer_allocations; a++) {
+		int64_t c = ba->buffer_allocations[a]->color;
+
+		if (c >= 0 && c < 64)
+			spaces |= UINT64_C(1) << c;
+	}
+	return spaces;
+}
