@@ -155,6 +155,13 @@ bounded "stdin of NULs" "tpuprof: stdin, report 1: not a JSON report (byte 0x00 
 	"$tpuprof merge --max-input 100MB - </dev/zero"
 bounded "a capture" "tpuprof: testdata/small.xplane.pb: a profile capture, not a report: merge reads saved reports (make one with 'tpuprof report --format json CAPTURE'; check and diff read captures too)" \
 	"$tpuprof merge testdata/small.xplane.pb"
+# on stdin too: a capture (its first byte 0x0a reads as a blank) and a
+# gzipped report are named for what they are
+bounded "a capture on stdin" "tpuprof: stdin, report 1: a profile capture, not a report: merge reads saved reports (make one with 'tpuprof report --format json CAPTURE'; check and diff read captures too)" \
+	"$tpuprof merge - <testdata/small.xplane.pb"
+gzip -c $r.0.json >"$tmp/report.json.gz"
+bounded "a gzipped report on stdin" "tpuprof: stdin, report 1: gzip data, not a JSON report: merge reads saved reports as plain JSON (a gzipped report: gunzip it first)" \
+	"$tpuprof merge - <$tmp/report.json.gz"
 bounded "endless stream" "tpuprof: stdin, report 1: input larger than the limit of 1000000 bytes (see --max-input)" \
 	"(printf '{\"schema\":\"'; yes aaaaaaa | tr -d '\\n') | $tpuprof merge --max-input 1MB -"
 bounded "stream's second report" "tpuprof: stdin, report 2: input larger than the limit of 10000000 bytes (see --max-input)" \

@@ -370,24 +370,51 @@ void tp_merge_stream_init(struct tp_merge_stream *st, FILE *in, uint64_t max)
 	st->max = max;
 }
 
+/* A stream that cannot start a report: its first bytes (the blanks
+ * before c, c, and what follows, up to HEAD_PEEK) name what it is, gzip
+ * or a capture (whose first byte 0x0a reads as a blank). */
+#define HEAD_PEEK 256
+#define LEAD_KEPT 16
+static void bad_stream_start(struct tp_merge_stream *st, const char *name, int c,
+			     const uint8_t *lead, size_t n_lead, struct tp_error *err)
+{
+	uint8_t head[HEAD_PEEK];
+	uint64_t at = st->pos - 1;
+	size_t n = n_lead <= LEAD_KEPT ? n_lead : 0;
+	int next;
+
+	memcpy(head, lead, n);
+	head[n++] = (uint8_t)c;
+	while (n < sizeof(head) && (next = getc_unlocked(st->in)) != EOF) {
+		head[n++] = (uint8_t)next;
+		st->pos++;
+	}
+	bad_start(name, at, c, head, n, err);
+}
+
 int tp_merge_stream_next(struct tp_merge_stream *st, json_t **doc, struct tp_error *err)
 {
 	struct splitter sp = { 0, false, false, false };
-	size_t len = 0;
+	size_t len = 0, n_lead = 0;
+	uint8_t lead[LEAD_KEPT];
 	int c;
 	char name[64];
 
 	*doc = NULL;
 	while ((c = getc_unlocked(st->in)) != EOF) {
 		st->pos++;
-		if (!sp.started && blank(c))
+		if (!sp.started && blank(c)) {
+			if (n_lead < LEAD_KEPT)
+				lead[n_lead] = (uint8_t)c;
+			n_lead += n_lead <= LEAD_KEPT;
 			continue;
+		}
 		if (!len) {
 			st->n++;
 			snprintf(name, sizeof(name), "stdin, report %zu", st->n);
 			/* what cannot start a report never ends one (/dev/zero) */
 			if (!starts_report(c)) {
-				bad_start(name, st->pos - 1, c, NULL, 0, err);
+				bad_stream_start(st, name, c, lead, n_lead, err);
 				return -1;
 			}
 		}
