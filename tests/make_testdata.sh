@@ -79,6 +79,11 @@ mkdir -p "$td/xla-dump"
 "$gen" --seed 1 --cores 2 --programs 2 --events-per-line 300 \
 	-o "$td/diff-longer.xplane.pb"
 python3 tests/make_corrupt.py "$td"
+# The main job's capture whose first two allocator events count bytes in
+# use below zero (a damaged capture): runtime[].damaged_events, the
+# warning, check's damaged part (the figures contract walks it).
+"$gen" --seed 1 --cores 2 --programs 2 --events-per-line 200 --damaged-memory-events 2 \
+	-o "$td/corrupt/damaged-allocator.xplane.pb"
 # The CI gate (issue 40): one program on 2 cores, 4 steps of exactly 40 us
 # on host worker7 (the baseline) and 8 such steps on worker8 (the same per
 # step: passes); slow/worker8 has 8 steps of 48 us (+20%: fails). No

@@ -37,6 +37,8 @@ CAPTURES = [
     ("multi-trace", "testdata/multi-trace.hlo_proto.pb"),
     ("xla-dump", "testdata/xla-dump"),
     ("debug-print", "testdata/debug-print"),
+    # small's capture with two allocator events below zero (damaged_events)
+    ("damaged-allocator", "testdata/corrupt/damaged-allocator.xplane.pb"),
 ]
 
 # A clone without ../shared (the reference captures) runs the rest.
@@ -82,7 +84,7 @@ NO_FLOPS = NO_CAPACITY | {"mi300x-attention", "mi300x-elementwise", "mi300x-gemm
 # kernels, or from group_id), where the debug-print advice is judged
 WITH_STEPS = {"tpu-v6e-4chip", "v100x8-tf", "small", "diff-b", "diff-longer", "collectives", "layout-b",
               "run-3hosts", "run-3hosts-host0", "debug-print", "mi300x-attention", "mi300x-elementwise", "mi300x-gemm",
-              "mi300x8-conv3d", "jax-gpu", "tf-gpu"}
+              "mi300x8-conv3d", "jax-gpu", "tf-gpu", "damaged-allocator"}
 
 
 # captures without an XLA collective: --max-collective-bytes has nothing to

@@ -693,6 +693,42 @@ def runtime_peak_names_program(cap):
             yield "%s %s: the stack holds the peak, yet no program named" % (r["host"], r["plane"])
 
 
+DAMAGED_WARNING = re.compile(r"^  (\S+) memory (\S+): (\d+) of (\d+) allocator events have negative "
+                             r"byte counts \(a damaged capture\): left out of the runtime peak$", re.M)
+
+
+def damaged_allocator_events(cap):
+    """runtime[].damaged_events (json.md): the memory's events whose heap,
+    stack or free bytes are negative. Each has those bytes null in the
+    timeline and is never the peak; memory and report warn of the same
+    count in text and report JSON carries it; check counts each such
+    memory as a damaged part, beside info.damage[]."""
+    runtime = cap.json("memory")["runtime"]
+    damaged = [r for r in runtime if r["damaged_events"]]
+    if not damaged:
+        raise Skip()
+    for r in runtime:
+        where = "%s memory %s" % (r["host"], r["memory_id"])
+        if len(r["timeline"]) == r["allocations"] + r["deallocations"]:
+            nulls = sum(1 for e in r["timeline"] if None in (e["heap_bytes"], e["stack_bytes"], e["free_bytes"]))
+            if nulls != r["damaged_events"]:
+                yield "%s: %d timeline entries without bytes, damaged_events %d" % (where, nulls, r["damaged_events"])
+        if r["peak_bytes"] is not None and r["peak_bytes"] < 0:
+            yield "%s: a negative peak %d" % (where, r["peak_bytes"])
+    want = {(r["host"], r["memory_id"]): (r["damaged_events"], r["allocations"] + r["deallocations"])
+            for r in damaged}
+    for cmd in ("memory", "report"):
+        warned = {(h, m): (int(n), int(t)) for h, m, n, t in DAMAGED_WARNING.findall(cap.text(cmd))}
+        if warned != want:
+            yield "%s text warns of %s, the JSON has %s" % (cmd, warned, want)
+    in_report = {(r["host"], r["memory_id"]): r["damaged_events"] for r in cap.json("report")["memory"]["runtime"]}
+    if in_report != {(r["host"], r["memory_id"]): r["damaged_events"] for r in runtime}:
+        yield "report JSON's damaged_events %s differ from memory's" % in_report
+    parts = len(cap.json("info").get("damage") or []) + len(damaged)
+    if cap.json("check")["damaged_parts"] != parts:
+        yield "check: damaged_parts %d, %d expected" % (cap.json("check")["damaged_parts"], parts)
+
+
 # diff (issue 23 point 9) ----------------------------------------------------
 
 UNITS = {"bytes": "bytes", "ps": "ps", "ppb": None}
@@ -1014,6 +1050,7 @@ ROWS = [
     Check("memory: heap events and schedule steps named apart, both for the peak", positions_named_apart),
     Check("memory: the largest scoped allocation names its instruction", scoped_out_of_peak),
     Check("check: a runtime peak names its program; buffers carry their scope", runtime_peak_names_program),
+    Check("memory: damaged allocator events counted, warned of, never the peak", damaged_allocator_events),
     Check("ops text: different ops print different names", ops_names_distinct),
 
     # diff: each row in its unit, labelled, the worst core, never a sum (23.9)

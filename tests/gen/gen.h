@@ -36,6 +36,7 @@ typedef struct {
     int heap_traces;
     uint64_t events_per_line;
     uint64_t memory_events;
+    uint64_t damaged_memory_events; /* the first N allocations: bytes_allocated < 0 */
     int steps;
     int hosts;
     int gzip;

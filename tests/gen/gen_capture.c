@@ -25,6 +25,9 @@ static const char USAGE[] =
     "  --heap-traces N      heap-simulator traces per module (default 1)\n"
     "  --events-per-line N  XLA Ops events per core (default 200)\n"
     "  --memory-events N    MemoryAllocation/Deallocation events (default 50)\n"
+    "  --damaged-memory-events N\n"
+    "                       the first N allocations carry a negative bytes_allocated\n"
+    "                       (a damaged capture)\n"
     "  --steps N            program executions per core (default 2)\n"
     "  --steps-line         also write a \"Steps\" line on TPU planes\n"
     "  --step-ps N          each execution lasts exactly N ps (dies if its ops need more)\n"
@@ -164,6 +167,8 @@ static void parse_args(int argc, char **argv, Options *o)
             o->events_per_line = parse_u64(a, VALUE());
         } else if (FLAG("--memory-events")) {
             o->memory_events = parse_u64(a, VALUE());
+        } else if (FLAG("--damaged-memory-events")) {
+            o->damaged_memory_events = parse_u64(a, VALUE());
         } else if (FLAG("--steps")) {
             o->steps = parse_int(a, VALUE(), 0, 100000000);
         } else if (FLAG("--steps-line")) {

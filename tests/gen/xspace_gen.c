@@ -819,7 +819,9 @@ static void mem_gen(void *vctx, Emitter *em)
         ev.offset_ps = 5000000 + (int64_t)k * 1500000; /* instant: duration 0 */
         set_i64(&st[n++], S->idx, d);
         set_i64(&st[n++], S->res, reserved);
-        set_i64(&st[n++], S->inuse, inuse[d]);
+        /* a damaged capture: the allocator's count below zero */
+        set_i64(&st[n++], S->inuse,
+                alloc && j < o->damaged_memory_events ? -inuse[d] : inuse[d]);
         set_i64(&st[n++], S->avail, capacity - reserved - inuse[d]);
         st[n].metadata_id = S->frag;
         st[n].value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_DOUBLE_VALUE;

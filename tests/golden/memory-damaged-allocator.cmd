@@ -1,0 +1,1 @@
+memory --limit 3 testdata/corrupt/damaged-allocator.xplane.pb
