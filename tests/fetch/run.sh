@@ -620,13 +620,15 @@ case_fault_reset_fails() {
 	expect_files "$dir/out" "$NEWEST/34.83.195.179_6003.xplane.pb"
 }
 
-# --keep-partial leaves FILE.part; the next run continues it with a range.
+# --keep-partial leaves FILE.part, and beside it the object's validator
+# (its ETag); the next run continues it with a range, If-Range that ETag.
 case_fault_resume_across_runs() {
 	start_server none --fault reset-always
 	tp fetch -q -j 1 --retries 0 --keep-partial -o "$dir/out" "$URL/static/logs/"
 	expect_rc 4
 	expect_files "$dir/out" "$NEWEST/34.83.195.179_6003.xplane.pb
-$NEWEST/tpu_inference_2.xplane.pb.part"
+$NEWEST/tpu_inference_2.xplane.pb.part
+$NEWEST/tpu_inference_2.xplane.pb.part.validator"
 	stop_server
 	start_server none
 	tp fetch -q -o "$dir/out" "$URL/static/logs/"
@@ -635,6 +637,35 @@ $NEWEST/tpu_inference_2.xplane.pb.part"
 	expect_same "$dir/out/$NEWEST/tpu_inference_2.xplane.pb" "$V6E"
 	expect_files "$dir/out" "$NEWEST/34.83.195.179_6003.xplane.pb
 $NEWEST/tpu_inference_2.xplane.pb"
+}
+
+# A FILE.part of another object (another run's, or this object's before it
+# changed) is never continued into a file of neither: with a validator
+# that no longer matches, the server's If-Range gives the whole object;
+# without one (a .part from before this run), it is fetched whole. Before,
+# both were continued with a range and the capture spliced.
+case_part_of_another_object() {
+	start_server none
+	mkdir -p "$dir/out/$NEWEST"
+	head -c 3000 "$CAPTURES/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb" \
+		>"$dir/out/$NEWEST/tpu_inference_2.xplane.pb.part"
+	printf '"%s"' 0123456789abcdef >"$dir/out/$NEWEST/tpu_inference_2.xplane.pb.part.validator"
+	tp fetch -q -o "$dir/out" "$URL/static/logs/"
+	expect_rc 0
+	# asked with a range (If-Range the stale ETag), answered whole
+	expect_log_count '^GET /static/logs/plugins/profile/2024_06_01_10_00_00/tpu_inference_2\.xplane\.pb range=bytes=3000- ' 1
+	expect_same "$dir/out/$NEWEST/tpu_inference_2.xplane.pb" "$V6E"
+	expect_files "$dir/out" "$NEWEST/34.83.195.179_6003.xplane.pb
+$NEWEST/tpu_inference_2.xplane.pb"
+	rm -rf "$dir/out"
+	mkdir -p "$dir/out/$NEWEST"
+	head -c 3000 "$CAPTURES/gpu-v100x8-tf-multiworker/34.83.195.179_6003.xplane.pb" \
+		>"$dir/out/$NEWEST/tpu_inference_2.xplane.pb.part"
+	tp fetch -q -o "$dir/out" "$URL/static/logs/"
+	expect_rc 0
+	# no validator: asked whole, no second range
+	expect_log_count '^GET /static/logs/plugins/profile/2024_06_01_10_00_00/tpu_inference_2\.xplane\.pb range=bytes=3000- ' 1
+	expect_same "$dir/out/$NEWEST/tpu_inference_2.xplane.pb" "$V6E"
 }
 
 case_fault_500() {
@@ -865,7 +896,7 @@ PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
 	dry-run keep-and-force header-redirects redirect-errors gcs-cut-short gcs-dup-listing tool-500 no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
-	fault-reset-fails fault-resume-across-runs fault-500 fault-500-once \
+	fault-reset-fails fault-resume-across-runs part-of-another-object fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \
 	fault-truncated-gzip fault-endless fault-hostile-names fault-hostile-objects \
 	capture capture-error-200 capture-error-500 capture-dry-run capture-timeout capture-no-new-run \

@@ -27,6 +27,7 @@ Accept-Encoding it saw (the token itself is not logged).
 """
 import argparse
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -172,6 +173,11 @@ def embedded_modules(xspace):
 
 def vtuple(s):
     return tuple(int(x) for x in s.split("."))
+
+
+def etag(data):
+    """A strong ETag of a file's bytes, as a server gives one."""
+    return '"%s"' % hashlib.sha1(data).hexdigest()[:16]
 
 
 class State:
@@ -332,6 +338,7 @@ class Handler(BaseHTTPRequestHandler):
         """Headers for the whole body, `cut` bytes of it, then a TCP reset."""
         self.send_response(status)
         self.send_header("Content-Type", ctype)
+        self.send_header("ETag", etag(body))
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body[:cut])
@@ -384,6 +391,9 @@ class Handler(BaseHTTPRequestHandler):
                 and name.endswith("tpu_inference_2.xplane.pb"):
             return self.reset(200, data, ctype, len(data) // 2)
         m = re.match(r"bytes=(\d+)-$", rng or "")
+        # a range of an object that changed since: the whole object
+        if m and self.headers.get("If-Range") not in (None, etag(data)):
+            m = None
         if m:
             start = int(m.group(1))
             if start >= len(data):
@@ -391,8 +401,8 @@ class Handler(BaseHTTPRequestHandler):
                                  [("Content-Range", "bytes */%d" % len(data))])
             return self.send(206, data[start:], ctype, [
                 ("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data))),
-                ("Accept-Ranges", "bytes")])
-        self.send(200, data, ctype, [("Accept-Ranges", "bytes")])
+                ("Accept-Ranges", "bytes"), ("ETag", etag(data))])
+        self.send(200, data, ctype, [("Accept-Ranges", "bytes"), ("ETag", etag(data))])
 
     # -- routing --
 

@@ -87,6 +87,13 @@ static void set_headers(struct xfer *x)
 		x->hdrs = curl_slist_append(x->hdrs, "Accept-Encoding: gzip");
 	for (size_t i = 0; i < r->n_headers; i++)
 		x->hdrs = curl_slist_append(x->hdrs, r->headers[i]);
+	if (x->resume_from && x->if_range) {
+		/* the object changed since: its whole, not the rest of another */
+		char *h = tp_xasprintf("If-Range: %s", x->if_range);
+
+		x->hdrs = curl_slist_append(x->hdrs, h);
+		free(h);
+	}
 	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->hdrs);
 }
 
@@ -135,8 +142,16 @@ static void start_attempt(struct engine *e, struct xfer *x)
 	tp_error_clear(&x->fail);
 	x->fail_retry = x->restart = false;
 	x->resume_from = 0;
-	if (x->part && !x->no_resume && stat(x->part, &st) == 0 && st.st_size > 0)
-		x->resume_from = (uint64_t)st.st_size;
+	free(x->if_range);
+	x->if_range = NULL;
+	if (x->part && !x->no_resume && stat(x->part, &st) == 0 && st.st_size > 0) {
+		/* a .part from another run is continued only against the
+		 * object it holds the start of (part_validator.c) */
+		if (!x->req->local_file)
+			x->if_range = tp_http_part_validator_load(x->part);
+		if (x->req->local_file || x->if_range || x->part_ours)
+			x->resume_from = (uint64_t)st.st_size;
+	}
 	x->part_valid = x->resume_from > 0;
 	x->easy = curl_easy_init();
 	if (!x->easy) {
@@ -402,6 +417,7 @@ static void engine_release(struct engine *e)
 {
 	for (size_t i = 0; i < e->n; i++) {
 		free(e->x[i].part);
+		free(e->x[i].if_range);
 		free(e->x[i].location);
 	}
 	free(e->x);

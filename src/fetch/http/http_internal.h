@@ -33,13 +33,17 @@ struct xfer {
 	char *part;                /* dest.part, malloc'd, or NULL         */
 	bool no_resume;            /* the server ignored a range: start over */
 	bool part_valid;           /* the .part holds a prefix of the object */
+	bool part_ours;            /* this run started the .part           */
 	uint64_t resume_from;      /* bytes asked to skip this attempt     */
+	char *if_range;            /* the .part's validator, sent with its
+				    * range (part_validator.c), malloc'd  */
 
 	/* the answer of this attempt */
 	long status;
 	char reason[64];           /* the status line's reason phrase      */
 	char *ctype;               /* media type, lower case, malloc'd     */
 	char *cenc;                /* Content-Encoding, malloc'd           */
+	char *etag, *last_modified; /* the object's validators, malloc'd   */
 	long retry_after_ms;
 	bool begun;                /* the body's first byte (or its end) seen */
 	enum xfer_sink sink;
@@ -63,6 +67,14 @@ struct xfer {
 };
 
 long long tp_http_now_ms(void);
+
+/* part_validator.c: FILE.part.validator, what the .part holds the start
+ * of. Saves this answer's strong ETag or Last-Modified beside x->part
+ * (removes the old one when it has neither). */
+void tp_http_part_validator_save(const struct xfer *x);
+/* The saved validator (malloc'd), or NULL when none is readable. */
+char *tp_http_part_validator_load(const char *part);
+void tp_http_part_validator_remove(const char *part);
 
 /* redirect.c: at most this many redirects are followed. */
 #define TP_HTTP_MAX_HOPS 5L

@@ -48,7 +48,9 @@ static void on_status_line(struct xfer *x, const char *p, size_t n)
 	/* A new answer (after a redirect or 100 Continue): forget the last. */
 	free(x->ctype);
 	free(x->cenc);
-	x->ctype = x->cenc = NULL;
+	free(x->etag);
+	free(x->last_modified);
+	x->ctype = x->cenc = x->etag = x->last_modified = NULL;
 	x->retry_after_ms = -1;
 	x->reason[0] = '\0';
 	if (!sp)
@@ -99,6 +101,12 @@ size_t tp_http_on_header(char *p, size_t size, size_t n, void *ud)
 	} else if (header_is(p, name_len, "content-encoding")) {
 		free(x->cenc);
 		x->cenc = header_value(v, vn);
+	} else if (header_is(p, name_len, "etag")) {
+		free(x->etag);
+		x->etag = header_value(v, vn);
+	} else if (header_is(p, name_len, "last-modified")) {
+		free(x->last_modified);
+		x->last_modified = header_value(v, vn);
 	} else if (header_is(p, name_len, "retry-after")) {
 		char *val = header_value(v, vn);
 
@@ -186,7 +194,11 @@ static enum tp_err open_part(struct xfer *x)
 		rewind(x->fp);
 		x->head_len = fread(x->head, 1, sizeof(x->head), x->fp);
 		fseek(x->fp, 0, SEEK_END);
+	} else if (!x->req->local_file) {
+		/* what a later run may continue it against */
+		tp_http_part_validator_save(x);
 	}
+	x->part_ours = true;
 	return TP_OK;
 }
 
@@ -286,6 +298,7 @@ static enum tp_err complete_file(struct xfer *x)
 	if (rename(x->part, x->req->dest) != 0)
 		return tp_error_set(&x->fail, TP_ERR_OUTPUT, "cannot rename '%s' to '%s': %s",
 				    x->part, x->req->dest, strerror(errno));
+	tp_http_part_validator_remove(x->part);
 	return TP_OK;
 }
 
@@ -351,14 +364,18 @@ void tp_http_reset_answer(struct xfer *x, bool keep_part)
 	if (x->fp)
 		fclose(x->fp);
 	x->fp = NULL;
-	if (x->part && !keep_part)
+	if (x->part && !keep_part) {
 		unlink(x->part);
+		tp_http_part_validator_remove(x->part);
+	}
 	tp_body_decoder_release(&x->dec);
 	memset(&x->dec, 0, sizeof(x->dec));
 	free(x->ctype);
 	free(x->cenc);
+	free(x->etag);
+	free(x->last_modified);
 	free(x->mem);
-	x->ctype = x->cenc = x->mem = NULL;
+	x->ctype = x->cenc = x->etag = x->last_modified = x->mem = NULL;
 	x->mem_len = x->mem_cap = x->head_len = 0;
 	x->raw_bytes = 0;
 	x->begun = false;
