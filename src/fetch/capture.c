@@ -248,6 +248,8 @@ enum tp_err tp_fetch_capture(const struct tp_fetch_opts *o,
 		rc = tp_url_split(o->source, &u, err);
 	if (rc == TP_OK)
 		rc = tp_tb_probe(&c, u.base, &s, err);
+	if (rc == TP_OK)
+		rc = tp_tb_no_plugin(&s, r->source, err);
 	if (rc == TP_OK && !s.found)
 		rc = tp_error_set(err, TP_ERR_NETWORK,
 				  "%s: no TensorBoard or XProf profile plugin answers there (no /runs or /tools)",

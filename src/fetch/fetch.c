@@ -150,6 +150,8 @@ static enum tp_err http_source(struct fetch_ctx *c, struct tp_error *err)
 		return rc;
 	if (!names_capture_file(u.path))
 		rc = tp_tb_probe(c, u.base, &s, err);
+	if (rc == TP_OK)
+		rc = tp_tb_no_plugin(&s, c->r->source, err);
 	if (rc == TP_OK && !s.found) {
 		rc = tp_fetch_from_static(c, &u, err);
 	} else if (rc == TP_OK) {

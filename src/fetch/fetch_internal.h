@@ -122,6 +122,10 @@ enum tp_err tp_tb_list_runs(struct fetch_ctx *c, struct tb_server *s,
 enum tp_err tp_tb_plan_run(struct fetch_ctx *c, struct tb_server *s,
 			   struct tp_error *err);
 void tp_tb_server_release(struct tb_server *s);
+/* A TensorBoard that answered /data/environment but not the profile
+ * plugin's routes: an error that says so (TP_OK otherwise). */
+enum tp_err tp_tb_no_plugin(const struct tb_server *s, const char *where,
+			    struct tp_error *err);
 /* Describes the server in c->r (server, version). */
 void tp_tb_describe(struct fetch_ctx *c, const struct tb_server *s);
 

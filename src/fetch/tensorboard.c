@@ -123,7 +123,8 @@ enum tp_err tp_tb_probe(struct fetch_ctx *c, const char *base,
 		read_environment(s, &q[PROBE_ENV]);
 	} else if (rc == TP_OK) {
 		rc = probe_tools(c, s, err);
-		if (rc == TP_OK && s->found)
+		/* without the plugin too: a TensorBoard that lacks it says so */
+		if (rc == TP_OK)
 			read_environment(s, &q[PROBE_ENV]);
 	}
 	for (int i = 0; i < N_PROBES; i++) {
@@ -131,6 +132,21 @@ enum tp_err tp_tb_probe(struct fetch_ctx *c, const char *base,
 		free(urls[i]);
 	}
 	return rc;
+}
+
+enum tp_err tp_tb_no_plugin(const struct tb_server *s, const char *where,
+			    struct tp_error *err)
+{
+	if (s->found || !s->has_env)
+		return TP_OK;
+	return tp_error_set(err, TP_ERR_NETWORK,
+			    "%s: TensorBoard%s%s answers, but not its profile plugin (no "
+			    "/data/plugin/profile/runs or /tools): the plugin is not installed or did "
+			    "not load there ('pip install tensorboard-plugin-profile' where TensorBoard "
+			    "runs, then restart it)%s%s%s",
+			    where, s->tb_version ? " " : "", s->tb_version ? s->tb_version : "",
+			    s->data_location ? "; or fetch the logdir it reads, '" : "",
+			    s->data_location ? s->data_location : "", s->data_location ? "'" : "");
 }
 
 void tp_tb_describe(struct fetch_ctx *c, const struct tb_server *s)

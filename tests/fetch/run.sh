@@ -668,6 +668,18 @@ $NEWEST/tpu_inference_2.xplane.pb"
 	expect_same "$dir/out/$NEWEST/tpu_inference_2.xplane.pb" "$V6E"
 }
 
+# A TensorBoard whose profile plugin did not load: said so, with the
+# remedy and the logdir it reads (it said "no profile runs found").
+case_tb_no_plugin() {
+	start_server tb-2.18.0 --data-location local --fault no-plugin
+	tp fetch -o "$dir/out" "$URL"
+	expect_rc 4
+	expect_err "tpuprof: http://127.0.0.1:PORT: TensorBoard 2.18.0 answers, but not its profile plugin (no /data/plugin/profile/runs or /tools): the plugin is not installed or did not load there ('pip install tensorboard-plugin-profile' where TensorBoard runs, then restart it); or fetch the logdir it reads, 'CASE/srv/logs'"
+	[ -e "$dir/out" ] && bad "a failed fetch created $dir/out"
+	tp capture -n --service-addr localhost:1 -o "$dir/out" "$URL"
+	expect_rc 4
+}
+
 case_fault_500() {
 	start_server xprof-2.21.5 --fault 500-runs
 	tp fetch --retries 2 --retry-delay 10ms -o "$dir/out" "$URL"
@@ -896,7 +908,7 @@ PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
 	dry-run keep-and-force header-redirects redirect-errors gcs-cut-short gcs-dup-listing tool-500 no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
-	fault-reset-fails fault-resume-across-runs part-of-another-object fault-500 fault-500-once \
+	fault-reset-fails fault-resume-across-runs part-of-another-object tb-no-plugin fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \
 	fault-truncated-gzip fault-endless fault-hostile-names fault-hostile-objects \
 	capture capture-error-200 capture-error-500 capture-dry-run capture-timeout capture-no-new-run \

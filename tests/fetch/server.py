@@ -18,7 +18,8 @@ to --port-file) and emulates, from ../shared/docs/endpoint-facts.md:
   * faults (--fault): slow answers (runs, a file, a capture), a reset in the
     middle of a body, 500s,
     429, wrong content type, HTML with 200, truncated gzip, an endless body,
-    hostile run, host and module names.
+    hostile run, host and module names, a TensorBoard whose profile plugin
+    did not load (no-plugin: its routes 404, /data/environment answers).
 
 It builds its logdir under --root from the captures in --captures (symbolic
 links, nothing is copied into the project) and logs one line per request to
@@ -526,7 +527,7 @@ class Handler(BaseHTTPRequestHandler):
             route = path[len(prefix):] if path.startswith(prefix) else path
         elif path.rstrip("/") == "/data/environment":
             return self.environment()
-        elif path.startswith(prefix + "/"):
+        elif path.startswith(prefix + "/") and st.fault != "no-plugin":
             route = path[len(prefix):]
         else:
             return self.send(404, "Not found", "text/plain")
