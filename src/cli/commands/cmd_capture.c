@@ -30,6 +30,7 @@ static const char capture_help[] =
 	"                          + 30s)\n"
 	"\n"
 	"fetch options:\n"
+	TP_FETCH_OUTPUT_HELP
 	TP_FETCH_OPTIONS_HELP
 	"\n"
 	"exit: 0 ok, 2 usage, 4 the server could not capture or fetch failed,\n"

@@ -27,6 +27,8 @@ static const char fetch_help[] =
 	"  a local path                   nothing to fetch (it says so)\n"
 	"\n"
 	"options:\n"
+	TP_FETCH_OUTPUT_HELP
+	TP_FETCH_RUN_HELP
 	TP_FETCH_OPTIONS_HELP
 	"\n"
 	"Files already in DIR are kept unless --force; each download goes to\n"

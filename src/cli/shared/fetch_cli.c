@@ -39,41 +39,42 @@ struct opt_def {
 	size_t offset;      /* into struct tp_fetch_cli */
 	long lo, hi;
 	bool capture_only;
+	bool fetch_only;    /* capture names it to say it is fetch's */
 };
 
 #define AT(field) offsetof(struct tp_fetch_cli, field)
 
 static const struct opt_def opt_defs[] = {
-	{ "output", 'o', OPT_STRING, AT(o.out_dir), 0, 0, false },
-	{ "run", 0, OPT_STRING, AT(o.run), 0, 0, false },
-	{ "tools", 0, OPT_TOOLS, AT(o.tools), 0, 0, false },
-	{ "jobs", 'j', OPT_UINT, AT(o.http.jobs), 1, 64, false },
-	{ "connect-timeout", 0, OPT_MS, AT(o.http.connect_timeout_ms), 1, 0, false },
-	{ "idle-timeout", 0, OPT_MS, AT(o.http.idle_timeout_ms), 1, 0, false },
-	{ "retries", 0, OPT_UINT, AT(o.http.retries), 0, 100, false },
-	{ "retry-delay", 0, OPT_MS, AT(o.http.retry_base_ms), 0, 0, false },
-	{ "max-size", 0, OPT_SIZE, AT(o.http.max_size), 0, 0, false },
-	{ "header", 'H', OPT_HEADER, 0, 0, 0, false },
-	{ "token", 0, OPT_STRING, AT(o.token), 0, 0, false },
-	{ "token-command", 0, OPT_STRING, AT(o.token_command), 0, 0, false },
-	{ "insecure", 'k', OPT_TRUE, AT(o.http.insecure), 0, 0, false },
-	{ "cacert", 0, OPT_STRING, AT(o.http.cacert), 0, 0, false },
-	{ "force", 0, OPT_TRUE, AT(o.force), 0, 0, false },
-	{ "keep-partial", 0, OPT_TRUE, AT(o.http.keep_partial), 0, 0, false },
-	{ "dry-run", 'n', OPT_TRUE, AT(o.dry_run), 0, 0, false },
-	{ "format", 0, OPT_FORMAT, AT(format), 0, 0, false },
-	{ "quiet", 'q', OPT_TRUE, AT(quiet), 0, 0, false },
-	{ "help", 'h', OPT_HELP, 0, 0, 0, false },
-	{ "service-addr", 0, OPT_STRING, AT(cap.service_addr), 0, 0, true },
-	{ "duration-ms", 0, OPT_U64, AT(cap.duration_ms), 1, 0, true },
-	{ "num-retry", 0, OPT_UINT, AT(cap.num_retry), 0, 100, true },
-	{ "worker-list", 0, OPT_STRING, AT(cap.worker_list), 0, 0, true },
-	{ "host-tracer-level", 0, OPT_INT, AT(cap.host_tracer_level), 0, 3, true },
-	{ "device-tracer-level", 0, OPT_INT, AT(cap.device_tracer_level), 0, 3, true },
-	{ "python-tracer-level", 0, OPT_INT, AT(cap.python_tracer_level), 0, 3, true },
-	{ "delay-ms", 0, OPT_U64, AT(cap.delay_ms), 0, 0, true },
-	{ "tpu-name", 0, OPT_TRUE, AT(cap.tpu_name), 0, 0, true },
-	{ "capture-timeout", 0, OPT_MS, AT(cap.timeout_ms), 1, 0, true },
+	{ "output", 'o', OPT_STRING, AT(o.out_dir), 0, 0, false, false },
+	{ "run", 0, OPT_STRING, AT(o.run), 0, 0, false, true },
+	{ "tools", 0, OPT_TOOLS, AT(o.tools), 0, 0, false, false },
+	{ "jobs", 'j', OPT_UINT, AT(o.http.jobs), 1, 64, false, false },
+	{ "connect-timeout", 0, OPT_MS, AT(o.http.connect_timeout_ms), 1, 0, false, false },
+	{ "idle-timeout", 0, OPT_MS, AT(o.http.idle_timeout_ms), 1, 0, false, false },
+	{ "retries", 0, OPT_UINT, AT(o.http.retries), 0, 100, false, false },
+	{ "retry-delay", 0, OPT_MS, AT(o.http.retry_base_ms), 0, 0, false, false },
+	{ "max-size", 0, OPT_SIZE, AT(o.http.max_size), 0, 0, false, false },
+	{ "header", 'H', OPT_HEADER, 0, 0, 0, false, false },
+	{ "token", 0, OPT_STRING, AT(o.token), 0, 0, false, false },
+	{ "token-command", 0, OPT_STRING, AT(o.token_command), 0, 0, false, false },
+	{ "insecure", 'k', OPT_TRUE, AT(o.http.insecure), 0, 0, false, false },
+	{ "cacert", 0, OPT_STRING, AT(o.http.cacert), 0, 0, false, false },
+	{ "force", 0, OPT_TRUE, AT(o.force), 0, 0, false, false },
+	{ "keep-partial", 0, OPT_TRUE, AT(o.http.keep_partial), 0, 0, false, false },
+	{ "dry-run", 'n', OPT_TRUE, AT(o.dry_run), 0, 0, false, false },
+	{ "format", 0, OPT_FORMAT, AT(format), 0, 0, false, false },
+	{ "quiet", 'q', OPT_TRUE, AT(quiet), 0, 0, false, false },
+	{ "help", 'h', OPT_HELP, 0, 0, 0, false, false },
+	{ "service-addr", 0, OPT_STRING, AT(cap.service_addr), 0, 0, true, false },
+	{ "duration-ms", 0, OPT_U64, AT(cap.duration_ms), 1, 0, true, false },
+	{ "num-retry", 0, OPT_UINT, AT(cap.num_retry), 0, 100, true, false },
+	{ "worker-list", 0, OPT_STRING, AT(cap.worker_list), 0, 0, true, false },
+	{ "host-tracer-level", 0, OPT_INT, AT(cap.host_tracer_level), 0, 3, true, false },
+	{ "device-tracer-level", 0, OPT_INT, AT(cap.device_tracer_level), 0, 3, true, false },
+	{ "python-tracer-level", 0, OPT_INT, AT(cap.python_tracer_level), 0, 3, true, false },
+	{ "delay-ms", 0, OPT_U64, AT(cap.delay_ms), 0, 0, true, false },
+	{ "tpu-name", 0, OPT_TRUE, AT(cap.tpu_name), 0, 0, true, false },
+	{ "capture-timeout", 0, OPT_MS, AT(cap.timeout_ms), 1, 0, true, false },
 };
 
 #define N_OPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
@@ -239,6 +240,10 @@ static int parse_loop(const struct tp_cmd *cmd, struct tp_cli_args *args,
 			fputs(cmd->help, stdout);
 			return -1;       /* exit now, successfully */
 		}
+		if (d->fetch_only && cli->capture)
+			return tp_cli_usage_error(cmd, "--run is fetch's: capture fetches the run it "
+						  "makes (to fetch another: tpuprof fetch --run %s URL)",
+						  optarg);
 		if (set_option(cli, d, optarg) != 0) {
 			char fmt[96];
 

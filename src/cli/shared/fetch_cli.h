@@ -31,10 +31,13 @@ int tp_fetch_cli_parse(const struct tp_cmd *cmd, int argc, char **argv,
  * notes and the summary; returns the exit code. Releases cli. */
 int tp_fetch_cli_run(struct tp_fetch_cli *cli);
 
-/* The options both commands take, for their help texts. */
+/* The options both commands take, for their help texts: -o, then
+ * fetch's own --run (capture fetches the run it makes), then the rest. */
+#define TP_FETCH_OUTPUT_HELP \
+	"  -o, --output DIR        the logdir to write (default ./tpuprof-logdir)\n"
+#define TP_FETCH_RUN_HELP \
+	"  --run NAME              the run to fetch (default the newest)\n"
 #define TP_FETCH_OPTIONS_HELP \
-	"  -o, --output DIR        the logdir to write (default ./tpuprof-logdir)\n" \
-	"  --run NAME              the run to fetch (default the newest)\n" \
 	"  --tools LIST            what to ask a TensorBoard/XProf server for,\n" \
 	"                          comma-separated, or all or none (default all):\n" \
 	"                          graph_viewer (each module's HloProto),\n" \
