@@ -207,6 +207,7 @@ oom-test: $(BIN) oom-stream
 	python3 tests/oom/check_oom_variants.py $(BIN)
 	python3 tests/oom/check_oom_wrapped.py $(BIN)
 	python3 tests/oom/check_oom_folded.py $(BIN)
+	python3 tests/oom/check_oom_escaped.py $(BIN)
 
 # Every family of report, made up but faithful (testdata/oom/): needs only
 # the repository.

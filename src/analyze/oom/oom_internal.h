@@ -66,6 +66,20 @@ void tp_oom_cause(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_budget(struct tp_oom_explain *e, const struct tp_oom_report *r);
 void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end);
 
+/* A report escaped into one string (oom_unescape.c): whether the line
+ * holds one (three or more literal \n), and the line unescaped into out
+ * (JSON's and Python's escapes; scratch and scratch2 are buffers it
+ * may use). */
+bool tp_oom_escaped_line(const char *s, size_t n);
+void tp_oom_unescape(const char *s, size_t n, struct tp_strbuf *out, struct tp_strbuf *scratch,
+		     struct tp_strbuf *scratch2);
+/* The line (s, n) cleaned into clean (oom_match.c): its log prefixes
+ * taken off (*prefixed says whether it had one), Markdown bold and code
+ * marks, escaped `\N.`, TABs and NUL bytes; returns the prefix kinds it
+ * had, a bit each: bit i is tp_oom_prefix_kind(i) ("glog", ...; NULL
+ * past the last). */
+unsigned tp_oom_clean_line(const char *s, size_t n, struct tp_strbuf *clean, bool *prefixed);
+const char *tp_oom_prefix_kind(unsigned i);
 /* Whether the line carries a word that marks it as part of a report
  * (oom_match.c). */
 bool tp_oom_has_label(const char *s, size_t n);

@@ -425,3 +425,54 @@ bool tp_oom_has_label(const char *s, size_t n)
 			return true;
 	return false;
 }
+
+/* The kinds of log prefix, by bit (tp_oom_clean_line). */
+static const char *const kind_names[] = { "glog", "tf-timestamp", "ray", "rank", "quote" };
+#define N_KINDS (sizeof(kind_names) / sizeof(kind_names[0]))
+
+const char *tp_oom_prefix_kind(unsigned i)
+{
+	return i < N_KINDS ? kind_names[i] : NULL;
+}
+
+static unsigned kind_bit(const char *kind)
+{
+	for (unsigned i = 0; i < N_KINDS; i++)
+		if (strcmp(kind, kind_names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+unsigned tp_oom_clean_line(const char *s, size_t n, struct tp_strbuf *clean, bool *prefixed)
+{
+	unsigned kinds = 0;
+	size_t k;
+	const char *kind = NULL;
+
+	while (n && (s[n - 1] == '\r' || s[n - 1] == '\n'))
+		n--;
+	*prefixed = false;
+	for (int i = 0; i < 6 && (k = tp_oom_prefix_len(s, n, &kind)) != 0; i++) {
+		*prefixed = true;
+		kinds |= kind_bit(kind);
+		s += k;
+		n -= k;
+	}
+	tp_strbuf_reset(clean);
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == '*' && i + 1 < n && s[i + 1] == '*') {
+			i++;
+			continue;
+		}
+		if (c == '`')
+			continue;
+		if (c == '\\' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')
+			continue;
+		if (c == '\t' || c == '\0' || c == '\r')
+			c = ' ';
+		tp_strbuf_add(clean, &(char){ c }, 1);
+	}
+	return kinds;
+}

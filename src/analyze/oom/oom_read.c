@@ -49,19 +49,9 @@ struct tp_oom_reader {
 	struct tp_oom_row row;     /* the line being taken               */
 	bool line_joined;          /* it is a terminal's rows, joined    */
 	struct tp_strbuf unwrapped; /* scratch: the report unwrapped     */
+	struct tp_strbuf unescaped; /* a line's escaped report, unescaped */
 	struct tp_oom_wrap wrap;   /* rows a terminal wrapped            */
 };
-
-static const char *const kind_names[] = { "glog", "tf-timestamp", "ray", "rank", "quote" };
-#define N_KINDS (sizeof(kind_names) / sizeof(kind_names[0]))
-
-static unsigned kind_bit(const char *kind)
-{
-	for (unsigned i = 0; i < N_KINDS; i++)
-		if (strcmp(kind, kind_names[i]) == 0)
-			return 1u << i;
-	return 0;
-}
 
 void tp_oom_log_init(struct tp_oom_log *log)
 {
@@ -72,42 +62,8 @@ void tp_oom_log_init(struct tp_oom_log *log)
 	tp_strbuf_init(&log->reader->prev);
 	tp_strbuf_init(&log->reader->report);
 	tp_strbuf_init(&log->reader->unwrapped);
+	tp_strbuf_init(&log->reader->unescaped);
 	tp_oom_wrap_init(&log->reader->wrap);
-}
-
-/* The cleaned line into rd->clean; returns the prefix kinds it had. */
-static unsigned clean_line(struct tp_oom_reader *rd, const char *s, size_t n)
-{
-	unsigned kinds = 0;
-	size_t k;
-	const char *kind = NULL;
-
-	while (n && (s[n - 1] == '\r' || s[n - 1] == '\n'))
-		n--;
-	rd->row.prefixed = false;
-	for (int i = 0; i < 6 && (k = tp_oom_prefix_len(s, n, &kind)) != 0; i++) {
-		rd->row.prefixed = true;
-		kinds |= kind_bit(kind);
-		s += k;
-		n -= k;
-	}
-	tp_strbuf_reset(&rd->clean);
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (c == '*' && i + 1 < n && s[i + 1] == '*') {
-			i++;
-			continue;
-		}
-		if (c == '`')
-			continue;
-		if (c == '\\' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')
-			continue;
-		if (c == '\t' || c == '\0' || c == '\r')
-			c = ' ';
-		tp_strbuf_add(&rd->clean, &(char){ c }, 1);
-	}
-	return kinds;
 }
 
 static bool is_blank(const char *s, size_t n)
@@ -150,9 +106,9 @@ static void add_report(struct tp_oom_log *log, const char *text, size_t len,
 	}
 	r->line = line;
 	r->text_cut = cut;
-	for (unsigned i = 0; i < N_KINDS; i++)
+	for (unsigned i = 0; tp_oom_prefix_kind(i); i++)
 		if (kinds & (1u << i))
-			r->log_prefixes[r->n_log_prefixes++] = tp_xstrdup(kind_names[i]);
+			r->log_prefixes[r->n_log_prefixes++] = tp_xstrdup(tp_oom_prefix_kind(i));
 }
 
 /* One report per headline in [s, end) into log (a collapsed log holds
@@ -299,7 +255,7 @@ static void take_line(struct tp_oom_log *log, const char *raw, size_t raw_n)
 	rd->row.width = tp_oom_row_width(raw, raw_n);
 	rd->row.joined = rd->line_joined;
 	rd->line_joined = false;
-	kinds = clean_line(rd, raw, raw_n);
+	kinds = tp_oom_clean_line(raw, raw_n, &rd->clean, &rd->row.prefixed);
 	s = rd->clean.buf ? rd->clean.buf : "";
 	end = s + rd->clean.len;
 	if (tp_oom_find_trigger(s, end, &at)) {
@@ -411,6 +367,30 @@ static void took_line(void *ctx, const char *s, size_t n, int lines)
 	log->lines += lines - 1;
 }
 
+/* A line that holds a report escaped into one string (a JSON log's
+ * message): the lines it holds, each counted as the line they came in,
+ * so that a report's line is that line. */
+static void take_escaped(struct tp_oom_log *log)
+{
+	struct tp_oom_reader *rd = log->reader;
+	const char *s, *end, *nl;
+
+	tp_oom_wrap_flush(&rd->wrap, took_line, log);
+	/* unwrapped and clean: free between lines, scratch here */
+	tp_oom_unescape(rd->line.buf, rd->line.len, &rd->unescaped, &rd->unwrapped, &rd->clean);
+	s = rd->unescaped.buf;
+	end = s + rd->unescaped.len;
+	for (bool first = true;; first = false) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (!first)
+			log->lines--;
+		take_line(log, s, (size_t)((nl ? nl : end) - s));
+		if (!nl)
+			break;
+		s = nl + 1;
+	}
+}
+
 /* The line read whole (or cut at its limit) to the reader: through the
  * wrap stage unless it is too long for a terminal's row. */
 static void line_done(struct tp_oom_log *log)
@@ -419,6 +399,12 @@ static void line_done(struct tp_oom_log *log)
 
 	if (rd->line.buf)   /* colour codes: no part of any figure */
 		rd->line.len = tp_oom_strip_ansi(rd->line.buf, rd->line.len);
+	if (rd->line.len && tp_oom_escaped_line(rd->line.buf, rd->line.len)) {
+		take_escaped(log);
+		if (rd->line_cut && rd->in_report)
+			rd->report_cut = true;
+		return;
+	}
 	if (!rd->line_cut && !rd->line_report) {
 		tp_oom_wrap_line(&rd->wrap, rd->line.buf ? rd->line.buf : "", rd->line.len,
 				 took_line, log);
@@ -481,6 +467,7 @@ void tp_oom_log_release(struct tp_oom_log *log)
 		tp_strbuf_release(&log->reader->prev);
 		tp_strbuf_release(&log->reader->report);
 		tp_strbuf_release(&log->reader->unwrapped);
+		tp_strbuf_release(&log->reader->unescaped);
 		tp_oom_rows_release(&log->reader->rows);
 		tp_oom_wrap_release(&log->reader->wrap);
 		free(log->reader);
