@@ -27,6 +27,8 @@ static size_t escaped_newlines(const char *s, size_t n)
 {
 	size_t k = 0;
 
+	if (!memchr(s, '\\', n))   /* most lines of a log */
+		return 0;
 	for (size_t i = 0; i + 1 < n; i++)
 		if (s[i] == '\\') {
 			while (i + 1 < n && s[i + 1] == '\\')

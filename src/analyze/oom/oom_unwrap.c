@@ -31,13 +31,15 @@
 
 uint32_t tp_oom_row_width(const char *s, size_t n)
 {
-	uint32_t w = 0;
+	size_t w = 0;
 
 	while (n && (s[n - 1] == '\r' || s[n - 1] == '\n'))
 		n--;
-	for (size_t i = 0; i < n && w < UINT32_MAX; i++)
+	if (n > ROW_MAX * 4)   /* no terminal's row, whatever it holds */
+		return UINT32_MAX;
+	for (size_t i = 0; i < n; i++)
 		w += ((unsigned char)s[i] & 0xc0) != 0x80;   /* UTF-8: characters */
-	return w;
+	return (uint32_t)w;
 }
 
 static size_t first_word(const char *s, size_t n)
