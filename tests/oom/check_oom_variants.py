@@ -7,7 +7,9 @@ whole report's, every part the cut text holds whole is found, and a
 report without its headline says so and holds no used, capacity or
 overage; (2) damaged inside its allocation list (Markdown bold markers,
 glued lines, TAB indentation, literal `\\n` in op_name) and held to its
-reference figures; (3) each printed size, among its first 60, without
+reference figures, and as a web page, a chat or a word processor gives
+it back (no-break spaces, zero-width spaces, curly quotes, HTML's
+entities) and held to the whole report's document; (3) each printed size, among its first 60, without
 its unit: no figure may then differ from the whole report's (the words
 of a part whose figure was lost once took the next part's), and a usage
 part (`reserved`, `program`, ...) so damaged is named in `missing`.
@@ -212,7 +214,27 @@ def lost_units(name, text, whole):
                      f"missing {r['missing']}")
 
 
-DAMAGE = [("bold", bold), ("glued", glued), ("tabs", tabs), ("escaped \\n", escaped_newlines)]
+def nbsp(text):
+    """Indentation and the blank after each label as no-break spaces (a
+    web page's or a chat's copy) and a zero-width space here and there."""
+    text = re.sub(r"(?m)^( +)", lambda m: "\u00a0" * len(m.group(1)), text)
+    return re.sub(r"(Size|Shape|type): ", "\\1:\u00a0\u200b", text)
+
+
+def smart_quotes(text):
+    """op_name="..." as a word processor or a chat writes it: “...”."""
+    return re.sub(r'"([^"\n]*)"', "\u201c\\1\u201d", text)
+
+
+def entities(text):
+    """HTML's entities, as a page's source or a ticket system holds it."""
+    return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").replace('"', "&quot;")
+
+
+DAMAGE = [("bold", bold), ("glued", glued), ("tabs", tabs), ("escaped \\n", escaped_newlines),
+          ("no-break spaces", nbsp), ("curly quotes", smart_quotes), ("HTML entities", entities)]
+# these change no character of a figure or a name: the whole document holds
+WHOLE = {"no-break spaces", "curly quotes", "HTML entities"}
 
 for path in sorted(glob.glob(D + "*.log")):
     name = os.path.basename(path)
@@ -248,6 +270,12 @@ for path in sorted(glob.glob(D + "*.log")):
             fail(f"{name} ({what}): exit {rc}, {doc and doc['reports_count']} reports")
             continue
         compare(f"{name} ({what})", exp, doc["reports"][0])
+        if what in WHOLE:
+            g, w = doc["reports"][0], whole["reports"][0]
+            for k in w:
+                if k not in ("input", "line") and g.get(k) != w[k]:
+                    fail(f"{name} ({what}): {k} {json.dumps(g.get(k))[:200]} != "
+                         f"{json.dumps(w[k])[:200]}")
 
 if failures:
     print(f"oom variants: {len(failures)} failures")

@@ -19,7 +19,7 @@ const char *tp_oom_skip_ws(const char *s, const char *end);
 /* memmem (a GNU extension) for the oom files. */
 const char *tp_oom_memmem(const char *hay, size_t n, const char *needle, size_t m);
 
-/* A log prefix at the start of line: its length, kind in *kind ("glog",
+/* A log prefix at the start of line (oom_clean.c): its length, kind in *kind ("glog",
  * "tf-timestamp", "ray", "rank" (also torchrun's "[rank0]: "), "quote"
  * (a quote reply's "> ")); 0 when none. */
 size_t tp_oom_prefix_len(const char *s, size_t n, const char **kind);
@@ -73,7 +73,7 @@ void tp_oom_entries_read(struct tp_oom_report *r, const char *s, const char *end
 bool tp_oom_escaped_line(const char *s, size_t n);
 void tp_oom_unescape(const char *s, size_t n, struct tp_strbuf *out, struct tp_strbuf *scratch,
 		     struct tp_strbuf *scratch2);
-/* The line (s, n) cleaned into clean (oom_match.c): its log prefixes
+/* The line (s, n) cleaned into clean (oom_clean.c): its log prefixes
  * taken off (*prefixed says whether it had one), Markdown bold and code
  * marks, escaped `\N.`, TABs and NUL bytes; returns the prefix kinds it
  * had, a bit each: bit i is tp_oom_prefix_kind(i) ("glog", ...; NULL
@@ -81,7 +81,7 @@ void tp_oom_unescape(const char *s, size_t n, struct tp_strbuf *out, struct tp_s
 unsigned tp_oom_clean_line(const char *s, size_t n, struct tp_strbuf *clean, bool *prefixed);
 const char *tp_oom_prefix_kind(unsigned i);
 /* Whether the line carries a word that marks it as part of a report
- * (oom_match.c). */
+ * (oom_clean.c). */
 bool tp_oom_has_label(const char *s, size_t n);
 /* The earliest headline of any family in [s, end): its end, its start in
  * *at (may be NULL); NULL for none (oom_wrap.c). */

@@ -4,7 +4,7 @@
  * `\N.`, TABs, NUL bytes) and dropped unless they belong to a report: a
  * report starts at a headline (the phrases in oom_wrap.c, also when a
  * terminal wrapped one over two lines) and goes on while lines carry its
- * labels (oom_match.c), through at most GAP_MAX lines without one (a
+ * labels (oom_clean.c), through at most GAP_MAX lines without one (a
  * wrapped XLA label, blank lines between entries) and any row a wrap cut
  * off the line before; the lines after its last label are not kept. A
  * report is read when it closes, with the rows a wrap cut joined again
