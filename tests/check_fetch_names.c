@@ -182,27 +182,35 @@ static const struct {
 	const char *url;
 	enum tp_err rc;
 	const char *base, *path, *origin;
+	const char *run;          /* the run= it names, or NULL */
 } split_cases[] = {
-	{ "http://localhost:6006", TP_OK, "http://localhost:6006", "", "http://localhost:6006" },
-	{ "http://localhost:6006/", TP_OK, "http://localhost:6006", "/", "http://localhost:6006" },
+	{ "http://localhost:6006", TP_OK, "http://localhost:6006", "", "http://localhost:6006", NULL },
+	{ "http://localhost:6006/", TP_OK, "http://localhost:6006", "/", "http://localhost:6006", NULL },
 	{ "https://tb.example/prefix/#profile", TP_OK, "https://tb.example/prefix",
-	  "/prefix/", "https://tb.example" },
+	  "/prefix/", "https://tb.example", NULL },
 	{ "http://h:1/pre/data/plugin/profile/runs?x=1", TP_OK, "http://h:1/pre",
-	  "/pre/data/plugin/profile/runs", "http://h:1" },
+	  "/pre/data/plugin/profile/runs", "http://h:1", NULL },
 	{ "HTTP://h:1/data/plugin/profilex", TP_OK, "HTTP://h:1/data/plugin/profilex",
-	  "/data/plugin/profilex", "HTTP://h:1" },
-	{ "http://u:p@h:1/a", TP_OK, "http://u:p@h:1/a", "/a", "http://u:p@h:1" },
-	{ "ftp://h/", TP_ERR_USAGE, NULL, NULL, NULL },
-	{ "http:///path", TP_ERR_USAGE, NULL, NULL, NULL },
+	  "/data/plugin/profilex", "HTTP://h:1", NULL },
+	{ "http://u:p@h:1/a", TP_OK, "http://u:p@h:1/a", "/a", "http://u:p@h:1", NULL },
+	{ "ftp://h/", TP_ERR_USAGE, NULL, NULL, NULL, NULL },
+	{ "http:///path", TP_ERR_USAGE, NULL, NULL, NULL, NULL },
 	/* a bad port or v6 address is a usage error (exit 2): libcurl's
 	 * "URL using bad/illegal format" was a network one (exit 4) */
-	{ "http://127.0.0.1:99999", TP_ERR_USAGE, NULL, NULL, NULL },
-	{ "http://h:0/", TP_ERR_USAGE, NULL, NULL, NULL },
-	{ "http://h:6OO6", TP_ERR_USAGE, NULL, NULL, NULL },
-	{ "http://[::1", TP_ERR_USAGE, NULL, NULL, NULL },
-	{ "http://[::1]x", TP_ERR_USAGE, NULL, NULL, NULL },
-	{ "http://[::1]:6006/", TP_OK, "http://[::1]:6006", "/", "http://[::1]:6006" },
-	{ "http://h:/", TP_OK, "http://h:", "/", "http://h:" },
+	{ "http://127.0.0.1:99999", TP_ERR_USAGE, NULL, NULL, NULL, NULL },
+	{ "http://h:0/", TP_ERR_USAGE, NULL, NULL, NULL, NULL },
+	{ "http://h:6OO6", TP_ERR_USAGE, NULL, NULL, NULL, NULL },
+	{ "http://[::1", TP_ERR_USAGE, NULL, NULL, NULL, NULL },
+	{ "http://[::1]x", TP_ERR_USAGE, NULL, NULL, NULL, NULL },
+	{ "http://[::1]:6006/", TP_OK, "http://[::1]:6006", "/", "http://[::1]:6006", NULL },
+	{ "http://h:/", TP_OK, "http://h:", "/", "http://h:", NULL },
+	/* XProf's browser URL names its run: in the query or the fragment,
+	 * %XX decoded; "xrun=" or an empty run= names none */
+	{ "http://h:8791/?run=2024_05_01_09_00_00&tool=overview_page", TP_OK, "http://h:8791",
+	  "/", "http://h:8791", "2024_05_01_09_00_00" },
+	{ "http://h:6006/#profile&run=train%2F2024_x", TP_OK, "http://h:6006", "/",
+	  "http://h:6006", "train/2024_x" },
+	{ "http://h:6006/?xrun=a&run=", TP_OK, "http://h:6006", "/", "http://h:6006", NULL },
 };
 
 START_TEST(test_split)
@@ -216,6 +224,10 @@ START_TEST(test_split)
 		ck_assert_str_eq(u.base, split_cases[_i].base);
 		ck_assert_str_eq(u.path, split_cases[_i].path);
 		ck_assert_str_eq(u.origin, split_cases[_i].origin);
+		if (split_cases[_i].run)
+			ck_assert_str_eq(u.run, split_cases[_i].run);
+		else
+			ck_assert_ptr_null(u.run);
 	} else {
 		ck_assert(strstr(err.msg, split_cases[_i].url) != NULL);
 	}

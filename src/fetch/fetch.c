@@ -148,6 +148,17 @@ static enum tp_err http_source(struct fetch_ctx *c, struct tp_error *err)
 
 	if (rc != TP_OK)
 		return rc;
+	if (u.run && c->o->run && strcmp(u.run, c->o->run) != 0) {
+		char *a = tp_quote_name(c->o->run), *b = tp_quote_name(u.run);
+
+		rc = tp_error_set(err, TP_ERR_USAGE, "--run '%s' and the URL's run=%s name two runs",
+				  a, b);
+		free(a);
+		free(b);
+		tp_url_parts_release(&u);
+		return rc;
+	}
+	c->url_run = u.run;   /* XProf's browser URL names its run */
 	if (!names_capture_file(u.path))
 		rc = tp_tb_probe(c, u.base, &s, err);
 	if (rc == TP_OK)
@@ -166,6 +177,7 @@ static enum tp_err http_source(struct fetch_ctx *c, struct tp_error *err)
 	}
 	tp_strlist_release(&runs);
 	tp_tb_server_release(&s);
+	c->url_run = NULL;
 	tp_url_parts_release(&u);
 	return rc;
 }

@@ -25,6 +25,7 @@ struct fetch_ctx {
 	bool gcs_auth_done;          /* gcs_auth resolved                  */
 	char *gcs_endpoint;          /* JSON API base, malloc'd            */
 	const char *auth_hdr[1];     /* header array for GCS requests      */
+	const char *url_run;         /* the run the URL names (run=), or NULL */
 };
 
 void tp_fetch_ctx_init(struct fetch_ctx *c, const struct tp_fetch_opts *o,

@@ -93,7 +93,7 @@ enum tp_err tp_fetch_choose_run(struct fetch_ctx *c, struct tp_strlist *runs,
 				const char *where, struct tp_error *err)
 {
 	struct tp_fetch_result *r = c->r;
-	const char *want = c->o->run;
+	const char *want = c->o->run ? c->o->run : c->url_run;
 
 	tp_runs_sort_newest(runs->v, runs->n);
 	for (size_t i = 0; i < runs->n; i++) {

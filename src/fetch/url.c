@@ -127,6 +127,45 @@ static void trim_plugin_path(char *path)
 		path[--n] = '\0';
 }
 
+static int hex_value(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The run= of the query or the fragment after the path (XProf's browser
+ * URL: `/?run=2024_05_01_09_00_00&tool=overview_page`), %XX decoded;
+ * malloc'd, or NULL. */
+static char *run_param(const char *rest)
+{
+	const char *p = rest;
+
+	while ((p = strstr(p, "run=")) != NULL) {
+		if (p > rest && (p[-1] == '?' || p[-1] == '&' || p[-1] == '#')) {
+			size_t n = strcspn(p + 4, "&#");
+			char *out = tp_xmalloc(n + 1), *o = out;
+
+			for (const char *q = p + 4; q < p + 4 + n; q++) {
+				int hi, lo;
+
+				if (*q == '%' && q + 2 < p + 4 + n &&
+				    (hi = hex_value(q[1])) >= 0 && (lo = hex_value(q[2])) >= 0) {
+					*o++ = (char)(hi * 16 + lo);
+					q += 2;
+				} else {
+					*o++ = *q;
+				}
+			}
+			*o = '\0';
+			if (*out)
+				return out;
+			free(out);
+		}
+		p += 4;
+	}
+	return NULL;
+}
+
 /* What is wrong with a URL's host[:port], [v6][:port] included, or NULL:
  * caught here as a usage error (exit 2), not by libcurl as a network one. */
 static const char *bad_host_port(const char *host, const char *end)
@@ -181,6 +220,7 @@ enum tp_err tp_url_split(const char *url, struct tp_url_parts *out,
 	 * tp_url_shown(), which drops it. */
 	out->origin = tp_xasprintf("%.*s", (int)(end - url), url);
 	out->path = tp_xasprintf("%.*s", (int)strcspn(end, "?#"), end);
+	out->run = run_param(end + strlen(out->path));
 	path = tp_xstrdup(out->path);
 	trim_plugin_path(path);
 	out->base = tp_xasprintf("%s%s", out->origin, path);
@@ -193,6 +233,7 @@ void tp_url_parts_release(struct tp_url_parts *p)
 	free(p->base);
 	free(p->path);
 	free(p->origin);
+	free(p->run);
 	memset(p, 0, sizeof(*p));
 }
 

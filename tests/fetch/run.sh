@@ -278,6 +278,20 @@ $NEWEST/$m.memory_viewer.json
 }
 
 # XProf's own answers, byte for byte (the shared golden JSON).
+# XProf's browser URL names its run (?run=...&tool=...): that run is
+# fetched, as with --run; a --run that names another is a usage error.
+# Before, the run= was dropped and the newest fetched.
+case_xprof_browser_url() {
+	start_server xprof-2.21.5
+	tp fetch -n --tools none -o "$dir/out" "$URL/?run=2024_05_01_09_00_00&tool=overview_page"
+	expect_rc 0
+	expect_out "run         2024_05_01_09_00_00 (4 runs on the source)"
+	expect_no_log 'run=2024_06_01_10_00_00'
+	tp fetch -n --tools none --run 2024_06_01_10_00_00 -o "$dir/out" "$URL/#run=2024_05_01_09_00_00"
+	expect_rc 2
+	expect_err "tpuprof: --run '2024_06_01_10_00_00' and the URL's run=2024_05_01_09_00_00 name two runs"
+}
+
 case_xprof_golden() {
 	start_server xprof-2.21.5
 	tp fetch --run tpu-training --tools memory_profile,op_profile,memory_viewer,graph_viewer \
@@ -906,7 +920,7 @@ case_static_riegeli() {
 
 PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
-	dry-run keep-and-force header-redirects redirect-errors gcs-cut-short gcs-dup-listing tool-500 no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
+	xprof-browser-url dry-run keep-and-force header-redirects redirect-errors gcs-cut-short gcs-dup-listing tool-500 no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
 	fault-reset-fails fault-resume-across-runs part-of-another-object tb-no-plugin fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \

@@ -71,6 +71,8 @@ struct tp_url_parts {
 	char *base;        /* malloc'd                                   */
 	char *path;        /* malloc'd, the path after host[:port] ("" for none) */
 	char *origin;      /* malloc'd scheme://[userinfo@]host[:port]   */
+	char *run;         /* malloc'd: the run= the query or fragment
+			    * names (XProf's browser URL), decoded; NULL */
 	bool https;
 };
 enum tp_err tp_url_split(const char *url, struct tp_url_parts *out,
