@@ -291,8 +291,11 @@ static const struct {
 	{ "localhost:9012", true }, { "10.0.0.2:8466,10.0.0.3:8466", true },
 	{ "grpc://localhost:6009", true }, { "localhost", false }, { ":9012", false },
 	{ "host:0", false }, { "host:65536", false }, { "host:12a", false },
-	{ "[::1]:9012", false }, { "a/b:1", false }, { "h:1,", true }, { "", false },
-	{ "h:1,,h:2", false },
+	{ "[::1]:9012", false }, { "a/b:1", false }, { "", false }, { "h:1,,h:2", false },
+	/* an empty item or a blank is refused wherever it stands: "h:1,"
+	 * and " h:1" were taken, ",h:1" and "h:1 " refused */
+	{ "h:1,", false }, { ",h:1", false }, { " h:1", false }, { "h:1 ", false },
+	{ "h :1", false },
 };
 
 START_TEST(test_capture_addr)

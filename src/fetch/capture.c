@@ -13,6 +13,7 @@
 #include "fetch_internal.h"
 
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "tpuprof/util/util.h"
@@ -36,6 +37,9 @@ static bool addr_ok(const char *a, size_t n)
 	if (!colon || colon == a || memchr(colon + 1, ':', n - (size_t)(colon + 1 - a)) ||
 	    memchr(a, '/', n))
 		return false;
+	for (const char *c = a; c < colon; c++)   /* " h:1" is no host */
+		if (isspace((unsigned char)*c))
+			return false;
 	port_len = n - (size_t)(colon + 1 - a);
 	if (port_len == 0 || port_len > 5)
 		return false;
@@ -57,16 +61,19 @@ const char *tp_capture_addr_problem(const char *service_addr)
 		p += 7;
 	if (!*p)
 		return "no address";
-	while (*p) {
+	for (;;) {
 		size_t n = strcspn(p, ",");
 
+		if (!n)   /* ",h:1", "h:1,,h:2" and "h:1," alike */
+			return "an empty address in the list (a comma at an end, or two)";
 		if (!addr_ok(p, n))
-			return "each address must be host:port (one ':', a port 1-65535, no '/'; IPv6 literals are not accepted by the profiler)";
+			return "each address must be host:port (one ':', a port 1-65535, no '/' "
+			       "or blank; IPv6 literals are not accepted by the profiler)";
 		p += n;
-		if (*p == ',')
-			p++;
+		if (!*p)
+			return NULL;
+		p++;   /* the comma */
 	}
-	return NULL;
 }
 
 static char *capture_url(const struct tb_server *s, const struct tp_capture_opts *k)
@@ -185,6 +192,11 @@ static enum tp_err check_params(const struct tp_capture_opts *k,
 	if (!k->tpu_name && (why = tp_capture_addr_problem(k->service_addr)) != NULL)
 		return tp_error_set(err, TP_ERR_USAGE, "bad --service-addr '%s': %s",
 				    k->service_addr, why);
+	/* the server passes each worker to the profiler as an address */
+	if (k->worker_list && *k->worker_list &&
+	    (why = tp_capture_addr_problem(k->worker_list)) != NULL)
+		return tp_error_set(err, TP_ERR_USAGE, "bad --worker-list '%s': %s",
+				    k->worker_list, why);
 	if (k->duration_ms == 0)
 		return tp_error_set(err, TP_ERR_USAGE, "--duration-ms must be more than 0");
 	return TP_OK;

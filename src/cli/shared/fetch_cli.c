@@ -265,10 +265,17 @@ static int check_capture(const struct tp_cmd *cmd,
 	if (!k->service_addr)
 		return tp_cli_usage_error(cmd, "%s: --service-addr HOST:PORT is required",
 					  cmd->name);
-	if (k->tpu_name || !(why = tp_capture_addr_problem(k->service_addr)))
-		return 0;
-	snprintf(fmt, sizeof(fmt), "bad --service-addr '%%s': %s", why);
-	return tp_cli_usage_error(cmd, fmt, k->service_addr);
+	if (!k->tpu_name && (why = tp_capture_addr_problem(k->service_addr))) {
+		snprintf(fmt, sizeof(fmt), "bad --service-addr '%%s': %s", why);
+		return tp_cli_usage_error(cmd, fmt, k->service_addr);
+	}
+	/* each worker goes to the profiler as an address, as --service-addr */
+	if (k->worker_list && *k->worker_list &&
+	    (why = tp_capture_addr_problem(k->worker_list))) {
+		snprintf(fmt, sizeof(fmt), "bad --worker-list '%%s': %s", why);
+		return tp_cli_usage_error(cmd, fmt, k->worker_list);
+	}
+	return 0;
 }
 
 /* --cacert FILE must be a file that can be read: libcurl took a missing
