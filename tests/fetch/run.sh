@@ -476,7 +476,7 @@ tpuprof: 'CASE/file' exists and is not a directory"
 	# before (-n here: a binary with the fault writes nothing)
 	tp fetch -n -q --token "$TOKEN" -o "" gs://tpuprof-test/logs
 	expect_rc 2
-	expect_err "tpuprof: bad value '' for --output (see 'tpuprof help fetch')"
+	expect_err "tpuprof: bad value '' for --output (not empty) (see 'tpuprof help fetch')"
 	expect_log_count 'alt=media' 0
 	# a --cacert that cannot be read: usage (exit 2), not a server whose
 	# certificate failed (exit 4)

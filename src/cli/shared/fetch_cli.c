@@ -223,6 +223,47 @@ static void cli_defaults(struct tp_fetch_cli *cli, bool capture)
 	cli->o.http.user_agent = "tpuprof/" TPUPROF_VERSION;
 }
 
+/* What a value of d's kind must be, said after a bad one ("bad value
+ * 'X' for --jobs (a whole number from 1 to 64)"). */
+static void value_hint(const struct opt_def *d, char *out, size_t n)
+{
+	size_t k = 0;
+
+	out[0] = '\0';
+	switch (d->kind) {
+	case OPT_UINT:
+	case OPT_INT:
+	case OPT_U64:
+		if (d->hi)
+			snprintf(out, n, " (a whole number from %ld to %ld)", d->lo, d->hi);
+		else
+			snprintf(out, n, " (a whole number, at least %ld)", d->lo);
+		break;
+	case OPT_MS:
+		snprintf(out, n, " (seconds, or with a unit: 500ms, 30s, 2m; at least %ld ms, "
+			 "at most 24 hours)", d->lo);
+		break;
+	case OPT_TOOLS:
+		k = (size_t)snprintf(out, n, " (comma-separated:");
+		for (unsigned t = 1; t & TP_TOOL_ALL && k < n; t <<= 1)
+			k += (size_t)snprintf(out + k, n - k, " %s,", tp_tool_name(t));
+		if (k < n)
+			snprintf(out + k - 1, n - k + 1, "; or all or none)");
+		break;
+	case OPT_FORMAT:
+		snprintf(out, n, " (text or json)");
+		break;
+	case OPT_HEADER:
+		snprintf(out, n, " ('Name: value', on one line)");
+		break;
+	case OPT_STRING:
+		snprintf(out, n, " (not empty)");
+		break;
+	default:
+		break;
+	}
+}
+
 static int parse_loop(const struct tp_cmd *cmd, struct tp_cli_args *args,
 		      struct tp_fetch_cli *cli, const struct option *table,
 		      const char *shorts)
@@ -245,11 +286,12 @@ static int parse_loop(const struct tp_cmd *cmd, struct tp_cli_args *args,
 						  "makes (to fetch another: tpuprof fetch --run %s URL)",
 						  optarg);
 		if (set_option(cli, d, optarg) != 0) {
-			char fmt[96];
+			char fmt[320], hint[224];
 
+			value_hint(d, hint, sizeof(hint));
 			snprintf(fmt, sizeof(fmt), d->kind == OPT_SIZE ?
 				 "bad size '%%s' for --%s " TP_CLI_SIZE_EXAMPLE :
-				 "bad value '%%s' for --%s", d->name);
+				 "bad value '%%s' for --%s%s", d->name, hint);
 			return tp_cli_usage_error(cmd, fmt, optarg);
 		}
 	}
