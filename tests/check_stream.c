@@ -194,7 +194,7 @@ static double now_s(void)
 
 struct outcome {
 	enum tp_err rc;
-	char msg[1100];
+	char msg[sizeof(((struct tp_error *)0)->msg)];
 	uint64_t written;
 	double seconds;
 	size_t n_hosts;

@@ -342,6 +342,25 @@ START_TEST(test_error_corrupt_at)
 }
 END_TEST
 
+/* A message that names a long URL and two long paths keeps its reason:
+ * at 1 KiB the reason of a .part's rename was cut off. */
+START_TEST(test_error_long_message)
+{
+	struct tp_error err = { 0 };
+	char name[401];
+	const char *tail;
+
+	memset(name, 'z', 400);
+	name[400] = '\0';
+	tp_error_set(&err, TP_ERR_OUTPUT, "https://storage.example/b/o/%s.xplane.pb: cannot rename "
+		     "'/data/out/plugins/profile/run/%s.xplane.pb.part' to "
+		     "'/data/out/plugins/profile/run/%s.xplane.pb': No space left on device",
+		     name, name, name);
+	tail = err.msg + strlen(err.msg) - strlen(": No space left on device");
+	ck_assert_str_eq(tail, ": No space left on device");
+}
+END_TEST
+
 /* The system's map count as the kernel says it (the riegeli views' runs
  * and the decoder's long lines are budgeted from it). */
 START_TEST(test_system_map_count)
@@ -376,6 +395,7 @@ int main(void)
 	tcase_add_test(tc, test_fmt_up);
 	tcase_add_test(tc, test_json_scalars);
 	tcase_add_test(tc, test_error_corrupt_at);
+	tcase_add_test(tc, test_error_long_message);
 	tcase_add_test(tc, test_system_map_count);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

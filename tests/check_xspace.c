@@ -386,7 +386,7 @@ START_TEST(test_tails_same_errors)
 	for (size_t i = 0; i < 2 * b.len; i++) {
 		uint8_t *copy = tp_xmalloc(b.len);
 		size_t len = i < b.len ? b.len : i - b.len;
-		char msg[2][1100];
+		char msg[2][sizeof(((struct tp_error *)0)->msg)];
 		enum tp_err rc[2];
 
 		memcpy(copy, b.data, b.len);
@@ -505,7 +505,7 @@ START_TEST(test_deferred_tails)
 {
 	struct pb b = space_with_tails();
 	uint8_t *copy = tp_xmalloc(b.len);
-	char plain[2048], fast[2048], threaded[2048];
+	char plain[4608], fast[4608], threaded[4608];
 	size_t tails = 0;
 
 	decode_all(b.data, b.len, true, 1, fast, sizeof(fast), &tails);
@@ -538,7 +538,7 @@ START_TEST(test_deferred_tails_two_errors)
 {
 	struct pb b = space_with_tails();
 	uint8_t *copy = tp_xmalloc(b.len);
-	char plain[2048], fast[2048];
+	char plain[4608], fast[4608];
 	size_t tails = 0;
 
 	for (size_t i = 0; i < b.len; i += 7)

@@ -75,7 +75,7 @@ static void same_as_deferred(const uint8_t *data, size_t size, const char *plain
 	struct tp_xspace xs;
 	struct tp_error err = { 0 };
 	enum tp_err rc;
-	char fast[1200];
+	char fast[4608];
 
 	tp_xspace_framing_min_bytes = 0;
 	tp_arena_init(&a);
@@ -95,7 +95,7 @@ static void same_as_deferred(const uint8_t *data, size_t size, const char *plain
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char plain[1200];
+	char plain[4608];
 	enum tp_err rc;
 	struct tp_arena a;
 	struct tp_xspace xs;

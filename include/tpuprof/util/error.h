@@ -35,7 +35,10 @@ enum tp_corrupt_kind {
 
 struct tp_error {
 	enum tp_err code; /* TP_OK until set                          */
-	char msg[1024];   /* one line, no trailing newline or period  */
+	/* one line, no trailing newline or period; room for a URL and two
+	 * paths of 200-byte names (fetch's rename of a .part) and the
+	 * reason after them: at 1 KiB that reason was cut off */
+	char msg[4096];
 	/* where the input is corrupt; reset by tp_error_set */
 	enum tp_corrupt_kind corrupt;
 	bool has_offset;      /* offset known                          */

@@ -206,7 +206,7 @@ static void choose_time_origin(struct tp_xspace *xs)
  * of the opening of a capture of many cores). A plane of BATCH_BYTES or
  * more is a batch alone; smaller ones share one up to that many bytes,
  * so that a capture of many small or empty planes does not hold an arena
- * chunk (16 KiB) and an error (1.3 KiB) per plane: 100,000 empty planes
+ * chunk (16 KiB) and an error (4.4 KiB) per plane: 100,000 empty planes
  * once took 620 MB. */
 #define BATCH_BYTES (64u << 10)
 
