@@ -69,6 +69,11 @@ enum tp_err tp_fetch_gcs_auth(struct fetch_ctx *c, struct tp_error *err);
 enum tp_err tp_fetch_choose_run(struct fetch_ctx *c, struct tp_strlist *runs,
 				const char *where, struct tp_error *err);
 
+/* A listing's file stems that need no change to be file names keep them:
+ * reserved before the others are made safe, so that "a b" (listed first)
+ * becomes "a_b~2" rather than "a_b" becoming it. names[i] is the file
+ * name; its stem is what tp_fetch_file_kind leaves. */
+void tp_fetch_reserve_stems(struct fetch_ctx *c, const char *const *names, size_t n);
 /* Adds a file of the chosen run to the plan: stem (a host, a module, or a
  * file name without its suffix, raw; `role` says which, for the note when
  * it has to change) + suffix is made safe and unique. Returns the entry,

@@ -107,7 +107,9 @@ static void add_object(struct fetch_ctx *c, const char *bucket,
 static size_t add_run_objects(struct fetch_ctx *c, const char *bucket,
 			      const char *dir, const struct tp_gcs_objects *objs)
 {
-	size_t dl = strlen(dir), found = 0, slen;
+	size_t dl = strlen(dir), slen, n = 0;
+	const char **bases = tp_xcalloc(objs->n + 1, sizeof(*bases));
+	size_t *which = tp_xcalloc(objs->n + 1, sizeof(*which));
 
 	for (size_t i = 0; i < objs->n; i++) {
 		const char *name = objs->v[i].name, *base;
@@ -117,10 +119,15 @@ static size_t add_run_objects(struct fetch_ctx *c, const char *bucket,
 		base = name + dl + (dl ? 1 : 0);
 		if (strchr(base, '/') || tp_fetch_file_kind(base, &slen) < 0)
 			continue;
-		add_object(c, bucket, &objs->v[i], base);
-		found++;
+		which[n] = i;
+		bases[n++] = base;
 	}
-	return found;
+	tp_fetch_reserve_stems(c, bases, n);
+	for (size_t k = 0; k < n; k++)
+		add_object(c, bucket, &objs->v[which[k]], bases[k]);
+	free(bases);
+	free(which);
+	return n;
 }
 
 enum tp_err tp_fetch_gcs_run(struct fetch_ctx *c, const char *bucket,

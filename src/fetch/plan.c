@@ -135,6 +135,23 @@ static void note_renamed(struct fetch_ctx *c, const char *role,
 	free(q);
 }
 
+void tp_fetch_reserve_stems(struct fetch_ctx *c, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t slen;
+		char *stem, *safe;
+
+		if (tp_fetch_file_kind(names[i], &slen) < 0)
+			continue;
+		stem = tp_xasprintf("%.*s", (int)(strlen(names[i]) - slen), names[i]);
+		safe = tp_safe_name(stem);
+		if (strcmp(safe, stem) == 0)
+			tp_namemap_get(&c->stems, stem, NULL);
+		free(safe);
+		free(stem);
+	}
+}
+
 struct tp_fetch_file *tp_fetch_plan_add(struct fetch_ctx *c,
 					enum tp_fetch_kind kind,
 					const char *role, const char *stem,

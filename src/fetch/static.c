@@ -173,6 +173,7 @@ static enum tp_err find_runs(struct fetch_ctx *c, const char *dir_url,
 static void plan_files(struct fetch_ctx *c, const char *dir_url,
 		       const struct tp_strlist *entries)
 {
+	tp_fetch_reserve_stems(c, (const char *const *)entries->v, entries->n);
 	for (size_t i = 0; i < entries->n; i++) {
 		const char *e = entries->v[i];
 		size_t slen;

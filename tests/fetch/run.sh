@@ -443,6 +443,18 @@ $NEWEST/tpu_inference_2.xplane.pb"
 	expect_log_count 'tpu_inference_2\.xplane\.pb\?alt=media' 1
 }
 
+# A name that needs no change keeps it: "a_b" stays "a_b" though "a b",
+# listed before it, is also made "a_b" (it gets "a_b~2"). Before, "a b"
+# took "a_b" and the object really named so became "a_b~2".
+case_gcs_name_clash() {
+	start_server none --fault name-clash
+	tp fetch --run 2024_06_01_10_00_00 --token "$TOKEN" -o "$dir/out" gs://tpuprof-test/logs
+	expect_rc 0
+	expect_err "tpuprof: note: file 'a b' is saved as 'a_b~2'"
+	expect_same "$dir/out/$NEWEST/a_b.xplane.pb" "$CAPTURES/gpu-mi300x-jax-attention/tw003.xplane.pb"
+	expect_same "$dir/out/$NEWEST/a_b~2.xplane.pb" "$CAPTURES/gpu-mi300x-jax-gemm/tw003.xplane.pb"
+}
+
 # A redirect that cannot be followed says where it pointed and why
 # (libcurl's "Unsupported protocol" and "Number of redirects hit maximum
 # amount" before).
@@ -920,7 +932,7 @@ case_static_riegeli() {
 
 PATTERNS="$*"
 for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-summary \
-	xprof-browser-url dry-run keep-and-force header-redirects redirect-errors gcs-cut-short gcs-dup-listing tool-500 no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
+	xprof-browser-url dry-run keep-and-force header-redirects redirect-errors gcs-cut-short gcs-dup-listing gcs-name-clash tool-500 no-files output-errors gcs gcs-nested-run gcs-one-object gcs-bad-token \
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
 	fault-reset-fails fault-resume-across-runs part-of-another-object tb-no-plugin fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \

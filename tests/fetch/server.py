@@ -479,6 +479,12 @@ class Handler(BaseHTTPRequestHandler):
             objs += [(evil + "../../../escape.xplane.pb", src),
                      ("logs/plugins/profile/../up.xplane.pb", src),
                      ("logs/plugins/profile/r\nun/h\nost.xplane.pb", src)]
+        if self.st.fault == "name-clash":    # "a b" listed before "a_b"
+            run = "logs/plugins/profile/2024_06_01_10_00_00/"
+            objs += [(run + "a b.xplane.pb", os.path.join(self.st.captures,
+                                                          "gpu-mi300x-jax-gemm/tw003.xplane.pb")),
+                     (run + "a_b.xplane.pb", os.path.join(self.st.captures,
+                                                          "gpu-mi300x-jax-attention/tw003.xplane.pb"))]
         if self.st.fault == "dup-listing":   # one object listed twice
             objs += [o for o in objs if o[0].endswith("tpu_inference_2.xplane.pb")]
         return sorted(objs)
