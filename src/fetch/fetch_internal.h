@@ -119,6 +119,10 @@ struct tb_server {
 	bool has_env;           /* /data/environment answered (TensorBoard) */
 	char *data_location;    /* /data/environment data_location, or NULL */
 	json_t *tools_map;      /* /tools answer (2.3-2.8), or NULL         */
+	/* the probe's answer to /runs or /tools, not yet listed from: the
+	 * first listing uses it rather than ask again (a big or gs://
+	 * logdir's /runs is slow); NULL once used */
+	json_t *probed_runs;
 };
 enum tp_err tp_tb_probe(struct fetch_ctx *c, const char *base,
 			struct tb_server *s, struct tp_error *err);

@@ -83,6 +83,7 @@ static enum tp_err probe_tools(struct fetch_ctx *c, struct tb_server *s,
 	if (rc == TP_OK)
 		rc = plugin_answer(&q, &s->tools_map, err);
 	s->tools_era = s->found = s->tools_map != NULL;
+	s->probed_runs = json_incref(s->tools_map);
 	tp_http_req_clear(&q);
 	free(url);
 	return rc;
@@ -114,7 +115,7 @@ enum tp_err tp_tb_probe(struct fetch_ctx *c, const char *base,
 	if (rc == TP_OK)
 		rc = plugin_answer(&q[PROBE_RUNS], &runs, err);
 	if (rc == TP_OK && runs) {
-		json_decref(runs);
+		s->probed_runs = runs;
 		s->found = true;
 		if (q[PROBE_VERSION].status == 200 && is_type(&q[PROBE_VERSION], "text/plain"))
 			s->version = version_text(q[PROBE_VERSION].body);
@@ -177,23 +178,29 @@ enum tp_err tp_tb_list_runs(struct fetch_ctx *c, struct tb_server *s,
 			    struct tp_strlist *runs, struct tp_error *err)
 {
 	char *url = tp_xasprintf("%s/%s", s->plugin, s->tools_era ? "tools" : "runs");
-	struct tp_http_req q;
-	enum tp_err rc = tp_fetch_get(c, url, AUTH_SOURCE, TP_EXPECT_JSON, false, &q, err);
+	struct tp_http_req q = { 0 };
+	json_t *doc = s->probed_runs;   /* asked a moment ago: not again */
+	enum tp_err rc = TP_OK;
 
+	s->probed_runs = NULL;
+	if (!doc && (rc = tp_fetch_get(c, url, AUTH_SOURCE, TP_EXPECT_JSON, false, &q, err)) ==
+		    TP_OK)
+		doc = json_incref(q.json);
 	if (rc == TP_OK && s->tools_era) {
 		json_decref(s->tools_map);
-		s->tools_map = json_incref(q.json);
-		rc = tp_parse_tools_map(q.json, NULL, runs, NULL, err);
+		s->tools_map = json_incref(doc);
+		rc = tp_parse_tools_map(doc, NULL, runs, NULL, err);
 	} else if (rc == TP_OK) {
-		rc = tp_parse_runs(q.json, runs, err);
+		rc = tp_parse_runs(doc, runs, err);
 	}
-	if (rc != TP_OK && q.json) {
+	if (rc != TP_OK && doc) {
 		char *u = tp_url_shown(url);
 		struct tp_error inner = *err;
 
 		tp_error_set(err, rc, "%s: %s", u, inner.msg);
 		free(u);
 	}
+	json_decref(doc);
 	tp_http_req_clear(&q);
 	free(url);
 	return rc;
@@ -207,5 +214,6 @@ void tp_tb_server_release(struct tb_server *s)
 	free(s->tb_version);
 	free(s->data_location);
 	json_decref(s->tools_map);
+	json_decref(s->probed_runs);
 	memset(s, 0, sizeof(*s));
 }
