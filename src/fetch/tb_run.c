@@ -234,6 +234,13 @@ static enum tp_err plan_raw(struct fetch_ctx *c, const struct tb_server *s,
 	} else if (local_dir(loc) && tp_rel_path_safe(c->r->run)) {
 		where = run_dir_in(loc, c->r->run);
 		found = tp_fetch_local_run(c, where);
+	} else if (local_dir(loc)) {
+		/* the logdir is readable: the run's name is what stops it */
+		char *r = tp_quote_name(c->r->run);
+
+		tp_fetch_unavailable(c, "raw .xplane.pb files: the run name '%s' is no plain relative path (it holds '..', starts with '/' or is empty), so no folder of the server's logdir '%s' is read for it",
+				     r, q);
+		free(r);
 	} else {
 		tp_fetch_unavailable(c, "raw .xplane.pb files: no server version serves them over HTTP, and the server's logdir '%s' is not readable here",
 				     q);

@@ -818,6 +818,16 @@ out/plugins/profile/___.._x/a_b.memory_profile.json"
 	ls /etc/y* >/dev/null 2>&1 && bad "something was written to /etc"
 }
 
+# A run whose name is no plain relative path is not looked for in the
+# server's logdir, readable as it is: said so (it said the logdir was "not
+# readable here").
+case_hostile_run_raw() {
+	start_server tb-2.18.0 --data-location local --fault hostile
+	tp fetch -n --tools none --run '../../x' -o "$dir/out" "$URL"
+	expect_rc 0
+	expect_out "raw .xplane.pb files: the run name '../../x' is no plain relative path (it holds '..', starts with '/' or is empty), so no folder of the server's logdir 'CASE/srv/logs' is read for it"
+}
+
 case_fault_hostile_objects() {
 	start_server none --fault hostile
 	tp fetch -q --token "$TOKEN" --run .. -o "$dir/out" gs://tpuprof-test/logs
@@ -942,7 +952,7 @@ for c in tb-2.4 tb-2.15-gcs tb-2.18-objects xprof-2.20 xprof-golden xprof-json-s
 	gcs-token-command-fails static static-one-file tls fault-reset-resume \
 	fault-reset-fails fault-resume-across-runs part-of-another-object tb-no-plugin fault-500 fault-500-once \
 	fault-429 fault-slow fault-slow-file fault-wrong-type fault-html-200 fault-html-file \
-	fault-truncated-gzip fault-endless fault-hostile-names fault-hostile-objects \
+	fault-truncated-gzip fault-endless fault-hostile-names hostile-run-raw fault-hostile-objects \
 	capture capture-error-200 capture-error-500 capture-dry-run capture-timeout capture-no-new-run \
 	capture-not-a-server progress-tty gcs-riegeli tb-riegeli static-riegeli no-libcurl; do
 	run_case "$c"
