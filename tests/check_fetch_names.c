@@ -57,6 +57,16 @@ static const struct {
 	{ "t\tx", "t\\tx" },
 	{ "back\\slash", "back\\\\slash" },
 	{ "\x01\xff", "\\x01\\xff" },
+	/* valid UTF-8 as itself; what is not shown as itself escaped: a
+	 * C1 control, a bidirectional override, an overlong form, a
+	 * surrogate, a lone continuation byte */
+	{ "h\xc3\xa9", "h\xc3\xa9" },
+	{ "\xe2\x9c\x93 ok \xf0\x9f\x9a\x80", "\xe2\x9c\x93 ok \xf0\x9f\x9a\x80" },
+	{ "a\xc2\x85" "b", "a\\xc2\\x85b" },
+	{ "x\xe2\x80\xae" "y", "x\\xe2\\x80\\xaey" },
+	{ "\xc0\xaf", "\\xc0\\xaf" },
+	{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },
+	{ "\x80", "\\x80" },
 };
 
 START_TEST(test_quote)

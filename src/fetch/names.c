@@ -38,6 +38,30 @@ char *tp_safe_name(const char *name)
 	return out;
 }
 
+/* The length of the UTF-8 character at s (n bytes left) that a terminal
+ * shows as itself, or 0: a valid sequence (no overlong form, surrogate
+ * or code point past U+10FFFF) that is no C1 control, line separator or
+ * bidirectional control (which would reorder the line around it). */
+static size_t shown_utf8(const unsigned char *s, size_t n)
+{
+	size_t k = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	uint32_t cp;
+
+	if (!k || k > n || s[0] > 0xf4)
+		return 0;
+	cp = s[0] & (0x7f >> k);
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp < 0xe000) || cp < 0xa0 || cp == 0x200e || cp == 0x200f ||
+	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
+	return k;
+}
+
 char *tp_quote_name(const char *name)
 {
 	size_t n = strlen(name), cut = n > 300 ? 300 : n;
@@ -45,8 +69,13 @@ char *tp_quote_name(const char *name)
 
 	for (size_t i = 0; i < cut; i++) {
 		unsigned char c = (unsigned char)name[i];
+		size_t k;
 
-		if (c == '\n')
+		if (c >= 0x80 && (k = shown_utf8((const unsigned char *)name + i, cut - i))) {
+			memcpy(o, name + i, k);   /* "hé" as itself */
+			o += k;
+			i += k - 1;
+		} else if (c == '\n')
 			o += sprintf(o, "\\n");
 		else if (c == '\t')
 			o += sprintf(o, "\\t");
