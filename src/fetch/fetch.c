@@ -119,8 +119,18 @@ static enum tp_err local_source(struct fetch_ctx *c, struct tp_error *err)
 	const char *p = c->o->source;
 	struct stat st;
 
-	if (strncmp(p, "file://", 7) == 0)
+	if (strncmp(p, "file://", 7) == 0) {
+		/* file:///path and file://localhost/path are this machine's;
+		 * file://HOST/path names another's, which fetch cannot read */
 		p += 7;
+		if (strncasecmp(p, "localhost/", 10) == 0)
+			p += 9;
+		else if (*p != '/')
+			return tp_error_set(err, TP_ERR_USAGE,
+					    "'%s': a file:// URL names a file on this machine "
+					    "(file:///path or file://localhost/path), not on host '%.*s'",
+					    c->o->source, (int)strcspn(p, "/"), p);
+	}
 	if (stat(p, &st) != 0)
 		return tp_error_set(err, TP_ERR_INPUT,
 				    "%s: no such file or directory (a SOURCE is an http://, https:// or gs:// URL, or a local path)",
