@@ -254,10 +254,12 @@ enum tp_err tp_fetch_from_static(struct fetch_ctx *c,
 	enum tp_err rc;
 
 	c->r->source_kind = TP_FETCH_STATIC;
-	c->r->server = tp_xstrdup("a static file server (no profile plugin answered)");
 	if (tp_fetch_file_kind(u->path, &slen) >= 0) {
+		/* a capture file's URL is fetched as it is, no server asked */
+		c->r->server = tp_xstrdup("one capture file's URL (no server probed)");
 		rc = one_file(c, u, err);
 	} else {
+		c->r->server = tp_xstrdup("a static file server (no profile plugin answered)");
 		size_t n = strlen(u->path);
 		char *dir_url = tp_xasprintf("%s%s%s", u->origin, u->path,
 					     n && u->path[n - 1] == '/' ? "" : "/");

@@ -604,6 +604,8 @@ case_static_one_file() {
 	expect_files "$dir/out" "plugins/profile/2023_01_01_00_00_00/tw003.xplane.pb"
 	expect_same "$dir/out/plugins/profile/2023_01_01_00_00_00/tw003.xplane.pb" "$CONV"
 	expect_log_count . 1
+	# no server was probed: said so (it said "no profile plugin answered")
+	expect_out "one capture file's URL (no server probed)"
 }
 
 case_tls() {
