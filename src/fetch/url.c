@@ -43,17 +43,6 @@ char *tp_url_escape(const char *s, bool keep_slash)
 	return out;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *tp_url_unescape(const char *s)
 {
 	char *out = tp_xmalloc(strlen(s) + 1), *o = out;
@@ -61,8 +50,8 @@ char *tp_url_unescape(const char *s)
 	while (*s) {
 		int hi, lo;
 
-		if (s[0] == '%' && (hi = hexval(s[1])) >= 0 &&
-		    (lo = hexval(s[2])) >= 0) {
+		if (s[0] == '%' && (hi = tp_hex_digit(s[1])) >= 0 &&
+		    (lo = tp_hex_digit(s[2])) >= 0) {
 			*o++ = (char)(hi * 16 + lo);
 			s += 3;
 		} else {
@@ -127,12 +116,6 @@ static void trim_plugin_path(char *path)
 		path[--n] = '\0';
 }
 
-static int hex_value(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* The run= of the query or the fragment after the path (XProf's browser
  * URL: `/?run=2024_05_01_09_00_00&tool=overview_page`), %XX decoded;
  * malloc'd, or NULL. */
@@ -142,21 +125,10 @@ static char *run_param(const char *rest)
 
 	while ((p = strstr(p, "run=")) != NULL) {
 		if (p > rest && (p[-1] == '?' || p[-1] == '&' || p[-1] == '#')) {
-			size_t n = strcspn(p + 4, "&#");
-			char *out = tp_xmalloc(n + 1), *o = out;
+			char *raw = tp_xasprintf("%.*s", (int)strcspn(p + 4, "&#"), p + 4);
+			char *out = tp_url_unescape(raw);
 
-			for (const char *q = p + 4; q < p + 4 + n; q++) {
-				int hi, lo;
-
-				if (*q == '%' && q + 2 < p + 4 + n &&
-				    (hi = hex_value(q[1])) >= 0 && (lo = hex_value(q[2])) >= 0) {
-					*o++ = (char)(hi * 16 + lo);
-					q += 2;
-				} else {
-					*o++ = *q;
-				}
-			}
-			*o = '\0';
+			free(raw);
 			if (*out)
 				return out;
 			free(out);

@@ -109,6 +109,17 @@ bool tp_parse_duration_ps(const char *s, int64_t *out);
 
 /* True when name ends with suffix. */
 bool tp_has_suffix(const char *name, const char *suffix);
+/* The value of a hexadecimal digit (0-9, a-f, A-F), or -1. */
+static inline int tp_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
 
 /* The directory temporary files go to: $TMPDIR, else /tmp. The string
  * is the environment's or static: not to be freed. */

@@ -16,6 +16,8 @@
 
 #include <string.h>
 
+#include "tpuprof/util/util.h"
+
 /* Literal "\n" a line must hold to be taken as an escaped report (an
  * op_name pasted from a repr holds one: oom_entries.c reads that). */
 #define ESCAPED_NEWLINES 3
@@ -43,17 +45,6 @@ bool tp_oom_escaped_line(const char *s, size_t n)
 	return escaped_newlines(s, n) >= ESCAPED_NEWLINES;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* k hex digits at s, or -1. */
 static long hex_at(const char *s, const char *end, int k)
 {
@@ -62,7 +53,7 @@ static long hex_at(const char *s, const char *end, int k)
 	if (end - s < k)
 		return -1;
 	for (int i = 0; i < k; i++) {
-		int d = hex_digit(s[i]);
+		int d = tp_hex_digit(s[i]);
 
 		if (d < 0)
 			return -1;
