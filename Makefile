@@ -134,7 +134,7 @@ $(BIN): $(CLI_OBJ) $(LIB)
 $(GEN_BIN): $(GEN_SRC) $(PROTO_OBJ) $(PROTO_H)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/gen $(GEN_SRC) $(PROTO_OBJ) $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h tests/hlo_build.h
+$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h tests/hlo_build.h tests/oom_testutil.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(LIB) $(LDLIBS) $(TEST_LIBS) -o $@
 

@@ -7,23 +7,11 @@
  * whole: the reader is a stream.
  */
 #include "testutil.h"
+#include "oom_testutil.h"
 
 #include <string.h>
 
 #include "tpuprof/analyze/oom.h"
-
-static void feed(struct tp_oom_log *log, const char *text, bool bytewise)
-{
-	size_t n = strlen(text);
-
-	tp_oom_log_init(log);
-	if (bytewise)
-		for (size_t i = 0; i < n; i++)
-			tp_oom_feed(log, text + i, 1);
-	else
-		tp_oom_feed(log, text, n);
-	tp_oom_finish(log);
-}
 
 #define HEADLINE "RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 9.08G of " \
 	"7.48G hbm. Exceeded hbm capacity by 1.60G."
@@ -79,7 +67,7 @@ START_TEST(test_escaped)
 	for (int bytewise = 0; bytewise < 2; bytewise++) {
 		const struct tp_oom_report *r;
 
-		feed(&log, cases[_i].text, bytewise);
+		oom_feed(&log, cases[_i].text, bytewise);
 		ck_assert_msg(log.n == 1, "%s: %zu reports", cases[_i].what, log.n);
 		r = &log.reports[0];
 		ck_assert_int_eq(r->line, cases[_i].line);

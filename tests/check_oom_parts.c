@@ -6,6 +6,7 @@
  * is fed one byte at a time as well as whole: the reader is a stream.
  */
 #include "testutil.h"
+#include "oom_testutil.h"
 
 #include <string.h>
 
@@ -14,19 +15,6 @@
 
 #define G (INT64_C(1) << 30)
 #define M (INT64_C(1) << 20)
-
-static void feed(struct tp_oom_log *log, const char *text, bool bytewise)
-{
-	size_t n = strlen(text);
-
-	tp_oom_log_init(log);
-	if (bytewise)
-		for (size_t i = 0; i < n; i++)
-			tp_oom_feed(log, text + i, 1);
-	else
-		tp_oom_feed(log, text, n);
-	tp_oom_finish(log);
-}
 
 /* ---- fragments ---- */
 
@@ -100,7 +88,7 @@ START_TEST(test_fragments)
 		struct tp_oom_log log;
 		const struct tp_oom_report *r;
 
-		feed(&log, fragments[_i].text, bytewise);
+		oom_feed(&log, fragments[_i].text, bytewise);
 		ck_assert_msg(log.n == fragments[_i].reports, "%s: %zu reports", fragments[_i].what, log.n);
 		if (log.n) {
 			r = &log.reports[0];
@@ -159,7 +147,7 @@ START_TEST(test_causes)
 		 "    program %s\n    arguments %s\n\nOutput size %s; shares 0B with arguments.\n\n"
 		 "Program hbm requirement %s:\n    HLO temp %s\n", causes[_i].used, causes[_i].over,
 		 causes[_i].temp, causes[_i].args, causes[_i].out, causes[_i].temp, causes[_i].temp);
-	feed(&log, text, false);
+	oom_feed(&log, text, false);
 	ck_assert_uint_eq(log.n, 1);
 	tp_oom_explain(&e, &log.reports[0], NULL);
 	ck_assert_msg(e.cause == causes[_i].cause, "%s: cause %s", causes[_i].what,
@@ -196,7 +184,7 @@ START_TEST(test_over_sources)
 	struct tp_oom_log log;
 	struct tp_oom_explain e;
 
-	feed(&log, table, false);
+	oom_feed(&log, table, false);
 	tp_oom_explain(&e, &log.reports[0], NULL);
 	/* the table's exact figure, and request - reservable beside it */
 	ck_assert_str_eq(e.over_source, "available_after_request");
@@ -206,7 +194,7 @@ START_TEST(test_over_sources)
 	tp_oom_explain_release(&e);
 	tp_oom_log_release(&log);
 
-	feed(&log, frag, false);
+	oom_feed(&log, frag, false);
 	tp_oom_explain(&e, &log.reports[0], NULL);
 	ck_assert_str_eq(e.over_source, "request - largest_free_region");
 	ck_assert(e.over_derived && e.over_by == 256 * M && !e.has_over_alt);
@@ -214,7 +202,7 @@ START_TEST(test_over_sources)
 	tp_oom_explain_release(&e);
 	tp_oom_log_release(&log);
 
-	feed(&log, e1002, false);
+	oom_feed(&log, e1002, false);
 	tp_oom_explain(&e, &log.reports[0], NULL);
 	ck_assert_str_eq(e.over_source, "tensorcore_usage + sparsecore_usage - capacity");
 	ck_assert(e.over_derived && e.over_by == 3 * G / 2);
@@ -234,7 +222,7 @@ START_TEST(test_headless_device)
 	const struct tp_device_row *v3 = tp_device_lookup("v3");
 
 	ck_assert_ptr_nonnull(v3);
-	feed(&log, text, false);
+	oom_feed(&log, text, false);
 	tp_oom_explain(&e, &log.reports[0], NULL);
 	ck_assert(!e.has_over);
 	ck_assert_uint_eq(e.n_missing, 3);
@@ -264,7 +252,7 @@ START_TEST(test_headless_device_within)
 	struct tp_error err = { 0 };
 
 	ck_assert_ptr_nonnull(v5e);
-	feed(&log, text, false);
+	oom_feed(&log, text, false);
 	tp_oom_explain(&e, &log.reports[0], v5e);
 	ck_assert(!e.has_over && e.under_forced_chip);
 	out = open_memstream(&buf, &len);
@@ -331,7 +319,7 @@ START_TEST(test_headless_device_cause)
 	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
 	struct tp_error err = { 0 };
 
-	feed(&log, headless_causes[_i].text, false);
+	oom_feed(&log, headless_causes[_i].text, false);
 	ck_assert_uint_eq(log.n, 1);
 	ck_assert(log.reports[0].headless);
 	tp_oom_explain(&e, &log.reports[0], dev);
@@ -388,7 +376,7 @@ START_TEST(test_same_figure)
 	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
 	struct tp_error err = { 0 };
 
-	feed(&log, same_figure[_i].text, false);
+	oom_feed(&log, same_figure[_i].text, false);
 	ck_assert_uint_eq(log.n, 1);
 	tp_oom_explain(&e, &log.reports[0], NULL);
 	out = open_memstream(&buf, &len);
@@ -445,7 +433,7 @@ START_TEST(test_line_prefixes)
 		o += sprintf(o, "%s%.*s%s\n", line_prefixes[_i].prefix, (int)(nl - l), l,
 			     line_prefixes[_i].suffix);
 	for (int bytewise = 0; bytewise < 2; bytewise++) {
-		feed(&log, text, bytewise);
+		oom_feed(&log, text, bytewise);
 		ck_assert_uint_eq(log.n, 1);
 		r = &log.reports[0];
 		ck_assert_msg(r->fig[TP_OOM_RESERVED].present && r->fig[TP_OOM_RESERVED].bytes == 530 * M,
@@ -488,7 +476,7 @@ START_TEST(test_unread_behind_prefix)
 	struct tp_oom_explain e;
 	bool named = false;
 
-	feed(&log, text, false);
+	oom_feed(&log, text, false);
 	ck_assert_uint_eq(log.n, 1);
 	ck_assert(!log.reports[0].fig[TP_OOM_RESERVED].present);
 	ck_assert_str_eq(log.reports[0].fig[TP_OOM_PROGRAM].text, "14.31G");

@@ -7,6 +7,7 @@
  * text is fed one byte at a time as well as whole: the reader is a stream.
  */
 #include "testutil.h"
+#include "oom_testutil.h"
 
 #include <string.h>
 
@@ -52,19 +53,6 @@ static const char base[] =
 	"     XLA label: dot.77 = dot(param.1, param.2)\n"
 	"     Allocation type: HLO temp\n"
 	"     ==========================\n";
-
-static void feed(struct tp_oom_log *log, const char *text, bool bytewise)
-{
-	size_t n = strlen(text);
-
-	tp_oom_log_init(log);
-	if (bytewise)
-		for (size_t i = 0; i < n; i++)
-			tp_oom_feed(log, text + i, 1);
-	else
-		tp_oom_feed(log, text, n);
-	tp_oom_finish(log);
-}
 
 /* Each line of text cut into rows of at most w characters: hard, inside a
  * word; or at_spaces, after the last space that fits (`fold -s`: the
@@ -124,13 +112,13 @@ START_TEST(test_folded_reads_whole)
 
 	snprintf(what, sizeof(what), "%s at %zu", folds[_i].at_spaces ? "fold -s" : "fold",
 		 folds[_i].width);
-	feed(&want, base, false);
+	oom_feed(&want, base, false);
 	ck_assert_uint_eq(want.n, 1);
 	ck_assert_uint_eq(want.reports[0].n_allocs, 2);
 	for (int bytewise = 0; bytewise < 2; bytewise++) {
 		const struct tp_oom_report *w = &want.reports[0], *g;
 
-		feed(&got, text, bytewise);
+		oom_feed(&got, text, bytewise);
 		ck_assert_msg(got.n == 1, "%s: %zu reports", what, got.n);
 		g = &got.reports[0];
 		for (int f = 0; f < TP_OOM_FIG_N; f++) {
@@ -240,7 +228,7 @@ START_TEST(test_ambiguous)
 	for (int bytewise = 0; bytewise < 2; bytewise++) {
 		const struct tp_oom_report *r;
 
-		feed(&log, cases[_i].text, bytewise);
+		oom_feed(&log, cases[_i].text, bytewise);
 		ck_assert_msg(log.n == 1, "%s: %zu reports", cases[_i].what, log.n);
 		r = &log.reports[0];
 		if (cases[_i].op_name || cases[_i].xla_label || cases[_i].shape) {

@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-from oom_lib import D, fail, failures, run
+from oom_lib import D, differ, fail, failures, run, strip
 
 SKIP = ("input", "line", "log_prefixes")
 
@@ -40,10 +40,6 @@ def as_nested(text):
 WAYS = {"json": as_json, "go json": as_go_json, "repr": as_repr, "json in json": as_nested}
 
 
-def strip(doc):
-    return [{k: v for k, v in r.items() if k not in SKIP} for r in doc["reports"]]
-
-
 def main():
     checked = 0
     texts = []
@@ -54,7 +50,7 @@ def main():
         if rc not in (0, 1) or not whole:
             fail(f"{name}: exit {rc}")
             continue
-        want = strip(whole)
+        want = strip(whole, SKIP)
         texts.append((name, text, want))
         for way, escape in WAYS.items():
             doc, rc = run(escape(text) + "\n", stdin=True)
@@ -63,14 +59,11 @@ def main():
             if not doc:
                 fail(f"{where}: exit {rc}")
                 continue
-            got = strip(doc)
+            got = strip(doc, SKIP)
             if len(got) != len(want):
                 fail(f"{where}: {len(got)} reports, the whole log {len(want)}")
                 continue
-            for g, w in zip(got, want):
-                for k in w:
-                    if g.get(k) != w[k]:
-                        fail(f"{where}: {k} {json.dumps(g.get(k))[:200]} != {json.dumps(w[k])[:200]}")
+            differ(where, got, want)
             if any(r["line"] != 1 for r in doc["reports"]):
                 fail(f"{where}: lines {[r['line'] for r in doc['reports']]}, not the entry's 1")
     # three entries among others: each report at its entry's line
@@ -84,7 +77,7 @@ def main():
     if not doc or [r["line"] for r in doc["reports"]] != [2, 4, 6]:
         fail(f"three entries: {doc and [r['line'] for r in doc['reports']]}, not [2, 4, 6]")
     else:
-        for r, (name, _, want) in zip(strip(doc), picks):
+        for r, (name, _, want) in zip(strip(doc, SKIP), picks):
             if r != want[0]:
                 fail(f"three entries: {name} reads otherwise than alone")
     if failures:

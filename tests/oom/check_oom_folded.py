@@ -12,15 +12,13 @@ KNOWN, where the wrap leaves the text ambiguous: there only the fields
 named may differ, and every figure must still hold.
 Usage: check_oom_folded.py TPUPROF"""
 import glob
-import json
 import os
 import sys
 import textwrap
 
-from oom_lib import D, fail, failures, run
+from oom_lib import D, differ, fail, failures, run, strip
 
 WIDTHS = (60, 72, 80, 100)
-SKIP = ("input", "line")
 FIGURES = ("figures", "percentages", "verdict", "missing", "kind", "memory_space",
            "headless", "total_usage_parts")
 
@@ -63,10 +61,6 @@ def tw(line, n):
 HOW = {"fold": hard, "fold -s": at_spaces, "textwrap": tw}
 
 
-def strip(doc):
-    return [{k: v for k, v in r.items() if k not in SKIP} for r in doc["reports"]]
-
-
 def main():
     checked = 0
     for path in sorted(glob.glob(D + "*.log")):
@@ -93,12 +87,8 @@ def main():
                 if len(got) != len(want):
                     fail(f"{where}: {len(got)} reports, the whole log {len(want)}")
                     continue
+                differ(where, got, want, [k for k in known if k not in FIGURES])
                 for g, w in zip(got, want):
-                    for k in w:
-                        if g.get(k) == w[k] or k in known and k not in FIGURES:
-                            continue
-                        fail(f"{where}: {k} {json.dumps(g.get(k))[:200]} != "
-                             f"{json.dumps(w[k])[:200]}")
                     for a, b in zip(g.get("allocations") or [], w.get("allocations") or []):
                         for k in ("rank", "size", "unpadded", "shape", "layout", "allocation_type"):
                             if a.get(k) != b.get(k):

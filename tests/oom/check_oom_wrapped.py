@@ -8,27 +8,19 @@ whole one: the same reports, figures, verdict, allocations and missing
 (docs/oom.md "Whatever surrounds the report").
 Usage: check_oom_wrapped.py TPUPROF"""
 import glob
-import json
 import os
 import sys
 
-from oom_lib import D, fail, failures, run
+from oom_lib import D, differ, fail, failures, run, strip
 
 WIDTHS = (70, 72, 79, 80)
 PHRASES = ("Ran out of memory", "Attempting to", "Out of memory while",
            "Failed to allocate", "ran out of memory")
-# what may differ: where the text came from, and the line a report starts
-# at (checked below)
-SKIP = ("input", "line")
 
 
 def fold(line, n):
     """`fold -w N`: pieces of N characters (the last one shorter)."""
     return [line[i:i + n] for i in range(0, len(line), n)] or [line]
-
-
-def strip(doc):
-    return [{k: v for k, v in r.items() if k not in SKIP} for r in doc["reports"]]
 
 
 def main():
@@ -64,11 +56,7 @@ def main():
             for g, w in zip(doc["reports"], whole["reports"]):
                 if not w["line"] - 1 <= g["line"] < w["line"] + rows:
                     fail(f"{where}: starts at line {g['line']}, the headline at {w['line']}")
-            for g, w in zip(got, want):
-                for k in w:
-                    if g.get(k) != w[k]:
-                        fail(f"{where}: {k} {json.dumps(g.get(k))[:300]} != "
-                             f"{json.dumps(w[k])[:300]}")
+            differ(where, got, want)
     if failures:
         print(f"oom wrapped headlines: {len(failures)} failures")
         sys.exit(1)

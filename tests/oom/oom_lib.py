@@ -16,6 +16,21 @@ def fail(msg):
     print("FAIL", msg)
 
 
+def strip(doc, skip=("input", "line")):
+    """The document's reports without the fields two texts of one report
+    may differ in (where the text came from, the line it starts at)."""
+    return [{k: v for k, v in r.items() if k not in skip} for r in doc["reports"]]
+
+
+def differ(where, got, want, allowed=()):
+    """Fails every field of the reports got that is not want's, but for
+    the fields allowed to differ."""
+    for g, w in zip(got, want):
+        for k in w:
+            if g.get(k) != w[k] and k not in allowed:
+                fail(f"{where}: {k} {json.dumps(g.get(k))[:300]} != {json.dumps(w[k])[:300]}")
+
+
 def run(path_or_text, stdin=False, extra=()):
     if stdin:
         p = subprocess.run([tpuprof, "oom", "--format", "json", *extra, "-"],
