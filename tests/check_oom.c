@@ -7,6 +7,7 @@
  * figures are held to the independent reference by tests/oom/check_oom.py.
  */
 #include "testutil.h"
+#include "oom_testutil.h"
 
 #include <math.h>
 
@@ -441,12 +442,7 @@ START_TEST(test_split_saves)
 	char text[1024];
 	struct tp_oom_log log;
 	struct tp_oom_explain e;
-	FILE *out;
-	char *buf = NULL;
-	size_t len = 0, file0 = 0;
-	struct tp_oom_file file = { "paste.log", { 0 } };
-	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
-	struct tp_error err = { 0 };
+	char *buf;
 
 	snprintf(text, sizeof(text), "Ran out of memory in memory space hbm. Used 99.00G of 16.00G "
 		 "hbm. Exceeded hbm capacity by %s.\n\n  Largest program allocations in hbm:\n\n"
@@ -466,9 +462,7 @@ START_TEST(test_split_saves)
 		ck_assert_int_eq(e.splits[1].saves, split_cases[_i].saves);
 		ck_assert(e.splits[1].saves >= e.over_by);
 	}
-	out = open_memstream(&buf, &len);
-	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
-	fclose(out);
+	buf = oom_text_of(&e);
 	ck_assert_msg(strstr(buf, split_cases[_i].says) != NULL, "%s:\n%s", split_cases[_i].what, buf);
 	free(buf);
 	tp_oom_explain_release(&e);

@@ -244,20 +244,13 @@ START_TEST(test_headless_device_within)
 	struct tp_oom_log log;
 	struct tp_oom_explain e;
 	const struct tp_device_row *v5e = tp_device_lookup("v5e");
-	FILE *out;
-	char *buf = NULL;
-	size_t len = 0, file0 = 0;
-	struct tp_oom_file file = { "paste.log", { 0 } };
-	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
-	struct tp_error err = { 0 };
+	char *buf;
 
 	ck_assert_ptr_nonnull(v5e);
 	oom_feed(&log, text, false);
 	tp_oom_explain(&e, &log.reports[0], v5e);
 	ck_assert(!e.has_over && e.under_forced_chip);
-	out = open_memstream(&buf, &len);
-	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
-	fclose(out);
+	buf = oom_text_of(&e);
 	ck_assert_msg(strstr(buf, "over by") == NULL, "%s", buf);
 	ck_assert_msg(strstr(buf, "the printed total usage is within TPU v5 lite's HBM, so no "
 			      "over-by follows from it") != NULL, "%s", buf);
@@ -312,12 +305,7 @@ START_TEST(test_headless_device_cause)
 	struct tp_oom_explain e;
 	const struct tp_device_row *dev = headless_causes[_i].device ?
 		tp_device_lookup(headless_causes[_i].device) : NULL;
-	FILE *out;
-	char *buf = NULL;
-	size_t len = 0, file0 = 0;
-	struct tp_oom_file file = { "paste.log", { 0 } };
-	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
-	struct tp_error err = { 0 };
+	char *buf;
 
 	oom_feed(&log, headless_causes[_i].text, false);
 	ck_assert_uint_eq(log.n, 1);
@@ -326,9 +314,7 @@ START_TEST(test_headless_device_cause)
 	ck_assert_msg(e.cause == headless_causes[_i].cause, "%s: cause %s", headless_causes[_i].what,
 		      tp_oom_cause_name(e.cause));
 	ck_assert_int_eq(e.cause_capacity, headless_causes[_i].cause_capacity);
-	out = open_memstream(&buf, &len);
-	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
-	fclose(out);
+	buf = oom_text_of(&e);
 	if (headless_causes[_i].says)
 		ck_assert_msg(strstr(buf, headless_causes[_i].says) != NULL, "%s:\n%s",
 			      headless_causes[_i].what, buf);
@@ -369,19 +355,12 @@ START_TEST(test_same_figure)
 {
 	struct tp_oom_log log;
 	struct tp_oom_explain e;
-	FILE *out;
-	char *buf = NULL;
-	size_t len = 0, file0 = 0;
-	struct tp_oom_file file = { "paste.log", { 0 } };
-	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
-	struct tp_error err = { 0 };
+	char *buf;
 
 	oom_feed(&log, same_figure[_i].text, false);
 	ck_assert_uint_eq(log.n, 1);
 	tp_oom_explain(&e, &log.reports[0], NULL);
-	out = open_memstream(&buf, &len);
-	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
-	fclose(out);
+	buf = oom_text_of(&e);
 	for (int k = 0; k < 2; k++)
 		ck_assert_msg(strstr(buf, same_figure[_i].says[k]) != NULL, "%s: no '%s' in\n%s",
 			      same_figure[_i].what, same_figure[_i].says[k], buf);
@@ -422,12 +401,7 @@ START_TEST(test_line_prefixes)
 	struct tp_oom_log log;
 	const struct tp_oom_report *r;
 	struct tp_oom_explain e;
-	FILE *out;
-	char *buf = NULL;
-	size_t len = 0, file0 = 0;
-	struct tp_oom_file file = { "paste.log", { 0 } };
-	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
-	struct tp_error err = { 0 };
+	char *buf;
 
 	for (const char *nl; (nl = strchr(l, '\n')); l = nl + 1)
 		o += sprintf(o, "%s%.*s%s\n", line_prefixes[_i].prefix, (int)(nl - l), l,
@@ -452,9 +426,7 @@ START_TEST(test_line_prefixes)
 		ck_assert_str_eq(e.chip.rows[0]->key, "TPU v3");   /* 15.48G + 530.00M */
 		ck_assert_uint_eq(e.n_missing, 1);   /* the block left out of R14 */
 		ck_assert_str_eq(e.missing[0], "program_requirement");
-		out = open_memstream(&buf, &len);
-		ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
-		fclose(out);
+		buf = oom_text_of(&e);
 		ck_assert_msg(strchr(buf, 0x1b) == NULL, "%s: an escape code echoed", line_prefixes[_i].what);
 		ck_assert_msg(strstr(buf, "total usage >= 30.73G: reserved 530.00M, program 14.31G, "
 				      "arguments 15.90G\n") != NULL, "%s:\n%s", line_prefixes[_i].what, buf);

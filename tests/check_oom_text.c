@@ -6,6 +6,7 @@
  * command is one that can run; the chip's reason is true of the text.
  */
 #include "testutil.h"
+#include "oom_testutil.h"
 
 #include <string.h>
 
@@ -122,12 +123,7 @@ START_TEST(test_text)
 	struct tp_oom_log log;
 	struct tp_oom_explain e;
 	const struct tp_device_row *chip = NULL;
-	FILE *out;
-	char *buf = NULL;
-	size_t len = 0, file0 = 0;
-	struct tp_oom_file file = { "paste.log", { 0 } };
-	struct tp_oom_result res = { &file, 1, &e, &file0, 1 };
-	struct tp_error err = { 0 };
+	char *buf;
 
 	if (cases[_i].device) {
 		chip = tp_device_lookup(cases[_i].device);
@@ -138,9 +134,7 @@ START_TEST(test_text)
 	tp_oom_finish(&log);
 	ck_assert_uint_eq(log.n, 1);
 	tp_oom_explain(&e, &log.reports[0], chip);
-	out = open_memstream(&buf, &len);
-	ck_assert_int_eq(tp_oom_text(out, &res, &err), TP_OK);
-	fclose(out);
+	buf = oom_text_of(&e);
 	for (size_t k = 0; k < 4 && cases[_i].says[k]; k++)
 		ck_assert_msg(strstr(buf, cases[_i].says[k]) != NULL, "%s: no '%s' in\n%s",
 			      cases[_i].what, cases[_i].says[k], buf);
