@@ -14,8 +14,8 @@ static struct tp_advice_step steps_a[4], steps_b[4];
 static void base(struct tp_advice_core c[2], struct tp_advice_memory m[1])
 {
 	for (int i = 0; i < 4; i++) {
-		steps_a[i] = (struct tp_advice_step){ 1000 * i, 1000, false, 0, { NULL, 0 } };
-		steps_b[i] = (struct tp_advice_step){ 1000 * i, 1000, false, 0, { NULL, 0 } };
+		steps_a[i] = (struct tp_advice_step){ .start_ps = 1000 * i, .dur_ps = 1000 };
+		steps_b[i] = (struct tp_advice_step){ .start_ps = 1000 * i, .dur_ps = 1000 };
 	}
 	for (int k = 0; k < 2; k++) {
 		memset(&c[k], 0, sizeof(c[k]));
@@ -144,6 +144,11 @@ START_TEST(test_rule)
 	if (k->tweak == MEM_BOUND || k->tweak == COPY || k->tweak == INFEED ||
 	    k->tweak == BARRIER_10)
 		ck_assert(tp_str_eq(f->plane, "/device:TPU:1"));
+	/* every step alike on both cores: no fastest core to name */
+	if (k->tweak == NONE && !strcmp(k->rule, "straggler"))
+		ck_assert_str_eq(f->text, "straggler: 0 of 4 steps have a core over 10% slower "
+				 "than the fastest (step durations on each core's clock); worst "
+				 "step 0: host0 /device:TPU:0 0.0% slower (limit > 10%)");
 	if (k->tweak == STRAGGLER) {
 		ck_assert(tp_str_eq(f->plane, "/device:TPU:1"));
 		ck_assert(f->has_time);
@@ -204,8 +209,10 @@ static void dp_cores(struct tp_advice_core c[3], struct tp_advice_step s[3][4])
 			/* core 1 lists its steps last first */
 			int n = k == 1 ? 3 - i : i;
 
-			s[k][i] = (struct tp_advice_step){ 1000 * n, k == 2 && n == 2 ? 0 : 1000,
-							   false, dp[k][i], tp_str_make(names[n], 1) };
+			s[k][i] = (struct tp_advice_step){ .start_ps = 1000 * n,
+							   .dur_ps = k == 2 && n == 2 ? 0 : 1000,
+							   .debug_print_ps = dp[k][i],
+							   .name = tp_str_make(names[n], 1) };
 		}
 		c[k].steps = s[k];
 		c[k].n_steps = 4;
@@ -309,6 +316,48 @@ START_TEST(test_done_names)
 }
 END_TEST
 
+/* The straggler finding says where the worst step's spread lies: the
+ * slowest core's parts less the fastest's, largest difference first;
+ * without parts (a document written before them) it says only the
+ * spread. Step 2 of TPU:1 takes 1500 ps: 900 compute and 600 idle,
+ * against TPU:0's 900 compute and 100 in collectives. */
+START_TEST(test_straggler_parts)
+{
+	struct tp_advice_core c[3];
+	struct tp_advice_memory m[1];
+	struct tp_advice_input in = { c, 2, m, 1, NULL, 0 };
+	struct tp_advice a;
+	const char *base_text = "straggler: 1 of 4 steps have a core over 10% slower than the "
+				"fastest (step durations on each core's clock); worst step 2: "
+				"host0 /device:TPU:1 50.0% slower than host0 /device:TPU:0 "
+				"(limit > 10%)";
+	char want[512];
+
+	for (int with_parts = 0; with_parts < 2; with_parts++) {
+		const struct tp_advice_finding *f = NULL;
+
+		base(c, m);
+		for (int i = 0; i < 4; i++) {
+			steps_a[i].parts = (struct tp_step_parts){ { 1000, 0, 0, 0, 0 } };
+			steps_b[i].parts = steps_a[i].parts;
+			steps_a[i].has_parts = steps_b[i].has_parts = with_parts;
+		}
+		steps_a[2].parts = (struct tp_step_parts){ { 900, 100, 0, 0, 0 } };
+		steps_b[2].dur_ps = 1500;
+		steps_b[2].parts = (struct tp_step_parts){ { 900, 0, 0, 0, 600 } };
+		tp_advice_judge(&a, &in);
+		for (size_t i = 0; i < a.n; i++)
+			if (!strcmp(a.v[i].rule, "straggler"))
+				f = &a.v[i];
+		ck_assert_ptr_nonnull(f);
+		snprintf(want, sizeof(want), "%s%s", base_text,
+			 with_parts ? ", by idle +600 ps, collective -100 ps" : "");
+		ck_assert_str_eq(f->text, want);
+		tp_advice_release(&a);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("advice");
@@ -316,6 +365,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_rule, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, test_nothing_to_judge);
+	tcase_add_test(tc, test_straggler_parts);
 	tcase_add_test(tc, test_debug_print);
 	tcase_add_test(tc, test_debug_print_predates);
 	tcase_add_test(tc, test_done_names);

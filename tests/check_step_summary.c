@@ -209,6 +209,93 @@ START_TEST(test_across_one_core)
 }
 END_TEST
 
+/* Where a step's spread lies (steps_across[].slowest_parts,
+ * fastest_parts, spread_from; the straggler advice's "by ..."): cores'
+ * parts (compute, collective, copy, input, idle) chosen by hand, each
+ * summing to its step's duration, and what is said of them. */
+struct spread_case {
+	const char *what;
+	size_t n_cores;
+	struct tp_step_parts parts[3];
+	bool known[3];               /* a core without parts: a document's */
+	const char *from;            /* spread_from; NULL: none            */
+	const char *words;           /* tp_step_across_describe            */
+};
+
+static const struct spread_case spread_cases[] = {
+	/* durations 100, 160, 130: the slowest (160) less the fastest (100)
+	 * is +50 compute, -10 collective, +20 idle: 60, the spread */
+	{ "compute", 3, { { { 50, 20, 0, 0, 30 } }, { { 100, 10, 0, 0, 50 } },
+			  { { 70, 20, 10, 0, 30 } } }, { true, true, true },
+	  "compute", "compute +50 ps, idle +20 ps, collective -10 ps" },
+	/* a victim waits in a collective: +40 collective, -5 compute */
+	{ "collective", 2, { { { 100, 0, 0, 5, 0 } }, { { 95, 40, 0, 5, 0 } } },
+	  { true, true }, "collective", "collective +40 ps, compute -5 ps" },
+	/* two parts grow as much: the first in part order leads; the words
+	 * keep that order too */
+	{ "a tie", 2, { { { 10, 10, 10, 10, 10 } }, { { 10, 10, 10, 30, 30 } } },
+	  { true, true }, "input", "input +20 ps, idle +20 ps" },
+	/* the same duration on both: no spread, nothing grows */
+	{ "no spread", 2, { { { 10, 0, 0, 0, 0 } }, { { 0, 0, 0, 0, 10 } } },
+	  { true, true }, NULL, "" },
+	/* one core's parts unknown (a document written before them): no
+	 * parts at all, whichever core it is */
+	{ "unknown", 2, { { { 10, 0, 0, 0, 0 } }, { { 30, 0, 0, 0, 0 } } },
+	  { true, false }, NULL, "" },
+};
+
+START_TEST(test_spread_parts)
+{
+	const struct spread_case *t = &spread_cases[_i];
+	struct tp_step_across a = { 0 };
+	struct tp_step_parts d;
+	enum tp_step_part from;
+	char words[256];
+	int64_t sum = 0;
+
+	for (size_t c = 0; c < t->n_cores; c++) {
+		int64_t dur = 0;
+
+		for (size_t k = 0; k < TP_STEP_PARTS; k++)
+			dur += t->parts[c].ps[k];
+		tp_step_across_add(&a, c, dur, t->known[c] ? &t->parts[c] : NULL, false, false);
+	}
+	tp_step_across_close(&a);
+	from = tp_step_across_spread_from(&a);
+	ck_assert_msg(t->from ? from < TP_STEP_PARTS && !strcmp(tp_step_part_name(from), t->from)
+			      : from == TP_STEP_PARTS, "%s: from %d", t->what, (int)from);
+	tp_step_across_describe(&a, words, sizeof(words));
+	ck_assert_msg(!strcmp(words, t->words), "%s: \"%s\"", t->what, words);
+	ck_assert(tp_step_across_spread_parts(&a, &d) == (t->known[0] && t->known[1]));
+	for (size_t k = 0; k < TP_STEP_PARTS; k++)
+		sum += d.ps[k];
+	/* the parts of the spread add up to it exactly */
+	ck_assert_int_eq(sum, a.parts_known ? a.spread_ps : 0);
+}
+END_TEST
+
+/* A buffer too short for the words holds their beginning, ended. */
+START_TEST(test_spread_words_cut)
+{
+	const struct spread_case *t = &spread_cases[0];
+	struct tp_step_across a = { 0 };
+	char words[20];
+
+	for (size_t c = 0; c < t->n_cores; c++) {
+		int64_t dur = 0;
+
+		for (size_t k = 0; k < TP_STEP_PARTS; k++)
+			dur += t->parts[c].ps[k];
+		tp_step_across_add(&a, c, dur, &t->parts[c], false, false);
+	}
+	tp_step_across_close(&a);
+	memset(words, 'x', sizeof(words));
+	tp_step_across_describe(&a, words, sizeof(words));
+	ck_assert_ptr_nonnull(memchr(words, '\0', sizeof(words)));
+	ck_assert_str_eq(words, "compute +50 ps, idl");
+}
+END_TEST
+
 /* The steady compute by category summed over the steady steps' own
  * categories (every step keeps them). */
 static int64_t steady_cat_sum(const struct tp_ops *ops, const struct tp_ops_core *c,
@@ -316,6 +403,9 @@ static Suite *step_summary_suite(void)
 	tcase_add_loop_test(tc, test_durations_many, 0, 3);
 	tcase_add_test(tc, test_across_summary);
 	tcase_add_test(tc, test_across_one_core);
+	tcase_add_loop_test(tc, test_spread_parts, 0,
+			    sizeof(spread_cases) / sizeof(spread_cases[0]));
+	tcase_add_test(tc, test_spread_words_cut);
 	tcase_add_test(tc, test_rows_keep_big_figures_exact);
 	tcase_add_loop_test(tc, test_steady_categories_without_rows, 0, 2);
 	suite_add_tcase(s, tc);

@@ -88,6 +88,35 @@ else
 	echo "FAIL merge debug-print: a report without debug_print_ps judged: $got"
 	fail=$((fail + 1))
 fi
+# steps across the hosts keep each side's parts of the step (spread_from:
+# where the slowest core spent its extra time); a report made before steps
+# carried input_ps has no parts to give: null, not a part made up
+got=$(python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["ops"]["steps_across"][0]
+d = [a["slowest_parts"][k] - a["fastest_parts"][k] for k in a["slowest_parts"]]
+print(a["spread_from"], sum(d) == a["spread_ps"], d)
+d = json.load(open(sys.argv[2]))
+for c in d["ops"]["cores"]:
+    for st in c["steps"] or []:
+        del st["input_ps"]
+json.dump(d, open(sys.argv[3], "w"))
+' "$tmp/run-3hosts.merged.json" "$tmp/run-3hosts.1.json" "$tmp/run-3hosts.old.json")
+$tpuprof merge -o "$tmp/run-3hosts.old-merged.json" "$tmp/run-3hosts.0.json" "$tmp/run-3hosts.old.json" "$tmp/run-3hosts.2.json"
+got="$got $(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["ops"]["steps_across"][0]
+s = [x for x in d["advice"] if x["rule"] == "straggler"][0]["text"]
+print(a["slowest_parts"], a["fastest_parts"], a["spread_from"], ", by " in s)
+' "$tmp/run-3hosts.old-merged.json")"
+want="compute True [1956899, -723951, -3730, 0, 119715] None None None False"
+if [ "$got" = "$want" ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL merge run-3hosts: steps across parts: $got"
+	fail=$((fail + 1))
+fi
 case_ debug-print-inferred "" testdata/debug-print-inferred/host0.xplane.pb testdata/debug-print-inferred/host1.xplane.pb
 case_ near-capacity "--hbm 20MiB" testdata/run-3hosts/host0.xplane.pb testdata/run-3hosts/host1.xplane.pb testdata/run-3hosts/host2.xplane.pb
 case_ two-captures "" testdata/small.xplane.pb testdata/layout-b.xplane.pb.gz

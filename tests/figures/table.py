@@ -420,6 +420,48 @@ def edges_as_defined(cap):
             yield "step %d: an edge marked straggler" % i
 
 
+PARTS = ("compute", "collective", "copy", "input", "idle")
+
+
+def spread_parts_as_defined(cap):
+    """steps_across[].slowest_parts and fastest_parts: each core's parts
+    of the step, adding up to its duration exactly and equal to that
+    core's own step row; spread_from: the part whose slowest − fastest is
+    the largest positive one (the first in part order on ties), null
+    without one (docs/json.md)."""
+    doc = cap.json("ops")
+    cores = {(c["host"], c["plane"]): c for c in doc["cores"]}
+    for a in doc.get("steps_across") or []:
+        i = a["index"]
+        if a["slowest_parts"] is None or a["fastest_parts"] is None:
+            yield "step %d: parts unknown in a document tpuprof wrote" % i
+            continue
+        for side in ("slowest", "fastest"):
+            parts = a[side + "_parts"]
+            if sum(parts[k + "_ps"] for k in PARTS) != a[side + "_ps"]:
+                yield "step %d: Σ %s_parts = %d, %s_ps = %d" % (
+                    i, side, sum(parts[k + "_ps"] for k in PARTS), side, a[side + "_ps"])
+            rows = cores[(a[side + "_host"], a[side + "_plane"])]["steps"]
+            if rows is not None and any(rows[i][k + "_ps"] != parts[k + "_ps"] for k in PARTS):
+                yield "step %d: %s_parts %r, its core's row says otherwise" % (i, side, parts)
+        d = [a["slowest_parts"][k + "_ps"] - a["fastest_parts"][k + "_ps"] for k in PARTS]
+        best = max(range(len(PARTS)), key=lambda k: (d[k], -k))
+        want = PARTS[best] if d[best] > 0 else None
+        if a["spread_from"] != want:
+            yield "step %d: spread_from %r, the parts say %r" % (i, a["spread_from"], want)
+
+
+def spread_from_json(cap):
+    """{(index, part): slowest − fastest of that part} for the rows with
+    a spread_from, as `ops` text's "mostly in" column prints them."""
+    out = {}
+    for a in cap.json("ops").get("steps_across") or []:
+        k = a["spread_from"]
+        if k:
+            out[(str(a["index"]), k)] = a["slowest_parts"][k + "_ps"] - a["fastest_parts"][k + "_ps"]
+    return out
+
+
 def steady_durations(cap):
     """The steady steps' duration spread (min, max and their steps, the
     median as the warm-up rule takes it, nearest-rank p90 and p99) is
@@ -1016,6 +1058,10 @@ ROWS = [
          Fn("steps_across", lambda c: {(str(a["index"]),): (a["slowest_plane"], a["fastest_plane"]) for a in (c.json("ops").get("steps_across") or [])}),
          lambda v: " SparseCore" not in v[0] and " SparseCore" not in v[1]),
     Check("ops: steps across cores: an edge is the first or last of some core's inferred steps, never a straggler", edges_as_defined),
+    Check("ops: steps across cores: each side's parts add up to its step and are its row's; spread_from is the part grown most", spread_parts_as_defined),
+    Same("ops: steps across cores, the part the spread lies in most, text = JSON",
+         T("ops", r"^  (?P<i>\d+) +\S+ \S+ +\S+ \S+ +\S+ \S+ +\S+%  (?P<p>compute|collective|copy|input|idle) \+(?P<v>[\d.]+) (?P<u>\S+)"),
+         Fn("ops steps_across spread_from", spread_from_json)),
     Each("memory: headroom = capacity - larger peak", Fn("cores", lambda c: {(x["plane"],): x for x in c.json("memory")["cores"] if x["headroom_bytes"] is not None}),
          lambda x: x["headroom_bytes"] == x["capacity_bytes"] - max(x["compiler_peak_bytes"] or 0, x["runtime_peak_bytes"] or 0)),
     Each("memory: program headroom = program capacity - highest peak (no cores: every program)",

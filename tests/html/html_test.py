@@ -192,10 +192,21 @@ def test_report(b, path, doc, out, prefix, tpuprof_bin, doc_args):
         check(p.name + " steps across cores line as ops text", got == want, "%r vs %r" % (got, want))
         cells = p.js("Array.from(document.querySelectorAll('#summary-steps-across-table tr')).slice(1)"
                      ".map(r => Array.from(r.children).map(c => c.textContent))")
+        def mostly_in(x):
+            k = x["spread_from"]
+            if not k:
+                return "–"
+            return "%s +%s" % (k, c_fmt_ps(x["slowest_parts"][k + "_ps"] - x["fastest_parts"][k + "_ps"]))
         want = [[str(x["index"]), c_fmt_ps(x["slowest_ps"]), c_fmt_ps(x["fastest_ps"]), c_fmt_ps(x["spread_ps"]),
-                 "%.1f%%" % (100 * x["spread_share"]), x["slowest_host"] + " " + x["slowest_plane"]] for x in across]
+                 "%.1f%%" % (100 * x["spread_share"]), mostly_in(x), x["slowest_host"] + " " + x["slowest_plane"]]
+                for x in across]
         check(p.name + " steps across cores: a row per step with the JSON's figures (%d)" % len(across),
-              [c[:6] for c in cells] == want, "%r vs %r" % (cells[:2], want[:2]))
+              [c[:7] for c in cells] == want, "%r vs %r" % (cells[:2], want[:2]))
+        # "mostly in" as ops text prints it (a row it shows with none: "-")
+        text_from = re.findall(r"^  \d+ +\S+ \S+ +\S+ \S+ +\S+ \S+ +\S+%  (.+?) +\S+ /", ops_text, re.M)
+        check(p.name + " steps across cores: mostly in as ops text",
+              [c[5] for c in cells][:len(text_from)] == [t.replace("-", "–") if t == "-" else t for t in text_from],
+              "%r vs %r" % ([c[5] for c in cells][:3], text_from[:3]))
     for part, el_id in (("capture", "capture-line"), ("traffic", "summary-traffic")):
         want = re.search(r"^%s +(.*)$" % part, text, re.M).group(1)
         got = p.js("document.getElementById('%s').textContent" % el_id)

@@ -37,6 +37,8 @@ struct tp_advice_step {
 	int64_t debug_print_ps;       /* tp_step.debug_print_ps              */
 	struct tp_str name;           /* tp_step.name: matches a step across
 					 the cores of a host (debug-print) */
+	struct tp_step_parts parts;   /* tp_step's compute_ps ... idle_ps   */
+	bool has_parts;               /* false: a document without them     */
 };
 
 /* One device core, as the rules see it. */

@@ -388,6 +388,22 @@ void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core
 size_t tp_steps_steady_categories(const struct tp_ops *ops, const struct tp_ops_core *core,
 				  struct tp_step_cat **out);
 
+/* A step's time by kind, as tp_step partitions it: they sum to the
+ * step's duration exactly (outside_ps's TP_PART_* are three of them, in
+ * the same order). In this order in JSON and text. */
+enum tp_step_part {
+	TP_STEP_PART_COMPUTE, TP_STEP_PART_COLLECTIVE, TP_STEP_PART_COPY,
+	TP_STEP_PART_INPUT, TP_STEP_PART_IDLE, TP_STEP_PARTS
+};
+struct tp_step_parts {
+	int64_t ps[TP_STEP_PARTS];
+};
+/* "compute", "collective", "copy", "input", "idle": the part's name in
+ * JSON (its key without "_ps") and text. */
+const char *tp_step_part_name(enum tp_step_part k);
+/* A step's parts (tp_step's compute_ps ... idle_ps). */
+struct tp_step_parts tp_step_parts_of(const struct tp_step *s);
+
 /* One step position across every core with steps (steps are matched by
  * position: the i-th step of each core). */
 struct tp_step_across {
@@ -405,6 +421,10 @@ struct tp_step_across {
 				       * not by a step the cores share (its
 				       * spread is launch skew, not a
 				       * straggler)                         */
+	/* the slowest and the fastest core's parts of the step; known when
+	 * every core compared gave them (a saved document may not) */
+	struct tp_step_parts slowest_parts, fastest_parts;
+	bool parts_known;
 };
 /* The steps every core with steps has (the fewest any has), each across
  * the cores; 0 and NULL with fewer than two such cores. *out is
@@ -412,9 +432,23 @@ struct tp_step_across {
 size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out);
 /* The same figures from any list of cores' steps (merge recomputes them
  * from saved documents): a zeroed a, each core's i-th step added in core
- * order, then closed (spread and straggler). */
+ * order, then closed (spread and straggler). parts: the step's parts,
+ * NULL when they are not known. */
 void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
-			bool warmup, bool edge);
+			const struct tp_step_parts *parts, bool warmup, bool edge);
+/* Where the spread comes from: each part of the slowest core's step less
+ * the fastest core's (signed; they sum to spread_ps exactly). False, and
+ * *out zero, when the parts are not known. */
+bool tp_step_across_spread_parts(const struct tp_step_across *a,
+				 struct tp_step_parts *out);
+/* The part the slowest core spent the most more time in than the fastest
+ * (the largest of the spread's parts, the first in part order on ties);
+ * TP_STEP_PARTS when none is positive (no spread) or they are not known. */
+enum tp_step_part tp_step_across_spread_from(const struct tp_step_across *a);
+/* The spread's parts in words, each part that differs with its sign, the
+ * largest difference first (ties in part order): "idle +74.67 us,
+ * compute +89.73 ns"; "" when the parts are not known or all equal. */
+void tp_step_across_describe(const struct tp_step_across *a, char *buf, size_t n);
 /* Whether step i of n is an edge (tp_step_across.edge) of steps inferred
  * or not. */
 static inline bool tp_step_is_edge(bool inferred, size_t i, size_t n)

@@ -67,13 +67,18 @@ static void say(struct tp_advice_finding *f, const char *fmt, ...)
 static void say(struct tp_advice_finding *f, const char *fmt, ...)
 {
 	va_list ap;
-	char buf[512];
+	int len;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	len = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	free(f->text);
-	f->text = tp_xasprintf("%s", buf);
+	f->text = tp_xmalloc(len > 0 ? (size_t)len + 1 : 1);
+	f->text[0] = '\0';
+	va_start(ap, fmt);
+	if (len > 0)
+		vsnprintf(f->text, (size_t)len + 1, fmt, ap);
+	va_end(ap);
 }
 
 static void at_core(struct tp_advice_finding *f, const struct tp_advice_core *c)
@@ -200,15 +205,38 @@ static void sparsecore_rule(struct tp_advice *a, const struct tp_advice_input *i
 	    100 * f->measured);
 }
 
+/* Step i across the TensorCores with steps (tp_steps_across's figures:
+ * a SparseCore's steps are no TensorCore's, XProf keeps their step
+ * details apart). */
+static struct tp_step_across across_at(const struct tp_advice_input *in, size_t i)
+{
+	struct tp_step_across a = { .index = i };
+
+	for (size_t c = 0; c < in->n_cores; c++) {
+		const struct tp_advice_core *k = &in->cores[c];
+		const struct tp_advice_step *st;
+
+		if (!k->n_steps || k->sparsecore)
+			continue;
+		st = &k->steps[i];
+		tp_step_across_add(&a, c, st->dur_ps, st->has_parts ? &st->parts : NULL,
+				   st->warmup, tp_step_is_edge(k->inferred_steps, i, k->n_steps));
+	}
+	tp_step_across_close(&a);
+	return a;
+}
+
 /* Per step position across the cores with steps: the largest spread of
- * a steady step over its fastest core. */
+ * a steady step over its fastest core, and the parts of the step it lies
+ * in (where the slowest core spent its time more than the fastest). */
 static void straggler_rule(struct tp_advice *a, const struct tp_advice_input *in)
 {
 	struct tp_advice_finding *f = add(a, "straggler", "tpuprof", TP_STRAGGLER_PCT / 100.0);
-	size_t n = SIZE_MAX, with = 0, hits = 0, judged = 0, worst = 0;
+	size_t n = SIZE_MAX, with = 0, hits = 0, judged = 0;
+	struct tp_step_across worst = { 0 };
+	const struct tp_advice_core *fast;
+	char parts[256], *than;
 
-	/* TensorCores with TensorCores: a SparseCore's steps are no
-	 * TensorCore's (XProf keeps their step details apart) */
 	for (size_t c = 0; c < in->n_cores; c++)
 		if (in->cores[c].n_steps && !in->cores[c].sparsecore) {
 			with++;
@@ -216,40 +244,22 @@ static void straggler_rule(struct tp_advice *a, const struct tp_advice_input *in
 				n = in->cores[c].n_steps;
 		}
 	for (size_t i = 0; with >= 2 && i < n; i++) {
-		const struct tp_advice_core *slow = NULL;
-		int64_t lo = 0, hi = 0;
-		bool warm = false, first = true;
-		double s;
+		struct tp_step_across s = across_at(in, i);
+		double spread;
 
-		for (size_t c = 0; c < in->n_cores; c++) {
-			const struct tp_advice_step *st;
-
-			if (!in->cores[c].n_steps || in->cores[c].sparsecore)
-				continue;
-			st = &in->cores[c].steps[i];
-			/* an edge of inferred steps is launch skew: left out
-			 * as warm-up is (tp_step_across.edge) */
-			warm |= st->warmup || tp_step_is_edge(in->cores[c].inferred_steps, i,
-							      in->cores[c].n_steps);
-			if (first || st->dur_ps > hi) {
-				hi = st->dur_ps;
-				slow = &in->cores[c];
-			}
-			if (first || st->dur_ps < lo)
-				lo = st->dur_ps;
-			first = false;
-		}
-		if (warm || lo <= 0)
+		/* an edge of inferred steps is launch skew: left out as
+		 * warm-up is */
+		if (s.warmup || s.edge || s.fastest_ps <= 0)
 			continue;
 		judged++;
-		hits += tp_sat_sub(hi, lo) > lo / 100 * TP_STRAGGLER_PCT;
-		s = (double)tp_sat_sub(hi, lo) / (double)lo;
-		if (!f->has_measured || s > f->measured) {
-			f->measured = s;
+		hits += s.straggler;
+		spread = (double)s.spread_ps / (double)s.fastest_ps;
+		if (!f->has_measured || spread > f->measured) {
+			f->measured = spread;
 			f->has_measured = f->has_time = true;
-			f->time_ps = slow->steps[i].start_ps;
-			worst = i;
-			at_core(f, slow);
+			f->time_ps = in->cores[s.slowest_core].steps[i].start_ps;
+			worst = s;
+			at_core(f, &in->cores[s.slowest_core]);
 		}
 	}
 	if (!judged) {
@@ -257,10 +267,17 @@ static void straggler_rule(struct tp_advice *a, const struct tp_advice_input *in
 		return;
 	}
 	f->verdict = hits ? TP_ADVICE_FIRED : TP_ADVICE_NOT_FIRED;
+	fast = &in->cores[worst.fastest_core];
+	/* every step the same on every core: no other core to name */
+	than = worst.slowest_core == worst.fastest_core ? tp_xasprintf("%s", "") :
+		tp_xasprintf(" than %s %.*s", fast->host ? fast->host : "?", PLANE(fast->plane));
+	tp_step_across_describe(&worst, parts, sizeof(parts));
 	say(f, "straggler: %zu of %zu steps have a core over %d%% slower than the fastest "
-	    "(step durations on each core's clock); worst step %zu: %s %.*s %.1f%% slower "
-	    "(limit > %d%%)", hits, judged, TP_STRAGGLER_PCT, worst,
-	    f->host ? f->host : "?", PLANE(f->plane), 100 * f->measured, TP_STRAGGLER_PCT);
+	    "(step durations on each core's clock); worst step %zu: %s %.*s %.1f%% slower"
+	    "%s (limit > %d%%)%s%s", hits, judged, TP_STRAGGLER_PCT, worst.index,
+	    f->host ? f->host : "?", PLANE(f->plane), 100 * f->measured, than,
+	    TP_STRAGGLER_PCT, parts[0] ? ", by " : "", parts);
+	free(than);
 }
 
 static void peak_rule(struct tp_advice *a, const struct tp_advice_input *in)

@@ -32,7 +32,8 @@ static void core_input(struct tp_advice_core *in, struct tp_advice_step *steps,
 		const struct tp_step *s = &ops->steps[c->first_step + i];
 
 		steps[i] = (struct tp_advice_step){ s->start_ps, s->dur_ps, s->warmup,
-						    s->debug_print_ps, s->name };
+						    s->debug_print_ps, s->name,
+						    tp_step_parts_of(s), true };
 	}
 	in->steps = steps;
 	in->n_steps = c->n_steps;

@@ -3,11 +3,13 @@
  * as warm-up when it is much slower than the rest (compilation, first
  * transfers), each core's steady-state sums without it, and per step
  * across cores (and hosts) the slowest core and the spread, XProf's pod
- * viewer's straggler.
+ * viewer's straggler, with the parts of the step the spread lies in.
  */
 #include "tpuprof/analyze/ops.h"
+#include "tpuprof/util/units.h"
 #include "tpuprof/util/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,20 +151,65 @@ void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core
 	free(d);
 }
 
-void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
-			bool warmup, bool edge)
+const char *tp_step_part_name(enum tp_step_part k)
 {
+	static const char *const names[TP_STEP_PARTS] = {
+		"compute", "collective", "copy", "input", "idle",
+	};
+
+	return k < TP_STEP_PARTS ? names[k] : "";
+}
+
+struct tp_step_parts tp_step_parts_of(const struct tp_step *s)
+{
+	return (struct tp_step_parts){ { s->compute_ps, s->collective_ps, s->copy_ps,
+					 s->input_ps, s->idle_ps } };
+}
+
+void tp_step_across_add(struct tp_step_across *a, size_t core, int64_t dur_ps,
+			const struct tp_step_parts *parts, bool warmup, bool edge)
+{
+	static const struct tp_step_parts none;
+
 	a->warmup |= warmup;
 	a->edge |= edge;
+	a->parts_known = parts && (!a->n_cores || a->parts_known);
 	if (!a->n_cores || dur_ps > a->slowest_ps) {
 		a->slowest_ps = dur_ps;
 		a->slowest_core = core;
+		a->slowest_parts = parts ? *parts : none;
 	}
 	if (!a->n_cores || dur_ps < a->fastest_ps) {
 		a->fastest_ps = dur_ps;
 		a->fastest_core = core;
+		a->fastest_parts = parts ? *parts : none;
 	}
 	a->n_cores++;
+}
+
+bool tp_step_across_spread_parts(const struct tp_step_across *a,
+				 struct tp_step_parts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!a->parts_known)
+		return false;
+	/* each side at most its step's duration: no overflow */
+	for (size_t k = 0; k < TP_STEP_PARTS; k++)
+		out->ps[k] = a->slowest_parts.ps[k] - a->fastest_parts.ps[k];
+	return true;
+}
+
+enum tp_step_part tp_step_across_spread_from(const struct tp_step_across *a)
+{
+	struct tp_step_parts d;
+	enum tp_step_part best = TP_STEP_PARTS;
+
+	if (!tp_step_across_spread_parts(a, &d))
+		return TP_STEP_PARTS;
+	for (size_t k = 0; k < TP_STEP_PARTS; k++)
+		if (d.ps[k] > 0 && (best == TP_STEP_PARTS || d.ps[k] > d.ps[best]))
+			best = (enum tp_step_part)k;
+	return best;
 }
 
 void tp_step_across_close(struct tp_step_across *a)
@@ -173,6 +220,40 @@ void tp_step_across_close(struct tp_step_across *a)
 	a->straggler = !a->edge && (a->fastest_ps > 0 ?
 		a->spread_ps > a->fastest_ps / 100 * TP_STRAGGLER_PCT :
 		a->spread_ps > 0);
+}
+
+/* |v| of a difference of two parts (never INT64_MIN) */
+static uint64_t magnitude(int64_t v)
+{
+	return v < 0 ? (uint64_t)-v : (uint64_t)v;
+}
+
+void tp_step_across_describe(const struct tp_step_across *a, char *buf, size_t n)
+{
+	struct tp_step_parts d;
+	bool done[TP_STEP_PARTS] = { false };
+	size_t at = 0;
+
+	if (n)
+		buf[0] = '\0';
+	if (!tp_step_across_spread_parts(a, &d))
+		return;
+	for (;;) {
+		size_t best = TP_STEP_PARTS;
+		char t[32];
+
+		for (size_t k = 0; k < TP_STEP_PARTS; k++)
+			if (!done[k] && d.ps[k] &&
+			    (best == TP_STEP_PARTS || magnitude(d.ps[k]) > magnitude(d.ps[best])))
+				best = k;
+		if (best == TP_STEP_PARTS || at >= n)
+			return;
+		done[best] = true;
+		tp_fmt_ps(t, sizeof(t), d.ps[best]);
+		at += (size_t)snprintf(buf + at, n - at, "%s%s %s%s", at ? ", " : "",
+				       tp_step_part_name((enum tp_step_part)best),
+				       d.ps[best] > 0 ? "+" : "", t);
+	}
 }
 
 size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
@@ -195,11 +276,13 @@ size_t tp_steps_across(const struct tp_ops *ops, struct tp_step_across **out)
 		v[i].index = i;
 		for (size_t c = 0; c < ops->n_cores; c++) {
 			const struct tp_step *s;
+			struct tp_step_parts parts;
 
 			if (!ops->cores[c].n_steps || ops->cores[c].is_sparse_core)
 				continue;
 			s = &ops->steps[ops->cores[c].first_step + i];
-			tp_step_across_add(&v[i], c, s->dur_ps, s->warmup,
+			parts = tp_step_parts_of(s);
+			tp_step_across_add(&v[i], c, s->dur_ps, &parts, s->warmup,
 					   tp_step_is_edge(ops->cores[c].step_source ==
 							   TP_STEPS_INFERRED, i,
 							   ops->cores[c].n_steps));

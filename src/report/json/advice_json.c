@@ -81,6 +81,24 @@ static bool sparse_core_plane(struct tp_str plane)
 	return tp_str_has_prefix(plane, "/device:TPU:") && tp_str_contains(plane, " SparseCore");
 }
 
+/* A step row's parts (steps[].compute_ps ... idle_ps); false when one
+ * is missing (a document written before input_ps). */
+static bool parts_of_row(const json_t *row, struct tp_step_parts *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t k = 0; k < TP_STEP_PARTS; k++) {
+		char key[32];
+		const json_t *v;
+
+		snprintf(key, sizeof(key), "%s_ps", tp_step_part_name((enum tp_step_part)k));
+		v = J(row, key);
+		if (!json_is_integer(v))
+			return false;
+		out->ps[k] = (int64_t)json_integer_value(v);
+	}
+	return true;
+}
+
 /* ops.cores[i] of a report document, as advice_input.c reads a core. */
 static void core_from_doc(struct tp_advice_core *in, struct tp_advice_step **steps,
 			  const json_t *core)
@@ -98,12 +116,16 @@ static void core_from_doc(struct tp_advice_core *in, struct tp_advice_step **ste
 	in->flop_util = json_number_value(J(core, "flop_utilization"));
 	in->hbm_util = json_number_value(J(core, "hbm_bw_utilization"));
 	*steps = tp_xcalloc(json_array_size(J(core, "steps")) + 1, sizeof(**steps));
-	json_array_foreach(J(core, "steps"), i, v)
-		(*steps)[i] = (struct tp_advice_step){ jint(J(v, "start_ps")),
-						       jint(J(v, "duration_ps")),
-						       json_is_true(J(v, "warmup")),
-						       jint(J(v, "debug_print_ps")),
-						       jstr(J(v, "name")) };
+	json_array_foreach(J(core, "steps"), i, v) {
+		struct tp_advice_step *st = &(*steps)[i];
+
+		st->start_ps = jint(J(v, "start_ps"));
+		st->dur_ps = jint(J(v, "duration_ps"));
+		st->warmup = json_is_true(J(v, "warmup"));
+		st->debug_print_ps = jint(J(v, "debug_print_ps"));
+		st->name = jstr(J(v, "name"));
+		st->has_parts = parts_of_row(v, &st->parts);
+	}
 	in->steps = *steps;
 	in->n_steps = json_array_size(J(core, "steps"));
 	in->inferred_steps = json_string_value(J(core, "steps_source")) &&
@@ -221,9 +243,12 @@ static struct tp_step_across *across_from_cores(json_t *cores, size_t *n_out)
 			json_t *s = json_array_get(steps, i);
 			const char *src = json_string_value(json_object_get(core, "steps_source"));
 
+			struct tp_step_parts parts;
+
 			if (s && !sparse_core_plane(jstr(json_object_get(core, "plane"))))
 				tp_step_across_add(&v[i], c,
 					json_integer_value(json_object_get(s, "duration_ps")),
+					parts_of_row(s, &parts) ? &parts : NULL,
 					json_is_true(json_object_get(s, "warmup")),
 					tp_step_is_edge(src && strcmp(src, "inferred") == 0, i,
 							json_array_size(steps)));

@@ -9,6 +9,7 @@
  */
 #include "tpuprof/report/ops_report.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,12 +206,32 @@ void tp_ops_steps_json(struct tp_jw *w, const struct tp_ops *ops,
 	tp_jw_end(w);
 }
 
+/* A core's parts of the step: {"compute_ps": ..., ..., "idle_ps": ...};
+ * null when not known (a document without them). */
+static json_t *parts_json(const struct tp_step_parts *p, bool known)
+{
+	json_t *o;
+
+	if (!known)
+		return json_null();
+	o = json_object();
+	for (size_t k = 0; k < TP_STEP_PARTS; k++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_ps", tp_step_part_name((enum tp_step_part)k));
+		json_object_set_new(o, key, tp_json_int(p->ps[k]));
+	}
+	return o;
+}
+
 /* One step across cores; the names are given (references stolen). */
 json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host,
 				json_t *slowest_plane, json_t *fastest_host,
 				json_t *fastest_plane)
 {
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b,s:b}",
+	enum tp_step_part from = tp_step_across_spread_from(a);
+
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b,s:b}",
 		"index", tp_json_uint(a->index),
 		"n_cores", tp_json_uint(a->n_cores),
 		"slowest_host", slowest_host,
@@ -221,6 +242,9 @@ json_t *tp_step_across_json(const struct tp_step_across *a, json_t *slowest_host
 		"fastest_ps", tp_json_int(a->fastest_ps),
 		"spread_ps", tp_json_int(a->spread_ps),
 		"spread_share", a->fastest_ps > 0 ? json_real((double)a->spread_ps / (double)a->fastest_ps) : json_null(),
+		"slowest_parts", parts_json(&a->slowest_parts, a->parts_known),
+		"fastest_parts", parts_json(&a->fastest_parts, a->parts_known),
+		"spread_from", from < TP_STEP_PARTS ? json_string(tp_step_part_name(from)) : json_null(),
 		"straggler", a->straggler,
 		"warmup", a->warmup,
 		"edge", a->edge);

@@ -126,7 +126,23 @@ void tp_text_steps(FILE *out, const struct tp_ops *ops,
 			c->n_steps - n);
 }
 
-/* Per step across cores (and hosts): the slowest core and the spread. */
+/* The part of the step the spread lies in most, with how much longer
+ * the slowest core spent in it ("idle +74.67 us"); "-" when none. */
+static void spread_from_text(const struct tp_step_across *a, char *buf, size_t n)
+{
+	enum tp_step_part k = tp_step_across_spread_from(a);
+	struct tp_step_parts d;
+	char t[32];
+
+	if (k >= TP_STEP_PARTS || !tp_step_across_spread_parts(a, &d)) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	snprintf(buf, n, "%s +%s", tp_step_part_name(k), tp_fmt_ps(t, sizeof(t), d.ps[k]));
+}
+
+/* Per step across cores (and hosts): the slowest core, the spread and the
+ * part of the step it lies in most. */
 void tp_text_steps_across(FILE *out, const struct tp_capture *cap,
 			  const struct tp_ops *ops, size_t limit)
 {
@@ -140,23 +156,26 @@ void tp_text_steps_across(FILE *out, const struct tp_capture *cap,
 	fprintf(out, "\nsteps across cores: %zu step%s on %zu cores, %zu with a straggler"
 		" (slowest core over %d%% longer than the fastest; warm-up left out)\n",
 		n, n == 1 ? "" : "s", sum.n_cores, sum.stragglers, TP_STRAGGLER_PCT);
-	fprintf(out, "  %-6s %10s %10s %10s %7s  %s\n", "step", "slowest", "fastest",
-		"spread", "spread", "slowest core");
+	fprintf(out, "  %-6s %10s %10s %10s %7s  %-22s %s\n", "step", "slowest", "fastest",
+		"spread", "spread", "mostly in", "slowest core");
 	for (size_t i = 0; i < shown; i++) {
 		const struct tp_ops_core *slow = &ops->cores[v[i].slowest_core];
-		char t_s[32], t_f[32], t_d[32];
+		char t_s[32], t_f[32], t_d[32], from[64];
 
-		fprintf(out, "  %-6zu %10s %10s %10s %6.1f%%  %s %.*s%s%s%s\n", v[i].index,
+		spread_from_text(&v[i], from, sizeof(from));
+		fprintf(out, "  %-6zu %10s %10s %10s %6.1f%%  %-22s %s %.*s%s%s%s\n", v[i].index,
 			tp_fmt_ps(t_s, sizeof(t_s), v[i].slowest_ps),
 			tp_fmt_ps(t_f, sizeof(t_f), v[i].fastest_ps),
 			tp_fmt_ps(t_d, sizeof(t_d), v[i].spread_ps),
-			pct(v[i].spread_ps, v[i].fastest_ps), cap->hosts[slow->host].name,
+			pct(v[i].spread_ps, v[i].fastest_ps), from, cap->hosts[slow->host].name,
 			(int)slow->plane->name.len, TP_SPTR(slow->plane->name),
 			v[i].straggler ? "  straggler" : "", v[i].warmup ? "  warm-up" : "",
 			v[i].edge ? "  edge" : "");
 	}
 	if (shown < n)
 		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n", n - shown);
+	fputs("  mostly in: the part of the step (compute, collective, copy, input, idle) the "
+	      "slowest core spent the most longer in than the fastest\n", out);
 	for (size_t i = 0; i < n; i++)
 		if (v[i].edge) {
 			fputs("  edge: the first or last of inferred steps, bounded by each core's "

@@ -82,19 +82,37 @@ const SummaryView = {
 		const stragglers = across.filter(function (x) { return x.straggler && !x.warmup; }).length;
 		this.acrossLine(s, { n_steps: across.length, n_cores: across[0].n_cores, stragglers: stragglers });
 		const t = el("table", { class: "plain", id: "summary-steps-across-table" }, el("tr", {},
-			["step", "slowest", "fastest", "spread", "spread", "slowest core", ""].map(function (h) {
+			["step", "slowest", "fastest", "spread", "spread", "mostly in", "slowest core", ""].map(function (h) {
 				return el("th", {}, h);
 			})));
+		const self = this;
 		across.forEach(function (x) {
 			t.appendChild(el("tr", {}, el("td", { class: "num" }, String(x.index)),
 				el("td", { class: "num" }, fmtPs(x.slowest_ps)), el("td", { class: "num" }, fmtPs(x.fastest_ps)),
 				el("td", { class: "num" }, fmtPs(x.spread_ps)),
 				el("td", { class: "num" + (x.straggler ? " warn" : "") }, fmtPct(x.spread_share)),
+				self.mostlyIn(x),
 				el("td", {}, x.slowest_host + " " + x.slowest_plane),
 				el("td", { class: "muted", title: x.edge ? "the first or last of inferred steps, bounded by each core's own first or last op (launch skew): not judged" : "" },
 					(x.straggler ? "straggler" : "") + (x.warmup ? " warm-up" : "") + (x.edge ? " edge" : ""))));
 		});
 		s.appendChild(el("div", { class: "scroll-box" }, t));
+	},
+
+	/* The part of the step the spread lies in most (spread_from), with
+	 * how much longer the slowest core spent in it; every part's
+	 * difference in its title, as ops text words it. */
+	mostlyIn: function (x) {
+		if (!x.spread_from || !x.slowest_parts || !x.fastest_parts)
+			return el("td", { class: "muted" }, "–");
+		const diff = function (k) { return x.slowest_parts[k + "_ps"] - x.fastest_parts[k + "_ps"]; };
+		const parts = ["compute", "collective", "copy", "input", "idle"].filter(function (k) {
+			return diff(k) !== 0;
+		}).map(function (k) {
+			return k + " " + (diff(k) > 0 ? "+" : "−") + fmtPs(Math.abs(diff(k)));
+		});
+		return el("td", { title: "slowest core less the fastest: " + parts.join(", ") },
+			x.spread_from + " +" + fmtPs(diff(x.spread_from)));
 	},
 
 	/* The line above the table, from steps_across_summary alone when the
