@@ -56,14 +56,19 @@ int64_t rg_segment_shift(const struct rg_line *l, const struct rg_segment *s)
 	return tp_sat_mul(tp_sat_sub(s->base_ns, l->timestamp_ns), 1000);
 }
 
-FILE *rg_tmpfile(void)
+FILE *rg_tmpfile(char **buf)
 {
 	FILE *f = tp_tmpfile();
 
 	/* MBs are written in pieces of tens of bytes (runs of events,
-	 * metadata entries): fewer, larger writes */
-	if (f)
-		setvbuf(f, NULL, _IOFBF, (size_t)1 << 20);
+	 * metadata entries): fewer, larger writes, each a piece the size
+	 * RG_WRITE_PIECE says (what a read fault of the mapping maps) */
+	if (buf)
+		*buf = NULL;
+	if (f && buf) {
+		*buf = tp_xmalloc(RG_WRITE_PIECE);
+		setvbuf(f, *buf, _IOFBF, RG_WRITE_PIECE);
+	}
 	return f;
 }
 

@@ -294,6 +294,7 @@ void rg_model_release(struct rg_model *m)
 		free(m->strs[k]);
 	if (m->spill)
 		fclose(m->spill);
+	free(m->spill_buf);
 	tp_arena_release(&m->arena);
 	memset(m, 0, sizeof(*m));
 }
@@ -332,6 +333,7 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 {
 	struct rg_model m = { .shown = opts->shown, .align = !opts->flat };
 	FILE *merged = NULL;
+	char *merged_buf = NULL;
 	void *spill = NULL;
 	enum tp_err rc;
 	long end;
@@ -344,7 +346,7 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 		m.input = data;
 		m.input_fd = opts->fd;
 	}
-	m.spill = rg_tmpfile();
+	m.spill = rg_tmpfile(&m.spill_buf);
 	if (!m.spill) {
 		int errnum = errno;
 
@@ -362,7 +364,7 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 		rc = rg_tmp_error(err, opts->shown, false, m.io_errno);
 	if (rc == TP_OK && !opts->flat)
 		rc = rg_view(&m, spill, out, err);
-	else if (rc == TP_OK && !(merged = rg_tmpfile()))
+	else if (rc == TP_OK && !(merged = rg_tmpfile(&merged_buf)))
 		rc = rg_tmp_error(err, opts->shown, true, errno);
 	if (rc == TP_OK && merged)
 		rc = rg_emit(&m, spill, merged, err);
@@ -379,6 +381,7 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 		munmap(spill, m.spill_size);
 	if (merged)
 		fclose(merged);
+	free(merged_buf);
 	rg_model_release(&m);
 #ifdef __GLIBC__
 	/* the model's many small blocks, freed, stay the process's memory

@@ -267,6 +267,7 @@ struct rg_model {
 	int input_fd;
 	struct rg_origin origin;
 	FILE *spill;
+	char *spill_buf;        /* its stdio buffer (rg_tmpfile)            */
 	uint64_t spill_size;
 	struct rg_plane *planes;           /* malloc'd                 */
 	size_t n_planes, cap_planes;
@@ -389,8 +390,12 @@ const char *rg_hand_records(const struct rg_decoded *d, tp_riegeli_record_fn fn,
 #define RG_WRITE_PIECE ((size_t)64 << 10)
 
 /* A temporary file, already unlinked: under $TMPDIR or /tmp. NULL
- * with errno set when it cannot be made. */
-FILE *rg_tmpfile(void);
+ * with errno set when it cannot be made. buf: where a file written
+ * through stdio gets its buffer of RG_WRITE_PIECE bytes, the caller's to
+ * free after fclose (glibc's setvbuf takes no size without a buffer: it
+ * kept 4 KiB, a write(2) per 4 KiB of metadata); NULL for a file written
+ * with pwrite only (the glue). */
+FILE *rg_tmpfile(char **buf);
 
 /* A write to a temporary file failed: the first failure's errno kept in
  * *io_errno (EIO where the call left none), later ones not. */

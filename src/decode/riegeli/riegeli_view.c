@@ -304,7 +304,7 @@ enum tp_err rg_view(struct rg_model *m, const uint8_t *spill,
 	struct rg_view_build v = { .spill = spill, .page = m->page,
 				   .input = m->input,
 				   .input_fd = m->input_fd };
-	FILE *glue = rg_tmpfile();
+	FILE *glue = rg_tmpfile(NULL);
 	uint8_t *base = NULL;
 
 	if (!glue)
