@@ -290,6 +290,45 @@ START_TEST(test_growth_contributors)
 }
 END_TEST
 
+/* --max-straggler-spread names where the worst step's spread lies: the
+ * parts its slowest core spent longer in than the fastest (the report's
+ * steps_across row the finding was measured on), largest first; none
+ * when the rows were left out or none is the finding's. testdata's
+ * steps capture: step 2, TPU:2 against TPU:1 (ops text "mostly in"). */
+START_TEST(test_straggler_contributors)
+{
+	struct tp_check_opts o = { 0 };
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	json_t *doc = load("testdata/steps.xplane.pb"), *f;
+	const struct tp_check_row *r;
+	size_t i;
+
+	o.has_advice[TP_CHECK_ADVICE_STRAGGLER] = true;
+	o.advice_limit[TP_CHECK_ADVICE_STRAGGLER] = 0.1;
+	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
+	r = &c.rows[0];
+	ck_assert(!r->pass);
+	ck_assert_uint_eq(r->n_contrib, 3);
+	ck_assert_str_eq(r->contrib[0].kind, "step_part");
+	ck_assert_str_eq(r->contrib[0].name, "idle");
+	ck_assert_int_eq(r->contrib[0].value, 102666830 - 27994930);
+	ck_assert_str_eq(r->contrib[1].name, "compute");
+	ck_assert_int_eq(r->contrib[1].value, 14598830 - 14509101);
+	ck_assert_str_eq(r->contrib[2].name, "collective");
+	ck_assert_int_eq(r->contrib[2].value, 45032 - 42344);
+	tp_check_release(&c);
+	/* a finding on another core than the worst row's: not its parts */
+	json_array_foreach(json_object_get(doc, "advice"), i, f)
+		if (!strcmp(json_string_value(json_object_get(f, "rule")), "straggler"))
+			json_object_set_new(f, "plane", json_string("/device:TPU:0"));
+	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
+	ck_assert_uint_eq(c.rows[0].n_contrib, 0);
+	tp_check_release(&c);
+	json_decref(doc);
+}
+END_TEST
+
 START_TEST(test_text_and_json)
 {
 	struct tp_check_opts o = { .has_max_peak = true, .max_peak = 8 * MiB };
@@ -336,6 +375,7 @@ int main(void)
 	tcase_add_test(tc, test_saved_report);
 	tcase_add_test(tc, test_damaged_runtime_is_partial);
 	tcase_add_test(tc, test_growth_contributors);
+	tcase_add_test(tc, test_straggler_contributors);
 	tcase_add_test(tc, test_not_a_report);
 	tcase_add_test(tc, test_text_and_json);
 	suite_add_tcase(s, tc);

@@ -462,6 +462,25 @@ def spread_from_json(cap):
     return out
 
 
+def straggler_parts_from_ops(cap):
+    """The parts of the worst steady step (ops steps_across: the largest
+    spread over the fastest core, neither warm-up nor an edge, the first
+    on ties) its slowest core spent longer in than the fastest, the three
+    largest (ties in part order): what check's step_part contributors
+    say."""
+    worst, most = None, -1.0
+    for a in cap.json("ops").get("steps_across") or []:
+        if a["warmup"] or a["edge"] or a["fastest_ps"] <= 0:
+            continue
+        if a["spread_ps"] / a["fastest_ps"] > most:
+            worst, most = a, a["spread_ps"] / a["fastest_ps"]
+    if worst is None or worst["slowest_parts"] is None:
+        return {}
+    d = [(worst["slowest_parts"][k + "_ps"] - worst["fastest_parts"][k + "_ps"], -i, k)
+         for i, k in enumerate(PARTS)]
+    return {(k,): v for v, _, k in sorted((x for x in d if x[0] > 0), reverse=True)[:3]}
+
+
 def steady_durations(cap):
     """The steady steps' duration spread (min, max and their steps, the
     median as the warm-up rule takes it, nearest-rank p90 and p99) is
@@ -1059,6 +1078,14 @@ ROWS = [
          lambda v: " SparseCore" not in v[0] and " SparseCore" not in v[1]),
     Check("ops: steps across cores: an edge is the first or last of some core's inferred steps, never a straggler", edges_as_defined),
     Check("ops: steps across cores: each side's parts add up to its step and are its row's; spread_from is the part grown most", spread_parts_as_defined),
+    Same("check: a straggler's step parts = the worst steady step's in ops steps_across (slowest − fastest)",
+         Fn("check max-straggler-spread contributors", lambda c: {(x["name"],): x["value"] for r in c.json("check")["results"]
+                                                                  if r["rule"] == "max-straggler-spread" for x in r["contributors"]}),
+         Fn("ops steps_across worst step parts", straggler_parts_from_ops)),
+    Same("check: a straggler's step parts, text = JSON",
+         T("check", r"(?:fastest core in: |, )(?P<p>compute|collective|copy|input|idle) \+(?P<v>[\d.]+) (?P<u>[a-z]+)"),
+         Fn("check max-straggler-spread contributors", lambda c: {(x["name"],): x["value"] for r in c.json("check")["results"]
+                                                                  if r["rule"] == "max-straggler-spread" for x in r["contributors"]})),
     Same("ops: steps across cores, the part the spread lies in most, text = JSON",
          T("ops", r"^  (?P<i>\d+) +\S+ \S+ +\S+ \S+ +\S+ \S+ +\S+%  (?P<p>compute|collective|copy|input|idle) \+(?P<v>[\d.]+) (?P<u>\S+)"),
          Fn("ops steps_across spread_from", spread_from_json)),

@@ -8,6 +8,7 @@
  */
 #include "check_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define J(o, k) json_object_get((o), (k))
@@ -21,6 +22,58 @@ static const json_t *finding(const json_t *doc, const char *rule)
 		if (json_is_string(J(f, "rule")) && strcmp(json_string_value(J(f, "rule")), rule) == 0)
 			return f;
 	return NULL;
+}
+
+/* The row of ops.steps_across the straggler finding measured: the
+ * largest spread over the fastest core of a step neither warm-up nor an
+ * edge, the first on ties (advice.c's straggler rule); NULL where the
+ * rows were left out or none matches the finding's core. */
+static const json_t *worst_step(const json_t *doc, const json_t *f)
+{
+	const json_t *a, *worst = NULL;
+	double most = -1;
+	size_t i;
+
+	json_array_foreach(J(J(doc, "ops"), "steps_across"), i, a) {
+		json_int_t fast = json_integer_value(J(a, "fastest_ps"));
+		double spread;
+
+		if (json_is_true(J(a, "warmup")) || json_is_true(J(a, "edge")) || fast <= 0)
+			continue;
+		spread = (double)json_integer_value(J(a, "spread_ps")) / (double)fast;
+		if (spread > most) {
+			most = spread;
+			worst = a;
+		}
+	}
+	if (!worst || !json_equal(J(worst, "slowest_host"), J(f, "host")) ||
+	    !json_equal(J(worst, "slowest_plane"), J(f, "plane")))
+		return NULL;
+	return worst;
+}
+
+/* --max-straggler-spread: where the worst step's spread lies, as the
+ * finding words it: each part of the step (steps_across[]'s
+ * slowest_parts less fastest_parts) the slowest core spent longer in,
+ * largest first (ties in part order). */
+static void straggler_parts(struct tp_check_subject *x, const json_t *doc, const json_t *f)
+{
+	/* the parts in docs/json.md's order (tp_step_part_name's) */
+	static const char *const parts[] = { "compute", "collective", "copy", "input", "idle" };
+	const json_t *a = worst_step(doc, f);
+
+	for (size_t k = 0; a && k < sizeof(parts) / sizeof(parts[0]); k++) {
+		char key[32];
+		const json_t *s, *q;
+
+		snprintf(key, sizeof(key), "%s_ps", parts[k]);
+		s = J(J(a, "slowest_parts"), key);
+		q = J(J(a, "fastest_parts"), key);
+		if (json_is_integer(s) && json_is_integer(q) &&
+		    json_integer_value(s) > json_integer_value(q))
+			tp_check_contrib_add(x->contrib, &x->n_contrib, "step_part", parts[k], NULL,
+					     (int64_t)(json_integer_value(s) - json_integer_value(q)));
+	}
 }
 
 static enum tp_err advice_rule(struct tp_check *c, const json_t *doc,
@@ -43,6 +96,8 @@ static enum tp_err advice_rule(struct tp_check *c, const json_t *doc,
 								: "could not be judged");
 	x.host = json_string_value(J(f, "host"));
 	x.plane = json_string_value(J(f, "plane"));
+	if (a == TP_CHECK_ADVICE_STRAGGLER)
+		straggler_parts(&x, doc, f);
 	r = tp_check_new_row(c, TP_CHECK_MAX_HBM_BOUND + a, TP_METRIC_HBM_BW_UTILIZATION + a,
 			     &x, NULL);
 	r->fraction = json_number_value(J(f, "measured"));

@@ -133,6 +133,36 @@ static void step_note(FILE *out, const struct tp_check_row *r)
 			tp_fmt_ps(t, sizeof(t), r->outside_steps_ps));
 }
 
+/* The row's contributors after its figures: buffers, allocations, ops
+ * or collectives ("largest: ..."), growths ("grew most: ..."), or the
+ * parts of a straggling step. */
+static void contributors_text(FILE *out, const struct tp_check_row *r, bool growth)
+{
+	char a[32];
+
+	for (size_t i = 0; i < r->n_contrib; i++) {
+		const char *scope = r->contrib[i].scope;
+		/* a step's parts: the slowest core's time in each part over
+		 * the fastest's, as the straggler advice words them */
+		bool part = !strcmp(r->contrib[i].kind, "step_part");
+
+		if (part)
+			fprintf(out, "%s%s +%s", i ? ", " : "; longer than the fastest core in: ",
+				r->contrib[i].name,
+				value(a, sizeof(a), TP_METRIC_OP_TIME, r->contrib[i].value));
+		else
+			fprintf(out, "%s%s %s %s%s", i ? ", " : growth ? "; grew most: " : "; largest: ",
+				r->contrib[i].kind, r->contrib[i].name, growth ? "+" : "",
+				value(a, sizeof(a),
+				      r->contrib[i].kind[0] == 'o' ? TP_METRIC_OP_TIME :
+				      TP_METRIC_PEAK_BYTES,
+				      r->contrib[i].value));
+		/* a buffer's scope says which line of the model to cut */
+		if (scope)
+			fprintf(out, " (%s)", scope[0] ? scope : "no scope");
+	}
+}
+
 void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 {
 	char a[32], b[32], c[32], p[32];
@@ -162,9 +192,11 @@ void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 	if (r->rule >= TP_CHECK_MAX_HBM_BOUND) {
 		enum tp_check_advice_rule k = (enum tp_check_advice_rule)(r->rule - TP_CHECK_MAX_HBM_BOUND);
 
-		fprintf(out, ": %s %.1f%% (%s) %s limit %g%%\n", tp_check_advice_finding(k),
+		fprintf(out, ": %s %.1f%% (%s) %s limit %g%%", tp_check_advice_finding(k),
 			r->fraction * 100.0, tp_check_advice_what(k), over(r),
 			r->limit_fraction * 100.0);
+		contributors_text(out, r, false);
+		fputc('\n', out);
 		return;
 	}
 	values(a, c, sizeof(a), r->metric, r->measured, r->limit);
@@ -217,18 +249,7 @@ void tp_check_row_text(FILE *out, const struct tp_check_row *r)
 		step_note(out, r);
 		break;
 	}
-	for (size_t i = 0; i < r->n_contrib; i++) {
-		const char *scope = r->contrib[i].scope;
-
-		fprintf(out, "%s%s %s %s%s", i ? ", " : growth ? "; grew most: " : "; largest: ",
-			r->contrib[i].kind, r->contrib[i].name, growth ? "+" : "",
-			value(a, sizeof(a),
-			      r->contrib[i].kind[0] == 'o' ? TP_METRIC_OP_TIME : TP_METRIC_PEAK_BYTES,
-			      r->contrib[i].value));
-		/* a buffer's scope says which line of the model to cut */
-		if (scope)
-			fprintf(out, " (%s)", scope[0] ? scope : "no scope");
-	}
+	contributors_text(out, r, growth);
 	fputc('\n', out);
 }
 
