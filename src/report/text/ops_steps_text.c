@@ -174,8 +174,8 @@ void tp_text_steps_across(FILE *out, const struct tp_capture *cap,
 	}
 	if (shown < n)
 		fprintf(out, "  ... %zu more steps (--limit 0 shows all)\n", n - shown);
-	fputs("  mostly in: the part of the step (compute, collective, copy, input, idle) the "
-	      "slowest core spent the most longer in than the fastest\n", out);
+	fputs("  mostly in: the part of the step (compute, collective, copy, input, idle) where "
+	      "the slowest core spent the most time beyond the fastest's\n", out);
 	for (size_t i = 0; i < n; i++)
 		if (v[i].edge) {
 			fputs("  edge: the first or last of inferred steps, bounded by each core's "
