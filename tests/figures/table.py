@@ -853,6 +853,24 @@ def diff_html_is_json(cap):
         yield "diff page differs from --format json: %s" % d[:200]
 
 
+def diff_steady_steps(cap):
+    """cores_steady_step: each side's row of a core is that run's ops
+    cores[].steady.step_ps (cores with a steady step); the total is the
+    slowest core's."""
+    from harness import Capture
+    names = cap.name.split("..") if cap.is_pair else [cap.name, cap.name]
+    sec = cap.json("diff")["sections"]["cores_steady_step"]
+    for side, name in zip(("a", "b"), names):
+        ops = Capture(cap.o, name).json("ops")
+        want = {(c["host"], c["plane"]): c["steady"]["step_ps"] for c in ops["cores"]
+                if c["steady"] and c["steady"]["n_steady"] > 0}
+        got = {(r["host"], r["plane"]): r[side] for r in sec["rows"] if r[side] is not None}
+        if got != want:
+            yield "%s: %s rows %r, ops says %r" % (name, side, sorted(got.items())[:3], sorted(want.items())[:3])
+        if sec["totals"][side] != max(want.values(), default=0):
+            yield "%s: total %s %r, the slowest core %r" % (name, side, sec["totals"][side], max(want.values(), default=0))
+
+
 def diff_self_zero(cap):
     """A capture against itself: nothing changed."""
     if cap.is_pair:
@@ -1131,6 +1149,7 @@ ROWS = [
     Check("diff: text rows in the section's unit", diff_text_units, on="diffs"),
     Check("diff: html page = diff --format json", diff_html_is_json, on="diffs"),
     Check("diff: a capture against itself changes nothing", diff_self_zero, on="diffs"),
+    Check("diff: each core's mean steady step = ops steady.step_ps of its run; total the slowest", diff_steady_steps, on="diffs"),
 ]
 
 

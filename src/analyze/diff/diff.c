@@ -29,6 +29,7 @@ static const struct {
 	{ "peak_scopes", "bytes at each module's peak by name scope (total: summed over modules)" },
 	{ "ops", "op time, summed over cores" },
 	{ "op_scopes", "op self time by name scope, summed over cores" },
+	{ "cores_steady_step", "mean steady step per core (total: the slowest core)" },
 	{ "collective_ring_bytes", "collective ring bytes sent, summed over devices and executions" },
 	{ "collective_payload_bytes", "collective payload bytes, summed over executions" },
 	{ "collective_time", "collective device time, summed over executions" },

@@ -9,19 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static struct diff_entry *core_entry(struct diff_set *s, const json_t *c)
-{
-	char *label = diff_label(diff_str(c, "host"), diff_str(c, "plane"));
-	json_t *keys = json_object();
-	struct diff_entry *e;
-
-	json_object_set_new(keys, "host", json_string(diff_str(c, "host")));
-	json_object_set_new(keys, "plane", json_string(diff_str(c, "plane")));
-	e = diff_set_get(s, label, keys);
-	free(label);
-	return e;
-}
-
 static void headroom_rows(struct diff_set *s, int side, const json_t *doc)
 {
 	const json_t *list = diff_path(doc, "memory", "cores");
@@ -31,7 +18,7 @@ static void headroom_rows(struct diff_set *s, int side, const json_t *doc)
 		int64_t v;
 
 		if (diff_int(c, "headroom_bytes", &v))
-			diff_entry_add(core_entry(s, c), side, 0, v);
+			diff_entry_add(diff_core_entry(s, c), side, 0, v);
 	}
 }
 
@@ -52,7 +39,7 @@ static void utilization_rows(struct diff_set *s, struct diff_total *t, int side,
 		if (!json_is_number(u) || !diff_int(c, "device_ps", &ps) || ps < 0 ||
 		    !(fabs(json_number_value(u)) < 1e9))
 			continue;
-		diff_entry_add(core_entry(s, c), side, 0, (int64_t)llround(json_number_value(u) * 1e9));
+		diff_entry_add(diff_core_entry(s, c), side, 0, (int64_t)llround(json_number_value(u) * 1e9));
 		peak += json_number_value(u) * (double)ps;
 		device += (double)ps;
 	}

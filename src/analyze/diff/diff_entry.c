@@ -99,6 +99,19 @@ char *diff_label(const char *a, const char *b)
 	return tp_xasprintf("%s\x1f%s", a, b);
 }
 
+struct diff_entry *diff_core_entry(struct diff_set *s, const json_t *c)
+{
+	char *label = diff_label(diff_str(c, "host"), diff_str(c, "plane"));
+	json_t *keys = json_object();
+	struct diff_entry *e;
+
+	json_object_set_new(keys, "host", json_string(diff_str(c, "host")));
+	json_object_set_new(keys, "plane", json_string(diff_str(c, "plane")));
+	e = diff_set_get(s, label, keys);
+	free(label);
+	return e;
+}
+
 static int64_t sat_sub(int64_t b, int64_t a)
 {
 	return tp_sat_sub(b, a);

@@ -75,6 +75,8 @@ const char *diff_str(const json_t *obj, const char *key);
 json_t *diff_path(const json_t *doc, const char *a, const char *b); /* borrowed */
 /* key parts joined by 0x1f into a malloc'd label */
 char *diff_label(const char *a, const char *b);
+/* The row of core c (an ops or memory cores[] entry: host and plane). */
+struct diff_entry *diff_core_entry(struct diff_set *s, const json_t *c);
 
 void diff_memory(json_t *sections, const json_t *a, const json_t *b);
 void diff_time(json_t *sections, const json_t *a, const json_t *b);

@@ -2,8 +2,9 @@
  * diff_time.c - the time and traffic sections of `tpuprof diff`: op time
  * by module and op (summed over cores, so runs on different core counts
  * compare op by op), op self time by name scope (the op_scopes tree,
- * already merged over cores), and per collective its ring bytes and
- * payload bytes summed over executions and its device time.
+ * already merged over cores), each core's mean steady step, and per
+ * collective its ring bytes and payload bytes summed over executions and
+ * its device time.
  */
 #include "diff_internal.h"
 
@@ -97,8 +98,28 @@ static void collective_rows(struct diff_set *coll, int side, const json_t *doc)
 	}
 }
 
+/* Each core's mean steady step (ops.cores[].steady.step_ps); a core
+ * without a steady step has no row on that side. */
+static void step_rows(struct diff_set *s, int side, const json_t *doc)
+{
+	const json_t *cores = diff_path(doc, "ops", "cores");
+
+	for (size_t i = 0; i < json_array_size(cores); i++) {
+		const json_t *c = json_array_get(cores, i);
+		const json_t *steady = json_object_get(c, "steady");
+		int64_t n, v;
+
+		if (diff_int(steady, "n_steady", &n) && n > 0 && diff_int(steady, "step_ps", &v))
+			diff_entry_add(diff_core_entry(s, c), side, 0, v);
+	}
+}
+
 void diff_time(json_t *sections, const json_t *a, const json_t *b)
 {
+	struct diff_set steps;
+	/* a step lasts as long as its slowest core: never a sum */
+	const struct diff_total slowest = { .rule = DIFF_TOTAL_LARGEST };
+
 	struct diff_set ops, scopes, coll;
 	struct diff_total scope_total = { .set = true, .rule = DIFF_TOTAL_ROOT };
 
@@ -114,6 +135,13 @@ void diff_time(json_t *sections, const json_t *a, const json_t *b)
 	json_object_set_new(sections, "op_scopes",
 			    diff_section(&scopes, 0, "ps", 0, NULL, &scope_total));
 	diff_set_release(&scopes);
+
+	diff_set_init(&steps);
+	step_rows(&steps, DIFF_A, a);
+	step_rows(&steps, DIFF_B, b);
+	json_object_set_new(sections, "cores_steady_step",
+			    diff_section(&steps, 0, "ps", 0, NULL, &slowest));
+	diff_set_release(&steps);
 
 	diff_set_init(&coll);
 	collective_rows(&coll, DIFF_A, a);

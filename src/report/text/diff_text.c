@@ -26,6 +26,7 @@ static const struct {
 	{ "peak_scopes", "memory" },
 	{ "ops", "time" },
 	{ "op_scopes", "time" },
+	{ "cores_steady_step", "time" },
 	{ "collective_ring_bytes", "traffic" },
 	{ "collective_payload_bytes", "traffic" },
 	{ "collective_time", "traffic" },
