@@ -7,7 +7,6 @@
 #include "diff_internal.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 static void headroom_rows(struct diff_set *s, int side, const json_t *doc)
 {

@@ -242,7 +242,6 @@ static struct tp_step_across *across_from_cores(json_t *cores, size_t *n_out)
 			json_t *steps = json_object_get(core, "steps");
 			json_t *s = json_array_get(steps, i);
 			const char *src = json_string_value(json_object_get(core, "steps_source"));
-
 			struct tp_step_parts parts;
 
 			if (s && !sparse_core_plane(jstr(json_object_get(core, "plane"))))
