@@ -353,6 +353,8 @@ START_TEST(test_straggler_parts)
 		snprintf(want, sizeof(want), "%s%s", base_text,
 			 with_parts ? ", by idle +600 ps, collective -100 ps" : "");
 		ck_assert_str_eq(f->text, want);
+		ck_assert(f->has_step);
+		ck_assert_uint_eq(f->step, 2);
 		tp_advice_release(&a);
 	}
 }

@@ -292,8 +292,9 @@ END_TEST
 
 /* --max-straggler-spread names where the worst step's spread lies: the
  * parts its slowest core spent longer in than the fastest (the report's
- * steps_across row the finding was measured on), largest first; none
- * when the rows were left out or none is the finding's. testdata's
+ * steps_across row at the finding's `step`), largest first; none when
+ * the rows were left out, the finding has no step or its row is another
+ * core's. testdata's
  * steps capture: step 2, TPU:2 against TPU:1 (ops text "mostly in"). */
 START_TEST(test_straggler_contributors)
 {
@@ -318,10 +319,22 @@ START_TEST(test_straggler_contributors)
 	ck_assert_str_eq(r->contrib[2].name, "collective");
 	ck_assert_int_eq(r->contrib[2].value, 45032 - 42344);
 	tp_check_release(&c);
-	/* a finding on another core than the worst row's: not its parts */
+	/* a finding on another core than its row's: not its parts */
 	json_array_foreach(json_object_get(doc, "advice"), i, f)
-		if (!strcmp(json_string_value(json_object_get(f, "rule")), "straggler"))
+		if (!strcmp(json_string_value(json_object_get(f, "rule")), "straggler")) {
+			ck_assert_int_eq(json_integer_value(json_object_get(f, "step")), 2);
 			json_object_set_new(f, "plane", json_string("/device:TPU:0"));
+		}
+	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
+	ck_assert_uint_eq(c.rows[0].n_contrib, 0);
+	tp_check_release(&c);
+	/* a finding without its step (a report made before the field): the
+	 * row is not chosen again, no parts */
+	json_array_foreach(json_object_get(doc, "advice"), i, f)
+		if (!strcmp(json_string_value(json_object_get(f, "rule")), "straggler")) {
+			json_object_set_new(f, "plane", json_string("/device:TPU:2"));
+			json_object_del(f, "step");
+		}
 	ck_assert_int_eq(tp_check_run(&c, doc, &o, &err), TP_OK);
 	ck_assert_uint_eq(c.rows[0].n_contrib, 0);
 	tp_check_release(&c);

@@ -462,23 +462,45 @@ def spread_from_json(cap):
     return out
 
 
-def straggler_parts_from_ops(cap):
-    """The parts of the worst steady step (ops steps_across: the largest
-    spread over the fastest core, neither warm-up nor an edge, the first
-    on ties) its slowest core spent longer in than the fastest, the three
-    largest (ties in part order): what check's step_part contributors
-    say."""
+def worst_steady_step(cap):
+    """ops steps_across's worst steady step: the largest spread over the
+    fastest core, neither warm-up nor an edge, the first on ties (the
+    straggler rule's choice, made here independently of it)."""
     worst, most = None, -1.0
     for a in cap.json("ops").get("steps_across") or []:
         if a["warmup"] or a["edge"] or a["fastest_ps"] <= 0:
             continue
         if a["spread_ps"] / a["fastest_ps"] > most:
             worst, most = a, a["spread_ps"] / a["fastest_ps"]
+    return worst
+
+
+def straggler_parts_from_ops(cap):
+    """The parts of the worst steady step its slowest core spent longer
+    in than the fastest, the three largest (ties in part order): what
+    check's step_part contributors say."""
+    worst = worst_steady_step(cap)
     if worst is None or worst["slowest_parts"] is None:
         return {}
     d = [(worst["slowest_parts"][k + "_ps"] - worst["fastest_parts"][k + "_ps"], -i, k)
          for i, k in enumerate(PARTS)]
     return {(k,): v for v, _, k in sorted((x for x in d if x[0] > 0), reverse=True)[:3]}
+
+
+def worst_step_and_start(cap):
+    """{"0": (index, start_ps)}: the worst steady step of ops
+    steps_across and its start on its slowest core (steps[].start_ps)."""
+    w = worst_steady_step(cap)
+    if w is None:
+        return {}
+    core = [c for c in cap.json("ops")["cores"]
+            if (c["host"], c["plane"]) == (w["slowest_host"], w["slowest_plane"])][0]
+    return {("step",): w["index"], ("time_ps",): core["steps"][w["index"]]["start_ps"]}
+
+
+def straggler_finding(cap):
+    """report's straggler advice finding."""
+    return [a for a in cap.json("report")["advice"] if a["rule"] == "straggler"][0]
 
 
 def steady_durations(cap):
@@ -1096,6 +1118,14 @@ ROWS = [
          lambda v: " SparseCore" not in v[0] and " SparseCore" not in v[1]),
     Check("ops: steps across cores: an edge is the first or last of some core's inferred steps, never a straggler", edges_as_defined),
     Check("ops: steps across cores: each side's parts add up to its step and are its row's; spread_from is the part grown most", spread_parts_as_defined),
+    Same("report: the straggler finding's step = the worst steady step of ops steps_across, its time that step's start on the slowest core",
+         Fn("advice straggler step, time_ps", lambda c: {("step",): straggler_finding(c)["step"], ("time_ps",): straggler_finding(c)["time_ps"]}
+            if c.json("ops").get("steps_across") and straggler_finding(c)["step"] is not None else {}),
+         Fn("ops steps_across worst row, its slowest core's steps[].start_ps", worst_step_and_start)),
+    Same("report: the straggler's worst step, text = JSON",
+         T("report", r"^  straggler: .*; worst step (?P<v>\d+): ", "count"),
+         Fn("advice straggler step, where fired (report text prints the fired findings' text)",
+            lambda c: {("0",): straggler_finding(c)["step"]} if straggler_finding(c)["verdict"] == "fired" else {})),
     Same("check: a straggler's step parts = the worst steady step's in ops steps_across (slowest − fastest)",
          Fn("check max-straggler-spread contributors", lambda c: {(x["name"],): x["value"] for r in c.json("check")["results"]
                                                                   if r["rule"] == "max-straggler-spread" for x in r["contributors"]}),

@@ -432,11 +432,13 @@ def advice_marks(cap, tr):
     for f, e in zip(want, got):
         proc = process_of(tr.d, next(t for t in tr.d['tracks'] if t['uuid'] == e['track']))
         check(proc == f"{f['host']} {f['plane']}" and e['name'] == f['rule'] and
-              e['args'] == {'rule': f['rule'], 'measured': f['measured'],
-                            'threshold': f['threshold'], 'advice': f['text']},
+              e['args'] == dict({'rule': f['rule'], 'measured': f['measured'],
+                                 'threshold': f['threshold'], 'advice': f['text']},
+                                **({'step': f['step']} if f['step'] is not None else {})),
               f'{cap}: advice instant {e} for {f}')
         m = re.search(r'worst step (\d+):', f['text'])
-        if f['rule'] == 'straggler' and check(m, f'{cap}: straggler text {f["text"]}'):
+        if f['rule'] == 'straggler' and check(m and int(m.group(1)) == f['step'],
+                                              f'{cap}: straggler text {f["text"]}, step {f["step"]}'):
             steps = [s for s in tr.d['slices'] if s['name'] == f'step {m.group(1)}' and
                      tr.where[s['track']][0] == proc and tr.where[s['track']][1].startswith('Steps')]
             check([s['ts'] for s in steps] == [e['ts']],

@@ -117,6 +117,10 @@ struct tp_advice_finding {
 	double second, second_threshold;
 	bool has_time;          /* where it shows on the timeline          */
 	int64_t time_ps;
+	bool has_step;          /* straggler: the step position it measured */
+	size_t step;            /* (tp_step_across.index), so that a reader
+				 * of the document takes that row, not one
+				 * it chose again                          */
 	char *text;             /* one line with the figures, malloc'd     */
 	struct tp_advice_host *hosts; /* debug-print: every host with steps,
 				 * in first-seen order; malloc'd, else NULL */

@@ -256,8 +256,9 @@ static void straggler_rule(struct tp_advice *a, const struct tp_advice_input *in
 		spread = (double)s.spread_ps / (double)s.fastest_ps;
 		if (!f->has_measured || spread > f->measured) {
 			f->measured = spread;
-			f->has_measured = f->has_time = true;
+			f->has_measured = f->has_time = f->has_step = true;
 			f->time_ps = in->cores[s.slowest_core].steps[i].start_ps;
+			f->step = s.index;
 			worst = s;
 			at_core(f, &in->cores[s.slowest_core]);
 		}

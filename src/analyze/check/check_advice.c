@@ -24,32 +24,23 @@ static const json_t *finding(const json_t *doc, const char *rule)
 	return NULL;
 }
 
-/* The row of ops.steps_across the straggler finding measured: the
- * largest spread over the fastest core of a step neither warm-up nor an
- * edge, the first on ties (advice.c's straggler rule); NULL where the
- * rows were left out or none matches the finding's core. */
+/* The row of ops.steps_across the straggler finding measured: the one
+ * at the position its `step` names (advice.c chose it; choosing again
+ * here could part from it). NULL where the rows were left out, the
+ * finding has no step (a report made before the field) or the row's
+ * slowest core is not the finding's (a document edited by hand). */
 static const json_t *worst_step(const json_t *doc, const json_t *f)
 {
-	const json_t *a, *worst = NULL;
-	double most = -1;
+	const json_t *a, *step = J(f, "step");
 	size_t i;
 
-	json_array_foreach(J(J(doc, "ops"), "steps_across"), i, a) {
-		json_int_t fast = json_integer_value(J(a, "fastest_ps"));
-		double spread;
-
-		if (json_is_true(J(a, "warmup")) || json_is_true(J(a, "edge")) || fast <= 0)
-			continue;
-		spread = (double)json_integer_value(J(a, "spread_ps")) / (double)fast;
-		if (spread > most) {
-			most = spread;
-			worst = a;
-		}
-	}
-	if (!worst || !json_equal(J(worst, "slowest_host"), J(f, "host")) ||
-	    !json_equal(J(worst, "slowest_plane"), J(f, "plane")))
+	if (!json_is_integer(step))
 		return NULL;
-	return worst;
+	json_array_foreach(J(J(doc, "ops"), "steps_across"), i, a)
+		if (json_equal(J(a, "index"), step))
+			return json_equal(J(a, "slowest_host"), J(f, "host")) &&
+			       json_equal(J(a, "slowest_plane"), J(f, "plane")) ? a : NULL;
+	return NULL;
 }
 
 /* --max-straggler-spread: where the worst step's spread lies, as the

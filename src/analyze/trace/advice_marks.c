@@ -135,14 +135,15 @@ void tl_advice_track(struct tl *t)
 	for (size_t i = 0; a && i < a->n; i++) {
 		const struct tp_advice_finding *f = &a->v[i];
 		int64_t at = tp_sat_add(f->time_ps, t->shift_ps[t->host]);
-		struct tp_trace_arg args[4] = {
+		struct tp_trace_arg args[5] = {
 			{ .name = { "rule", 4 }, .kind = TP_ARG_STR, .stable = true,
 			  .v.s = { f->rule, strlen(f->rule) } },
 			{ .name = { "measured", 8 }, .kind = TP_ARG_DOUBLE, .v.d = f->measured },
 			{ .name = { "threshold", 9 }, .kind = TP_ARG_DOUBLE, .v.d = f->threshold },
 			{ .name = { "advice", 6 }, .kind = TP_ARG_STR, .v.s = { f->text, strlen(f->text) } },
+			{ .name = { "step", 4 }, .kind = TP_ARG_INT, .v.i = (int64_t)f->step },
 		};
-		struct tp_trace_slice s = { .args = args, .n_args = 4 };
+		struct tp_trace_slice s = { .args = args, .n_args = f->has_step ? 5 : 4 };
 
 		if (!here(t, f) || !in_window(t, at))
 			continue;

@@ -46,7 +46,7 @@ json_t *tp_advice_json(const struct tp_advice *a)
 	for (size_t i = 0; i < a->n; i++) {
 		const struct tp_advice_finding *f = &a->v[i];
 
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:f,s:o,s:o,s:o,s:s,s:o}",
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:f,s:o,s:o,s:o,s:o,s:s,s:o}",
 			"rule", f->rule,
 			"origin", f->origin,
 			"verdict", tp_advice_verdict_name(f->verdict),
@@ -57,6 +57,7 @@ json_t *tp_advice_json(const struct tp_advice *a)
 			"second_measured", real_or_null(f->has_second, f->second),
 			"second_threshold", real_or_null(f->has_second, f->second_threshold),
 			"time_ps", f->has_time ? tp_json_int(f->time_ps) : json_null(),
+			"step", f->has_step ? tp_json_uint(f->step) : json_null(),
 			"text", f->text ? f->text : "",
 			"hosts", hosts_json(f)));
 	}
