@@ -91,6 +91,8 @@ static const struct section_case sections[] = {
 	{ DIFF_B, "op_scopes", 88, 556013753, 732887183, 25, 12, 32, 19, 0 },
 	/* the slowest core's mean steady step, never a sum over cores */
 	{ DIFF_B, "cores_steady_step", 2, 271228465, 256650397, 0, 0, 0, 2, 0 },
+	/* each core's mean parts add up to its mean step: summed over cores */
+	{ DIFF_B, "cores_steady_step_parts", 10, 537303812, 512175034, 0, 0, 4, 4, 2 },
 	{ DIFF_B, "collective_ring_bytes", 6, 20992000, 135168, 4, 2, 0, 0, 0 },  /* its [1,2]<=[2] groups expanded: 72 KiB more */
 	{ DIFF_B, "collective_payload_bytes", 6, 20992000, 208896, 4, 2, 0, 0, 0 },
 	{ DIFF_B, "collective_time", 6, 25820268, 290891, 4, 2, 0, 0, 0 },
@@ -100,6 +102,7 @@ static const struct section_case sections[] = {
 	{ LONGER, "ops", 44, 556013753, 889424450, 0, 0, 44, 0, 0 },
 	{ LONGER, "op_scopes", 63, 556013753, 889424450, 0, 0, 63, 0, 0 },
 	{ LONGER, "cores_steady_step", 2, 271228465, 432210498, 0, 0, 2, 0, 0 },
+	{ LONGER, "cores_steady_step_parts", 10, 537303812, 859397125, 0, 0, 8, 0, 2 },
 	{ LONGER, "collective_ring_bytes", 2, 20992000, 29388800, 0, 0, 2, 0, 0 },
 	{ LONGER, "collective_payload_bytes", 2, 20992000, 29388800, 0, 0, 2, 0, 0 },
 	{ LONGER, "collective_time", 2, 25820268, 36403116, 0, 0, 2, 0, 0 },
@@ -228,6 +231,7 @@ static const struct {
 	{ "ops", "sum", "ps", "summed over cores" },
 	{ "op_scopes", "root", "ps", "summed over cores" },
 	{ "cores_steady_step", "largest", "ps", "the slowest core" },
+	{ "cores_steady_step_parts", "sum", "ps", "summed over cores" },
 	{ "collective_ring_bytes", "sum", "bytes", "summed over devices and executions" },
 	{ "collective_payload_bytes", "sum", "bytes", "summed over executions" },
 	{ "collective_time", "sum", "ps", "summed over executions" },
@@ -416,6 +420,67 @@ START_TEST(test_malformed_docs)
 }
 END_TEST
 
+/* A core's mean steady parts: each sum / n_steady rounded down, then
+ * 1 ps more to the largest remainders (ties in part order) until they
+ * add up to step_ps = sum_ps / n_steady; no rows where a part is
+ * missing or the parts do not add up to sum_ps. */
+static const struct {
+	const char *steady;            /* ops.cores[0].steady of side A */
+	json_int_t want[5];            /* compute ... idle; -1: no rows */
+} mean_parts[] = {
+	/* 31 / 3 = 10: floors 3+3+3+0+0, one more to compute (ties) */
+	{ "\"n_steady\": 3, \"sum_ps\": 31, \"compute_ps\": 10, \"collective_ps\": 10,"
+	  " \"copy_ps\": 10, \"input_ps\": 1, \"idle_ps\": 0", { 4, 3, 3, 0, 0 } },
+	/* 11 / 4 = 2: floors 0+0+0+0+1 (remainders 2, 3, 0, 0, 2): 1 to collective */
+	{ "\"n_steady\": 4, \"sum_ps\": 11, \"compute_ps\": 2, \"collective_ps\": 3,"
+	  " \"copy_ps\": 0, \"input_ps\": 0, \"idle_ps\": 6", { 0, 1, 0, 0, 1 } },
+	/* exact: nothing to apportion */
+	{ "\"n_steady\": 2, \"sum_ps\": 20, \"compute_ps\": 8, \"collective_ps\": 2,"
+	  " \"copy_ps\": 4, \"input_ps\": 2, \"idle_ps\": 4", { 4, 1, 2, 1, 2 } },
+	/* a document made before input_ps */
+	{ "\"n_steady\": 1, \"sum_ps\": 10, \"compute_ps\": 10, \"collective_ps\": 0,"
+	  " \"copy_ps\": 0, \"idle_ps\": 0", { -1 } },
+	/* parts that do not add up to sum_ps */
+	{ "\"n_steady\": 1, \"sum_ps\": 10, \"compute_ps\": 9, \"collective_ps\": 0,"
+	  " \"copy_ps\": 0, \"input_ps\": 0, \"idle_ps\": 0", { -1 } },
+	/* no steady step */
+	{ "\"n_steady\": 0, \"sum_ps\": 0, \"compute_ps\": 0, \"collective_ps\": 0,"
+	  " \"copy_ps\": 0, \"input_ps\": 0, \"idle_ps\": 0", { -1 } },
+};
+
+START_TEST(test_mean_step_parts)
+{
+	static const char *const parts[] = { "compute", "collective", "copy", "input", "idle" };
+	char *text = tp_xasprintf("{\"ops\": {\"cores\": [{\"host\": \"h\", \"plane\": \"p\","
+				  " \"steady\": {%s}}]}}", mean_parts[_i].steady);
+	json_t *a = json_loads(text, 0, NULL), *empty = json_object(), *d;
+	const json_t *s;
+	json_int_t sum = 0;
+
+	ck_assert_ptr_nonnull(a);
+	d = tp_diff_reports(a, empty, "a", "b");
+	s = section(d, "cores_steady_step_parts");
+	if (mean_parts[_i].want[0] < 0) {
+		ck_assert_uint_eq(json_array_size(json_object_get(s, "rows")), 0);
+	} else {
+		ck_assert_uint_eq(json_array_size(json_object_get(s, "rows")), 5);
+		for (size_t k = 0; k < 5; k++) {
+			const json_t *r = find_row(s, "part", parts[k], "plane", "p");
+
+			ck_assert_str_eq(json_string_value(json_object_get(r, "host")), "h");
+			ck_assert_int_eq(geti(r, "a"), mean_parts[_i].want[k]);
+			ck_assert(json_is_null(json_object_get(r, "b")));
+			sum += mean_parts[_i].want[k];
+		}
+		ck_assert_int_eq(geti(json_object_get(s, "totals"), "a"), sum);
+	}
+	json_decref(d);
+	json_decref(a);
+	json_decref(empty);
+	free(text);
+}
+END_TEST
+
 /* Text: at most --limit changed rows, a line for the rest, names whole. */
 START_TEST(test_text)
 {
@@ -462,6 +527,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_sections, 0, sizeof(sections) / sizeof(sections[0]));
 	tcase_add_test(tc, test_rows);
+	tcase_add_loop_test(tc, test_mean_step_parts, 0, sizeof(mean_parts) / sizeof(mean_parts[0]));
 	tcase_add_loop_test(tc, test_totals_rule, 0, sizeof(totals_rules) / sizeof(totals_rules[0]));
 	tcase_add_test(tc, test_self);
 	tcase_add_test(tc, test_saved_report);

@@ -893,6 +893,46 @@ def diff_steady_steps(cap):
             yield "%s: total %s %r, the slowest core %r" % (name, side, sec["totals"][side], max(want.values(), default=0))
 
 
+def mean_parts(steady):
+    """docs/json.md's cores_steady_step_parts of one core: each part's
+    sum / n_steady rounded down, 1 ps more to the largest remainders
+    (ties in part order) until they add up to step_ps; None without."""
+    if not steady or steady["n_steady"] <= 0 or any(steady.get(k + "_ps") is None for k in PARTS):
+        return None
+    n = steady["n_steady"]
+    mean = {k: steady[k + "_ps"] // n for k in PARTS}
+    order = sorted(range(len(PARTS)), key=lambda i: (-(steady[PARTS[i] + "_ps"] % n), i))
+    for i in order[:steady["sum_ps"] // n - sum(mean.values())]:
+        mean[PARTS[i]] += 1
+    return mean
+
+
+def diff_step_parts(cap):
+    """cores_steady_step_parts: each side's rows of a core are that run's
+    ops steady parts as docs/json.md apportions them, and add up to the
+    core's cores_steady_step row exactly."""
+    from harness import Capture
+    names = cap.name.split("..") if cap.is_pair else [cap.name, cap.name]
+    sec = cap.json("diff")["sections"]["cores_steady_step_parts"]
+    steps = cap.json("diff")["sections"]["cores_steady_step"]
+    for side, name in zip(("a", "b"), names):
+        ops = Capture(cap.o, name).json("ops")
+        want = {}
+        for c in ops["cores"]:
+            for k, v in (mean_parts(c["steady"]) or {}).items():
+                want[(c["host"], c["plane"], k)] = v
+        got = {(r["host"], r["plane"], r["part"]): r[side] for r in sec["rows"] if r[side] is not None}
+        if got != want:
+            yield "%s: %s rows %r, ops says %r" % (name, side, sorted(got.items())[:5], sorted(want.items())[:5])
+        for r in steps["rows"]:
+            if r[side] is None:
+                continue
+            total = sum(v for (h, p, _), v in got.items() if (h, p) == (r["host"], r["plane"]))
+            if total != r[side]:
+                yield "%s: %s %s %s: parts add up to %d, its mean steady step %d" % (
+                    name, side, r["host"], r["plane"], total, r[side])
+
+
 def diff_self_zero(cap):
     """A capture against itself: nothing changed."""
     if cap.is_pair:
@@ -1180,6 +1220,7 @@ ROWS = [
     Check("diff: html page = diff --format json", diff_html_is_json, on="diffs"),
     Check("diff: a capture against itself changes nothing", diff_self_zero, on="diffs"),
     Check("diff: each core's mean steady step = ops steady.step_ps of its run; total the slowest", diff_steady_steps, on="diffs"),
+    Check("diff: each core's mean steady step by part = ops steady parts apportioned, adding up to its mean steady step", diff_step_parts, on="diffs"),
 ]
 
 

@@ -30,6 +30,8 @@ static const struct {
 	{ "ops", "op time, summed over cores" },
 	{ "op_scopes", "op self time by name scope, summed over cores" },
 	{ "cores_steady_step", "mean steady step per core (total: the slowest core)" },
+	{ "cores_steady_step_parts",
+	  "mean steady step by part per core (total: summed over cores)" },
 	{ "collective_ring_bytes", "collective ring bytes sent, summed over devices and executions" },
 	{ "collective_payload_bytes", "collective payload bytes, summed over executions" },
 	{ "collective_time", "collective device time, summed over executions" },

@@ -1,5 +1,6 @@
 /*
- * diff_internal.h - what diff.c, diff_memory.c and diff_time.c share: a
+ * diff_internal.h - what diff.c and the section files (diff_memory.c,
+ * diff_time.c, diff_step_parts.c, diff_device.c) share: a
  * set of rows keyed by a label, each with up to DIFF_METRICS values per
  * side, and the readers that take values out of report documents.
  *
@@ -80,6 +81,8 @@ struct diff_entry *diff_core_entry(struct diff_set *s, const json_t *c);
 
 void diff_memory(json_t *sections, const json_t *a, const json_t *b);
 void diff_time(json_t *sections, const json_t *a, const json_t *b);
+/* Each core's mean steady step by part (diff_step_parts.c). */
+void diff_step_parts(json_t *sections, const json_t *a, const json_t *b);
 /* Headroom and FLOP utilization per core (diff_device.c). */
 void diff_device(json_t *sections, const json_t *a, const json_t *b);
 

@@ -2,7 +2,8 @@
  * diff_time.c - the time and traffic sections of `tpuprof diff`: op time
  * by module and op (summed over cores, so runs on different core counts
  * compare op by op), op self time by name scope (the op_scopes tree,
- * already merged over cores), each core's mean steady step, and per
+ * already merged over cores), each core's mean steady step (and by part,
+ * diff_step_parts.c), and per
  * collective its ring bytes and payload bytes summed over executions and
  * its device time.
  */
@@ -142,6 +143,7 @@ void diff_time(json_t *sections, const json_t *a, const json_t *b)
 	json_object_set_new(sections, "cores_steady_step",
 			    diff_section(&steps, 0, "ps", 0, NULL, &slowest));
 	diff_set_release(&steps);
+	diff_step_parts(sections, a, b);   /* beside it, as text and HTML show it */
 
 	diff_set_init(&coll);
 	collective_rows(&coll, DIFF_A, a);

@@ -27,6 +27,7 @@ static const struct {
 	{ "ops", "time" },
 	{ "op_scopes", "time" },
 	{ "cores_steady_step", "time" },
+	{ "cores_steady_step_parts", "time" },
 	{ "collective_ring_bytes", "traffic" },
 	{ "collective_payload_bytes", "traffic" },
 	{ "collective_time", "traffic" },
@@ -120,6 +121,8 @@ static char *row_name(const char *section, const json_t *row, const json_t *rows
 {
 	const char *module = str(row, "module");
 
+	if (strcmp(section, "cores_steady_step_parts") == 0)
+		return tp_xasprintf("%s on %s %s", str(row, "part"), str(row, "host"), str(row, "plane"));
 	if (strncmp(section, "memory_cores", 12) == 0 || strncmp(section, "cores_", 6) == 0)
 		return tp_xasprintf("%s %s", str(row, "host"), str(row, "plane"));
 	if (strcmp(section, "memory_modules") == 0)

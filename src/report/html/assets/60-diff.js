@@ -41,6 +41,7 @@ function diffRowName(key, r) {
 	case "memory_modules": return r.module;
 	case "memory_cores_compiler": case "memory_cores_runtime": case "memory_cores_headroom":
 	case "cores_flop_utilization": case "cores_steady_step": return coreKey(r.host, r.plane);
+	case "cores_steady_step_parts": return r.part + " on " + coreKey(r.host, r.plane);
 	case "peak_buffers": return (r.instruction_b || r.instruction_a) + ((r.shape_index || []).length ? "{" + r.shape_index.join(",") + "}" : "");
 	case "peak_scopes": case "op_scopes": return r.path;
 	case "ops": return r.op;

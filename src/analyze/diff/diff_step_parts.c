@@ -1,0 +1,95 @@
+/*
+ * diff_step_parts.c - where each core's mean steady step went, A against
+ * B: the step cut into its five parts (compute, collective, copy, input,
+ * idle, docs/ops.md "Steps"), each a mean over the core's steady steps,
+ * apportioned so that a core's parts add up to its mean steady step
+ * (cores_steady_step) exactly.
+ */
+#include "diff_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The parts in docs/json.md's order (ops.h's tp_step_part_name, which a
+ * document reader does not call: diff depends on util only). */
+static const char *const parts[] = { "compute", "collective", "copy", "input", "idle" };
+#define N_PARTS (sizeof(parts) / sizeof(parts[0]))
+
+/* steady's mean parts: each sum divided by n_steady rounded down, then
+ * one ps more to the parts with the largest remainders (ties in part
+ * order) until they add up to step_ps = sum_ps / n_steady (rounded down,
+ * as ops computes it). False where the document lacks a part (one made
+ * before input_ps), has no steady step, or its parts do not add up to
+ * sum_ps (a document edited by hand): no rows for that core then. */
+static bool mean_step_parts(const json_t *steady, int64_t mean[])
+{
+	int64_t n, sum, step, rem[N_PARTS], total = 0, given = 0;
+	char key[32];
+
+	if (!diff_int(steady, "n_steady", &n) || n <= 0 || !diff_int(steady, "sum_ps", &sum) ||
+	    sum < 0)
+		return false;
+	for (size_t k = 0; k < N_PARTS; k++) {
+		int64_t p;
+
+		snprintf(key, sizeof(key), "%s_ps", parts[k]);
+		if (!diff_int(steady, key, &p) || p < 0 || p > sum - total)
+			return false;
+		total += p;
+		mean[k] = p / n;
+		rem[k] = p % n;
+		given += mean[k];
+	}
+	if (total != sum)
+		return false;
+	step = sum / n;
+	/* step - given < N_PARTS: the remainders sum to less than N_PARTS n */
+	while (given < step) {
+		size_t best = 0;
+
+		for (size_t k = 1; k < N_PARTS; k++)
+			if (rem[k] > rem[best])
+				best = k;
+		mean[best]++;
+		rem[best] = -1;
+		given++;
+	}
+	return true;
+}
+
+static void part_rows(struct diff_set *s, int side, const json_t *doc)
+{
+	const json_t *cores = diff_path(doc, "ops", "cores");
+
+	for (size_t i = 0; i < json_array_size(cores); i++) {
+		const json_t *c = json_array_get(cores, i);
+		int64_t mean[N_PARTS];
+
+		if (!mean_step_parts(json_object_get(c, "steady"), mean))
+			continue;
+		for (size_t k = 0; k < N_PARTS; k++) {
+			char *core = diff_label(diff_str(c, "host"), diff_str(c, "plane"));
+			char *label = diff_label(core, parts[k]);
+			json_t *keys = json_object();
+
+			json_object_set_new(keys, "host", json_string(diff_str(c, "host")));
+			json_object_set_new(keys, "plane", json_string(diff_str(c, "plane")));
+			json_object_set_new(keys, "part", json_string(parts[k]));
+			diff_entry_add(diff_set_get(s, label, keys), side, 0, mean[k]);
+			free(label);
+			free(core);
+		}
+	}
+}
+
+void diff_step_parts(json_t *sections, const json_t *a, const json_t *b)
+{
+	struct diff_set s;
+
+	diff_set_init(&s);
+	part_rows(&s, DIFF_A, a);
+	part_rows(&s, DIFF_B, b);
+	json_object_set_new(sections, "cores_steady_step_parts",
+			    diff_section(&s, 0, "ps", 0, NULL, NULL));
+	diff_set_release(&s);
+}
