@@ -390,7 +390,8 @@ size_t tp_steps_steady_categories(const struct tp_ops *ops, const struct tp_ops_
 
 /* A step's time by kind, as tp_step partitions it: they sum to the
  * step's duration exactly (outside_ps's TP_PART_* are three of them, in
- * the same order). In this order in JSON and text. */
+ * the same order). In this order in JSON and text, named by
+ * tp_step_part_names (util/step_parts.h). */
 enum tp_step_part {
 	TP_STEP_PART_COMPUTE, TP_STEP_PART_COLLECTIVE, TP_STEP_PART_COPY,
 	TP_STEP_PART_INPUT, TP_STEP_PART_IDLE, TP_STEP_PARTS

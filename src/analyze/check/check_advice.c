@@ -8,6 +8,8 @@
  */
 #include "check_internal.h"
 
+#include "tpuprof/util/step_parts.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -49,11 +51,10 @@ static const json_t *worst_step(const json_t *doc, const json_t *f)
  * largest first (ties in part order). */
 static void straggler_parts(struct tp_check_subject *x, const json_t *doc, const json_t *f)
 {
-	/* the parts in docs/json.md's order (tp_step_part_name's) */
-	static const char *const parts[] = { "compute", "collective", "copy", "input", "idle" };
+	const char *const *parts = tp_step_part_names;
 	const json_t *a = worst_step(doc, f);
 
-	for (size_t k = 0; a && k < sizeof(parts) / sizeof(parts[0]); k++) {
+	for (size_t k = 0; a && k < TP_STEP_PART_COUNT; k++) {
 		char key[32];
 		const json_t *s, *q;
 

@@ -7,13 +7,11 @@
  */
 #include "diff_internal.h"
 
+#include "tpuprof/util/step_parts.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The parts in docs/json.md's order (ops.h's tp_step_part_name, which a
- * document reader does not call: diff depends on util only). */
-static const char *const parts[] = { "compute", "collective", "copy", "input", "idle" };
-#define N_PARTS (sizeof(parts) / sizeof(parts[0]))
 
 /* steady's mean parts: each sum divided by n_steady rounded down, then
  * one ps more to the parts with the largest remainders (ties in part
@@ -23,16 +21,16 @@ static const char *const parts[] = { "compute", "collective", "copy", "input", "
  * sum_ps (a document edited by hand): no rows for that core then. */
 static bool mean_step_parts(const json_t *steady, int64_t mean[])
 {
-	int64_t n, sum, step, rem[N_PARTS], total = 0, given = 0;
+	int64_t n, sum, step, rem[TP_STEP_PART_COUNT], total = 0, given = 0;
 	char key[32];
 
 	if (!diff_int(steady, "n_steady", &n) || n <= 0 || !diff_int(steady, "sum_ps", &sum) ||
 	    sum < 0)
 		return false;
-	for (size_t k = 0; k < N_PARTS; k++) {
+	for (size_t k = 0; k < TP_STEP_PART_COUNT; k++) {
 		int64_t p;
 
-		snprintf(key, sizeof(key), "%s_ps", parts[k]);
+		snprintf(key, sizeof(key), "%s_ps", tp_step_part_names[k]);
 		if (!diff_int(steady, key, &p) || p < 0 || p > sum - total)
 			return false;
 		total += p;
@@ -43,11 +41,12 @@ static bool mean_step_parts(const json_t *steady, int64_t mean[])
 	if (total != sum)
 		return false;
 	step = sum / n;
-	/* step - given < N_PARTS: the remainders sum to less than N_PARTS n */
+	/* step - given < TP_STEP_PART_COUNT: the remainders sum to less
+	 * than TP_STEP_PART_COUNT n */
 	while (given < step) {
 		size_t best = 0;
 
-		for (size_t k = 1; k < N_PARTS; k++)
+		for (size_t k = 1; k < TP_STEP_PART_COUNT; k++)
 			if (rem[k] > rem[best])
 				best = k;
 		mean[best]++;
@@ -63,18 +62,18 @@ static void part_rows(struct diff_set *s, int side, const json_t *doc)
 
 	for (size_t i = 0; i < json_array_size(cores); i++) {
 		const json_t *c = json_array_get(cores, i);
-		int64_t mean[N_PARTS];
+		int64_t mean[TP_STEP_PART_COUNT];
 
 		if (!mean_step_parts(json_object_get(c, "steady"), mean))
 			continue;
-		for (size_t k = 0; k < N_PARTS; k++) {
+		for (size_t k = 0; k < TP_STEP_PART_COUNT; k++) {
 			char *core = diff_label(diff_str(c, "host"), diff_str(c, "plane"));
-			char *label = diff_label(core, parts[k]);
+			char *label = diff_label(core, tp_step_part_names[k]);
 			json_t *keys = json_object();
 
 			json_object_set_new(keys, "host", json_string(diff_str(c, "host")));
 			json_object_set_new(keys, "plane", json_string(diff_str(c, "plane")));
-			json_object_set_new(keys, "part", json_string(parts[k]));
+			json_object_set_new(keys, "part", json_string(tp_step_part_names[k]));
 			diff_entry_add(diff_set_get(s, label, keys), side, 0, mean[k]);
 			free(label);
 			free(core);

@@ -6,6 +6,7 @@
  * viewer's straggler, with the parts of the step the spread lies in.
  */
 #include "tpuprof/analyze/ops.h"
+#include "tpuprof/util/step_parts.h"
 #include "tpuprof/util/units.h"
 #include "tpuprof/util/util.h"
 
@@ -151,13 +152,11 @@ void tp_steps_durations(const struct tp_ops *ops, const struct tp_ops_core *core
 	free(d);
 }
 
+_Static_assert(TP_STEP_PARTS == TP_STEP_PART_COUNT, "one name for each step part");
+
 const char *tp_step_part_name(enum tp_step_part k)
 {
-	static const char *const names[TP_STEP_PARTS] = {
-		"compute", "collective", "copy", "input", "idle",
-	};
-
-	return k < TP_STEP_PARTS ? names[k] : "";
+	return k < TP_STEP_PARTS ? tp_step_part_names[k] : "";
 }
 
 struct tp_step_parts tp_step_parts_of(const struct tp_step *s)
