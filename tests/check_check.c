@@ -342,6 +342,75 @@ START_TEST(test_straggler_contributors)
 }
 END_TEST
 
+/* A core's step time says where it goes, in the mean steady step's parts
+ * as diff's cores_steady_step_parts has them (one apportioning):
+ * --max-step-time the three largest, max-growth per step the three that
+ * grew most (small to diff-longer: compute, copy, collective); against a
+ * baseline without input_ps (a report made before it) none, for the
+ * whole step would read as growth. */
+START_TEST(test_step_parts_contributors)
+{
+	static const struct {
+		const char *plane, *part[3];
+		int64_t ps[3];
+	} want_time[] = {
+		{ "/device:TPU:0", { "compute", "copy", "collective" }, { 228397731, 20208046, 13054453 } },
+		{ "/device:TPU:1", { "compute", "copy", "collective" }, { 232447582, 22022893, 12721188 } },
+	}, want_growth[] = {
+		{ "/device:TPU:0", { "compute", "copy", "collective" }, { 138722432, 15850026, 5447813 } },
+		{ "/device:TPU:1", { "compute", "copy", "collective" }, { 139015679, 15881300, 5116821 } },
+	};
+	struct tp_check_opts o = { .has_max_step_time = true, .max_step_time_ps = 1 };
+	struct tp_error err = { 0 };
+	struct tp_check c;
+	json_t *a = load(SMALL), *b = load("testdata/diff-longer.xplane.pb"), *core;
+	size_t i, rows = 0;
+
+	ck_assert_int_eq(tp_check_run(&c, a, &o, &err), TP_OK);
+	ck_assert_uint_eq(c.n_rows, 2);
+	for (i = 0; i < 2; i++) {
+		ck_assert_str_eq(c.rows[i].plane, want_time[i].plane);
+		ck_assert_uint_eq(c.rows[i].n_contrib, 3);
+		for (size_t k = 0; k < 3; k++) {
+			ck_assert_str_eq(c.rows[i].contrib[k].kind, "step_part");
+			ck_assert_str_eq(c.rows[i].contrib[k].name, want_time[i].part[k]);
+			ck_assert_int_eq(c.rows[i].contrib[k].value, want_time[i].ps[k]);
+		}
+	}
+	tp_check_release(&c);
+	o = (struct tp_check_opts){ .has_max_growth = true, .max_growth_pct = 10, .baseline = a };
+	ck_assert_int_eq(tp_check_run(&c, b, &o, &err), TP_OK);
+	for (i = 0; i < c.n_rows; i++) {
+		const struct tp_check_row *r = &c.rows[i];
+
+		if (r->metric != TP_METRIC_STEP_TIME)
+			continue;
+		ck_assert_str_eq(r->plane, want_growth[rows].plane);
+		ck_assert_uint_eq(r->n_contrib, 3);
+		for (size_t k = 0; k < 3; k++) {
+			ck_assert_str_eq(r->contrib[k].name, want_growth[rows].part[k]);
+			ck_assert_int_eq(r->contrib[k].value, want_growth[rows].ps[k]);
+		}
+		rows++;
+	}
+	ck_assert_uint_eq(rows, 2);
+	tp_check_release(&c);
+	/* the baseline made before input_ps */
+	json_array_foreach(json_object_get(json_object_get(a, "ops"), "cores"), i, core)
+		json_object_del(json_object_get(core, "steady"), "input_ps");
+	ck_assert_int_eq(tp_check_run(&c, b, &o, &err), TP_OK);
+	for (i = rows = 0; i < c.n_rows; i++)
+		if (c.rows[i].metric == TP_METRIC_STEP_TIME) {
+			ck_assert_uint_eq(c.rows[i].n_contrib, 0);
+			rows++;
+		}
+	ck_assert_uint_eq(rows, 2);
+	tp_check_release(&c);
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
 START_TEST(test_text_and_json)
 {
 	struct tp_check_opts o = { .has_max_peak = true, .max_peak = 8 * MiB };
@@ -389,6 +458,7 @@ int main(void)
 	tcase_add_test(tc, test_damaged_runtime_is_partial);
 	tcase_add_test(tc, test_growth_contributors);
 	tcase_add_test(tc, test_straggler_contributors);
+	tcase_add_test(tc, test_step_parts_contributors);
 	tcase_add_test(tc, test_not_a_report);
 	tcase_add_test(tc, test_text_and_json);
 	suite_add_tcase(s, tc);

@@ -164,8 +164,8 @@ START_TEST(test_text_and_json_rows)
 	text = render(&c, &o, TP_FORMAT_TEXT);
 	ck_assert_str_eq(text,
 		"check: baseline paired by structure (hosts in order, cores by device): worker8 = baseline worker7; time and traffic compared per step\n"
-		"FAIL max-growth step time core worker8 /device:TPU:0: 48.00 us = +20.0% over baseline (host worker7) 40.00 us > limit 44.00 us; grew most: op slice.6 +86.97 ns, op reduce.10 +2.700 ns, op slice.16 +99 ps\n"
-		"FAIL max-growth step time core worker8 /device:TPU:1: 48.00 us = +20.0% over baseline (host worker7) 40.00 us > limit 44.00 us; grew most: op reduce.10 +56.14 ns, op slice.16 +301 ps, op copy.20 +118 ps\n"
+		"FAIL max-growth step time core worker8 /device:TPU:0: 48.00 us = +20.0% over baseline (host worker7) 40.00 us > limit 44.00 us; grew in: idle +8.175 us, copy +13 ps\n"
+		"FAIL max-growth step time core worker8 /device:TPU:1: 48.00 us = +20.0% over baseline (host worker7) 40.00 us > limit 44.00 us; grew in: idle +8.216 us, copy +119 ps\n"
 		"ok   max-growth op time per step module jit_train_step: 33.59 us = -1.2% over baseline 33.98 us <= limit 37.38 us; grew most: op reduce.10 +58.84 ns, op slice.6 +30.48 ns, op slice.16 +400 ps\n"
 		"check: FAIL, 2 of 3 checks failed\n");
 	js = render(&c, &o, TP_FORMAT_JSON);

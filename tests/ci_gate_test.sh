@@ -93,6 +93,10 @@ expect_rc "capture as a piped baseline" 0 $?
 	testdata/ci/slow/worker8.xplane.pb >"$tmp/out" 2>"$tmp/err"
 expect_rc "one run, both outputs" 1 $?
 grep -q "^check: FAIL, 2 of 6 checks failed$" "$tmp/out" && ok || bad "text: $(tail -1 "$tmp/out")"
+# the step grew 8 us while its ops did not: the host was slow (idle), as
+# the step's parts say; its ops grew by nanoseconds
+grep -q "^FAIL max-growth step time core worker8 /device:TPU:0: 48.00 us = +20.0% over baseline (host worker7) 40.00 us > limit 44.00 us; grew in: idle +8.175 us, copy +13 ps$" \
+	"$tmp/out" && ok || bad "step growth by part: $(grep 'step time core worker8 /device:TPU:0' "$tmp/out")"
 python3 - "$tmp/check.json" "$tmp/out" <<'PY' && ok || bad "--json-out rows do not carry the text lines"
 import json, sys
 doc = json.load(open(sys.argv[1]))

@@ -498,6 +498,22 @@ def worst_step_and_start(cap):
     return {("step",): w["index"], ("time_ps",): core["steps"][w["index"]]["start_ps"]}
 
 
+def step_time_parts_from_ops(cap):
+    """{(host, plane, part): ps}: each core's mean steady step by part as
+    docs/json.md apportions it (mean_parts), the three largest above 0
+    (ties in part order): what check --max-step-time's step_part
+    contributors say."""
+    out = {}
+    for c in cap.json("ops")["cores"]:
+        m = mean_parts(c["steady"])
+        if m is None:
+            continue
+        top = sorted(((v, -i, k) for i, (k, v) in enumerate((k, m[k]) for k in PARTS) if v > 0), reverse=True)[:3]
+        for v, _, k in top:
+            out[(c["host"], c["plane"], k)] = v
+    return out
+
+
 def straggler_finding(cap):
     """report's straggler advice finding."""
     return [a for a in cap.json("report")["advice"] if a["rule"] == "straggler"][0]
@@ -1170,6 +1186,16 @@ ROWS = [
          Fn("check max-straggler-spread contributors", lambda c: {(x["name"],): x["value"] for r in c.json("check")["results"]
                                                                   if r["rule"] == "max-straggler-spread" for x in r["contributors"]}),
          Fn("ops steps_across worst step parts", straggler_parts_from_ops)),
+    Same("check: max-step-time's step parts = each core's mean steady parts (ops steady, apportioned), the 3 largest",
+         Fn("check max-step-time contributors", lambda c: {(r["host"], r["plane"], x["name"]): x["value"]
+                                                           for r in c.json("check")["results"] if r["rule"] == "max-step-time"
+                                                           for x in r["contributors"]}),
+         Fn("ops steady parts, apportioned", step_time_parts_from_ops)),
+    Same("check: max-step-time's largest step part, text = JSON",
+         T("check", r"^\S+ +max-step-time core (?P<h>\S+) (?P<pl>\S+): .*; spent in: (?P<p>compute|collective|copy|input|idle) (?P<v>[\d.]+) (?P<u>[a-z]+)"),
+         Fn("check max-step-time first contributor", lambda c: {(r["host"], r["plane"], r["contributors"][0]["name"]): r["contributors"][0]["value"]
+                                                                for r in c.json("check")["results"]
+                                                                if r["rule"] == "max-step-time" and r["contributors"]})),
     Same("check: a straggler's step parts, text = JSON",
          T("check", r"(?:fastest core in: |, )(?P<p>compute|collective|copy|input|idle) \+(?P<v>[\d.]+) (?P<u>[a-z]+)"),
          Fn("check max-straggler-spread contributors", lambda c: {(x["name"],): x["value"] for r in c.json("check")["results"]

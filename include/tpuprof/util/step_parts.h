@@ -11,7 +11,20 @@
 
 #define TP_STEP_PART_COUNT 5
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* Static strings. */
 extern const char *const tp_step_part_names[TP_STEP_PART_COUNT];
+
+/* A core's mean steady step by part (docs/json.md, diff's
+ * cores_steady_step_parts), from its steady steps' sums (ops JSON's
+ * steady.<part>_ps) and their count n: each sum / n rounded down, then
+ * 1 ps more to the parts with the largest remainders (ties in part order)
+ * until they add up to the mean step, (Σ sums) / n rounded down, as
+ * steady.step_ps is. False (mean untouched) when n <= 0, a sum is
+ * negative or they overflow. */
+bool tp_step_parts_mean(const int64_t sums[TP_STEP_PART_COUNT], int64_t n,
+			int64_t mean[TP_STEP_PART_COUNT]);
 
 #endif

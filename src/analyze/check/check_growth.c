@@ -166,11 +166,23 @@ static int64_t contrib_key(const struct tp_check_contrib *c)
 	return (int64_t)(tp_hash_bytes(c->name, strlen(c->name)) ^ tp_mix64((uint64_t)c->kind[0]));
 }
 
+/* Whether s holds a contribution of kind (by its static name). */
+static bool has_kind(const struct tp_check_subject *s, const char *kind)
+{
+	for (size_t i = 0; i < s->n_all; i++)
+		if (strcmp(s->all[i].kind, kind) == 0)
+			return true;
+	return false;
+}
+
 /* The contributors that grew most: per kind and name, the value now minus
- * the value in the baseline, largest increase first. */
+ * the value in the baseline, largest increase first. A step's parts are
+ * compared only where the baseline has them too (a report made before
+ * input_ps has none): its whole step would read as growth. */
 static void growth_contrib(struct tp_check_row *r, const struct tp_check_subject *x,
 			   const struct tp_check_subject *b)
 {
+	bool parts = has_kind(b, "step_part");
 	struct tp_i64map first;
 	int64_t *sum = tp_xcalloc(x->n_all + 1, sizeof(*sum));
 	size_t i;
@@ -192,7 +204,8 @@ static void growth_contrib(struct tp_check_row *r, const struct tp_check_subject
 	}
 	r->n_contrib = 0;
 	for (i = 0; i < x->n_all; i++)
-		if (sum[i] > 0 && tp_i64map_get(&first, contrib_key(&x->all[i])) == (long)i)
+		if (sum[i] > 0 && tp_i64map_get(&first, contrib_key(&x->all[i])) == (long)i &&
+		    (parts || strcmp(x->all[i].kind, "step_part") != 0))
 			tp_check_contrib_add(r->contrib, &r->n_contrib, x->all[i].kind,
 					     x->all[i].name, x->all[i].scope, sum[i]);
 	tp_i64map_release(&first);

@@ -50,13 +50,22 @@ struct tp_check_subject *tp_check_module_row(struct tp_check_subjects *s, size_t
  * module otherwise (peak_bytes, or the bytes under the scope). */
 void tp_check_memory_subjects(struct tp_check_subjects *s, const json_t *doc,
 			      const struct tp_check_where *w);
-/* Op self time per core, then per module over all cores. */
+/* Op self time per core, then per module over all cores. Per step (and
+ * neither module nor scope) a core's time is its mean steady step, and
+ * its contributors are the step's parts (tp_check_step_parts), not its
+ * ops: the module rows name the ops. */
 void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 			    const struct tp_check_where *w);
 /* Ring bytes per device per module, summed over executions (or over the
  * instructions when nothing ran). */
 void tp_check_collective_subjects(struct tp_check_subjects *s, const json_t *doc,
 				  const struct tp_check_where *w);
+
+/* Adds a core's mean steady step by part (ops.cores[].steady, as
+ * tp_step_parts_mean apportions it) to x as contributors of kind
+ * "step_part", the parts of 0 ps left out; none where the core's steady
+ * figures lack a part or do not add up (check_steps.c). */
+void tp_check_step_parts(struct tp_check_subject *x, const json_t *core);
 
 /* The cores of a document by host and plane, for their steps: built
  * once, looked up per collective and core (a pod has thousands). */

@@ -111,9 +111,13 @@ void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 				tp_check_subject_contrib(x, "op", S(op, "name"), NULL, ps / steps);
 		}
 		/* per step, a core's time is its mean steady step: op time
-		 * and the idle between ops (the contributors stay its ops) */
-		if (w->per_step && !w->module && !w->scope)
+		 * and the idle between ops; what it holds is its parts (the
+		 * module rows name the ops) */
+		if (w->per_step && !w->module && !w->scope) {
 			tp_check_jint(J(J(core, "steady"), "step_ps"), &x->value);
+			x->n_contrib = x->n_all = 0;
+			tp_check_step_parts(x, core);
+		}
 	}
 	/* per module, over all cores; rows appear in first-seen order */
 	first_module = s->n;

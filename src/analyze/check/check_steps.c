@@ -8,8 +8,11 @@
  */
 #include "check_internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "tpuprof/util/step_parts.h"
 #include "tpuprof/util/util.h"
 
 #define J(o, k) json_object_get((o), (k))
@@ -124,6 +127,27 @@ bool tp_check_doc_has_steps(const json_t *doc)
 	return false;
 }
 
+void tp_check_step_parts(struct tp_check_subject *x, const json_t *core)
+{
+	const json_t *steady = J(core, "steady");
+	int64_t n, sum, sums[TP_STEP_PART_COUNT], mean[TP_STEP_PART_COUNT], total = 0;
+	char key[32];
+
+	if (!tp_check_jint(J(steady, "n_steady"), &n) || !tp_check_jint(J(steady, "sum_ps"), &sum))
+		return;
+	for (size_t k = 0; k < TP_STEP_PART_COUNT; k++) {
+		snprintf(key, sizeof(key), "%s_ps", tp_step_part_names[k]);
+		if (!tp_check_jint(J(steady, key), &sums[k]) || sums[k] < 0 || sums[k] > sum - total)
+			return;
+		total += sums[k];
+	}
+	if (total != sum || !tp_step_parts_mean(sums, n, mean))
+		return;
+	for (size_t k = 0; k < TP_STEP_PART_COUNT; k++)
+		if (mean[k] > 0)
+			tp_check_subject_contrib(x, "step_part", tp_step_part_names[k], NULL, mean[k]);
+}
+
 enum tp_err tp_check_step_time_rule(struct tp_check *c, const json_t *doc,
 				    const struct tp_check_opts *o,
 				    const struct tp_check_where *w, struct tp_error *err)
@@ -142,7 +166,9 @@ enum tp_err tp_check_step_time_rule(struct tp_check *c, const json_t *doc,
 			continue;       /* a core without steps */
 		x.host = json_string_value(J(core, "host"));
 		x.plane = json_string_value(J(core, "plane"));
+		tp_check_step_parts(&x, core);
 		r = tp_check_new_row(c, TP_CHECK_MAX_STEP_TIME, TP_METRIC_STEP_TIME, &x, NULL);
+		free(x.all);
 		r->per_step = true;
 		r->limit = o->max_step_time_ps;
 		step_extras(r, core);

@@ -13,47 +13,24 @@
 #include <stdlib.h>
 
 
-/* steady's mean parts: each sum divided by n_steady rounded down, then
- * one ps more to the parts with the largest remainders (ties in part
- * order) until they add up to step_ps = sum_ps / n_steady (rounded down,
- * as ops computes it). False where the document lacks a part (one made
- * before input_ps), has no steady step, or its parts do not add up to
- * sum_ps (a document edited by hand): no rows for that core then. */
+/* steady's mean parts (tp_step_parts_mean). False where the document
+ * lacks a part (one made before input_ps), has no steady step, or its
+ * parts do not add up to sum_ps (a document edited by hand): no rows for
+ * that core then. */
 static bool mean_step_parts(const json_t *steady, int64_t mean[])
 {
-	int64_t n, sum, step, rem[TP_STEP_PART_COUNT], total = 0, given = 0;
+	int64_t n, sum, sums[TP_STEP_PART_COUNT], total = 0;
 	char key[32];
 
-	if (!diff_int(steady, "n_steady", &n) || n <= 0 || !diff_int(steady, "sum_ps", &sum) ||
-	    sum < 0)
+	if (!diff_int(steady, "n_steady", &n) || !diff_int(steady, "sum_ps", &sum))
 		return false;
 	for (size_t k = 0; k < TP_STEP_PART_COUNT; k++) {
-		int64_t p;
-
 		snprintf(key, sizeof(key), "%s_ps", tp_step_part_names[k]);
-		if (!diff_int(steady, key, &p) || p < 0 || p > sum - total)
+		if (!diff_int(steady, key, &sums[k]) || sums[k] < 0 || sums[k] > sum - total)
 			return false;
-		total += p;
-		mean[k] = p / n;
-		rem[k] = p % n;
-		given += mean[k];
+		total += sums[k];
 	}
-	if (total != sum)
-		return false;
-	step = sum / n;
-	/* step - given < TP_STEP_PART_COUNT: the remainders sum to less
-	 * than TP_STEP_PART_COUNT n */
-	while (given < step) {
-		size_t best = 0;
-
-		for (size_t k = 1; k < TP_STEP_PART_COUNT; k++)
-			if (rem[k] > rem[best])
-				best = k;
-		mean[best]++;
-		rem[best] = -1;
-		given++;
-	}
-	return true;
+	return total == sum && tp_step_parts_mean(sums, n, mean);
 }
 
 static void part_rows(struct diff_set *s, int side, const json_t *doc)

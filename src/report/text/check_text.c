@@ -133,9 +133,19 @@ static void step_note(FILE *out, const struct tp_check_row *r)
 			tp_fmt_ps(t, sizeof(t), r->outside_steps_ps));
 }
 
+/* The words before a step's parts: where a straggler's step was longer
+ * than the fastest core's, where a core's mean step grew over the
+ * baseline's, or where it went (--max-step-time). */
+static const char *part_lead(const struct tp_check_row *r, bool growth)
+{
+	if (growth)
+		return "; grew in: ";
+	return r->rule == TP_CHECK_MAX_STEP_TIME ? "; spent in: " : "; longer than the fastest core in: ";
+}
+
 /* The row's contributors after its figures: buffers, allocations, ops
- * or collectives ("largest: ..."), growths ("grew most: ..."), or the
- * parts of a straggling step. */
+ * or collectives ("largest: ..."), growths ("grew most: ..."), or a
+ * step's parts (part_lead). */
 static void contributors_text(FILE *out, const struct tp_check_row *r, bool growth)
 {
 	char a[32];
@@ -147,8 +157,8 @@ static void contributors_text(FILE *out, const struct tp_check_row *r, bool grow
 		bool part = !strcmp(r->contrib[i].kind, "step_part");
 
 		if (part)
-			fprintf(out, "%s%s +%s", i ? ", " : "; longer than the fastest core in: ",
-				r->contrib[i].name,
+			fprintf(out, "%s%s %s%s", i ? ", " : part_lead(r, growth), r->contrib[i].name,
+				growth || r->rule != TP_CHECK_MAX_STEP_TIME ? "+" : "",
 				value(a, sizeof(a), TP_METRIC_OP_TIME, r->contrib[i].value));
 		else
 			fprintf(out, "%s%s %s %s%s", i ? ", " : growth ? "; grew most: " : "; largest: ",
