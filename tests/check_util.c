@@ -5,6 +5,8 @@
 
 #include "tpuprof/util/arena.h"
 #include "tpuprof/report/report.h"
+#include "tpuprof/util/json_value.h"
+#include "tpuprof/util/step_parts.h"
 #include "tpuprof/util/strpool.h"
 
 START_TEST(test_arena)
@@ -321,6 +323,66 @@ END_TEST
 
 /* Where corrupt input is travels in the error, not in its text; a new
  * message or a clear forgets it. */
+/* An int64 read back as tp_json_int writes it: a number, or a decimal
+ * string past 2^53; nothing else. */
+static const struct {
+	const char *json;
+	bool ok;
+	int64_t v;
+} ints[] = {
+	{ "12", true, 12 },
+	{ "-7", true, -7 },
+	{ "\"9007199254740993\"", true, INT64_C(9007199254740993) },
+	{ "\"-9223372036854775808\"", true, INT64_MIN },
+	{ "\"9223372036854775808\"", false, 0 },      /* past int64 */
+	{ "\"12x\"", false, 0 },
+	{ "\"\"", false, 0 },
+	{ "1.5", false, 0 },
+	{ "null", false, 0 },
+	{ "true", false, 0 },
+};
+
+START_TEST(test_json_int_value)
+{
+	json_t *v = json_loads(ints[_i].json, JSON_DECODE_ANY, NULL);
+	int64_t out = 0;
+
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(tp_json_int_value(v, &out), ints[_i].ok);
+	if (ints[_i].ok)
+		ck_assert_int_eq(out, ints[_i].v);
+	json_decref(v);
+}
+END_TEST
+
+/* A mean step by part: the floors, then 1 ps to the largest remainders
+ * (ties in part order) up to the mean of the whole; refused where it
+ * could not add up. */
+static const struct {
+	int64_t sums[TP_STEP_PART_COUNT], n;
+	bool ok;
+	int64_t mean[TP_STEP_PART_COUNT];
+} means[] = {
+	{ { 10, 10, 10, 1, 0 }, 3, true, { 4, 3, 3, 0, 0 } },
+	{ { 2, 3, 0, 0, 6 }, 4, true, { 0, 1, 0, 0, 1 } },
+	{ { 1, 1, 1, 1, 1 }, 5, true, { 1, 0, 0, 0, 0 } },
+	{ { 8, 2, 4, 2, 4 }, 2, true, { 4, 1, 2, 1, 2 } },
+	{ { 0, 0, 0, 0, 0 }, 1, true, { 0, 0, 0, 0, 0 } },
+	{ { 1, 0, 0, 0, 0 }, 0, false, { 0 } },
+	{ { 1, -1, 0, 0, 0 }, 1, false, { 0 } },
+	{ { INT64_MAX, 1, 0, 0, 0 }, 1, false, { 0 } },
+};
+
+START_TEST(test_step_parts_mean)
+{
+	int64_t mean[TP_STEP_PART_COUNT] = { -1, -1, -1, -1, -1 };
+
+	ck_assert_int_eq(tp_step_parts_mean(means[_i].sums, means[_i].n, mean), means[_i].ok);
+	for (size_t k = 0; k < TP_STEP_PART_COUNT; k++)
+		ck_assert_int_eq(mean[k], means[_i].ok ? means[_i].mean[k] : -1);
+}
+END_TEST
+
 START_TEST(test_error_corrupt_at)
 {
 	struct tp_error err = { 0 };
@@ -394,6 +456,8 @@ int main(void)
 	tcase_add_test(tc, test_fmt_down);
 	tcase_add_test(tc, test_fmt_up);
 	tcase_add_test(tc, test_json_scalars);
+	tcase_add_loop_test(tc, test_json_int_value, 0, sizeof(ints) / sizeof(ints[0]));
+	tcase_add_loop_test(tc, test_step_parts_mean, 0, sizeof(means) / sizeof(means[0]));
 	tcase_add_test(tc, test_error_corrupt_at);
 	tcase_add_test(tc, test_error_long_message);
 	tcase_add_test(tc, test_system_map_count);

@@ -4,6 +4,7 @@
  */
 #include "tpuprof/util/json_value.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,23 @@ json_t *tp_json_int(int64_t v)
 		return json_integer(v);
 	snprintf(s, sizeof(s), "%" PRId64, v);
 	return json_string(s);
+}
+
+bool tp_json_int_value(const json_t *v, int64_t *out)
+{
+	const char *s;
+	char *end;
+
+	if (json_is_integer(v)) {
+		*out = (int64_t)json_integer_value(v);
+		return true;
+	}
+	if (!json_is_string(v))
+		return false;
+	s = json_string_value(v);
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return *s && !*end && errno == 0;
 }
 
 json_t *tp_json_uint(uint64_t v)

@@ -3,9 +3,11 @@
  * (step_parts.h).
  */
 #include "tpuprof/util/step_parts.h"
+#include "tpuprof/util/json_value.h"
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 const char *const tp_step_part_names[TP_STEP_PART_COUNT] = {
 	"compute", "collective", "copy", "input", "idle",
@@ -41,4 +43,22 @@ bool tp_step_parts_mean(const int64_t sums[TP_STEP_PART_COUNT], int64_t n,
 	for (size_t k = 0; k < TP_STEP_PART_COUNT; k++)
 		mean[k] = out[k];
 	return true;
+}
+
+bool tp_step_parts_mean_of(const json_t *steady, int64_t mean[TP_STEP_PART_COUNT])
+{
+	int64_t n, sum, sums[TP_STEP_PART_COUNT], total = 0;
+	char key[32];
+
+	if (!tp_json_int_value(json_object_get(steady, "n_steady"), &n) ||
+	    !tp_json_int_value(json_object_get(steady, "sum_ps"), &sum))
+		return false;
+	for (size_t k = 0; k < TP_STEP_PART_COUNT; k++) {
+		snprintf(key, sizeof(key), "%s_ps", tp_step_part_names[k]);
+		if (!tp_json_int_value(json_object_get(steady, key), &sums[k]) || sums[k] < 0 ||
+		    sums[k] > sum - total)
+			return false;
+		total += sums[k];
+	}
+	return total == sum && tp_step_parts_mean(sums, n, mean);
 }

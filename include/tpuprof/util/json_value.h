@@ -9,6 +9,7 @@
 #ifndef TPUPROF_JSON_VALUE_H
 #define TPUPROF_JSON_VALUE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -19,6 +20,9 @@
 #include "tpuprof/util/util.h"
 
 json_t *tp_json_int(int64_t v);
+/* An int64 as tp_json_int writes it (a number, or a decimal string past
+ * 2^53) into *out; false for anything else (null, a real, text). */
+bool tp_json_int_value(const json_t *v, int64_t *out);
 json_t *tp_json_uint(uint64_t v);
 json_t *tp_json_id(uint64_t v);
 json_t *tp_json_sid(int64_t v);

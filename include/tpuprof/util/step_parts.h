@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 /* Static strings. */
 extern const char *const tp_step_part_names[TP_STEP_PART_COUNT];
 
@@ -26,5 +28,10 @@ extern const char *const tp_step_part_names[TP_STEP_PART_COUNT];
  * negative or they overflow. */
 bool tp_step_parts_mean(const int64_t sums[TP_STEP_PART_COUNT], int64_t n,
 			int64_t mean[TP_STEP_PART_COUNT]);
+/* The same of a report document's steady object (ops.cores[].steady:
+ * n_steady, sum_ps, compute_ps ... idle_ps). False where it lacks a part
+ * (a document made before input_ps), has no steady step, or its parts
+ * do not add up to sum_ps (edited by hand). */
+bool tp_step_parts_mean_of(const json_t *steady, int64_t mean[TP_STEP_PART_COUNT]);
 
 #endif

@@ -8,7 +8,6 @@
  */
 #include "check_internal.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,19 +128,9 @@ bool tp_check_doc_has_steps(const json_t *doc)
 
 void tp_check_step_parts(struct tp_check_subject *x, const json_t *core)
 {
-	const json_t *steady = J(core, "steady");
-	int64_t n, sum, sums[TP_STEP_PART_COUNT], mean[TP_STEP_PART_COUNT], total = 0;
-	char key[32];
+	int64_t mean[TP_STEP_PART_COUNT];
 
-	if (!tp_check_jint(J(steady, "n_steady"), &n) || !tp_check_jint(J(steady, "sum_ps"), &sum))
-		return;
-	for (size_t k = 0; k < TP_STEP_PART_COUNT; k++) {
-		snprintf(key, sizeof(key), "%s_ps", tp_step_part_names[k]);
-		if (!tp_check_jint(J(steady, key), &sums[k]) || sums[k] < 0 || sums[k] > sum - total)
-			return;
-		total += sums[k];
-	}
-	if (total != sum || !tp_step_parts_mean(sums, n, mean))
+	if (!tp_step_parts_mean_of(J(core, "steady"), mean))
 		return;
 	for (size_t k = 0; k < TP_STEP_PART_COUNT; k++)
 		if (mean[k] > 0)

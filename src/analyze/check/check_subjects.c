@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tpuprof/analyze/common/selection.h"
+#include "tpuprof/util/json_value.h"
 #include "tpuprof/util/util.h"
 
 #define J(o, k) json_object_get((o), (k))
@@ -18,17 +19,7 @@
 
 bool tp_check_jint(const json_t *v, int64_t *out)
 {
-	char *end;
-
-	if (json_is_integer(v)) {
-		*out = (int64_t)json_integer_value(v);
-		return true;
-	}
-	if (json_is_string(v)) {
-		*out = (int64_t)strtoll(json_string_value(v), &end, 10);
-		return *end == '\0' && end != json_string_value(v);
-	}
-	return false;
+	return tp_json_int_value(v, out);
 }
 
 static int64_t jint0(const json_t *v)

@@ -10,7 +10,6 @@
 #include "diff_internal.h"
 #include "tpuprof/util/util.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,20 +63,7 @@ void diff_entry_add(struct diff_entry *e, int side, int metric, int64_t v)
 
 bool diff_int(const json_t *obj, const char *key, int64_t *out)
 {
-	const json_t *j = json_object_get(obj, key);
-	const char *s;
-	char *end;
-
-	if (json_is_integer(j)) {
-		*out = (int64_t)json_integer_value(j);
-		return true;
-	}
-	if (!json_is_string(j))
-		return false;
-	s = json_string_value(j);
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return *s && !*end && errno == 0;
+	return tp_json_int_value(json_object_get(obj, key), out);
 }
 
 const char *diff_str(const json_t *obj, const char *key)

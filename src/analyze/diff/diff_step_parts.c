@@ -9,29 +9,7 @@
 
 #include "tpuprof/util/step_parts.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-
-
-/* steady's mean parts (tp_step_parts_mean). False where the document
- * lacks a part (one made before input_ps), has no steady step, or its
- * parts do not add up to sum_ps (a document edited by hand): no rows for
- * that core then. */
-static bool mean_step_parts(const json_t *steady, int64_t mean[])
-{
-	int64_t n, sum, sums[TP_STEP_PART_COUNT], total = 0;
-	char key[32];
-
-	if (!diff_int(steady, "n_steady", &n) || !diff_int(steady, "sum_ps", &sum))
-		return false;
-	for (size_t k = 0; k < TP_STEP_PART_COUNT; k++) {
-		snprintf(key, sizeof(key), "%s_ps", tp_step_part_names[k]);
-		if (!diff_int(steady, key, &sums[k]) || sums[k] < 0 || sums[k] > sum - total)
-			return false;
-		total += sums[k];
-	}
-	return total == sum && tp_step_parts_mean(sums, n, mean);
-}
 
 static void part_rows(struct diff_set *s, int side, const json_t *doc)
 {
@@ -41,7 +19,7 @@ static void part_rows(struct diff_set *s, int side, const json_t *doc)
 		const json_t *c = json_array_get(cores, i);
 		int64_t mean[TP_STEP_PART_COUNT];
 
-		if (!mean_step_parts(json_object_get(c, "steady"), mean))
+		if (!tp_step_parts_mean_of(json_object_get(c, "steady"), mean))
 			continue;
 		for (size_t k = 0; k < TP_STEP_PART_COUNT; k++) {
 			char *core = diff_label(diff_str(c, "host"), diff_str(c, "plane"));
