@@ -100,6 +100,14 @@ void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 		x->host = S(core, "host");
 		x->plane = S(core, "plane");
 		x->module = w->module;
+		/* per step, a core's time is its mean steady step: op time
+		 * and the idle between ops; what it holds is its parts (the
+		 * module rows name the ops) */
+		if (w->per_step && !w->module && !w->scope &&
+		    tp_check_jint(J(J(core, "steady"), "step_ps"), &x->value)) {
+			tp_check_step_parts(x, core);
+			continue;
+		}
 		json_array_foreach(J(core, "ops"), j, op) {
 			int64_t ps;
 
@@ -109,14 +117,6 @@ void tp_check_time_subjects(struct tp_check_subjects *s, const json_t *doc,
 			x->value += ps / steps;
 			if (ps)
 				tp_check_subject_contrib(x, "op", S(op, "name"), NULL, ps / steps);
-		}
-		/* per step, a core's time is its mean steady step: op time
-		 * and the idle between ops; what it holds is its parts (the
-		 * module rows name the ops) */
-		if (w->per_step && !w->module && !w->scope) {
-			tp_check_jint(J(J(core, "steady"), "step_ps"), &x->value);
-			x->n_contrib = x->n_all = 0;
-			tp_check_step_parts(x, core);
 		}
 	}
 	/* per module, over all cores; rows appear in first-seen order */
