@@ -1204,6 +1204,70 @@ START_TEST(test_compaction_empty_records)
 }
 END_TEST
 
+/* The merge reads an uncompressed chunk it walks with pread (its
+ * window, riegeli_window.c), never through the input's mapping: with
+ * every page of the chunk's data past the first unreadable (PROT_NONE),
+ * the merge still reads all 4 lines of 6,000 events (100 KiB each,
+ * copied into the merge: the view reads nothing of the input). The
+ * walk through the mapping faulted every page of the file in once for
+ * itself and once more for the view (docs/performance.md, seventeenth
+ * session); here it was a segmentation fault. */
+START_TEST(test_merge_reads_no_input_page)
+{
+	struct pb space = { 0 }, plane = { 0 }, file;
+	struct mapped_file mf;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct tp_riegeli_opts o = { .shown = "p.riegeli",
+				     .max_chunk = UINT64_MAX,
+				     .drop_pages = true, .in_place = true };
+	struct tp_riegeli_xspace out;
+	struct tp_riegeli_info info;
+	struct tp_error err = { 0 };
+	struct tp_xspace xs;
+	struct tp_arena a;
+	size_t n = 0;
+
+	pb_int(&plane, 1, 3);
+	pb_str(&plane, 2, "/device:TPU:0");
+	for (int l = 0; l < 4; l++) {
+		struct pb line = { 0 };
+
+		pb_int(&line, 1, l);
+		pb_int(&line, 3, 1000);
+		for (int i = 0; i < 6000; i++)
+			event(&line, 1, 10 * i, 1, i);
+		ck_assert_uint_lt(line.len, tp_riegeli_map_min_bytes);
+		pb_msg(&plane, 3, &line);
+	}
+	pb_metadata(&plane, 4, 1, "a");
+	pb_metadata(&plane, 5, 1, "flops");
+	pb_msg(&space, 1, &plane);
+	file = riegeli_blocked_of(&space, 1);
+	ck_assert_uint_gt(file.len, 6 * 65536);
+	mf = map_riegeli(&file);
+	o.fd = mf.fd;
+	/* the signature, the chunk's header and its first data byte */
+	ck_assert_int_eq(mprotect(mf.map + page, (mf.len - page) / page * page,
+				  PROT_NONE), 0);
+	ck_assert_int_eq(tp_riegeli_merge(mf.map, mf.len, &o, &out, &info, &err),
+			 TP_OK);
+	ck_assert_uint_eq(info.records, 1);
+	ck_assert_uint_eq(info.n_damaged, 0);
+	decode_view(&out, &xs, &a);
+	ck_assert_uint_eq(xs.planes[0].n_lines, 4);
+	for (size_t l = 0; l < 4; l++)
+		n += xs.planes[0].lines[l].n_events;
+	ck_assert_uint_eq(n, 24000);
+	tp_arena_release(&a);
+	tp_riegeli_xspace_release(&out);
+	tp_riegeli_info_release(&info);
+	unmap_riegeli(&mf);
+	pb_free(&file);
+	pb_free(&space);
+	pb_free(&plane);
+}
+END_TEST
+
 /* Every event of every line of want and got, in order, the same. */
 static size_t assert_same_events(const struct tp_xspace *want,
 				 const struct tp_xspace *got)
@@ -1418,6 +1482,7 @@ int main(void)
 	tcase_add_test(tc, test_in_place_last_event_cut);
 	tcase_add_test(tc, test_compaction_falls_back);
 	tcase_add_test(tc, test_compaction_empty_records);
+	tcase_add_test(tc, test_merge_reads_no_input_page);
 	tcase_add_test(tc, test_in_place_shared_captures);
 	tcase_add_test(tc, test_libtpu_0_0_37);
 	tcase_add_test(tc, test_tmp_errors);

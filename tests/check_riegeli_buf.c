@@ -5,7 +5,10 @@
  * megabytes grown in its own mapping, so that freeing it leaves glibc's
  * dynamic mmap threshold where it was (docs/performance.md: a merge's
  * freed buffers raised it, and a chunked capture's later arrays stayed
- * resident from the heap, 1-2 MB more peak than the .pb's).
+ * resident from the heap, 1-2 MB more peak than the .pb's); and the
+ * window an uncompressed chunk is walked through (riegeli_window.c): the
+ * file's bytes read, its pages never mapped, the mapping where the file
+ * reads short.
  */
 #include "../src/decode/riegeli/riegeli_internal.h"
 #include "riegeli_testutil.h"
@@ -330,6 +333,133 @@ START_TEST(test_tmpfile_writes_in_pieces)
 }
 END_TEST
 
+/* ---- the window: an input's blocks read with pread, not mapped
+ * (riegeli_window.c) ---- */
+
+/* A file of n pattern bytes (byte i: pattern(i + salt)), written and
+ * mapped as tpuprof maps an input; *fd open on it. */
+static uint8_t *map_pattern_file(size_t n, size_t salt, int *fd, char **path)
+{
+	uint8_t *b = malloc(n), *map;
+
+	ck_assert_ptr_nonnull(b);
+	for (size_t i = 0; i < n; i++)
+		b[i] = pattern(i + salt);
+	*path = write_temp(".riegeli", b, n);
+	free(b);
+	*fd = open(*path, O_RDONLY);
+	ck_assert_int_ge(*fd, 0);
+	map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, *fd, 0);
+	ck_assert_ptr_ne(map, MAP_FAILED);
+	return map;
+}
+
+/* Whether p[0, n) are pattern bytes from pattern(from) on (one check:
+ * a check a byte is minutes under the sanitizers). */
+static bool same_pattern(const uint8_t *p, size_t from, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && p[i] == pattern(from + i))
+		i++;
+	return i == n;
+}
+
+/* The bytes rg_window_at gives for pos: the file's, to the end of
+ * pos's block or of the file, from the window's buffer (not the
+ * mapping: its pages are never touched). */
+static void assert_window_bytes(struct rg_window *w, const uint8_t *map,
+				size_t n, size_t salt, uint64_t pos)
+{
+	const uint8_t *p = rg_window_at(w, pos);
+	uint64_t len = RG_BLOCK - pos % RG_BLOCK;
+
+	if (len > n - pos)
+		len = n - pos;
+	ck_assert_msg(p < map || p >= map + n, "byte %llu read from the mapping",
+		      (unsigned long long)pos);
+	ck_assert_msg(same_pattern(p, (size_t)pos + salt, (size_t)len),
+		      "byte %llu on: not the file's", (unsigned long long)pos);
+}
+
+/* Positions read in turn: block starts and ends, a block header's
+ * bytes, the short last block, back to the start, past the buffer's
+ * 16 blocks and back again. */
+static const uint64_t window_reads[] = {
+	0, 23, 24, RG_BLOCK - 1, RG_BLOCK, 3 * RG_BLOCK + 5, 19 * RG_BLOCK + 7,
+	20 * RG_BLOCK + 999, 100, 2 * RG_BLOCK, 17 * RG_BLOCK, 1,
+};
+
+START_TEST(test_window_reads_the_file)
+{
+	size_t n = 20 * RG_BLOCK + 1000;
+	int fd, fd2;
+	char *path, *path2;
+	uint8_t *map = map_pattern_file(n, 0, &fd, &path);
+	uint8_t *map2 = map_pattern_file(n, 7, &fd2, &path2);
+	struct rg_window w = { 0 };
+	const uint8_t *kept;
+
+	rg_window_open(&w, map, n, fd);
+	for (size_t i = 0; i < sizeof(window_reads) / sizeof(*window_reads); i++)
+		assert_window_bytes(&w, map, n, 0, window_reads[i]);
+	/* a block stays while the reads after it are within 11 blocks */
+	kept = rg_window_at(&w, 5 * RG_BLOCK);
+	for (uint64_t b = 6; b <= 16; b++)
+		assert_window_bytes(&w, map, n, 0, b * RG_BLOCK + 3);
+	ck_assert(same_pattern(kept, (size_t)(5 * RG_BLOCK), (size_t)RG_BLOCK));
+	/* another file of the same size: its own bytes, none kept */
+	rg_window_open(&w, map2, n, fd2);
+	assert_window_bytes(&w, map2, n, 7, 5 * RG_BLOCK);
+	assert_window_bytes(&w, map2, n, 7, 0);
+	rg_window_free(&w);
+	ck_assert_ptr_null(w.buf.p);
+	munmap(map, n);
+	munmap(map2, n);
+	close(fd);
+	close(fd2);
+	unlink(path);
+	unlink(path2);
+	free(path);
+	free(path2);
+}
+END_TEST
+
+/* A file that reads short (changed under its mapping) or no file at
+ * all: the mapping's bytes, and the mapping from then on. */
+START_TEST(test_window_falls_back_to_the_mapping)
+{
+	size_t n = 6 * RG_BLOCK;
+	int fd, fd_short;
+	char *path, *path_short;
+	uint8_t *map = map_pattern_file(n, 0, &fd, &path);
+	uint8_t *map_short = map_pattern_file(2 * RG_BLOCK, 0, &fd_short,
+					      &path_short);
+	struct rg_window w = { 0 };
+
+	rg_window_open(&w, map, n, -1);
+	ck_assert_ptr_eq(rg_window_at(&w, 3 * RG_BLOCK + 1), map + 3 * RG_BLOCK + 1);
+	ck_assert_ptr_null(w.buf.p);
+	/* its first read (four blocks) falls short */
+	rg_window_open(&w, map, n, fd_short);
+	ck_assert_ptr_eq(rg_window_at(&w, 10), map + 10);
+	ck_assert_int_eq(w.fd, -1);
+	ck_assert_ptr_eq(rg_window_at(&w, 4 * RG_BLOCK), map + 4 * RG_BLOCK);
+	/* the file that reads whole, opened again: read */
+	rg_window_open(&w, map, n, fd);
+	assert_window_bytes(&w, map, n, 0, 4 * RG_BLOCK);
+	rg_window_free(&w);
+	munmap(map, n);
+	munmap(map_short, 2 * RG_BLOCK);
+	close(fd);
+	close(fd_short);
+	unlink(path);
+	unlink(path_short);
+	free(path);
+	free(path_short);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("riegeli_buf");
@@ -343,6 +473,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_glue_read_maps_little);
 	tcase_add_test(tc, test_tmpfile_writes_in_pieces);
 	tcase_add_loop_test(tc, test_codecs_leave_malloc, 0, 2);
+	tcase_add_test(tc, test_window_reads_the_file);
+	tcase_add_test(tc, test_window_falls_back_to_the_mapping);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -208,6 +208,8 @@ struct chunk {
 struct rg_buffers {
 	struct rg_big data, sizes, values;
 	struct ZSTD_DCtx_s *zstd;
+	struct rg_window window;           /* uncompressed chunks' blocks */
+	struct rg_compact compact;         /* and their records          */
 };
 
 static void buffers_free(struct rg_buffers *b)
@@ -217,6 +219,8 @@ static void buffers_free(struct rg_buffers *b)
 	rg_big_free(&b->values);
 	rg_zstd_free(b->zstd);
 	b->zstd = NULL;
+	rg_window_free(&b->window);
+	rg_compact_release(&b->compact);
 	rg_codec_release();
 }
 
@@ -270,15 +274,16 @@ static const char *simple_chunk(const struct chunk *c, const uint8_t *d,
 static bool compacted(const uint8_t *data, uint64_t size,
 		      const struct tp_riegeli_opts *opts, const struct chunk *c,
 		      tp_riegeli_record_fn fn, void *ctx,
-		      struct rg_origin *origin, const char **bad,
-		      enum tp_err *rc, struct tp_error *err)
+		      struct rg_origin *origin, struct rg_buffers *bufs,
+		      const char **bad, enum tp_err *rc, struct tp_error *err)
 {
 	uint64_t first = rg_past_header(c->data_begin), hash, at = 0;
 	struct rg_compact_in in = {
 		.file = data, .begin = c->data_begin, .n = c->data_size,
 		.num_records = c->num_records, .decoded_size = c->decoded_size,
-		.page = (uint64_t)sysconf(_SC_PAGESIZE), .drop = opts->drop_pages };
-	struct rg_compact out;
+		.page = (uint64_t)sysconf(_SC_PAGESIZE), .drop = opts->drop_pages,
+		.window = &bufs->window };
+	struct rg_compact *out = &bufs->compact;
 	bool ok;
 
 	*bad = NULL;
@@ -286,18 +291,19 @@ static bool compacted(const uint8_t *data, uint64_t size,
 	if (!origin || !opts->in_place || c->type != 'r' || !c->data_size ||
 	    first >= size || data[first] != 0)
 		return false;
-	ok = rg_compact_chunk(&in, &out, &hash);
+	/* the file read, not mapped: the view maps its pages later, once */
+	rg_window_open(&bufs->window, data, size, opts->fd);
+	ok = rg_compact_chunk(&in, out, &hash);
 	if (ok && hash != c->data_hash)
 		*bad = "chunk data hash mismatch";
-	*origin = (struct rg_origin){ c->data_begin, out.placed, out.n_placed };
-	for (size_t i = 0; ok && !*bad && *rc == TP_OK && i < out.n_recs; i++) {
+	*origin = (struct rg_origin){ c->data_begin, out->placed, out->n_placed };
+	for (size_t i = 0; ok && !*bad && *rc == TP_OK && i < out->n_recs; i++) {
 		/* records all empty: nothing was written, recs.p is NULL */
-		*rc = fn(ctx, out.recs.p ? out.recs.p + at : (const uint8_t *)"",
-			 (size_t)out.lens[i], c->begin, err);
-		at += out.lens[i];
+		*rc = fn(ctx, out->recs.p ? out->recs.p + at : (const uint8_t *)"",
+			 (size_t)out->lens[i], c->begin, err);
+		at += out->lens[i];
 	}
 	*origin = (struct rg_origin){ 0 };
-	rg_compact_release(&out);
 	return ok;
 }
 
@@ -454,8 +460,8 @@ enum tp_err rg_read(const uint8_t *data, size_t size,
 					    (unsigned long long)c.begin,
 					    (unsigned long long)c.decoded_size,
 					    (unsigned long long)opts->max_chunk);
-		if (!compacted(data, size, opts, &c, fn, ctx, origin, &bad, &rc,
-			       err) &&
+		if (!compacted(data, size, opts, &c, fn, ctx, origin,
+			       &bufs, &bad, &rc, err) &&
 		    !streamed(data, size, opts, &c, fn, ctx, origin, &bufs, &bad,
 			      &rc, err))
 			bad = gathered(data, size, opts, &c, fn, ctx, origin,

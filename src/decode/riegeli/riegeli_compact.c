@@ -11,6 +11,11 @@
  * field number already used) ends the compaction: the caller gathers
  * the chunk and merges it the usual way, which reports what is wrong.
  *
+ * The bytes are read with pread through a window of a few blocks
+ * (riegeli_window.c), not through the input's mapping: the view maps
+ * the pages it needs later, and the walk faulting them in first cost as
+ * much again (docs/performance.md, seventeenth session).
+ *
  * Chunk data offsets count the chunk's data bytes; data offset o lies at
  * file position rg_data_pos(begin, o), block headers in between.
  */
@@ -24,6 +29,7 @@
 /* The chunk's data in the input, hashed as far as it has been walked. */
 struct src {
 	const uint8_t *file;
+	struct rg_window *window;       /* file's blocks, read with pread */
 	uint64_t begin, n;              /* data offset 0's position; bytes */
 	struct rg_hash hash;
 	uint64_t hashed;                /* data bytes added to hash       */
@@ -33,12 +39,15 @@ struct src {
 };
 
 /* Contiguous bytes from data offset o (up to the next block header or
- * the data's end): *p and how many. */
+ * the data's end): *p and how many. *p is read at once, or (the walk's
+ * run) while every read is within 11 blocks of it, as the window keeps
+ * it (rg_window_at): the hash reads 4 blocks ahead, the copy of an
+ * event a block header cuts 1 behind. */
 static uint64_t run_at(const struct src *s, uint64_t o, const uint8_t **p)
 {
 	uint64_t pos = rg_data_pos(s->begin, o), room = RG_BLOCK - pos % RG_BLOCK;
 
-	*p = s->file + pos;
+	*p = s->window ? rg_window_at(s->window, pos) : s->file + pos;
 	return room < s->n - o ? room : s->n - o;
 }
 
@@ -48,7 +57,8 @@ static uint64_t run_at(const struct src *s, uint64_t o, const uint8_t **p)
 
 /* The hash taken to AHEAD past data offset o (the walk's place) when it
  * is less than half that far ahead, and with drop the whole pages
- * behind the walk let go every 4 MiB. Reading ahead in order, the hash
+ * behind the walk let go every 4 MiB (those read through the mapping,
+ * where there is no window or the file reads short). Reading ahead in order, the hash
  * brings the bytes in for the walk, whose loads depend on each other. */
 static void hash_ahead(struct src *s, uint64_t o)
 {
@@ -449,13 +459,17 @@ static bool record_sizes(struct compaction *c, uint64_t num_records,
 bool rg_compact_chunk(const struct rg_compact_in *in, struct rg_compact *out,
 		      uint64_t *hash)
 {
-	struct compaction c = { .s = { .file = in->file, .begin = in->begin,
-				       .n = in->n, .drop = in->drop,
-				       .page = in->page }, .out = out };
+	struct compaction c = { .s = { .file = in->file, .window = in->window,
+				       .begin = in->begin, .n = in->n,
+				       .drop = in->drop, .page = in->page },
+				.out = out };
 	uint64_t o, *sizes;
 	bool ok;
 
-	memset(out, 0, sizeof(*out));
+	/* an earlier chunk's buffers kept, emptied */
+	for (size_t i = 0; i < out->n_placed; i++)
+		rg_marks_free(&out->placed[i].marks);
+	out->n_placed = out->n_recs = out->recs.n = 0;
 	c.s.dropped = in->begin / in->page * in->page;
 	rg_hash_init(&c.s.hash);
 	ok = record_sizes(&c, in->num_records, in->decoded_size, &sizes, &o);

@@ -290,6 +290,7 @@ void rg_model_release(struct rg_model *m)
 	tp_riegeli_seg_maps_free(m->seg_maps, m->n_seg_maps);
 	free(m->seg_map_keys);
 	rg_buf_free(&m->events_buf);
+	rg_buf_free(&m->meta_bodies);
 	for (unsigned k = 0; k < 5; k++)
 		free(m->strs[k]);
 	if (m->spill)
@@ -355,6 +356,7 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 	}
 	rc = rg_read(data, size, opts, on_record, &m, info,
 		     m.input ? &m.origin : NULL, err);
+	rg_buf_free(&m.meta_bodies);       /* not needed by the view */
 	if (rc == TP_OK && !m.io_errno && fflush(m.spill) != 0)
 		rg_note_io(&m.io_errno);
 	if (rc == TP_OK && !m.io_errno && m.spill_size &&

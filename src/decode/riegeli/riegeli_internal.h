@@ -230,13 +230,18 @@ struct rg_compact_in {
 	uint64_t num_records, decoded_size; /* the chunk header's       */
 	uint64_t page;
 	bool drop;                         /* pages let go behind it    */
+	struct rg_window *window;          /* file read through it (opened
+					    * by the caller); NULL: the
+					    * mapping read               */
 };
 /* Reads an uncompressed simple chunk's data in place (its compression
  * byte already seen to be 0): *hash of all its bytes, and its records
  * compacted into out (all of it: every line's long run of events
  * replaced by a placeholder). False when the framing, a record or a
  * line is not what a writer writes: gather the chunk and merge it the
- * usual way then. out is the caller's to release either way. */
+ * usual way then. out: zeroed, or as an earlier call left it, its
+ * buffers then reused (a chunk's fresh pages cost a fault each); the
+ * caller's to release (rg_compact_release) once done with chunks. */
 bool rg_compact_chunk(const struct rg_compact_in *in, struct rg_compact *out,
 		      uint64_t *hash);
 void rg_compact_release(struct rg_compact *c);
@@ -292,6 +297,9 @@ struct rg_model {
 					    * way to the spill, kept: a
 					    * fresh MB for every line costs
 					    * page faults */
+	struct rg_buf meta_bodies;         /* a chunk plane's event
+					    * metadata re-encoded while it
+					    * is matched, kept likewise   */
 };
 
 /* Memory of a chunk's size (its data as gathered, its records
@@ -311,6 +319,32 @@ void rg_big_free(struct rg_big *b);
  * pages moved rather than dropped: a buffer reused from chunk to chunk
  * faults and clears each page once, not again at every growth. */
 void rg_big_reserve(struct rg_big *b, size_t n);
+
+/* An input file's 64 KiB blocks read into a buffer of
+ * RG_WINDOW_BLOCKS (riegeli_window.c), for a walk that reads a chunk
+ * in order without mapping the file's pages into the process. */
+#define RG_WINDOW_BLOCKS 16
+struct rg_window {
+	struct rg_big buf;                 /* mapped at the first read   */
+	uint64_t tag[RG_WINDOW_BLOCKS];    /* block number + 1 a slot
+					    * holds; 0: none              */
+	const uint8_t *file;               /* the input's mapping, size  */
+	uint64_t size;                     /* bytes                      */
+	int fd;                            /* the file it maps; -1: read
+					    * the mapping                 */
+};
+/* Reads from the file open as fd, which file maps whole (size bytes),
+ * or from the mapping when fd is -1. Blocks already read are kept when
+ * it is the same file as before. A zeroed window is ready for it. */
+void rg_window_open(struct rg_window *w, const uint8_t *file, uint64_t size,
+		    int fd);
+/* The bytes from file position pos (< size) to the end of its block:
+ * in the buffer, or in the mapping when the file cannot be read (a
+ * read that fails or falls short switches to the mapping for good).
+ * Valid until a later call reads a block 12 or more blocks away (a
+ * read fills up to four slots, RG_WINDOW_BLOCKS apart). */
+const uint8_t *rg_window_at(struct rg_window *w, uint64_t pos);
+void rg_window_free(struct rg_window *w);
 
 /* The decoders' allocator (Brotli's and Zstd's custom allocation hooks,
  * opaque unused): a block of RG_BUF_MAP_MIN bytes or more is a mapping

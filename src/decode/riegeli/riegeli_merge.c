@@ -324,9 +324,11 @@ bool rg_merge_event_meta(struct rg_model *m, struct rg_plane *p,
 {
 	size_t n = cp->n_events;
 	struct meta_entry *e = tp_xcalloc(n ? n : 1, sizeof(*e));
-	struct rg_buf bodies = { 0 }, kids = { 0 }, v = { 0 }, c = { 0 };
+	struct rg_buf kids = { 0 }, v = { 0 }, c = { 0 };
+	struct rg_buf bodies = m->meta_bodies;   /* the model's, emptied */
 	bool ok = true;
 
+	bodies.n = 0;
 	for (size_t i = 0; ok && i < n; i++) {
 		struct tp_field value;
 		long at;
@@ -355,7 +357,7 @@ bool rg_merge_event_meta(struct rg_model *m, struct rg_plane *p,
 		put_event_meta(m, p, cp, &e[i], &bodies, &kids, &v, &c);
 	}
 	free(e);
-	rg_buf_free(&bodies);
+	m->meta_bodies = bodies;
 	rg_buf_free(&kids);
 	rg_buf_free(&v);
 	rg_buf_free(&c);
