@@ -370,6 +370,12 @@ enum tp_err tp_riegeli_merge(const uint8_t *data, size_t size,
 		rc = rg_tmp_error(err, opts->shown, true, errno);
 	if (rc == TP_OK && merged)
 		rc = rg_emit(&m, spill, merged, err);
+	/* what the merge read of the input through its mapping (chunk
+	 * headers, a segment the view could not read with pread): a read
+	 * fault maps a whole large folio of the page cache (Linux 6.11 on),
+	 * megabytes that stayed to the end of the run (docs/riegeli.md) */
+	if (opts->drop_pages)
+		rg_drop(data, 0, size);
 	if (rc == TP_OK && merged && (end = ftell(merged)) > 0) {
 		out->map = map_file(merged, (size_t)end);
 		if (!out->map)

@@ -144,16 +144,26 @@ static void put_marker(struct rg_view_build *v, uint64_t size,
 }
 
 /* n data bytes of the input from file position at, block headers left
- * out. */
+ * out: read with pread, not through the input's mapping, where a read
+ * fault maps a whole large folio of the page cache (Linux 6.11 on),
+ * megabytes for the few bytes around a segment's whole pages (the
+ * mapping where the file reads short). */
 static void put_input(struct rg_view_build *v, uint64_t at, uint64_t n)
 {
+	uint8_t *run = v->dry || !n ? NULL : tp_xmalloc((size_t)RG_BLOCK);
+
 	while (n) {
 		uint64_t take = rg_data_run(&at, n);
+		const uint8_t *p = v->dry ? NULL : v->input + at;
 
-		put(v, v->dry ? NULL : v->input + at, (size_t)take);
+		if (run && pread(v->input_fd, run, (size_t)take, (off_t)at) ==
+			       (ssize_t)take)
+			p = run;
+		put(v, p, (size_t)take);
 		at += take;
 		n -= take;
 	}
+	free(run);
 }
 
 /* The smallest marker from which the view's next byte is at offset
