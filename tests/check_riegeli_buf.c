@@ -333,6 +333,69 @@ START_TEST(test_tmpfile_writes_in_pieces)
 }
 END_TEST
 
+/* Whether p[0, n) are all zeros. */
+static bool same_zeros(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && !p[i])
+		i++;
+	return i == n;
+}
+
+/* A padding field of each size: one field of exactly that many bytes,
+ * its values then zeros, rg_pad_head giving the bytes before the zeros.
+ * Past 2 MiB the length takes four varint bytes: a view's marker that
+ * aligns a segment to a huge page pads up to 2 MiB (riegeli_view.c),
+ * which three bytes could not say. */
+static const struct pad_case {
+	uint64_t size;
+	size_t head;       /* 0: no field takes that size */
+} pad_cases[] = {
+	{ 4, 0 },                        /* tag 2, length 1, values 2 */
+	{ 5, 5 },
+	{ 130, 5 },                      /* content 127: one byte */
+	{ 131, 0 },                      /* 128 takes two, 127 one */
+	{ 4096, 6 },
+	{ ((uint64_t)2 << 20) + 7, 8 },  /* content past 2^21: four */
+	{ (uint64_t)3 << 20, 8 },
+};
+
+START_TEST(test_pad_field_sizes)
+{
+	const struct pad_case *c = &pad_cases[_i];
+	static const uint64_t values[2] = { 1, 2 };
+	uint8_t head[RG_PAD_HEAD_MAX], *field;
+	struct tp_wire w;
+	struct tp_field f;
+	uint64_t v;
+	const uint8_t *q;
+
+	ck_assert_uint_eq(rg_pad_head(NULL, TP_XLINE_SEGMENT_FIELD, c->size,
+				      values, 2), c->head);
+	ck_assert_uint_eq(rg_pad_head(head, TP_XLINE_SEGMENT_FIELD, c->size,
+				      values, 2), c->head);
+	if (!c->head) {
+		ck_assert(!rg_pad_field(NULL, TP_XLINE_SEGMENT_FIELD, c->size,
+					values, 2));
+		return;
+	}
+	field = malloc((size_t)c->size);
+	ck_assert(rg_pad_field(field, TP_XLINE_SEGMENT_FIELD, c->size, values, 2));
+	ck_assert_mem_eq(field, head, c->head);
+	tp_wire_init(&w, field, field, (size_t)c->size);
+	ck_assert_int_eq(tp_wire_next(&w, &f), 1);
+	ck_assert_uint_eq(f.number, TP_XLINE_SEGMENT_FIELD);
+	ck_assert_ptr_eq(w.p, field + c->size);
+	q = f.data;
+	ck_assert(tp_wire_varint(&q, field + c->size, &v) && v == 1);
+	ck_assert(tp_wire_varint(&q, field + c->size, &v) && v == 2);
+	ck_assert_ptr_eq(q, field + c->head);
+	ck_assert(same_zeros(q, (size_t)(field + c->size - q)));
+	free(field);
+}
+END_TEST
+
 /* ---- the window: an input's blocks read with pread, not mapped
  * (riegeli_window.c) ---- */
 
@@ -473,6 +536,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_glue_read_maps_little);
 	tcase_add_test(tc, test_tmpfile_writes_in_pieces);
 	tcase_add_loop_test(tc, test_codecs_leave_malloc, 0, 2);
+	tcase_add_loop_test(tc, test_pad_field_sizes, 0,
+			    (int)(sizeof(pad_cases) / sizeof(pad_cases[0])));
 	tcase_add_test(tc, test_window_reads_the_file);
 	tcase_add_test(tc, test_window_falls_back_to_the_mapping);
 	suite_add_tcase(s, tc);

@@ -380,33 +380,42 @@ size_t rg_varint_size(uint64_t v)
 	return n;
 }
 
-bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
-		  const uint64_t *values, size_t n_values)
+size_t rg_pad_head(uint8_t *dst, uint32_t number, uint64_t size,
+		   const uint64_t *values, size_t n_values)
 {
 	size_t tag = rg_varint_size((uint64_t)number << 3 | TP_WIRE_LEN);
 	size_t need = 0;
 
 	for (size_t i = 0; i < n_values; i++)
 		need += rg_varint_size(values[i]);
-	for (size_t len_bytes = 1; len_bytes <= 3; len_bytes++) {
+	for (size_t len_bytes = 1; len_bytes <= 4; len_bytes++) {
 		uint64_t content;
 		struct rg_buf b = { 0 };
 
 		if (size < tag + len_bytes + need)
-			return false;
+			return 0;
 		content = size - tag - len_bytes;
 		if (rg_varint_size(content) != len_bytes)
 			continue;
 		if (!dst)
-			return true;
+			return tag + len_bytes + need;
 		b.p = dst;
-		b.cap = (size_t)size;
+		b.cap = RG_PAD_HEAD_MAX;
 		rg_put_tag(&b, number, TP_WIRE_LEN);
 		rg_put_varint(&b, content);
 		for (size_t i = 0; i < n_values; i++)
 			rg_put_varint(&b, values[i]);
-		memset(b.p + b.n, 0, (size_t)size - b.n);
-		return true;
+		return b.n;
 	}
-	return false;
+	return 0;
+}
+
+bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
+		  const uint64_t *values, size_t n_values)
+{
+	size_t head = rg_pad_head(dst, number, size, values, n_values);
+
+	if (head && dst)
+		memset(dst + head, 0, (size_t)size - head);
+	return head != 0;
 }

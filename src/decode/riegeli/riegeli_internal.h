@@ -544,6 +544,12 @@ enum tp_err rg_merge_record(struct rg_model *m, const uint8_t *rec, size_t len,
  * small, or a length whose varint would not fit): try a page more. */
 bool rg_pad_field(uint8_t *dst, uint32_t number, uint64_t size,
 		  const uint64_t *values, size_t n_values);
+/* rg_pad_field's bytes before its zeros (tag, length, values), into dst
+ * (room for RG_PAD_HEAD_MAX) when not NULL: how many, or 0 when no field
+ * takes that size. */
+#define RG_PAD_HEAD_MAX 32
+size_t rg_pad_head(uint8_t *dst, uint32_t number, uint64_t size,
+		  const uint64_t *values, size_t n_values);
 
 /* The picoseconds from a line's start to a segment's. */
 int64_t rg_segment_shift(const struct rg_line *l, const struct rg_segment *s);

@@ -126,18 +126,29 @@ static struct marker marker_of(const struct rg_line *l,
 	return k;
 }
 
-/* A segment marker of exactly size bytes (zeros after its values). */
+/* A segment marker of exactly size bytes (zeros after its values). The
+ * zeros of one past a page are not written: the glue, a new file, reads
+ * them from its hole (a marker aligning a segment to a huge page pads
+ * up to 2 MiB). */
 static void put_marker(struct rg_view_build *v, uint64_t size,
 		       const struct marker *k)
 {
-	uint8_t *m;
+	uint8_t head[RG_PAD_HEAD_MAX], *m;
+	size_t n;
 
 	if (v->dry) {
 		v->pos += size;
 		return;
 	}
+	if (size > v->page) {
+		n = rg_pad_head(head, TP_XLINE_SEGMENT_FIELD, size, k->values, k->n);
+		put(v, head, n);
+		flush(v);
+		v->pos += size - n;
+		v->buf_at += size - n;
+		return;
+	}
 	m = tp_xmalloc((size_t)size);
-
 	rg_pad_field(m, TP_XLINE_SEGMENT_FIELD, size, k->values, k->n);
 	put(v, m, (size_t)size);
 	free(m);
@@ -167,16 +178,15 @@ static void put_input(struct rg_view_build *v, uint64_t at, uint64_t n)
 }
 
 /* The smallest marker from which the view's next byte is at offset
- * `to` within a page (the page itself to copy a segment: any offset). */
+ * `to` within a unit of `align` bytes, a power of two (to >= align: any
+ * offset, to copy a segment). */
 static uint64_t marker_size(const struct rg_view_build *v,
-			    const struct marker *k, uint64_t to)
+			    const struct marker *k, uint64_t to, uint64_t align)
 {
-	uint64_t size = to >= v->page ? 3 :
-			(to + v->page - v->pos % v->page) % v->page;
+	uint64_t size = to >= align ? 3 : (to + align - v->pos % align) % align;
 
-	while (!rg_pad_field(NULL, TP_XLINE_SEGMENT_FIELD, size, k->values,
-			     k->n))
-		size += to >= v->page ? 1 : v->page;
+	while (!rg_pad_head(NULL, TP_XLINE_SEGMENT_FIELD, size, k->values, k->n))
+		size += to >= align ? 1 : align;
 	return size;
 }
 
@@ -188,12 +198,12 @@ static void put_segment(struct rg_view_build *v, const struct rg_line *l,
 	struct marker k = marker_of(l, s);
 
 	if (!s->aligned || v->mapped >= tp_riegeli_max_mapped) {
-		put_marker(v, marker_size(v, &k, v->page), &k);
+		put_marker(v, marker_size(v, &k, v->page, v->page), &k);
 		put(v, v->dry ? NULL : v->spill + s->bytes.off,
 		    (size_t)s->bytes.len);
 		return;
 	}
-	put_marker(v, marker_size(v, &k, 0), &k);
+	put_marker(v, marker_size(v, &k, 0, v->page), &k);
 	v->mapped++;
 	if (!v->dry) {
 		flush(v);
@@ -220,13 +230,19 @@ static void put_in_place(struct rg_view_build *v, const struct rg_line *l,
 	uint64_t head = first - s->at;   /* no header in it: a header
 					  * starts a page */
 	uint64_t whole = last - first - (uint64_t)s->n_cuts * RG_BLOCK_HEADER;
+	uint64_t align = s->end - s->at >= 2 * RG_HUGE_PAGE ? RG_HUGE_PAGE :
+							       v->page;
 
 	if (v->mapped >= tp_riegeli_max_mapped) {
-		put_marker(v, marker_size(v, &k, v->page), &k);
+		put_marker(v, marker_size(v, &k, v->page, v->page), &k);
 		put_input(v, s->at, s->bytes.len);
 		return;
 	}
-	put_marker(v, marker_size(v, &k, s->at % v->page), &k);
+	/* at the file's offset within a page, or within a huge page where
+	 * the segment holds one: the kernel maps a huge folio of the page
+	 * cache whole (one entry, not 512) only at an address that agrees
+	 * with its file offset there */
+	put_marker(v, marker_size(v, &k, s->at % align, align), &k);
 	v->mapped++;
 	put_input(v, s->at, head);
 	if (!v->dry) {

@@ -11,6 +11,10 @@
 
 #include "riegeli_internal.h"
 
+/* The huge page a view's long in-place segments are aligned to, and
+ * the view itself. */
+#define RG_HUGE_PAGE ((uint64_t)2 << 20)
+
 /* A range of the view that is spill pages, or the input's (seg: an
  * in-place segment's whole pages, off a file position). */
 struct rg_hole {

@@ -120,6 +120,34 @@ static bool map_spill_hole(struct rg_view_build *v, uint8_t *base,
 	return show_from_glue(v, base, h->at, h->len);
 }
 
+/* The glue (n bytes of fd) mapped whole at a huge page's start, where
+ * the segments aligned within a huge page (riegeli_view.c) agree with
+ * their file offsets: a range a huge page larger reserved first, the
+ * glue mapped over it and the rest let go. NULL when nothing could be
+ * mapped. */
+static uint8_t *map_aligned(int fd, size_t n)
+{
+	size_t slack = (size_t)RG_HUGE_PAGE;
+	uint8_t *r = mmap(NULL, n + slack, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint8_t *base;
+	uintptr_t a;
+
+	if (r == MAP_FAILED)
+		return NULL;
+	a = ((uintptr_t)r + slack - 1) / slack * slack;
+	base = mmap((void *)a, n, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+	if (base == MAP_FAILED) {
+		munmap(r, n + slack);
+		return NULL;
+	}
+	if (base > r)
+		munmap(r, (size_t)(base - r));
+	if (r + n + slack > base + n)
+		munmap(base + n, (size_t)(r + n + slack - (base + n)));
+	return base;
+}
+
 /* The glue mapped whole, then each segment's pages over their holes. A
  * segment that cannot be mapped (the process's map count) is written
  * into the glue's hole instead, which the glue's mapping then shows. */
@@ -129,8 +157,8 @@ uint8_t *rg_view_map(struct rg_view_build *v, int spill_fd)
 
 	if (ftruncate(v->glue, (off_t)v->pos) != 0)
 		return NULL;
-	base = mmap(NULL, (size_t)v->pos, PROT_READ, MAP_PRIVATE, v->glue, 0);
-	if (base == MAP_FAILED)
+	base = map_aligned(v->glue, (size_t)v->pos);
+	if (!base)
 		return NULL;
 	for (size_t i = 0; i < v->n_holes; i++) {
 		const struct rg_hole *h = &v->holes[i];
