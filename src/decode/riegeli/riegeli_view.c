@@ -196,6 +196,8 @@ static void put_segment(struct rg_view_build *v, const struct rg_line *l,
 			const struct rg_segment *s)
 {
 	struct marker k = marker_of(l, s);
+	uint64_t align = s->bytes.len >= 2 * RG_HUGE_PAGE ? RG_HUGE_PAGE :
+							    v->page;
 
 	if (!s->aligned || v->mapped >= tp_riegeli_max_mapped) {
 		put_marker(v, marker_size(v, &k, v->page, v->page), &k);
@@ -203,7 +205,9 @@ static void put_segment(struct rg_view_build *v, const struct rg_line *l,
 		    (size_t)s->bytes.len);
 		return;
 	}
-	put_marker(v, marker_size(v, &k, 0, v->page), &k);
+	/* at the spill's offset within a huge page where it holds one, as
+	 * put_in_place does for the input's */
+	put_marker(v, marker_size(v, &k, s->bytes.off % align, align), &k);
 	v->mapped++;
 	if (!v->dry) {
 		flush(v);
