@@ -137,8 +137,20 @@ summarize() {
 # warm FILE...: each read once into the page cache before its rows: this
 # VM reclaims page cache on its own (DAMON), minutes after a file was
 # read, and a row whose first run reads the disk measures the disk
-# (docs/performance.md, eighth session)
-warm() { cat "$@" >/dev/null; }
+# (docs/performance.md, eighth session). Each is let go from the page
+# cache first and read back as a file is read from disk: one just
+# written by the generator (stdio's 4 KiB writes) sits there in 4 KiB
+# folios, one read ahead in folios of up to 2 MiB, which Linux 6.11 and
+# later maps whole; the same capture then takes other CPU and peaks
+# otherwise, and a row must compare like with like (seventeenth session)
+warm() {
+	for f in "$@"; do
+		"$py" -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$f" 2>/dev/null || :
+		cat "$f" >/dev/null
+	done
+}
 
 # div A B: A / B with two decimals; empty if either is missing
 div() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }'; }
