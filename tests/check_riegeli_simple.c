@@ -12,8 +12,11 @@
 
 #include <brotli/encode.h>
 #include <check.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zstd.h>
 
 /* Records of noise (incompressible: the chunk is as long as they are),
@@ -294,6 +297,43 @@ static enum tp_err count(void *ctx, const uint8_t *rec, size_t len,
 	return TP_OK;
 }
 
+/* file as a file of its own, read as tpuprof reads an input file it
+ * maps (in_place: open as fd too), every page of it past the first
+ * unreadable (PROT_NONE): the chunk's data is read with pread through
+ * the reader's window (riegeli_window.c), never through the mapping,
+ * which faulted every page in (docs/performance.md, seventeenth
+ * session): the records' bytes as in want, in order. It was a
+ * segmentation fault. */
+static void assert_read_not_mapped(const struct pb *file, const struct got *want)
+{
+	char *path = write_temp(".riegeli", file->data, file->len);
+	int fd = open(path, O_RDONLY);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *map;
+	struct tp_riegeli_opts o = { .shown = "s.riegeli", .max_chunk = UINT64_MAX,
+				     .drop_pages = true, .in_place = true, .fd = fd };
+	struct tp_riegeli_info info;
+	struct tp_error err = { 0 };
+	struct got g = { 0 };
+
+	ck_assert_int_ge(fd, 0);
+	map = mmap(NULL, file->len, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert_ptr_ne(map, MAP_FAILED);
+	ck_assert_uint_gt(file->len, 4 * page);
+	ck_assert_int_eq(mprotect(map + page, (file->len - page) / page * page,
+				  PROT_NONE), 0);
+	ck_assert_int_eq(tp_riegeli_read(map, file->len, &o, count, &g, &info,
+					 &err), TP_OK);
+	ck_assert_uint_eq(info.n_damaged, 0);
+	ck_assert_uint_eq(g.bytes, want->bytes);
+	ck_assert_uint_eq(g.sum, want->sum);   /* the same bytes, in order */
+	tp_riegeli_info_release(&info);
+	munmap(map, file->len);
+	close(fd);
+	unlink(path);
+	free(path);
+}
+
 /* loop: Zstd, Brotli. Whole files: the records as written; the data's
  * hash broken, the damage named as it always was. */
 START_TEST(test_files)
@@ -317,6 +357,7 @@ START_TEST(test_files)
 	ck_assert_uint_eq(g.bytes, values.len);
 	ck_assert_uint_eq(g.sum, want.sum);   /* the same bytes, in order */
 	tp_riegeli_info_release(&info);
+	assert_read_not_mapped(&file, &want);
 	g = (struct got){ 0 };
 	/* a byte of the compressed records changed: the hash disagrees */
 	file.data[file.len - 100] ^= 1;

@@ -323,7 +323,8 @@ static bool streamed(const uint8_t *data, uint64_t size,
 		.file = data, .size = size, .begin = c->data_begin,
 		.n = c->data_size, .num_records = c->num_records,
 		.decoded_size = c->decoded_size, .hash = c->data_hash,
-		.max = opts->max_chunk, .drop = opts->drop_pages };
+		.max = opts->max_chunk, .drop = opts->drop_pages,
+		.window = opts->in_place ? &bufs->window : NULL };
 	struct rg_stream_out out = { .packed = &bufs->data,
 				     .sizes_own = &bufs->sizes,
 				     .values_own = &bufs->values,
@@ -332,8 +333,11 @@ static bool streamed(const uint8_t *data, uint64_t size,
 	*bad = NULL;
 	*rc = TP_OK;
 	if (c->type != 'r' || !c->data_size || first >= size ||
-	    (data[first] != 'b' && data[first] != 'z') ||
-	    !rg_stream_chunk(&in, &out))
+	    (data[first] != 'b' && data[first] != 'z'))
+		return false;
+	if (in.window)   /* read, not mapped, as an uncompressed chunk is */
+		rg_window_open(in.window, data, size, opts->fd);
+	if (!rg_stream_chunk(&in, &out))
 		return false;
 	*bad = hand_records(c, out.sizes, out.sizes_len, out.values, fn, ctx,
 			    origin, rc, err);

@@ -386,6 +386,9 @@ struct rg_stream_in {
 	uint64_t num_records, decoded_size, hash, max;  /* its header's; max:
 					    * --max-input          */
 	bool drop;                         /* drop the input's pages     */
+	struct rg_window *window;          /* file read through it (opened
+					    * by the caller); NULL: the
+					    * mapping read               */
 };
 /* Where rg_stream_chunk decodes: the caller's buffers, kept from chunk
  * to chunk (packed: the compressed sizes), a Zstd context made on first

@@ -123,8 +123,10 @@ const char *rg_decode_sizes(uint8_t type, const uint8_t *p, size_t n,
 	return rg_decompress(type, p, n, *sizes_len, sizes, own, zstd);
 }
 
-/* The chunk's data as pieces: the runs between block headers, read where
- * they lie, each hashed when taken; the input's pages dropped behind. */
+/* The chunk's data as pieces: the runs between block headers, read
+ * through the window (or where they lie in the mapping), each hashed
+ * when taken; the input's pages dropped behind. A piece is used up
+ * before the next is taken, a block on: the window keeps it. */
 struct source {
 	const struct rg_stream_in *in;
 	uint64_t pos, left, dropped;   /* file position; data bytes to come */
@@ -154,7 +156,8 @@ static bool fill(struct source *s)
 	take = rg_data_run(&s->pos, s->left);
 	if (s->pos > s->in->size || take > s->in->size - s->pos)
 		return false;
-	s->p = s->in->file + s->pos;
+	s->p = s->in->window ? rg_window_at(s->in->window, s->pos) :
+			       s->in->file + s->pos;
 	s->n = (size_t)take;
 	rg_hash_add(&s->hash, s->p, s->n);
 	s->pos += take;
